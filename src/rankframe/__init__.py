@@ -1,0 +1,56 @@
+"""rankframe: ranking metrics inside the DataFrames you already use.
+
+``import rankframe`` registers ``rank_eval`` on pandas DataFrames and on polars DataFrames and
+LazyFrames::
+
+    import rankframe
+    df.rank_eval.mrr(k=5)
+    df.rank_eval(query="user_id", item="movie_id", score="pred", relevant="clicked").ndcg(k=10)
+    df.rank_eval.evaluate(["mrr@5", "ndcg@10", "map@100", "acc@1"], by="theme")
+
+The contract (input, ranking, metrics, options) is in the docs; defaults match trec_eval.
+"""
+
+from __future__ import annotations
+
+from rankframe import _metrics as _metrics  # fills the registry
+from rankframe._api import RankEval
+from rankframe._options import Options
+from rankframe._registry import METRICS, Metric, MetricDef, parse_metric
+from rankframe.adapters import pandas as _pandas_adapter
+from rankframe.adapters import polars as _polars_adapter
+from rankframe.exceptions import (
+    ColumnNotFoundError,
+    EmptyQueryError,
+    InvalidDataError,
+    InvalidOptionError,
+    RankEvalError,
+    UnknownMetricError,
+)
+from rankframe.schemas import pandas_schema, polars_schema
+from rankframe.trec import join_trec, read_trec_qrels, read_trec_run
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "METRICS",
+    "ColumnNotFoundError",
+    "EmptyQueryError",
+    "InvalidDataError",
+    "InvalidOptionError",
+    "Metric",
+    "MetricDef",
+    "Options",
+    "RankEval",
+    "RankEvalError",
+    "UnknownMetricError",
+    "join_trec",
+    "pandas_schema",
+    "parse_metric",
+    "polars_schema",
+    "read_trec_qrels",
+    "read_trec_run",
+]
+
+_pandas_adapter.register()
+_polars_adapter.register()

@@ -1,0 +1,393 @@
+"""The engine: rank every query of a frame in one pass, then compute metrics per query.
+
+Adapters (pandas, polars, ...) turn a frame into :class:`FrameData`: the query column as
+integer codes numbered in sorted order of the query values, scores and grades as float64, and
+ways to reach item values. Everything below works on NumPy arrays, with no Python loop over
+rows or queries.
+
+Ranking (:func:`rank`) is one ``np.sort`` of a packed 64-bit key per row,
+``query code | score bucket (descending) | row position``: the row position in the low bits
+makes every key unique, so the sorted keys *are* the permutation. Score buckets are an
+order-preserving quantisation of the scores, so rows that share a bucket within a query are
+adjacent after the sort; only those few runs are then re-ordered exactly, by the exact score
+and the tie policy (item id descending for ``ties="trec"``). When the bits do not suffice
+(a huge number of rows times queries), a lexsort does the same job.
+
+Metrics (:mod:`rankframe._metrics`) then need only the relevant retrieved rows, in rank
+order, and per-query counts: :class:`Lists` holds them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from rankframe._options import Options
+from rankframe.exceptions import EmptyQueryError, InvalidDataError
+
+__all__ = ["FrameData", "Lists", "Ranking", "aggregate", "lists", "rank"]
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+
+_MIN_SCORE_BITS = 12
+
+
+@dataclass
+class FrameData:
+    """A frame's columns as the engine needs them (built by an adapter).
+
+    Attributes
+    ----------
+    query_codes
+        Per row, the query's code in ``0 .. n_queries - 1``; codes follow the sorted order of
+        the query values, so outputs come out sorted by query.
+    n_queries
+        Number of distinct queries.
+    score
+        Per row, the score as float64; NaN means judged but not retrieved.
+    relevant
+        Per row, the grade as float64.
+    item_keys
+        ``item_keys(rows)`` gives, for those row positions, keys whose ascending order is the
+        item ids' ascending order (strings compare as strings, numbers as numbers).
+    item_codes
+        ``item_codes()`` gives per row an integer code per distinct item (any numbering) and
+        the number of distinct items; used to find duplicate items within a query.
+    query_labels
+        ``query_labels(codes)`` gives the query values of those codes, for messages.
+    item_label
+        ``item_label(row)`` gives the item value at a row position, for messages.
+    segments
+        For each ``by`` column: its name and per row an integer code of its value.
+    """
+
+    query_codes: IntArray
+    n_queries: int
+    score: FloatArray
+    relevant: FloatArray
+    item_keys: Callable[[IntArray], npt.NDArray[object]]
+    item_codes: Callable[[], tuple[IntArray, int]]
+    query_labels: Callable[[IntArray], list[object]]
+    item_label: Callable[[int], object]
+    segments: list[tuple[str, IntArray]] = field(default_factory=list)
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.query_codes)
+
+    def first_rows(self) -> IntArray:
+        """Per query, the position of its first row."""
+        first = np.empty(self.n_queries, dtype=np.int64)
+        positions = np.arange(self.n_rows - 1, -1, -1, dtype=np.int64)
+        first[self.query_codes[::-1]] = positions
+        return first
+
+
+@dataclass
+class Ranking:
+    """The result of :func:`rank`.
+
+    Attributes
+    ----------
+    order
+        Row positions of the retrieved rows (score not NaN), sorted by query code, then by
+        rank.
+    query
+        The query code of each entry of ``order``.
+    rank
+        The 1-based rank of each entry of ``order`` within its query.
+    n_retrieved
+        Per query, the number of retrieved rows.
+    """
+
+    order: IntArray
+    query: IntArray
+    rank: IntArray
+    n_retrieved: IntArray
+
+    def rank_per_row(self, n_rows: int) -> IntArray:
+        """Per row of the frame, its rank, or 0 where the row was not retrieved."""
+        out = np.zeros(n_rows, dtype=np.int64)
+        out[self.order] = self.rank
+        return out
+
+
+def _bits(n: int) -> int:
+    return max(int(n - 1).bit_length(), 1)
+
+
+def _score_buckets(score: FloatArray, bits: int) -> npt.NDArray[np.uint64]:
+    """An order-preserving map of scores to ``0 .. 2**bits - 1``; -inf → 0, +inf → max."""
+    top = (1 << bits) - 1
+    finite = np.isfinite(score)
+    buckets = np.empty(len(score), dtype=np.uint64)
+    if finite.any():
+        fin = score[finite]
+        lo, hi = float(fin.min()), float(fin.max())
+        scale = (top - 2) / (hi - lo) if hi > lo else 0.0
+        if np.isfinite(scale):
+            scaled = np.floor((fin - lo) * scale)
+        else:  # a range so narrow that the scale overflows: rank by bits instead
+            scaled = np.zeros(len(fin))
+        buckets[finite] = np.clip(scaled, 0, top - 2).astype(np.uint64) + np.uint64(1)
+    buckets[~finite & (score > 0)] = top
+    buckets[~finite & (score < 0)] = 0
+    return buckets
+
+
+def _runs(same_as_next: BoolArray) -> tuple[IntArray, IntArray]:
+    """Positions that belong to runs of equal neighbours, and a run id for each."""
+    n = len(same_as_next) + 1
+    member = np.zeros(n, dtype=bool)
+    member[:-1] |= same_as_next
+    member[1:] |= same_as_next
+    positions = np.flatnonzero(member).astype(np.int64)
+    # a run starts where a member does not continue the previous position's run
+    starts = np.ones(len(positions), dtype=bool)
+    if len(positions) > 1:
+        starts[1:] = ~same_as_next[positions[1:] - 1]
+    return positions, np.cumsum(starts) - 1
+
+
+def _tie_keys(
+    data: FrameData, rows: IntArray, ties: str
+) -> list[npt.NDArray[np.generic]]:
+    """Sort keys (most significant last, as for ``np.lexsort``) that order equal scores."""
+    if ties == "first":
+        return [rows]
+    item_desc = _descending(data.item_keys(rows))
+    if ties == "trec":
+        return [item_desc]
+    grade = data.relevant[rows]
+    # optimistic: higher grade first; pessimistic: lower grade first; then trec's order
+    return [item_desc, -grade if ties == "optimistic" else grade]
+
+
+def _descending(keys: npt.NDArray[np.generic]) -> IntArray:
+    """Integer keys whose ascending order is the descending order of ``keys``."""
+    _, inverse = np.unique(keys, return_inverse=True)
+    return -inverse.astype(np.int64)
+
+
+def rank(data: FrameData, ties: str) -> Ranking:
+    """Rank the retrieved rows of every query by score, descending, ties by ``ties``."""
+    score = data.score
+    retrieved = ~np.isnan(score)
+    rows = np.flatnonzero(retrieved).astype(np.int64) if not retrieved.all() else None
+    ret_score = score if rows is None else score[rows]
+    ret_query = data.query_codes if rows is None else data.query_codes[rows]
+    n = len(ret_score)
+
+    index_bits, query_bits = _bits(n), _bits(data.n_queries)
+    score_bits = min(64 - index_bits - query_bits, 52)
+    if n == 0:
+        local = np.zeros(0, dtype=np.int64)
+        bucket = np.zeros(0, dtype=np.uint64)
+    elif score_bits >= _MIN_SCORE_BITS:
+        bucket = np.uint64((1 << score_bits) - 1) - _score_buckets(ret_score, score_bits)
+        key = ret_query.astype(np.uint64) << np.uint64(score_bits + index_bits)
+        key |= bucket << np.uint64(index_bits)
+        key |= np.arange(n, dtype=np.uint64)
+        key.sort()
+        local = (key & np.uint64((1 << index_bits) - 1)).astype(np.int64)
+        bucket = (key >> np.uint64(index_bits)) & np.uint64((1 << score_bits) - 1)
+    else:
+        local = np.lexsort((-ret_score, ret_query)).astype(np.int64)
+        bucket = np.zeros(n, dtype=np.uint64)
+    sorted_query = ret_query[local]
+    sorted_score = ret_score[local]
+
+    # re-order runs of equal (query, bucket) exactly: by score, then by the tie policy
+    same = (sorted_query[1:] == sorted_query[:-1]) & (bucket[1:] == bucket[:-1])
+    if same.any():
+        positions, run_id = _runs(same)
+        members = local[positions]
+        member_rows = members if rows is None else rows[members]
+        keys = [*_tie_keys(data, member_rows, ties), -sorted_score[positions], run_id]
+        local[positions] = members[np.lexsort(keys)]
+
+    order = local if rows is None else rows[local]
+    n_retrieved = np.bincount(sorted_query, minlength=data.n_queries).astype(np.int64)
+    starts = np.concatenate(([0], np.cumsum(n_retrieved)[:-1]))
+    ranks = np.arange(1, n + 1, dtype=np.int64) - starts[sorted_query]
+    return Ranking(order=order, query=sorted_query, rank=ranks, n_retrieved=n_retrieved)
+
+
+@dataclass
+class Lists:
+    """What the metrics need of one ranking, for one ``min_relevance``.
+
+    Attributes
+    ----------
+    n_queries
+        Number of queries.
+    n_retrieved
+        Per query, the number of retrieved rows.
+    n_relevant
+        Per query, R: relevant rows, retrieved or not.
+    rel_query, rel_rank, rel_hits
+        The relevant retrieved rows in rank order: query code, rank, and the number of
+        relevant rows at or above that rank (hits@rank).
+    gain_query, gain_rank, gain_grade
+        The retrieved rows with a positive grade: query code, rank, grade.
+    ideal_query, ideal_rank, ideal_grade
+        Every row with a positive grade, retrieved or not, in the ideal order (grade
+        descending within each query), with its ideal rank.
+    """
+
+    n_queries: int
+    n_retrieved: IntArray
+    n_relevant: IntArray
+    rel_query: IntArray
+    rel_rank: IntArray
+    rel_hits: IntArray
+    gain_query: IntArray
+    gain_rank: IntArray
+    gain_grade: FloatArray
+    ideal_query: IntArray
+    ideal_rank: IntArray
+    ideal_grade: FloatArray
+
+    def first_relevant_rank(self) -> FloatArray:
+        """Per query, the rank of the first relevant retrieved row (inf if none)."""
+        first = np.full(self.n_queries, np.inf)
+        head = self.rel_hits == 1
+        first[self.rel_query[head]] = self.rel_rank[head]
+        return first
+
+    def hits_at(self, k: int | None) -> FloatArray:
+        """Per query, the number of relevant rows ranked at or above k."""
+        query = self.rel_query if k is None else self.rel_query[self.rel_rank <= k]
+        return np.bincount(query, minlength=self.n_queries).astype(np.float64)
+
+
+def _within_query_position(query: IntArray, n_queries: int) -> IntArray:
+    """For entries grouped by query (contiguous), their 1-based position within the group."""
+    counts = np.bincount(query, minlength=n_queries)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    return np.arange(1, len(query) + 1, dtype=np.int64) - starts[query]
+
+
+def lists(data: FrameData, ranking: Ranking, options: Options) -> Lists:
+    """Gather the relevant and positively graded rows of a ranking."""
+    grade = data.relevant
+    level = options.min_relevance
+
+    def is_relevant(g: FloatArray) -> BoolArray:
+        return g > 0 if level is None else g >= level
+
+    sorted_grade = grade[ranking.order]
+    rel_pos = np.flatnonzero(is_relevant(sorted_grade))
+    rel_query = ranking.query[rel_pos]
+    gain_pos = np.flatnonzero(sorted_grade > 0)
+
+    positive = np.flatnonzero(grade > 0)
+    ideal = positive[np.lexsort((-grade[positive], data.query_codes[positive]))]
+    ideal_query = data.query_codes[ideal]
+
+    return Lists(
+        n_queries=data.n_queries,
+        n_retrieved=ranking.n_retrieved,
+        n_relevant=np.bincount(
+            data.query_codes[is_relevant(grade)], minlength=data.n_queries
+        ).astype(np.int64),
+        rel_query=rel_query,
+        rel_rank=ranking.rank[rel_pos],
+        rel_hits=_within_query_position(rel_query, data.n_queries),
+        gain_query=ranking.query[gain_pos],
+        gain_rank=ranking.rank[gain_pos],
+        gain_grade=sorted_grade[gain_pos],
+        ideal_query=ideal_query,
+        ideal_rank=_within_query_position(ideal_query, data.n_queries),
+        ideal_grade=grade[ideal],
+    )
+
+
+def included_queries(
+    data: FrameData, table: Lists, options: Options
+) -> BoolArray:
+    """Which queries enter the means, by the ``empty`` option; raises for ``"error"``."""
+    empty = table.n_relevant == 0
+    if options.empty == "error" and empty.any():
+        codes = np.flatnonzero(empty)
+        shown = ", ".join(repr(q) for q in data.query_labels(codes[:5]))
+        more = f" and {len(codes) - 5} more" if len(codes) > 5 else ""
+        msg = (
+            f"{len(codes)} queries have no relevant item: {shown}{more}. Their metrics are "
+            "undefined; pass empty='zero' (count 0, as trec_eval), 'skip' or 'nan' instead, "
+            "or lower min_relevance."
+        )
+        raise EmptyQueryError(msg)
+    if options.empty in ("skip", "nan"):
+        return ~empty
+    return np.ones(table.n_queries, dtype=bool)
+
+
+def check_unique_items(data: FrameData, query: str, item: str) -> None:
+    """Raise if an item appears more than once in a query."""
+    codes, n_items = data.item_codes()
+    key = data.query_codes.astype(np.int64) * max(n_items, 1) + codes
+    if data.n_queries * max(n_items, 1) >= 2**62:  # cannot pack: fall back to a lexsort
+        order = np.lexsort((codes, data.query_codes))
+        dup_sorted = (np.diff(data.query_codes[order]) == 0) & (np.diff(codes[order]) == 0)
+    else:
+        order = np.argsort(key, kind="stable")
+        dup_sorted = np.diff(key[order]) == 0
+    if dup_sorted.any():
+        at = int(np.flatnonzero(dup_sorted)[0])
+        row = int(order[at])
+        same = key == key[row]
+        count = int(same.sum())
+        query_value = data.query_labels(data.query_codes[row : row + 1])[0]
+        msg = (
+            f"Item {data.item_label(row)!r} appears {count} times in query {query_value!r} "
+            f"(columns {item!r}, {query!r}); each item may appear once per query. "
+            "Drop the duplicates, e.g. df.drop_duplicates([query, item])."
+        )
+        raise InvalidDataError(msg)
+
+
+def segment_of_queries(data: FrameData, first_rows: IntArray) -> tuple[IntArray, IntArray, int]:
+    """Per query, its segment code; also the first row of each segment and their number.
+
+    Raises if a ``by`` column varies within a query.
+    """
+    combined = np.zeros(data.n_queries, dtype=np.int64)
+    for name, codes in data.segments:
+        per_query = codes[first_rows]
+        varies = codes != per_query[data.query_codes]
+        if varies.any():
+            row = int(np.flatnonzero(varies)[0])
+            query_value = data.query_labels(data.query_codes[row : row + 1])[0]
+            msg = (
+                f"Column {name!r} varies within query {query_value!r}; a `by` column must be "
+                "constant within each query (a user, a theme, a cohort). Group by a column "
+                "that is constant per query, or make the query column finer."
+            )
+            raise InvalidDataError(msg)
+        _, dense = np.unique(per_query, return_inverse=True)
+        combined = combined * (int(dense.max(initial=0)) + 1) + dense
+    uniques, first_query, segment = np.unique(combined, return_index=True, return_inverse=True)
+    return segment.astype(np.int64), first_rows[first_query], len(uniques)
+
+
+def aggregate(
+    values: Sequence[FloatArray],
+    include: BoolArray,
+    segment: IntArray,
+    n_segments: int,
+) -> tuple[list[FloatArray], IntArray]:
+    """Means of per-query values per segment over the included queries, and their counts."""
+    seg = segment[include]
+    counts = np.bincount(seg, minlength=n_segments).astype(np.int64)
+    means = []
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for v in values:
+            sums = np.bincount(seg, weights=v[include], minlength=n_segments)
+            means.append(np.where(counts > 0, sums / np.maximum(counts, 1), np.nan))
+    return means, counts

@@ -1,0 +1,130 @@
+"""The metrics, each declared once in the registry with its per-query computation.
+
+Notation, for one query: rel(i) is the grade at rank i; an item is relevant when its grade
+is at least ``min_relevance`` (default: grade > 0); R is the number of relevant items of the
+query, retrieved or not; hits@k counts relevant items ranked at or above k; ``k=None`` is the
+whole list. Each function returns one float per query (queries without relevant items give 0
+here; the ``empty`` option is applied when aggregating).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from rankframe._engine import Lists
+from rankframe._options import Options
+from rankframe._registry import MetricDef, register
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def _ratio(numerator: FloatArray, denominator: npt.NDArray[np.generic]) -> FloatArray:
+    """numerator / denominator, 0 where the denominator is 0."""
+    den = np.asarray(denominator, dtype=np.float64)
+    out = np.zeros_like(numerator)
+    np.divide(numerator, den, out=out, where=den > 0)
+    return out
+
+
+def _relevant_denominator(t: Lists, k: int | None, o: Options) -> npt.NDArray[np.int64]:
+    if o.denominator == "min_k" and k is not None:
+        return np.minimum(t.n_relevant, k)
+    return t.n_relevant
+
+
+def reciprocal_rank(t: Lists, k: int | None, _: Options) -> FloatArray:
+    r"""1 / rank of the first relevant item ranked at or above k, else 0."""
+    first = t.first_relevant_rank()
+    if k is not None:
+        first[first > k] = np.inf
+    return 1.0 / first
+
+
+def ndcg(t: Lists, k: int | None, o: Options) -> FloatArray:
+    r"""DCG@k / IDCG@k; gains are the grades (linear) or 2**grade - 1 (exponential).
+
+    Every positive grade gives gain, whatever ``min_relevance`` (as trec_eval); the ideal
+    ranking sorts every judged item of the query, retrieved or not, by grade.
+    """
+
+    def gain(grade: FloatArray) -> FloatArray:
+        return np.exp2(grade) - 1.0 if o.gain == "exponential" else grade
+
+    def dcg(query: npt.NDArray[np.int64], rank: npt.NDArray[np.int64], g: FloatArray) -> FloatArray:
+        keep = slice(None) if k is None else rank <= k
+        weights = gain(g[keep]) / np.log2(rank[keep] + 1.0)
+        return np.bincount(query[keep], weights=weights, minlength=t.n_queries)
+
+    actual = dcg(t.gain_query, t.gain_rank, t.gain_grade)
+    ideal = dcg(t.ideal_query, t.ideal_rank, t.ideal_grade)
+    return _ratio(actual, ideal)
+
+
+def average_precision(t: Lists, k: int | None, o: Options) -> FloatArray:
+    r"""Σ over relevant items ranked at or above k of hits@rank / rank, divided by R."""
+    keep = slice(None) if k is None else t.rel_rank <= k
+    precision_at_hit = t.rel_hits[keep] / t.rel_rank[keep]
+    total = np.bincount(t.rel_query[keep], weights=precision_at_hit, minlength=t.n_queries)
+    return _ratio(total, _relevant_denominator(t, k, o))
+
+
+def success(t: Lists, k: int | None, _: Options) -> FloatArray:
+    r"""1 if a relevant item is ranked at or above k, else 0."""
+    return (t.hits_at(k) > 0).astype(np.float64)
+
+
+def precision(t: Lists, k: int | None, _: Options) -> FloatArray:
+    r"""hits@k / k; with k=None, hits / number of retrieved items."""
+    return _ratio(t.hits_at(k), t.n_retrieved if k is None else np.full(t.n_queries, k))
+
+
+def recall(t: Lists, k: int | None, o: Options) -> FloatArray:
+    r"""hits@k / R (or / min(R, k) with ``denominator="min_k"``)."""
+    return _ratio(t.hits_at(k), _relevant_denominator(t, k, o))
+
+
+def r_precision(t: Lists, _k: int | None, _: Options) -> FloatArray:
+    r"""hits@R / R: precision at the query's own number of relevant items."""
+    within = t.rel_rank <= t.n_relevant[t.rel_query]
+    hits = np.bincount(t.rel_query[within], minlength=t.n_queries).astype(np.float64)
+    return _ratio(hits, t.n_relevant)
+
+
+_NONE: frozenset[str] = frozenset()
+
+register(MetricDef(
+    name="mrr", aliases=("rr", "reciprocal_rank"), trec_name="recip_rank", trec_cut=None,
+    takes_k=True, options=_NONE, compute=reciprocal_rank,
+    summary="reciprocal rank of the first relevant item within the top k (mean: MRR)",
+))
+register(MetricDef(
+    name="ndcg", aliases=(), trec_name="ndcg", trec_cut="ndcg_cut",
+    takes_k=True, options=frozenset({"gain"}), compute=ndcg,
+    summary="normalised discounted cumulative gain of the top k",
+))
+register(MetricDef(
+    name="map", aliases=("ap", "average_precision"), trec_name="map", trec_cut="map_cut",
+    takes_k=True, options=frozenset({"denominator"}), compute=average_precision,
+    summary="average precision of the top k (mean: MAP)",
+))
+register(MetricDef(
+    name="acc", aliases=("hit_rate", "hits", "accuracy"), trec_name=None, trec_cut="success",
+    takes_k=True, options=_NONE, compute=success,
+    summary="1 if a relevant item is in the top k (accuracy@k, hit rate, success@k)",
+))
+register(MetricDef(
+    name="precision", aliases=("p",), trec_name=None, trec_cut="P",
+    takes_k=True, options=_NONE, compute=precision,
+    summary="share of the top k that is relevant",
+))
+register(MetricDef(
+    name="recall", aliases=("r",), trec_name=None, trec_cut="recall",
+    takes_k=True, options=frozenset({"denominator"}), compute=recall,
+    summary="share of the relevant items that is in the top k",
+))
+register(MetricDef(
+    name="r_precision", aliases=("rprec",), trec_name="Rprec", trec_cut=None,
+    takes_k=False, options=_NONE, compute=r_precision,
+    summary="precision at rank R, the query's number of relevant items",
+))

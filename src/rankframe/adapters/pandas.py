@@ -1,0 +1,126 @@
+"""The ``.rank_eval`` accessor of pandas DataFrames (numpy, pyarrow, ``str`` and categorical
+dtypes)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from rankframe import schemas
+from rankframe._api import Backend, ColumnNames, Kind, RankEval
+from rankframe._engine import FrameData
+
+IntArray = npt.NDArray[np.int64]
+
+
+def _as_float(series: pd.Series) -> npt.NDArray[np.float64]:
+    return series.to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def _codes(series: pd.Series, *, sort: bool) -> tuple[IntArray, Any]:
+    codes, uniques = pd.factorize(series, sort=sort, use_na_sentinel=False)
+    return codes.astype(np.int64, copy=False), uniques
+
+
+class PandasBackend:
+    """One pandas frame, as the engine sees it."""
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self.frame = frame
+
+    def _validate(self, names: ColumnNames) -> None:
+        from pandera.errors import SchemaError
+
+        schema = schemas.pandas_schema(
+            names.query, names.item, names.score, names.relevant, check_unique=False
+        )
+        try:
+            schema.validate(self.frame)
+        except SchemaError as error:
+            raise schemas.translate(
+                error,
+                roles=names.roles(),
+                dtype_of=lambda c: self.frame[c].dtype,
+                null_report=lambda c: self._null_report(c, names.query),
+            ) from None
+
+    def _null_report(self, column: str, query: str) -> tuple[int, int, object]:
+        nulls = self.frame[column].isna().to_numpy()
+        first = int(np.flatnonzero(nulls)[0])
+        query_value = None if column == query else self.frame[query].iloc[first]
+        return int(nulls.sum()), first, query_value
+
+    def extract(self, names: ColumnNames, by: Sequence[str]) -> FrameData:
+        self._validate(names)
+        df = self.frame
+        query_codes, query_uniques = _codes(df[names.query], sort=True)
+        items = df[names.item]
+
+        def item_keys(rows: IntArray) -> npt.NDArray[Any]:
+            return np.asarray(items.take(rows).to_numpy())
+
+        def item_codes() -> tuple[IntArray, int]:
+            codes, uniques = _codes(items, sort=False)
+            return codes, len(uniques)
+
+        def query_labels(codes: IntArray) -> list[object]:
+            return list(np.asarray(query_uniques)[codes])
+
+        return FrameData(
+            query_codes=query_codes,
+            n_queries=len(query_uniques),
+            score=_as_float(df[names.score]),
+            relevant=_as_float(df[names.relevant]),
+            item_keys=item_keys,
+            item_codes=item_codes,
+            query_labels=query_labels,
+            item_label=lambda row: items.iloc[row],
+            segments=[(b, _codes(df[b], sort=True)[0]) for b in by],
+        )
+
+    def table(
+        self, keys: Sequence[str], rows: IntArray | None, values: dict[str, npt.NDArray[Any]]
+    ) -> pd.DataFrame:
+        if not keys or rows is None:
+            return pd.DataFrame(values)
+        out = self.frame[list(keys)].take(rows).reset_index(drop=True)
+        return out.assign(**values)
+
+    def with_rank(self, rank: IntArray, name: str) -> pd.DataFrame:
+        column = pd.arrays.IntegerArray(rank, mask=rank == 0)
+        return self.frame.assign(**{name: pd.Series(column, index=self.frame.index)})
+
+
+class PandasRankEval(RankEval):
+    __doc__ = RankEval.__doc__
+
+    def _backend(self, frame: Any) -> Backend:
+        return PandasBackend(frame)
+
+    def _column_names(self) -> list[str]:
+        return list(self._frame.columns)
+
+    def _deliver(
+        self,
+        produce: Callable[[Backend], Any],
+        kind: Kind,
+        keys: Sequence[str],
+        value_columns: Sequence[tuple[str, str]],
+    ) -> Any:
+        result = produce(self._backend(self._frame))
+        metric = value_columns[0][0]
+        if kind == "scalar":
+            return float(result[metric].iloc[0])
+        if kind == "segments":
+            return result.set_index(list(keys))[metric]
+        return result
+
+
+def register() -> None:
+    """Register ``rank_eval`` on ``pandas.DataFrame``."""
+    if "rank_eval" not in getattr(pd.DataFrame, "_accessors", set()):
+        pd.api.extensions.register_dataframe_accessor("rank_eval")(PandasRankEval)

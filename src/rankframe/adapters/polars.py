@@ -1,0 +1,189 @@
+"""The ``rank_eval`` namespace of polars DataFrames and LazyFrames.
+
+A LazyFrame stays lazy: every method returns a LazyFrame whose plan runs the engine when the
+user collects it (``LazyFrame.map_batches``). Column names, metric names and options are
+checked at once; checks of the data run at collection time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rankframe import schemas
+from rankframe._api import Backend, ColumnNames, Kind, RankEval
+from rankframe._engine import FrameData
+
+IntArray = npt.NDArray[np.int64]
+
+
+def _encode(series: pl.Series, *, sort: bool) -> tuple[IntArray, pa.Array]:
+    """Hash-encode a column: per row an integer code, and the distinct values.
+
+    With ``sort=True`` the codes follow the sorted order of the values (nulls last).
+    """
+    if series.dtype in (pl.Categorical, pl.Enum):
+        series = series.cast(pl.String)
+    values = series.to_arrow()
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    encoded = pc.dictionary_encode(values, null_encoding="encode")
+    codes = np.asarray(encoded.indices).astype(np.int64)
+    dictionary = encoded.dictionary
+    if sort:
+        order = np.asarray(pc.sort_indices(dictionary))
+        position = np.empty(len(order), dtype=np.int64)
+        position[order] = np.arange(len(order))
+        codes = position[codes]
+        dictionary = dictionary.take(pa.array(order))
+    return codes, dictionary
+
+
+def _as_float(series: pl.Series) -> npt.NDArray[np.float64]:
+    return series.cast(pl.Float64).to_numpy()
+
+
+class PolarsBackend:
+    """One eager polars frame, as the engine sees it."""
+
+    def __init__(self, frame: pl.DataFrame) -> None:
+        self.frame = frame
+
+    def _validate(self, names: ColumnNames) -> None:
+        from pandera.errors import SchemaError
+
+        schema = schemas.polars_schema(
+            names.query, names.item, names.score, names.relevant, check_unique=False
+        )
+        try:
+            schema.validate(self.frame)
+        except SchemaError as error:
+            raise schemas.translate(
+                error,
+                roles=names.roles(),
+                dtype_of=lambda c: self.frame.schema[c],
+                null_report=lambda c: self._null_report(c, names.query),
+            ) from None
+
+    def _null_report(self, column: str, query: str) -> tuple[int, int, object]:
+        nulls = self.frame[column].is_null().to_numpy()
+        first = int(np.flatnonzero(nulls)[0])
+        query_value = None if column == query else self.frame[query][first]
+        return int(nulls.sum()), first, query_value
+
+    def extract(self, names: ColumnNames, by: Sequence[str]) -> FrameData:
+        self._validate(names)
+        df = self.frame
+        query_codes, query_values = _encode(df[names.query], sort=True)
+        items = df[names.item]
+        if items.dtype in (pl.Categorical, pl.Enum):
+            items = items.cast(pl.String)
+
+        def item_keys(rows: IntArray) -> npt.NDArray[Any]:
+            return items.gather(rows).to_numpy()
+
+        def item_codes() -> tuple[IntArray, int]:
+            codes, values = _encode(items, sort=False)
+            return codes, len(values)
+
+        def query_labels(codes: IntArray) -> list[object]:
+            return query_values.take(pa.array(codes)).to_pylist()
+
+        return FrameData(
+            query_codes=query_codes,
+            n_queries=len(query_values),
+            score=_as_float(df[names.score]),
+            relevant=_as_float(df[names.relevant]),
+            item_keys=item_keys,
+            item_codes=item_codes,
+            query_labels=query_labels,
+            item_label=lambda row: items[row],
+            segments=[(b, _encode(df[b], sort=True)[0]) for b in by],
+        )
+
+    def table(
+        self, keys: Sequence[str], rows: IntArray | None, values: dict[str, npt.NDArray[Any]]
+    ) -> pl.DataFrame:
+        columns = [pl.Series(name, v) for name, v in values.items()]
+        if not keys or rows is None:
+            return pl.DataFrame(columns)
+        return self.frame.select(keys)[rows].with_columns(columns)
+
+    def with_rank(self, rank: IntArray, name: str) -> pl.DataFrame:
+        column = pl.Series(name, pa.array(rank, mask=rank == 0))
+        return self.frame.with_columns(column)
+
+
+def _shape(result: pl.DataFrame, kind: Kind, keys: Sequence[str], metric: str) -> pl.DataFrame:
+    if kind == "scalar":
+        return result.select(metric)
+    if kind == "segments":
+        return result.select([*keys, metric])
+    return result
+
+
+class PolarsRankEval(RankEval):
+    __doc__ = RankEval.__doc__
+
+    def _backend(self, frame: Any) -> Backend:
+        return PolarsBackend(frame)
+
+    def _column_names(self) -> list[str]:
+        return list(self._frame.columns)
+
+    def _deliver(
+        self,
+        produce: Callable[[Backend], Any],
+        kind: Kind,
+        keys: Sequence[str],
+        value_columns: Sequence[tuple[str, str]],
+    ) -> Any:
+        metric = value_columns[0][0]
+        result = _shape(produce(self._backend(self._frame)), kind, keys, metric)
+        return float(result.item(0, 0)) if kind == "scalar" else result
+
+
+class LazyPolarsRankEval(RankEval):
+    __doc__ = RankEval.__doc__
+
+    def _backend(self, frame: Any) -> Backend:
+        return PolarsBackend(frame)
+
+    def _column_names(self) -> list[str]:
+        return self._frame.collect_schema().names()
+
+    def _deliver(
+        self,
+        produce: Callable[[Backend], Any],
+        kind: Kind,
+        keys: Sequence[str],
+        value_columns: Sequence[tuple[str, str]],
+    ) -> Any:
+        metric = value_columns[0][0]
+        input_schema = self._frame.collect_schema()
+        types = {"float": pl.Float64, "int": pl.Int64}
+        schema: dict[str, Any] = (
+            dict(input_schema) if list(keys) == ["*"] else {k: input_schema[k] for k in keys}
+        )
+        schema.update({name: types[t] for name, t in value_columns})
+        if kind == "scalar":
+            schema = {metric: pl.Float64}
+        elif kind == "segments":
+            schema = {**{k: input_schema[k] for k in keys}, metric: pl.Float64}
+
+        def run(frame: pl.DataFrame) -> pl.DataFrame:
+            return _shape(produce(self._backend(frame)), kind, keys, metric)
+
+        return self._frame.map_batches(run, schema=schema, streamable=False)
+
+
+def register() -> None:
+    """Register ``rank_eval`` on ``polars.DataFrame`` and ``polars.LazyFrame``."""
+    pl.api.register_dataframe_namespace("rank_eval")(PolarsRankEval)
+    pl.api.register_lazyframe_namespace("rank_eval")(LazyPolarsRankEval)

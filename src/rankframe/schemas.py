@@ -1,0 +1,177 @@
+"""pandera schemas of the long-format input, for rankframe and for your own pipelines.
+
+The accessors validate every frame with these schemas before ranking it, and translate
+pandera's errors into :class:`~rankframe.exceptions.RankEvalError` messages that name the
+column, the value or the query, and the fix. Use them directly to check data as it enters a
+pipeline:
+
+>>> import pandas as pd
+>>> from rankframe.schemas import pandas_schema
+>>> frame = pd.DataFrame({"query": ["q1", "q1"], "item": ["a", "b"],
+...                       "score": [0.9, None], "relevant": [1, 0]})
+>>> pandas_schema().validate(frame).shape
+(2, 4)
+
+The rules (SPEC §1): ``query``, ``item`` and ``relevant`` are never null; ``score`` and
+``relevant`` are numeric (bool allowed for ``relevant``); ``score`` may be null (judged but not
+retrieved); with ``check_unique=True`` an item appears once per query. The accessors check
+uniqueness on integer codes they compute anyway (faster than pandera's row hashing) and run
+the schema with ``check_unique=False``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from rankframe.exceptions import InvalidDataError
+
+if TYPE_CHECKING:
+    import pandera.pandas as pa
+    import pandera.polars as pap
+    from pandera.errors import SchemaError
+
+__all__ = ["pandas_schema", "polars_schema"]
+
+
+def _is_numeric_pandas(series: Any) -> bool:
+    import pandas as pd
+
+    return bool(pd.api.types.is_numeric_dtype(series)) and not pd.api.types.is_complex_dtype(
+        series
+    )
+
+
+def _is_numeric_polars(data: Any) -> bool:
+    dtype = data.lazyframe.collect_schema()[data.key]
+    return bool(dtype.is_numeric() or dtype.to_python() is bool)
+
+
+def pandas_schema(
+    query: str = "query",
+    item: str = "item",
+    score: str = "score",
+    relevant: str = "relevant",
+    *,
+    check_unique: bool = True,
+) -> pa.DataFrameSchema:
+    """The pandera schema of a pandas input frame with these column names.
+
+    Parameters
+    ----------
+    query, item, score, relevant
+        The column names.
+    check_unique
+        Also check that each (query, item) pair appears once.
+
+    Returns
+    -------
+    pandera.pandas.DataFrameSchema
+        Other columns are allowed and left alone.
+    """
+    import pandera.pandas as pa
+
+    numeric = pa.Check(_is_numeric_pandas, element_wise=False, name="numeric",
+                       error="must have a numeric dtype")
+    return pa.DataFrameSchema(
+        {
+            query: pa.Column(nullable=False),
+            item: pa.Column(nullable=False),
+            score: pa.Column(nullable=True, checks=numeric),
+            relevant: pa.Column(nullable=False, checks=numeric),
+        },
+        unique=[query, item] if check_unique else None,
+        name="rankframe input",
+    )
+
+
+def polars_schema(
+    query: str = "query",
+    item: str = "item",
+    score: str = "score",
+    relevant: str = "relevant",
+    *,
+    check_unique: bool = True,
+) -> pap.DataFrameSchema:
+    """The pandera schema of a polars input frame (eager or lazy) with these column names.
+
+    Same rules as :func:`pandas_schema`.
+    """
+    import pandera.polars as pap
+
+    numeric = pap.Check(_is_numeric_polars, name="numeric", error="must have a numeric dtype")
+    return pap.DataFrameSchema(
+        {
+            query: pap.Column(nullable=False),
+            item: pap.Column(nullable=False),
+            score: pap.Column(nullable=True, checks=numeric),
+            relevant: pap.Column(nullable=False, checks=numeric),
+        },
+        unique=[query, item] if check_unique else None,
+        name="rankframe input",
+    )
+
+
+def translate(
+    error: SchemaError,
+    *,
+    roles: dict[str, str],
+    dtype_of: Any,
+    null_report: Any,
+) -> InvalidDataError:
+    """Turn a pandera ``SchemaError`` into an error that names the culprit and the fix.
+
+    Parameters
+    ----------
+    error
+        pandera's error.
+    roles
+        Column name → its role (``"query"``, ``"item"``, ``"score"``, ``"relevant"``).
+    dtype_of
+        ``dtype_of(column)`` gives the column's dtype, for messages.
+    null_report
+        ``null_report(column)`` gives (number of nulls, first row position, that row's query
+        value or ``None``).
+    """
+    from pandera.errors import SchemaErrorReason
+
+    column = getattr(error.schema, "name", None)
+    role = roles.get(str(column), str(column))
+    pass_as = f"or pass {role}='...' to use another column"
+    if error.reason_code == SchemaErrorReason.SERIES_CONTAINS_NULLS:
+        count, first, query_value = null_report(column)
+        where = f"first at row {first}" + (
+            f", in query {query_value!r}" if query_value is not None else ""
+        )
+        fixes = {
+            "query": "every row must belong to a query; drop or fill those rows",
+            "item": "every row needs an item id; drop or fill those rows",
+            "relevant": "every row needs a grade: fill unjudged items with 0 "
+            "(e.g. df.fillna({...: 0})) or drop them",
+        }
+        fix = fixes.get(role, "drop or fill those rows")
+        msg = f"Column {column!r} ({role}) has {count} null value(s) ({where}); {fix}."
+        return InvalidDataError(msg)
+    if role in ("score", "relevant"):
+        kind = "int or float" if role == "score" else "bool, int or float"
+        msg = (
+            f"Column {column!r} ({role}) must be numeric ({kind}); got dtype "
+            f"{dtype_of(column)}. Convert it first (e.g. pd.to_numeric or "
+            f"pl.col(...).cast(pl.Float64)), {pass_as}."
+        )
+        return InvalidDataError(msg)
+    return InvalidDataError(f"Column {column!r} failed validation: {error}")
+
+
+def missing_column_message(missing: str, role: str, available: Sequence[str]) -> str:
+    """The message for a column that is not in the frame, with a "did you mean"."""
+    import difflib
+
+    close = difflib.get_close_matches(missing, [str(c) for c in available], n=1, cutoff=0.5)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    shown = ", ".join(repr(c) for c in list(available)[:20])
+    return (
+        f"Column {missing!r} ({role}) not found.{hint} Pass {role}='...' to use another "
+        f"column, e.g. df.rank_eval({role}={close[0] if close else 'column_name'!r}). "
+        f"Columns: {shown}."
+    )

@@ -1,0 +1,51 @@
+"""Helpers for tests: read results of any frame kind back as plain Python / pandas."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import polars as pl
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+CONFORMANCE = SHARED / "conformance" / "trec_eval"
+SEEDS = SHARED / "seeds"
+
+
+def collect(result: Any) -> Any:
+    """A LazyFrame's result collected; anything else unchanged."""
+    return result.collect() if isinstance(result, pl.LazyFrame) else result
+
+
+def as_float(result: Any) -> float:
+    """A scalar metric from any frame kind (a LazyFrame gives a 1x1 frame)."""
+    result = collect(result)
+    if isinstance(result, pl.DataFrame):
+        assert result.shape == (1, 1), result
+        return float(result.item())
+    assert isinstance(result, float), type(result)
+    return result
+
+
+def as_pandas(result: Any) -> pd.DataFrame:
+    """A table from any frame kind as a pandas frame with NumPy dtypes."""
+    result = collect(result)
+    if isinstance(result, pl.DataFrame):
+        result = result.to_pandas()
+    if isinstance(result, pd.Series):
+        result = result.reset_index()
+    out = result.copy()
+    for column in out.columns:
+        if out[column].dtype.kind not in "biufc":
+            out[column] = out[column].astype(object)
+    return out
+
+
+def as_dict(result: Any, key: str = "query") -> dict[Any, dict[str, float]]:
+    """A per-query table as {query: {metric: value}}."""
+    table = as_pandas(result)
+    return {row[key]: {c: row[c] for c in table.columns if c != key}
+            for row in table.to_dict("records")}
+
+

@@ -170,7 +170,10 @@ def _tie_keys(
 
 def _descending(keys: npt.NDArray[np.generic]) -> IntArray:
     """Integer keys whose ascending order is the descending order of ``keys``."""
-    _, inverse = np.unique(keys, return_inverse=True)
+    try:
+        _, inverse = np.unique(keys, return_inverse=True)
+    except TypeError:  # an object column mixing types: compare them as strings
+        _, inverse = np.unique(keys.astype(str), return_inverse=True)
     return -inverse.astype(np.int64)
 
 
@@ -358,6 +361,8 @@ def segment_of_queries(data: FrameData, first_rows: IntArray) -> tuple[IntArray,
     Raises if a ``by`` column varies within a query.
     """
     combined = np.zeros(data.n_queries, dtype=np.int64)
+    if not data.segments:  # one segment, even for a frame without rows
+        return combined, np.zeros(1, dtype=np.int64), 1
     for name, codes in data.segments:
         per_query = codes[first_rows]
         varies = codes != per_query[data.query_codes]

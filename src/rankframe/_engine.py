@@ -55,9 +55,9 @@ class FrameData:
     item_keys
         ``item_keys(rows)`` gives, for those row positions, keys whose ascending order is the
         item ids' ascending order (strings compare as strings, numbers as numbers).
-    item_codes
-        ``item_codes()`` gives per row an integer code per distinct item (any numbering) and
-        the number of distinct items; used to find duplicate items within a query.
+    item_hash
+        ``item_hash()`` gives per row a 64-bit hash of the item, equal for equal items; used
+        to find duplicate items within a query.
     query_labels
         ``query_labels(codes)`` gives the query values of those codes, for messages.
     item_label
@@ -71,7 +71,7 @@ class FrameData:
     score: FloatArray
     relevant: FloatArray
     item_keys: Callable[[IntArray], npt.NDArray[object]]
-    item_codes: Callable[[], tuple[IntArray, int]]
+    item_hash: Callable[[], npt.NDArray[np.uint64]]
     query_labels: Callable[[IntArray], list[object]]
     item_label: Callable[[int], object]
     segments: list[tuple[str, IntArray]] = field(default_factory=list)
@@ -115,6 +115,11 @@ class Ranking:
         out = np.zeros(n_rows, dtype=np.int64)
         out[self.order] = self.rank
         return out
+
+
+def plain(value: object) -> object:
+    """A NumPy scalar as the Python value it holds (for readable messages)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _bits(n: int) -> int:
@@ -170,11 +175,7 @@ def _tie_keys(
 
 def _descending(keys: npt.NDArray[np.generic]) -> IntArray:
     """Integer keys whose ascending order is the descending order of ``keys``."""
-    try:
-        _, inverse = np.unique(keys, return_inverse=True)
-    except TypeError:  # an object column mixing types: compare them as strings
-        _, inverse = np.unique(keys.astype(str), return_inverse=True)
-    return -inverse.astype(np.int64)
+    return -_value_ranks(keys)
 
 
 def rank(data: FrameData, ties: str) -> Ranking:
@@ -318,7 +319,7 @@ def included_queries(
     empty = table.n_relevant == 0
     if options.empty == "error" and empty.any():
         codes = np.flatnonzero(empty)
-        shown = ", ".join(repr(q) for q in data.query_labels(codes[:5]))
+        shown = ", ".join(repr(plain(q)) for q in data.query_labels(codes[:5]))
         more = f" and {len(codes) - 5} more" if len(codes) > 5 else ""
         msg = (
             f"{len(codes)} queries have no relevant item: {shown}{more}. Their metrics are "
@@ -331,28 +332,48 @@ def included_queries(
     return np.ones(table.n_queries, dtype=bool)
 
 
+def _value_ranks(keys: npt.NDArray[np.generic]) -> IntArray:
+    """Dense ranks of values in ascending order (strings as strings, numbers as numbers)."""
+    try:
+        _, inverse = np.unique(keys, return_inverse=True)
+    except TypeError:  # an object column mixing types: compare them as strings
+        _, inverse = np.unique(keys.astype(str), return_inverse=True)
+    return inverse.astype(np.int64)
+
+
 def check_unique_items(data: FrameData, query: str, item: str) -> None:
-    """Raise if an item appears more than once in a query."""
-    codes, n_items = data.item_codes()
-    key = data.query_codes.astype(np.int64) * max(n_items, 1) + codes
-    if data.n_queries * max(n_items, 1) >= 2**62:  # cannot pack: fall back to a lexsort
-        order = np.lexsort((codes, data.query_codes))
-        dup_sorted = (np.diff(data.query_codes[order]) == 0) & (np.diff(codes[order]) == 0)
-    else:
-        order = np.argsort(key, kind="stable")
-        dup_sorted = np.diff(key[order]) == 0
-    if dup_sorted.any():
-        at = int(np.flatnonzero(dup_sorted)[0])
-        row = int(order[at])
-        same = key == key[row]
-        count = int(same.sum())
-        query_value = data.query_labels(data.query_codes[row : row + 1])[0]
-        msg = (
-            f"Item {data.item_label(row)!r} appears {count} times in query {query_value!r} "
-            f"(columns {item!r}, {query!r}); each item may appear once per query. "
-            "Drop the duplicates, e.g. df.drop_duplicates([query, item])."
-        )
-        raise InvalidDataError(msg)
+    """Raise if an item appears more than once in a query.
+
+    One sort of packed (query code, item hash) keys finds every candidate; equal items
+    always share a hash, so only the candidates' values are compared exactly.
+    """
+    query_bits = _bits(data.n_queries)
+    key = data.query_codes.astype(np.uint64) << np.uint64(64 - query_bits)
+    key |= data.item_hash() >> np.uint64(query_bits)
+    ordered = np.sort(key)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return
+    order = np.argsort(key, kind="stable")
+    positions, run_id = _runs(key[order][1:] == key[order][:-1])
+    rows = order[positions]
+    value = _value_ranks(data.item_keys(rows))
+    by_value = np.lexsort((value, run_id))
+    same = (run_id[by_value][1:] == run_id[by_value][:-1]) & (
+        value[by_value][1:] == value[by_value][:-1]
+    )
+    if not same.any():
+        return  # different items that share a hash
+    at = int(np.flatnonzero(same)[0])
+    first = by_value[at]
+    count = int(((run_id == run_id[first]) & (value == value[first])).sum())
+    row = int(rows[first])
+    query_value = plain(data.query_labels(data.query_codes[row : row + 1])[0])
+    msg = (
+        f"Item {plain(data.item_label(row))!r} appears {count} times in query {query_value!r} "
+        f"(columns {item!r}, {query!r}); each item may appear once per query. "
+        f"Drop the duplicates, e.g. df.drop_duplicates([{query!r}, {item!r}])."
+    )
+    raise InvalidDataError(msg)
 
 
 def segment_of_queries(data: FrameData, first_rows: IntArray) -> tuple[IntArray, IntArray, int]:
@@ -368,7 +389,7 @@ def segment_of_queries(data: FrameData, first_rows: IntArray) -> tuple[IntArray,
         varies = codes != per_query[data.query_codes]
         if varies.any():
             row = int(np.flatnonzero(varies)[0])
-            query_value = data.query_labels(data.query_codes[row : row + 1])[0]
+            query_value = plain(data.query_labels(data.query_codes[row : row + 1])[0])
             msg = (
                 f"Column {name!r} varies within query {query_value!r}; a `by` column must be "
                 "constant within each query (a user, a theme, a cohort). Group by a column "

@@ -9,10 +9,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+import pyarrow as pa
 
 from rankframe import schemas
 from rankframe._api import Backend, ColumnNames, Kind, RankEval
 from rankframe._engine import FrameData
+from rankframe._hashing import hash_arrow, hash_numbers
 
 IntArray = npt.NDArray[np.int64]
 
@@ -24,6 +26,23 @@ def _as_float(series: pd.Series) -> npt.NDArray[np.float64]:
 def _codes(series: pd.Series, *, sort: bool) -> tuple[IntArray, Any]:
     codes, uniques = pd.factorize(series, sort=sort, use_na_sentinel=False)
     return codes.astype(np.int64, copy=False), uniques
+
+
+def _hash(series: pd.Series) -> npt.NDArray[np.uint64]:
+    """Per row a 64-bit hash of the value, equal for equal values."""
+    dtype = series.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        return _hash(pd.Series(series.cat.categories)).take(series.cat.codes.to_numpy())
+    if dtype.kind in "iufb" and not isinstance(dtype, pd.StringDtype):
+        return hash_numbers(series.to_numpy(dtype=np.float64 if dtype.kind == "f" else None))
+    try:
+        hashes = hash_arrow(pa.array(series.array, from_pandas=True))
+    except (pa.ArrowException, TypeError, ValueError):  # mixed objects
+        hashes = None
+    if hashes is None:
+        codes, _ = _codes(series, sort=False)
+        hashes = hash_numbers(codes)
+    return hashes
 
 
 class PandasBackend:
@@ -63,9 +82,8 @@ class PandasBackend:
         def item_keys(rows: IntArray) -> npt.NDArray[Any]:
             return np.asarray(items.take(rows).to_numpy())
 
-        def item_codes() -> tuple[IntArray, int]:
-            codes, uniques = _codes(items, sort=False)
-            return codes, len(uniques)
+        def item_hash() -> npt.NDArray[np.uint64]:
+            return _hash(items)
 
         def query_labels(codes: IntArray) -> list[object]:
             return list(np.asarray(query_uniques)[codes])
@@ -76,7 +94,7 @@ class PandasBackend:
             score=_as_float(df[names.score]),
             relevant=_as_float(df[names.relevant]),
             item_keys=item_keys,
-            item_codes=item_codes,
+            item_hash=item_hash,
             query_labels=query_labels,
             item_label=lambda row: items.iloc[row],
             segments=[(b, _codes(df[b], sort=True)[0]) for b in by],

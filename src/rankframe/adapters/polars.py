@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 from rankframe import schemas
 from rankframe._api import Backend, ColumnNames, Kind, RankEval
 from rankframe._engine import FrameData
+from rankframe._hashing import hash_arrow, hash_numbers
 
 IntArray = npt.NDArray[np.int64]
 
@@ -88,9 +89,9 @@ class PolarsBackend:
         def item_keys(rows: IntArray) -> npt.NDArray[Any]:
             return items.gather(rows).to_numpy()
 
-        def item_codes() -> tuple[IntArray, int]:
-            codes, values = _encode(items, sort=False)
-            return codes, len(values)
+        def item_hash() -> npt.NDArray[np.uint64]:
+            hashes = hash_arrow(items.to_arrow())
+            return hashes if hashes is not None else hash_numbers(_encode(items, sort=False)[0])
 
         def query_labels(codes: IntArray) -> list[object]:
             return query_values.take(pa.array(codes)).to_pylist()
@@ -101,7 +102,7 @@ class PolarsBackend:
             score=_as_float(df[names.score]),
             relevant=_as_float(df[names.relevant]),
             item_keys=item_keys,
-            item_codes=item_codes,
+            item_hash=item_hash,
             query_labels=query_labels,
             item_label=lambda row: items[row],
             segments=[(b, _encode(df[b], sort=True)[0]) for b in by],

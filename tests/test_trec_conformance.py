@@ -13,9 +13,9 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import CONFORMANCE, as_dict, as_pandas
 
 import rankframe
+from helpers import CONFORMANCE, as_dict, as_pandas
 from rankframe import parse_metric
 
 # trec_eval measure names that rankframe implements: recip_rank, P_k, recall_k, map,

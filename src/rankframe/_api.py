@@ -179,7 +179,10 @@ class RankEval:
             columns = [str(m) for m in metrics]
             if per_query:
                 keep = include if options.empty == "skip" else np.ones_like(include)
-                out = {c: np.where(include, v, np.nan)[keep] for c, v in zip(columns, values, strict=True)}
+                out = {
+                    c: np.where(include, v, np.nan)[keep]
+                    for c, v in zip(columns, values, strict=True)
+                }
                 return backend.table([names.query, *by], first_rows[keep], out)
             means, counts = _engine.aggregate(values, include, segment, n_segments)
             out = dict(zip(columns, means, strict=True))

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -70,7 +71,7 @@ class FrameData:
     n_queries: int
     score: FloatArray
     relevant: FloatArray
-    item_keys: Callable[[IntArray], npt.NDArray[object]]
+    item_keys: Callable[[IntArray], npt.NDArray[Any]]
     item_hash: Callable[[], npt.NDArray[np.uint64]]
     query_labels: Callable[[IntArray], list[object]]
     item_label: Callable[[int], object]
@@ -134,11 +135,13 @@ def _score_buckets(score: FloatArray, bits: int) -> npt.NDArray[np.uint64]:
     if finite.any():
         fin = score[finite]
         lo, hi = float(fin.min()), float(fin.max())
-        scale = (top - 2) / (hi - lo) if hi > lo else 0.0
-        if np.isfinite(scale):
-            scaled = np.floor((fin - lo) * scale)
-        else:  # a range so narrow that the scale overflows: rank by bits instead
-            scaled = np.zeros(len(fin))
+        # halves keep the span finite for scores near the float limits; a span so narrow that
+        # the scale overflows puts every finite score in one bucket (`rank` then re-orders
+        # the run exactly)
+        span = hi / 2 - lo / 2
+        scale = (top - 2) / span if span > 0 else 0.0
+        scale = scale if np.isfinite(scale) else 0.0
+        scaled = np.floor((fin / 2 - lo / 2) * scale)
         buckets[finite] = np.clip(scaled, 0, top - 2).astype(np.uint64) + np.uint64(1)
     buckets[~finite & (score > 0)] = top
     buckets[~finite & (score < 0)] = 0
@@ -173,7 +176,7 @@ def _tie_keys(
     return [item_desc, -grade if ties == "optimistic" else grade]
 
 
-def _descending(keys: npt.NDArray[np.generic]) -> IntArray:
+def _descending(keys: npt.NDArray[Any]) -> IntArray:
     """Integer keys whose ascending order is the descending order of ``keys``."""
     return -_value_ranks(keys)
 
@@ -328,17 +331,17 @@ def included_queries(
         )
         raise EmptyQueryError(msg)
     if options.empty in ("skip", "nan"):
-        return ~empty
+        return np.asarray(~empty, dtype=bool)
     return np.ones(table.n_queries, dtype=bool)
 
 
-def _value_ranks(keys: npt.NDArray[np.generic]) -> IntArray:
+def _value_ranks(keys: npt.NDArray[Any]) -> IntArray:
     """Dense ranks of values in ascending order (strings as strings, numbers as numbers)."""
     try:
         _, inverse = np.unique(keys, return_inverse=True)
     except TypeError:  # an object column mixing types: compare them as strings
         _, inverse = np.unique(keys.astype(str), return_inverse=True)
-    return inverse.astype(np.int64)
+    return np.asarray(inverse, dtype=np.int64)
 
 
 def check_unique_items(data: FrameData, query: str, item: str) -> None:

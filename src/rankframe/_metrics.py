@@ -54,7 +54,7 @@ def ndcg(t: Lists, k: int | None, o: Options) -> FloatArray:
     def dcg(query: npt.NDArray[np.int64], rank: npt.NDArray[np.int64], g: FloatArray) -> FloatArray:
         keep = slice(None) if k is None else rank <= k
         weights = gain(g[keep]) / np.log2(rank[keep] + 1.0)
-        return np.bincount(query[keep], weights=weights, minlength=t.n_queries)
+        return np.bincount(query[keep], weights=weights, minlength=t.n_queries).astype(np.float64)
 
     actual = dcg(t.gain_query, t.gain_rank, t.gain_grade)
     ideal = dcg(t.ideal_query, t.ideal_rank, t.ideal_grade)
@@ -65,7 +65,9 @@ def average_precision(t: Lists, k: int | None, o: Options) -> FloatArray:
     r"""Σ over relevant items ranked at or above k of hits@rank / rank, divided by R."""
     keep = slice(None) if k is None else t.rel_rank <= k
     precision_at_hit = t.rel_hits[keep] / t.rel_rank[keep]
-    total = np.bincount(t.rel_query[keep], weights=precision_at_hit, minlength=t.n_queries)
+    total = np.bincount(
+        t.rel_query[keep], weights=precision_at_hit, minlength=t.n_queries
+    ).astype(np.float64)
     return _ratio(total, _relevant_denominator(t, k, o))
 
 

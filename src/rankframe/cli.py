@@ -9,11 +9,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import TextIO
 
 DEMO_METRICS = ["mrr@10", "ndcg@10", "map@10", "acc@1", "acc@5", "precision@5", "recall@10"]
 
 
-def demo(seed: int = 0, out: object = None) -> None:
+def demo(seed: int = 0, out: TextIO | None = None) -> None:
     """Evaluate the sample data overall and by segment, printing readable tables."""
     import pandas as pd
 

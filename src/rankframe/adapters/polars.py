@@ -94,7 +94,7 @@ class PolarsBackend:
             return hashes if hashes is not None else hash_numbers(_encode(items, sort=False)[0])
 
         def query_labels(codes: IntArray) -> list[object]:
-            return query_values.take(pa.array(codes)).to_pylist()
+            return list(query_values.take(pa.array(codes)).to_pylist())
 
         return FrameData(
             query_codes=query_codes,
@@ -157,7 +157,7 @@ class LazyPolarsRankEval(RankEval):
         return PolarsBackend(frame)
 
     def _column_names(self) -> list[str]:
-        return self._frame.collect_schema().names()
+        return list(self._frame.collect_schema().names())
 
     def _deliver(
         self,

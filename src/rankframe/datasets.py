@@ -1,0 +1,107 @@
+"""Sample data embedded in the package, generated deterministically from a seed.
+
+:func:`recommendations` builds a small recommendation log in rankframe's long format: users
+(the queries) in three segments, the items a catalogue offers them, two models' scores and a
+graded judgment. Each model recommends only its top items per user; the other judged items keep
+a null score for that model (judged but not retrieved), so recall and NDCG see what each model
+missed. Everything is drawn with NumPy in whole arrays; no Python loop over users.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["SEGMENTS", "recommendations"]
+
+SEGMENTS = ("new", "casual", "power")
+"""The user segments of :func:`recommendations`."""
+
+
+def recommendations(
+    seed: int = 0,
+    *,
+    n_users: int = 300,
+    n_candidates: int = 40,
+    top_k: int = 20,
+    n_items: int = 2_000,
+) -> pd.DataFrame:
+    """A deterministic recommendation log: one row per (user, candidate item).
+
+    Each user has ``n_candidates`` distinct candidate items drawn from a catalogue of
+    ``n_items``. A hidden affinity per (user, item) sets the judged grade (0 to 3, most items
+    0). ``model_a`` scores the affinity with little noise, ``model_b`` with more; both round
+    their scores to two decimals (so ties occur), and each keeps a score only for its own
+    ``top_k`` items per user, leaving the rest null (judged but not recommended). Some users
+    have no relevant item at all, as in real logs.
+
+    Parameters
+    ----------
+    seed
+        Seed of the generator; equal seeds give equal frames.
+    n_users, n_candidates, top_k, n_items
+        Sizes: users, judged items per user, items each model recommends per user, catalogue.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``user_id`` (str), ``segment`` (str: new, casual, power), ``item_id`` (str),
+        ``model_a``, ``model_b`` (float64, null where the model did not recommend the item)
+        and ``relevant`` (int64 grade 0-3).
+
+    Examples
+    --------
+    >>> import rankframe
+    >>> from rankframe.datasets import recommendations
+    >>> data = recommendations(seed=0)
+    >>> data.columns.tolist()
+    ['user_id', 'segment', 'item_id', 'model_a', 'model_b', 'relevant']
+    >>> ev = data.rank_eval(query="user_id", item="item_id", score="model_a")
+    >>> 0.0 < ev.mrr(k=10) < 1.0
+    True
+    """
+    if not 0 < top_k <= n_candidates <= n_items:
+        msg = (
+            "recommendations() needs 0 < top_k <= n_candidates <= n_items; got "
+            f"top_k={top_k}, n_candidates={n_candidates}, n_items={n_items}."
+        )
+        raise ValueError(msg)
+    rng = np.random.default_rng(seed)
+    shape = (n_users, n_candidates)
+
+    # distinct candidates per user: the first n_candidates of a random order of the catalogue
+    # (argpartition of random keys, one row per user)
+    keys = rng.random((n_users, n_items))
+    candidates = np.argpartition(keys, n_candidates - 1, axis=1)[:, :n_candidates]
+
+    segment = rng.choice(len(SEGMENTS), size=n_users, p=[0.3, 0.5, 0.2])
+    # power users like more of what they are shown; new users are harder to serve
+    taste = np.array([-0.4, 0.0, 0.4])[segment][:, None]
+    affinity = rng.normal(size=shape) + taste
+    grade = np.digitize(affinity, [1.3, 1.9, 2.5])  # 0 (most) to 3 (rare)
+
+    noise_b = np.array([1.2, 0.9, 0.7])[segment][:, None]
+    scores = {
+        "model_a": np.round(affinity + rng.normal(scale=0.6, size=shape), 2),
+        "model_b": np.round(affinity + rng.normal(size=shape) * noise_b, 2),
+    }
+    for name, score in scores.items():
+        # rank within the user (descending); keep the score only for the top_k
+        order = np.argsort(-score, axis=1, kind="stable")
+        position = np.empty(shape, dtype=np.int64)
+        np.put_along_axis(position, order, np.arange(n_candidates)[None, :], axis=1)
+        scores[name] = np.where(position < top_k, score, np.nan)
+
+    user_ids = np.char.add("u", np.char.zfill(np.arange(1, n_users + 1).astype(str), 4))
+    item_ids = np.char.add("i", np.char.zfill(np.arange(1, n_items + 1).astype(str), 5))
+    frame = pd.DataFrame(
+        {
+            "user_id": np.repeat(user_ids, n_candidates),
+            "segment": np.repeat(np.array(SEGMENTS)[segment], n_candidates),
+            "item_id": item_ids[candidates.ravel()],
+            "model_a": scores["model_a"].ravel(),
+            "model_b": scores["model_b"].ravel(),
+            "relevant": grade.ravel().astype(np.int64),
+        }
+    )
+    return frame.astype({"user_id": "str", "segment": "str", "item_id": "str"})

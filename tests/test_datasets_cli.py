@@ -1,0 +1,53 @@
+"""The embedded sample data and the ``rankframe demo`` command (what ``make demo`` runs)."""
+
+from __future__ import annotations
+
+import io
+
+import pandas as pd
+import pytest
+
+import rankframe
+from rankframe import cli
+from rankframe.datasets import SEGMENTS, recommendations
+
+
+def test_recommendations_is_deterministic_per_seed() -> None:
+    pd.testing.assert_frame_equal(recommendations(seed=3), recommendations(seed=3))
+    assert not recommendations(seed=3).equals(recommendations(seed=4))
+
+
+def test_recommendations_follows_the_input_contract() -> None:
+    data = recommendations(seed=0, n_users=50, n_candidates=12, top_k=5)
+    assert len(data) == 50 * 12
+    for model in ("model_a", "model_b"):
+        rankframe.pandas_schema("user_id", "item_id", model, "relevant").validate(data)
+        # each model recommends exactly top_k items per user; the rest are judged only
+        per_user = data[model].notna().groupby(data["user_id"]).sum()
+        assert (per_user == 5).all()
+    assert set(data["segment"]) <= set(SEGMENTS)
+    assert (data.groupby("user_id")["segment"].nunique() == 1).all()
+    assert data["relevant"].between(0, 3).all()
+    assert data["relevant"].gt(0).any()
+    # some relevant items are missing from a model's list (the null-score case)
+    assert (data["relevant"].gt(0) & data["model_a"].isna()).any()
+
+
+def test_recommendations_rejects_impossible_sizes() -> None:
+    with pytest.raises(ValueError, match="top_k <= n_candidates"):
+        recommendations(n_candidates=5, top_k=10)
+
+
+def test_demo_prints_overall_and_segment_tables() -> None:
+    out = io.StringIO()
+    cli.demo(seed=0, out=out)
+    text = out.getvalue()
+    assert "Overall" in text
+    assert "By segment" in text
+    for name in ("model_a", "model_b", "mrr@10", "ndcg@10", "n_queries", *SEGMENTS):
+        assert name in text
+
+
+def test_console_script_runs_the_demo(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["demo", "--seed", "1"]) == 0
+    assert "By segment" in capsys.readouterr().out

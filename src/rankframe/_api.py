@@ -170,11 +170,11 @@ class RankEval:
 
         def produce(backend: Backend) -> Any:
             data = backend.extract(names, by)
-            _engine.check_unique_items(data, names.query, names.item)
-            first_rows = data.first_rows()
-            segment, segment_rows, n_segments = _engine.segment_of_queries(data, first_rows)
-            table = _engine.lists(data, _engine.rank(data, options.ties), options)
-            values = [m.definition.compute(table, m.k, options) for m in metrics]
+            with _engine.unique_items_checked(data, names.query, names.item):
+                first_rows = data.first_rows()
+                segment, segment_rows, n_segments = _engine.segment_of_queries(data, first_rows)
+                table = _engine.lists(data, _engine.rank(data, options.ties), options)
+                values = [m.definition.compute(table, m.k, options) for m in metrics]
             include = _engine.included_queries(data, table, options)
             columns = [str(m) for m in metrics]
             if per_query:
@@ -511,8 +511,8 @@ class RankEval:
 
         def produce(backend: Backend) -> Any:
             data = backend.extract(names, [])
-            _engine.check_unique_items(data, names.query, names.item)
-            ranking = _engine.rank(data, options.ties)
+            with _engine.unique_items_checked(data, names.query, names.item):
+                ranking = _engine.rank(data, options.ties)
             return backend.with_rank(ranking.rank_per_row(data.n_rows), name)
 
         return self._deliver(produce, "table", ["*"], [(name, "int")])

@@ -19,7 +19,9 @@ order, and per-query counts: :class:`Lists` holds them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,13 +31,22 @@ import numpy.typing as npt
 from rankframe._options import Options
 from rankframe.exceptions import EmptyQueryError, InvalidDataError
 
-__all__ = ["FrameData", "Lists", "Ranking", "aggregate", "lists", "rank"]
+__all__ = [
+    "FrameData",
+    "Lists",
+    "Ranking",
+    "aggregate",
+    "lists",
+    "rank",
+    "unique_items_checked",
+]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
 _MIN_SCORE_BITS = 12
+_THREAD_ROWS = 200_000  # from this many rows the duplicate check runs in a second thread
 
 
 @dataclass
@@ -100,21 +111,28 @@ class Ranking:
         rank.
     query
         The query code of each entry of ``order``.
-    rank
-        The 1-based rank of each entry of ``order`` within its query.
-    n_retrieved
-        Per query, the number of retrieved rows.
+    starts
+        Per query, the position in ``order`` of its first entry (length ``n_queries + 1``:
+        the last entry is the number of retrieved rows).
     """
 
     order: IntArray
     query: IntArray
-    rank: IntArray
-    n_retrieved: IntArray
+    starts: IntArray
+
+    @property
+    def n_retrieved(self) -> IntArray:
+        """Per query, the number of retrieved rows."""
+        return np.diff(self.starts)
+
+    def rank_at(self, positions: IntArray) -> IntArray:
+        """The 1-based rank of the entries of ``order`` at ``positions``."""
+        return positions - self.starts[self.query[positions]] + 1
 
     def rank_per_row(self, n_rows: int) -> IntArray:
         """Per row of the frame, its rank, or 0 where the row was not retrieved."""
         out = np.zeros(n_rows, dtype=np.int64)
-        out[self.order] = self.rank
+        out[self.order] = self.rank_at(np.arange(len(self.order), dtype=np.int64))
         return out
 
 
@@ -127,24 +145,36 @@ def _bits(n: int) -> int:
     return max(int(n - 1).bit_length(), 1)
 
 
-def _score_buckets(score: FloatArray, bits: int) -> npt.NDArray[np.uint64]:
-    """An order-preserving map of scores to ``0 .. 2**bits - 1``; -inf → 0, +inf → max."""
+def _descending_buckets(score: FloatArray, bits: int) -> npt.NDArray[np.uint64]:
+    """An order-reversing map of scores to ``0 .. 2**bits - 1``: a higher score never gets a
+    higher bucket; +inf → 0, -inf → the last bucket."""
     top = (1 << bits) - 1
+    lo, hi = float(score.min()), float(score.max())
+    span = hi - lo
+    scale = (top - 2) / span if span > 0 else 0.0
+    if np.isfinite(lo) and np.isfinite(hi) and np.isfinite(span) and np.isfinite(scale):
+        # the common case, in three passes: (hi - score) * scale, truncated, lies in
+        # [0, top - 2] (rounding cannot reach top - 1 at these magnitudes)
+        scaled = np.subtract(hi, score)
+        scaled *= scale
+        buckets = scaled.astype(np.uint64)
+        buckets += np.uint64(1)
+        return buckets
+    # infinities, or spans near the float limits: halves keep the span finite, and a span so
+    # narrow that the scale overflows puts every finite score in one bucket (`rank` then
+    # re-orders the run exactly)
     finite = np.isfinite(score)
     buckets = np.empty(len(score), dtype=np.uint64)
     if finite.any():
         fin = score[finite]
         lo, hi = float(fin.min()), float(fin.max())
-        # halves keep the span finite for scores near the float limits; a span so narrow that
-        # the scale overflows puts every finite score in one bucket (`rank` then re-orders
-        # the run exactly)
-        span = hi / 2 - lo / 2
-        scale = (top - 2) / span if span > 0 else 0.0
+        half_span = hi / 2 - lo / 2
+        scale = (top - 2) / half_span if half_span > 0 else 0.0
         scale = scale if np.isfinite(scale) else 0.0
-        scaled = np.floor((fin / 2 - lo / 2) * scale)
+        scaled = np.floor((hi / 2 - fin / 2) * scale)
         buckets[finite] = np.clip(scaled, 0, top - 2).astype(np.uint64) + np.uint64(1)
-    buckets[~finite & (score > 0)] = top
-    buckets[~finite & (score < 0)] = 0
+    buckets[~finite & (score > 0)] = 0
+    buckets[~finite & (score < 0)] = top
     return buckets
 
 
@@ -194,35 +224,37 @@ def rank(data: FrameData, ties: str) -> Ranking:
     score_bits = min(64 - index_bits - query_bits, 52)
     if n == 0:
         local = np.zeros(0, dtype=np.int64)
-        bucket = np.zeros(0, dtype=np.uint64)
+        sorted_query = np.zeros(0, dtype=np.int64)
+        same = np.zeros(0, dtype=bool)
     elif score_bits >= _MIN_SCORE_BITS:
-        bucket = np.uint64((1 << score_bits) - 1) - _score_buckets(ret_score, score_bits)
-        key = ret_query.astype(np.uint64) << np.uint64(score_bits + index_bits)
-        key |= bucket << np.uint64(index_bits)
+        # one sort of `query | descending score bucket | row`; the row bits make keys unique,
+        # so the sorted keys carry the permutation
+        key = _descending_buckets(ret_score, score_bits)
+        key <<= np.uint64(index_bits)
         key |= np.arange(n, dtype=np.uint64)
+        key |= ret_query.view(np.uint64) << np.uint64(score_bits + index_bits)
         key.sort()
-        local = (key & np.uint64((1 << index_bits) - 1)).astype(np.int64)
-        bucket = (key >> np.uint64(index_bits)) & np.uint64((1 << score_bits) - 1)
+        local = (key & np.uint64((1 << index_bits) - 1)).view(np.int64)
+        key >>= np.uint64(index_bits)  # query | bucket
+        same = key[1:] == key[:-1]
+        key >>= np.uint64(score_bits)
+        sorted_query = key.view(np.int64)
     else:
         local = np.lexsort((-ret_score, ret_query)).astype(np.int64)
-        bucket = np.zeros(n, dtype=np.uint64)
-    sorted_query = ret_query[local]
-    sorted_score = ret_score[local]
+        sorted_query = ret_query[local]
+        same = sorted_query[1:] == sorted_query[:-1]  # every query is one run
 
     # re-order runs of equal (query, bucket) exactly: by score, then by the tie policy
-    same = (sorted_query[1:] == sorted_query[:-1]) & (bucket[1:] == bucket[:-1])
     if same.any():
         positions, run_id = _runs(same)
         members = local[positions]
         member_rows = members if rows is None else rows[members]
-        keys = [*_tie_keys(data, member_rows, ties), -sorted_score[positions], run_id]
+        keys = [*_tie_keys(data, member_rows, ties), -ret_score[members], run_id]
         local[positions] = members[np.lexsort(keys)]
 
     order = local if rows is None else rows[local]
-    n_retrieved = np.bincount(sorted_query, minlength=data.n_queries).astype(np.int64)
-    starts = np.concatenate(([0], np.cumsum(n_retrieved)[:-1]))
-    ranks = np.arange(1, n + 1, dtype=np.int64) - starts[sorted_query]
-    return Ranking(order=order, query=sorted_query, rank=ranks, n_retrieved=n_retrieved)
+    starts = np.searchsorted(sorted_query, np.arange(data.n_queries + 1, dtype=np.int64))
+    return Ranking(order=order, query=sorted_query, starts=starts.astype(np.int64))
 
 
 @dataclass
@@ -281,34 +313,44 @@ def _within_query_position(query: IntArray, n_queries: int) -> IntArray:
 
 
 def lists(data: FrameData, ranking: Ranking, options: Options) -> Lists:
-    """Gather the relevant and positively graded rows of a ranking."""
+    """Gather the relevant and positively graded rows of a ranking.
+
+    Only those rows (a few percent, usually) are looked up in rank order: a one-byte flag per
+    row is gathered through the ranking's permutation, never the grades themselves.
+    """
     grade = data.relevant
     level = options.min_relevance
 
     def is_relevant(g: FloatArray) -> BoolArray:
         return g > 0 if level is None else g >= level
 
-    sorted_grade = grade[ranking.order]
-    rel_pos = np.flatnonzero(is_relevant(sorted_grade))
+    positive = grade > 0
+    relevant = positive if level is None else is_relevant(grade)
+    wanted = positive if level is None else positive | relevant
+    pos = np.flatnonzero(wanted.view(np.uint8)[ranking.order]).astype(np.int64)
+    pos_grade = grade[ranking.order[pos]]
+    rel_pos = pos[is_relevant(pos_grade)]
     rel_query = ranking.query[rel_pos]
-    gain_pos = np.flatnonzero(sorted_grade > 0)
+    gain_keep = pos_grade > 0
+    gain_pos = pos[gain_keep]
 
-    positive = np.flatnonzero(grade > 0)
-    ideal = positive[np.lexsort((-grade[positive], data.query_codes[positive]))]
+    positive_rows = np.flatnonzero(positive)
+    positive_query = data.query_codes[positive_rows]
+    ideal = positive_rows[np.lexsort((-grade[positive_rows], positive_query))]
     ideal_query = data.query_codes[ideal]
 
     return Lists(
         n_queries=data.n_queries,
         n_retrieved=ranking.n_retrieved,
         n_relevant=np.bincount(
-            data.query_codes[is_relevant(grade)], minlength=data.n_queries
+            data.query_codes[np.flatnonzero(relevant)], minlength=data.n_queries
         ).astype(np.int64),
         rel_query=rel_query,
-        rel_rank=ranking.rank[rel_pos],
+        rel_rank=ranking.rank_at(rel_pos),
         rel_hits=_within_query_position(rel_query, data.n_queries),
         gain_query=ranking.query[gain_pos],
-        gain_rank=ranking.rank[gain_pos],
-        gain_grade=sorted_grade[gain_pos],
+        gain_rank=ranking.rank_at(gain_pos),
+        gain_grade=pos_grade[gain_keep],
         ideal_query=ideal_query,
         ideal_rank=_within_query_position(ideal_query, data.n_queries),
         ideal_grade=grade[ideal],
@@ -351,8 +393,8 @@ def check_unique_items(data: FrameData, query: str, item: str) -> None:
     always share a hash, so only the candidates' values are compared exactly.
     """
     query_bits = _bits(data.n_queries)
-    key = data.query_codes.astype(np.uint64) << np.uint64(64 - query_bits)
-    key |= data.item_hash() >> np.uint64(query_bits)
+    key = data.item_hash() >> np.uint64(query_bits)
+    key |= data.query_codes.view(np.uint64) << np.uint64(64 - query_bits)
     ordered = np.sort(key)
     if not (ordered[1:] == ordered[:-1]).any():
         return
@@ -377,6 +419,27 @@ def check_unique_items(data: FrameData, query: str, item: str) -> None:
         f"Drop the duplicates, e.g. df.drop_duplicates([{query!r}, {item!r}])."
     )
     raise InvalidDataError(msg)
+
+
+@contextmanager
+def unique_items_checked(data: FrameData, query: str, item: str) -> Iterator[None]:
+    """Check that items are unique per query while the body of the ``with`` runs.
+
+    On large frames the check (hashing and one sort) runs in a second thread, beside the
+    ranking: NumPy's sorts and ufuncs and polars release the GIL, so two cores share the work.
+    On leaving the block the check is awaited, and a duplicate raises
+    :class:`InvalidDataError` in place of any result or other error of the body.
+    """
+    if data.n_rows < _THREAD_ROWS:
+        check_unique_items(data, query, item)
+        yield
+        return
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="rankframe") as pool:
+        check = pool.submit(check_unique_items, data, query, item)
+        try:
+            yield
+        finally:
+            check.result()
 
 
 def segment_of_queries(data: FrameData, first_rows: IntArray) -> tuple[IntArray, IntArray, int]:

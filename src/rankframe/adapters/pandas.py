@@ -9,12 +9,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+import polars as pl
 import pyarrow as pa
 
 from rankframe import schemas
 from rankframe._api import Backend, ColumnNames, Kind, RankEval
 from rankframe._engine import FrameData
-from rankframe._hashing import hash_arrow, hash_numbers
+from rankframe._hashing import hash_series
 
 IntArray = npt.NDArray[np.int64]
 
@@ -30,19 +31,13 @@ def _codes(series: pd.Series, *, sort: bool) -> tuple[IntArray, Any]:
 
 def _hash(series: pd.Series) -> npt.NDArray[np.uint64]:
     """Per row a 64-bit hash of the value, equal for equal values."""
-    dtype = series.dtype
-    if isinstance(dtype, pd.CategoricalDtype):
-        return _hash(pd.Series(series.cat.categories)).take(series.cat.codes.to_numpy())
-    if dtype.kind in "iufb" and not isinstance(dtype, pd.StringDtype):
-        return hash_numbers(series.to_numpy(dtype=np.float64 if dtype.kind == "f" else None))
     try:
-        hashes = hash_arrow(pa.array(series.array, from_pandas=True))
-    except (pa.ArrowException, TypeError, ValueError):  # mixed objects
-        hashes = None
-    if hashes is None:
-        codes, _ = _codes(series, sort=False)
-        hashes = hash_numbers(codes)
-    return hashes
+        values = pl.from_pandas(series)
+    except (pl.exceptions.PolarsError, pa.ArrowException, TypeError, ValueError):
+        values = None  # an object column mixing types: hash codes of equal values instead
+    if values is None:
+        values = pl.Series(_codes(series, sort=False)[0])
+    return hash_series(values)
 
 
 class PandasBackend:

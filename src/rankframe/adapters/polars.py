@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 from rankframe import schemas
 from rankframe._api import Backend, ColumnNames, Kind, RankEval
 from rankframe._engine import FrameData
-from rankframe._hashing import hash_arrow, hash_numbers
+from rankframe._hashing import hash_series
 
 IntArray = npt.NDArray[np.int64]
 
@@ -90,8 +90,7 @@ class PolarsBackend:
             return items.gather(rows).to_numpy()
 
         def item_hash() -> npt.NDArray[np.uint64]:
-            hashes = hash_arrow(items.to_arrow())
-            return hashes if hashes is not None else hash_numbers(_encode(items, sort=False)[0])
+            return hash_series(items)
 
         def query_labels(codes: IntArray) -> list[object]:
             return list(query_values.take(pa.array(codes)).to_pylist())

@@ -70,7 +70,7 @@ def _as_list(by: str | Sequence[str] | None) -> list[str]:
         return []
     if isinstance(by, str):
         return [by]
-    return list(by)
+    return list(dict.fromkeys(by))  # a repeated column counts once
 
 
 class RankEval:

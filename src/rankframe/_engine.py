@@ -366,8 +366,9 @@ def included_queries(
         codes = np.flatnonzero(empty)
         shown = ", ".join(repr(plain(q)) for q in data.query_labels(codes[:5]))
         more = f" and {len(codes) - 5} more" if len(codes) > 5 else ""
+        queries = "query has" if len(codes) == 1 else "queries have"
         msg = (
-            f"{len(codes)} queries have no relevant item: {shown}{more}. Their metrics are "
+            f"{len(codes)} {queries} no relevant item: {shown}{more}. Their metrics are "
             "undefined; pass empty='zero' (count 0, as trec_eval), 'skip' or 'nan' instead, "
             "or lower min_relevance."
         )

@@ -113,7 +113,7 @@ class Metric:
 
 
 _AT = re.compile(r"^(?P<name>.+?)\s*@\s*(?P<k>[^@]*)$")
-_CUT = re.compile(r"^(?P<name>.+?)_(?P<k>\d+)$")
+_CUT = re.compile(r"^(?P<name>.+?)_(?P<k>[0-9]+)$")
 
 
 def check_k(k: object, metric: str) -> int | None:
@@ -173,7 +173,7 @@ def parse_metric(spec: str | Metric, k: int | None = None) -> Metric:
         raise UnknownMetricError(_unknown_message(spec))
     parsed_k: int | None = None
     if k_text is not None:
-        if not k_text.isdigit():
+        if not (k_text.isascii() and k_text.isdigit()):
             msg = (
                 f"The cut-off in metric {spec!r} must be a positive integer, as in "
                 f"'{definition.name}@10'. Got {k_text!r} instead."

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import Any, TextIO, cast
 
 DEMO_METRICS = ["mrr@10", "ndcg@10", "map@10", "acc@1", "acc@5", "precision@5", "recall@10"]
 
@@ -33,7 +33,8 @@ def demo(seed: int = 0, out: TextIO | None = None) -> None:
     for title, by in (("Overall", None), ("By segment", "segment")):
         tables = []
         for model in ("model_a", "model_b"):
-            ev = data.rank_eval(query="user_id", item="item_id", score=model)
+            # pandas-stubs do not know registered accessors
+            ev = cast("Any", data).rank_eval(query="user_id", item="item_id", score=model)
             table = ev.evaluate(DEMO_METRICS, by=by)
             tables.append(table.assign(model=model))
         combined = pd.concat(tables, ignore_index=True)

@@ -13,10 +13,10 @@ pipeline:
 (2, 4)
 
 The rules (SPEC §1): ``query``, ``item`` and ``relevant`` are never null; ``score`` and
-``relevant`` are numeric (bool allowed for ``relevant``); ``score`` may be null (judged but not
-retrieved); with ``check_unique=True`` an item appears once per query. The accessors check
-uniqueness on integer codes they compute anyway (faster than pandera's row hashing) and run
-the schema with ``check_unique=False``.
+``relevant`` are numeric (bool allowed for ``relevant``); grades are finite; ``score`` may be
+null (judged but not retrieved); with ``check_unique=True`` an item appears once per query.
+The accessors check uniqueness with one sort of packed (query, item hash) keys (faster than
+pandera's row hashing) and run the schema with ``check_unique=False``.
 """
 
 from __future__ import annotations
@@ -37,9 +37,29 @@ __all__ = ["pandas_schema", "polars_schema"]
 def _is_numeric_pandas(series: Any) -> bool:
     import pandas as pd
 
-    return bool(pd.api.types.is_numeric_dtype(series)) and not pd.api.types.is_complex_dtype(
-        series
+    types = pd.api.types
+    return bool(types.is_numeric_dtype(series) or types.is_bool_dtype(series)) and not (
+        types.is_complex_dtype(series)
     )
+
+
+def _is_finite_pandas(series: Any) -> bool:
+    import numpy as np
+
+    if not _is_numeric_pandas(series):
+        return True  # the numeric check reports it
+    values = series.to_numpy(dtype=np.float64, na_value=0.0)
+    return not bool(np.isinf(values).any())
+
+
+def _is_finite_polars(data: Any) -> bool:
+    import polars as pl
+
+    column = pl.col(data.key)
+    if not data.lazyframe.collect_schema()[data.key].is_float():
+        return True
+    infinite = data.lazyframe.select(column.is_infinite().any()).collect()
+    return not bool(infinite.item())
 
 
 def _is_numeric_polars(data: Any) -> bool:
@@ -73,12 +93,14 @@ def pandas_schema(
 
     numeric = pa.Check(_is_numeric_pandas, element_wise=False, name="numeric",
                        error="must have a numeric dtype")
+    finite = pa.Check(_is_finite_pandas, element_wise=False, name="finite",
+                      error="grades must be finite")
     return pa.DataFrameSchema(
         {
             query: pa.Column(nullable=False),
             item: pa.Column(nullable=False),
             score: pa.Column(nullable=True, checks=numeric),
-            relevant: pa.Column(nullable=False, checks=numeric),
+            relevant: pa.Column(nullable=False, checks=[numeric, finite]),
         },
         unique=[query, item] if check_unique else None,
         name="rankframe input",
@@ -95,21 +117,38 @@ def polars_schema(
 ) -> pap.DataFrameSchema:
     """The pandera schema of a polars input frame (eager or lazy) with these column names.
 
-    Same rules as :func:`pandas_schema`.
+    Same rules as :func:`pandas_schema`. pandera checks only the schema of a LazyFrame by
+    default; to check its values too (nulls, uniqueness), validate inside
+    ``pandera.config.config_context(validation_depth="SCHEMA_AND_DATA")``, as rankframe does.
     """
     import pandera.polars as pap
 
     numeric = pap.Check(_is_numeric_polars, name="numeric", error="must have a numeric dtype")
+    finite = pap.Check(_is_finite_polars, name="finite", error="grades must be finite")
     return pap.DataFrameSchema(
         {
             query: pap.Column(nullable=False),
             item: pap.Column(nullable=False),
             score: pap.Column(nullable=True, checks=numeric),
-            relevant: pap.Column(nullable=False, checks=numeric),
+            relevant: pap.Column(nullable=False, checks=[numeric, finite]),
         },
         unique=[query, item] if check_unique else None,
         name="rankframe input",
     )
+
+
+def validate(schema: Any, frame: Any) -> None:
+    """Validate ``frame`` with ``schema`` whatever pandera's global configuration says.
+
+    rankframe's guarantees (no number from bad input) must not depend on a user switching
+    pandera off or to schema-only checks for their own pipelines.
+    """
+    from pandera.config import ValidationDepth, config_context
+
+    with config_context(
+        validation_enabled=True, validation_depth=ValidationDepth.SCHEMA_AND_DATA
+    ):
+        schema.validate(frame)
 
 
 def translate(
@@ -152,6 +191,13 @@ def translate(
         fix = fixes.get(role, "drop or fill those rows")
         msg = f"Column {column!r} ({role}) has {count} null value(s) ({where}); {fix}."
         return InvalidDataError(msg)
+    if role == "relevant" and "finite" in str(error):
+        msg = (
+            f"Column {column!r} ({role}) has an infinite grade; grades must be finite numbers. "
+            "Replace it (e.g. clip to the highest real grade), "
+            f"{pass_as}."
+        )
+        return InvalidDataError(msg)
     if role in ("score", "relevant"):
         kind = "int or float" if role == "score" else "bool, int or float"
         msg = (
@@ -170,8 +216,10 @@ def missing_column_message(missing: str, role: str, available: Sequence[str]) ->
     close = difflib.get_close_matches(missing, [str(c) for c in available], n=1, cutoff=0.5)
     hint = f" Did you mean {close[0]!r}?" if close else ""
     shown = ", ".join(repr(c) for c in list(available)[:20])
-    return (
-        f"Column {missing!r} ({role}) not found.{hint} Pass {role}='...' to use another "
-        f"column, e.g. df.rank_eval({role}={close[0] if close else 'column_name'!r}). "
-        f"Columns: {shown}."
+    example = repr(close[0] if close else "column_name")
+    fix = (
+        f"Pass by=[...] with columns of the frame, e.g. by={example}"
+        if role == "by"
+        else f"Pass {role}='...' to use another column, e.g. df.rank_eval({role}={example})"
     )
+    return f"Column {missing!r} ({role}) not found.{hint} {fix}. Columns: {shown}."

@@ -53,7 +53,7 @@ class PandasBackend:
             names.query, names.item, names.score, names.relevant, check_unique=False
         )
         try:
-            schema.validate(self.frame)
+            schemas.validate(schema, self.frame)
         except SchemaError as error:
             raise schemas.translate(
                 error,

@@ -63,7 +63,7 @@ class PolarsBackend:
             names.query, names.item, names.score, names.relevant, check_unique=False
         )
         try:
-            schema.validate(self.frame)
+            schemas.validate(schema, self.frame)
         except SchemaError as error:
             raise schemas.translate(
                 error,
@@ -73,7 +73,11 @@ class PolarsBackend:
             ) from None
 
     def _null_report(self, column: str, query: str) -> tuple[int, int, object]:
-        nulls = self.frame[column].is_null().to_numpy()
+        values = self.frame[column]
+        missing = values.is_null()
+        if values.dtype.is_float():  # pandera counts NaN as null too
+            missing |= values.is_nan()
+        nulls = missing.to_numpy()
         first = int(np.flatnonzero(nulls)[0])
         query_value = None if column == query else self.frame[query][first]
         return int(nulls.sum()), first, query_value

@@ -23,7 +23,6 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -64,9 +63,9 @@ class FrameData:
         Per row, the score as float64; NaN means judged but not retrieved.
     relevant
         Per row, the grade as float64.
-    item_keys
-        ``item_keys(rows)`` gives, for those row positions, keys whose ascending order is the
-        item ids' ascending order (strings compare as strings, numbers as numbers).
+    item_ranks
+        ``item_ranks(rows)`` gives, for those row positions, the dense ranks of their items in
+        ascending order of the ids (strings compare as strings, numbers as numbers).
     item_hash
         ``item_hash()`` gives per row a 64-bit hash of the item, equal for equal items; used
         to find duplicate items within a query.
@@ -82,7 +81,7 @@ class FrameData:
     n_queries: int
     score: FloatArray
     relevant: FloatArray
-    item_keys: Callable[[IntArray], npt.NDArray[Any]]
+    item_ranks: Callable[[IntArray], IntArray]
     item_hash: Callable[[], npt.NDArray[np.uint64]]
     query_labels: Callable[[IntArray], list[object]]
     item_label: Callable[[int], object]
@@ -198,17 +197,12 @@ def _tie_keys(
     """Sort keys (most significant last, as for ``np.lexsort``) that order equal scores."""
     if ties == "first":
         return [rows]
-    item_desc = _descending(data.item_keys(rows))
+    item_desc = -data.item_ranks(rows)
     if ties == "trec":
         return [item_desc]
     grade = data.relevant[rows]
     # optimistic: higher grade first; pessimistic: lower grade first; then trec's order
     return [item_desc, -grade if ties == "optimistic" else grade]
-
-
-def _descending(keys: npt.NDArray[Any]) -> IntArray:
-    """Integer keys whose ascending order is the descending order of ``keys``."""
-    return -_value_ranks(keys)
 
 
 def rank(data: FrameData, ties: str) -> Ranking:
@@ -312,6 +306,27 @@ def _within_query_position(query: IntArray, n_queries: int) -> IntArray:
     return np.arange(1, len(query) + 1, dtype=np.int64) - starts[query]
 
 
+def _ideal_order(query: IntArray, grade: FloatArray, n_queries: int) -> IntArray:
+    """The order that sorts entries by query, then by grade descending.
+
+    Whole grades (the usual case) are packed with the query and the position into one
+    64-bit key for a single sort; other grades take a lexsort.
+    """
+    n = len(query)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    top = float(grade.max())
+    grade_bits = _bits(int(top) + 1) if top < 2**20 else 64
+    index_bits, query_bits = _bits(n), _bits(n_queries)
+    if index_bits + query_bits + grade_bits <= 64 and bool((grade == np.floor(grade)).all()):
+        key = (np.uint64(top) - grade.astype(np.uint64)) << np.uint64(index_bits)
+        key |= np.arange(n, dtype=np.uint64)
+        key |= query.view(np.uint64) << np.uint64(index_bits + grade_bits)
+        key.sort()
+        return (key & np.uint64((1 << index_bits) - 1)).view(np.int64)
+    return np.lexsort((-grade, query)).astype(np.int64)
+
+
 def lists(data: FrameData, ranking: Ranking, options: Options) -> Lists:
     """Gather the relevant and positively graded rows of a ranking.
 
@@ -335,8 +350,9 @@ def lists(data: FrameData, ranking: Ranking, options: Options) -> Lists:
     gain_pos = pos[gain_keep]
 
     positive_rows = np.flatnonzero(positive)
-    positive_query = data.query_codes[positive_rows]
-    ideal = positive_rows[np.lexsort((-grade[positive_rows], positive_query))]
+    ideal = positive_rows[
+        _ideal_order(data.query_codes[positive_rows], grade[positive_rows], data.n_queries)
+    ]
     ideal_query = data.query_codes[ideal]
 
     return Lists(
@@ -378,15 +394,6 @@ def included_queries(
     return np.ones(table.n_queries, dtype=bool)
 
 
-def _value_ranks(keys: npt.NDArray[Any]) -> IntArray:
-    """Dense ranks of values in ascending order (strings as strings, numbers as numbers)."""
-    try:
-        _, inverse = np.unique(keys, return_inverse=True)
-    except TypeError:  # an object column mixing types: compare them as strings
-        _, inverse = np.unique(keys.astype(str), return_inverse=True)
-    return np.asarray(inverse, dtype=np.int64)
-
-
 def check_unique_items(data: FrameData, query: str, item: str) -> None:
     """Raise if an item appears more than once in a query.
 
@@ -402,7 +409,7 @@ def check_unique_items(data: FrameData, query: str, item: str) -> None:
     order = np.argsort(key, kind="stable")
     positions, run_id = _runs(key[order][1:] == key[order][:-1])
     rows = order[positions]
-    value = _value_ranks(data.item_keys(rows))
+    value = data.item_ranks(rows)
     by_value = np.lexsort((value, run_id))
     same = (run_id[by_value][1:] == run_id[by_value][:-1]) & (
         value[by_value][1:] == value[by_value][:-1]

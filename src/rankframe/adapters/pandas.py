@@ -14,8 +14,8 @@ import pyarrow as pa
 
 from rankframe import schemas
 from rankframe._api import Backend, ColumnNames, Kind, RankEval
+from rankframe._encoding import dense_ranks, hash_series
 from rankframe._engine import FrameData
-from rankframe._hashing import hash_series
 
 IntArray = npt.NDArray[np.int64]
 
@@ -74,8 +74,11 @@ class PandasBackend:
         query_codes, query_uniques = _codes(df[names.query], sort=True)
         items = df[names.item]
 
-        def item_keys(rows: IntArray) -> npt.NDArray[Any]:
-            return np.asarray(items.take(rows).to_numpy())
+        def item_ranks(rows: IntArray) -> IntArray:
+            chosen = items.take(rows)
+            if isinstance(chosen.dtype, pd.ArrowDtype | pd.StringDtype):
+                return dense_ranks(pa.array(chosen.array))
+            return dense_ranks(np.asarray(chosen.to_numpy()))
 
         def item_hash() -> npt.NDArray[np.uint64]:
             return _hash(items)
@@ -88,7 +91,7 @@ class PandasBackend:
             n_queries=len(query_uniques),
             score=_as_float(df[names.score]),
             relevant=_as_float(df[names.relevant]),
-            item_keys=item_keys,
+            item_ranks=item_ranks,
             item_hash=item_hash,
             query_labels=query_labels,
             item_label=lambda row: items.iloc[row],

@@ -18,8 +18,8 @@ import pyarrow.compute as pc
 
 from rankframe import schemas
 from rankframe._api import Backend, ColumnNames, Kind, RankEval
+from rankframe._encoding import dense_ranks, hash_series
 from rankframe._engine import FrameData
-from rankframe._hashing import hash_series
 
 IntArray = npt.NDArray[np.int64]
 
@@ -90,8 +90,8 @@ class PolarsBackend:
         if items.dtype in (pl.Categorical, pl.Enum):
             items = items.cast(pl.String)
 
-        def item_keys(rows: IntArray) -> npt.NDArray[Any]:
-            return items.gather(rows).to_numpy()
+        def item_ranks(rows: IntArray) -> IntArray:
+            return dense_ranks(items.gather(rows).to_arrow())
 
         def item_hash() -> npt.NDArray[np.uint64]:
             return hash_series(items)
@@ -104,7 +104,7 @@ class PolarsBackend:
             n_queries=len(query_values),
             score=_as_float(df[names.score]),
             relevant=_as_float(df[names.relevant]),
-            item_keys=item_keys,
+            item_ranks=item_ranks,
             item_hash=item_hash,
             query_labels=query_labels,
             item_label=lambda row: items[row],

@@ -3,6 +3,12 @@
 100k queries x 50-150 items = 10M rows at size L: string ids (pandas 3 ``str``), 10% of the
 scores rounded to 2 decimals (ties), grades 0-3 with ~5% nonzero, 5% of queries without a
 relevant item, rows shuffled.
+
+Scores are float32 values (stored as float64): pytrec_eval keeps scores as float32, so scores
+that differ only beyond float32 precision would tie there and not in rankframe; with float32
+values every tool sees the same ties. Every query outside the 5% "empty" ones gets at least
+one relevant item (one random row gets a grade 1-3 where chance gave none), so exactly those
+5% have no relevant item.
 """
 
 from __future__ import annotations
@@ -30,9 +36,14 @@ def workload(n_queries: int, lo: int, hi: int, seed: int = 0) -> pd.DataFrame:
     score = rng.random(n)
     rounded = rng.random(n) < 0.10
     score[rounded] = np.round(score[rounded], 2)
+    score = score.astype(np.float32).astype(np.float64)  # the ties pytrec_eval sees, see above
     grade = np.where(rng.random(n) < 0.05, rng.integers(1, 4, size=n), 0)
     empty = rng.random(n_queries) < 0.05
     grade[empty[query]] = 0
+    has_relevant = np.bincount(query, weights=grade > 0, minlength=n_queries) > 0
+    fill = np.flatnonzero(~has_relevant & ~empty)
+    pick = starts[fill] + (rng.random(len(fill)) * lengths[fill]).astype(np.int64)
+    grade[pick] = rng.integers(1, 4, size=len(fill))
     # item ids: distinct within a query (position-based), drawn from a shared catalogue
     item = (position * 7919 + rng.integers(0, 1_000, size=n_queries)[query]) % 1_000_003
     order = rng.permutation(n)

@@ -171,7 +171,8 @@ class RankEval:
         def produce(backend: Backend) -> Any:
             data = backend.extract(names, by)
             with _engine.unique_items_checked(data, names.query, names.item):
-                first_rows = data.first_rows()
+                # a row of each query, for the output's query and `by` columns
+                first_rows = data.first_rows() if per_query or by else None
                 segment, segment_rows, n_segments = _engine.segment_of_queries(data, first_rows)
                 table = _engine.lists(data, _engine.rank(data, options.ties), options)
                 values = [m.definition.compute(table, m.k, options) for m in metrics]
@@ -183,6 +184,7 @@ class RankEval:
                     c: np.where(include, v, np.nan)[keep]
                     for c, v in zip(columns, values, strict=True)
                 }
+                assert first_rows is not None  # computed above for per_query
                 return backend.table([names.query, *by], first_rows[keep], out)
             means, counts = _engine.aggregate(values, include, segment, n_segments)
             out = dict(zip(columns, means, strict=True))

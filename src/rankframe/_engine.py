@@ -450,13 +450,16 @@ def unique_items_checked(data: FrameData, query: str, item: str) -> Iterator[Non
             check.result()
 
 
-def segment_of_queries(data: FrameData, first_rows: IntArray) -> tuple[IntArray, IntArray, int]:
+def segment_of_queries(
+    data: FrameData, first_rows: IntArray | None
+) -> tuple[IntArray, IntArray, int]:
     """Per query, its segment code; also the first row of each segment and their number.
 
-    Raises if a ``by`` column varies within a query.
+    ``first_rows`` (:meth:`FrameData.first_rows`) is needed when there are segments. Raises
+    if a ``by`` column varies within a query.
     """
     combined = np.zeros(data.n_queries, dtype=np.int64)
-    if not data.segments:  # one segment, even for a frame without rows
+    if not data.segments or first_rows is None:  # one segment, even for a frame without rows
         return combined, np.zeros(1, dtype=np.int64), 1
     for name, codes in data.segments:
         per_query = codes[first_rows]

@@ -21,6 +21,10 @@ IntArray = npt.NDArray[np.int64]
 
 
 def _as_float(series: pd.Series) -> npt.NDArray[np.float64]:
+    """The column as float64 with NaN for nulls; a NumPy float64 column is not copied (the
+    engine never writes to it)."""
+    if series.dtype == np.float64:
+        return series.to_numpy()
     return series.to_numpy(dtype=np.float64, na_value=np.nan)
 
 

@@ -156,9 +156,7 @@ def _descending_buckets(score: FloatArray, bits: int) -> npt.NDArray[np.uint64]:
         # [0, top - 2] (rounding cannot reach top - 1 at these magnitudes)
         scaled = np.subtract(hi, score)
         scaled *= scale
-        buckets = scaled.astype(np.uint64)
-        buckets += np.uint64(1)
-        return buckets
+        return scaled.astype(np.uint64)
     # infinities, or spans near the float limits: halves keep the span finite, and a span so
     # narrow that the scale overflows puts every finite score in one bucket (`rank` then
     # re-orders the run exactly)

@@ -46,8 +46,8 @@ def _is_numeric_pandas(series: Any) -> bool:
 def _is_finite_pandas(series: Any) -> bool:
     import numpy as np
 
-    if not _is_numeric_pandas(series):
-        return True  # the numeric check reports it
+    if not _is_numeric_pandas(series) or series.dtype.kind in "iub":
+        return True  # integers are finite; the numeric check reports other dtypes
     values = series.to_numpy(dtype=np.float64, na_value=0.0)
     return not bool(np.isinf(values).any())
 

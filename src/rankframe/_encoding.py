@@ -7,7 +7,8 @@ faster than a hash table over millions of distinct ids (pandas ``factorize``); t
 need to agree within one call, which they do.
 
 Ties are broken by item id, so the few tied rows need the order of their ids: Arrow ranks
-strings as strings and numbers as numbers, in C++.
+strings as strings and numbers as numbers, in C++. Query ids become integer codes numbered in
+sorted order of the ids: Arrow's dictionary encoding, then a sort of the distinct ids only.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["dense_ranks", "hash_series"]
+__all__ = ["dense_ranks", "dictionary_codes", "hash_series"]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -48,3 +49,25 @@ def dense_ranks(values: pa.Array | pa.ChunkedArray | npt.NDArray[Any]) -> IntArr
                              else pa.large_binary())
     ranks = pc.rank(values, sort_keys="ascending", tiebreaker="dense")
     return np.asarray(ranks, dtype=np.int64) - 1
+
+
+def dictionary_codes(
+    values: pa.Array | pa.ChunkedArray, *, sort: bool
+) -> tuple[IntArray, pa.Array]:
+    """Per value an integer code, and the distinct values they index.
+
+    With ``sort=True`` the codes follow the ascending order of the distinct values (nulls
+    last), so tables built from them come out sorted.
+    """
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    encoded = pc.dictionary_encode(values, null_encoding="encode")
+    codes = np.asarray(encoded.indices).astype(np.int64)
+    dictionary = encoded.dictionary
+    if sort:
+        order = np.asarray(pc.sort_indices(dictionary))
+        position = np.empty(len(order), dtype=np.int64)
+        position[order] = np.arange(len(order))
+        codes = position[codes]
+        dictionary = dictionary.take(pa.array(order))
+    return codes, dictionary

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -189,18 +190,54 @@ def _runs(same_as_next: BoolArray) -> tuple[IntArray, IntArray]:
     return positions, np.cumsum(starts) - 1
 
 
-def _tie_keys(
-    data: FrameData, rows: IntArray, ties: str
-) -> list[npt.NDArray[np.generic]]:
-    """Sort keys (most significant last, as for ``np.lexsort``) that order equal scores."""
+def _sort_order(keys: Sequence[IntArray]) -> IntArray:
+    """The stable order that sorts entries by ``keys`` (most significant first).
+
+    Keys are non-negative integers. When their bits and a position fit in 64 bits they are
+    packed into one key for a single ``np.sort``, several times faster than ``np.lexsort``.
+    """
+    n = len(keys[0])
+    index_bits = _bits(n)
+    widths = [_bits(int(key.max(initial=0)) + 1) for key in keys]
+    if index_bits + sum(widths) > 64:
+        return np.lexsort(list(reversed(keys))).astype(np.int64)
+    packed = np.zeros(n, dtype=np.uint64)
+    for key, width in zip(keys, widths, strict=True):
+        packed <<= np.uint64(width)
+        packed |= key.astype(np.uint64, copy=False)
+    packed <<= np.uint64(index_bits)
+    packed |= np.arange(n, dtype=np.uint64)
+    packed.sort()
+    return (packed & np.uint64((1 << index_bits) - 1)).view(np.int64)
+
+
+def _dense(values: npt.NDArray[Any]) -> IntArray:
+    """Dense ranks (0-based) of numbers in ascending order."""
+    return np.unique(values, return_inverse=True)[1].astype(np.int64).reshape(-1)
+
+
+def _tie_order(
+    data: FrameData, rows: IntArray, run_id: IntArray, score: FloatArray, ties: str
+) -> IntArray | None:
+    """The order of the members of tie runs: by run, score descending, then ``ties``.
+
+    ``rows`` (the members' row positions, ascending within each run), ``run_id`` and
+    ``score`` are per member. ``None`` means the members are already in order.
+    """
+    same_run = run_id[1:] == run_id[:-1]
+    exact = bool((score[1:][same_run] == score[:-1][same_run]).all())
+    keys = [run_id] if exact else [run_id, _dense(-score)]
     if ties == "first":
-        return [rows]
-    item_desc = -data.item_ranks(rows)
+        if exact:
+            return None  # the packed sort key already ordered each run by row position
+        return _sort_order([*keys, rows])
+    items = data.item_ranks(rows)
+    item_desc = items.max(initial=0) - items
     if ties == "trec":
-        return [item_desc]
-    grade = data.relevant[rows]
+        return _sort_order([*keys, item_desc])
     # optimistic: higher grade first; pessimistic: lower grade first; then trec's order
-    return [item_desc, -grade if ties == "optimistic" else grade]
+    grade = data.relevant[rows]
+    return _sort_order([*keys, _dense(-grade if ties == "optimistic" else grade), item_desc])
 
 
 def rank(data: FrameData, ties: str) -> Ranking:
@@ -241,8 +278,9 @@ def rank(data: FrameData, ties: str) -> Ranking:
         positions, run_id = _runs(same)
         members = local[positions]
         member_rows = members if rows is None else rows[members]
-        keys = [*_tie_keys(data, member_rows, ties), -ret_score[members], run_id]
-        local[positions] = members[np.lexsort(keys)]
+        within = _tie_order(data, member_rows, run_id, ret_score[members], ties)
+        if within is not None:
+            local[positions] = members[within]
 
     order = local if rows is None else rows[local]
     starts = np.searchsorted(sorted_query, np.arange(data.n_queries + 1, dtype=np.int64))
@@ -304,25 +342,14 @@ def _within_query_position(query: IntArray, n_queries: int) -> IntArray:
     return np.arange(1, len(query) + 1, dtype=np.int64) - starts[query]
 
 
-def _ideal_order(query: IntArray, grade: FloatArray, n_queries: int) -> IntArray:
-    """The order that sorts entries by query, then by grade descending.
-
-    Whole grades (the usual case) are packed with the query and the position into one
-    64-bit key for a single sort; other grades take a lexsort.
-    """
-    n = len(query)
-    if n == 0:
+def _ideal_order(query: IntArray, grade: FloatArray) -> IntArray:
+    """The order that sorts entries by query, then by grade descending."""
+    if len(query) == 0:
         return np.zeros(0, dtype=np.int64)
     top = float(grade.max())
-    grade_bits = _bits(int(top) + 1) if top < 2**20 else 64
-    index_bits, query_bits = _bits(n), _bits(n_queries)
-    if index_bits + query_bits + grade_bits <= 64 and bool((grade == np.floor(grade)).all()):
-        key = (np.uint64(top) - grade.astype(np.uint64)) << np.uint64(index_bits)
-        key |= np.arange(n, dtype=np.uint64)
-        key |= query.view(np.uint64) << np.uint64(index_bits + grade_bits)
-        key.sort()
-        return (key & np.uint64((1 << index_bits) - 1)).view(np.int64)
-    return np.lexsort((-grade, query)).astype(np.int64)
+    if top < 2**20 and bool((grade == np.floor(grade)).all()):  # whole grades: no ranking
+        return _sort_order([query, (top - grade).astype(np.int64)])
+    return _sort_order([query, _dense(-grade)])
 
 
 def lists(data: FrameData, ranking: Ranking, options: Options) -> Lists:
@@ -349,7 +376,7 @@ def lists(data: FrameData, ranking: Ranking, options: Options) -> Lists:
 
     positive_rows = np.flatnonzero(positive)
     ideal = positive_rows[
-        _ideal_order(data.query_codes[positive_rows], grade[positive_rows], data.n_queries)
+        _ideal_order(data.query_codes[positive_rows], grade[positive_rows])
     ]
     ideal_query = data.query_codes[ideal]
 

@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from rankframe import schemas
 from rankframe._api import Backend, ColumnNames, Kind, RankEval
-from rankframe._encoding import dense_ranks, hash_series
+from rankframe._encoding import dense_ranks, dictionary_codes, hash_series
 from rankframe._engine import FrameData
 
 IntArray = npt.NDArray[np.int64]
@@ -29,8 +29,15 @@ def _as_float(series: pd.Series) -> npt.NDArray[np.float64]:
 
 
 def _codes(series: pd.Series, *, sort: bool) -> tuple[IntArray, Any]:
+    """Per row an integer code, and the distinct values (sorted with ``sort=True``).
+
+    Arrow-backed columns (pandas 3's ``str``) are encoded by Arrow, which also sorts the
+    distinct strings far faster than pandas does; others by ``pd.factorize``.
+    """
+    if isinstance(series.array, pd.arrays.ArrowExtensionArray | pd.arrays.ArrowStringArray):
+        return dictionary_codes(pa.array(series.array), sort=sort)
     codes, uniques = pd.factorize(series, sort=sort, use_na_sentinel=False)
-    return codes.astype(np.int64, copy=False), uniques
+    return codes.astype(np.int64, copy=False), np.asarray(uniques)
 
 
 def _hash(series: pd.Series) -> npt.NDArray[np.uint64]:
@@ -88,7 +95,9 @@ class PandasBackend:
             return _hash(items)
 
         def query_labels(codes: IntArray) -> list[object]:
-            return list(np.asarray(query_uniques)[codes])
+            if isinstance(query_uniques, pa.Array):
+                return list(query_uniques.take(pa.array(codes)).to_pylist())
+            return list(query_uniques[codes])
 
         return FrameData(
             query_codes=query_codes,

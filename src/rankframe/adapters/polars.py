@@ -14,36 +14,20 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from rankframe import schemas
 from rankframe._api import Backend, ColumnNames, Kind, RankEval
-from rankframe._encoding import dense_ranks, hash_series
+from rankframe._encoding import dense_ranks, dictionary_codes, hash_series
 from rankframe._engine import FrameData
 
 IntArray = npt.NDArray[np.int64]
 
 
 def _encode(series: pl.Series, *, sort: bool) -> tuple[IntArray, pa.Array]:
-    """Hash-encode a column: per row an integer code, and the distinct values.
-
-    With ``sort=True`` the codes follow the sorted order of the values (nulls last).
-    """
+    """Per row an integer code, and the distinct values (sorted with ``sort=True``)."""
     if series.dtype in (pl.Categorical, pl.Enum):
         series = series.cast(pl.String)
-    values = series.to_arrow()
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks()
-    encoded = pc.dictionary_encode(values, null_encoding="encode")
-    codes = np.asarray(encoded.indices).astype(np.int64)
-    dictionary = encoded.dictionary
-    if sort:
-        order = np.asarray(pc.sort_indices(dictionary))
-        position = np.empty(len(order), dtype=np.int64)
-        position[order] = np.arange(len(order))
-        codes = position[codes]
-        dictionary = dictionary.take(pa.array(order))
-    return codes, dictionary
+    return dictionary_codes(series.to_arrow(), sort=sort)
 
 
 def _as_float(series: pl.Series) -> npt.NDArray[np.float64]:

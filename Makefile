@@ -5,10 +5,10 @@ BIN    := $(VENV)/bin
 SIZE   ?= S
 
 .DEFAULT_GOAL := help
-.PHONY: help demo test lint bench docs clean
+.PHONY: help demo test lint bench bench-scale docs clean
 
 help:  ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-8s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-11s %s\n", $$1, $$2}'
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -36,8 +36,18 @@ lint: $(VENV)/.installed-dev  ## ruff and mypy (strict) on src/
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
 
-bench: $(VENV)/.installed-test  ## benchmarks against the peers (SIZE=S|M|L), writes benchmarks/RESULTS.md
+# The peers for `make bench`. torch first, pinned: 2.13.0 is a CPU wheel on this machine's local
+# disk, and installing it before torchmetrics keeps pip from pulling a CUDA build of torch.
+$(VENV)/.installed-bench: $(VENV)/.installed-test
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	touch $@
+
+bench: $(VENV)/.installed-bench  ## benchmarks against the peers (SIZE=S|M|L), writes benchmarks/RESULTS.md
 	$(BIN)/python benchmarks/run.py --size $(SIZE)
+
+bench-scale: $(VENV)/.installed-test  ## 50M rows from parquet: Dask, polars streaming, pandas; writes benchmarks/RESULTS.md
+	$(BIN)/python benchmarks/scale.py
 
 docs:  ## the docs are Markdown in docs/ (read them on the forge or in an editor)
 	@ls docs

@@ -1,7 +1,8 @@
 """rankframe: ranking metrics inside the DataFrames you already use.
 
-``import rankframe`` registers ``rank_eval`` on pandas DataFrames and on polars DataFrames and
-LazyFrames::
+``import rankframe`` registers ``rank_eval`` on pandas DataFrames, on polars DataFrames and
+LazyFrames, and on Dask DataFrames when Dask is installed::
+
 
     import rankframe
     df.rank_eval.mrr(k=5)
@@ -54,3 +55,13 @@ __all__ = [
 
 _pandas_adapter.register()
 _polars_adapter.register()
+
+# -- Dask (optional extra: pip install 'rankframe[dask]') ------------------------------------
+try:
+    import dask.dataframe as _dask_dataframe  # noqa: F401  (only: is Dask installed?)
+except ImportError:
+    pass
+else:
+    from rankframe.adapters import dask as _dask_adapter
+
+    _dask_adapter.register()

@@ -1,0 +1,443 @@
+"""The Dask accessor on a real scheduler: lazy results that compute to the pandas results.
+
+A ``distributed.LocalCluster`` (2 worker processes) runs every computation of this module. The
+frames put the rows of each query in several partitions (rows in random order, 4 partitions),
+so every result goes through the shuffle on the query column. Each result is compared with the
+pandas accessor on the same rows (``ddf.compute()``: Dask stores strings as ``string[pyarrow]``,
+so that is the pandas frame the user gets back).
+
+Per-query values are compared exactly. Means are compared to 1e-12 relative: Dask adds up each
+partition's mean weighted by its number of queries, pandas adds up the queries in one pass, and
+the two sums can differ in the last bits.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rankframe
+from helpers import CONFORMANCE
+from rankframe import (
+    ColumnNotFoundError,
+    EmptyQueryError,
+    InvalidOptionError,
+    UnknownMetricError,
+)
+
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+
+RTOL = 1e-12
+METRICS = ["mrr@5", "ndcg@10", "ndcg", "map", "map@5", "acc@1", "precision@3", "recall@10",
+           "r_precision"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def client() -> Iterator[Any]:
+    """A local cluster of two worker processes; every compute of the module runs on it."""
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit="2GiB",
+            dashboard_address=":0",  # any free port: never "port 8787 is already in use"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client
+
+
+def generated(seed: int, n_queries: int = 60, *, int_queries: bool = False) -> pd.DataFrame:
+    """A long frame with heavy ties, unretrieved rows, ±inf, empty queries, two `by` columns;
+    rows in random order."""
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(1, 30, size=n_queries)
+    query = np.repeat(np.arange(n_queries), lengths)
+    n = len(query)
+    position = np.arange(n) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    score = np.round(rng.random(n), 1)
+    score[rng.random(n) < 0.1] = np.nan  # judged, not retrieved
+    score[rng.random(n) < 0.02] = np.inf
+    grade = rng.choice([-1, 0, 0, 0, 1, 2, 3], size=n)
+    grade[(rng.random(n_queries) < 0.15)[query]] = 0  # queries without a relevant item
+    frame = pd.DataFrame({
+        "query": query * 10 if int_queries else np.char.add("q", query.astype(str)),
+        "item": np.char.add("d", (position * 37 % 1009).astype(str)),
+        "score": score,
+        "relevant": grade,
+        "theme": np.array(["news", "sport", "tech"])[query % 3],
+        "cohort": query % 2,
+    })
+    return frame.iloc[rng.permutation(n)].reset_index(drop=True)
+
+
+def dask_and_pandas(frame: pd.DataFrame, npartitions: int = 4) -> tuple[Any, pd.DataFrame]:
+    ddf = dd.from_pandas(frame, npartitions=npartitions)
+    return ddf, ddf.compute()
+
+
+@pytest.fixture(scope="module")
+def frames() -> tuple[Any, pd.DataFrame]:
+    return dask_and_pandas(generated(0))
+
+
+def assert_same(lazy: Any, expected: Any, *, exact: bool = False) -> None:
+    """``lazy`` is a Dask object that computes to ``expected``."""
+    assert dask_collection(lazy), type(lazy)
+    got = lazy.compute()
+    if isinstance(expected, float):
+        assert isinstance(got, float), type(got)
+        assert got == pytest.approx(expected, rel=RTOL, nan_ok=True)
+    elif isinstance(expected, pd.Series):
+        pd.testing.assert_series_equal(got, expected, check_exact=exact, rtol=RTOL)
+    else:
+        pd.testing.assert_frame_equal(got, expected, check_exact=exact, rtol=RTOL)
+
+
+def dask_collection(value: Any) -> bool:
+    from dask import is_dask_collection
+
+    return bool(is_dask_collection(value))
+
+
+# -- the data really is spread out -----------------------------------------------------------
+
+
+def test_queries_straddle_partitions(frames: tuple[Any, pd.DataFrame]) -> None:
+    ddf, pdf = frames
+    pairs = ddf.map_partitions(lambda p: p[["query"]].drop_duplicates()).compute()
+    assert ddf.npartitions == 4
+    assert len(pairs) > 2 * pdf["query"].nunique()  # most queries are in several partitions
+
+
+def test_accessor_is_registered_and_binds_names(frames: tuple[Any, pd.DataFrame]) -> None:
+    from rankframe.adapters.dask import DaskRankEval
+
+    ddf, _ = frames
+    assert isinstance(ddf.rank_eval, DaskRankEval)
+    renamed = ddf.rename(columns={"query": "user", "relevant": "clicked"})
+    ev = renamed.rank_eval(query="user", relevant="clicked")
+    assert repr(ev) == "<rank_eval query='user' item='item' score='score' relevant='clicked'>"
+    expected = renamed.compute().rank_eval(query="user", relevant="clicked").mrr(k=5)
+    assert_same(ev.mrr(k=5), expected)
+
+
+# -- every method, equal to pandas -----------------------------------------------------------
+
+SCALAR_CALLS: dict[str, Callable[[Any], Any]] = {
+    "mrr": lambda ev: ev.mrr(k=5),
+    "mrr-first": lambda ev: ev.mrr(ties="first"),
+    "ndcg-exp": lambda ev: ev.ndcg(k=10, gain="exponential"),
+    "map-min_k": lambda ev: ev.map(k=5, denominator="min_k"),
+    "acc-skip": lambda ev: ev.acc(k=1, empty="skip"),
+    "precision-nan": lambda ev: ev.precision(k=3, empty="nan"),
+    "recall-level": lambda ev: ev.recall(k=10, min_relevance=2),
+    "r_precision-opt": lambda ev: ev.r_precision(ties="optimistic"),
+}
+
+
+@pytest.mark.parametrize("call", SCALAR_CALLS.values(), ids=SCALAR_CALLS.keys())
+def test_metric_is_a_lazy_scalar(frames: tuple[Any, pd.DataFrame], call: Any) -> None:
+    ddf, pdf = frames
+    result = call(ddf.rank_eval)
+    assert isinstance(result, dd.Scalar)
+    assert_same(result, call(pdf.rank_eval))
+
+
+@pytest.mark.parametrize("by", ["theme", ["theme", "cohort"]])
+@pytest.mark.parametrize("empty", ["zero", "skip"])
+def test_metric_by_segments_is_a_lazy_series(
+    frames: tuple[Any, pd.DataFrame], by: Any, empty: str
+) -> None:
+    ddf, pdf = frames
+    result = ddf.rank_eval.ndcg(k=10, by=by, empty=empty)
+    assert isinstance(result, dd.Series)
+    assert_same(result, pdf.rank_eval.ndcg(k=10, by=by, empty=empty))
+
+
+@pytest.mark.parametrize("by", [None, "theme", ["cohort", "theme"]])
+@pytest.mark.parametrize("empty", ["zero", "skip", "nan"])
+def test_per_query_equals_pandas_exactly(
+    frames: tuple[Any, pd.DataFrame], by: Any, empty: str
+) -> None:
+    ddf, pdf = frames
+    result = ddf.rank_eval.per_query(METRICS, by=by, empty=empty)
+    assert isinstance(result, dd.DataFrame)
+    assert_same(result, pdf.rank_eval.per_query(METRICS, by=by, empty=empty), exact=True)
+
+
+@pytest.mark.parametrize("by", [None, "theme", ["theme", "cohort"]])
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"empty": "skip"}, {"empty": "nan", "ties": "pessimistic"}, {"min_relevance": 3},
+     {"gain": "exponential", "denominator": "min_k", "ties": "first"}],
+    ids=["defaults", "skip", "nan-pessimistic", "level3", "exp-min_k-first"],
+)
+def test_evaluate_equals_pandas(
+    frames: tuple[Any, pd.DataFrame], by: Any, options: dict[str, Any]
+) -> None:
+    ddf, pdf = frames
+    result = ddf.rank_eval.evaluate(METRICS, by=by, **options)
+    assert isinstance(result, dd.DataFrame)
+    assert_same(result, pdf.rank_eval.evaluate(METRICS, by=by, **options))
+
+
+def test_segment_whose_queries_are_all_skipped_has_nan_and_zero_queries() -> None:
+    frame = generated(1)
+    frame.loc[frame["theme"] == "tech", "relevant"] = 0
+    ddf, pdf = dask_and_pandas(frame)
+    expected = pdf.rank_eval.evaluate(["mrr", "map"], by="theme", empty="skip")
+    assert expected.loc[expected["theme"] == "tech", "n_queries"].item() == 0
+    assert_same(ddf.rank_eval.evaluate(["mrr", "map"], by="theme", empty="skip"), expected)
+    assert_same(ddf.rank_eval.mrr(by="theme", empty="nan"), pdf.rank_eval.mrr(by="theme",
+                                                                               empty="nan"))
+
+
+def test_integer_queries() -> None:
+    ddf, pdf = dask_and_pandas(generated(2, int_queries=True))
+    assert_same(ddf.rank_eval.per_query(METRICS, by="theme"),
+                pdf.rank_eval.per_query(METRICS, by="theme"), exact=True)
+    assert_same(ddf.rank_eval.evaluate(METRICS), pdf.rank_eval.evaluate(METRICS))
+
+
+@pytest.mark.parametrize("ties", ["trec", "first", "optimistic"])
+def test_rank_keeps_the_index(frames: tuple[Any, pd.DataFrame], ties: str) -> None:
+    ddf, pdf = frames
+    result = ddf.rank_eval.rank(ties=ties, name="position")
+    assert isinstance(result, dd.DataFrame)
+    # rows come grouped by query; the index of each row is kept
+    got = result.compute().sort_index()
+    pd.testing.assert_frame_equal(got, pdf.rank_eval.rank(ties=ties, name="position"))
+
+
+def test_ties_first_follows_the_frames_row_order() -> None:
+    frame = generated(3)
+    frame["score"] = 1.0  # every row of a query tied: the rank is the order in the frame
+    ddf, pdf = dask_and_pandas(frame, npartitions=6)
+    ranks = ddf.rank_eval.rank(ties="first").compute().sort_index()["rank"]
+    expected = pdf.groupby("query").cumcount() + 1
+    assert (ranks.to_numpy() == expected.to_numpy()).all()
+    assert_same(ddf.rank_eval.per_query(["mrr", "ndcg@3"], ties="first"),
+                pdf.rank_eval.per_query(["mrr", "ndcg@3"], ties="first"), exact=True)
+
+
+# -- frames already partitioned by query: no shuffle -----------------------------------------
+
+
+def _shuffles(result: Any) -> int:
+    keys = result.__dask_graph__().keys()
+    return sum("shuffle" in str(key) for key in keys)
+
+
+def test_query_as_index_with_divisions_skips_the_shuffle(frames: tuple[Any, pd.DataFrame]) -> None:
+    ddf, pdf = frames
+    # like read_parquet(path, index="query", calculate_divisions=True) on data sorted by query
+    indexed = ddf.set_index("query").persist()
+    assert indexed.known_divisions
+    assert _shuffles(ddf.rank_eval.evaluate(METRICS)) > 0
+    result = indexed.rank_eval.evaluate(METRICS, by="theme")
+    assert _shuffles(result) == 0
+    assert_same(result, pdf.rank_eval.evaluate(METRICS, by="theme"))
+    assert_same(indexed.rank_eval.per_query(METRICS), pdf.rank_eval.per_query(METRICS),
+                exact=True)
+    # rank gives the frame back with its index (the query) and the rank column
+    ranked = indexed.rank_eval.rank().compute()
+    assert ranked.index.name == "query"
+    expected = pdf.rank_eval.rank()
+    pd.testing.assert_frame_equal(
+        ranked.reset_index().sort_values(["query", "item"], ignore_index=True),
+        expected[ranked.reset_index().columns].sort_values(["query", "item"],
+                                                           ignore_index=True),
+    )
+
+
+def test_partitions_do_not_wait_for_the_null_check(frames: tuple[Any, pd.DataFrame]) -> None:
+    # Without a shuffle, a partition that waited for the check of the whole frame would keep
+    # every input partition in memory until the last one is read. Only the last step waits.
+    ddf, _ = frames
+    indexed = ddf.set_index("query").persist()
+    graph = dict(indexed.rank_eval.evaluate(METRICS).__dask_graph__())
+    check = {key for key in graph if "customreduction" in str(key)}
+    partitions = [task for key, task in graph.items() if "_run_partition" in str(key)]
+    assert check
+    assert len(partitions) == indexed.npartitions
+    assert all(not (task.dependencies & check) for task in partitions)
+
+
+def test_query_as_index_without_divisions_is_shuffled(frames: tuple[Any, pd.DataFrame]) -> None:
+    ddf, pdf = frames
+    indexed = ddf.set_index("query").clear_divisions().persist()
+    result = indexed.rank_eval.per_query(METRICS)
+    assert _shuffles(result) > 0
+    assert_same(result, pdf.rank_eval.per_query(METRICS), exact=True)
+
+
+def test_one_partition_is_not_shuffled() -> None:
+    ddf, pdf = dask_and_pandas(generated(4), npartitions=1)
+    result = ddf.rank_eval.evaluate(METRICS, by="cohort")
+    assert _shuffles(result) == 0
+    assert_same(result, pdf.rank_eval.evaluate(METRICS, by="cohort"))
+
+
+def test_parquet_dataset(tmp_path: Any) -> None:
+    frame = generated(5).assign(unused=1.5)
+    for i, rows in enumerate(np.array_split(np.arange(len(frame)), 3)):
+        frame.iloc[rows].to_parquet(tmp_path / f"part-{i}.parquet", index=False)
+    ddf = dd.read_parquet(tmp_path)
+    pdf = ddf.compute()
+    assert_same(ddf.rank_eval.evaluate(METRICS, by="theme"),
+                pdf.rank_eval.evaluate(METRICS, by="theme"))
+    assert_same(ddf.rank_eval.per_query(METRICS), pdf.rank_eval.per_query(METRICS), exact=True)
+
+
+def test_empty_frame() -> None:
+    ddf, pdf = dask_and_pandas(generated(0).iloc[:0], npartitions=1)
+    assert_same(ddf.rank_eval.mrr(), pdf.rank_eval.mrr())
+    assert_same(ddf.rank_eval.evaluate(["mrr"], by="theme"),
+                pdf.rank_eval.evaluate(["mrr"], by="theme"))
+
+
+# -- trec_eval's test data -------------------------------------------------------------------
+
+CASES = {
+    "aq": ("qrels.test", "results.test", {}, {}),
+    "aql": ("qrels.rel_level", "results.test", {}, {"min_relevance": 2}),
+    "aqc": ("qrels.test", "results.trunc", {"complete": True}, {}),
+}
+TREC_METRICS = ["recip_rank", "P_5", "P_10", "recall_100", "map", "map_cut_10", "ndcg",
+                "ndcg_cut_10", "success_1", "Rprec"]
+
+
+@pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
+def test_trec_eval_conformance_data(case: tuple[str, str, dict[str, Any], dict[str, Any]]) -> None:
+    qrels, run, join_options, options = case
+    joined = rankframe.join_trec(
+        rankframe.read_trec_run(CONFORMANCE / run),
+        rankframe.read_trec_qrels(CONFORMANCE / qrels),
+        **join_options,
+    )
+    shuffled = joined.sample(frac=1.0, random_state=0).reset_index(drop=True)
+    ddf, pdf = dask_and_pandas(shuffled, npartitions=5)
+    assert_same(ddf.rank_eval.per_query(TREC_METRICS, **options),
+                pdf.rank_eval.per_query(TREC_METRICS, **options), exact=True)
+    assert_same(ddf.rank_eval.evaluate(TREC_METRICS, **options),
+                pdf.rank_eval.evaluate(TREC_METRICS, **options))
+
+
+# -- errors ----------------------------------------------------------------------------------
+
+
+def pandas_error(call: Callable[[Any], Any], frame: pd.DataFrame) -> Exception:
+    with pytest.raises(rankframe.RankEvalError) as info:
+        call(frame.rank_eval)
+    return info.value
+
+
+ARGUMENT_ERRORS: dict[str, tuple[Callable[[Any], Any], type[Exception]]] = {
+    "missing-column": (lambda ev: ev.mrr(by="theem"), ColumnNotFoundError),
+    "bound-missing": (lambda ev: ev(relevant="relevance").mrr(), ColumnNotFoundError),
+    "unknown-metric": (lambda ev: ev.evaluate(["ndgc@10"]), UnknownMetricError),
+    "bad-k": (lambda ev: ev.ndcg(k=0), InvalidOptionError),
+    "bad-option": (lambda ev: ev.per_query(["mrr"], empty="skipp"), InvalidOptionError),
+    "rank-name": (lambda ev: ev.rank(name="score"), InvalidOptionError),
+}
+
+
+@pytest.mark.parametrize("case", ARGUMENT_ERRORS.values(), ids=ARGUMENT_ERRORS.keys())
+def test_argument_errors_raise_at_the_call(
+    frames: tuple[Any, pd.DataFrame], case: tuple[Callable[[Any], Any], type[Exception]]
+) -> None:
+    call, error = case
+    ddf, pdf = frames
+    with pytest.raises(error) as info:
+        call(ddf.rank_eval)  # no compute: the call itself raises
+    assert str(info.value) == str(pandas_error(call, pdf))
+
+
+def _with(frame: pd.DataFrame, rows: list[int], column: str, value: Any) -> pd.DataFrame:
+    out = frame.copy()
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        out[column] = out[column].astype(object if out[column].dtype.kind not in "f" else float)
+    out.loc[rows, column] = value
+    return out
+
+
+DATA_ERRORS: dict[str, Callable[[pd.DataFrame], pd.DataFrame]] = {
+    # rows in different partitions: the count and the first row are those of the whole frame
+    "null-relevant": lambda f: _with(f, [900, 10, 400], "relevant", np.nan),
+    "null-query": lambda f: _with(f, [700, 800], "query", None),
+    "null-item": lambda f: _with(f, [650], "item", None),
+    "non-numeric-score": lambda f: f.assign(score=f["score"].astype(str)),
+    "infinite-grade": lambda f: _with(f.astype({"relevant": float}), [5], "relevant", np.inf),
+    "duplicate-item": lambda f: pd.concat([f, f.iloc[[300]]], ignore_index=True),
+    "by-varies": lambda f: _with(f, [3], "theme", "other"),
+}
+
+
+DATA_CALLS: dict[str, Callable[[Any], Any]] = {
+    "ndcg-by": lambda ev: ev.ndcg(k=10, by="theme"),
+    "per_query": lambda ev: ev.per_query(["mrr"], by="theme"),
+    "rank": lambda ev: ev.rank(),
+}
+
+
+@pytest.mark.parametrize(
+    ("make_bad", "call"),
+    [
+        pytest.param(DATA_ERRORS[error], DATA_CALLS[call], id=f"{call}-{error}")
+        for call in DATA_CALLS
+        for error in DATA_ERRORS
+        if (call, error) != ("rank", "by-varies")  # rank takes no `by`
+    ],
+)
+def test_data_errors_raise_at_compute_with_the_pandas_message(
+    make_bad: Callable[[pd.DataFrame], pd.DataFrame], call: Callable[[Any], Any]
+) -> None:
+    ddf, pdf = dask_and_pandas(make_bad(generated(6)))
+    expected = pandas_error(call, pdf)
+    lazy = call(ddf.rank_eval)  # builds the graph without looking at the data
+    with pytest.raises(type(expected)) as info:
+        lazy.compute()
+    assert str(info.value) == str(expected)
+
+
+def test_empty_error_names_the_queries() -> None:
+    frame = generated(7).assign(relevant=1)
+    frame.loc[frame["query"] == "q5", "relevant"] = 0  # the one query without a relevant item
+    ddf, pdf = dask_and_pandas(frame)
+    expected = pandas_error(lambda ev: ev.mrr(empty="error"), pdf)
+    lazy = ddf.rank_eval.mrr(empty="error")
+    with pytest.raises(EmptyQueryError) as info:
+        lazy.compute()
+    assert str(info.value) == str(expected)
+
+
+def test_without_dask_the_adapter_fails_politely() -> None:
+    script = textwrap.dedent(
+        """
+        import sys
+        sys.modules["dask"] = None  # as if Dask were not installed
+        sys.modules["dask.dataframe"] = None
+        import pandas as pd
+        import rankframe  # works: the Dask accessor is optional
+        frame = pd.DataFrame({"query": [1], "item": [1], "score": [1.0], "relevant": [1]})
+        assert frame.rank_eval.mrr() == 1.0
+        try:
+            import rankframe.adapters.dask
+        except ImportError as error:
+            print(error)
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "The Dask accessor needs dask: pip install 'rankframe[dask]'"

@@ -3,7 +3,6 @@
 ``import rankframe`` registers ``rank_eval`` on pandas DataFrames, on polars DataFrames and
 LazyFrames, and on Dask DataFrames when Dask is installed::
 
-
     import rankframe
     df.rank_eval.mrr(k=5)
     df.rank_eval(query="user_id", item="movie_id", score="pred", relevant="clicked").ndcg(k=10)

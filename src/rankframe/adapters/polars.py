@@ -168,7 +168,12 @@ class LazyPolarsRankEval(RankEval):
         def run(frame: pl.DataFrame) -> pl.DataFrame:
             return _shape(produce(self._backend(frame)), kind, keys, metric)
 
-        return self._frame.map_batches(run, schema=schema, streamable=False)
+        frame = self._frame
+        if list(keys) != ["*"]:
+            # polars does not push column selection through map_batches: select the columns
+            # the engine reads, so a scan reads only those
+            frame = frame.select(list(dict.fromkeys([*self._names.roles(), *keys])))
+        return frame.map_batches(run, schema=schema, streamable=False)
 
 
 def register() -> None:

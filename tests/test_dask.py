@@ -441,3 +441,38 @@ def test_without_dask_the_adapter_fails_politely() -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "The Dask accessor needs dask: pip install 'rankframe[dask]'"
+
+
+# -- several systems -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def two_systems(frames: tuple[Any, pd.DataFrame]) -> tuple[Any, pd.DataFrame]:
+    _, pdf = frames
+    rng = np.random.default_rng(7)
+    other = pdf.assign(other=np.round(rng.random(len(pdf)), 1))
+    return dask_and_pandas(other)
+
+
+@pytest.mark.parametrize("by", [None, "theme"])
+def test_several_systems_equal_pandas(two_systems: tuple[Any, pd.DataFrame], by: Any) -> None:
+    ddf, pdf = two_systems
+    scores = ["other", "score"]  # not in sorted order: the output keeps the given order
+    lazy, eager = ddf.rank_eval(score=scores), pdf.rank_eval(score=scores)
+    assert_same(lazy.evaluate(METRICS, by=by), eager.evaluate(METRICS, by=by))
+    assert_same(lazy.mrr(k=5, by=by), eager.mrr(k=5, by=by))
+    assert_same(lazy.per_query(METRICS, by=by), eager.per_query(METRICS, by=by), exact=True)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [lambda ev: ev.evaluate("mrr", ci=0.95), lambda ev: ev.evaluate("mrr", tidy=True),
+     lambda ev: ev.compare("mrr")],
+    ids=["ci", "tidy", "compare"],
+)
+def test_whole_frame_summaries_are_refused_politely(
+    two_systems: tuple[Any, pd.DataFrame], call: Any
+) -> None:
+    ddf, _ = two_systems
+    with pytest.raises(rankframe.InvalidOptionError, match=r"not available on Dask.*per_query"):
+        call(ddf.rank_eval(score=["score", "other"]))

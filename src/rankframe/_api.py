@@ -10,19 +10,20 @@ a lazy plan).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
-from rankframe import _engine, _metrics  # noqa: F401  (_metrics fills the registry)
-from rankframe._options import Denominator, Empty, Gain, Options, Ties
+from rankframe import _analysis, _engine, _metrics  # noqa: F401  (_metrics fills the registry)
+from rankframe._analysis import SYSTEM, Correction, PerQuery, Test
+from rankframe._options import Denominator, Empty, Gain, Options, Ties, check_choice
 from rankframe._registry import Metric, parse_metric, parse_metrics
 from rankframe.exceptions import ColumnNotFoundError, InvalidOptionError
 from rankframe.schemas import missing_column_message
 
-__all__ = ["Backend", "ColumnNames", "RankEval"]
+__all__ = ["SYSTEM", "Backend", "ColumnNames", "RankEval", "shape_of"]
 
 Kind = Literal["scalar", "segments", "table"]
 IntArray = npt.NDArray[np.int64]
@@ -30,21 +31,41 @@ IntArray = npt.NDArray[np.int64]
 
 @dataclass(frozen=True)
 class ColumnNames:
-    """The names of the four input columns."""
+    """The names of the input columns.
+
+    ``systems`` lists the score columns when several systems are evaluated at once (the
+    first is also ``score``); ``None`` for one score column and no ``system`` output column.
+    """
 
     query: str = "query"
     item: str = "item"
     score: str = "score"
     relevant: str = "relevant"
+    systems: tuple[str, ...] | None = None
+
+    @property
+    def scores(self) -> tuple[str, ...]:
+        """Every score column."""
+        return self.systems if self.systems is not None else (self.score,)
 
     def roles(self) -> dict[str, str]:
         """Column name → role."""
         return {
             self.query: "query",
             self.item: "item",
-            self.score: "score",
+            **dict.fromkeys(self.scores, "score"),
             self.relevant: "relevant",
         }
+
+
+def shape_of(
+    kind: Kind, keys: Sequence[str], value_columns: Sequence[tuple[str, str]]
+) -> tuple[list[str], str]:
+    """For a ``"segments"`` result, the columns of its index (the ``by`` columns and
+    ``system``) and its one metric column; for a ``"scalar"`` result, that metric."""
+    labels = [name for name, t in value_columns if t == "str"]
+    metric = next((name for name, t in value_columns if t == "float"), "")
+    return ([*keys, *labels] if kind == "segments" else []), metric
 
 
 class Backend(Protocol):
@@ -54,14 +75,13 @@ class Backend(Protocol):
         """Validate the frame and hand its columns to the engine."""
         ...
 
-    def table(
-        self, keys: Sequence[str], rows: IntArray | None, values: dict[str, npt.NDArray[Any]]
-    ) -> Any:
-        """A native frame: the ``keys`` columns taken at ``rows``, then ``values``."""
+    def table(self, keys: Sequence[str], rows: IntArray | None, values: dict[str, Any]) -> Any:
+        """A native frame: the ``keys`` columns taken at ``rows``, then ``values`` (NumPy
+        arrays; an Arrow integer array for an integer column with nulls)."""
         ...
 
-    def with_rank(self, rank: IntArray, name: str) -> Any:
-        """The input frame plus an integer column ``name`` (0 in ``rank`` becomes null)."""
+    def with_ranks(self, ranks: dict[str, IntArray]) -> Any:
+        """The input frame plus an integer column per entry (0 in a rank becomes null)."""
         ...
 
 
@@ -71,6 +91,43 @@ def _as_list(by: str | Sequence[str] | None) -> list[str]:
     if isinstance(by, str):
         return [by]
     return list(dict.fromkeys(by))  # a repeated column counts once
+
+
+def _score_columns(score: str | Sequence[str]) -> tuple[str, tuple[str, ...] | None]:
+    """The first score column, and every one of them when a list was given."""
+    if isinstance(score, str):
+        return score, None
+    columns = list(score) if isinstance(score, Iterable) else [score]
+    if not columns or not all(isinstance(c, str) for c in columns):
+        msg = (
+            "score= takes a column name or a list of column names (one per system), e.g. "
+            f"score=['model_a', 'model_b']. Got {score!r} instead."
+        )
+        raise InvalidOptionError(msg)
+    repeated = sorted({c for c in columns if columns.count(c) > 1})
+    if repeated:
+        msg = f"score= lists {repeated[0]!r} more than once; list each score column once."
+        raise InvalidOptionError(msg)
+    return columns[0], tuple(columns)
+
+
+def _check_level(option: str, value: object) -> None:
+    """A probability strictly between 0 and 1 (a confidence level, a significance level)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1:
+        msg = f"The '{option}' option must be a number between 0 and 1, e.g. 0.95. Got {value!r}."
+        raise InvalidOptionError(msg)
+
+
+def _check_resampling(n_resamples: object, seed: object) -> None:
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
+        msg = (
+            "The 'n_resamples' option must be a positive integer, e.g. 1000. "
+            f"Got {n_resamples!r} instead."
+        )
+        raise InvalidOptionError(msg)
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        msg = f"The 'seed' option must be an integer or None. Got {seed!r} instead."
+        raise InvalidOptionError(msg)
 
 
 class RankEval:
@@ -110,6 +167,10 @@ class RankEval:
         """
         raise NotImplementedError
 
+    def _needs_all_queries(self, what: str) -> None:
+        """Called before computing ``what`` from every query at once (intervals, tests);
+        an adapter that cannot do so raises."""
+
     # -- binding column names ------------------------------------------------------------
 
     def __call__(
@@ -117,80 +178,119 @@ class RankEval:
         *,
         query: str | None = None,
         item: str | None = None,
-        score: str | None = None,
+        score: str | Sequence[str] | None = None,
         relevant: str | None = None,
     ) -> RankEval:
-        """The accessor bound to other column names."""
+        """The accessor bound to other column names.
+
+        ``score`` may list several score columns: every method then evaluates each of them
+        against the same ``relevant`` column in one pass, and its output gains a ``system``
+        column naming the score column (``mrr()`` and the other metric methods give one
+        value per system).
+        """
+        first, systems = self._names.score, self._names.systems
+        if score is not None:
+            first, systems = _score_columns(score)
         names = ColumnNames(
             query=query or self._names.query,
             item=item or self._names.item,
-            score=score or self._names.score,
+            score=first,
             relevant=relevant or self._names.relevant,
+            systems=systems,
         )
         return type(self)(self._frame, names)
 
     def __repr__(self) -> str:
         n = self._names
+        score = n.score if n.systems is None else list(n.systems)
         return (
-            f"<rank_eval query={n.query!r} item={n.item!r} score={n.score!r} "
+            f"<rank_eval query={n.query!r} item={n.item!r} score={score!r} "
             f"relevant={n.relevant!r}>"
         )
 
+    @property
+    def _multi(self) -> bool:
+        """Several score columns: outputs gain a ``system`` column."""
+        return self._names.systems is not None
+
     def _check_columns(self, by: Sequence[str]) -> None:
         available = self._column_names()
-        wanted = [(name, role) for name, role in self._names.roles().items()]
-        wanted += [(b, "by") for b in by]
-        if len(self._names.roles()) < 4:
+        roles = self._names.roles()
+        wanted = [*roles.items(), *((b, "by") for b in by)]
+        if len(roles) < 3 + len(self._names.scores):
+            n = self._names
+            score = n.score if n.systems is None else list(n.systems)
             msg = (
-                f"The query, item, score and relevant columns must be four different columns; "
-                f"got {self._names}."
+                "The query, item, score and relevant columns must be four different columns "
+                f"(and every score column different); got query={n.query!r}, item={n.item!r}, "
+                f"score={score!r}, relevant={n.relevant!r}."
             )
             raise InvalidOptionError(msg)
         for name, role in wanted:
             if name not in available:
                 raise ColumnNotFoundError(missing_column_message(name, role, available))
-            if role == "by" and name in self._names.roles():
+            if role == "by" and name in roles:
                 msg = (
-                    f"by={name!r} is the {self._names.roles()[name]} column; group by a column "
+                    f"by={name!r} is the {roles[name]} column; group by a column "
                     "that describes the query (a user segment, a theme)."
                 )
                 raise InvalidOptionError(msg)
+        if self._multi and SYSTEM in [self._names.query, *by]:
+            msg = (
+                f"Column {SYSTEM!r} clashes with the output column {SYSTEM!r} that names each "
+                "score column; rename it first, e.g. df.rename(columns={'system': 'cohort'})."
+            )
+            raise InvalidOptionError(msg)
 
     # -- the one computation -------------------------------------------------------------
 
-    def _run(
+    def _per_query(
         self,
+        backend: Backend,
         metrics: list[Metric],
         by: list[str],
         options: Options,
         *,
-        per_query: bool,
-    ) -> Callable[[Backend], Any]:
+        first_rows: bool,
+    ) -> PerQuery:
+        """Every metric of every system for every query, in one pass over the frame."""
         names = self._names
+        data = backend.extract(names, by)
+        systems = data.systems or [(names.score, data.score)]
+        values = np.empty((data.n_queries, len(systems), len(metrics)), dtype=np.float64)
+        with _engine.unique_items_checked(data, names.query, names.item):
+            # a row of each query, for the output's query and `by` columns
+            first = data.first_rows() if first_rows or by else None
+            segment, segment_rows, n_segments = _engine.segment_of_queries(data, first)
+            for s, (_, score) in enumerate(systems):
+                system = replace(data, score=score, systems=[])
+                table = _engine.lists(system, _engine.rank(system, options.ties), options)
+                for j, m in enumerate(metrics):
+                    values[:, s, j] = m.definition.compute(table, m.k, options)
+        return PerQuery(
+            values=values,
+            include=_engine.included_queries(data, table, options),
+            segment=segment,
+            segment_rows=segment_rows,
+            n_segments=n_segments,
+            first_rows=first,
+            systems=[name for name, _ in systems],
+            metrics=metrics,
+        )
+
+    def _summary(
+        self,
+        metrics: list[Metric],
+        by: list[str],
+        options: Options,
+        shape: Callable[[PerQuery], tuple[IntArray, dict[str, Any]]],
+    ) -> Callable[[Backend], Any]:
+        """``produce`` for a table with one row per segment (or more): ``shape`` lays the
+        per-query values out as the output's rows and columns."""
 
         def produce(backend: Backend) -> Any:
-            data = backend.extract(names, by)
-            with _engine.unique_items_checked(data, names.query, names.item):
-                # a row of each query, for the output's query and `by` columns
-                first_rows = data.first_rows() if per_query or by else None
-                segment, segment_rows, n_segments = _engine.segment_of_queries(data, first_rows)
-                table = _engine.lists(data, _engine.rank(data, options.ties), options)
-                values = [m.definition.compute(table, m.k, options) for m in metrics]
-            include = _engine.included_queries(data, table, options)
-            columns = [str(m) for m in metrics]
-            if per_query:
-                keep = include if options.empty == "skip" else np.ones_like(include)
-                out = {
-                    c: np.where(include, v, np.nan)[keep]
-                    for c, v in zip(columns, values, strict=True)
-                }
-                assert first_rows is not None  # computed above for per_query
-                return backend.table([names.query, *by], first_rows[keep], out)
-            means, counts = _engine.aggregate(values, include, segment, n_segments)
-            out = dict(zip(columns, means, strict=True))
-            if not by:
-                return backend.table([], None, {**out, "n_queries": counts})
-            return backend.table(by, segment_rows, {**out, "n_queries": counts})
+            rows, columns = shape(self._per_query(backend, metrics, by, options, first_rows=False))
+            return backend.table(by, rows if by else None, columns)
 
         return produce
 
@@ -199,9 +299,16 @@ class RankEval:
         metric = parse_metric(name, k)
         by_list = _as_list(by)
         self._check_columns(by_list)
-        produce = self._run([metric], by_list, options, per_query=False)
-        kind: Kind = "segments" if by_list else "scalar"
-        return self._deliver(produce, kind, by_list, [(str(metric), "float"), ("n_queries", "int")])
+        multi = self._multi
+
+        def shape(pq: PerQuery) -> tuple[IntArray, dict[str, Any]]:
+            return _analysis.wide(pq, multi=multi, ci=None, n_resamples=0, seed=None)
+
+        produce = self._summary([metric], by_list, options, shape)
+        kind: Kind = "segments" if by_list or multi else "scalar"
+        system = [(SYSTEM, "str")] if multi else []
+        values = [*system, (str(metric), "float"), ("n_queries", "int")]
+        return self._deliver(produce, kind, by_list, values)
 
     # -- metrics -------------------------------------------------------------------------
 
@@ -216,7 +323,7 @@ class RankEval:
     ) -> Any:
         r"""Mean reciprocal rank: the mean over queries of 1 / rank of the first relevant item.
 
-        Per query, :math:`RR@k = 1 / \min\{i \le k : rel(i)\}`, or 0 when no relevant item is
+        Per query, ``RR@k = 1 / min{i ≤ k : rel(i)}``, or 0 when no relevant item is
         ranked at or above k. trec_eval: ``recip_rank`` (no cut-off).
 
         Parameters
@@ -268,10 +375,10 @@ class RankEval:
     ) -> Any:
         r"""Normalised discounted cumulative gain at k.
 
-        :math:`DCG@k = \sum_{i \le k} gain(rel(i)) / \log_2(i + 1)`, divided by the same sum
+        ``DCG@k = Σ_{i ≤ k} gain(rel(i)) / log2(i + 1)``, divided by the same sum
         over the ideal ordering of every judged item of the query (retrieved or not);
         0 when that ideal is 0. ``gain="linear"``: the grade; ``"exponential"``:
-        :math:`2^{rel} - 1`. Negative grades give no gain. trec_eval: ``ndcg``,
+        ``2**rel - 1``. Negative grades give no gain. trec_eval: ``ndcg``,
         ``ndcg_cut_k``.
 
         Examples
@@ -299,9 +406,9 @@ class RankEval:
     ) -> Any:
         r"""Mean average precision at k.
 
-        Per query :math:`AP@k = \frac{1}{R} \sum_{i \le k,\ i\ relevant} hits@i / i`, with R the
+        Per query ``AP@k = (1/R) Σ_{i ≤ k, i relevant} hits@i / i``, with R the
         number of relevant items of the query, retrieved or not (``denominator="min_k"``:
-        :math:`\min(R, k)`). trec_eval: ``map``, ``map_cut_k``.
+        ``min(R, k)``). trec_eval: ``map``, ``map_cut_k``.
 
         Examples
         --------
@@ -416,23 +523,6 @@ class RankEval:
 
     # -- tables --------------------------------------------------------------------------
 
-    def _table(
-        self,
-        metrics: str | Metric | Iterable[str | Metric],
-        by: str | Sequence[str] | None,
-        options: Options,
-        *,
-        per_query: bool,
-    ) -> Any:
-        parsed = parse_metrics(metrics)
-        by_list = _as_list(by)
-        self._check_columns(by_list)
-        produce = self._run(parsed, by_list, options, per_query=per_query)
-        floats = [(str(m), "float") for m in parsed]
-        if per_query:
-            return self._deliver(produce, "table", [self._names.query, *by_list], floats)
-        return self._deliver(produce, "table", by_list, [*floats, ("n_queries", "int")])
-
     def per_query(
         self,
         metrics: str | Metric | Iterable[str | Metric],
@@ -458,9 +548,31 @@ class RankEval:
           query  mrr  precision@1
         0     a  NaN          NaN
         1     b  0.5          0.0
+
+        With several score columns, one row per (query, system):
+
+        >>> df["other"] = [0.9, 0.1, 0.9, 0.3]
+        >>> df.rank_eval(score=["score", "other"]).per_query("mrr")
+          query system  mrr
+        0     a  score  0.0
+        1     a  other  0.0
+        2     b  score  0.5
+        3     b  other  1.0
         """
         options = Options(min_relevance, gain, denominator, empty, ties)
-        return self._table(metrics, by, options, per_query=True)
+        parsed = parse_metrics(metrics)
+        by_list = _as_list(by)
+        self._check_columns(by_list)
+        skip_empty, multi = options.empty == "skip", self._multi
+
+        def produce(backend: Backend) -> Any:
+            pq = self._per_query(backend, parsed, by_list, options, first_rows=True)
+            rows, columns = _analysis.per_query(pq, skip_empty=skip_empty, multi=multi)
+            return backend.table([self._names.query, *by_list], rows, columns)
+
+        system = [(SYSTEM, "str")] if multi else []
+        floats = [(str(m), "float") for m in parsed]
+        return self._deliver(produce, "table", [self._names.query, *by_list], [*system, *floats])
 
     def evaluate(
         self,
@@ -472,11 +584,28 @@ class RankEval:
         denominator: Denominator = "relevant",
         empty: Empty = "zero",
         ties: Ties = "trec",
+        ci: float | None = None,
+        n_resamples: int = 1000,
+        seed: int | None = 0,
+        tidy: bool = False,
     ) -> Any:
         """Means over queries: one row per segment (one row if ``by=None``).
 
         Columns: the ``by`` columns, one per metric (canonical spelling such as ``mrr@5``),
-        and ``n_queries``, the number of queries in each mean.
+        and ``n_queries``, the number of queries in each mean. With several score columns,
+        one row per (segment, system) and a ``system`` column.
+
+        Parameters
+        ----------
+        ci
+            Confidence level of percentile bootstrap intervals of each mean (e.g. 0.95):
+            queries are resampled with replacement within each segment, ``n_resamples``
+            times, from ``seed``. Adds ``<metric>_ci_low`` and ``<metric>_ci_high`` columns
+            (tidy: ``ci_low``, ``ci_high``). ``None``: no intervals.
+        tidy
+            One row per (segment, system, metric) with columns ``system`` (the score
+            column), ``metric`` (``"ndcg"``), ``k`` (integer or null), ``value`` and
+            ``n_queries``: ready to plot or to load in a dashboard.
 
         Examples
         --------
@@ -486,15 +615,146 @@ class RankEval:
         >>> df.rank_eval.evaluate(["recip_rank", "success_1"])
            mrr  acc@1  n_queries
         0  0.75    0.5          2
+        >>> df.rank_eval.evaluate(["recip_rank", "success_1"], tidy=True)
+          system metric     k  value  n_queries
+        0  score    mrr  <NA>   0.75          2
+        1  score    acc     1   0.50          2
         """
         options = Options(min_relevance, gain, denominator, empty, ties)
-        return self._table(metrics, by, options, per_query=False)
+        parsed = parse_metrics(metrics)
+        by_list = _as_list(by)
+        self._check_columns(by_list)
+        _check_resampling(n_resamples, seed)
+        if ci is not None:
+            _check_level("ci", ci)
+        if ci is not None or tidy:
+            self._needs_all_queries("evaluate(ci=...)" if ci is not None else "evaluate(tidy=True)")
+        multi = self._multi
+
+        def shape(pq: PerQuery) -> tuple[IntArray, dict[str, Any]]:
+            if tidy:
+                return _analysis.tidy(pq, ci=ci, n_resamples=n_resamples, seed=seed)
+            return _analysis.wide(pq, multi=multi, ci=ci, n_resamples=n_resamples, seed=seed)
+
+        produce = self._summary(parsed, by_list, options, shape)
+        interval = ["_ci_low", "_ci_high"] if ci is not None else []
+        if tidy:
+            bounds = ["ci_low", "ci_high"] if ci is not None else []
+            values = [(SYSTEM, "str"), ("metric", "str"), ("k", "int"), ("value", "float"),
+                      ("n_queries", "int"), *((b, "float") for b in bounds)]
+        else:
+            system = [(SYSTEM, "str")] if multi else []
+            floats = [(f"{m}{e}", "float") for m in parsed for e in ["", *interval]]
+            values = [*system, *floats, ("n_queries", "int")]
+        return self._deliver(produce, "table", by_list, values)
+
+    def compare(
+        self,
+        metrics: str | Metric | Iterable[str | Metric],
+        *,
+        baseline: str | None = None,
+        test: Test = "t-test",
+        correction: Correction = "holm",
+        alpha: float = 0.05,
+        confidence: float = 0.95,
+        n_resamples: int = 10_000,
+        seed: int | None = 0,
+        by: str | Sequence[str] | None = None,
+        min_relevance: float | None = None,
+        gain: Gain = "linear",
+        denominator: Denominator = "relevant",
+        empty: Empty = "zero",
+        ties: Ties = "trec",
+    ) -> Any:
+        """Compare systems (score columns) with a baseline on paired per-query values.
+
+        Needs several score columns: ``df.rank_eval(score=["a", "b"]).compare(...)``.
+        One row per (segment, system, metric), with the ``by`` columns, ``system``,
+        ``metric``, ``k``, ``mean``, ``delta`` (the mean minus the baseline's), ``p_value``
+        (two-sided, of "no difference"), ``p_adjusted`` (corrected for the systems compared
+        on one metric in one segment), ``ci_low`` and ``ci_high`` (an interval of the
+        delta), ``significant`` (``p_adjusted < alpha``) and ``n_queries``. The baseline's
+        rows have delta 0 and no test.
+
+        Parameters
+        ----------
+        baseline
+            The score column the others are compared with; default the first.
+        test
+            ``"t-test"`` (paired t-test, as ``scipy.stats.ttest_rel``; t interval),
+            ``"permutation"`` (paired randomization test flipping the signs of the
+            per-query differences ``n_resamples`` times from ``seed``; bootstrap interval)
+            or ``"wilcoxon"`` (signed-rank test, as ``scipy.stats.wilcoxon``; bootstrap
+            interval).
+        correction
+            For several systems: ``"holm"``, ``"bonferroni"`` or ``"none"``.
+        alpha
+            Significance level of the ``significant`` column.
+        confidence
+            Level of the interval of the delta.
+
+        Examples
+        --------
+        >>> import pandas as pd, rankframe
+        >>> df = pd.DataFrame({"query": [1, 1, 2, 2, 3, 3], "item": ["x", "y"] * 3,
+        ...                    "a": [0.9, 0.1, 0.9, 0.1, 0.9, 0.1],
+        ...                    "b": [0.1, 0.9, 0.9, 0.1, 0.1, 0.9],
+        ...                    "relevant": [0, 1, 1, 0, 0, 1]})
+
+        Per query, b's reciprocal rank minus a's is 0.5, 0 and 0.5: a mean of 1/3 with a
+        standard error of 1/6, so t = 2 on 2 degrees of freedom and p = 1 - 2/sqrt(6):
+
+        >>> table = df.rank_eval(score=["a", "b"]).compare("mrr", baseline="a")
+        >>> table[["system", "mean", "delta", "p_value", "significant"]]
+          system      mean     delta   p_value  significant
+        0      a  0.666667  0.000000       NaN        False
+        1      b  1.000000  0.333333  0.183503        False
+        """
+        options = Options(min_relevance, gain, denominator, empty, ties)
+        parsed = parse_metrics(metrics)
+        by_list = _as_list(by)
+        self._check_columns(by_list)
+        check_choice("test", test, ("t-test", "permutation", "wilcoxon"))
+        check_choice("correction", correction, ("holm", "bonferroni", "none"))
+        _check_level("alpha", alpha)
+        _check_level("confidence", confidence)
+        _check_resampling(n_resamples, seed)
+        systems = self._names.scores
+        if len(systems) < 2:
+            msg = (
+                "compare() needs at least two score columns to compare; pass them as "
+                "df.rank_eval(score=['model_a', 'model_b']).compare(...)."
+            )
+            raise InvalidOptionError(msg)
+        base = systems[0] if baseline is None else baseline
+        if base not in systems:
+            msg = (
+                f"baseline={base!r} is not one of the score columns {list(systems)}; pass "
+                "one of them."
+            )
+            raise InvalidOptionError(msg)
+        base_index = systems.index(base)
+        self._needs_all_queries("compare()")
+
+        def shape(pq: PerQuery) -> tuple[IntArray, dict[str, Any]]:
+            return _analysis.compare(
+                pq, baseline=base_index, test=test, correction=correction, alpha=alpha,
+                confidence=confidence, n_resamples=n_resamples, seed=seed,
+            )
+
+        produce = self._summary(parsed, by_list, options, shape)
+        values = [(SYSTEM, "str"), ("metric", "str"), ("k", "int"), ("mean", "float"),
+                  ("delta", "float"), ("p_value", "float"), ("p_adjusted", "float"),
+                  ("ci_low", "float"), ("ci_high", "float"), ("significant", "bool"),
+                  ("n_queries", "int")]
+        return self._deliver(produce, "table", by_list, values)
 
     def rank(self, *, ties: Ties = "trec", name: str = "rank") -> Any:
         """The input frame plus an integer column ``name``: each row's rank in its query.
 
         Rank 1 is the highest score; rows without a score get a null rank. The input frame
-        is not modified.
+        is not modified. With several score columns, one column per system, named
+        ``{name}_{score column}``.
 
         Examples
         --------
@@ -506,15 +766,24 @@ class RankEval:
         """
         options = Options(ties=ties)
         self._check_columns([])
-        if name in self._column_names():
-            msg = f"The frame already has a column {name!r}; pass name='...' for the rank column."
-            raise InvalidOptionError(msg)
         names = self._names
+        columns = [f"{name}_{s}" for s in names.scores] if self._multi else [name]
+        for column in columns:
+            if column in self._column_names():
+                msg = (
+                    f"The frame already has a column {column!r}; pass name='...' for the "
+                    "rank column."
+                )
+                raise InvalidOptionError(msg)
 
         def produce(backend: Backend) -> Any:
             data = backend.extract(names, [])
+            systems = data.systems or [(names.score, data.score)]
+            ranks = {}
             with _engine.unique_items_checked(data, names.query, names.item):
-                ranking = _engine.rank(data, options.ties)
-            return backend.with_rank(ranking.rank_per_row(data.n_rows), name)
+                for column, (_, score) in zip(columns, systems, strict=True):
+                    ranking = _engine.rank(replace(data, score=score, systems=[]), options.ties)
+                    ranks[column] = ranking.rank_per_row(data.n_rows)
+            return backend.with_ranks(ranks)
 
-        return self._deliver(produce, "table", ["*"], [(name, "int")])
+        return self._deliver(produce, "table", ["*"], [(c, "int") for c in columns])

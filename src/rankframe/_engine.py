@@ -76,6 +76,9 @@ class FrameData:
         ``item_label(row)`` gives the item value at a row position, for messages.
     segments
         For each ``by`` column: its name and per row an integer code of its value.
+    systems
+        With several score columns (systems judged on the same grades): each column's name
+        and its scores; ``score`` is the first. Empty for one score column.
     """
 
     query_codes: IntArray
@@ -87,6 +90,7 @@ class FrameData:
     query_labels: Callable[[IntArray], list[object]]
     item_label: Callable[[int], object]
     segments: list[tuple[str, IntArray]] = field(default_factory=list)
+    systems: list[tuple[str, FloatArray]] = field(default_factory=list)
 
     @property
     def n_rows(self) -> int:

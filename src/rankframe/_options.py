@@ -14,7 +14,7 @@ from typing import Literal, get_args
 
 from rankframe.exceptions import InvalidOptionError
 
-__all__ = ["Denominator", "Empty", "Gain", "Options", "Ties"]
+__all__ = ["Denominator", "Empty", "Gain", "Options", "Ties", "check_choice"]
 
 Ties = Literal["trec", "first", "optimistic", "pessimistic"]
 Gain = Literal["linear", "exponential"]
@@ -27,6 +27,18 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "denominator": get_args(Denominator),
     "empty": get_args(Empty),
 }
+
+
+def check_choice(option: str, value: object, allowed: tuple[str, ...]) -> None:
+    """Raise :class:`InvalidOptionError` unless ``value`` is one of ``allowed``."""
+    if value not in allowed:
+        close = difflib.get_close_matches(str(value), allowed, n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        msg = (
+            f"The '{option}' option must be one of {', '.join(map(repr, allowed))}. "
+            f"Got {value!r} instead.{hint}"
+        )
+        raise InvalidOptionError(msg)
 
 
 @dataclass(frozen=True)
@@ -56,15 +68,7 @@ class Options:
 
     def __post_init__(self) -> None:
         for option, allowed in _CHOICES.items():
-            value = getattr(self, option)
-            if value not in allowed:
-                close = difflib.get_close_matches(str(value), allowed, n=1)
-                hint = f" Did you mean {close[0]!r}?" if close else ""
-                msg = (
-                    f"The '{option}' option must be one of {', '.join(map(repr, allowed))}. "
-                    f"Got {value!r} instead.{hint}"
-                )
-                raise InvalidOptionError(msg)
+            check_choice(option, getattr(self, option), allowed)
         level = self.min_relevance
         if level is not None and (
             isinstance(level, bool)

@@ -1,22 +1,24 @@
 """pandera schemas of the long-format input, for rankframe and for your own pipelines.
 
 The accessors validate every frame with these schemas before ranking it, and translate
-pandera's errors into :class:`~rankframe.exceptions.RankEvalError` messages that name the
-column, the value or the query, and the fix. Use them directly to check data as it enters a
-pipeline:
-
->>> import pandas as pd
->>> from rankframe.schemas import pandas_schema
->>> frame = pd.DataFrame({"query": ["q1", "q1"], "item": ["a", "b"],
-...                       "score": [0.9, None], "relevant": [1, 0]})
->>> pandas_schema().validate(frame).shape
-(2, 4)
+pandera's errors into ``rankframe.RankEvalError`` messages that name the column, the value
+or the query, and the fix. Use them directly to check data as it enters a pipeline (see the
+example below).
 
 The rules (SPEC §1): ``query``, ``item`` and ``relevant`` are never null; ``score`` and
 ``relevant`` are numeric (bool allowed for ``relevant``); grades are finite; ``score`` may be
 null (judged but not retrieved); with ``check_unique=True`` an item appears once per query.
 The accessors check uniqueness with one sort of packed (query, item hash) keys (faster than
 pandera's row hashing) and run the schema with ``check_unique=False``.
+
+Examples
+--------
+>>> import pandas as pd
+>>> from rankframe.schemas import pandas_schema
+>>> frame = pd.DataFrame({"query": ["q1", "q1"], "item": ["a", "b"],
+...                       "score": [0.9, None], "relevant": [1, 0]})
+>>> pandas_schema().validate(frame).shape
+(2, 4)
 """
 
 from __future__ import annotations
@@ -67,10 +69,14 @@ def _is_numeric_polars(data: Any) -> bool:
     return bool(dtype.is_numeric() or dtype.to_python() is bool)
 
 
+def _score_columns(score: str | Sequence[str]) -> list[str]:
+    return [score] if isinstance(score, str) else list(score)
+
+
 def pandas_schema(
     query: str = "query",
     item: str = "item",
-    score: str = "score",
+    score: str | Sequence[str] = "score",
     relevant: str = "relevant",
     *,
     check_unique: bool = True,
@@ -79,8 +85,15 @@ def pandas_schema(
 
     Parameters
     ----------
-    query, item, score, relevant
-        The column names.
+    query
+        The query column.
+    item
+        The item column.
+    score
+        The score column, or a list of score columns (several systems judged on the same
+        ``relevant`` column).
+    relevant
+        The relevance column.
     check_unique
         Also check that each (query, item) pair appears once.
 
@@ -99,7 +112,7 @@ def pandas_schema(
         {
             query: pa.Column(nullable=False),
             item: pa.Column(nullable=False),
-            score: pa.Column(nullable=True, checks=numeric),
+            **{s: pa.Column(nullable=True, checks=numeric) for s in _score_columns(score)},
             relevant: pa.Column(nullable=False, checks=[numeric, finite]),
         },
         unique=[query, item] if check_unique else None,
@@ -110,14 +123,14 @@ def pandas_schema(
 def polars_schema(
     query: str = "query",
     item: str = "item",
-    score: str = "score",
+    score: str | Sequence[str] = "score",
     relevant: str = "relevant",
     *,
     check_unique: bool = True,
 ) -> pap.DataFrameSchema:
     """The pandera schema of a polars input frame (eager or lazy) with these column names.
 
-    Same rules as :func:`pandas_schema`. pandera checks only the schema of a LazyFrame by
+    Same rules as ``pandas_schema``. pandera checks only the schema of a LazyFrame by
     default; to check its values too (nulls, uniqueness), validate inside
     ``pandera.config.config_context(validation_depth="SCHEMA_AND_DATA")``, as rankframe does.
     """
@@ -129,7 +142,7 @@ def polars_schema(
         {
             query: pap.Column(nullable=False),
             item: pap.Column(nullable=False),
-            score: pap.Column(nullable=True, checks=numeric),
+            **{s: pap.Column(nullable=True, checks=numeric) for s in _score_columns(score)},
             relevant: pap.Column(nullable=False, checks=[numeric, finite]),
         },
         unique=[query, item] if check_unique else None,

@@ -36,13 +36,13 @@ except ImportError as error:
     raise ImportError(msg) from error
 
 from rankframe import schemas
-from rankframe._api import Backend, ColumnNames, Kind, RankEval
+from rankframe._api import SYSTEM, Backend, ColumnNames, Kind, RankEval, shape_of
 from rankframe.adapters.pandas import PandasBackend
-from rankframe.exceptions import RankEvalError
+from rankframe.exceptions import InvalidOptionError, RankEvalError
 
 __all__ = ["DaskRankEval", "register"]
 
-_DTYPES = {"float": np.dtype(np.float64), "int": np.dtype(np.int64)}
+_DTYPES: dict[str, Any] = {"float": "float64", "int": "int64", "str": "str", "bool": "bool"}
 # The shuffle keeps the frame's row order through a column of 64-bit positions:
 # the input partition number above bit 40, the row within that partition below.
 _POSITION_BITS = 40
@@ -77,7 +77,7 @@ def _null_counts(part: pd.DataFrame, names: ColumnNames) -> pd.DataFrame:
         row[f"nulls{i}"] = pd.Series([count], dtype=np.int64)
         row[f"first{i}"] = pd.Series([first], dtype=np.int64)
         row[f"query{i}"] = pd.Series([query], dtype=object)  # the value as pandas gives it
-    numeric = schemas._is_numeric_pandas(part[names.score])
+    numeric = all(schemas._is_numeric_pandas(part[s]) for s in names.scores)
     row["numeric_score"] = pd.Series([numeric], dtype=bool)
     return pd.DataFrame(row)
 
@@ -124,7 +124,7 @@ def _nulls_reported(part: pd.DataFrame, names: ColumnNames) -> bool:
     if part[names.query].isna().any() or part[names.item].isna().any():
         return True
     relevant = bool(part[names.relevant].isna().any())
-    return relevant and schemas._is_numeric_pandas(part[names.score])
+    return relevant and all(schemas._is_numeric_pandas(part[s]) for s in names.scores)
 
 
 def _run_partition(
@@ -164,12 +164,15 @@ def _run_partition(
 # -- the per-partition results combined -----------------------------------------------------
 
 
-def _shape(result: pd.DataFrame, kind: Kind, keys: list[str], metric: str) -> Any:
+def _shape(
+    result: pd.DataFrame, kind: Kind, keys: list[str], value_columns: Sequence[tuple[str, str]]
+) -> Any:
     """What the pandas accessor returns, from its summary table."""
+    index, metric = shape_of(kind, keys, value_columns)
     if kind == "scalar":
         return float(result[metric].iloc[0])
     if kind == "segments":
-        return result.set_index(keys)[metric]
+        return result.set_index(index)[metric]
     return result
 
 
@@ -202,12 +205,19 @@ def _summary(
     _checked: int,
     kind: Kind,
     keys: list[str],
-    metrics: list[str],
+    value_columns: Sequence[tuple[str, str]],
+    systems: Sequence[str],
     meta: pd.DataFrame,
 ) -> Any:
     """The summary of every partition's table (``_checked``: once the null check passed)."""
-    result = _combine_means(tables, keys, metrics, meta)
-    return result if kind == "scalar" else _shape(result, kind, keys, metrics[0])
+    labels = [name for name, t in value_columns if t == "str"]  # the system column
+    metrics = [name for name, t in value_columns if t == "float"]
+    if labels:  # systems in the order given, not sorted by name
+        tables = tables.assign(**{SYSTEM: pd.Categorical(tables[SYSTEM], categories=list(systems))})
+    result = _combine_means(tables, [*keys, *labels], metrics, meta)
+    if labels and SYSTEM in result:
+        result = result.astype({SYSTEM: "str"})
+    return result if kind == "scalar" else _shape(result, kind, keys, value_columns)
 
 
 def _sorted_by(tables: pd.DataFrame, _checked: int, column: str) -> pd.DataFrame:
@@ -219,8 +229,8 @@ def _identity(part: pd.DataFrame) -> pd.DataFrame:
     return part
 
 
-def _scalar(table: pd.DataFrame, metric: str) -> float:
-    return float(_shape(table, "scalar", [], metric))
+def _scalar(table: pd.DataFrame, value_columns: Sequence[tuple[str, str]]) -> float:
+    return float(_shape(table, "scalar", [], value_columns))
 
 
 def _unused_name(columns: Sequence[object], stem: str) -> str:
@@ -235,6 +245,14 @@ class DaskRankEval(RankEval):
 
     def _backend(self, frame: Any) -> Backend:
         return PandasBackend(frame)
+
+    def _needs_all_queries(self, what: str) -> None:
+        msg = (
+            f"{what} needs every query's values at once and is not available on Dask "
+            "DataFrames yet. Compute the per-query table on the cluster and finish in pandas: "
+            "ddf.rank_eval.per_query([...]).compute(), or evaluate a pandas sample."
+        )
+        raise InvalidOptionError(msg)
 
     def _index_name(self) -> str | None:
         """The name of the frame's index when it is not also a column."""
@@ -294,20 +312,19 @@ class DaskRankEval(RankEval):
         key_list = list(keys)
         meta = frame._meta[key_list].reset_index(drop=True)
         meta = meta.assign(
-            **{name: np.zeros(0, dtype=_DTYPES[t]) for name, t in value_columns}
+            **{name: pd.Series([], dtype=_DTYPES[t]) for name, t in value_columns}
         )
         # the partitions run without waiting for the null check (so that each input
         # partition is released once read); the final step, on one partition, waits for it
         tables = frame.map_partitions(
             _run_partition, produce, names, position, None, meta, meta=meta
         ).repartition(npartitions=1)
-        metrics = [name for name, _ in value_columns if name != "n_queries"]
-        if len(metrics) == len(value_columns):  # per_query: no n_queries column
+        if "n_queries" not in dict(value_columns):  # per_query
             return tables.map_partitions(_sorted_by, checked, names.query, meta=meta)
         table_kind: Kind = "table" if kind == "scalar" else kind
         summary = tables.map_partitions(
-            _summary, checked, kind, key_list, metrics, meta,
-            meta=_shape(meta, table_kind, key_list, metrics[0]),
+            _summary, checked, kind, key_list, value_columns, list(names.scores), meta,
+            meta=_shape(meta, table_kind, key_list, value_columns),
         )
         if kind != "scalar":
             return summary
@@ -316,7 +333,7 @@ class DaskRankEval(RankEval):
             aggregate=_scalar,
             split_every=False,
             meta=float,
-            aggregate_kwargs={"metric": metrics[0]},
+            aggregate_kwargs={"value_columns": value_columns},
         )
 
 

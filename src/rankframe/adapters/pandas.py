@@ -13,7 +13,7 @@ import polars as pl
 import pyarrow as pa
 
 from rankframe import schemas
-from rankframe._api import Backend, ColumnNames, Kind, RankEval
+from rankframe._api import Backend, ColumnNames, Kind, RankEval, shape_of
 from rankframe._encoding import dense_ranks, dictionary_codes, hash_series
 from rankframe._engine import FrameData
 
@@ -51,6 +51,15 @@ def _hash(series: pd.Series) -> npt.NDArray[np.uint64]:
     return hash_series(values)
 
 
+def _column(values: Any) -> Any:
+    """An output column: NumPy arrays as they are, an Arrow integer array with nulls as
+    pandas' nullable ``Int64``."""
+    if isinstance(values, pa.Array):
+        filled = np.asarray(values.fill_null(0), dtype=np.int64)
+        return pd.arrays.IntegerArray(filled, mask=np.asarray(values.is_null()))
+    return values
+
+
 class PandasBackend:
     """One pandas frame, as the engine sees it."""
 
@@ -61,7 +70,7 @@ class PandasBackend:
         from pandera.errors import SchemaError
 
         schema = schemas.pandas_schema(
-            names.query, names.item, names.score, names.relevant, check_unique=False
+            names.query, names.item, names.scores, names.relevant, check_unique=False
         )
         try:
             schemas.validate(schema, self.frame)
@@ -99,29 +108,37 @@ class PandasBackend:
                 return list(query_uniques.take(pa.array(codes)).to_pylist())
             return list(query_uniques[codes])
 
+        systems = [(s, _as_float(df[s])) for s in names.scores]
         return FrameData(
             query_codes=query_codes,
             n_queries=len(query_uniques),
-            score=_as_float(df[names.score]),
+            score=systems[0][1],
             relevant=_as_float(df[names.relevant]),
             item_ranks=item_ranks,
             item_hash=item_hash,
             query_labels=query_labels,
             item_label=lambda row: items.iloc[row],
             segments=[(b, _codes(df[b], sort=True)[0]) for b in by],
+            systems=systems if names.systems is not None else [],
         )
 
     def table(
-        self, keys: Sequence[str], rows: IntArray | None, values: dict[str, npt.NDArray[Any]]
+        self, keys: Sequence[str], rows: IntArray | None, values: dict[str, Any]
     ) -> pd.DataFrame:
+        columns = {name: _column(v) for name, v in values.items()}
         if not keys or rows is None:
-            return pd.DataFrame(values)
+            return pd.DataFrame(columns)
         out = self.frame[list(keys)].take(rows).reset_index(drop=True)
-        return out.assign(**values)
+        return out.assign(**columns)
 
-    def with_rank(self, rank: IntArray, name: str) -> pd.DataFrame:
-        column = pd.arrays.IntegerArray(rank, mask=rank == 0)
-        return self.frame.assign(**{name: pd.Series(column, index=self.frame.index)})
+    def with_ranks(self, ranks: dict[str, IntArray]) -> pd.DataFrame:
+        index = self.frame.index
+        return self.frame.assign(
+            **{
+                name: pd.Series(pd.arrays.IntegerArray(rank, mask=rank == 0), index=index)
+                for name, rank in ranks.items()
+            }
+        )
 
 
 class PandasRankEval(RankEval):
@@ -141,11 +158,11 @@ class PandasRankEval(RankEval):
         value_columns: Sequence[tuple[str, str]],
     ) -> Any:
         result = produce(self._backend(self._frame))
-        metric = value_columns[0][0]
+        index, metric = shape_of(kind, keys, value_columns)
         if kind == "scalar":
             return float(result[metric].iloc[0])
         if kind == "segments":
-            return result.set_index(list(keys))[metric]
+            return result.set_index(index)[metric]
         return result
 
 

@@ -16,7 +16,7 @@ import polars as pl
 import pyarrow as pa
 
 from rankframe import schemas
-from rankframe._api import Backend, ColumnNames, Kind, RankEval
+from rankframe._api import Backend, ColumnNames, Kind, RankEval, shape_of
 from rankframe._encoding import dense_ranks, dictionary_codes, hash_series
 from rankframe._engine import FrameData
 
@@ -44,7 +44,7 @@ class PolarsBackend:
         from pandera.errors import SchemaError
 
         schema = schemas.polars_schema(
-            names.query, names.item, names.score, names.relevant, check_unique=False
+            names.query, names.item, names.scores, names.relevant, check_unique=False
         )
         try:
             schemas.validate(schema, self.frame)
@@ -83,36 +83,46 @@ class PolarsBackend:
         def query_labels(codes: IntArray) -> list[object]:
             return list(query_values.take(pa.array(codes)).to_pylist())
 
+        systems = [(s, _as_float(df[s])) for s in names.scores]
         return FrameData(
             query_codes=query_codes,
             n_queries=len(query_values),
-            score=_as_float(df[names.score]),
+            score=systems[0][1],
             relevant=_as_float(df[names.relevant]),
             item_ranks=item_ranks,
             item_hash=item_hash,
             query_labels=query_labels,
             item_label=lambda row: items[row],
             segments=[(b, _encode(df[b], sort=True)[0]) for b in by],
+            systems=systems if names.systems is not None else [],
         )
 
     def table(
-        self, keys: Sequence[str], rows: IntArray | None, values: dict[str, npt.NDArray[Any]]
+        self, keys: Sequence[str], rows: IntArray | None, values: dict[str, Any]
     ) -> pl.DataFrame:
         columns = [pl.Series(name, v) for name, v in values.items()]
         if not keys or rows is None:
             return pl.DataFrame(columns)
         return self.frame.select(keys)[rows].with_columns(columns)
 
-    def with_rank(self, rank: IntArray, name: str) -> pl.DataFrame:
-        column = pl.Series(name, pa.array(rank, mask=rank == 0))
-        return self.frame.with_columns(column)
+    def with_ranks(self, ranks: dict[str, IntArray]) -> pl.DataFrame:
+        return self.frame.with_columns(
+            pl.Series(name, pa.array(rank, mask=rank == 0)) for name, rank in ranks.items()
+        )
 
 
-def _shape(result: pl.DataFrame, kind: Kind, keys: Sequence[str], metric: str) -> pl.DataFrame:
+_TYPES: dict[str, Any] = {"float": pl.Float64, "int": pl.Int64, "str": pl.String,
+                          "bool": pl.Boolean}
+
+
+def _shape(
+    result: pl.DataFrame, kind: Kind, keys: Sequence[str], value_columns: Sequence[tuple[str, str]]
+) -> pl.DataFrame:
+    index, metric = shape_of(kind, keys, value_columns)
     if kind == "scalar":
         return result.select(metric)
     if kind == "segments":
-        return result.select([*keys, metric])
+        return result.select([*index, metric])
     return result
 
 
@@ -132,8 +142,7 @@ class PolarsRankEval(RankEval):
         keys: Sequence[str],
         value_columns: Sequence[tuple[str, str]],
     ) -> Any:
-        metric = value_columns[0][0]
-        result = _shape(produce(self._backend(self._frame)), kind, keys, metric)
+        result = _shape(produce(self._backend(self._frame)), kind, keys, value_columns)
         return float(result.item(0, 0)) if kind == "scalar" else result
 
 
@@ -153,20 +162,17 @@ class LazyPolarsRankEval(RankEval):
         keys: Sequence[str],
         value_columns: Sequence[tuple[str, str]],
     ) -> Any:
-        metric = value_columns[0][0]
         input_schema = self._frame.collect_schema()
-        types = {"float": pl.Float64, "int": pl.Int64}
         schema: dict[str, Any] = (
             dict(input_schema) if list(keys) == ["*"] else {k: input_schema[k] for k in keys}
         )
-        schema.update({name: types[t] for name, t in value_columns})
-        if kind == "scalar":
-            schema = {metric: pl.Float64}
-        elif kind == "segments":
-            schema = {**{k: input_schema[k] for k in keys}, metric: pl.Float64}
+        schema.update({name: _TYPES[t] for name, t in value_columns})
+        index, metric = shape_of(kind, keys, value_columns)
+        if kind != "table":
+            schema = {**{c: schema[c] for c in index}, metric: pl.Float64}
 
         def run(frame: pl.DataFrame) -> pl.DataFrame:
-            return _shape(produce(self._backend(frame)), kind, keys, metric)
+            return _shape(produce(self._backend(frame)), kind, keys, value_columns)
 
         frame = self._frame
         if list(keys) != ["*"]:

@@ -1,0 +1,475 @@
+"""Plots of rankframe results with matplotlib (``pip install 'rankframe[plot]'``).
+
+Three functions, each drawing on a matplotlib ``Axes`` (a new figure when ``ax`` is None)
+and returning it:
+
+- ``metric_at_k``: a metric at every cut-off k = 1..k_max, one line per system;
+- ``segments``: a metric per segment, one bar per system, with confidence intervals;
+- ``distribution``: the histogram of a metric's per-query values, per system.
+
+They read the tables of ``rank_eval.evaluate(..., tidy=True)`` and ``rank_eval.per_query``,
+pandas or polars (a LazyFrame is collected, a Dask result computed). Nothing is computed
+here beyond reshaping: the numbers on the plot are the numbers in the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+import polars as pl
+
+from rankframe._registry import Metric, check_k, parse_metric
+from rankframe.exceptions import ColumnNotFoundError, InvalidOptionError
+
+try:
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+except ImportError as error:  # the optional extra is not installed
+    msg = "rankframe.plot needs matplotlib: pip install 'rankframe[plot]'"
+    raise ImportError(msg) from error
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = ["distribution", "metric_at_k", "segments"]
+
+_TIDY_COLUMNS = ("system", "metric", "k", "value", "n_queries", "ci_low", "ci_high")
+"""The columns of a tidy ``evaluate`` table besides its ``by`` columns."""
+
+FloatArray = npt.NDArray[np.float64]
+
+
+# -- reading tables ----------------------------------------------------------------------
+
+
+def _eager(table: Any) -> pd.DataFrame:
+    """The table as an eager pandas frame: polars converted, lazy results run."""
+    if isinstance(table, pl.LazyFrame):
+        table = table.collect()
+    if isinstance(table, pl.DataFrame):
+        return table.to_pandas()
+    if isinstance(table, pd.DataFrame):
+        return table
+    if hasattr(table, "compute"):  # a Dask result computes to a pandas frame
+        return _eager(table.compute())
+    msg = (
+        "Expected a pandas or polars DataFrame (or a polars LazyFrame) from rank_eval; "
+        f"got {type(table).__name__}."
+    )
+    raise TypeError(msg)
+
+
+def _floats(column: pd.Series[Any]) -> FloatArray:
+    """A numeric column as float64, nulls (NA, None) as NaN."""
+    numbers = pd.to_numeric(column).astype("Float64")
+    return np.asarray(numbers.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)
+
+
+def _require(table: pd.DataFrame, columns: Sequence[str], what: str) -> None:
+    for column in columns:
+        if column not in table.columns:
+            found = ", ".join(repr(str(c)) for c in table.columns)
+            msg = f"Column {column!r} not found in the table; {what}. Columns: {found}."
+            raise ColumnNotFoundError(msg)
+
+
+def _label(values: Sequence[object]) -> str:
+    return " / ".join(str(v) for v in values)
+
+
+def _new_axes(ax: Axes | None) -> Axes:
+    if ax is not None:
+        return ax
+    _, new = plt.subplots(figsize=(6.4, 4.0), layout="constrained")
+    return new
+
+
+# -- metric@k curves ---------------------------------------------------------------------
+
+
+def metric_at_k(
+    ev: Any,
+    metric: str,
+    k_max: int = 20,
+    *,
+    ax: Axes | None = None,
+    **options: Any,
+) -> Axes:
+    """Draw a metric at every cut-off k = 1..k_max: one line per system.
+
+    Calls ``ev.evaluate([f"{metric}@{k}" for k in range(1, k_max + 1)], tidy=True,
+    **options)`` and plots ``value`` against ``k``, one labelled line per system (per
+    system and segment when ``by`` is among the options). With ``ci=`` the confidence
+    interval is drawn as a band around each line. The y axis starts at 0.
+
+    Parameters
+    ----------
+    ev
+        The accessor, bound to one or several score columns:
+        ``df.rank_eval(query="user_id", item="item_id", score=["model_a", "model_b"])``.
+        pandas, polars (eager or lazy) and Dask accessors all work.
+    metric
+        A metric that takes a cut-off, without it: ``"ndcg"``, ``"acc"``, ``"P"``, ...
+    k_max
+        The largest cut-off drawn.
+    ax
+        The matplotlib Axes to draw on; ``None`` creates a new figure.
+    **options
+        Passed on to ``ev.evaluate``: ``by``, ``ci``, ``min_relevance``, ``gain``,
+        ``denominator``, ``empty``, ``ties``.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on; each line's label is its system's name.
+
+    Raises
+    ------
+    InvalidOptionError
+        ``metric`` already has a cut-off, takes none (``r_precision``), or ``k_max`` is not
+        a positive integer.
+
+    Examples
+    --------
+    One query whose relevant items are ranked 2nd and 4th: Acc@1 is 0, Acc@k is 1 from k=2.
+
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")              # off-screen; leave out in a notebook
+    >>> import matplotlib.pyplot as plt
+    >>> import pandas as pd, rankframe
+    >>> from rankframe import plot
+    >>> df = pd.DataFrame({"query": "q", "item": ["a", "b", "c", "d"],
+    ...                    "score": [4, 3, 2, 1], "relevant": [0, 1, 0, 1]})
+    >>> ax = plot.metric_at_k(df.rank_eval, "acc", k_max=4)
+    >>> ax.lines[0].get_ydata().tolist()
+    [0.0, 1.0, 1.0, 1.0]
+    >>> plt.close("all")
+    """
+    parsed = parse_metric(metric)
+    if parsed.k is not None:
+        msg = (
+            f"metric_at_k draws {parsed.name}@1 to {parsed.name}@k_max; pass the metric "
+            f"without a cut-off, e.g. {parsed.name!r}, and k_max={parsed.k}. Got {metric!r}."
+        )
+        raise InvalidOptionError(msg)
+    if not parsed.definition.takes_k:
+        msg = (
+            f"{parsed.name} takes no cut-off, so it has no curve over k; use a metric such as "
+            "'ndcg', 'acc', 'precision', 'recall', 'map' or 'mrr'."
+        )
+        raise InvalidOptionError(msg)
+    if isinstance(k_max, bool) or not isinstance(k_max, int) or k_max < 1:
+        msg = f"The 'k_max' parameter must be a positive integer. Got {k_max!r} instead."
+        raise InvalidOptionError(msg)
+    wanted = [str(Metric(parsed.name, k)) for k in range(1, k_max + 1)]
+    table = _eager(ev.evaluate(wanted, tidy=True, **options))
+    _require(table, ["system", "metric", "k", "value"], "metric_at_k reads evaluate(tidy=True)")
+    table = table[table["metric"] == parsed.name]
+
+    ax = _new_axes(ax)
+    keys = ["system", *_segment_columns(table)]
+    band = "ci_low" in table.columns and "ci_high" in table.columns
+    for key, lines in table.groupby(keys, sort=False, dropna=False):
+        lines = lines.sort_values("k")
+        k = _floats(lines["k"])
+        (line,) = ax.plot(k, _floats(lines["value"]), marker=".", label=_label(key))
+        if band:
+            ax.fill_between(
+                k,
+                _floats(lines["ci_low"]),
+                _floats(lines["ci_high"]),
+                color=line.get_color(),
+                alpha=0.2,
+                linewidth=0,
+            )
+    ax.set_xlabel("k (cut-off)")
+    ax.set_ylabel(f"{parsed.name}@k")
+    ax.set_title(f"{parsed.name}@k for k = 1..{k_max}")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend(title="system")
+    return ax
+
+
+# -- segments ----------------------------------------------------------------------------
+
+
+def _segment_columns(table: pd.DataFrame) -> list[str]:
+    return [str(c) for c in table.columns if c not in _TIDY_COLUMNS]
+
+
+def _spelling(name: str, cut: float) -> str:
+    """The canonical spelling of a metric and a cut-off read from a table (NaN: none)."""
+    return str(Metric(name, None if np.isnan(cut) else int(cut)))
+
+
+def _select(table: pd.DataFrame, metric: str, k: int | None) -> tuple[pd.DataFrame, str]:
+    """The rows of one metric and cut-off, and its canonical spelling."""
+    parsed = parse_metric(metric, check_k(k, "segments"))
+    rows = table[table["metric"] == parsed.name]
+    cut = _floats(rows["k"])
+    if parsed.k is None and len(np.unique(cut)) > 1:  # NaN (no cut-off) counts once
+        choices = ", ".join(_spelling(parsed.name, c) for c in np.unique(cut))
+        msg = (
+            f"The table has {parsed.name} at several cut-offs ({choices}); pass k=... or "
+            f"a metric with its cut-off such as '{_spelling(parsed.name, np.unique(cut)[0])}'."
+        )
+        raise InvalidOptionError(msg)
+    selected = rows[cut == parsed.k] if parsed.k is not None else rows
+    if selected.empty:
+        spelled = map(_spelling, table["metric"].astype(str), _floats(table["k"]))
+        msg = (
+            f"Metric {str(parsed)!r} is not in the table, which has "
+            f"{', '.join(dict.fromkeys(spelled))}. Pass one of these, or evaluate "
+            f"{str(parsed)!r} first."
+        )
+        raise InvalidOptionError(msg)
+    return selected, _spelling(parsed.name, _floats(selected["k"])[0])
+
+
+def segments(table: Any, metric: str, *, k: int | None = None, ax: Axes | None = None) -> Axes:
+    """Draw a metric per segment: grouped bars, one bar per system, with CI whiskers.
+
+    Reads a tidy ``evaluate`` table: ``ev.evaluate(metrics, by="segment", tidy=True)``.
+    The segment column is the one column that is not a tidy column (``system``,
+    ``metric``, ``k``, ``value``, ``n_queries``, ``ci_low``, ``ci_high``); with several
+    ``by`` columns a group is each combination, labelled ``"a / b"``, and with none all
+    systems stand in one group. When the table has ``ci_low`` and ``ci_high`` (``ci=0.95``),
+    each bar gets a whisker from ``ci_low`` to ``ci_high``. Segments are in table order.
+
+    Parameters
+    ----------
+    table
+        A tidy table of ``evaluate(..., tidy=True)``: pandas or polars (eager or lazy).
+    metric
+        The metric to draw, with or without its cut-off: ``"ndcg@10"``, ``"ndcg"`` (then
+        ``k=10``, or the table's only cut-off of ndcg), any alias or trec_eval spelling.
+    k
+        The cut-off, when ``metric`` has none and the table holds several.
+    ax
+        The matplotlib Axes to draw on; ``None`` creates a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on; ``ax.containers`` holds one bar container per system, labelled
+        with the system's name, then the whiskers.
+
+    Raises
+    ------
+    ColumnNotFoundError
+        The table is not a tidy ``evaluate`` table.
+    InvalidOptionError
+        The metric is not in the table, or it is there at several cut-offs and no ``k`` says
+        which one.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")              # off-screen; leave out in a notebook
+    >>> import matplotlib.pyplot as plt
+    >>> import pandas as pd
+    >>> from rankframe import plot
+    >>> table = pd.DataFrame({
+    ...     "segment": ["new", "new", "power", "power"],
+    ...     "system": ["model_a", "model_b", "model_a", "model_b"],
+    ...     "metric": "ndcg", "k": pd.array([10] * 4, dtype="Int64"),
+    ...     "value": [0.41, 0.35, 0.62, 0.58], "n_queries": [90, 90, 60, 60],
+    ...     "ci_low": [0.36, 0.30, 0.55, 0.50], "ci_high": [0.46, 0.40, 0.69, 0.66]})
+    >>> ax = plot.segments(table, "ndcg@10")
+    >>> [float(bar.get_height()) for bar in ax.containers[0]]     # model_a in new, power
+    [0.41, 0.62]
+    >>> [label.get_text() for label in ax.get_legend().get_texts()]
+    ['model_a', 'model_b']
+    >>> plt.close(ax.figure)
+    """
+    frame = _eager(table)
+    _require(frame, ["system", "metric", "k", "value"], "segments reads evaluate(tidy=True)")
+    rows, name = _select(frame, metric, k)
+    by = _segment_columns(rows)
+
+    group_keys = (
+        rows[by].astype(str).agg(" / ".join, axis=1)
+        if by
+        else pd.Series("all queries", index=rows.index)
+    )
+    group_names = list(dict.fromkeys(group_keys))
+    systems = list(dict.fromkeys(rows["system"].astype(str)))
+    group = pd.Categorical(group_keys, categories=group_names).codes
+    system = pd.Categorical(rows["system"].astype(str), categories=systems).codes
+
+    def grid(column: str) -> FloatArray:
+        """segments x systems; NaN where the table has no row."""
+        cells = np.full((len(group_names), len(systems)), np.nan)
+        cells[group, system] = _floats(rows[column])
+        return cells
+
+    value = grid("value")
+    has_ci = "ci_low" in rows.columns and "ci_high" in rows.columns
+    ci_low, ci_high = (grid("ci_low"), grid("ci_high")) if has_ci else (None, None)
+
+    ax = _new_axes(ax)
+    width = 0.8 / len(systems)
+    x = np.arange(len(group_names), dtype=np.float64)
+    for j, label in enumerate(systems):
+        position = x - 0.4 + width * (j + 0.5)
+        ax.bar(position, value[:, j], width, label=label)
+    if ci_low is not None and ci_high is not None:
+        for j in range(len(systems)):
+            position = x - 0.4 + width * (j + 0.5)
+            low, high = ci_low[:, j], ci_high[:, j]
+            shown = ~(np.isnan(low) | np.isnan(high))
+            # drawn around the interval's midpoint, so the whisker spans exactly low..high
+            ax.errorbar(
+                position[shown],
+                ((low + high) / 2)[shown],
+                yerr=((high - low) / 2)[shown],
+                fmt="none",
+                ecolor="black",
+                elinewidth=1,
+                capsize=3,
+            )
+
+    tick_labels = group_names
+    if "n_queries" in rows.columns:
+        n = grid("n_queries")
+        same = np.all((n == n[:, :1]) | np.isnan(n), axis=1)
+        tick_labels = [
+            f"{g}\n(n={int(np.nanmax(counts))})" if ok and not np.isnan(counts).all() else g
+            for g, counts, ok in zip(group_names, n, same, strict=True)
+        ]
+    ax.set_xticks(x, tick_labels)
+    ax.set_xlabel(" / ".join(by) if by else "")
+    ax.set_ylabel(name)
+    title = f"{name} by {' / '.join(by)}" if by else name
+    if has_ci:
+        title += " (whiskers: confidence interval)"
+    ax.set_title(title)
+    _, top = ax.get_ylim()
+    ax.set_ylim(0, top * 1.15)  # headroom for the legend, in one row above the bars
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(loc="upper left", ncols=min(len(systems), 4), fontsize="small")
+    return ax
+
+
+# -- per-query distribution --------------------------------------------------------------
+
+
+def distribution(
+    per_query_table: Any,
+    metric: str,
+    *,
+    ax: Axes | None = None,
+    bins: int | Sequence[float] = 20,
+) -> Axes:
+    """Draw the histogram of a metric's per-query values, one per system.
+
+    Reads ``ev.per_query(metrics)``. With a ``system`` column (several score columns) each
+    system gets its own histogram, overlaid with transparency, on the same bins; without
+    one, the table's single system is labelled with the metric's column name. NaN values
+    (queries without relevant items under ``empty="nan"``) are dropped and their count is
+    given in the title.
+
+    Parameters
+    ----------
+    per_query_table
+        A table of ``per_query``: pandas or polars (eager or lazy).
+    metric
+        The metric column, in any spelling: ``"ndcg@10"``, ``"ndcg_cut_10"``.
+    ax
+        The matplotlib Axes to draw on; ``None`` creates a new figure.
+    bins
+        The number of equal bins over [0, 1] (widened to the data if values lie outside),
+        or the bin edges.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The Axes drawn on; ``ax.containers`` holds one bar container per system, labelled
+        with the system's name, whose bar heights are the counts of queries.
+
+    Raises
+    ------
+    ColumnNotFoundError
+        The table has no column for ``metric``.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")              # off-screen; leave out in a notebook
+    >>> import matplotlib.pyplot as plt
+    >>> import polars as pl
+    >>> from rankframe import plot
+    >>> table = pl.DataFrame({"query": ["q1", "q2", "q3", "q4"],
+    ...                       "ndcg@10": [0.2, 0.9, None, 1.0]})
+    >>> ax = plot.distribution(table, "ndcg_cut_10", bins=2)
+    >>> [float(bar.get_height()) for bar in ax.containers[0]]
+    [1.0, 2.0]
+    >>> ax.get_title()
+    'ndcg@10 per query (1 NaN value dropped)'
+    >>> plt.close(ax.figure)
+    """
+    frame = _eager(per_query_table)
+    column = str(parse_metric(metric))
+    if column not in frame.columns:
+        metric_columns = [str(c) for c in frame.columns if c not in ("system",)]
+        found = ", ".join(repr(c) for c in metric_columns)
+        msg = (
+            f"Column {column!r} (metric {metric!r}) not found in the per-query table; "
+            f"compute it with ev.per_query([{column!r}, ...]). Columns: {found}."
+        )
+        raise ColumnNotFoundError(msg)
+
+    values = _floats(frame[column])
+    if "system" in frame.columns:
+        systems = frame["system"].astype(str).to_numpy()
+        names = list(dict.fromkeys(systems))
+        groups = [values[systems == s] for s in names]
+    else:
+        names, groups = [column], [values]
+    kept = [g[~np.isnan(g)] for g in groups]
+    dropped = [len(g) - len(v) for g, v in zip(groups, kept, strict=True)]
+
+    if isinstance(bins, int | np.integer):
+        present = np.concatenate(kept)
+        low = min(0.0, float(present.min())) if len(present) else 0.0
+        high = max(1.0, float(present.max())) if len(present) else 1.0
+        edges = np.histogram_bin_edges(present, bins=int(bins), range=(low, high))
+    else:
+        edges = np.asarray(bins, dtype=np.float64)
+
+    ax = _new_axes(ax)
+    several = len(names) > 1
+    for name, data in zip(names, kept, strict=True):
+        heights, _ = np.histogram(data, bins=edges)
+        ax.bar(
+            edges[:-1],
+            heights,
+            width=np.diff(edges),
+            align="edge",
+            alpha=0.5 if several else 0.8,
+            label=name,
+            edgecolor="white",
+            linewidth=0.5,
+        )
+    title = f"{column} per query"
+    if any(dropped):
+        if len(set(dropped)) == 1:
+            n = dropped[0]
+            each = " per system" if several else ""
+            title += f" ({n} NaN value{'s' if n != 1 else ''} dropped{each})"
+        else:
+            counts = ", ".join(f"{s}: {n}" for s, n in zip(names, dropped, strict=True))
+            title += f" (NaN values dropped: {counts})"
+    ax.set_title(title)
+    ax.set_xlabel(column)
+    ax.set_ylabel("queries")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(title="system" if several else None)
+    return ax

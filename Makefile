@@ -49,8 +49,8 @@ bench: $(VENV)/.installed-bench  ## benchmarks against the peers (SIZE=S|M|L), w
 bench-scale: $(VENV)/.installed-test  ## 50M rows from parquet: Dask, polars streaming, pandas; writes benchmarks/RESULTS.md
 	$(BIN)/python benchmarks/scale.py
 
-docs:  ## the docs are Markdown in docs/ (read them on the forge or in an editor)
-	@ls docs
+docs: $(VENV)/.installed-test  ## build the docs site into site/ (mkdocs --strict; API reference from the docstrings)
+	$(BIN)/python -m mkdocs build --strict --site-dir site
 
 clean:  ## remove the virtual environment and caches
-	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis
+	rm -rf $(VENV) site .pytest_cache .ruff_cache .mypy_cache .hypothesis

@@ -91,7 +91,7 @@ class Metric:
     """A metric with its cut-off, as parsed from ``"ndcg@10"``.
 
     ``str(metric)`` is the canonical spelling used for output columns and round-trips
-    through :func:`parse_metric`.
+    through ``parse_metric``.
 
     Examples
     --------
@@ -127,7 +127,7 @@ def check_k(k: object, metric: str) -> int | None:
 
 
 def parse_metric(spec: str | Metric, k: int | None = None) -> Metric:
-    """Parse a metric string into a :class:`Metric`.
+    """Parse a metric string into a ``Metric``.
 
     Accepts ``name`` and ``name@k`` in any case, every alias, and trec_eval's spellings
     (``ndcg_cut_10``, ``P_10``, ``success_5``, ``recip_rank``, ``map_cut_100``, ``Rprec``).
@@ -135,7 +135,7 @@ def parse_metric(spec: str | Metric, k: int | None = None) -> Metric:
     Parameters
     ----------
     spec
-        The metric string, or an already parsed :class:`Metric`.
+        The metric string, or an already parsed ``Metric``.
     k
         A cut-off for a bare name (``parse_metric("ndcg", k=10)``); conflicts with a
         cut-off inside ``spec``.

@@ -1,6 +1,6 @@
 """Sample data embedded in the package, generated deterministically from a seed.
 
-:func:`recommendations` builds a small recommendation log in rankframe's long format: users
+``recommendations()`` builds a small recommendation log in rankframe's long format: users
 (the queries) in three segments, the items a catalogue offers them, two models' scores and a
 graded judgment. Each model recommends only its top items per user; the other judged items keep
 a null score for that model (judged but not retrieved), so recall and NDCG see what each model
@@ -15,7 +15,7 @@ import pandas as pd
 __all__ = ["SEGMENTS", "recommendations"]
 
 SEGMENTS = ("new", "casual", "power")
-"""The user segments of :func:`recommendations`."""
+"""The user segments of ``recommendations()``."""
 
 
 def recommendations(
@@ -39,8 +39,14 @@ def recommendations(
     ----------
     seed
         Seed of the generator; equal seeds give equal frames.
-    n_users, n_candidates, top_k, n_items
-        Sizes: users, judged items per user, items each model recommends per user, catalogue.
+    n_users
+        Number of users (the queries).
+    n_candidates
+        Judged candidate items per user.
+    top_k
+        Items each model recommends (scores) per user; the other candidates get a null score.
+    n_items
+        Size of the catalogue the candidates are drawn from.
 
     Returns
     -------

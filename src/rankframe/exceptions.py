@@ -1,7 +1,7 @@
 """The exceptions rankframe raises.
 
-Every error about the user's input or arguments is a :class:`RankEvalError`, which is a
-``ValueError``, so ``except ValueError`` keeps working::
+Every error about the user's input or arguments is a ``RankEvalError``, which is a
+``ValueError``, so ``except ValueError`` keeps working:
 
     ValueError
     └── RankEvalError                 any bad input, option or metric name

@@ -6,7 +6,10 @@ in a fresh process:
 
 - pandas, in memory: ``pd.read_parquet`` of the whole dataset, then the accessor;
 - polars eager: ``pl.read_parquet``, then the namespace;
-- polars streaming: ``pl.scan_parquet(...).rank_eval.evaluate(...).collect(engine="streaming")``;
+- polars streaming: ``pl.scan_parquet(...).rank_eval.evaluate(...).collect(engine="streaming")``:
+  the plan runs the engine on ``QUERY_BUCKETS`` (4) parts of whole queries, one at a time;
+  ``--paths polars-streaming-one-part`` also times it with ``QUERY_BUCKETS = 1`` (the engine
+  sees every row at once, as before the plan was split);
 - Dask on a ``LocalCluster`` of 2 worker processes with a memory limit of 4 GiB each:
   ``dd.read_parquet(...).rank_eval.evaluate(...).compute()``, on the dataset whose queries
   are spread over many files (shuffled on the query column), and on the same rows written
@@ -53,10 +56,13 @@ PATHS = {  # name: description in the table
     "pandas": "pandas, in memory (`pd.read_parquet`, then the accessor)",
     "polars": "polars eager (`pl.read_parquet`, then the namespace)",
     "polars-streaming": 'polars streaming (`scan_parquet`, `collect(engine="streaming")`)',
+    "polars-streaming-one-part": "polars streaming in one part (`QUERY_BUCKETS = 1`)",
     "dask": f"Dask, {WORKERS} workers x {WORKER_MEMORY}, queries spread over files (shuffle)",
     "dask-by-query": f"Dask, {WORKERS} workers x {WORKER_MEMORY}, files partitioned by query "
     "(no shuffle)",
 }
+
+DEFAULT_PATHS = [name for name in PATHS if name != "polars-streaming-one-part"]
 
 
 def log(message: str) -> None:
@@ -142,17 +148,20 @@ def run_pandas(root: Path) -> dict[str, Any]:
     }
 
 
-def run_polars(root: Path, *, streaming: bool) -> dict[str, Any]:
+def run_polars(root: Path, *, streaming: bool, parts: int | None = None) -> dict[str, Any]:
     import polars as pl
 
     import rankframe  # noqa: F401
+    from rankframe.adapters import polars as adapter
 
+    if parts is not None:
+        adapter.QUERY_BUCKETS = parts
     files = str(root / "scattered" / "*.parquet")
     started = time.perf_counter()
     if streaming:
         plan = pl.scan_parquet(files).rank_eval.evaluate(METRICS)
         result = plan.collect(engine="streaming")
-        phases = {}
+        phases: dict[str, float] = {}
     else:
         frame = pl.read_parquet(files)
         read = time.perf_counter()
@@ -164,6 +173,7 @@ def run_polars(root: Path, *, streaming: bool) -> dict[str, Any]:
         "phases": phases,
         "peak": {"process": vmhwm()},
         "result": result.row(0, named=True),
+        "parts": adapter.QUERY_BUCKETS if streaming else None,
     }
 
 
@@ -219,8 +229,10 @@ def run_dask(root: Path, *, by_query: bool) -> dict[str, Any]:
 def child(name: str, root: Path) -> None:
     if name == "pandas":
         out = run_pandas(root)
-    elif name in ("polars", "polars-streaming"):
-        out = run_polars(root, streaming=name == "polars-streaming")
+    elif name == "polars":
+        out = run_polars(root, streaming=False)
+    elif name.startswith("polars-streaming"):
+        out = run_polars(root, streaming=True, parts=1 if name.endswith("one-part") else None)
     else:
         out = run_dask(root, by_query=name == "dask-by-query")
     print(json.dumps(out, default=float))
@@ -298,6 +310,15 @@ def render(info: dict[str, Any], results: dict[str, dict[str, Any]]) -> str:
             f"| {label} | {seconds} | {time_ratio} | {peaks} | {peak_ratio} | {agrees} |"
         )
     notes = []
+    eager = results.get("polars", {})
+    for name in ("polars-streaming", "polars-streaming-one-part"):
+        out = results.get(name, {})
+        if "error" not in out and out:
+            line = f"- {name}: the engine ran on {out['parts']} part(s) of whole queries"
+            if "peak" in eager:
+                ratio = max(out["peak"].values()) / max(eager["peak"].values())
+                line += f"; peak memory {ratio:.2f}x that of polars eager"
+            notes.append(line)
     for name in ("dask", "dask-by-query"):
         out = results.get(name, {})
         if "error" not in out and out:
@@ -330,7 +351,8 @@ def write_section(section: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=50_000_000)
-    parser.add_argument("--paths", default=",".join(PATHS), help="comma-separated subset")
+    parser.add_argument("--paths", default=",".join(DEFAULT_PATHS),
+                        help=f"comma-separated subset of {', '.join(PATHS)}")
     parser.add_argument("--timeout", type=float, default=1800)
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--data", type=Path, help=argparse.SUPPRESS)

@@ -1,24 +1,38 @@
 """The ``rank_eval`` namespace of polars DataFrames and LazyFrames.
 
 A LazyFrame stays lazy: every method returns a LazyFrame whose plan runs the engine when the
-user collects it (``LazyFrame.map_batches``). Column names, metric names and options are
-checked at once; checks of the data run at collection time.
+user collects it (``LazyFrame.map_batches``), with polars' default or streaming engine. The
+engine receives all rows of its step at once, so the metrics, ``evaluate`` and ``per_query``
+split the queries into :data:`QUERY_BUCKETS` parts by a hash of the query id, run the engine
+on each part, and combine the small results (means weighted by ``n_queries``, per-query rows
+sorted by query): ``collect(engine="streaming")`` then holds one part's rows at a time.
+``rank()`` and what needs every query's values at once (intervals, tidy tables, tests) run in
+one step.
+
+Column names, metric names and options are checked at once; checks of the data run at
+collection time and raise the eager namespace's errors, with nulls counted and located, and
+queries without relevant items counted and named, over the whole frame. See docs/scaling.md.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from dataclasses import replace
+from types import SimpleNamespace
+from typing import Any, Literal, cast
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 import pyarrow as pa
 
-from rankframe import schemas
-from rankframe._api import Backend, ColumnNames, Kind, RankEval, shape_of
+from rankframe import _engine, schemas
+from rankframe._api import SYSTEM, Backend, ColumnNames, Kind, RankEval, shape_of
 from rankframe._encoding import dense_ranks, dictionary_codes, hash_series
 from rankframe._engine import FrameData
+from rankframe._options import Options
+from rankframe.exceptions import EmptyQueryError
 
 IntArray = npt.NDArray[np.int64]
 
@@ -146,6 +160,254 @@ class PolarsRankEval(RankEval):
         return float(result.item(0, 0)) if kind == "scalar" else result
 
 
+# -- LazyFrames: the engine inside the plan ------------------------------------------------
+
+#: How many parts a LazyFrame plan splits its queries into (by a hash of the query id) for
+#: metrics, ``evaluate`` without ``ci``/``tidy`` and ``per_query``. Each part is one opaque
+#: step of the plan that holds its rows in memory, so under ``collect(engine="streaming")``
+#: the engine holds about 1/QUERY_BUCKETS of the input at a time. Read when a method builds
+#: its plan. See docs/scaling.md.
+QUERY_BUCKETS = 4
+
+# the value columns of results computed from every query at once: intervals, tests, tidy
+_NEEDS_ALL_QUERIES = ("value", "ci_low", "p_value")
+
+
+def _combination(
+    kind: Kind, keys: Sequence[str], value_columns: Sequence[tuple[str, str]], query: str
+) -> Literal["means", "rows"] | None:
+    """How results of disjoint sets of queries combine into the result of all of them:
+    ``"means"`` (one row per segment and system: means weighted by ``n_queries``),
+    ``"rows"`` (one row per query: concatenated, sorted by query), or ``None`` (they don't:
+    ``rank()``'s rows, bootstrap intervals, tests, tidy tables)."""
+    if list(keys) == ["*"]:
+        return None
+    names = [name for name, _ in value_columns]
+    if any(n in _NEEDS_ALL_QUERIES or n.endswith(("_ci_low", "_ci_high")) for n in names):
+        return None
+    plain = all(t == "float" or (n, t) == (SYSTEM, "str") for n, t in value_columns
+                if n != "n_queries")
+    if not plain:
+        return None
+    if ("n_queries", "int") in value_columns:
+        return "means"
+    if kind == "table" and list(keys)[:1] == [query]:
+        return "rows"
+    return None
+
+
+def _conform(result: pl.DataFrame, schema: dict[str, Any]) -> pl.DataFrame:
+    """An empty result with the declared dtypes (an empty label column has no dtype)."""
+    return pl.DataFrame(schema=schema) if result.height == 0 else result
+
+
+def _missing(column: str, dtype: Any) -> pl.Expr:
+    """Null, or NaN in a float column: what the schema reports as null."""
+    expr = pl.col(column).is_null()
+    return expr | pl.col(column).is_nan() if dtype.is_float() else expr
+
+
+def _null_error(column: str, names: ColumnNames, report: tuple[int, int, object]) -> Exception:
+    """The eager accessor's error for nulls in ``column``, with ``report`` (count, first row,
+    that row's query) of the whole frame."""
+    import pandera.polars as pap
+    from pandera.errors import SchemaError, SchemaErrorReason
+
+    failure = SchemaError(  # type: ignore[no-untyped-call]
+        schema=pap.Column(name=column),
+        data=None,
+        message=f"column {column!r} contains null values",
+        reason_code=SchemaErrorReason.SERIES_CONTAINS_NULLS,
+    )
+    return schemas.translate(
+        failure, roles=names.roles(), dtype_of=lambda _: None, null_report=lambda _: report
+    )
+
+
+class _NullCheck:
+    """The error for nulls of the eager accessor, counted and located over the whole frame.
+
+    A part of the plan holds some queries' rows only. When it finds nulls in the query, item
+    or relevant column, :meth:`raise_for` collects a small aggregation of the whole frame
+    (its null counts, first null row and that row's query) and raises what the eager
+    accessor raises for the whole frame. Frames without nulls never run it.
+    """
+
+    def __init__(self, frame: pl.LazyFrame, names: ColumnNames) -> None:
+        schema = frame.collect_schema()
+        self.names = names
+        self.columns = [names.query, names.item, names.relevant]  # in the schema's order
+        # the schema reports a non-numeric score before nulls in the relevant column
+        self.numeric_scores = all(
+            schema[s].is_numeric() or schema[s] == pl.Boolean for s in names.scores
+        )
+        self.dtypes = {c: schema[c] for c in self.columns}
+        row = _unused_name(self.columns, "__rankframe_row__")
+        missing = [_missing(c, self.dtypes[c]) for c in self.columns]
+        self.plan = (
+            frame.select(self.columns)
+            .with_row_index(row)
+            .select(
+                *(m.sum().alias(f"count{i}") for i, m in enumerate(missing)),
+                *(pl.col(row).filter(m).first().alias(f"first{i}") for i, m in enumerate(missing)),
+                *(pl.col(names.query).filter(m).first().alias(f"query{i}")
+                  for i, m in enumerate(missing)),
+            )
+        )
+
+    def has_nulls(self, part: pl.DataFrame) -> bool:
+        """Whether this part of the frame holds nulls in a column that must have none."""
+        return any(
+            part[c].null_count() > 0 or (self.dtypes[c].is_float() and part[c].is_nan().any())
+            for c in self.columns
+        )
+
+    def raise_for(self) -> None:
+        """Raise the eager accessor's error for the nulls of the whole frame (return when the
+        schema reports another error first: the part's own validation raises it)."""
+        report = self.plan.collect(engine="streaming").row(0)
+        n = len(self.columns)
+        for i, column in enumerate(self.columns):
+            count = int(report[i])
+            if not count:
+                continue
+            if column == self.names.relevant and not self.numeric_scores:
+                return
+            query = None if column == self.names.query else report[2 * n + i]
+            raise _null_error(column, self.names, (count, int(report[n + i]), query))
+
+
+def _unused_name(columns: Sequence[str], stem: str) -> str:
+    name = stem
+    while name in columns:
+        name = f"_{name}_"
+    return name
+
+
+def _sorted_by_query(table: pl.DataFrame, query: str) -> pl.DataFrame:
+    """Per-query tables of disjoint sets of queries as one, sorted by query like the eager
+    accessor (the order of its query codes; rows of one query keep their order)."""
+    if table.height == 0:
+        return table
+    codes, _ = _encode(table[query], sort=True)
+    return table[np.argsort(codes, kind="stable")]
+
+
+def _combined_means(
+    table: pl.DataFrame, keys: Sequence[str], value_columns: Sequence[tuple[str, str]],
+    systems: Sequence[str],
+) -> pl.DataFrame:
+    """Summary tables of disjoint sets of queries (``keys``, ``system``, means, ``n_queries``)
+    as one: per segment and system, the means weighted by ``n_queries``, rows in the eager
+    accessor's order (segments sorted as its codes, systems in the order given)."""
+    labels = [n for n, t in value_columns if t == "str"]
+    metrics = [n for n, t in value_columns if t == "float"]
+    codes = [_encode(table[k], sort=True)[0] for k in keys]
+    if labels:
+        position = {s: i for i, s in enumerate(systems)}
+        codes.append(np.array([position[s] for s in table[SYSTEM].to_list()], dtype=np.int64))
+    if codes:
+        _, first, group = np.unique(
+            np.stack(codes, axis=1), axis=0, return_index=True, return_inverse=True
+        )
+        group = group.reshape(-1)
+        n_groups = len(first)
+    else:  # one segment: one row, even without any part
+        first, group, n_groups = np.zeros(0, dtype=np.int64), np.zeros(table.height, np.int64), 1
+    counts = table["n_queries"].to_numpy().astype(np.int64)
+    total = np.bincount(group, weights=counts, minlength=n_groups).astype(np.int64)
+    columns: dict[str, Any] = {}
+    for name, _ in value_columns:
+        if name in metrics:
+            means = table[name].to_numpy().astype(np.float64)
+            sums = np.bincount(
+                group, weights=np.where(counts > 0, means, 0.0) * counts, minlength=n_groups
+            )
+            with np.errstate(invalid="ignore", divide="ignore"):
+                columns[name] = np.where(total > 0, sums / np.maximum(total, 1), np.nan)
+        elif name == "n_queries":
+            columns[name] = total
+    index = [*keys, *labels]
+    values = [pl.Series(name, columns[name]) for name, _ in value_columns if name in columns]
+    if not index:
+        return pl.DataFrame(values)
+    return table.select(index)[first].with_columns(values)
+
+
+def _buckets(frame: pl.LazyFrame, query: str, n: int) -> list[pl.LazyFrame]:
+    """The frame's rows in ``n`` parts of whole queries, by a hash of the query id (every
+    row of a query, null included, in one part; rows in the frame's order)."""
+    bucket = pl.col(query).hash(seed=0) % n
+    return [frame.filter(bucket == i) for i in range(n)]
+
+
+class _RecordingBackend(PolarsBackend):
+    """A backend that remembers the query values the engine last asked for, for a message."""
+
+    def __init__(self, frame: pl.DataFrame) -> None:
+        super().__init__(frame)
+        self.labels: list[object] = []
+
+    def extract(self, names: ColumnNames, by: Sequence[str]) -> FrameData:
+        data = super().extract(names, by)
+        query_labels = data.query_labels
+
+        def recorded(codes: IntArray) -> list[object]:
+            self.labels = query_labels(codes)
+            return self.labels
+
+        return replace(data, query_labels=recorded)
+
+
+_EMPTY_COUNT = re.compile(r"(\d+) quer(?:y has|ies have) no relevant item")
+
+
+class _EmptyQueries:
+    """The error for queries without relevant items (``empty="error"``) of the whole frame.
+
+    A part of the plan holds some queries only, so its error counts and names its own. Then
+    :meth:`raise_for` runs the engine on every part again (one part in memory at a time),
+    merges what each part found (its count, and its first five queries in sorted order)
+    and raises the eager accessor's message: the total, and the first five of all.
+    """
+
+    def __init__(
+        self, frame: pl.LazyFrame, names: ColumnNames, produce: Callable[[Backend], Any],
+        n: int,
+    ) -> None:
+        self.frame, self.query, self.produce, self.n = frame, names.query, produce, n
+
+    def raise_for(self) -> None:
+        found: list[tuple[int, list[object]]] = []
+
+        def probe(part: pl.DataFrame) -> pl.DataFrame:
+            backend = _RecordingBackend(part)
+            try:
+                self.produce(backend)
+            except EmptyQueryError as error:
+                count = _EMPTY_COUNT.match(str(error))
+                if count is None:  # a message this merge does not know: the part's own
+                    raise
+                found.append((int(count.group(1)), backend.labels))
+            return pl.DataFrame()
+
+        parts = [b.map_batches(probe, schema={}, streamable=False)
+                 for b in _buckets(self.frame, self.query, self.n)]
+        pl.concat(parts, parallel=False).collect(engine="streaming")
+        if not found:
+            return
+        dtype = self.frame.collect_schema()[self.query]
+        labels = pl.Series([q for _, shown in found for q in shown],
+                           dtype=pl.String if dtype in (pl.Categorical, pl.Enum) else dtype)
+        codes, _ = _encode(labels, sort=True)
+        first = labels.gather(np.argsort(codes, kind="stable")[:5]).to_list()
+        total = sum(count for count, _ in found)
+        # the engine's own message, for the whole frame's count and first queries
+        data = SimpleNamespace(query_labels=lambda codes: first[: len(codes)])
+        table = SimpleNamespace(n_relevant=np.zeros(total, dtype=np.int64), n_queries=total)
+        _engine.included_queries(cast(Any, data), cast(Any, table), Options(empty="error"))
+
+
 class LazyPolarsRankEval(RankEval):
     __doc__ = RankEval.__doc__
 
@@ -163,23 +425,73 @@ class LazyPolarsRankEval(RankEval):
         value_columns: Sequence[tuple[str, str]],
     ) -> Any:
         input_schema = self._frame.collect_schema()
-        schema: dict[str, Any] = (
+        table: dict[str, Any] = (
             dict(input_schema) if list(keys) == ["*"] else {k: input_schema[k] for k in keys}
         )
-        schema.update({name: _TYPES[t] for name, t in value_columns})
+        table.update({name: _TYPES[t] for name, t in value_columns})
         index, metric = shape_of(kind, keys, value_columns)
-        if kind != "table":
-            schema = {**{c: schema[c] for c in index}, metric: pl.Float64}
-
-        def run(frame: pl.DataFrame) -> pl.DataFrame:
-            return _shape(produce(self._backend(frame)), kind, keys, value_columns)
-
+        schema = table if kind == "table" else {**{c: table[c] for c in index},
+                                                metric: pl.Float64}
         frame = self._frame
         if list(keys) != ["*"]:
             # polars does not push column selection through map_batches: select the columns
             # the engine reads, so a scan reads only those
             frame = frame.select(list(dict.fromkeys([*self._names.roles(), *keys])))
-        return frame.map_batches(run, schema=schema, streamable=False)
+        combination = _combination(kind, keys, value_columns, self._names.query)
+        if combination is None or QUERY_BUCKETS <= 1:
+
+            def run(part: pl.DataFrame) -> pl.DataFrame:
+                result = _shape(produce(self._backend(part)), kind, keys, value_columns)
+                return _conform(result, schema)
+
+            return frame.map_batches(run, schema=schema, streamable=False)
+        return self._bucketed(frame, produce, kind, keys, value_columns, combination, table,
+                              schema)
+
+    def _bucketed(
+        self,
+        frame: pl.LazyFrame,
+        produce: Callable[[Backend], Any],
+        kind: Kind,
+        keys: Sequence[str],
+        value_columns: Sequence[tuple[str, str]],
+        combination: Literal["means", "rows"],
+        table: dict[str, Any],
+        schema: dict[str, Any],
+    ) -> pl.LazyFrame:
+        """The plan in :data:`QUERY_BUCKETS` parts of whole queries, split by a hash of the
+        query id: each runs the engine on its rows alone; their results are combined last.
+
+        Under the streaming engine only one part's rows are held at a time (each part is
+        one opaque step that receives all of its rows at once).
+        """
+        names, n = self._names, QUERY_BUCKETS
+        nulls = _NullCheck(frame, names)
+        empties = _EmptyQueries(frame, names, produce, n)
+
+        def run_part(part: pl.DataFrame) -> pl.DataFrame:
+            # the errors that count or list rows and queries are those of the whole frame
+            if nulls.has_nulls(part):
+                nulls.raise_for()
+            try:
+                return _conform(produce(self._backend(part)), table)
+            except EmptyQueryError:
+                empties.raise_for()
+                raise
+
+        def finish(parts: pl.DataFrame) -> pl.DataFrame:
+            if combination == "rows":
+                return _sorted_by_query(parts, names.query)
+            result = _combined_means(parts, keys, value_columns, names.scores)
+            return _conform(_shape(result, kind, keys, value_columns), schema)
+
+        parts = [
+            part.map_batches(run_part, schema=table, streamable=False)
+            for part in _buckets(frame, names.query, n)
+        ]
+        return pl.concat(parts, parallel=False).map_batches(
+            finish, schema=schema, streamable=False
+        )
 
 
 def register() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -52,3 +53,22 @@ def test_demo_prints_overall_and_segment_tables() -> None:
 def test_console_script_runs_the_demo(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["demo", "--seed", "1"]) == 0
     assert "By segment" in capsys.readouterr().out
+
+
+def test_demo_compares_the_models() -> None:
+    out = io.StringIO()
+    cli.demo(seed=0, out=out)
+    text = out.getvalue()
+    assert "model_b against model_a" in text
+    assert "p_value" in text
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_demo_writes_the_sample_data(tmp_path: Any, suffix: str) -> None:
+    path = tmp_path / f"demo{suffix}"
+    assert cli.main(["demo", "--write", str(path)]) == 0
+    read = pd.read_csv(path) if suffix == ".csv" else pd.read_parquet(path)
+    expected = recommendations(seed=0)
+    assert read.shape == expected.shape
+    assert list(read.columns) == list(expected.columns)
+    assert cli.main(["demo", "--write", str(tmp_path / "demo.txt")]) == 2

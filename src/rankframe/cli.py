@@ -472,9 +472,8 @@ def run_trec(args: argparse.Namespace, status: Status) -> int:
 
 
 def demo(seed: int = 0, out: TextIO | None = None) -> None:
-    """Evaluate the sample data overall and by segment, printing readable tables."""
-    import pandas as pd
-
+    """Evaluate the sample data overall and by segment, compare the two models, and print
+    readable tables."""
     import rankframe  # noqa: F401  (registers the accessor)
     from rankframe.datasets import recommendations
 
@@ -487,23 +486,39 @@ def demo(seed: int = 0, out: TextIO | None = None) -> None:
         f"(user, item) pairs; judged-but-not-recommended items have a null score.\n",
         file=stream,
     )
+    # pandas-stubs do not know registered accessors
+    ev = cast("Any", data).rank_eval(
+        query="user_id", item="item_id", score=["model_a", "model_b"]
+    )
     for title, by in (("Overall", None), ("By segment", "segment")):
-        tables = []
-        for model in ("model_a", "model_b"):
-            # pandas-stubs do not know registered accessors
-            ev = cast("Any", data).rank_eval(query="user_id", item="item_id", score=model)
-            table = ev.evaluate(DEMO_METRICS, by=by)
-            tables.append(table.assign(model=model))
-        combined = pd.concat(tables, ignore_index=True)
-        keys = ["model"] if by is None else [by, "model"]
-        combined = combined.sort_values(keys, kind="stable").set_index(keys)
+        table = ev.evaluate(DEMO_METRICS, by=by)
+        keys = ["system"] if by is None else [by, "system"]
         print(f"{title} (mean over users; ties broken as trec_eval):", file=stream)
-        print(combined.to_string(float_format=lambda v: f"{v:.4f}"), file=stream)
+        print(table.set_index(keys).to_string(float_format=lambda v: f"{v:.4f}"), file=stream)
         print(file=stream)
+    comparison = ev.compare(DEMO_METRICS, baseline="model_a", test="t-test")
+    comparison = comparison[comparison["system"] != "model_a"].drop(columns="system")
+    print("model_b against model_a (paired t-test over users):", file=stream)
+    print(comparison.to_string(index=False, float_format=lambda v: f"{v:.4g}"), file=stream)
+    print(file=stream)
 
 
 def run_demo(args: argparse.Namespace, status: Status) -> int:
-    """``rankframe demo``."""
+    """``rankframe demo``; with ``--write FILE``, write the sample data to FILE instead."""
+    if args.write is not None:
+        from rankframe.datasets import recommendations
+
+        path = Path(args.write)
+        frame = recommendations(seed=args.seed)
+        suffix = path.suffix.lower()
+        if suffix not in (".csv", ".parquet", ".pq"):
+            return _fail(f"cannot write {str(path)!r}: use a .csv or .parquet file name.", 2)
+        if suffix == ".csv":
+            frame.to_csv(path, index=False)
+        else:
+            frame.to_parquet(path, index=False)
+        print(f"wrote {len(frame):,} rows to {path}", file=sys.stderr)
+        return 0
     status.show("evaluating the sample data...")
     out = io.StringIO()
     demo(seed=args.seed, out=out)
@@ -647,6 +662,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo_parser = commands.add_parser("demo", help="evaluate the embedded sample data")
     demo_parser.add_argument("--seed", type=int, default=0, help="seed of the sample data")
+    demo_parser.add_argument(
+        "--write", metavar="FILE", help="write the sample data to FILE (.csv or .parquet) "
+        "instead of evaluating it, e.g. to try `rankframe compare` on it",
+    )
     demo_parser.set_defaults(handler=run_demo)
     return parser
 

@@ -26,6 +26,11 @@ from rankframe.schemas import missing_column_message
 __all__ = ["SYSTEM", "Backend", "ColumnNames", "RankEval", "shape_of"]
 
 Kind = Literal["scalar", "segments", "table"]
+# How results computed on disjoint sets of queries combine into the result for all of them
+# (adapters that split the queries use it): "means" (one row per segment and system, means
+# weighted by n_queries), "rows" (one row per query, concatenated and sorted by query), or
+# None (they do not: rank's rows, intervals, tests, tidy tables need every query at once).
+Combine = Literal["means", "rows"] | None
 IntArray = npt.NDArray[np.int64]
 
 
@@ -159,11 +164,14 @@ class RankEval:
         kind: Kind,
         keys: Sequence[str],
         value_columns: Sequence[tuple[str, str]],
+        *,
+        combine: Combine = None,
     ) -> Any:
         """Run ``produce`` on the frame's backend and shape the result for the user.
 
-        ``value_columns`` lists (name, "float" | "int") of the produced frame beyond ``keys``;
-        lazy adapters use it to declare the output schema.
+        ``value_columns`` lists (name, "float" | "int" | "str" | "bool") of the produced frame
+        beyond ``keys``; lazy adapters use it to declare the output schema. ``combine`` says
+        how results of disjoint sets of queries combine (see :data:`Combine`).
         """
         raise NotImplementedError
 
@@ -308,7 +316,7 @@ class RankEval:
         kind: Kind = "segments" if by_list or multi else "scalar"
         system = [(SYSTEM, "str")] if multi else []
         values = [*system, (str(metric), "float"), ("n_queries", "int")]
-        return self._deliver(produce, kind, by_list, values)
+        return self._deliver(produce, kind, by_list, values, combine="means")
 
     # -- metrics -------------------------------------------------------------------------
 
@@ -572,7 +580,8 @@ class RankEval:
 
         system = [(SYSTEM, "str")] if multi else []
         floats = [(str(m), "float") for m in parsed]
-        return self._deliver(produce, "table", [self._names.query, *by_list], [*system, *floats])
+        keys = [self._names.query, *by_list]
+        return self._deliver(produce, "table", keys, [*system, *floats], combine="rows")
 
     def evaluate(
         self,
@@ -646,7 +655,8 @@ class RankEval:
             system = [(SYSTEM, "str")] if multi else []
             floats = [(f"{m}{e}", "float") for m in parsed for e in ["", *interval]]
             values = [*system, *floats, ("n_queries", "int")]
-        return self._deliver(produce, "table", by_list, values)
+        combine: Combine = "means" if ci is None and not tidy else None
+        return self._deliver(produce, "table", by_list, values, combine=combine)
 
     def compare(
         self,

@@ -36,7 +36,7 @@ except ImportError as error:
     raise ImportError(msg) from error
 
 from rankframe import schemas
-from rankframe._api import SYSTEM, Backend, ColumnNames, Kind, RankEval, shape_of
+from rankframe._api import SYSTEM, Backend, ColumnNames, Combine, Kind, RankEval, shape_of
 from rankframe.adapters.pandas import PandasBackend
 from rankframe.exceptions import InvalidOptionError, RankEvalError
 
@@ -269,6 +269,8 @@ class DaskRankEval(RankEval):
         kind: Kind,
         keys: Sequence[str],
         value_columns: Sequence[tuple[str, str]],
+        *,
+        combine: Combine = None,
     ) -> Any:
         names = self._names
         frame: Any = self._frame  # dask.dataframe.DataFrame (dask has no type annotations)
@@ -319,7 +321,7 @@ class DaskRankEval(RankEval):
         tables = frame.map_partitions(
             _run_partition, produce, names, position, None, meta, meta=meta
         ).repartition(npartitions=1)
-        if "n_queries" not in dict(value_columns):  # per_query
+        if combine == "rows":  # per_query
             return tables.map_partitions(_sorted_by, checked, names.query, meta=meta)
         table_kind: Kind = "table" if kind == "scalar" else kind
         summary = tables.map_partitions(

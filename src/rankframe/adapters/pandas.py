@@ -13,7 +13,7 @@ import polars as pl
 import pyarrow as pa
 
 from rankframe import schemas
-from rankframe._api import Backend, ColumnNames, Kind, RankEval, shape_of
+from rankframe._api import Backend, ColumnNames, Combine, Kind, RankEval, shape_of
 from rankframe._encoding import dense_ranks, dictionary_codes, hash_series
 from rankframe._engine import FrameData
 
@@ -156,6 +156,8 @@ class PandasRankEval(RankEval):
         kind: Kind,
         keys: Sequence[str],
         value_columns: Sequence[tuple[str, str]],
+        *,
+        combine: Combine = None,  # noqa: ARG002  (one frame: nothing to combine)
     ) -> Any:
         result = produce(self._backend(self._frame))
         index, metric = shape_of(kind, keys, value_columns)

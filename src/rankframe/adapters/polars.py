@@ -28,7 +28,7 @@ import polars as pl
 import pyarrow as pa
 
 from rankframe import _engine, schemas
-from rankframe._api import SYSTEM, Backend, ColumnNames, Kind, RankEval, shape_of
+from rankframe._api import SYSTEM, Backend, ColumnNames, Combine, Kind, RankEval, shape_of
 from rankframe._encoding import dense_ranks, dictionary_codes, hash_series
 from rankframe._engine import FrameData
 from rankframe._options import Options
@@ -155,6 +155,8 @@ class PolarsRankEval(RankEval):
         kind: Kind,
         keys: Sequence[str],
         value_columns: Sequence[tuple[str, str]],
+        *,
+        combine: Combine = None,  # noqa: ARG002  (one frame: nothing to combine)
     ) -> Any:
         result = _shape(produce(self._backend(self._frame)), kind, keys, value_columns)
         return float(result.item(0, 0)) if kind == "scalar" else result
@@ -168,33 +170,6 @@ class PolarsRankEval(RankEval):
 #: the engine holds about 1/QUERY_BUCKETS of the input at a time. Read when a method builds
 #: its plan. See docs/scaling.md.
 QUERY_BUCKETS = 4
-
-# the value columns of results computed from every query at once: intervals, tests, tidy
-_NEEDS_ALL_QUERIES = ("value", "ci_low", "p_value")
-
-
-def _combination(
-    kind: Kind, keys: Sequence[str], value_columns: Sequence[tuple[str, str]], query: str
-) -> Literal["means", "rows"] | None:
-    """How results of disjoint sets of queries combine into the result of all of them:
-    ``"means"`` (one row per segment and system: means weighted by ``n_queries``),
-    ``"rows"`` (one row per query: concatenated, sorted by query), or ``None`` (they don't:
-    ``rank()``'s rows, bootstrap intervals, tests, tidy tables)."""
-    if list(keys) == ["*"]:
-        return None
-    names = [name for name, _ in value_columns]
-    if any(n in _NEEDS_ALL_QUERIES or n.endswith(("_ci_low", "_ci_high")) for n in names):
-        return None
-    plain = all(t == "float" or (n, t) == (SYSTEM, "str") for n, t in value_columns
-                if n != "n_queries")
-    if not plain:
-        return None
-    if ("n_queries", "int") in value_columns:
-        return "means"
-    if kind == "table" and list(keys)[:1] == [query]:
-        return "rows"
-    return None
-
 
 def _conform(result: pl.DataFrame, schema: dict[str, Any]) -> pl.DataFrame:
     """An empty result with the declared dtypes (an empty label column has no dtype)."""
@@ -423,6 +398,8 @@ class LazyPolarsRankEval(RankEval):
         kind: Kind,
         keys: Sequence[str],
         value_columns: Sequence[tuple[str, str]],
+        *,
+        combine: Combine = None,
     ) -> Any:
         input_schema = self._frame.collect_schema()
         table: dict[str, Any] = (
@@ -437,16 +414,14 @@ class LazyPolarsRankEval(RankEval):
             # polars does not push column selection through map_batches: select the columns
             # the engine reads, so a scan reads only those
             frame = frame.select(list(dict.fromkeys([*self._names.roles(), *keys])))
-        combination = _combination(kind, keys, value_columns, self._names.query)
-        if combination is None or QUERY_BUCKETS <= 1:
+        if combine is None or QUERY_BUCKETS <= 1:
 
             def run(part: pl.DataFrame) -> pl.DataFrame:
                 result = _shape(produce(self._backend(part)), kind, keys, value_columns)
                 return _conform(result, schema)
 
             return frame.map_batches(run, schema=schema, streamable=False)
-        return self._bucketed(frame, produce, kind, keys, value_columns, combination, table,
-                              schema)
+        return self._bucketed(frame, produce, kind, keys, value_columns, combine, table, schema)
 
     def _bucketed(
         self,

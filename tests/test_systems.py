@@ -307,6 +307,8 @@ def test_compare_on_polars_lazy_stays_lazy(data: pd.DataFrame) -> None:
         (lambda f: f.rank_eval.evaluate("mrr", ci=0.9, n_resamples=0),
          ["'n_resamples'", "positive integer"]),
         (lambda f: f.rank_eval(score=["a", "b"]).compare("mrr", seed="x"), ["'seed'"]),
+        (lambda f: f.rank_eval(score=["a", "b"]).compare("mrr", n_bootstrap=0),
+         ["'n_bootstrap'", "positive integer"]),
         (lambda f: f.rename(columns={"theme": "system"}).rank_eval(score=["a", "b"]).mrr(
             by="system"), ["'system' clashes", "rename"]),
         (lambda f: f.rank_eval(score=["a", "relevant"]).mrr(), ["four different columns"]),

@@ -185,6 +185,7 @@ def compare(
     alpha: float,
     confidence: float,
     n_resamples: int,
+    n_bootstrap: int,
     seed: int | None,
 ) -> tuple[IntArray, Columns]:
     """Each system against the baseline, per segment and metric, on paired per-query values.
@@ -215,7 +216,7 @@ def compare(
             lo, hi = _stats.t_interval(diff, confidence)
         else:
             lo, hi = _stats.bootstrap_interval(
-                diff, np.zeros(len(diff), dtype=np.int64), 1, confidence, n_resamples, seed
+                diff, np.zeros(len(diff), dtype=np.int64), 1, confidence, n_bootstrap, seed
             )
         p_value[g, others, :] = p.reshape(len(others), n_metrics)
         # the family of a correction: the systems compared on one metric in one segment

@@ -123,10 +123,10 @@ def _check_level(option: str, value: object) -> None:
         raise InvalidOptionError(msg)
 
 
-def _check_resampling(n_resamples: object, seed: object) -> None:
+def _check_resampling(n_resamples: object, seed: object, option: str = "n_resamples") -> None:
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
         msg = (
-            "The 'n_resamples' option must be a positive integer, e.g. 1000. "
+            f"The '{option}' option must be a positive integer, e.g. 1000. "
             f"Got {n_resamples!r} instead."
         )
         raise InvalidOptionError(msg)
@@ -668,6 +668,7 @@ class RankEval:
         alpha: float = 0.05,
         confidence: float = 0.95,
         n_resamples: int = 10_000,
+        n_bootstrap: int = 1000,
         seed: int | None = 0,
         by: str | Sequence[str] | None = None,
         min_relevance: float | None = None,
@@ -702,6 +703,12 @@ class RankEval:
             Significance level of the ``significant`` column.
         confidence
             Level of the interval of the delta.
+        n_resamples
+            Sign flips of the permutation test.
+        n_bootstrap
+            Resamples of the bootstrap interval of the delta (permutation and Wilcoxon).
+        seed
+            Seed of both resamplings; the same seed gives the same table.
 
         Examples
         --------
@@ -729,6 +736,7 @@ class RankEval:
         _check_level("alpha", alpha)
         _check_level("confidence", confidence)
         _check_resampling(n_resamples, seed)
+        _check_resampling(n_bootstrap, seed, option="n_bootstrap")
         systems = self._names.scores
         if len(systems) < 2:
             msg = (
@@ -749,7 +757,8 @@ class RankEval:
         def shape(pq: PerQuery) -> tuple[IntArray, dict[str, Any]]:
             return _analysis.compare(
                 pq, baseline=base_index, test=test, correction=correction, alpha=alpha,
-                confidence=confidence, n_resamples=n_resamples, seed=seed,
+                confidence=confidence, n_resamples=n_resamples, n_bootstrap=n_bootstrap,
+                seed=seed,
             )
 
         produce = self._summary(parsed, by_list, options, shape)

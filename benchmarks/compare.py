@@ -28,11 +28,11 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from data import workload
+from sections import markers, write_section
 
 import rankframe
 
-RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
-START, END = "<!-- compare:start -->", "<!-- compare:end -->"
+START, END = markers("compare")
 METRICS = ["mrr@10", "ndcg@10", "map@100", "acc@5", "precision@10", "recall@100"]
 RANX = {"mrr@10": "mrr@10", "ndcg@10": "ndcg@10", "map@100": "map@100", "acc@5": "hit_rate@5",
         "precision@10": "precision@10", "recall@100": "recall@100"}
@@ -129,7 +129,9 @@ def main() -> None:
             rows.append(("ranx", small["query"].nunique(), name, timed(call, repeat=1)))
             print(rows[-1], flush=True)
         agreement = t_test_agreement(small)
-    write(render(rows, agreement, len(small), len(large)))
+    section = render(rows, agreement, len(small), len(large))
+    write_section("compare", section)
+    print(section)
 
 
 def render(rows: list[tuple[str, int, str, float]], agreement: float | None,
@@ -155,17 +157,6 @@ def render(rows: list[tuple[str, int, str, float]], agreement: float | None,
                   f"{agreement:.1e} (10k queries, six metrics)."]
     lines.append(END)
     return "\n".join(lines)
-
-
-def write(section: str) -> None:
-    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
-    if START in text and END in text:
-        head, rest = text.split(START, 1)
-        text = head + section + rest.split(END, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    RESULTS.write_text(text)
-    print(section)
 
 
 if __name__ == "__main__":

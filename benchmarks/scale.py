@@ -40,11 +40,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from sections import markers, write_section
 
 HERE = Path(__file__).resolve().parent
 DATA_DIR = HERE / "data"
 RESULTS = HERE / "RESULTS.md"
-START, END = "<!-- scale:start -->", "<!-- scale:end -->"
+START, END = markers("scale")
 
 METRICS = ["mrr@10", "ndcg@10", "map@100", "acc@5", "precision@10", "recall@100"]
 CHUNK_QUERIES = 50_000  # ~5M rows: one chunk of the workload in memory at a time
@@ -337,17 +338,6 @@ def render(info: dict[str, Any], results: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def write_section(section: str) -> None:
-    """Replace the text between the markers of RESULTS.md (append it if they are missing)."""
-    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
-    if START in text and END in text:
-        head, rest = text.split(START, 1)
-        text = head + section + rest.split(END, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    RESULTS.write_text(text)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=50_000_000)
@@ -365,7 +355,7 @@ def main() -> None:
     log(f"dataset: {info['rows']:,} rows in {root}")
     results = {name: spawn(name, root, args.timeout) for name in args.paths.split(",")}
     section = render(info, results)
-    write_section(section)
+    write_section("scale", section, RESULTS)
     print(section)
 
 

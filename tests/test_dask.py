@@ -464,15 +464,25 @@ def test_several_systems_equal_pandas(two_systems: tuple[Any, pd.DataFrame], by:
     assert_same(lazy.per_query(METRICS, by=by), eager.per_query(METRICS, by=by), exact=True)
 
 
-@pytest.mark.parametrize(
-    "call",
-    [lambda ev: ev.evaluate("mrr", ci=0.95), lambda ev: ev.evaluate("mrr", tidy=True),
-     lambda ev: ev.compare("mrr")],
-    ids=["ci", "tidy", "compare"],
-)
-def test_whole_frame_summaries_are_refused_politely(
+WHOLE_CALLS: dict[str, Callable[[Any], Any]] = {
+    "ci": lambda ev: ev.evaluate(METRICS, ci=0.9, n_resamples=200),
+    "ci-by": lambda ev: ev.evaluate(["mrr", "ndcg@10"], by=["theme", "cohort"], ci=0.9),
+    "tidy": lambda ev: ev.evaluate(METRICS, by="theme", tidy=True, empty="skip"),
+    "compare-t": lambda ev: ev.compare(METRICS, by="theme"),
+    "compare-permutation": lambda ev: ev.compare(["mrr"], test="permutation", n_resamples=500,
+                                                 baseline="other"),
+    "compare-wilcoxon": lambda ev: ev.compare(["ndcg@10"], test="wilcoxon", empty="nan"),
+}
+
+
+@pytest.mark.parametrize("call", WHOLE_CALLS.values(), ids=WHOLE_CALLS.keys())
+def test_whole_frame_summaries_equal_pandas(
     two_systems: tuple[Any, pd.DataFrame], call: Any
 ) -> None:
-    ddf, _ = two_systems
-    with pytest.raises(rankframe.InvalidOptionError, match=r"not available on Dask.*per_query"):
-        call(ddf.rank_eval(score=["score", "other"]))
+    """Intervals, tests and tidy tables: per-query values on the workers, the statistics
+    from all of them in one partition; the same numbers as pandas (same seeds)."""
+    ddf, pdf = two_systems
+    scores = ["score", "other"]
+    result = call(ddf.rank_eval(score=scores))
+    assert isinstance(result, dd.DataFrame)
+    assert_same(result, call(pdf.rank_eval(score=scores)))

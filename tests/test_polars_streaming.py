@@ -205,23 +205,31 @@ def test_streaming_holds_one_part_of_the_rows_at_a_time(
     assert max(part_sizes) < frame.height / 2  # each part holds about 1/4 of the rows
 
 
-WHOLE: dict[str, Call] = {  # the results that need every query at once: one step
+WHOLE: dict[str, Call] = {  # results from every query's values at once
     "evaluate-ci": lambda ev: ev.evaluate(["mrr", "ndcg@5"], by="theme", ci=0.9,
                                           n_resamples=20),
     "evaluate-tidy": lambda ev: ev.evaluate(["mrr", "ndcg@5"], by="cohort", tidy=True),
     "compare": lambda ev: ev.compare(["mrr", "ndcg@5"], n_resamples=20),
-    "rank": lambda ev: ev.rank(),
 }
 
 
 @pytest.mark.parametrize("call", WHOLE.values(), ids=WHOLE.keys())
-def test_what_needs_every_query_runs_in_one_step(
+def test_intervals_tests_and_tidy_tables_run_per_part_then_whole(
     frame: pl.DataFrame, part_sizes: list[int], call: Call
 ) -> None:
+    """Per-query values part by part; the statistics from all of them in a last step."""
     scores = ["score", "other"]
     plan = call(frame.lazy().rank_eval(score=scores))
     expected = call(frame.rank_eval(score=scores))
     assert_same(plan, expected, "streaming", exact=True)
+    assert len(part_sizes) == adapter.QUERY_BUCKETS
+    assert sum(part_sizes) == frame.height
+
+
+def test_rank_runs_in_one_step(frame: pl.DataFrame, part_sizes: list[int]) -> None:
+    scores = ["score", "other"]
+    plan = frame.lazy().rank_eval(score=scores).rank()
+    assert_same(plan, frame.rank_eval(score=scores).rank(), "streaming", exact=True)
     assert part_sizes == [frame.height]  # one step with every row
 
 

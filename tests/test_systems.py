@@ -278,6 +278,25 @@ def test_permutation_test_is_reproducible_and_matches_exact_enumeration() -> Non
     assert p == pytest.approx(exact, abs=4 * np.sqrt(exact * (1 - exact) / 20_000) + 1e-4)
 
 
+@pytest.mark.parametrize("engine", ["auto", "streaming"])
+@pytest.mark.parametrize(
+    "call",
+    [lambda ev: ev.compare(["mrr", "ndcg@10"], by="theme", test="permutation", n_resamples=500),
+     lambda ev: ev.evaluate(["mrr", "acc@1"], by="theme", ci=0.9, tidy=True)],
+    ids=["compare", "ci-tidy"],
+)
+def test_lazy_whole_frame_summaries_equal_pandas(
+    data: pd.DataFrame, call: Any, engine: str
+) -> None:
+    """The lazy plan computes per-query values part by part (hash buckets of queries) and
+    the statistics from all of them: the same numbers as pandas, seeds included."""
+    systems = ["good", "better", "noise"]
+    lazy = call(pl.from_pandas(data).lazy().rank_eval(score=systems))
+    got = lazy.collect(engine=engine).to_pandas()
+    expected = call(data.rank_eval(score=systems))
+    pd.testing.assert_frame_equal(as_pandas(got), as_pandas(expected), check_dtype=False)
+
+
 def test_compare_on_polars_lazy_stays_lazy(data: pd.DataFrame) -> None:
     lazy = pl.from_pandas(data).lazy().rank_eval(score=["good", "better"]).compare("mrr")
     assert isinstance(lazy, pl.LazyFrame)

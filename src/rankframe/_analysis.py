@@ -20,7 +20,18 @@ import pyarrow as pa
 from rankframe import _stats
 from rankframe._registry import Metric
 
-__all__ = ["SYSTEM", "Correction", "PerQuery", "Test", "compare", "per_query", "tidy", "wide"]
+__all__ = [
+    "SYSTEM",
+    "Correction",
+    "PerQuery",
+    "Test",
+    "combine_segments",
+    "compare",
+    "from_per_query",
+    "per_query",
+    "tidy",
+    "wide",
+]
 
 SYSTEM = "system"  # the output column naming the score column of each row
 TIDY = ("metric", "k", "value", "n_queries")
@@ -97,6 +108,47 @@ class PerQuery:
             flat, seg, self.n_segments, confidence, n_resamples, seed
         )
         return low.reshape(self.shape), high.reshape(self.shape)
+
+
+def combine_segments(
+    per_query: list[IntArray], first_rows: IntArray
+) -> tuple[IntArray, IntArray, int]:
+    """Per query its segment code (segments numbered in sorted order of the ``by`` values),
+    the first row of each segment, and their number, from each ``by`` column's per-query
+    codes (numbered in sorted order of its values)."""
+    combined = np.zeros(len(first_rows), dtype=np.int64)
+    if not per_query:
+        return combined, np.zeros(1, dtype=np.int64), 1
+    for codes in per_query:
+        _, dense = np.unique(codes, return_inverse=True)
+        combined = combined * (int(dense.max(initial=0)) + 1) + dense
+    uniques, first_query, segment = np.unique(combined, return_index=True, return_inverse=True)
+    return segment.astype(np.int64), first_rows[first_query], len(uniques)
+
+
+def from_per_query(
+    table: Any, metrics: list[Metric], systems: list[str], by: list[str], included: str
+) -> PerQuery:
+    """:class:`PerQuery` from per-query tables of every query (see ``rankframe._api.Whole``):
+    ``table`` is a backend over them, one row per (query, system), sorted by query."""
+    n_systems = len(systems)
+    include = np.asarray(table.column(included), dtype=bool)[::n_systems]
+    n_queries = len(include)
+    columns = [np.asarray(table.column(str(m)), dtype=np.float64) for m in metrics]
+    values = np.stack(columns, axis=-1) if columns else np.empty((0, 0))
+    first_rows = np.arange(n_queries, dtype=np.int64) * n_systems
+    per_query = [table.codes(b)[first_rows] for b in by]
+    segment, segment_rows, n_segments = combine_segments(per_query, first_rows)
+    return PerQuery(
+        values=values.reshape(n_queries, n_systems, len(metrics)),
+        include=include,
+        segment=segment,
+        segment_rows=segment_rows,
+        n_segments=n_segments,
+        first_rows=first_rows,
+        systems=systems,
+        metrics=metrics,
+    )
 
 
 def _long_labels(pq: PerQuery) -> Columns:

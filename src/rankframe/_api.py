@@ -23,7 +23,7 @@ from rankframe._registry import Metric, parse_metric, parse_metrics
 from rankframe.exceptions import ColumnNotFoundError, InvalidOptionError
 from rankframe.schemas import missing_column_message
 
-__all__ = ["SYSTEM", "Backend", "ColumnNames", "RankEval", "shape_of"]
+__all__ = ["INCLUDED", "SYSTEM", "Backend", "ColumnNames", "RankEval", "Whole", "shape_of"]
 
 Kind = Literal["scalar", "segments", "table"]
 # How results computed on disjoint sets of queries combine into the result for all of them
@@ -88,6 +88,34 @@ class Backend(Protocol):
     def with_ranks(self, ranks: dict[str, IntArray]) -> Any:
         """The input frame plus an integer column per entry (0 in a rank becomes null)."""
         ...
+
+    def column(self, name: str) -> npt.NDArray[Any]:
+        """A column of the frame as a NumPy array (for tables rankframe produced)."""
+        ...
+
+    def codes(self, name: str) -> IntArray:
+        """Per row, an integer code of the column's value, numbered in sorted order."""
+        ...
+
+
+INCLUDED = "__rankframe_included__"  # per-query tables of `Whole`: does the query count?
+
+
+@dataclass(frozen=True)
+class Whole:
+    """A result computed from every query's values at once (intervals, tests, tidy tables),
+    in two steps for adapters that split the queries into parts.
+
+    ``per_query`` runs on a part of whole queries and gives its per-query table: the
+    ``keys`` columns, ``system``, a column per metric and :data:`INCLUDED`; one row per
+    (query, system). ``finish`` runs on the per-query tables of every part together, sorted
+    by query (each query's rows kept in system order), and gives the result.
+    """
+
+    per_query: Callable[[Backend], Any]
+    keys: list[str]
+    value_columns: list[tuple[str, str]]
+    finish: Callable[[Backend], Any]
 
 
 def _as_list(by: str | Sequence[str] | None) -> list[str]:
@@ -166,18 +194,16 @@ class RankEval:
         value_columns: Sequence[tuple[str, str]],
         *,
         combine: Combine = None,
+        whole: Whole | None = None,
     ) -> Any:
         """Run ``produce`` on the frame's backend and shape the result for the user.
 
         ``value_columns`` lists (name, "float" | "int" | "str" | "bool") of the produced frame
         beyond ``keys``; lazy adapters use it to declare the output schema. ``combine`` says
-        how results of disjoint sets of queries combine (see :data:`Combine`).
+        how results of disjoint sets of queries combine (see :data:`Combine`); when they do
+        not, ``whole`` gives the result in two steps (see :class:`Whole`).
         """
         raise NotImplementedError
-
-    def _needs_all_queries(self, what: str) -> None:
-        """Called before computing ``what`` from every query at once (intervals, tests);
-        an adapter that cannot do so raises."""
 
     # -- binding column names ------------------------------------------------------------
 
@@ -292,15 +318,31 @@ class RankEval:
         by: list[str],
         options: Options,
         shape: Callable[[PerQuery], tuple[IntArray, dict[str, Any]]],
-    ) -> Callable[[Backend], Any]:
+    ) -> tuple[Callable[[Backend], Any], Whole]:
         """``produce`` for a table with one row per segment (or more): ``shape`` lays the
-        per-query values out as the output's rows and columns."""
+        per-query values out as the output's rows and columns. Also the same in two steps
+        (:class:`Whole`), for adapters that split the queries."""
 
         def produce(backend: Backend) -> Any:
             rows, columns = shape(self._per_query(backend, metrics, by, options, first_rows=False))
             return backend.table(by, rows if by else None, columns)
 
-        return produce
+        def per_query(backend: Backend) -> Any:
+            pq = self._per_query(backend, metrics, by, options, first_rows=True)
+            rows, columns = _analysis.per_query(pq, skip_empty=False, multi=True)
+            columns[INCLUDED] = np.repeat(pq.include, len(pq.systems))
+            return backend.table([self._names.query, *by], rows, columns)
+
+        def finish(backend: Backend) -> Any:
+            pq = _analysis.from_per_query(backend, metrics, list(self._names.scores), by,
+                                          INCLUDED)
+            rows, columns = shape(pq)
+            return backend.table(by, rows if by else None, columns)
+
+        floats = [(str(m), "float") for m in metrics]
+        value_columns = [(SYSTEM, "str"), *floats, (INCLUDED, "bool")]
+        whole = Whole(per_query, [self._names.query, *by], value_columns, finish)
+        return produce, whole
 
     def _metric(self, name: str, k: int | None, by: str | Sequence[str] | None,
                 options: Options) -> Any:
@@ -312,7 +354,7 @@ class RankEval:
         def shape(pq: PerQuery) -> tuple[IntArray, dict[str, Any]]:
             return _analysis.wide(pq, multi=multi, ci=None, n_resamples=0, seed=None)
 
-        produce = self._summary([metric], by_list, options, shape)
+        produce, _ = self._summary([metric], by_list, options, shape)
         kind: Kind = "segments" if by_list or multi else "scalar"
         system = [(SYSTEM, "str")] if multi else []
         values = [*system, (str(metric), "float"), ("n_queries", "int")]
@@ -636,8 +678,6 @@ class RankEval:
         _check_resampling(n_resamples, seed)
         if ci is not None:
             _check_level("ci", ci)
-        if ci is not None or tidy:
-            self._needs_all_queries("evaluate(ci=...)" if ci is not None else "evaluate(tidy=True)")
         multi = self._multi
 
         def shape(pq: PerQuery) -> tuple[IntArray, dict[str, Any]]:
@@ -645,18 +685,19 @@ class RankEval:
                 return _analysis.tidy(pq, ci=ci, n_resamples=n_resamples, seed=seed)
             return _analysis.wide(pq, multi=multi, ci=ci, n_resamples=n_resamples, seed=seed)
 
-        produce = self._summary(parsed, by_list, options, shape)
+        produce, whole = self._summary(parsed, by_list, options, shape)
         interval = ["_ci_low", "_ci_high"] if ci is not None else []
         if tidy:
             bounds = ["ci_low", "ci_high"] if ci is not None else []
-            values = [(SYSTEM, "str"), ("metric", "str"), ("k", "int"), ("value", "float"),
+            values = [(SYSTEM, "str"), ("metric", "str"), ("k", "int?"), ("value", "float"),
                       ("n_queries", "int"), *((b, "float") for b in bounds)]
         else:
             system = [(SYSTEM, "str")] if multi else []
             floats = [(f"{m}{e}", "float") for m in parsed for e in ["", *interval]]
             values = [*system, *floats, ("n_queries", "int")]
-        combine: Combine = "means" if ci is None and not tidy else None
-        return self._deliver(produce, "table", by_list, values, combine=combine)
+        if ci is None and not tidy:
+            return self._deliver(produce, "table", by_list, values, combine="means")
+        return self._deliver(produce, "table", by_list, values, whole=whole)
 
     def compare(
         self,
@@ -752,7 +793,6 @@ class RankEval:
             )
             raise InvalidOptionError(msg)
         base_index = systems.index(base)
-        self._needs_all_queries("compare()")
 
         def shape(pq: PerQuery) -> tuple[IntArray, dict[str, Any]]:
             return _analysis.compare(
@@ -761,12 +801,12 @@ class RankEval:
                 seed=seed,
             )
 
-        produce = self._summary(parsed, by_list, options, shape)
-        values = [(SYSTEM, "str"), ("metric", "str"), ("k", "int"), ("mean", "float"),
+        produce, whole = self._summary(parsed, by_list, options, shape)
+        values = [(SYSTEM, "str"), ("metric", "str"), ("k", "int?"), ("mean", "float"),
                   ("delta", "float"), ("p_value", "float"), ("p_adjusted", "float"),
                   ("ci_low", "float"), ("ci_high", "float"), ("significant", "bool"),
                   ("n_queries", "int")]
-        return self._deliver(produce, "table", by_list, values)
+        return self._deliver(produce, "table", by_list, values, whole=whole)
 
     def rank(self, *, ties: Ties = "trec", name: str = "rank") -> Any:
         """The input frame plus an integer column ``name``: each row's rank in its query.

@@ -36,13 +36,14 @@ except ImportError as error:
     raise ImportError(msg) from error
 
 from rankframe import schemas
-from rankframe._api import SYSTEM, Backend, ColumnNames, Combine, Kind, RankEval, shape_of
+from rankframe._api import SYSTEM, Backend, ColumnNames, Combine, Kind, RankEval, Whole, shape_of
 from rankframe.adapters.pandas import PandasBackend
-from rankframe.exceptions import InvalidOptionError, RankEvalError
+from rankframe.exceptions import RankEvalError
 
 __all__ = ["DaskRankEval", "register"]
 
-_DTYPES: dict[str, Any] = {"float": "float64", "int": "int64", "str": "str", "bool": "bool"}
+_DTYPES: dict[str, Any] = {"float": "float64", "int": "int64", "int?": "Int64", "str": "str",
+                           "bool": "bool"}
 # The shuffle keeps the frame's row order through a column of 64-bit positions:
 # the input partition number above bit 40, the row within that partition below.
 _POSITION_BITS = 40
@@ -225,6 +226,12 @@ def _sorted_by(tables: pd.DataFrame, _checked: int, column: str) -> pd.DataFrame
     return tables.sort_values(column, kind="stable", ignore_index=True)
 
 
+def _finish_whole(table: pd.DataFrame, finish: Callable[[Backend], Any]) -> pd.DataFrame:
+    """A result computed from every query's values (see ``rankframe._api.Whole``)."""
+    result: pd.DataFrame = finish(PandasBackend(table))
+    return result
+
+
 def _identity(part: pd.DataFrame) -> pd.DataFrame:
     return part
 
@@ -246,14 +253,6 @@ class DaskRankEval(RankEval):
     def _backend(self, frame: Any) -> Backend:
         return PandasBackend(frame)
 
-    def _needs_all_queries(self, what: str) -> None:
-        msg = (
-            f"{what} needs every query's values at once and is not available on Dask "
-            "DataFrames yet. Compute the per-query table on the cluster and finish in pandas: "
-            "ddf.rank_eval.per_query([...]).compute(), or evaluate a pandas sample."
-        )
-        raise InvalidOptionError(msg)
-
     def _index_name(self) -> str | None:
         """The name of the frame's index when it is not also a column."""
         name = self._frame.index.name
@@ -271,7 +270,18 @@ class DaskRankEval(RankEval):
         value_columns: Sequence[tuple[str, str]],
         *,
         combine: Combine = None,
+        whole: Whole | None = None,
     ) -> Any:
+        if whole is not None:
+            # per-query values on the workers, gathered in one partition (one row per query
+            # and system); the result from all of them at once
+            per_query = self._deliver(
+                whole.per_query, "table", whole.keys, whole.value_columns, combine="rows"
+            )
+            meta = per_query._meta[list(keys)].assign(
+                **{name: pd.Series([], dtype=_DTYPES[t]) for name, t in value_columns}
+            )
+            return per_query.map_partitions(_finish_whole, whole.finish, meta=meta)
         names = self._names
         frame: Any = self._frame  # dask.dataframe.DataFrame (dask has no type annotations)
         rank = list(keys) == ["*"]

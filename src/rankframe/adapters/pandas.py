@@ -13,7 +13,7 @@ import polars as pl
 import pyarrow as pa
 
 from rankframe import schemas
-from rankframe._api import Backend, ColumnNames, Combine, Kind, RankEval, shape_of
+from rankframe._api import Backend, ColumnNames, Combine, Kind, RankEval, Whole, shape_of
 from rankframe._encoding import dense_ranks, dictionary_codes, hash_series
 from rankframe._engine import FrameData
 
@@ -131,6 +131,12 @@ class PandasBackend:
         out = self.frame[list(keys)].take(rows).reset_index(drop=True)
         return out.assign(**columns)
 
+    def column(self, name: str) -> npt.NDArray[Any]:
+        return np.asarray(self.frame[name].to_numpy())
+
+    def codes(self, name: str) -> IntArray:
+        return _codes(self.frame[name], sort=True)[0].astype(np.int64, copy=False)
+
     def with_ranks(self, ranks: dict[str, IntArray]) -> pd.DataFrame:
         index = self.frame.index
         return self.frame.assign(
@@ -158,6 +164,7 @@ class PandasRankEval(RankEval):
         value_columns: Sequence[tuple[str, str]],
         *,
         combine: Combine = None,  # noqa: ARG002  (one frame: nothing to combine)
+        whole: Whole | None = None,  # noqa: ARG002
     ) -> Any:
         result = produce(self._backend(self._frame))
         index, metric = shape_of(kind, keys, value_columns)

@@ -28,7 +28,7 @@ import polars as pl
 import pyarrow as pa
 
 from rankframe import _engine, schemas
-from rankframe._api import SYSTEM, Backend, ColumnNames, Combine, Kind, RankEval, shape_of
+from rankframe._api import SYSTEM, Backend, ColumnNames, Combine, Kind, RankEval, Whole, shape_of
 from rankframe._encoding import dense_ranks, dictionary_codes, hash_series
 from rankframe._engine import FrameData
 from rankframe._options import Options
@@ -119,14 +119,20 @@ class PolarsBackend:
             return pl.DataFrame(columns)
         return self.frame.select(keys)[rows].with_columns(columns)
 
+    def column(self, name: str) -> npt.NDArray[Any]:
+        return self.frame[name].to_numpy()
+
+    def codes(self, name: str) -> IntArray:
+        return _encode(self.frame[name], sort=True)[0]
+
     def with_ranks(self, ranks: dict[str, IntArray]) -> pl.DataFrame:
         return self.frame.with_columns(
             pl.Series(name, pa.array(rank, mask=rank == 0)) for name, rank in ranks.items()
         )
 
 
-_TYPES: dict[str, Any] = {"float": pl.Float64, "int": pl.Int64, "str": pl.String,
-                          "bool": pl.Boolean}
+_TYPES: dict[str, Any] = {"float": pl.Float64, "int": pl.Int64, "int?": pl.Int64,
+                          "str": pl.String, "bool": pl.Boolean}
 
 
 def _shape(
@@ -157,6 +163,7 @@ class PolarsRankEval(RankEval):
         value_columns: Sequence[tuple[str, str]],
         *,
         combine: Combine = None,  # noqa: ARG002  (one frame: nothing to combine)
+        whole: Whole | None = None,  # noqa: ARG002
     ) -> Any:
         result = _shape(produce(self._backend(self._frame)), kind, keys, value_columns)
         return float(result.item(0, 0)) if kind == "scalar" else result
@@ -400,6 +407,7 @@ class LazyPolarsRankEval(RankEval):
         value_columns: Sequence[tuple[str, str]],
         *,
         combine: Combine = None,
+        whole: Whole | None = None,
     ) -> Any:
         input_schema = self._frame.collect_schema()
         table: dict[str, Any] = (
@@ -414,6 +422,16 @@ class LazyPolarsRankEval(RankEval):
             # polars does not push column selection through map_batches: select the columns
             # the engine reads, so a scan reads only those
             frame = frame.select(list(dict.fromkeys([*self._names.roles(), *keys])))
+        if whole is not None:
+            # per-query values part by part, then the result from all of them at once
+            per_query = self._deliver(
+                whole.per_query, "table", whole.keys, whole.value_columns, combine="rows"
+            )
+
+            def finish(table: pl.DataFrame) -> pl.DataFrame:
+                return _conform(whole.finish(PolarsBackend(table)), schema)
+
+            return per_query.map_batches(finish, schema=schema, streamable=False)
         if combine is None or QUERY_BUCKETS <= 1:
 
             def run(part: pl.DataFrame) -> pl.DataFrame:

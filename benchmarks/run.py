@@ -1,7 +1,13 @@
 """rankframe against its peers on the issue's workload; writes benchmarks/RESULTS.md.
 
     python benchmarks/run.py --size S        # everything (what `make bench SIZE=S` runs)
+    python benchmarks/run.py --size L --only floor,rankframe_pandas   # a partial run
     python benchmarks/run.py --worker ranx --size S --repeat 3    # one approach, prints JSON
+
+A partial run (``--only``, ``--skip-shapes``, ``--skip-scaling``) writes its report to
+``benchmarks/data/RESULTS-<size>-partial.md`` and leaves RESULTS.md alone (unless
+``--write-results``); its agreement check compares only the approaches it times, plus
+pytrec_eval per query.
 
 The main process generates the data once per size (seeded, ``data.make``) and caches it as
 parquet in ``benchmarks/data/``. It then checks that the tools agree on the values (one
@@ -282,7 +288,12 @@ def rankframe_lazy(size: str) -> tuple[Any, Run]:
     import rankframe  # noqa: F401
 
     path = data_path(size)
-    return None, lambda _: means_of(pl.scan_parquet(path).rank_eval.evaluate(METRICS).collect())
+
+    def run(_: Laps) -> Values:
+        lazy: Any = pl.scan_parquet(path)  # .rank_eval is registered at run time
+        return means_of(lazy.rank_eval.evaluate(METRICS).collect())
+
+    return None, run
 
 
 Nested = dict[str, dict[str, Any]]
@@ -509,6 +520,7 @@ def measure_validation(size: str, repeat: int) -> dict[str, Any]:
     import rankframe
     from rankframe import _engine, schemas
     from rankframe._api import ColumnNames
+    from rankframe.adapters import pandas as pandas_adapter
     from rankframe.adapters.pandas import PandasBackend
 
     frame = load_pandas(size)
@@ -516,16 +528,28 @@ def measure_validation(size: str, repeat: int) -> dict[str, Any]:
     extracted = PandasBackend(frame).extract(ColumnNames(), [])  # the engine's input arrays
 
     def unvalidated(_: Laps) -> Values:
+        # the adapter starts hashing the items (for the duplicate check) while it encodes
+        # the queries: that goes too
         with (
             mock.patch.object(PandasBackend, "_validate", return_value=None),
             mock.patch.object(_engine, "unique_items_checked",
                               return_value=contextlib.nullcontext()),
+            mock.patch.object(pandas_adapter, "_hash",
+                              return_value=np.zeros(0, dtype=np.uint64)),
         ):
             return means_of(frame.rank_eval.evaluate(METRICS))
 
+    def schema_alone(_: Laps) -> Values:
+        schemas.validate(schema, frame)
+        return {}
+
+    def duplicates_alone(_: Laps) -> Values:
+        _engine.check_unique_items(extracted, "query", "item")
+        return {}
+
     parts: dict[str, Run] = {
-        "schema": lambda _: schemas.validate(schema, frame) or {},
-        "duplicates": lambda _: _engine.check_unique_items(extracted, "query", "item") or {},
+        "schema": schema_alone,
+        "duplicates": duplicates_alone,
         "evaluate": lambda _: means_of(frame.rank_eval.evaluate(METRICS)),
         "unvalidated": unvalidated,
     }
@@ -569,13 +593,15 @@ def torchmetrics_convention(frame: pd.DataFrame) -> dict[str, dict[str, np.ndarr
     return out
 
 
-def agree(size: str) -> dict[str, Any]:
+def agree(size: str, only: list[str] | None = None) -> dict[str, Any]:
     """Values of every tool on the same data, compared with rankframe's.
 
-    pytrec_eval per query to 1e-9. The others by the mean of each metric, against the range of
-    rankframe's means under ``ties="pessimistic"``, ``"trec"`` and ``"optimistic"``: a peer
-    that orders tied scores its own way lands inside it (for torchmetrics, rankframe's values
-    are first put in torchmetrics' conventions, see :func:`torchmetrics_convention`).
+    pytrec_eval per query to 1e-9 (always, when installed: it is the reference). The others
+    by the mean of each metric, against the range of rankframe's means under
+    ``ties="pessimistic"``, ``"trec"`` and ``"optimistic"``: a peer that orders tied scores
+    its own way lands inside it (for torchmetrics, rankframe's values are first put in
+    torchmetrics' conventions, see :func:`torchmetrics_convention`). With ``only`` (the
+    ``--only`` list), the other approaches are not compared.
     """
     import rankframe  # noqa: F401
 
@@ -583,23 +609,26 @@ def agree(size: str) -> dict[str, Any]:
     per_query = {ties: rankframe_per_query(frame, ties) for ties in TIES}
     reference = {m: float(v.mean()) for m, v in per_query["trec"].items()}
     ranges = {"default": tie_range(per_query)}
-    if not missing_modules(APPROACHES["torchmetrics"]):
+    if not missing_modules(APPROACHES["torchmetrics"]) and (only is None or "torchmetrics" in only):
         ranges["torchmetrics"] = tie_range(torchmetrics_convention(frame))
     out: dict[str, Any] = {"reference": reference, "n_queries": len(per_query["trec"]["mrr"])}
 
     if not missing_modules(APPROACHES["pytrec_eval"]):
         import pytrec_eval
 
-        qrels, run = pytrec_dicts(frame)
+        qrels, trec_run = pytrec_dicts(frame)
         measures = {"recip_rank", "ndcg_cut.10", "map_cut.100", "success.5", "P.10", "recall.100"}
-        trec = pytrec_measures(pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run))
+        trec = pytrec_measures(pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(trec_run))
         out["pytrec_eval_per_query"] = {
             m: float(np.abs(trec[m] - per_query["trec"][m]).max()) for m in trec
         }
-        del qrels, run
+        del qrels, trec_run
 
     for name in ("rankframe_polars", "rankframe_lazy", *PEERS):
         approach = APPROACHES[name]
+        if only is not None and name not in only:
+            out[name] = {"status": "not run (--only)"}
+            continue
         if missing_modules(approach):
             out[name] = {"status": "not installed"}
             continue
@@ -623,7 +652,7 @@ def agree(size: str) -> dict[str, Any]:
 def worker(args: argparse.Namespace) -> dict[str, Any]:
     warnings.filterwarnings("ignore")  # numba's and torch's chatter; results are checked
     if args.worker == "agree":
-        return agree(args.size)
+        return agree(args.size, args.only.split(",") if args.only else None)
     if args.worker == "validation":
         return measure_validation(args.size, args.repeat)
     return measure(args.worker, args.size, args.repeat)
@@ -636,13 +665,14 @@ def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def spawn(name: str, size: str, repeat: int, timeout: float) -> dict[str, Any]:
+def spawn(name: str, size: str, repeat: int, timeout: float,
+          extra: tuple[str, ...] = ()) -> dict[str, Any]:
     """Run one worker in a fresh interpreter and return its JSON (or why there is none)."""
     if name in APPROACHES and (missing := missing_modules(APPROACHES[name])):
         log(f"  {name} on {size}: not installed ({', '.join(missing)})")
         return {"status": "not installed", "missing": missing}
     command = [sys.executable, str(Path(__file__).resolve()), "--worker", name,
-               "--size", size, "--repeat", str(repeat)]
+               "--size", size, "--repeat", str(repeat), *extra]
     log(f"  {name} on {size} ...")
     started = time.perf_counter()
     try:
@@ -720,7 +750,8 @@ def main_run(args: argparse.Namespace) -> None:
             "size": size, "repeat": args.repeat, "command": " ".join(sys.argv)}
 
     log("agreement check")
-    agreement = spawn("agree", size, 1, args.timeout)
+    agreement = spawn("agree", size, 1, args.timeout,
+                      ("--only", args.only) if args.only else ())
     report_agreement(agreement)
 
     log(f"timing (warm-up + {args.repeat} runs each, every approach in a fresh process)")
@@ -735,11 +766,16 @@ def main_run(args: argparse.Namespace) -> None:
     raw = {"info": info, "agreement": agreement, "results": results, "validation": validation,
            "shapes": shapes, "scaling_small": small}
     DATA_DIR.mkdir(exist_ok=True)
-    (DATA_DIR / f"results-{size}.json").write_text(json.dumps(raw, indent=1, default=str))
+    # a partial run (--only, --skip-*) does not replace the full report unless asked to
+    partial = bool(args.only or args.skip_shapes or (args.skip_scaling and size != "S"))
+    suffix = "-partial" if partial else ""
+    (DATA_DIR / f"results-{size}{suffix}.json").write_text(
+        json.dumps(raw, indent=1, default=str))
     text = render(raw)
-    RESULTS.write_text(with_scale_section(text))
+    out = RESULTS if not partial or args.write_results else DATA_DIR / f"RESULTS-{size}-partial.md"
+    out.write_text(with_scale_section(text) if out == RESULTS else text)
     print(text)
-    log(f"wrote {RESULTS} ({info['elapsed_s']:.0f} s in all)")
+    log(f"wrote {out} ({info['elapsed_s']:.0f} s in all)")
 
 
 SCALE_START, SCALE_END = "<!-- scale:start -->", "<!-- scale:end -->"
@@ -1071,6 +1107,9 @@ def main() -> None:
     parser.add_argument("--skip-scaling", action="store_true",
                         help="with SIZE=M or L, do not also time S")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per worker")
+    parser.add_argument("--write-results", action="store_true",
+                        help="write RESULTS.md even for a partial run (--only, --skip-*); by "
+                        "default a partial run writes data/RESULTS-<size>-partial.md")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.repeat < 1:

@@ -7,13 +7,19 @@ faster than a hash table over millions of distinct ids (pandas ``factorize``); t
 need to agree within one call, which they do.
 
 Ties are broken by item id, so the few tied rows need the order of their ids: Arrow ranks
-strings as strings and numbers as numbers, in C++. Query ids become integer codes numbered in
-sorted order of the ids: Arrow's dictionary encoding, then a sort of the distinct ids only.
+strings as strings and numbers as numbers, in C++; ids of at most 8 bytes (most ids) are
+ranked as the 64-bit numbers their bytes make, by NumPy. Query ids become integer codes
+numbered in sorted order of the ids: Arrow's dictionary encoding, then a sort of the distinct
+ids only.
+
+Columns arrive as chunked Arrow arrays (a parquet file read by pandas has one chunk per row
+group): they are encoded, hashed and gathered chunk by chunk, never concatenated, because a
+concatenation copies the whole column.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -21,9 +27,12 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["dense_ranks", "dictionary_codes", "hash_series"]
+__all__ = ["dense_ranks", "dictionary_codes", "hash_arrow", "hash_series", "ranks_at"]
+
+_HASH_SLICE = 1 << 17  # values per slice in hash_arrow
 
 IntArray = npt.NDArray[np.int64]
+CodeArray = npt.NDArray[np.int32] | npt.NDArray[np.int64]
 
 
 def hash_series(values: pl.Series) -> npt.NDArray[np.uint64]:
@@ -31,6 +40,63 @@ def hash_series(values: pl.Series) -> npt.NDArray[np.uint64]:
     if values.dtype in (pl.Categorical, pl.Enum):
         values = values.cast(pl.String)
     return values.hash().to_numpy()
+
+
+def hash_arrow(values: pa.Array | pa.ChunkedArray) -> npt.NDArray[np.uint64]:
+    """:func:`hash_series` of an Arrow column, a slice at a time.
+
+    polars must convert Arrow strings to its own layout (a 16-byte view per value) before
+    hashing them: converting the whole column at once would hold a copy several times the
+    size of the hashes, which polars' allocator then keeps. Slices of ``_HASH_SLICE`` values
+    convert in the CPU cache and leave nothing behind; polars' hashes do not depend on how
+    the column is cut.
+    """
+    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+    out = np.empty(len(values), dtype=np.uint64)
+    start = 0
+    for chunk in chunks:
+        for offset in range(0, len(chunk), _HASH_SLICE):
+            piece = chunk.slice(offset, _HASH_SLICE)
+            out[start : start + len(piece)] = hash_series(pl.Series(piece))
+            start += len(piece)
+    return out
+
+
+def _prefix_keys(values: pa.Array) -> npt.NDArray[np.uint64] | None:
+    """Per string, its bytes as a big-endian 64-bit number (zero-padded), or None.
+
+    Those numbers order the strings as strings (byte-wise) when every string has at most 8
+    bytes and none holds a NUL byte (a string would then equal itself plus trailing NULs):
+    short ids, the usual kind, are then ranked by a NumPy sort of numbers instead of a sort
+    of strings. None when that does not hold.
+    """
+    kind = values.type
+    wide = pa.types.is_large_string(kind) or pa.types.is_large_binary(kind)
+    if not (wide or pa.types.is_string(kind) or pa.types.is_binary(kind)):
+        return None
+    if len(values) == 0 or values.null_count:
+        return None
+    _, offset_buffer, data_buffer = values.buffers()
+    offsets = np.frombuffer(offset_buffer, dtype=np.int64 if wide else np.int32)
+    offsets = offsets[values.offset : values.offset + len(values) + 1].astype(np.int64)
+    lengths = np.diff(offsets)
+    first, last = int(offsets[0]), int(offsets[-1])
+    data = np.frombuffer(data_buffer, dtype=np.uint8)[first:last] if last > first else None
+    if int(lengths.max()) > 8 or (data is not None and not data.all()):
+        return None
+    padded = np.zeros(last - first + 8, dtype=np.uint8)  # 8 bytes readable at every start
+    if data is not None:
+        padded[: last - first] = data
+    windows = np.lib.stride_tricks.sliding_window_view(padded, 8)
+    keys: npt.NDArray[np.uint64] = (
+        windows[offsets[:-1] - first].view(">u8").reshape(-1).astype(np.uint64)
+    )
+    # keep each string's own bytes only: the window also covers the next strings
+    all_bits = np.uint64(2**64 - 1)
+    masks = np.array([0] + [all_bits << np.uint64(8 * (8 - n)) for n in range(1, 9)],
+                     dtype=np.uint64)
+    keys &= masks[lengths]
+    return keys
 
 
 def dense_ranks(values: pa.Array | pa.ChunkedArray | npt.NDArray[Any]) -> IntArray:
@@ -47,27 +113,102 @@ def dense_ranks(values: pa.Array | pa.ChunkedArray | npt.NDArray[Any]) -> IntArr
     if pa.types.is_string_view(values.type) or pa.types.is_binary_view(values.type):
         values = values.cast(pa.large_string() if pa.types.is_string_view(values.type)
                              else pa.large_binary())
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    keys = _prefix_keys(values)
+    if keys is not None:
+        return np.unique(keys, return_inverse=True)[1].astype(np.int64).reshape(-1)
     ranks = pc.rank(values, sort_keys="ascending", tiebreaker="dense")
     return np.asarray(ranks, dtype=np.int64) - 1
 
 
+def ranks_at(values: pa.Array | pa.ChunkedArray, rows: IntArray) -> IntArray:
+    """:func:`dense_ranks` of the values at positions ``rows`` of a chunked column.
+
+    Arrow's ``take`` on a chunked array concatenates the chunks first (a copy of the whole
+    column, for a few rows); the rows are taken chunk by chunk here instead, in ascending
+    order, and the ranks put back in the order of ``rows``.
+    """
+    if isinstance(values, pa.Array) or values.num_chunks <= 1:
+        return dense_ranks(values.take(pa.array(rows)))
+    ascending = np.argsort(rows)
+    sorted_rows = rows[ascending]
+    ends = np.cumsum([len(chunk) for chunk in values.chunks])
+    bounds = np.searchsorted(sorted_rows, ends)  # the rows of chunk c: bounds[c-1]:bounds[c]
+    pieces, start, chunk_start = [], 0, 0
+    for c, stop in enumerate(bounds.tolist()):
+        if stop > start:
+            taken = sorted_rows[start:stop] - chunk_start
+            pieces.append(values.chunk(c).take(pa.array(taken)))
+        start, chunk_start = stop, int(ends[c])
+    ranks = np.empty(len(rows), dtype=np.int64)
+    ranks[ascending] = dense_ranks(pa.chunked_array(pieces, type=values.type))
+    return ranks
+
+
+def _shared_dictionary(chunks: list[pa.DictionaryArray]) -> pa.Array | None:
+    """The dictionary of every chunk, if all of them hold the very same one (Arrow's
+    ``dictionary_encode`` of a chunked array gives each chunk the final dictionary), else
+    None."""
+
+    def buffers(chunk: pa.DictionaryArray) -> list[int | None]:
+        return [None if b is None else b.address for b in chunk.dictionary.buffers()]
+
+    first = buffers(chunks[0])
+    if all(buffers(chunk) == first for chunk in chunks[1:]):
+        return chunks[0].dictionary
+    return None
+
+
+@overload
 def dictionary_codes(
-    values: pa.Array | pa.ChunkedArray, *, sort: bool
-) -> tuple[IntArray, pa.Array]:
+    values: pa.Array | pa.ChunkedArray, *, sort: bool, compact: Literal[False] = False
+) -> tuple[IntArray, pa.Array]: ...
+
+
+@overload
+def dictionary_codes(
+    values: pa.Array | pa.ChunkedArray, *, sort: bool, compact: bool
+) -> tuple[CodeArray, pa.Array]: ...
+
+
+def dictionary_codes(
+    values: pa.Array | pa.ChunkedArray, *, sort: bool, compact: bool = False
+) -> tuple[CodeArray, pa.Array]:
     """Per value an integer code, and the distinct values they index.
 
     With ``sort=True`` the codes follow the ascending order of the distinct values (nulls
-    last), so tables built from them come out sorted.
+    last), so tables built from them come out sorted. The codes are int64, or int32 with
+    ``compact=True`` (half the memory; Arrow's dictionaries have fewer than 2**31 values).
+
+    A chunked column is encoded chunk by chunk against one dictionary, without first
+    concatenating its chunks (a copy of the whole column).
     """
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks()
     encoded = pc.dictionary_encode(values, null_encoding="encode")
-    codes = np.asarray(encoded.indices).astype(np.int64)
-    dictionary = encoded.dictionary
+    chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
+    if not chunks:  # a chunked array without chunks: no values
+        return np.zeros(0, dtype=np.int64), pa.array([], type=values.type)
+    dictionary = _shared_dictionary(chunks)
+    if dictionary is None:
+        # chunks with dictionaries of their own (a dictionary-typed column): one array
+        combined = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+        return dictionary_codes(combined, sort=sort, compact=compact)
+    codes: CodeArray = (
+        np.empty(len(values), dtype=np.int32)
+        if compact and len(dictionary) < 2**31
+        else np.empty(len(values), dtype=np.int64)
+    )
     if sort:
         order = np.asarray(pc.sort_indices(dictionary))
-        position = np.empty(len(order), dtype=np.int64)
+        position = np.empty(len(order), dtype=codes.dtype)
         position[order] = np.arange(len(order))
-        codes = position[codes]
         dictionary = dictionary.take(pa.array(order))
+    else:
+        position = np.arange(len(dictionary), dtype=codes.dtype)
+    # per chunk, one gather renumbers (and widens, if need be) Arrow's indices
+    start = 0
+    for chunk in chunks:
+        indices = np.asarray(chunk.indices)
+        np.take(position, indices, out=codes[start : start + len(indices)])
+        start += len(indices)
     return codes, dictionary

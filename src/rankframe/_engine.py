@@ -5,13 +5,20 @@ integer codes numbered in sorted order of the query values, scores and grades as
 ways to reach item values. Everything below works on NumPy arrays, with no Python loop over
 rows or queries.
 
-Ranking (:func:`rank`) is one ``np.sort`` of a packed 64-bit key per row,
-``query code | score bucket (descending) | row position``: the row position in the low bits
-makes every key unique, so the sorted keys *are* the permutation. Score buckets are an
-order-preserving quantisation of the scores, so rows that share a bucket within a query are
-adjacent after the sort; only those few runs are then re-ordered exactly, by the exact score
-and the tie policy (item id descending for ``ties="trec"``). When the bits do not suffice
-(a huge number of rows times queries), a lexsort does the same job.
+Ranking (:func:`rank`) is one in-place ``np.sort`` of a packed 64-bit key per row,
+``query code | score bucket (descending) | row position | grade > 0``: the row position makes
+every key unique, so the sorted keys *are* the permutation, and the flag in the lowest bit
+marks the positively graded rows without a lookup through the permutation. Score buckets are
+an order-preserving quantisation of the scores, so rows that share a bucket within a query
+are adjacent after the sort; only those few runs are then re-ordered exactly, by the exact
+score and the tie policy (item id descending for ``ties="trec"``), and of those only the runs
+that hold a positively graded row at once (the others matter only to the full order, see
+:class:`Ranking`). When the bits do not suffice (a huge number of rows times queries), a
+lexsort does the same job.
+
+Passes over every row go block by block through small reused buffers (:func:`_blocks`) and
+work in place where they can: on millions of rows, memory (allocations, page faults, traffic)
+costs more than the arithmetic.
 
 Metrics (:mod:`rankframe._metrics`) then need only the relevant retrieved rows, in rank
 order, and per-query counts: :class:`Lists` holds them.
@@ -42,11 +49,14 @@ __all__ = [
 ]
 
 IntArray = npt.NDArray[np.int64]
+# codes of a column (queries, `by` values): int32 when an adapter can (half the memory)
+CodeArray = npt.NDArray[np.int32] | npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
 _MIN_SCORE_BITS = 12
-_THREAD_ROWS = 200_000  # from this many rows the duplicate check runs in a second thread
+THREAD_ROWS = 200_000  # from this many rows the duplicate check runs in a second thread
+_BLOCK = 1 << 15  # entries per block of the passes over all rows (see _blocks)
 
 
 @dataclass
@@ -56,8 +66,8 @@ class FrameData:
     Attributes
     ----------
     query_codes
-        Per row, the query's code in ``0 .. n_queries - 1``; codes follow the sorted order of
-        the query values, so outputs come out sorted by query.
+        Per row, the query's code in ``0 .. n_queries - 1`` (int32 or int64); codes follow
+        the sorted order of the query values, so outputs come out sorted by query.
     n_queries
         Number of distinct queries.
     score
@@ -75,13 +85,14 @@ class FrameData:
     item_label
         ``item_label(row)`` gives the item value at a row position, for messages.
     segments
-        For each ``by`` column: its name and per row an integer code of its value.
+        For each ``by`` column: its name and per row an integer code of its value (int32 or
+        int64).
     systems
         With several score columns (systems judged on the same grades): each column's name
         and its scores; ``score`` is the first. Empty for one score column.
     """
 
-    query_codes: IntArray
+    query_codes: CodeArray
     n_queries: int
     score: FloatArray
     relevant: FloatArray
@@ -89,7 +100,7 @@ class FrameData:
     item_hash: Callable[[], npt.NDArray[np.uint64]]
     query_labels: Callable[[IntArray], list[object]]
     item_label: Callable[[int], object]
-    segments: list[tuple[str, IntArray]] = field(default_factory=list)
+    segments: list[tuple[str, CodeArray]] = field(default_factory=list)
     systems: list[tuple[str, FloatArray]] = field(default_factory=list)
 
     @property
@@ -104,7 +115,6 @@ class FrameData:
         return first
 
 
-@dataclass
 class Ranking:
     """The result of :func:`rank`.
 
@@ -113,25 +123,63 @@ class Ranking:
     order
         Row positions of the retrieved rows (score not NaN), sorted by query code, then by
         rank.
-    query
-        The query code of each entry of ``order``.
     starts
         Per query, the position in ``order`` of its first entry (length ``n_queries + 1``:
         the last entry is the number of retrieved rows).
+    positive
+        The positions in ``order`` (ascending) of the rows with a positive grade: found while
+        ranking, so that :func:`lists` need not look every row up through ``order``.
+    positive_query
+        The query code of each of those positions.
+
+    Runs of tied rows none of which has a positive grade do not change any metric of the
+    default ``min_relevance``: their exact order is settled only when ``order`` is first
+    read (:meth:`positive_rows` does not need it).
     """
 
-    order: IntArray
-    query: IntArray
-    starts: IntArray
+    def __init__(
+        self,
+        order: IntArray,
+        starts: IntArray,
+        positive: IntArray,
+        positive_query: IntArray,
+        unsettled: Callable[[IntArray], None] | None = None,
+    ) -> None:
+        self._order = order
+        self.starts = starts
+        self.positive = positive
+        self.positive_query = positive_query
+        self._unsettled = unsettled  # re-orders the deferred tie runs of an order, in place
+
+    @property
+    def order(self) -> IntArray:
+        """The full order (deferred tie runs settled on first use)."""
+        if self._unsettled is not None:
+            self._unsettled(self._order)
+            self._unsettled = None
+        return self._order
+
+    def positive_rows(self) -> IntArray:
+        """The rows at the positions ``positive``: their tie runs are always settled."""
+        return self._order[self.positive]
 
     @property
     def n_retrieved(self) -> IntArray:
         """Per query, the number of retrieved rows."""
         return np.diff(self.starts)
 
+    def query_at(self, positions: IntArray) -> IntArray:
+        """The query codes of the entries of ``order`` at ``positions`` (ascending).
+
+        Counting the positions that fall in each query's range costs one binary search per
+        query, instead of one per position.
+        """
+        counts = np.diff(np.searchsorted(positions, self.starts))
+        return np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+
     def rank_at(self, positions: IntArray) -> IntArray:
-        """The 1-based rank of the entries of ``order`` at ``positions``."""
-        return positions - self.starts[self.query[positions]] + 1
+        """The 1-based rank of the entries of ``order`` at ``positions`` (ascending)."""
+        return positions - self.starts[self.query_at(positions)] + 1
 
     def rank_per_row(self, n_rows: int) -> IntArray:
         """Per row of the frame, its rank, or 0 where the row was not retrieved."""
@@ -149,16 +197,40 @@ def _bits(n: int) -> int:
     return max(int(n - 1).bit_length(), 1)
 
 
-def _descending_buckets(score: FloatArray, bits: int) -> npt.NDArray[np.uint64]:
-    """An order-reversing map of scores to ``0 .. 2**bits - 1``: a higher score never gets a
-    higher bucket; +inf → 0, -inf → the last bucket."""
-    top = (1 << bits) - 1
-    lo, hi = float(score.min()), float(score.max())
+def _blocks(n: int) -> Iterator[tuple[int, int]]:
+    """``(start, stop)`` of consecutive blocks of ``_BLOCK`` entries covering ``0 .. n``.
+
+    Passes over millions of rows go block by block, into preallocated buffers: the
+    temporaries then stay in the CPU cache and no full-size temporary is allocated (a fresh
+    80 MB array costs as much in page faults as the arithmetic done in it).
+    """
+    for start in range(0, n, _BLOCK):
+        yield start, min(start + _BLOCK, n)
+
+
+def _bucket_scale(lo: float, hi: float, top: int) -> float | None:
+    """The factor that maps ``hi - score`` into ``0 .. top - 2`` for scores within
+    ``[lo, hi]``, or None when the range is not finite (see :func:`_descending_buckets`)."""
     span = hi - lo
     scale = (top - 2) / span if span > 0 else 0.0
     if np.isfinite(lo) and np.isfinite(hi) and np.isfinite(span) and np.isfinite(scale):
-        # the common case, in three passes: (hi - score) * scale, truncated, lies in
-        # [0, top - 2] (rounding cannot reach top - 1 at these magnitudes)
+        return scale
+    return None
+
+
+def _descending_buckets(score: FloatArray, bits: int) -> npt.NDArray[np.uint64]:
+    """An order-reversing map of scores to ``0 .. 2**bits - 1``: a higher score never gets a
+    higher bucket; +inf → 0, -inf → the last bucket.
+
+    :func:`_packed_keys` computes the common case (finite scores) block by block itself;
+    this whole-array version handles the rest.
+    """
+    top = (1 << bits) - 1
+    lo, hi = float(score.min()), float(score.max())
+    scale = _bucket_scale(lo, hi, top)
+    if scale is not None:
+        # (hi - score) * scale, truncated, lies in [0, top - 2] (rounding cannot reach
+        # top - 1 at these magnitudes)
         scaled = np.subtract(hi, score)
         scaled *= scale
         return scaled.astype(np.uint64)
@@ -180,6 +252,93 @@ def _descending_buckets(score: FloatArray, bits: int) -> npt.NDArray[np.uint64]:
     return buckets
 
 
+def _packed_keys(
+    query: CodeArray, score: FloatArray, grade: FloatArray, score_bits: int, index_bits: int
+) -> npt.NDArray[np.uint64]:
+    """Per entry the 64-bit key ``query | score bucket (descending) | position | flag``.
+
+    The flag (lowest bit) is ``grade > 0``: it travels with its row through the sort, so the
+    positively graded rows can be read off the sorted keys in one sequential pass instead of
+    a random gather through the permutation. It does not take part in the order, because the
+    position above it already makes every key unique.
+    """
+    n = len(score)
+    key = np.empty(n, dtype=np.uint64)
+    if n == 0:
+        return key
+    lo, hi = float(score.min()), float(score.max())
+    scale = _bucket_scale(lo, hi, (1 << score_bits) - 1)
+    buckets = None if scale is not None else _descending_buckets(score, score_bits)
+    scaled = np.empty(min(n, _BLOCK), dtype=np.float64)
+    spare = np.empty(min(n, _BLOCK), dtype=np.uint64)
+    flag = np.empty(min(n, _BLOCK), dtype=bool)
+    position_bits = np.arange(min(n, _BLOCK), dtype=np.uint64) << np.uint64(1)
+    bucket_shift = np.uint64(index_bits + 1)
+    query_shift = np.uint64(score_bits + index_bits + 1)
+    for start, stop in _blocks(n):
+        k, m = key[start:stop], stop - start
+        if scale is not None:
+            np.subtract(hi, score[start:stop], out=scaled[:m])
+            scaled[:m] *= scale
+            # truncation, as astype; via int64 (same bits here), which converts faster
+            np.copyto(k.view(np.int64), scaled[:m], casting="unsafe")
+        elif buckets is not None:
+            k[...] = buckets[start:stop]
+        k <<= bucket_shift
+        np.copyto(spare[:m], query[start:stop], casting="unsafe")
+        spare[:m] <<= query_shift
+        k |= spare[:m]
+        np.add(position_bits[:m], np.uint64(2 * start), out=spare[:m])
+        k |= spare[:m]
+        np.greater(grade[start:stop], 0, out=flag[:m])
+        k |= flag[:m]
+    return key
+
+
+def _same_as_next(key: npt.NDArray[np.uint64], shift: int) -> BoolArray:
+    """Per entry but the last, whether ``key >> shift`` equals that of the next entry."""
+    n = max(len(key) - 1, 0)
+    same = np.empty(n, dtype=bool)
+    spare = np.empty(min(n, _BLOCK), dtype=np.uint64)
+    limit = np.uint64(1 << shift)
+    for start, stop in _blocks(n):
+        m = stop - start
+        # equal above `shift` <=> the xor has no bit set from `shift` up
+        np.bitwise_xor(key[start + 1 : stop + 1], key[start:stop], out=spare[:m])
+        np.less(spare[:m], limit, out=same[start:stop])
+    return same
+
+
+def _unpack_positions(
+    key: npt.NDArray[np.uint64], index_bits: int, query_shift: int
+) -> tuple[IntArray, IntArray, IntArray]:
+    """Turn sorted packed keys into row positions, in place; also read the flagged entries.
+
+    Returns the positions (``key``'s memory, viewed as int64), the entries whose flag bit
+    (see :func:`_packed_keys`) was set, ascending, and their query codes (the key's bits
+    from ``query_shift`` up).
+    """
+    mask = np.uint64((1 << index_bits) - 1)
+    one = np.uint64(1)
+    spare = np.empty(min(len(key), _BLOCK), dtype=np.uint64)
+    flag = np.empty(min(len(key), _BLOCK), dtype=bool)
+    flagged, queries = [], []
+    for start, stop in _blocks(len(key)):
+        k, m = key[start:stop], stop - start
+        np.bitwise_and(k, one, out=spare[:m])
+        np.not_equal(spare[:m], 0, out=flag[:m])  # NumPy finds nonzero bools fastest
+        hits = np.flatnonzero(flag[:m])
+        if len(hits):
+            flagged.append(hits + start)
+            queries.append((k[hits] >> np.uint64(query_shift)).view(np.int64))
+        k >>= one
+        k &= mask
+    if not flagged:
+        return key.view(np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    positive = np.concatenate(flagged).astype(np.int64, copy=False)
+    return key.view(np.int64), positive, np.concatenate(queries)
+
+
 def _runs(same_as_next: BoolArray) -> tuple[IntArray, IntArray]:
     """Positions that belong to runs of equal neighbours, and a run id for each."""
     n = len(same_as_next) + 1
@@ -199,10 +358,23 @@ def _sort_order(keys: Sequence[IntArray]) -> IntArray:
 
     Keys are non-negative integers. When their bits and a position fit in 64 bits they are
     packed into one key for a single ``np.sort``, several times faster than ``np.lexsort``.
+    When they do not, the two leading keys give way to the dense rank of their pair, which
+    sorts the same and needs no more bits than a position (there are at most ``n`` pairs).
     """
     n = len(keys[0])
     index_bits = _bits(n)
+    keys = list(keys)
     widths = [_bits(int(key.max(initial=0)) + 1) for key in keys]
+    while (
+        index_bits + sum(widths) > 64
+        and len(keys) > 1
+        and index_bits < widths[0] + widths[1] <= 64
+    ):
+        pair = keys[0].astype(np.uint64) << np.uint64(widths[1])
+        pair |= keys[1].astype(np.uint64, copy=False)
+        merged = _dense(pair)
+        keys[:2] = [merged]
+        widths[:2] = [_bits(int(merged.max(initial=0)) + 1)]
     if index_bits + sum(widths) > 64:
         return np.lexsort(list(reversed(keys))).astype(np.int64)
     packed = np.zeros(n, dtype=np.uint64)
@@ -244,51 +416,120 @@ def _tie_order(
     return _sort_order([*keys, _dense(-grade if ties == "optimistic" else grade), item_desc])
 
 
+def _settle_runs(
+    data: FrameData, order: IntArray, positions: IntArray, run_id: IntArray, ties: str
+) -> None:
+    """Re-order, in place, the tie runs of ``order`` at ``positions`` (each run's rows in
+    ascending order, as the packed sort leaves them): by score, then the tie policy."""
+    rows = order[positions]
+    within = _tie_order(data, rows, run_id, data.score[rows], ties)
+    if within is not None:
+        order[positions] = rows[within]
+
+
+def _rank_packed(
+    data: FrameData,
+    rows: IntArray | None,
+    retrieved: tuple[CodeArray, FloatArray, FloatArray],
+    bits: tuple[int, int],
+    ties: str,
+) -> Ranking:
+    """:func:`rank` by one sort of packed keys, over the retrieved entries (``retrieved``:
+    their query codes, scores, grades; ``bits``: score and index bits of the key)."""
+    query, score, grade = retrieved
+    score_bits, index_bits = bits
+    # one sort of `query | descending score bucket | row | grade > 0`; the row bits make the
+    # keys unique, so the sorted keys carry the permutation
+    key = _packed_keys(query, score, grade, score_bits, index_bits)
+    key.sort()
+    query_shift = np.uint64(score_bits + index_bits + 1)
+    firsts = np.arange(data.n_queries, dtype=np.uint64) << query_shift
+    starts = np.append(np.searchsorted(key, firsts), len(key)).astype(np.int64)
+    # runs of equal (query, bucket) are re-ordered exactly, by score then the tie policy:
+    # those that hold a positively graded row now, the others only when the full order is
+    # asked for (see Ranking)
+    same = _same_as_next(key, index_bits + 1)
+    deferred = None
+    if same.any():
+        positions, run_id = _runs(same)
+        members = key[positions]
+        flagged = (members & np.uint64(1)).astype(bool)
+        now = np.zeros(int(run_id[-1]) + 1, dtype=bool)
+        now[run_id[flagged]] = True
+        now = now[run_id]  # per member: its run holds a flagged row
+        if now.any():
+            members = members[now]
+            entry = ((members >> np.uint64(1)) & np.uint64((1 << index_bits) - 1)).view(np.int64)
+            member_rows = entry if rows is None else rows[entry]
+            within = _tie_order(data, member_rows, run_id[now], score[entry], ties)
+            if within is not None:
+                key[positions[now]] = members[within]  # whole keys move, flags with them
+        if not now.all():
+            deferred = (positions[~now], run_id[~now])
+    del same
+    local, positive, positive_query = _unpack_positions(
+        key, index_bits, score_bits + index_bits + 1
+    )
+    order = local if rows is None else rows[local]
+    if deferred is None:
+        return Ranking(order, starts, positive, positive_query)
+    late_positions, late_runs = deferred
+    return Ranking(
+        order,
+        starts,
+        positive,
+        positive_query,
+        unsettled=lambda o: _settle_runs(data, o, late_positions, late_runs, ties),
+    )
+
+
+def _rank_lexsort(
+    data: FrameData,
+    rows: IntArray | None,
+    retrieved: tuple[CodeArray, FloatArray, FloatArray],
+    ties: str,
+) -> Ranking:
+    """:func:`rank` by a lexsort, when the bits do not fit one key (a huge number of rows
+    times queries); same arguments and result as :func:`_rank_packed`."""
+    query, score, grade = retrieved
+    order = np.lexsort((-score, query)).astype(np.int64)
+    sorted_query = query[order]
+    starts = np.searchsorted(sorted_query, np.arange(data.n_queries + 1, dtype=np.int64))
+    same = sorted_query[1:] == sorted_query[:-1]  # every query is one run
+    if same.any():
+        positions, run_id = _runs(same)
+        members = order[positions]
+        member_rows = members if rows is None else rows[members]
+        within = _tie_order(data, member_rows, run_id, score[members], ties)
+        if within is not None:
+            order[positions] = members[within]
+    positive = np.flatnonzero(grade[order] > 0).astype(np.int64)
+    return Ranking(
+        order if rows is None else rows[order],
+        starts.astype(np.int64),
+        positive,
+        sorted_query[positive].astype(np.int64),
+    )
+
+
 def rank(data: FrameData, ties: str) -> Ranking:
     """Rank the retrieved rows of every query by score, descending, ties by ``ties``."""
     score = data.score
-    retrieved = ~np.isnan(score)
-    rows = np.flatnonzero(retrieved).astype(np.int64) if not retrieved.all() else None
-    ret_score = score if rows is None else score[rows]
-    ret_query = data.query_codes if rows is None else data.query_codes[rows]
-    n = len(ret_score)
-
+    # NaN (not retrieved) propagates through min: one pass and no mask in the usual case
+    rows = None
+    if data.n_rows and np.isnan(score.min()):
+        rows = np.flatnonzero(~np.isnan(score)).astype(np.int64)
+    retrieved = (
+        (data.query_codes, score, data.relevant)
+        if rows is None
+        else (data.query_codes[rows], score[rows], data.relevant[rows])
+    )
+    n = len(retrieved[1])
     index_bits, query_bits = _bits(n), _bits(data.n_queries)
-    score_bits = min(64 - index_bits - query_bits, 52)
-    if n == 0:
-        local = np.zeros(0, dtype=np.int64)
-        sorted_query = np.zeros(0, dtype=np.int64)
-        same = np.zeros(0, dtype=bool)
-    elif score_bits >= _MIN_SCORE_BITS:
-        # one sort of `query | descending score bucket | row`; the row bits make keys unique,
-        # so the sorted keys carry the permutation
-        key = _descending_buckets(ret_score, score_bits)
-        key <<= np.uint64(index_bits)
-        key |= np.arange(n, dtype=np.uint64)
-        key |= ret_query.view(np.uint64) << np.uint64(score_bits + index_bits)
-        key.sort()
-        local = (key & np.uint64((1 << index_bits) - 1)).view(np.int64)
-        key >>= np.uint64(index_bits)  # query | bucket
-        same = key[1:] == key[:-1]
-        key >>= np.uint64(score_bits)
-        sorted_query = key.view(np.int64)
-    else:
-        local = np.lexsort((-ret_score, ret_query)).astype(np.int64)
-        sorted_query = ret_query[local]
-        same = sorted_query[1:] == sorted_query[:-1]  # every query is one run
-
-    # re-order runs of equal (query, bucket) exactly: by score, then by the tie policy
-    if same.any():
-        positions, run_id = _runs(same)
-        members = local[positions]
-        member_rows = members if rows is None else rows[members]
-        within = _tie_order(data, member_rows, run_id, ret_score[members], ties)
-        if within is not None:
-            local[positions] = members[within]
-
-    order = local if rows is None else rows[local]
-    starts = np.searchsorted(sorted_query, np.arange(data.n_queries + 1, dtype=np.int64))
-    return Ranking(order=order, query=sorted_query, starts=starts.astype(np.int64))
+    score_bits = min(64 - index_bits - query_bits - 1, 52)  # 1 bit: the grade > 0 flag
+    if score_bits >= _MIN_SCORE_BITS:
+        return _rank_packed(data, rows, retrieved, (score_bits, index_bits), ties)
+    return _rank_lexsort(data, rows, retrieved, ties)
 
 
 @dataclass
@@ -339,11 +580,21 @@ class Lists:
         return np.bincount(query, minlength=self.n_queries).astype(np.float64)
 
 
-def _within_query_position(query: IntArray, n_queries: int) -> IntArray:
-    """For entries grouped by query (contiguous), their 1-based position within the group."""
-    counts = np.bincount(query, minlength=n_queries)
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    return np.arange(1, len(query) + 1, dtype=np.int64) - starts[query]
+def _within_query_position(query: IntArray) -> IntArray:
+    """For entries grouped by query (contiguous), their 1-based position within the group.
+
+    Works on the entries alone (where each group starts), not on per-query arrays: there
+    may be far more queries than entries.
+    """
+    n = len(query)
+    first = np.ones(n, dtype=bool)
+    np.not_equal(query[1:], query[:-1], out=first[1:])
+    index = np.arange(n, dtype=np.int64)
+    group_start = np.where(first, index, 0)
+    np.maximum.accumulate(group_start, out=group_start)  # each entry's group start
+    index -= group_start
+    index += 1
+    return index
 
 
 def _ideal_order(query: IntArray, grade: FloatArray) -> IntArray:
@@ -359,8 +610,10 @@ def _ideal_order(query: IntArray, grade: FloatArray) -> IntArray:
 def lists(data: FrameData, ranking: Ranking, options: Options) -> Lists:
     """Gather the relevant and positively graded rows of a ranking.
 
-    Only those rows (a few percent, usually) are looked up in rank order: a one-byte flag per
-    row is gathered through the ranking's permutation, never the grades themselves.
+    Only those rows (a few percent, usually) are looked up in rank order. With the default
+    ``min_relevance`` (or a positive one) they are the ranking's positively graded rows,
+    which :func:`rank` located while sorting; a lower ``min_relevance`` also counts rows
+    graded 0 or less, found by gathering a one-byte flag per row through the permutation.
     """
     grade = data.relevant
     level = options.min_relevance
@@ -368,37 +621,51 @@ def lists(data: FrameData, ranking: Ranking, options: Options) -> Lists:
     def is_relevant(g: FloatArray) -> BoolArray:
         return g > 0 if level is None else g >= level
 
-    positive = grade > 0
-    relevant = positive if level is None else is_relevant(grade)
-    wanted = positive if level is None else positive | relevant
-    pos = np.flatnonzero(wanted.view(np.uint8)[ranking.order]).astype(np.int64)
-    pos_grade = grade[ranking.order[pos]]
-    rel_pos = pos[is_relevant(pos_grade)]
-    rel_query = ranking.query[rel_pos]
+    if level is None or level > 0:  # every relevant row has a positive grade
+        pos, pos_query = ranking.positive, ranking.positive_query
+        pos_rows = ranking.positive_rows()
+    else:
+        wanted = (grade > 0) | is_relevant(grade)
+        pos = np.flatnonzero(wanted.view(np.uint8)[ranking.order]).astype(np.int64)
+        pos_rows = ranking.order[pos]
+        pos_query = ranking.query_at(pos)
+    pos_rank = pos - ranking.starts[pos_query] + 1
+    pos_grade = grade[pos_rows]
+    rel_keep = is_relevant(pos_grade)
+    rel_query = pos_query[rel_keep]
     gain_keep = pos_grade > 0
-    gain_pos = pos[gain_keep]
+    gain_query = pos_query[gain_keep]
+    gain_grade = pos_grade[gain_keep]
 
-    positive_rows = np.flatnonzero(positive)
-    ideal = positive_rows[
-        _ideal_order(data.query_codes[positive_rows], grade[positive_rows])
-    ]
-    ideal_query = data.query_codes[ideal]
+    if int(ranking.starts[-1]) == data.n_rows:
+        # every row retrieved: the rows above are every relevant and every positive row
+        n_relevant = np.bincount(rel_query, minlength=data.n_queries)
+        positive_query, positive_grade = gain_query, gain_grade
+    else:
+        n_relevant = np.bincount(
+            data.query_codes[np.flatnonzero(is_relevant(grade))], minlength=data.n_queries
+        )
+        positive_rows = np.flatnonzero(grade > 0)
+        positive_query = data.query_codes[positive_rows].astype(np.int64)
+        positive_grade = grade[positive_rows]
+    # entries of equal query and grade are interchangeable: which row comes first in the
+    # ideal ranking does not matter
+    ideal = _ideal_order(positive_query, positive_grade)
+    ideal_query = positive_query[ideal]
 
     return Lists(
         n_queries=data.n_queries,
         n_retrieved=ranking.n_retrieved,
-        n_relevant=np.bincount(
-            data.query_codes[np.flatnonzero(relevant)], minlength=data.n_queries
-        ).astype(np.int64),
+        n_relevant=n_relevant.astype(np.int64),
         rel_query=rel_query,
-        rel_rank=ranking.rank_at(rel_pos),
-        rel_hits=_within_query_position(rel_query, data.n_queries),
-        gain_query=ranking.query[gain_pos],
-        gain_rank=ranking.rank_at(gain_pos),
-        gain_grade=pos_grade[gain_keep],
+        rel_rank=pos_rank[rel_keep],
+        rel_hits=_within_query_position(rel_query),
+        gain_query=gain_query,
+        gain_rank=pos_rank[gain_keep],
+        gain_grade=gain_grade,
         ideal_query=ideal_query,
-        ideal_rank=_within_query_position(ideal_query, data.n_queries),
-        ideal_grade=grade[ideal],
+        ideal_rank=_within_query_position(ideal_query),
+        ideal_grade=positive_grade[ideal],
     )
 
 
@@ -423,18 +690,47 @@ def included_queries(
     return np.ones(table.n_queries, dtype=bool)
 
 
+def _item_keys(data: FrameData, query_bits: int) -> npt.NDArray[np.uint64]:
+    """Per row the key ``query code | item hash`` (the hash's top bits give way)."""
+    hashes = data.item_hash()
+    # shifted in place when the hashes are ours to modify (a polars view is read-only)
+    key = np.right_shift(
+        hashes, np.uint64(query_bits), out=hashes if hashes.flags.writeable else None
+    )
+    del hashes
+    spare = np.empty(min(len(key), _BLOCK), dtype=np.uint64)
+    query_shift = np.uint64(64 - query_bits)
+    for start, stop in _blocks(len(key)):
+        m = stop - start
+        np.copyto(spare[:m], data.query_codes[start:stop], casting="unsafe")
+        spare[:m] <<= query_shift
+        key[start:stop] |= spare[:m]
+    return key
+
+
+def _has_equal_neighbours(values: npt.NDArray[np.uint64]) -> bool:
+    """Whether two consecutive entries are equal (block by block: no full-size mask)."""
+    for start, stop in _blocks(len(values) - 1):
+        if (values[start + 1 : stop + 1] == values[start:stop]).any():
+            return True
+    return False
+
+
 def check_unique_items(data: FrameData, query: str, item: str) -> None:
     """Raise if an item appears more than once in a query.
 
-    One sort of packed (query code, item hash) keys finds every candidate; equal items
-    always share a hash, so only the candidates' values are compared exactly.
+    One in-place sort of packed (query code, item hash) keys finds every candidate; equal
+    items always share a hash, so only the candidates' values are compared exactly. The usual
+    outcome, no candidate, needs no more memory than the keys.
     """
     query_bits = _bits(data.n_queries)
-    key = data.item_hash() >> np.uint64(query_bits)
-    key |= data.query_codes.view(np.uint64) << np.uint64(64 - query_bits)
-    ordered = np.sort(key)
-    if not (ordered[1:] == ordered[:-1]).any():
+    key = _item_keys(data, query_bits)
+    key.sort()
+    if not _has_equal_neighbours(key):
         return
+    # candidates (duplicates, or different items that share a hash): the keys again, this
+    # time with the rows they come from
+    key = _item_keys(data, query_bits)
     order = np.argsort(key, kind="stable")
     positions, run_id = _runs(key[order][1:] == key[order][:-1])
     rows = order[positions]
@@ -449,7 +745,8 @@ def check_unique_items(data: FrameData, query: str, item: str) -> None:
     first = by_value[at]
     count = int(((run_id == run_id[first]) & (value == value[first])).sum())
     row = int(rows[first])
-    query_value = plain(data.query_labels(data.query_codes[row : row + 1])[0])
+    code = data.query_codes[row : row + 1].astype(np.int64)
+    query_value = plain(data.query_labels(code)[0])
     msg = (
         f"Item {plain(data.item_label(row))!r} appears {count} times in query {query_value!r} "
         f"(columns {item!r}, {query!r}); each item may appear once per query. "
@@ -467,7 +764,7 @@ def unique_items_checked(data: FrameData, query: str, item: str) -> Iterator[Non
     On leaving the block the check is awaited, and a duplicate raises
     :class:`InvalidDataError` in place of any result or other error of the body.
     """
-    if data.n_rows < _THREAD_ROWS:
+    if data.n_rows < THREAD_ROWS:
         check_unique_items(data, query, item)
         yield
         return
@@ -495,7 +792,8 @@ def segment_of_queries(
         varies = codes != per_query[data.query_codes]
         if varies.any():
             row = int(np.flatnonzero(varies)[0])
-            query_value = plain(data.query_labels(data.query_codes[row : row + 1])[0])
+            code = data.query_codes[row : row + 1].astype(np.int64)
+            query_value = plain(data.query_labels(code)[0])
             msg = (
                 f"Column {name!r} varies within query {query_value!r}; a `by` column must be "
                 "constant within each query (a user, a theme, a cohort). Group by a column "

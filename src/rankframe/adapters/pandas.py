@@ -4,6 +4,7 @@ dtypes)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -14,8 +15,8 @@ import pyarrow as pa
 
 from rankframe import schemas
 from rankframe._api import Backend, ColumnNames, Combine, Kind, RankEval, Whole, shape_of
-from rankframe._encoding import dense_ranks, dictionary_codes, hash_series
-from rankframe._engine import FrameData
+from rankframe._encoding import dense_ranks, dictionary_codes, hash_arrow, hash_series, ranks_at
+from rankframe._engine import THREAD_ROWS, CodeArray, FrameData
 
 IntArray = npt.NDArray[np.int64]
 
@@ -28,20 +29,27 @@ def _as_float(series: pd.Series) -> npt.NDArray[np.float64]:
     return series.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
-def _codes(series: pd.Series, *, sort: bool) -> tuple[IntArray, Any]:
+def _codes(series: pd.Series, *, sort: bool) -> tuple[CodeArray, Any]:
     """Per row an integer code, and the distinct values (sorted with ``sort=True``).
 
     Arrow-backed columns (pandas 3's ``str``) are encoded by Arrow, which also sorts the
-    distinct strings far faster than pandas does; others by ``pd.factorize``.
+    distinct strings far faster than pandas does, into int32 codes (half the memory of
+    int64); others by ``pd.factorize``.
     """
     if isinstance(series.array, pd.arrays.ArrowExtensionArray | pd.arrays.ArrowStringArray):
-        return dictionary_codes(pa.array(series.array), sort=sort)
+        return dictionary_codes(pa.array(series.array), sort=sort, compact=True)
     codes, uniques = pd.factorize(series, sort=sort, use_na_sentinel=False)
     return codes.astype(np.int64, copy=False), np.asarray(uniques)
 
 
 def _hash(series: pd.Series) -> npt.NDArray[np.uint64]:
-    """Per row a 64-bit hash of the value, equal for equal values."""
+    """Per row a 64-bit hash of the value, equal for equal values.
+
+    Arrow-backed columns (pandas 3's ``str``) are hashed a slice at a time, without a
+    polars copy of the whole column (see :func:`~rankframe._encoding.hash_arrow`).
+    """
+    if isinstance(series.array, pd.arrays.ArrowExtensionArray | pd.arrays.ArrowStringArray):
+        return hash_arrow(pa.array(series.array))
     try:
         values = pl.from_pandas(series)
     except (pl.exceptions.PolarsError, pa.ArrowException, TypeError, ValueError):
@@ -91,16 +99,31 @@ class PandasBackend:
     def extract(self, names: ColumnNames, by: Sequence[str]) -> FrameData:
         self._validate(names)
         df = self.frame
-        query_codes, query_uniques = _codes(df[names.query], sort=True)
         items = df[names.item]
+        # On large frames the items' hashes (for the duplicate check) are computed in a
+        # second thread while Arrow encodes the query column below. polars holds the GIL
+        # while it converts Arrow strings; Arrow's encoding, one long call, does not need
+        # it, whereas the ranking's block-by-block NumPy calls, beside which the duplicate
+        # check runs later, would wait for it at every call.
+        early_hash: list[Future[npt.NDArray[np.uint64]]] = []
+        if len(df) >= THREAD_ROWS:
+            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="rankframe") as pool:
+                early_hash.append(pool.submit(_hash, items))
+                query_codes, query_uniques = _codes(df[names.query], sort=True)
+        else:
+            query_codes, query_uniques = _codes(df[names.query], sort=True)
 
         def item_ranks(rows: IntArray) -> IntArray:
+            if isinstance(items.array, pd.arrays.ArrowExtensionArray | pd.arrays.ArrowStringArray):
+                return ranks_at(pa.array(items.array), rows)
             chosen = items.take(rows)
             if isinstance(chosen.dtype, pd.ArrowDtype | pd.StringDtype):
                 return dense_ranks(pa.array(chosen.array))
             return dense_ranks(np.asarray(chosen.to_numpy()))
 
         def item_hash() -> npt.NDArray[np.uint64]:
+            if early_hash:  # once: the caller may modify the array
+                return early_hash.pop().result()
             return _hash(items)
 
         def query_labels(codes: IntArray) -> list[object]:

@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from data import SIZES, make
+from sections import carried_sections
 
 HERE = Path(__file__).resolve().parent
 DATA_DIR = HERE / "data"
@@ -773,22 +774,9 @@ def main_run(args: argparse.Namespace) -> None:
         json.dumps(raw, indent=1, default=str))
     text = render(raw)
     out = RESULTS if not partial or args.write_results else DATA_DIR / f"RESULTS-{size}-partial.md"
-    out.write_text(with_scale_section(text) if out == RESULTS else text)
+    out.write_text(carried_sections(text, RESULTS) if out == RESULTS else text)
     print(text)
     log(f"wrote {out} ({info['elapsed_s']:.0f} s in all)")
-
-
-SCALE_START, SCALE_END = "<!-- scale:start -->", "<!-- scale:end -->"
-
-
-def with_scale_section(text: str) -> str:
-    """``text`` plus the section that benchmarks/scale.py keeps between its markers in
-    RESULTS.md, carried over from the current file."""
-    old = RESULTS.read_text() if RESULTS.exists() else ""
-    if SCALE_START not in old or SCALE_END not in old:
-        return text
-    section = old.split(SCALE_START, 1)[1].split(SCALE_END, 1)[0]
-    return f"{text.rstrip()}\n\n{SCALE_START}{section}{SCALE_END}\n"
 
 
 def report_agreement(agreement: dict[str, Any]) -> None:

@@ -18,6 +18,7 @@ import numpy.typing as npt
 import pyarrow as pa
 
 from rankframe import _stats
+from rankframe._engine import combine_segments
 from rankframe._registry import Metric
 
 __all__ = [
@@ -25,7 +26,6 @@ __all__ = [
     "Correction",
     "PerQuery",
     "Test",
-    "combine_segments",
     "compare",
     "from_per_query",
     "per_query",
@@ -108,22 +108,6 @@ class PerQuery:
             flat, seg, self.n_segments, confidence, n_resamples, seed
         )
         return low.reshape(self.shape), high.reshape(self.shape)
-
-
-def combine_segments(
-    per_query: list[IntArray], first_rows: IntArray
-) -> tuple[IntArray, IntArray, int]:
-    """Per query its segment code (segments numbered in sorted order of the ``by`` values),
-    the first row of each segment, and their number, from each ``by`` column's per-query
-    codes (numbered in sorted order of its values)."""
-    combined = np.zeros(len(first_rows), dtype=np.int64)
-    if not per_query:
-        return combined, np.zeros(1, dtype=np.int64), 1
-    for codes in per_query:
-        _, dense = np.unique(codes, return_inverse=True)
-        combined = combined * (int(dense.max(initial=0)) + 1) + dense
-    uniques, first_query, segment = np.unique(combined, return_index=True, return_inverse=True)
-    return segment.astype(np.int64), first_rows[first_query], len(uniques)
 
 
 def from_per_query(

@@ -42,7 +42,6 @@ __all__ = [
     "FrameData",
     "Lists",
     "Ranking",
-    "aggregate",
     "lists",
     "rank",
     "unique_items_checked",
@@ -784,9 +783,9 @@ def segment_of_queries(
     ``first_rows`` (:meth:`FrameData.first_rows`) is needed when there are segments. Raises
     if a ``by`` column varies within a query.
     """
-    combined = np.zeros(data.n_queries, dtype=np.int64)
     if not data.segments or first_rows is None:  # one segment, even for a frame without rows
-        return combined, np.zeros(1, dtype=np.int64), 1
+        return np.zeros(data.n_queries, dtype=np.int64), np.zeros(1, dtype=np.int64), 1
+    per_query_codes = []
     for name, codes in data.segments:
         per_query = codes[first_rows]
         varies = codes != per_query[data.query_codes]
@@ -800,24 +799,21 @@ def segment_of_queries(
                 "that is constant per query, or make the query column finer."
             )
             raise InvalidDataError(msg)
-        _, dense = np.unique(per_query, return_inverse=True)
+        per_query_codes.append(per_query)
+    return combine_segments(per_query_codes, first_rows)
+
+
+def combine_segments(
+    per_query: Sequence[npt.NDArray[np.integer[Any]]], first_rows: IntArray
+) -> tuple[IntArray, IntArray, int]:
+    """Per query its segment code (segments numbered in sorted order of the ``by`` values),
+    the first row of each segment, and their number, from each ``by`` column's per-query
+    codes (numbered in sorted order of its values)."""
+    combined = np.zeros(len(first_rows), dtype=np.int64)
+    if not per_query:
+        return combined, np.zeros(1, dtype=np.int64), 1
+    for codes in per_query:
+        _, dense = np.unique(codes, return_inverse=True)
         combined = combined * (int(dense.max(initial=0)) + 1) + dense
     uniques, first_query, segment = np.unique(combined, return_index=True, return_inverse=True)
     return segment.astype(np.int64), first_rows[first_query], len(uniques)
-
-
-def aggregate(
-    values: Sequence[FloatArray],
-    include: BoolArray,
-    segment: IntArray,
-    n_segments: int,
-) -> tuple[list[FloatArray], IntArray]:
-    """Means of per-query values per segment over the included queries, and their counts."""
-    seg = segment[include]
-    counts = np.bincount(seg, minlength=n_segments).astype(np.int64)
-    means = []
-    with np.errstate(invalid="ignore", divide="ignore"):
-        for v in values:
-            sums = np.bincount(seg, weights=v[include], minlength=n_segments)
-            means.append(np.where(counts > 0, sums / np.maximum(counts, 1), np.nan))
-    return means, counts

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import rankframe
+import rankframe._encoding
 from helpers import CONFORMANCE, as_dict, as_pandas
 from rankframe import parse_metric
 
@@ -62,6 +63,18 @@ def frames() -> dict[str, object]:
 
 @pytest.mark.parametrize("output", list(CASES))
 def test_per_query_and_all_match_trec_eval(output, frames, make_frame) -> None:
+    _check_against_trec_eval(output, frames, make_frame)
+
+
+@pytest.mark.parametrize("output", ["out.test.aq", "out.test.aqc"])
+def test_two_thread_encoding_matches_trec_eval(output, frames, make_frame, monkeypatch) -> None:
+    # large frames encode their query ids in two threads (two dictionaries, merged): force
+    # that path on trec_eval's small test data
+    monkeypatch.setattr(rankframe._encoding, "THREAD_VALUES", 2)
+    _check_against_trec_eval(output, frames, make_frame)
+
+
+def _check_against_trec_eval(output: str, frames, make_frame) -> None:
     expected = _expected(CONFORMANCE / output)
     assert len(expected) >= (9 if output == "out.test" else 40), sorted(expected)
     *_, options = CASES[output]

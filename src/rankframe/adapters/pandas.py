@@ -4,7 +4,6 @@ dtypes)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -16,7 +15,7 @@ import pyarrow as pa
 from rankframe import schemas
 from rankframe._api import Backend, ColumnNames, Combine, Kind, RankEval, Whole, shape_of
 from rankframe._encoding import dense_ranks, dictionary_codes, hash_arrow, hash_series, ranks_at
-from rankframe._engine import THREAD_ROWS, CodeArray, FrameData
+from rankframe._engine import CodeArray, FrameData
 
 IntArray = npt.NDArray[np.int64]
 
@@ -29,15 +28,15 @@ def _as_float(series: pd.Series) -> npt.NDArray[np.float64]:
     return series.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
-def _codes(series: pd.Series, *, sort: bool) -> tuple[CodeArray, Any]:
+def _codes(series: pd.Series, *, sort: bool, threads: bool = False) -> tuple[CodeArray, Any]:
     """Per row an integer code, and the distinct values (sorted with ``sort=True``).
 
     Arrow-backed columns (pandas 3's ``str``) are encoded by Arrow, which also sorts the
     distinct strings far faster than pandas does, into int32 codes (half the memory of
-    int64); others by ``pd.factorize``.
+    int64), in two threads with ``threads=True``; others by ``pd.factorize``.
     """
     if isinstance(series.array, pd.arrays.ArrowExtensionArray | pd.arrays.ArrowStringArray):
-        return dictionary_codes(pa.array(series.array), sort=sort, compact=True)
+        return dictionary_codes(pa.array(series.array), sort=sort, compact=True, threads=threads)
     codes, uniques = pd.factorize(series, sort=sort, use_na_sentinel=False)
     return codes.astype(np.int64, copy=False), np.asarray(uniques)
 
@@ -100,18 +99,10 @@ class PandasBackend:
         self._validate(names)
         df = self.frame
         items = df[names.item]
-        # On large frames the items' hashes (for the duplicate check) are computed in a
-        # second thread while Arrow encodes the query column below. polars holds the GIL
-        # while it converts Arrow strings; Arrow's encoding, one long call, does not need
-        # it, whereas the ranking's block-by-block NumPy calls, beside which the duplicate
-        # check runs later, would wait for it at every call.
-        early_hash: list[Future[npt.NDArray[np.uint64]]] = []
-        if len(df) >= THREAD_ROWS:
-            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="rankframe") as pool:
-                early_hash.append(pool.submit(_hash, items))
-                query_codes, query_uniques = _codes(df[names.query], sort=True)
-        else:
-            query_codes, query_uniques = _codes(df[names.query], sort=True)
+        # On large frames Arrow encodes the query column in two threads; the items' hashes
+        # (for the duplicate check) are computed later in the check's own thread, beside
+        # the ranking.
+        query_codes, query_uniques = _codes(df[names.query], sort=True, threads=True)
 
         def item_ranks(rows: IntArray) -> IntArray:
             if isinstance(items.array, pd.arrays.ArrowExtensionArray | pd.arrays.ArrowStringArray):
@@ -122,8 +113,6 @@ class PandasBackend:
             return dense_ranks(np.asarray(chosen.to_numpy()))
 
         def item_hash() -> npt.NDArray[np.uint64]:
-            if early_hash:  # once: the caller may modify the array
-                return early_hash.pop().result()
             return _hash(items)
 
         def query_labels(codes: IntArray) -> list[object]:

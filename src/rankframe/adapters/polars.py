@@ -30,18 +30,31 @@ import pyarrow as pa
 from rankframe import _engine, schemas
 from rankframe._api import SYSTEM, Backend, ColumnNames, Combine, Kind, RankEval, Whole, shape_of
 from rankframe._encoding import dense_ranks, dictionary_codes, hash_series
-from rankframe._engine import FrameData
+from rankframe._engine import CodeArray, FrameData
 from rankframe._options import Options
 from rankframe.exceptions import EmptyQueryError
 
 IntArray = npt.NDArray[np.int64]
 
 
-def _encode(series: pl.Series, *, sort: bool) -> tuple[IntArray, pa.Array]:
-    """Per row an integer code, and the distinct values (sorted with ``sort=True``)."""
+def _arrow(series: pl.Series) -> pa.Array:
+    """The column as Arrow: strings as string views, polars' own layout (no copy)."""
     if series.dtype in (pl.Categorical, pl.Enum):
         series = series.cast(pl.String)
-    return dictionary_codes(series.to_arrow(), sort=sort)
+    if series.dtype == pl.String:
+        return series.to_arrow(compat_level=pl.CompatLevel.newest())
+    return series.to_arrow()
+
+
+def _encode(series: pl.Series, *, sort: bool) -> tuple[IntArray, pa.Array]:
+    """Per row an integer code, and the distinct values (sorted with ``sort=True``)."""
+    return dictionary_codes(_arrow(series), sort=sort)
+
+
+def _query_codes(series: pl.Series) -> tuple[CodeArray, pa.Array]:
+    """:func:`_encode` of the query column: int32 codes (half the memory), in two threads
+    on large frames."""
+    return dictionary_codes(_arrow(series), sort=True, compact=True, threads=True)
 
 
 def _as_float(series: pl.Series) -> npt.NDArray[np.float64]:
@@ -83,7 +96,7 @@ class PolarsBackend:
     def extract(self, names: ColumnNames, by: Sequence[str]) -> FrameData:
         self._validate(names)
         df = self.frame
-        query_codes, query_values = _encode(df[names.query], sort=True)
+        query_codes, query_values = _query_codes(df[names.query])
         items = df[names.item]
         if items.dtype in (pl.Categorical, pl.Enum):
             items = items.cast(pl.String)

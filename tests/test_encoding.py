@@ -1,0 +1,69 @@
+"""The id encodings the engine sorts by, against independent references (Python's sort)."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pytest
+
+import rankframe._encoding
+from rankframe._encoding import dictionary_codes
+
+VALUES = ["q7", "q10", None, "q2", "q7", "", "q10", "q2", "é", None, "q7", "q1"]
+
+
+def _reference(values: list[object]) -> tuple[list[int], list[object]]:
+    """Codes in the ascending order of the distinct values, null last (Python's sort)."""
+    distinct = sorted({v for v in values if v is not None}, key=lambda v: v.encode())
+    if None in values:
+        distinct.append(None)
+    position = {v: i for i, v in enumerate(distinct)}
+    return [position[v] for v in values], distinct
+
+
+def _columns() -> dict[str, pa.Array | pa.ChunkedArray]:
+    strings = pa.array(VALUES, type=pa.large_string())
+    return {
+        "one chunk": strings,
+        "chunks": pa.chunked_array([strings.slice(0, 5), strings.slice(5, 1),
+                                    strings.slice(6)]),
+        "string view (polars)": pl.Series(VALUES).to_arrow(compat_level=pl.CompatLevel.newest()),
+        "string": pa.array(VALUES, type=pa.string()),
+    }
+
+
+@pytest.mark.parametrize("threads", [False, True])
+@pytest.mark.parametrize("column", list(_columns()))
+def test_dictionary_codes_match_a_sort_of_the_values(column, threads, monkeypatch) -> None:
+    monkeypatch.setattr(rankframe._encoding, "THREAD_VALUES", 2)  # two halves, merged
+    codes, distinct = dictionary_codes(_columns()[column], sort=True, compact=True,
+                                       threads=threads)
+    expected_codes, expected_distinct = _reference(VALUES)
+    assert codes.tolist() == expected_codes
+    assert distinct.to_pylist() == expected_distinct
+    assert codes.dtype == np.int32
+
+
+def test_two_threads_unsorted_codes_index_the_values(monkeypatch) -> None:
+    monkeypatch.setattr(rankframe._encoding, "THREAD_VALUES", 2)
+    codes, distinct = dictionary_codes(_columns()["chunks"], sort=False, threads=True)
+    assert [distinct.to_pylist()[c] for c in codes] == VALUES
+    assert len(distinct) == len(set(VALUES))
+
+
+def test_integers_in_two_halves(monkeypatch) -> None:
+    monkeypatch.setattr(rankframe._encoding, "THREAD_VALUES", 2)
+    values = [5, -1, 5, 3, 300, -1, 3]
+    codes, distinct = dictionary_codes(pa.array(values), sort=True, threads=True)
+    assert distinct.to_pylist() == [-1, 3, 5, 300]
+    assert codes.tolist() == [2, 0, 2, 1, 3, 0, 1]
+
+
+def test_below_the_threshold_one_thread_gives_the_same(monkeypatch) -> None:
+    column = _columns()["chunks"]
+    two = dictionary_codes(column, sort=True, threads=True)
+    monkeypatch.setattr(rankframe._encoding, "THREAD_VALUES", 2)
+    one = dictionary_codes(column, sort=True, threads=True)
+    assert two[0].tolist() == one[0].tolist()
+    assert two[1].equals(one[1])

@@ -28,6 +28,7 @@ def _columns() -> dict[str, pa.Array | pa.ChunkedArray]:
         "one chunk": strings,
         "chunks": pa.chunked_array([strings.slice(0, 5), strings.slice(5, 1),
                                     strings.slice(6)]),
+        "halves cut inside a chunk": pa.chunked_array([strings.slice(0, 4), strings.slice(4)]),
         "string view (polars)": pl.Series(VALUES).to_arrow(compat_level=pl.CompatLevel.newest()),
         "string": pa.array(VALUES, type=pa.string()),
     }

@@ -165,21 +165,6 @@ def _shared_dictionary(chunks: list[pa.DictionaryArray]) -> pa.Array | None:
     return None
 
 
-def _halves(values: pa.Array | pa.ChunkedArray) -> list[pa.ChunkedArray]:
-    """The column in two parts of about equal length, without copying (whole chunks where
-    there are several, else two slices of the one)."""
-    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
-    if len(chunks) == 1:
-        middle = len(chunks[0]) // 2
-        return [pa.chunked_array([chunks[0].slice(0, middle)], type=values.type),
-                pa.chunked_array([chunks[0].slice(middle)], type=values.type)]
-    ends = np.cumsum([len(chunk) for chunk in chunks])
-    cut = int(np.searchsorted(ends, ends[-1] // 2)) + 1  # the chunks up to the middle row
-    cut = min(max(cut, 1), len(chunks) - 1)
-    return [pa.chunked_array(chunks[:cut], type=values.type),
-            pa.chunked_array(chunks[cut:], type=values.type)]
-
-
 def _encoded(values: pa.Array | pa.ChunkedArray) -> tuple[list[pa.DictionaryArray], pa.Array]:
     """Arrow's dictionary encoding of a column: its chunks and their one dictionary."""
     if values.null_count:
@@ -237,7 +222,8 @@ def dictionary_codes(
     rows. The two dictionaries are then merged; the codes are the same.
     """
     if threads and len(values) >= THREAD_VALUES and not pa.types.is_dictionary(values.type):
-        first, second = _halves(values)
+        middle = len(values) // 2  # two zero-copy slices
+        first, second = values.slice(0, middle), values.slice(middle)
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="rankframe") as pool:
             later = pool.submit(_encoded, second)
             parts = [_encoded(first), later.result()]

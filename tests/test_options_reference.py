@@ -464,3 +464,19 @@ def test_metric_methods(make_frame, seed) -> None:
         expected = ref.evaluate(data.rows, [metric], **options)[None]
         column = ref.metric_column(*metric)
         assert _close(as_float(result), expected[column]), (metric, options)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "float32"])
+@pytest.mark.parametrize("options", [
+    {"ties": "optimistic", "gain": "exponential"},
+    {"ties": "pessimistic", "min_relevance": 2},
+    {"ties": "trec", "min_relevance": -1},
+])
+def test_narrow_grade_dtypes(make_frame, dtype, options) -> None:
+    # the engine reads integer grades as they are (no float64 copy): every width, signed
+    # grades (seed 0 has -2 and -1) and float32 against the reference
+    data = DATA[0]
+    columns = data.frame()
+    frame = make_frame(pd.DataFrame(columns).astype({"relevant": dtype}))
+    compare_per_query(frame, data, **options)
+    compare_means(frame, data, **options)

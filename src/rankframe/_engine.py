@@ -1,8 +1,9 @@
 """The engine: rank every query of a frame in one pass, then compute metrics per query.
 
 Adapters (pandas, polars, ...) turn a frame into :class:`FrameData`: the query column as
-integer codes numbered in sorted order of the query values, scores and grades as float64, and
-ways to reach item values. Everything below works on NumPy arrays, with no Python loop over
+integer codes numbered in sorted order of the query values, scores as float64, grades as the
+numbers they are (float, integer or bool: no float64 copy of an integer column), and ways to
+reach item values. Everything below works on NumPy arrays, with no Python loop over
 rows or queries.
 
 Ranking (:func:`rank`) is one in-place ``np.sort`` of a packed 64-bit key per row,
@@ -72,7 +73,8 @@ class FrameData:
     score
         Per row, the score as float64; NaN means judged but not retrieved.
     relevant
-        Per row, the grade as float64.
+        Per row, the grade: float, integer or bool (never null). Only the few rows that a
+        metric reads are converted to float64.
     item_ranks
         ``item_ranks(rows)`` gives, for those row positions, the dense ranks of their items in
         ascending order of the ids (strings compare as strings, numbers as numbers).
@@ -94,7 +96,7 @@ class FrameData:
     query_codes: CodeArray
     n_queries: int
     score: FloatArray
-    relevant: FloatArray
+    relevant: npt.NDArray[Any]
     item_ranks: Callable[[IntArray], IntArray]
     item_hash: Callable[[], npt.NDArray[np.uint64]]
     query_labels: Callable[[IntArray], list[object]]
@@ -252,7 +254,8 @@ def _descending_buckets(score: FloatArray, bits: int) -> npt.NDArray[np.uint64]:
 
 
 def _packed_keys(
-    query: CodeArray, score: FloatArray, grade: FloatArray, score_bits: int, index_bits: int
+    query: CodeArray, score: FloatArray, grade: npt.NDArray[Any], score_bits: int,
+    index_bits: int,
 ) -> npt.NDArray[np.uint64]:
     """Per entry the 64-bit key ``query | score bucket (descending) | position | flag``.
 
@@ -411,7 +414,7 @@ def _tie_order(
     if ties == "trec":
         return _sort_order([*keys, item_desc])
     # optimistic: higher grade first; pessimistic: lower grade first; then trec's order
-    grade = data.relevant[rows]
+    grade = data.relevant[rows].astype(np.float64)
     return _sort_order([*keys, _dense(-grade if ties == "optimistic" else grade), item_desc])
 
 
@@ -429,7 +432,7 @@ def _settle_runs(
 def _rank_packed(
     data: FrameData,
     rows: IntArray | None,
-    retrieved: tuple[CodeArray, FloatArray, FloatArray],
+    retrieved: tuple[CodeArray, FloatArray, npt.NDArray[Any]],
     bits: tuple[int, int],
     ties: str,
 ) -> Ranking:
@@ -485,7 +488,7 @@ def _rank_packed(
 def _rank_lexsort(
     data: FrameData,
     rows: IntArray | None,
-    retrieved: tuple[CodeArray, FloatArray, FloatArray],
+    retrieved: tuple[CodeArray, FloatArray, npt.NDArray[Any]],
     ties: str,
 ) -> Ranking:
     """:func:`rank` by a lexsort, when the bits do not fit one key (a huge number of rows
@@ -617,7 +620,7 @@ def lists(data: FrameData, ranking: Ranking, options: Options) -> Lists:
     grade = data.relevant
     level = options.min_relevance
 
-    def is_relevant(g: FloatArray) -> BoolArray:
+    def is_relevant(g: npt.NDArray[Any]) -> BoolArray:
         return g > 0 if level is None else g >= level
 
     if level is None or level > 0:  # every relevant row has a positive grade
@@ -629,7 +632,7 @@ def lists(data: FrameData, ranking: Ranking, options: Options) -> Lists:
         pos_rows = ranking.order[pos]
         pos_query = ranking.query_at(pos)
     pos_rank = pos - ranking.starts[pos_query] + 1
-    pos_grade = grade[pos_rows]
+    pos_grade = grade[pos_rows].astype(np.float64, copy=False)
     rel_keep = is_relevant(pos_grade)
     rel_query = pos_query[rel_keep]
     gain_keep = pos_grade > 0
@@ -646,7 +649,7 @@ def lists(data: FrameData, ranking: Ranking, options: Options) -> Lists:
         )
         positive_rows = np.flatnonzero(grade > 0)
         positive_query = data.query_codes[positive_rows].astype(np.int64)
-        positive_grade = grade[positive_rows]
+        positive_grade = grade[positive_rows].astype(np.float64, copy=False)
     # entries of equal query and grade are interchangeable: which row comes first in the
     # ideal ranking does not matter
     ideal = _ideal_order(positive_query, positive_grade)

@@ -58,6 +58,14 @@ def _hash(series: pd.Series) -> npt.NDArray[np.uint64]:
     return hash_series(values)
 
 
+def _grades(series: pd.Series) -> npt.NDArray[Any]:
+    """The grades as NumPy numbers: a NumPy integer, float or bool column as it is (no
+    float64 copy; the engine never writes to it), others as float64."""
+    if isinstance(series.dtype, np.dtype) and series.dtype.kind in "biuf":
+        return series.to_numpy()
+    return _as_float(series)
+
+
 def _column(values: Any) -> Any:
     """An output column: NumPy arrays as they are, an Arrow integer array with nulls as
     pandas' nullable ``Int64``."""
@@ -125,7 +133,7 @@ class PandasBackend:
             query_codes=query_codes,
             n_queries=len(query_uniques),
             score=systems[0][1],
-            relevant=_as_float(df[names.relevant]),
+            relevant=_grades(df[names.relevant]),
             item_ranks=item_ranks,
             item_hash=item_hash,
             query_labels=query_labels,

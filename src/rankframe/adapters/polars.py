@@ -61,6 +61,14 @@ def _as_float(series: pl.Series) -> npt.NDArray[np.float64]:
     return series.cast(pl.Float64).to_numpy()
 
 
+def _grades(series: pl.Series) -> npt.NDArray[Any]:
+    """The grades as NumPy numbers: integers and floats without a float64 copy (a view of
+    polars' buffer where it can), booleans as bool."""
+    if series.dtype.is_integer() or series.dtype.is_float() or series.dtype == pl.Boolean:
+        return series.to_numpy()
+    return _as_float(series)
+
+
 class PolarsBackend:
     """One eager polars frame, as the engine sees it."""
 
@@ -115,7 +123,7 @@ class PolarsBackend:
             query_codes=query_codes,
             n_queries=len(query_values),
             score=systems[0][1],
-            relevant=_as_float(df[names.relevant]),
+            relevant=_grades(df[names.relevant]),
             item_ranks=item_ranks,
             item_hash=item_hash,
             query_labels=query_labels,

@@ -7,9 +7,9 @@ in a fresh process:
 - pandas, in memory: ``pd.read_parquet`` of the whole dataset, then the accessor;
 - polars eager: ``pl.read_parquet``, then the namespace;
 - polars streaming: ``pl.scan_parquet(...).rank_eval.evaluate(...).collect(engine="streaming")``:
-  the plan runs the engine on ``QUERY_BUCKETS`` (4) parts of whole queries, one at a time;
-  ``--paths polars-streaming-one-part`` also times it with ``QUERY_BUCKETS = 1`` (the engine
-  sees every row at once, as before the plan was split);
+  the plan runs the engine on ``ceil(rows / ROWS_PER_PART)`` parts of whole queries (4 at
+  50M rows), one at a time; ``--paths polars-streaming-one-part`` also times it with
+  ``QUERY_BUCKETS = 1`` (the engine sees every row at once);
 - Dask on a ``LocalCluster`` of 2 worker processes with a memory limit of 4 GiB each:
   ``dd.read_parquet(...).rank_eval.evaluate(...).compute()``, on the dataset whose queries
   are spread over many files (shuffled on the query column), and on the same rows written
@@ -174,7 +174,7 @@ def run_polars(root: Path, *, streaming: bool, parts: int | None = None) -> dict
         "phases": phases,
         "peak": {"process": vmhwm()},
         "result": result.row(0, named=True),
-        "parts": adapter.QUERY_BUCKETS if streaming else None,
+        "parts": adapter._part_count(pl.scan_parquet(files)) if streaming else None,
     }
 
 

@@ -1,11 +1,12 @@
 """LazyFrame plans in parts of whole queries: equal to the eager namespace, on both engines.
 
-A LazyFrame's metrics, ``evaluate`` (without ``ci``/``tidy``) and ``per_query`` run the engine
-on ``QUERY_BUCKETS`` parts of the frame, split by a hash of the query id, so that under
-``collect(engine="streaming")`` only one part's rows are held at a time; the parts' results
-are combined last. Every result is compared with the eager namespace on the same rows, with
-``collect()`` and ``collect(engine="streaming")``, from ``df.lazy()`` and from
-``pl.scan_parquet``.
+A LazyFrame's metrics, ``evaluate`` (without ``ci``/``tidy``) and ``per_query`` count the
+plan's rows when collected and run the engine on ``ceil(rows / ROWS_PER_PART)`` parts of the
+frame, split by a hash of the query id, so that only one part's rows are held at a time; the
+parts' results are combined last. The tests here set ``ROWS_PER_PART`` so that the test frame
+runs in four parts, as a large input does, unless a test says otherwise. Every result is
+compared with the eager namespace on the same rows, with ``collect()`` and
+``collect(engine="streaming")``, from ``df.lazy()`` and from ``pl.scan_parquet``.
 
 Per-query values are compared exactly. Means are compared to 1e-12 relative: the parts' means
 are weighted by their ``n_queries``, the eager path adds up the queries in one pass, and the
@@ -70,6 +71,12 @@ def parquet(frame: pl.DataFrame, tmp_path_factory: pytest.TempPathFactory) -> Pa
     path = tmp_path_factory.mktemp("streaming") / "eval.parquet"
     frame.write_parquet(path, row_group_size=500)  # several row groups: several morsels
     return path
+
+
+@pytest.fixture(autouse=True)
+def four_parts(frame: pl.DataFrame, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test frame's rows in four parts, as a large input's would be."""
+    monkeypatch.setattr(adapter, "ROWS_PER_PART", -(-frame.height // 4))
 
 
 def sources(frame: pl.DataFrame, parquet: Path) -> dict[str, pl.LazyFrame]:
@@ -200,9 +207,48 @@ def test_streaming_holds_one_part_of_the_rows_at_a_time(
     frame: pl.DataFrame, parquet: Path, part_sizes: list[int], engine: str
 ) -> None:
     pl.scan_parquet(parquet).rank_eval.evaluate(METRICS).collect(engine=engine)
-    assert len(part_sizes) == adapter.QUERY_BUCKETS
+    assert len(part_sizes) == 4
     assert sum(part_sizes) == frame.height
     assert max(part_sizes) < frame.height / 2  # each part holds about 1/4 of the rows
+
+
+DEFAULT_ROWS_PER_PART = adapter.ROWS_PER_PART
+LIMITS: dict[str, tuple[Callable[[int], int], int]] = {  # ROWS_PER_PART from the height; parts
+    "default": (lambda _: DEFAULT_ROWS_PER_PART, 1),
+    "height": (lambda height: height, 1),
+    "one-row-less": (lambda height: height - 1, 2),
+    "a-quarter": (lambda height: -(-height // 4), 4),
+}
+
+
+@pytest.mark.parametrize("limit", LIMITS.values(), ids=LIMITS.keys())
+@pytest.mark.parametrize("call", ["evaluate-both", "per_query-both"])
+def test_the_number_of_parts_comes_from_the_row_count(
+    frame: pl.DataFrame, parquet: Path, part_sizes: list[int], monkeypatch: pytest.MonkeyPatch,
+    limit: tuple[Callable[[int], int], int], call: str,
+) -> None:
+    """Up to ROWS_PER_PART rows run in one step, with the eager namespace's values bit for
+    bit; one row more makes two parts."""
+    rows_per_part, parts = limit
+    monkeypatch.setattr(adapter, "ROWS_PER_PART", rows_per_part(frame.height))
+    method = {**MEANS, **PER_QUERY}[call]
+    plan = method(pl.scan_parquet(parquet).rank_eval(score=["score", "other"]))
+    expected = method(frame.rank_eval(score=["score", "other"]))
+    assert_same(plan, expected, "streaming", exact=parts == 1 or call.startswith("per_query"))
+    assert len(part_sizes) == parts
+    assert sum(part_sizes) == frame.height
+
+
+def test_a_plan_counted_by_a_pass_splits_by_its_own_rows(
+    frame: pl.DataFrame, parquet: Path, part_sizes: list[int]
+) -> None:
+    """A filter keeps the row count out of the file's metadata: the plan counts its rows by
+    running, and parts them by what is left after the filter."""
+    kept = frame.filter(pl.col("cohort") != 1)
+    plan = pl.scan_parquet(parquet).filter(pl.col("cohort") != 1).rank_eval.per_query(METRICS)
+    assert_same(plan, kept.rank_eval.per_query(METRICS), "streaming", exact=True)
+    assert len(part_sizes) == -(-kept.height // adapter.ROWS_PER_PART)
+    assert 1 < len(part_sizes) < 4
 
 
 WHOLE: dict[str, Call] = {  # results from every query's values at once
@@ -222,7 +268,7 @@ def test_intervals_tests_and_tidy_tables_run_per_part_then_whole(
     plan = call(frame.lazy().rank_eval(score=scores))
     expected = call(frame.rank_eval(score=scores))
     assert_same(plan, expected, "streaming", exact=True)
-    assert len(part_sizes) == adapter.QUERY_BUCKETS
+    assert len(part_sizes) == 4
     assert sum(part_sizes) == frame.height
 
 

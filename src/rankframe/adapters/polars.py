@@ -1,13 +1,13 @@
 """The ``rank_eval`` namespace of polars DataFrames and LazyFrames.
 
 A LazyFrame stays lazy: every method returns a LazyFrame whose plan runs the engine when the
-user collects it (``LazyFrame.map_batches``), with polars' default or streaming engine. The
-engine receives all rows of its step at once, so the metrics, ``evaluate`` and ``per_query``
-split the queries into :data:`QUERY_BUCKETS` parts by a hash of the query id, run the engine
-on each part, and combine the small results (means weighted by ``n_queries``, per-query rows
-sorted by query): ``collect(engine="streaming")`` then holds one part's rows at a time.
-``rank()`` and what needs every query's values at once (intervals, tidy tables, tests) run in
-one step.
+user collects it (``LazyFrame.map_batches``). The engine receives all rows of its step at
+once, so the metrics, ``evaluate`` and ``per_query`` count the plan's rows when collected (free
+for a parquet scan or an in-memory frame) and split larger inputs into parts of at most
+:data:`ROWS_PER_PART` rows, by a hash of the query id: the engine runs on each part, and the
+small results are combined (means weighted by ``n_queries``, per-query rows sorted by query),
+so one part's rows are held at a time. ``rank()`` and what needs every query's values at once
+(intervals, tidy tables, tests) run in one step.
 
 Column names, metric names and options are checked at once; checks of the data run at
 collection time and raise the eager namespace's errors, with nulls counted and located, and
@@ -192,12 +192,37 @@ class PolarsRankEval(RankEval):
 
 # -- LazyFrames: the engine inside the plan ------------------------------------------------
 
-#: How many parts a LazyFrame plan splits its queries into (by a hash of the query id) for
-#: metrics, ``evaluate`` without ``ci``/``tidy`` and ``per_query``. Each part is one opaque
-#: step of the plan that holds its rows in memory, so under ``collect(engine="streaming")``
-#: the engine holds about 1/QUERY_BUCKETS of the input at a time. Read when a method builds
-#: its plan. See docs/scaling.md.
-QUERY_BUCKETS = 4
+#: The most rows one part of a LazyFrame plan holds, for metrics, ``evaluate`` without
+#: ``ci``/``tidy`` and ``per_query``. When collected, the plan counts its rows and splits the
+#: queries into ``ceil(rows / ROWS_PER_PART)`` parts (by a hash of the query id), one opaque
+#: step each, run one after the other: each part reads the input again, and the engine holds
+#: one part's rows at a time. Inputs of up to ROWS_PER_PART rows run in one step that reads
+#: the input once. Read when the plan is collected. See docs/scaling.md.
+ROWS_PER_PART = 12_500_000
+
+#: A fixed number of parts instead of one from the row count (``None``: from the row count).
+QUERY_BUCKETS: int | None = None
+
+
+def _part_count(frame: pl.LazyFrame) -> int:
+    """How many parts the plan of ``frame`` runs in: :data:`QUERY_BUCKETS` when set, else
+    from the row count (read from the metadata of a parquet scan; one pass of the plan for
+    a plan whose count polars cannot take from metadata)."""
+    if QUERY_BUCKETS is not None:
+        return max(1, QUERY_BUCKETS)
+    rows = int(frame.select(pl.len()).collect().item())
+    return max(1, -(-rows // max(1, ROWS_PER_PART)))
+
+
+def _at_collection(plan: Callable[[], pl.LazyFrame], schema: dict[str, Any]) -> pl.LazyFrame:
+    """A LazyFrame that builds ``plan()`` when it is collected, and collects it (with polars'
+    default engine)."""
+
+    def run(_: pl.DataFrame) -> pl.DataFrame:
+        return plan().collect()
+
+    return pl.LazyFrame({"_": [0]}).map_batches(run, schema=schema, streamable=False)
+
 
 def _conform(result: pl.DataFrame, schema: dict[str, Any]) -> pl.DataFrame:
     """An empty result with the declared dtypes (an empty label column has no dtype)."""
@@ -438,7 +463,7 @@ class LazyPolarsRankEval(RankEval):
         index, metric = shape_of(kind, keys, value_columns)
         schema = table if kind == "table" else {**{c: table[c] for c in index},
                                                 metric: pl.Float64}
-        frame = self._frame
+        frame: pl.LazyFrame = self._frame
         if list(keys) != ["*"]:
             # polars does not push column selection through map_batches: select the columns
             # the engine reads, so a scan reads only those
@@ -453,18 +478,27 @@ class LazyPolarsRankEval(RankEval):
                 return _conform(whole.finish(PolarsBackend(table)), schema)
 
             return per_query.map_batches(finish, schema=schema, streamable=False)
-        if combine is None or QUERY_BUCKETS <= 1:
 
-            def run(part: pl.DataFrame) -> pl.DataFrame:
-                result = _shape(produce(self._backend(part)), kind, keys, value_columns)
-                return _conform(result, schema)
+        def run(part: pl.DataFrame) -> pl.DataFrame:
+            result = _shape(produce(self._backend(part)), kind, keys, value_columns)
+            return _conform(result, schema)
 
+        if combine is None:
             return frame.map_batches(run, schema=schema, streamable=False)
-        return self._bucketed(frame, produce, kind, keys, value_columns, combine, table, schema)
+
+        def parts() -> pl.LazyFrame:
+            n = _part_count(frame)
+            if n == 1:  # the whole frame in one step: the eager results, bit for bit
+                return frame.map_batches(run, schema=schema, streamable=False)
+            return self._bucketed(frame, n, produce, kind, keys, value_columns, combine, table,
+                                  schema)
+
+        return _at_collection(parts, schema)
 
     def _bucketed(
         self,
         frame: pl.LazyFrame,
+        n: int,
         produce: Callable[[Backend], Any],
         kind: Kind,
         keys: Sequence[str],
@@ -473,13 +507,13 @@ class LazyPolarsRankEval(RankEval):
         table: dict[str, Any],
         schema: dict[str, Any],
     ) -> pl.LazyFrame:
-        """The plan in :data:`QUERY_BUCKETS` parts of whole queries, split by a hash of the
-        query id: each runs the engine on its rows alone; their results are combined last.
+        """The plan in ``n`` parts of whole queries, split by a hash of the query id: each
+        runs the engine on its rows alone; their results are combined last.
 
-        Under the streaming engine only one part's rows are held at a time (each part is
-        one opaque step that receives all of its rows at once).
+        Only one part's rows are held at a time (each part is one opaque step that receives
+        all of its rows at once, and the parts run one after the other).
         """
-        names, n = self._names, QUERY_BUCKETS
+        names = self._names
         nulls = _NullCheck(frame, names)
         empties = _EmptyQueries(frame, names, produce, n)
 

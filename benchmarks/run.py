@@ -186,7 +186,10 @@ class Laps:
 Run = Callable[[Laps], Values]
 
 
-MIN_TIME = 2.0  # s: a fast approach is run more than --repeat times, until this much is measured
+#: s: a fast approach is run more than --repeat times, until this much is measured. 5 s: at
+#: size L, 3 runs of 0.65 s gave medians of rankframe between 0.54 and 0.65 s from run to run
+#: (one of three runs at 0.99 s on this shared machine); 7-10 runs settle it.
+MIN_TIME = 5.0
 MAX_RUNS = 30
 
 
@@ -194,7 +197,7 @@ def timed(run: Run, repeat: int, baseline: int) -> dict[str, Any]:
     """Warm up once, then measured runs: times, phases, peak memory above baseline.
 
     At least ``repeat`` runs, more (up to MAX_RUNS) until MIN_TIME seconds are measured: the
-    median of a handful of 0.1 s runs on a shared machine is mostly noise.
+    median of a handful of short runs on a shared machine is mostly noise.
 
     ``baseline`` is the resident memory after loading the input (settled): memory that a run
     leaves allocated (caches, JIT code, freed blocks an allocator keeps) counts as its extra

@@ -8,7 +8,7 @@ import pyarrow as pa
 import pytest
 
 import rankframe._encoding
-from rankframe._encoding import dictionary_codes, short_keys
+from rankframe._encoding import dictionary_codes, hash_arrow, short_keys
 
 VALUES = ["q7", "q10", None, "q2", "q7", "", "q10", "q2", "é", None, "q7", "q1"]
 
@@ -123,3 +123,11 @@ def test_longer_ids_or_nulls_take_the_string_path(values) -> None:
     expected_codes, expected_distinct = _reference(values)
     assert codes.tolist() == expected_codes
     assert distinct.to_pylist() == expected_distinct
+
+
+@pytest.mark.parametrize("values", [SHORT, [*SHORT, "a longer id"]], ids=["short", "long"])
+def test_item_hashes_are_equal_exactly_for_equal_items(values) -> None:
+    hashes = hash_arrow(pa.chunked_array([pa.array(values[:5]), pa.array(values[5:])]))
+    for i, a in enumerate(values):
+        for j, b in enumerate(values):
+            assert (hashes[i] == hashes[j]) == (a == b), (a, b)

@@ -351,7 +351,14 @@ def test_duplicate_item_names_item_count_and_query(
         run(call, frame.rank_eval)
 
 
-def test_duplicate_item_in_a_large_frame(make_frame: FrameMaker) -> None:
+@pytest.mark.parametrize(
+    ("prefix", "shown"),
+    [(None, "118"), ("d", "'d118'"), ("document-", "'document-118'")],
+    ids=["int-ids", "short-str-ids", "long-str-ids"],  # short ids are hashed by their bytes
+)
+def test_duplicate_item_in_a_large_frame(
+    make_frame: FrameMaker, prefix: str | None, shown: str
+) -> None:
     # from 200k rows the duplicate check runs in a second thread beside the ranking; its
     # error must still replace the result
     n_queries, per_query = 2_000, 120
@@ -362,13 +369,15 @@ def test_duplicate_item_in_a_large_frame(make_frame: FrameMaker) -> None:
         pd.DataFrame(
             {
                 "query": query,
-                "item": item,
+                "item": item if prefix is None else pd.array(
+                    [f"{prefix}{i}" for i in item], dtype="str"
+                ),
                 "score": np.linspace(0.0, 1.0, len(query)),
                 "relevant": (item % 7 == 0).astype(np.int64),
             }
         )
     )
-    with expect(InvalidDataError, "Item 118 appears 2 times in query 1999"):
+    with expect(InvalidDataError, f"Item {shown} appears 2 times in query 1999"):
         run(lambda ev: ev.evaluate(["mrr@10", "ndcg@10"]), frame.rank_eval)
 
 

@@ -21,6 +21,7 @@ concatenation copies the whole column.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal, TypeVar, overload
 
@@ -284,6 +285,22 @@ def _strings_of_keys(keys: npt.NDArray[np.uint64], kind: pa.DataType) -> pa.Arra
     )
 
 
+_Part = TypeVar("_Part")
+
+
+def _by_halves(
+    encode: Callable[[Any], _Part], values: pa.Array | pa.ChunkedArray, *, threads: bool
+) -> list[_Part]:
+    """``[encode(values)]``; with ``threads=True`` and :data:`THREAD_VALUES` values or more,
+    ``encode`` of its two halves (zero-copy slices), in two threads at once."""
+    if not (threads and len(values) >= THREAD_VALUES):
+        return [encode(values)]
+    middle = len(values) // 2
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="rankframe") as pool:
+        later = pool.submit(encode, values.slice(middle))
+        return [encode(values.slice(0, middle)), later.result()]
+
+
 def _encoded_keys(values: pa.Array | pa.ChunkedArray) -> tuple[npt.NDArray[np.uint64], Any] | None:
     """Arrow's dictionary encoding of a column's :func:`short_keys`: the distinct keys and
     per value its index among them; None when the column has no short keys."""
@@ -300,16 +317,10 @@ def _short_codes(
     """:func:`dictionary_codes` through :func:`short_keys` (always sorted), or None when the
     column has no short keys. The keys are made and encoded in two halves, in two threads,
     as in :func:`dictionary_codes`; the distinct keys, sorted, then number the codes."""
-    if threads and len(values) >= THREAD_VALUES:
-        middle = len(values) // 2
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="rankframe") as pool:
-            later = pool.submit(_encoded_keys, values.slice(middle))
-            parts = [_encoded_keys(values.slice(0, middle)), later.result()]
-    else:
-        parts = [_encoded_keys(values)]
-    if any(part is None for part in parts):
-        return None
+    parts = _by_halves(_encoded_keys, values, threads=threads)
     found = [part for part in parts if part is not None]
+    if len(found) < len(parts):
+        return None
     # the distinct keys in the strings' order (a sort: np.unique is slower on numbers)
     distinct = np.sort(np.concatenate([keys for keys, _ in found]))
     if len(distinct) > 1:
@@ -407,14 +418,8 @@ def dictionary_codes(
     short = _short_codes(values, compact=compact, threads=threads)
     if short is not None:
         return short
-    if threads and len(values) >= THREAD_VALUES and not pa.types.is_dictionary(values.type):
-        middle = len(values) // 2  # two zero-copy slices
-        first, second = values.slice(0, middle), values.slice(middle)
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="rankframe") as pool:
-            later = pool.submit(_encoded, second)
-            parts = [_encoded(first), later.result()]
-    else:
-        parts = [_encoded(values)]
+    halves = threads and not pa.types.is_dictionary(values.type)
+    parts = _by_halves(_encoded, values, threads=halves)
     parts = [part for part in parts if part[0]]
     if not parts:
         return np.zeros(0, dtype=np.int64), pa.array([], type=values.type)

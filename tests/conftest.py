@@ -1,8 +1,11 @@
 """Shared fixtures: every test that takes a frame runs on every frame kind.
 
 ``make_frame`` is parametrised over pandas (NumPy dtypes), pandas with pyarrow dtypes, polars
-eager and polars lazy. It builds the frame from a dict or a pandas frame, remembers a copy,
-and after the test checks that rankframe left the frame unchanged.
+eager, polars lazy (one step), polars lazy forced into three parts of whole queries
+(``query_buckets``), and Dask (three partitions cut by row position, so queries straddle
+partitions and are shuffled; Dask's default threaded scheduler, the way most people first use
+Dask). It builds the frame from a dict or a pandas frame, remembers a copy, and after the test
+checks that rankframe left the frame unchanged.
 """
 
 from __future__ import annotations
@@ -10,13 +13,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import dask.dataframe as dd
 import pandas as pd
 import polars as pl
 import pytest
 
-import rankframe  # noqa: F401  (registers the accessors)
+import rankframe
 
-FRAME_KINDS = ["pandas", "pandas-pyarrow", "polars", "polars-lazy"]
+FRAME_KINDS = ["pandas", "pandas-pyarrow", "polars", "polars-lazy", "polars-parts", "dask"]
+LAZY_POLARS = ("polars-lazy", "polars-parts")
+PARTS = 3  # the parts of "polars-parts" and the partitions of "dask"
 
 
 def _native(data: pd.DataFrame, kind: str) -> Any:
@@ -24,12 +30,16 @@ def _native(data: pd.DataFrame, kind: str) -> Any:
         return data.copy()
     if kind == "pandas-pyarrow":
         return data.convert_dtypes(dtype_backend="pyarrow")
+    if kind == "dask":
+        return dd.from_pandas(data.copy(), npartitions=max(1, min(PARTS, len(data))), sort=False)
     frame = pl.from_pandas(data, nan_to_null=True)
-    return frame.lazy() if kind == "polars-lazy" else frame
+    return frame.lazy() if kind in LAZY_POLARS else frame
 
 
 def _same(before: Any, after: Any) -> None:
-    if isinstance(after, pd.DataFrame):
+    if isinstance(after, dd.DataFrame):
+        pd.testing.assert_frame_equal(after.compute(), before)
+    elif isinstance(after, pd.DataFrame):
         pd.testing.assert_frame_equal(after, before)
     else:
         if isinstance(after, pl.LazyFrame):
@@ -46,15 +56,30 @@ class FrameMaker:
 
     def __call__(self, data: dict[str, Any] | pd.DataFrame) -> Any:
         frame = _native(pd.DataFrame(data), self.kind)
-        snapshot = frame.clone() if isinstance(frame, pl.DataFrame) else (
-            frame.copy(deep=True) if isinstance(frame, pd.DataFrame) else frame.collect()
-        )
+        if isinstance(frame, pl.DataFrame):
+            snapshot: Any = frame.clone()
+        elif isinstance(frame, pd.DataFrame):
+            snapshot = frame.copy(deep=True)
+        elif isinstance(frame, dd.DataFrame):
+            snapshot = frame.compute()
+        else:
+            snapshot = frame.collect()
         self.made.append((snapshot, frame))
         return frame
 
     @property
     def is_lazy(self) -> bool:
-        return self.kind == "polars-lazy"
+        """A polars LazyFrame (one step or parts)."""
+        return self.kind in LAZY_POLARS
+
+    @property
+    def is_dask(self) -> bool:
+        return self.kind == "dask"
+
+    @property
+    def is_deferred(self) -> bool:
+        """Results are plans: data errors surface when they are collected or computed."""
+        return self.is_lazy or self.is_dask
 
     def check_unchanged(self) -> None:
         for snapshot, frame in self.made:
@@ -65,5 +90,7 @@ class FrameMaker:
 @pytest.fixture(params=FRAME_KINDS)
 def make_frame(request: pytest.FixtureRequest) -> Iterator[FrameMaker]:
     maker = FrameMaker(request.param)
-    yield maker
+    buckets = PARTS if request.param == "polars-parts" else None
+    with rankframe.option_context("query_buckets", buckets):
+        yield maker
     maker.check_unchanged()

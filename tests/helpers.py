@@ -14,8 +14,17 @@ SEEDS = SHARED / "seeds"
 
 
 def collect(result: Any) -> Any:
-    """A LazyFrame's result collected; anything else unchanged."""
-    return result.collect() if isinstance(result, pl.LazyFrame) else result
+    """A LazyFrame's result collected, a Dask result computed; anything else unchanged."""
+    if isinstance(result, pl.LazyFrame):
+        return result.collect()
+    if hasattr(result, "dask") and hasattr(result, "compute"):  # any Dask collection
+        computed = result.compute()
+        # rank() of a shuffled frame gives each query's rows together, each row under its
+        # input label: the input's order is the order of the labels
+        return computed.sort_index(kind="stable") if isinstance(computed, pd.DataFrame) else (
+            computed
+        )
+    return result
 
 
 def as_float(result: Any) -> float:

@@ -267,7 +267,7 @@ def test_partitions_do_not_wait_for_the_null_check(frames: tuple[Any, pd.DataFra
     indexed = ddf.set_index("query").persist()
     graph = dict(indexed.rank_eval.evaluate(METRICS).__dask_graph__())
     check = {key for key in graph if "customreduction" in str(key)}
-    partitions = [task for key, task in graph.items() if "_run_partition" in str(key)]
+    partitions = [task for key, task in graph.items() if "_map_part" in str(key)]
     assert check
     assert len(partitions) == indexed.npartitions
     assert all(not (task.dependencies & check) for task in partitions)

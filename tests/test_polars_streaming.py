@@ -15,7 +15,7 @@ two sums can differ in the last bits.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-import rankframe  # noqa: F401  (registers the namespaces)
+import rankframe
 from rankframe import EmptyQueryError, InvalidDataError, RankEvalError
 from rankframe.adapters import polars as adapter
 
@@ -74,9 +74,10 @@ def parquet(frame: pl.DataFrame, tmp_path_factory: pytest.TempPathFactory) -> Pa
 
 
 @pytest.fixture(autouse=True)
-def four_parts(frame: pl.DataFrame, monkeypatch: pytest.MonkeyPatch) -> None:
+def four_parts(frame: pl.DataFrame) -> Iterator[None]:
     """The test frame's rows in four parts, as a large input's would be."""
-    monkeypatch.setattr(adapter, "ROWS_PER_PART", -(-frame.height // 4))
+    with rankframe.option_context("rows_per_part", -(-frame.height // 4)):
+        yield
 
 
 def sources(frame: pl.DataFrame, parquet: Path) -> dict[str, pl.LazyFrame]:
@@ -152,15 +153,15 @@ def test_several_systems_equal_eager(
 
 @pytest.mark.parametrize("buckets", [1, 2, 7])
 def test_any_number_of_parts_gives_the_same_result(
-    frame: pl.DataFrame, monkeypatch: pytest.MonkeyPatch, buckets: int
+    frame: pl.DataFrame, buckets: int
 ) -> None:
-    monkeypatch.setattr(adapter, "QUERY_BUCKETS", buckets)
     ev = frame.lazy().rank_eval(score=["score", "other"])
     eager = frame.rank_eval(score=["score", "other"])
-    call = PER_QUERY["per_query-both"]
-    assert_same(call(ev), call(eager), "streaming", exact=True)
-    call = MEANS["evaluate-both"]
-    assert_same(call(ev), call(eager), "streaming", exact=False)
+    with rankframe.option_context("query_buckets", buckets):
+        call = PER_QUERY["per_query-both"]
+        assert_same(call(ev), call(eager), "streaming", exact=True)
+        call = MEANS["evaluate-both"]
+        assert_same(call(ev), call(eager), "streaming", exact=False)
 
 
 def test_categorical_and_integer_queries_sort_like_eager(frame: pl.DataFrame) -> None:
@@ -212,7 +213,7 @@ def test_streaming_holds_one_part_of_the_rows_at_a_time(
     assert max(part_sizes) < frame.height / 2  # each part holds about 1/4 of the rows
 
 
-DEFAULT_ROWS_PER_PART = adapter.ROWS_PER_PART
+DEFAULT_ROWS_PER_PART = rankframe.get_option("rows_per_part")
 LIMITS: dict[str, tuple[Callable[[int], int], int]] = {  # ROWS_PER_PART from the height; parts
     "default": (lambda _: DEFAULT_ROWS_PER_PART, 1),
     "height": (lambda height: height, 1),
@@ -224,17 +225,17 @@ LIMITS: dict[str, tuple[Callable[[int], int], int]] = {  # ROWS_PER_PART from th
 @pytest.mark.parametrize("limit", LIMITS.values(), ids=LIMITS.keys())
 @pytest.mark.parametrize("call", ["evaluate-both", "per_query-both"])
 def test_the_number_of_parts_comes_from_the_row_count(
-    frame: pl.DataFrame, parquet: Path, part_sizes: list[int], monkeypatch: pytest.MonkeyPatch,
+    frame: pl.DataFrame, parquet: Path, part_sizes: list[int],
     limit: tuple[Callable[[int], int], int], call: str,
 ) -> None:
     """Up to ROWS_PER_PART rows run in one step, with the eager namespace's values bit for
     bit; one row more makes two parts."""
     rows_per_part, parts = limit
-    monkeypatch.setattr(adapter, "ROWS_PER_PART", rows_per_part(frame.height))
     method = {**MEANS, **PER_QUERY}[call]
     plan = method(pl.scan_parquet(parquet).rank_eval(score=["score", "other"]))
     expected = method(frame.rank_eval(score=["score", "other"]))
-    assert_same(plan, expected, "streaming", exact=parts == 1 or call.startswith("per_query"))
+    with rankframe.option_context("rows_per_part", rows_per_part(frame.height)):
+        assert_same(plan, expected, "streaming", exact=parts == 1 or call.startswith("per_query"))
     assert len(part_sizes) == parts
     assert sum(part_sizes) == frame.height
 
@@ -247,7 +248,7 @@ def test_a_plan_counted_by_a_pass_splits_by_its_own_rows(
     kept = frame.filter(pl.col("cohort") != 1)
     plan = pl.scan_parquet(parquet).filter(pl.col("cohort") != 1).rank_eval.per_query(METRICS)
     assert_same(plan, kept.rank_eval.per_query(METRICS), "streaming", exact=True)
-    assert len(part_sizes) == -(-kept.height // adapter.ROWS_PER_PART)
+    assert len(part_sizes) == -(-kept.height // rankframe.get_option("rows_per_part"))
     assert 1 < len(part_sizes) < 4
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from rankframe import _metrics as _metrics  # fills the registry
 from rankframe._api import RankEval
+from rankframe._config import get_option, option_context, set_option
 from rankframe._options import Options
 from rankframe._registry import METRICS, Metric, MetricDef, parse_metric
 from rankframe.adapters import pandas as _pandas_adapter
@@ -44,12 +45,15 @@ __all__ = [
     "RankEval",
     "RankEvalError",
     "UnknownMetricError",
+    "get_option",
     "join_trec",
+    "option_context",
     "pandas_schema",
     "parse_metric",
     "polars_schema",
     "read_trec_qrels",
     "read_trec_run",
+    "set_option",
 ]
 
 _pandas_adapter.register()

@@ -10,6 +10,7 @@ adapter builds its own kind of frame from them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -18,7 +19,6 @@ import numpy.typing as npt
 import pyarrow as pa
 
 from rankframe import _stats
-from rankframe._engine import combine_segments
 from rankframe._registry import Metric
 
 __all__ = [
@@ -27,7 +27,6 @@ __all__ = [
     "PerQuery",
     "Test",
     "compare",
-    "from_per_query",
     "per_query",
     "tidy",
     "wide",
@@ -54,7 +53,10 @@ class PerQuery:
     values
         Shape (n_queries, n_systems, n_metrics), queries in sorted order of their ids.
     include
-        Per query, whether it enters the means (the ``empty`` option).
+        Per query, whether it enters the means (the ``empty`` option; all of them until the
+        finish step applies it).
+    empty
+        Per query, whether it has no relevant item.
     segment
         Per query, its segment code in ``0 .. n_segments - 1``.
     segment_rows
@@ -63,16 +65,20 @@ class PerQuery:
         Per query, its first row (for the query and ``by`` columns), when asked for.
     systems, metrics
         Names of the score columns; the metrics.
+    query_labels
+        ``query_labels(codes)``: the query ids of those query positions, for messages.
     """
 
     values: FloatArray
     include: BoolArray
+    empty: BoolArray
     segment: IntArray
     segment_rows: IntArray
     n_segments: int
     first_rows: IntArray | None
     systems: list[str]
     metrics: list[Metric]
+    query_labels: Callable[[IntArray], list[object]]
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -108,31 +114,6 @@ class PerQuery:
             flat, seg, self.n_segments, confidence, n_resamples, seed
         )
         return low.reshape(self.shape), high.reshape(self.shape)
-
-
-def from_per_query(
-    table: Any, metrics: list[Metric], systems: list[str], by: list[str], included: str
-) -> PerQuery:
-    """:class:`PerQuery` from per-query tables of every query (see ``rankframe._api.Whole``):
-    ``table`` is a backend over them, one row per (query, system), sorted by query."""
-    n_systems = len(systems)
-    include = np.asarray(table.column(included), dtype=bool)[::n_systems]
-    n_queries = len(include)
-    columns = [np.asarray(table.column(str(m)), dtype=np.float64) for m in metrics]
-    values = np.stack(columns, axis=-1) if columns else np.empty((0, 0))
-    first_rows = np.arange(n_queries, dtype=np.int64) * n_systems
-    per_query = [table.codes(b)[first_rows] for b in by]
-    segment, segment_rows, n_segments = combine_segments(per_query, first_rows)
-    return PerQuery(
-        values=values.reshape(n_queries, n_systems, len(metrics)),
-        include=include,
-        segment=segment,
-        segment_rows=segment_rows,
-        n_segments=n_segments,
-        first_rows=first_rows,
-        systems=systems,
-        metrics=metrics,
-    )
 
 
 def _long_labels(pq: PerQuery) -> Columns:

@@ -1,121 +1,40 @@
 """The public API of the accessor, written once for every frame kind.
 
-:class:`RankEval` holds the column names and implements every public method on top of the
-engine. An adapter (``rankframe.adapters.*``) subclasses it with three hooks: how to turn its
-frame into :class:`~rankframe._engine.FrameData` (validating it), how to build its kind of
-output frame from engine arrays, and how to deliver the result (a float, a Series, a frame, or
-a lazy plan).
+:class:`RankEval` holds the column names, checks the arguments, and turns each method call
+into a :class:`~rankframe._pipeline.Request` that :meth:`RankEval._run` runs. An adapter
+(``rankframe.adapters.*``) subclasses it: ``_backend`` (its frame as the engine sees it),
+``_convert`` (the finish step's native frame as the user's result), and, for frames that
+are split into parts of whole queries (LazyFrames, Dask), ``_run`` and ``_rank``, which map
+the same per-query step over the parts and finish once (``docs/architecture.md``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, Literal, Protocol
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from rankframe import _analysis, _engine, _metrics  # noqa: F401  (_metrics fills the registry)
-from rankframe._analysis import SYSTEM, Correction, PerQuery, Test
+from rankframe import _engine, _metrics, _pipeline  # noqa: F401  (_metrics fills the registry)
+from rankframe._analysis import SYSTEM, Correction, Test
 from rankframe._options import Denominator, Empty, Gain, Options, Ties, check_choice
+from rankframe._pipeline import (
+    Backend,
+    ColumnNames,
+    Comparison,
+    Means,
+    PerQueryRows,
+    Request,
+)
 from rankframe._registry import Metric, parse_metric, parse_metrics
 from rankframe.exceptions import ColumnNotFoundError, InvalidOptionError
 from rankframe.schemas import missing_column_message
 
-__all__ = ["INCLUDED", "SYSTEM", "Backend", "ColumnNames", "RankEval", "Whole", "shape_of"]
+__all__ = ["SYSTEM", "Backend", "ColumnNames", "RankEval"]
 
-Kind = Literal["scalar", "segments", "table"]
-# How results computed on disjoint sets of queries combine into the result for all of them
-# (adapters that split the queries use it): "means" (one row per segment and system, means
-# weighted by n_queries), "rows" (one row per query, concatenated and sorted by query), or
-# None (they do not: rank's rows, intervals, tests, tidy tables need every query at once).
-Combine = Literal["means", "rows"] | None
 IntArray = npt.NDArray[np.int64]
-
-
-@dataclass(frozen=True)
-class ColumnNames:
-    """The names of the input columns.
-
-    ``systems`` lists the score columns when several systems are evaluated at once (the
-    first is also ``score``); ``None`` for one score column and no ``system`` output column.
-    """
-
-    query: str = "query"
-    item: str = "item"
-    score: str = "score"
-    relevant: str = "relevant"
-    systems: tuple[str, ...] | None = None
-
-    @property
-    def scores(self) -> tuple[str, ...]:
-        """Every score column."""
-        return self.systems if self.systems is not None else (self.score,)
-
-    def roles(self) -> dict[str, str]:
-        """Column name → role."""
-        return {
-            self.query: "query",
-            self.item: "item",
-            **dict.fromkeys(self.scores, "score"),
-            self.relevant: "relevant",
-        }
-
-
-def shape_of(
-    kind: Kind, keys: Sequence[str], value_columns: Sequence[tuple[str, str]]
-) -> tuple[list[str], str]:
-    """For a ``"segments"`` result, the columns of its index (the ``by`` columns and
-    ``system``) and its one metric column; for a ``"scalar"`` result, that metric."""
-    labels = [name for name, t in value_columns if t == "str"]
-    metric = next((name for name, t in value_columns if t == "float"), "")
-    return ([*keys, *labels] if kind == "segments" else []), metric
-
-
-class Backend(Protocol):
-    """What an adapter provides for one eager frame."""
-
-    def extract(self, names: ColumnNames, by: Sequence[str]) -> _engine.FrameData:
-        """Validate the frame and hand its columns to the engine."""
-        ...
-
-    def table(self, keys: Sequence[str], rows: IntArray | None, values: dict[str, Any]) -> Any:
-        """A native frame: the ``keys`` columns taken at ``rows``, then ``values`` (NumPy
-        arrays; an Arrow integer array for an integer column with nulls)."""
-        ...
-
-    def with_ranks(self, ranks: dict[str, IntArray]) -> Any:
-        """The input frame plus an integer column per entry (0 in a rank becomes null)."""
-        ...
-
-    def column(self, name: str) -> npt.NDArray[Any]:
-        """A column of the frame as a NumPy array (for tables rankframe produced)."""
-        ...
-
-    def codes(self, name: str) -> IntArray:
-        """Per row, an integer code of the column's value, numbered in sorted order."""
-        ...
-
-
-INCLUDED = "__rankframe_included__"  # per-query tables of `Whole`: does the query count?
-
-
-@dataclass(frozen=True)
-class Whole:
-    """A result computed from every query's values at once (intervals, tests, tidy tables),
-    in two steps for adapters that split the queries into parts.
-
-    ``per_query`` runs on a part of whole queries and gives its per-query table: the
-    ``keys`` columns, ``system``, a column per metric and :data:`INCLUDED`; one row per
-    (query, system). ``finish`` runs on the per-query tables of every part together, sorted
-    by query (each query's rows kept in system order), and gives the result.
-    """
-
-    per_query: Callable[[Backend], Any]
-    keys: list[str]
-    value_columns: list[tuple[str, str]]
-    finish: Callable[[Backend], Any]
 
 
 def _as_list(by: str | Sequence[str] | None) -> list[str]:
@@ -180,30 +99,30 @@ class RankEval:
 
     # -- adapter hooks -------------------------------------------------------------------
 
-    def _backend(self, frame: Any) -> Backend:
-        raise NotImplementedError
+    def _backend(self, frame: Any) -> Backend:  # noqa: ARG002  (adapters use it)
+        """The engine's view of one eager frame of this adapter's kind."""
+        msg = (
+            f"{type(self).__name__} is the base class of the accessors; reach it through a "
+            "frame: df.rank_eval.mrr() (after import rankframe)."
+        )
+        raise TypeError(msg)
 
     def _column_names(self) -> list[str]:
-        raise NotImplementedError
+        return list(self._frame.columns)
 
-    def _deliver(
-        self,
-        produce: Callable[[Backend], Any],
-        kind: Kind,
-        keys: Sequence[str],
-        value_columns: Sequence[tuple[str, str]],
-        *,
-        combine: Combine = None,
-        whole: Whole | None = None,
-    ) -> Any:
-        """Run ``produce`` on the frame's backend and shape the result for the user.
+    def _convert(self, table: Any, request: Request) -> Any:  # noqa: ARG002
+        """The user's result from the finish step's native frame: the frame itself, or a
+        float (``"scalar"``) / a value per segment (``"segments"``)."""
+        return table
 
-        ``value_columns`` lists (name, "float" | "int" | "str" | "bool") of the produced frame
-        beyond ``keys``; lazy adapters use it to declare the output schema. ``combine`` says
-        how results of disjoint sets of queries combine (see :data:`Combine`); when they do
-        not, ``whole`` gives the result in two steps (see :class:`Whole`).
-        """
-        raise NotImplementedError
+    def _run(self, request: Request) -> Any:
+        """Run ``request`` on the frame (one eager frame; partitioned adapters override)."""
+        return self._convert(_pipeline.run(self._backend(self._frame), request), request)
+
+    def _rank(self, columns: list[str], ties: Ties) -> Any:
+        """The frame plus a rank column per system (partitioned adapters override)."""
+        backend = self._backend(self._frame)
+        return backend.with_ranks(ranks(backend, self._names, columns, ties))
 
     # -- binding column names ------------------------------------------------------------
 
@@ -276,89 +195,19 @@ class RankEval:
             )
             raise InvalidOptionError(msg)
 
-    # -- the one computation -------------------------------------------------------------
+    # -- the one data path (rankframe._pipeline) --------------------------------------------
 
-    def _per_query(
-        self,
-        backend: Backend,
-        metrics: list[Metric],
-        by: list[str],
-        options: Options,
-        *,
-        first_rows: bool,
-    ) -> PerQuery:
-        """Every metric of every system for every query, in one pass over the frame."""
-        names = self._names
-        data = backend.extract(names, by)
-        systems = data.systems or [(names.score, data.score)]
-        values = np.empty((data.n_queries, len(systems), len(metrics)), dtype=np.float64)
-        with _engine.unique_items_checked(data, names.query, names.item):
-            # a row of each query, for the output's query and `by` columns
-            first = data.first_rows() if first_rows or by else None
-            segment, segment_rows, n_segments = _engine.segment_of_queries(data, first)
-            for s, (_, score) in enumerate(systems):
-                system = replace(data, score=score, systems=[])
-                table = _engine.lists(system, _engine.rank(system, options.ties), options)
-                for j, m in enumerate(metrics):
-                    values[:, s, j] = m.definition.compute(table, m.k, options)
-        return PerQuery(
-            values=values,
-            include=_engine.included_queries(data, table, options),
-            segment=segment,
-            segment_rows=segment_rows,
-            n_segments=n_segments,
-            first_rows=first,
-            systems=[name for name, _ in systems],
-            metrics=metrics,
-        )
-
-    def _summary(
-        self,
-        metrics: list[Metric],
-        by: list[str],
-        options: Options,
-        shape: Callable[[PerQuery], tuple[IntArray, dict[str, Any]]],
-    ) -> tuple[Callable[[Backend], Any], Whole]:
-        """``produce`` for a table with one row per segment (or more): ``shape`` lays the
-        per-query values out as the output's rows and columns. Also the same in two steps
-        (:class:`Whole`), for adapters that split the queries."""
-
-        def produce(backend: Backend) -> Any:
-            rows, columns = shape(self._per_query(backend, metrics, by, options, first_rows=False))
-            return backend.table(by, rows if by else None, columns)
-
-        def per_query(backend: Backend) -> Any:
-            pq = self._per_query(backend, metrics, by, options, first_rows=True)
-            rows, columns = _analysis.per_query(pq, skip_empty=False, multi=True)
-            columns[INCLUDED] = np.repeat(pq.include, len(pq.systems))
-            return backend.table([self._names.query, *by], rows, columns)
-
-        def finish(backend: Backend) -> Any:
-            pq = _analysis.from_per_query(backend, metrics, list(self._names.scores), by,
-                                          INCLUDED)
-            rows, columns = shape(pq)
-            return backend.table(by, rows if by else None, columns)
-
-        floats = [(str(m), "float") for m in metrics]
-        value_columns = [(SYSTEM, "str"), *floats, (INCLUDED, "bool")]
-        whole = Whole(per_query, [self._names.query, *by], value_columns, finish)
-        return produce, whole
+    def _request(self, metrics: list[Metric], by: list[str], options: Options,
+                 result: _pipeline.Result) -> Request:
+        return Request(self._names, tuple(metrics), tuple(by), options, result)
 
     def _metric(self, name: str, k: int | None, by: str | Sequence[str] | None,
                 options: Options) -> Any:
         metric = parse_metric(name, k)
         by_list = _as_list(by)
         self._check_columns(by_list)
-        multi = self._multi
-
-        def shape(pq: PerQuery) -> tuple[IntArray, dict[str, Any]]:
-            return _analysis.wide(pq, multi=multi, ci=None, n_resamples=0, seed=None)
-
-        produce, _ = self._summary([metric], by_list, options, shape)
-        kind: Kind = "segments" if by_list or multi else "scalar"
-        system = [(SYSTEM, "str")] if multi else []
-        values = [*system, (str(metric), "float"), ("n_queries", "int")]
-        return self._deliver(produce, kind, by_list, values, combine="means")
+        kind: _pipeline.Kind = "segments" if by_list or self._multi else "scalar"
+        return self._run(self._request([metric], by_list, options, Means(kind=kind)))
 
     # -- metrics -------------------------------------------------------------------------
 
@@ -613,17 +462,7 @@ class RankEval:
         parsed = parse_metrics(metrics)
         by_list = _as_list(by)
         self._check_columns(by_list)
-        skip_empty, multi = options.empty == "skip", self._multi
-
-        def produce(backend: Backend) -> Any:
-            pq = self._per_query(backend, parsed, by_list, options, first_rows=True)
-            rows, columns = _analysis.per_query(pq, skip_empty=skip_empty, multi=multi)
-            return backend.table([self._names.query, *by_list], rows, columns)
-
-        system = [(SYSTEM, "str")] if multi else []
-        floats = [(str(m), "float") for m in parsed]
-        keys = [self._names.query, *by_list]
-        return self._deliver(produce, "table", keys, [*system, *floats], combine="rows")
+        return self._run(self._request(parsed, by_list, options, PerQueryRows()))
 
     def evaluate(
         self,
@@ -678,26 +517,8 @@ class RankEval:
         _check_resampling(n_resamples, seed)
         if ci is not None:
             _check_level("ci", ci)
-        multi = self._multi
-
-        def shape(pq: PerQuery) -> tuple[IntArray, dict[str, Any]]:
-            if tidy:
-                return _analysis.tidy(pq, ci=ci, n_resamples=n_resamples, seed=seed)
-            return _analysis.wide(pq, multi=multi, ci=ci, n_resamples=n_resamples, seed=seed)
-
-        produce, whole = self._summary(parsed, by_list, options, shape)
-        interval = ["_ci_low", "_ci_high"] if ci is not None else []
-        if tidy:
-            bounds = ["ci_low", "ci_high"] if ci is not None else []
-            values = [(SYSTEM, "str"), ("metric", "str"), ("k", "int?"), ("value", "float"),
-                      ("n_queries", "int"), *((b, "float") for b in bounds)]
-        else:
-            system = [(SYSTEM, "str")] if multi else []
-            floats = [(f"{m}{e}", "float") for m in parsed for e in ["", *interval]]
-            values = [*system, *floats, ("n_queries", "int")]
-        if ci is None and not tidy:
-            return self._deliver(produce, "table", by_list, values, combine="means")
-        return self._deliver(produce, "table", by_list, values, whole=whole)
+        result = Means(tidy=tidy, ci=ci, n_resamples=n_resamples, seed=seed)
+        return self._run(self._request(parsed, by_list, options, result))
 
     def compare(
         self,
@@ -792,21 +613,11 @@ class RankEval:
                 "one of them."
             )
             raise InvalidOptionError(msg)
-        base_index = systems.index(base)
-
-        def shape(pq: PerQuery) -> tuple[IntArray, dict[str, Any]]:
-            return _analysis.compare(
-                pq, baseline=base_index, test=test, correction=correction, alpha=alpha,
-                confidence=confidence, n_resamples=n_resamples, n_bootstrap=n_bootstrap,
-                seed=seed,
-            )
-
-        produce, whole = self._summary(parsed, by_list, options, shape)
-        values = [(SYSTEM, "str"), ("metric", "str"), ("k", "int?"), ("mean", "float"),
-                  ("delta", "float"), ("p_value", "float"), ("p_adjusted", "float"),
-                  ("ci_low", "float"), ("ci_high", "float"), ("significant", "bool"),
-                  ("n_queries", "int")]
-        return self._deliver(produce, "table", by_list, values, whole=whole)
+        result = Comparison(
+            baseline=systems.index(base), test=test, correction=correction, alpha=alpha,
+            confidence=confidence, n_resamples=n_resamples, n_bootstrap=n_bootstrap, seed=seed,
+        )
+        return self._run(self._request(parsed, by_list, options, result))
 
     def rank(self, *, ties: Ties = "trec", name: str = "rank") -> Any:
         """The input frame plus an integer column ``name``: each row's rank in its query.
@@ -823,7 +634,7 @@ class RankEval:
         >>> df.rank_eval.rank()["rank"].tolist()
         [2, 1, <NA>]
         """
-        options = Options(ties=ties)
+        Options(ties=ties)  # checks the value
         self._check_columns([])
         names = self._names
         columns = [f"{name}_{s}" for s in names.scores] if self._multi else [name]
@@ -834,15 +645,18 @@ class RankEval:
                     "rank column."
                 )
                 raise InvalidOptionError(msg)
+        return self._rank(columns, ties)
 
-        def produce(backend: Backend) -> Any:
-            data = backend.extract(names, [])
-            systems = data.systems or [(names.score, data.score)]
-            ranks = {}
-            with _engine.unique_items_checked(data, names.query, names.item):
-                for column, (_, score) in zip(columns, systems, strict=True):
-                    ranking = _engine.rank(replace(data, score=score, systems=[]), options.ties)
-                    ranks[column] = ranking.rank_per_row(data.n_rows)
-            return backend.with_ranks(ranks)
 
-        return self._deliver(produce, "table", ["*"], [(c, "int") for c in columns])
+def ranks(backend: Backend, names: ColumnNames, columns: list[str], ties: Ties) -> dict[
+    str, IntArray
+]:
+    """Per system, each row's rank in its query (0: no score), keyed by output column."""
+    data = backend.extract(names, [])
+    systems = data.systems or [(names.score, data.score)]
+    out = {}
+    with _engine.unique_items_checked(data, names.query, names.item):
+        for column, (_, score) in zip(columns, systems, strict=True):
+            ranking = _engine.rank(replace(data, score=score, systems=[]), ties)
+            out[column] = ranking.rank_per_row(data.n_rows)
+    return out

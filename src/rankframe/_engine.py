@@ -37,7 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from rankframe._options import Options
-from rankframe.exceptions import EmptyQueryError, InvalidDataError
+from rankframe.exceptions import InvalidDataError
 
 __all__ = [
     "FrameData",
@@ -669,27 +669,6 @@ def lists(data: FrameData, ranking: Ranking, options: Options) -> Lists:
         ideal_rank=_within_query_position(ideal_query),
         ideal_grade=positive_grade[ideal],
     )
-
-
-def included_queries(
-    data: FrameData, table: Lists, options: Options
-) -> BoolArray:
-    """Which queries enter the means, by the ``empty`` option; raises for ``"error"``."""
-    empty = table.n_relevant == 0
-    if options.empty == "error" and empty.any():
-        codes = np.flatnonzero(empty)
-        shown = ", ".join(repr(plain(q)) for q in data.query_labels(codes[:5]))
-        more = f" and {len(codes) - 5} more" if len(codes) > 5 else ""
-        queries = "query has" if len(codes) == 1 else "queries have"
-        msg = (
-            f"{len(codes)} {queries} no relevant item: {shown}{more}. Their metrics are "
-            "undefined; pass empty='zero' (count 0, as trec_eval), 'skip' or 'nan' instead, "
-            "or lower min_relevance."
-        )
-        raise EmptyQueryError(msg)
-    if options.empty in ("skip", "nan"):
-        return np.asarray(~empty, dtype=bool)
-    return np.ones(table.n_queries, dtype=bool)
 
 
 def _item_keys(data: FrameData, query_bits: int) -> npt.NDArray[np.uint64]:

@@ -18,6 +18,8 @@ Each message names the culprit (column, value, query) and the fix.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 __all__ = [
     "ColumnNotFoundError",
     "EmptyQueryError",
@@ -49,4 +51,43 @@ class InvalidOptionError(RankEvalError):
 
 
 class EmptyQueryError(RankEvalError):
-    """``empty="error"`` was requested and some queries have no relevant item."""
+    """``empty="error"`` was requested and some queries have no relevant item.
+
+    Attributes
+    ----------
+    count
+        How many queries have no relevant item (over the whole frame).
+    queries
+        The first of them (at most five) in sorted order of the query ids.
+    """
+
+    def __init__(self, message: str, *, count: int = 0, queries: Sequence[object] = ()) -> None:
+        super().__init__(message)
+        self.count = count
+        self.queries = list(queries)
+
+    def __reduce__(self) -> tuple[object, ...]:  # keeps the fields through pickling (Dask)
+        return (_empty_query_error, (str(self), self.count, self.queries))
+
+    @classmethod
+    def of(cls, queries: Sequence[object], count: int) -> EmptyQueryError:
+        """The error for ``count`` queries without relevant items, the first ``queries``."""
+        shown = ", ".join(repr(_plain(q)) for q in queries)
+        more = f" and {count - len(queries)} more" if count > len(queries) else ""
+        which = "query has" if count == 1 else "queries have"
+        msg = (
+            f"{count} {which} no relevant item: {shown}{more}. Their metrics are "
+            "undefined; pass empty='zero' (count 0, as trec_eval), 'skip' or 'nan' instead, "
+            "or lower min_relevance."
+        )
+        return cls(msg, count=count, queries=[_plain(q) for q in queries])
+
+
+def _empty_query_error(message: str, count: int, queries: list[object]) -> EmptyQueryError:
+    return EmptyQueryError(message, count=count, queries=queries)
+
+
+def _plain(value: object) -> object:
+    """A NumPy scalar as the Python value it holds (``20``, not ``np.int64(20)``)."""
+    item = getattr(value, "item", None)
+    return item() if callable(item) and type(value).__module__ == "numpy" else value

@@ -23,6 +23,8 @@ Examples
 
 from __future__ import annotations
 
+import threading
+
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -102,6 +104,7 @@ def pandas_schema(
     pandera.pandas.DataFrameSchema
         Other columns are allowed and left alone.
     """
+    pandera_ready()
     import pandera.pandas as pa
 
     numeric = pa.Check(_is_numeric_pandas, element_wise=False, name="numeric",
@@ -134,6 +137,7 @@ def polars_schema(
     default; to check its values too (nulls, uniqueness), validate inside
     ``pandera.config.config_context(validation_depth="SCHEMA_AND_DATA")``, as rankframe does.
     """
+    pandera_ready()
     import pandera.polars as pap
 
     numeric = pap.Check(_is_numeric_polars, name="numeric", error="must have a numeric dtype")
@@ -150,18 +154,58 @@ def polars_schema(
     )
 
 
+_FIRST_VALIDATION = threading.Lock()
+_VALIDATED: set[type] = set()  # schema classes that have validated a frame once
+_IMPORTED = threading.Event()
+
+
+def pandera_ready() -> None:
+    """Import pandera (its pandas and polars parts, errors and built-in checks) once, in
+    one thread at a time.
+
+    pandera is imported on first use, not with rankframe. Several threads importing it at
+    once (Dask's default threaded scheduler, a user's thread pool) can deadlock in Python's
+    import locks (``_DeadlockError``); every use of pandera calls this first.
+    """
+    if _IMPORTED.is_set():
+        return
+    with _FIRST_VALIDATION:
+        if not _IMPORTED.is_set():
+            import pandera.config
+            import pandera.errors
+            import pandera.pandas
+            import pandera.polars  # noqa: F401
+            from pandera.backends.base import builtin_checks  # noqa: F401
+
+            _IMPORTED.set()
+
+
 def validate(schema: Any, frame: Any) -> None:
     """Validate ``frame`` with ``schema`` whatever pandera's global configuration says.
 
     rankframe's guarantees (no number from bad input) must not depend on a user switching
     pandera off or to schema-only checks for their own pipelines.
+
+    pandera imports modules the first time it validates (its built-in checks, its backends).
+    Several threads doing so at once (Dask's default threaded scheduler, a user's thread
+    pool) can deadlock in Python's import locks, so the first validation of each kind of
+    schema runs under a lock; later ones run freely.
     """
+    pandera_ready()
     from pandera.config import ValidationDepth, config_context
 
-    with config_context(
-        validation_enabled=True, validation_depth=ValidationDepth.SCHEMA_AND_DATA
-    ):
-        schema.validate(frame)
+    def run() -> None:
+        with config_context(
+            validation_enabled=True, validation_depth=ValidationDepth.SCHEMA_AND_DATA
+        ):
+            schema.validate(frame)
+
+    if type(schema) in _VALIDATED:
+        run()
+        return
+    with _FIRST_VALIDATION:  # an error (and its imports) keeps taking this path
+        run()
+        _VALIDATED.add(type(schema))
 
 
 def translate(

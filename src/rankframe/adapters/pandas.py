@@ -3,7 +3,7 @@ dtypes)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -13,9 +13,10 @@ import polars as pl
 import pyarrow as pa
 
 from rankframe import schemas
-from rankframe._api import Backend, ColumnNames, Combine, Kind, RankEval, Whole, shape_of
+from rankframe._api import RankEval
 from rankframe._encoding import dense_ranks, dictionary_codes, hash_arrow, hash_series, ranks_at
 from rankframe._engine import CodeArray, FrameData
+from rankframe._pipeline import Backend, ColumnNames, Request
 
 IntArray = npt.NDArray[np.int64]
 
@@ -82,6 +83,7 @@ class PandasBackend:
         self.frame = frame
 
     def _validate(self, names: ColumnNames) -> None:
+        schemas.pandera_ready()
         from pandera.errors import SchemaError
 
         schema = schemas.pandas_schema(
@@ -157,6 +159,9 @@ class PandasBackend:
     def codes(self, name: str) -> IntArray:
         return _codes(self.frame[name], sort=True)[0].astype(np.int64, copy=False)
 
+    def labels(self, name: str, rows: IntArray) -> list[object]:
+        return list(self.frame[name].take(rows))
+
     def with_ranks(self, ranks: dict[str, IntArray]) -> pd.DataFrame:
         index = self.frame.index
         return self.frame.assign(
@@ -173,26 +178,19 @@ class PandasRankEval(RankEval):
     def _backend(self, frame: Any) -> Backend:
         return PandasBackend(frame)
 
-    def _column_names(self) -> list[str]:
-        return list(self._frame.columns)
+    def _convert(self, table: pd.DataFrame, request: Request) -> Any:
+        return pandas_result(table, request)
 
-    def _deliver(
-        self,
-        produce: Callable[[Backend], Any],
-        kind: Kind,
-        keys: Sequence[str],
-        value_columns: Sequence[tuple[str, str]],
-        *,
-        combine: Combine = None,  # noqa: ARG002  (one frame: nothing to combine)
-        whole: Whole | None = None,  # noqa: ARG002
-    ) -> Any:
-        result = produce(self._backend(self._frame))
-        index, metric = shape_of(kind, keys, value_columns)
-        if kind == "scalar":
-            return float(result[metric].iloc[0])
-        if kind == "segments":
-            return result.set_index(index)[metric]
-        return result
+
+def pandas_result(table: pd.DataFrame, request: Request) -> Any:
+    """What the pandas accessor returns, from the finish step's frame: a float for one
+    value, a Series for a value per segment, the frame itself for tables."""
+    index, metric = request.shape()
+    if request.kind == "scalar":
+        return float(table[metric].iloc[0])
+    if request.kind == "segments":
+        return table.set_index(index)[metric]
+    return table
 
 
 def register() -> None:

@@ -2,12 +2,11 @@
 
 A LazyFrame stays lazy: every method returns a LazyFrame whose plan runs the engine when the
 user collects it (``LazyFrame.map_batches``). The engine receives all rows of its step at
-once, so the metrics, ``evaluate`` and ``per_query`` count the plan's rows when collected (free
-for a parquet scan or an in-memory frame) and split larger inputs into parts of at most
-:data:`ROWS_PER_PART` rows, by a hash of the query id: the engine runs on each part, and the
-small results are combined (means weighted by ``n_queries``, per-query rows sorted by query),
-so one part's rows are held at a time. ``rank()`` and what needs every query's values at once
-(intervals, tidy tables, tests) run in one step.
+once, so every method but ``rank()`` counts the plan's rows when collected (free for a
+parquet scan or an in-memory frame) and splits larger inputs into parts of at most
+``rankframe.get_option("rows_per_part")`` rows, by a hash of the query id: each part gives its
+per-query table, and the one finish step (:mod:`rankframe._partitioned`) makes the result
+from all of them, so one part's rows are held at a time. ``rank()`` runs in one step.
 
 Column names, metric names and options are checked at once; checks of the data run at
 collection time and raise the eager namespace's errors, with nulls counted and located, and
@@ -16,23 +15,22 @@ queries without relevant items counted and named, over the whole frame. See docs
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
-from dataclasses import replace
-from types import SimpleNamespace
-from typing import Any, Literal, cast
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 import pyarrow as pa
 
-from rankframe import _engine, schemas
-from rankframe._api import SYSTEM, Backend, ColumnNames, Combine, Kind, RankEval, Whole, shape_of
+from rankframe import schemas
+from rankframe._api import RankEval, ranks
+from rankframe._config import get_option
 from rankframe._encoding import dense_ranks, dictionary_codes, hash_series
 from rankframe._engine import CodeArray, FrameData
-from rankframe._options import Options
-from rankframe.exceptions import EmptyQueryError
+from rankframe._options import Ties
+from rankframe._partitioned import NullFacts, Parts, never_null, raise_nulls
+from rankframe._pipeline import Backend, ColumnNames, Request, run
 
 IntArray = npt.NDArray[np.int64]
 
@@ -76,6 +74,7 @@ class PolarsBackend:
         self.frame = frame
 
     def _validate(self, names: ColumnNames) -> None:
+        schemas.pandera_ready()
         from pandera.errors import SchemaError
 
         schema = schemas.polars_schema(
@@ -146,6 +145,9 @@ class PolarsBackend:
     def codes(self, name: str) -> IntArray:
         return _encode(self.frame[name], sort=True)[0]
 
+    def labels(self, name: str, rows: IntArray) -> list[object]:
+        return list(self.frame[name].gather(rows).to_list())
+
     def with_ranks(self, ranks: dict[str, IntArray]) -> pl.DataFrame:
         return self.frame.with_columns(
             pl.Series(name, pa.array(rank, mask=rank == 0)) for name, rank in ranks.items()
@@ -156,13 +158,13 @@ _TYPES: dict[str, Any] = {"float": pl.Float64, "int": pl.Int64, "int?": pl.Int64
                           "str": pl.String, "bool": pl.Boolean}
 
 
-def _shape(
-    result: pl.DataFrame, kind: Kind, keys: Sequence[str], value_columns: Sequence[tuple[str, str]]
-) -> pl.DataFrame:
-    index, metric = shape_of(kind, keys, value_columns)
-    if kind == "scalar":
+def _shape(result: pl.DataFrame, request: Request) -> pl.DataFrame:
+    """The finish step's frame as the polars result: the metric alone for one value, the
+    index columns and the metric for a value per segment, the frame itself for tables."""
+    index, metric = request.shape()
+    if request.kind == "scalar":
         return result.select(metric)
-    if kind == "segments":
+    if request.kind == "segments":
         return result.select([*index, metric])
     return result
 
@@ -173,45 +175,24 @@ class PolarsRankEval(RankEval):
     def _backend(self, frame: Any) -> Backend:
         return PolarsBackend(frame)
 
-    def _column_names(self) -> list[str]:
-        return list(self._frame.columns)
-
-    def _deliver(
-        self,
-        produce: Callable[[Backend], Any],
-        kind: Kind,
-        keys: Sequence[str],
-        value_columns: Sequence[tuple[str, str]],
-        *,
-        combine: Combine = None,  # noqa: ARG002  (one frame: nothing to combine)
-        whole: Whole | None = None,  # noqa: ARG002
-    ) -> Any:
-        result = _shape(produce(self._backend(self._frame)), kind, keys, value_columns)
-        return float(result.item(0, 0)) if kind == "scalar" else result
+    def _convert(self, table: pl.DataFrame, request: Request) -> Any:
+        result = _shape(table, request)
+        return float(result.item(0, 0)) if request.kind == "scalar" else result
 
 
 # -- LazyFrames: the engine inside the plan ------------------------------------------------
 
-#: The most rows one part of a LazyFrame plan holds, for metrics, ``evaluate`` without
-#: ``ci``/``tidy`` and ``per_query``. When collected, the plan counts its rows and splits the
-#: queries into ``ceil(rows / ROWS_PER_PART)`` parts (by a hash of the query id), one opaque
-#: step each, run one after the other: each part reads the input again, and the engine holds
-#: one part's rows at a time. Inputs of up to ROWS_PER_PART rows run in one step that reads
-#: the input once. Read when the plan is collected. See docs/scaling.md.
-ROWS_PER_PART = 12_500_000
-
-#: A fixed number of parts instead of one from the row count (``None``: from the row count).
-QUERY_BUCKETS: int | None = None
-
 
 def _part_count(frame: pl.LazyFrame) -> int:
-    """How many parts the plan of ``frame`` runs in: :data:`QUERY_BUCKETS` when set, else
-    from the row count (read from the metadata of a parquet scan; one pass of the plan for
-    a plan whose count polars cannot take from metadata)."""
-    if QUERY_BUCKETS is not None:
-        return max(1, QUERY_BUCKETS)
+    """How many parts the plan of ``frame`` runs in: the ``query_buckets`` option when set,
+    else from the row count and the ``rows_per_part`` option (the count is read from the
+    metadata of a parquet scan; one pass of the plan for a plan whose count polars cannot
+    take from metadata)."""
+    buckets = get_option("query_buckets")
+    if buckets is not None:
+        return max(1, int(buckets))
     rows = int(frame.select(pl.len()).collect().item())
-    return max(1, -(-rows // max(1, ROWS_PER_PART)))
+    return max(1, -(-rows // max(1, int(get_option("rows_per_part")))))
 
 
 def _at_collection(plan: Callable[[], pl.LazyFrame], schema: dict[str, Any]) -> pl.LazyFrame:
@@ -235,36 +216,19 @@ def _missing(column: str, dtype: Any) -> pl.Expr:
     return expr | pl.col(column).is_nan() if dtype.is_float() else expr
 
 
-def _null_error(column: str, names: ColumnNames, report: tuple[int, int, object]) -> Exception:
-    """The eager accessor's error for nulls in ``column``, with ``report`` (count, first row,
-    that row's query) of the whole frame."""
-    import pandera.polars as pap
-    from pandera.errors import SchemaError, SchemaErrorReason
-
-    failure = SchemaError(  # type: ignore[no-untyped-call]
-        schema=pap.Column(name=column),
-        data=None,
-        message=f"column {column!r} contains null values",
-        reason_code=SchemaErrorReason.SERIES_CONTAINS_NULLS,
-    )
-    return schemas.translate(
-        failure, roles=names.roles(), dtype_of=lambda _: None, null_report=lambda _: report
-    )
-
-
 class _NullCheck:
-    """The error for nulls of the eager accessor, counted and located over the whole frame.
+    """Nulls of the columns that must have none, counted and located over the whole frame.
 
     A part of the plan holds some queries' rows only. When it finds nulls in the query, item
     or relevant column, :meth:`raise_for` collects a small aggregation of the whole frame
-    (its null counts, first null row and that row's query) and raises what the eager
-    accessor raises for the whole frame. Frames without nulls never run it.
+    (its null counts, first null row and that row's query) and raises the eager accessor's
+    error (:func:`~rankframe._partitioned.raise_nulls`). Frames without nulls never run it.
     """
 
     def __init__(self, frame: pl.LazyFrame, names: ColumnNames) -> None:
         schema = frame.collect_schema()
         self.names = names
-        self.columns = [names.query, names.item, names.relevant]  # in the schema's order
+        self.columns = never_null(names)
         # the schema reports a non-numeric score before nulls in the relevant column
         self.numeric_scores = all(
             schema[s].is_numeric() or schema[s] == pl.Boolean for s in names.scores
@@ -295,14 +259,9 @@ class _NullCheck:
         schema reports another error first: the part's own validation raises it)."""
         report = self.plan.collect(engine="streaming").row(0)
         n = len(self.columns)
-        for i, column in enumerate(self.columns):
-            count = int(report[i])
-            if not count:
-                continue
-            if column == self.names.relevant and not self.numeric_scores:
-                return
-            query = None if column == self.names.query else report[2 * n + i]
-            raise _null_error(column, self.names, (count, int(report[n + i]), query))
+        facts = [NullFacts(int(report[i] or 0), int(report[n + i] or 0), report[2 * n + i])
+                 for i in range(n)]
+        raise_nulls(self.names, facts, numeric_scores=self.numeric_scores)
 
 
 def _unused_name(columns: Sequence[str], stem: str) -> str:
@@ -312,56 +271,6 @@ def _unused_name(columns: Sequence[str], stem: str) -> str:
     return name
 
 
-def _sorted_by_query(table: pl.DataFrame, query: str) -> pl.DataFrame:
-    """Per-query tables of disjoint sets of queries as one, sorted by query like the eager
-    accessor (the order of its query codes; rows of one query keep their order)."""
-    if table.height == 0:
-        return table
-    codes, _ = _encode(table[query], sort=True)
-    return table[np.argsort(codes, kind="stable")]
-
-
-def _combined_means(
-    table: pl.DataFrame, keys: Sequence[str], value_columns: Sequence[tuple[str, str]],
-    systems: Sequence[str],
-) -> pl.DataFrame:
-    """Summary tables of disjoint sets of queries (``keys``, ``system``, means, ``n_queries``)
-    as one: per segment and system, the means weighted by ``n_queries``, rows in the eager
-    accessor's order (segments sorted as its codes, systems in the order given)."""
-    labels = [n for n, t in value_columns if t == "str"]
-    metrics = [n for n, t in value_columns if t == "float"]
-    codes = [_encode(table[k], sort=True)[0] for k in keys]
-    if labels:
-        position = {s: i for i, s in enumerate(systems)}
-        codes.append(np.array([position[s] for s in table[SYSTEM].to_list()], dtype=np.int64))
-    if codes:
-        _, first, group = np.unique(
-            np.stack(codes, axis=1), axis=0, return_index=True, return_inverse=True
-        )
-        group = group.reshape(-1)
-        n_groups = len(first)
-    else:  # one segment: one row, even without any part
-        first, group, n_groups = np.zeros(0, dtype=np.int64), np.zeros(table.height, np.int64), 1
-    counts = table["n_queries"].to_numpy().astype(np.int64)
-    total = np.bincount(group, weights=counts, minlength=n_groups).astype(np.int64)
-    columns: dict[str, Any] = {}
-    for name, _ in value_columns:
-        if name in metrics:
-            means = table[name].to_numpy().astype(np.float64)
-            sums = np.bincount(
-                group, weights=np.where(counts > 0, means, 0.0) * counts, minlength=n_groups
-            )
-            with np.errstate(invalid="ignore", divide="ignore"):
-                columns[name] = np.where(total > 0, sums / np.maximum(total, 1), np.nan)
-        elif name == "n_queries":
-            columns[name] = total
-    index = [*keys, *labels]
-    values = [pl.Series(name, columns[name]) for name, _ in value_columns if name in columns]
-    if not index:
-        return pl.DataFrame(values)
-    return table.select(index)[first].with_columns(values)
-
-
 def _buckets(frame: pl.LazyFrame, query: str, n: int) -> list[pl.LazyFrame]:
     """The frame's rows in ``n`` parts of whole queries, by a hash of the query id (every
     row of a query, null included, in one part; rows in the frame's order)."""
@@ -369,74 +278,10 @@ def _buckets(frame: pl.LazyFrame, query: str, n: int) -> list[pl.LazyFrame]:
     return [frame.filter(bucket == i) for i in range(n)]
 
 
-class _RecordingBackend(PolarsBackend):
-    """A backend that remembers the query values the engine last asked for, for a message."""
-
-    def __init__(self, frame: pl.DataFrame) -> None:
-        super().__init__(frame)
-        self.labels: list[object] = []
-
-    def extract(self, names: ColumnNames, by: Sequence[str]) -> FrameData:
-        data = super().extract(names, by)
-        query_labels = data.query_labels
-
-        def recorded(codes: IntArray) -> list[object]:
-            self.labels = query_labels(codes)
-            return self.labels
-
-        return replace(data, query_labels=recorded)
-
-
-_EMPTY_COUNT = re.compile(r"(\d+) quer(?:y has|ies have) no relevant item")
-
-
-class _EmptyQueries:
-    """The error for queries without relevant items (``empty="error"``) of the whole frame.
-
-    A part of the plan holds some queries only, so its error counts and names its own. Then
-    :meth:`raise_for` runs the engine on every part again (one part in memory at a time),
-    merges what each part found (its count, and its first five queries in sorted order)
-    and raises the eager accessor's message: the total, and the first five of all.
-    """
-
-    def __init__(
-        self, frame: pl.LazyFrame, names: ColumnNames, produce: Callable[[Backend], Any],
-        n: int,
-    ) -> None:
-        self.frame, self.query, self.produce, self.n = frame, names.query, produce, n
-
-    def raise_for(self) -> None:
-        found: list[tuple[int, list[object]]] = []
-
-        def probe(part: pl.DataFrame) -> pl.DataFrame:
-            backend = _RecordingBackend(part)
-            try:
-                self.produce(backend)
-            except EmptyQueryError as error:
-                count = _EMPTY_COUNT.match(str(error))
-                if count is None:  # a message this merge does not know: the part's own
-                    raise
-                found.append((int(count.group(1)), backend.labels))
-            return pl.DataFrame()
-
-        parts = [b.map_batches(probe, schema={}, streamable=False)
-                 for b in _buckets(self.frame, self.query, self.n)]
-        pl.concat(parts, parallel=False).collect(engine="streaming")
-        if not found:
-            return
-        dtype = self.frame.collect_schema()[self.query]
-        labels = pl.Series([q for _, shown in found for q in shown],
-                           dtype=pl.String if dtype in (pl.Categorical, pl.Enum) else dtype)
-        codes, _ = _encode(labels, sort=True)
-        first = labels.gather(np.argsort(codes, kind="stable")[:5]).to_list()
-        total = sum(count for count, _ in found)
-        # the engine's own message, for the whole frame's count and first queries
-        data = SimpleNamespace(query_labels=lambda codes: first[: len(codes)])
-        table = SimpleNamespace(n_relevant=np.zeros(total, dtype=np.int64), n_queries=total)
-        _engine.included_queries(cast(Any, data), cast(Any, table), Options(empty="error"))
-
-
 class LazyPolarsRankEval(RankEval):
+    """The namespace of LazyFrames: every method gives a LazyFrame whose plan runs the engine
+    when collected, in parts of whole queries when the input is large (see the module)."""
+
     __doc__ = RankEval.__doc__
 
     def _backend(self, frame: Any) -> Backend:
@@ -445,101 +290,66 @@ class LazyPolarsRankEval(RankEval):
     def _column_names(self) -> list[str]:
         return list(self._frame.collect_schema().names())
 
-    def _deliver(
-        self,
-        produce: Callable[[Backend], Any],
-        kind: Kind,
-        keys: Sequence[str],
-        value_columns: Sequence[tuple[str, str]],
-        *,
-        combine: Combine = None,
-        whole: Whole | None = None,
-    ) -> Any:
-        input_schema = self._frame.collect_schema()
-        table: dict[str, Any] = (
-            dict(input_schema) if list(keys) == ["*"] else {k: input_schema[k] for k in keys}
-        )
-        table.update({name: _TYPES[t] for name, t in value_columns})
-        index, metric = shape_of(kind, keys, value_columns)
-        schema = table if kind == "table" else {**{c: table[c] for c in index},
-                                                metric: pl.Float64}
+    def _input(self, keys: Sequence[str]) -> pl.LazyFrame:
+        # polars does not push column selection through map_batches: select the columns
+        # the engine reads, so a scan reads only those
         frame: pl.LazyFrame = self._frame
-        if list(keys) != ["*"]:
-            # polars does not push column selection through map_batches: select the columns
-            # the engine reads, so a scan reads only those
-            frame = frame.select(list(dict.fromkeys([*self._names.roles(), *keys])))
-        if whole is not None:
-            # per-query values part by part, then the result from all of them at once
-            per_query = self._deliver(
-                whole.per_query, "table", whole.keys, whole.value_columns, combine="rows"
+        return frame.select(list(dict.fromkeys([*self._names.roles(), *keys])))
+
+    def _schema(self, keys: Sequence[str], value_columns: Sequence[tuple[str, str]]) -> dict[
+        str, Any
+    ]:
+        input_schema = self._frame.collect_schema()
+        return {**{k: input_schema[k] for k in keys},
+                **{name: _TYPES[t] for name, t in value_columns}}
+
+    def _run(self, request: Request) -> pl.LazyFrame:
+        table = self._schema(request.keys, request.value_columns())
+        index, metric = request.shape()
+        schema = table if request.kind == "table" else {**{c: table[c] for c in index},
+                                                        metric: pl.Float64}
+        part_schema = self._schema(request.part_keys(), request.part_columns())
+        frame = self._input(request.by)
+        def whole(data: pl.DataFrame) -> pl.DataFrame:
+            # the whole frame in one step: the eager accessor's result, bit for bit
+            return _conform(_shape(run(self._backend(data), request), request), schema)
+
+        def plan() -> pl.LazyFrame:
+            n = _part_count(frame)
+            if n == 1:
+                return frame.map_batches(whole, schema=schema, streamable=False)
+            parts = Parts(request, self._backend, PolarsBackend)
+            nulls = _NullCheck(frame, self._names)
+
+            def run_part(part: pl.DataFrame) -> pl.DataFrame:
+                if nulls.has_nulls(part):  # the error counts and locates the whole frame's
+                    nulls.raise_for()
+                return _conform(parts.map(part), part_schema)
+
+            def finish(tables: pl.DataFrame) -> pl.DataFrame:
+                return _conform(_shape(parts.finish(tables), request), schema)
+
+            # one part's rows are held at a time: each part is one opaque step that gets all
+            # of its rows at once, and the parts run one after the other
+            tables = [part.map_batches(run_part, schema=part_schema, streamable=False)
+                      for part in _buckets(frame, self._names.query, n)]
+            return pl.concat(tables, parallel=False).map_batches(
+                finish, schema=schema, streamable=False
             )
 
-            def finish(table: pl.DataFrame) -> pl.DataFrame:
-                return _conform(whole.finish(PolarsBackend(table)), schema)
+        return _at_collection(plan, schema)
 
-            return per_query.map_batches(finish, schema=schema, streamable=False)
-
-        def run(part: pl.DataFrame) -> pl.DataFrame:
-            result = _shape(produce(self._backend(part)), kind, keys, value_columns)
-            return _conform(result, schema)
-
-        if combine is None:
-            return frame.map_batches(run, schema=schema, streamable=False)
-
-        def parts() -> pl.LazyFrame:
-            n = _part_count(frame)
-            if n == 1:  # the whole frame in one step: the eager results, bit for bit
-                return frame.map_batches(run, schema=schema, streamable=False)
-            return self._bucketed(frame, n, produce, kind, keys, value_columns, combine, table,
-                                  schema)
-
-        return _at_collection(parts, schema)
-
-    def _bucketed(
-        self,
-        frame: pl.LazyFrame,
-        n: int,
-        produce: Callable[[Backend], Any],
-        kind: Kind,
-        keys: Sequence[str],
-        value_columns: Sequence[tuple[str, str]],
-        combination: Literal["means", "rows"],
-        table: dict[str, Any],
-        schema: dict[str, Any],
-    ) -> pl.LazyFrame:
-        """The plan in ``n`` parts of whole queries, split by a hash of the query id: each
-        runs the engine on its rows alone; their results are combined last.
-
-        Only one part's rows are held at a time (each part is one opaque step that receives
-        all of its rows at once, and the parts run one after the other).
-        """
+    def _rank(self, columns: list[str], ties: Ties) -> pl.LazyFrame:
         names = self._names
-        nulls = _NullCheck(frame, names)
-        empties = _EmptyQueries(frame, names, produce, n)
+        schema = {**self._frame.collect_schema(), **dict.fromkeys(columns, pl.Int64)}
 
-        def run_part(part: pl.DataFrame) -> pl.DataFrame:
-            # the errors that count or list rows and queries are those of the whole frame
-            if nulls.has_nulls(part):
-                nulls.raise_for()
-            try:
-                return _conform(produce(self._backend(part)), table)
-            except EmptyQueryError:
-                empties.raise_for()
-                raise
+        def run(data: pl.DataFrame) -> pl.DataFrame:
+            backend = self._backend(data)
+            ranked: pl.DataFrame = backend.with_ranks(ranks(backend, names, columns, ties))
+            return ranked
 
-        def finish(parts: pl.DataFrame) -> pl.DataFrame:
-            if combination == "rows":
-                return _sorted_by_query(parts, names.query)
-            result = _combined_means(parts, keys, value_columns, names.scores)
-            return _conform(_shape(result, kind, keys, value_columns), schema)
-
-        parts = [
-            part.map_batches(run_part, schema=table, streamable=False)
-            for part in _buckets(frame, names.query, n)
-        ]
-        return pl.concat(parts, parallel=False).map_batches(
-            finish, schema=schema, streamable=False
-        )
+        frame: pl.LazyFrame = self._frame
+        return frame.map_batches(run, schema=schema, streamable=False)
 
 
 def register() -> None:

@@ -1,0 +1,364 @@
+"""The one data path: rows of whole queries → a per-query table → one finish step.
+
+Every method of the accessor is a :class:`Request`: which metrics, which ``by`` columns,
+which options, and what to make of the per-query values (:class:`Result`). Every backend
+runs a request the same way:
+
+1. :func:`per_query` turns the rows of whole queries (one eager frame, or one part of a
+   partitioned frame) into :class:`~rankframe._analysis.PerQuery`: one value per (query,
+   system, metric), whether each query has a relevant item, its segment.
+2. A partitioned backend lays each part's values out as a small native frame
+   (:func:`part_table`: the query and ``by`` columns, ``system``, one column per metric and
+   :data:`EMPTY`), concatenates the parts, and reads them back with :func:`from_parts`.
+3. :func:`finish` is the one finish step: the ``empty`` option and its error (raised from
+   the facts of every query), means, segments, intervals, tidy layout, ``compare``. It
+   returns the output's rows and columns; the backend builds its kind of frame from them.
+
+Nothing about means, nulls or empty queries lives in an adapter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from rankframe import _analysis, _engine
+from rankframe._analysis import SYSTEM, Correction, PerQuery, Test
+from rankframe._options import Options
+from rankframe._registry import Metric
+from rankframe.exceptions import EmptyQueryError
+
+__all__ = [
+    "EMPTY",
+    "Backend",
+    "ColumnNames",
+    "Comparison",
+    "Means",
+    "PerQueryRows",
+    "Request",
+    "Result",
+    "finish",
+    "from_parts",
+    "part_table",
+    "per_query",
+    "run",
+]
+
+IntArray = npt.NDArray[np.int64]
+Kind = Literal["scalar", "segments", "table"]
+# (name, "float" | "int" | "int?" | "str" | "bool"): an output column and its type, for the
+# schema a lazy backend declares before it runs
+ValueColumns = list[tuple[str, str]]
+
+EMPTY = "__rankframe_empty__"  # per-query tables of parts: has the query no relevant item?
+
+
+@dataclass(frozen=True)
+class ColumnNames:
+    """The names of the input columns.
+
+    ``systems`` lists the score columns when several systems are evaluated at once (the
+    first is also ``score``); ``None`` for one score column and no ``system`` output column.
+    """
+
+    query: str = "query"
+    item: str = "item"
+    score: str = "score"
+    relevant: str = "relevant"
+    systems: tuple[str, ...] | None = None
+
+    @property
+    def scores(self) -> tuple[str, ...]:
+        """Every score column."""
+        return self.systems if self.systems is not None else (self.score,)
+
+    def roles(self) -> dict[str, str]:
+        """Column name → role."""
+        return {
+            self.query: "query",
+            self.item: "item",
+            **dict.fromkeys(self.scores, "score"),
+            self.relevant: "relevant",
+        }
+
+
+class Backend(Protocol):
+    """What an adapter provides for one eager frame (the input, or a per-query table)."""
+
+    def extract(self, names: ColumnNames, by: Sequence[str]) -> _engine.FrameData:
+        """Validate the frame and hand its columns to the engine."""
+        ...
+
+    def table(self, keys: Sequence[str], rows: IntArray | None, values: dict[str, Any]) -> Any:
+        """A native frame: the ``keys`` columns taken at ``rows``, then ``values`` (NumPy
+        arrays; an Arrow integer array for an integer column with nulls)."""
+        ...
+
+    def with_ranks(self, ranks: dict[str, IntArray]) -> Any:
+        """The input frame plus an integer column per entry (0 in a rank becomes null)."""
+        ...
+
+    def column(self, name: str) -> npt.NDArray[Any]:
+        """A column of the frame as a NumPy array (for tables rankframe produced)."""
+        ...
+
+    def codes(self, name: str) -> IntArray:
+        """Per row, an integer code of the column's value, numbered in sorted order."""
+        ...
+
+    def labels(self, name: str, rows: IntArray) -> list[object]:
+        """The column's values at ``rows`` as Python objects (for messages)."""
+        ...
+
+
+# -- what a request makes of the per-query values -------------------------------------------
+
+
+@dataclass(frozen=True)
+class Means:
+    """Means over queries per segment (``evaluate``, and the metric methods).
+
+    ``kind``: ``"scalar"`` (one float), ``"segments"`` (one value per segment, indexed by the
+    ``by`` columns and ``system``) or ``"table"`` (``evaluate``'s frame). ``layout``: wide (a
+    column per metric) or tidy (a row per metric). ``ci``: the level of bootstrap intervals.
+    """
+
+    kind: Kind = "table"
+    tidy: bool = False
+    ci: float | None = None
+    n_resamples: int = 1000
+    seed: int | None = 0
+
+    def finish(self, pq: PerQuery, multi: bool) -> tuple[IntArray, dict[str, Any]]:
+        if self.tidy:
+            return _analysis.tidy(pq, ci=self.ci, n_resamples=self.n_resamples, seed=self.seed)
+        return _analysis.wide(
+            pq, multi=multi, ci=self.ci, n_resamples=self.n_resamples, seed=self.seed
+        )
+
+    def value_columns(self, metrics: Sequence[Metric], multi: bool) -> ValueColumns:
+        bounds = ["_ci_low", "_ci_high"] if self.ci is not None else []
+        if self.tidy:
+            tidy_bounds = [(b.lstrip("_"), "float") for b in bounds]
+            return [(SYSTEM, "str"), ("metric", "str"), ("k", "int?"), ("value", "float"),
+                    ("n_queries", "int"), *tidy_bounds]
+        system = [(SYSTEM, "str")] if multi else []
+        floats = [(f"{m}{e}", "float") for m in metrics for e in ["", *bounds]]
+        return [*system, *floats, ("n_queries", "int")]
+
+
+@dataclass(frozen=True)
+class PerQueryRows:
+    """One row per query (and system): ``per_query``."""
+
+    kind: Kind = "table"
+
+    def finish(self, pq: PerQuery, multi: bool, skip_empty: bool) -> tuple[
+        IntArray, dict[str, Any]
+    ]:
+        return _analysis.per_query(pq, skip_empty=skip_empty, multi=multi)
+
+    @staticmethod
+    def value_columns(metrics: Sequence[Metric], multi: bool) -> ValueColumns:
+        system = [(SYSTEM, "str")] if multi else []
+        return [*system, *((str(m), "float") for m in metrics)]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Each system against a baseline on paired per-query values: ``compare``."""
+
+    baseline: int
+    test: Test
+    correction: Correction
+    alpha: float
+    confidence: float
+    n_resamples: int
+    n_bootstrap: int
+    seed: int | None
+    kind: Kind = "table"
+
+    def finish(self, pq: PerQuery) -> tuple[IntArray, dict[str, Any]]:
+        return _analysis.compare(
+            pq, baseline=self.baseline, test=self.test, correction=self.correction,
+            alpha=self.alpha, confidence=self.confidence, n_resamples=self.n_resamples,
+            n_bootstrap=self.n_bootstrap, seed=self.seed,
+        )
+
+    @staticmethod
+    def value_columns() -> ValueColumns:
+        return [(SYSTEM, "str"), ("metric", "str"), ("k", "int?"), ("mean", "float"),
+                ("delta", "float"), ("p_value", "float"), ("p_adjusted", "float"),
+                ("ci_low", "float"), ("ci_high", "float"), ("significant", "bool"),
+                ("n_queries", "int")]
+
+
+Result = Means | PerQueryRows | Comparison
+
+
+@dataclass(frozen=True)
+class Request:
+    """One evaluation: the columns, metrics, segments and options, and the result wanted."""
+
+    names: ColumnNames
+    metrics: tuple[Metric, ...]
+    by: tuple[str, ...]
+    options: Options
+    result: Result
+
+    @property
+    def multi(self) -> bool:
+        """Several score columns: outputs gain a ``system`` column."""
+        return self.names.systems is not None
+
+    @property
+    def kind(self) -> Kind:
+        return self.result.kind
+
+    @property
+    def keys(self) -> list[str]:
+        """The output's leading columns, taken from the input (or per-query) rows."""
+        if isinstance(self.result, PerQueryRows):
+            return [self.names.query, *self.by]
+        return list(self.by)
+
+    def value_columns(self) -> ValueColumns:
+        """The output's other columns, with their types."""
+        result = self.result
+        if isinstance(result, Means):
+            return result.value_columns(self.metrics, self.multi)
+        if isinstance(result, PerQueryRows):
+            return result.value_columns(self.metrics, self.multi)
+        return result.value_columns()
+
+    def shape(self) -> tuple[list[str], str]:
+        """For a ``"segments"`` result, the columns of its index (the ``by`` columns and
+        ``system``) and its one metric column; for a ``"scalar"`` result, that metric."""
+        columns = self.value_columns()
+        labels = [name for name, t in columns if t == "str"]
+        metric = next((name for name, t in columns if t == "float"), "")
+        return ([*self.by, *labels] if self.kind == "segments" else []), metric
+
+    # what every part of a partitioned frame gives: its per-query table
+
+    def part_keys(self) -> list[str]:
+        return [self.names.query, *self.by]
+
+    def part_columns(self) -> ValueColumns:
+        floats = [(str(m), "float") for m in self.metrics]
+        return [(SYSTEM, "str"), *floats, (EMPTY, "bool")]
+
+
+# -- 1. rows of whole queries → per-query values --------------------------------------------
+
+
+def per_query(backend: Backend, request: Request, *, first_rows: bool = False) -> PerQuery:
+    """Every metric of every system for every query, in one pass over the frame."""
+    names, options, metrics = request.names, request.options, list(request.metrics)
+    data = backend.extract(names, list(request.by))
+    systems = data.systems or [(names.score, data.score)]
+    values = np.empty((data.n_queries, len(systems), len(metrics)), dtype=np.float64)
+    with _engine.unique_items_checked(data, names.query, names.item):
+        # a row of each query, for the output's query and `by` columns
+        first = data.first_rows() if first_rows or request.by else None
+        segment, segment_rows, n_segments = _engine.segment_of_queries(data, first)
+        for s, (_, score) in enumerate(systems):
+            system = replace(data, score=score, systems=[])
+            table = _engine.lists(system, _engine.rank(system, options.ties), options)
+            for j, m in enumerate(metrics):
+                values[:, s, j] = m.definition.compute(table, m.k, options)
+    empty = np.asarray(table.n_relevant == 0, dtype=bool)
+    return PerQuery(
+        values=values,
+        include=np.ones(data.n_queries, dtype=bool),
+        empty=empty,
+        segment=segment,
+        segment_rows=segment_rows,
+        n_segments=n_segments,
+        first_rows=first,
+        systems=[name for name, _ in systems],
+        metrics=metrics,
+        query_labels=data.query_labels,
+    )
+
+
+# -- 2. partitioned frames: per-query tables of the parts, read back as one ------------------
+
+
+def part_table(backend: Backend, request: Request) -> Any:
+    """The per-query table of one part of whole queries: one row per (query, system), the
+    query and ``by`` columns, ``system``, a column per metric and :data:`EMPTY`."""
+    pq = per_query(backend, request, first_rows=True)
+    rows, columns = _analysis.per_query(pq, skip_empty=False, multi=True)
+    columns[EMPTY] = np.repeat(pq.empty, len(pq.systems))
+    return backend.table(request.part_keys(), rows, columns)
+
+
+def from_parts(table: Backend, request: Request) -> PerQuery:
+    """:class:`PerQuery` of the per-query tables of every part, concatenated in any order
+    (``table``: a backend over them). Queries are numbered in sorted order of their ids, as
+    the eager path numbers them; each query's rows keep their system order."""
+    names = request.names
+    n_systems = len(names.scores)
+    codes = table.codes(names.query)
+    order = np.argsort(codes, kind="stable").astype(np.int64)
+    first_rows = order[::n_systems]
+    n_queries = len(first_rows)
+    metrics = list(request.metrics)
+    columns = [np.asarray(table.column(str(m)), dtype=np.float64)[order] for m in metrics]
+    values = np.stack(columns, axis=-1) if columns else np.empty((0, 0))
+    per_query_codes = [table.codes(b)[first_rows] for b in request.by]
+    segment, segment_rows, n_segments = _engine.combine_segments(per_query_codes, first_rows)
+
+    def query_labels(query_codes: IntArray) -> list[object]:
+        return table.labels(names.query, first_rows[query_codes])
+
+    return PerQuery(
+        values=values.reshape(n_queries, n_systems, len(metrics)),
+        include=np.ones(n_queries, dtype=bool),
+        empty=np.asarray(table.column(EMPTY), dtype=bool)[first_rows],
+        segment=segment,
+        segment_rows=segment_rows,
+        n_segments=n_segments,
+        first_rows=first_rows,
+        systems=list(names.scores),
+        metrics=metrics,
+        query_labels=query_labels,
+    )
+
+
+# -- 3. the one finish step ------------------------------------------------------------------
+
+
+def _included(pq: PerQuery, options: Options) -> PerQuery:
+    """``pq`` with the queries that enter the means (``empty``); raises for ``"error"``."""
+    if options.empty == "error" and pq.empty.any():
+        codes = np.flatnonzero(pq.empty)
+        raise EmptyQueryError.of(pq.query_labels(codes[:5]), len(codes))
+    include = ~pq.empty if options.empty in ("skip", "nan") else np.ones_like(pq.empty)
+    return replace(pq, include=np.asarray(include, dtype=bool))
+
+
+def finish(backend: Backend, pq: PerQuery, request: Request) -> Any:
+    """The result of ``request`` from every query's values: a native frame of the backend
+    (its ``keys`` columns taken from the rows ``pq`` refers to)."""
+    pq = _included(pq, request.options)
+    result = request.result
+    if isinstance(result, Means):
+        rows, columns = result.finish(pq, request.multi)
+    elif isinstance(result, PerQueryRows):
+        rows, columns = result.finish(pq, request.multi, request.options.empty == "skip")
+    else:
+        rows, columns = result.finish(pq)
+    keys = request.keys
+    return backend.table(keys, rows if keys else None, columns)
+
+
+def run(backend: Backend, request: Request) -> Any:
+    """``request`` on one eager frame of whole queries: the finish step's native frame."""
+    first_rows = isinstance(request.result, PerQueryRows)
+    return finish(backend, per_query(backend, request, first_rows=first_rows), request)

@@ -30,9 +30,12 @@ class MetricMethods(griffe.Extension):
             docstring_options=agent.docstring_options,
         )
         runtime = inspected.members[cls.name]
-        after = cls.members["__call__"]
-        for name in METRICS:
-            method = runtime.members[name]
-            # place them after __call__ for members_order: source
-            method.lineno = method.endlineno = after.endlineno
-            cls.set_member(name, method)
+        static = list(cls.members.items())
+        cls.members.clear()
+        for name, member in static:  # the metric methods go right after __call__
+            cls.members[name] = member
+            if name == "__call__":
+                for metric in METRICS:
+                    method = runtime.members[metric]
+                    method.lineno = method.endlineno = member.endlineno
+                    cls.set_member(metric, method)

@@ -191,7 +191,7 @@ CORRECTION: OptionDef[Correction] = OptionDef(
 
 @dataclass(frozen=True)
 class Options:
-    """The options of one evaluation; each field is declared in :data:`OPTIONS`.
+    """The options of one evaluation; each field is declared in ``OPTIONS``.
 
     Attributes
     ----------

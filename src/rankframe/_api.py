@@ -32,8 +32,15 @@ from rankframe._options import (
     Test,
     Ties,
 )
-from rankframe._registry import METRICS, Metric, MetricDef, closest, on_register, parse_metric
-from rankframe._registry import parse_metrics
+from rankframe._registry import (
+    METRICS,
+    Metric,
+    MetricDef,
+    closest,
+    on_register,
+    parse_metric,
+    parse_metrics,
+)
 from rankframe.exceptions import (
     ColumnNotFoundError,
     InvalidDataError,

@@ -56,7 +56,8 @@ def _columns(x: npt.ArrayLike, name: str) -> tuple[FloatArray, tuple[int, ...]]:
     """``x`` as a float (n, m) array, and the shape of one result (``x.shape[1:]``)."""
     a = np.asarray(x, dtype=np.float64)
     if a.ndim == 0:
-        raise InvalidOptionError(f"`{name}` must have at least one dimension (queries along axis 0).")
+        msg = f"`{name}` must have at least one dimension (queries along axis 0)."
+        raise InvalidOptionError(msg)
     return a.reshape(a.shape[0], math.prod(a.shape[1:])), a.shape[1:]
 
 
@@ -66,7 +67,8 @@ def _check_confidence(confidence: float) -> float:
     except (TypeError, ValueError):
         c = math.nan
     if not 0.0 < c < 1.0:
-        raise InvalidOptionError(f"`confidence` must be strictly between 0 and 1. Got {confidence!r}.")
+        msg = f"`confidence` must be strictly between 0 and 1. Got {confidence!r}."
+        raise InvalidOptionError(msg)
     return c
 
 
@@ -76,7 +78,8 @@ def _check_resamples(n_resamples: int) -> int:
     except (TypeError, ValueError, OverflowError):
         r = 0
     if r != n_resamples or r < 1:
-        raise InvalidOptionError(f"`n_resamples` must be a positive integer. Got {n_resamples!r}.")
+        msg = f"`n_resamples` must be a positive integer. Got {n_resamples!r}."
+        raise InvalidOptionError(msg)
     return r
 
 
@@ -504,7 +507,8 @@ def bootstrap_interval(
     n, m = v.shape
     seg = np.asarray(segment)
     if seg.shape != (n,):
-        raise InvalidOptionError(f"`segment` must have shape ({n},), one code per query; got {seg.shape}.")
+        msg = f"`segment` must have shape ({n},), one code per query; got {seg.shape}."
+        raise InvalidOptionError(msg)
     if n and (not np.issubdtype(seg.dtype, np.integer) or seg.min() < 0 or seg.max() >= n_segments):
         raise InvalidOptionError(f"`segment` must hold integer codes in 0 .. {n_segments - 1}.")
     out_shape = (n_segments, *shape)

@@ -8,6 +8,9 @@ LazyFrames, and on Dask DataFrames when Dask is installed::
     df.rank_eval(query="user_id", item="movie_id", score="pred", relevant="clicked").ndcg(k=10)
     df.rank_eval.evaluate(["mrr@5", "ndcg@10", "map@100", "acc@1"], by="theme")
 
+Settings, as pandas' options: ``rankframe.set_option("rows_per_part", n)``,
+``get_option``, ``option_context`` and ``reset_option``.
+
 The contract (input, ranking, metrics, options) is in the docs; defaults match trec_eval.
 """
 
@@ -15,7 +18,7 @@ from __future__ import annotations
 
 from rankframe import _metrics as _metrics  # fills the registry
 from rankframe._api import RankEval
-from rankframe._config import get_option, option_context, set_option
+from rankframe._config import get_option, option_context, reset_option, set_option
 from rankframe._options import Options
 from rankframe._registry import METRICS, Metric, MetricDef, parse_metric
 from rankframe.adapters import pandas as _pandas_adapter
@@ -26,6 +29,7 @@ from rankframe.exceptions import (
     InvalidDataError,
     InvalidOptionError,
     RankEvalError,
+    UnknownArgumentError,
     UnknownMetricError,
 )
 from rankframe.schemas import pandas_schema, polars_schema
@@ -44,6 +48,7 @@ __all__ = [
     "Options",
     "RankEval",
     "RankEvalError",
+    "UnknownArgumentError",
     "UnknownMetricError",
     "get_option",
     "join_trec",
@@ -53,6 +58,7 @@ __all__ = [
     "polars_schema",
     "read_trec_qrels",
     "read_trec_run",
+    "reset_option",
     "set_option",
 ]
 

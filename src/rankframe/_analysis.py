@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
 from rankframe import _stats
+from rankframe._options import Correction, Test
 from rankframe._registry import Metric
 
 __all__ = [
@@ -35,8 +36,6 @@ __all__ = [
 SYSTEM = "system"  # the output column naming the score column of each row
 TIDY = ("metric", "k", "value", "n_queries")
 
-Test = Literal["t-test", "permutation", "wilcoxon"]
-Correction = Literal["holm", "bonferroni", "none"]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]

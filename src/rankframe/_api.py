@@ -10,16 +10,29 @@ the same per-query step over the parts and finish once (``docs/architecture.md``
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import functools
+import inspect
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
 
 from rankframe import _engine, _metrics, _pipeline  # noqa: F401  (_metrics fills the registry)
-from rankframe._analysis import SYSTEM, Correction, Test
-from rankframe._options import Denominator, Empty, Gain, Options, Ties, check_choice
+from rankframe._analysis import SYSTEM
+from rankframe._options import (
+    CORRECTION,
+    OPTIONS,
+    TEST,
+    Correction,
+    Denominator,
+    Empty,
+    Gain,
+    Options,
+    Test,
+    Ties,
+)
 from rankframe._pipeline import (
     Backend,
     ColumnNames,
@@ -28,8 +41,22 @@ from rankframe._pipeline import (
     PerQueryRows,
     Request,
 )
-from rankframe._registry import Metric, parse_metric, parse_metrics
-from rankframe.exceptions import ColumnNotFoundError, InvalidOptionError
+from rankframe._registry import (
+    METRICS,
+    Metric,
+    MetricDef,
+    closest,
+    on_register,
+    parse_metric,
+    parse_metrics,
+)
+from rankframe.exceptions import (
+    ColumnNotFoundError,
+    InvalidDataError,
+    InvalidOptionError,
+    RankEvalError,
+    UnknownArgumentError,
+)
 from rankframe.schemas import missing_column_message
 
 __all__ = ["SYSTEM", "Backend", "ColumnNames", "RankEval"]
@@ -82,16 +109,105 @@ def _check_resampling(n_resamples: object, seed: object, option: str = "n_resamp
         raise InvalidOptionError(msg)
 
 
+# -- arguments: an unknown keyword gets a did-you-mean ---------------------------------------
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _argument_error(
+    method: str, signature: inspect.Signature, n_positional: int, keywords: Iterable[str],
+    error: TypeError,
+) -> UnknownArgumentError:
+    """The error for arguments ``signature`` cannot bind: an unknown keyword gets the
+    keyword meant, or where it belongs; anything else, Python's reason and the signature."""
+    params = [p for p in signature.parameters if p != "self"]
+    shown = ", ".join(params)
+    unknown = [k for k in keywords if k not in signature.parameters]
+    if not unknown:
+        positional = [
+            p.name for p in signature.parameters.values()
+            if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and p.name != "self"
+        ]
+        if n_positional <= len(positional):
+            return UnknownArgumentError(f"{method}(): {error}. It takes: {shown}.")
+        takes = f"only {positional[0]!r}" if len(positional) == 1 else "none"
+        return UnknownArgumentError(
+            f"{method}() got {n_positional} positional arguments; it takes {takes} by "
+            f"position. Pass the others by keyword, e.g. {method}({params[-1]}=...). "
+            f"It takes: {shown}."
+        )
+    keyword = unknown[0]
+    if keyword == "k" and "metrics" in params:
+        hint = " Put the cut-off in the metric name: 'ndcg@10'."
+    elif keyword in OPTIONS:
+        takers = [d.name for d in METRICS.values() if keyword in d.options]
+        hint = f" {keyword!r} changes only {', '.join(takers)}; {method} does not take it."
+    else:
+        close = closest(keyword, params, cutoff=0.6)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+    return UnknownArgumentError(
+        f"{method}() got an unexpected keyword argument {keyword!r}.{hint} "
+        f"It takes: {shown}."
+    )
+
+
+def _bind(
+    method: str, signature: inspect.Signature, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> inspect.BoundArguments:
+    try:
+        return signature.bind(*args, **kwargs)
+    except TypeError as error:
+        raise _argument_error(method, signature, len(args) - 1, kwargs, error) from None
+
+
+def _arguments_checked(function: _F) -> _F:
+    """Check a method's arguments first: an unknown keyword raises
+    :class:`UnknownArgumentError` (also a ``TypeError``) with the keyword meant."""
+    signature = inspect.signature(function)
+    name = "rank_eval" if function.__name__ == "__call__" else function.__name__
+
+    @functools.wraps(function)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        _bind(name, signature, args, kwargs)
+        return function(*args, **kwargs)
+
+    return cast("_F", checked)
+
+
+def _not_an_accessor(cls: type) -> RankEvalError:
+    return RankEvalError(
+        f"{cls.__name__} is the base class of the accessors and evaluates no frame itself; "
+        "use the accessor that `import rankframe` registers on your frame: df.rank_eval "
+        "(pandas, polars DataFrame or LazyFrame, Dask)."
+    )
+
+
+def _index_levels(frame: Any) -> list[str]:
+    """The names of a pandas (or Dask) frame's index levels; none for polars."""
+    index = getattr(frame, "index", None)
+    names = getattr(index, "names", None)
+    if names is None:
+        names = [getattr(index, "name", None)]
+    return [n for n in names if isinstance(n, str)]
+
+
 class RankEval:
     """Ranking metrics of a long-format frame: one row per (query, item).
 
     Reached as ``df.rank_eval``; call it to use other column names:
     ``df.rank_eval(query="user_id", item="movie_id", score="pred", relevant="clicked")``.
 
-    Every metric method takes ``k`` (a positive integer or ``None`` for the whole list) and the
-    keyword-only options ``by``, ``min_relevance``, ``empty`` and ``ties``; ``ndcg`` also takes
-    ``gain``, ``map`` and ``recall`` take ``denominator``. See ``docs/conventions.md``.
+    Each metric of the registry (``rankframe.METRICS``) is a method, generated from its
+    declaration: ``mrr``, ``ndcg``, ``map``, ``acc``, ``precision``, ``recall`` (each takes
+    ``k``, a positive integer or ``None`` for the whole list) and ``r_precision``, with the
+    keyword-only options ``by``, ``min_relevance``, ``empty`` and ``ties``, and the options the
+    metric declares (``ndcg``: ``gain``; ``map`` and ``recall``: ``denominator``). See
+    ``docs/conventions.md``.
     """
+
+    if TYPE_CHECKING:
+        # The metric methods are generated from the registry (see the end of this module).
+        def __getattr__(self, name: str) -> Callable[..., Any]: ...
 
     def __init__(self, frame: Any, names: ColumnNames | None = None) -> None:
         self._frame = frame
@@ -101,14 +217,10 @@ class RankEval:
 
     def _backend(self, frame: Any) -> Backend:  # noqa: ARG002  (adapters use it)
         """The engine's view of one eager frame of this adapter's kind."""
-        msg = (
-            f"{type(self).__name__} is the base class of the accessors; reach it through a "
-            "frame: df.rank_eval.mrr() (after import rankframe)."
-        )
-        raise TypeError(msg)
+        raise _not_an_accessor(type(self))
 
     def _column_names(self) -> list[str]:
-        return list(self._frame.columns)
+        raise _not_an_accessor(type(self))
 
     def _convert(self, table: Any, request: Request) -> Any:  # noqa: ARG002
         """The user's result from the finish step's native frame: the frame itself, or a
@@ -126,6 +238,7 @@ class RankEval:
 
     # -- binding column names ------------------------------------------------------------
 
+    @_arguments_checked
     def __call__(
         self,
         *,
@@ -168,6 +281,14 @@ class RankEval:
 
     def _check_columns(self, by: Sequence[str]) -> None:
         available = self._column_names()
+        nested = [c for c in available if isinstance(c, tuple)]
+        if nested:
+            msg = (
+                f"The frame has MultiIndex columns (e.g. {nested[0]!r}); rank_eval needs one "
+                "name per column. Flatten them first, e.g. df.columns = ['_'.join(map(str, c)) "
+                "for c in df.columns], or select one level with df.droplevel(...)."
+            )
+            raise InvalidDataError(msg)
         roles = self._names.roles()
         wanted = [*roles.items(), *((b, "by") for b in by)]
         if len(roles) < 3 + len(self._names.scores):
@@ -181,6 +302,12 @@ class RankEval:
             raise InvalidOptionError(msg)
         for name, role in wanted:
             if name not in available:
+                if name in _index_levels(self._frame):
+                    msg = (
+                        f"Column {name!r} ({role}) is an index level of the frame, not a "
+                        "column; call reset_index() first, e.g. df.reset_index().rank_eval."
+                    )
+                    raise ColumnNotFoundError(msg)
                 raise ColumnNotFoundError(missing_column_message(name, role, available))
             if role == "by" and name in roles:
                 msg = (
@@ -209,219 +336,9 @@ class RankEval:
         kind: _pipeline.Kind = "segments" if by_list or self._multi else "scalar"
         return self._run(self._request([metric], by_list, options, Means(kind=kind)))
 
-    # -- metrics -------------------------------------------------------------------------
-
-    def mrr(
-        self,
-        k: int | None = None,
-        *,
-        by: str | Sequence[str] | None = None,
-        min_relevance: float | None = None,
-        empty: Empty = "zero",
-        ties: Ties = "trec",
-    ) -> Any:
-        r"""Mean reciprocal rank: the mean over queries of 1 / rank of the first relevant item.
-
-        Per query, ``RR@k = 1 / min{i ≤ k : rel(i)}``, or 0 when no relevant item is
-        ranked at or above k. trec_eval: ``recip_rank`` (no cut-off).
-
-        Parameters
-        ----------
-        k
-            Cut-off; ``None`` looks at the whole list.
-        by
-            Column(s) constant within each query; gives one value per segment.
-        min_relevance
-            Lowest grade that counts as relevant (trec_eval ``-l``); ``None``: grade > 0.
-        empty
-            Queries without relevant items: ``"zero"``, ``"skip"``, ``"nan"`` or ``"error"``.
-        ties
-            Order among equal scores: ``"trec"``, ``"first"``, ``"optimistic"``,
-            ``"pessimistic"``.
-
-        Returns
-        -------
-        float, or per segment a pandas Series / polars DataFrame; a LazyFrame for LazyFrames.
-
-        Examples
-        --------
-        The first relevant item of q1 is at rank 2. In q2 all three scores tie; ties go to
-        the higher item id (as trec_eval), which puts q2's relevant item 'a' third:
-
-        >>> import pandas as pd, rankframe
-        >>> df = pd.DataFrame({
-        ...     "query": ["q1", "q1", "q1", "q2", "q2", "q2"],
-        ...     "item": ["a", "b", "c", "a", "b", "c"],
-        ...     "score": [0.9, 0.8, 0.1, 0.5, 0.5, 0.5],
-        ...     "relevant": [0, 1, 1, 1, 0, 0]})
-        >>> df.rank_eval.mrr()
-        0.41666...
-        >>> df.rank_eval.mrr(ties="optimistic")
-        0.75
-        """
-        options = Options(min_relevance=min_relevance, empty=empty, ties=ties)
-        return self._metric("mrr", k, by, options)
-
-    def ndcg(
-        self,
-        k: int | None = None,
-        *,
-        by: str | Sequence[str] | None = None,
-        gain: Gain = "linear",
-        min_relevance: float | None = None,
-        empty: Empty = "zero",
-        ties: Ties = "trec",
-    ) -> Any:
-        r"""Normalised discounted cumulative gain at k.
-
-        ``DCG@k = Σ_{i ≤ k} gain(rel(i)) / log2(i + 1)``, divided by the same sum
-        over the ideal ordering of every judged item of the query (retrieved or not);
-        0 when that ideal is 0. ``gain="linear"``: the grade; ``"exponential"``:
-        ``2**rel - 1``. Negative grades give no gain. trec_eval: ``ndcg``,
-        ``ndcg_cut_k``.
-
-        Examples
-        --------
-        Relevant items at ranks 1 and 3 of four (the NDCG-vs-AP table of the MRR article):
-
-        >>> import pandas as pd, rankframe
-        >>> df = pd.DataFrame({"query": 1, "item": [1, 2, 3, 4], "score": [4, 3, 2, 1],
-        ...                    "relevant": [1, 0, 1, 0]})
-        >>> round(df.rank_eval.ndcg(), 6)
-        0.919721
-        """
-        options = Options(min_relevance=min_relevance, gain=gain, empty=empty, ties=ties)
-        return self._metric("ndcg", k, by, options)
-
-    def map(
-        self,
-        k: int | None = None,
-        *,
-        by: str | Sequence[str] | None = None,
-        denominator: Denominator = "relevant",
-        min_relevance: float | None = None,
-        empty: Empty = "zero",
-        ties: Ties = "trec",
-    ) -> Any:
-        r"""Mean average precision at k.
-
-        Per query ``AP@k = (1/R) Σ_{i ≤ k, i relevant} hits@i / i``, with R the
-        number of relevant items of the query, retrieved or not (``denominator="min_k"``:
-        ``min(R, k)``). trec_eval: ``map``, ``map_cut_k``.
-
-        Examples
-        --------
-        One relevant item retrieved at rank 1, another never retrieved (null score):
-
-        >>> import pandas as pd, rankframe
-        >>> df = pd.DataFrame({"query": "q", "item": ["a", "b", "c"],
-        ...                    "score": [2.0, 1.0, None], "relevant": [1, 0, 1]})
-        >>> df.rank_eval.map()
-        0.5
-        """
-        options = Options(
-            min_relevance=min_relevance, denominator=denominator, empty=empty, ties=ties
-        )
-        return self._metric("map", k, by, options)
-
-    def acc(
-        self,
-        k: int | None = None,
-        *,
-        by: str | Sequence[str] | None = None,
-        min_relevance: float | None = None,
-        empty: Empty = "zero",
-        ties: Ties = "trec",
-    ) -> Any:
-        r"""Accuracy@k (hit rate, success@k): share of queries with a relevant item in the top k.
-
-        trec_eval: ``success_k``.
-
-        Examples
-        --------
-        >>> import pandas as pd, rankframe
-        >>> df = pd.DataFrame({"query": [1, 1, 2, 2], "item": ["x", "y", "x", "y"],
-        ...                    "score": [0.9, 0.1, 0.9, 0.1], "relevant": [0, 1, 1, 0]})
-        >>> df.rank_eval.acc(k=1), df.rank_eval.acc(k=2)
-        (0.5, 1.0)
-        """
-        options = Options(min_relevance=min_relevance, empty=empty, ties=ties)
-        return self._metric("acc", k, by, options)
-
-    def precision(
-        self,
-        k: int | None = None,
-        *,
-        by: str | Sequence[str] | None = None,
-        min_relevance: float | None = None,
-        empty: Empty = "zero",
-        ties: Ties = "trec",
-    ) -> Any:
-        r"""Precision at k: hits@k / k (k=None: / the number of retrieved items).
-
-        A list shorter than k counts the missing places as non-relevant (trec_eval ``P_k``).
-
-        Examples
-        --------
-        >>> import pandas as pd, rankframe
-        >>> df = pd.DataFrame({"query": "q", "item": ["a", "b"], "score": [2, 1],
-        ...                    "relevant": [1, 1]})
-        >>> df.rank_eval.precision(k=4)
-        0.5
-        """
-        options = Options(min_relevance=min_relevance, empty=empty, ties=ties)
-        return self._metric("precision", k, by, options)
-
-    def recall(
-        self,
-        k: int | None = None,
-        *,
-        by: str | Sequence[str] | None = None,
-        denominator: Denominator = "relevant",
-        min_relevance: float | None = None,
-        empty: Empty = "zero",
-        ties: Ties = "trec",
-    ) -> Any:
-        r"""Recall at k: hits@k / R (``denominator="min_k"``: / min(R, k)). trec_eval ``recall_k``.
-
-        Examples
-        --------
-        >>> import pandas as pd, rankframe
-        >>> df = pd.DataFrame({"query": "q", "item": ["a", "b", "c"], "score": [3, 2, 1],
-        ...                    "relevant": [1, 1, 1]})
-        >>> df.rank_eval.recall(k=2), df.rank_eval.recall(k=2, denominator="min_k")
-        (0.666..., 1.0)
-        """
-        options = Options(
-            min_relevance=min_relevance, denominator=denominator, empty=empty, ties=ties
-        )
-        return self._metric("recall", k, by, options)
-
-    def r_precision(
-        self,
-        *,
-        by: str | Sequence[str] | None = None,
-        min_relevance: float | None = None,
-        empty: Empty = "zero",
-        ties: Ties = "trec",
-    ) -> Any:
-        r"""R-precision: hits@R / R, precision at the query's number of relevant items.
-
-        trec_eval: ``Rprec``.
-
-        Examples
-        --------
-        >>> import pandas as pd, rankframe
-        >>> df = pd.DataFrame({"query": "q", "item": ["a", "b", "c", "d"],
-        ...                    "score": [4, 3, 2, None], "relevant": [1, 0, 1, 1]})
-        >>> round(df.rank_eval.r_precision(), 4)
-        0.6667
-        """
-        options = Options(min_relevance=min_relevance, empty=empty, ties=ties)
-        return self._metric("r_precision", None, by, options)
-
     # -- tables --------------------------------------------------------------------------
 
+    @_arguments_checked
     def per_query(
         self,
         metrics: str | Metric | Iterable[str | Metric],
@@ -464,6 +381,7 @@ class RankEval:
         self._check_columns(by_list)
         return self._run(self._request(parsed, by_list, options, PerQueryRows()))
 
+    @_arguments_checked
     def evaluate(
         self,
         metrics: str | Metric | Iterable[str | Metric],
@@ -520,6 +438,7 @@ class RankEval:
         result = Means(tidy=tidy, ci=ci, n_resamples=n_resamples, seed=seed)
         return self._run(self._request(parsed, by_list, options, result))
 
+    @_arguments_checked
     def compare(
         self,
         metrics: str | Metric | Iterable[str | Metric],
@@ -593,8 +512,8 @@ class RankEval:
         parsed = parse_metrics(metrics)
         by_list = _as_list(by)
         self._check_columns(by_list)
-        check_choice("test", test, ("t-test", "permutation", "wilcoxon"))
-        check_choice("correction", correction, ("holm", "bonferroni", "none"))
+        TEST.validate(test)
+        CORRECTION.validate(correction)
         _check_level("alpha", alpha)
         _check_level("confidence", confidence)
         _check_resampling(n_resamples, seed)
@@ -619,6 +538,7 @@ class RankEval:
         )
         return self._run(self._request(parsed, by_list, options, result))
 
+    @_arguments_checked
     def rank(self, *, ties: Ties = "trec", name: str = "rank") -> Any:
         """The input frame plus an integer column ``name``: each row's rank in its query.
 
@@ -660,3 +580,75 @@ def ranks(backend: Backend, names: ColumnNames, columns: list[str], ties: Ties) 
             ranking = _engine.rank(replace(data, score=score, systems=[]), ties)
             out[column] = ranking.rank_per_row(data.n_rows)
     return out
+
+
+# -- the metric methods: one per metric of the registry ---------------------------------------
+
+_POSITIONAL = inspect.Parameter.POSITIONAL_OR_KEYWORD
+_K = inspect.Parameter("k", _POSITIONAL, default=None, annotation=int | None)
+_BY = inspect.Parameter(
+    "by", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=str | Sequence[str] | None
+)
+_K_DOC = "k\n    Cut-off: a positive integer, or ``None`` for the whole list."
+_BY_DOC = "by\n    Column(s) constant within each query; gives one value per segment."
+_RETURNS = (
+    "Returns\n-------\nfloat, or per segment a pandas Series / polars DataFrame; a LazyFrame "
+    "for LazyFrames, lazy Dask objects for Dask. With several score columns, one value per "
+    "system."
+)
+
+
+def _metric_docstring(definition: MetricDef) -> str:
+    """The NumPy-style docstring of a metric's method, from its declaration."""
+    parameters = [_K_DOC] if definition.takes_k else []
+    parameters += [_BY_DOC, *(o.docstring() for o in definition.parameters())]
+    sections = [
+        inspect.cleandoc(definition.doc) or definition.summary,
+        "Parameters\n----------\n" + "\n".join(parameters),
+        _RETURNS,
+    ]
+    if definition.examples:
+        sections.append("Examples\n--------\n" + inspect.cleandoc(definition.examples))
+    return "\n\n".join(sections) + "\n"
+
+
+def metric_method(definition: MetricDef) -> Callable[..., Any]:
+    """``RankEval.<name>(k=None, *, by=None, **options)`` for one metric of the registry:
+    its signature (``__signature__``) and docstring are built from the declaration."""
+    name = definition.name
+    declared = definition.parameters()
+    positional = [_K] if definition.takes_k else []
+    signature = inspect.Signature(
+        [inspect.Parameter("self", _POSITIONAL), *positional, _BY,
+         *(o.parameter() for o in declared)],
+        return_annotation=Any,
+    )
+
+    def method(self: RankEval, *args: Any, **kwargs: Any) -> Any:
+        bound = _bind(name, signature, (self, *args), kwargs)
+        bound.apply_defaults()
+        values: Mapping[str, Any] = bound.arguments
+        options = Options(**{o.name: values[o.name] for o in declared})
+        return self._metric(name, values.get("k"), values["by"], options)
+
+    method.__name__ = name
+    method.__qualname__ = f"{RankEval.__qualname__}.{name}"
+    method.__doc__ = _metric_docstring(definition)
+    method.__signature__ = signature  # type: ignore[attr-defined]
+    return method
+
+
+def _add_metric_method(definition: MetricDef) -> None:
+    existing = RankEval.__dict__.get(definition.name)
+    if existing is not None and not getattr(existing, "_rankframe_metric", False):
+        msg = (
+            f"A metric cannot be named {definition.name!r}: the accessor already has a "
+            f"method {definition.name!r}."
+        )
+        raise ValueError(msg)
+    method = metric_method(definition)
+    method._rankframe_metric = True  # type: ignore[attr-defined]
+    setattr(RankEval, definition.name, method)
+
+
+on_register(_add_metric_method)

@@ -5,6 +5,10 @@ is at least ``min_relevance`` (default: grade > 0); R is the number of relevant 
 query, retrieved or not; hits@k counts relevant items ranked at or above k; ``k=None`` is the
 whole list. Each function returns one float per query (queries without relevant items give 0
 here; the ``empty`` option is applied when aggregating).
+
+Each declaration also carries the documentation of the accessor's method of that metric
+(``doc`` and ``examples``, which run as doctests): ``df.rank_eval.<name>(k, **options)`` is
+generated from it, with one keyword per option the metric declares.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from rankframe._engine import Lists
-from rankframe._options import Options
+from rankframe._options import DENOMINATOR, GAIN, Options, options_of
 from rankframe._registry import MetricDef, register
 
 FloatArray = npt.NDArray[np.float64]
@@ -93,40 +97,134 @@ def r_precision(t: Lists, _k: int | None, _: Options) -> FloatArray:
     return _ratio(hits, t.n_relevant)
 
 
-_NONE: frozenset[str] = frozenset()
+_NONE = options_of()
 
 register(MetricDef(
     name="mrr", aliases=("rr", "reciprocal_rank"), trec_name="recip_rank", trec_cut=None,
     takes_k=True, options=_NONE, compute=reciprocal_rank,
     summary="reciprocal rank of the first relevant item within the top k (mean: MRR)",
+    doc=r"""Mean reciprocal rank: the mean over queries of 1 / rank of the first relevant item.
+
+    Per query, ``RR@k = 1 / min{i ≤ k : rel(i)}``, or 0 when no relevant item is
+    ranked at or above k. trec_eval: ``recip_rank`` (no cut-off).
+    """,
+    examples="""
+    The first relevant item of q1 is at rank 2. In q2 all three scores tie; ties go to
+    the higher item id (as trec_eval), which puts q2's relevant item 'a' third:
+
+    >>> import pandas as pd, rankframe
+    >>> df = pd.DataFrame({
+    ...     "query": ["q1", "q1", "q1", "q2", "q2", "q2"],
+    ...     "item": ["a", "b", "c", "a", "b", "c"],
+    ...     "score": [0.9, 0.8, 0.1, 0.5, 0.5, 0.5],
+    ...     "relevant": [0, 1, 1, 1, 0, 0]})
+    >>> df.rank_eval.mrr()
+    0.41666...
+    >>> df.rank_eval.mrr(ties="optimistic")
+    0.75
+    """,
 ))
 register(MetricDef(
     name="ndcg", aliases=(), trec_name="ndcg", trec_cut="ndcg_cut",
-    takes_k=True, options=frozenset({"gain"}), compute=ndcg,
+    takes_k=True, options=options_of(GAIN), compute=ndcg,
     summary="normalised discounted cumulative gain of the top k",
+    doc=r"""Normalised discounted cumulative gain at k.
+
+    ``DCG@k = Σ_{i ≤ k} gain(rel(i)) / log2(i + 1)``, divided by the same sum
+    over the ideal ordering of every judged item of the query (retrieved or not);
+    0 when that ideal is 0. ``gain="linear"``: the grade; ``"exponential"``:
+    ``2**rel - 1``. Negative grades give no gain. trec_eval: ``ndcg``,
+    ``ndcg_cut_k``.
+    """,
+    examples="""
+    Relevant items at ranks 1 and 3 of four (the NDCG-vs-AP table of the MRR article):
+
+    >>> import pandas as pd, rankframe
+    >>> df = pd.DataFrame({"query": 1, "item": [1, 2, 3, 4], "score": [4, 3, 2, 1],
+    ...                    "relevant": [1, 0, 1, 0]})
+    >>> round(df.rank_eval.ndcg(), 6)
+    0.919721
+    """,
 ))
 register(MetricDef(
     name="map", aliases=("ap", "average_precision"), trec_name="map", trec_cut="map_cut",
-    takes_k=True, options=frozenset({"denominator"}), compute=average_precision,
+    takes_k=True, options=options_of(DENOMINATOR), compute=average_precision,
     summary="average precision of the top k (mean: MAP)",
+    doc=r"""Mean average precision at k.
+
+    Per query ``AP@k = (1/R) Σ_{i ≤ k, i relevant} hits@i / i``, with R the
+    number of relevant items of the query, retrieved or not (``denominator="min_k"``:
+    ``min(R, k)``). trec_eval: ``map``, ``map_cut_k``.
+    """,
+    examples="""
+    One relevant item retrieved at rank 1, another never retrieved (null score):
+
+    >>> import pandas as pd, rankframe
+    >>> df = pd.DataFrame({"query": "q", "item": ["a", "b", "c"],
+    ...                    "score": [2.0, 1.0, None], "relevant": [1, 0, 1]})
+    >>> df.rank_eval.map()
+    0.5
+    """,
 ))
 register(MetricDef(
     name="acc", aliases=("hit_rate", "hits", "accuracy"), trec_name=None, trec_cut="success",
     takes_k=True, options=_NONE, compute=success,
     summary="1 if a relevant item is in the top k (accuracy@k, hit rate, success@k)",
+    doc=r"""Accuracy@k (hit rate, success@k): share of queries with a relevant item in the top k.
+
+    trec_eval: ``success_k``.
+    """,
+    examples="""
+    >>> import pandas as pd, rankframe
+    >>> df = pd.DataFrame({"query": [1, 1, 2, 2], "item": ["x", "y", "x", "y"],
+    ...                    "score": [0.9, 0.1, 0.9, 0.1], "relevant": [0, 1, 1, 0]})
+    >>> df.rank_eval.acc(k=1), df.rank_eval.acc(k=2)
+    (0.5, 1.0)
+    """,
 ))
 register(MetricDef(
     name="precision", aliases=("p",), trec_name=None, trec_cut="P",
     takes_k=True, options=_NONE, compute=precision,
     summary="share of the top k that is relevant",
+    doc=r"""Precision at k: hits@k / k (k=None: / the number of retrieved items).
+
+    A list shorter than k counts the missing places as non-relevant (trec_eval ``P_k``).
+    """,
+    examples="""
+    >>> import pandas as pd, rankframe
+    >>> df = pd.DataFrame({"query": "q", "item": ["a", "b"], "score": [2, 1],
+    ...                    "relevant": [1, 1]})
+    >>> df.rank_eval.precision(k=4)
+    0.5
+    """,
 ))
 register(MetricDef(
     name="recall", aliases=("r",), trec_name=None, trec_cut="recall",
-    takes_k=True, options=frozenset({"denominator"}), compute=recall,
+    takes_k=True, options=options_of(DENOMINATOR), compute=recall,
     summary="share of the relevant items that is in the top k",
+    doc=r"""Recall at k: hits@k / R (``denominator="min_k"``: / min(R, k)). trec_eval ``recall_k``.
+    """,
+    examples="""
+    >>> import pandas as pd, rankframe
+    >>> df = pd.DataFrame({"query": "q", "item": ["a", "b", "c"], "score": [3, 2, 1],
+    ...                    "relevant": [1, 1, 1]})
+    >>> df.rank_eval.recall(k=2), df.rank_eval.recall(k=2, denominator="min_k")
+    (0.666..., 1.0)
+    """,
 ))
 register(MetricDef(
     name="r_precision", aliases=("rprec",), trec_name="Rprec", trec_cut=None,
     takes_k=False, options=_NONE, compute=r_precision,
     summary="precision at rank R, the query's number of relevant items",
+    doc=r"""R-precision: hits@R / R, precision at the query's number of relevant items.
+
+    trec_eval: ``Rprec``.
+    """,
+    examples="""
+    >>> import pandas as pd, rankframe
+    >>> df = pd.DataFrame({"query": "q", "item": ["a", "b", "c", "d"],
+    ...                    "score": [4, 3, 2, None], "relevant": [1, 0, 1, 1]})
+    >>> round(df.rank_eval.r_precision(), 4)
+    0.6667
+    """,
 ))

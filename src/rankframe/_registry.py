@@ -2,8 +2,10 @@
 
 Each metric is declared once (in :mod:`rankframe._metrics`) with :func:`register`: its
 canonical name, aliases, trec_eval spellings, whether it takes a cut-off ``k``, which options
-change it, and its per-query computation. Parsing (``"ndcg@10"``, ``"P_10"``), the "did you
-mean" of an unknown name, the docs and the test matrix all read this registry.
+change it (declarations of :mod:`rankframe._options`), its per-query computation and its
+documentation. Parsing (``"ndcg@10"``, ``"P_10"``), the "did you mean" of an unknown name, the
+accessor's metric methods (``df.rank_eval.ndcg(k, **options)``, generated in
+:mod:`rankframe._api`), the docs and the test matrix all read this registry.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ import numbers
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from rankframe._options import COMMON, OptionDef
 from rankframe.exceptions import InvalidOptionError, UnknownMetricError
 
 if TYPE_CHECKING:
@@ -26,7 +29,10 @@ if TYPE_CHECKING:
 
     PerQuery = Callable[[Lists, int | None, Options], npt.NDArray[np.float64]]
 
-__all__ = ["METRICS", "Metric", "MetricDef", "parse_metric", "parse_metrics", "register"]
+__all__ = [
+    "METRICS", "Metric", "MetricDef", "closest", "on_register", "parse_metric", "parse_metrics",
+    "register",
+]
 
 
 @dataclass(frozen=True)
@@ -46,11 +52,17 @@ class MetricDef:
         Whether ``name@k`` is allowed.
     options
         The keyword options that change this metric's values, beyond ``min_relevance``,
-        ``empty`` and ``ties`` which apply to every metric.
+        ``empty`` and ``ties`` which apply to every metric: name → declaration (their
+        choices, defaults and docs), as ir_measures' ``SUPPORTED_PARAMS``.
     compute
         ``compute(lists, k, options)`` returns one float per query.
     summary
-        One line for the docs and ``help``.
+        One line for the docs and the command line's help.
+    doc
+        The docstring of the accessor's method ``df.rank_eval.<name>``, before its
+        ``Parameters``: a first line, then the formula, its trec_eval name and reference.
+    examples
+        The ``Examples`` section of that docstring: doctests (run by the test suite).
     """
 
     name: str
@@ -58,15 +70,21 @@ class MetricDef:
     trec_name: str | None
     trec_cut: str | None
     takes_k: bool
-    options: frozenset[str]
+    options: Mapping[str, OptionDef[Any]] = field(compare=False)
     compute: PerQuery = field(repr=False, compare=False)
     summary: str = ""
+    doc: str = field(default="", repr=False, compare=False)
+    examples: str = field(default="", repr=False, compare=False)
 
     def spellings(self) -> tuple[str, ...]:
         """Every lower-case name that selects this metric."""
         names = [self.name, *self.aliases]
         names += [n.lower() for n in (self.trec_name, self.trec_cut) if n is not None]
         return tuple(dict.fromkeys(names))
+
+    def parameters(self) -> tuple[OptionDef[Any], ...]:
+        """Every option this metric takes: its own, then the ones every metric takes."""
+        return (*self.options.values(), *COMMON.values())
 
 
 METRICS: dict[str, MetricDef] = {}
@@ -75,15 +93,31 @@ METRICS: dict[str, MetricDef] = {}
 _LOOKUP: dict[str, MetricDef] = {}
 
 
+_LISTENERS: list[Callable[[MetricDef], None]] = []
+
+
 def register(definition: MetricDef) -> MetricDef:
-    """Add a metric to the registry; every spelling must be new."""
+    """Add a metric to the registry; every spelling must be new.
+
+    The listeners of :func:`on_register` run for it (the accessor gains its method).
+    """
     for spelling in definition.spellings():
         if spelling in _LOOKUP and _LOOKUP[spelling].name != definition.name:
             msg = f"Metric name {spelling!r} is already used by {_LOOKUP[spelling].name!r}."
             raise ValueError(msg)
+    for listener in _LISTENERS:  # may refuse the metric, before anything is recorded
+        listener(definition)
+    for spelling in definition.spellings():
         _LOOKUP[spelling] = definition
     METRICS[definition.name] = definition
     return definition
+
+
+def on_register(listener: Callable[[MetricDef], None]) -> None:
+    """Call ``listener`` for every metric registered so far and every one registered later."""
+    _LISTENERS.append(listener)
+    for definition in METRICS.values():
+        listener(definition)
 
 
 @dataclass(frozen=True, order=True)
@@ -159,6 +193,13 @@ def parse_metric(spec: str | Metric, k: int | None = None) -> Metric:
     if not isinstance(spec, str):
         msg = f"A metric must be given as a string such as 'ndcg@10'; got {spec!r}."
         raise UnknownMetricError(msg)
+    if "," in spec:
+        listed = [s.strip() for s in spec.split(",")]
+        msg = (
+            f"Metric {spec!r} names several metrics; pass them as a list, e.g. {listed!r}, "
+            "to evaluate, per_query or compare (which also split a comma-separated string)."
+        )
+        raise UnknownMetricError(msg)
     text = spec.strip().lower()
     name, k_text = text, None
     at = _AT.match(text)
@@ -195,20 +236,54 @@ def parse_metric(spec: str | Metric, k: int | None = None) -> Metric:
 
 
 def parse_metrics(specs: str | Metric | Iterable[str | Metric]) -> list[Metric]:
-    """Parse one metric string or a list of them, dropping exact repeats."""
+    """Parse one metric string or a list of them, dropping exact repeats.
+
+    A string may list several metrics separated by commas (``"mrr@5,ndcg@10"``), as the
+    command line's ``-m`` does.
+
+    Examples
+    --------
+    >>> [str(m) for m in parse_metrics("mrr@5, ndcg_cut_10")]
+    ['mrr@5', 'ndcg@10']
+    """
     if isinstance(specs, str | Metric):
         specs = [specs]
-    parsed = [parse_metric(s) for s in specs]
+    elif not isinstance(specs, Iterable):
+        msg = (
+            "The metrics must be a metric string such as 'ndcg@10' or a list of them, e.g. "
+            f"['mrr@10', 'ndcg@10']; got {specs!r}."
+        )
+        raise UnknownMetricError(msg)
+    pieces = [
+        piece
+        for spec in specs
+        for piece in (spec.split(",") if isinstance(spec, str) and "," in spec else [spec])
+        if not isinstance(piece, str) or piece.strip()
+    ]
+    parsed = [parse_metric(s) for s in pieces]
     if not parsed:
         msg = "No metric was requested; pass at least one, e.g. ['mrr@10', 'ndcg@10']."
         raise UnknownMetricError(msg)
     return list(dict.fromkeys(parsed))
 
 
+def closest(word: str, candidates: Iterable[str], cutoff: float = 0.5) -> list[str]:
+    """The candidates most like ``word``: difflib's close matches, keeping only those about
+    as close as the best one (``"mmr"`` gives ``mrr``, not ``mrr`` and ``r``)."""
+    scored = []
+    for candidate in dict.fromkeys(candidates):
+        ratio = difflib.SequenceMatcher(None, word, candidate).ratio()
+        if ratio >= cutoff:
+            scored.append((ratio, candidate))
+    if not scored:
+        return []
+    best = max(r for r, _ in scored)
+    return [c for r, c in sorted(scored, key=lambda rc: -rc[0]) if r >= best - 0.1][:3]
+
+
 def _unknown_message(spec: str) -> str:
     base = _AT.sub(r"\g<name>", spec.strip().lower())
-    close = difflib.get_close_matches(base, list(_LOOKUP), n=3, cutoff=0.5)
-    suggestion = ", ".join(repr(c) for c in dict.fromkeys(close))
+    suggestion = ", ".join(repr(c) for c in closest(base, _LOOKUP))
     hint = f" Did you mean {suggestion}?" if suggestion else ""
     known = ", ".join(METRICS)
     return f"Unknown metric {spec!r}.{hint} Known metrics: {known} (with '@k' for a cut-off)."

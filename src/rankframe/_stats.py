@@ -7,7 +7,8 @@ queries or resamples in Python (only over chunks of them, to bound memory). The 
 are implemented here and checked in ``tests/test_stats.py`` against :mod:`scipy.stats`; scipy
 only supplies the t and normal distribution functions.
 
-A column containing NaN gives NaN results (scipy's ``nan_policy="propagate"``).
+A column containing NaN gives NaN results (scipy's ``nan_policy="propagate"``). A bad
+argument raises :class:`~rankframe.exceptions.InvalidOptionError` (a ``ValueError``).
 """
 
 from __future__ import annotations
@@ -18,11 +19,14 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import lru_cache
-from typing import Literal, TypeVar
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
 from scipy import special
+
+from rankframe._options import CORRECTION, Correction, check_choice
+from rankframe.exceptions import InvalidOptionError
 
 __all__ = [
     "adjust",
@@ -35,7 +39,7 @@ __all__ = [
 
 FloatArray = npt.NDArray[np.float64]
 Seed = int | np.random.Generator | None
-Adjustment = Literal["holm", "bonferroni", "none"]
+Adjustment = Correction  # the corrections of ``compare``, declared in rankframe._options
 _A = TypeVar("_A")
 _R = TypeVar("_R")
 
@@ -52,21 +56,30 @@ def _columns(x: npt.ArrayLike, name: str) -> tuple[FloatArray, tuple[int, ...]]:
     """``x`` as a float (n, m) array, and the shape of one result (``x.shape[1:]``)."""
     a = np.asarray(x, dtype=np.float64)
     if a.ndim == 0:
-        raise ValueError(f"`{name}` must have at least one dimension (queries along axis 0).")
+        msg = f"`{name}` must have at least one dimension (queries along axis 0)."
+        raise InvalidOptionError(msg)
     return a.reshape(a.shape[0], math.prod(a.shape[1:])), a.shape[1:]
 
 
 def _check_confidence(confidence: float) -> float:
-    c = float(confidence)
+    try:
+        c = float(confidence)
+    except (TypeError, ValueError):
+        c = math.nan
     if not 0.0 < c < 1.0:
-        raise ValueError(f"`confidence` must be strictly between 0 and 1. Got {confidence!r}.")
+        msg = f"`confidence` must be strictly between 0 and 1. Got {confidence!r}."
+        raise InvalidOptionError(msg)
     return c
 
 
 def _check_resamples(n_resamples: int) -> int:
-    r = int(n_resamples)
+    try:
+        r = int(n_resamples)
+    except (TypeError, ValueError, OverflowError):
+        r = 0
     if r != n_resamples or r < 1:
-        raise ValueError(f"`n_resamples` must be a positive integer. Got {n_resamples!r}.")
+        msg = f"`n_resamples` must be a positive integer. Got {n_resamples!r}."
+        raise InvalidOptionError(msg)
     return r
 
 
@@ -423,10 +436,7 @@ def adjust(p_values: npt.ArrayLike, method: Adjustment = "holm") -> FloatArray:
     -------
     ndarray of float, same shape as ``p_values``
     """
-    if method not in ("holm", "bonferroni", "none"):
-        raise ValueError(
-            f"`method` must be one of 'holm', 'bonferroni', 'none'. Got {method!r} instead."
-        )
+    check_choice("method", method, CORRECTION.choices)
     p = np.array(p_values, dtype=np.float64)  # a copy
     if method == "none" or p.ndim == 0 or p.size == 0:
         return p
@@ -497,9 +507,10 @@ def bootstrap_interval(
     n, m = v.shape
     seg = np.asarray(segment)
     if seg.shape != (n,):
-        raise ValueError(f"`segment` must have shape ({n},), one code per query; got {seg.shape}.")
+        msg = f"`segment` must have shape ({n},), one code per query; got {seg.shape}."
+        raise InvalidOptionError(msg)
     if n and (not np.issubdtype(seg.dtype, np.integer) or seg.min() < 0 or seg.max() >= n_segments):
-        raise ValueError(f"`segment` must hold integer codes in 0 .. {n_segments - 1}.")
+        raise InvalidOptionError(f"`segment` must hold integer codes in 0 .. {n_segments - 1}.")
     out_shape = (n_segments, *shape)
     low = np.full((n_segments, m), np.nan)
     high = np.full((n_segments, m), np.nan)

@@ -11,6 +11,9 @@ Every error about the user's input or arguments is a ``RankEvalError``, which is
         │                               duplicate item, `by` varying within a query)
         ├── UnknownMetricError        a metric string that names no metric
         ├── InvalidOptionError        a bad keyword value (k, ties, gain, empty, ...)
+        │   └── UnknownArgumentError  a keyword the method does not take, or one
+        │                               positional argument too many (also a TypeError,
+        │                               which Python raises for those)
         └── EmptyQueryError           empty="error" and some queries have no relevant item
 
 Each message names the culprit (column, value, query) and the fix.
@@ -26,6 +29,7 @@ __all__ = [
     "InvalidDataError",
     "InvalidOptionError",
     "RankEvalError",
+    "UnknownArgumentError",
     "UnknownMetricError",
 ]
 
@@ -48,6 +52,14 @@ class UnknownMetricError(RankEvalError):
 
 class InvalidOptionError(RankEvalError):
     """A keyword argument has a value outside its allowed set."""
+
+
+class UnknownArgumentError(InvalidOptionError, TypeError):
+    """A method got a keyword it does not take (or too many positional arguments).
+
+    Also a ``TypeError``, the exception Python raises for an unexpected keyword, so code
+    that catches ``TypeError`` keeps working; the message suggests the keyword meant.
+    """
 
 
 class EmptyQueryError(RankEvalError):

@@ -24,7 +24,6 @@ Examples
 from __future__ import annotations
 
 import threading
-
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 

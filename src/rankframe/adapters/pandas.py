@@ -178,6 +178,9 @@ class PandasRankEval(RankEval):
     def _backend(self, frame: Any) -> Backend:
         return PandasBackend(frame)
 
+    def _column_names(self) -> list[str]:
+        return list(self._frame.columns)
+
     def _convert(self, table: pd.DataFrame, request: Request) -> Any:
         return pandas_result(table, request)
 

@@ -175,6 +175,9 @@ class PolarsRankEval(RankEval):
     def _backend(self, frame: Any) -> Backend:
         return PolarsBackend(frame)
 
+    def _column_names(self) -> list[str]:
+        return list(self._frame.columns)
+
     def _convert(self, table: pl.DataFrame, request: Request) -> Any:
         result = _shape(table, request)
         return float(result.item(0, 0)) if request.kind == "scalar" else result

@@ -1,0 +1,205 @@
+"""The registry drives every edge it owns: the options, the metric methods, the docs table.
+
+Each option is declared once (``rankframe._options``); ``Options``, the accessor's generated
+metric methods (their signatures and docstrings) and the tables of ``docs/metrics.md`` must
+agree with the declarations. Adding a metric to the registry adds its method.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+import rankframe
+from helpers import as_float, as_pandas
+from rankframe import METRICS, MetricDef, Options, RankEval
+from rankframe._options import COMMON, CORRECTION, OPTIONS, TEST, options_of
+from rankframe._registry import _LOOKUP, register
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+# -- Options and the declarations ------------------------------------------------------------
+
+
+def test_options_fields_are_the_declarations() -> None:
+    fields = dataclasses.fields(Options)
+    assert [f.name for f in fields] == list(OPTIONS)
+    assert {f.name: f.default for f in fields} == {n: o.default for n, o in OPTIONS.items()}
+    assert Options() == Options(**{n: o.default for n, o in OPTIONS.items()})
+    for name, option in OPTIONS.items():
+        assert name in (Options.__doc__ or ""), f"Options' docstring does not describe {name}"
+        for choice in option.choices:  # every choice is accepted ...
+            Options(**{name: choice})
+    with pytest.raises(rankframe.InvalidOptionError, match="Did you mean 'min_k'"):
+        Options(denominator="min-k")  # ... and nothing else
+
+
+def test_table_methods_take_the_declared_defaults() -> None:
+    # per_query, evaluate and compare are written by hand; their option keywords must carry
+    # the declared defaults (the CLI and the docs read the declarations).
+    for method in ("per_query", "evaluate", "compare"):
+        parameters = inspect.signature(getattr(RankEval, method)).parameters
+        for name, option in OPTIONS.items():
+            assert parameters[name].default == option.default, (method, name)
+            assert parameters[name].kind is inspect.Parameter.KEYWORD_ONLY, (method, name)
+    parameters = inspect.signature(RankEval.compare).parameters
+    assert parameters["test"].default == TEST.default
+    assert parameters["correction"].default == CORRECTION.default
+    assert TEST.choices == ("t-test", "permutation", "wilcoxon")
+    assert CORRECTION.choices == ("holm", "bonferroni", "none")
+
+
+# -- the metric methods ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", list(METRICS))
+def test_metric_method_is_built_from_its_declaration(name: str) -> None:
+    definition = METRICS[name]
+    method = getattr(RankEval, name)
+    parameters = inspect.signature(method).parameters
+    expected = ["self", *(["k"] if definition.takes_k else []), "by",
+                *definition.options, *COMMON]
+    assert list(parameters) == expected
+    for option in definition.parameters():
+        assert parameters[option.name].default == option.default
+        assert parameters[option.name].kind is inspect.Parameter.KEYWORD_ONLY
+    if definition.takes_k:
+        assert parameters["k"].default is None
+    # the bound method of an accessor drops `self`, as help() shows it
+    frame = pd.DataFrame({"query": [1], "item": [1], "score": [1.0], "relevant": [1]})
+    assert list(inspect.signature(getattr(frame.rank_eval, name)).parameters) == expected[1:]
+    doc = inspect.getdoc(method) or ""
+    assert doc.startswith(inspect.cleandoc(definition.doc).splitlines()[0])
+    sections = ["Parameters\n----------", "Returns\n-------", "Examples\n--------"]
+    assert all(section in doc for section in sections), name
+    for option in definition.parameters():
+        assert f"\n{option.name}\n    " in doc, (name, option.name)
+    assert f"df.rank_eval.{name}(" in doc, "the example calls the method"
+
+
+def test_every_metric_option_is_declared_once() -> None:
+    for definition in METRICS.values():
+        for name, option in definition.options.items():
+            assert OPTIONS[name] is option, (definition.name, name)
+
+
+@pytest.fixture
+def toy_metric() -> Iterator[MetricDef]:
+    """A metric added to the registry for one test: 1 / k for a query with a relevant item
+    in the top k, 0 otherwise (so its mean is acc@k / k)."""
+    import numpy as np
+
+    def compute(lists: Any, k: int | None, _: Options) -> Any:
+        cut = 1 if k is None else k
+        return (lists.hits_at(cut) > 0).astype(np.float64) / cut
+
+    definition = MetricDef(
+        name="toy_hit", aliases=("toy",), trec_name=None, trec_cut=None, takes_k=True,
+        options=options_of(OPTIONS["denominator"]), compute=compute,
+        summary="a test metric", doc="Toy: 1/k if a relevant item is in the top k.",
+        examples="""
+        >>> 1 + 1
+        2
+        """,
+    )
+    register(definition)
+    yield definition
+    del METRICS["toy_hit"]
+    for spelling in definition.spellings():
+        del _LOOKUP[spelling]
+    delattr(RankEval, "toy_hit")
+
+
+@pytest.mark.usefixtures("toy_metric")
+def test_a_new_metric_gets_its_method(make_frame: Any) -> None:
+    # q1's first relevant item is at rank 2, q2's at rank 1
+    frame = make_frame({"query": ["q1", "q1", "q2", "q2"], "item": ["a", "b", "a", "b"],
+                        "score": [0.9, 0.5, 0.9, 0.5], "relevant": [0, 1, 1, 0]})
+    ev = frame.rank_eval
+    assert as_float(ev.toy_hit(2)) == pytest.approx((1 / 2 + 1 / 2) / 2)
+    assert as_float(ev.toy_hit(k=1, denominator="min_k")) == pytest.approx(0.5)
+    table = as_pandas(ev.evaluate("toy@1, acc@1"))
+    assert table["toy_hit@1"].iloc[0] == pytest.approx(0.5)
+    signature = inspect.signature(RankEval.toy_hit)
+    assert list(signature.parameters) == ["self", "k", "by", "denominator", *COMMON]
+    with pytest.raises(rankframe.UnknownArgumentError, match="'gain' changes only ndcg"):
+        ev.toy_hit(1, gain="linear")
+
+
+def test_a_metric_cannot_shadow_a_method() -> None:
+    definition = MetricDef(
+        name="rank", aliases=(), trec_name=None, trec_cut=None, takes_k=False,
+        options=options_of(), compute=METRICS["mrr"].compute,
+    )
+    with pytest.raises(ValueError, match="already has a method 'rank'"):
+        register(definition)
+    assert "rank" not in METRICS
+    assert "rank" not in _LOOKUP
+
+
+# -- docs/metrics.md -------------------------------------------------------------------------
+
+
+def _backticked(text: str) -> list[str]:
+    return re.findall(r"`([^`]+)`", text)
+
+
+def _table(markdown: str, header: str) -> list[list[str]]:
+    """The rows of the Markdown table whose header line starts with ``header``."""
+    lines = markdown.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+    return rows
+
+
+def _trec_names(definition: MetricDef) -> list[str]:
+    names = [definition.trec_name] if definition.trec_name else []
+    return names + ([f"{definition.trec_cut}_k"] if definition.trec_cut else [])
+
+
+def test_docs_names_table_is_the_registry() -> None:
+    text = (DOCS / "metrics.md").read_text(encoding="utf-8")
+    rows = _table(text, "| canonical |")
+    assert [_backticked(r[0]) for r in rows] == [[name] for name in METRICS]
+    for cells in rows:
+        definition = METRICS[_backticked(cells[0])[0]]
+        name = definition.name
+        assert _backticked(cells[1]) == list(definition.spellings()[1:]), name
+        assert cells[2] == ("yes" if definition.takes_k else "no"), name
+        assert _backticked(cells[3]) == list(definition.options), name
+        trec = _backticked(cells[4])
+        assert trec[: len(_trec_names(definition))] == _trec_names(definition), name
+
+
+def test_docs_metric_sections_list_the_spellings_and_options() -> None:
+    text = (DOCS / "metrics.md").read_text(encoding="utf-8")
+    for name, definition in METRICS.items():
+        section = text.split(f"## `{name}`:", 1)[1].split("\n## ", 1)[0]
+        spellings = re.search(r"^- Spellings: (.*)$", section, re.MULTILINE)
+        options = re.search(r"^- Options: (.*)$", section, re.MULTILINE)
+        assert spellings, name
+        assert options, name
+        listed = _backticked(re.split(r"\(|\. Takes", spellings[1])[0])
+        assert listed == list(definition.spellings()), name
+        assert _backticked(options[1]) == [o.name for o in definition.parameters()], name
+
+
+def test_docs_options_table_is_the_declarations() -> None:
+    text = (DOCS / "metrics.md").read_text(encoding="utf-8")
+    rows = {_backticked(r[0])[0]: r for r in _table(text, "| option | default |")}
+    assert list(rows) == list(OPTIONS)
+    for name, option in OPTIONS.items():
+        assert _backticked(rows[name][1])[0] == repr(option.default).replace("'", '"'), name
+        if option.choices:
+            assert _backticked(rows[name][2]) == [f'"{c}"' for c in option.choices], name

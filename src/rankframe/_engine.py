@@ -40,11 +40,13 @@ from rankframe._options import Options
 from rankframe.exceptions import EmptyQueryError, InvalidDataError
 
 __all__ = [
+    "EXACT_INTEGER",
     "FrameData",
     "Lists",
     "Ranking",
     "lists",
     "rank",
+    "scores_in_order",
     "unique_items_checked",
 ]
 
@@ -88,6 +90,8 @@ class FrameData:
     segments
         For each ``by`` column: its name and per row an integer code of its value (int32 or
         int64).
+    flavour
+        ``"pandas"`` or ``"polars"``: the library whose spelling the fixes in messages use.
     systems
         With several score columns (systems judged on the same grades): each column's name
         and its scores; ``score`` is the first. Empty for one score column.
@@ -103,6 +107,7 @@ class FrameData:
     item_label: Callable[[int], object]
     segments: list[tuple[str, CodeArray]] = field(default_factory=list)
     systems: list[tuple[str, FloatArray]] = field(default_factory=list)
+    flavour: str = "pandas"
 
     @property
     def n_rows(self) -> int:
@@ -192,6 +197,25 @@ class Ranking:
 def plain(value: object) -> object:
     """A NumPy scalar as the Python value it holds (for readable messages)."""
     return value.item() if isinstance(value, np.generic) else value
+
+
+#: Integers up to this magnitude are exact in float64; beyond it, neighbours share a float.
+EXACT_INTEGER = 2**53
+
+
+def scores_in_order(values: npt.NDArray[Any]) -> FloatArray:
+    """Integer scores (without nulls) as float64 numbers that order exactly as they do.
+
+    Every metric depends on the scores through their order only. Integers within
+    :data:`EXACT_INTEGER` are their own float64 values; a column beyond it (int64 nanosecond
+    timestamps, uint64 hashes) would see distinct scores rounded to one float and tied, so
+    it becomes its dense ranks instead (equal scores equal, the order kept).
+    """
+    if len(values) == 0:
+        return values.astype(np.float64)
+    if values.dtype != object and -EXACT_INTEGER <= values.min() and values.max() <= EXACT_INTEGER:
+        return values.astype(np.float64)
+    return _dense(values).astype(np.float64)
 
 
 def _bits(n: int) -> int:
@@ -752,9 +776,16 @@ def check_unique_items(data: FrameData, query: str, item: str) -> None:
     msg = (
         f"Item {plain(data.item_label(row))!r} appears {count} times in query {query_value!r} "
         f"(columns {item!r}, {query!r}); each item may appear once per query. "
-        f"Drop the duplicates, e.g. df.drop_duplicates([{query!r}, {item!r}])."
+        f"Drop the duplicates, e.g. {_drop_duplicates(data.flavour, query, item)}."
     )
     raise InvalidDataError(msg)
+
+
+def _drop_duplicates(flavour: str, query: str, item: str) -> str:
+    """The call that keeps one row per (query, item), in the user's library."""
+    if flavour == "polars":
+        return f"df.unique(subset=[{query!r}, {item!r}], keep='first')"
+    return f"df.drop_duplicates([{query!r}, {item!r}])"
 
 
 @contextmanager

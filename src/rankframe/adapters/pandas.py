@@ -14,8 +14,16 @@ import pyarrow as pa
 
 from rankframe import schemas
 from rankframe._api import Backend, ColumnNames, Combine, Kind, RankEval, Whole, shape_of
-from rankframe._encoding import dense_ranks, dictionary_codes, hash_arrow, hash_series, ranks_at
-from rankframe._engine import CodeArray, FrameData
+from rankframe._encoding import (
+    UnorderedIdsError,
+    dense_ranks,
+    dictionary_codes,
+    hash_arrow,
+    hash_series,
+    ranks_at,
+)
+from rankframe._engine import CodeArray, FrameData, scores_in_order
+from rankframe.exceptions import InvalidDataError
 
 IntArray = npt.NDArray[np.int64]
 
@@ -26,6 +34,23 @@ def _as_float(series: pd.Series) -> npt.NDArray[np.float64]:
     if series.dtype == np.float64:
         return series.to_numpy()
     return series.to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def _scores(series: pd.Series) -> npt.NDArray[np.float64]:
+    """A score column as float64 (NaN for nulls) that orders exactly as the scores do:
+    integers beyond 2**53 and decimals become their dense ranks (see
+    :func:`~rankframe._engine.scores_in_order`)."""
+    dtype = series.dtype
+    exact_as_float = pd.api.types.is_float_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
+    if exact_as_float or not pd.api.types.is_numeric_dtype(dtype):
+        return _as_float(series)
+    present = series.notna().to_numpy()
+    values = series.to_numpy() if present.all() else series[present].to_numpy()
+    if isinstance(dtype, pd.ArrowDtype) and pa.types.is_decimal(dtype.pyarrow_dtype):
+        values = values.astype(object)  # Decimal objects compare exactly
+    out = np.full(len(series), np.nan)
+    out[present] = scores_in_order(values)
+    return out
 
 
 def _codes(series: pd.Series, *, sort: bool, threads: bool = False) -> tuple[CodeArray, Any]:
@@ -51,11 +76,22 @@ def _hash(series: pd.Series) -> npt.NDArray[np.uint64]:
         return hash_arrow(pa.array(series.array))
     try:
         values = pl.from_pandas(series)
-    except (pl.exceptions.PolarsError, pa.ArrowException, TypeError, ValueError):
+    except (pl.exceptions.PolarsError, pa.ArrowException, TypeError, ValueError,
+            OverflowError):
         values = None  # an object column mixing types: hash codes of equal values instead
     if values is None:
         values = pl.Series(_codes(series, sort=False)[0])
     return hash_series(values)
+
+
+def _unordered(column: str, dtype: object, error: Exception) -> InvalidDataError:
+    """The error for item ids that have no order (``ties`` breaks ties by item id)."""
+    msg = (
+        f"Column {column!r} (item, dtype {dtype}) holds {error}; ties between equal scores "
+        f"are broken by item id, which needs an order. Convert the ids to strings, e.g. "
+        f"df[{column!r}].astype(str), or pass ties='first'."
+    )
+    return InvalidDataError(msg)
 
 
 def _grades(series: pd.Series) -> npt.NDArray[Any]:
@@ -84,6 +120,7 @@ class PandasBackend:
     def _validate(self, names: ColumnNames) -> None:
         from pandera.errors import SchemaError
 
+        self._check_unique_names(names.roles())
         schema = schemas.pandas_schema(
             names.query, names.item, names.scores, names.relevant, check_unique=False
         )
@@ -97,6 +134,21 @@ class PandasBackend:
                 null_report=lambda c: self._null_report(c, names.query),
             ) from None
 
+    def _check_unique_names(self, roles: dict[str, str]) -> None:
+        """Raise if a column the accessor reads shares its name with another column."""
+        columns = self.frame.columns
+        if columns.is_unique:
+            return
+        for name, role in roles.items():
+            count = int((columns == name).sum())
+            if count > 1:
+                msg = (
+                    f"Column name {name!r} ({role}) appears {count} times in the frame; "
+                    "rankframe needs one column per name. Drop or rename the copies, e.g. "
+                    "df.loc[:, ~df.columns.duplicated()]."
+                )
+                raise InvalidDataError(msg)
+
     def _null_report(self, column: str, query: str) -> tuple[int, int, object]:
         nulls = self.frame[column].isna().to_numpy()
         first = int(np.flatnonzero(nulls)[0])
@@ -105,6 +157,7 @@ class PandasBackend:
 
     def extract(self, names: ColumnNames, by: Sequence[str]) -> FrameData:
         self._validate(names)
+        self._check_unique_names({b: "by" for b in by})
         df = self.frame
         items = df[names.item]
         # On large frames Arrow encodes the query column in two threads; the items' hashes
@@ -118,7 +171,10 @@ class PandasBackend:
             chosen = items.take(rows)
             if isinstance(chosen.dtype, pd.ArrowDtype | pd.StringDtype):
                 return dense_ranks(pa.array(chosen.array))
-            return dense_ranks(np.asarray(chosen.to_numpy()))
+            try:
+                return dense_ranks(np.asarray(chosen.to_numpy()))
+            except UnorderedIdsError as error:
+                raise _unordered(names.item, items.dtype, error) from None
 
         def item_hash() -> npt.NDArray[np.uint64]:
             return _hash(items)
@@ -128,7 +184,7 @@ class PandasBackend:
                 return list(query_uniques.take(pa.array(codes)).to_pylist())
             return list(query_uniques[codes])
 
-        systems = [(s, _as_float(df[s])) for s in names.scores]
+        systems = [(s, _scores(df[s])) for s in names.scores]
         return FrameData(
             query_codes=query_codes,
             n_queries=len(query_uniques),
@@ -140,6 +196,7 @@ class PandasBackend:
             item_label=lambda row: items.iloc[row],
             segments=[(b, _codes(df[b], sort=True)[0]) for b in by],
             systems=systems if names.systems is not None else [],
+            flavour="pandas",
         )
 
     def table(

@@ -25,7 +25,6 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import polars as pl
 import pyarrow as pa
@@ -259,6 +258,8 @@ DTYPES: dict[tuple[str, str], Dtype] = {
     ("pandas", "object (tuple)"): Dtype(_pd(object), [(0, "b"), (1, "a"), (1, "b")]),
     ("pandas", "object (Interval)"): Dtype(_pd(object), INTERVALS),
     ("pandas", "object (Decimal)"): Dtype(_pd(object), [Decimal("0.1"), Decimal(1), 2]),
+    ("pandas", "object (list)"): Dtype(_pd(object), [[0], [1], [1, 2]]),
+    ("pandas", "object (dict)"): Dtype(_pd(object), [{"a": 0}, {"a": 1}]),
     # pandas: extension dtypes
     ("pandas", "str"): Dtype(_pd("str"), STRINGS),
     ("pandas", "category"): Dtype(_pd("category"), STRINGS),

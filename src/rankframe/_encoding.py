@@ -514,8 +514,8 @@ def object_ranks(values: npt.NDArray[np.object_]) -> IntArray:
     """
     if len(values) == 0:
         return np.zeros(0, dtype=np.int64)
-    kinds = np.frompyfunc(type, 1, 1)(values)
-    codes, distinct_kinds = pd_factorize(kinds)
+    kinds = np.asarray(np.frompyfunc(type, 1, 1)(values), dtype=object)
+    codes, distinct_kinds = _factorize(kinds)
     families = [_family(kind) for kind in distinct_kinds]
     names = sorted(set(families))
     if names == [("str", "")]:  # the usual case: Arrow ranks strings
@@ -539,14 +539,14 @@ def _family_ranks(values: npt.NDArray[np.object_], name: str) -> IntArray:
     except TypeError:
         pass
     text = values.astype(str)
-    n_values = len(pd_factorize(values)[1])
+    n_values = len(_factorize(values)[1])
     if len(np.unique(text)) != n_values:
         msg = f"ids of type {name!r} neither compare with '<' nor have distinct texts"
         raise UnorderedIdsError(msg)
     return np.unique(text, return_inverse=True)[1].astype(np.int64).reshape(-1)
 
 
-def pd_factorize(values: npt.NDArray[Any]) -> tuple[IntArray, npt.NDArray[Any]]:
+def _factorize(values: npt.NDArray[Any]) -> tuple[IntArray, npt.NDArray[Any]]:
     """pandas' ``factorize`` (by hash and equality) of a NumPy array: codes and uniques."""
     import pandas as pd
 

@@ -40,6 +40,7 @@ from rankframe._options import Options
 from rankframe.exceptions import EmptyQueryError, InvalidDataError
 
 __all__ = [
+    "EXACT_DIGITS",
     "EXACT_INTEGER",
     "FrameData",
     "Lists",
@@ -201,6 +202,8 @@ def plain(value: object) -> object:
 
 #: Integers up to this magnitude are exact in float64; beyond it, neighbours share a float.
 EXACT_INTEGER = 2**53
+#: Decimals of at most this many digits stay distinct and in order as float64 numbers.
+EXACT_DIGITS = 15
 
 
 def scores_in_order(values: npt.NDArray[Any]) -> FloatArray:
@@ -213,7 +216,7 @@ def scores_in_order(values: npt.NDArray[Any]) -> FloatArray:
     """
     if len(values) == 0:
         return values.astype(np.float64)
-    if values.dtype != object and -EXACT_INTEGER <= values.min() and values.max() <= EXACT_INTEGER:
+    if values.dtype != object and values.min() >= -EXACT_INTEGER and values.max() <= EXACT_INTEGER:
         return values.astype(np.float64)
     return _dense(values).astype(np.float64)
 

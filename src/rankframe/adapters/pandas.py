@@ -11,6 +11,7 @@ import numpy.typing as npt
 import pandas as pd
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from rankframe import schemas
 from rankframe._api import Backend, ColumnNames, Combine, Kind, RankEval, Whole, shape_of
@@ -22,7 +23,7 @@ from rankframe._encoding import (
     hash_series,
     ranks_at,
 )
-from rankframe._engine import CodeArray, FrameData, scores_in_order
+from rankframe._engine import EXACT_DIGITS, CodeArray, FrameData, scores_in_order
 from rankframe.exceptions import InvalidDataError
 
 IntArray = npt.NDArray[np.int64]
@@ -44,10 +45,15 @@ def _scores(series: pd.Series) -> npt.NDArray[np.float64]:
     exact_as_float = pd.api.types.is_float_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
     if exact_as_float or not pd.api.types.is_numeric_dtype(dtype):
         return _as_float(series)
+    if isinstance(dtype, np.dtype):  # NumPy integers: no nulls
+        return scores_in_order(series.to_numpy())
     present = series.notna().to_numpy()
     values = series.to_numpy() if present.all() else series[present].to_numpy()
     if isinstance(dtype, pd.ArrowDtype) and pa.types.is_decimal(dtype.pyarrow_dtype):
-        values = values.astype(object)  # Decimal objects compare exactly
+        if dtype.pyarrow_dtype.precision <= EXACT_DIGITS:
+            return _as_float(series)
+        ranks = pc.rank(pa.array(series[present].array), tiebreaker="dense")
+        values = np.asarray(ranks, dtype=np.int64)  # Arrow compares the decimals exactly
     out = np.full(len(series), np.nan)
     out[present] = scores_in_order(values)
     return out
@@ -62,8 +68,22 @@ def _codes(series: pd.Series, *, sort: bool, threads: bool = False) -> tuple[Cod
     """
     if isinstance(series.array, pd.arrays.ArrowExtensionArray | pd.arrays.ArrowStringArray):
         return dictionary_codes(pa.array(series.array), sort=sort, compact=True, threads=threads)
-    codes, uniques = pd.factorize(series, sort=sort, use_na_sentinel=False)
+    try:
+        codes, uniques = pd.factorize(series, sort=sort, use_na_sentinel=False)
+    except TypeError:  # unhashable values (lists, dicts, sets)
+        raise _unhashable(series) from None
     return codes.astype(np.int64, copy=False), np.asarray(uniques)
+
+
+def _unhashable(series: pd.Series) -> InvalidDataError:
+    """The error for an id column whose values are not hashable (lists, dicts, sets)."""
+    column = series.name
+    msg = (
+        f"Column {column!r} (dtype {series.dtype}) holds values that are not hashable "
+        "(lists, dicts or sets); ids must be hashable and ordered. Convert them to strings "
+        f"first, e.g. df[{column!r}] = df[{column!r}].astype(str)."
+    )
+    return InvalidDataError(msg)
 
 
 def _hash(series: pd.Series) -> npt.NDArray[np.uint64]:
@@ -79,6 +99,8 @@ def _hash(series: pd.Series) -> npt.NDArray[np.uint64]:
     except (pl.exceptions.PolarsError, pa.ArrowException, TypeError, ValueError,
             OverflowError):
         values = None  # an object column mixing types: hash codes of equal values instead
+    if values is not None and (values.dtype.is_nested() or values.dtype == pl.Object):
+        raise _unhashable(series)  # lists and dicts (polars made lists and structs of them)
     if values is None:
         values = pl.Series(_codes(series, sort=False)[0])
     return hash_series(values)
@@ -157,7 +179,7 @@ class PandasBackend:
 
     def extract(self, names: ColumnNames, by: Sequence[str]) -> FrameData:
         self._validate(names)
-        self._check_unique_names({b: "by" for b in by})
+        self._check_unique_names(dict.fromkeys(by, "by"))
         df = self.frame
         items = df[names.item]
         # On large frames Arrow encodes the query column in two threads; the items' hashes

@@ -126,7 +126,8 @@ def _scores(series: pl.Series) -> npt.NDArray[np.float64]:
         limit = _engine.EXACT_INTEGER
         lossy = low is not None and (low < -limit or high > limit)  # type: ignore[operator]
     else:
-        lossy = dtype.is_decimal() and (dtype.precision or 38) > 15  # type: ignore[attr-defined]
+        digits = getattr(dtype, "precision", None) or 38
+        lossy = dtype.is_decimal() and digits > _engine.EXACT_DIGITS
     return _as_float(series.rank("dense") if lossy else series)
 
 
@@ -174,7 +175,7 @@ class PolarsBackend:
 
     def extract(self, names: ColumnNames, by: Sequence[str]) -> FrameData:
         _check_ids(self.frame, {names.query: "query", names.item: "item",
-                                **{b: "by" for b in by}})
+                                **dict.fromkeys(by, "by")})
         self._validate(names)
         df = self.frame
         query_codes, query_values = _query_codes(df[names.query])

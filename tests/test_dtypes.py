@@ -281,6 +281,8 @@ DTYPES: dict[tuple[str, str], Dtype] = {
     ("pandas", "string[pyarrow]"): Dtype(_pd_arrow(pa.string()), STRINGS),
     ("pandas", "large_string[pyarrow]"): Dtype(_pd_arrow(pa.large_string()), STRINGS),
     ("pandas", "dictionary<string>[pyarrow]"): Dtype(_pd_dictionary, STRINGS),
+    ("pandas", "dictionary<int64>[pyarrow]"): Dtype(_pd_dictionary, INTS),
+    ("pandas", "halffloat[pyarrow]"): Dtype(_pd_arrow(pa.float16()), FLOATS, **NUMERIC),
     ("pandas", "decimal128[pyarrow]"): Dtype(
         _pd_arrow(pa.decimal128(38, 1)), [Decimal("-0.5"), Decimal(0), Decimal("1e36")],
         WIDE_DECIMALS,
@@ -406,8 +408,11 @@ def test_dtype_matrix(library: str, dtype: str, role: str, cell: str, kind: str)
         _assert_close(_values(frame), _expected(rows))
     else:
         error = getattr(rankframe, cell.split()[0])
-        with pytest.raises(error, match=re.escape(repr(role))):
+        with pytest.raises(error, match=re.escape(repr(role))) as info:
             _values(frame)
+        # the message names the dtype and gives a fix in the user's library
+        assert "dtype" in str(info.value)
+        assert ("pl." if library == "polars" else "df[") in str(info.value)
     if dtype == "Object":  # polars cannot compare Object columns: compare the values
         snapshot, frame = snapshot.to_pandas(), collect(frame).to_pandas()
     _same(snapshot.lazy() if isinstance(frame, pl.LazyFrame) else snapshot, frame)

@@ -41,6 +41,7 @@ __all__ = [
     "hash_series",
     "object_ranks",
     "ranks_at",
+    "without_half_floats",
 ]
 
 _HASH_SLICE = 1 << 17  # values per slice in hash_arrow
@@ -466,10 +467,19 @@ def dictionary_codes(
 
 
 def _decoded(values: _Column) -> _Column:
-    """A dictionary-typed column as its plain values (Arrow cannot rank dictionaries)."""
-    if not pa.types.is_dictionary(values.type):
-        return values
-    return values.cast(values.type.value_type)
+    """A dictionary-typed column as its plain values (Arrow cannot rank dictionaries), and
+    half floats widened (:func:`without_half_floats`)."""
+    if pa.types.is_dictionary(values.type):
+        values = values.cast(values.type.value_type)
+    return without_half_floats(values)
+
+
+def without_half_floats(values: _Column) -> _Column:
+    """Half floats as float32 (exact: same equality and order), which Arrow can sort; other
+    columns as they are."""
+    if pa.types.is_float16(values.type):
+        return values.cast(pa.float32())
+    return values
 
 
 #: Families of Python types whose values compare with each other (checked in this order);

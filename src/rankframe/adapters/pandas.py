@@ -22,6 +22,7 @@ from rankframe._encoding import (
     hash_arrow,
     hash_series,
     ranks_at,
+    without_half_floats,
 )
 from rankframe._engine import EXACT_DIGITS, CodeArray, FrameData, scores_in_order
 from rankframe.exceptions import InvalidDataError
@@ -67,7 +68,8 @@ def _codes(series: pd.Series, *, sort: bool, threads: bool = False) -> tuple[Cod
     int64), in two threads with ``threads=True``; others by ``pd.factorize``.
     """
     if isinstance(series.array, pd.arrays.ArrowExtensionArray | pd.arrays.ArrowStringArray):
-        return dictionary_codes(pa.array(series.array), sort=sort, compact=True, threads=threads)
+        values = without_half_floats(pa.array(series.array))
+        return dictionary_codes(values, sort=sort, compact=True, threads=threads)
     try:
         codes, uniques = pd.factorize(series, sort=sort, use_na_sentinel=False)
     except TypeError:  # unhashable values (lists, dicts, sets)

@@ -165,6 +165,18 @@ def test_mixed_type_ids_order_by_family_then_value(kind: str) -> None:
     assert ranks == [position[repr(v)] for v in values]
 
 
+@pytest.mark.parametrize("kind", ["pandas", "pandas-pyarrow"])
+def test_ids_in_a_partial_order_do_not_depend_on_row_order(kind: str) -> None:
+    # frozensets compare by "subset of": {1} and {2} are neither below nor above each other,
+    # so they are ordered by their text: frozenset({2}) ranks first
+    make = FrameMaker(kind)
+    data = pd.DataFrame({"query": "q", "item": [frozenset({1}), frozenset({2})],
+                         "score": 1.0, "relevant": [1, 0]})
+    assert make(data).rank_eval.mrr() == 0.5
+    assert make(data.iloc[::-1].reset_index(drop=True)).rank_eval.mrr() == 0.5
+    make.check_unchanged()
+
+
 def test_item_ids_without_order_get_an_error() -> None:
     class Opaque:
         def __init__(self, text: str) -> None:

@@ -516,9 +516,9 @@ def object_ranks(values: npt.NDArray[np.object_]) -> IntArray:
     and tuples are one family each; any other type is its own family. Families follow the
     order of their names (``"number"`` < ``"str"`` < ``"tuple"``; a type's own name, e.g.
     ``"Interval"``, then its module); values within one family compare with Python's ``<``
-    (a pandas ``Interval`` by its bounds). A family whose values do not compare is ordered
-    by the values' text, when distinct values have distinct texts; otherwise
-    :class:`UnorderedIdsError` names the type.
+    (a pandas ``Interval`` by its bounds). A family whose values do not compare (or only
+    partly, as sets) is ordered by the values' text, when distinct values have distinct
+    texts; otherwise :class:`UnorderedIdsError` names the type.
 
     One pass of ``type`` over the values (a NumPy ufunc, in C), then one sort per family.
     """
@@ -543,9 +543,15 @@ def object_ranks(values: npt.NDArray[np.object_]) -> IntArray:
 
 
 def _family_ranks(values: npt.NDArray[np.object_], name: str) -> IntArray:
-    """Dense ranks of values of one family: by ``<``, or by text (see object_ranks)."""
+    """Dense ranks of values of one family: by ``<``, or by text (see object_ranks).
+
+    ``<`` orders the family when the sorted distinct values each compare below the next;
+    a partial order (sets: ``<`` is "subset of") or none at all falls back to the text.
+    """
     try:
-        return np.unique(values, return_inverse=True)[1].astype(np.int64).reshape(-1)
+        distinct, ranks = np.unique(values, return_inverse=True)
+        if bool(np.less(distinct[:-1], distinct[1:]).all()):
+            return ranks.astype(np.int64).reshape(-1)
     except TypeError:
         pass
     text = values.astype(str)

@@ -74,13 +74,15 @@ class FrameData:
     n_queries
         Number of distinct queries.
     score
-        Per row, the score as float64; NaN means judged but not retrieved.
+        Per row, the score as float64, in the order of the scores (:func:`scores_in_order`);
+        NaN means judged but not retrieved.
     relevant
         Per row, the grade: float, integer or bool (never null). Only the few rows that a
         metric reads are converted to float64.
     item_ranks
         ``item_ranks(rows)`` gives, for those row positions, the dense ranks of their items in
-        ascending order of the ids (strings compare as strings, numbers as numbers).
+        ascending order of the ids (strings compare as strings, numbers as numbers, Python
+        objects by type, then value: :func:`rankframe._encoding.object_ranks`).
     item_hash
         ``item_hash()`` gives per row a 64-bit hash of the item, equal for equal items; used
         to find duplicate items within a query.

@@ -177,7 +177,8 @@ def test_ids_in_a_partial_order_do_not_depend_on_row_order(kind: str) -> None:
     make.check_unchanged()
 
 
-def test_item_ids_without_order_get_an_error() -> None:
+@pytest.mark.parametrize("kind", ["pandas", "pandas-pyarrow"])  # polars: no such ids
+def test_item_ids_without_order_get_an_error(kind: str) -> None:
     class Opaque:
         def __init__(self, text: str) -> None:
             self.text = text
@@ -185,17 +186,19 @@ def test_item_ids_without_order_get_an_error() -> None:
         def __repr__(self) -> str:
             return "Opaque"  # two different ids, one text: no order to fall back on
 
-    frame = pd.DataFrame({"query": "q", "item": [Opaque("a"), Opaque("b")], "score": 1.0,
-                          "relevant": [1, 0]})
+    frame = FrameMaker(kind)({"query": "q", "item": [Opaque("a"), Opaque("b")],
+                              "score": 1.0, "relevant": [1, 0]})
     with pytest.raises(rankframe.InvalidDataError, match=r"Column 'item' \(item, dtype object"):
         frame.rank_eval.mrr()
     assert frame.rank_eval.mrr(ties="first") == 1.0
 
 
 @pytest.mark.parametrize("column", ["score", "item", "theme"])
-def test_a_duplicated_column_name_is_an_error(column: str) -> None:
-    frame = pd.DataFrame([["q", "a", 1.0, 1, "x", "y"]],
-                         columns=["query", "item", "score", "relevant", "theme", column])
+@pytest.mark.parametrize("kind", ["pandas", "pandas-pyarrow"])  # polars: names are unique
+def test_a_duplicated_column_name_is_an_error(kind: str, column: str) -> None:
+    frame = FrameMaker(kind)(pd.DataFrame(
+        [["q", "a", 1.0, 1, "x", "y"]],
+        columns=["query", "item", "score", "relevant", "theme", column]))
     role = "by" if column == "theme" else column
     with pytest.raises(rankframe.InvalidDataError,
                        match=f"Column name '{column}' \\({role}\\) appears 2 times"):

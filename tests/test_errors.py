@@ -236,6 +236,38 @@ def test_null_values_name_column_count_and_query(
         run(call, frame.rank_eval)
 
 
+@pytest.mark.parametrize(
+    ("column", "values", "pandas_fix", "polars_fix"),
+    [
+        ("item", ["a", "b", "c", "a", None, "c"], "df.dropna(subset=['item'])",
+         "df.drop_nulls('item')"),
+        ("relevant", [1, 0, 1, 0, None, 0], "df.fillna({'relevant': 0})",
+         "df.with_columns(pl.col('relevant').fill_null(0))"),
+        ("score", ["1", "2", "3", "4", "5", "6"], "pd.to_numeric(df['score'])",
+         "df.with_columns(pl.col('score').cast(pl.Float64))"),
+    ],
+    ids=["null-item", "null-grade", "text-score"],
+)
+def test_fixes_are_spelled_for_the_users_library(
+    make_frame: FrameMaker, column: str, values: list[Any], pandas_fix: str, polars_fix: str
+) -> None:
+    frame = make_frame(frame_data(**{column: values}))
+    polars = make_frame.kind.startswith("polars")
+    with expect(InvalidDataError, polars_fix if polars else pandas_fix) as info:
+        run(lambda ev: ev.mrr(), frame.rank_eval)
+    assert ("fillna" in str(info.value) or "dropna" in str(info.value)) is (
+        not polars and column != "score"
+    )
+
+
+def test_null_messages_show_values_as_python_writes_them(make_frame: FrameMaker) -> None:
+    frame = make_frame(frame_data(query=[10, 10, 10, 20, 20, 20],
+                                  item=["a", "b", "c", "a", None, "c"]))
+    with expect(InvalidDataError, "(first at row 4, in query 20)") as info:
+        run(lambda ev: ev.mrr(), frame.rank_eval)
+    assert "np." not in str(info.value)
+
+
 @metric_calls
 def test_null_relevance_under_bound_names_names_the_users_columns(
     make_frame: FrameMaker, call: Call
@@ -346,7 +378,11 @@ def test_duplicate_item_names_item_count_and_query(
     make_frame: FrameMaker, call: Call, ids: dict[str, list[Any]], fragments: tuple[str, ...]
 ) -> None:
     frame = make_frame(frame_data(**ids))
-    fix = "drop_duplicates(['query', 'item'])"
+    fix = (
+        "df.unique(subset=['query', 'item']"
+        if make_frame.kind.startswith("polars")
+        else "df.drop_duplicates(['query', 'item'])"
+    )
     with expect(InvalidDataError, *fragments, "'item'", "once per query", fix):
         run(call, frame.rank_eval)
 

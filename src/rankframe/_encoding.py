@@ -21,6 +21,9 @@ concatenation copies the whole column.
 
 from __future__ import annotations
 
+import datetime
+import decimal
+import numbers
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal, TypeVar, overload
@@ -31,7 +34,15 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["dense_ranks", "dictionary_codes", "hash_arrow", "hash_series", "ranks_at"]
+__all__ = [
+    "dense_ranks",
+    "dictionary_codes",
+    "hash_arrow",
+    "hash_series",
+    "object_ranks",
+    "ranks_at",
+    "without_half_floats",
+]
 
 _HASH_SLICE = 1 << 17  # values per slice in hash_arrow
 _KEY_BLOCK = 1 << 15  # values per block in short_keys
@@ -123,15 +134,14 @@ def _prefix_keys(values: pa.Array) -> npt.NDArray[np.uint64] | None:
 def dense_ranks(values: pa.Array | pa.ChunkedArray | npt.NDArray[Any]) -> IntArray:
     """Dense ranks (0-based) of the values in ascending order.
 
-    Strings compare as strings and numbers as numbers. An object array mixing types, which
-    has no order of its own, compares the values' text.
+    Strings compare as strings and numbers as numbers; an object array as
+    :func:`object_ranks` orders it (by type, then value).
     """
     if isinstance(values, np.ndarray):
-        try:
-            values = pa.array(values, from_pandas=True)
-        except (pa.ArrowException, TypeError, ValueError):  # mixed Python objects
-            values = pa.array(values.astype(str))
-    values = _without_views(values)
+        if values.dtype == object:
+            return object_ranks(values)
+        values = pa.array(values, from_pandas=True)
+    values = _decoded(_without_views(values))
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
     keys = _prefix_keys(values)
@@ -454,3 +464,107 @@ def dictionary_codes(
             np.take(renumber, indices, out=codes[start : start + len(indices)], mode="clip")
             start += len(indices)
     return codes, dictionary
+
+
+def _decoded(values: _Column) -> _Column:
+    """A dictionary-typed column as its plain values (Arrow cannot rank dictionaries), and
+    half floats widened (:func:`without_half_floats`)."""
+    if pa.types.is_dictionary(values.type):
+        values = values.cast(values.type.value_type)
+    return without_half_floats(values)
+
+
+def without_half_floats(values: _Column) -> _Column:
+    """Half floats as float32 (exact: same equality and order), which Arrow can sort; other
+    columns as they are."""
+    if pa.types.is_float16(values.type):
+        return values.cast(pa.float32())
+    return values
+
+
+#: Families of Python types whose values compare with each other (checked in this order);
+#: values of any other type form a family of their own type.
+_FAMILIES: tuple[tuple[str, tuple[type, ...]], ...] = (
+    ("number", (numbers.Real, decimal.Decimal)),
+    ("str", (str,)),
+    ("bytes", (bytes,)),
+    ("datetime", (datetime.datetime,)),
+    ("date", (datetime.date,)),
+    ("timedelta", (datetime.timedelta,)),
+    ("tuple", (tuple,)),
+)
+
+
+def _family(kind: type) -> tuple[str, str]:
+    """The family of a Python type (see :func:`object_ranks`): its name, then a module."""
+    for name, members in _FAMILIES:
+        if issubclass(kind, members):
+            return name, ""
+    return kind.__name__, kind.__module__
+
+
+class UnorderedIdsError(TypeError):
+    """Ids of one family that neither compare nor have distinct texts (see object_ranks)."""
+
+
+def object_ranks(values: npt.NDArray[np.object_]) -> IntArray:
+    """Dense ranks (0-based) of Python objects, in a total order that never depends on the
+    order of the values: by family of type, then by value.
+
+    Numbers (int, float, bool, Decimal, NumPy numbers) are one family and compare as
+    numbers, exactly (no float64 conversion); strings, bytes, datetimes, dates, timedeltas
+    and tuples are one family each; any other type is its own family. Families follow the
+    order of their names (``"number"`` < ``"str"`` < ``"tuple"``; a type's own name, e.g.
+    ``"Interval"``, then its module); values within one family compare with Python's ``<``
+    (a pandas ``Interval`` by its bounds). A family whose values do not compare (or only
+    partly, as sets) is ordered by the values' text, when distinct values have distinct
+    texts; otherwise :class:`UnorderedIdsError` names the type.
+
+    One pass of ``type`` over the values (a NumPy ufunc, in C), then one sort per family.
+    """
+    if len(values) == 0:
+        return np.zeros(0, dtype=np.int64)
+    kinds = np.asarray(np.frompyfunc(type, 1, 1)(values), dtype=object)
+    codes, distinct_kinds = _factorize(kinds)
+    families = [_family(kind) for kind in distinct_kinds]
+    names = sorted(set(families))
+    if names == [("str", "")]:  # the usual case: Arrow ranks strings
+        return dense_ranks(pa.array(values, type=pa.large_string()))
+    family_of_code = np.array([names.index(f) for f in families], dtype=np.int64)
+    family = family_of_code[codes]
+    out = np.empty(len(values), dtype=np.int64)
+    offset = 0
+    for number in range(len(names)):
+        rows = np.flatnonzero(family == number)
+        ranks = _family_ranks(values[rows], names[number][0])
+        out[rows] = ranks + offset
+        offset += int(ranks.max()) + 1
+    return out
+
+
+def _family_ranks(values: npt.NDArray[np.object_], name: str) -> IntArray:
+    """Dense ranks of values of one family: by ``<``, or by text (see object_ranks).
+
+    ``<`` orders the family when the sorted distinct values each compare below the next;
+    a partial order (sets: ``<`` is "subset of") or none at all falls back to the text.
+    """
+    try:
+        distinct, ranks = np.unique(values, return_inverse=True)
+        if bool(np.less(distinct[:-1], distinct[1:]).all()):
+            return ranks.astype(np.int64).reshape(-1)
+    except TypeError:
+        pass
+    text = values.astype(str)
+    n_values = len(_factorize(values)[1])
+    if len(np.unique(text)) != n_values:
+        msg = f"ids of type {name!r} neither compare with '<' nor have distinct texts"
+        raise UnorderedIdsError(msg)
+    return np.unique(text, return_inverse=True)[1].astype(np.int64).reshape(-1)
+
+
+def _factorize(values: npt.NDArray[Any]) -> tuple[IntArray, npt.NDArray[Any]]:
+    """pandas' ``factorize`` (by hash and equality) of a NumPy array: codes and uniques."""
+    import pandas as pd
+
+    codes, uniques = pd.factorize(values)
+    return codes.astype(np.int64, copy=False), np.asarray(uniques)

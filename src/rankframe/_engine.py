@@ -40,11 +40,14 @@ from rankframe._options import Options
 from rankframe.exceptions import InvalidDataError
 
 __all__ = [
+    "EXACT_DIGITS",
+    "EXACT_INTEGER",
     "FrameData",
     "Lists",
     "Ranking",
     "lists",
     "rank",
+    "scores_in_order",
     "unique_items_checked",
 ]
 
@@ -71,13 +74,15 @@ class FrameData:
     n_queries
         Number of distinct queries.
     score
-        Per row, the score as float64; NaN means judged but not retrieved.
+        Per row, the score as float64, in the order of the scores (:func:`scores_in_order`);
+        NaN means judged but not retrieved.
     relevant
         Per row, the grade: float, integer or bool (never null). Only the few rows that a
         metric reads are converted to float64.
     item_ranks
         ``item_ranks(rows)`` gives, for those row positions, the dense ranks of their items in
-        ascending order of the ids (strings compare as strings, numbers as numbers).
+        ascending order of the ids (strings compare as strings, numbers as numbers, Python
+        objects by type, then value: :func:`rankframe._encoding.object_ranks`).
     item_hash
         ``item_hash()`` gives per row a 64-bit hash of the item, equal for equal items; used
         to find duplicate items within a query.
@@ -88,6 +93,8 @@ class FrameData:
     segments
         For each ``by`` column: its name and per row an integer code of its value (int32 or
         int64).
+    flavour
+        ``"pandas"`` or ``"polars"``: the library whose spelling the fixes in messages use.
     systems
         With several score columns (systems judged on the same grades): each column's name
         and its scores; ``score`` is the first. Empty for one score column.
@@ -103,6 +110,7 @@ class FrameData:
     item_label: Callable[[int], object]
     segments: list[tuple[str, CodeArray]] = field(default_factory=list)
     systems: list[tuple[str, FloatArray]] = field(default_factory=list)
+    flavour: str = "pandas"
 
     @property
     def n_rows(self) -> int:
@@ -192,6 +200,27 @@ class Ranking:
 def plain(value: object) -> object:
     """A NumPy scalar as the Python value it holds (for readable messages)."""
     return value.item() if isinstance(value, np.generic) else value
+
+
+#: Integers up to this magnitude are exact in float64; beyond it, neighbours share a float.
+EXACT_INTEGER = 2**53
+#: Decimals of at most this many digits stay distinct and in order as float64 numbers.
+EXACT_DIGITS = 15
+
+
+def scores_in_order(values: npt.NDArray[Any]) -> FloatArray:
+    """Integer scores (without nulls) as float64 numbers that order exactly as they do.
+
+    Every metric depends on the scores through their order only. Integers within
+    :data:`EXACT_INTEGER` are their own float64 values; a column beyond it (int64 nanosecond
+    timestamps, uint64 hashes) would see distinct scores rounded to one float and tied, so
+    it becomes its dense ranks instead (equal scores equal, the order kept).
+    """
+    if len(values) == 0:
+        return values.astype(np.float64)
+    if values.dtype != object and values.min() >= -EXACT_INTEGER and values.max() <= EXACT_INTEGER:
+        return values.astype(np.float64)
+    return _dense(values).astype(np.float64)
 
 
 def _bits(n: int) -> int:
@@ -731,9 +760,16 @@ def check_unique_items(data: FrameData, query: str, item: str) -> None:
     msg = (
         f"Item {plain(data.item_label(row))!r} appears {count} times in query {query_value!r} "
         f"(columns {item!r}, {query!r}); each item may appear once per query. "
-        f"Drop the duplicates, e.g. df.drop_duplicates([{query!r}, {item!r}])."
+        f"Drop the duplicates, e.g. {_drop_duplicates(data.flavour, query, item)}."
     )
     raise InvalidDataError(msg)
+
+
+def _drop_duplicates(flavour: str, query: str, item: str) -> str:
+    """The call that keeps one row per (query, item), in the user's library."""
+    if flavour == "polars":
+        return f"df.unique(subset=[{query!r}, {item!r}], keep='first')"
+    return f"df.drop_duplicates([{query!r}, {item!r}])"
 
 
 @contextmanager

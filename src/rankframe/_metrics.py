@@ -45,24 +45,59 @@ def reciprocal_rank(t: Lists, k: int | None, _: Options) -> FloatArray:
     return 1.0 / first
 
 
+#: Gains are scaled by a power of two when a query's grades come near this exponent (2**1024
+#: overflows float64): see :func:`ndcg`.
+_GAIN_EXPONENT = 512
+
+
 def ndcg(t: Lists, k: int | None, o: Options) -> FloatArray:
     r"""DCG@k / IDCG@k; gains are the grades (linear) or 2**grade - 1 (exponential).
 
     Every positive grade gives gain, whatever ``min_relevance`` (as trec_eval); the ideal
     ranking sorts every judged item of the query, retrieved or not, by grade.
-    """
 
-    def gain(grade: FloatArray) -> FloatArray:
-        return np.exp2(grade) - 1.0 if o.gain == "exponential" else grade
+    The ratio does not change when a query's gains are all multiplied by one number: a query
+    whose gains could overflow float64 (exponential gains of grades above
+    :data:`_GAIN_EXPONENT`, or huge linear grades) has them multiplied by ``2**-s`` first,
+    ``s`` from its highest grade, so 2**1100 - 1 needs no number beyond float64. Multiplying
+    by a power of two is exact, and other queries are left as they are (``s = 0``).
+    """
+    shift = _gain_shift(t, o.gain)
+
+    def gain(query: npt.NDArray[np.int64], grade: FloatArray) -> FloatArray:
+        s = None if shift is None else shift[query]
+        if o.gain == "exponential":
+            if s is None:
+                return np.exp2(grade) - 1.0
+            return np.exp2(grade - s) - np.exp2(-s)
+        return grade if s is None else np.ldexp(grade, -s)
 
     def dcg(query: npt.NDArray[np.int64], rank: npt.NDArray[np.int64], g: FloatArray) -> FloatArray:
         keep = slice(None) if k is None else rank <= k
-        weights = gain(g[keep]) / np.log2(rank[keep] + 1.0)
+        weights = gain(query[keep], g[keep]) / np.log2(rank[keep] + 1.0)
         return np.bincount(query[keep], weights=weights, minlength=t.n_queries).astype(np.float64)
 
     actual = dcg(t.gain_query, t.gain_rank, t.gain_grade)
     ideal = dcg(t.ideal_query, t.ideal_rank, t.ideal_grade)
     return _ratio(actual, ideal)
+
+
+def _gain_shift(t: Lists, gain: str) -> npt.NDArray[np.int64] | None:
+    """Per query the exponent ``s`` of :func:`ndcg`'s scaling (0 for most queries), or None
+    when no query needs one."""
+
+    def exponent(grade: FloatArray) -> FloatArray:
+        if gain == "exponential":
+            return np.ceil(grade)
+        return np.frexp(grade)[1].astype(np.float64)
+
+    if len(t.ideal_grade) == 0 or float(exponent(t.ideal_grade.max())) <= _GAIN_EXPONENT:
+        return None
+    # the ideal entries run by query, highest grade first: each query's first is its top
+    first = t.ideal_rank == 1
+    top = np.zeros(t.n_queries, dtype=np.float64)
+    top[t.ideal_query[first]] = exponent(t.ideal_grade[first])
+    return np.maximum(top - _GAIN_EXPONENT, 0).astype(np.int64)
 
 
 def average_precision(t: Lists, k: int | None, o: Options) -> FloatArray:

@@ -74,13 +74,14 @@ class NullFacts(NamedTuple):
 
 
 def raise_nulls(
-    names: ColumnNames, facts: Sequence[NullFacts], *, numeric_scores: bool
+    names: ColumnNames, facts: Sequence[NullFacts], *, numeric_scores: bool, flavour: str
 ) -> None:
     """Raise the eager accessor's error for the first column (in :func:`never_null` order)
     with nulls, given each column's :class:`NullFacts` of the whole frame.
 
     The schema reports a non-numeric score before nulls in the relevant column: then this
-    returns, and the part's own validation raises the score's error.
+    returns, and the part's own validation raises the score's error. ``flavour``
+    (``"pandas"`` or ``"polars"``) spells the fix in the user's library.
     """
     schemas.pandera_ready()
     import pandera.pandas as pa
@@ -100,7 +101,7 @@ def raise_nulls(
         report = (fact.nulls, fact.first, None if column == names.query else fact.query)
         raise schemas.translate(
             failure, roles=names.roles(), dtype_of=lambda _: None,
-            null_report=lambda _, report=report: report,
+            null_report=lambda _, report=report: report, flavour=flavour,
         ) from None
 
 

@@ -207,12 +207,40 @@ def validate(schema: Any, frame: Any) -> None:
         _VALIDATED.add(type(schema))
 
 
+def _plain(value: object) -> object:
+    """A NumPy scalar as the Python value it holds: messages show ``20``, not
+    ``np.int64(20)``."""
+    item = getattr(value, "item", None)
+    return item() if type(value).__module__ == "numpy" and callable(item) else value
+
+
+def _flavour_of(error: SchemaError) -> str:
+    """``"polars"`` for an error of a pandera polars schema, else ``"pandas"``."""
+    return "polars" if "polars" in type(error.schema).__module__ else "pandas"
+
+
+def _fixes(flavour: str, column: str) -> dict[str, str]:
+    """The fixes of the messages below, spelled for pandas or polars users."""
+    if flavour == "polars":
+        return {
+            "drop": f"df.drop_nulls({column!r})",
+            "fill": f"df.with_columns(pl.col({column!r}).fill_null(0))",
+            "numeric": f"df.with_columns(pl.col({column!r}).cast(pl.Float64))",
+        }
+    return {
+        "drop": f"df.dropna(subset=[{column!r}])",
+        "fill": f"df.fillna({{{column!r}: 0}})",
+        "numeric": f"df[{column!r}] = pd.to_numeric(df[{column!r}])",
+    }
+
+
 def translate(
     error: SchemaError,
     *,
     roles: dict[str, str],
     dtype_of: Any,
     null_report: Any,
+    flavour: str | None = None,
 ) -> InvalidDataError:
     """Turn a pandera ``SchemaError`` into an error that names the culprit and the fix.
 
@@ -227,25 +255,32 @@ def translate(
     null_report
         ``null_report(column)`` gives (number of nulls, first row position, that row's query
         value or ``None``).
+    flavour
+        ``"pandas"`` or ``"polars"``: whose spelling the fixes use (default: the library of
+        the schema that raised ``error``).
     """
     from pandera.errors import SchemaErrorReason
 
     column = getattr(error.schema, "name", None)
     role = roles.get(str(column), str(column))
+    fix = _fixes(flavour or _flavour_of(error), str(column))
     pass_as = f"or pass {role}='...' to use another column"
     if error.reason_code == SchemaErrorReason.SERIES_CONTAINS_NULLS:
         count, first, query_value = null_report(column)
-        where = f"first at row {first}" + (
-            f", in query {query_value!r}" if query_value is not None else ""
+        where = f"first at row {_plain(first)}" + (
+            f", in query {_plain(query_value)!r}" if query_value is not None else ""
         )
+        drop = f"drop or fill those rows (e.g. {fix['drop']})"
         fixes = {
-            "query": "every row must belong to a query; drop or fill those rows",
-            "item": "every row needs an item id; drop or fill those rows",
+            "query": f"every row must belong to a query; {drop}",
+            "item": f"every row needs an item id; {drop}",
             "relevant": "every row needs a grade: fill unjudged items with 0 "
-            "(e.g. df.fillna({...: 0})) or drop them",
+            f"(e.g. {fix['fill']}) or drop them",
         }
-        fix = fixes.get(role, "drop or fill those rows")
-        msg = f"Column {column!r} ({role}) has {count} null value(s) ({where}); {fix}."
+        msg = (
+            f"Column {column!r} ({role}) has {_plain(count)} null value(s) ({where}); "
+            f"{fixes.get(role, drop)}."
+        )
         return InvalidDataError(msg)
     if role == "relevant" and "finite" in str(error):
         msg = (
@@ -258,8 +293,7 @@ def translate(
         kind = "int or float" if role == "score" else "bool, int or float"
         msg = (
             f"Column {column!r} ({role}) must be numeric ({kind}); got dtype "
-            f"{dtype_of(column)}. Convert it first (e.g. pd.to_numeric or "
-            f"pl.col(...).cast(pl.Float64)), {pass_as}."
+            f"{dtype_of(column)}. Convert it first (e.g. {fix['numeric']}), {pass_as}."
         )
         return InvalidDataError(msg)
     return InvalidDataError(f"Column {column!r} failed validation: {error}")

@@ -96,7 +96,8 @@ def _check_nulls(reports: pd.DataFrame, names: ColumnNames) -> int:
         at = int(np.flatnonzero(counts)[0])
         first = int(offsets[at] + reports[f"first{i}"].iloc[at])
         facts.append(NullFacts(int(counts.sum()), first, reports[f"query{i}"].iloc[at]))
-    raise_nulls(names, facts, numeric_scores=bool(reports["numeric_score"].all()))
+    raise_nulls(names, facts, numeric_scores=bool(reports["numeric_score"].all()),
+                flavour="pandas")
     return 0
 
 

@@ -11,12 +11,22 @@ import numpy.typing as npt
 import pandas as pd
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from rankframe import schemas
 from rankframe._api import RankEval
-from rankframe._encoding import dense_ranks, dictionary_codes, hash_arrow, hash_series, ranks_at
-from rankframe._engine import CodeArray, FrameData
+from rankframe._encoding import (
+    UnorderedIdsError,
+    dense_ranks,
+    dictionary_codes,
+    hash_arrow,
+    hash_series,
+    ranks_at,
+    without_half_floats,
+)
+from rankframe._engine import EXACT_DIGITS, CodeArray, FrameData, scores_in_order
 from rankframe._pipeline import Backend, ColumnNames, Request
+from rankframe.exceptions import InvalidDataError
 
 IntArray = npt.NDArray[np.int64]
 
@@ -29,6 +39,28 @@ def _as_float(series: pd.Series) -> npt.NDArray[np.float64]:
     return series.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
+def _scores(series: pd.Series) -> npt.NDArray[np.float64]:
+    """A score column as float64 (NaN for nulls) that orders exactly as the scores do:
+    integers beyond 2**53 and decimals become their dense ranks (see
+    :func:`~rankframe._engine.scores_in_order`)."""
+    dtype = series.dtype
+    exact_as_float = pd.api.types.is_float_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
+    if exact_as_float or not pd.api.types.is_numeric_dtype(dtype):
+        return _as_float(series)
+    if isinstance(dtype, np.dtype):  # NumPy integers: no nulls
+        return scores_in_order(series.to_numpy())
+    present = series.notna().to_numpy()
+    values = series.to_numpy() if present.all() else series[present].to_numpy()
+    if isinstance(dtype, pd.ArrowDtype) and pa.types.is_decimal(dtype.pyarrow_dtype):
+        if dtype.pyarrow_dtype.precision <= EXACT_DIGITS:
+            return _as_float(series)
+        ranks = pc.rank(pa.array(series[present].array), tiebreaker="dense")
+        values = np.asarray(ranks, dtype=np.int64)  # Arrow compares the decimals exactly
+    out = np.full(len(series), np.nan)
+    out[present] = scores_in_order(values)
+    return out
+
+
 def _codes(series: pd.Series, *, sort: bool, threads: bool = False) -> tuple[CodeArray, Any]:
     """Per row an integer code, and the distinct values (sorted with ``sort=True``).
 
@@ -37,9 +69,24 @@ def _codes(series: pd.Series, *, sort: bool, threads: bool = False) -> tuple[Cod
     int64), in two threads with ``threads=True``; others by ``pd.factorize``.
     """
     if isinstance(series.array, pd.arrays.ArrowExtensionArray | pd.arrays.ArrowStringArray):
-        return dictionary_codes(pa.array(series.array), sort=sort, compact=True, threads=threads)
-    codes, uniques = pd.factorize(series, sort=sort, use_na_sentinel=False)
+        values = without_half_floats(pa.array(series.array))
+        return dictionary_codes(values, sort=sort, compact=True, threads=threads)
+    try:
+        codes, uniques = pd.factorize(series, sort=sort, use_na_sentinel=False)
+    except TypeError:  # unhashable values (lists, dicts, sets)
+        raise _unhashable(series) from None
     return codes.astype(np.int64, copy=False), np.asarray(uniques)
+
+
+def _unhashable(series: pd.Series) -> InvalidDataError:
+    """The error for an id column whose values are not hashable (lists, dicts, sets)."""
+    column = series.name
+    msg = (
+        f"Column {column!r} (dtype {series.dtype}) holds values that are not hashable "
+        "(lists, dicts or sets); ids must be hashable and ordered. Convert them to strings "
+        f"first, e.g. df[{column!r}] = df[{column!r}].astype(str)."
+    )
+    return InvalidDataError(msg)
 
 
 def _hash(series: pd.Series) -> npt.NDArray[np.uint64]:
@@ -52,11 +99,24 @@ def _hash(series: pd.Series) -> npt.NDArray[np.uint64]:
         return hash_arrow(pa.array(series.array))
     try:
         values = pl.from_pandas(series)
-    except (pl.exceptions.PolarsError, pa.ArrowException, TypeError, ValueError):
+    except (pl.exceptions.PolarsError, pa.ArrowException, TypeError, ValueError,
+            OverflowError):
         values = None  # an object column mixing types: hash codes of equal values instead
+    if values is not None and (values.dtype.is_nested() or values.dtype == pl.Object):
+        raise _unhashable(series)  # lists and dicts (polars made lists and structs of them)
     if values is None:
         values = pl.Series(_codes(series, sort=False)[0])
     return hash_series(values)
+
+
+def _unordered(column: str, dtype: object, error: Exception) -> InvalidDataError:
+    """The error for item ids that have no order (``ties`` breaks ties by item id)."""
+    msg = (
+        f"Column {column!r} (item, dtype {dtype}) holds {error}; ties between equal scores "
+        f"are broken by item id, which needs an order. Convert the ids to strings, e.g. "
+        f"df[{column!r}].astype(str), or pass ties='first'."
+    )
+    return InvalidDataError(msg)
 
 
 def _grades(series: pd.Series) -> npt.NDArray[Any]:
@@ -86,6 +146,7 @@ class PandasBackend:
         schemas.pandera_ready()
         from pandera.errors import SchemaError
 
+        self._check_unique_names(names.roles())
         schema = schemas.pandas_schema(
             names.query, names.item, names.scores, names.relevant, check_unique=False
         )
@@ -99,6 +160,21 @@ class PandasBackend:
                 null_report=lambda c: self._null_report(c, names.query),
             ) from None
 
+    def _check_unique_names(self, roles: dict[str, str]) -> None:
+        """Raise if a column the accessor reads shares its name with another column."""
+        columns = self.frame.columns
+        if columns.is_unique:
+            return
+        for name, role in roles.items():
+            count = int((columns == name).sum())
+            if count > 1:
+                msg = (
+                    f"Column name {name!r} ({role}) appears {count} times in the frame; "
+                    "rankframe needs one column per name. Drop or rename the copies, e.g. "
+                    "df.loc[:, ~df.columns.duplicated()]."
+                )
+                raise InvalidDataError(msg)
+
     def _null_report(self, column: str, query: str) -> tuple[int, int, object]:
         nulls = self.frame[column].isna().to_numpy()
         first = int(np.flatnonzero(nulls)[0])
@@ -107,6 +183,7 @@ class PandasBackend:
 
     def extract(self, names: ColumnNames, by: Sequence[str]) -> FrameData:
         self._validate(names)
+        self._check_unique_names(dict.fromkeys(by, "by"))
         df = self.frame
         items = df[names.item]
         # On large frames Arrow encodes the query column in two threads; the items' hashes
@@ -120,7 +197,10 @@ class PandasBackend:
             chosen = items.take(rows)
             if isinstance(chosen.dtype, pd.ArrowDtype | pd.StringDtype):
                 return dense_ranks(pa.array(chosen.array))
-            return dense_ranks(np.asarray(chosen.to_numpy()))
+            try:
+                return dense_ranks(np.asarray(chosen.to_numpy()))
+            except UnorderedIdsError as error:
+                raise _unordered(names.item, items.dtype, error) from None
 
         def item_hash() -> npt.NDArray[np.uint64]:
             return _hash(items)
@@ -130,7 +210,7 @@ class PandasBackend:
                 return list(query_uniques.take(pa.array(codes)).to_pylist())
             return list(query_uniques[codes])
 
-        systems = [(s, _as_float(df[s])) for s in names.scores]
+        systems = [(s, _scores(df[s])) for s in names.scores]
         return FrameData(
             query_codes=query_codes,
             n_queries=len(query_uniques),
@@ -142,6 +222,7 @@ class PandasBackend:
             item_label=lambda row: items.iloc[row],
             segments=[(b, _codes(df[b], sort=True)[0]) for b in by],
             systems=systems if names.systems is not None else [],
+            flavour="pandas",
         )
 
     def table(

@@ -23,7 +23,7 @@ import numpy.typing as npt
 import polars as pl
 import pyarrow as pa
 
-from rankframe import schemas
+from rankframe import _engine, schemas
 from rankframe._api import RankEval, ranks
 from rankframe._config import get_option
 from rankframe._encoding import dense_ranks, dictionary_codes, hash_series
@@ -31,37 +31,110 @@ from rankframe._engine import CodeArray, FrameData
 from rankframe._options import Ties
 from rankframe._partitioned import NullFacts, Parts, never_null, raise_nulls
 from rankframe._pipeline import Backend, ColumnNames, Request, run
+from rankframe.exceptions import InvalidDataError
 
 IntArray = npt.NDArray[np.int64]
 
 
+#: Integer dtypes that Arrow cannot hold: their ids are encoded and ranked by polars.
+_WIDE = (pl.Int128, pl.UInt128)
+
+#: Fixes for id columns of a dtype that is not an id (no order, or not hashable).
+_NOT_IDS = {
+    "List": "pl.col({c!r}).cast(pl.List(pl.String)).list.join('|')",
+    "Array": "pl.col({c!r}).cast(pl.List(pl.String)).list.join('|')",
+    "Struct": "pl.col({c!r}).struct.json_encode()",
+    "Object": "pl.Series({c!r}, [str(v) for v in df[{c!r}]])",
+}
+
+
+def _id_column(series: pl.Series) -> pl.Series:
+    """An id column in a dtype that Arrow encodes and ranks, with the same equality and
+    order: categoricals as strings, Float16 as Float32 (exact)."""
+    if series.dtype in (pl.Categorical, pl.Enum):
+        return series.cast(pl.String)
+    if series.dtype == pl.Float16:
+        return series.cast(pl.Float32)
+    return series
+
+
+def _check_ids(frame: pl.DataFrame, roles: dict[str, str]) -> None:
+    """Raise for an id column (query, item, ``by``) of a dtype that cannot be one."""
+    for column, role in roles.items():
+        dtype = frame.schema[column]
+        fix = _NOT_IDS.get(dtype.base_type().__name__)
+        if fix is None:
+            continue
+        msg = (
+            f"Column {column!r} ({role}) has dtype {dtype}, which cannot be an id: ids must "
+            "be hashable and ordered (strings, integers, floats, dates, categoricals, ...). "
+            f"Convert it to strings first, e.g. df.with_columns({fix.format(c=column)})."
+        )
+        raise InvalidDataError(msg)
+
+
 def _arrow(series: pl.Series) -> pa.Array:
     """The column as Arrow: strings as string views, polars' own layout (no copy)."""
-    if series.dtype in (pl.Categorical, pl.Enum):
-        series = series.cast(pl.String)
+    series = _id_column(series)
     if series.dtype == pl.String:
         return series.to_arrow(compat_level=pl.CompatLevel.newest())
     return series.to_arrow()
 
 
-def _encode(series: pl.Series, *, sort: bool) -> tuple[IntArray, pa.Array]:
+def _polars_codes(series: pl.Series) -> tuple[IntArray, pl.Series]:
+    """:func:`_encode` by polars, for the dtypes Arrow lacks (:data:`_WIDE`): codes in
+    sorted order, and the sorted distinct values."""
+    codes = (series.rank("dense") - 1).cast(pl.Int64).to_numpy()
+    return codes, series.unique().sort()
+
+
+def _encode(series: pl.Series, *, sort: bool) -> tuple[IntArray, pa.Array | pl.Series]:
     """Per row an integer code, and the distinct values (sorted with ``sort=True``)."""
+    if series.dtype in _WIDE:
+        return _polars_codes(series)
     return dictionary_codes(_arrow(series), sort=sort)
 
 
-def _query_codes(series: pl.Series) -> tuple[CodeArray, pa.Array]:
+def _query_codes(series: pl.Series) -> tuple[CodeArray, pa.Array | pl.Series]:
     """:func:`_encode` of the query column: int32 codes (half the memory), in two threads
     on large frames."""
+    if series.dtype in _WIDE:
+        codes, values = _polars_codes(series)
+        return codes.astype(np.int32) if len(values) < 2**31 else codes, values
     return dictionary_codes(_arrow(series), sort=True, compact=True, threads=True)
+
+
+def _take(values: pa.Array | pl.Series, codes: IntArray) -> list[object]:
+    """The values at positions ``codes``, as Python values."""
+    if isinstance(values, pl.Series):
+        return values.gather(codes).to_list()
+    return list(values.take(pa.array(codes)).to_pylist())
 
 
 def _as_float(series: pl.Series) -> npt.NDArray[np.float64]:
     return series.cast(pl.Float64).to_numpy()
 
 
+def _scores(series: pl.Series) -> npt.NDArray[np.float64]:
+    """A score column as float64 (NaN for nulls) that orders exactly as the scores do:
+    integers beyond 2**53 and decimals of more than 15 digits become their dense ranks
+    (see :func:`~rankframe._engine.scores_in_order`)."""
+    dtype = series.dtype
+    if dtype.is_integer():
+        low, high = series.min(), series.max()
+        limit = _engine.EXACT_INTEGER
+        lossy = low is not None and (low < -limit or high > limit)  # type: ignore[operator]
+    else:
+        digits = getattr(dtype, "precision", None) or 38
+        lossy = dtype.is_decimal() and digits > _engine.EXACT_DIGITS
+    return _as_float(series.rank("dense") if lossy else series)
+
+
 def _grades(series: pl.Series) -> npt.NDArray[Any]:
     """The grades as NumPy numbers: integers and floats without a float64 copy (a view of
     polars' buffer where it can), booleans as bool."""
+    if series.dtype in _WIDE:  # NumPy has no 128-bit integers
+        return _as_float(series)
     if series.dtype.is_integer() or series.dtype.is_float() or series.dtype == pl.Boolean:
         return series.to_numpy()
     return _as_float(series)
@@ -101,23 +174,26 @@ class PolarsBackend:
         return int(nulls.sum()), first, query_value
 
     def extract(self, names: ColumnNames, by: Sequence[str]) -> FrameData:
+        _check_ids(self.frame, {names.query: "query", names.item: "item",
+                                **dict.fromkeys(by, "by")})
         self._validate(names)
         df = self.frame
         query_codes, query_values = _query_codes(df[names.query])
-        items = df[names.item]
-        if items.dtype in (pl.Categorical, pl.Enum):
-            items = items.cast(pl.String)
+        items = _id_column(df[names.item])
 
         def item_ranks(rows: IntArray) -> IntArray:
-            return dense_ranks(items.gather(rows).to_arrow())
+            chosen = items.gather(rows)
+            if chosen.dtype in _WIDE:
+                return _polars_codes(chosen)[0]
+            return dense_ranks(chosen.to_arrow())
 
         def item_hash() -> npt.NDArray[np.uint64]:
             return hash_series(items)
 
         def query_labels(codes: IntArray) -> list[object]:
-            return list(query_values.take(pa.array(codes)).to_pylist())
+            return _take(query_values, codes)
 
-        systems = [(s, _as_float(df[s])) for s in names.scores]
+        systems = [(s, _scores(df[s])) for s in names.scores]
         return FrameData(
             query_codes=query_codes,
             n_queries=len(query_values),
@@ -129,6 +205,7 @@ class PolarsBackend:
             item_label=lambda row: items[row],
             segments=[(b, _encode(df[b], sort=True)[0]) for b in by],
             systems=systems if names.systems is not None else [],
+            flavour="polars",
         )
 
     def table(
@@ -264,7 +341,7 @@ class _NullCheck:
         n = len(self.columns)
         facts = [NullFacts(int(report[i] or 0), int(report[n + i] or 0), report[2 * n + i])
                  for i in range(n)]
-        raise_nulls(self.names, facts, numeric_scores=self.numeric_scores)
+        raise_nulls(self.names, facts, numeric_scores=self.numeric_scores, flavour="polars")
 
 
 def _unused_name(columns: Sequence[str], stem: str) -> str:

@@ -25,6 +25,7 @@ import rankframe
 from helpers import CONFORMANCE
 from rankframe import cli
 from rankframe._api import RankEval
+from rankframe.cli.reading import INFER_ROWS
 from rankframe.trec import TREC_MEASURES, parse_trec_measures, trec_eval_report
 
 Run = Callable[..., tuple[int, str, str]]
@@ -229,7 +230,7 @@ def test_default_column_names(run: Run, tmp_path: Path) -> None:
 
 def test_csv_types_inferred_past_the_first_rows(run: Run, tmp_path: Path) -> None:
     # numeric-looking query ids for more than polars' inference window, then a string id
-    n = cli.INFER_ROWS + 5
+    n = INFER_ROWS + 5
     frame = pd.DataFrame({"query": [*map(str, range(n)), "x"], "item": "a",
                           "score": 1.0, "relevant": [0] * n + [1]})
     code, out, err = run("evaluate", write(frame, tmp_path / "d.csv"), "-m", "acc@1",
@@ -357,7 +358,7 @@ D = ["{tmp}/d.csv", "--query", "qid", "--item", "doc", "--score", "sys_a", "--re
         (["evaluate", *D, "--ties", "random"], 2, "argument --ties: invalid choice: 'random'"),
         (["evaluate", *D, "--min-relevance", "inf"], 2, "'min_relevance' option"),
         (["evaluate", *D, "--item", "segment"], 1, "appears 3 times in query"),
-        (["evaluate", *D, "--by", "doc"], 1, "by='doc'"),
+        (["evaluate", *D, "--by", "doc"], 2, "--by doc is the --item column; pass --by with"),
         (["evaluate", *D, "--empty", "error"], 1, "q4"),
         (["evaluate"], 2, "the following arguments are required: FILE"),
         (["frobnicate"], 2, "invalid choice: 'frobnicate'"),

@@ -1,0 +1,242 @@
+"""Reading a long-format input file (CSV, TSV, Parquet, JSON lines), and where its rows are.
+
+Errors name the file and the 1-based line of the offending record (the row, for Parquet),
+found from the file's bytes only when something is wrong.
+"""
+
+from __future__ import annotations
+
+import difflib
+import io
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from rankframe.cli.errors import CliError
+from rankframe.cli.status import Status
+from rankframe.exceptions import excerpt
+
+if TYPE_CHECKING:
+    import polars as pl
+
+INPUT_FORMATS = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+}
+FORMAT_NAMES = {"csv": "CSV", "tsv": "TSV", "parquet": "Parquet", "jsonl": "JSON lines"}
+_SEPARATORS = {"csv": ",", "tsv": "\t"}
+# polars infers CSV and JSON-lines column types from this many rows, then from all of them
+# if a later value does not fit
+INFER_ROWS = 10_000
+
+
+def input_format(path: str, given: str | None) -> str:
+    """The format of ``path``: ``given``, else told from the extension."""
+    if given is not None:
+        return given
+    if path == "-":
+        return "csv"
+    suffix = Path(path).suffix.lower()
+    if suffix not in INPUT_FORMATS:
+        msg = (
+            f"cannot tell the format of {excerpt(path, 200)} from its extension; pass "
+            f"--input-format csv, tsv, parquet or jsonl (extensions: {', '.join(INPUT_FORMATS)})"
+        )
+        raise CliError(msg, code=2)
+    return INPUT_FORMATS[suffix]
+
+
+def check_exists(path: str) -> None:
+    """A missing file is a usage error (exit status 2)."""
+    if path != "-" and not os.path.exists(path):
+        raise CliError(f"file {excerpt(path, 200)} not found; check the path", code=2)
+
+
+@dataclass
+class Source:
+    """An input file (or standard input) and the way from its rows to its lines."""
+
+    path: str
+    fmt: str
+    stdin: bytes | None = None
+    _bytes: bytes | None = field(default=None, repr=False)
+
+    @property
+    def name(self) -> str:
+        """The file as a message names it, quoted."""
+        return "standard input" if self.path == "-" else excerpt(self.path, 200)
+
+    @property
+    def subject(self) -> str:
+        """The file as the subject of a sentence: ``The file 'd.csv'``."""
+        return "Standard input" if self.path == "-" else f"The file {self.name}"
+
+    def scannable(self) -> Any:
+        """What polars reads: the path, or standard input's bytes."""
+        return io.BytesIO(self.stdin) if self.stdin is not None else self.path
+
+    def data(self) -> bytes:
+        """The file's bytes (read once, on the error path only)."""
+        if self.stdin is not None:
+            return self.stdin
+        if self._bytes is None:
+            self._bytes = Path(self.path).read_bytes()
+        return self._bytes
+
+    def lines(self, rows: Sequence[int]) -> list[int]:
+        """The 1-based line numbers of 0-based data rows (for Parquet: 1-based row numbers)."""
+        if self.fmt == "parquet":
+            return [row + 1 for row in rows]
+        starts = _record_lines(self.data(), self.fmt)
+        return [int(starts[min(row, len(starts) - 1)]) for row in rows]
+
+    def at(self, rows: Sequence[int]) -> str:
+        """Where rows are, for a message: ``line 3 of 'd.csv'``, ``lines 2 and 5 of ...``."""
+        numbers = [f"{n:,}" for n in self.lines(rows)]
+        unit = "row" if self.fmt == "parquet" else "line"
+        if len(numbers) == 1:
+            return f"{unit} {numbers[0]} of {self.name}"
+        return f"{unit}s {', '.join(numbers[:-1])} and {numbers[-1]} of {self.name}"
+
+
+def _record_lines(data: bytes, fmt: str) -> npt.NDArray[np.int64]:
+    """The 1-based line on which each data row of a CSV, TSV or JSON-lines text starts."""
+    buffer = np.frombuffer(data, dtype=np.uint8)
+    newlines = np.flatnonzero(buffer == ord("\n"))
+    if fmt == "jsonl":  # a record per line that is not blank
+        starts = np.concatenate([[0], newlines + 1])
+        ends = np.concatenate([newlines, [len(buffer)]])
+        return np.flatnonzero(ends > starts).astype(np.int64) + 1
+    # CSV: a record per line, but a quoted cell may hold line breaks; the header is record 0
+    ends = np.flatnonzero(_outside_quotes(buffer, newlines))
+    return (ends + 2).astype(np.int64)
+
+
+def _outside_quotes(buffer: npt.NDArray[np.uint8], positions: npt.NDArray[np.intp]) -> Any:
+    """Whether each position is outside a quoted CSV cell (an even number of quotes before)."""
+    quotes = np.flatnonzero(buffer == ord('"'))
+    return np.searchsorted(quotes, positions) % 2 == 0
+
+
+def _line_text(data: bytes, line: int) -> bytes:
+    """The bytes of a 1-based line, without its line break."""
+    newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord("\n"))
+    start = 0 if line == 1 else int(newlines[line - 2]) + 1
+    end = int(newlines[line - 1]) if line <= len(newlines) else len(data)
+    return data[start:end].rstrip(b"\r")
+
+
+def diagnose_text(source: Source) -> str | None:
+    """Why a CSV, TSV or JSON-lines file cannot be read, naming the line; None if unknown."""
+    data = source.data()
+    kind = FORMAT_NAMES[source.fmt]
+    if not data.strip():
+        return (
+            f"{source.subject} is empty; a {kind} file needs a header and a row per (query, item)"
+        )
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        return (
+            f"Line {line:,} of {source.name} is not UTF-8 text (byte 0x{data[error.start]:02x} "
+            f"in {excerpt(_line_text(data, line))}); save the file as UTF-8"
+        )
+    if source.fmt not in _SEPARATORS:
+        return None
+    separator = _SEPARATORS[source.fmt]
+    buffer = np.frombuffer(data, dtype=np.uint8)
+    newlines = np.flatnonzero(buffer == ord("\n"))
+    ends = newlines[_outside_quotes(buffer, newlines)]
+    separators = np.flatnonzero(buffer == ord(separator))
+    separators = separators[_outside_quotes(buffer, separators)]
+    fields = np.bincount(np.searchsorted(ends, separators), minlength=len(ends) + 1) + 1
+    extra = np.flatnonzero(fields > fields[0])
+    if not len(extra):
+        return None
+    record = int(extra[0])
+    line = int(np.concatenate([[1], np.flatnonzero(_outside_quotes(buffer, newlines)) + 2])[record])
+    shown = "','" if separator == "," else "a tab"
+    return (
+        f"Line {line:,} of {source.name} has {fields[record]} fields where the header has "
+        f"{fields[0]} ({excerpt(_line_text(data, line))}); remove the extra fields, or quote "
+        f"a value that holds {shown}"
+    )
+
+
+def _scan(source: Any, fmt: str, infer: int | None) -> pl.LazyFrame:
+    import polars as pl
+
+    if fmt in _SEPARATORS:
+        return pl.scan_csv(source, separator=_SEPARATORS[fmt], infer_schema_length=infer)
+    if fmt == "parquet":
+        return pl.scan_parquet(source)
+    return pl.scan_ndjson(source, infer_schema_length=infer)
+
+
+def read_table(
+    path: str, fmt: str, columns: dict[str, str], status: Status
+) -> tuple[pl.DataFrame, Source]:
+    """Read the ``columns`` (name → the option that named it) of a CSV/TSV/Parquet/JSONL file.
+
+    ``path`` ``-`` reads standard input. A missing column raises :class:`CliError` naming the
+    option to change and the closest column name; a file that cannot be read, the line at
+    fault where it can be found.
+    """
+    import polars as pl
+
+    check_exists(path)
+    source = Source(path, fmt, sys.stdin.buffer.read() if path == "-" else None)
+    status.show(f"reading {'standard input' if path == '-' else path}...")
+
+    def failed(error: Exception) -> CliError:
+        found = diagnose_text(source) if fmt != "parquet" else None
+        if found is not None:
+            return CliError(found)
+        detail = " ".join(str(error).split("\n\n")[0].split()) or type(error).__name__
+        detail = detail if len(detail) <= 200 else f"{detail[:200]}..."
+        return CliError(
+            f"cannot read {source.name} as {FORMAT_NAMES[fmt]}: {detail}; "
+            "check the file, or pass --input-format if it is in another format"
+        )
+
+    try:
+        names = _scan(source.scannable(), fmt, INFER_ROWS).collect_schema().names()
+    except (pl.exceptions.PolarsError, OSError) as error:
+        raise failed(error) from None
+    for column, option in columns.items():
+        if column not in names:
+            found = diagnose_text(source) if fmt != "parquet" else None
+            raise CliError(found or _missing_column(column, option, names, source.name))
+    wanted = list(dict.fromkeys(columns))
+    try:
+        try:
+            frame = _scan(source.scannable(), fmt, INFER_ROWS).select(wanted).collect()
+        except pl.exceptions.ComputeError:
+            if fmt == "parquet":
+                raise
+            # a value after the first INFER_ROWS rows does not fit the inferred type
+            frame = _scan(source.scannable(), fmt, None).select(wanted).collect()
+    except (pl.exceptions.PolarsError, OSError) as error:
+        raise failed(error) from None
+    return frame, source
+
+
+def _missing_column(column: str, option: str, names: Sequence[str], where: str) -> str:
+    close = difflib.get_close_matches(column, names, n=1, cutoff=0.5)
+    hint = f" Did you mean {excerpt(close[0])}?" if close else ""
+    shown = ", ".join(excerpt(n, 40) for n in names[:20]) + (", ..." if len(names) > 20 else "")
+    return (
+        f"column {excerpt(column)} ({option}) not found in {where}.{hint} "
+        f"Pass {option} COLUMN to use another column; the columns are {shown}"
+    )

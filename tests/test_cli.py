@@ -23,6 +23,7 @@ import pytest
 
 import rankframe
 from helpers import CONFORMANCE
+from rankframe import METRICS
 from rankframe import cli
 from rankframe._api import RankEval
 from rankframe.cli.reading import INFER_ROWS
@@ -497,6 +498,32 @@ def test_trec_measure_syntaxes(run: Run) -> None:
     # -n: no summary; per-query lines only
     out = run("trec", "-q", "-n", "-m", "map", *files)[1]
     assert [line.split("\t")[1] for line in out.splitlines()] == ["301", "302", "303"]
+
+
+def test_trec_measures_come_from_the_registry_in_trec_eval_order() -> None:
+    declared = {}
+    for definition in METRICS.values():
+        for name in (definition.trec_name, definition.trec_cut):
+            if name is not None:
+                declared[name] = definition.name
+    assert {m.name: m.metric for m in TREC_MEASURES if m.kind == "metric"} == declared
+    # trec_eval's order and default cut-offs, as its own -m all_trec output prints them
+    printed: dict[str, list[int]] = {}
+    for line in (CONFORMANCE / "out.test.aq").read_text().splitlines():
+        name, query, _ = (field.strip() for field in line.split("\t"))
+        cut = re.fullmatch(r"(.+)_([0-9]+)", name)
+        root = cut[1] if cut and cut[1] in _CUT_NAMES else name
+        if query == "all" and root in _NAMES:
+            printed.setdefault(root, []).extend([int(cut[2])] if root != name and cut else [])
+    assert list(printed) == [m.name for m in TREC_MEASURES]
+    assert {n: tuple(k) for n, k in printed.items()} == {m.name: m.cutoffs for m in TREC_MEASURES}
+
+
+def test_metric_help_lists_the_registry(run: Run) -> None:
+    evaluate = " ".join(run("evaluate", "--help")[1].split())
+    assert f"a metric: {', '.join(METRICS)}, with @k" in evaluate
+    trec = " ".join(run("trec", "--help")[1].split())
+    assert f"a trec_eval measure: {', '.join(m.name for m in TREC_MEASURES)};" in trec
 
 
 def test_trec_default_measures_are_everything_rankframe_computes() -> None:

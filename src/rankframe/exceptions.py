@@ -15,7 +15,7 @@ Every error about the user's input or arguments is a ``RankEvalError``, which is
         └── EmptyQueryError           empty="error" and some queries have no relevant item
 
 Each message names the culprit (column, value, query; a file and its line) and the fix, and
-quotes the user's values through :func:`excerpt`, so a message stays short whatever the input.
+quotes the user's values through ``excerpt``, so a message stays short whatever the input.
 """
 
 from __future__ import annotations

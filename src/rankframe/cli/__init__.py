@@ -9,7 +9,7 @@ Commands (``rankframe COMMAND --help`` for each):
   tests corrected for multiple comparisons.
 - ``rankframe trec QRELS RUN``: trec_eval's output format for the measures rankframe computes,
   with trec_eval's ``-q``, ``-c``, ``-l`` and ``-m``.
-- ``rankframe demo``: the embedded sample data (:func:`rankframe.datasets.recommendations`)
+- ``rankframe demo``: the embedded sample data (``rankframe.datasets.recommendations``)
   overall and by user segment, for two models.
 
 Errors print one line on stderr, ``rankframe: error: ...``, and exit with 2 when the command line

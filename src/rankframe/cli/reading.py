@@ -189,7 +189,7 @@ def read_table(
 ) -> tuple[pl.DataFrame, Source]:
     """Read the ``columns`` (name → the option that named it) of a CSV/TSV/Parquet/JSONL file.
 
-    ``path`` ``-`` reads standard input. A missing column raises :class:`CliError` naming the
+    ``path`` ``-`` reads standard input. A missing column raises ``CliError`` naming the
     option to change and the closest column name; a file that cannot be read, the line at
     fault where it can be found.
     """

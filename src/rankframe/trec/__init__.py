@@ -1,10 +1,10 @@
 """TREC files and trec_eval's output.
 
-- :func:`read_trec_run`, :func:`read_trec_qrels` and :func:`join_trec` read TREC run and qrels
+- ``read_trec_run``, ``read_trec_qrels`` and ``join_trec`` read TREC run and qrels
   files and join them into rankframe's long frame, with trec_eval's semantics (``files``);
-- :data:`TREC_MEASURES` and :func:`parse_trec_measures`: the trec_eval measures rankframe
+- ``TREC_MEASURES`` and ``parse_trec_measures``: the trec_eval measures rankframe
   computes, taken from the metric registry, and trec_eval's ``-m`` syntax (``measures``);
-- :func:`trec_eval_report` prints them in trec_eval's own output format
+- ``trec_eval_report`` prints them in trec_eval's own output format
   (``measure<TAB>query<TAB>value``), line for line as trec_eval prints them; it is what
   ``rankframe trec`` runs (``report``).
 """

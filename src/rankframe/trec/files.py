@@ -1,6 +1,6 @@
 """Read TREC run and qrels files, and join them into rankframe's long frame.
 
-A bad line raises :class:`~rankframe.exceptions.TrecFormatError`, whose ``path`` and 1-based
+A bad line raises ``rankframe.exceptions.TrecFormatError``, whose ``path`` and 1-based
 ``line`` say where; the message quotes a short excerpt of the line. The files are read in one
 pass by pandas; only when that fails are the lines read again, one by one, to find the
 first bad one.
@@ -76,14 +76,14 @@ def _diagnose(
             line = raw.decode("utf-8")
         except UnicodeDecodeError as bad:
             msg = (
-                f"Line {number} of {where} is not UTF-8 text (byte 0x{raw[bad.start]:02x} in "
+                f"Line {number:,} of {where} is not UTF-8 text (byte 0x{raw[bad.start]:02x} in "
                 f"{excerpt(raw.strip())}); save the file as UTF-8."
             )
             return TrecFormatError(msg, path=path, kind=kind, line=number)
         fields = line.split()
         if len(fields) < len(dtypes):
             msg = (
-                f"Line {number} of {where} has {len(fields)} fields "
+                f"Line {number:,} of {where} has {len(fields)} fields "
                 f"({excerpt(line.strip())}); {expected}."
             )
             return TrecFormatError(msg, path=path, kind=kind, line=number, n_fields=len(fields))
@@ -97,7 +97,7 @@ def _diagnose(
                 finite = False
             if not finite:
                 msg = (
-                    f"Line {number} of {where} has the {name} {excerpt(field)}, which is not "
+                    f"Line {number:,} of {where} has the {name} {excerpt(field)}, which is not "
                     f"{kind_of_value} ({excerpt(line.strip())}); {expected}."
                 )
                 return TrecFormatError(msg, path=path, kind=kind, line=number)

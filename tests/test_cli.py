@@ -519,6 +519,20 @@ def test_trec_measures_come_from_the_registry_in_trec_eval_order() -> None:
     assert {n: tuple(k) for n, k in printed.items()} == {m.name: m.cutoffs for m in TREC_MEASURES}
 
 
+def test_docs_table_of_trec_measures_is_the_registrys() -> None:
+    page = (Path(__file__).parents[1] / "docs" / "cli.md").read_text()
+    table = page.split("| trec_eval | rankframe | default cut-offs |")[1].split("\n\n")[0]
+    rows = [row.split("|")[1:3] for row in table.splitlines()[2:]]
+    names = [name for cell, _ in rows for name in re.findall(r"`(\w+)`", cell)]
+    assert names == [m.name for m in TREC_MEASURES]
+    by_name = {m.name: m for m in TREC_MEASURES}
+    for cell, metric in rows:
+        measure = by_name[re.findall(r"`(\w+)`", cell)[0]]
+        if measure.kind == "metric":
+            k = "@k" if measure.cutoffs else ""
+            assert metric.strip() == f"`{measure.metric}{k}`", cell
+
+
 def test_metric_help_lists_the_registry(run: Run) -> None:
     evaluate = " ".join(run("evaluate", "--help")[1].split())
     assert f"a metric: {', '.join(METRICS)}, with @k" in evaluate

@@ -17,6 +17,7 @@ import pytest
 
 from helpers import CONFORMANCE
 from rankframe import cli, read_trec_qrels, read_trec_run
+from rankframe.cli.errors import MAX_MESSAGE, fail
 from rankframe.exceptions import EXCERPT_CHARACTERS, InvalidDataError, TrecFormatError
 
 QRELS = CONFORMANCE / "qrels.test"
@@ -79,7 +80,7 @@ RUN_CASES = {
 @pytest.mark.parametrize("case", list(RUN_CASES))
 def test_run_errors_name_the_line(error: Error, tmp_path: Path, case: str) -> None:
     content, message = RUN_CASES[case]
-    run = text(tmp_path / "r.run", content)
+    run = text(tmp_path / "Run.txt", content)
     assert error("trec", QRELS, run) == message.format(path=f"'{run}'")
 
 
@@ -278,3 +279,11 @@ def test_csv_100_mb_line_and_binary_garbage_are_not_echoed(
 
     garbage = text(tmp_path / "garbage.csv", os.urandom(4096).replace(b"\n", b"") + b"\xff")
     assert error("evaluate", garbage).startswith(f"Line 1 of '{garbage}' is not UTF-8 text")
+
+
+def test_any_message_is_cut_to_a_bounded_length(capsys: pytest.CaptureFixture[str]) -> None:
+    # the last resort for a message from the library that would quote a huge value
+    assert fail("Unknown metric 'x" + "y" * 10_000 + "'.", 2) == 2
+    err = capsys.readouterr().err
+    kept = "y" * (MAX_MESSAGE - len("Unknown metric 'x"))
+    assert err == f"rankframe: error: Unknown metric 'x{kept}... (message cut)\n"

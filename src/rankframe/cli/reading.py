@@ -136,14 +136,8 @@ def _line_text(data: bytes, line: int) -> bytes:
     return data[start:end].rstrip(b"\r")
 
 
-def diagnose_text(source: Source) -> str | None:
-    """Why a CSV, TSV or JSON-lines file cannot be read, naming the line; None if unknown."""
-    data = source.data()
-    kind = FORMAT_NAMES[source.fmt]
-    if not data.strip():
-        return (
-            f"{source.subject} is empty; a {kind} file needs a header and a row per (query, item)"
-        )
+def _not_utf8(source: Source, data: bytes) -> str | None:
+    """The line of the first byte of ``data`` (the file's start) that is not UTF-8, if any."""
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -152,6 +146,20 @@ def diagnose_text(source: Source) -> str | None:
             f"Line {line:,} of {source.name} is not UTF-8 text (byte 0x{data[error.start]:02x} "
             f"in {excerpt(_line_text(data, line))}); save the file as UTF-8"
         )
+    return None
+
+
+def diagnose_text(source: Source) -> str | None:
+    """Why a CSV, TSV or JSON-lines file cannot be read, naming the line; None if unknown."""
+    data = source.data()
+    kind = FORMAT_NAMES[source.fmt]
+    if not data.strip():
+        return (
+            f"{source.subject} is empty; a {kind} file needs a header and a row per (query, item)"
+        )
+    not_utf8 = _not_utf8(source, data)
+    if not_utf8 is not None:
+        return not_utf8
     if source.fmt not in _SEPARATORS:
         return None
     separator = _SEPARATORS[source.fmt]
@@ -172,6 +180,15 @@ def diagnose_text(source: Source) -> str | None:
         f"{fields[0]} ({excerpt(_line_text(data, line))}); remove the extra fields, or quote "
         f"a value that holds {shown}"
     )
+
+
+def _header_not_utf8(source: Source) -> str | None:
+    """Why the header's names are garbage, if its first line is not UTF-8 (reads that line
+    only: a typo in a column option must not read a large file)."""
+    if source.stdin is not None:
+        return _not_utf8(source, source.stdin.split(b"\n", 1)[0])
+    with open(source.path, "rb") as file:
+        return _not_utf8(source, file.readline())
 
 
 def _scan(source: Any, fmt: str, infer: int | None) -> pl.LazyFrame:
@@ -216,7 +233,7 @@ def read_table(
         raise failed(error) from None
     for column, option in columns.items():
         if column not in names:
-            found = diagnose_text(source) if fmt != "parquet" else None
+            found = _header_not_utf8(source) if fmt != "parquet" else None
             raise CliError(found or _missing_column(column, option, names, source.name))
     wanted = list(dict.fromkeys(columns))
     try:

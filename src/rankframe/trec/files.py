@@ -54,7 +54,7 @@ def _read(path: PathLike, dtypes: dict[str, Any], kind: str) -> pd.DataFrame:
         raise _diagnose(path, dtypes, kind, error) from None
     if frame.empty:
         msg = (
-            f"{_where(path, kind).capitalize()} has no lines; each line must read "
+            f"The {_where(path, kind)[4:]} has no lines; each line must read "
             f"'{_LAYOUTS[kind]}'."
         )
         raise TrecFormatError(msg, path=path, kind=kind)

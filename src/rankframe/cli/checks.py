@@ -141,12 +141,10 @@ def _varying_by(frame: pl.DataFrame, source: Source, roles: Roles) -> CliError |
         first_line, other_line = source.lines([rows["_row"][0], rows["_row"][other]])
         msg = (
             f"Column {excerpt(column)} (--by) varies within query {excerpt(query)} of "
-            f"{source.name}: {excerpt(values[0])} on line {first_line:,}, "
-            f"{excerpt(values[other])} on line {other_line:,}; a --by column must be constant "
-            "within a query (a user, a theme, a cohort): pass --by with such a column"
+            f"{source.name}: {excerpt(values[0])} on {source.unit} {first_line:,}, "
+            f"{excerpt(values[other])} on {source.unit} {other_line:,}; a --by column must be "
+            "constant within a query (a user, a theme, a cohort): pass --by with such a column"
         )
-        if source.fmt == "parquet":
-            msg = msg.replace(" on line ", " on row ")
         return CliError(msg)
     return None
 
@@ -168,9 +166,8 @@ def _empty_queries(
     if empty.height == 0:
         return None
     lines = source.lines(empty["_row"][:SHOWN].to_list())
-    unit = "row" if source.fmt == "parquet" else "line"
     shown = ", ".join(
-        f"{excerpt(q)} ({unit} {n:,})"
+        f"{excerpt(q)} ({source.unit} {n:,})"
         for q, n in zip(empty[roles.query][:SHOWN].to_list(), lines, strict=True)
     )
     more = f" and {empty.height - SHOWN} more" if empty.height > SHOWN else ""

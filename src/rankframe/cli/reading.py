@@ -100,10 +100,15 @@ class Source:
         starts = _record_lines(self.data(), self.fmt)
         return [int(starts[min(row, len(starts) - 1)]) for row in rows]
 
+    @property
+    def unit(self) -> str:
+        """What ``lines()`` counts: ``"line"``, or ``"row"`` for Parquet."""
+        return "row" if self.fmt == "parquet" else "line"
+
     def at(self, rows: Sequence[int]) -> str:
         """Where rows are, for a message: ``line 3 of 'd.csv'``, ``lines 2 and 5 of ...``."""
         numbers = [f"{n:,}" for n in self.lines(rows)]
-        unit = "row" if self.fmt == "parquet" else "line"
+        unit = self.unit
         if len(numbers) == 1:
             return f"{unit} {numbers[0]} of {self.name}"
         return f"{unit}s {', '.join(numbers[:-1])} and {numbers[-1]} of {self.name}"

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
+import polars as pl
 import pytest
 
 from helpers import CONFORMANCE
@@ -183,6 +184,11 @@ CSV_CASES = {
         "Line 3 of {path} has no grade (column 'relevant'); every row needs one: write 0 for an "
         "item that is not relevant or delete the row, or pass --relevant with another column",
     ),
+    "infinite grade": (
+        f"{HEADER}q1,a,1,inf\n".encode(),
+        "Line 2 of {path} has the grade inf (column 'relevant'), which is not a finite number; "
+        "write the grade, or pass --relevant with another column",
+    ),
     "grade that is not a number": (
         f"{HEADER}q1,a,1,yes\n".encode(),
         "Line 2 of {path} has the grade 'yes' (column 'relevant'), which is not a number; write "
@@ -221,7 +227,11 @@ def test_line_numbers_follow_quoted_line_breaks_blank_lines_and_formats(
     jsonl = text(tmp_path / "d.jsonl", '{"query": "q1", "item": "a", "score": 1, "relevant": 1}'
                  '\n\n{"query": null, "item": "b", "score": 1, "relevant": 0}\n')
     assert error("evaluate", jsonl).startswith(f"Line 3 of '{jsonl}' has no query")
-    # Parquet has rows, not lines
+    # Parquet has rows, not lines; a NaN id is a missing one
+    nan_id = tmp_path / "nan.parquet"
+    pl.DataFrame({"query": [1.0, float("nan")], "item": ["a", "b"], "score": [1.0, 2.0],
+                  "relevant": [1, 0]}).write_parquet(nan_id)
+    assert error("evaluate", nan_id).startswith(f"Row 2 of '{nan_id}' has no query")
     parquet = tmp_path / "d.parquet"
     pd.DataFrame({"query": ["q1", "q1", "q2"], "item": ["a", "b", "a"], "score": [1.0, 2, 3],
                   "relevant": [1, 0, 0]}).to_parquet(parquet)

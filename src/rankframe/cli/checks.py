@@ -49,9 +49,9 @@ def check_rows(frame: pl.DataFrame, source: Source, roles: Roles) -> None:
         (roles.item, "--item", "item"),
         (roles.relevant, "--relevant", "grade"),
     ):
-        values = frame[column]
-        if values.null_count():
-            where = source.at([_first(values.is_null())])
+        missing = _missing(frame[column])
+        if missing is not None:
+            where = source.at([_first(missing)])
             fix = "write 0 for an item that is not relevant" if what == "grade" else "fill it in"
             msg = (
                 f"{where[0].upper()}{where[1:]} has no {what} (column {excerpt(column)}); every "
@@ -61,8 +61,28 @@ def check_rows(frame: pl.DataFrame, source: Source, roles: Roles) -> None:
     for column in dict.fromkeys(roles.scores):
         _check_numbers(frame[column], source, "--score", "score",
                        "leave the cell empty for an item judged but not retrieved")
-    _check_numbers(frame[roles.relevant], source, "--relevant", "grade",
+    grades = frame[roles.relevant]
+    _check_numbers(grades, source, "--relevant", "grade",
                    "write 0 for an item that is not relevant")
+    if grades.dtype.is_float() and (infinite := grades.is_infinite()).any():
+        row = _first(infinite)
+        where = source.at([row])
+        msg = (
+            f"{where[0].upper()}{where[1:]} has the grade {grades[row]} (column "
+            f"{excerpt(grades.name)}), which is not a finite number; write the grade, or pass "
+            "--relevant with another column"
+        )
+        raise CliError(msg)
+
+
+def _missing(values: pl.Series) -> pl.Series | None:
+    """Where values are null (or NaN, in a float column); None if nowhere (the null count is
+    free; NaN costs a pass over float columns only)."""
+    missing = values.is_null() if values.null_count() else None
+    if values.dtype.is_float():
+        nan = values.is_nan().fill_null(False)
+        missing = nan if missing is None else missing | nan
+    return missing if missing is not None and missing.any() else None
 
 
 def _check_numbers(values: pl.Series, source: Source, option: str, what: str, fix: str) -> None:

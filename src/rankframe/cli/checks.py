@@ -51,11 +51,11 @@ def check_rows(frame: pl.DataFrame, source: Source, roles: Roles) -> None:
     ):
         missing = _missing(frame[column])
         if missing is not None:
-            where = source.at([_first(missing)])
             fix = "write 0 for an item that is not relevant" if what == "grade" else "fill it in"
             msg = (
-                f"{where[0].upper()}{where[1:]} has no {what} (column {excerpt(column)}); every "
-                f"row needs one: {fix} or delete the row, or pass {option} with another column"
+                f"{source.at_start([_first(missing)])} has no {what} (column "
+                f"{excerpt(column)}); every row needs one: {fix} or delete the row, or pass "
+                f"{option} with another column"
             )
             raise CliError(msg)
     for column in dict.fromkeys(roles.scores):
@@ -65,14 +65,18 @@ def check_rows(frame: pl.DataFrame, source: Source, roles: Roles) -> None:
     _check_numbers(grades, source, "--relevant", "grade",
                    "write 0 for an item that is not relevant")
     if grades.dtype.is_float() and (infinite := grades.is_infinite()).any():
-        row = _first(infinite)
-        where = source.at([row])
-        msg = (
-            f"{where[0].upper()}{where[1:]} has the grade {grades[row]} (column "
-            f"{excerpt(grades.name)}), which is not a finite number; write the grade, or pass "
-            "--relevant with another column"
-        )
-        raise CliError(msg)
+        raise _bad_value(source, grades, _first(infinite), "grade", "not a finite number",
+                         "write the grade", "--relevant")
+
+
+def _bad_value(
+    source: Source, values: pl.Series, row: int, what: str, problem: str, fix: str, option: str
+) -> CliError:
+    """The error of one value, by its line."""
+    return CliError(
+        f"{source.at_start([row])} has the {what} {excerpt(values[row])} (column "
+        f"{excerpt(values.name)}), which is {problem}; {fix}, or pass {option} with another column"
+    )
 
 
 def _missing(values: pl.Series) -> pl.Series | None:
@@ -91,22 +95,15 @@ def _check_numbers(values: pl.Series, source: Source, option: str, what: str, fi
     dtype = values.dtype
     if dtype.is_numeric() or dtype == pl.Boolean:
         return
-    column = excerpt(values.name)
     if dtype == pl.String:
         parsed = values.cast(pl.Float64, strict=False)
         bad = values.is_not_null() & (parsed.is_null() | parsed.is_nan())
         if bad.any():
-            row = _first(bad)
-            where = source.at([row])
-            msg = (
-                f"{where[0].upper()}{where[1:]} has the {what} {excerpt(values[row])} (column "
-                f"{column}), which is not a number; write a number ({fix}), or pass {option} "
-                "with another column"
-            )
-            raise CliError(msg)
+            raise _bad_value(source, values, _first(bad), what, "not a number",
+                             f"write a number ({fix})", option)
     msg = (
-        f"column {column} ({option}) of {source.name} holds {dtype}, not numbers; pass "
-        f"{option} with a numeric column"
+        f"column {excerpt(values.name)} ({option}) of {source.name} holds {dtype}, not "
+        f"numbers; pass {option} with a numeric column"
     )
     raise CliError(msg)
 

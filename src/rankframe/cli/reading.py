@@ -100,6 +100,11 @@ class Source:
         starts = _record_lines(self.data(), self.fmt)
         return [int(starts[min(row, len(starts) - 1)]) for row in rows]
 
+    def at_start(self, rows: Sequence[int]) -> str:
+        """``at()`` to start a sentence: ``Line 3 of 'd.csv'``."""
+        where = self.at(rows)
+        return where[0].upper() + where[1:]
+
     @property
     def unit(self) -> str:
         """What ``lines()`` counts: ``"line"``, or ``"row"`` for Parquet."""

@@ -38,7 +38,8 @@ def error(capsys: pytest.CaptureFixture[str]) -> Error:
         out, err = capsys.readouterr()
         assert (status, out) == (code, ""), err
         assert err.startswith("rankframe: error: "), err
-        assert err.count("\n") == 1 and err.endswith("\n"), err
+        assert err.count("\n") == 1, err
+        assert err.endswith("\n"), err
         assert len(err) < 500, f"{len(err)} characters: {err[:1000]}"
         assert not any(fix in err for fix in PYTHON_FIXES), err
         return err.removeprefix("rankframe: error: ").rstrip("\n")

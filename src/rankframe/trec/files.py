@@ -108,7 +108,7 @@ def _diagnose(
 def _line_numbers(path: PathLike, rows: Sequence[int]) -> list[int]:
     """The 1-based line numbers of the 0-based rows of a frame read by ``_read`` (blank lines
     have no row)."""
-    wanted = {row: None for row in rows}
+    wanted = dict.fromkeys(rows)
     numbers: dict[int, int] = {}
     for row, (number, _) in enumerate(_lines(path)):
         if row in wanted:

@@ -298,3 +298,11 @@ def test_any_message_is_cut_to_a_bounded_length(capsys: pytest.CaptureFixture[st
     err = capsys.readouterr().err
     kept = "y" * (MAX_MESSAGE - len("Unknown metric 'x"))
     assert err == f"rankframe: error: Unknown metric 'x{kept}... (message cut)\n"
+
+
+@pytest.mark.parametrize("command", ["evaluate", "trec"])
+def test_a_directory_is_not_a_file(error: Error, tmp_path: Path, command: str) -> None:
+    folder = tmp_path / "d.csv"
+    folder.mkdir()
+    argv = [folder] if command == "evaluate" else [QRELS, folder]
+    assert error(command, *argv) == f"cannot read '{folder}': Is a directory"

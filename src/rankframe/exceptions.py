@@ -14,8 +14,9 @@ Every error about the user's input or arguments is a ``RankEvalError``, which is
         ├── InvalidOptionError        a bad keyword value (k, ties, gain, empty, ...)
         └── EmptyQueryError           empty="error" and some queries have no relevant item
 
-Each message names the culprit (column, value, query; a file and its line) and the fix, and
-quotes the user's values through ``excerpt``, so a message stays short whatever the input.
+Each message names the culprit (column, value, query; a file and its line) and the fix.
+``excerpt`` quotes a user's value in a message, escaped and cut short, so that a message stays
+short whatever the input.
 """
 
 from __future__ import annotations

@@ -227,7 +227,10 @@ def read_table(
     status.show(f"reading {'standard input' if path == '-' else path}...")
 
     def failed(error: Exception) -> CliError:
-        found = diagnose_text(source) if fmt != "parquet" else None
+        try:
+            found = diagnose_text(source) if fmt != "parquet" else None
+        except OSError as unreadable:  # a directory, no permission
+            return CliError(f"cannot read {source.name}: {unreadable.strerror or unreadable}")
         if found is not None:
             return CliError(found)
         detail = " ".join(str(error).split("\n\n")[0].split()) or type(error).__name__

@@ -21,8 +21,9 @@ Status lines ("reading FILE...") go to stderr only when it is a terminal, and ar
 the work is done.
 
 The modules: ``parser`` (the arguments), ``commands`` (one function per command), ``reading``
-(input files, and where a row is in its file), ``checks`` (the input contract in the file's
-terms), ``render`` (result tables as text), ``demo``, ``status`` and ``errors``.
+(the columns of an input file), ``source`` (where a row is in its file, and why a text file
+cannot be read), ``checks`` (the input contract in the file's terms), ``render`` (result
+tables as text), ``demo``, ``status`` and ``errors``.
 """
 
 from __future__ import annotations

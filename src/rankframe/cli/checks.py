@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rankframe.cli.errors import CliError
-from rankframe.cli.reading import Source
+from rankframe.cli.source import Source
 from rankframe.exceptions import EmptyQueryError, InvalidDataError, RankEvalError, excerpt
 
 if TYPE_CHECKING:

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 from rankframe.cli.checks import Roles, check_rows, explain
 from rankframe.cli.errors import CliError, fail
-from rankframe.cli.reading import Source, check_exists, input_format, read_table
+from rankframe.cli.reading import check_exists, input_format, read_table
 from rankframe.cli.render import render, write
+from rankframe.cli.source import Source
 from rankframe.cli.status import Status
 from rankframe.exceptions import RankEvalError, TrecFormatError
 

@@ -306,3 +306,15 @@ def test_a_directory_is_not_a_file(error: Error, tmp_path: Path, command: str) -
     folder.mkdir()
     argv = [folder] if command == "evaluate" else [QRELS, folder]
     assert error(command, *argv) == f"cannot read '{folder}': Is a directory"
+
+
+def test_many_columns_are_listed_up_to_a_length(error: Error, tmp_path: Path) -> None:
+    names = [f"column_number_{i}" for i in range(500)]
+    path = text(tmp_path / "wide.csv", ",".join(names) + "\n" + ",".join("1" * 500) + "\n")
+    message = error("evaluate", path)
+    assert message.endswith("the columns are 'column_number_0', 'column_number_1', "
+                            "'column_number_2', 'column_number_3', 'column_number_4', "
+                            "'column_number_5', 'column_number_6', 'column_number_7', "
+                            "'column_number_8', 'column_number_9', 'column_number_10', "
+                            "'column_number_11', 'column_number_12', 'column_number_13', "
+                            "'column_number_14', ...")

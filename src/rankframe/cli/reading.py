@@ -31,6 +31,8 @@ INPUT_FORMATS = {
 # polars infers CSV and JSON-lines column types from this many rows, then from all of them
 # if a later value does not fit
 INFER_ROWS = 10_000
+# the longest list of column names a message shows
+SHOWN_COLUMNS = 300
 
 
 def input_format(path: str, given: str | None) -> str:
@@ -119,7 +121,9 @@ def read_table(
 def _missing_column(column: str, option: str, names: Sequence[str], where: str) -> str:
     close = difflib.get_close_matches(column, names, n=1, cutoff=0.5)
     hint = f" Did you mean {excerpt(close[0])}?" if close else ""
-    shown = ", ".join(excerpt(n, 40) for n in names[:20]) + (", ..." if len(names) > 20 else "")
+    shown = ", ".join(excerpt(n, 40) for n in names)
+    if len(shown) > SHOWN_COLUMNS:  # many columns, or long names: as many as fit, then "..."
+        shown = shown[: shown.rfind(", ", 0, SHOWN_COLUMNS) + 1] + " ..."
     return (
         f"column {excerpt(column)} ({option}) not found in {where}.{hint} "
         f"Pass {option} COLUMN to use another column; the columns are {shown}"

@@ -60,11 +60,6 @@ class Source:
         starts = _record_lines(self.data(), self.fmt)
         return [int(starts[min(row, len(starts) - 1)]) for row in rows]
 
-    def at_start(self, rows: Sequence[int]) -> str:
-        """``at()`` to start a sentence: ``Line 3 of 'd.csv'``."""
-        where = self.at(rows)
-        return where[0].upper() + where[1:]
-
     @property
     def unit(self) -> str:
         """What ``lines()`` counts: ``"line"``, or ``"row"`` for Parquet."""
@@ -78,6 +73,10 @@ class Source:
             return f"{unit} {numbers[0]} of {self.name}"
         return f"{unit}s {', '.join(numbers[:-1])} and {numbers[-1]} of {self.name}"
 
+    def at_start(self, rows: Sequence[int]) -> str:
+        """``at()`` to start a sentence: ``Line 3 of 'd.csv'``."""
+        where = self.at(rows)
+        return where[0].upper() + where[1:]
 
 def _record_lines(data: bytes, fmt: str) -> npt.NDArray[np.int64]:
     """The 1-based line on which each data row of a CSV, TSV or JSON-lines text starts."""
@@ -138,12 +137,13 @@ def diagnose_text(source: Source) -> str | None:
     ends = newlines[_outside_quotes(buffer, newlines)]
     separators = np.flatnonzero(buffer == ord(separator))
     separators = separators[_outside_quotes(buffer, separators)]
+    # fields per record (the header is record 0): the separators before its end, plus one
     fields = np.bincount(np.searchsorted(ends, separators), minlength=len(ends) + 1) + 1
     extra = np.flatnonzero(fields > fields[0])
     if not len(extra):
         return None
     record = int(extra[0])
-    line = int(np.concatenate([[1], np.flatnonzero(_outside_quotes(buffer, newlines)) + 2])[record])
+    line = int(_record_lines(data, source.fmt)[record - 1])
     shown = "','" if separator == "," else "a tab"
     return (
         f"Line {line:,} of {source.name} has {fields[record]} fields where the header has "

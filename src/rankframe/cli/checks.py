@@ -131,7 +131,7 @@ def _repeated_item(frame: pl.DataFrame, source: Source, roles: Roles) -> CliErro
     more = f" and {len(rows) - 3} more" if len(rows) > 3 else ""
     msg = (
         f"Item {excerpt(item)} appears {len(rows)} times in query {excerpt(query)} of "
-        f"{source.name} ({source.at(rows[:3]).split(' of ')[0]}{more}); each item may appear "
+        f"{source.name} ({source.numbered(rows[:3])}{more}); each item may appear "
         "once per query: delete the repeated rows, or pass --item with the column that tells "
         "the items apart"
     )
@@ -155,12 +155,12 @@ def _varying_by(frame: pl.DataFrame, source: Source, roles: Roles) -> CliError |
         rows = indexed.filter(pl.col(roles.query) == query)
         values = rows[column]
         other = _first(values.ne_missing(values[0]))
-        first_line, other_line = source.lines([rows["_row"][0], rows["_row"][other]])
         msg = (
             f"Column {excerpt(column)} (--by) varies within query {excerpt(query)} of "
-            f"{source.name}: {excerpt(values[0])} on {source.unit} {first_line:,}, "
-            f"{excerpt(values[other])} on {source.unit} {other_line:,}; a --by column must be "
-            "constant within a query (a user, a theme, a cohort): pass --by with such a column"
+            f"{source.name}: {excerpt(values[0])} on {source.numbered([rows['_row'][0]])}, "
+            f"{excerpt(values[other])} on {source.numbered([rows['_row'][other]])}; a --by "
+            "column must be constant within a query (a user, a theme, a cohort): pass --by "
+            "with such a column"
         )
         return CliError(msg)
     return None

@@ -65,13 +65,16 @@ class Source:
         """What ``lines()`` counts: ``"line"``, or ``"row"`` for Parquet."""
         return "row" if self.fmt == "parquet" else "line"
 
-    def at(self, rows: Sequence[int]) -> str:
-        """Where rows are, for a message: ``line 3 of 'd.csv'``, ``lines 2 and 5 of ...``."""
+    def numbered(self, rows: Sequence[int]) -> str:
+        """The lines of rows, for a message: ``line 3``, ``lines 2, 5 and 9``."""
         numbers = [f"{n:,}" for n in self.lines(rows)]
-        unit = self.unit
         if len(numbers) == 1:
-            return f"{unit} {numbers[0]} of {self.name}"
-        return f"{unit}s {', '.join(numbers[:-1])} and {numbers[-1]} of {self.name}"
+            return f"{self.unit} {numbers[0]}"
+        return f"{self.unit}s {', '.join(numbers[:-1])} and {numbers[-1]}"
+
+    def at(self, rows: Sequence[int]) -> str:
+        """Where rows are, for a message: ``line 3 of 'd.csv'``."""
+        return f"{self.numbered(rows)} of {self.name}"
 
     def at_start(self, rows: Sequence[int]) -> str:
         """``at()`` to start a sentence: ``Line 3 of 'd.csv'``."""

@@ -9,6 +9,7 @@ header-only CSV, and input (binary garbage, a 100 MB line) that a message must n
 from __future__ import annotations
 
 import os
+import pickle
 from collections.abc import Callable
 from pathlib import Path
 
@@ -318,3 +319,12 @@ def test_many_columns_are_listed_up_to_a_length(error: Error, tmp_path: Path) ->
                             "'column_number_8', 'column_number_9', 'column_number_10', "
                             "'column_number_11', 'column_number_12', 'column_number_13', "
                             "'column_number_14', ...")
+
+
+def test_trec_format_error_keeps_its_fields_through_pickle(tmp_path: Path) -> None:
+    run = text(tmp_path / "r.run", "301 Q0 a 1\n")
+    with pytest.raises(TrecFormatError) as raised:
+        read_trec_run(run)
+    copy = pickle.loads(pickle.dumps(raised.value))
+    assert (type(copy), str(copy)) == (TrecFormatError, str(raised.value))
+    assert (copy.path, copy.kind, copy.line, copy.n_fields) == (str(run), "run", 1, 4)

@@ -21,7 +21,9 @@ short whatever the input.
 
 from __future__ import annotations
 
+import functools
 import os
+from typing import Any
 
 __all__ = [
     "ColumnNotFoundError",
@@ -102,6 +104,13 @@ class TrecFormatError(InvalidDataError):
         self.kind = kind
         self.line = line
         self.n_fields = n_fields
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        """Pickle with the fields (an error may cross processes, as in Dask)."""
+        rebuild = functools.partial(
+            type(self), path=self.path, kind=self.kind, line=self.line, n_fields=self.n_fields
+        )
+        return rebuild, (str(self),)
 
 
 class UnknownMetricError(RankEvalError):

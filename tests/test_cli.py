@@ -23,8 +23,9 @@ import pytest
 
 import rankframe
 from helpers import CONFORMANCE
-from rankframe import cli
+from rankframe import METRICS, cli
 from rankframe._api import RankEval
+from rankframe.cli.reading import INFER_ROWS
 from rankframe.trec import TREC_MEASURES, parse_trec_measures, trec_eval_report
 
 Run = Callable[..., tuple[int, str, str]]
@@ -229,7 +230,7 @@ def test_default_column_names(run: Run, tmp_path: Path) -> None:
 
 def test_csv_types_inferred_past_the_first_rows(run: Run, tmp_path: Path) -> None:
     # numeric-looking query ids for more than polars' inference window, then a string id
-    n = cli.INFER_ROWS + 5
+    n = INFER_ROWS + 5
     frame = pd.DataFrame({"query": [*map(str, range(n)), "x"], "item": "a",
                           "score": 1.0, "relevant": [0] * n + [1]})
     code, out, err = run("evaluate", write(frame, tmp_path / "d.csv"), "-m", "acc@1",
@@ -357,7 +358,7 @@ D = ["{tmp}/d.csv", "--query", "qid", "--item", "doc", "--score", "sys_a", "--re
         (["evaluate", *D, "--ties", "random"], 2, "argument --ties: invalid choice: 'random'"),
         (["evaluate", *D, "--min-relevance", "inf"], 2, "'min_relevance' option"),
         (["evaluate", *D, "--item", "segment"], 1, "appears 3 times in query"),
-        (["evaluate", *D, "--by", "doc"], 1, "by='doc'"),
+        (["evaluate", *D, "--by", "doc"], 2, "--by doc is the --item column; pass --by with"),
         (["evaluate", *D, "--empty", "error"], 1, "q4"),
         (["evaluate"], 2, "the following arguments are required: FILE"),
         (["frobnicate"], 2, "invalid choice: 'frobnicate'"),
@@ -496,6 +497,46 @@ def test_trec_measure_syntaxes(run: Run) -> None:
     # -n: no summary; per-query lines only
     out = run("trec", "-q", "-n", "-m", "map", *files)[1]
     assert [line.split("\t")[1] for line in out.splitlines()] == ["301", "302", "303"]
+
+
+def test_trec_measures_come_from_the_registry_in_trec_eval_order() -> None:
+    declared = {}
+    for definition in METRICS.values():
+        for name in (definition.trec_name, definition.trec_cut):
+            if name is not None:
+                declared[name] = definition.name
+    assert {m.name: m.metric for m in TREC_MEASURES if m.kind == "metric"} == declared
+    # trec_eval's order and default cut-offs, as its own -m all_trec output prints them
+    printed: dict[str, list[int]] = {}
+    for line in (CONFORMANCE / "out.test.aq").read_text().splitlines():
+        name, query, _ = (field.strip() for field in line.split("\t"))
+        cut = re.fullmatch(r"(.+)_([0-9]+)", name)
+        root = cut[1] if cut and cut[1] in _CUT_NAMES else name
+        if query == "all" and root in _NAMES:
+            printed.setdefault(root, []).extend([int(cut[2])] if root != name and cut else [])
+    assert list(printed) == [m.name for m in TREC_MEASURES]
+    assert {n: tuple(k) for n, k in printed.items()} == {m.name: m.cutoffs for m in TREC_MEASURES}
+
+
+def test_docs_table_of_trec_measures_is_the_registrys() -> None:
+    page = (Path(__file__).parents[1] / "docs" / "cli.md").read_text()
+    table = page.split("| trec_eval | rankframe | default cut-offs |")[1].split("\n\n")[0]
+    rows = [row.split("|")[1:3] for row in table.splitlines()[2:]]
+    names = [name for cell, _ in rows for name in re.findall(r"`(\w+)`", cell)]
+    assert names == [m.name for m in TREC_MEASURES]
+    by_name = {m.name: m for m in TREC_MEASURES}
+    for cell, metric in rows:
+        measure = by_name[re.findall(r"`(\w+)`", cell)[0]]
+        if measure.kind == "metric":
+            k = "@k" if measure.cutoffs else ""
+            assert metric.strip() == f"`{measure.metric}{k}`", cell
+
+
+def test_metric_help_lists_the_registry(run: Run) -> None:
+    evaluate = " ".join(run("evaluate", "--help")[1].split())
+    assert f"a metric: {', '.join(METRICS)}, with @k" in evaluate
+    trec = " ".join(run("trec", "--help")[1].split())
+    assert f"a trec_eval measure: {', '.join(m.name for m in TREC_MEASURES)};" in trec
 
 
 def test_trec_default_measures_are_everything_rankframe_computes() -> None:

@@ -7,8 +7,9 @@ Every error about the user's input or arguments is a ``RankEvalError``, which is
     └── RankEvalError                 any bad input, option or metric name
         ├── ColumnNotFoundError       a column named by the accessor is missing
         ├── InvalidDataError          a value in the frame breaks the input contract
-        │                               (null id or grade, non-numeric score,
-        │                               duplicate item, `by` varying within a query)
+        │   │                           (null id or grade, non-numeric score,
+        │   │                           duplicate item, `by` varying within a query)
+        │   └── TrecFormatError       a line of a TREC run or qrels file (.path, .line)
         ├── UnknownMetricError        a metric string that names no metric
         ├── InvalidOptionError        a bad keyword value (k, ties, gain, empty, ...)
         │   └── UnknownArgumentError  a keyword the method does not take, or one
@@ -16,12 +17,17 @@ Every error about the user's input or arguments is a ``RankEvalError``, which is
         │                               which Python raises for those)
         └── EmptyQueryError           empty="error" and some queries have no relevant item
 
-Each message names the culprit (column, value, query) and the fix.
+Each message names the culprit (column, value, query; a file and its line) and the fix.
+``excerpt`` quotes a user's value in a message, escaped and cut short, so that a message stays
+short whatever the input.
 """
 
 from __future__ import annotations
 
+import functools
+import os
 from collections.abc import Sequence
+from typing import Any
 
 __all__ = [
     "ColumnNotFoundError",
@@ -29,9 +35,36 @@ __all__ = [
     "InvalidDataError",
     "InvalidOptionError",
     "RankEvalError",
+    "TrecFormatError",
     "UnknownArgumentError",
     "UnknownMetricError",
 ]
+
+EXCERPT_CHARACTERS = 60
+"""The longest piece of the user's input that a message quotes."""
+
+
+def excerpt(value: object, limit: int = EXCERPT_CHARACTERS) -> str:
+    """``repr()`` of a value for a message: escaped, and cut to ``limit`` characters.
+
+    Bytes that are not UTF-8 show as ``\\xff``.
+
+    Examples
+    --------
+    >>> print(excerpt("q\\x00" + "x" * 100, limit=5))
+    'q\\x00xxx'... (102 characters)
+    >>> print(excerpt(b"d\\xff1"), excerpt(7))
+    'd\\xff1' 7
+    """
+    if isinstance(value, bytes):
+        text = excerpt(value.decode("utf-8", errors="backslashreplace"), limit)
+        return text.replace("\\\\x", "\\x")
+    if not isinstance(value, str):
+        text = repr(value)
+        return text if len(text) <= limit else f"{text[:limit]}..."
+    if len(value) <= limit:
+        return repr(value)
+    return f"{value[:limit]!r}... ({len(value):,} characters)"
 
 
 class RankEvalError(ValueError):
@@ -44,6 +77,45 @@ class ColumnNotFoundError(RankEvalError):
 
 class InvalidDataError(RankEvalError):
     """A value in the frame breaks the input contract of SPEC §1."""
+
+
+class TrecFormatError(InvalidDataError):
+    """A TREC run or qrels file breaks its format.
+
+    Attributes
+    ----------
+    path
+        The file.
+    kind
+        ``"run"`` or ``"qrels"``.
+    line
+        The 1-based number of the offending line; ``None`` when the whole file is at fault
+        (it has no lines).
+    n_fields
+        The number of fields on that line when it has too few, else ``None``.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | os.PathLike[str],
+        kind: str,
+        line: int | None = None,
+        n_fields: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.path = os.fspath(path)
+        self.kind = kind
+        self.line = line
+        self.n_fields = n_fields
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        """Pickle with the fields (an error may cross processes, as in Dask)."""
+        rebuild = functools.partial(
+            type(self), path=self.path, kind=self.kind, line=self.line, n_fields=self.n_fields
+        )
+        return rebuild, (str(self),)
 
 
 class UnknownMetricError(RankEvalError):

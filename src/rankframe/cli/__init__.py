@@ -1,0 +1,74 @@
+"""The ``rankframe`` command line.
+
+Commands (``rankframe COMMAND --help`` for each):
+
+- ``rankframe evaluate FILE``: ranking metrics of a long-format file (CSV, TSV, Parquet or JSON
+  lines), overall, by segment (``--by``) or per query (``--per-query``), for one score column or
+  several (``--score`` repeated).
+- ``rankframe compare FILE --score a --score b``: systems against a baseline, with significance
+  tests corrected for multiple comparisons.
+- ``rankframe trec QRELS RUN``: trec_eval's output format for the measures rankframe computes,
+  with trec_eval's ``-q``, ``-c``, ``-l`` and ``-m``.
+- ``rankframe demo``: the embedded sample data (``rankframe.datasets.recommendations``)
+  overall and by user segment, for two models.
+
+Errors print one line on stderr, ``rankframe: error: ...``, and exit with 2 when the command line
+is wrong (an unknown option or metric, a missing file, a format that cannot be told from the
+extension) or 1 when the data cannot be evaluated (an unreadable file, a missing column, values
+that break the input contract). An error about the data names the file, the 1-based line of the
+offending record and the option to pass, and quotes at most a short excerpt of the input.
+Status lines ("reading FILE...") go to stderr only when it is a terminal, and are erased when
+the work is done.
+
+The modules: ``parser`` (the arguments), ``commands`` (one function per command), ``reading``
+(the columns of an input file), ``source`` (where a row is in its file, and why a text file
+cannot be read), ``checks`` (the input contract in the file's terms), ``render`` (result
+tables as text), ``demo``, ``status`` and ``errors``.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from collections.abc import Sequence
+
+from rankframe.cli.commands import DEFAULT_METRICS, Command
+from rankframe.cli.demo import demo
+from rankframe.cli.errors import CliError, fail
+from rankframe.cli.status import Status
+
+__all__ = ["DEFAULT_METRICS", "demo", "main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``rankframe`` console script; returns the exit status."""
+    from rankframe.cli.parser import build_parser
+    from rankframe.exceptions import RankEvalError
+
+    status = Status(sys.stderr)
+    try:
+        args = build_parser().parse_args(argv)
+        command: Command = args.handler
+        return command(args, status)
+    except CliError as error:
+        status.clear()
+        return fail(str(error), error.code)
+    except RankEvalError as error:
+        status.clear()
+        return fail(str(error), 1)
+    except SystemExit as exit_:  # --help and --version
+        return exit_.code if isinstance(exit_.code, int) else 0
+    except KeyboardInterrupt:
+        status.clear()
+        return 130
+    except BrokenPipeError:
+        # the reader went away (`rankframe trec ... | head`): stop quietly
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError, io.UnsupportedOperation):
+            pass
+        return 1
+    finally:
+        status.clear()

@@ -1,0 +1,5 @@
+"""``python -m rankframe.cli``."""
+
+from rankframe.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,197 @@
+"""The input contract in the terms of the file: each error names the file, the 1-based line
+of the offending record and the option to pass.
+
+``check_rows`` runs before the library, on facts that cost nothing to read (the row count,
+the column types, the null counts). The checks that cost a pass over the data (a repeated
+item, a ``--by`` column varying within a query, queries without a relevant item) run only
+after the library has refused the data, through ``explain``, to say where in the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rankframe.cli.errors import CliError
+from rankframe.cli.source import Source
+from rankframe.exceptions import EmptyQueryError, InvalidDataError, RankEvalError, excerpt
+
+if TYPE_CHECKING:
+    import polars as pl
+
+# names of a list that a message shows before "and N more"
+SHOWN = 5
+
+
+@dataclass(frozen=True)
+class Roles:
+    """The columns the command reads, by role."""
+
+    query: str
+    item: str
+    scores: Sequence[str]
+    relevant: str
+    by: Sequence[str]
+
+
+def _first(mask: pl.Series) -> int:
+    return int(mask.arg_true()[0])
+
+
+def check_rows(frame: pl.DataFrame, source: Source, roles: Roles) -> None:
+    """Rows, nulls and numbers, from the file's metadata; raise the first problem found."""
+    if frame.height == 0:
+        msg = f"{source.subject} has no rows, only a header; it needs one row per (query, item)"
+        raise CliError(msg)
+    for column, option, what in (
+        (roles.query, "--query", "query"),
+        (roles.item, "--item", "item"),
+        (roles.relevant, "--relevant", "grade"),
+    ):
+        missing = _missing(frame[column])
+        if missing is not None:
+            fix = "write 0 for an item that is not relevant" if what == "grade" else "fill it in"
+            msg = (
+                f"{source.at_start([_first(missing)])} has no {what} (column "
+                f"{excerpt(column)}); every row needs one: {fix} or delete the row, or pass "
+                f"{option} with another column"
+            )
+            raise CliError(msg)
+    for column in dict.fromkeys(roles.scores):
+        _check_numbers(frame[column], source, "--score", "score",
+                       "leave the cell empty for an item judged but not retrieved")
+    grades = frame[roles.relevant]
+    _check_numbers(grades, source, "--relevant", "grade",
+                   "write 0 for an item that is not relevant")
+    if grades.dtype.is_float() and (infinite := grades.is_infinite()).any():
+        raise _bad_value(source, grades, _first(infinite), "grade", "not a finite number",
+                         "write the grade", "--relevant")
+
+
+def _bad_value(
+    source: Source, values: pl.Series, row: int, what: str, problem: str, fix: str, option: str
+) -> CliError:
+    """The error of one value, by its line."""
+    return CliError(
+        f"{source.at_start([row])} has the {what} {excerpt(values[row])} (column "
+        f"{excerpt(values.name)}), which is {problem}; {fix}, or pass {option} with another column"
+    )
+
+
+def _missing(values: pl.Series) -> pl.Series | None:
+    """Where values are null (or NaN, in a float column); None if nowhere (the null count is
+    free; NaN costs a pass over float columns only)."""
+    missing = values.is_null() if values.null_count() else None
+    if values.dtype.is_float():
+        nan = values.is_nan().fill_null(False)
+        missing = nan if missing is None else missing | nan
+    return missing if missing is not None and missing.any() else None
+
+
+def _check_numbers(values: pl.Series, source: Source, option: str, what: str, fix: str) -> None:
+    import polars as pl
+
+    dtype = values.dtype
+    if dtype.is_numeric() or dtype == pl.Boolean:
+        return
+    if dtype == pl.String:
+        parsed = values.cast(pl.Float64, strict=False)
+        bad = values.is_not_null() & (parsed.is_null() | parsed.is_nan())
+        if bad.any():
+            raise _bad_value(source, values, _first(bad), what, "not a number",
+                             f"write a number ({fix})", option)
+    msg = (
+        f"column {excerpt(values.name)} ({option}) of {source.name} holds {dtype}, not "
+        f"numbers; pass {option} with a numeric column"
+    )
+    raise CliError(msg)
+
+
+def explain(
+    error: RankEvalError, frame: pl.DataFrame, source: Source, roles: Roles,
+    min_relevance: float | None,
+) -> CliError | None:
+    """The library's refusal of the data, said in the file's terms; None if not found."""
+    if isinstance(error, EmptyQueryError):
+        return _empty_queries(frame, source, roles, min_relevance)
+    if isinstance(error, InvalidDataError):
+        return _repeated_item(frame, source, roles) or _varying_by(frame, source, roles)
+    return None
+
+
+def _repeated_item(frame: pl.DataFrame, source: Source, roles: Roles) -> CliError | None:
+    repeated = frame.select(roles.query, roles.item).is_duplicated()
+    if not repeated.any():
+        return None
+    first = _first(repeated)
+    query, item = frame[roles.query][first], frame[roles.item][first]
+    same = (frame[roles.query] == query) & (frame[roles.item] == item)
+    rows = same.arg_true().to_list()
+    more = f" and {len(rows) - 3} more" if len(rows) > 3 else ""
+    msg = (
+        f"Item {excerpt(item)} appears {len(rows)} times in query {excerpt(query)} of "
+        f"{source.name} ({source.numbered(rows[:3])}{more}); each item may appear "
+        "once per query: delete the repeated rows, or pass --item with the column that tells "
+        "the items apart"
+    )
+    return CliError(msg)
+
+
+def _varying_by(frame: pl.DataFrame, source: Source, roles: Roles) -> CliError | None:
+    import polars as pl
+
+    indexed = frame.with_row_index("_row")
+    for column in roles.by:
+        varying = (
+            indexed.group_by(roles.query)
+            .agg(pl.col(column).n_unique().alias("_n"), pl.col("_row").min())
+            .filter(pl.col("_n") > 1)
+            .sort("_row")
+        )
+        if varying.height == 0:
+            continue
+        query = varying[roles.query][0]
+        rows = indexed.filter(pl.col(roles.query) == query)
+        values = rows[column]
+        other = _first(values.ne_missing(values[0]))
+        msg = (
+            f"Column {excerpt(column)} (--by) varies within query {excerpt(query)} of "
+            f"{source.name}: {excerpt(values[0])} on {source.numbered([rows['_row'][0]])}, "
+            f"{excerpt(values[other])} on {source.numbered([rows['_row'][other]])}; a --by "
+            "column must be constant within a query (a user, a theme, a cohort): pass --by "
+            "with such a column"
+        )
+        return CliError(msg)
+    return None
+
+
+def _empty_queries(
+    frame: pl.DataFrame, source: Source, roles: Roles, min_relevance: float | None
+) -> CliError | None:
+    import polars as pl
+
+    grade = pl.col(roles.relevant).cast(pl.Float64)
+    relevant = grade > 0 if min_relevance is None else grade >= min_relevance
+    empty = (
+        frame.with_row_index("_row")
+        .group_by(roles.query)
+        .agg(relevant.any().alias("_any"), pl.col("_row").min())
+        .filter(~pl.col("_any"))
+        .sort("_row")
+    )
+    if empty.height == 0:
+        return None
+    lines = source.lines(empty["_row"][:SHOWN].to_list())
+    shown = ", ".join(
+        f"{excerpt(q)} ({source.unit} {n:,})"
+        for q, n in zip(empty[roles.query][:SHOWN].to_list(), lines, strict=True)
+    )
+    more = f" and {empty.height - SHOWN} more" if empty.height > SHOWN else ""
+    count = "1 query has" if empty.height == 1 else f"{empty.height:,} queries have"
+    threshold = "grade > 0" if min_relevance is None else f"grade >= {min_relevance:g}"
+    return CliError(
+        f"{count} no relevant item ({threshold}) in {source.name}: {shown}{more}; their "
+        "metrics are undefined: pass --empty zero (count 0, as trec_eval), --empty skip or "
+        "--empty nan, or a lower --min-relevance"
+    )

@@ -1,0 +1,246 @@
+"""The commands: ``evaluate``, ``compare``, ``trec`` and ``demo``, each from parsed arguments
+to the text it writes."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from rankframe.cli.checks import Roles, check_rows, explain
+from rankframe.cli.errors import CliError, fail
+from rankframe.cli.reading import check_exists, input_format, read_table
+from rankframe.cli.render import render, write
+from rankframe.cli.source import Source
+from rankframe.cli.status import Status
+from rankframe.exceptions import RankEvalError, TrecFormatError
+
+if TYPE_CHECKING:
+    import polars as pl
+
+DEFAULT_METRICS = [
+    "mrr@10", "ndcg@10", "map@100", "acc@1", "acc@10", "precision@10", "recall@100",
+]
+# columns of compare()'s result on the scale of a metric (shown as percentages by --percent)
+COMPARE_VALUE_COLUMNS = ("mean", "delta", "ci_low", "ci_high")
+
+Command = Callable[[argparse.Namespace, Status], int]
+
+
+def _metrics(specs: Sequence[str] | None) -> list[str]:
+    """The -m arguments (repeatable, or comma-separated), checked against the registry."""
+    from rankframe._registry import parse_metrics
+
+    names = [s.strip() for spec in specs or DEFAULT_METRICS for s in spec.split(",")]
+    try:
+        return [str(m) for m in parse_metrics([n for n in names if n])]
+    except RankEvalError as error:
+        raise CliError(str(error), code=2) from None
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    """The metric options given on the command line, checked."""
+    from rankframe._options import Options
+
+    given = {
+        name: getattr(args, name)
+        for name in ("min_relevance", "gain", "denominator", "empty", "ties")
+        if getattr(args, name) is not None
+    }
+    try:
+        Options(**given)
+    except RankEvalError as error:
+        raise CliError(str(error), code=2) from None
+    return given
+
+
+def _roles(args: argparse.Namespace, scores: Sequence[str]) -> Roles:
+    """The columns by role; a --by column that has another role is a usage error."""
+    roles = Roles(args.query, args.item, scores, args.relevant, list(dict.fromkeys(args.by or [])))
+    taken = {roles.query: "--query", roles.item: "--item", roles.relevant: "--relevant"}
+    taken.update(dict.fromkeys(scores, "--score"))
+    for column in roles.by:
+        if column in taken:
+            msg = (
+                f"--by {column} is the {taken[column]} column; pass --by with a column that "
+                "describes the query (a user segment, a theme)"
+            )
+            raise CliError(msg, code=2)
+    return roles
+
+
+def _columns(roles: Roles) -> dict[str, str]:
+    """Every column the command reads → the option that names it."""
+    columns = {roles.query: "--query", roles.item: "--item"}
+    columns.update(dict.fromkeys(roles.scores, "--score"))
+    columns[roles.relevant] = "--relevant"
+    columns.update({b: "--by" for b in roles.by if b not in columns})
+    return columns
+
+
+def _read(args: argparse.Namespace, roles: Roles, status: Status) -> tuple[pl.DataFrame, Source]:
+    """The file's columns, checked row by row in the file's terms."""
+    fmt = input_format(args.file, args.input_format)
+    frame, source = read_table(args.file, fmt, _columns(roles), status)
+    check_rows(frame, source, roles)
+    return frame, source
+
+
+def _accessor(frame: pl.DataFrame, roles: Roles) -> Any:
+    import rankframe  # noqa: F401  (registers the accessors)
+
+    scores = list(roles.scores)
+    score: str | list[str] = scores[0] if len(scores) == 1 else scores
+    # polars does not know registered namespaces
+    return cast("Any", frame).rank_eval(
+        query=roles.query, item=roles.item, score=score, relevant=roles.relevant
+    )
+
+
+@contextmanager
+def _in_file_terms(
+    frame: pl.DataFrame, source: Source, roles: Roles, args: argparse.Namespace
+) -> Iterator[None]:
+    """The library's refusal of the data, said with the file's lines and the options."""
+    try:
+        yield
+    except RankEvalError as error:
+        explained = explain(error, frame, source, roles, args.min_relevance)
+        if explained is None:
+            raise
+        raise explained from None
+
+
+def run_evaluate(args: argparse.Namespace, status: Status) -> int:
+    """``rankframe evaluate``."""
+    metrics = _metrics(args.metric)
+    options = _options(args)
+    roles = _roles(args, list(dict.fromkeys(args.score or ["score"])))
+    frame, source = _read(args, roles, status)
+    status.show(f"evaluating {frame.height:,} rows...")
+    ev = _accessor(frame, roles)
+    method = ev.per_query if args.per_query else ev.evaluate
+    with _in_file_terms(frame, source, roles, args):
+        result = method(metrics, by=roles.by or None, **options)
+    status.clear()
+    write(render(result, args.format, percent=metrics if args.percent else ()), args.output)
+    return 0
+
+
+def _check_compare(args: argparse.Namespace, scores: Sequence[str]) -> str:
+    """The tests' options, checked; the baseline."""
+    if len(scores) < 2:
+        msg = "compare needs at least two score columns, e.g. --score model_a --score model_b"
+        raise CliError(msg, code=2)
+    baseline: str = args.baseline if args.baseline is not None else scores[0]
+    if baseline not in scores:
+        msg = (
+            f"--baseline {baseline!r} is not one of the --score columns "
+            f"({', '.join(map(repr, scores))}); pass one of them"
+        )
+        raise CliError(msg, code=2)
+    if not 0 < args.alpha < 1:
+        raise CliError(f"--alpha must be between 0 and 1; got {args.alpha}", code=2)
+    if args.confidence is not None and not 0 < args.confidence < 1:
+        raise CliError(f"--confidence must be between 0 and 1; got {args.confidence}", code=2)
+    if args.resamples < 1:
+        raise CliError(f"--resamples must be a positive integer; got {args.resamples}", code=2)
+    return baseline
+
+
+def run_compare(args: argparse.Namespace, status: Status) -> int:
+    """``rankframe compare``."""
+    scores = list(dict.fromkeys(args.score or []))
+    baseline = _check_compare(args, scores)
+    metrics = _metrics(args.metric)
+    options = _options(args)
+    roles = _roles(args, scores)
+    frame, source = _read(args, roles, status)
+    ev = _accessor(frame, roles)
+    compare = getattr(ev, "compare", None)
+    if compare is None:
+        msg = "this version of rankframe has no compare(); upgrade rankframe"
+        raise CliError(msg)
+    if args.confidence is not None:
+        options["confidence"] = args.confidence
+    status.show(f"comparing {len(scores)} systems on {frame.height:,} rows...")
+    with _in_file_terms(frame, source, roles, args):
+        result = compare(
+            metrics,
+            baseline=baseline,
+            test=args.test,
+            correction=args.correction,
+            alpha=args.alpha,
+            n_resamples=args.resamples,
+            seed=args.seed,
+            by=roles.by or None,
+            **options,
+        )
+    status.clear()
+    percent = COMPARE_VALUE_COLUMNS if args.percent else ()
+    # the baseline's rows have no test: blank rather than NaN
+    write(render(result, args.format, percent=percent, nan=""), args.output)
+    return 0
+
+
+def run_trec(args: argparse.Namespace, status: Status) -> int:
+    """``rankframe trec``: trec_eval's output format."""
+    from rankframe.trec import parse_trec_measures, trec_eval_report
+
+    try:
+        parse_trec_measures(args.measure)
+    except RankEvalError as error:
+        raise CliError(str(error), code=2) from None
+    for path in (args.qrels, args.run):
+        check_exists(path)
+    status.show(f"evaluating {args.run} against {args.qrels}...")
+    try:
+        text = trec_eval_report(
+            args.run,
+            args.qrels,
+            args.measure,
+            per_query=args.q,
+            summary=not args.n,
+            complete=args.c,
+            min_relevance=args.l,
+        )
+    except OSError as error:
+        raise CliError(f"cannot read {error.filename!r}: {error.strerror or error}") from None
+    except TrecFormatError as error:
+        # four fields where a run has six: most likely the qrels, given second
+        swapped = error.kind == "run" and error.n_fields == 4
+        hint = " The arguments are QRELS, then RUN, as for trec_eval." if swapped else ""
+        raise CliError(f"{error}{hint}") from None
+    status.clear()
+    write(text, args.output)
+    return 0
+
+
+def run_demo(args: argparse.Namespace, status: Status) -> int:
+    """``rankframe demo``; with ``--write FILE``, write the sample data to FILE instead."""
+    from rankframe.cli.demo import demo
+
+    if args.write is not None:
+        from rankframe.datasets import recommendations
+
+        path = Path(args.write)
+        frame = recommendations(seed=args.seed)
+        suffix = path.suffix.lower()
+        if suffix not in (".csv", ".parquet", ".pq"):
+            return fail(f"cannot write {str(path)!r}: use a .csv or .parquet file name.", 2)
+        if suffix == ".csv":
+            frame.to_csv(path, index=False)
+        else:
+            frame.to_parquet(path, index=False)
+        print(f"wrote {len(frame):,} rows to {path}", file=sys.stderr)
+        return 0
+    status.show("evaluating the sample data...")
+    out = io.StringIO()
+    demo(seed=args.seed, out=out)
+    status.clear()
+    write(out.getvalue(), None)
+    return 0

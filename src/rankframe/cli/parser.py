@@ -1,0 +1,183 @@
+"""The argument parser of the ``rankframe`` command."""
+
+from __future__ import annotations
+
+import argparse
+from typing import NoReturn
+
+from rankframe.cli.commands import (
+    DEFAULT_METRICS,
+    run_compare,
+    run_demo,
+    run_evaluate,
+    run_trec,
+)
+from rankframe.cli.errors import CliError
+from rankframe.cli.reading import INPUT_FORMATS
+from rankframe.cli.render import OUTPUT_FORMATS
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with usage errors as one ``rankframe: error:`` line (exit status 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise CliError(f"{message}; see '{self.prog} --help'", code=2)
+
+
+def _metric_help() -> str:
+    """The -m help of evaluate and compare: the metrics of the registry."""
+    from rankframe._registry import METRICS
+
+    return (
+        f"a metric: {', '.join(METRICS)}, with @k for a cut-off (mrr@10, ndcg@10), or "
+        "trec_eval's names (P_10, recip_rank); repeat, or separate with commas (default: "
+        f"{' '.join(DEFAULT_METRICS)})"
+    )
+
+
+def _measure_help() -> str:
+    """The -m help of trec: the trec_eval measures rankframe computes, from the registry."""
+    from rankframe.trec.measures import measure_names
+
+    return (
+        f"a trec_eval measure: {measure_names()}; cut-offs as P.5,10 or P_10; also "
+        "'official' and 'all_trec' (default: all that rankframe computes)"
+    )
+
+
+def _add_input(parser: argparse.ArgumentParser, *, several_scores: str) -> None:
+    data = parser.add_argument_group("input")
+    data.add_argument(
+        "file", metavar="FILE",
+        help="long-format data, one row per (query, item): .csv, .tsv, .parquet/.pq, "
+        ".jsonl/.ndjson; '-' reads CSV from standard input",
+    )
+    data.add_argument(
+        "--input-format", choices=sorted(set(INPUT_FORMATS.values())),
+        help="format of FILE when its extension does not tell",
+    )
+    data.add_argument("--query", default="query", metavar="COL",
+                      help="query column (default: %(default)s)")
+    data.add_argument("--item", default="item", metavar="COL",
+                      help="item column (default: %(default)s)")
+    data.add_argument("--score", action="append", metavar="COL", help=several_scores)
+    data.add_argument("--relevant", default="relevant", metavar="COL",
+                      help="relevance grade column (default: %(default)s)")
+
+
+def _add_metric_options(parser: argparse.ArgumentParser) -> None:
+    from typing import get_args
+
+    from rankframe._options import Denominator, Empty, Gain, Ties
+
+    group = parser.add_argument_group("metrics")
+    group.add_argument(
+        "-m", "--metric", action="append", metavar="METRIC",
+        help=_metric_help(),
+    )
+    group.add_argument("--by", action="append", metavar="COL",
+                       help="segment column, constant within a query (repeatable)")
+    group.add_argument("--min-relevance", type=float, metavar="GRADE",
+                       help="lowest grade that counts as relevant (default: grade > 0)")
+    group.add_argument("--ties", choices=get_args(Ties),
+                       help="order among equal scores (default: trec, item id descending)")
+    group.add_argument("--empty", choices=get_args(Empty),
+                       help="queries without relevant items (default: zero)")
+    group.add_argument("--gain", choices=get_args(Gain), help="NDCG gain (default: linear)")
+    group.add_argument("--denominator", choices=get_args(Denominator),
+                       help="AP and recall divide by R or min(R, k) (default: relevant)")
+
+
+def _add_output(parser: argparse.ArgumentParser, *, per_query: bool = False) -> None:
+    group = parser.add_argument_group("output")
+    if per_query:
+        group.add_argument("--per-query", action="store_true",
+                           help="one row per query instead of the means")
+    group.add_argument("--format", choices=OUTPUT_FORMATS, default="table",
+                       help="output format (default: %(default)s; json: a list of records)")
+    group.add_argument("--percent", action="store_true",
+                       help="show metric values x100 with a %% sign (table and markdown only)")
+    group.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``rankframe`` command."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        release = version("rankframe")
+    except PackageNotFoundError:  # pragma: no cover
+        release = "unknown"
+    parser = _Parser(
+        prog="rankframe", description="Ranking metrics inside pandas and polars DataFrames."
+    )
+    parser.add_argument("--version", action="version", version=f"rankframe {release}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    evaluate = commands.add_parser(
+        "evaluate", help="metrics of a long-format file, overall, by segment or per query",
+        description="Ranking metrics of a long-format file: one row per (query, item) with a "
+        "score (empty: judged but not retrieved) and a relevance grade.",
+    )
+    _add_input(evaluate, several_scores="score column (default: score); repeat to evaluate "
+               "several systems, one row each")
+    _add_metric_options(evaluate)
+    _add_output(evaluate, per_query=True)
+    evaluate.set_defaults(handler=run_evaluate)
+
+    compare = commands.add_parser(
+        "compare", help="systems (score columns) against a baseline, with significance tests",
+        description="Compare score columns of one file against a baseline: means, deltas, "
+        "confidence intervals and p-values of paired tests over queries.",
+    )
+    _add_input(compare, several_scores="a system's score column; give two or more")
+    _add_metric_options(compare)
+    tests = compare.add_argument_group("tests")
+    tests.add_argument("--baseline", metavar="COL",
+                       help="the score column the others are compared to (default: the first)")
+    tests.add_argument("--test", choices=("t-test", "permutation", "wilcoxon"),
+                       default="t-test", help="paired test over queries (default: %(default)s)")
+    tests.add_argument("--correction", choices=("holm", "bonferroni", "none"), default="holm",
+                       help="multiple-comparison correction (default: %(default)s)")
+    tests.add_argument("--alpha", type=float, default=0.05,
+                       help="significance level (default: %(default)s)")
+    tests.add_argument("--confidence", type=float, metavar="LEVEL",
+                       help="level of the delta's confidence interval (default: 0.95)")
+    tests.add_argument("--resamples", type=int, default=10_000, metavar="N",
+                       help="resamples of the permutation test and the bootstrap "
+                       "(default: %(default)s)")
+    tests.add_argument("--seed", type=int, default=0,
+                       help="random seed of the resampling (default: %(default)s)")
+    _add_output(compare)
+    compare.set_defaults(handler=run_compare)
+
+    trec = commands.add_parser(
+        "trec", help="trec_eval's output for the measures rankframe computes",
+        description="Evaluate a TREC run against qrels and print trec_eval's output "
+        "(measure<TAB>query<TAB>value) for the measures rankframe computes, line for line "
+        "as trec_eval prints them.",
+    )
+    trec.add_argument("qrels", metavar="QRELS", help="qrels file: query 0 docno grade")
+    trec.add_argument("run", metavar="RUN", help="run file: query Q0 docno rank score runid")
+    trec.add_argument("-q", action="store_true", help="print each query's values too")
+    trec.add_argument("-c", action="store_true",
+                      help="average over every judged query; queries missing from the run "
+                      "count 0")
+    trec.add_argument("-l", type=int, metavar="LEVEL",
+                      help="lowest grade that counts as relevant (default: 1)")
+    trec.add_argument("-m", dest="measure", action="append", metavar="MEASURE",
+                      help=_measure_help())
+    trec.add_argument("-n", action="store_true", help="no summary ('all') lines")
+    trec.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
+    trec.set_defaults(handler=run_trec)
+
+    demo_parser = commands.add_parser("demo", help="evaluate the embedded sample data")
+    demo_parser.add_argument("--seed", type=int, default=0, help="seed of the sample data")
+    demo_parser.add_argument(
+        "--write", metavar="FILE", help="write the sample data to FILE (.csv or .parquet) "
+        "instead of evaluating it, e.g. to try `rankframe compare` on it",
+    )
+    demo_parser.set_defaults(handler=run_demo)
+    return parser
+
+

@@ -1,0 +1,130 @@
+"""Reading the columns of a long-format input file (CSV, TSV, Parquet, JSON lines) with
+polars: its format, the columns the options name, and the errors of a file that cannot be
+read, which name the line at fault (see ``source``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rankframe.cli.errors import CliError
+from rankframe.cli.source import FORMAT_NAMES, SEPARATORS, Source, diagnose_text, header_not_utf8
+from rankframe.cli.status import Status
+from rankframe.exceptions import excerpt
+
+if TYPE_CHECKING:
+    import polars as pl
+
+INPUT_FORMATS = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+}
+# polars infers CSV and JSON-lines column types from this many rows, then from all of them
+# if a later value does not fit
+INFER_ROWS = 10_000
+# the longest list of column names a message shows
+SHOWN_COLUMNS = 300
+
+
+def input_format(path: str, given: str | None) -> str:
+    """The format of ``path``: ``given``, else told from the extension."""
+    if given is not None:
+        return given
+    if path == "-":
+        return "csv"
+    suffix = Path(path).suffix.lower()
+    if suffix not in INPUT_FORMATS:
+        msg = (
+            f"cannot tell the format of {excerpt(path, 200)} from its extension; pass "
+            f"--input-format csv, tsv, parquet or jsonl (extensions: {', '.join(INPUT_FORMATS)})"
+        )
+        raise CliError(msg, code=2)
+    return INPUT_FORMATS[suffix]
+
+
+def check_exists(path: str) -> None:
+    """A missing file is a usage error (exit status 2)."""
+    if path != "-" and not os.path.exists(path):
+        raise CliError(f"file {excerpt(path, 200)} not found; check the path", code=2)
+
+
+def _scan(source: Any, fmt: str, infer: int | None) -> pl.LazyFrame:
+    import polars as pl
+
+    if fmt in SEPARATORS:
+        return pl.scan_csv(source, separator=SEPARATORS[fmt], infer_schema_length=infer)
+    if fmt == "parquet":
+        return pl.scan_parquet(source)
+    return pl.scan_ndjson(source, infer_schema_length=infer)
+
+
+def read_table(
+    path: str, fmt: str, columns: dict[str, str], status: Status
+) -> tuple[pl.DataFrame, Source]:
+    """Read the ``columns`` (name → the option that named it) of a CSV/TSV/Parquet/JSONL file.
+
+    ``path`` ``-`` reads standard input. A missing column raises ``CliError`` naming the
+    option to change and the closest column name; a file that cannot be read, the line at
+    fault where it can be found.
+    """
+    import polars as pl
+
+    check_exists(path)
+    source = Source(path, fmt, sys.stdin.buffer.read() if path == "-" else None)
+    status.show(f"reading {'standard input' if path == '-' else path}...")
+
+    def failed(error: Exception) -> CliError:
+        try:
+            found = diagnose_text(source) if fmt != "parquet" else None
+        except OSError as unreadable:  # a directory, no permission
+            return CliError(f"cannot read {source.name}: {unreadable.strerror or unreadable}")
+        if found is not None:
+            return CliError(found)
+        detail = " ".join(str(error).split("\n\n")[0].split()) or type(error).__name__
+        detail = detail if len(detail) <= 200 else f"{detail[:200]}..."
+        return CliError(
+            f"cannot read {source.name} as {FORMAT_NAMES[fmt]}: {detail}; "
+            "check the file, or pass --input-format if it is in another format"
+        )
+
+    try:
+        names = _scan(source.scannable(), fmt, INFER_ROWS).collect_schema().names()
+    except (pl.exceptions.PolarsError, OSError) as error:
+        raise failed(error) from None
+    for column, option in columns.items():
+        if column not in names:
+            found = header_not_utf8(source) if fmt != "parquet" else None
+            raise CliError(found or _missing_column(column, option, names, source.name))
+    wanted = list(dict.fromkeys(columns))
+    try:
+        try:
+            frame = _scan(source.scannable(), fmt, INFER_ROWS).select(wanted).collect()
+        except pl.exceptions.ComputeError:
+            if fmt == "parquet":
+                raise
+            # a value after the first INFER_ROWS rows does not fit the inferred type
+            frame = _scan(source.scannable(), fmt, None).select(wanted).collect()
+    except (pl.exceptions.PolarsError, OSError) as error:
+        raise failed(error) from None
+    return frame, source
+
+
+def _missing_column(column: str, option: str, names: Sequence[str], where: str) -> str:
+    close = difflib.get_close_matches(column, names, n=1, cutoff=0.5)
+    hint = f" Did you mean {excerpt(close[0])}?" if close else ""
+    shown = ", ".join(excerpt(n, 40) for n in names)
+    if len(shown) > SHOWN_COLUMNS:  # many columns, or long names: as many as fit, then "..."
+        shown = shown[: shown.rfind(", ", 0, SHOWN_COLUMNS) + 1] + " ..."
+    return (
+        f"column {excerpt(column)} ({option}) not found in {where}.{hint} "
+        f"Pass {option} COLUMN to use another column; the columns are {shown}"
+    )

@@ -1,0 +1,132 @@
+"""Result frames as text: an aligned table, CSV, JSON records or a Markdown table."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rankframe.cli.errors import CliError
+
+OUTPUT_FORMATS = ("table", "csv", "json", "markdown")
+
+def _plain(value: Any) -> Any:
+    """A Python scalar: NumPy scalars unwrapped; pandas' missing values as None."""
+    if hasattr(value, "item") and not isinstance(value, str | bytes):
+        value = value.item()
+    if type(value).__name__ in ("NAType", "NaTType"):
+        return None
+    return value
+
+
+def table_rows(result: Any) -> tuple[list[str], list[list[Any]]]:
+    """Column names and rows of a pandas or polars frame (a LazyFrame is collected)."""
+    import pandas as pd
+
+    if hasattr(result, "collect"):
+        result = result.collect()
+    if isinstance(result, pd.Series):
+        result = result.reset_index()
+    if isinstance(result, pd.DataFrame):
+        columns = [str(c) for c in result.columns]
+        rows = [[_plain(v) for v in row] for row in result.itertuples(index=False, name=None)]
+        return columns, rows
+    columns = [str(c) for c in result.columns]
+    return columns, [[_plain(v) for v in row] for row in result.rows()]
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _cell(value: Any, column: str, percent: set[str], nan: str) -> str:
+    """A value as shown in the table and markdown formats."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return nan
+        signed = "+" if column == "delta" else ""
+        if column in percent:
+            return f"{value * 100:{signed}.2f}%"
+        if column.startswith("p_") and 0 < value < 1e-4:
+            return f"{value:.1e}"
+        return f"{value:{signed}.4f}"
+    return str(value)
+
+
+def _csv_cell(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def render(result: Any, fmt: str, *, percent: Sequence[str] = (), nan: str = "NaN") -> str:
+    """A result frame as text: an aligned table, CSV, JSON records or a Markdown table.
+
+    ``percent`` names the columns shown times 100 with a ``%`` in the table and Markdown formats;
+    ``nan`` is how they show NaN. CSV and JSON always hold the raw values, NaN as an empty
+    field and as null.
+    """
+    columns, rows = table_rows(result)
+    if fmt == "json":
+        # JSON has no NaN: a NaN value (empty="nan") is written as null
+        records = [
+            {c: None if isinstance(v, float) and math.isnan(v) else v
+             for c, v in zip(columns, row, strict=True)}
+            for row in rows
+        ]
+        return json.dumps(records, indent=2, ensure_ascii=False, default=str) + "\n"
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows([_csv_cell(v) for v in row] for row in rows)
+        return out.getvalue()
+    shown = set(percent)
+    cells = [
+        [_cell(v, c, shown, nan) for v, c in zip(row, columns, strict=True)] for row in rows
+    ]
+    numeric = [
+        all(_is_number(row[i]) or row[i] is None for row in rows)
+        and any(_is_number(row[i]) for row in rows)
+        for i in range(len(columns))
+    ]
+    if fmt == "markdown":
+        def line(values: Sequence[str]) -> str:
+            return "| " + " | ".join(v.replace("|", "\\|") for v in values) + " |"
+
+        rule = ["---:" if n else "---" for n in numeric]
+        return "\n".join([line(columns), line(rule), *(line(r) for r in cells)]) + "\n"
+    widths = [max([len(c), *(len(r[i]) for r in cells)]) for i, c in enumerate(columns)]
+
+    def aligned(values: Sequence[str]) -> str:
+        parts = [
+            v.rjust(w) if n else v.ljust(w)
+            for v, w, n in zip(values, widths, numeric, strict=True)
+        ]
+        return "  ".join(parts).rstrip()
+
+    rule = ["-" * w for w in widths]
+    return "\n".join([aligned(columns), aligned(rule), *(aligned(r) for r in cells)]) + "\n"
+
+
+def write(text: str, output: str | None) -> None:
+    """Write ``text`` to the file ``output``, or to standard output."""
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    try:
+        Path(output).write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise CliError(f"cannot write {output!r}: {error.strerror or error}") from None

@@ -1,0 +1,26 @@
+"""TREC files and trec_eval's output.
+
+- ``read_trec_run``, ``read_trec_qrels`` and ``join_trec`` read TREC run and qrels
+  files and join them into rankframe's long frame, with trec_eval's semantics (``files``);
+- ``TREC_MEASURES`` and ``parse_trec_measures``: the trec_eval measures rankframe
+  computes, taken from the metric registry, and trec_eval's ``-m`` syntax (``measures``);
+- ``trec_eval_report`` prints them in trec_eval's own output format
+  (``measure<TAB>query<TAB>value``), line for line as trec_eval prints them; it is what
+  ``rankframe trec`` runs (``report``).
+"""
+
+from __future__ import annotations
+
+from rankframe.trec.files import join_trec, read_trec_qrels, read_trec_run
+from rankframe.trec.measures import TREC_MEASURES, TrecMeasure, parse_trec_measures
+from rankframe.trec.report import trec_eval_report
+
+__all__ = [
+    "TREC_MEASURES",
+    "TrecMeasure",
+    "join_trec",
+    "parse_trec_measures",
+    "read_trec_qrels",
+    "read_trec_run",
+    "trec_eval_report",
+]

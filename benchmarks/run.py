@@ -523,7 +523,7 @@ def measure_validation(size: str, repeat: int) -> dict[str, Any]:
 
     import rankframe
     from rankframe import _engine, schemas
-    from rankframe._api import ColumnNames
+    from rankframe._accessor import ColumnNames
     from rankframe.adapters import pandas as pandas_adapter
     from rankframe.adapters.pandas import PandasBackend
 

@@ -24,7 +24,7 @@ import pytest
 import rankframe
 from helpers import CONFORMANCE
 from rankframe import METRICS, cli
-from rankframe._api import RankEval
+from rankframe._accessor import RankEval
 from rankframe.cli.reading import INFER_ROWS
 from rankframe.trec import TREC_MEASURES, parse_trec_measures, trec_eval_report
 

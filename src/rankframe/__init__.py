@@ -17,7 +17,7 @@ The contract (input, ranking, metrics, options) is in the docs; defaults match t
 from __future__ import annotations
 
 from rankframe import _metrics as _metrics  # fills the registry
-from rankframe._api import RankEval
+from rankframe._accessor import RankEval
 from rankframe._config import get_option, option_context, reset_option, set_option
 from rankframe._options import Options
 from rankframe._registry import METRICS, Metric, MetricDef, parse_metric

@@ -5,7 +5,7 @@ canonical name, aliases, trec_eval spellings, whether it takes a cut-off ``k``, 
 change it (declarations of :mod:`rankframe._options`), its per-query computation and its
 documentation. Parsing (``"ndcg@10"``, ``"P_10"``), the "did you mean" of an unknown name, the
 accessor's metric methods (``df.rank_eval.ndcg(k, **options)``, generated in
-:mod:`rankframe._api`), the docs and the test matrix all read this registry.
+:mod:`rankframe._accessor`), the docs and the test matrix all read this registry.
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ except ImportError as error:
     raise ImportError(msg) from error
 
 from rankframe import schemas
-from rankframe._api import RankEval, ranks
+from rankframe._accessor import RankEval, ranks
 from rankframe._options import Ties
 from rankframe._partitioned import NullFacts, Parts, never_null, nulls_reported, raise_nulls
 from rankframe._pipeline import Backend, ColumnNames, Request

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankframe import schemas
-from rankframe._api import RankEval
+from rankframe._accessor import RankEval
 from rankframe._encoding import (
     UnorderedIdsError,
     dense_ranks,

@@ -24,7 +24,7 @@ import polars as pl
 import pyarrow as pa
 
 from rankframe import _engine, schemas
-from rankframe._api import RankEval, ranks
+from rankframe._accessor import RankEval, ranks
 from rankframe._config import get_option
 from rankframe._encoding import dense_ranks, dictionary_codes, hash_series
 from rankframe._engine import CodeArray, FrameData

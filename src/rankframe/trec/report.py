@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from rankframe._options import Options
+from rankframe._pipeline import ColumnNames, PerQueryRows, Request
+from rankframe._pipeline import per_query as per_query_values
+from rankframe._registry import parse_metrics
+from rankframe.adapters.pandas import PandasBackend
 from rankframe.exceptions import InvalidDataError
 from rankframe.trec.files import PathOrFrame, checked_frames, joined_frames
 from rankframe.trec.measures import parse_trec_measures
@@ -92,12 +96,8 @@ def trec_eval_report(
             for name, k in zip(measure.line_names(cutoffs), cutoffs or (None,), strict=True):
                 metric_of[name] = measure.metric_at(k)
     metrics = list(dict.fromkeys(metric_of.values()))
-    accessor: Any = joined.rank_eval  # pandas-stubs do not know registered accessors
-    means = accessor.evaluate(metrics, min_relevance=min_relevance).iloc[0] if metrics else None
-    values = (
-        accessor.per_query(metrics, min_relevance=min_relevance).set_index("query")
-        if metrics and per_query else None
-    )
+    values = _per_query_values(joined, metrics, min_relevance) if metrics else None
+    means = values.mean() if values is not None else None
     counts = _counts(joined, min_relevance)
 
     lines: list[str] = []
@@ -106,7 +106,7 @@ def trec_eval_report(
         for measure, cutoffs in selection:
             for name in measure.line_names(cutoffs):
                 if measure.kind == "metric":
-                    assert values is not None  # computed above for per_query
+                    assert values is not None  # computed above when a metric is selected
                     column = values[metric_of[name]].reindex(counts.index)
                     columns.append(
                         [f"{name:<22}\t{q}\t{v:6.4f}" for q, v in column.items()]
@@ -131,6 +131,19 @@ def trec_eval_report(
                     assert means is not None  # computed above when a metric is selected
                     lines.append(f"{name:<22}\tall\t{float(means[metric_of[name]]):6.4f}")
     return "".join(f"{line}\n" for line in lines)
+
+
+def _per_query_values(
+    joined: pd.DataFrame, metrics: list[str], min_relevance: int | None
+) -> pd.DataFrame:
+    """Per query (indexed by the query id), a column per metric: the engine's one pass."""
+    request = Request(ColumnNames(), tuple(parse_metrics(metrics)), (),
+                      Options(min_relevance=min_relevance), PerQueryRows())
+    pq = per_query_values(PandasBackend(joined), request)
+    per_query = pq.values[:, 0, :]  # one system
+    queries = pq.query_labels(np.arange(len(per_query), dtype=np.int64))
+    return pd.DataFrame(per_query, index=pd.Index(queries, name="query"),
+                        columns=[str(m) for m in request.metrics])
 
 
 def _counts(joined: pd.DataFrame, min_relevance: int | None) -> pd.DataFrame:

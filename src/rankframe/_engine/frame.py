@@ -1,0 +1,174 @@
+"""What the engine reads: :class:`FrameData` (a frame's columns as NumPy arrays, built by an
+adapter), and the small helpers every step shares (blocks, runs, dense ranks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+IntArray = npt.NDArray[np.int64]
+# codes of a column (queries, `by` values): int32 when an adapter can (half the memory)
+CodeArray = npt.NDArray[np.int32] | npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+
+_BLOCK = 1 << 15  # entries per block of the passes over all rows (see _blocks)
+
+#: Integers up to this magnitude are exact in float64; beyond it, neighbours share a float.
+EXACT_INTEGER = 2**53
+#: Decimals of at most this many digits stay distinct and in order as float64 numbers.
+EXACT_DIGITS = 15
+
+
+@dataclass
+class FrameData:
+    """A frame's columns as the engine needs them (built by an adapter).
+
+    Attributes
+    ----------
+    query_codes
+        Per row, the query's code in ``0 .. n_queries - 1`` (int32 or int64); codes follow
+        the sorted order of the query values, so outputs come out sorted by query.
+    n_queries
+        Number of distinct queries.
+    score
+        Per row, the score as float64, in the order of the scores (:func:`scores_in_order`);
+        NaN means judged but not retrieved.
+    relevant
+        Per row, the grade: float, integer or bool (never null). Only the few rows that a
+        metric reads are converted to float64.
+    item_ranks
+        ``item_ranks(rows)`` gives, for those row positions, the dense ranks of their items in
+        ascending order of the ids (strings compare as strings, numbers as numbers, Python
+        objects by type, then value: :func:`rankframe._encoding.object_ranks`).
+    item_hash
+        ``item_hash()`` gives per row a 64-bit hash of the item, equal for equal items; used
+        to find duplicate items within a query.
+    query_labels
+        ``query_labels(codes)`` gives the query values of those codes, for messages.
+    item_label
+        ``item_label(row)`` gives the item value at a row position, for messages.
+    segments
+        For each ``by`` column: its name and per row an integer code of its value (int32 or
+        int64).
+    flavour
+        ``"pandas"`` or ``"polars"``: the library whose spelling the fixes in messages use.
+    systems
+        With several score columns (systems judged on the same grades): each column's name
+        and its scores; ``score`` is the first. Empty for one score column.
+    """
+
+    query_codes: CodeArray
+    n_queries: int
+    score: FloatArray
+    relevant: npt.NDArray[Any]
+    item_ranks: Callable[[IntArray], IntArray]
+    item_hash: Callable[[], npt.NDArray[np.uint64]]
+    query_labels: Callable[[IntArray], list[object]]
+    item_label: Callable[[int], object]
+    segments: list[tuple[str, CodeArray]] = field(default_factory=list)
+    systems: list[tuple[str, FloatArray]] = field(default_factory=list)
+    flavour: str = "pandas"
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.query_codes)
+
+    def first_rows(self) -> IntArray:
+        """Per query, the position of its first row."""
+        first = np.empty(self.n_queries, dtype=np.int64)
+        positions = np.arange(self.n_rows - 1, -1, -1, dtype=np.int64)
+        first[self.query_codes[::-1]] = positions
+        return first
+
+
+def plain(value: object) -> object:
+    """A NumPy scalar as the Python value it holds (for readable messages)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def scores_in_order(values: npt.NDArray[Any]) -> FloatArray:
+    """Integer scores (without nulls) as float64 numbers that order exactly as they do.
+
+    Every metric depends on the scores through their order only. Integers within
+    :data:`EXACT_INTEGER` are their own float64 values; a column beyond it (int64 nanosecond
+    timestamps, uint64 hashes) would see distinct scores rounded to one float and tied, so
+    it becomes its dense ranks instead (equal scores equal, the order kept).
+    """
+    if len(values) == 0:
+        return values.astype(np.float64)
+    if values.dtype != object and values.min() >= -EXACT_INTEGER and values.max() <= EXACT_INTEGER:
+        return values.astype(np.float64)
+    return _dense(values).astype(np.float64)
+
+
+def _bits(n: int) -> int:
+    return max(int(n - 1).bit_length(), 1)
+
+
+def _blocks(n: int) -> Iterator[tuple[int, int]]:
+    """``(start, stop)`` of consecutive blocks of ``_BLOCK`` entries covering ``0 .. n``.
+
+    Passes over millions of rows go block by block, into preallocated buffers: the
+    temporaries then stay in the CPU cache and no full-size temporary is allocated (a fresh
+    80 MB array costs as much in page faults as the arithmetic done in it).
+    """
+    for start in range(0, n, _BLOCK):
+        yield start, min(start + _BLOCK, n)
+
+
+def _runs(same_as_next: BoolArray) -> tuple[IntArray, IntArray]:
+    """Positions that belong to runs of equal neighbours, and a run id for each."""
+    n = len(same_as_next) + 1
+    member = np.zeros(n, dtype=bool)
+    member[:-1] |= same_as_next
+    member[1:] |= same_as_next
+    positions = np.flatnonzero(member).astype(np.int64)
+    # a run starts where a member does not continue the previous position's run
+    starts = np.ones(len(positions), dtype=bool)
+    if len(positions) > 1:
+        starts[1:] = ~same_as_next[positions[1:] - 1]
+    return positions, np.cumsum(starts) - 1
+
+
+def _dense(values: npt.NDArray[Any]) -> IntArray:
+    """Dense ranks (0-based) of numbers in ascending order."""
+    return np.unique(values, return_inverse=True)[1].astype(np.int64).reshape(-1)
+
+def _sort_order(keys: Sequence[IntArray]) -> IntArray:
+    """The stable order that sorts entries by ``keys`` (most significant first).
+
+    Keys are non-negative integers. When their bits and a position fit in 64 bits they are
+    packed into one key for a single ``np.sort``, several times faster than ``np.lexsort``.
+    When they do not, the two leading keys give way to the dense rank of their pair, which
+    sorts the same and needs no more bits than a position (there are at most ``n`` pairs).
+    """
+    n = len(keys[0])
+    index_bits = _bits(n)
+    keys = list(keys)
+    widths = [_bits(int(key.max(initial=0)) + 1) for key in keys]
+    while (
+        index_bits + sum(widths) > 64
+        and len(keys) > 1
+        and index_bits < widths[0] + widths[1] <= 64
+    ):
+        pair = keys[0].astype(np.uint64) << np.uint64(widths[1])
+        pair |= keys[1].astype(np.uint64, copy=False)
+        merged = _dense(pair)
+        keys[:2] = [merged]
+        widths[:2] = [_bits(int(merged.max(initial=0)) + 1)]
+    if index_bits + sum(widths) > 64:
+        return np.lexsort(list(reversed(keys))).astype(np.int64)
+    packed = np.zeros(n, dtype=np.uint64)
+    for key, width in zip(keys, widths, strict=True):
+        packed <<= np.uint64(width)
+        packed |= key.astype(np.uint64, copy=False)
+    packed <<= np.uint64(index_bits)
+    packed |= np.arange(n, dtype=np.uint64)
+    packed.sort()
+    return (packed & np.uint64((1 << index_bits) - 1)).view(np.int64)

@@ -140,7 +140,7 @@ def _per_query_values(
     request = Request(ColumnNames(), tuple(parse_metrics(metrics)), (),
                       Options(min_relevance=min_relevance), PerQueryRows())
     pq = per_query_values(PandasBackend(joined), request)
-    per_query = pq.values[:, 0, :]  # one system
+    per_query = pq.values[:, 0, :]  # noqa: PD011  (a NumPy array: one system)
     queries = pq.query_labels(np.arange(len(per_query), dtype=np.int64))
     return pd.DataFrame(per_query, index=pd.Index(queries, name="query"),
                         columns=[str(m) for m in request.metrics])

@@ -678,6 +678,29 @@ def test_empty_error_lists_at_most_five_queries(make_frame: FrameMaker) -> None:
         run(lambda ev: ev.map(empty="error"), frame.rank_eval)
 
 
+def test_empty_error_counts_every_part_and_carries_its_facts(make_frame: FrameMaker) -> None:
+    """14 queries without a relevant item among 30, spread over every part of a partitioned
+    frame (polars parts, Dask partitions): the message and the error's fields count and name
+    the whole frame's, as pandas does (Dask once said "3 queries ... 'q105', 'q33', 'q8'")."""
+    ids = [100 + i for i in range(10)] + [20 + i for i in range(10)] + list(range(10))
+    empty = {f"q{i}" for i in [*range(100, 107), *range(26, 30), 7, 8, 9]}
+    rows = [(f"q{i}", item) for i in ids for item in ("a", "b")]
+    frame = make_frame({
+        "query": [q for q, _ in rows],
+        "item": [item for _, item in rows],
+        "score": [2.0 if item == "a" else 1.0 for _, item in rows],
+        "relevant": [0 if q in empty or item == "b" else 1 for q, item in rows],
+    })
+    assert len(empty) == 14
+    # sorted as strings: q100 .. q106, then q26 .. q29, then q7, q8, q9
+    first_five = ["q100", "q101", "q102", "q103", "q104"]
+    shown = ", ".join(repr(q) for q in first_five)
+    with expect(EmptyQueryError, f"14 queries have no relevant item: {shown} and 9 more") as info:
+        run(lambda ev: ev.mrr(k=5, empty="error"), frame.rank_eval)
+    assert info.value.count == 14
+    assert info.value.queries == first_five
+
+
 # -- column roles and the rank column ---------------------------------------------------------
 
 

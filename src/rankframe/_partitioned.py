@@ -7,15 +7,16 @@ queries, and concatenates what the parts give. Everything else is here, once:
 - :meth:`Parts.finish` reads the concatenated per-query tables back and runs the one finish
   step (:func:`~rankframe._pipeline.finish`): means, segments, ``empty`` and its error over
   every query, intervals, tidy rows, ``compare``;
-- :class:`NullFacts` and :func:`raise_nulls`: the error for nulls in a column that must have
-  none names the count and the first row of the *whole* frame, so each part only reports
-  whether it holds such nulls, and the adapter's whole-frame counts are turned into the
-  eager accessor's error here.
+- :class:`NullFacts` and :func:`raise_whole_frame`: the error for nulls in a column that must
+  have none names the count and the first row of the *whole* frame, and which error comes
+  first follows the schema's order over the whole frame; so each part only reports whether
+  it holds such nulls, and the adapter's whole-frame facts are turned into the eager
+  accessor's error here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -23,7 +24,7 @@ from rankframe import _pipeline, schemas
 from rankframe._pipeline import Backend, ColumnNames, Request
 from rankframe.exceptions import RankEvalError
 
-__all__ = ["NullFacts", "Parts", "never_null", "raise_nulls"]
+__all__ = ["NullFacts", "Parts", "never_null", "raise_whole_frame"]
 
 
 @dataclass(frozen=True)
@@ -73,40 +74,43 @@ class NullFacts(NamedTuple):
     query: object
 
 
-def raise_nulls(
-    names: ColumnNames, facts: Sequence[NullFacts], *, numeric_scores: bool, flavour: str
-) -> None:
-    """Raise the eager accessor's error for the first column (in :func:`never_null` order)
-    with nulls, given each column's :class:`NullFacts` of the whole frame.
-
-    The schema reports a non-numeric score before nulls in the relevant column: then this
-    returns, and the part's own validation raises the score's error. ``flavour``
-    (``"pandas"`` or ``"polars"``) spells the fix in the user's library.
-    """
+def _schema_error(column: str, message: str, reason: str) -> Any:
+    """A pandera ``SchemaError`` about ``column``, for :func:`schemas.translate`."""
     schemas.pandera_ready()
     import pandera.pandas as pa
     from pandera.errors import SchemaError, SchemaErrorReason
 
-    for column, fact in zip(never_null(names), facts, strict=True):
-        if not fact.nulls:
-            continue
-        if column == names.relevant and not numeric_scores:
-            return
-        failure = SchemaError(  # type: ignore[no-untyped-call]
-            schema=pa.Column(name=column),
-            data=None,
-            message=f"column {column!r} contains null values",
-            reason_code=SchemaErrorReason.SERIES_CONTAINS_NULLS,
-        )
-        report = (fact.nulls, fact.first, None if column == names.query else fact.query)
-        raise schemas.translate(
-            failure, roles=names.roles(), dtype_of=lambda _: None,
-            null_report=lambda _, report=report: report, flavour=flavour,
-        ) from None
+    return SchemaError(  # type: ignore[no-untyped-call]
+        schema=pa.Column(name=column), data=None, message=message,
+        reason_code=getattr(SchemaErrorReason, reason),
+    )
 
 
-def nulls_reported(has_nulls: Sequence[bool], *, numeric_scores: bool) -> bool:
-    """Whether :func:`raise_nulls` raises for a part whose never-null columns hold nulls as
-    ``has_nulls`` says (query, item, relevant): then the part's own result is not used."""
-    query, item, relevant = has_nulls
-    return query or item or (relevant and numeric_scores)
+def raise_whole_frame(
+    names: ColumnNames, facts: Sequence[NullFacts], not_numeric: Mapping[str, object], *,
+    flavour: str,
+) -> None:
+    """Raise the eager accessor's error for the whole frame, from its facts: each
+    never-null column's :class:`NullFacts` (:func:`never_null` order) and the score or
+    grade columns that are not numeric (column → a dtype it has). The schema's order
+    decides which error comes first: the query, item, score and relevant columns in turn,
+    and within the relevant column its nulls before its dtype. ``flavour`` (``"pandas"``
+    or ``"polars"``) spells the fix in the user's library."""
+    nulls = dict(zip(never_null(names), facts, strict=True))
+    for column in [names.query, names.item, *names.scores, names.relevant]:
+        fact = nulls.get(column)
+        if fact is not None and fact.nulls:
+            failure = _schema_error(column, f"column {column!r} contains null values",
+                                    "SERIES_CONTAINS_NULLS")
+            report = (fact.nulls, fact.first, None if column == names.query else fact.query)
+            raise schemas.translate(
+                failure, roles=names.roles(), dtype_of=lambda _: None,
+                null_report=lambda _, report=report: report, flavour=flavour,
+            ) from None
+        if column in not_numeric:
+            failure = _schema_error(column, f"column {column!r} must have a numeric dtype",
+                                    "DATAFRAME_CHECK")
+            raise schemas.translate(
+                failure, roles=names.roles(), dtype_of=lambda c: not_numeric[c],
+                null_report=None, flavour=flavour,
+            ) from None

@@ -38,7 +38,7 @@ except ImportError as error:
 from rankframe import schemas
 from rankframe._accessor import RankEval, ranks
 from rankframe._options import Ties
-from rankframe._partitioned import NullFacts, Parts, never_null, nulls_reported, raise_nulls
+from rankframe._partitioned import NullFacts, Parts, never_null, raise_whole_frame
 from rankframe._pipeline import Backend, ColumnNames, Request
 from rankframe.adapters.pandas import PandasBackend, pandas_result
 from rankframe.exceptions import RankEvalError
@@ -55,18 +55,37 @@ _POSITION_BITS = 40
 # -- before the shuffle: row positions and the null facts of the whole frame ---------------
 
 
+def _numeric_columns(names: ColumnNames) -> list[str]:
+    """The columns that must be numeric: the scores and the grade."""
+    return [*names.scores, names.relevant]
+
+
+def _numbers(part: pd.DataFrame, names: ColumnNames) -> bool:
+    """Whether this partition's score and grade columns are numeric."""
+    return all(schemas._is_numeric_pandas(part[c]) for c in _numeric_columns(names))
+
+
 def _with_position(
-    part: pd.DataFrame, name: str, partition_info: dict[str, Any] | None = None
+    part: pd.DataFrame, name: str, names: ColumnNames,
+    partition_info: dict[str, Any] | None = None,
 ) -> pd.DataFrame:
-    """The partition plus a column ``name``: each row's position in the frame's order."""
+    """The partition plus a column ``name``: each row's position in the frame's order.
+
+    A partition whose score or grade column is not numeric (one block of a CSV read as
+    strings) goes through the shuffle as no rows: its dtype would break the shuffle (P2P's
+    "failed during unpack phase"), and the whole frame's check raises its error instead.
+    """
     number = partition_info["number"] if partition_info else 0
+    if not _numbers(part, names):
+        part = part.iloc[:0].astype(dict.fromkeys(_numeric_columns(names), np.float64))
     position = np.arange(len(part), dtype=np.int64) + (np.int64(number) << _POSITION_BITS)
     return part.assign(**{name: position})
 
 
 def _null_counts(part: pd.DataFrame, names: ColumnNames) -> pd.DataFrame:
-    """One row for an input partition: its length and, for each column that must not be
-    null, the number of nulls, the position of the first one and that row's query."""
+    """One row for an input partition: its length; for each column that must not be null,
+    the number of nulls, the position of the first one and that row's query; for each
+    column that must be numeric, its dtype where it is not (else ``None``)."""
     row: dict[str, pd.Series] = {"rows": pd.Series([len(part)], dtype=np.int64)}
     for i, column in enumerate(never_null(names)):
         nulls = part[column].isna().to_numpy()
@@ -76,14 +95,15 @@ def _null_counts(part: pd.DataFrame, names: ColumnNames) -> pd.DataFrame:
         row[f"nulls{i}"] = pd.Series([count], dtype=np.int64)
         row[f"first{i}"] = pd.Series([first], dtype=np.int64)
         row[f"query{i}"] = pd.Series([query], dtype=object)  # the value as pandas gives it
-    numeric = all(schemas._is_numeric_pandas(part[s]) for s in names.scores)
-    row["numeric_score"] = pd.Series([numeric], dtype=bool)
+    for i, column in enumerate(_numeric_columns(names)):
+        numeric = schemas._is_numeric_pandas(part[column])
+        row[f"dtype{i}"] = pd.Series([None if numeric else part[column].dtype], dtype=object)
     return pd.DataFrame(row)
 
 
-def _check_nulls(reports: pd.DataFrame, names: ColumnNames) -> int:
-    """Raise the error pandas raises for nulls, from the rows of :func:`_null_counts` (one
-    per input partition, in order); 0 when there are none."""
+def _check_data(reports: pd.DataFrame, names: ColumnNames) -> int:
+    """Raise the error pandas raises for the whole frame, from the rows of
+    :func:`_null_counts` (one per input partition, in order); 0 when there is none."""
     reports = reports.reset_index(drop=True)
     rows = reports["rows"].to_numpy()
     offsets = np.cumsum(rows) - rows
@@ -96,8 +116,12 @@ def _check_nulls(reports: pd.DataFrame, names: ColumnNames) -> int:
         at = int(np.flatnonzero(counts)[0])
         first = int(offsets[at] + reports[f"first{i}"].iloc[at])
         facts.append(NullFacts(int(counts.sum()), first, reports[f"query{i}"].iloc[at]))
-    raise_nulls(names, facts, numeric_scores=bool(reports["numeric_score"].all()),
-                flavour="pandas")
+    not_numeric = {}
+    for i, column in enumerate(_numeric_columns(names)):
+        dtypes = reports[f"dtype{i}"].dropna()
+        if len(dtypes):
+            not_numeric[column] = dtypes.iloc[0]
+    raise_whole_frame(names, facts, not_numeric, flavour="pandas")
     return 0
 
 
@@ -114,20 +138,19 @@ def _in_order(part: pd.DataFrame, position: str | None) -> pd.DataFrame:
     return part.drop(columns=position)
 
 
-def _has_nulls(part: pd.DataFrame, names: ColumnNames) -> bool:
-    """Whether the whole frame's null check raises for the nulls of this partition."""
-    has = [bool(part[c].isna().any()) for c in never_null(names)]
-    numeric = all(schemas._is_numeric_pandas(part[s]) for s in names.scores)
-    return nulls_reported(has, numeric_scores=numeric)
+def _reported(part: pd.DataFrame, names: ColumnNames) -> bool:
+    """Whether the whole frame's check raises for this partition's data (nulls where there
+    must be none, a score or grade column that is not numeric)."""
+    return any(part[c].isna().any() for c in never_null(names)) or not _numbers(part, names)
 
 
 def _map_part(
     part: pd.DataFrame, parts: Parts, position: str | None, empty: pd.DataFrame
 ) -> pd.DataFrame:
     """The per-query table of one partition of whole queries. A partition whose nulls the
-    null check reports gives ``empty``: the finish step waits for that check."""
+    whole frame's check reports gives ``empty``: the finish step waits for that check."""
     part = _in_order(part, position)
-    if _has_nulls(part, parts.request.names):
+    if _reported(part, parts.request.names):
         return empty
     table: pd.DataFrame = parts.map(part)
     return table
@@ -207,7 +230,7 @@ class DaskRankEval(RankEval):
             frame = frame.reset_index()
         checked = frame.reduction(
             _null_counts,
-            aggregate=_check_nulls,
+            aggregate=_check_data,
             split_every=False,
             meta=int,
             chunk_kwargs={"names": names},
@@ -217,7 +240,7 @@ class DaskRankEval(RankEval):
         if not presorted:
             position = _unused_name(list(frame.columns), "__rankframe_position__")
             meta = frame._meta.assign(**{position: np.zeros(0, dtype=np.int64)})
-            frame = frame.map_partitions(_with_position, position, meta=meta).shuffle(
+            frame = frame.map_partitions(_with_position, position, names, meta=meta).shuffle(
                 on=names.query
             )
         return frame, checked, position, index

@@ -29,7 +29,7 @@ from rankframe._config import get_option
 from rankframe._encoding import dense_ranks, dictionary_codes, hash_series
 from rankframe._engine import CodeArray, FrameData
 from rankframe._options import Ties
-from rankframe._partitioned import NullFacts, Parts, never_null, raise_nulls
+from rankframe._partitioned import NullFacts, Parts, never_null, raise_whole_frame
 from rankframe._pipeline import Backend, ColumnNames, Request, run
 from rankframe.exceptions import InvalidDataError
 
@@ -296,23 +296,24 @@ def _missing(column: str, dtype: Any) -> pl.Expr:
     return expr | pl.col(column).is_nan() if dtype.is_float() else expr
 
 
-class _NullCheck:
-    """Nulls of the columns that must have none, counted and located over the whole frame.
+class _WholeFrameCheck:
+    """The errors that count and locate rows, from the facts of the whole frame.
 
     A part of the plan holds some queries' rows only. When it finds nulls in the query, item
     or relevant column, :meth:`raise_for` collects a small aggregation of the whole frame
     (its null counts, first null row and that row's query) and raises the eager accessor's
-    error (:func:`~rankframe._partitioned.raise_nulls`). Frames without nulls never run it.
+    error (:func:`~rankframe._partitioned.raise_whole_frame`, which also orders it with a
+    score or grade column that is not numeric). Frames without nulls never run it.
     """
 
     def __init__(self, frame: pl.LazyFrame, names: ColumnNames) -> None:
         schema = frame.collect_schema()
         self.names = names
         self.columns = never_null(names)
-        # the schema reports a non-numeric score before nulls in the relevant column
-        self.numeric_scores = all(
-            schema[s].is_numeric() or schema[s] == pl.Boolean for s in names.scores
-        )
+        self.not_numeric = {
+            c: schema[c] for c in [*names.scores, names.relevant]
+            if not (schema[c].is_numeric() or schema[c] == pl.Boolean)
+        }
         self.dtypes = {c: schema[c] for c in self.columns}
         row = _unused_name(self.columns, "__rankframe_row__")
         missing = [_missing(c, self.dtypes[c]) for c in self.columns]
@@ -335,13 +336,12 @@ class _NullCheck:
         )
 
     def raise_for(self) -> None:
-        """Raise the eager accessor's error for the nulls of the whole frame (return when the
-        schema reports another error first: the part's own validation raises it)."""
+        """Raise the eager accessor's error for the whole frame."""
         report = self.plan.collect(engine="streaming").row(0)
         n = len(self.columns)
         facts = [NullFacts(int(report[i] or 0), int(report[n + i] or 0), report[2 * n + i])
                  for i in range(n)]
-        raise_nulls(self.names, facts, numeric_scores=self.numeric_scores, flavour="polars")
+        raise_whole_frame(self.names, facts, self.not_numeric, flavour="polars")
 
 
 def _unused_name(columns: Sequence[str], stem: str) -> str:
@@ -399,11 +399,11 @@ class LazyPolarsRankEval(RankEval):
             if n == 1:
                 return frame.map_batches(whole, schema=schema, streamable=False)
             parts = Parts(request, self._backend, PolarsBackend)
-            nulls = _NullCheck(frame, self._names)
+            check = _WholeFrameCheck(frame, self._names)
 
             def run_part(part: pl.DataFrame) -> pl.DataFrame:
-                if nulls.has_nulls(part):  # the error counts and locates the whole frame's
-                    nulls.raise_for()
+                if check.has_nulls(part):  # the error counts and locates the whole frame's
+                    check.raise_for()
                 return _conform(parts.map(part), part_schema)
 
             def finish(tables: pl.DataFrame) -> pl.DataFrame:

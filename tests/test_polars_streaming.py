@@ -1,16 +1,17 @@
-"""LazyFrame plans in parts of whole queries: equal to the eager namespace, on both engines.
+"""LazyFrame plans in parts of whole queries: what is specific to parts, engines and scans.
 
-A LazyFrame's metrics, ``evaluate`` (without ``ci``/``tidy``) and ``per_query`` count the
-plan's rows when collected and run the engine on ``ceil(rows / ROWS_PER_PART)`` parts of the
-frame, split by a hash of the query id, so that only one part's rows are held at a time; the
-parts' results are combined last. The tests here set ``ROWS_PER_PART`` so that the test frame
-runs in four parts, as a large input does, unless a test says otherwise. Every result is
-compared with the eager namespace on the same rows, with ``collect()`` and
-``collect(engine="streaming")``, from ``df.lazy()`` and from ``pl.scan_parquet``.
+Every test that takes a frame also runs on a LazyFrame forced into three parts through the
+shared ``make_frame`` fixture (values and error messages equal the eager namespace's). This
+module keeps what needs a larger frame, polars' engines or a parquet scan: a LazyFrame's
+methods but ``rank()`` count the plan's rows when collected and run the per-query step on
+``ceil(rows / rows_per_part)`` parts of the frame, split by a hash of the query id, so that
+only one part's rows are held at a time; one finish step makes the result from the parts'
+per-query tables. The tests here set the ``rows_per_part`` option so that the test frame runs
+in four parts, as a large input does, unless a test says otherwise. Results are compared with
+the eager namespace on the same rows, with ``collect()`` and ``collect(engine="streaming")``,
+from ``df.lazy()`` and from ``pl.scan_parquet``.
 
-Per-query values are compared exactly. Means are compared to 1e-12 relative: the parts' means
-are weighted by their ``n_queries``, the eager path adds up the queries in one pass, and the
-two sums can differ in the last bits.
+Per-query values are compared exactly. Means are compared to 1e-12 relative.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import rankframe
-from rankframe import EmptyQueryError, InvalidDataError, RankEvalError
+from rankframe import EmptyQueryError, RankEvalError
 from rankframe.adapters import polars as adapter
 
 RTOL = 1e-12
@@ -101,13 +102,7 @@ def assert_same(plan: Any, expected: Any, engine: str, *, exact: bool) -> None:
 
 MEANS: dict[str, Call] = {
     "mrr": lambda ev: ev.mrr(k=5),
-    "mrr-first": lambda ev: ev.mrr(ties="first"),
     "ndcg-exp-theme": lambda ev: ev.ndcg(k=10, gain="exponential", by="theme"),
-    "map-min_k-both": lambda ev: ev.map(k=5, denominator="min_k", by=["theme", "cohort"]),
-    "acc-skip-cohort": lambda ev: ev.acc(k=1, empty="skip", by="cohort"),
-    "precision-nan": lambda ev: ev.precision(k=3, empty="nan"),
-    "recall-level": lambda ev: ev.recall(k=10, min_relevance=2, by="theme"),
-    "r_precision-opt": lambda ev: ev.r_precision(ties="optimistic"),
     "evaluate": lambda ev: ev.evaluate(METRICS),
     "evaluate-both": lambda ev: ev.evaluate(METRICS, by=["cohort", "theme"]),
     "evaluate-skip-pess": lambda ev: ev.evaluate(METRICS, by="theme", empty="skip",
@@ -116,17 +111,8 @@ MEANS: dict[str, Call] = {
 PER_QUERY: dict[str, Call] = {
     "per_query": lambda ev: ev.per_query(METRICS),
     "per_query-both": lambda ev: ev.per_query(METRICS, by=["theme", "cohort"]),
-    "per_query-skip": lambda ev: ev.per_query(["map", "ndcg@5"], empty="skip"),
     "per_query-nan-first": lambda ev: ev.per_query(["mrr", "P_3"], empty="nan", ties="first"),
 }
-SYSTEMS: dict[str, tuple[Call, bool]] = {  # with two score columns; exact?
-    "mrr": (lambda ev: ev.mrr(k=5), False),
-    "ndcg-theme": (lambda ev: ev.ndcg(k=10, by="theme"), False),
-    "evaluate-both": (lambda ev: ev.evaluate(METRICS, by=["theme", "cohort"]), False),
-    "per_query-cohort": (lambda ev: ev.per_query(METRICS, by="cohort"), True),
-}
-
-
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("source", ["lazy", "parquet"])
 @pytest.mark.parametrize(
@@ -139,16 +125,6 @@ def test_equals_eager(
 ) -> None:
     lazy = sources(frame, parquet)[source]
     assert_same(call(lazy.rank_eval), call(frame.rank_eval), engine, exact=exact)
-
-
-@pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize(("call", "exact"), SYSTEMS.values(), ids=SYSTEMS.keys())
-def test_several_systems_equal_eager(
-    frame: pl.DataFrame, parquet: Path, engine: str, call: Call, exact: bool
-) -> None:
-    scores = ["other", "score"]  # not in sorted order: the output keeps the given order
-    lazy = pl.scan_parquet(parquet).rank_eval(score=scores)
-    assert_same(call(lazy), call(frame.rank_eval(score=scores)), engine, exact=exact)
 
 
 @pytest.mark.parametrize("buckets", [1, 2, 7])
@@ -349,14 +325,6 @@ def test_data_errors_raise_on_collect_with_the_eager_message(
     with pytest.raises(type(expected)) as info:
         plan.collect(engine=engine)
     assert str(info.value) == str(expected)
-
-
-def test_null_message_names_the_whole_frames_count_and_first_row(frame: pl.DataFrame) -> None:
-    bad = BAD["null-relevant"](frame)
-    with pytest.raises(InvalidDataError) as info:
-        bad.lazy().rank_eval.mrr().collect(engine="streaming")
-    query = bad["query"][10]
-    assert f"has 4 null value(s) (first at row 10, in query {query!r})" in str(info.value)
 
 
 @pytest.mark.parametrize("n_empty", [1, 3, 40])

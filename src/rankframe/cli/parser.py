@@ -66,9 +66,7 @@ def _add_input(parser: argparse.ArgumentParser, *, several_scores: str) -> None:
 
 
 def _add_metric_options(parser: argparse.ArgumentParser) -> None:
-    from typing import get_args
-
-    from rankframe._options import Denominator, Empty, Gain, Ties
+    from rankframe._options import OPTIONS
 
     group = parser.add_argument_group("metrics")
     group.add_argument(
@@ -79,12 +77,13 @@ def _add_metric_options(parser: argparse.ArgumentParser) -> None:
                        help="segment column, constant within a query (repeatable)")
     group.add_argument("--min-relevance", type=float, metavar="GRADE",
                        help="lowest grade that counts as relevant (default: grade > 0)")
-    group.add_argument("--ties", choices=get_args(Ties),
+    group.add_argument("--ties", choices=OPTIONS["ties"].choices,
                        help="order among equal scores (default: trec, item id descending)")
-    group.add_argument("--empty", choices=get_args(Empty),
+    group.add_argument("--empty", choices=OPTIONS["empty"].choices,
                        help="queries without relevant items (default: zero)")
-    group.add_argument("--gain", choices=get_args(Gain), help="NDCG gain (default: linear)")
-    group.add_argument("--denominator", choices=get_args(Denominator),
+    group.add_argument("--gain", choices=OPTIONS["gain"].choices,
+                       help="NDCG gain (default: linear)")
+    group.add_argument("--denominator", choices=OPTIONS["denominator"].choices,
                        help="AP and recall divide by R or min(R, k) (default: relevant)")
 
 
@@ -132,12 +131,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_input(compare, several_scores="a system's score column; give two or more")
     _add_metric_options(compare)
+    from rankframe._options import CORRECTION, TEST
+
     tests = compare.add_argument_group("tests")
     tests.add_argument("--baseline", metavar="COL",
                        help="the score column the others are compared to (default: the first)")
-    tests.add_argument("--test", choices=("t-test", "permutation", "wilcoxon"),
-                       default="t-test", help="paired test over queries (default: %(default)s)")
-    tests.add_argument("--correction", choices=("holm", "bonferroni", "none"), default="holm",
+    tests.add_argument("--test", choices=TEST.choices, default=TEST.default,
+                       help="paired test over queries (default: %(default)s)")
+    tests.add_argument("--correction", choices=CORRECTION.choices, default=CORRECTION.default,
                        help="multiple-comparison correction (default: %(default)s)")
     tests.add_argument("--alpha", type=float, default=0.05,
                        help="significance level (default: %(default)s)")

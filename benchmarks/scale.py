@@ -7,9 +7,9 @@ in a fresh process:
 - pandas, in memory: ``pd.read_parquet`` of the whole dataset, then the accessor;
 - polars eager: ``pl.read_parquet``, then the namespace;
 - polars streaming: ``pl.scan_parquet(...).rank_eval.evaluate(...).collect(engine="streaming")``:
-  the plan runs the engine on ``ceil(rows / ROWS_PER_PART)`` parts of whole queries (4 at
+  the plan runs the engine on ``ceil(rows / rows_per_part)`` parts of whole queries (4 at
   50M rows), one at a time; ``--paths polars-streaming-one-part`` also times it with
-  ``QUERY_BUCKETS = 1`` (the engine sees every row at once);
+  ``set_option("query_buckets", 1)`` (the engine sees every row at once);
 - Dask on a ``LocalCluster`` of 2 worker processes with a memory limit of 4 GiB each:
   ``dd.read_parquet(...).rank_eval.evaluate(...).compute()``, on the dataset whose queries
   are spread over many files (shuffled on the query column), and on the same rows written
@@ -57,7 +57,7 @@ PATHS = {  # name: description in the table
     "pandas": "pandas, in memory (`pd.read_parquet`, then the accessor)",
     "polars": "polars eager (`pl.read_parquet`, then the namespace)",
     "polars-streaming": 'polars streaming (`scan_parquet`, `collect(engine="streaming")`)',
-    "polars-streaming-one-part": "polars streaming in one part (`QUERY_BUCKETS = 1`)",
+    "polars-streaming-one-part": "polars streaming in one part (`query_buckets` = 1)",
     "dask": f"Dask, {WORKERS} workers x {WORKER_MEMORY}, queries spread over files (shuffle)",
     "dask-by-query": f"Dask, {WORKERS} workers x {WORKER_MEMORY}, files partitioned by query "
     "(no shuffle)",
@@ -152,11 +152,10 @@ def run_pandas(root: Path) -> dict[str, Any]:
 def run_polars(root: Path, *, streaming: bool, parts: int | None = None) -> dict[str, Any]:
     import polars as pl
 
-    import rankframe  # noqa: F401
-    from rankframe.adapters import polars as adapter
+    import rankframe
 
     if parts is not None:
-        adapter.QUERY_BUCKETS = parts
+        rankframe.set_option("query_buckets", parts)
     files = str(root / "scattered" / "*.parquet")
     started = time.perf_counter()
     if streaming:

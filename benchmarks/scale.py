@@ -153,6 +153,7 @@ def run_polars(root: Path, *, streaming: bool, parts: int | None = None) -> dict
     import polars as pl
 
     import rankframe
+    from rankframe.adapters import polars as adapter
 
     if parts is not None:
         rankframe.set_option("query_buckets", parts)

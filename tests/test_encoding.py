@@ -214,10 +214,10 @@ def test_the_encoding_follows_how_often_ids_repeat() -> None:
     rng = np.random.default_rng(3)
     for per_id, few in [(1, True), (2, True), (4, True), (16, False), (100, False)]:
         keys = rng.permutation(np.arange(n, dtype=np.uint64) // np.uint64(per_id))
-        assert rankframe._encoding._few_repeats(keys) is few, per_id
+        assert rankframe._encoding._few_repeats([keys]) is few, per_id
         grouped = np.sort(keys)  # the rows of an id side by side: the same answer
-        assert rankframe._encoding._few_repeats(grouped) is few, per_id
-    assert not rankframe._encoding._few_repeats(np.arange(n - 1, dtype=np.uint64))  # too few
+        assert rankframe._encoding._few_repeats(np.split(grouped, [n // 3])) is few, per_id
+    assert not rankframe._encoding._few_repeats([np.arange(n - 1, dtype=np.uint64)])  # few keys
 
 
 def test_many_short_lists_by_sort_and_buckets() -> None:
@@ -227,7 +227,7 @@ def test_many_short_lists_by_sort_and_buckets() -> None:
     rows = np.random.default_rng(5).permutation(np.repeat(ids, 2))
     column = pa.array(rows, type=pa.large_string())
     keys = rankframe._encoding._Packing([key_words(column)]).pack(key_words(column))
-    assert rankframe._encoding._few_repeats(keys)
+    assert rankframe._encoding._few_repeats([keys])
     assert len(rows) > 2 * rankframe._encoding._BUCKET  # sorted by buckets
     codes, distinct = dictionary_codes(column, sort=True, compact=True)
     order = sorted(set(ids.tolist()), key=str.encode)

@@ -540,26 +540,32 @@ def _sorted_encoding(keys: npt.NDArray[np.uint64]) -> tuple[npt.NDArray[np.uint6
     return ordered[new], indices
 
 
-_BUCKET = 1 << 16  # keys per bucket of _argsort: a bucket's sort works in the CPU cache
+_BUCKET = 1 << 16  # keys per slice of _argsort: a slice's sort works in the CPU cache
 
 
 def _argsort(keys: npt.NDArray[np.uint64]) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.uint64]]:
-    """``np.argsort(keys)`` and the keys in that order, by buckets of about ``_BUCKET`` keys:
-    a radix sort (stable, linear) of the keys' top bits, then a sort of each bucket. A sort
-    of millions of keys at once works out of the CPU cache: at 10M keys 0.44 s against 0.33
-    s by buckets, at 2M 0.04 s either way."""
+    """``np.argsort(keys)`` and the keys in that order, slice by slice: a radix sort (stable,
+    linear) of the keys' top 16 bits into buckets, then a sort of each slice of about
+    ``_BUCKET`` keys, cut between buckets. A sort of millions of keys at once works out of
+    the CPU cache: at 10M keys 0.44 s against about 0.3 s by slices, at 2M 0.04 s either way.
+
+    Slices gather whole buckets, and the buckets of ids that use few values per byte (the
+    digits of ``q1234567``) are uneven: a slice is cut wherever the keys' running count
+    crosses a multiple of ``_BUCKET``, not at a fixed number of buckets.
+    """
     n = len(keys)
-    depth = max(0, min(16, math.ceil(math.log2(max(n / _BUCKET, 1)))))
     top = int(keys.max()).bit_length() if n else 0
-    if depth < 2 or top <= depth:
+    if n < 2 * _BUCKET or top <= 16:
         order = np.argsort(keys)
         return order, keys[order]
-    bucket = (keys >> np.uint64(top - depth)).astype(np.uint16)
+    bucket = (keys >> np.uint64(top - 16)).astype(np.uint16)
     order = np.argsort(bucket, kind="stable")
-    bounds = np.cumsum(np.bincount(bucket, minlength=1 << depth)).tolist()
     ordered = keys[order]
+    ends = np.cumsum(np.bincount(bucket, minlength=1 << 16))
+    cuts = np.unique(ends[np.searchsorted(ends, np.arange(_BUCKET, n + _BUCKET, _BUCKET))
+                          .clip(max=len(ends) - 1)])
     start = 0
-    for stop in bounds:  # a loop over buckets (n / _BUCKET of them), not over keys
+    for stop in cuts.tolist():  # a loop over slices (about n / _BUCKET), not over keys
         if stop - start > 1:
             within = np.argsort(ordered[start:stop])
             order[start:stop] = order[start:stop][within]

@@ -115,6 +115,8 @@ def test_short_keys_order_as_the_bytes_do() -> None:
     assert by_key == sorted(values, key=lambda v: v.encode())
     # one key per string: equal keys exactly where the strings are equal
     assert len(set(keys.tolist())) == len(set(values))
+    first, second = key_words(pa.array(values))  # the same bytes, the length in a 2nd word
+    assert (first | second).tolist() == keys.tolist()
     codes, distinct = dictionary_codes(pa.array(values), sort=True)
     assert (codes.tolist(), distinct.to_pylist()) == _reference(values)
 

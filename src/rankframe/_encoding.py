@@ -180,15 +180,14 @@ _FIRST_MASKS = np.array([(1 << (8 * min(n, 8))) - 1 for n in range(KEY_BYTES + 1
                         dtype=np.uint64)
 _SECOND_MASKS = np.array([(1 << (8 * max(n - 8, 0))) - 1 for n in range(KEY_BYTES + 1)],
                          dtype=np.uint64)
-_ALL_BITS = (1 << 64) - 1
 _LENGTH_BITS = np.uint64(0xFF)
 
 Words = tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]
 
 
-def key_words(values: pa.Array | pa.ChunkedArray, longest: int = KEY_BYTES) -> Words | None:
-    """Per string of at most ``longest`` (<= :data:`KEY_BYTES`) bytes, two 64-bit words;
-    None for other types, nulls, or a longer string.
+def key_words(values: pa.Array | pa.ChunkedArray) -> Words | None:
+    """Per string of at most :data:`KEY_BYTES` bytes, two 64-bit words; None for other
+    types, nulls, or a longer string.
 
     The first word holds bytes 0-7 of the string, big-endian and zero-padded; the second
     bytes 8-14 the same way, then the length in its lowest byte. The pairs order as the
@@ -202,6 +201,19 @@ def key_words(values: pa.Array | pa.ChunkedArray, longest: int = KEY_BYTES) -> W
     from a large-string copy); chunk by chunk, a block at a time, into two preallocated
     arrays.
     """
+    found = _read_words(values, KEY_BYTES)
+    if found is None or found[1] is None:  # (the second word is read for 15 bytes)
+        return None
+    return found[0], found[1]
+
+
+_Read = tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64] | None]
+
+
+def _read_words(values: pa.Array | pa.ChunkedArray, longest: int) -> _Read | None:
+    """:func:`key_words` of strings of at most ``longest`` bytes; for ``longest`` <=
+    :data:`SHORT_BYTES`, the first word with the length in its (empty) low byte, and None
+    for the second (:func:`short_keys`)."""
     kind = values.type
     view = pa.types.is_string_view(kind)
     if not (view or pa.types.is_string(kind) or pa.types.is_large_string(kind)):
@@ -210,20 +222,21 @@ def key_words(values: pa.Array | pa.ChunkedArray, longest: int = KEY_BYTES) -> W
         return None
     chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
     first = np.empty(len(values), dtype=np.uint64)
-    second = np.empty(len(values), dtype=np.uint64)
+    second = np.empty(len(values), dtype=np.uint64) if longest > SHORT_BYTES else None
     start = 0
     for chunk in chunks:
         part = slice(start, start + len(chunk))
         start += len(chunk)
+        into = None if second is None else second[part]
         if view:
             most = _view_longest(chunk)
             if most > longest:
                 return None
             if most <= _VIEW_INLINE:
-                _view_words(chunk, first[part], second[part])
+                _view_words(chunk, first[part], into)
                 continue
             chunk = chunk.cast(pa.large_string())
-        if not _offset_words(chunk, first[part], second[part], longest):
+        if not _offset_words(chunk, first[part], into, longest):
             return None
     return first, second
 
@@ -236,28 +249,27 @@ def short_keys(values: pa.Array | pa.ChunkedArray) -> npt.NDArray[np.uint64] | N
     the lowest byte (the two :func:`key_words` in one): one key per string and no string
     shares another's, and the keys order as the strings do byte-wise.
     """
-    words = key_words(values, longest=SHORT_BYTES)
-    if words is None:
-        return None
-    first, second = words  # the second word of a short string is its length
-    first |= second
-    return first
+    found = _read_words(values, SHORT_BYTES)
+    return None if found is None else found[0]
 
 
-def _finish_words(first: npt.NDArray[np.uint64], second: npt.NDArray[np.uint64],
+def _finish_words(first: npt.NDArray[np.uint64], second: npt.NDArray[np.uint64] | None,
                   length: IntArray) -> None:
     """Keep the string's own bytes (its first ``length``) of the little-endian words read at
     its start and 8 bytes further, make them big-endian and put the length in the low byte
-    of the second, in place."""
+    of the second (of the first, without a second: strings of at most 7 bytes), in place."""
     first &= _FIRST_MASKS[length]
     first.byteswap(inplace=True)
+    if second is None:
+        first |= length.view(np.uint64)
+        return
     second &= _SECOND_MASKS[length]
     second.byteswap(inplace=True)
     second |= length.view(np.uint64)
 
 
 def _offset_words(chunk: pa.Array, first: npt.NDArray[np.uint64],
-                  second: npt.NDArray[np.uint64], longest: int) -> bool:
+                  second: npt.NDArray[np.uint64] | None, longest: int) -> bool:
     """:func:`key_words` of one string or large-string array, into ``first`` and ``second``;
     False if a string is longer than ``longest``."""
     if len(chunk) == 0:
@@ -299,13 +311,14 @@ def _offset_words(chunk: pa.Array, first: npt.NDArray[np.uint64],
         if most > longest:
             return False
         read(starts, first[begin:end])
-        if most > 8:  # the second word holds bytes; the data ends after every one of them
+        rest = None if second is None else second[begin:end]
+        if rest is not None and most > 8:  # bytes in the second word, before the data's end
             np.add(starts, 8, out=later[:m])
             np.minimum(later[:m], size, out=later[:m])
-            read(later[:m], second[begin:end])
-        else:
-            second[begin:end] = 0
-        _finish_words(first[begin:end], second[begin:end], length[:m])
+            read(later[:m], rest)
+        elif rest is not None:
+            rest[...] = 0
+        _finish_words(first[begin:end], rest, length[:m])
     return True
 
 
@@ -317,7 +330,7 @@ def _view_longest(chunk: pa.Array) -> int:
 
 
 def _view_words(chunk: pa.Array, first: npt.NDArray[np.uint64],
-                second: npt.NDArray[np.uint64]) -> None:
+                second: npt.NDArray[np.uint64] | None) -> None:
     """:func:`key_words` of one string-view array whose strings have at most 12 bytes, into
     ``first`` and ``second``: a view of 16 bytes holds the length (4 bytes), then the
     string."""
@@ -335,8 +348,10 @@ def _view_words(chunk: pa.Array, first: npt.NDArray[np.uint64],
         np.right_shift(low[begin:end], np.uint64(32), out=word)
         np.left_shift(high[begin:end], np.uint64(32), out=spare[:m])
         word |= spare[:m]
-        np.right_shift(high[begin:end], np.uint64(32), out=second[begin:end])
-        _finish_words(word, second[begin:end], length[:m])
+        rest = None if second is None else second[begin:end]
+        if rest is not None:
+            np.right_shift(high[begin:end], np.uint64(32), out=rest)
+        _finish_words(word, rest, length[:m])
 
 
 def _strings_of_words(first: npt.NDArray[np.uint64], second: npt.NDArray[np.uint64],

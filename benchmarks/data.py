@@ -1,6 +1,7 @@
 """The benchmark workload, generated with NumPy from a seed (no Python loop over rows).
 
-100k queries x 50-150 items = 10M rows at size L: string ids (pandas 3 ``str``), 10% of the
+100k queries x 50-150 items = 10M rows at size L (other sizes: other numbers of queries and
+items per query): string ids (pandas 3 ``str``), 10% of the
 scores rounded to 2 decimals (ties), grades 0-3 with ~5% nonzero, 5% of queries without a
 relevant item, rows shuffled.
 
@@ -22,6 +23,10 @@ SIZES = {  # name: (queries, min items, max items)
     "L": (100_000, 50, 150),
     "long": (1_000, 9_000, 11_000),
     "short": (1_000_000, 10, 10),
+    # many short lists, 5x the queries: the query ids q0..q999999 have 2-7 bytes, q0..q4999999
+    # up to 8 (the scaling of `make bench` across the 7-byte boundary of the id encoding)
+    "pairs-1M": (1_000_000, 2, 2),
+    "pairs-5M": (5_000_000, 2, 2),
 }
 
 

@@ -4,7 +4,11 @@
     python benchmarks/run.py --size L --only floor,rankframe_pandas   # a partial run
     python benchmarks/run.py --worker ranx --size S --repeat 3    # one approach, prints JSON
 
-A partial run (``--only``, ``--skip-shapes``, ``--skip-scaling``) writes its report to
+    python benchmarks/run.py --short-lists-only   # only the scaling of many short lists:
+                                                  # replaces its section of RESULTS.md
+
+A partial run (``--only``, ``--skip-shapes``, ``--skip-scaling``, ``--skip-short-lists``)
+writes its report to
 ``benchmarks/data/RESULTS-<size>-partial.md`` and leaves RESULTS.md alone (unless
 ``--write-results``); its agreement check compares only the approaches it times, plus
 pytrec_eval per query.
@@ -47,7 +51,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from data import SIZES, make
-from sections import carried_sections
+from sections import carried_sections, markers, write_section
 
 HERE = Path(__file__).resolve().parent
 DATA_DIR = HERE / "data"
@@ -75,6 +79,10 @@ RANX = {
 }
 TOLERANCE = 1e-9  # per query, rankframe vs pytrec_eval
 SHAPES = ("long", "short")  # list shapes timed against their own floor
+# many short lists: 1M then 5M queries x 2 items, timed for the ratio of their times
+SHORT_LISTS = ("pairs-1M", "pairs-5M")
+SHORT_LIST_APPROACHES = ("floor", "rankframe_pandas", "rankframe_polars")
+SHORT_LIST_LIMIT = 6.0  # the time ratio for 5x the rows
 
 Values = dict[str, float]
 
@@ -736,6 +744,29 @@ def machine() -> dict[str, Any]:
     }
 
 
+def time_short_lists(repeat: int, timeout: float) -> dict[str, dict[str, Any]]:
+    """Each short-list size, each approach of SHORT_LIST_APPROACHES: its worker's JSON."""
+    for s in SHORT_LISTS:
+        ensure_data(s)
+    return {s: {n: spawn(n, s, repeat, timeout) for n in SHORT_LIST_APPROACHES}
+            for s in SHORT_LISTS}
+
+
+def short_lists_run(args: argparse.Namespace) -> None:
+    """Only the scaling of many short lists: its section of RESULTS.md, replaced."""
+    started = time.perf_counter()
+    log(f"many short lists ({', '.join(SHORT_LISTS)}) in {DATA_DIR}")
+    info = {"machine": machine(), "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "repeat": args.repeat, "command": " ".join(sys.argv)}
+    timed_lists = time_short_lists(args.repeat, args.timeout)
+    info["machine"]["load_average_end"] = os.getloadavg()
+    info["elapsed_s"] = time.perf_counter() - started
+    section = render_short_lists(timed_lists, info)
+    write_section("short-lists", section, RESULTS)
+    print(section)
+    log(f"wrote its section of {RESULTS}")
+
+
 def main_run(args: argparse.Namespace) -> None:
     started = time.perf_counter()
     size = args.size
@@ -765,19 +796,27 @@ def main_run(args: argparse.Namespace) -> None:
                   for n in ("floor", "rankframe_pandas")} for s in extra_sizes}
     small = ({n: spawn(n, "S", args.repeat, args.timeout) for n in ("floor", "rankframe_pandas")}
              if scaling else {})
+    short_lists = {} if args.skip_short_lists else time_short_lists(args.repeat, args.timeout)
     info["machine"]["load_average_end"] = os.getloadavg()
     info["elapsed_s"] = time.perf_counter() - started
     raw = {"info": info, "agreement": agreement, "results": results, "validation": validation,
-           "shapes": shapes, "scaling_small": small}
+           "shapes": shapes, "scaling_small": small, "short_lists": short_lists}
     DATA_DIR.mkdir(exist_ok=True)
     # a partial run (--only, --skip-*) does not replace the full report unless asked to
-    partial = bool(args.only or args.skip_shapes or (args.skip_scaling and size != "S"))
+    partial = bool(args.only or args.skip_shapes or args.skip_short_lists
+                   or (args.skip_scaling and size != "S"))
     suffix = "-partial" if partial else ""
     (DATA_DIR / f"results-{size}{suffix}.json").write_text(
         json.dumps(raw, indent=1, default=str))
     text = render(raw)
     out = RESULTS if not partial or args.write_results else DATA_DIR / f"RESULTS-{size}-partial.md"
-    out.write_text(carried_sections(text, RESULTS) if out == RESULTS else text)
+    if out == RESULTS:
+        out.write_text(carried_sections(text, RESULTS))
+        if short_lists:  # a section of its own, which --short-lists-only replaces alone
+            write_section("short-lists", render_short_lists(short_lists, info), RESULTS)
+    else:
+        out.write_text(text + ("\n" + render_short_lists(short_lists, info) + "\n"
+                               if short_lists else ""))
     print(text)
     log(f"wrote {out} ({info['elapsed_s']:.0f} s in all)")
 
@@ -1028,6 +1067,60 @@ def render_shapes(shapes: dict[str, Any], small: dict[str, Any], results: dict[s
     return lines
 
 
+def render_short_lists(short_lists: dict[str, dict[str, Any]], info: dict[str, Any]) -> str:
+    """The section of RESULTS.md on many short lists: each approach's time on 1M and 5M
+    queries x 2 items, their ratio, and the target."""
+    start, end = markers("short-lists")
+    first, last = (short_lists[s] for s in SHORT_LISTS)
+    rows = {s: next((r["n_rows"] for r in short_lists[s].values() if r.get("n_rows")), None)
+            for s in SHORT_LISTS}
+    names = [f"{SIZES[s][0]:,} queries x {SIZES[s][1]} items s" for s in SHORT_LISTS]
+    m = info["machine"]
+    lines = [
+        start,
+        "## Many short lists: scaling",
+        "",
+        "Written by `benchmarks/run.py` (every full run; `--short-lists-only` replaces this "
+        "section alone); do not edit by hand. How to read it: docs/performance.md.",
+        "",
+        f"- **Date**: {info['date']}; rankframe at `{m['commit']}`; `{info['command']}`; "
+        f"{info['elapsed_s']:.0f} s; load average {m['load_average'][0]:.2f} at the start, "
+        f"{m['load_average_end'][0]:.2f} at the end",
+        "- **Workload**: the workload of the main table (six metrics, default options) on "
+        f"{SIZES[SHORT_LISTS[0]][0]:,} then {SIZES[SHORT_LISTS[1]][0]:,} queries x 2 items; "
+        "the query ids `q0`-`q999999` have 2-7 bytes, then up to 8 (`q4999999`)",
+        "- **Method**: as in the main table: a fresh process per approach and size, warm-up "
+        f"excluded, median of at least {info['repeat']} runs",
+        "",
+        f"| approach | {names[0]} | {names[1]} | time ratio for "
+        f"{fmt(ratio(rows[SHORT_LISTS[1]], rows[SHORT_LISTS[0]]), 1)}x the rows |",
+        "|---|---:|---:|---:|",
+    ]
+    for name in SHORT_LIST_APPROACHES:
+        a, b = median_of(first.get(name, {})), median_of(last.get(name, {}))
+        shown = [fmt(v, 3) if v is not None else status_of(r.get(name, {}))
+                 for v, r in ((a, first), (b, last))]
+        lines.append(f"| {APPROACHES[name].label} | {shown[0]} | {shown[1]} | "
+                     f"{fmt(ratio(b, a), 1, 'x')} |")
+    lines += ["", "| target | measured | verdict |", "|---|---:|---|"]
+    lines += [f"| {label} | {value} | {verdict} |"
+              for label, value, verdict in short_list_targets(short_lists)]
+    return "\n".join([*lines, end])
+
+
+def short_list_targets(short_lists: dict[str, dict[str, Any]]) -> list[tuple[str, str, str]]:
+    """The target row of the short lists' scaling (rankframe, pandas)."""
+    label = (f"many short lists: 1M -> 5M queries x 2 items costs <= {SHORT_LIST_LIMIT:g}x "
+             "the time (pandas)")
+    if not short_lists:
+        return [(label, "—", "not measured (--skip-short-lists)")]
+    first, last = (median_of(short_lists[s].get("rankframe_pandas", {})) for s in SHORT_LISTS)
+    value = ratio(last, first)
+    verdict = "not measured" if value is None else (
+        "pass" if value <= SHORT_LIST_LIMIT else "FAIL")
+    return [(label, fmt(value, 1, "x"), verdict)]
+
+
 def render_targets(raw: dict[str, Any]) -> list[str]:
     results, agreement, validation = raw["results"], raw["agreement"], raw["validation"]
     size = raw["info"]["size"]
@@ -1073,6 +1166,7 @@ def render_targets(raw: dict[str, Any]) -> list[str]:
         value = ratio(median_of(runs["rankframe_pandas"]), median_of(runs["floor"]))
         rows.append((f"{shape} lists within 2.5x their floor", fmt(value, 2, "x"),
                      check(value, 2.5)))
+    rows += short_list_targets(raw.get("short_lists", {}))
     shares = validation_shares(validation)
     rows.append((
         "validation (schema + duplicate check) <= 25% of the total (in place; parts alone)",
@@ -1097,6 +1191,12 @@ def main() -> None:
                         help="do not time the long and short list shapes")
     parser.add_argument("--skip-scaling", action="store_true",
                         help="with SIZE=M or L, do not also time S")
+    parser.add_argument("--skip-short-lists", action="store_true",
+                        help="do not time the scaling of many short lists (1M and 5M queries "
+                        "x 2 items)")
+    parser.add_argument("--short-lists-only", action="store_true",
+                        help="time only the scaling of many short lists and replace its "
+                        "section of RESULTS.md")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per worker")
     parser.add_argument("--write-results", action="store_true",
                         help="write RESULTS.md even for a partial run (--only, --skip-*); by "
@@ -1107,6 +1207,8 @@ def main() -> None:
         parser.error("--repeat must be at least 1")
     if args.worker:
         print(json.dumps(worker(args), default=float))
+    elif args.short_lists_only:
+        short_lists_run(args)
     else:
         main_run(args)
 

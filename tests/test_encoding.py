@@ -8,7 +8,7 @@ import pyarrow as pa
 import pytest
 
 import rankframe._encoding
-from rankframe._encoding import dictionary_codes, hash_arrow, short_keys
+from rankframe._encoding import dictionary_codes, hash_arrow, key_words, short_keys
 
 VALUES = ["q7", "q10", None, "q2", "q7", "", "q10", "q2", "é", None, "q7", "q1"]
 
@@ -75,16 +75,21 @@ def test_below_the_threshold_one_thread_gives_the_same(monkeypatch) -> None:
 SHORT = ["q7", "a\x00", "q10", "", "a", "q2", "é", "q7", "abcdefg", "€x", "", "a\x00", "q1"]
 
 
-def _short_columns() -> dict[str, pa.Array | pa.ChunkedArray]:
-    large = pa.array(SHORT, type=pa.large_string())
-    padded = pa.array(["zzzzzzzzzz", *SHORT, "zzzzzzzzzz"], type=pa.string())
+def _string_columns(values: list[str]) -> dict[str, pa.Array | pa.ChunkedArray]:
+    """The values in each layout of Arrow strings the encoding reads."""
+    large = pa.array(values, type=pa.large_string())
+    padded = pa.array(["zzzzzzzzzzzzzzz", *values, "z"], type=pa.string())
     return {
-        "string": pa.array(SHORT, type=pa.string()),
+        "string": pa.array(values, type=pa.string()),
         "large string": large,
         "chunks": pa.chunked_array([large.slice(0, 4), large.slice(4, 1), large.slice(5)]),
-        "a slice of a longer column": padded.slice(1, len(SHORT)),
-        "string view (polars)": pl.Series(SHORT).to_arrow(compat_level=pl.CompatLevel.newest()),
+        "a slice of a longer column": padded.slice(1, len(values)),
+        "string view (polars)": pl.Series(values).to_arrow(compat_level=pl.CompatLevel.newest()),
     }
+
+
+def _short_columns() -> dict[str, pa.Array | pa.ChunkedArray]:
+    return _string_columns(SHORT)
 
 
 @pytest.mark.parametrize("threads", [False, True])
@@ -110,19 +115,127 @@ def test_short_keys_order_as_the_bytes_do() -> None:
     assert by_key == sorted(values, key=lambda v: v.encode())
     # one key per string: equal keys exactly where the strings are equal
     assert len(set(keys.tolist())) == len(set(values))
+    first, second = key_words(pa.array(values))  # the same bytes, the length in a 2nd word
+    assert (first | second).tolist() == keys.tolist()
     codes, distinct = dictionary_codes(pa.array(values), sort=True)
     assert (codes.tolist(), distinct.to_pylist()) == _reference(values)
 
 
 @pytest.mark.parametrize("values", [["q1", "abcdefgh", "q1"], ["q1", None, "q2"]],
                          ids=["an 8-byte id", "a null"])
-def test_longer_ids_or_nulls_take_the_string_path(values) -> None:
+def test_longer_ids_or_nulls_have_no_short_keys(values) -> None:
     column = pa.array(values, type=pa.large_string())
     assert short_keys(column) is None
     codes, distinct = dictionary_codes(column, sort=True)
     expected_codes, expected_distinct = _reference(values)
     assert codes.tolist() == expected_codes
     assert distinct.to_pylist() == expected_distinct
+
+
+# Ids of 8-15 bytes, alone and mixed with short ones, take the two-word key path: byte 8
+# (the first of the second word), 12 and 13 (the last inline in a string view and the first
+# that is not), 15, NUL bytes, prefixes and multi-byte characters.
+LONGER = ["q0000001", "q0000010", "q000001", "abcdefgh\x00", "abcdefgh", "abcdefghijkl",
+          "abcdefghijklm", "abcdefghijklmno", "abcdefghijklmnn", "q0000001", "é€é€é", "",
+          "a\x00", "abcdefghijklm", "zz", "q0000002"]
+
+
+def _longer_columns(values: list[str]) -> dict[str, pa.Array | pa.ChunkedArray]:
+    inline = [v for v in values if len(v.encode()) <= 12]
+    view = pl.Series(inline).to_arrow(compat_level=pl.CompatLevel.newest())
+    return {**_string_columns(values), "string view, every id inline": view}
+
+
+@pytest.mark.parametrize("encoding", ["sort", "hash table"])
+@pytest.mark.parametrize("threads", [False, True])
+@pytest.mark.parametrize("column", list(_longer_columns(LONGER)))
+def test_ids_of_up_to_15_bytes_are_encoded_by_their_words(
+    column, threads, encoding, monkeypatch
+) -> None:
+    monkeypatch.setattr(rankframe._encoding, "THREAD_VALUES", 2)
+    monkeypatch.setattr(rankframe._encoding, "_few_repeats", lambda _: encoding == "sort")
+    monkeypatch.setattr(rankframe._encoding, "_BUCKET", 2)  # the sort by buckets
+    values = _longer_columns(LONGER)[column]
+    assert key_words(values) is not None  # the key path, not Arrow's string hash table
+    codes, distinct = dictionary_codes(values, sort=True, compact=True, threads=threads)
+    expected_codes, expected_distinct = _reference(values.to_pylist())
+    assert codes.tolist() == expected_codes
+    assert distinct.to_pylist() == expected_distinct
+    assert codes.dtype == np.int32
+    assert distinct.type == (pa.string() if values.type == pa.string() else pa.large_string())
+
+
+@pytest.mark.parametrize("encoding", ["sort", "hash table"])
+def test_key_words_order_as_the_bytes_do(encoding, monkeypatch) -> None:
+    rng = np.random.default_rng(11)
+    alphabet = ["a", "b", "\x00", "é", "0", "€"]
+    values = ["".join(rng.choice(alphabet, size=rng.integers(0, 8))) for _ in range(600)]
+    values = [v for v in values if len(v.encode()) <= 15]
+    words = key_words(pa.array(values))
+    assert words is not None
+    first, second = words
+    by_words = [values[i] for i in np.lexsort((second, first))]
+    assert by_words == sorted(values, key=lambda v: v.encode())
+    pairs = set(zip(first.tolist(), second.tolist(), strict=True))
+    assert len(pairs) == len(set(values))  # one pair per string
+    monkeypatch.setattr(rankframe._encoding, "_few_repeats", lambda _: encoding == "sort")
+    codes, distinct = dictionary_codes(pa.array(values), sort=True)
+    assert (codes.tolist(), distinct.to_pylist()) == _reference(values)
+
+
+def test_words_that_do_not_fit_one_key_take_the_string_path() -> None:
+    # first words from "\x00..." to "\xff...", second words as spread: 64 + 56 bits
+    values = ["\x00" * 15, "\x7f" * 15, "\x01\x7f"]
+    column = pa.array(values)
+    assert key_words(column) is not None
+    assert not rankframe._encoding._Packing([key_words(column)]).fits
+    codes, distinct = dictionary_codes(column, sort=True)
+    assert (codes.tolist(), distinct.to_pylist()) == _reference(values)
+
+
+@pytest.mark.parametrize("values", [["q1", "abcdefghijklmnop", "q1"], ["q1", None, "q2"]],
+                         ids=["a 16-byte id", "a null"])
+def test_longer_ids_or_nulls_take_the_string_path(values) -> None:
+    for column in (pa.array(values, type=pa.large_string()),
+                   pl.Series(values).to_arrow(compat_level=pl.CompatLevel.newest())):
+        assert key_words(column) is None
+        codes, distinct = dictionary_codes(column, sort=True)
+        expected_codes, expected_distinct = _reference(values)
+        assert codes.tolist() == expected_codes
+        assert distinct.to_pylist() == expected_distinct
+
+
+def test_distinct_strings_beyond_one_view_buffer(monkeypatch) -> None:
+    monkeypatch.setattr(rankframe._encoding, "_VIEW_STRINGS", 2)  # 2 strings per buffer
+    codes, distinct = dictionary_codes(pa.array(LONGER), sort=True)
+    assert (codes.tolist(), distinct.to_pylist()) == _reference(LONGER)
+
+
+def test_the_encoding_follows_how_often_ids_repeat() -> None:
+    n = 16 * rankframe._encoding._SAMPLE
+    rng = np.random.default_rng(3)
+    for per_id, few in [(1, True), (2, True), (4, True), (16, False), (100, False)]:
+        keys = rng.permutation(np.arange(n, dtype=np.uint64) // np.uint64(per_id))
+        assert rankframe._encoding._few_repeats([keys]) is few, per_id
+        grouped = np.sort(keys)  # the rows of an id side by side: the same answer
+        assert rankframe._encoding._few_repeats(np.split(grouped, [n // 3])) is few, per_id
+    assert not rankframe._encoding._few_repeats([np.arange(n - 1, dtype=np.uint64)])  # few keys
+
+
+def test_many_short_lists_by_sort_and_buckets() -> None:
+    # 2 rows per id: enough ids for the sort (estimated, not forced) and its buckets
+    n_ids = 300_000
+    ids = np.char.add("q", np.arange(n_ids).astype(str))  # 2-7 bytes: 'q0' .. 'q299999'
+    rows = np.random.default_rng(5).permutation(np.repeat(ids, 2))
+    column = pa.array(rows, type=pa.large_string())
+    keys = rankframe._encoding._Packing([key_words(column)]).pack(key_words(column))
+    assert rankframe._encoding._few_repeats([keys])
+    assert len(rows) > 2 * rankframe._encoding._BUCKET  # sorted by buckets
+    codes, distinct = dictionary_codes(column, sort=True, compact=True)
+    order = sorted(set(ids.tolist()), key=str.encode)
+    assert distinct.to_pylist() == order
+    position = {v: i for i, v in enumerate(order)}
+    assert codes.tolist() == [position[v] for v in rows.tolist()]
 
 
 @pytest.mark.parametrize("values", [SHORT, [*SHORT, "a longer id"]], ids=["short", "long"])

@@ -479,16 +479,26 @@ def _key_codes(
     """
     if len(values) == 0:
         return None
-    parts = _by_halves(key_words, values, threads=threads)
-    words = [part for part in parts if part is not None]
-    if len(words) < len(parts):
-        return None
-    packing = _Packing(words)
-    if not packing.fits:
-        return None
-
-    packed = [packing.pack(pair) for pair in words]
-    del words, parts
+    packed: list[npt.NDArray[np.uint64]]
+    unpack: Callable[[npt.NDArray[np.uint64]], Words]
+    shorts = _by_halves(short_keys, values, threads=threads)
+    if all(keys is not None for keys in shorts):
+        # ids of at most 7 bytes: one word is the key already (no second word to read, no
+        # packing); its words are its bytes and its length
+        packed = [keys for keys in shorts if keys is not None]
+        unpack = _words_of_short_keys
+    else:
+        parts = _by_halves(key_words, values, threads=threads)
+        words = [part for part in parts if part is not None]
+        if len(words) < len(parts):
+            return None
+        packing = _Packing(words)
+        if not packing.fits:
+            return None
+        packed = [packing.pack(pair) for pair in words]
+        unpack = packing.unpack
+        del words, parts
+    del shorts
     if _few_repeats(packed):  # one sort, in one thread (the duplicate check has the other)
         found = [_sorted_encoding(packed[0] if len(packed) == 1 else np.concatenate(packed))]
     else:
@@ -510,7 +520,14 @@ def _key_codes(
             start += len(indices)
     if not compact or len(distinct) >= 2**31:
         codes = codes.astype(np.int64, copy=False)
-    return codes, _strings_of_words(*packing.unpack(distinct), values.type)
+    return codes, _strings_of_words(*unpack(distinct), values.type)
+
+
+def _words_of_short_keys(keys: npt.NDArray[np.uint64]) -> Words:
+    """The :func:`key_words` of the strings whose :func:`short_keys` are ``keys``: the
+    string's bytes with the low byte cleared, and its length."""
+    length = keys & _LENGTH_BITS
+    return keys & ~_LENGTH_BITS, length
 
 
 #: Below this many rows per distinct key (on average), a sort encodes keys faster than

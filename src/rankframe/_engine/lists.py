@@ -95,9 +95,21 @@ def _ideal_order(query: IntArray, grade: FloatArray) -> IntArray:
     if len(query) == 0:
         return np.zeros(0, dtype=np.int64)
     top = float(grade.max())
+    if top == float(grade.min()) and not (query[1:] < query[:-1]).any():
+        # one grade (binary relevance) and entries already by query: their order is ideal
+        return np.arange(len(query), dtype=np.int64)
     if top < 2**20 and bool((grade == np.floor(grade)).all()):  # whole grades: no ranking
         return _sort_order([query, (top - grade).astype(np.int64)])
     return _sort_order([query, _dense(-grade)])
+
+
+def _binary(grade: npt.NDArray[Any]) -> bool:
+    """Whether every positive grade is 1: bool grades, or integers of at most 1. Gathering
+    the grades of the positive rows through the ranking (a random read per row, out of the
+    CPU cache on millions of rows) is then unnecessary."""
+    if grade.dtype.kind == "b":
+        return True
+    return grade.dtype.kind in "iu" and (len(grade) == 0 or int(grade.max()) <= 1)
 
 
 def lists(data: FrameData, ranking: Ranking, options: Options) -> Lists:
@@ -116,14 +128,16 @@ def lists(data: FrameData, ranking: Ranking, options: Options) -> Lists:
 
     if level is None or level > 0:  # every relevant row has a positive grade
         pos, pos_query = ranking.positive, ranking.positive_query
-        pos_rows = ranking.positive_rows()
+        if _binary(grade):  # every positive grade is 1: nothing to look up, row by row
+            pos_grade = np.ones(len(pos), dtype=np.float64)
+        else:
+            pos_grade = grade[ranking.positive_rows()].astype(np.float64, copy=False)
     else:
         wanted = (grade > 0) | is_relevant(grade)
         pos = np.flatnonzero(wanted.view(np.uint8)[ranking.order]).astype(np.int64)
-        pos_rows = ranking.order[pos]
         pos_query = ranking.query_at(pos)
+        pos_grade = grade[ranking.order[pos]].astype(np.float64, copy=False)
     pos_rank = pos - ranking.starts[pos_query] + 1
-    pos_grade = grade[pos_rows].astype(np.float64, copy=False)
     rel_keep = is_relevant(pos_grade)
     rel_query = pos_query[rel_keep]
     gain_keep = pos_grade > 0

@@ -479,13 +479,18 @@ def _key_codes(
     """
     if len(values) == 0:
         return None
-    packed: list[npt.NDArray[np.uint64]]
     unpack: Callable[[npt.NDArray[np.uint64]], Words]
-    shorts = _by_halves(short_keys, values, threads=threads)
-    if all(keys is not None for keys in shorts):
+    shorts = _by_halves(_short_part, values, threads=threads)
+    if all(part is not None for part in shorts):
         # ids of at most 7 bytes: one word is the key already (no second word to read, no
-        # packing); its words are its bytes and its length
-        packed = [keys for keys in shorts if keys is not None]
+        # packing); each half's keys were read and hashed in its own thread
+        found = [part for part in shorts if part is not None]
+        if any(indices is None for _, indices in found):  # few repeats: one sort of all
+            every = [k if i is None else k[i] for k, i in found]
+            found = [_sorted_encoding(every[0] if len(every) == 1 else np.concatenate(every))]
+            merge = False
+        else:  # each part's dictionary in Arrow's order: numbered below, one gather each
+            merge = True
         unpack = _words_of_short_keys
     else:
         parts = _by_halves(key_words, values, threads=threads)
@@ -497,30 +502,49 @@ def _key_codes(
             return None
         packed = [packing.pack(pair) for pair in words]
         unpack = packing.unpack
+        merge = False
         del words, parts
+        if _few_repeats(packed):  # one sort, in one thread (the duplicate check has the other)
+            found = [_sorted_encoding(packed[0] if len(packed) == 1 else np.concatenate(packed))]
+        else:
+            found = _each(_hashed, packed)
+        del packed
     del shorts
-    if _few_repeats(packed):  # one sort, in one thread (the duplicate check has the other)
-        found = [_sorted_encoding(packed[0] if len(packed) == 1 else np.concatenate(packed))]
-    else:
-        found = _each(_hashed, packed)
-    del packed
-    if len(found) == 1:
+    if len(found) == 1 and not merge:
         distinct, codes = found[0]
-    else:  # the distinct keys of both halves, sorted (np.unique is slower on numbers)
+    else:  # the distinct keys of every part, sorted (np.unique is slower on numbers)
         distinct = np.sort(np.concatenate([keys for keys, _ in found]))
         if len(distinct) > 1:
             distinct = distinct[np.append(True, distinct[1:] != distinct[:-1])]
         codes = np.empty(len(values), dtype=np.result_type(*(i.dtype for _, i in found)))
         start = 0
         for keys, indices in found:
-            # each key's position among the distinct ones (the needles are sorted)
-            lookup = np.searchsorted(distinct, keys).astype(codes.dtype)
+            # each key's position among the distinct ones (sorted needles search faster)
+            by_key = np.argsort(keys)
+            lookup = np.empty(len(keys), dtype=codes.dtype)
+            lookup[by_key] = np.searchsorted(distinct, keys[by_key])
             # indices are in range: mode="clip" spares the bounds check's buffered copy
             np.take(lookup, indices, out=codes[start : start + len(indices)], mode="clip")
             start += len(indices)
     if not compact or len(distinct) >= 2**31:
         codes = codes.astype(np.int64, copy=False)
     return codes, _strings_of_words(*unpack(distinct), values.type)
+
+
+def _short_part(
+    values: pa.Array | pa.ChunkedArray,
+) -> tuple[npt.NDArray[np.uint64], Any] | None:
+    """The :func:`short_keys` of a part of a column, encoded by Arrow's hash table (the
+    distinct keys in order of appearance, and per key its index among them) unless they
+    repeat only a few times (then the keys, and None: :func:`_key_codes` sorts the keys of
+    every part at once); None without short keys."""
+    keys = short_keys(values)
+    if keys is None:
+        return None
+    if _few_repeats([keys]):
+        return keys, None
+    encoded = pc.dictionary_encode(pa.array(keys))
+    return np.asarray(encoded.dictionary), np.asarray(encoded.indices)
 
 
 def _words_of_short_keys(keys: npt.NDArray[np.uint64]) -> Words:

@@ -519,10 +519,14 @@ def _key_codes(
         codes = np.empty(len(values), dtype=np.result_type(*(i.dtype for _, i in found)))
         start = 0
         for keys, indices in found:
-            # each key's position among the distinct ones (sorted needles search faster)
-            by_key = np.argsort(keys)
-            lookup = np.empty(len(keys), dtype=codes.dtype)
-            lookup[by_key] = np.searchsorted(distinct, keys[by_key])
+            # each key's position among the distinct ones; sorted needles search faster, and
+            # only the short ids' dictionaries come in Arrow's order
+            if merge:
+                by_key = np.argsort(keys)
+                lookup = np.empty(len(keys), dtype=codes.dtype)
+                lookup[by_key] = np.searchsorted(distinct, keys[by_key])
+            else:
+                lookup = np.searchsorted(distinct, keys).astype(codes.dtype)
             # indices are in range: mode="clip" spares the bounds check's buffered copy
             np.take(lookup, indices, out=codes[start : start + len(indices)], mode="clip")
             start += len(indices)

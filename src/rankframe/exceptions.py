@@ -156,7 +156,7 @@ class EmptyQueryError(RankEvalError):
     @classmethod
     def of(cls, queries: Sequence[object], count: int) -> EmptyQueryError:
         """The error for ``count`` queries without relevant items, the first ``queries``."""
-        shown = ", ".join(repr(_plain(q)) for q in queries)
+        shown = ", ".join(repr(plain(q)) for q in queries)
         more = f" and {count - len(queries)} more" if count > len(queries) else ""
         which = "query has" if count == 1 else "queries have"
         msg = (
@@ -164,14 +164,15 @@ class EmptyQueryError(RankEvalError):
             "undefined; pass empty='zero' (count 0, as trec_eval), 'skip' or 'nan' instead, "
             "or lower min_relevance."
         )
-        return cls(msg, count=count, queries=[_plain(q) for q in queries])
+        return cls(msg, count=count, queries=[plain(q) for q in queries])
 
 
 def _empty_query_error(message: str, count: int, queries: list[object]) -> EmptyQueryError:
     return EmptyQueryError(message, count=count, queries=queries)
 
 
-def _plain(value: object) -> object:
-    """A NumPy scalar as the Python value it holds (``20``, not ``np.int64(20)``)."""
+def plain(value: object) -> object:
+    """A NumPy scalar as the Python value it holds, for messages (``20``, not
+    ``np.int64(20)``); anything else as it is."""
     item = getattr(value, "item", None)
     return item() if callable(item) and type(value).__module__ == "numpy" else value

@@ -27,7 +27,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from rankframe.exceptions import InvalidDataError
+from rankframe.exceptions import InvalidDataError, plain
 
 if TYPE_CHECKING:
     import pandera.pandas as pa
@@ -207,13 +207,6 @@ def validate(schema: Any, frame: Any) -> None:
         _VALIDATED.add(type(schema))
 
 
-def _plain(value: object) -> object:
-    """A NumPy scalar as the Python value it holds: messages show ``20``, not
-    ``np.int64(20)``."""
-    item = getattr(value, "item", None)
-    return item() if type(value).__module__ == "numpy" and callable(item) else value
-
-
 def _flavour_of(error: SchemaError) -> str:
     """``"polars"`` for an error of a pandera polars schema, else ``"pandas"``."""
     return "polars" if "polars" in type(error.schema).__module__ else "pandas"
@@ -267,8 +260,8 @@ def translate(
     pass_as = f"or pass {role}='...' to use another column"
     if error.reason_code == SchemaErrorReason.SERIES_CONTAINS_NULLS:
         count, first, query_value = null_report(column)
-        where = f"first at row {_plain(first)}" + (
-            f", in query {_plain(query_value)!r}" if query_value is not None else ""
+        where = f"first at row {plain(first)}" + (
+            f", in query {plain(query_value)!r}" if query_value is not None else ""
         )
         drop = f"drop or fill those rows (e.g. {fix['drop']})"
         fixes = {
@@ -278,7 +271,7 @@ def translate(
             f"(e.g. {fix['fill']}) or drop them",
         }
         msg = (
-            f"Column {column!r} ({role}) has {_plain(count)} null value(s) ({where}); "
+            f"Column {column!r} ({role}) has {plain(count)} null value(s) ({where}); "
             f"{fixes.get(role, drop)}."
         )
         return InvalidDataError(msg)

@@ -37,11 +37,11 @@ from rankframe._engine.frame import (
     FloatArray,
     FrameData,
     IntArray,
-    plain,
     scores_in_order,
 )
 from rankframe._engine.lists import Lists, combine_segments, lists, segment_of_queries
 from rankframe._engine.ranking import Ranking, rank
+from rankframe.exceptions import plain
 
 __all__ = [
     "EXACT_DIGITS",

@@ -16,9 +16,8 @@ from rankframe._engine.frame import (
     _bits,
     _blocks,
     _runs,
-    plain,
 )
-from rankframe.exceptions import InvalidDataError
+from rankframe.exceptions import InvalidDataError, plain
 
 THREAD_ROWS = 200_000  # from this many rows the duplicate check runs in a second thread
 

@@ -87,11 +87,6 @@ class FrameData:
         return first
 
 
-def plain(value: object) -> object:
-    """A NumPy scalar as the Python value it holds (for readable messages)."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
 def scores_in_order(values: npt.NDArray[Any]) -> FloatArray:
     """Integer scores (without nulls) as float64 numbers that order exactly as they do.
 

@@ -18,11 +18,10 @@ from rankframe._engine.frame import (
     IntArray,
     _dense,
     _sort_order,
-    plain,
 )
 from rankframe._engine.ranking import Ranking
 from rankframe._options import Options
-from rankframe.exceptions import InvalidDataError
+from rankframe.exceptions import InvalidDataError, plain
 
 
 @dataclass

@@ -349,6 +349,7 @@ class RankEval:
         denominator: Denominator = "relevant",
         empty: Empty = "zero",
         ties: Ties = "trec",
+        beta: float = 1.0,
     ) -> Any:
         """One row per query, sorted by query: the query (and ``by``) columns, one per metric.
 
@@ -375,7 +376,7 @@ class RankEval:
         2     b  score  0.5
         3     b  other  1.0
         """
-        options = Options(min_relevance, gain, denominator, empty, ties)
+        options = Options(min_relevance, gain, denominator, empty, ties, beta)
         parsed = parse_metrics(metrics)
         by_list = _as_list(by)
         self._check_columns(by_list)
@@ -392,6 +393,7 @@ class RankEval:
         denominator: Denominator = "relevant",
         empty: Empty = "zero",
         ties: Ties = "trec",
+        beta: float = 1.0,
         ci: float | None = None,
         n_resamples: int = 1000,
         seed: int | None = 0,
@@ -428,7 +430,7 @@ class RankEval:
         0  score    mrr  <NA>   0.75          2
         1  score    acc     1   0.50          2
         """
-        options = Options(min_relevance, gain, denominator, empty, ties)
+        options = Options(min_relevance, gain, denominator, empty, ties, beta)
         parsed = parse_metrics(metrics)
         by_list = _as_list(by)
         self._check_columns(by_list)
@@ -457,6 +459,7 @@ class RankEval:
         denominator: Denominator = "relevant",
         empty: Empty = "zero",
         ties: Ties = "trec",
+        beta: float = 1.0,
     ) -> Any:
         """Compare systems (score columns) with a baseline on paired per-query values.
 
@@ -508,7 +511,7 @@ class RankEval:
         0      a  0.666667  0.000000       NaN        False
         1      b  1.000000  0.333333  0.183503        False
         """
-        options = Options(min_relevance, gain, denominator, empty, ties)
+        options = Options(min_relevance, gain, denominator, empty, ties, beta)
         parsed = parse_metrics(metrics)
         by_list = _as_list(by)
         self._check_columns(by_list)
@@ -555,6 +558,14 @@ class RankEval:
         [2, 1, <NA>]
         """
         Options(ties=ties)  # checks the value
+        if ties == "average":
+            others = ", ".join(repr(c) for c in OPTIONS["ties"].choices if c != "average")
+            msg = (
+                "ties='average' gives metrics their expected value over the orders of tied "
+                "items; it is no order, so rank() cannot use it. Pass one of "
+                f"{others}."
+            )
+            raise InvalidOptionError(msg)
         self._check_columns([])
         names = self._names
         columns = [f"{name}_{s}" for s in names.scores] if self._multi else [name]

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from rankframe._engine import Lists
+from rankframe._engine import ties as _ties
 from rankframe._options import DENOMINATOR, GAIN, Options, options_of
 from rankframe._registry import MetricDef, register
 
@@ -77,7 +78,10 @@ def ndcg(t: Lists, k: int | None, o: Options) -> FloatArray:
         weights = gain(query[keep], g[keep]) / np.log2(rank[keep] + 1.0)
         return np.bincount(query[keep], weights=weights, minlength=t.n_queries).astype(np.float64)
 
-    actual = dcg(t.gain_query, t.gain_rank, t.gain_grade)
+    if t.gain_tie_start is None:
+        actual = dcg(t.gain_query, t.gain_rank, t.gain_grade)
+    else:  # ties="average": the expected DCG over the orders of tied rows
+        actual = _ties.dcg(t, k, gain(t.gain_query, t.gain_grade))
     ideal = dcg(t.ideal_query, t.ideal_rank, t.ideal_grade)
     return _ratio(actual, ideal)
 
@@ -132,11 +136,24 @@ def r_precision(t: Lists, _k: int | None, _: Options) -> FloatArray:
     return _ratio(hits, t.n_relevant)
 
 
+# -- ties="average" (rankframe._engine.ties): ndcg, precision and recall read the tie groups
+# themselves (through their DCG and Lists.hits_at); the others have their own expectation
+
+def average_precision_average(t: Lists, k: int | None, o: Options) -> FloatArray:
+    r"""Expected AP@k over the orders of tied rows."""
+    return _ratio(_ties.precision_sum(t, k), _relevant_denominator(t, k, o))
+
+
+def r_precision_average(t: Lists, _k: int | None, _: Options) -> FloatArray:
+    r"""Expected R-precision over the orders of tied rows: E[hits@R] / R."""
+    return _ratio(_ties.hits_at(t, t.n_relevant), t.n_relevant)
+
+
 _NONE = options_of()
 
 register(MetricDef(
     name="mrr", aliases=("rr", "reciprocal_rank"), trec_name="recip_rank", trec_cut=None,
-    takes_k=True, options=_NONE, compute=reciprocal_rank,
+    takes_k=True, options=_NONE, compute=reciprocal_rank, average=_ties.reciprocal_rank,
     summary="reciprocal rank of the first relevant item within the top k (mean: MRR)",
     doc=r"""Mean reciprocal rank: the mean over queries of 1 / rank of the first relevant item.
 
@@ -161,7 +178,7 @@ register(MetricDef(
 ))
 register(MetricDef(
     name="ndcg", aliases=(), trec_name="ndcg", trec_cut="ndcg_cut",
-    takes_k=True, options=options_of(GAIN), compute=ndcg,
+    takes_k=True, options=options_of(GAIN), compute=ndcg, average=ndcg,
     summary="normalised discounted cumulative gain of the top k",
     doc=r"""Normalised discounted cumulative gain at k.
 
@@ -184,6 +201,7 @@ register(MetricDef(
 register(MetricDef(
     name="map", aliases=("ap", "average_precision"), trec_name="map", trec_cut="map_cut",
     takes_k=True, options=options_of(DENOMINATOR), compute=average_precision,
+    average=average_precision_average,
     summary="average precision of the top k (mean: MAP)",
     doc=r"""Mean average precision at k.
 
@@ -203,7 +221,7 @@ register(MetricDef(
 ))
 register(MetricDef(
     name="acc", aliases=("hit_rate", "hits", "accuracy"), trec_name=None, trec_cut="success",
-    takes_k=True, options=_NONE, compute=success,
+    takes_k=True, options=_NONE, compute=success, average=_ties.success_at,
     summary="1 if a relevant item is in the top k (accuracy@k, hit rate, success@k)",
     doc=r"""Accuracy@k (hit rate, success@k): share of queries with a relevant item in the top k.
 
@@ -219,7 +237,7 @@ register(MetricDef(
 ))
 register(MetricDef(
     name="precision", aliases=("p",), trec_name=None, trec_cut="P",
-    takes_k=True, options=_NONE, compute=precision,
+    takes_k=True, options=_NONE, compute=precision, average=precision,
     summary="share of the top k that is relevant",
     doc=r"""Precision at k: hits@k / k (k=None: / the number of retrieved items).
 
@@ -235,7 +253,7 @@ register(MetricDef(
 ))
 register(MetricDef(
     name="recall", aliases=("r",), trec_name=None, trec_cut="recall",
-    takes_k=True, options=options_of(DENOMINATOR), compute=recall,
+    takes_k=True, options=options_of(DENOMINATOR), compute=recall, average=recall,
     summary="share of the relevant items that is in the top k",
     doc=r"""Recall at k: hits@k / R (``denominator="min_k"``: / min(R, k)). trec_eval ``recall_k``.
     """,
@@ -249,7 +267,7 @@ register(MetricDef(
 ))
 register(MetricDef(
     name="r_precision", aliases=("rprec",), trec_name="Rprec", trec_cut=None,
-    takes_k=False, options=_NONE, compute=r_precision,
+    takes_k=False, options=_NONE, compute=r_precision, average=r_precision_average,
     summary="precision at rank R, the query's number of relevant items",
     doc=r"""R-precision: hits@R / R, precision at the query's number of relevant items.
 
@@ -263,3 +281,6 @@ register(MetricDef(
     0.6667
     """,
 ))
+
+# Metrics declared in modules of their own (each registers itself on import).
+from rankframe import _metrics_fmeasure  # noqa: E402, F401

@@ -27,6 +27,7 @@ from typing import Any, Generic, Literal, TypeVar, get_args
 from rankframe.exceptions import InvalidOptionError
 
 __all__ = [
+    "BETA",
     "COMMON",
     "CORRECTION",
     "DENOMINATOR",
@@ -50,7 +51,7 @@ __all__ = [
 
 # The choices of each option are spelled once, here; everything else reads them through
 # ``OptionDef.choices`` (``typing.get_args``).
-Ties = Literal["trec", "first", "optimistic", "pessimistic"]
+Ties = Literal["trec", "first", "optimistic", "pessimistic", "average"]
 Gain = Literal["linear", "exponential"]
 Denominator = Literal["relevant", "min_k"]
 Empty = Literal["zero", "skip", "nan", "error"]
@@ -164,12 +165,37 @@ EMPTY: OptionDef[Empty] = OptionDef(
 TIES: OptionDef[Ties] = OptionDef(
     "ties", "trec", Ties, choices=get_args(Ties),
     doc="Order among equal scores: ``\"trec\"`` (item id descending, as trec_eval), "
-        "``\"first\"`` (frame order), ``\"optimistic\"`` (higher grade first) or "
-        "``\"pessimistic\"`` (lower grade first).",
+        "``\"first\"`` (frame order), ``\"optimistic\"`` (higher grade first), "
+        "``\"pessimistic\"`` (lower grade first), or ``\"average\"`` (the expected value "
+        "over every order of tied items, equally likely).",
+)
+
+
+# -- ties branch: the weight of recall in F-measures (f1@k) --------------------------------
+
+
+def _check_beta(beta: object) -> None:
+    if (
+        isinstance(beta, bool)
+        or not isinstance(beta, numbers.Real)
+        or not math.isfinite(float(beta))
+        or float(beta) <= 0
+    ):
+        msg = (
+            "The 'beta' option must be a positive finite number (the weight of recall in "
+            f"F-beta: 1 for F1, 2 weighs recall more, 0.5 precision). Got {beta!r} instead."
+        )
+        raise InvalidOptionError(msg)
+
+
+BETA: OptionDef[float] = OptionDef(
+    "beta", 1.0, float, check=_check_beta,
+    doc="F-measure weight: ``(1 + beta**2) P R / (beta**2 P + R)``; 1 gives F1 (the "
+        "harmonic mean of precision and recall).",
 )
 
 OPTIONS: Mapping[str, OptionDef[Any]] = options_of(
-    MIN_RELEVANCE, GAIN, DENOMINATOR, EMPTY, TIES
+    MIN_RELEVANCE, GAIN, DENOMINATOR, EMPTY, TIES, BETA
 )
 """Every option of :class:`Options`, in its field order."""
 
@@ -205,7 +231,10 @@ class Options:
         What a query without relevant items contributes: ``"zero"``, ``"skip"``, ``"nan"``
         or ``"error"``.
     ties
-        Order among equal scores: ``"trec"``, ``"first"``, ``"optimistic"``, ``"pessimistic"``.
+        Order among equal scores: ``"trec"``, ``"first"``, ``"optimistic"``, ``"pessimistic"``;
+        ``"average"``: the expected value over every order of tied items.
+    beta
+        F-measure weight of recall (1: F1).
     """
 
     min_relevance: float | None = MIN_RELEVANCE.default
@@ -213,6 +242,7 @@ class Options:
     denominator: Denominator = DENOMINATOR.default
     empty: Empty = EMPTY.default
     ties: Ties = TIES.default
+    beta: float = BETA.default
 
     def __post_init__(self) -> None:
         for option in OPTIONS.values():

@@ -28,9 +28,9 @@ import numpy.typing as npt
 
 from rankframe import _analysis, _engine
 from rankframe._analysis import SYSTEM, Correction, PerQuery, Test
-from rankframe._options import Options
-from rankframe._registry import Metric
-from rankframe.exceptions import EmptyQueryError
+from rankframe._options import TIES, Options
+from rankframe._registry import METRICS, Metric
+from rankframe.exceptions import EmptyQueryError, InvalidOptionError
 
 __all__ = [
     "EMPTY",
@@ -210,6 +210,10 @@ class Request:
     options: Options
     result: Result
 
+    def __post_init__(self) -> None:
+        if self.options.ties == "average":
+            _check_average(self.metrics)
+
     @property
     def multi(self) -> bool:
         """Several score columns: outputs gain a ``system`` column."""
@@ -253,6 +257,23 @@ class Request:
         return [(SYSTEM, "str"), *floats, (EMPTY, "bool")]
 
 
+def _check_average(metrics: Sequence[Metric]) -> None:
+    """``ties="average"`` needs each metric's tie-averaged form (``MetricDef.average``)."""
+    missing = [str(m) for m in metrics if m.definition.average is None]
+    if not missing:
+        return
+    having = [name for name, d in METRICS.items() if d.average is not None]
+    others = [repr(c) for c in TIES.choices if c != "average"]
+    msg = (
+        f"ties='average' (the expected value over the orders of tied items) is not defined "
+        f"for {', '.join(map(repr, missing))}. It is defined for {', '.join(having)}; for "
+        f"{'these' if len(missing) > 1 else 'this'} pass another ties option "
+        f"({', '.join(others)}), or evaluate {'them' if len(missing) > 1 else 'it'} in a "
+        "separate call."
+    )
+    raise InvalidOptionError(msg)
+
+
 # -- 1. rows of whole queries → per-query values --------------------------------------------
 
 
@@ -270,7 +291,9 @@ def per_query(backend: Backend, request: Request, *, first_rows: bool = False) -
             system = replace(data, score=score, systems=[])
             table = _engine.lists(system, _engine.rank(system, options.ties), options)
             for j, m in enumerate(metrics):
-                values[:, s, j] = m.definition.compute(table, m.k, options)
+                d = m.definition
+                compute = (d.average if options.ties == "average" else None) or d.compute
+                values[:, s, j] = compute(table, m.k, options)
     empty = np.asarray(table.n_relevant == 0, dtype=bool)
     return PerQuery(
         values=values,

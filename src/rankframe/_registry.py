@@ -63,6 +63,11 @@ class MetricDef:
         ``Parameters``: a first line, then the formula, its trec_eval name and reference.
     examples
         The ``Examples`` section of that docstring: doctests (run by the test suite).
+    average
+        ``average(lists, k, options)``: one float per query under ``ties="average"``, the
+        expected value over every order of tied rows, from the tie groups of the lists
+        (:mod:`rankframe._engine.ties`). ``None``: the metric has no tie-averaged form, and
+        ``ties="average"`` raises an error naming it.
     """
 
     name: str
@@ -75,6 +80,7 @@ class MetricDef:
     summary: str = ""
     doc: str = field(default="", repr=False, compare=False)
     examples: str = field(default="", repr=False, compare=False)
+    average: PerQuery | None = field(default=None, repr=False, compare=False)
 
     def spellings(self) -> tuple[str, ...]:
         """Every lower-case name that selects this metric."""

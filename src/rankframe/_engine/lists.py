@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from rankframe._engine import ties
 from rankframe._engine.frame import (
     BoolArray,
     FloatArray,
@@ -44,6 +45,12 @@ class Lists:
     ideal_query, ideal_rank, ideal_grade
         Every row with a positive grade, retrieved or not, in the ideal order (grade
         descending within each query), with its ideal rank.
+    rel_tie_start, rel_tie_size, gain_tie_start, gain_tie_size
+        With ``ties="average"`` only (else None): for each relevant (``rel_``) and each
+        positively graded (``gain_``) retrieved row, the group of rows tied with it (equal
+        score, same query): the number of rows ranked above the group and its size. The
+        group's rows are ranked ``start + 1 .. start + size`` in some order; the metrics
+        take the expectation over every order (:mod:`rankframe._engine.ties`).
     """
 
     n_queries: int
@@ -58,6 +65,10 @@ class Lists:
     ideal_query: IntArray
     ideal_rank: IntArray
     ideal_grade: FloatArray
+    rel_tie_start: IntArray | None = None
+    rel_tie_size: IntArray | None = None
+    gain_tie_start: IntArray | None = None
+    gain_tie_size: IntArray | None = None
 
     def first_relevant_rank(self) -> FloatArray:
         """Per query, the rank of the first relevant retrieved row (inf if none)."""
@@ -67,7 +78,10 @@ class Lists:
         return first
 
     def hits_at(self, k: int | None) -> FloatArray:
-        """Per query, the number of relevant rows ranked at or above k."""
+        """Per query, the number of relevant rows ranked at or above k (with
+        ``ties="average"``, its expected value over the orders of tied rows)."""
+        if self.rel_tie_start is not None:
+            return ties.hits_at(self, k)
         query = self.rel_query if k is None else self.rel_query[self.rel_rank <= k]
         return np.bincount(query, minlength=self.n_queries).astype(np.float64)
 
@@ -137,6 +151,10 @@ def lists(data: FrameData, ranking: Ranking, options: Options) -> Lists:
         pos_query = ranking.query_at(pos)
         pos_grade = grade[ranking.order[pos]].astype(np.float64, copy=False)
     pos_rank = pos - ranking.starts[pos_query] + 1
+    tie_start = tie_size = None
+    if ranking.averaged:
+        tie_first, tie_size = ranking.tie_groups(pos)
+        tie_start = tie_first - ranking.starts[pos_query]
     rel_keep = is_relevant(pos_grade)
     rel_query = pos_query[rel_keep]
     gain_keep = pos_grade > 0
@@ -172,6 +190,10 @@ def lists(data: FrameData, ranking: Ranking, options: Options) -> Lists:
         ideal_query=ideal_query,
         ideal_rank=_within_query_position(ideal_query),
         ideal_grade=positive_grade[ideal],
+        rel_tie_start=None if tie_start is None else tie_start[rel_keep],
+        rel_tie_size=None if tie_size is None else tie_size[rel_keep],
+        gain_tie_start=None if tie_start is None else tie_start[gain_keep],
+        gain_tie_size=None if tie_size is None else tie_size[gain_keep],
     )
 
 

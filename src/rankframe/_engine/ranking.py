@@ -25,6 +25,57 @@ from rankframe._engine.frame import (
 
 _MIN_SCORE_BITS = 12
 
+
+def _group_lookup(
+    members: IntArray, starts_group: BoolArray, positions: IntArray
+) -> tuple[IntArray, IntArray]:
+    """The first position and size of the group of each of ``positions`` (ascending).
+
+    ``members`` (ascending) are positions that lie in groups, each group a range of
+    consecutive members; ``starts_group`` marks the member that begins each group. A position
+    that is not a member is a group of one.
+    """
+    first, size = positions.copy(), np.ones(len(positions), dtype=np.int64)
+    if len(members) == 0 or len(positions) == 0:
+        return first, size
+    heads = np.flatnonzero(starts_group)
+    group_size = np.diff(np.append(heads, len(members)))
+    group = np.cumsum(starts_group) - 1
+    at = np.minimum(np.searchsorted(members, positions), len(members) - 1)
+    inside = members[at] == positions
+    g = group[at[inside]]
+    first[inside] = members[heads[g]]
+    size[inside] = group_size[g]
+    return first, size
+
+
+class _Groups:
+    """The tie groups of a ranking made with ``ties="average"``.
+
+    Those of the positively graded positions are found while ranking, from the few runs of
+    equal score buckets (``known``); any other positions read the scores of the full order.
+    """
+
+    def __init__(
+        self, score: FloatArray, known: tuple[IntArray, IntArray, IntArray] | None = None
+    ) -> None:
+        self._score = score  # per row of the frame
+        self._known = known  # (positive positions, their group's first position, its size)
+
+    def of(self, ranking: Ranking, positions: IntArray) -> tuple[IntArray, IntArray]:
+        known = self._known
+        if known is not None and positions is known[0]:
+            return known[1], known[2]
+        order = ranking.order
+        n = len(order)
+        sorted_score = self._score[order]
+        starts_group = np.ones(n, dtype=bool)
+        np.not_equal(sorted_score[1:], sorted_score[:-1], out=starts_group[1:])
+        query_first = ranking.starts[:-1]
+        starts_group[query_first[query_first < n]] = True
+        return _group_lookup(np.arange(n, dtype=np.int64), starts_group, positions)
+
+
 class Ranking:
     """The result of :func:`rank`.
 
@@ -45,6 +96,10 @@ class Ranking:
     Runs of tied rows none of which has a positive grade do not change any metric of the
     default ``min_relevance``: their exact order is settled only when ``order`` is first
     read (:meth:`positive_rows` does not need it).
+
+    A ranking made with ``ties="average"`` (``averaged``) orders tied rows as ``"first"``
+    does and also knows its tie groups (:meth:`tie_groups`): the metrics then take the
+    expected value over every order of each group.
     """
 
     def __init__(
@@ -54,12 +109,28 @@ class Ranking:
         positive: IntArray,
         positive_query: IntArray,
         unsettled: Callable[[IntArray], None] | None = None,
+        groups: _Groups | None = None,
     ) -> None:
         self._order = order
         self.starts = starts
         self.positive = positive
         self.positive_query = positive_query
         self._unsettled = unsettled  # re-orders the deferred tie runs of an order, in place
+        self._groups = groups
+
+    @property
+    def averaged(self) -> bool:
+        """Made with ``ties="average"``: :meth:`tie_groups` is available."""
+        return self._groups is not None
+
+    def tie_groups(self, positions: IntArray) -> tuple[IntArray, IntArray]:
+        """For positions of ``order`` (ascending), the first position and the size of the
+        group of rows of equal score in the same query that each belongs to (size 1 for a
+        score of its own). Only for a ranking made with ``ties="average"``."""
+        if self._groups is None:
+            msg = "tie groups exist only for a ranking made with ties='average'"
+            raise ValueError(msg)
+        return self._groups.of(self, positions)
 
     @property
     def order(self) -> IntArray:
@@ -273,9 +344,11 @@ def _rank_packed(
     retrieved: tuple[CodeArray, FloatArray, npt.NDArray[Any]],
     bits: tuple[int, int],
     ties: str,
+    average: bool = False,
 ) -> Ranking:
     """:func:`rank` by one sort of packed keys, over the retrieved entries (``retrieved``:
-    their query codes, scores, grades; ``bits``: score and index bits of the key)."""
+    their query codes, scores, grades; ``bits``: score and index bits of the key).
+    ``average``: also find the tie groups of the positively graded entries."""
     query, score, grade = retrieved
     score_bits, index_bits = bits
     # one sort of `query | descending score bucket | row | grade > 0`; the row bits make the
@@ -290,6 +363,7 @@ def _rank_packed(
     # asked for (see Ranking)
     same = _same_as_next(key, index_bits + 1)
     deferred = None
+    tied: tuple[IntArray, BoolArray] | None = None  # ties="average": see _group_lookup
     if same.any():
         positions, run_id = _runs(same)
         members = key[positions]
@@ -304,6 +378,12 @@ def _rank_packed(
             within = _tie_order(data, member_rows, run_id[now], score[entry], ties)
             if within is not None:
                 key[positions[now]] = members[within]  # whole keys move, flags with them
+            if average:  # groups: runs of one bucket, split where the exact score changes
+                ordered = score[entry if within is None else entry[within]]
+                run = run_id[now]
+                starts_group = np.ones(len(run), dtype=bool)
+                starts_group[1:] = (run[1:] != run[:-1]) | (ordered[1:] != ordered[:-1])
+                tied = (positions[now], starts_group)
         if not now.all():
             deferred = (positions[~now], run_id[~now])
     del same
@@ -311,8 +391,12 @@ def _rank_packed(
         key, index_bits, score_bits + index_bits + 1
     )
     order = local if rows is None else rows[local]
+    groups = None
+    if average:
+        in_runs, starts_group = tied or (np.zeros(0, np.int64), np.zeros(0, bool))
+        groups = _Groups(data.score, (positive, *_group_lookup(in_runs, starts_group, positive)))
     if deferred is None:
-        return Ranking(order, starts, positive, positive_query)
+        return Ranking(order, starts, positive, positive_query, groups=groups)
     late_positions, late_runs = deferred
     return Ranking(
         order,
@@ -320,6 +404,7 @@ def _rank_packed(
         positive,
         positive_query,
         unsettled=lambda o: _settle_runs(data, o, late_positions, late_runs, ties),
+        groups=groups,
     )
 
 
@@ -353,7 +438,14 @@ def _rank_lexsort(
 
 
 def rank(data: FrameData, ties: str) -> Ranking:
-    """Rank the retrieved rows of every query by score, descending, ties by ``ties``."""
+    """Rank the retrieved rows of every query by score, descending, ties by ``ties``.
+
+    ``ties="average"`` orders tied rows as ``"first"`` and records the tie groups
+    (:meth:`Ranking.tie_groups`), which the metrics average over.
+    """
+    average = ties == "average"
+    if average:
+        ties = "first"
     score = data.score
     # NaN (not retrieved) propagates through min: one pass and no mask in the usual case
     rows = None
@@ -368,5 +460,8 @@ def rank(data: FrameData, ties: str) -> Ranking:
     index_bits, query_bits = _bits(n), _bits(data.n_queries)
     score_bits = min(64 - index_bits - query_bits - 1, 52)  # 1 bit: the grade > 0 flag
     if score_bits >= _MIN_SCORE_BITS:
-        return _rank_packed(data, rows, retrieved, (score_bits, index_bits), ties)
-    return _rank_lexsort(data, rows, retrieved, ties)
+        return _rank_packed(data, rows, retrieved, (score_bits, index_bits), ties, average)
+    ranking = _rank_lexsort(data, rows, retrieved, ties)
+    if average:
+        ranking._groups = _Groups(data.score)
+    return ranking

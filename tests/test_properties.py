@@ -30,7 +30,7 @@ ITEMS = ("a", "b", "c", "B", "aa", "10", "9", "d1", "d10", "d2")  # "9" > "10" a
 INT_ITEMS = (-3, 0, 1, 2, 9, 10, 11, 100)  # 10 > 9 as numbers
 SCORES = (0.0, 0.5, 1.0, 2.0, -1.0, math.inf, -math.inf)
 GRADES = (-2, -1, 0, 0, 1, 2, 3)
-ALL_TIES = ("trec", "first", "optimistic", "pessimistic")
+ALL_TIES = ("trec", "first", "optimistic", "pessimistic", "average")
 ORDER_FREE_TIES = ("trec", "optimistic", "pessimistic")  # not "first": it is the row order
 
 SETTINGS = settings(max_examples=40, deadline=None)
@@ -86,6 +86,7 @@ def option_sets(ties: tuple[str, ...] = ALL_TIES,
         "gain": st.sampled_from(["linear", "exponential"]),
         "denominator": st.sampled_from(denominators),
         "ties": st.sampled_from(ties),
+        "beta": st.just(1.0),  # F1 (its rule below); other betas: tests/test_ties_average.py
     })
 
 
@@ -156,6 +157,9 @@ PERFECT: dict[str, Callable[[Perfect], float]] = {
     "recall": Perfect.capped,
     # hits@R / R = 1.
     "r_precision": lambda p: float(p.R > 0),
+    # 2 hits@k / (k + R) with hits@k = min(R, k); without k, k is the n retrieved items.
+    "f1": lambda p: 2 * min(p.R, p.n if p.k is None else p.k) / ((p.n if p.k is None else p.k)
+                                                                 + p.R),
 }
 
 
@@ -258,7 +262,8 @@ def test_monotone_in_k(frame, opts) -> None:
 @given(frame=frames(), opts=options)
 def test_cut_off_beyond_the_list_is_the_whole_list(frame, opts) -> None:
     # For k >= the number of rows of every query, metric@k equals the metric without k,
-    # except precision, which divides by k instead of the number retrieved.
+    # except precision, which divides by k instead of the number retrieved, and f1, whose
+    # precision does.
     k = int(frame.groupby("query").size().max()) + int(frame["query"].nunique())
     with_k = [Metric(d.name, k) for d in METRICS.values() if d.takes_k]
     table = as_dict(frame.rank_eval.per_query(
@@ -267,6 +272,8 @@ def test_cut_off_beyond_the_list_is_the_whole_list(frame, opts) -> None:
     retrieved = frame.groupby("query")["score"].count()
     for query, values in table.items():
         for metric in with_k:
+            if metric.name == "f1":
+                continue
             whole = values[metric.name]
             if metric.name == "precision":
                 whole = whole * retrieved[query] / k
@@ -396,7 +403,7 @@ def _numpy_frame(seed: int) -> pd.DataFrame:
     return build(queries, items, scores, grades)
 
 
-@pytest.mark.parametrize("ties", ORDER_FREE_TIES)
+@pytest.mark.parametrize("ties", [*ORDER_FREE_TIES, "average"])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_invariances_on_every_frame_kind(seed, ties, make_frame) -> None:
     frame = _numpy_frame(seed)

@@ -133,6 +133,29 @@ def test_a_new_metric_gets_its_method(make_frame: Any) -> None:
         ev.toy_hit(1, gain="linear")
 
 
+@pytest.mark.usefixtures("toy_metric")
+def test_a_metric_without_a_tie_average_refuses_it(make_frame: Any) -> None:
+    # toy_hit declares no `average`: ties="average" names it and the choices that work,
+    # before any data is read, on every frame kind and in every method
+    ev = make_frame({"query": ["q", "q"], "item": ["a", "b"], "score": 1.0,
+                     "relevant": [1, 0]}).rank_eval
+    message = (
+        "ties='average' (the expected value over the orders of tied items) is not defined "
+        "for 'toy_hit@2'. It is defined for mrr, ndcg, map, acc, precision, recall, "
+        "r_precision, f1; for this pass another ties option ('trec', 'first', "
+        "'optimistic', 'pessimistic'), or evaluate it in a separate call."
+    )
+    for call in (
+        lambda: ev.toy_hit(2, ties="average"),
+        lambda: ev.evaluate(["mrr", "toy@2"], ties="average"),
+        lambda: ev.per_query(["toy@2"], ties="average"),
+    ):
+        with pytest.raises(rankframe.InvalidOptionError) as caught:
+            call()
+        assert str(caught.value) == message
+    assert as_float(ev.mrr(ties="average")) == pytest.approx(0.75)  # (1 + 1/2) / 2
+
+
 def test_a_metric_cannot_shadow_a_method() -> None:
     definition = MetricDef(
         name="rank", aliases=(), trec_name=None, trec_cut=None, takes_k=False,

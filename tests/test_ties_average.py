@@ -15,6 +15,7 @@ import math
 import random
 import warnings
 from collections.abc import Hashable, Iterator, Sequence
+from fractions import Fraction
 from functools import cache
 from itertools import combinations, permutations, product
 from typing import Any
@@ -215,6 +216,21 @@ def test_a_large_tie_group(make_frame: Any) -> None:
     # C(21, 2) / C(24, 2); E[hits@5] = 3 relevant rows x 3 places / 24
     assert want["q"]["acc@4"] == pytest.approx(1 - math.comb(21, 2) / math.comb(24, 2))
     assert want["q"]["precision@5"] == pytest.approx(3 * 3 / 24 / 5)
+
+
+@pytest.mark.parametrize(("n", "r", "s"), [(2000, 5, 3), (20000, 2, 0), (300, 150, 10)])
+def test_huge_groups_in_exact_arithmetic(make_frame: Any, n: int, r: int, s: int) -> None:
+    # too many orders to enumerate: E[RR] and E[acc@k] of a group of n rows with r relevant,
+    # s rows above it, in exact rational arithmetic. The first relevant row is the group's
+    # j-th when the other r - 1 lie among the n - j places below it: C(n - j, r - 1) of the
+    # C(n, r) equally likely sets of places. None in the first 7 places: C(n - 7, r) of them.
+    rr = sum(Fraction(math.comb(n - j, r - 1), math.comb(n, r)) / (s + j)
+             for j in range(1, n - r + 2))
+    acc = 1 - Fraction(math.comb(n - 7, r), math.comb(n, r))
+    ev = make_frame({"query": "q", "item": list(range(s + n)), "score": [2.0] * s + [1.0] * n,
+                     "relevant": [0] * s + [1] * r + [0] * (n - r)}).rank_eval
+    assert as_float(ev.mrr(ties="average")) == pytest.approx(float(rr), rel=1e-12, abs=0)
+    assert as_float(ev.acc(s + 7, ties="average")) == pytest.approx(float(acc), rel=1e-14)
 
 
 # -- bounds and agreement with ties="trec" ---------------------------------------------------

@@ -133,8 +133,9 @@ def _first_relevant_chance(n: IntArray, r: IntArray, j: IntArray) -> FloatArray:
     whose cancellation costs a relative error up to about ``1e-16 n log(n)``.
     """
     with np.errstate(over="ignore", invalid="ignore"):
-        whole = np.asarray(poch(n - r + 1.0, r - 1.0))
-        chance = np.asarray(poch(n - j - r + 2.0, r - 1.0)) / whole * (r / n)
+        whole = np.asarray(poch(n - r + 1.0, r - 1.0), dtype=np.float64)
+        chance: FloatArray = np.asarray(poch(n - j - r + 2.0, r - 1.0), dtype=np.float64)
+        chance *= (r / n) / whole
     far = ~np.isfinite(whole)
     if far.any():
         chance[far] = np.exp(_log_choose(n[far] - j[far], r[far] - 1) - _log_choose(n[far], r[far]))

@@ -83,6 +83,9 @@ SHAPES = ("long", "short")  # list shapes timed against their own floor
 SHORT_LISTS = ("pairs-1M", "pairs-5M")
 SHORT_LIST_APPROACHES = ("floor", "rankframe_pandas", "rankframe_polars")
 SHORT_LIST_LIMIT = 6.0  # the time ratio for 5x the rows
+# ties="average" (expected values over the orders of tied items) against the default
+AVERAGE_APPROACHES = ("rankframe_pandas", "rankframe_average")
+AVERAGE_LIMIT = 1.5
 
 Values = dict[str, float]
 
@@ -286,6 +289,13 @@ def rankframe_pandas(size: str) -> tuple[Any, Run]:
     return frame, lambda _: means_of(frame.rank_eval.evaluate(METRICS))
 
 
+def rankframe_average(size: str) -> tuple[Any, Run]:
+    import rankframe  # noqa: F401
+
+    frame = load_pandas(size)
+    return frame, lambda _: means_of(frame.rank_eval.evaluate(METRICS, ties="average"))
+
+
 def rankframe_polars(size: str) -> tuple[Any, Run]:
     import rankframe  # noqa: F401
 
@@ -480,6 +490,8 @@ class Approach:
 APPROACHES = {
     "floor": Approach("floor: factorize query + one sort of a packed key", floor),
     "rankframe_pandas": Approach("rankframe, pandas", rankframe_pandas),
+    "rankframe_average": Approach('rankframe, pandas, ties="average"', rankframe_average,
+                                  note="expected values over the orders of tied items"),
     "rankframe_polars": Approach("rankframe, polars eager", rankframe_polars, ("polars",),
                                  "the polars frame is the user's: read outside the timing"),
     "rankframe_lazy": Approach("rankframe, polars lazy (scan_parquet)", rankframe_lazy,
@@ -763,6 +775,21 @@ def short_lists_run(args: argparse.Namespace) -> None:
     info["elapsed_s"] = time.perf_counter() - started
     section = render_short_lists(timed_lists, info)
     write_section("short-lists", section, RESULTS)
+    print(section)
+    log(f"wrote its section of {RESULTS}")
+
+
+def ties_average_run(args: argparse.Namespace) -> None:
+    """Only ties="average" against the default ties="trec": its section of RESULTS.md."""
+    started = time.perf_counter()
+    ensure_data(args.size)
+    info = {"machine": machine(), "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "size": args.size, "repeat": args.repeat, "command": " ".join(sys.argv)}
+    results = {n: spawn(n, args.size, args.repeat, args.timeout) for n in AVERAGE_APPROACHES}
+    info["machine"]["load_average_end"] = os.getloadavg()
+    info["elapsed_s"] = time.perf_counter() - started
+    section = render_ties_average(results, info)
+    write_section("ties-average", section, RESULTS)
     print(section)
     log(f"wrote its section of {RESULTS}")
 
@@ -1108,6 +1135,61 @@ def render_short_lists(short_lists: dict[str, dict[str, Any]], info: dict[str, A
     return "\n".join([*lines, end])
 
 
+def render_ties_average(results: dict[str, Any], info: dict[str, Any]) -> str:
+    """The section of RESULTS.md on ties="average": its time against ties="trec"'s on the
+    main workload, the means of both, and the target."""
+    start, end = markers("ties-average")
+    m = info["machine"]
+    queries, lo, hi = SIZES[info["size"]]
+    rows = next((r["n_rows"] for r in results.values() if r.get("n_rows")), None)
+    lines = [
+        start,
+        '## ties="average" against ties="trec"',
+        "",
+        "Written by `benchmarks/run.py --ties-average-only` (the main table has the same row "
+        "after a full run); do not edit by hand.",
+        "",
+        f"- **Date**: {info['date']}; rankframe at `{m['commit']}`; `{info['command']}`; "
+        f"{info['elapsed_s']:.0f} s; load average {m['load_average'][0]:.2f} at the start, "
+        f"{m['load_average_end'][0]:.2f} at the end",
+        f"- **Machine**: {m['cpu']}, {m['cores']} cores ({m['usable_cores']} usable), "
+        f"{m['ram_gib']:.1f} GiB RAM",
+        f"- **Workload**: the main table's (`evaluate` of the six metrics) on size "
+        f"{info['size']}: {queries:,} queries x {lo}-{hi} items = {rows or 0:,} rows, 10% of "
+        "the scores rounded to 2 decimals (ties)",
+        f"- **Method**: as in the main table: a fresh process per approach, warm-up excluded, "
+        f"median of at least {info['repeat']} runs",
+        "",
+        "| approach | median s | runs | ratio to ties=\"trec\" | peak extra GiB | "
+        + " | ".join(METRICS) + " |",
+        "|---|---:|---:|---:|---:|" + "---:|" * len(METRICS),
+    ]
+    base = median_of(results.get("rankframe_pandas", {}))
+    for name in AVERAGE_APPROACHES:
+        r = results.get(name, {})
+        median = median_of(r)
+        values = r.get("values", {})
+        shown = fmt(median, 3) if median is not None else status_of(r)
+        lines.append(
+            f"| {APPROACHES[name].label} | {shown} | {len(r.get('times', []))} | "
+            f"{fmt(ratio(median, base), 2, 'x')} | {fmt(r.get('peak_extra_gib'), 2)} | "
+            + " | ".join(fmt(values.get(metric), 6) for metric in METRICS) + " |"
+        )
+    label, value, verdict = ties_average_target(results)
+    lines += ["", "| target | measured | verdict |", "|---|---:|---|",
+              f"| {label} | {value} | {verdict} |"]
+    return "\n".join([*lines, end])
+
+
+def ties_average_target(results: dict[str, Any]) -> tuple[str, str, str]:
+    """The target row of ties="average": at most AVERAGE_LIMIT times ties="trec"'s time."""
+    label = f'ties="average" <= {AVERAGE_LIMIT:g}x the time of the default ties="trec" (pandas)'
+    value = ratio(*(median_of(results.get(n, {})) for n in reversed(AVERAGE_APPROACHES)))
+    verdict = "not measured" if value is None else (
+        "pass" if value <= AVERAGE_LIMIT else "FAIL")
+    return label, fmt(value, 2, "x"), verdict
+
+
 def short_list_targets(short_lists: dict[str, dict[str, Any]]) -> list[tuple[str, str, str]]:
     """The target row of the short lists' scaling (rankframe, pandas)."""
     label = (f"many short lists: 1M -> 5M queries x 2 items costs <= {SHORT_LIST_LIMIT:g}x "
@@ -1167,6 +1249,7 @@ def render_targets(raw: dict[str, Any]) -> list[str]:
         rows.append((f"{shape} lists within 2.5x their floor", fmt(value, 2, "x"),
                      check(value, 2.5)))
     rows += short_list_targets(raw.get("short_lists", {}))
+    rows.append(ties_average_target(results))
     shares = validation_shares(validation)
     rows.append((
         "validation (schema + duplicate check) <= 25% of the total (in place; parts alone)",
@@ -1197,6 +1280,9 @@ def main() -> None:
     parser.add_argument("--short-lists-only", action="store_true",
                         help="time only the scaling of many short lists and replace its "
                         "section of RESULTS.md")
+    parser.add_argument("--ties-average-only", action="store_true",
+                        help='time only ties="average" against ties="trec" at --size and '
+                        "replace its section of RESULTS.md")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per worker")
     parser.add_argument("--write-results", action="store_true",
                         help="write RESULTS.md even for a partial run (--only, --skip-*); by "
@@ -1209,6 +1295,8 @@ def main() -> None:
         print(json.dumps(worker(args), default=float))
     elif args.short_lists_only:
         short_lists_run(args)
+    elif args.ties_average_only:
+        ties_average_run(args)
     else:
         main_run(args)
 

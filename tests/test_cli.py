@@ -135,6 +135,7 @@ def test_evaluate_by_segment_and_per_query(run: Run, data: pd.DataFrame, tmp_pat
     [
         (["--ties", "optimistic"], {"ties": "optimistic"}, "sys_a"),
         (["--ties", "first"], {"ties": "first"}, "sys_a"),
+        (["--ties", "average"], {"ties": "average"}, "sys_a"),
         (["--min-relevance", "2"], {"min_relevance": 2.0}, "sys_a"),
         (["--gain", "exponential"], {"gain": "exponential"}, "sys_a"),
         (["--denominator", "min_k"], {"denominator": "min_k"}, "sys_b"),
@@ -153,6 +154,19 @@ def test_metric_options_reach_the_api(
     expected = api(data, score).evaluate(metrics, **keyword)
     assert_records(records(out), expected)
     assert not expected.equals(api(data, score).evaluate(metrics)), "the option changes nothing"
+
+
+def test_beta_reaches_the_api(run: Run, data: pd.DataFrame, tmp_path: Path) -> None:
+    path = write(data, tmp_path / "d.parquet")
+    code, out, _ = run("evaluate", path, *COLUMNS, "--score", "sys_a", "-m", "f1@2,f1",
+                       "--beta", "2", "--format", "json")
+    assert code == 0
+    expected = api(data, "sys_a").evaluate(["f1@2", "f1"], beta=2.0)
+    assert_records(records(out), expected)
+    assert not expected.equals(api(data, "sys_a").evaluate(["f1@2", "f1"]))
+    code, _, err = run("evaluate", path, *COLUMNS, "-m", "f1", "--beta", "-1")
+    assert code == 2
+    assert "The 'beta' option must be a positive finite number" in err
 
 
 def test_output_formats(run: Run, data: pd.DataFrame, tmp_path: Path) -> None:

@@ -48,7 +48,7 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 
     given = {
         name: getattr(args, name)
-        for name in ("min_relevance", "gain", "denominator", "empty", "ties")
+        for name in ("min_relevance", "gain", "denominator", "empty", "ties", "beta")
         if getattr(args, name) is not None
     }
     try:

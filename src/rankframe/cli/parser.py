@@ -85,6 +85,8 @@ def _add_metric_options(parser: argparse.ArgumentParser) -> None:
                        help="NDCG gain (default: linear)")
     group.add_argument("--denominator", choices=OPTIONS["denominator"].choices,
                        help="AP and recall divide by R or min(R, k) (default: relevant)")
+    group.add_argument("--beta", type=float, metavar="BETA",
+                       help="f1: F-beta's weight of recall (default: 1, F1)")
 
 
 def _add_output(parser: argparse.ArgumentParser, *, per_query: bool = False) -> None:

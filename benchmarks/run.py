@@ -764,34 +764,37 @@ def time_short_lists(repeat: int, timeout: float) -> dict[str, dict[str, Any]]:
             for s in SHORT_LISTS}
 
 
-def short_lists_run(args: argparse.Namespace) -> None:
-    """Only the scaling of many short lists: its section of RESULTS.md, replaced."""
+def section_run(name: str, args: argparse.Namespace, time_it: Callable[[], Any],
+                render_it: Callable[[Any, dict[str, Any]], str], **facts: Any) -> None:
+    """Time what one section of RESULTS.md reports (``time_it``) and replace that section
+    (``render_it`` of the timings and the run's facts: machine, date, command, ...)."""
     started = time.perf_counter()
-    log(f"many short lists ({', '.join(SHORT_LISTS)}) in {DATA_DIR}")
     info = {"machine": machine(), "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-            "repeat": args.repeat, "command": " ".join(sys.argv)}
-    timed_lists = time_short_lists(args.repeat, args.timeout)
+            "repeat": args.repeat, "command": " ".join(sys.argv), **facts}
+    timings = time_it()
     info["machine"]["load_average_end"] = os.getloadavg()
     info["elapsed_s"] = time.perf_counter() - started
-    section = render_short_lists(timed_lists, info)
-    write_section("short-lists", section, RESULTS)
+    section = render_it(timings, info)
+    write_section(name, section, RESULTS)
     print(section)
     log(f"wrote its section of {RESULTS}")
+
+
+def short_lists_run(args: argparse.Namespace) -> None:
+    """Only the scaling of many short lists: its section of RESULTS.md, replaced."""
+    log(f"many short lists ({', '.join(SHORT_LISTS)}) in {DATA_DIR}")
+    section_run("short-lists", args, lambda: time_short_lists(args.repeat, args.timeout),
+                render_short_lists)
 
 
 def ties_average_run(args: argparse.Namespace) -> None:
     """Only ties="average" against the default ties="trec": its section of RESULTS.md."""
-    started = time.perf_counter()
     ensure_data(args.size)
-    info = {"machine": machine(), "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-            "size": args.size, "repeat": args.repeat, "command": " ".join(sys.argv)}
-    results = {n: spawn(n, args.size, args.repeat, args.timeout) for n in AVERAGE_APPROACHES}
-    info["machine"]["load_average_end"] = os.getloadavg()
-    info["elapsed_s"] = time.perf_counter() - started
-    section = render_ties_average(results, info)
-    write_section("ties-average", section, RESULTS)
-    print(section)
-    log(f"wrote its section of {RESULTS}")
+    section_run(
+        "ties-average", args,
+        lambda: {n: spawn(n, args.size, args.repeat, args.timeout) for n in AVERAGE_APPROACHES},
+        render_ties_average, size=args.size,
+    )
 
 
 def main_run(args: argparse.Namespace) -> None:

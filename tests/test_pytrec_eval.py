@@ -62,6 +62,9 @@ LEVELS = (None, 2, 3)
 #   precision (no k): hits over the number retrieved is trec_eval's set_P.
 #   recall (no k): hits over R is trec_eval's set_recall.
 #   acc (no k): 1 when any relevant item was retrieved, from num_rel_ret.
+#   f1 (no k): trec_eval's set_F (its default parameter 1; set_F.x is (x + 1) P R / (R + x P),
+#     so x is beta squared).
+#   f1@k: 2 P_k recall_k / (P_k + recall_k), 0 when both are 0.
 DERIVED: dict[tuple[str, bool], tuple[str, Callable[[dict[str, float], int | None], float]]] = {
     ("mrr", True): (
         "recip_rank",
@@ -70,7 +73,13 @@ DERIVED: dict[tuple[str, bool], tuple[str, Callable[[dict[str, float], int | Non
     ("precision", False): ("set_P", lambda t, _k: t["set_P"]),
     ("recall", False): ("set_recall", lambda t, _k: t["set_recall"]),
     ("acc", False): ("num_rel_ret", lambda t, _k: float(t["num_rel_ret"] > 0)),
+    ("f1", False): ("set_F", lambda t, _k: t["set_F"]),
+    ("f1", True): ("P." + ",".join(map(str, KS)), lambda t, k: _f1(t[f"P_{k}"], t[f"recall_{k}"])),
 }
+
+
+def _f1(precision: float, recall: float) -> float:
+    return 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
 
 
 def _metrics() -> list[Metric]:

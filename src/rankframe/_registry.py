@@ -66,7 +66,7 @@ class MetricDef:
     average
         ``average(lists, k, options)``: one float per query under ``ties="average"``, the
         expected value over every order of tied rows, from the tie groups of the lists
-        (:mod:`rankframe._engine.ties`). ``None``: the metric has no tie-averaged form, and
+        (``rankframe._engine.ties``). ``None``: the metric has no tie-averaged form, and
         ``ties="average"`` raises an error naming it.
     """
 

@@ -28,6 +28,7 @@ from sklearn.metrics import ndcg_score
 import rankframe
 import reference as ref
 from helpers import as_dict, as_float, as_pandas
+from rankframe._engine import ranking
 from reference import Row
 
 TOLERANCE = 1e-12
@@ -173,6 +174,19 @@ def test_average_is_the_mean_over_every_order(make_frame: Any, seed: int, option
     frame = make_frame(frame_of(generate(seed)))
     got = as_dict(frame.rank_eval.per_query(COLUMNS, ties="average", **options))
     assert_close(got, expected(seed, option_set))
+
+
+@pytest.mark.parametrize("option_set", [0, 3])
+def test_average_after_the_lexsort_ranking(
+    make_frame: Any, monkeypatch: pytest.MonkeyPatch, option_set: int
+) -> None:
+    # the ranking that frames too large for one packed key take: every tie group read from
+    # the full order
+    monkeypatch.setattr(ranking, "_MIN_SCORE_BITS", 64)
+    frame = make_frame(frame_of(generate(1)))
+    options = OPTION_SETS[option_set]
+    got = as_dict(frame.rank_eval.per_query(COLUMNS, ties="average", **options))
+    assert_close(got, expected(1, option_set))
 
 
 def test_the_enumeration_is_not_trivial() -> None:

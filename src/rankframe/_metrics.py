@@ -263,3 +263,7 @@ register(MetricDef(
     0.6667
     """,
 ))
+
+# The beyond-accuracy metrics (and top1_f1) live in their own module; importing it here
+# registers them with the others.
+from rankframe import _metrics_beyond  # noqa: E402, F401

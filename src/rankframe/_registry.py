@@ -63,6 +63,15 @@ class MetricDef:
         ``Parameters``: a first line, then the formula, its trec_eval name and reference.
     examples
         The ``Examples`` section of that docstring: doctests (run by the test suite).
+    aggregate
+        How per-query values become one value per segment: ``"mean"`` (the mean over
+        queries), ``"geometric"``, ``"sum"``, ``"none"``, or ``"set"``: a set-level metric,
+        which has no per-query value and is computed over a set of queries (the frame, or a
+        ``by`` segment) in the finish step (``per_query`` and ``compare`` refuse it).
+    items
+        For a metric of the recommended items themselves (beyond accuracy,
+        :class:`rankframe._items.ItemMetric`): computed in the finish step from every query's
+        top-k items, by item id, instead of ``compute``; ``None`` for the others.
     """
 
     name: str
@@ -75,6 +84,8 @@ class MetricDef:
     summary: str = ""
     doc: str = field(default="", repr=False, compare=False)
     examples: str = field(default="", repr=False, compare=False)
+    aggregate: str = "mean"
+    items: Any = field(default=None, repr=False, compare=False)
 
     def spellings(self) -> tuple[str, ...]:
         """Every lower-case name that selects this metric."""

@@ -58,6 +58,11 @@ class FrameData:
         int64).
     flavour
         ``"pandas"`` or ``"polars"``: the library whose spelling the fixes in messages use.
+    item_labels
+        ``item_labels(rows)`` gives the item values at those row positions as Python
+        objects (the ids of the beyond-accuracy metrics' lookups, :mod:`rankframe._items`).
+    distinct_items
+        ``distinct_items()`` gives a row position of each distinct item (its first row).
     systems
         With several score columns (systems judged on the same grades): each column's name
         and its scores; ``score`` is the first. Empty for one score column.
@@ -74,6 +79,8 @@ class FrameData:
     segments: list[tuple[str, CodeArray]] = field(default_factory=list)
     systems: list[tuple[str, FloatArray]] = field(default_factory=list)
     flavour: str = "pandas"
+    item_labels: Callable[[IntArray], list[object]] | None = None
+    distinct_items: Callable[[], IntArray] | None = None
 
     @property
     def n_rows(self) -> int:

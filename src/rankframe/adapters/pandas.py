@@ -223,6 +223,8 @@ class PandasBackend:
             segments=[(b, _codes(df[b], sort=True)[0]) for b in by],
             systems=systems if names.systems is not None else [],
             flavour="pandas",
+            item_labels=lambda rows: list(items.take(rows)),
+            distinct_items=lambda: np.flatnonzero(~items.duplicated().to_numpy()),
         )
 
     def table(

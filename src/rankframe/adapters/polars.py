@@ -206,6 +206,8 @@ class PolarsBackend:
             segments=[(b, _encode(df[b], sort=True)[0]) for b in by],
             systems=systems if names.systems is not None else [],
             flavour="polars",
+            item_labels=lambda rows: items.gather(rows).to_list(),
+            distinct_items=lambda: np.flatnonzero(items.is_first_distinct().to_numpy()),
         )
 
     def table(

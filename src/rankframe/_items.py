@@ -21,13 +21,13 @@ finish step, from every query's top-k items, not in the per-query step:
    counts c_i for coverage, gini, entropy and personalization (Σ c_i(c_i - 1)/2 lists
    share an item, never a loop over pairs of lists), class counts for ``top1_f1``.
 
-Nothing loops over queries or entries in Python; ``ild`` multiplies a sparse (list × item)
+Nothing loops over queries or entries in Python; ``ild`` multiplies a sparse (list x item)
 matrix by the unit feature vectors, a block of lists at a time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -484,7 +484,8 @@ def _popularity(popularity: Any) -> tuple[Any, FloatArray]:
         keys = pd.Index(popularity[:, 0].to_list())
         values = popularity[:, 1].to_numpy()
     else:
-        keys, values = pd.Index(list(popularity.keys())), list(popularity.values())
+        keys = pd.Index(list(popularity.keys()))
+        values = np.asarray(list(popularity.values()), dtype=object)
     _unique_keys(pd.Index(keys), "popularity")
     counts = _numbers(values, "popularity", "interaction counts")
     if (counts < 0).any():
@@ -558,7 +559,7 @@ def intra_list_diversity(top: TopK, k: int | None, inputs: Inputs) -> FloatArray
     fewer than two items).
 
     With unit vectors u_i, the sum of cos over the pairs of a list is
-    (‖Σ u_i‖² - Σ ‖u_i‖²) / 2: one sparse (list × item) product with the vectors gives
+    (‖Σ u_i‖² - Σ ‖u_i‖²) / 2: one sparse (list x item) product with the vectors gives
     every list's Σ u_i, a block of lists at a time.
     """
     from scipy import sparse
@@ -591,6 +592,11 @@ def intra_list_diversity(top: TopK, k: int | None, inputs: Inputs) -> FloatArray
 # -- set-level metrics -------------------------------------------------------------------------
 
 
+def _sums(index: IntArray, weights: FloatArray, n: int) -> FloatArray:
+    """Per position 0 .. n - 1, the sum of the weights of the entries at it."""
+    return np.bincount(index, weights=weights, minlength=n).astype(np.float64, copy=False)
+
+
 @dataclass
 class Tally:
     """Weighted counts of (set, key) pairs: each entry belongs to a query (whose weight it
@@ -612,7 +618,7 @@ class Tally:
     def counts(self, weights: FloatArray, scale: FloatArray | None = None) -> FloatArray:
         """Per pair, the sum of its entries' query weights (times ``scale`` per entry)."""
         w = weights[self.query] if scale is None else weights[self.query] * scale
-        return np.bincount(self.inverse, weights=w, minlength=len(self.set))
+        return _sums(self.inverse, w, len(self.set))
 
 
 @dataclass
@@ -634,7 +640,7 @@ class Sets:
 
 
 def coverage(sets: Sets, _k: int | None, inputs: Inputs) -> FloatArray:
-    """|∪ L_q| / n."""
+    """|union of the L_q| / n."""
     listed = np.bincount(sets.items.set, weights=sets.counts > 0, minlength=sets.n_sets)
     return listed / inputs.catalog_size()
 
@@ -666,7 +672,7 @@ def entropy(sets: Sets, _k: int | None, _inputs: Inputs) -> FloatArray:
     np.divide(c, total[g], out=p, where=c > 0)
     terms = np.zeros(len(c))
     np.multiply(p, np.log(p, out=np.zeros(len(c)), where=p > 0), out=terms)
-    return -np.bincount(g, weights=terms, minlength=sets.n_sets) + 0.0
+    return 0.0 - _sums(g, terms, sets.n_sets)
 
 
 def personalization(sets: Sets, k: int | None, _inputs: Inputs) -> FloatArray:
@@ -684,8 +690,11 @@ def personalization(sets: Sets, k: int | None, _inputs: Inputs) -> FloatArray:
 def top1_f1(sets: Sets, _k: int | None, inputs: Inputs) -> FloatArray:
     """scikit-learn's ``f1_score(y_true, y_pred, average=...)`` with y_true each query's
     relevant item and y_pred its rank-1 item, per set."""
-    assert sets.classes is not None and sets.true is not None
-    assert sets.predicted is not None and sets.hits is not None and sets.total is not None
+    assert sets.classes is not None
+    assert sets.true is not None
+    assert sets.predicted is not None
+    assert sets.hits is not None
+    assert sets.total is not None
     g = sets.classes.set
     true, predicted, hits = sets.true, sets.predicted, sets.hits
     present = (true + predicted) > 0  # the classes of y_true and y_pred
@@ -734,20 +743,20 @@ class SetValues:
     def __call__(self, weights: FloatArray) -> FloatArray:
         n_sets = self.n_segments * self.n_systems
         per_segment = np.bincount(self.segment, weights=weights, minlength=self.n_segments)
-        n_lists = np.repeat(per_segment, self.n_systems)
+        n_lists = np.repeat(per_segment, self.n_systems).astype(np.float64)
         out = np.empty((self.n_segments, self.n_systems, len(self.columns)))
         for j, metric in enumerate(self.metrics):
             item = _item(metric)
-            assert item is not None and item.per_set is not None
+            assert item is not None
+            assert item.per_set is not None
             tally = self.items[item.depth or metric.k]
             sets = Sets(n_sets, n_lists, tally, tally.counts(weights))
             if item.truth and self.classes is not None:
                 classes = self.classes.tally
                 sets.classes = classes
                 sets.true = classes.counts(weights)
-                sets.predicted = np.bincount(self.classes.predicted,
-                                             weights=weights[classes.query],
-                                             minlength=len(classes.set))
+                sets.predicted = _sums(self.classes.predicted, weights[classes.query],
+                                       len(classes.set))
                 sets.hits = classes.counts(weights, self.classes.hit)
                 sets.total = n_lists
             out[:, :, j] = item.per_set(sets, metric.k, self.inputs).reshape(

@@ -43,10 +43,10 @@ register(MetricDef(
     summary="share of the catalog that appears in some top-k list (set-level)",
     doc=r"""Catalog coverage at k: the share of the catalog's items in some top-k list.
 
-    ``|∪_q L_q| / n``, over the queries of the frame or of a ``by`` segment; n is the
-    size of ``catalog`` (default: the distinct items of the whole frame). Set-level: no
-    per-query value. RecBole ``ItemCoverage``, Microsoft Recommenders
-    ``catalog_coverage``.
+    The number of distinct items of the top-k lists divided by n, over the queries of the
+    frame or of a ``by`` segment; n is the size of ``catalog`` (default: the distinct items
+    of the whole frame). Set-level: no per-query value. RecBole ``ItemCoverage``,
+    Microsoft Recommenders ``catalog_coverage``.
     """,
     examples=_FRAME + """
 

@@ -27,19 +27,19 @@ from typing import Any, Generic, Literal, TypeVar, get_args
 from rankframe.exceptions import InvalidOptionError
 
 __all__ = [
+    "AVERAGE",
+    "CATALOG",
     "COMMON",
     "CORRECTION",
     "DENOMINATOR",
     "EMPTY",
     "GAIN",
+    "ITEM_FEATURES",
     "MIN_RELEVANCE",
     "OPTIONS",
+    "POPULARITY",
     "TEST",
     "TIES",
-    "AVERAGE",
-    "CATALOG",
-    "ITEM_FEATURES",
-    "POPULARITY",
     "Average",
     "Correction",
     "Denominator",

@@ -571,3 +571,12 @@ def test_the_demo_frame_of_the_docs() -> None:
     assert ref_gini(lists, list("abcd")) == pytest.approx(1 / 6)
     assert ref_entropy(lists) == pytest.approx(2 / 3 * math.log(3) + 1 / 3 * math.log(6))
     assert rankframe.parse_metric("avg_pop@5") == rankframe.Metric("arp", 5)
+
+
+def test_the_catalog_counted_in_a_second_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    # large frames count their distinct items beside the ranking
+    data = random_frame(13)
+    want = references(data, 3)["coverage@3"]
+    monkeypatch.setattr("rankframe._items.THREAD_ROWS", 0)
+    for frame in (data, pl.from_pandas(data)):
+        assert as_float(frame.rank_eval.coverage(3)) == pytest.approx(want, abs=1e-12)

@@ -28,12 +28,14 @@ matrix by the unit feature vectors, a block of lists at a time.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
+from rankframe._engine import THREAD_ROWS
 from rankframe.exceptions import InvalidDataError, InvalidOptionError, excerpt, plain
 
 if TYPE_CHECKING:
@@ -52,6 +54,7 @@ __all__ = [
     "TopK",
     "check_request",
     "complete",
+    "count_items",
     "entries",
     "plan",
     "top_rows",
@@ -184,6 +187,7 @@ class Entries:
     system: IntArray
     rank: IntArray
     row: IntArray
+    n_frame_items: int | None = None  # one frame: the default catalog's size, counted
 
 
 def top_rows(ranking: Ranking, depth: int | None) -> tuple[IntArray, IntArray, IntArray]:
@@ -199,10 +203,32 @@ def top_rows(ranking: Ranking, depth: int | None) -> tuple[IntArray, IntArray, I
     return query, rank + 1, ranking.order[position]
 
 
+def count_items(data: FrameData, wanted: Plan | None, *, part: bool) -> Callable[[], int | None]:
+    """The number of distinct items of one frame (the default catalog's size), when
+    :func:`entries` will want it: counted in a second thread on large frames, beside the
+    ranking (Arrow releases the GIL), and awaited by calling the result."""
+    if wanted is None or not wanted.frame_items or part:
+        return lambda: None
+    assert data.n_items is not None  # every adapter provides it
+    if data.n_rows < THREAD_ROWS:
+        n = data.n_items()
+        return lambda: n
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rankframe")
+    counted = pool.submit(data.n_items)
+    pool.shutdown(wait=False)  # the thread ends with its one task
+
+    def result() -> int | None:
+        return int(counted.result())
+
+    return result
+
+
 def entries(data: FrameData, tops: Sequence[tuple[IntArray, IntArray, IntArray]],
-            wanted: Plan, options: Options) -> Entries:
+            wanted: Plan, options: Options, *, part: bool,
+            n_items: Callable[[], int | None] = lambda: None) -> Entries:
     """The entries of :func:`plan` for one frame of whole queries, from each system's
-    :func:`top_rows`."""
+    :func:`top_rows`. The default catalog is a row per distinct item in a ``part`` (the
+    finish step unites the parts' items), else only counted."""
     query, system, rank, row = [], [], [], []
     for s, (q, r, rows) in enumerate(tops):
         query.append(q)
@@ -214,7 +240,7 @@ def entries(data: FrameData, tops: Sequence[tuple[IntArray, IntArray, IntArray]]
         grade = data.relevant
         level = options.min_relevance
         extra.append((np.flatnonzero(grade > 0 if level is None else grade >= level), TRUTH))
-    if wanted.frame_items:
+    if wanted.frame_items and part:
         assert data.distinct_items is not None  # every adapter provides it
         extra.append((np.asarray(data.distinct_items(), dtype=np.int64), CATALOG))
     for rows, kind in extra:
@@ -223,7 +249,8 @@ def entries(data: FrameData, tops: Sequence[tuple[IntArray, IntArray, IntArray]]
         system.append(np.zeros(len(rows), dtype=np.int64))
         rank.append(np.full(len(rows), kind, dtype=np.int64))
         row.append(rows)
-    return Entries(*(np.concatenate(parts) for parts in (query, system, rank, row)))
+    return Entries(query=np.concatenate(query), system=np.concatenate(system),
+                   rank=np.concatenate(rank), row=np.concatenate(row), n_frame_items=n_items())
 
 
 def with_entries(rows: IntArray, columns: dict[str, Any], found: Entries,
@@ -251,8 +278,8 @@ def with_entries(rows: IntArray, columns: dict[str, Any], found: Entries,
 
 @dataclass
 class TopK:
-    """Every list's top-k items as item codes (ascending id order), in the order (query,
-    system, rank); each query's relevant items (``top1_f1``); the default catalog.
+    """Every list's top-k items as item codes (ascending id order), in the order (system,
+    query, rank); each query's relevant items (``top1_f1``); the default catalog's size.
 
     ``labels(codes)`` gives the ids of item codes, ``query_labels(positions)`` those of
     query positions (for lookups and messages).
@@ -266,7 +293,7 @@ class TopK:
     item: IntArray
     truth_query: IntArray
     truth_item: IntArray
-    frame_items: IntArray
+    n_frame_items: int
     n_codes: int
     labels: Callable[[IntArray], list[object]]
     query_labels: Callable[[IntArray], list[object]]
@@ -278,20 +305,28 @@ class TopK:
         """From entries and their item codes (any numbering that follows the ids' order):
         codes renumbered 0.. in that order, entries in their canonical order (so every
         path adds up the same numbers in the same order)."""
-        uniques, item = np.unique(codes, return_inverse=True)
-        item = item.astype(np.int64).reshape(-1)
-        row_of_code = np.empty(len(uniques), dtype=np.int64)
+        present = np.bincount(codes) > 0 if len(codes) else np.zeros(0, dtype=bool)
+        item = (np.cumsum(present) - 1)[codes] if len(codes) else codes
+        item = item.astype(np.int64, copy=False)
+        n_codes = int(present.sum())
+        row_of_code = np.empty(n_codes, dtype=np.int64)
         row_of_code[item] = found.row
 
         def labels(chosen: IntArray) -> list[object]:
             return labels_at(row_of_code[chosen])
 
-        top = found.rank > 0
-        order = np.lexsort((found.rank, found.system, found.query))
-        order = order[top[order]]
-        truth = found.rank == TRUTH
-        truth_order = np.lexsort((item, found.query))
-        truth_order = truth_order[truth[truth_order]]
+        order = np.flatnonzero(found.rank > 0)
+        key = found.system[order] * max(n_queries, 1) + found.query[order]
+        ordered = bool((np.diff(key) >= 0).all()) and (
+            len(order) < 2 or bool((np.diff(found.rank[order])[np.diff(key) == 0] > 0).all())
+        )
+        if not ordered:  # the entries of parts; one frame gives them in order
+            order = order[np.lexsort((found.rank[order], key))]
+        truth = np.flatnonzero(found.rank == TRUTH)
+        truth = truth[np.lexsort((item[truth], found.query[truth]))]
+        n_frame_items = found.n_frame_items
+        if n_frame_items is None:
+            n_frame_items = len(np.unique(item[found.rank == CATALOG]))
         return cls(
             n_queries=n_queries,
             n_systems=n_systems,
@@ -299,13 +334,26 @@ class TopK:
             system=found.system[order],
             rank=found.rank[order],
             item=item[order],
-            truth_query=found.query[truth_order],
-            truth_item=item[truth_order],
-            frame_items=np.unique(item[found.rank == CATALOG]),
-            n_codes=len(uniques),
+            truth_query=found.query[truth],
+            truth_item=item[truth],
+            n_frame_items=n_frame_items,
+            n_codes=n_codes,
             labels=labels,
             query_labels=query_labels,
         )
+
+    @property
+    def n_lists(self) -> int:
+        return self.n_queries * self.n_systems
+
+    def list_of(self, keep: BoolArray | slice) -> IntArray:
+        """The list of each entry (``system * n_queries + query``): lists in order."""
+        list_id: IntArray = self.system[keep] * self.n_queries + self.query[keep]
+        return list_id
+
+    def per_query(self, per_list: FloatArray) -> FloatArray:
+        """Values per list as (n_queries, n_systems)."""
+        return per_list.reshape(self.n_systems, self.n_queries).T.copy()
 
     def at_most(self, k: int | None) -> BoolArray | slice:
         """The entries ranked at or above ``k``."""
@@ -354,18 +402,29 @@ class Inputs:
     _cache: dict[str, Any] = field(default_factory=dict)
 
     def _used(self) -> IntArray:
-        return np.unique(self.top.item)
+        """The codes of the listed items (every code but the relevant-only ones) and, cached,
+        their ids."""
+        if "used" not in self._cache:
+            used = np.flatnonzero(np.bincount(self.top.item, minlength=self.top.n_codes))
+            self._cache["used"] = used, self.top.labels(used)
+        codes: IntArray = self._cache["used"][0]
+        return codes
+
+    def _used_labels(self) -> list[object]:
+        self._used()
+        labels: list[object] = self._cache["used"][1]
+        return labels
 
     def catalog_size(self) -> int:
         """n: the items of the catalog (checked to hold every listed item)."""
         if "catalog" not in self._cache:
             catalog = self.options.catalog
             if catalog is None:
-                self._cache["catalog"] = len(self.top.frame_items)
+                self._cache["catalog"] = self.top.n_frame_items
             else:
                 keys = _index(catalog, "catalog")
                 used = self._used()
-                missing = used[_positions(keys, self.top.labels(used)) < 0]
+                missing = used[_positions(keys, self._used_labels()) < 0]
                 if len(missing):
                     msg = (
                         f"{len(missing)} item(s) of the top-k lists are not in the catalog: "
@@ -381,7 +440,7 @@ class Inputs:
         """The listed items' codes and their positions in ``keys``; raises for missing
         ones."""
         used = self._used()
-        positions = _positions(keys, self.top.labels(used))
+        positions = _positions(keys, self._used_labels(), option)
         missing = used[positions < 0]
         if len(missing):
             msg = (
@@ -418,13 +477,19 @@ class Inputs:
         return value
 
 
-def _positions(keys: Any, labels: list[object]) -> IntArray:
+def _positions(keys: Any, labels: list[object], option: str = "catalog") -> IntArray:
+    """The position of each id of ``labels`` in ``keys`` (-1 where it is missing); raises
+    for ids that ``keys`` lists more than once."""
     import pandas as pd
 
     if not labels:
         return np.zeros(0, dtype=np.int64)
     wanted = pd.Index(np.asarray(labels, dtype=object) if _mixed(labels) else labels)
-    return np.asarray(keys.get_indexer(wanted), dtype=np.int64)
+    try:
+        return np.asarray(keys.get_indexer(wanted), dtype=np.int64)
+    except pd.errors.InvalidIndexError:  # only a unique index looks ids up
+        _unique_keys(keys, option)
+        raise
 
 
 def _mixed(labels: list[object]) -> bool:
@@ -486,7 +551,6 @@ def _popularity(popularity: Any) -> tuple[Any, FloatArray]:
     else:
         keys = pd.Index(list(popularity.keys()))
         values = np.asarray(list(popularity.values()), dtype=object)
-    _unique_keys(pd.Index(keys), "popularity")
     counts = _numbers(values, "popularity", "interaction counts")
     if (counts < 0).any():
         msg = "The 'popularity' option holds a negative count; counts are >= 0."
@@ -503,7 +567,6 @@ def _features(features: Any) -> tuple[Any, FloatArray]:
     else:  # polars: the first column is the item
         keys = pd.Index(features[:, 0].to_list())
         values = features[:, 1:].to_numpy()
-    _unique_keys(pd.Index(keys), "item_features")
     if values.ndim != 2 or values.shape[1] == 0:
         msg = "The 'item_features' option has no feature column."
         raise InvalidOptionError(msg)
@@ -514,12 +577,10 @@ def _features(features: Any) -> tuple[Any, FloatArray]:
 
 
 def _lists(top: TopK, k: int | None) -> tuple[IntArray, IntArray, BoolArray | slice]:
-    """Per entry at or above k, its list (query * n_systems + system); per list, its
-    length."""
+    """Per entry at or above k, its list (:meth:`TopK.list_of`); per list, its length."""
     keep = top.at_most(k)
-    lists = top.query[keep] * top.n_systems + top.system[keep]
-    length = np.bincount(lists, minlength=top.n_queries * top.n_systems)
-    return lists, length, keep
+    lists = top.list_of(keep)
+    return lists, np.bincount(lists, minlength=top.n_lists), keep
 
 
 def _per_list_mean(top: TopK, k: int | None, per_code: FloatArray) -> FloatArray:
@@ -528,7 +589,7 @@ def _per_list_mean(top: TopK, k: int | None, per_code: FloatArray) -> FloatArray
     sums = np.bincount(lists, weights=per_code[top.item[keep]], minlength=len(length))
     out = np.zeros(len(length))
     np.divide(sums, length, out=out, where=length > 0)
-    return out.reshape(top.n_queries, top.n_systems)
+    return top.per_query(out)
 
 
 def average_popularity(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
@@ -540,7 +601,7 @@ def novelty(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
     """Mean self-information -log2(popularity / total) of the items of each list."""
     per_code, total = inputs.popularity()
     _, _, keep = _lists(top, k)
-    listed = np.unique(top.item[keep])
+    listed = np.flatnonzero(np.bincount(top.item[keep], minlength=top.n_codes))
     zero = listed[per_code[listed] <= 0]
     if len(zero):
         msg = (
@@ -586,7 +647,7 @@ def intra_list_diversity(top: TopK, k: int | None, inputs: Inputs) -> FloatArray
     cosines = (total - own) / 2.0
     out = np.zeros(len(length))
     np.divide(cosines, pairs, out=out, where=pairs > 0)
-    return np.where(pairs > 0, 1.0 - out, 0.0).reshape(top.n_queries, top.n_systems)
+    return top.per_query(np.where(pairs > 0, 1.0 - out, 0.0))
 
 
 # -- set-level metrics -------------------------------------------------------------------------
@@ -610,10 +671,17 @@ class Tally:
 
     @classmethod
     def of(cls, sets: IntArray, keys: IntArray, query: IntArray, n_keys: int) -> Tally:
-        pair = sets * max(n_keys, 1) + keys
-        uniques, inverse = np.unique(pair, return_inverse=True)
-        return cls(uniques // max(n_keys, 1), uniques % max(n_keys, 1),
-                   inverse.astype(np.int64).reshape(-1), query)
+        width = max(n_keys, 1)
+        pair = sets * width + keys
+        span = (int(sets.max()) + 1) * width if len(sets) else 0
+        if span <= max(4 * len(pair), 1 << 20):  # a count per possible pair: no sort
+            present = np.bincount(pair, minlength=span) > 0
+            uniques = np.flatnonzero(present)
+            inverse = (np.cumsum(present) - 1)[pair]
+        else:
+            uniques, inverse = np.unique(pair, return_inverse=True)
+        return cls(uniques // width, uniques % width, inverse.astype(np.int64).reshape(-1),
+                   query)
 
     def counts(self, weights: FloatArray, scale: FloatArray | None = None) -> FloatArray:
         """Per pair, the sum of its entries' query weights (times ``scale`` per entry)."""

@@ -63,6 +63,8 @@ class FrameData:
         objects (the ids of the beyond-accuracy metrics' lookups, :mod:`rankframe._items`).
     distinct_items
         ``distinct_items()`` gives a row position of each distinct item (its first row).
+    n_items
+        ``n_items()`` gives the number of distinct items.
     systems
         With several score columns (systems judged on the same grades): each column's name
         and its scores; ``score`` is the first. Empty for one score column.
@@ -81,6 +83,7 @@ class FrameData:
     flavour: str = "pandas"
     item_labels: Callable[[IntArray], list[object]] | None = None
     distinct_items: Callable[[], IntArray] | None = None
+    n_items: Callable[[], int] | None = None
 
     @property
     def n_rows(self) -> int:

@@ -109,6 +109,14 @@ def _hash(series: pd.Series) -> npt.NDArray[np.uint64]:
     return hash_series(values)
 
 
+def _n_distinct(series: pd.Series) -> int:
+    """The number of distinct values of a column without nulls (Arrow counts an
+    Arrow-backed column, pandas' hash table the others)."""
+    if isinstance(series.array, pd.arrays.ArrowExtensionArray | pd.arrays.ArrowStringArray):
+        return int(pc.count_distinct(pa.array(series.array)).as_py())
+    return int(series.nunique(dropna=False))
+
+
 def _unordered(column: str, dtype: object, error: Exception) -> InvalidDataError:
     """The error for item ids that have no order (``ties`` breaks ties by item id)."""
     msg = (
@@ -223,8 +231,9 @@ class PandasBackend:
             segments=[(b, _codes(df[b], sort=True)[0]) for b in by],
             systems=systems if names.systems is not None else [],
             flavour="pandas",
-            item_labels=lambda rows: list(items.take(rows)),
+            item_labels=lambda rows: items.take(rows).tolist(),
             distinct_items=lambda: np.flatnonzero(~items.duplicated().to_numpy()),
+            n_items=lambda: _n_distinct(items),
         )
 
     def table(

@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from rankframe import _engine, schemas
 from rankframe._accessor import RankEval, ranks
@@ -109,6 +110,15 @@ def _take(values: pa.Array | pl.Series, codes: IntArray) -> list[object]:
     if isinstance(values, pl.Series):
         return values.gather(codes).to_list()
     return list(values.take(pa.array(codes)).to_pylist())
+
+
+def _n_distinct(series: pl.Series) -> int:
+    """The number of distinct values of a column without nulls: counted by Arrow (several
+    times faster than polars' ``n_unique`` on strings), by polars for the dtypes Arrow
+    lacks."""
+    if series.dtype in _WIDE:
+        return int(series.n_unique())
+    return int(pc.count_distinct(series.to_arrow()).as_py())
 
 
 def _as_float(series: pl.Series) -> npt.NDArray[np.float64]:
@@ -208,6 +218,7 @@ class PolarsBackend:
             flavour="polars",
             item_labels=lambda rows: items.gather(rows).to_list(),
             distinct_items=lambda: np.flatnonzero(items.is_first_distinct().to_numpy()),
+            n_items=lambda: _n_distinct(items),
         )
 
     def table(

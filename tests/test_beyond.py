@@ -320,6 +320,8 @@ def test_microsoft_recommenders_fixture(make_frame: FrameMaker) -> None:
     ev = make_frame(reco).rank_eval
     # catalog_coverage 0.8: the recommended items over the distinct items of train
     assert as_float(ev.coverage(2, catalog=popularity.index)) == pytest.approx(0.8)
+    # distributional_coverage 1.9183: the entropy of the recommended items, in bits
+    assert as_float(ev.entropy(2)) / math.log(2) == pytest.approx(1.9183, abs=1e-4)
     # novelty 2.83333 (historical item novelty -log2(count / interactions))
     assert as_float(ev.novelty(2, popularity=popularity)) == pytest.approx(2.83333, abs=1e-4)
     # diversity with item_feature_vector: 0.5 per user and overall

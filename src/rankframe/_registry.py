@@ -70,7 +70,7 @@ class MetricDef:
         ``by`` segment) in the finish step (``per_query`` and ``compare`` refuse it).
     items
         For a metric of the recommended items themselves (beyond accuracy,
-        :class:`rankframe._items.ItemMetric`): computed in the finish step from every query's
+        ``rankframe._items.ItemMetric``): computed in the finish step from every query's
         top-k items, by item id, instead of ``compute``; ``None`` for the others.
     """
 

@@ -384,7 +384,8 @@ def of_table(table: Any, item_column: str, entry: IntArray, query_position: IntA
 def of_frame(data: FrameData, found: Entries, n_systems: int) -> TopK:
     """:class:`TopK` of one frame's entries."""
     assert data.item_labels is not None  # every adapter provides it
-    codes = data.item_ranks(found.row) if len(found.row) else np.zeros(0, dtype=np.int64)
+    ranks = data.item_codes or data.item_ranks
+    codes = ranks(found.row) if len(found.row) else np.zeros(0, dtype=np.int64)
     return TopK.build(found, codes, data.item_labels, data.n_queries, n_systems,
                       data.query_labels)
 

@@ -65,6 +65,9 @@ class FrameData:
         ``distinct_items()`` gives a row position of each distinct item (its first row).
     n_items
         ``n_items()`` gives the number of distinct items.
+    item_codes
+        ``item_codes(rows)``: :attr:`item_ranks` computed by hashing (faster on many rows,
+        for the dtypes whose hash and order agree, strings); ``None``: ``item_ranks``.
     systems
         With several score columns (systems judged on the same grades): each column's name
         and its scores; ``score`` is the first. Empty for one score column.
@@ -84,6 +87,7 @@ class FrameData:
     item_labels: Callable[[IntArray], list[object]] | None = None
     distinct_items: Callable[[], IntArray] | None = None
     n_items: Callable[[], int] | None = None
+    item_codes: Callable[[IntArray], IntArray] | None = None
 
     @property
     def n_rows(self) -> int:

@@ -213,6 +213,16 @@ class PandasBackend:
         def item_hash() -> npt.NDArray[np.uint64]:
             return _hash(items)
 
+        def item_codes(rows: IntArray) -> IntArray:
+            if isinstance(items.array, pd.arrays.ArrowStringArray) or (
+                isinstance(items.dtype, pd.ArrowDtype) and pa.types.is_string(
+                    items.dtype.pyarrow_dtype
+                )
+            ):  # Arrow's hash table, then its sorted dictionary: dense ranks of strings
+                taken = pa.array(items.array).take(pa.array(rows))
+                return dictionary_codes(taken, sort=True)[0].astype(np.int64, copy=False)
+            return item_ranks(rows)
+
         def query_labels(codes: IntArray) -> list[object]:
             if isinstance(query_uniques, pa.Array):
                 return list(query_uniques.take(pa.array(codes)).to_pylist())
@@ -234,6 +244,7 @@ class PandasBackend:
             item_labels=lambda rows: items.take(rows).tolist(),
             distinct_items=lambda: np.flatnonzero(~items.duplicated().to_numpy()),
             n_items=lambda: _n_distinct(items),
+            item_codes=item_codes,
         )
 
     def table(

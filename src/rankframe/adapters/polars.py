@@ -200,6 +200,11 @@ class PolarsBackend:
         def item_hash() -> npt.NDArray[np.uint64]:
             return hash_series(items)
 
+        def item_codes(rows: IntArray) -> IntArray:
+            if items.dtype == pl.String:  # Arrow's hash table, then its sorted dictionary
+                return dictionary_codes(_arrow(items.gather(rows)), sort=True)[0]
+            return item_ranks(rows)
+
         def query_labels(codes: IntArray) -> list[object]:
             return _take(query_values, codes)
 
@@ -219,6 +224,7 @@ class PolarsBackend:
             item_labels=lambda rows: items.gather(rows).to_list(),
             distinct_items=lambda: np.flatnonzero(items.is_first_distinct().to_numpy()),
             n_items=lambda: _n_distinct(items),
+            item_codes=item_codes,
         )
 
     def table(

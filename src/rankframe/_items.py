@@ -301,14 +301,18 @@ class TopK:
     @classmethod
     def build(cls, found: Entries, codes: IntArray, labels_at: Callable[[IntArray], list[object]],
               n_queries: int, n_systems: int,
-              query_labels: Callable[[IntArray], list[object]]) -> TopK:
-        """From entries and their item codes (any numbering that follows the ids' order):
-        codes renumbered 0.. in that order, entries in their canonical order (so every
-        path adds up the same numbers in the same order)."""
-        present = np.bincount(codes) > 0 if len(codes) else np.zeros(0, dtype=bool)
-        item = (np.cumsum(present) - 1)[codes] if len(codes) else codes
-        item = item.astype(np.int64, copy=False)
-        n_codes = int(present.sum())
+              query_labels: Callable[[IntArray], list[object]], *, dense: bool = False) -> TopK:
+        """From entries and their item codes (any numbering that follows the ids' order;
+        ``dense``: numbered 0.. already): codes renumbered 0.. in that order, entries in
+        their canonical order (so every path adds up the same numbers in the same order)."""
+        if dense:  # every code 0 .. max is used
+            item = codes.astype(np.int64, copy=False)
+            n_codes = int(item.max()) + 1 if len(item) else 0
+        else:
+            present = np.bincount(codes) > 0 if len(codes) else np.zeros(0, dtype=bool)
+            item = (np.cumsum(present) - 1)[codes] if len(codes) else codes
+            item = item.astype(np.int64, copy=False)
+            n_codes = int(present.sum())
         row_of_code = np.empty(n_codes, dtype=np.int64)
         row_of_code[item] = found.row
 
@@ -387,7 +391,7 @@ def of_frame(data: FrameData, found: Entries, n_systems: int) -> TopK:
     ranks = data.item_codes or data.item_ranks
     codes = ranks(found.row) if len(found.row) else np.zeros(0, dtype=np.int64)
     return TopK.build(found, codes, data.item_labels, data.n_queries, n_systems,
-                      data.query_labels)
+                      data.query_labels, dense=True)
 
 
 # -- the user's inputs -----------------------------------------------------------------------

@@ -21,7 +21,9 @@ from rankframe._encoding import (
     dictionary_codes,
     hash_arrow,
     hash_series,
+    in_row_order,
     ranks_at,
+    take_rows,
     without_half_floats,
 )
 from rankframe._engine import EXACT_DIGITS, CodeArray, FrameData, scores_in_order
@@ -219,8 +221,9 @@ class PandasBackend:
                     items.dtype.pyarrow_dtype
                 )
             ):  # Arrow's hash table, then its sorted dictionary: dense ranks of strings
-                taken = pa.array(items.array).take(pa.array(rows))
-                return dictionary_codes(taken, sort=True)[0].astype(np.int64, copy=False)
+                taken, ascending = take_rows(pa.array(items.array), rows)
+                codes = dictionary_codes(taken, sort=True)[0].astype(np.int64, copy=False)
+                return in_row_order(codes, ascending)
             return item_ranks(rows)
 
         def query_labels(codes: IntArray) -> list[object]:

@@ -54,7 +54,7 @@ __all__ = [
     "TopK",
     "check_request",
     "complete",
-    "count_items",
+    "encode_items",
     "entries",
     "plan",
     "top_rows",
@@ -188,6 +188,7 @@ class Entries:
     rank: IntArray
     row: IntArray
     n_frame_items: int | None = None  # one frame: the default catalog's size, counted
+    codes: IntArray | None = None  # one frame with its items encoded: the entries' codes
 
 
 def top_rows(ranking: Ranking, depth: int | None) -> tuple[IntArray, IntArray, IntArray]:
@@ -203,29 +204,29 @@ def top_rows(ranking: Ranking, depth: int | None) -> tuple[IntArray, IntArray, I
     return query, rank + 1, ranking.order[position]
 
 
-def count_items(data: FrameData, wanted: Plan | None, *, part: bool) -> Callable[[], int | None]:
-    """The number of distinct items of one frame (the default catalog's size), when
-    :func:`entries` will want it: counted in a second thread on large frames, beside the
-    ranking (Arrow releases the GIL), and awaited by calling the result."""
+ItemDictionary = Callable[[], tuple[npt.NDArray[np.integer[Any]], int] | None]
+
+
+def encode_items(data: FrameData, wanted: Plan | None, *, part: bool) -> ItemDictionary:
+    """Per row the code of its item and the number of distinct items of one frame (the
+    default catalog's size), when :func:`entries` will want them: encoded in a second thread
+    on large frames, beside the ranking (Arrow releases the GIL), and awaited by calling the
+    result. The top-k rows then take their codes from it."""
     if wanted is None or not wanted.frame_items or part:
         return lambda: None
-    assert data.n_items is not None  # every adapter provides it
+    assert data.item_dictionary is not None  # every adapter provides it
     if data.n_rows < THREAD_ROWS:
-        n = data.n_items()
-        return lambda: n
+        encoded = data.item_dictionary()
+        return lambda: encoded
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rankframe")
-    counted = pool.submit(data.n_items)
+    encoding = pool.submit(data.item_dictionary)
     pool.shutdown(wait=False)  # the thread ends with its one task
-
-    def result() -> int | None:
-        return int(counted.result())
-
-    return result
+    return encoding.result
 
 
 def entries(data: FrameData, tops: Sequence[tuple[IntArray, IntArray, IntArray]],
             wanted: Plan, options: Options, *, part: bool,
-            n_items: Callable[[], int | None] = lambda: None) -> Entries:
+            dictionary: ItemDictionary = lambda: None) -> Entries:
     """The entries of :func:`plan` for one frame of whole queries, from each system's
     :func:`top_rows`. The default catalog is a row per distinct item in a ``part`` (the
     finish step unites the parts' items), else only counted."""
@@ -249,8 +250,13 @@ def entries(data: FrameData, tops: Sequence[tuple[IntArray, IntArray, IntArray]]
         system.append(np.zeros(len(rows), dtype=np.int64))
         rank.append(np.full(len(rows), kind, dtype=np.int64))
         row.append(rows)
-    return Entries(query=np.concatenate(query), system=np.concatenate(system),
-                   rank=np.concatenate(rank), row=np.concatenate(row), n_frame_items=n_items())
+    found = Entries(query=np.concatenate(query), system=np.concatenate(system),
+                    rank=np.concatenate(rank), row=np.concatenate(row))
+    encoded = dictionary()
+    if encoded is not None:
+        found.codes = encoded[0][found.row].astype(np.int64)
+        found.n_frame_items = encoded[1]
+    return found
 
 
 def with_entries(rows: IntArray, columns: dict[str, Any], found: Entries,
@@ -301,19 +307,20 @@ class TopK:
     @classmethod
     def build(cls, found: Entries, codes: IntArray, labels_at: Callable[[IntArray], list[object]],
               n_queries: int, n_systems: int,
-              query_labels: Callable[[IntArray], list[object]], *, dense: bool = False) -> TopK:
+              query_labels: Callable[[IntArray], list[object]], *,
+              n_codes: int | None = None) -> TopK:
         """From entries and their item codes (any numbering that follows the ids' order;
-        ``dense``: numbered 0.. already): codes renumbered 0.. in that order, entries in
-        their canonical order (so every path adds up the same numbers in the same order)."""
-        if dense:  # every code 0 .. max is used
+        with ``n_codes``, codes in 0 .. n_codes - 1 already): codes renumbered 0.. in that
+        order, entries in their canonical order (so every path adds up the same numbers in
+        the same order)."""
+        if n_codes is not None:
             item = codes.astype(np.int64, copy=False)
-            n_codes = int(item.max()) + 1 if len(item) else 0
         else:
             present = np.bincount(codes) > 0 if len(codes) else np.zeros(0, dtype=bool)
             item = (np.cumsum(present) - 1)[codes] if len(codes) else codes
             item = item.astype(np.int64, copy=False)
             n_codes = int(present.sum())
-        row_of_code = np.empty(n_codes, dtype=np.int64)
+        row_of_code = np.zeros(n_codes, dtype=np.int64)
         row_of_code[item] = found.row
 
         def labels(chosen: IntArray) -> list[object]:
@@ -388,10 +395,14 @@ def of_table(table: Any, item_column: str, entry: IntArray, query_position: IntA
 def of_frame(data: FrameData, found: Entries, n_systems: int) -> TopK:
     """:class:`TopK` of one frame's entries."""
     assert data.item_labels is not None  # every adapter provides it
+    if found.codes is not None:  # codes among every item of the frame
+        return TopK.build(found, found.codes, data.item_labels, data.n_queries, n_systems,
+                          data.query_labels, n_codes=found.n_frame_items)
     ranks = data.item_codes or data.item_ranks
     codes = ranks(found.row) if len(found.row) else np.zeros(0, dtype=np.int64)
+    n_codes = int(codes.max()) + 1 if len(codes) else 0  # dense ranks
     return TopK.build(found, codes, data.item_labels, data.n_queries, n_systems,
-                      data.query_labels, dense=True)
+                      data.query_labels, n_codes=n_codes)
 
 
 # -- the user's inputs -----------------------------------------------------------------------

@@ -277,7 +277,7 @@ def per_query(backend: Backend, request: Request, *, first_rows: bool = False,
     systems = data.systems or [(names.score, data.score)]
     values = np.empty((data.n_queries, len(systems), len(metrics)), dtype=np.float64)
     tops = []
-    n_items = _items.count_items(data, wanted, part=part)  # beside the ranking
+    dictionary = _items.encode_items(data, wanted, part=part)  # beside the ranking
     with _engine.unique_items_checked(data, names.query, names.item):
         # a row of each query, for the output's query and `by` columns
         first = data.first_rows() if first_rows or request.by else None
@@ -296,7 +296,7 @@ def per_query(backend: Backend, request: Request, *, first_rows: bool = False,
     empty = np.asarray(table.n_relevant == 0, dtype=bool)
     top: Any = None
     if wanted is not None:
-        found = _items.entries(data, tops, wanted, options, part=part, n_items=n_items)
+        found = _items.entries(data, tops, wanted, options, part=part, dictionary=dictionary)
         top = found if part else _items.of_frame(data, found, len(systems))
     return PerQuery(
         values=values,

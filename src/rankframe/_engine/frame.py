@@ -63,8 +63,9 @@ class FrameData:
         objects (the ids of the beyond-accuracy metrics' lookups, :mod:`rankframe._items`).
     distinct_items
         ``distinct_items()`` gives a row position of each distinct item (its first row).
-    n_items
-        ``n_items()`` gives the number of distinct items.
+    item_dictionary
+        ``item_dictionary()`` gives per row the dense rank of its item (as
+        :attr:`item_ranks`, by hashing) and the number of distinct items.
     item_codes
         ``item_codes(rows)``: :attr:`item_ranks` computed by hashing (faster on many rows,
         for the dtypes whose hash and order agree, strings); ``None``: ``item_ranks``.
@@ -86,7 +87,7 @@ class FrameData:
     flavour: str = "pandas"
     item_labels: Callable[[IntArray], list[object]] | None = None
     distinct_items: Callable[[], IntArray] | None = None
-    n_items: Callable[[], int] | None = None
+    item_dictionary: Callable[[], tuple[CodeArray, int]] | None = None
     item_codes: Callable[[IntArray], IntArray] | None = None
 
     @property

@@ -111,14 +111,6 @@ def _hash(series: pd.Series) -> npt.NDArray[np.uint64]:
     return hash_series(values)
 
 
-def _n_distinct(series: pd.Series) -> int:
-    """The number of distinct values of a column without nulls (Arrow counts an
-    Arrow-backed column, pandas' hash table the others)."""
-    if isinstance(series.array, pd.arrays.ArrowExtensionArray | pd.arrays.ArrowStringArray):
-        return int(pc.count_distinct(pa.array(series.array)).as_py())
-    return int(series.nunique(dropna=False))
-
-
 def _unordered(column: str, dtype: object, error: Exception) -> InvalidDataError:
     """The error for item ids that have no order (``ties`` breaks ties by item id)."""
     msg = (
@@ -215,16 +207,24 @@ class PandasBackend:
         def item_hash() -> npt.NDArray[np.uint64]:
             return _hash(items)
 
+        strings = isinstance(items.array, pd.arrays.ArrowStringArray) or (
+            isinstance(items.dtype, pd.ArrowDtype)
+            and pa.types.is_string(items.dtype.pyarrow_dtype)
+        )
+
         def item_codes(rows: IntArray) -> IntArray:
-            if isinstance(items.array, pd.arrays.ArrowStringArray) or (
-                isinstance(items.dtype, pd.ArrowDtype) and pa.types.is_string(
-                    items.dtype.pyarrow_dtype
-                )
-            ):  # Arrow's hash table, then its sorted dictionary: dense ranks of strings
+            if strings:  # Arrow's hash table, then its sorted dictionary: dense ranks
                 taken, ascending = take_rows(pa.array(items.array), rows)
                 codes = dictionary_codes(taken, sort=True)[0].astype(np.int64, copy=False)
                 return in_row_order(codes, ascending)
             return item_ranks(rows)
+
+        def item_dictionary() -> tuple[CodeArray, int]:
+            if strings:
+                codes, values = dictionary_codes(pa.array(items.array), sort=True, compact=True)
+                return codes, len(values)
+            ranks = item_ranks(np.arange(len(items), dtype=np.int64))
+            return ranks, int(ranks.max()) + 1 if len(ranks) else 0
 
         def query_labels(codes: IntArray) -> list[object]:
             if isinstance(query_uniques, pa.Array):
@@ -246,7 +246,7 @@ class PandasBackend:
             flavour="pandas",
             item_labels=lambda rows: items.take(rows).tolist(),
             distinct_items=lambda: np.flatnonzero(~items.duplicated().to_numpy()),
-            n_items=lambda: _n_distinct(items),
+            item_dictionary=item_dictionary,
             item_codes=item_codes,
         )
 

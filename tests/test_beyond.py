@@ -582,3 +582,33 @@ def test_the_catalog_counted_in_a_second_thread(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr("rankframe._items.THREAD_ROWS", 0)
     for frame in (data, pl.from_pandas(data)):
         assert as_float(frame.rank_eval.coverage(3)) == pytest.approx(want, abs=1e-12)
+
+
+def catalog_references(data: pd.DataFrame) -> dict[str, float]:
+    lists = top_lists(data, 3)
+    items = list(data["item"].unique())
+    return {"coverage@3": ref_coverage(lists, len(items)), "gini@3": ref_gini(lists, items),
+            "personalization@3": ref_personalization(lists, 3)}
+
+
+def test_the_default_catalog_of_integer_ids(make_frame: FrameMaker) -> None:
+    data = random_frame(14)
+    number = {item: n * 10 for n, item in enumerate(ITEMS)}  # 10 > 9 as numbers
+    data = data.assign(item=data["item"].map(number))
+    want = catalog_references(data)
+    got = evaluate(make_frame(data), list(want)).iloc[0]
+    for column, value in want.items():
+        assert got[column] == pytest.approx(value, abs=1e-12), column
+
+
+def test_the_default_catalog_of_mixed_object_ids() -> None:
+    # pandas only: an object column of ints and strings (Arrow and polars hold one type)
+    data = random_frame(15)
+    data = data.assign(
+        item=[n if n % 2 else i for n, i in enumerate(data["item"])],
+        score=data["score"] + np.arange(len(data)) * 1e-6,  # no ties: no order of ids needed
+    ).astype({"item": object})
+    want = catalog_references(data)
+    got = evaluate(data, list(want)).iloc[0]
+    for column, value in want.items():
+        assert got[column] == pytest.approx(value, abs=1e-12), column

@@ -189,6 +189,8 @@ class Entries:
     row: IntArray
     n_frame_items: int | None = None  # one frame: the default catalog's size, counted
     codes: IntArray | None = None  # one frame with its items encoded: the entries' codes
+    n_top: int | None = None  # one frame: its top-k entries come first, in (system, query,
+    # rank) order
 
 
 def top_rows(ranking: Ranking, depth: int | None) -> tuple[IntArray, IntArray, IntArray]:
@@ -251,7 +253,8 @@ def entries(data: FrameData, tops: Sequence[tuple[IntArray, IntArray, IntArray]]
         rank.append(np.full(len(rows), kind, dtype=np.int64))
         row.append(rows)
     found = Entries(query=np.concatenate(query), system=np.concatenate(system),
-                    rank=np.concatenate(rank), row=np.concatenate(row))
+                    rank=np.concatenate(rank), row=np.concatenate(row),
+                    n_top=sum(len(q) for q, _, _ in tops))
     encoded = dictionary()
     if encoded is not None:
         found.codes = encoded[0][found.row].astype(np.int64)
@@ -320,31 +323,34 @@ class TopK:
             item = (np.cumsum(present) - 1)[codes] if len(codes) else codes
             item = item.astype(np.int64, copy=False)
             n_codes = int(present.sum())
-        row_of_code = np.zeros(n_codes, dtype=np.int64)
-        row_of_code[item] = found.row
+        rows_of_codes: list[IntArray] = []
 
         def labels(chosen: IntArray) -> list[object]:
-            return labels_at(row_of_code[chosen])
+            if not rows_of_codes:  # a row of each code, when ids are first needed
+                rows_of_codes.append(np.zeros(n_codes, dtype=np.int64))
+                rows_of_codes[0][item] = found.row
+            return labels_at(rows_of_codes[0][chosen])
 
-        order = np.flatnonzero(found.rank > 0)
-        key = found.system[order] * max(n_queries, 1) + found.query[order]
-        ordered = bool((np.diff(key) >= 0).all()) and (
-            len(order) < 2 or bool((np.diff(found.rank[order])[np.diff(key) == 0] > 0).all())
-        )
-        if not ordered:  # the entries of parts; one frame gives them in order
-            order = order[np.lexsort((found.rank[order], key))]
-        truth = np.flatnonzero(found.rank == TRUTH)
+        if found.n_top is not None:  # one frame: in order already, no gather
+            top: IntArray | slice = slice(0, found.n_top)
+            rest = np.arange(found.n_top, len(found.rank))
+        else:  # the entries of parts, in any order
+            top = np.flatnonzero(found.rank > 0)
+            key = found.system[top] * max(n_queries, 1) + found.query[top]
+            top = top[np.lexsort((found.rank[top], key))]
+            rest = np.flatnonzero(found.rank <= 0)
+        truth = rest[found.rank[rest] == TRUTH]
         truth = truth[np.lexsort((item[truth], found.query[truth]))]
         n_frame_items = found.n_frame_items
         if n_frame_items is None:
-            n_frame_items = len(np.unique(item[found.rank == CATALOG]))
+            n_frame_items = len(np.unique(item[rest[found.rank[rest] == CATALOG]]))
         return cls(
             n_queries=n_queries,
             n_systems=n_systems,
-            query=found.query[order],
-            system=found.system[order],
-            rank=found.rank[order],
-            item=item[order],
+            query=found.query[top],
+            system=found.system[top],
+            rank=found.rank[top],
+            item=item[top],
             truth_query=found.query[truth],
             truth_item=item[truth],
             n_frame_items=n_frame_items,

@@ -220,11 +220,12 @@ class PandasBackend:
             return item_ranks(rows)
 
         def item_dictionary() -> tuple[CodeArray, int]:
-            if strings:
-                codes, values = dictionary_codes(pa.array(items.array), sort=True, compact=True)
-                return codes, len(values)
-            ranks = item_ranks(np.arange(len(items), dtype=np.int64))
-            return ranks, int(ranks.max()) + 1 if len(ranks) else 0
+            try:  # by hashing: Arrow's dictionary, or pandas' factorize
+                codes, values = _codes(items, sort=True)
+            except (InvalidDataError, TypeError):  # ids of mixed types: ordered by type
+                ranks = item_ranks(np.arange(len(items), dtype=np.int64))
+                return ranks, int(ranks.max()) + 1 if len(ranks) else 0
+            return codes, len(values)
 
         def query_labels(codes: IntArray) -> list[object]:
             if isinstance(query_uniques, pa.Array):

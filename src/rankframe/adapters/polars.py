@@ -196,10 +196,7 @@ class PolarsBackend:
             return item_ranks(rows)
 
         def item_dictionary() -> tuple[CodeArray, int]:
-            if items.dtype in _WIDE:
-                ranks = item_ranks(np.arange(len(items), dtype=np.int64))
-                return ranks, int(ranks.max()) + 1 if len(ranks) else 0
-            codes, values = dictionary_codes(_arrow(items), sort=True, compact=True)
+            codes, values = _encode(items, sort=True)
             return codes, len(values)
 
         def query_labels(codes: IntArray) -> list[object]:

@@ -306,6 +306,9 @@ class TopK:
     n_codes: int
     labels: Callable[[IntArray], list[object]]
     query_labels: Callable[[IntArray], list[object]]
+    _lists: dict[int | None, tuple[IntArray, IntArray, BoolArray | slice]] = field(
+        default_factory=dict, repr=False
+    )
 
     @classmethod
     def build(cls, found: Entries, codes: IntArray, labels_at: Callable[[IntArray], list[object]],
@@ -599,10 +602,13 @@ def _features(features: Any) -> tuple[Any, FloatArray]:
 
 
 def _lists(top: TopK, k: int | None) -> tuple[IntArray, IntArray, BoolArray | slice]:
-    """Per entry at or above k, its list (:meth:`TopK.list_of`); per list, its length."""
-    keep = top.at_most(k)
-    lists = top.list_of(keep)
-    return lists, np.bincount(lists, minlength=top.n_lists), keep
+    """Per entry at or above k, its list (:meth:`TopK.list_of`); per list, its length;
+    which entries those are (computed once per k)."""
+    if k not in top._lists:
+        keep = top.at_most(k)
+        lists = top.list_of(keep)
+        top._lists[k] = lists, np.bincount(lists, minlength=top.n_lists), keep
+    return top._lists[k]
 
 
 def _per_list_mean(top: TopK, k: int | None, per_code: FloatArray) -> FloatArray:

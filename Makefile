@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SIZE   ?= S
 
 .DEFAULT_GOAL := help
-.PHONY: help demo test lint bench bench-scale bench-compare docs clean
+.PHONY: help demo test lint bench bench-scale bench-compare bench-beyond docs clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-11s %s\n", $$1, $$2}'
@@ -45,12 +45,16 @@ $(VENV)/.installed-bench: $(VENV)/.installed-test
 
 bench: $(VENV)/.installed-bench  ## benchmarks against the peers (SIZE=S|M|L), writes benchmarks/RESULTS.md
 	$(BIN)/python benchmarks/run.py --size $(SIZE)
+	$(BIN)/python benchmarks/beyond.py
 
 bench-scale: $(VENV)/.installed-test  ## 50M rows from parquet: Dask, polars streaming, pandas; writes benchmarks/RESULTS.md
 	$(BIN)/python benchmarks/scale.py
 
 bench-compare: $(VENV)/.installed-bench  ## compare() and evaluate(ci=) at 10k and 100k queries, against ranx; writes benchmarks/RESULTS.md
 	$(BIN)/python benchmarks/compare.py
+
+bench-beyond: $(VENV)/.installed-test  ## the seven beyond-accuracy metrics vs the six accuracy ones, 1M queries x 50 items; writes benchmarks/RESULTS.md
+	$(BIN)/python benchmarks/beyond.py
 
 docs: $(VENV)/.installed-test  ## build the docs site into site/ (mkdocs --strict; API reference from the docstrings)
 	$(BIN)/python -m mkdocs build --strict --site-dir site

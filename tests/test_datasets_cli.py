@@ -48,6 +48,11 @@ def test_demo_prints_overall_and_segment_tables() -> None:
     assert "By segment" in text
     for name in ("model_a", "model_b", "mrr@10", "ndcg@10", "n_queries", *SEGMENTS):
         assert name in text
+    # coverage and novelty beside the accuracy metrics, with the popularity they use
+    overall = text.split("Overall", 1)[1].split("By segment", 1)[0]
+    assert "coverage@10" in overall
+    assert "novelty@10" in overall
+    assert "popularity = the number of users whose candidates hold the item" in text
 
 
 def test_console_script_runs_the_demo(capsys: pytest.CaptureFixture[str]) -> None:

@@ -23,7 +23,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import as_dict, as_float, as_pandas
-from rankframe import METRICS, Metric, RankEvalError, parse_metric
+from rankframe import METRICS as REGISTRY
+from rankframe import Metric, RankEvalError, parse_metric
+
+# The metrics of relevance: the beyond-accuracy metrics (``MetricDef.items``: they read
+# popularity, features, the catalog) have their own properties in tests/test_beyond.py.
+METRICS = {name: d for name, d in REGISTRY.items() if d.items is None}
 
 KS = (1, 2, 3, 5, 10)
 ITEMS = ("a", "b", "c", "B", "aa", "10", "9", "d1", "d10", "d2")  # "9" > "10" as strings

@@ -46,6 +46,10 @@ import pytest
 from helpers import as_dict, as_pandas
 from rankframe import METRICS, Metric
 
+# The metrics of relevance; the beyond-accuracy metrics (MetricDef.items), which pytrec_eval
+# does not have, are tested in tests/test_beyond.py.
+RELEVANCE = {name: d for name, d in METRICS.items() if d.items is None}
+
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
 KS = (1, 3, 5, 10, 20, 100)
@@ -85,7 +89,7 @@ def _f1(precision: float, recall: float) -> float:
 def _metrics() -> list[Metric]:
     """Every metric of the registry, without cut-off and at every k of KS if it takes one."""
     out = []
-    for definition in METRICS.values():
+    for definition in RELEVANCE.values():
         out.append(Metric(definition.name))
         if definition.takes_k:
             out += [Metric(definition.name, k) for k in KS]
@@ -218,7 +222,7 @@ def test_every_metric_is_compared() -> None:
     for metric in _metrics():
         if _trec_key(metric) is None:
             assert (metric.name, metric.k is not None) in DERIVED, str(metric)
-    assert {m.name for m in _metrics()} == set(METRICS)
+    assert {m.name for m in _metrics()} == set(RELEVANCE)
 
 
 @pytest.mark.parametrize("seed", SEEDS)

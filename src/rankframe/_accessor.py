@@ -19,12 +19,18 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import numpy as np
 import numpy.typing as npt
 
-from rankframe import _engine, _metrics, _pipeline  # noqa: F401  (_metrics fills the registry)
+from rankframe import (  # noqa: F401  (_metrics fills the registry)
+    _engine,
+    _items,
+    _metrics,
+    _pipeline,
+)
 from rankframe._analysis import SYSTEM
 from rankframe._options import (
     CORRECTION,
     OPTIONS,
     TEST,
+    Average,
     Correction,
     Denominator,
     Empty,
@@ -326,6 +332,8 @@ class RankEval:
 
     def _request(self, metrics: list[Metric], by: list[str], options: Options,
                  result: _pipeline.Result) -> Request:
+        _items.check_request(metrics, options, per_query=isinstance(result, PerQueryRows),
+                             compare=isinstance(result, Comparison))
         return Request(self._names, tuple(metrics), tuple(by), options, result)
 
     def _metric(self, name: str, k: int | None, by: str | Sequence[str] | None,
@@ -350,6 +358,10 @@ class RankEval:
         empty: Empty = "zero",
         ties: Ties = "trec",
         beta: float = 1.0,
+        catalog: Any = None,
+        popularity: Any = None,
+        item_features: Any = None,
+        average: Average = "weighted",
     ) -> Any:
         """One row per query, sorted by query: the query (and ``by``) columns, one per metric.
 
@@ -376,7 +388,8 @@ class RankEval:
         2     b  score  0.5
         3     b  other  1.0
         """
-        options = Options(min_relevance, gain, denominator, empty, ties, beta)
+        options = Options(min_relevance, gain, denominator, empty, ties, beta, catalog=catalog,
+                          popularity=popularity, item_features=item_features, average=average)
         parsed = parse_metrics(metrics)
         by_list = _as_list(by)
         self._check_columns(by_list)
@@ -394,6 +407,10 @@ class RankEval:
         empty: Empty = "zero",
         ties: Ties = "trec",
         beta: float = 1.0,
+        catalog: Any = None,
+        popularity: Any = None,
+        item_features: Any = None,
+        average: Average = "weighted",
         ci: float | None = None,
         n_resamples: int = 1000,
         seed: int | None = 0,
@@ -430,7 +447,8 @@ class RankEval:
         0  score    mrr  <NA>   0.75          2
         1  score    acc     1   0.50          2
         """
-        options = Options(min_relevance, gain, denominator, empty, ties, beta)
+        options = Options(min_relevance, gain, denominator, empty, ties, beta, catalog=catalog,
+                          popularity=popularity, item_features=item_features, average=average)
         parsed = parse_metrics(metrics)
         by_list = _as_list(by)
         self._check_columns(by_list)
@@ -460,6 +478,10 @@ class RankEval:
         empty: Empty = "zero",
         ties: Ties = "trec",
         beta: float = 1.0,
+        catalog: Any = None,
+        popularity: Any = None,
+        item_features: Any = None,
+        average: Average = "weighted",
     ) -> Any:
         """Compare systems (score columns) with a baseline on paired per-query values.
 
@@ -511,7 +533,8 @@ class RankEval:
         0      a  0.666667  0.000000       NaN        False
         1      b  1.000000  0.333333  0.183503        False
         """
-        options = Options(min_relevance, gain, denominator, empty, ties, beta)
+        options = Options(min_relevance, gain, denominator, empty, ties, beta, catalog=catalog,
+                          popularity=popularity, item_features=item_features, average=average)
         parsed = parse_metrics(metrics)
         by_list = _as_list(by)
         self._check_columns(by_list)

@@ -66,6 +66,12 @@ class PerQuery:
         Names of the score columns; the metrics.
     query_labels
         ``query_labels(codes)``: the query ids of those query positions, for messages.
+    top
+        The top-k items of every list, for the beyond-accuracy metrics
+        (:class:`rankframe._items.TopK`); ``None`` when none is requested.
+    sets
+        The set-level metrics (:class:`rankframe._items.SetValues`): their columns of
+        ``values`` hold no per-query value; means and intervals come from it.
     """
 
     values: FloatArray
@@ -78,6 +84,8 @@ class PerQuery:
     systems: list[str]
     metrics: list[Metric]
     query_labels: Callable[[IntArray], list[object]]
+    top: Any = None
+    sets: Any = None
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -100,7 +108,11 @@ class PerQuery:
             sums[:, j] = np.bincount(seg, weights=flat[:, j], minlength=self.n_segments)
         with np.errstate(invalid="ignore", divide="ignore"):
             means = np.where(counts[:, None] > 0, sums / np.maximum(counts, 1)[:, None], np.nan)
-        return means.reshape(self.shape), counts
+        means = means.reshape(self.shape)
+        if self.sets is not None:  # set-level metrics: over the included queries
+            values = self.sets(self.include.astype(np.float64))
+            means[:, :, self.sets.columns] = np.where(counts[:, None, None] > 0, values, np.nan)
+        return means, counts
 
     def intervals(
         self, confidence: float, n_resamples: int, seed: int | None
@@ -112,7 +124,22 @@ class PerQuery:
         low, high = _stats.bootstrap_interval(
             flat, seg, self.n_segments, confidence, n_resamples, seed
         )
-        return low.reshape(self.shape), high.reshape(self.shape)
+        low, high = low.reshape(self.shape), high.reshape(self.shape)
+        if self.sets is not None:  # the same resampled queries, as weights
+            included = np.flatnonzero(self.include)
+            weights = np.zeros(len(self.include))
+
+            def statistic(multiplicity: FloatArray) -> FloatArray:
+                weights[included] = multiplicity
+                values: FloatArray = self.sets(weights)
+                return values
+
+            set_low, set_high = _stats.bootstrap_statistic(
+                statistic, seg, self.n_segments, confidence, n_resamples, seed
+            )
+            low[:, :, self.sets.columns] = set_low
+            high[:, :, self.sets.columns] = set_high
+        return low, high
 
 
 def _long_labels(pq: PerQuery) -> Columns:

@@ -155,15 +155,18 @@ def dense_ranks(values: pa.Array | pa.ChunkedArray | npt.NDArray[Any]) -> IntArr
     return np.asarray(ranks, dtype=np.int64) - 1
 
 
-def ranks_at(values: pa.Array | pa.ChunkedArray, rows: IntArray) -> IntArray:
-    """:func:`dense_ranks` of the values at positions ``rows`` of a chunked column.
+def take_rows(
+    values: pa.Array | pa.ChunkedArray, rows: IntArray
+) -> tuple[pa.Array | pa.ChunkedArray, IntArray | None]:
+    """The values at positions ``rows`` of a column, and the order they come in.
 
     Arrow's ``take`` on a chunked array concatenates the chunks first (a copy of the whole
-    column, for a few rows); the rows are taken chunk by chunk here instead, in ascending
-    order, and the ranks put back in the order of ``rows``.
+    column, for a few rows); a chunked column's rows are taken chunk by chunk here instead,
+    in ascending order: the values come in the order ``rows[ascending]``, and ``ascending``
+    is returned (``None``: in the order of ``rows``).
     """
     if isinstance(values, pa.Array) or values.num_chunks <= 1:
-        return dense_ranks(values.take(pa.array(rows)))
+        return values.take(pa.array(rows)), None
     ascending = np.argsort(rows)
     sorted_rows = rows[ascending]
     ends = np.cumsum([len(chunk) for chunk in values.chunks])
@@ -174,9 +177,23 @@ def ranks_at(values: pa.Array | pa.ChunkedArray, rows: IntArray) -> IntArray:
             taken = sorted_rows[start:stop] - chunk_start
             pieces.append(values.chunk(c).take(pa.array(taken)))
         start, chunk_start = stop, int(ends[c])
-    ranks = np.empty(len(rows), dtype=np.int64)
-    ranks[ascending] = dense_ranks(pa.chunked_array(pieces, type=values.type))
-    return ranks
+    return pa.chunked_array(pieces, type=values.type), ascending.astype(np.int64)
+
+
+def in_row_order(per_value: IntArray, ascending: IntArray | None) -> IntArray:
+    """Values computed on :func:`take_rows`' values, put back in the order of its rows."""
+    if ascending is None:
+        return per_value
+    out = np.empty(len(per_value), dtype=per_value.dtype)
+    out[ascending] = per_value
+    return out
+
+
+def ranks_at(values: pa.Array | pa.ChunkedArray, rows: IntArray) -> IntArray:
+    """:func:`dense_ranks` of the values at positions ``rows`` of a column (taken chunk by
+    chunk, :func:`take_rows`)."""
+    taken, ascending = take_rows(values, rows)
+    return in_row_order(dense_ranks(taken), ascending)
 
 
 #: Strings of at most this many bytes become two 64-bit words (see :func:`key_words`).

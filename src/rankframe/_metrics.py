@@ -282,5 +282,6 @@ register(MetricDef(
     """,
 ))
 
-# Metrics declared in modules of their own (each registers itself on import).
-from rankframe import _metrics_fmeasure  # noqa: E402, F401
+# Metrics declared in modules of their own (each registers itself on import): the
+# beyond-accuracy metrics and top1_f1, and the F-measure.
+from rankframe import _metrics_beyond, _metrics_fmeasure  # noqa: E402, F401

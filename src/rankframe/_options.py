@@ -27,16 +27,21 @@ from typing import Any, Generic, Literal, TypeVar, get_args
 from rankframe.exceptions import InvalidOptionError
 
 __all__ = [
+    "AVERAGE",
     "BETA",
+    "CATALOG",
     "COMMON",
     "CORRECTION",
     "DENOMINATOR",
     "EMPTY",
     "GAIN",
+    "ITEM_FEATURES",
     "MIN_RELEVANCE",
     "OPTIONS",
+    "POPULARITY",
     "TEST",
     "TIES",
+    "Average",
     "Correction",
     "Denominator",
     "Empty",
@@ -57,6 +62,7 @@ Denominator = Literal["relevant", "min_k"]
 Empty = Literal["zero", "skip", "nan", "error"]
 Test = Literal["t-test", "permutation", "wilcoxon"]
 Correction = Literal["holm", "bonferroni", "none"]
+Average = Literal["weighted", "macro", "micro"]
 
 T = TypeVar("T")
 
@@ -194,8 +200,83 @@ BETA: OptionDef[float] = OptionDef(
         "harmonic mean of precision and recall).",
 )
 
+# -- the inputs of the beyond-accuracy metrics (rankframe._items) --------------------------
+
+
+def _is_frame(value: object) -> bool:
+    return hasattr(value, "columns") and hasattr(value, "shape")
+
+
+def _check_catalog(value: object) -> None:
+    if value is None:
+        return
+    if isinstance(value, str | bytes | Mapping) or _is_frame(value) or not hasattr(
+        value, "__iter__"
+    ):
+        msg = (
+            "The 'catalog' option must be a collection of item ids (a list, set, array, "
+            f"pandas Index or Series, polars Series), or None for the items of the frame. "
+            f"Got {type(value).__name__} instead."
+        )
+        raise InvalidOptionError(msg)
+
+
+def _check_popularity(value: object) -> None:
+    if value is None or isinstance(value, Mapping):
+        return
+    kind = f"{type(value).__module__.split('.')[0]}.{type(value).__name__}"
+    if kind in ("pandas.Series", "polars.DataFrame") or (
+        kind == "pandas.DataFrame" and getattr(value, "shape", (0, 0))[1] == 1
+    ):
+        return
+    msg = (
+        "The 'popularity' option must map each item to its number of interactions: a pandas "
+        "Series indexed by item, a polars DataFrame of two columns (item, count) or a dict. "
+        f"Got {type(value).__name__} instead."
+    )
+    raise InvalidOptionError(msg)
+
+
+def _check_item_features(value: object) -> None:
+    if value is None:
+        return
+    kind = f"{type(value).__module__.split('.')[0]}.{type(value).__name__}"
+    if kind in ("pandas.DataFrame", "polars.DataFrame"):
+        return
+    msg = (
+        "The 'item_features' option must be a frame of numeric features per item: a pandas "
+        "DataFrame indexed by item, or a polars DataFrame whose first column is the item. "
+        f"Got {type(value).__name__} instead."
+    )
+    raise InvalidOptionError(msg)
+
+
+CATALOG: OptionDef[Any] = OptionDef(
+    "catalog", None, Any, check=_check_catalog,
+    doc="The item ids of the catalog (coverage, gini): a collection of ids; ``None``: the "
+        "distinct items of the whole frame. Every item of a top-k list must be in it.",
+)
+POPULARITY: OptionDef[Any] = OptionDef(
+    "popularity", None, Any, check=_check_popularity,
+    doc="Item → number of interactions (arp, novelty): a pandas Series indexed by item, a "
+        "polars DataFrame of two columns (item, count) or a dict. Every item of a top-k "
+        "list must have one.",
+)
+ITEM_FEATURES: OptionDef[Any] = OptionDef(
+    "item_features", None, Any, check=_check_item_features,
+    doc="Numeric features per item (ild): a pandas DataFrame indexed by item, or a polars "
+        "DataFrame whose first column is the item and the others the features. Every item "
+        "of a top-k list must have a row.",
+)
+AVERAGE: OptionDef[Average] = OptionDef(
+    "average", "weighted", Average, choices=get_args(Average),
+    doc="top1_f1 over classes, as scikit-learn's ``f1_score``: ``\"weighted\"`` (by each "
+        "class's number of queries), ``\"macro\"`` (unweighted) or ``\"micro\"`` (accuracy).",
+)
+
 OPTIONS: Mapping[str, OptionDef[Any]] = options_of(
-    MIN_RELEVANCE, GAIN, DENOMINATOR, EMPTY, TIES, BETA
+    MIN_RELEVANCE, GAIN, DENOMINATOR, EMPTY, TIES, BETA,
+    CATALOG, POPULARITY, ITEM_FEATURES, AVERAGE,
 )
 """Every option of :class:`Options`, in its field order."""
 
@@ -235,6 +316,11 @@ class Options:
         ``"average"``: the expected value over every order of tied items.
     beta
         F-measure weight of recall (1: F1).
+    catalog, popularity, item_features
+        The inputs of the beyond-accuracy metrics (``None``: not given); left out of
+        comparisons of options (they may be frames).
+    average
+        How ``top1_f1`` averages over classes: ``"weighted"``, ``"macro"`` or ``"micro"``.
     """
 
     min_relevance: float | None = MIN_RELEVANCE.default
@@ -243,6 +329,10 @@ class Options:
     empty: Empty = EMPTY.default
     ties: Ties = TIES.default
     beta: float = BETA.default
+    catalog: Any = field(default=CATALOG.default, compare=False)
+    popularity: Any = field(default=POPULARITY.default, compare=False)
+    item_features: Any = field(default=ITEM_FEATURES.default, compare=False)
+    average: Average = AVERAGE.default
 
     def __post_init__(self) -> None:
         for option in OPTIONS.values():

@@ -26,7 +26,7 @@ from typing import Any, Literal, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from rankframe import _analysis, _engine
+from rankframe import _analysis, _engine, _items
 from rankframe._analysis import SYSTEM, Correction, PerQuery, Test
 from rankframe._options import TIES, Options
 from rankframe._registry import METRICS, Metric
@@ -249,12 +249,19 @@ class Request:
 
     # what every part of a partitioned frame gives: its per-query table
 
+    @property
+    def items(self) -> _items.Plan | None:
+        """The entries the beyond-accuracy metrics read (``None``: none requested)."""
+        return _items.plan(self.metrics, self.options)
+
     def part_keys(self) -> list[str]:
-        return [self.names.query, *self.by]
+        item = [self.names.item] if self.items is not None else []
+        return [self.names.query, *self.by, *item]
 
     def part_columns(self) -> ValueColumns:
         floats = [(str(m), "float") for m in self.metrics]
-        return [(SYSTEM, "str"), *floats, (EMPTY, "bool")]
+        entry = [(_items.ENTRY, "int")] if self.items is not None else []
+        return [(SYSTEM, "str"), *floats, (EMPTY, "bool"), *entry]
 
 
 def _check_average(metrics: Sequence[Metric]) -> None:
@@ -277,24 +284,43 @@ def _check_average(metrics: Sequence[Metric]) -> None:
 # -- 1. rows of whole queries → per-query values --------------------------------------------
 
 
-def per_query(backend: Backend, request: Request, *, first_rows: bool = False) -> PerQuery:
-    """Every metric of every system for every query, in one pass over the frame."""
+def per_query(backend: Backend, request: Request, *, first_rows: bool = False,
+              part: bool = False) -> PerQuery:
+    """Every metric of every system for every query, in one pass over the frame.
+
+    The beyond-accuracy metrics (``MetricDef.items``) are computed in the finish step: their
+    columns hold NaN here, and ``top`` the entries they read (:mod:`rankframe._items`), as
+    rows of the frame for a ``part`` of a partitioned frame, else with their item codes.
+    """
     names, options, metrics = request.names, request.options, list(request.metrics)
+    wanted = request.items
     data = backend.extract(names, list(request.by))
     systems = data.systems or [(names.score, data.score)]
     values = np.empty((data.n_queries, len(systems), len(metrics)), dtype=np.float64)
+    tops = []
+    dictionary = _items.encode_items(data, wanted, part=part)  # beside the ranking
     with _engine.unique_items_checked(data, names.query, names.item):
         # a row of each query, for the output's query and `by` columns
         first = data.first_rows() if first_rows or request.by else None
         segment, segment_rows, n_segments = _engine.segment_of_queries(data, first)
         for s, (_, score) in enumerate(systems):
             system = replace(data, score=score, systems=[])
-            table = _engine.lists(system, _engine.rank(system, options.ties), options)
+            ranking = _engine.rank(system, options.ties)
+            table = _engine.lists(system, ranking, options)
             for j, m in enumerate(metrics):
                 d = m.definition
-                compute = (d.average if options.ties == "average" else None) or d.compute
-                values[:, s, j] = compute(table, m.k, options)
+                if d.items is None:
+                    compute = (d.average if options.ties == "average" else None) or d.compute
+                    values[:, s, j] = compute(table, m.k, options)
+                else:
+                    values[:, s, j] = np.nan
+            if wanted is not None:
+                tops.append(_items.top_rows(ranking, wanted.depth))
     empty = np.asarray(table.n_relevant == 0, dtype=bool)
+    top: Any = None
+    if wanted is not None:
+        found = _items.entries(data, tops, wanted, options, part=part, dictionary=dictionary)
+        top = found if part else _items.of_frame(data, found, len(systems))
     return PerQuery(
         values=values,
         include=np.ones(data.n_queries, dtype=bool),
@@ -306,6 +332,7 @@ def per_query(backend: Backend, request: Request, *, first_rows: bool = False) -
         systems=[name for name, _ in systems],
         metrics=metrics,
         query_labels=data.query_labels,
+        top=top,
     )
 
 
@@ -315,9 +342,11 @@ def per_query(backend: Backend, request: Request, *, first_rows: bool = False) -
 def part_table(backend: Backend, request: Request) -> Any:
     """The per-query table of one part of whole queries: one row per (query, system), the
     query and ``by`` columns, ``system``, a column per metric and :data:`EMPTY`."""
-    pq = per_query(backend, request, first_rows=True)
+    pq = per_query(backend, request, first_rows=True, part=True)
     rows, columns = _analysis.per_query(pq, skip_empty=False, multi=True)
     columns[EMPTY] = np.repeat(pq.empty, len(pq.systems))
+    if pq.top is not None:  # the entries of the beyond-accuracy metrics, as rows
+        rows, columns = _items.with_entries(rows, columns, pq.top, pq.systems, SYSTEM)
     return backend.table(request.part_keys(), rows, columns)
 
 
@@ -328,7 +357,12 @@ def from_parts(table: Backend, request: Request) -> PerQuery:
     names = request.names
     n_systems = len(names.scores)
     codes = table.codes(names.query)
-    order = np.argsort(codes, kind="stable").astype(np.int64)
+    entry = None if request.items is None else np.asarray(table.column(_items.ENTRY))
+    if entry is None:
+        order = np.argsort(codes, kind="stable").astype(np.int64)
+    else:  # only the per-query rows; the others are entries of the item metrics
+        rows = np.flatnonzero(entry == 0).astype(np.int64)
+        order = rows[np.argsort(codes[rows], kind="stable")]
     first_rows = order[::n_systems]
     n_queries = len(first_rows)
     metrics = list(request.metrics)
@@ -340,6 +374,10 @@ def from_parts(table: Backend, request: Request) -> PerQuery:
     def query_labels(query_codes: IntArray) -> list[object]:
         return table.labels(names.query, first_rows[query_codes])
 
+    top = None
+    if entry is not None:
+        top = _items.of_table(table, names.item, entry, codes.astype(np.int64), n_queries,
+                              names.scores, SYSTEM, query_labels)
     return PerQuery(
         values=values.reshape(n_queries, n_systems, len(metrics)),
         include=np.ones(n_queries, dtype=bool),
@@ -351,6 +389,7 @@ def from_parts(table: Backend, request: Request) -> PerQuery:
         systems=list(names.scores),
         metrics=metrics,
         query_labels=query_labels,
+        top=top,
     )
 
 
@@ -369,6 +408,10 @@ def _included(pq: PerQuery, options: Options) -> PerQuery:
 def finish(backend: Backend, pq: PerQuery, request: Request) -> Any:
     """The result of ``request`` from every query's values: a native frame of the backend
     (its ``keys`` columns taken from the rows ``pq`` refers to)."""
+    if pq.top is not None:  # the beyond-accuracy metrics, from every query's top k
+        sets = _items.complete(pq.values, pq.top, pq.metrics, request.options, pq.segment,
+                               pq.n_segments)
+        pq = replace(pq, sets=sets)
     pq = _included(pq, request.options)
     result = request.result
     if isinstance(result, Means):

@@ -68,6 +68,15 @@ class MetricDef:
         expected value over every order of tied rows, from the tie groups of the lists
         (``rankframe._engine.ties``). ``None``: the metric has no tie-averaged form, and
         ``ties="average"`` raises an error naming it.
+    aggregate
+        How per-query values become one value per segment: ``"mean"`` (the mean over
+        queries), ``"geometric"``, ``"sum"``, ``"none"``, or ``"set"``: a set-level metric,
+        which has no per-query value and is computed over a set of queries (the frame, or a
+        ``by`` segment) in the finish step (``per_query`` and ``compare`` refuse it).
+    items
+        For a metric of the recommended items themselves (beyond accuracy,
+        ``rankframe._items.ItemMetric``): computed in the finish step from every query's
+        top-k items, by item id, instead of ``compute``; ``None`` for the others.
     """
 
     name: str
@@ -81,6 +90,8 @@ class MetricDef:
     doc: str = field(default="", repr=False, compare=False)
     examples: str = field(default="", repr=False, compare=False)
     average: PerQuery | None = field(default=None, repr=False, compare=False)
+    aggregate: str = "mean"
+    items: Any = field(default=None, repr=False, compare=False)
 
     def spellings(self) -> tuple[str, ...]:
         """Every lower-case name that selects this metric."""

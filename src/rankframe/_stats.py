@@ -456,6 +456,65 @@ def adjust(p_values: npt.ArrayLike, method: Adjustment = "holm") -> FloatArray:
 # --- bootstrap -------------------------------------------------------------------------------
 
 
+def _draw(rng: np.random.Generator, count: int, scale: FloatArray,
+          query_size: npt.NDArray[np.intp], query_first: npt.NDArray[np.intp]) -> npt.NDArray[
+    np.intp
+]:
+    """``count`` resamples of the queries sorted by segment: for each position, a position
+    of its segment drawn uniformly (``first + floor(u * size)``), shape (count, n)."""
+    u = rng.random((count, len(scale)))
+    u *= scale
+    index = u.astype(np.intp)  # floor, u >= 0
+    np.minimum(index, query_size - 1, out=index)  # guard u * size rounding up to size
+    index += query_first
+    return index
+
+
+def bootstrap_statistic(
+    statistic: Callable[[FloatArray], FloatArray],
+    segment: npt.ArrayLike,
+    n_segments: int,
+    confidence: float = 0.95,
+    n_resamples: int = 1000,
+    seed: Seed = None,
+) -> tuple[FloatArray, FloatArray]:
+    """Percentile bootstrap intervals of a statistic of weighted queries, per segment.
+
+    ``statistic(weights)`` gives, for per-query weights (how many times each query was
+    drawn), an array of shape (n_segments, ...). The resamples are those of
+    :func:`bootstrap_interval` for the same ``segment``, ``n_resamples`` and ``seed``: the
+    same queries drawn, so the intervals of means and of set-level metrics of one table
+    come from one set of resamples. A segment without queries, or whose statistic is NaN
+    in some resample, gets NaN.
+    """
+    c = _check_confidence(confidence)
+    r_total = _check_resamples(n_resamples)
+    seg = np.asarray(segment).astype(np.intp)
+    n = len(seg)
+    shape = np.shape(statistic(np.ones(n)))
+    if n == 0:
+        return np.full(shape, np.nan), np.full(shape, np.nan)
+    order = np.argsort(seg, kind="stable")
+    size = np.bincount(seg, minlength=n_segments)
+    first = np.cumsum(size) - size
+    seg_sorted = seg[order]
+    query_size, query_first = size[seg_sorted], first[seg_sorted]
+    scale = query_size.astype(np.float64)
+    chunk = max(1, _BOOT_STEP // n)
+    starts = range(0, r_total, chunk)
+    values = np.empty((r_total, *shape))
+    streams = np.random.default_rng(seed).spawn(len(starts))
+    for start, rng in zip(starts, streams, strict=True):
+        stop = min(start + chunk, r_total)
+        index = _draw(rng, stop - start, scale, query_size, query_first)
+        for r in range(stop - start):  # a loop over resamples; queries stay vectorised
+            weights = np.bincount(order[index[r]], minlength=n).astype(np.float64)
+            values[start + r] = statistic(weights)
+    q = np.quantile(values, [(1.0 - c) / 2.0, (1.0 + c) / 2.0], axis=0, method="linear")
+    empty = (size == 0).reshape((n_segments,) + (1,) * (len(shape) - 1))
+    return np.where(empty, np.nan, q[0]), np.where(empty, np.nan, q[1])
+
+
 def bootstrap_interval(
     values: npt.ArrayLike,
     segment: npt.ArrayLike,
@@ -539,11 +598,7 @@ def bootstrap_interval(
     def resample(task: tuple[int, np.random.Generator]) -> None:
         start, rng = task
         stop = min(start + chunk, r_total)
-        u = rng.random((stop - start, n))
-        u *= scale
-        index = u.astype(np.intp)  # floor, u >= 0
-        np.minimum(index, query_size - 1, out=index)  # guard u * size rounding up to size
-        index += query_first
+        index = _draw(rng, stop - start, scale, query_size, query_first)
         for j in range(m):  # every column sees the same resampled queries
             sums = np.add.reduceat(columns[j].take(index), starts_present, axis=1)
             means[j, start:stop] = sums / size[present]

@@ -58,6 +58,17 @@ class FrameData:
         int64).
     flavour
         ``"pandas"`` or ``"polars"``: the library whose spelling the fixes in messages use.
+    item_labels
+        ``item_labels(rows)`` gives the item values at those row positions as Python
+        objects (the ids of the beyond-accuracy metrics' lookups, :mod:`rankframe._items`).
+    distinct_items
+        ``distinct_items()`` gives a row position of each distinct item (its first row).
+    item_dictionary
+        ``item_dictionary()`` gives per row the dense rank of its item (as
+        :attr:`item_ranks`, by hashing) and the number of distinct items.
+    item_codes
+        ``item_codes(rows)``: :attr:`item_ranks` computed by hashing (faster on many rows,
+        for the dtypes whose hash and order agree, strings); ``None``: ``item_ranks``.
     systems
         With several score columns (systems judged on the same grades): each column's name
         and its scores; ``score`` is the first. Empty for one score column.
@@ -74,6 +85,10 @@ class FrameData:
     segments: list[tuple[str, CodeArray]] = field(default_factory=list)
     systems: list[tuple[str, FloatArray]] = field(default_factory=list)
     flavour: str = "pandas"
+    item_labels: Callable[[IntArray], list[object]] | None = None
+    distinct_items: Callable[[], IntArray] | None = None
+    item_dictionary: Callable[[], tuple[CodeArray, int]] | None = None
+    item_codes: Callable[[IntArray], IntArray] | None = None
 
     @property
     def n_rows(self) -> int:

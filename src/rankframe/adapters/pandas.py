@@ -21,7 +21,9 @@ from rankframe._encoding import (
     dictionary_codes,
     hash_arrow,
     hash_series,
+    in_row_order,
     ranks_at,
+    take_rows,
     without_half_floats,
 )
 from rankframe._engine import EXACT_DIGITS, CodeArray, FrameData, scores_in_order
@@ -205,6 +207,26 @@ class PandasBackend:
         def item_hash() -> npt.NDArray[np.uint64]:
             return _hash(items)
 
+        strings = isinstance(items.array, pd.arrays.ArrowStringArray) or (
+            isinstance(items.dtype, pd.ArrowDtype)
+            and pa.types.is_string(items.dtype.pyarrow_dtype)
+        )
+
+        def item_codes(rows: IntArray) -> IntArray:
+            if strings:  # Arrow's hash table, then its sorted dictionary: dense ranks
+                taken, ascending = take_rows(pa.array(items.array), rows)
+                codes = dictionary_codes(taken, sort=True)[0].astype(np.int64, copy=False)
+                return in_row_order(codes, ascending)
+            return item_ranks(rows)
+
+        def item_dictionary() -> tuple[CodeArray, int]:
+            try:  # by hashing: Arrow's dictionary, or pandas' factorize
+                codes, values = _codes(items, sort=True)
+            except (InvalidDataError, TypeError):  # ids of mixed types: ordered by type
+                ranks = item_ranks(np.arange(len(items), dtype=np.int64))
+                return ranks, int(ranks.max()) + 1 if len(ranks) else 0
+            return codes, len(values)
+
         def query_labels(codes: IntArray) -> list[object]:
             if isinstance(query_uniques, pa.Array):
                 return list(query_uniques.take(pa.array(codes)).to_pylist())
@@ -223,6 +245,10 @@ class PandasBackend:
             segments=[(b, _codes(df[b], sort=True)[0]) for b in by],
             systems=systems if names.systems is not None else [],
             flavour="pandas",
+            item_labels=lambda rows: items.take(rows).tolist(),
+            distinct_items=lambda: np.flatnonzero(~items.duplicated().to_numpy()),
+            item_dictionary=item_dictionary,
+            item_codes=item_codes,
         )
 
     def table(

@@ -190,6 +190,15 @@ class PolarsBackend:
         def item_hash() -> npt.NDArray[np.uint64]:
             return hash_series(items)
 
+        def item_codes(rows: IntArray) -> IntArray:
+            if items.dtype == pl.String:  # Arrow's hash table, then its sorted dictionary
+                return dictionary_codes(_arrow(items.gather(rows)), sort=True)[0]
+            return item_ranks(rows)
+
+        def item_dictionary() -> tuple[CodeArray, int]:
+            codes, values = _encode(items, sort=True)
+            return codes, len(values)
+
         def query_labels(codes: IntArray) -> list[object]:
             return _take(query_values, codes)
 
@@ -206,6 +215,10 @@ class PolarsBackend:
             segments=[(b, _encode(df[b], sort=True)[0]) for b in by],
             systems=systems if names.systems is not None else [],
             flavour="polars",
+            item_labels=lambda rows: items.gather(rows).to_list(),
+            distinct_items=lambda: np.flatnonzero(items.is_first_distinct().to_numpy()),
+            item_dictionary=item_dictionary,
+            item_codes=item_codes,
         )
 
     def table(

@@ -6,6 +6,8 @@ import sys
 from typing import Any, TextIO, cast
 
 DEMO_METRICS = ["mrr@10", "ndcg@10", "map@10", "acc@1", "acc@5", "precision@5", "recall@10"]
+# beyond accuracy: printed beside the accuracy metrics (coverage is set-level: not compared)
+BEYOND_METRICS = ["coverage@10", "novelty@10"]
 
 
 def demo(seed: int = 0, out: TextIO | None = None) -> None:
@@ -27,8 +29,17 @@ def demo(seed: int = 0, out: TextIO | None = None) -> None:
     ev = cast("Any", data).rank_eval(
         query="user_id", item="item_id", score=["model_a", "model_b"]
     )
+    # the sample data has no interaction log: an item's popularity is taken from the data
+    # itself, as the number of users whose candidates hold it
+    popularity = data["item_id"].value_counts()
+    print(
+        "coverage@10: share of the catalogue (the items of the data) in some top-10 list; "
+        "novelty@10: mean -log2 of the top-10 items' popularity share, popularity = the "
+        "number of users whose candidates hold the item (derived from the sample data).\n",
+        file=stream,
+    )
     for title, by in (("Overall", None), ("By segment", "segment")):
-        table = ev.evaluate(DEMO_METRICS, by=by)
+        table = ev.evaluate([*DEMO_METRICS, *BEYOND_METRICS], by=by, popularity=popularity)
         keys = ["system"] if by is None else [by, "system"]
         print(f"{title} (mean over users; ties broken as trec_eval):", file=stream)
         print(table.set_index(keys).to_string(float_format=lambda v: f"{v:.4f}"), file=stream)

@@ -153,24 +153,34 @@ def _chunk(array: pa.Array | pa.ChunkedArray) -> pa.Array:
     return array
 
 
-def _not_a_list(column: str, role: str, array: pa.Array, label: Label, hint: str = "") -> (
-    InvalidDataError
-):
-    valid = np.flatnonzero(~np.asarray(array.is_null().to_numpy(zero_copy_only=False)))
-    example = ""
-    if valid.size:
-        row = int(valid[0])
-        example = f", e.g. {excerpt(array[row].as_py())} in query {excerpt(plain(label(row)))}"
-    fix = (
-        " Split it into lists first (e.g. df[col].str.split())"
-        if pa.types.is_string(array.type) or pa.types.is_large_string(array.type)
-        else " Make it a list column first"
-    )
+_LIST_KINDS = (pa.types.is_list, pa.types.is_large_list, pa.types.is_fixed_size_list,
+               pa.types.is_list_view, pa.types.is_large_list_view, pa.types.is_map)
+
+
+def _type_words(arrow_type: pa.DataType) -> str:
+    """An Arrow type in words for a message, the same whichever library made it."""
+    for test, words in ((pa.types.is_string, "strings"), (pa.types.is_large_string, "strings"),
+                        (pa.types.is_string_view, "strings"), (pa.types.is_integer, "integers"),
+                        (pa.types.is_floating, "floats"), (pa.types.is_boolean, "booleans"),
+                        (pa.types.is_struct, "structs"), (pa.types.is_null, "nulls")):
+        if test(arrow_type):
+            return words
+    return str(arrow_type)
+
+
+def _check_list_type(arrow_type: pa.DataType, column: str, role: str, hint: str = "") -> None:
+    """A column that is no list column is an error (decided from its type alone, so that a
+    lazy frame raises it as an eager one does)."""
+    if any(is_kind(arrow_type) for is_kind in _LIST_KINDS):
+        return
+    words = _type_words(arrow_type)
+    fix = ("Split the strings into lists first (e.g. df[col].str.split())"
+           if words == "strings" else "Make it a list column first")
     msg = (
         f"Column {column!r} ({role}) must hold one list per row ({_LIST_HINT[role]}); got "
-        f"{array.type} values{example}.{fix}.{hint}"
+        f"{words}. {fix}.{hint}"
     )
-    return InvalidDataError(msg)
+    raise InvalidDataError(msg)
 
 
 def _map_entries(array: pa.Array) -> tuple[IntArray, pa.Array, pa.Array]:
@@ -182,16 +192,11 @@ def _map_entries(array: pa.Array) -> tuple[IntArray, pa.Array, pa.Array]:
     return offsets - start, keys, values
 
 
-def _lists(
-    array: pa.Array | pa.ChunkedArray, column: str, role: str, label: Label, hint: str = ""
-) -> _Lists:
+def _lists(array: pa.Array | pa.ChunkedArray, column: str, role: str, label: Label) -> _Lists:
     """A list column as offsets and flat values (a map column: its keys); null lists and null
     items are errors."""
     array = _chunk(array)
-    kinds = (pa.types.is_list, pa.types.is_large_list, pa.types.is_fixed_size_list,
-             pa.types.is_list_view, pa.types.is_large_list_view, pa.types.is_map)
-    if not any(is_kind(array.type) for is_kind in kinds):
-        raise _not_a_list(column, role, array, label, hint)
+    _check_list_type(array.type, column, role)
     if array.null_count:
         nulls = np.flatnonzero(array.is_null().to_numpy(zero_copy_only=False))
         msg = (
@@ -272,23 +277,18 @@ def _explode(
     ):
         repeat = _first_repeat(keys)
         if repeat is not None:
-            at, count = repeat
+            first, count = repeat
             msg = (
-                f"Item {excerpt(values[at].as_py())} appears {count} times in the list of "
-                f"column {column!r} ({role}) of query {excerpt(plain(label(int(rows[at]))))}; "
+                f"Item {excerpt(values[first].as_py())} appears {count} times in the list of "
+                f"column {column!r} ({role}) of query {excerpt(plain(label(int(rows[first]))))}"
+                "; "
                 "each item may appear once per list. Drop the repeats first (e.g. keep the "
                 "first: list(dict.fromkeys(items)))."
             )
             raise InvalidDataError(msg)
     truth_order = np.argsort(truth_keys, kind="stable")
-    truth_sorted = truth_keys[truth_order]
-    at = np.searchsorted(truth_sorted, rec_keys).clip(max=max(len(truth_sorted) - 1, 0))
-    rec_hit = (truth_sorted[at] == rec_keys) if len(truth_sorted) else np.zeros(
-        len(rec_keys), dtype=bool)
-    rec_sorted = np.sort(rec_keys)
-    where = np.searchsorted(rec_sorted, truth_keys).clip(max=max(len(rec_sorted) - 1, 0))
-    truth_found = (rec_sorted[where] == truth_keys) if len(rec_sorted) else np.zeros(
-        len(truth_keys), dtype=bool)
+    rec_hit, at = _lookup(truth_keys[truth_order], rec_keys)
+    truth_found, _ = _lookup(np.sort(rec_keys), truth_keys)
     missing = np.flatnonzero(~truth_found)
 
     rows = np.concatenate([rec_rows, truth_rows[missing]])
@@ -303,9 +303,18 @@ def _explode(
     zero = pa.array([0], type=grades.type) if not pa.types.is_boolean(grades.type) else (
         pa.array([False]))
     grade_pool = pa.concat_arrays([grades, zero])
-    rec_grade = np.where(rec_hit, truth_order[at], len(grades))
+    rec_grade = np.where(rec_hit, truth_order[at] if len(truth_order) else at, len(grades))
     grade_index = np.concatenate([rec_grade, missing])[order]
     return _Long(rows[order], items, score, retrieved, grade_pool.take(pa.array(grade_index)))
+
+
+def _lookup(ordered: IntArray, keys: IntArray) -> tuple[npt.NDArray[np.bool_], IntArray]:
+    """Whether each key is in the sorted ``ordered``, and where (0 when it is not)."""
+    if not len(ordered):
+        return np.zeros(len(keys), dtype=bool), np.zeros(len(keys), dtype=np.int64)
+    at = np.searchsorted(ordered, keys).clip(max=len(ordered) - 1)
+    found = ordered[at] == keys
+    return found, np.where(found, at, 0)
 
 
 def _check_grades(grades: _Lists, truth: _Lists, names: _Names, label: Label) -> pa.Array:
@@ -321,7 +330,7 @@ def _check_grades(grades: _Lists, truth: _Lists, names: _Names, label: Label) ->
             "same order."
         )
         raise InvalidDataError(msg)
-    values = grades.values
+    values = grades.values  # noqa: PD011  (an Arrow array, not pandas)
     if pa.types.is_null(values.type):
         values = values.cast(pa.int64())
     if not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type)
@@ -340,11 +349,10 @@ def _from_arrow(
     grades_column: pa.Array | pa.ChunkedArray | None,
     names: _Names,
     label: Label,
-    hint: str = "",
 ) -> _Long:
     """The long rows of Arrow list columns (a map column as the truth: item -> grade)."""
-    rec = _lists(rec_column, names.recommended, "recommended", label, hint)
-    truth = _lists(truth_column, names.relevant, "relevant", label, hint)
+    rec = _lists(rec_column, names.recommended, "recommended", label)
+    truth = _lists(truth_column, names.relevant, "relevant", label)
     truth_type = _chunk(truth_column).type
     grades: pa.Array | None = None
     if pa.types.is_map(truth_type):
@@ -367,25 +375,27 @@ def _from_arrow(
     elif grades_column is not None:
         assert names.grades is not None
         grades = _check_grades(
-            _lists(grades_column, names.grades, "grades", label, hint), truth, names, label)
+            _lists(grades_column, names.grades, "grades", label), truth, names, label)
     return _explode(rec, truth, grades, names, label)
 
 
 # -- pandas --------------------------------------------------------------------------------------
 
 
-def _pandas_arrow(series: pd.Series, column: str, role: str, label: Label) -> pa.Array:
+def _pandas_arrow(series: pd.Series, column: str, role: str) -> pa.Array:
     """A pandas column as Arrow: Arrow dtypes as they are; object cells (lists, tuples,
     arrays, or dicts item -> grade) converted by Arrow in one call."""
     if isinstance(series.dtype, pd.ArrowDtype):
         return _chunk(pa.array(series.array))
-    values = series.to_numpy(dtype=object, na_value=None)
-    if not len(values) and series.dtype == object:  # an empty frame (a Dask meta)
+    objects = pd.api.types.is_object_dtype(series.dtype)
+    if not len(series) and objects:  # an empty frame (a Dask meta)
         return pa.array([], type=pa.list_(pa.null()))
-    first = next((v for v in values if v is not None), None) if series.dtype == object else None
+    values = series.to_numpy()
+    valid = series[series.notna()] if objects else series.iloc[:0]
+    first = valid.iloc[0] if len(valid) else None
     try:
         if isinstance(first, Mapping):
-            sample = next((v for v in values if isinstance(v, Mapping) and v), {})
+            sample = next((v for v in valid if isinstance(v, Mapping) and v), {})
             key_type = pa.array(list(sample)).type if sample else pa.null()
             if pa.types.is_string(key_type):
                 key_type = pa.large_string()
@@ -407,7 +417,9 @@ def _to_pandas(array: pa.Array, arrow: bool) -> pd.Series:
     return pd.Series(array.to_pandas())
 
 
-def _pandas(frame: pd.DataFrame, names: _Names) -> pd.DataFrame:
+def _pandas(frame: pd.DataFrame, names: _Names, *, keep_index: bool = False) -> pd.DataFrame:
+    """The long frame of a pandas frame: a fresh index, or (``keep_index``) each input row's
+    label on its rows, as ``DataFrame.explode`` does."""
     _check_names([str(c) for c in frame.columns], names)
     queries = frame[names.query]
     _check_queries(queries, names.query)
@@ -416,7 +428,7 @@ def _pandas(frame: pd.DataFrame, names: _Names) -> pd.DataFrame:
         return queries.iloc[row]
 
     columns = {role: frame[column] for role, column in names.roles().items()}
-    arrow = {role: _pandas_arrow(columns[role], names.roles()[role], role, label)
+    arrow = {role: _pandas_arrow(columns[role], names.roles()[role], role)
              for role in names.roles() if role != "query"}
     long = _from_arrow(arrow["recommended"], arrow["relevant"], arrow.get("grades"),
                        names, label)
@@ -436,6 +448,8 @@ def _pandas(frame: pd.DataFrame, names: _Names) -> pd.DataFrame:
     })
     if carried:
         out = pd.concat([out, frame[carried].take(rows).reset_index(drop=True)], axis=1)
+    if keep_index:
+        out.index = frame.index.take(rows)
     return out
 
 
@@ -448,7 +462,17 @@ def _polars_arrow(series: Any) -> pa.Array:
     return _chunk(series.to_arrow(compat_level=pl.CompatLevel.oldest()))
 
 
-def _polars_schema(schema: Mapping[str, Any], names: _Names) -> dict[str, Any]:
+def _check_polars_schema(schema: Mapping[str, Any], names: _Names) -> None:
+    """Missing columns and columns that are no lists, from a polars schema."""
+    import polars as pl
+
+    _check_names(list(schema), names)
+    for role, column in names.roles().items():
+        if role != "query":
+            _check_list_type(pl.Series([], dtype=schema[column]).to_arrow().type, column, role)
+
+
+def _polars_schema(schema: Mapping[str, Any], names: _Names) -> dict[Any, Any]:
     """The output schema of a polars frame with the input ``schema``."""
     import polars as pl
 
@@ -471,17 +495,13 @@ def _polars_schema(schema: Mapping[str, Any], names: _Names) -> dict[str, Any]:
 def _polars(frame: Any, names: _Names) -> Any:
     import polars as pl
 
-    _check_names(list(frame.columns), names)
+    _check_polars_schema(frame.schema, names)
     _check_queries(frame[names.query].to_pandas(), names.query)
     queries = frame[names.query]
 
     def label(row: int) -> object:
         return queries[row]
 
-    for role in ("recommended", "relevant", "grades"):
-        column = names.roles().get(role)
-        if column is not None and not isinstance(frame.schema[column], (pl.List, pl.Array)):
-            raise _not_a_list(column, role, _polars_arrow(frame[column]), label)
     long = _from_arrow(
         _polars_arrow(frame[names.recommended]), _polars_arrow(frame[names.relevant]),
         _polars_arrow(frame[names.grades]) if names.grades is not None else None,
@@ -598,7 +618,7 @@ def from_lists(
             return _polars(frame, names)
         if isinstance(frame, pl.LazyFrame):
             input_schema = frame.collect_schema()
-            _check_names(list(input_schema), names)
+            _check_polars_schema(input_schema, names)
             schema = _polars_schema(input_schema, names)
             return frame.map_batches(lambda data: _polars(data, names), schema=schema,
                                      streamable=False)
@@ -624,25 +644,17 @@ def _dask(frame: Any, names: _Names) -> Any:
     counts = frame[names.query].value_counts()
     repeated = counts[counts > 1].to_delayed()
 
+    for role, column in names.roles().items():
+        dtype = frame._meta[column].dtype
+        if role != "query" and not pd.api.types.is_object_dtype(dtype):
+            _check_list_type(pa.array(frame._meta[column]).type, column, role, _DASK_HINT)
+
     def part(data: pd.DataFrame, *repeated: pd.Series) -> pd.DataFrame:
         found = [r for r in repeated if len(r)]
         if found:
             first = found[0]
-            values = pd.Series([first.index[0]] * int(first.iloc[0]))
-            _check_queries(values, names.query)
-        for role in ("recommended", "relevant", "grades"):
-            column = names.roles().get(role)
-            if column is not None and data[column].dtype != object and not isinstance(
-                    data[column].dtype, pd.ArrowDtype):
-                queries = data[names.query]
-                raise _not_a_list(column, role, pa.array(data[column]),
-                                  lambda row: queries.iloc[row], _DASK_HINT)
-        try:
-            return _pandas(data, names)
-        except InvalidDataError as error:
-            if "must hold one list per row" in str(error) and _DASK_HINT not in str(error):
-                raise InvalidDataError(str(error) + _DASK_HINT) from None
-            raise
+            _check_queries(pd.Series([first.index[0]] * int(first.iloc[0])), names.query)
+        return _pandas(data, names, keep_index=True)
 
-    meta = _pandas(frame._meta, names)
+    meta = _pandas(frame._meta, names, keep_index=True)
     return frame.map_partitions(part, *repeated, meta=meta, align_dataframes=False)

@@ -31,13 +31,15 @@ def _arrow_lists(data: pd.DataFrame) -> pd.DataFrame:
     as Dask keeps them: it turns object columns of lists into strings). Other columns, and
     columns of dicts, as they are."""
     out = data.copy()
-    for column in out.columns:
-        if out[column].dtype != object:
+    for position in range(out.shape[1]):  # by position: column names may repeat
+        column = out.iloc[:, position]
+        if column.dtype != object:
             continue
-        first = next((v for v in out[column] if v is not None), None)
+        first = next((v for v in column if v is not None), None)
         if isinstance(first, (list, tuple)):
-            array = pa.array(out[column].to_numpy(), from_pandas=True)
-            out[column] = pd.Series(pd.arrays.ArrowExtensionArray(array), index=out.index)
+            array = pa.array(column.to_numpy(), from_pandas=True)
+            out.isetitem(position, pd.Series(pd.arrays.ArrowExtensionArray(array),
+                                             index=out.index))
     return out
 
 

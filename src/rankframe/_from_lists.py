@@ -278,12 +278,12 @@ def _explode(
         repeat = _first_repeat(keys)
         if repeat is not None:
             first, count = repeat
+            query = excerpt(plain(label(int(rows[first]))))
             msg = (
                 f"Item {excerpt(values[first].as_py())} appears {count} times in the list of "
-                f"column {column!r} ({role}) of query {excerpt(plain(label(int(rows[first]))))}"
-                "; "
-                "each item may appear once per list. Drop the repeats first (e.g. keep the "
-                "first: list(dict.fromkeys(items)))."
+                f"column {column!r} ({role}) of query {query}; each item may appear once per "
+                "list. Drop the repeats first (e.g. keep the first: "
+                "list(dict.fromkeys(items)))."
             )
             raise InvalidDataError(msg)
     truth_order = np.argsort(truth_keys, kind="stable")

@@ -46,6 +46,7 @@ $(VENV)/.installed-bench: $(VENV)/.installed-test
 bench: $(VENV)/.installed-bench  ## benchmarks against the peers (SIZE=S|M|L), writes benchmarks/RESULTS.md
 	$(BIN)/python benchmarks/run.py --size $(SIZE)
 	$(BIN)/python benchmarks/beyond.py
+	$(BIN)/python benchmarks/from_scores.py
 
 bench-scale: $(VENV)/.installed-test  ## 50M rows from parquet: Dask, polars streaming, pandas; writes benchmarks/RESULTS.md
 	$(BIN)/python benchmarks/scale.py

@@ -16,6 +16,7 @@ from typing import Any
 import dask.dataframe as dd
 import pandas as pd
 import polars as pl
+import pyarrow as pa
 import pytest
 
 import rankframe
@@ -25,13 +26,31 @@ LAZY_POLARS = ("polars-lazy", "polars-parts")
 PARTS = 3  # the parts of "polars-parts" and the partitions of "dask"
 
 
+def _arrow_lists(data: pd.DataFrame) -> pd.DataFrame:
+    """Object columns of lists (or tuples) as pyarrow list columns, as parquet gives them (and
+    as Dask keeps them: it turns object columns of lists into strings). Other columns, and
+    columns of dicts, as they are."""
+    out = data.copy()
+    for position in range(out.shape[1]):  # by position: column names may repeat
+        column = out.iloc[:, position]
+        if column.dtype != object:
+            continue
+        first = next((v for v in column if v is not None), None)
+        if isinstance(first, (list, tuple)):
+            array = pa.array(column.to_numpy(), from_pandas=True)
+            out.isetitem(position, pd.Series(pd.arrays.ArrowExtensionArray(array),
+                                             index=out.index))
+    return out
+
+
 def _native(data: pd.DataFrame, kind: str) -> Any:
     if kind == "pandas":
         return data.copy()
     if kind == "pandas-pyarrow":
-        return data.convert_dtypes(dtype_backend="pyarrow")
+        return _arrow_lists(data).convert_dtypes(dtype_backend="pyarrow")
     if kind == "dask":
-        return dd.from_pandas(data.copy(), npartitions=max(1, min(PARTS, len(data))), sort=False)
+        return dd.from_pandas(_arrow_lists(data), npartitions=max(1, min(PARTS, len(data))),
+                              sort=False)
     frame = pl.from_pandas(data, nan_to_null=True)
     return frame.lazy() if kind in LAZY_POLARS else frame
 

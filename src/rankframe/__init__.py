@@ -19,6 +19,8 @@ from __future__ import annotations
 from rankframe import _metrics as _metrics  # fills the registry
 from rankframe._accessor import RankEval
 from rankframe._config import get_option, option_context, reset_option, set_option
+from rankframe._from_lists import from_lists
+from rankframe._from_scores import from_scores
 from rankframe._options import Options
 from rankframe._registry import METRICS, Metric, MetricDef, parse_metric
 from rankframe.adapters import pandas as _pandas_adapter
@@ -50,6 +52,8 @@ __all__ = [
     "RankEvalError",
     "UnknownArgumentError",
     "UnknownMetricError",
+    "from_lists",
+    "from_scores",
     "get_option",
     "join_trec",
     "option_context",

@@ -20,7 +20,14 @@ from rankframe import _metrics as _metrics  # fills the registry
 from rankframe._accessor import RankEval
 from rankframe._config import get_option, option_context, reset_option, set_option
 from rankframe._options import Options
-from rankframe._registry import METRICS, Metric, MetricDef, parse_metric
+from rankframe._registry import (
+    METRICS,
+    Metric,
+    MetricDef,
+    parse_metric,
+    parse_metrics,
+    trec_label,
+)
 from rankframe.adapters import pandas as _pandas_adapter
 from rankframe.adapters import polars as _polars_adapter
 from rankframe.exceptions import (
@@ -55,11 +62,13 @@ __all__ = [
     "option_context",
     "pandas_schema",
     "parse_metric",
+    "parse_metrics",
     "polars_schema",
     "read_trec_qrels",
     "read_trec_run",
     "reset_option",
     "set_option",
+    "trec_label",
 ]
 
 _pandas_adapter.register()

@@ -10,7 +10,7 @@ adapter builds its own kind of frame from them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -156,7 +156,7 @@ def _long_labels(pq: PerQuery) -> Columns:
     }
 
 
-def k_type(metrics: list[Metric] | tuple[Metric, ...]) -> str:
+def k_type(metrics: Sequence[Metric]) -> str:
     """The type of the ``k`` column of long tables: ``"int?"`` (cut-offs, null for none), or
     ``"float?"`` when a metric's parameter is a number (``iprec@0.1``)."""
     return "float?" if any(not m.definition.param.integer for m in metrics) else "int?"

@@ -111,11 +111,11 @@ class MetricDef:
     examples
         The ``Examples`` section of that docstring: doctests (run by the test suite).
     aggregate
-        How per-query values become one number: ``"mean"``, ``"geometric"`` (floored at
-        :data:`GEOMETRIC_FLOOR`) or ``"sum"`` (:data:`AGGREGATES`). Segments, intervals and
-        ``compare``'s tests use the per-query values.
+        How per-query values become one number: ``"mean"``, ``"geometric"`` (each value
+        floored at ``GEOMETRIC_FLOOR``, 1e-5) or ``"sum"`` (``AGGREGATES``). Segments,
+        intervals and ``compare``'s tests use the per-query values.
     param
-        What ``@x`` is (:class:`Param`): a cut-off (:data:`CUTOFF`) unless declared.
+        What ``@x`` is (a ``Param``): a cut-off (``CUTOFF``) unless declared.
     """
 
     name: str
@@ -411,8 +411,8 @@ def _expand(spec: str, trec: bool, seen: tuple[str, ...] = ()) -> list[Metric]:
     name, k_text, dotted = _split(text)
     definition = _LOOKUP.get(name)
     if dotted is not None and len(dotted) > 1 and definition is not None:
-        if not definition.takes_k:
-            return [parse_metric(spec)]  # the error of a parameter given to a metric without
+        if not definition.takes_k:  # the error of a parameter for a metric that takes none
+            return [parse_metric(spec.split(",", 1)[0])]
         return [Metric(definition.name, _parameter(spec, definition, p)) for p in dotted]
     if definition is not None and k_text is None and dotted is None:
         bare_trec = trec and definition.trec_cut is not None and name == definition.trec_cut.lower()

@@ -131,7 +131,7 @@ def _graded_unjudged(
     """The error for unjudged rows with a grade: names the first of the first query."""
     item, relevant, judged = columns
     rows = np.flatnonzero(graded)
-    row = int(rows[np.argmin(data.query_codes[rows], kind="stable")])
+    row = int(rows[np.argmin(data.query_codes[rows])])  # the first of the lowest query
     code = data.query_codes[row : row + 1].astype(np.int64)
     msg = (
         f"{len(rows):,} row(s) are unjudged (column {judged!r} is False) but have a grade, "

@@ -52,7 +52,8 @@ class Lists:
 
     Unjudged rows, as trec_eval reads them: a row of ``FrameData.judged`` False (a document
     outside the qrels, trec_eval's "not in the pool") or a judged row of a negative grade
-    (trec_eval's "in the pool but unjudged", grade -1 in qrels).
+    (trec_eval's "in the pool but unjudged", grade -1 in qrels); a relevant row never is
+    (with a ``min_relevance`` of 0 or below, which trec_eval does not take).
     """
 
     n_queries: int
@@ -94,7 +95,7 @@ class Lists:
         """Per entry of the ranking (rank order): 0 judged, 1 unjudged (not judged), 2 judged
         with a negative grade (trec_eval: in the pool, unjudged); ``None`` when every entry
         is 0, which needs no pass through the ranking."""
-        data, ranking, _ = self._source()
+        data, ranking, options = self._source()
         grade = data.relevant
         negative = grade.dtype.kind != "b" and len(grade) > 0 and bool(grade.min() < 0)
         if data.judged is None and not negative:
@@ -104,6 +105,9 @@ class Lists:
             kind[~data.judged] = 1
         if negative:
             kind[grade < 0] = 2
+        level = options.min_relevance
+        if level is not None and level <= 0:  # a relevant row is judged, whatever its grade
+            kind[grade >= level] = 0
         in_order = kind[ranking.order]
         return in_order if in_order.any() else None
 
@@ -115,10 +119,12 @@ class Lists:
         kind = self._unjudged_kind
         if kind is None:
             return None
-        dtype = np.int32 if len(kind) < 2**31 - 1 else np.int64
+        small = len(kind) < 2**31 - 1
 
         def before(flags: BoolArray) -> npt.NDArray[np.integer[Any]]:
-            out = np.zeros(len(kind) + 1, dtype=dtype)
+            out: npt.NDArray[np.integer[Any]] = np.zeros(
+                len(kind) + 1, dtype=np.int32 if small else np.int64
+            )
             np.cumsum(flags, out=out[1:])
             return out
 

@@ -96,8 +96,8 @@ def _from_registry() -> tuple[TrecMeasure, ...]:
     order."""
     metric_of: dict[str, tuple[str, bool]] = {}
     for definition in METRICS.values():
-        if definition.aggregate != "mean" or not definition.param.integer:
-            continue  # printed as counts, or not yet printed by `rankframe trec`
+        if definition.compute.__module__ == "rankframe._metrics_trec":
+            continue  # not yet printed by `rankframe trec` (sums, geometric means, numbers)
         if definition.trec_name is not None:
             metric_of[definition.trec_name] = (definition.name, False)
         if definition.trec_cut is not None:
@@ -189,9 +189,11 @@ def _from_rankframe_name(spec: str) -> tuple[TrecMeasure, set[int]] | None:
         return None
     definition = metric.definition
     if metric.k is not None and definition.trec_cut is not None:
-        return _BY_NAME[definition.trec_cut.lower()], {metric.k}
+        cut = _BY_NAME.get(definition.trec_cut.lower())
+        return None if cut is None else (cut, {int(metric.k)})
     if metric.k is None and definition.trec_name is not None:
-        return _BY_NAME[definition.trec_name.lower()], set()
+        whole = _BY_NAME.get(definition.trec_name.lower())
+        return None if whole is None else (whole, set())
     return None
 
 

@@ -135,6 +135,17 @@ def test_unjudged_rows_by_hand(make_frame) -> None:
         assert table[name].iloc[0] == pytest.approx(value, rel=1e-12), name
 
 
+def test_mostly_unjudged(make_frame) -> None:
+    # a judged, b c d not: rbp_resid sums over the judged rows' complement
+    frame = make_frame({"query": "q", "item": list("abcd"), "score": [4.0, 3.0, 2.0, 1.0],
+                        "relevant": [1, 0, 0, 0], "judged": [True, False, False, False]})
+    table = as_pandas(frame.rank_eval.evaluate(["rbp_resid", "unj_3", "bpref", "infAP"]))
+    assert table["rbp_resid"].iloc[0] == pytest.approx(0.9**4 + 0.1 * (0.9 + 0.9**2 + 0.9**3))
+    assert table["unjudged@3"].iloc[0] == pytest.approx(2 / 3)
+    assert table["bpref"].iloc[0] == 1.0
+    assert table["infap"].iloc[0] == 1.0
+
+
 def test_null_grades_read_as_unjudged_on_request(make_frame) -> None:
     data = pd.DataFrame(UNJUDGED).drop(columns="judged").astype({"relevant": "float64"})
     data.loc[1, "relevant"] = np.nan  # b: no grade
@@ -315,6 +326,9 @@ def test_intervals_and_compare_of_aggregates(make_frame) -> None:
         assert row["num_ret_ci_low"] <= row["num_ret"] <= row["num_ret_ci_high"]
         assert row["gm_map_ci_low"] <= row["gm_map"] <= row["gm_map_ci_high"]
         assert row["num_ret_ci_high"] <= 6 + 1e-9  # a resampled sum of 3 queries of 2 rows
+    both = as_pandas(frame.compare(["gm_map", "iprec_at_recall_0.50"]))
+    assert both["k"].isna().tolist() == [True, False] * 2
+    assert both["k"].dropna().tolist() == [0.5, 0.5]
     compared = as_pandas(frame.compare("gm_map")).set_index("system")
     # other: AP q1 1, q2 1, q3 0
     assert compared.loc["other", "mean"] == pytest.approx(math.exp(math.log(1e-5) / 3))

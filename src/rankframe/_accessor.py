@@ -632,9 +632,18 @@ _RETURNS = (
 )
 
 
+def _k_doc(definition: MetricDef) -> str:
+    """The ``k`` entry of a metric method's parameters: a cut-off, or what its number is."""
+    param = definition.param
+    if param.integer:
+        return _K_DOC
+    need = "required" if param.required else "``None`` for the default"
+    return f"k\n    The {param.what}: {param.allowed} ({need})."
+
+
 def _metric_docstring(definition: MetricDef) -> str:
     """The NumPy-style docstring of a metric's method, from its declaration."""
-    parameters = [_K_DOC] if definition.takes_k else []
+    parameters = [_k_doc(definition)] if definition.takes_k else []
     parameters += [_BY_DOC, *(o.docstring() for o in definition.parameters())]
     sections = [
         inspect.cleandoc(definition.doc) or definition.summary,
@@ -651,7 +660,9 @@ def metric_method(definition: MetricDef) -> Callable[..., Any]:
     its signature (``__signature__``) and docstring are built from the declaration."""
     name = definition.name
     declared = definition.parameters()
-    positional = [_K] if definition.takes_k else []
+    positional = [] if not definition.takes_k else [
+        _K if definition.param.integer else _K.replace(annotation=float | None)
+    ]
     signature = inspect.Signature(
         [inspect.Parameter("self", _POSITIONAL), *positional, _BY,
          *(o.parameter() for o in declared)],

@@ -340,13 +340,21 @@ def rbp(t: Lists, p: float | None, _: Options) -> FloatArray:
 
 def rbp_resid(t: Lists, _k: object, _: Options) -> FloatArray:
     r"""rbp's residual (p = 0.9): p^N + (1 - p) Σ over unjudged retrieved rows of p^(r-1);
-    0 for a query without unjudged retrieved rows."""
-    query, rank = t.unjudged_ranks()
+    0 for a query without unjudged retrieved rows.
+
+    When most retrieved rows are unjudged, the sum is that over every rank, (1 - p^N) /
+    (1 - p), minus that over the judged rows: fewer rows to look up.
+    """
     p = PERSISTENCE
-    mass = _per_query(t, query, np.power(p, rank - 1.0))
-    tail = np.power(p, t.n_retrieved.astype(np.float64))
-    has = np.bincount(query, minlength=t.n_queries) > 0
-    return np.where(has, tail + (1.0 - p) * mass, 0.0)
+    n = t.n_retrieved.astype(np.float64)
+    unjudged = t.unjudged_at(None)
+    complement = 2 * t.n_unjudged() > int(t.n_retrieved.sum())
+    query, rank = t.unjudged_ranks(judged=complement)
+    powers = np.power(p, np.arange(int(rank.max(initial=0)), dtype=np.float64))
+    mass = _per_query(t, query, powers[rank - 1])
+    if complement:
+        mass = (1.0 - np.power(p, n)) / (1.0 - p) - mass
+    return np.where(unjudged > 0, np.power(p, n) + (1.0 - p) * mass, 0.0)
 
 
 def gm_map(t: Lists, _k: object, o: Options) -> FloatArray:

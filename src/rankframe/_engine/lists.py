@@ -131,7 +131,15 @@ class Lists:
         negative = kind == 2
         return before(kind != 0), before(negative) if negative.any() else None
 
+    @cached_property
+    def _unjudged_above(self) -> tuple[IntArray, IntArray]:
+        return self.unjudged_above_each()
+
     def unjudged_above(self) -> tuple[IntArray, IntArray]:
+        """:meth:`unjudged_above_each`, computed once (bpref, gm_bpref and infAP read it)."""
+        return self._unjudged_above
+
+    def unjudged_above_each(self) -> tuple[IntArray, IntArray]:
         """Per relevant retrieved row (``rel_query``, ``rel_rank``): the unjudged rows and,
         of them, the rows of a negative grade, ranked above it in its query."""
         before = self._unjudged_before
@@ -158,16 +166,25 @@ class Lists:
             stop = np.minimum(stop, start + k)
         return (before[0][stop] - before[0][start]).astype(np.float64)
 
-    def unjudged_ranks(self) -> tuple[IntArray, IntArray]:
-        """The unjudged retrieved rows (both kinds): query code and rank, in rank order."""
+    def unjudged_ranks(self, judged: bool = False) -> tuple[IntArray, IntArray]:
+        """The unjudged retrieved rows (both kinds; with ``judged``, the other retrieved
+        rows): query code and rank, in rank order."""
         kind = self._unjudged_kind
-        if kind is None:
-            empty = np.zeros(0, dtype=np.int64)
-            return empty, empty
         _, ranking, _ = self._source()
-        positions = np.flatnonzero(kind).astype(np.int64)
+        if kind is None:
+            if not judged:
+                empty = np.zeros(0, dtype=np.int64)
+                return empty, empty
+            positions = np.arange(int(ranking.starts[-1]), dtype=np.int64)
+        else:
+            positions = np.flatnonzero(kind == 0 if judged else kind).astype(np.int64)
         query = ranking.query_at(positions)
         return query, positions - ranking.starts[query] + 1
+
+    def n_unjudged(self) -> int:
+        """The number of unjudged retrieved rows, over every query."""
+        before = self._unjudged_before
+        return 0 if before is None else int(before[0][-1])
 
     @cached_property
     def n_judged_nonrelevant(self) -> IntArray:

@@ -41,14 +41,37 @@ ORDER_FREE_TIES = ("trec", "optimistic", "pessimistic")  # not "first": it is th
 SETTINGS = settings(max_examples=40, deadline=None)
 
 
+# the values of the parameters that are numbers rather than cut-offs
+NUMBERS = {"iprec": (0.0, 0.3, 0.5, 1.0), "rprec_mult": (0.2, 1.0, 1.4, 2.0), "rbp": (0.5, 0.95)}
+# metrics whose values are not in [0, 1]: counts, and utility (+1/-1 per retrieved item)
+UNBOUNDED = {"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "utility"}
+FLOOR = 1e-5  # of the geometric means
+
+
+def parameters(name: str, ks: tuple[int, ...] = KS) -> list[int | float | None]:
+    """None (unless the metric needs a parameter), then its cut-offs or numbers."""
+    d = METRICS[name]
+    if not d.takes_k:
+        return [None]
+    values = list(ks) if d.param.integer else list(NUMBERS[name])
+    return values if d.param.required else [None, *values]
+
+
 def all_metrics(ks: tuple[int, ...] = KS) -> list[Metric]:
     """Every registered metric without cut-off, and at every k if it takes one."""
-    return [
-        Metric(d.name, k)
-        for d in METRICS.values()
-        for k in (None, *ks)
-        if k is None or d.takes_k
-    ]
+    return [Metric(d.name, k) for d in METRICS.values() for k in parameters(d.name, ks)]
+
+
+def aggregate(metric: str, values: pd.Series) -> float:
+    """The aggregate over queries the metric declares: mean, sum or geometric mean."""
+    if len(values) == 0:
+        return math.nan
+    kind = parse_metric(metric).definition.aggregate
+    if kind == "sum":
+        return float(values.sum())
+    if kind == "geometric":
+        return math.exp(float(np.log(np.maximum(values, FLOOR)).sum()) / len(values))
+    return float(values.sum()) / len(values)
 
 
 COLUMNS = [str(m) for m in all_metrics()]
@@ -113,6 +136,8 @@ def test_values_are_in_the_unit_interval(frame, opts) -> None:
     for column in COLUMNS:
         values = per_query[column].to_numpy()
         assert not np.isnan(values).any(), column  # empty="zero": never NaN
+        if parse_metric(column).name in UNBOUNDED:
+            continue
         assert ((values >= 0) & (values <= 1)).all(), (column, values)
         assert 0 <= means[column] <= 1, column
 
@@ -127,8 +152,46 @@ class Perfect:
     n: int
     R: int
     positive: bool
-    k: int | None
+    k: int | float | None
     denominator: str
+    grades: tuple[int, ...] = ()  # the query's grades, highest first
+    level: float | None = None  # min_relevance
+
+    @property
+    def unjudged(self) -> int:
+        """Items of a negative grade that are not relevant: ranked last, as the lowest
+        grades."""
+        return sum(g < 0 and not (self.level is not None and g >= self.level)
+                   for g in self.grades)
+
+    def rbp(self, p: float | None) -> float:
+        p = 0.9 if p is None else p
+        top = max([g for g in self.grades if g > 0], default=0)
+        scale = top if top > 1 else 1
+        return (1 - p) * sum(g / scale * p**i for i, g in enumerate(self.grades) if g > 0)
+
+    def infap(self) -> float:
+        # relevant items at ranks 1..R, nothing else above them: h = r, n = u = 0
+        eps = 1e-5
+        terms = [1.0] + [1 / r + ((r - 1) / r) * ((r - 1 + eps) / (r - 1 + 2 * eps))
+                         for r in range(2, self.R + 1)]
+        return sum(terms[: self.R]) / self.R if self.R else 0.0
+
+    def rprec_mult(self) -> float:
+        assert self.k is not None
+        cut = math.floor(self.k * self.R + 0.9)
+        return min(self.R, cut) / cut if cut else 0.0
+
+    def unjudged_share(self) -> float:
+        m, n = self.unjudged, self.n
+        if self.k is None:
+            return m / n
+        k = int(self.k)
+        return max(0, min(k, n) - (n - m)) / k
+
+    def rbp_resid(self) -> float:
+        m, n = self.unjudged, self.n
+        return 0.9**n + 0.1 * sum(0.9 ** (r - 1) for r in range(n - m + 1, n + 1)) if m else 0.0
 
     def capped(self) -> float:
         """hits@k / R (or / min(R, k)) when hits@k = min(R, k)."""
@@ -165,6 +228,30 @@ PERFECT: dict[str, Callable[[Perfect], float]] = {
     # 2 hits@k / (k + R) with hits@k = min(R, k); without k, k is the n retrieved items.
     "f1": lambda p: 2 * min(p.R, p.n if p.k is None else p.k) / ((p.n if p.k is None else p.k)
                                                                  + p.R),
+    # trec_eval's other measures: every item is retrieved, R of them relevant (ranked first),
+    # the items of a negative grade that are not relevant (unjudged for trec_eval) last
+    "num_ret": lambda p: float(p.n),
+    "num_rel": lambda p: float(p.R),
+    "num_rel_ret": lambda p: float(p.R),
+    "num_nonrel_judged_ret": lambda p: float(p.n - p.R - p.unjudged),
+    "gm_map": lambda p: float(p.R > 0),  # AP, per query
+    "bpref": lambda p: float(p.R > 0),  # no judged non-relevant item above a relevant one
+    "gm_bpref": lambda p: float(p.R > 0),
+    "infap": Perfect.infap,  # just below 1: the ε of trec_eval's formula
+    "iprec": lambda p: float(p.R > 0),  # precision 1 down to the last relevant item
+    "eleven_point_avg": lambda p: float(p.R > 0),
+    "rprec_mult": Perfect.rprec_mult,  # min(R, c) / c at c = floor(m R + 0.9)
+    "utility": lambda p: float(2 * p.R - p.n),
+    "bin_g": lambda p: float(p.R > 0),  # 1 / log2(2 + 0) per relevant item
+    "normalized_gain": lambda p: float(p.positive),  # the ideal ranking
+    "ndcg_rel": lambda p: float(p.positive),
+    "r_ndcg": lambda p: float(p.positive and p.R > 0),
+    "relative_precision": lambda p: float(p.R > 0),  # min(R, k) / min(k, R)
+    "set_map": lambda p: p.R / p.n,
+    "set_f": lambda p: 2 * p.R / (p.R + p.n),  # P = R / n, recall 1
+    "rbp": lambda p: p.rbp(p.k),
+    "rbp_resid": Perfect.rbp_resid,
+    "unjudged": Perfect.unjudged_share,
 }
 
 
@@ -181,8 +268,10 @@ def test_perfect_ranking(frame, opts) -> None:
     for query, rows in perfect.groupby("query"):
         n, R = len(rows), int(relevant[rows.index].sum())
         positive = bool((rows["relevant"] > 0).any())
+        grades = tuple(sorted(rows["relevant"], reverse=True))
         for metric in all_metrics():
-            want = PERFECT[metric.name](Perfect(n, R, positive, metric.k, opts["denominator"]))
+            want = PERFECT[metric.name](Perfect(n, R, positive, metric.k, opts["denominator"],
+                                                grades, opts["min_relevance"]))
             got = per_query[query][str(metric)]
             assert got == pytest.approx(want, abs=1e-12), (query, str(metric), n, R)
 
@@ -267,21 +356,26 @@ def test_monotone_in_k(frame, opts) -> None:
 @given(frame=frames(), opts=options)
 def test_cut_off_beyond_the_list_is_the_whole_list(frame, opts) -> None:
     # For k >= the number of rows of every query, metric@k equals the metric without k,
-    # except precision, which divides by k instead of the number retrieved, and f1, whose
-    # precision does.
+    # except precision and unjudged, which divide by k instead of the number retrieved, f1,
+    # whose precision does, and relative_precision, by min(k, R) instead of min(retrieved, R).
     k = int(frame.groupby("query").size().max()) + int(frame["query"].nunique())
-    with_k = [Metric(d.name, k) for d in METRICS.values() if d.takes_k]
-    table = as_dict(frame.rank_eval.per_query(
-        [str(m) for m in with_k] + [d.name for d in METRICS.values()], **opts
-    ))
+    cut_offs = [d.name for d in METRICS.values() if d.takes_k and not d.param.required
+                and d.param.integer]
+    with_k = [Metric(name, k) for name in cut_offs]
+    table = as_dict(frame.rank_eval.per_query([str(m) for m in with_k] + cut_offs, **opts))
     retrieved = frame.groupby("query")["score"].count()
+    relevant = relevant_mask(frame["relevant"], opts["min_relevance"]).groupby(
+        frame["query"]).sum()
     for query, values in table.items():
         for metric in with_k:
             if metric.name == "f1":
                 continue
             whole = values[metric.name]
-            if metric.name == "precision":
+            if metric.name in ("precision", "unjudged"):
                 whole = whole * retrieved[query] / k
+            if metric.name == "relative_precision" and relevant[query]:
+                whole = whole * min(retrieved[query], relevant[query]) / min(
+                    k, relevant[query])
             assert values[str(metric)] == pytest.approx(whole, abs=1e-12), (query, metric)
 
 
@@ -312,7 +406,7 @@ def test_evaluate_is_the_mean_of_per_query(frame, opts, empty, segments) -> None
     means = as_pandas(frame.rank_eval.evaluate(COLUMNS, empty=empty, **opts)).iloc[0]
     assert means["n_queries"] == len(counted)
     for column in COLUMNS:
-        want = counted[column].sum() / len(counted) if len(counted) else math.nan
+        want = aggregate(column, counted[column])
         assert means[column] == pytest.approx(want, abs=1e-12, nan_ok=True), column
 
     # by=: one row per segment, the mean of its queries' values
@@ -325,7 +419,7 @@ def test_evaluate_is_the_mean_of_per_query(frame, opts, empty, segments) -> None
         mine = counted[segment_of == segment]
         assert row["n_queries"] == len(mine)
         for column in COLUMNS:
-            want = mine[column].sum() / len(mine) if len(mine) else math.nan
+            want = aggregate(column, mine[column])
             assert row[column] == pytest.approx(want, abs=1e-12, nan_ok=True), (segment, column)
 
 
@@ -351,11 +445,11 @@ CASES: dict[str, Callable[[str], str]] = {
 }
 
 
-def _canonical(name: str, k: int | None) -> str:
-    return name if k is None else f"{name}@{k}"
+def _canonical(name: str, k: int | float | None) -> str:
+    return name if k is None else f"{name}@{k!r}"
 
 
-def _check_round_trip(text: str, name: str, k: int | None) -> None:
+def _check_round_trip(text: str, name: str, k: int | float | None) -> None:
     metric = parse_metric(text)
     assert metric == Metric(name, k), text
     assert str(metric) == _canonical(name, k), text
@@ -368,7 +462,14 @@ def _check_round_trip(text: str, name: str, k: int | None) -> None:
 def test_metric_spellings_round_trip(spelling, k, case, space) -> None:
     name, text = spelling
     text = CASES[case](text)
-    if k is None:
+    param = METRICS[name].param
+    if not param.integer and k is not None:
+        k = NUMBERS[name][k % len(NUMBERS[name])]
+        _check_round_trip(f"{text}{space}@{space}{k}", name, k)
+    elif k is None and param.required:
+        with pytest.raises(RankEvalError, match=f"takes a {param.what}"):
+            parse_metric(f"{space}{text}{space}")
+    elif k is None:
         _check_round_trip(f"{space}{text}{space}", name, None)
     elif METRICS[name].takes_k:
         _check_round_trip(f"{text}{space}@{space}{k}", name, k)
@@ -381,15 +482,17 @@ def test_every_spelling_round_trips() -> None:
     # Exhaustive over the registry, including trec_eval's `name_k` cut-off spellings.
     for name, text in SPELLINGS:
         for case in CASES.values():
-            _check_round_trip(case(text), name, None)
-            for k in (1, 10, 1000):
-                if METRICS[name].takes_k:
-                    _check_round_trip(f"{case(text)}@{k}", name, k)
-                    assert parse_metric(case(text), k=k) == Metric(name, k)
+            values = [v for v in parameters(name, (1, 10, 1000)) if v is not None]
+            if None in parameters(name):
+                _check_round_trip(case(text), name, None)
+            for k in values:
+                _check_round_trip(f"{case(text)}@{k}", name, k)
+                assert parse_metric(case(text), k=k) == Metric(name, k)
     for name, cut in TREC_CUTS:
+        param = METRICS[name].param
         for case in CASES.values():
-            for k in (1, 5, 10, 100, 1000):
-                _check_round_trip(case(f"{cut}_{k}"), name, k)
+            for k in (1, 5, 10, 100, 1000) if param.integer else NUMBERS[name]:
+                _check_round_trip(case(f"{cut}_{param.label(k)}"), name, k)
 
 
 # -- the same invariances on every frame kind ----------------------------------------------
@@ -426,6 +529,6 @@ def test_invariances_on_every_frame_kind(seed, ties, make_frame) -> None:
     means = as_pandas(make_frame(shuffled).rank_eval.evaluate(COLUMNS, ties=ties)).iloc[0]
     pandas_means = as_pandas(frame.rank_eval.evaluate(COLUMNS, ties=ties)).iloc[0]
     for column in COLUMNS:
-        want = sum(v[column] for v in base.values()) / len(base)
+        want = aggregate(column, pd.Series([v[column] for v in base.values()]))
         assert means[column] == pytest.approx(want, abs=1e-12), column
         assert means[column] == pytest.approx(pandas_means[column], abs=1e-12), column

@@ -79,7 +79,20 @@ DERIVED: dict[tuple[str, bool], tuple[str, Callable[[dict[str, float], int | Non
     ("acc", False): ("num_rel_ret", lambda t, _k: float(t["num_rel_ret"] > 0)),
     ("f1", False): ("set_F", lambda t, _k: t["set_F"]),
     ("f1", True): ("P." + ",".join(map(str, KS)), lambda t, k: _f1(t[f"P_{k}"], t[f"recall_{k}"])),
+    ("relative_precision", False): ("set_relative_P", lambda t, _k: t["set_relative_P"]),
 }
+
+# Not compared here (tests/test_trec_measures.py compares them with trec_eval's outputs):
+# measures newer than pytrec_eval (rbp, rbp_resid, unj); those whose parameter is a number
+# or that are not means (the counts, gm_*); and 11pt_avg, which pytrec_eval computes with
+# trec_eval 9's rounding of the recall levels (trec_eval 10 rounds to the nearest).
+SKIPPED = {"rbp", "rbp_resid", "unjudged", "eleven_point_avg"}
+
+
+def _compared(name: str) -> bool:
+    definition = METRICS[name]
+    return (name not in SKIPPED and definition.aggregate == "mean"
+            and definition.param.integer)
 
 
 def _f1(precision: float, recall: float) -> float:
@@ -87,9 +100,12 @@ def _f1(precision: float, recall: float) -> float:
 
 
 def _metrics() -> list[Metric]:
-    """Every metric of the registry, without cut-off and at every k of KS if it takes one."""
+    """Every metric of the registry (but ``SKIPPED``), without cut-off and at every k of KS
+    if it takes one."""
     out = []
     for definition in RELEVANCE.values():
+        if not _compared(definition.name):
+            continue
         out.append(Metric(definition.name))
         if definition.takes_k:
             out += [Metric(definition.name, k) for k in KS]
@@ -222,7 +238,7 @@ def test_every_metric_is_compared() -> None:
     for metric in _metrics():
         if _trec_key(metric) is None:
             assert (metric.name, metric.k is not None) in DERIVED, str(metric)
-    assert {m.name for m in _metrics()} == set(RELEVANCE)
+    assert {m.name for m in _metrics()} == {n for n in RELEVANCE if _compared(n)}
 
 
 @pytest.mark.parametrize("seed", SEEDS)

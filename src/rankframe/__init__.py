@@ -22,7 +22,14 @@ from rankframe._config import get_option, option_context, reset_option, set_opti
 from rankframe._from_lists import from_lists
 from rankframe._from_scores import from_scores
 from rankframe._options import Options
-from rankframe._registry import METRICS, Metric, MetricDef, parse_metric
+from rankframe._registry import (
+    METRICS,
+    Metric,
+    MetricDef,
+    parse_metric,
+    parse_metrics,
+    trec_label,
+)
 from rankframe.adapters import pandas as _pandas_adapter
 from rankframe.adapters import polars as _polars_adapter
 from rankframe.exceptions import (
@@ -59,11 +66,13 @@ __all__ = [
     "option_context",
     "pandas_schema",
     "parse_metric",
+    "parse_metrics",
     "polars_schema",
     "read_trec_qrels",
     "read_trec_run",
     "reset_option",
     "set_option",
+    "trec_label",
 ]
 
 _pandas_adapter.register()

@@ -38,6 +38,7 @@ from rankframe._options import (
     Options,
     Test,
     Ties,
+    Unjudged,
 )
 from rankframe._pipeline import (
     Backend,
@@ -252,6 +253,7 @@ class RankEval:
         item: str | None = None,
         score: str | Sequence[str] | None = None,
         relevant: str | None = None,
+        judged: str | None = None,
     ) -> RankEval:
         """The accessor bound to other column names.
 
@@ -259,6 +261,11 @@ class RankEval:
         against the same ``relevant`` column in one pass, and its output gains a ``system``
         column naming the score column (``mrr()`` and the other metric methods give one
         value per system).
+
+        ``judged`` names a boolean column that says which rows are judged (default: the
+        column ``"judged"`` when the frame has one). An unjudged row (False) must have grade
+        0: it counts as non-relevant for every metric, and as unjudged for ``bpref``,
+        ``infap``, ``unjudged`` and ``num_nonrel_judged_ret`` (see ``docs/metrics.md``).
         """
         first, systems = self._names.score, self._names.systems
         if score is not None:
@@ -269,15 +276,17 @@ class RankEval:
             score=first,
             relevant=relevant or self._names.relevant,
             systems=systems,
+            judged=judged or self._names.judged,
         )
         return type(self)(self._frame, names)
 
     def __repr__(self) -> str:
         n = self._names
         score = n.score if n.systems is None else list(n.systems)
+        judged = "" if n.judged is None else f" judged={n.judged!r}"
         return (
             f"<rank_eval query={n.query!r} item={n.item!r} score={score!r} "
-            f"relevant={n.relevant!r}>"
+            f"relevant={n.relevant!r}{judged}>"
         )
 
     @property
@@ -297,7 +306,7 @@ class RankEval:
             raise InvalidDataError(msg)
         roles = self._names.roles()
         wanted = [*roles.items(), *((b, "by") for b in by)]
-        if len(roles) < 3 + len(self._names.scores):
+        if len(roles) < 3 + len(self._names.scores) + (self._names.judged is not None):
             n = self._names
             score = n.score if n.systems is None else list(n.systems)
             msg = (
@@ -334,7 +343,20 @@ class RankEval:
                  result: _pipeline.Result) -> Request:
         _items.check_request(metrics, options, per_query=isinstance(result, PerQueryRows),
                              compare=isinstance(result, Comparison))
-        return Request(self._names, tuple(metrics), tuple(by), options, result)
+        return Request(self._resolved(by, options), tuple(metrics), tuple(by), options, result)
+
+    def _resolved(self, by: Sequence[str], options: Options) -> ColumnNames:
+        """The column names of one request: the default ``judged`` column when the frame
+        has one (and does not use it otherwise), and whether null grades are unjudged."""
+        names = self._names
+        default = _pipeline.JUDGED
+        if (
+            names.judged is None
+            and default in self._column_names()
+            and default not in [*names.roles(), *by]
+        ):
+            names = replace(names, judged=default)
+        return replace(names, null_grades=options.unjudged == "nonrelevant")
 
     def _metric(self, name: str, k: int | None, by: str | Sequence[str] | None,
                 options: Options) -> Any:
@@ -362,6 +384,8 @@ class RankEval:
         popularity: Any = None,
         item_features: Any = None,
         average: Average = "weighted",
+        unjudged: Unjudged = "error",
+        judged_only: bool = False,
     ) -> Any:
         """One row per query, sorted by query: the query (and ``by``) columns, one per metric.
 
@@ -389,7 +413,8 @@ class RankEval:
         3     b  other  1.0
         """
         options = Options(min_relevance, gain, denominator, empty, ties, beta, catalog=catalog,
-                          popularity=popularity, item_features=item_features, average=average)
+                          popularity=popularity, item_features=item_features, average=average,
+                          unjudged=unjudged, judged_only=judged_only)
         parsed = parse_metrics(metrics)
         by_list = _as_list(by)
         self._check_columns(by_list)
@@ -411,6 +436,8 @@ class RankEval:
         popularity: Any = None,
         item_features: Any = None,
         average: Average = "weighted",
+        unjudged: Unjudged = "error",
+        judged_only: bool = False,
         ci: float | None = None,
         n_resamples: int = 1000,
         seed: int | None = 0,
@@ -448,7 +475,8 @@ class RankEval:
         1  score    acc     1   0.50          2
         """
         options = Options(min_relevance, gain, denominator, empty, ties, beta, catalog=catalog,
-                          popularity=popularity, item_features=item_features, average=average)
+                          popularity=popularity, item_features=item_features, average=average,
+                          unjudged=unjudged, judged_only=judged_only)
         parsed = parse_metrics(metrics)
         by_list = _as_list(by)
         self._check_columns(by_list)
@@ -482,6 +510,8 @@ class RankEval:
         popularity: Any = None,
         item_features: Any = None,
         average: Average = "weighted",
+        unjudged: Unjudged = "error",
+        judged_only: bool = False,
     ) -> Any:
         """Compare systems (score columns) with a baseline on paired per-query values.
 
@@ -534,7 +564,8 @@ class RankEval:
         1      b  1.000000  0.333333  0.183503        False
         """
         options = Options(min_relevance, gain, denominator, empty, ties, beta, catalog=catalog,
-                          popularity=popularity, item_features=item_features, average=average)
+                          popularity=popularity, item_features=item_features, average=average,
+                          unjudged=unjudged, judged_only=judged_only)
         parsed = parse_metrics(metrics)
         by_list = _as_list(by)
         self._check_columns(by_list)
@@ -632,9 +663,18 @@ _RETURNS = (
 )
 
 
+def _k_doc(definition: MetricDef) -> str:
+    """The ``k`` entry of a metric method's parameters: a cut-off, or what its number is."""
+    param = definition.param
+    if param.integer:
+        return _K_DOC
+    need = "required" if param.required else "``None`` for the default"
+    return f"k\n    The {param.what}: {param.allowed} ({need})."
+
+
 def _metric_docstring(definition: MetricDef) -> str:
     """The NumPy-style docstring of a metric's method, from its declaration."""
-    parameters = [_K_DOC] if definition.takes_k else []
+    parameters = [_k_doc(definition)] if definition.takes_k else []
     parameters += [_BY_DOC, *(o.docstring() for o in definition.parameters())]
     sections = [
         inspect.cleandoc(definition.doc) or definition.summary,
@@ -651,7 +691,9 @@ def metric_method(definition: MetricDef) -> Callable[..., Any]:
     its signature (``__signature__``) and docstring are built from the declaration."""
     name = definition.name
     declared = definition.parameters()
-    positional = [_K] if definition.takes_k else []
+    positional = [] if not definition.takes_k else [
+        _K if definition.param.integer else _K.replace(annotation=float | None)
+    ]
     signature = inspect.Signature(
         [inspect.Parameter("self", _POSITIONAL), *positional, _BY,
          *(o.parameter() for o in declared)],

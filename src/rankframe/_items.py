@@ -105,6 +105,11 @@ class ItemMetric:
     depth: int | None = None
 
 
+
+def _cutoff(metric: Metric) -> int | None:
+    """The metric's cut-off k (an item metric's parameter is always a whole number)."""
+    return None if metric.k is None else int(metric.k)
+
 def _item(metric: Metric) -> ItemMetric | None:
     item: ItemMetric | None = metric.definition.items
     return item
@@ -169,7 +174,7 @@ def plan(metrics: Sequence[Metric], options: Options) -> Plan | None:
     items = [(m, item) for m in metrics if (item := _item(m)) is not None]
     if not items:
         return None
-    depths = [item.depth if item.depth is not None else m.k for m, item in items]
+    depths = [item.depth if item.depth is not None else _cutoff(m) for m, item in items]
     depth = None if any(d is None for d in depths) else max(d for d in depths if d)
     return Plan(
         depth=depth,
@@ -845,7 +850,7 @@ class SetValues:
             item = _item(metric)
             assert item is not None
             assert item.per_set is not None
-            tally = self.items[item.depth or metric.k]
+            tally = self.items[item.depth or _cutoff(metric)]
             sets = Sets(n_sets, n_lists, tally, tally.counts(weights))
             if item.truth and self.classes is not None:
                 classes = self.classes.tally
@@ -855,7 +860,7 @@ class SetValues:
                                        len(classes.set))
                 sets.hits = classes.counts(weights, self.classes.hit)
                 sets.total = n_lists
-            out[:, :, j] = item.per_set(sets, metric.k, self.inputs).reshape(
+            out[:, :, j] = item.per_set(sets, _cutoff(metric), self.inputs).reshape(
                 self.n_segments, self.n_systems
             )
         return out
@@ -877,7 +882,7 @@ def complete(values: FloatArray, top: TopK, metrics: Sequence[Metric], options: 
         if item.catalog:
             inputs.catalog_size()  # checks the catalog
         if item.per_query is not None:
-            values[:, :, j] = item.per_query(top, metric.k, inputs)
+            values[:, :, j] = item.per_query(top, _cutoff(metric), inputs)
         else:
             columns.append(j)
             set_metrics.append(metric)
@@ -889,7 +894,7 @@ def complete(values: FloatArray, top: TopK, metrics: Sequence[Metric], options: 
     for metric in set_metrics:
         item = _item(metric)
         assert item is not None
-        depth = item.depth or metric.k
+        depth = item.depth or _cutoff(metric)
         if depth not in items:
             keep = top.at_most(depth)
             items[depth] = Tally.of(list_set[keep], top.item[keep], top.query[keep],

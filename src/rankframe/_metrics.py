@@ -283,5 +283,6 @@ register(MetricDef(
 ))
 
 # Metrics declared in modules of their own (each registers itself on import): the
-# beyond-accuracy metrics and top1_f1, and the F-measure.
-from rankframe import _metrics_beyond, _metrics_fmeasure  # noqa: E402, F401
+# beyond-accuracy metrics and top1_f1, the F-measure, and trec_eval's other measures (every
+# one of -m all_trec).
+from rankframe import _metrics_beyond, _metrics_fmeasure, _metrics_trec  # noqa: E402, F401

@@ -44,7 +44,7 @@ _LONG_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _DEFAULT_CUTOFFS = {
     "P": _LONG_CUTOFFS, "recall": _LONG_CUTOFFS, "relative_P": _LONG_CUTOFFS,
     "ndcg_cut": _LONG_CUTOFFS, "map_cut": _LONG_CUTOFFS, "Rndcg": _LONG_CUTOFFS,
-    "success": (1, 5, 10),
+    "success": (1, 5, 10), "unj": (5, 10, 20),
 }
 # trec_eval's measures that are not metrics: printed from counts of the joined files
 _COUNTS: dict[str, Literal["runid", "num_q", "count"]] = {
@@ -96,6 +96,8 @@ def _from_registry() -> tuple[TrecMeasure, ...]:
     order."""
     metric_of: dict[str, tuple[str, bool]] = {}
     for definition in METRICS.values():
+        if definition.compute.__module__ == "rankframe._metrics_trec":
+            continue  # not yet printed by `rankframe trec` (sums, geometric means, numbers)
         if definition.trec_name is not None:
             metric_of[definition.trec_name] = (definition.name, False)
         if definition.trec_cut is not None:
@@ -187,9 +189,11 @@ def _from_rankframe_name(spec: str) -> tuple[TrecMeasure, set[int]] | None:
         return None
     definition = metric.definition
     if metric.k is not None and definition.trec_cut is not None:
-        return _BY_NAME[definition.trec_cut.lower()], {metric.k}
+        cut = _BY_NAME.get(definition.trec_cut.lower())
+        return None if cut is None else (cut, {int(metric.k)})
     if metric.k is None and definition.trec_name is not None:
-        return _BY_NAME[definition.trec_name.lower()], set()
+        whole = _BY_NAME.get(definition.trec_name.lower())
+        return None if whole is None else (whole, set())
     return None
 
 

@@ -137,7 +137,7 @@ def _per_query_values(
     joined: pd.DataFrame, metrics: list[str], min_relevance: int | None
 ) -> pd.DataFrame:
     """Per query (indexed by the query id), a column per metric: the engine's one pass."""
-    request = Request(ColumnNames(), tuple(parse_metrics(metrics)), (),
+    request = Request(ColumnNames(judged="judged"), tuple(parse_metrics(metrics)), (),
                       Options(min_relevance=min_relevance), PerQueryRows())
     pq = per_query_values(PandasBackend(joined), request)
     per_query = pq.values[:, 0, :]  # noqa: PD011  (a NumPy array: one system)

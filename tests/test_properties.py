@@ -77,6 +77,17 @@ def aggregate(metric: str, values: pd.Series) -> float:
 COLUMNS = [str(m) for m in all_metrics()]
 
 
+def takes(metric: Metric, ties: str) -> bool:
+    """Whether the metric takes this ``ties`` option: ``"average"`` needs a tie-averaged
+    form (the other metrics refuse it)."""
+    return ties != "average" or metric.definition.average is not None
+
+
+def columns(ties: str) -> list[str]:
+    """The columns of ``COLUMNS`` whose metric takes this ``ties`` option."""
+    return [c for c in COLUMNS if takes(parse_metric(c), ties)]
+
+
 def build(queries: list[object], items: list[object], scores: list[float | None],
           grades: list[int]) -> pd.DataFrame:
     return pd.DataFrame({
@@ -131,9 +142,9 @@ def relevant_mask(grades: pd.Series, min_relevance: float | None) -> pd.Series:
 @SETTINGS
 @given(frame=frames(), opts=options)
 def test_values_are_in_the_unit_interval(frame, opts) -> None:
-    per_query = as_pandas(frame.rank_eval.per_query(COLUMNS, **opts))
-    means = as_pandas(frame.rank_eval.evaluate(COLUMNS, **opts)).iloc[0]
-    for column in COLUMNS:
+    per_query = as_pandas(frame.rank_eval.per_query(columns(opts["ties"]), **opts))
+    means = as_pandas(frame.rank_eval.evaluate(columns(opts["ties"]), **opts)).iloc[0]
+    for column in columns(opts["ties"]):
         values = per_query[column].to_numpy()
         assert not np.isnan(values).any(), column  # empty="zero": never NaN
         if parse_metric(column).name in UNBOUNDED:
@@ -263,13 +274,13 @@ def test_every_metric_has_a_perfect_ranking_rule() -> None:
 @given(frame=frames(nulls=False), opts=options)
 def test_perfect_ranking(frame, opts) -> None:
     perfect = frame.assign(score=frame["relevant"].astype(np.float64))
-    per_query = as_dict(perfect.rank_eval.per_query(COLUMNS, **opts))
+    per_query = as_dict(perfect.rank_eval.per_query(columns(opts["ties"]), **opts))
     relevant = relevant_mask(perfect["relevant"], opts["min_relevance"])
     for query, rows in perfect.groupby("query"):
         n, R = len(rows), int(relevant[rows.index].sum())
         positive = bool((rows["relevant"] > 0).any())
         grades = tuple(sorted(rows["relevant"], reverse=True))
-        for metric in all_metrics():
+        for metric in map(parse_metric, columns(opts["ties"])):
             want = PERFECT[metric.name](Perfect(n, R, positive, metric.k, opts["denominator"],
                                                 grades, opts["min_relevance"]))
             got = per_query[query][str(metric)]
@@ -312,12 +323,12 @@ def test_renaming_queries_changes_nothing_per_query(frame, opts, labels) -> None
     old = sorted(frame["query"].unique())
     rename = dict(zip(old, labels, strict=False))
     renamed = frame.assign(query=frame["query"].map(rename))
-    ours = as_dict(renamed.rank_eval.per_query(COLUMNS, **opts))
-    before = as_dict(frame.rank_eval.per_query(COLUMNS, **opts))
+    ours = as_dict(renamed.rank_eval.per_query(columns(opts["ties"]), **opts))
+    before = as_dict(frame.rank_eval.per_query(columns(opts["ties"]), **opts))
     assert {rename[q]: v for q, v in before.items()} == ours
-    means = as_pandas(renamed.rank_eval.evaluate(COLUMNS, **opts)).iloc[0]
-    means_before = as_pandas(frame.rank_eval.evaluate(COLUMNS, **opts)).iloc[0]
-    for column in COLUMNS:  # the order of the sum over queries may change
+    means = as_pandas(renamed.rank_eval.evaluate(columns(opts["ties"]), **opts)).iloc[0]
+    means_before = as_pandas(frame.rank_eval.evaluate(columns(opts["ties"]), **opts)).iloc[0]
+    for column in columns(opts["ties"]):  # the order of the sum over queries may change
         assert means[column] == pytest.approx(means_before[column], abs=1e-12), column
 
 
@@ -361,6 +372,7 @@ def test_cut_off_beyond_the_list_is_the_whole_list(frame, opts) -> None:
     k = int(frame.groupby("query").size().max()) + int(frame["query"].nunique())
     cut_offs = [d.name for d in METRICS.values() if d.takes_k and not d.param.required
                 and d.param.integer]
+    cut_offs = [name for name in cut_offs if takes(Metric(name), opts["ties"])]
     with_k = [Metric(name, k) for name in cut_offs]
     table = as_dict(frame.rank_eval.per_query([str(m) for m in with_k] + cut_offs, **opts))
     retrieved = frame.groupby("query")["score"].count()
@@ -391,11 +403,11 @@ def test_evaluate_is_the_mean_of_per_query(frame, opts, empty, segments) -> None
     relevant = relevant_mask(frame["relevant"], opts["min_relevance"])
     has_relevant = relevant.groupby(frame["query"]).any()
 
-    per_query = as_pandas(frame.rank_eval.per_query(COLUMNS, empty=empty, **opts))
+    per_query = as_pandas(frame.rank_eval.per_query(columns(opts["ties"]), empty=empty, **opts))
     shown = set(has_relevant.index[has_relevant]) if empty == "skip" else set(has_relevant.index)
     assert set(per_query["query"]) == shown
     if empty == "nan":
-        for column in COLUMNS:
+        for column in columns(opts["ties"]):
             empty_rows = ~per_query["query"].map(has_relevant).astype(bool)
             assert per_query.loc[empty_rows, column].isna().all()
             assert per_query.loc[~empty_rows, column].notna().all()
@@ -403,22 +415,22 @@ def test_evaluate_is_the_mean_of_per_query(frame, opts, empty, segments) -> None
     counted = per_query
     if empty != "zero":  # queries without a relevant item are left out of the means
         counted = per_query[per_query["query"].map(has_relevant).astype(bool)]
-    means = as_pandas(frame.rank_eval.evaluate(COLUMNS, empty=empty, **opts)).iloc[0]
+    means = as_pandas(frame.rank_eval.evaluate(columns(opts["ties"]), empty=empty, **opts)).iloc[0]
     assert means["n_queries"] == len(counted)
-    for column in COLUMNS:
+    for column in columns(opts["ties"]):
         want = aggregate(column, counted[column])
         assert means[column] == pytest.approx(want, abs=1e-12, nan_ok=True), column
 
     # by=: one row per segment, the mean of its queries' values
     by_segment = as_pandas(
-        frame.rank_eval.evaluate(COLUMNS, by="segment", empty=empty, **opts)
+        frame.rank_eval.evaluate(columns(opts["ties"]), by="segment", empty=empty, **opts)
     ).set_index("segment")
     assert sorted(by_segment.index) == sorted(set(codes.values()))
     segment_of = counted["query"].map(codes)
     for segment, row in by_segment.iterrows():
         mine = counted[segment_of == segment]
         assert row["n_queries"] == len(mine)
-        for column in COLUMNS:
+        for column in columns(opts["ties"]):
             want = aggregate(column, mine[column])
             assert row[column] == pytest.approx(want, abs=1e-12, nan_ok=True), (segment, column)
 
@@ -426,9 +438,10 @@ def test_evaluate_is_the_mean_of_per_query(frame, opts, empty, segments) -> None
 @settings(max_examples=20, deadline=None)
 @given(frame=frames(), opts=options, empty=st.sampled_from(["zero", "skip", "nan"]))
 def test_scalar_methods_give_the_evaluate_means(frame, opts, empty) -> None:
-    means = as_pandas(frame.rank_eval.evaluate(COLUMNS, empty=empty, **opts)).iloc[0]
+    ties = opts["ties"]
+    means = as_pandas(frame.rank_eval.evaluate(columns(ties), empty=empty, **opts)).iloc[0]
     ev = frame.rank_eval
-    for metric in all_metrics((3,)):
+    for metric in (m for m in all_metrics((3,)) if takes(m, ties)):
         method = getattr(ev, metric.name)
         kwargs = {"empty": empty, "ties": opts["ties"], "min_relevance": opts["min_relevance"]}
         kwargs.update({o: opts[o] for o in METRICS[metric.name].options})
@@ -520,15 +533,15 @@ def test_invariances_on_every_frame_kind(seed, ties, make_frame) -> None:
     labels = {q: f"renamed-{rng.integers(10**6)}-{q}" for q in frame["query"].unique()}
     renamed = shuffled.assign(query=shuffled["query"].map(labels))
 
-    base = as_dict(make_frame(frame).rank_eval.per_query(COLUMNS, ties=ties))
-    assert as_dict(make_frame(shuffled).rank_eval.per_query(COLUMNS, ties=ties)) == base
-    after = as_dict(make_frame(renamed).rank_eval.per_query(COLUMNS, ties=ties))
+    base = as_dict(make_frame(frame).rank_eval.per_query(columns(ties), ties=ties))
+    assert as_dict(make_frame(shuffled).rank_eval.per_query(columns(ties), ties=ties)) == base
+    after = as_dict(make_frame(renamed).rank_eval.per_query(columns(ties), ties=ties))
     assert after == {labels[q]: v for q, v in base.items()}
 
     # and on every kind, the mean of per_query is evaluate, and both match pandas
-    means = as_pandas(make_frame(shuffled).rank_eval.evaluate(COLUMNS, ties=ties)).iloc[0]
-    pandas_means = as_pandas(frame.rank_eval.evaluate(COLUMNS, ties=ties)).iloc[0]
-    for column in COLUMNS:
+    means = as_pandas(make_frame(shuffled).rank_eval.evaluate(columns(ties), ties=ties)).iloc[0]
+    pandas_means = as_pandas(frame.rank_eval.evaluate(columns(ties), ties=ties)).iloc[0]
+    for column in columns(ties):
         want = aggregate(column, pd.Series([v[column] for v in base.values()]))
         assert means[column] == pytest.approx(want, abs=1e-12), column
         assert means[column] == pytest.approx(pandas_means[column], abs=1e-12), column

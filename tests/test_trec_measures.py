@@ -339,4 +339,4 @@ def test_intervals_and_compare_of_aggregates(make_frame) -> None:
 def test_every_trec_metric_has_its_trec_name() -> None:
     for metric in parse_metrics("all_trec"):
         assert parse_metric(trec_label(metric) or "") == metric
-    assert {d.aggregate for d in METRICS.values()} <= {"mean", "geometric", "sum"}
+    assert {d.aggregate for d in METRICS.values()} <= {"mean", "geometric", "sum", "set"}

@@ -13,7 +13,6 @@ import math
 import re
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,25 +21,11 @@ import polars as pl
 import pytest
 
 import rankframe
-from helpers import CONFORMANCE
+from helpers import CONFORMANCE, Run
 from rankframe import METRICS, cli
 from rankframe._accessor import RankEval
 from rankframe.cli.reading import INFER_ROWS
 from rankframe.trec import TREC_MEASURES, parse_trec_measures, trec_eval_report
-
-Run = Callable[..., tuple[int, str, str]]
-
-
-@pytest.fixture
-def run(capsys: pytest.CaptureFixture[str]) -> Run:
-    """``run("evaluate", path, ...)`` → (exit status, stdout, stderr)."""
-
-    def call(*argv: object) -> tuple[int, str, str]:
-        code = cli.main([str(a) for a in argv])
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return call
 
 
 @pytest.fixture

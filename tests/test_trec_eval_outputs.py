@@ -19,15 +19,12 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable
 
 import pytest
 
 import rankframe
-from helpers import CONFORMANCE, as_dict, as_pandas
-from rankframe import cli, parse_metric
-
-Run = Callable[..., tuple[int, str, str]]
+from helpers import CONFORMANCE, Run, as_dict, as_pandas
+from rankframe import parse_metric
 
 # output file: trec_eval's arguments (files relative to the conformance folder)
 COMMANDS = {
@@ -48,18 +45,6 @@ FRAMES = {
 }
 # printed lines that are not metrics of the accessor
 NOT_METRICS = re.compile(r"^(runid|num_q|relstring(_\d+)?)$")
-
-
-@pytest.fixture
-def run(capsys: pytest.CaptureFixture[str]) -> Run:
-    """``run("trec", ...)`` → (exit status, stdout, stderr) of ``rankframe.cli.main``."""
-
-    def call(*argv: object) -> tuple[int, str, str]:
-        code = cli.main([str(a) for a in argv])
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return call
 
 
 def argv(args: list[str]) -> list[str]:

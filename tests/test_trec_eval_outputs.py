@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from pathlib import Path
 
 import pytest
 
@@ -157,3 +158,25 @@ def test_the_files_hold_what_the_tests_say() -> None:
         "relstring_20          \t302\t'33033303303333333330'",
         "relstring_20          \t303\t'0000.....00..0.0.02.'",
     ]
+
+
+def test_the_example_of_the_docs_is_true(run: Run) -> None:
+    # docs/cli.md shows `rankframe trec -q -m map -m P.5,10 -m relstring.5 qrels.test
+    # results.test` and its output: the command prints it, and every line is trec_eval's (the
+    # relstring_5 lines: the first 5 characters of out.test.aq's relstring)
+    page = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text()
+    shown = page.split("<!-- trec-example:start -->\n```text\n")[1].split("```\n<!-- trec")[0]
+    assert "rankframe trec -q -m map -m P.5,10 -m relstring.5 qrels.test results.test" in page
+    code, out, _ = run(
+        "trec", "-q", "-m", "map", "-m", "P.5,10", "-m", "relstring.5",
+        *argv(["qrels.test", "results.test"]),
+    )
+    assert (code, out) == (0, shown)
+    trec_eval = expected_text("out.test.aq").splitlines()
+    for line in shown.splitlines():
+        name, query, value = line.split("\t")
+        if name.startswith("relstring_5"):
+            full = next(t for t in trec_eval if t.startswith("relstring") and f"\t{query}\t" in t)
+            assert value == full.split("\t")[2][:6] + "'"
+        else:
+            assert line in trec_eval

@@ -171,7 +171,7 @@ def _per_query(
     joined: pd.DataFrame, metrics: list[str], queries: pd.Index, options: dict[str, Any]
 ) -> pd.DataFrame:
     """Per query (indexed by the query id, sorted as strings), a column per metric."""
-    table = joined.rank_eval.per_query(list(dict.fromkeys(metrics)), **options)
+    table: pd.DataFrame = joined.rank_eval.per_query(list(dict.fromkeys(metrics)), **options)
     return table.set_index("query").reindex(queries)
 
 
@@ -194,13 +194,14 @@ def _relstrings(
         qrels[["query", "item", "relevant"]].astype({"query": "str", "item": "str"}),
         on=["query", "item"], how="left",
     )
-    ranked = graded.assign(relevant=0).rank_eval.rank()
-    first = ranked["rank"].to_numpy(dtype=np.float64, na_value=np.nan) <= length
-    top = graded.loc[first].assign(rank=ranked.loc[first, "rank"].to_numpy())
+    unjudged: Any = graded.assign(relevant=0)  # rank() needs a grade column, not its values
+    rank = unjudged.rank_eval.rank()["rank"].to_numpy(dtype=np.float64, na_value=np.nan)
+    first = rank <= length
+    top = graded.loc[first].assign(rank=rank[first])
     grade = top["relevant"].to_numpy(dtype=np.float64, na_value=np.nan)
     digits = np.clip(np.nan_to_num(grade), 0, 9).astype(np.int64).astype(str)
     top = top.assign(char=np.select(
         [np.isnan(grade), grade < 0, grade > 9], ["-", ".", ">"], default=digits,
     ))
-    strings = top.sort_values(["query", "rank"]).groupby("query")["char"].agg("".join)
+    strings: pd.Series = top.sort_values(["query", "rank"]).groupby("query")["char"].agg("".join)
     return strings.reindex(queries, fill_value="")

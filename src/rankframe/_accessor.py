@@ -32,6 +32,7 @@ from rankframe._options import (
     Options,
     Test,
     Ties,
+    Unjudged,
 )
 from rankframe._pipeline import (
     Backend,
@@ -246,6 +247,7 @@ class RankEval:
         item: str | None = None,
         score: str | Sequence[str] | None = None,
         relevant: str | None = None,
+        judged: str | None = None,
     ) -> RankEval:
         """The accessor bound to other column names.
 
@@ -253,6 +255,11 @@ class RankEval:
         against the same ``relevant`` column in one pass, and its output gains a ``system``
         column naming the score column (``mrr()`` and the other metric methods give one
         value per system).
+
+        ``judged`` names a boolean column that says which rows are judged (default: the
+        column ``"judged"`` when the frame has one). An unjudged row (False) must have grade
+        0: it counts as non-relevant for every metric, and as unjudged for ``bpref``,
+        ``infap``, ``unjudged`` and ``num_nonrel_judged_ret`` (see ``docs/metrics.md``).
         """
         first, systems = self._names.score, self._names.systems
         if score is not None:
@@ -263,15 +270,17 @@ class RankEval:
             score=first,
             relevant=relevant or self._names.relevant,
             systems=systems,
+            judged=judged or self._names.judged,
         )
         return type(self)(self._frame, names)
 
     def __repr__(self) -> str:
         n = self._names
         score = n.score if n.systems is None else list(n.systems)
+        judged = "" if n.judged is None else f" judged={n.judged!r}"
         return (
             f"<rank_eval query={n.query!r} item={n.item!r} score={score!r} "
-            f"relevant={n.relevant!r}>"
+            f"relevant={n.relevant!r}{judged}>"
         )
 
     @property
@@ -291,7 +300,7 @@ class RankEval:
             raise InvalidDataError(msg)
         roles = self._names.roles()
         wanted = [*roles.items(), *((b, "by") for b in by)]
-        if len(roles) < 3 + len(self._names.scores):
+        if len(roles) < 3 + len(self._names.scores) + (self._names.judged is not None):
             n = self._names
             score = n.score if n.systems is None else list(n.systems)
             msg = (
@@ -326,7 +335,20 @@ class RankEval:
 
     def _request(self, metrics: list[Metric], by: list[str], options: Options,
                  result: _pipeline.Result) -> Request:
-        return Request(self._names, tuple(metrics), tuple(by), options, result)
+        return Request(self._resolved(by, options), tuple(metrics), tuple(by), options, result)
+
+    def _resolved(self, by: Sequence[str], options: Options) -> ColumnNames:
+        """The column names of one request: the default ``judged`` column when the frame
+        has one (and does not use it otherwise), and whether null grades are unjudged."""
+        names = self._names
+        default = _pipeline.JUDGED
+        if (
+            names.judged is None
+            and default in self._column_names()
+            and default not in [*names.roles(), *by]
+        ):
+            names = replace(names, judged=default)
+        return replace(names, null_grades=options.unjudged == "nonrelevant")
 
     def _metric(self, name: str, k: int | None, by: str | Sequence[str] | None,
                 options: Options) -> Any:
@@ -349,6 +371,8 @@ class RankEval:
         denominator: Denominator = "relevant",
         empty: Empty = "zero",
         ties: Ties = "trec",
+        unjudged: Unjudged = "error",
+        judged_only: bool = False,
     ) -> Any:
         """One row per query, sorted by query: the query (and ``by``) columns, one per metric.
 
@@ -375,7 +399,9 @@ class RankEval:
         2     b  score  0.5
         3     b  other  1.0
         """
-        options = Options(min_relevance, gain, denominator, empty, ties)
+        options = Options(
+            min_relevance, gain, denominator, empty, ties, unjudged, judged_only
+        )
         parsed = parse_metrics(metrics)
         by_list = _as_list(by)
         self._check_columns(by_list)
@@ -392,6 +418,8 @@ class RankEval:
         denominator: Denominator = "relevant",
         empty: Empty = "zero",
         ties: Ties = "trec",
+        unjudged: Unjudged = "error",
+        judged_only: bool = False,
         ci: float | None = None,
         n_resamples: int = 1000,
         seed: int | None = 0,
@@ -428,7 +456,9 @@ class RankEval:
         0  score    mrr  <NA>   0.75          2
         1  score    acc     1   0.50          2
         """
-        options = Options(min_relevance, gain, denominator, empty, ties)
+        options = Options(
+            min_relevance, gain, denominator, empty, ties, unjudged, judged_only
+        )
         parsed = parse_metrics(metrics)
         by_list = _as_list(by)
         self._check_columns(by_list)
@@ -457,6 +487,8 @@ class RankEval:
         denominator: Denominator = "relevant",
         empty: Empty = "zero",
         ties: Ties = "trec",
+        unjudged: Unjudged = "error",
+        judged_only: bool = False,
     ) -> Any:
         """Compare systems (score columns) with a baseline on paired per-query values.
 
@@ -508,7 +540,9 @@ class RankEval:
         0      a  0.666667  0.000000       NaN        False
         1      b  1.000000  0.333333  0.183503        False
         """
-        options = Options(min_relevance, gain, denominator, empty, ties)
+        options = Options(
+            min_relevance, gain, denominator, empty, ties, unjudged, judged_only
+        )
         parsed = parse_metrics(metrics)
         by_list = _as_list(by)
         self._check_columns(by_list)

@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from rankframe import _stats
 from rankframe._options import Correction, Test
-from rankframe._registry import Metric
+from rankframe._registry import GEOMETRIC_FLOOR, Metric
 
 __all__ = [
     "SYSTEM",
@@ -28,6 +28,7 @@ __all__ = [
     "PerQuery",
     "Test",
     "compare",
+    "k_type",
     "per_query",
     "tidy",
     "wide",
@@ -85,13 +86,39 @@ class PerQuery:
         return self.n_segments, len(self.systems), len(self.metrics)
 
     def _flat(self) -> FloatArray:
-        """The included queries' values, one column per (system, metric)."""
+        """The included queries' values, one column per (system, metric); a metric with a
+        geometric mean gives ``log(max(value, GEOMETRIC_FLOOR))`` (see :meth:`_finish`)."""
         _, n_systems, n_metrics = self.shape
-        return self.values[self.include].reshape(-1, n_systems * n_metrics)
+        flat = self.values[self.include].reshape(-1, n_systems * n_metrics)
+        geometric = np.tile(self._aggregates() == "geometric", n_systems)
+        if geometric.any():
+            flat = flat.copy()
+            flat[:, geometric] = np.log(np.maximum(flat[:, geometric], GEOMETRIC_FLOOR))
+        return flat
+
+    def _aggregates(self) -> npt.NDArray[np.str_]:
+        """Per metric, its aggregate (``MetricDef.aggregate``)."""
+        return np.array([m.definition.aggregate for m in self.metrics] or [""])[
+            : len(self.metrics)
+        ]
+
+    def _finish(self, means: FloatArray, counts: IntArray) -> FloatArray:
+        """Means of :meth:`_flat`'s columns, shape (n_segments, n_systems, n_metrics), as
+        each metric's aggregate: the mean; ``exp`` of the mean log (geometric); the mean
+        times the number of queries (sum)."""
+        aggregate = self._aggregates()
+        out = means.reshape(self.shape).copy()
+        geometric, total = aggregate == "geometric", aggregate == "sum"
+        if geometric.any():
+            out[:, :, geometric] = np.exp(out[:, :, geometric])
+        if total.any():
+            out[:, :, total] *= counts[:, None, None]
+        return out
 
     def means(self) -> tuple[FloatArray, IntArray]:
-        """Means over the included queries of each segment, shape (n_segments, n_systems,
-        n_metrics), and the number of those queries per segment (NaN means for none)."""
+        """Aggregates over the included queries of each segment (means, unless a metric
+        declares a geometric mean or a sum), shape (n_segments, n_systems, n_metrics), and
+        the number of those queries per segment (NaN for none)."""
         seg = self.segment[self.include]
         counts = np.bincount(seg, minlength=self.n_segments).astype(np.int64)
         flat = self._flat()
@@ -100,30 +127,39 @@ class PerQuery:
             sums[:, j] = np.bincount(seg, weights=flat[:, j], minlength=self.n_segments)
         with np.errstate(invalid="ignore", divide="ignore"):
             means = np.where(counts[:, None] > 0, sums / np.maximum(counts, 1)[:, None], np.nan)
-        return means.reshape(self.shape), counts
+        return self._finish(means, counts), counts
 
     def intervals(
         self, confidence: float, n_resamples: int, seed: int | None
     ) -> tuple[FloatArray, FloatArray]:
-        """Percentile bootstrap intervals of the means, resampling queries within each
+        """Percentile bootstrap intervals of the aggregates, resampling queries within each
         segment; each of shape (n_segments, n_systems, n_metrics)."""
         seg = self.segment[self.include]
         flat = self._flat()
         low, high = _stats.bootstrap_interval(
             flat, seg, self.n_segments, confidence, n_resamples, seed
         )
-        return low.reshape(self.shape), high.reshape(self.shape)
+        counts = np.bincount(seg, minlength=self.n_segments).astype(np.int64)
+        return self._finish(low, counts), self._finish(high, counts)
 
 
 def _long_labels(pq: PerQuery) -> Columns:
     """The ``system``, ``metric`` and ``k`` columns of a long table: one row per (segment,
     system, metric), in that order; ``k`` is null for a metric without a cut-off."""
     n_segments, n_systems, n_metrics = pq.shape
+    floats = k_type(pq.metrics) == "float?"
     return {
         SYSTEM: np.tile(np.repeat(_labels(pq.systems), n_metrics), n_segments),
         "metric": np.tile(_labels([m.name for m in pq.metrics]), n_segments * n_systems),
-        "k": pa.array([m.k for m in pq.metrics] * (n_segments * n_systems), type=pa.int64()),
+        "k": pa.array([m.k for m in pq.metrics] * (n_segments * n_systems),
+                      type=pa.float64() if floats else pa.int64()),
     }
+
+
+def k_type(metrics: list[Metric] | tuple[Metric, ...]) -> str:
+    """The type of the ``k`` column of long tables: ``"int?"`` (cut-offs, null for none), or
+    ``"float?"`` when a metric's parameter is a number (``iprec@0.1``)."""
+    return "float?" if any(not m.definition.param.integer for m in metrics) else "int?"
 
 
 def _labels(values: list[str]) -> npt.NDArray[np.object_]:

@@ -263,3 +263,6 @@ register(MetricDef(
     0.6667
     """,
 ))
+
+# trec_eval's other measures (every one of -m all_trec), declared in their own module
+from rankframe import _metrics_trec as _metrics_trec  # noqa: E402

@@ -32,10 +32,12 @@ __all__ = [
     "DENOMINATOR",
     "EMPTY",
     "GAIN",
+    "JUDGED_ONLY",
     "MIN_RELEVANCE",
     "OPTIONS",
     "TEST",
     "TIES",
+    "UNJUDGED",
     "Correction",
     "Denominator",
     "Empty",
@@ -44,6 +46,7 @@ __all__ = [
     "Options",
     "Test",
     "Ties",
+    "Unjudged",
     "check_choice",
     "options_of",
 ]
@@ -56,6 +59,7 @@ Denominator = Literal["relevant", "min_k"]
 Empty = Literal["zero", "skip", "nan", "error"]
 Test = Literal["t-test", "permutation", "wilcoxon"]
 Correction = Literal["holm", "bonferroni", "none"]
+Unjudged = Literal["error", "nonrelevant"]
 
 T = TypeVar("T")
 
@@ -168,12 +172,39 @@ TIES: OptionDef[Ties] = OptionDef(
         "``\"pessimistic\"`` (lower grade first).",
 )
 
+# -- unjudged rows (trec-measures) ---------------------------------------------------------
+
+
+def _check_bool(option: str) -> Callable[[object], None]:
+    def check(value: object) -> None:
+        if not isinstance(value, bool):
+            msg = f"The '{option}' option must be True or False. Got {value!r} instead."
+            raise InvalidOptionError(msg)
+
+    return check
+
+
+UNJUDGED: OptionDef[Unjudged] = OptionDef(
+    "unjudged", "error", Unjudged, choices=get_args(Unjudged),
+    doc="A null grade: ``\"error\"`` raises (every row needs a grade), ``\"nonrelevant\"`` reads "
+        "it as an unjudged row, which counts as grade 0 for every metric and as unjudged for "
+        "``bpref``, ``infap``, ``unjudged`` and ``num_nonrel_judged_ret``. A boolean "
+        "``judged`` column says the same without nulls.",
+)
+JUDGED_ONLY: OptionDef[bool] = OptionDef(
+    "judged_only", False, bool, check=_check_bool("judged_only"),
+    doc="Remove the unjudged rows (and those of a negative grade) before ranking, as "
+        "trec_eval's ``-J`` and ir_measures' ``judged_only``.",
+)
+
 OPTIONS: Mapping[str, OptionDef[Any]] = options_of(
-    MIN_RELEVANCE, GAIN, DENOMINATOR, EMPTY, TIES
+    MIN_RELEVANCE, GAIN, DENOMINATOR, EMPTY, TIES, UNJUDGED, JUDGED_ONLY
 )
 """Every option of :class:`Options`, in its field order."""
 
-COMMON: Mapping[str, OptionDef[Any]] = options_of(MIN_RELEVANCE, EMPTY, TIES)
+COMMON: Mapping[str, OptionDef[Any]] = options_of(
+    MIN_RELEVANCE, EMPTY, TIES, UNJUDGED, JUDGED_ONLY
+)
 """The options that apply to every metric; a metric declares the others it takes."""
 
 TEST: OptionDef[Test] = OptionDef(
@@ -206,6 +237,10 @@ class Options:
         or ``"error"``.
     ties
         Order among equal scores: ``"trec"``, ``"first"``, ``"optimistic"``, ``"pessimistic"``.
+    unjudged
+        A null grade: ``"error"``, or ``"nonrelevant"`` (an unjudged row of grade 0).
+    judged_only
+        Remove unjudged rows (and rows of a negative grade) before ranking.
     """
 
     min_relevance: float | None = MIN_RELEVANCE.default
@@ -213,6 +248,8 @@ class Options:
     denominator: Denominator = DENOMINATOR.default
     empty: Empty = EMPTY.default
     ties: Ties = TIES.default
+    unjudged: Unjudged = UNJUDGED.default
+    judged_only: bool = JUDGED_ONLY.default
 
     def __post_init__(self) -> None:
         for option in OPTIONS.values():

@@ -61,8 +61,11 @@ class Parts:
 
 
 def never_null(names: ColumnNames) -> list[str]:
-    """The columns that must not hold nulls, in the order the schema checks them."""
-    return [names.query, names.item, names.relevant]
+    """The columns that must not hold nulls, in the order the schema checks them (the grade
+    may be null with ``unjudged="nonrelevant"``)."""
+    grades = [] if names.null_grades else [names.relevant]
+    judged = [] if names.judged is None else [names.judged]
+    return [names.query, names.item, *grades, *judged]
 
 
 class NullFacts(NamedTuple):
@@ -97,7 +100,8 @@ def raise_whole_frame(
     and within the relevant column its nulls before its dtype. ``flavour`` (``"pandas"``
     or ``"polars"``) spells the fix in the user's library."""
     nulls = dict(zip(never_null(names), facts, strict=True))
-    for column in [names.query, names.item, *names.scores, names.relevant]:
+    judged = [] if names.judged is None else [names.judged]
+    for column in [names.query, names.item, *names.scores, names.relevant, *judged]:
         fact = nulls.get(column)
         if fact is not None and fact.nulls:
             failure = _schema_error(column, f"column {column!r} contains null values",

@@ -50,10 +50,11 @@ __all__ = [
 
 IntArray = npt.NDArray[np.int64]
 Kind = Literal["scalar", "segments", "table"]
-# (name, "float" | "int" | "int?" | "str" | "bool"): an output column and its type, for the
-# schema a lazy backend declares before it runs
+# (name, "float" | "float?" | "int" | "int?" | "str" | "bool"): an output column and its
+# type, for the schema a lazy backend declares before it runs
 ValueColumns = list[tuple[str, str]]
 
+JUDGED = "judged"  # the judged column used when the frame has one and none is named
 EMPTY = "__rankframe_empty__"  # per-query tables of parts: has the query no relevant item?
 
 
@@ -63,6 +64,9 @@ class ColumnNames:
 
     ``systems`` lists the score columns when several systems are evaluated at once (the
     first is also ``score``); ``None`` for one score column and no ``system`` output column.
+    ``judged`` is the boolean column saying which rows are judged (``None``: every row with
+    a grade is); ``null_grades``: a null grade is an unjudged row (``unjudged=
+    "nonrelevant"``) rather than an error.
     """
 
     query: str = "query"
@@ -70,6 +74,8 @@ class ColumnNames:
     score: str = "score"
     relevant: str = "relevant"
     systems: tuple[str, ...] | None = None
+    judged: str | None = None
+    null_grades: bool = False
 
     @property
     def scores(self) -> tuple[str, ...]:
@@ -83,6 +89,7 @@ class ColumnNames:
             self.item: "item",
             **dict.fromkeys(self.scores, "score"),
             self.relevant: "relevant",
+            **({} if self.judged is None else {self.judged: "judged"}),
         }
 
 
@@ -144,7 +151,8 @@ class Means:
         bounds = ["_ci_low", "_ci_high"] if self.ci is not None else []
         if self.tidy:
             tidy_bounds = [(b.lstrip("_"), "float") for b in bounds]
-            return [(SYSTEM, "str"), ("metric", "str"), ("k", "int?"), ("value", "float"),
+            return [(SYSTEM, "str"), ("metric", "str"), ("k", _analysis.k_type(metrics)),
+                    ("value", "float"),
                     ("n_queries", "int"), *tidy_bounds]
         system = [(SYSTEM, "str")] if multi else []
         floats = [(f"{m}{e}", "float") for m in metrics for e in ["", *bounds]]
@@ -190,8 +198,9 @@ class Comparison:
         )
 
     @staticmethod
-    def value_columns() -> ValueColumns:
-        return [(SYSTEM, "str"), ("metric", "str"), ("k", "int?"), ("mean", "float"),
+    def value_columns(metrics: Sequence[Metric]) -> ValueColumns:
+        return [(SYSTEM, "str"), ("metric", "str"), ("k", _analysis.k_type(metrics)),
+                ("mean", "float"),
                 ("delta", "float"), ("p_value", "float"), ("p_adjusted", "float"),
                 ("ci_low", "float"), ("ci_high", "float"), ("significant", "bool"),
                 ("n_queries", "int")]
@@ -233,7 +242,7 @@ class Request:
             return result.value_columns(self.metrics, self.multi)
         if isinstance(result, PerQueryRows):
             return result.value_columns(self.metrics, self.multi)
-        return result.value_columns()
+        return result.value_columns(self.metrics)
 
     def shape(self) -> tuple[list[str], str]:
         """For a ``"segments"`` result, the columns of its index (the ``by`` columns and
@@ -260,6 +269,8 @@ def per_query(backend: Backend, request: Request, *, first_rows: bool = False) -
     """Every metric of every system for every query, in one pass over the frame."""
     names, options, metrics = request.names, request.options, list(request.metrics)
     data = backend.extract(names, list(request.by))
+    if options.judged_only:
+        data = _engine.judged_rows_only(data)
     systems = data.systems or [(names.score, data.score)]
     values = np.empty((data.n_queries, len(systems), len(metrics)), dtype=np.float64)
     with _engine.unique_items_checked(data, names.query, names.item):

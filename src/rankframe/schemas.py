@@ -70,6 +70,18 @@ def _is_numeric_polars(data: Any) -> bool:
     return bool(dtype.is_numeric() or dtype.to_python() is bool)
 
 
+def _is_bool_pandas(series: Any) -> bool:
+    import pandas as pd
+
+    return bool(pd.api.types.is_bool_dtype(series))
+
+
+def _is_bool_polars(data: Any) -> bool:
+    import polars as pl
+
+    return bool(data.lazyframe.collect_schema()[data.key] == pl.Boolean)
+
+
 def _score_columns(score: str | Sequence[str]) -> list[str]:
     return [score] if isinstance(score, str) else list(score)
 
@@ -81,6 +93,8 @@ def pandas_schema(
     relevant: str = "relevant",
     *,
     check_unique: bool = True,
+    judged: str | None = None,
+    null_grades: bool = False,
 ) -> pa.DataFrameSchema:
     """The pandera schema of a pandas input frame with these column names.
 
@@ -97,6 +111,10 @@ def pandas_schema(
         The relevance column.
     check_unique
         Also check that each (query, item) pair appears once.
+    judged
+        A boolean column saying which rows are judged (never null), if any.
+    null_grades
+        Allow null grades (unjudged rows, ``unjudged="nonrelevant"``).
 
     Returns
     -------
@@ -110,12 +128,16 @@ def pandas_schema(
                        error="must have a numeric dtype")
     finite = pa.Check(_is_finite_pandas, element_wise=False, name="finite",
                       error="grades must be finite")
+    boolean = pa.Check(_is_bool_pandas, element_wise=False, name="boolean",
+                       error="must have a boolean dtype")
+    flags = {} if judged is None else {judged: pa.Column(nullable=False, checks=boolean)}
     return pa.DataFrameSchema(
         {
             query: pa.Column(nullable=False),
             item: pa.Column(nullable=False),
             **{s: pa.Column(nullable=True, checks=numeric) for s in _score_columns(score)},
-            relevant: pa.Column(nullable=False, checks=[numeric, finite]),
+            relevant: pa.Column(nullable=null_grades, checks=[numeric, finite]),
+            **flags,
         },
         unique=[query, item] if check_unique else None,
         name="rankframe input",
@@ -129,6 +151,8 @@ def polars_schema(
     relevant: str = "relevant",
     *,
     check_unique: bool = True,
+    judged: str | None = None,
+    null_grades: bool = False,
 ) -> pap.DataFrameSchema:
     """The pandera schema of a polars input frame (eager or lazy) with these column names.
 
@@ -141,12 +165,15 @@ def polars_schema(
 
     numeric = pap.Check(_is_numeric_polars, name="numeric", error="must have a numeric dtype")
     finite = pap.Check(_is_finite_polars, name="finite", error="grades must be finite")
+    boolean = pap.Check(_is_bool_polars, name="boolean", error="must have a boolean dtype")
+    flags = {} if judged is None else {judged: pap.Column(nullable=False, checks=boolean)}
     return pap.DataFrameSchema(
         {
             query: pap.Column(nullable=False),
             item: pap.Column(nullable=False),
             **{s: pap.Column(nullable=True, checks=numeric) for s in _score_columns(score)},
-            relevant: pap.Column(nullable=False, checks=[numeric, finite]),
+            relevant: pap.Column(nullable=null_grades, checks=[numeric, finite]),
+            **flags,
         },
         unique=[query, item] if check_unique else None,
         name="rankframe input",
@@ -219,11 +246,13 @@ def _fixes(flavour: str, column: str) -> dict[str, str]:
             "drop": f"df.drop_nulls({column!r})",
             "fill": f"df.with_columns(pl.col({column!r}).fill_null(0))",
             "numeric": f"df.with_columns(pl.col({column!r}).cast(pl.Float64))",
+            "boolean": f"df.with_columns(pl.col({column!r}).cast(pl.Boolean))",
         }
     return {
         "drop": f"df.dropna(subset=[{column!r}])",
         "fill": f"df.fillna({{{column!r}: 0}})",
         "numeric": f"df[{column!r}] = pd.to_numeric(df[{column!r}])",
+        "boolean": f"df[{column!r}] = df[{column!r}].astype(bool)",
     }
 
 
@@ -268,7 +297,11 @@ def translate(
             "query": f"every row must belong to a query; {drop}",
             "item": f"every row needs an item id; {drop}",
             "relevant": "every row needs a grade: fill unjudged items with 0 "
-            f"(e.g. {fix['fill']}) or drop them",
+            f"(e.g. {fix['fill']}) or drop them; or pass unjudged='nonrelevant' to read a "
+            "null grade as an unjudged row (grade 0, and unjudged for bpref, infAP and unj), "
+            "or mark unjudged rows in a boolean 'judged' column",
+            "judged": "every row must be True (judged) or False (unjudged); fill the nulls "
+            f"or drop those rows (e.g. {fix['drop']})",
         }
         msg = (
             f"Column {column!r} ({role}) has {plain(count)} null value(s) ({where}); "
@@ -280,6 +313,12 @@ def translate(
             f"Column {column!r} ({role}) has an infinite grade; grades must be finite numbers. "
             "Replace it (e.g. clip to the highest real grade), "
             f"{pass_as}."
+        )
+        return InvalidDataError(msg)
+    if role == "judged":
+        msg = (
+            f"Column {column!r} ({role}) must be boolean (True: judged, False: unjudged); got "
+            f"dtype {dtype_of(column)}. Convert it first (e.g. {fix['boolean']}), {pass_as}."
         )
         return InvalidDataError(msg)
     if role in ("score", "relevant"):

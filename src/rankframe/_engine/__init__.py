@@ -37,7 +37,9 @@ from rankframe._engine.frame import (
     FloatArray,
     FrameData,
     IntArray,
+    judged_rows_only,
     scores_in_order,
+    with_judged,
 )
 from rankframe._engine.lists import Lists, combine_segments, lists, segment_of_queries
 from rankframe._engine.ranking import Ranking, rank
@@ -56,10 +58,12 @@ __all__ = [
     "Ranking",
     "check_unique_items",
     "combine_segments",
+    "judged_rows_only",
     "lists",
     "plain",
     "rank",
     "scores_in_order",
     "segment_of_queries",
     "unique_items_checked",
+    "with_judged",
 ]

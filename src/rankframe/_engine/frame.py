@@ -5,11 +5,13 @@ adapter), and the small helpers every step shares (blocks, runs, dense ranks).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from rankframe.exceptions import InvalidDataError, plain
 
 IntArray = npt.NDArray[np.int64]
 # codes of a column (queries, `by` values): int32 when an adapter can (half the memory)
@@ -61,6 +63,9 @@ class FrameData:
     systems
         With several score columns (systems judged on the same grades): each column's name
         and its scores; ``score`` is the first. Empty for one score column.
+    judged
+        Per row, whether it is judged; ``None`` when every row is (the usual case, which
+        costs nothing). An unjudged row has grade 0 (see :func:`with_judged`).
     """
 
     query_codes: CodeArray
@@ -74,6 +79,7 @@ class FrameData:
     segments: list[tuple[str, CodeArray]] = field(default_factory=list)
     systems: list[tuple[str, FloatArray]] = field(default_factory=list)
     flavour: str = "pandas"
+    judged: BoolArray | None = None
 
     @property
     def n_rows(self) -> int:
@@ -85,6 +91,74 @@ class FrameData:
         positions = np.arange(self.n_rows - 1, -1, -1, dtype=np.int64)
         first[self.query_codes[::-1]] = positions
         return first
+
+
+def with_judged(
+    data: FrameData, judged: npt.NDArray[Any] | None, *, null_grades: bool,
+    columns: tuple[str, str, str],
+) -> FrameData:
+    """``data`` with its judged flags: from a boolean column (``judged``, or ``None``) and,
+    with ``null_grades``, from the null (NaN) grades, which become 0. ``columns``: the names
+    of the item, relevant and judged columns, for the error.
+
+    Raises :class:`~rankframe.exceptions.InvalidDataError` for an unjudged row whose grade
+    is not 0 (an unjudged row counts as grade 0 for every metric). The flags are ``None``
+    when every row is judged.
+    """
+    grade = data.relevant
+    flags = None if judged is None else np.asarray(judged, dtype=bool)
+    if flags is not None and not flags.all():
+        graded = ~flags & (grade != 0)
+        if grade.dtype.kind == "f":
+            graded &= ~np.isnan(grade)
+        if graded.any():
+            raise _graded_unjudged(data, graded, columns)
+    if null_grades and grade.dtype.kind == "f":
+        missing = np.isnan(grade)
+        if missing.any():
+            grade = np.where(missing, 0.0, grade)
+            flags = ~missing if flags is None else flags & ~missing
+    if flags is not None and flags.all():
+        flags = None
+    if flags is None and grade is data.relevant and data.judged is None:
+        return data
+    return replace(data, relevant=grade, judged=flags)
+
+
+def _graded_unjudged(
+    data: FrameData, graded: BoolArray, columns: tuple[str, str, str]
+) -> InvalidDataError:
+    """The error for unjudged rows with a grade: names the first of the first query."""
+    item, relevant, judged = columns
+    rows = np.flatnonzero(graded)
+    row = int(rows[np.argmin(data.query_codes[rows], kind="stable")])
+    code = data.query_codes[row : row + 1].astype(np.int64)
+    msg = (
+        f"{len(rows):,} row(s) are unjudged (column {judged!r} is False) but have a grade, "
+        f"first item {plain(data.item_label(row))!r} (column {item!r}) of query "
+        f"{plain(data.query_labels(code)[0])!r} with grade "
+        f"{plain(data.relevant[row])!r} (column {relevant!r}); an unjudged row counts as "
+        f"grade 0. Set the grade of unjudged rows to 0, or mark the row judged (True)."
+    )
+    return InvalidDataError(msg)
+
+
+def judged_rows_only(data: FrameData) -> FrameData:
+    """``data`` without its unjudged rows and rows of a negative grade, as trec_eval's
+    ``-J`` (``judged_only=True``): their scores become null (not retrieved), so they take
+    no rank; they count nowhere else (grade 0 or below)."""
+    drop = (data.relevant < 0) if data.relevant.dtype.kind != "b" else None
+    if data.judged is not None:
+        drop = ~data.judged if drop is None else drop | ~data.judged
+    if drop is None or not drop.any():
+        return data
+
+    def kept(score: FloatArray) -> FloatArray:
+        return np.where(drop, np.nan, score)
+
+    return replace(
+        data, score=kept(data.score), systems=[(n, kept(s)) for n, s in data.systems]
+    )
 
 
 def scores_in_order(values: npt.NDArray[Any]) -> FloatArray:

@@ -5,7 +5,8 @@ metrics read (:func:`lists`), and the segment (``by``) of each query.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -44,6 +45,14 @@ class Lists:
     ideal_query, ideal_rank, ideal_grade
         Every row with a positive grade, retrieved or not, in the ideal order (grade
         descending within each query), with its ideal rank.
+    source
+        The frame, its ranking and the options these lists come from: what the measures
+        that also read unjudged or non-relevant rows (bpref, infAP, unj, ...) compute their
+        extra facts from, on first use (so the other metrics pay nothing for them).
+
+    Unjudged rows, as trec_eval reads them: a row of ``FrameData.judged`` False (a document
+    outside the qrels, trec_eval's "not in the pool") or a judged row of a negative grade
+    (trec_eval's "in the pool but unjudged", grade -1 in qrels).
     """
 
     n_queries: int
@@ -58,6 +67,7 @@ class Lists:
     ideal_query: IntArray
     ideal_rank: IntArray
     ideal_grade: FloatArray
+    source: tuple[FrameData, Ranking, Options] | None = field(default=None, repr=False)
 
     def first_relevant_rank(self) -> FloatArray:
         """Per query, the rank of the first relevant retrieved row (inf if none)."""
@@ -70,6 +80,100 @@ class Lists:
         """Per query, the number of relevant rows ranked at or above k."""
         query = self.rel_query if k is None else self.rel_query[self.rel_rank <= k]
         return np.bincount(query, minlength=self.n_queries).astype(np.float64)
+
+    # -- facts of unjudged and non-relevant rows, computed on first use --------------------
+
+    def _source(self) -> tuple[FrameData, Ranking, Options]:
+        if self.source is None:  # pragma: no cover (lists() always sets it)
+            msg = "These lists do not know their frame."
+            raise RuntimeError(msg)
+        return self.source
+
+    @cached_property
+    def _unjudged_kind(self) -> npt.NDArray[np.uint8] | None:
+        """Per entry of the ranking (rank order): 0 judged, 1 unjudged (not judged), 2 judged
+        with a negative grade (trec_eval: in the pool, unjudged); ``None`` when every entry
+        is 0, which needs no pass through the ranking."""
+        data, ranking, _ = self._source()
+        grade = data.relevant
+        negative = grade.dtype.kind != "b" and len(grade) > 0 and bool(grade.min() < 0)
+        if data.judged is None and not negative:
+            return None
+        kind = np.zeros(data.n_rows, dtype=np.uint8)
+        if data.judged is not None:
+            kind[~data.judged] = 1
+        if negative:
+            kind[grade < 0] = 2
+        in_order = kind[ranking.order]
+        return in_order if in_order.any() else None
+
+    @cached_property
+    def _unjudged_before(self) -> tuple[npt.NDArray[np.integer[Any]],
+                                        npt.NDArray[np.integer[Any]] | None] | None:
+        """Exclusive prefix counts over the ranking's entries (length n + 1): of unjudged
+        entries (kinds 1 and 2), and of negative-grade ones (kind 2; ``None`` for none)."""
+        kind = self._unjudged_kind
+        if kind is None:
+            return None
+        dtype = np.int32 if len(kind) < 2**31 - 1 else np.int64
+
+        def before(flags: BoolArray) -> npt.NDArray[np.integer[Any]]:
+            out = np.zeros(len(kind) + 1, dtype=dtype)
+            np.cumsum(flags, out=out[1:])
+            return out
+
+        negative = kind == 2
+        return before(kind != 0), before(negative) if negative.any() else None
+
+    def unjudged_above(self) -> tuple[IntArray, IntArray]:
+        """Per relevant retrieved row (``rel_query``, ``rel_rank``): the unjudged rows and,
+        of them, the rows of a negative grade, ranked above it in its query."""
+        before = self._unjudged_before
+        if before is None:
+            zeros = np.zeros(len(self.rel_query), dtype=np.int64)
+            return zeros, zeros
+        _, ranking, _ = self._source()
+        start = ranking.starts[self.rel_query]
+        position = start + self.rel_rank - 1
+        unjudged, negative = before
+        above = (unjudged[position] - unjudged[start]).astype(np.int64)
+        if negative is None:
+            return above, np.zeros(len(position), dtype=np.int64)
+        return above, (negative[position] - negative[start]).astype(np.int64)
+
+    def unjudged_at(self, k: int | None) -> FloatArray:
+        """Per query, the unjudged rows (both kinds) ranked at or above k."""
+        before = self._unjudged_before
+        if before is None:
+            return np.zeros(self.n_queries)
+        _, ranking, _ = self._source()
+        start, stop = ranking.starts[:-1], ranking.starts[1:]
+        if k is not None:
+            stop = np.minimum(stop, start + k)
+        return (before[0][stop] - before[0][start]).astype(np.float64)
+
+    def unjudged_ranks(self) -> tuple[IntArray, IntArray]:
+        """The unjudged retrieved rows (both kinds): query code and rank, in rank order."""
+        kind = self._unjudged_kind
+        if kind is None:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty
+        _, ranking, _ = self._source()
+        positions = np.flatnonzero(kind).astype(np.int64)
+        query = ranking.query_at(positions)
+        return query, positions - ranking.starts[query] + 1
+
+    @cached_property
+    def n_judged_nonrelevant(self) -> IntArray:
+        """Per query, its judged rows of grade ≥ 0 that are not relevant, retrieved or not
+        (trec_eval's judged non-relevant documents)."""
+        data, _, options = self._source()
+        grade = data.relevant
+        level = options.min_relevance
+        keep = (grade >= 0) & ~(grade > 0 if level is None else grade >= level)
+        if data.judged is not None:
+            keep &= data.judged
+        return np.bincount(data.query_codes[keep], minlength=data.n_queries).astype(np.int64)
 
 
 def _within_query_position(query: IntArray) -> IntArray:
@@ -172,6 +276,7 @@ def lists(data: FrameData, ranking: Ranking, options: Options) -> Lists:
         ideal_query=ideal_query,
         ideal_rank=_within_query_position(ideal_query),
         ideal_grade=positive_grade[ideal],
+        source=(data, ranking, options),
     )
 
 

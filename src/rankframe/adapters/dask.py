@@ -46,7 +46,7 @@ from rankframe.exceptions import RankEvalError
 __all__ = ["DaskRankEval", "register"]
 
 _DTYPES: dict[str, Any] = {"float": "float64", "int": "int64", "int?": "Int64", "str": "str",
-                           "bool": "bool"}
+                           "bool": "bool", "float?": "float64"}
 # The shuffle keeps the frame's row order through a column of 64-bit positions:
 # the input partition number above bit 40, the row within that partition below.
 _POSITION_BITS = 40
@@ -213,12 +213,15 @@ class DaskRankEval(RankEval):
         index = self._index_name()
         return [*self._frame.columns, *([index] if index is not None else [])]
 
-    def _partitioned(self, keys: Sequence[str] | None) -> tuple[Any, Any, str | None, str | None]:
+    def _partitioned(
+        self, keys: Sequence[str] | None, names: ColumnNames | None = None
+    ) -> tuple[Any, Any, str | None, str | None]:
         """The frame with every row of a query in one partition (shuffled unless it already
         is), the whole frame's null check, the position column that restores the row order
         (``None`` without a shuffle), and the index column set back by ``rank``.
-        ``keys``: the columns beyond the four to keep (``None``: every column)."""
-        names = self._names
+        ``keys``: the columns beyond the four to keep (``None``: every column); ``names``:
+        the request's column names (default: the accessor's)."""
+        names = names or self._names
         frame: Any = self._frame  # dask.dataframe.DataFrame (dask has no type annotations)
         used = list(dict.fromkeys([*names.roles(), *(keys or [])]))
         index = self._index_name() if self._index_name() in used or keys is None else None
@@ -246,7 +249,7 @@ class DaskRankEval(RankEval):
         return frame, checked, position, index
 
     def _run(self, request: Request) -> Any:
-        frame, checked, position, _ = self._partitioned(request.by)
+        frame, checked, position, _ = self._partitioned(request.by, request.names)
         parts = Parts(request, PandasBackend)
         part_meta = _meta(frame, request.part_keys(), request.part_columns())
         # the partitions run without waiting for the null check (so that each input

@@ -24,7 +24,7 @@ from rankframe._encoding import (
     ranks_at,
     without_half_floats,
 )
-from rankframe._engine import EXACT_DIGITS, CodeArray, FrameData, scores_in_order
+from rankframe._engine import EXACT_DIGITS, CodeArray, FrameData, scores_in_order, with_judged
 from rankframe._pipeline import Backend, ColumnNames, Request
 from rankframe.exceptions import InvalidDataError
 
@@ -129,7 +129,9 @@ def _grades(series: pd.Series) -> npt.NDArray[Any]:
 
 def _column(values: Any) -> Any:
     """An output column: NumPy arrays as they are, an Arrow integer array with nulls as
-    pandas' nullable ``Int64``."""
+    pandas' nullable ``Int64``, an Arrow float array as float64 (NaN for nulls)."""
+    if isinstance(values, pa.Array) and pa.types.is_floating(values.type):
+        return np.asarray(values.fill_null(np.nan), dtype=np.float64)
     if isinstance(values, pa.Array):
         filled = np.asarray(values.fill_null(0), dtype=np.int64)
         return pd.arrays.IntegerArray(filled, mask=np.asarray(values.is_null()))
@@ -148,7 +150,8 @@ class PandasBackend:
 
         self._check_unique_names(names.roles())
         schema = schemas.pandas_schema(
-            names.query, names.item, names.scores, names.relevant, check_unique=False
+            names.query, names.item, names.scores, names.relevant, check_unique=False,
+            judged=names.judged, null_grades=names.null_grades,
         )
         try:
             schemas.validate(schema, self.frame)
@@ -211,7 +214,7 @@ class PandasBackend:
             return list(query_uniques[codes])
 
         systems = [(s, _scores(df[s])) for s in names.scores]
-        return FrameData(
+        data = FrameData(
             query_codes=query_codes,
             n_queries=len(query_uniques),
             score=systems[0][1],
@@ -224,6 +227,9 @@ class PandasBackend:
             systems=systems if names.systems is not None else [],
             flavour="pandas",
         )
+        judged = None if names.judged is None else df[names.judged].to_numpy(dtype=bool)
+        return with_judged(data, judged, null_grades=names.null_grades,
+                           columns=(names.item, names.relevant, str(names.judged)))
 
     def table(
         self, keys: Sequence[str], rows: IntArray | None, values: dict[str, Any]

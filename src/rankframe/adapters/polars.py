@@ -151,7 +151,8 @@ class PolarsBackend:
         from pandera.errors import SchemaError
 
         schema = schemas.polars_schema(
-            names.query, names.item, names.scores, names.relevant, check_unique=False
+            names.query, names.item, names.scores, names.relevant, check_unique=False,
+            judged=names.judged, null_grades=names.null_grades,
         )
         try:
             schemas.validate(schema, self.frame)
@@ -194,11 +195,12 @@ class PolarsBackend:
             return _take(query_values, codes)
 
         systems = [(s, _scores(df[s])) for s in names.scores]
-        return FrameData(
+        grades = df[names.relevant]
+        data = FrameData(
             query_codes=query_codes,
             n_queries=len(query_values),
             score=systems[0][1],
-            relevant=_grades(df[names.relevant]),
+            relevant=_as_float(grades) if grades.null_count() else _grades(grades),
             item_ranks=item_ranks,
             item_hash=item_hash,
             query_labels=query_labels,
@@ -207,6 +209,9 @@ class PolarsBackend:
             systems=systems if names.systems is not None else [],
             flavour="polars",
         )
+        judged = None if names.judged is None else df[names.judged].to_numpy()
+        return _engine.with_judged(data, judged, null_grades=names.null_grades,
+                                   columns=(names.item, names.relevant, str(names.judged)))
 
     def table(
         self, keys: Sequence[str], rows: IntArray | None, values: dict[str, Any]
@@ -232,7 +237,7 @@ class PolarsBackend:
 
 
 _TYPES: dict[str, Any] = {"float": pl.Float64, "int": pl.Int64, "int?": pl.Int64,
-                          "str": pl.String, "bool": pl.Boolean}
+                          "str": pl.String, "bool": pl.Boolean, "float?": pl.Float64}
 
 
 def _shape(result: pl.DataFrame, request: Request) -> pl.DataFrame:
@@ -370,11 +375,11 @@ class LazyPolarsRankEval(RankEval):
     def _column_names(self) -> list[str]:
         return list(self._frame.collect_schema().names())
 
-    def _input(self, keys: Sequence[str]) -> pl.LazyFrame:
+    def _input(self, names: ColumnNames, keys: Sequence[str]) -> pl.LazyFrame:
         # polars does not push column selection through map_batches: select the columns
         # the engine reads, so a scan reads only those
         frame: pl.LazyFrame = self._frame
-        return frame.select(list(dict.fromkeys([*self._names.roles(), *keys])))
+        return frame.select(list(dict.fromkeys([*names.roles(), *keys])))
 
     def _schema(self, keys: Sequence[str], value_columns: Sequence[tuple[str, str]]) -> dict[
         str, Any
@@ -389,7 +394,7 @@ class LazyPolarsRankEval(RankEval):
         schema = table if request.kind == "table" else {**{c: table[c] for c in index},
                                                         metric: pl.Float64}
         part_schema = self._schema(request.part_keys(), request.part_columns())
-        frame = self._input(request.by)
+        frame = self._input(request.names, request.by)
         def whole(data: pl.DataFrame) -> pl.DataFrame:
             # the whole frame in one step: the eager accessor's result, bit for bit
             return _conform(_shape(run(self._backend(data), request), request), schema)
@@ -399,7 +404,7 @@ class LazyPolarsRankEval(RankEval):
             if n == 1:
                 return frame.map_batches(whole, schema=schema, streamable=False)
             parts = Parts(request, self._backend, PolarsBackend)
-            check = _WholeFrameCheck(frame, self._names)
+            check = _WholeFrameCheck(frame, request.names)
 
             def run_part(part: pl.DataFrame) -> pl.DataFrame:
                 if check.has_nulls(part):  # the error counts and locates the whole frame's
@@ -412,7 +417,7 @@ class LazyPolarsRankEval(RankEval):
             # one part's rows are held at a time: each part is one opaque step that gets all
             # of its rows at once, and the parts run one after the other
             tables = [part.map_batches(run_part, schema=part_schema, streamable=False)
-                      for part in _buckets(frame, self._names.query, n)]
+                      for part in _buckets(frame, request.names.query, n)]
             return pl.concat(tables, parallel=False).map_batches(
                 finish, schema=schema, streamable=False
             )

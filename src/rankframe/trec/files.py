@@ -233,8 +233,9 @@ def joined_frames(run: pd.DataFrame, qrels: pd.DataFrame, *, complete: bool) -> 
     run = run[run["query"].isin(judged)]
     if not complete:
         qrels = qrels[qrels["query"].isin(run["query"].unique())]
-    joined = run.merge(qrels, on=["query", "item"], how="outer", sort=True)
+    joined = run.merge(qrels.assign(judged=True), on=["query", "item"], how="outer", sort=True)
     joined["relevant"] = joined["relevant"].fillna(0).astype(np.int64)
+    joined["judged"] = joined["judged"].fillna(False).astype(bool)
     return joined.reset_index(drop=True)
 
 
@@ -245,7 +246,10 @@ def join_trec(run: PathOrFrame, qrels: PathOrFrame, *, complete: bool = False) -
 
     - only queries with judgments are evaluated: a run's queries without any qrels line are
       dropped;
-    - a retrieved document without a judgment is non-relevant (grade 0);
+    - a retrieved document without a judgment is non-relevant (grade 0) and unjudged
+      (``judged`` False): bpref, infAP, ``unj`` and ``num_nonrel_judged_ret`` tell it from
+      a judged non-relevant document, as trec_eval does (a qrels grade of -1 is judged but
+      unjudged for them, as in trec_eval);
     - a judged document that the run did not retrieve keeps its grade with a null score (it
       counts in R and in NDCG's ideal ranking);
     - a judged query missing from the run is dropped (trec_eval's default) or, with
@@ -267,8 +271,10 @@ def join_trec(run: PathOrFrame, qrels: PathOrFrame, *, complete: bool = False) -
     Returns
     -------
     pandas.DataFrame
-        Columns ``query``, ``item``, ``score`` (null: judged but not retrieved) and
-        ``relevant`` (0 for retrieved but unjudged), sorted by query and item.
+        Columns ``query``, ``item``, ``score`` (null: judged but not retrieved),
+        ``relevant`` (0 for retrieved but unjudged) and ``judged`` (True for the rows of the
+        qrels), sorted by query and item. ``.rank_eval`` reads the ``judged`` column
+        itself, so the frame evaluates every trec_eval measure as trec_eval does.
 
     Raises
     ------
@@ -284,13 +290,20 @@ def join_trec(run: PathOrFrame, qrels: PathOrFrame, *, complete: bool = False) -
     ...                     "score": [2.0, 1.0, 5.0]})
     >>> qrels = pd.DataFrame({"query": ["1", "1", "3"], "item": ["b", "c", "a"],
     ...                       "relevant": [1, 2, 1]})
-    >>> join_trec(run, qrels)
-      query item  score  relevant
-    0     1    a    2.0         0
-    1     1    b    1.0         1
-    2     1    c    NaN         2
+    >>> joined = join_trec(run, qrels)
+    >>> joined
+      query item  score  relevant  judged
+    0     1    a    2.0         0   False
+    1     1    b    1.0         1    True
+    2     1    c    NaN         2    True
     >>> len(join_trec(run, qrels, complete=True))
     4
+
+    'a' (rank 1) is unjudged, so bpref sees no judged non-relevant document above 'b':
+    its one relevant retrieved document counts 1, of R = 2:
+
+    >>> joined.rank_eval.bpref(), joined.rank_eval.num_nonrel_judged_ret()
+    (0.5, 0.0)
     """
     run_frame, qrels_frame = checked_frames(run, qrels)
     return joined_frames(run_frame, qrels_frame, complete=complete)

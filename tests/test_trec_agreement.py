@@ -14,6 +14,9 @@ The comparisons:
 
 - per query, every measure pytrec_eval computes (``all_trec``, and the same measures at
   parameters other than the defaults), at trec_eval's default relevance level and at ``-l 2``;
+  iprec_at_recall and 11pt_avg, where trec_eval 10 (rankframe's reference) rounds differently
+  from the trec_eval 9 of pytrec_eval, against a reference written from trec_eval's files
+  and checked to give pytrec_eval's values with trec_eval 9's rounding;
 - the ``all`` values through ``evaluate``, aggregated as trec_eval does (independently of the
   registry: written here): the mean; the sum of the ``num_*`` counts; the geometric means
   ``gm_map`` and ``gm_bpref``, for which pytrec_eval's per-query value is trec_eval's
@@ -31,6 +34,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -111,7 +115,7 @@ def generated(seed: int) -> Generated:
 
 
 @functools.cache
-def reference(seed: int, level: int | None) -> dict[str, dict[str, float]]:
+def pytrec(seed: int, level: int | None) -> dict[str, dict[str, float]]:
     """pytrec_eval's per-query values, from dicts of the generator's lines."""
     data = generated(seed)
     qrels: dict[str, dict[str, int]] = {}
@@ -128,6 +132,16 @@ def reference(seed: int, level: int | None) -> dict[str, dict[str, float]]:
             out.setdefault(query, {}).update(
                 (name, value) for name, value in values.items() if name not in NOT_METRICS
             )
+    return out
+
+
+@functools.cache
+def reference(seed: int, level: int | None) -> dict[str, dict[str, float]]:
+    """The expected per-query values: pytrec_eval's, but trec_eval 10's for
+    iprec_at_recall and 11pt_avg (see :data:`TREC_EVAL_10`)."""
+    out = {query: dict(values) for query, values in pytrec(seed, level).items()}
+    for query, values in interpolated(seed, level, lround).items():
+        out[query].update(values)
     return out
 
 
@@ -159,6 +173,96 @@ def test_generated_files_cover_the_awkward_cases(seed: int) -> None:
     assert 200 < len(data.run) + len(data.qrels) < 1000
     # the evaluated queries: those with both judgments and results
     assert set(reference(seed, None)) == run_queries & judged_queries
+
+
+# -- iprec_at_recall and 11pt_avg: trec_eval 10 against pytrec_eval's trec_eval 9 ----------
+#
+# trec_eval 10 turns a recall level into a number of relevant documents with lround(level *
+# R) (m_iprec_at_recall.c, m_11pt_avg.c); trec_eval 9, which pytrec_eval bundles, with
+# (long)(level * R + 0.9). rankframe follows trec_eval 10, as its own test outputs do. Both
+# are written below from those files; the one with trec_eval 9's rounding gives pytrec_eval's
+# values exactly (which checks the reference), the one with trec_eval 10's gives rankframe's.
+TREC_EVAL_10 = ("iprec_at_recall", "11pt_avg")
+ELEVEN_POINTS = tuple(i / 10 for i in range(11))
+
+
+def lround(x: float) -> int:
+    """C's lround of a non-negative number: halves away from zero."""
+    return math.floor(x + 0.5)
+
+
+def trec_eval_9(x: float) -> int:
+    """trec_eval 9's cut-off: (long) (x + 0.9)."""
+    return int(x + 0.9)
+
+
+def interpolated_precision(
+    rels: list[int], num_rel: int, levels: tuple[float, ...], relevant_from: int,
+    cut: Callable[[float], int],
+) -> list[float]:
+    """m_iprec_at_recall.c: at each recall level, the highest precision at or after the rank
+    where that many relevant documents (``cut(level * R)``) have been retrieved; 0 for a level
+    never reached."""
+    cutoffs = [cut(level * num_rel) for level in levels]
+    relevant = [r >= relevant_from for r in rels]
+    rel_ret = sum(relevant)
+    values = [0.0] * len(levels)
+    current = len(levels) - 1
+    while current >= 0 and cutoffs[current] > rel_ret:
+        current -= 1
+    best = rel_ret / len(rels)
+    rel_so_far = rel_ret
+    for i in range(len(rels), 0, -1):
+        if rel_so_far == 0:
+            break
+        best = max(best, rel_so_far / i)
+        if relevant[i - 1]:
+            while current >= 0 and rel_so_far == cutoffs[current]:
+                values[current] = best
+                current -= 1
+            rel_so_far -= 1
+    while current >= 0:
+        values[current] = best
+        current -= 1
+    return values
+
+
+def interpolated(
+    seed: int, level: int | None, cut: Callable[[float], int]
+) -> dict[str, dict[str, float]]:
+    """Per query, every iprec_at_recall and 11pt_avg value of pytrec_eval's output, computed
+    by :func:`interpolated_precision` with the rounding ``cut``."""
+    data = generated(seed)
+    relevant_from = 1 if level is None else level
+    num_rel: dict[str, int] = {}
+    for query, _, grade in data.qrels:
+        num_rel[query] = num_rel.get(query, 0) + (grade >= relevant_from)
+    # the levels in increasing order, as trec_eval sorts them
+    names = sorted((n for n in next(iter(pytrec(seed, level).values()))
+                    if n.startswith("iprec_")), key=lambda n: float(n.rpartition("_")[2]))
+    levels = tuple(float(n.rpartition("_")[2]) for n in names)
+    out = {}
+    for query, rels in ranked_judgments(data).items():
+        values = interpolated_precision(rels, num_rel[query], levels, relevant_from, cut)
+        eleven = interpolated_precision(rels, num_rel[query], ELEVEN_POINTS, relevant_from, cut)
+        out[query] = {**dict(zip(names, values, strict=True)), "11pt_avg": sum(eleven) / 11}
+    return out
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_reference_of_iprec_at_recall_is_pytrec_eval_s_with_its_rounding(seed, level) -> None:
+    theirs = pytrec(seed, level)
+    nine, ten = interpolated(seed, level, trec_eval_9), interpolated(seed, level, lround)
+    assert set(nine) == set(theirs)
+    compared = 0
+    for query, values in nine.items():
+        for name, value in values.items():
+            assert value == pytest.approx(theirs[query][name], abs=TOLERANCE), (query, name)
+            compared += 1
+    assert compared == len(theirs) * 14  # 11 default levels, 0.15 and 0.95, 11pt_avg
+    # the two roundings differ on these data: the choice of trec_eval 10 is tested
+    assert any(ten[q][n] != nine[q][n] for q in nine for n in nine[q])
 
 
 def per_query_names(seed: int, level: int | None) -> list[str]:

@@ -507,6 +507,27 @@ def test_trec_measures_in_trec_eval_order_with_its_defaults() -> None:
                 assert measure.metric_of(name).definition.name in METRICS
 
 
+def test_docs_table_of_trec_measures_is_the_registrys() -> None:
+    # docs/cli.md lists every measure rankframe trec prints, in trec_eval's order, with the
+    # registry's metric, trec_eval's default parameters and the registry's aggregation
+    page = (Path(__file__).parents[1] / "docs" / "cli.md").read_text()
+    table = page.split("| trec_eval | rankframe | default parameters | `all` |")[1]
+    rows = [[c.strip() for c in row.strip("|").split("|")]
+            for row in table.split("\n\n")[0].splitlines()[2:]]
+    assert [re.findall(r"`(\w+)`", row[0]) for row in rows] == [[m.name] for m in TREC_MEASURES]
+    aggregate = {"mean": "mean", "geometric": "geometric mean", "sum": "sum"}
+    for measure, (_, metric, defaults, all_line) in zip(TREC_MEASURES, rows, strict=True):
+        if measure.kind != "metric":
+            assert "only" in all_line, measure.name
+            continue
+        definition = measure.metric_of(measure.line_names(measure.cutoffs)[0]).definition
+        suffix = {"cutoffs": "@k", "levels": "@x"}.get(measure.params, "")
+        assert metric == f"`{definition.name}{suffix}`", measure.name
+        assert all_line.startswith(aggregate[definition.aggregate]), measure.name
+        shown = [float(v) for v in defaults.split(", ")] if defaults else []
+        assert shown == [float(v) for v in measure.cutoffs], measure.name
+
+
 def test_metric_help_lists_the_registry(run: Run) -> None:
     evaluate = " ".join(run("evaluate", "--help")[1].split())
     assert f"a metric: {', '.join(METRICS)}, with @k" in evaluate

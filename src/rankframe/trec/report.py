@@ -147,7 +147,7 @@ def trec_eval_report(
 
 def _aggregate(metric: Metric) -> str:
     """How a metric's per-query values make its ``all`` value (its registry declaration)."""
-    return str(getattr(metric.definition, "aggregate", "mean"))
+    return metric.definition.aggregate
 
 
 def _per_query_line(measure: TrecMeasure, metric: Metric | None) -> bool:

@@ -92,6 +92,10 @@ ALL_TREC_LIMIT = 3.0  # all_trec's time over the six metrics'
 ALL_TREC_SPEEDUP = 30.0  # pytrec_eval's time over rankframe's, for all_trec
 NOT_METRICS = ("runid", "num_q", "relstring")  # trec_eval measures that are not metrics
 GEOMETRIC = ("gm_map", "gm_bpref")  # pytrec_eval's per-query value: log(max(value, 1e-5))
+# trec_eval 10 turns recall levels into ranks with lround(level * R), the trec_eval 9 of
+# pytrec_eval with (long)(level * R + 0.9): rankframe follows trec_eval 10 (its test outputs);
+# tests/test_trec_agreement.py checks both roundings against a reference
+ROUNDED_LEVELS = ("iprec_at_recall", "11pt_avg")
 
 Values = dict[str, float]
 
@@ -1300,12 +1304,22 @@ def render_all_trec(data: dict[str, Any], info: dict[str, Any]) -> str:
     if families is None:
         lines.append(f"Not run: {status_of(agreement)}")
     else:
-        worst = max(max(e["per_query"], e["all"]) for e in families.values())
+        worst = max(max(e["per_query"], e["all"]) for name, e in families.items()
+                    if name not in ROUNDED_LEVELS)
         lines += [f"{agreement['n_queries']:,} queries, {agreement['n_measures']} measures.", "",
                   "| family | values compared per query | max abs diff per query | "
-                  "max abs diff of `all` |", "|---|---:|---:|---:|"]
-        lines += [f"| {name} | {int(e['values']):,} | {e['per_query']:.1e} | {e['all']:.1e} |"
+                  "max abs diff of `all` | note |", "|---|---:|---:|---:|---|"]
+        lines += [f"| {name} | {int(e['values']):,} | {e['per_query']:.1e} | {e['all']:.1e} | "
+                  + ("trec_eval 9's rounding in pytrec_eval (below) |"
+                     if name in ROUNDED_LEVELS else " |")
                   for name, e in families.items()]
+        lines += ["", f"{' and '.join(ROUNDED_LEVELS)}: trec_eval 10 turns a recall level into "
+                  "a number of relevant documents with `lround(level * R)`, the trec_eval 9 "
+                  "that pytrec_eval bundles with `(long)(level * R + 0.9)`; rankframe follows "
+                  "trec_eval 10, whose own test outputs it matches. "
+                  "`tests/test_trec_agreement.py` checks a reference written from trec_eval's "
+                  "code against both: trec_eval 9's rounding gives pytrec_eval's values, "
+                  "trec_eval 10's gives rankframe's. They are left out of the verdict below."]
     speedup = ratio(theirs, every)
     cost = ratio(every, six)
     rows = [

@@ -6,8 +6,11 @@
 
     python benchmarks/run.py --short-lists-only   # only the scaling of many short lists:
                                                   # replaces its section of RESULTS.md
+    python benchmarks/run.py --all-trec-only --size M   # only every measure of trec_eval's
+                                                  # all_trec: replaces its section
 
-A partial run (``--only``, ``--skip-shapes``, ``--skip-scaling``, ``--skip-short-lists``)
+A partial run (``--only``, ``--skip-shapes``, ``--skip-scaling``, ``--skip-short-lists``,
+``--skip-all-trec``)
 writes its report to
 ``benchmarks/data/RESULTS-<size>-partial.md`` and leaves RESULTS.md alone (unless
 ``--write-results``); its agreement check compares only the approaches it times, plus
@@ -86,6 +89,16 @@ SHORT_LIST_LIMIT = 6.0  # the time ratio for 5x the rows
 # ties="average" (expected values over the orders of tied items) against the default
 AVERAGE_APPROACHES = ("rankframe_pandas", "rankframe_average")
 AVERAGE_LIMIT = 1.5
+# every measure of trec_eval's all_trec at once, against the six metrics and pytrec_eval
+ALL_TREC_APPROACHES = ("rankframe_pandas", "rankframe_all_trec", "pytrec_eval_all_trec")
+ALL_TREC_LIMIT = 3.0  # all_trec's time over the six metrics'
+ALL_TREC_SPEEDUP = 30.0  # pytrec_eval's time over rankframe's, for all_trec
+NOT_METRICS = ("runid", "num_q", "relstring")  # trec_eval measures that are not metrics
+GEOMETRIC = ("gm_map", "gm_bpref")  # pytrec_eval's per-query value: log(max(value, 1e-5))
+# trec_eval 10 turns recall levels into ranks with lround(level * R), the trec_eval 9 of
+# pytrec_eval with (long)(level * R + 0.9): rankframe follows trec_eval 10 (its test outputs);
+# tests/test_trec_agreement.py checks both roundings against a reference
+ROUNDED_LEVELS = ("iprec_at_recall", "11pt_avg")
 
 Values = dict[str, float]
 
@@ -374,6 +387,51 @@ def pytrec_eval_run(size: str) -> tuple[Any, Run]:
     return frame, run
 
 
+def all_trec_measures() -> list[str]:
+    """The printed names of every measure of trec_eval's ``-m all_trec`` that is a metric
+    (``P_5``, ``iprec_at_recall_0.10``, ``gm_map``, ...), as rankframe's metric strings."""
+    from rankframe.trec import parse_trec_measures
+
+    return [name for measure, params in parse_trec_measures(["all_trec"])
+            if measure.kind == "metric" for name in measure.line_names(params)]
+
+
+def rankframe_all_trec(size: str) -> tuple[Any, Run]:
+    """Every measure of all_trec in one ``evaluate`` (their `all` values)."""
+    import rankframe  # noqa: F401
+
+    frame = load_pandas(size)
+    metrics = all_trec_measures()
+
+    def run(_: Laps) -> Values:
+        frame.rank_eval.evaluate(metrics)
+        return {}
+
+    return frame, run
+
+
+def pytrec_eval_all_trec(size: str) -> tuple[Any, Run]:
+    """pytrec_eval's all_trec from the same frame: its dicts, its per-query values, and the
+    `all` value of each measure (the mean over queries; trec_eval's sums and geometric means
+    are as cheap)."""
+    import pytrec_eval
+
+    frame = load_pandas(size)
+
+    def run(laps: Laps) -> Values:
+        qrels, trec_run = pytrec_dicts(frame)
+        laps.mark("build dicts")
+        per_query = pytrec_eval.RelevanceEvaluator(qrels, {"all_trec"}).evaluate(trec_run)
+        laps.mark("evaluate")
+        names = list(next(iter(per_query.values())))
+        table = np.array([[values[n] for n in names] for values in per_query.values()])
+        table.mean(axis=0)
+        laps.mark("means")
+        return {}
+
+    return frame, run
+
+
 def ranx_run(size: str) -> tuple[Any, Run]:
     import ranx
 
@@ -503,7 +561,13 @@ APPROACHES = {
     "torchmetrics": Approach("torchmetrics", torchmetrics_run, ("torch", "torchmetrics")),
     "ir_measures": Approach("ir_measures", ir_measures_run, ("ir_measures",)),
     "pandas_apply": Approach("pandas groupby().apply()", pandas_apply),
+    "rankframe_all_trec": Approach("rankframe, pandas: every measure of trec_eval's all_trec",
+                                   rankframe_all_trec),
+    "pytrec_eval_all_trec": Approach("pytrec_eval: all_trec", pytrec_eval_all_trec,
+                                     ("pytrec_eval",)),
 }
+# timed in their own section (all_trec), not in the main table
+SECTION_ONLY = ("rankframe_all_trec", "pytrec_eval_all_trec")
 PEERS = ("pytrec_eval", "ranx", "torchmetrics", "ir_measures", "pandas_apply")
 
 
@@ -673,12 +737,59 @@ def agree(size: str, only: list[str] | None = None) -> dict[str, Any]:
     return out
 
 
+def family(name: str) -> str:
+    """The trec_eval measure of a printed name: ``P_5`` is ``P``, ``iprec_at_recall_0.10``
+    is ``iprec_at_recall``."""
+    root, _, parameter = name.rpartition("_")
+    return root if root and parameter.replace(".", "", 1).isdigit() else name
+
+
+def agree_all_trec(size: str) -> dict[str, Any]:
+    """pytrec_eval's all_trec against rankframe's, per query and for `all`, by family.
+
+    Per query: every measure with a per-query value (not the geometric means, whose
+    per-query value pytrec_eval gives as a logarithm). `all`: rankframe's ``evaluate``
+    against trec_eval's aggregates of pytrec_eval's per-query values (the mean; the sum of
+    the ``num_*`` counts; ``exp`` of the mean of the logarithms for ``gm_map``, ``gm_bpref``).
+    """
+    import pytrec_eval
+
+    from rankframe import parse_metric
+
+    frame = load_pandas(size)
+    qrels, trec_run = pytrec_dicts(frame)
+    trec = pytrec_eval.RelevanceEvaluator(qrels, {"all_trec"}).evaluate(trec_run)
+    del qrels, trec_run
+    queries = sorted(trec)
+    names = [n for n in next(iter(trec.values())) if n not in NOT_METRICS]
+    column = {n: str(parse_metric(n)) for n in names}
+    per_query = [n for n in names if n not in GEOMETRIC]
+    ours = frame.rank_eval.per_query([column[n] for n in per_query]).set_index("query")
+    ours = ours.loc[queries]
+    means = frame.rank_eval.evaluate([column[n] for n in names]).iloc[0]
+    families: dict[str, dict[str, float]] = {}
+    for name in names:
+        theirs = np.array([trec[q][name] for q in queries])
+        entry = families.setdefault(family(name), {"values": 0, "per_query": 0.0, "all": 0.0})
+        if name in GEOMETRIC:
+            want = float(np.exp(theirs.mean()))
+        else:
+            want = float(theirs.sum() if name.startswith("num_") else theirs.mean())
+            diff = float(np.abs(ours[column[name]].to_numpy() - theirs).max())
+            entry["values"] += len(queries)
+            entry["per_query"] = max(entry["per_query"], diff)
+        entry["all"] = max(entry["all"], abs(float(means[column[name]]) - want))
+    return {"n_queries": len(queries), "n_measures": len(names), "families": families}
+
+
 def worker(args: argparse.Namespace) -> dict[str, Any]:
     warnings.filterwarnings("ignore")  # numba's and torch's chatter; results are checked
     if args.worker == "agree":
         return agree(args.size, args.only.split(",") if args.only else None)
     if args.worker == "validation":
         return measure_validation(args.size, args.repeat)
+    if args.worker == "agree_all_trec":
+        return agree_all_trec(args.size)
     return measure(args.worker, args.size, args.repeat)
 
 
@@ -795,12 +906,38 @@ def ties_average_run(args: argparse.Namespace) -> None:
         lambda: {n: spawn(n, args.size, args.repeat, args.timeout) for n in AVERAGE_APPROACHES},
         render_ties_average, size=args.size,
     )
+def time_all_trec(size: str, repeat: int, timeout: float) -> dict[str, Any]:
+    """all_trec's agreement with pytrec_eval, then each approach of ALL_TREC_APPROACHES."""
+    log(f"all_trec on {size}: agreement with pytrec_eval, then timing")
+    agreement = spawn("agree_all_trec", size, 1, timeout)
+    timings = {n: spawn(n, size, repeat, timeout) for n in ALL_TREC_APPROACHES}
+    return {"size": size, "agreement": agreement, "timings": timings,
+            "n_metrics": len(all_trec_measures())}
+
+
+def all_trec_run(args: argparse.Namespace) -> None:
+    """Only every measure of all_trec: its section of RESULTS.md, replaced."""
+    started = time.perf_counter()
+    ensure_data(args.size)
+    info = {"machine": machine(), "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "repeat": args.repeat, "command": " ".join(sys.argv)}
+    timed_all = time_all_trec(args.size, args.repeat, args.timeout)
+    info["machine"]["load_average_end"] = os.getloadavg()
+    info["elapsed_s"] = time.perf_counter() - started
+    DATA_DIR.mkdir(exist_ok=True)
+    (DATA_DIR / f"all-trec-{args.size}.json").write_text(
+        json.dumps({"info": info, **timed_all}, indent=1, default=str))
+    section = render_all_trec(timed_all, info)
+    write_section("all-trec", section, RESULTS)
+    print(section)
+    log(f"wrote its section of {RESULTS}")
 
 
 def main_run(args: argparse.Namespace) -> None:
     started = time.perf_counter()
     size = args.size
-    names = args.only.split(",") if args.only else list(APPROACHES)
+    names = args.only.split(",") if args.only else [
+        n for n in APPROACHES if n not in SECTION_ONLY]
     unknown = [n for n in names if n not in APPROACHES]
     if unknown:
         raise SystemExit(f"unknown approach(es): {unknown}; known: {list(APPROACHES)}")
@@ -827,13 +964,15 @@ def main_run(args: argparse.Namespace) -> None:
     small = ({n: spawn(n, "S", args.repeat, args.timeout) for n in ("floor", "rankframe_pandas")}
              if scaling else {})
     short_lists = {} if args.skip_short_lists else time_short_lists(args.repeat, args.timeout)
+    all_trec = {} if args.skip_all_trec else time_all_trec(size, args.repeat, args.timeout)
     info["machine"]["load_average_end"] = os.getloadavg()
     info["elapsed_s"] = time.perf_counter() - started
     raw = {"info": info, "agreement": agreement, "results": results, "validation": validation,
-           "shapes": shapes, "scaling_small": small, "short_lists": short_lists}
+           "shapes": shapes, "scaling_small": small, "short_lists": short_lists,
+           "all_trec": all_trec}
     DATA_DIR.mkdir(exist_ok=True)
     # a partial run (--only, --skip-*) does not replace the full report unless asked to
-    partial = bool(args.only or args.skip_shapes or args.skip_short_lists
+    partial = bool(args.only or args.skip_shapes or args.skip_short_lists or args.skip_all_trec
                    or (args.skip_scaling and size != "S"))
     suffix = "-partial" if partial else ""
     (DATA_DIR / f"results-{size}{suffix}.json").write_text(
@@ -844,9 +983,12 @@ def main_run(args: argparse.Namespace) -> None:
         out.write_text(carried_sections(text, RESULTS))
         if short_lists:  # a section of its own, which --short-lists-only replaces alone
             write_section("short-lists", render_short_lists(short_lists, info), RESULTS)
+        if all_trec:  # the same, --all-trec-only
+            write_section("all-trec", render_all_trec(all_trec, info), RESULTS)
     else:
         out.write_text(text + ("\n" + render_short_lists(short_lists, info) + "\n"
-                               if short_lists else ""))
+                               if short_lists else "")
+                       + ("\n" + render_all_trec(all_trec, info) + "\n" if all_trec else ""))
     print(text)
     log(f"wrote {out} ({info['elapsed_s']:.0f} s in all)")
 
@@ -1193,6 +1335,93 @@ def ties_average_target(results: dict[str, Any]) -> tuple[str, str, str]:
     return label, fmt(value, 2, "x"), verdict
 
 
+def render_all_trec(data: dict[str, Any], info: dict[str, Any]) -> str:
+    """The section of RESULTS.md on every measure of all_trec at once: the six-metric
+    evaluate, all_trec's evaluate and pytrec_eval's all_trec, their agreement, the targets."""
+    start, end = markers("all-trec")
+    size, timings, agreement = data["size"], data["timings"], data["agreement"]
+    queries, lo, hi = SIZES[size]
+    six, every, theirs = (median_of(timings.get(n, {})) for n in ALL_TREC_APPROACHES)
+    m = info["machine"]
+    lines = [
+        start,
+        "## Every measure of trec_eval's all_trec at once",
+        "",
+        "Written by `benchmarks/run.py` (every full run; `--all-trec-only` replaces this "
+        "section alone); do not edit by hand. How to read it: docs/performance.md.",
+        "",
+        f"- **Size {size}**: {queries:,} queries x {lo}-{hi} items, the main table's "
+        f"workload; **date** {info['date']}; rankframe at `{m['commit']}`; "
+        f"`{info['command']}`; {info['elapsed_s']:.0f} s",
+        f"- **Machine**: {m['cpu']}, {m['cores']} cores ({m['usable_cores']} usable), "
+        f"{m['ram_gib']:.1f} GiB RAM; load average {m['load_average'][0]:.2f} at the start, "
+        f"{m['load_average_end'][0]:.2f} at the end (shared: compare the ratios)",
+        f"- **Workload**: `evaluate` of the {data['n_metrics']} metrics that trec_eval's "
+        "`-m all_trec` prints (`P_5` ... `unj_20`, `gm_map`, the `num_*` counts; not `runid`, "
+        "`num_q`, `relstring`), against the main table's six-metric `evaluate`, and against "
+        "pytrec_eval's `all_trec` from the same frame (its dicts built inside the timing, "
+        "then the mean of each measure); pytrec_eval lacks rbp, rbp_resid and unj, which "
+        "rankframe computes on top",
+        "- **Method**: as in the main table: a fresh process per approach, warm-up "
+        f"excluded, median of at least {info['repeat']} runs",
+        "",
+        "| approach | median s | runs | time / six metrics | peak extra GiB | "
+        "phases (median s) |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
+    for name in ALL_TREC_APPROACHES:
+        r = timings.get(name, {})
+        label = APPROACHES[name].label
+        if "median" not in r:
+            lines.append(f"| {label} | {status_of(r)} | | | | |")
+            continue
+        phases = ", ".join(f"{p} {v:.2f}" for p, v in r["phases"].items())
+        lines.append(f"| {label} | {r['median']:.3f} | {len(r['times'])} | "
+                     f"{fmt(ratio(r['median'], six), 2, 'x')} | "
+                     f"{fmt(r['peak_extra_gib'], 2)} | {phases} |")
+    lines += ["", "Agreement with pytrec_eval (before timing, same data): the largest "
+              "absolute difference per query and of the `all` value (trec_eval's aggregate of "
+              "pytrec_eval's per-query values), per measure family.", ""]
+    families = agreement.get("families")
+    worst = None
+    if families is None:
+        lines.append(f"Not run: {status_of(agreement)}")
+    else:
+        worst = max(max(e["per_query"], e["all"]) for name, e in families.items()
+                    if name not in ROUNDED_LEVELS)
+        lines += [f"{agreement['n_queries']:,} queries, {agreement['n_measures']} measures.", "",
+                  "| family | values compared per query | max abs diff per query | "
+                  "max abs diff of `all` | note |", "|---|---:|---:|---:|---|"]
+        lines += [f"| {name} | {int(e['values']):,} | {e['per_query']:.1e} | {e['all']:.1e} | "
+                  + ("trec_eval 9's rounding in pytrec_eval (below) |"
+                     if name in ROUNDED_LEVELS else " |")
+                  for name, e in families.items()]
+        lines += ["", f"{' and '.join(ROUNDED_LEVELS)}: trec_eval 10 turns a recall level into "
+                  "a number of relevant documents with `lround(level * R)`, the trec_eval 9 "
+                  "that pytrec_eval bundles with `(long)(level * R + 0.9)`; rankframe follows "
+                  "trec_eval 10, whose own test outputs it matches. "
+                  "`tests/test_trec_agreement.py` checks a reference written from trec_eval's "
+                  "code against both: trec_eval 9's rounding gives pytrec_eval's values, "
+                  "trec_eval 10's gives rankframe's. They are left out of the verdict below."]
+    speedup = ratio(theirs, every)
+    cost = ratio(every, six)
+    rows = [
+        (f"all_trec at once <= {ALL_TREC_LIMIT:g}x the six-metric evaluate", fmt(cost, 2, "x"),
+         "not measured" if cost is None else "pass" if cost <= ALL_TREC_LIMIT else "FAIL"),
+        (f">= {ALL_TREC_SPEEDUP:g}x faster than pytrec_eval on all_trec", fmt(speedup, 1, "x"),
+         "not measured" if speedup is None else
+         "pass" if speedup >= ALL_TREC_SPEEDUP else "FAIL"),
+        (f"identical to pytrec_eval (per query and `all`, {TOLERANCE:g})",
+         "—" if worst is None else f"{worst:.1e}",
+         "not measured" if worst is None else "pass" if worst <= TOLERANCE else "FAIL"),
+    ]
+    note = "" if size == "L" else f" Measured on size {size}; the targets are for size L."
+    lines += ["", f"Targets, computed from the numbers above.{note}", "",
+              "| target | measured | verdict |", "|---|---:|---|"]
+    lines += [f"| {label} | {value} | {verdict} |" for label, value, verdict in rows]
+    return "\n".join([*lines, end])
+
+
 def short_list_targets(short_lists: dict[str, dict[str, Any]]) -> list[tuple[str, str, str]]:
     """The target row of the short lists' scaling (rankframe, pandas)."""
     label = (f"many short lists: 1M -> 5M queries x 2 items costs <= {SHORT_LIST_LIMIT:g}x "
@@ -1286,6 +1515,11 @@ def main() -> None:
     parser.add_argument("--ties-average-only", action="store_true",
                         help='time only ties="average" against ties="trec" at --size and '
                         "replace its section of RESULTS.md")
+    parser.add_argument("--skip-all-trec", action="store_true",
+                        help="do not time every measure of trec_eval's all_trec")
+    parser.add_argument("--all-trec-only", action="store_true",
+                        help="time only every measure of all_trec (at --size) and replace its "
+                        "section of RESULTS.md")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per worker")
     parser.add_argument("--write-results", action="store_true",
                         help="write RESULTS.md even for a partial run (--only, --skip-*); by "
@@ -1300,6 +1534,8 @@ def main() -> None:
         short_lists_run(args)
     elif args.ties_average_only:
         ties_average_run(args)
+    elif args.all_trec_only:
+        all_trec_run(args)
     else:
         main_run(args)
 

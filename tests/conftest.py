@@ -10,7 +10,7 @@ checks that rankframe left the frame unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import dask.dataframe as dd
@@ -113,3 +113,17 @@ def make_frame(request: pytest.FixtureRequest) -> Iterator[FrameMaker]:
     with rankframe.option_context("query_buckets", buckets):
         yield maker
     maker.check_unchanged()
+
+
+@pytest.fixture
+def run(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str]]:
+    """``run("evaluate", path, ...)`` → (exit status, stdout, stderr) of ``rankframe.cli.main``
+    called in-process."""
+    from rankframe import cli
+
+    def call(*argv: object) -> tuple[int, str, str]:
+        code = cli.main([str(a) for a in argv])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return call

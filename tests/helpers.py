@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,9 @@ import polars as pl
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 CONFORMANCE = SHARED / "conformance" / "trec_eval"
 SEEDS = SHARED / "seeds"
+
+Run = Callable[..., tuple[int, str, str]]
+"""The ``run`` fixture (conftest.py): ``run("trec", ...)`` → (exit status, stdout, stderr)."""
 
 
 def collect(result: Any) -> Any:

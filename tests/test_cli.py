@@ -13,7 +13,6 @@ import math
 import re
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,25 +21,11 @@ import polars as pl
 import pytest
 
 import rankframe
-from helpers import CONFORMANCE
+from helpers import CONFORMANCE, Run
 from rankframe import METRICS, cli
 from rankframe._accessor import RankEval
 from rankframe.cli.reading import INFER_ROWS
 from rankframe.trec import TREC_MEASURES, parse_trec_measures, trec_eval_report
-
-Run = Callable[..., tuple[int, str, str]]
-
-
-@pytest.fixture
-def run(capsys: pytest.CaptureFixture[str]) -> Run:
-    """``run("evaluate", path, ...)`` → (exit status, stdout, stderr)."""
-
-    def call(*argv: object) -> tuple[int, str, str]:
-        code = cli.main([str(a) for a in argv])
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return call
 
 
 @pytest.fixture
@@ -444,57 +429,29 @@ def test_status_lines_only_on_a_terminal(
     assert message.startswith("rankframe: error: column 'nope' (--by) not found")
 
 
-# -- trec: trec_eval's output, line for line --------------------------------------------------
-
-TREC_CASES = {
-    # trec_eval's output file: (rankframe trec arguments), as the README's invocations
-    "out.test.aq": ["-q", "qrels.test", "results.test"],
-    "out.test.aql": ["-q", "-l2", "qrels.rel_level", "results.test"],
-    "out.test.aqc": ["-q", "-c", "qrels.test", "results.trunc"],
-}
-_NAMES = {m.name for m in TREC_MEASURES}
-_CUT_NAMES = {m.name for m in TREC_MEASURES if m.cutoffs}
-
-
-def computed_lines(path: Path) -> list[str]:
-    """The lines of a trec_eval output file for the measures rankframe computes, in order."""
-    lines = []
-    for line in path.read_text().splitlines():
-        name = line.split("\t")[0].rstrip()
-        root = re.sub(r"_[0-9]+$", "", name)
-        if name in _NAMES or (root != name and root in _CUT_NAMES):
-            lines.append(line)
-    return lines
+# -- trec: trec_eval's output, line for line (the four files: test_trec_eval_outputs.py) ---
 
 
 def trec_argv(args: list[str]) -> list[str]:
     return [a if a.startswith("-") else str(CONFORMANCE / a) for a in args]
 
 
-@pytest.mark.parametrize("output", list(TREC_CASES))
-def test_trec_is_byte_identical_to_trec_eval(run: Run, output: str) -> None:
-    expected = computed_lines(CONFORMANCE / output)
-    assert len(expected) == 186  # 4 counts, 58 measures per query (3); runid, num_q, 61 for all
-    code, out, err = run("trec", *trec_argv(TREC_CASES[output]))
-    assert (code, err) == (0, "")
-    assert out.splitlines() == expected
-    assert out == "".join(f"{line}\n" for line in expected)
-
-
 def test_trec_console_script_and_official_measures() -> None:
-    # trec_eval's default output (out.test) is its `official` set
+    # trec_eval's default output (out.test) is its `official` set, with or without -m official
     script = Path(sys.executable).parent / "rankframe"
-    result = subprocess.run(
-        [str(script), "trec", "-m", "official", *trec_argv(["qrels.test", "results.test"])],
-        capture_output=True, text=True, check=False, timeout=60,
-    )
-    assert (result.returncode, result.stderr) == (0, "")
-    assert result.stdout.splitlines() == computed_lines(CONFORMANCE / "out.test")
+    expected = (CONFORMANCE / "out.test").read_text()
+    for measures in ([], ["-m", "official"]):
+        result = subprocess.run(
+            [str(script), "trec", *measures, *trec_argv(["qrels.test", "results.test"])],
+            capture_output=True, text=True, check=False, timeout=60,
+        )
+        assert (result.returncode, result.stderr) == (0, "")
+        assert result.stdout == expected
 
 
 def test_trec_measure_syntaxes(run: Run) -> None:
     files = trec_argv(["qrels.test", "results.test"])
-    full = run("trec", "-q", *files)[1].splitlines()
+    full = run("trec", "-q", "-m", "all_trec", *files)[1].splitlines()
     wanted = ("P_5", "P_10", "ndcg_cut_10", "recip_rank", "success_1")
 
     def pick(lines: list[str]) -> list[str]:
@@ -504,6 +461,8 @@ def test_trec_measure_syntaxes(run: Run) -> None:
         ["-m", "P.5,10", "-m", "ndcg_cut.10", "-m", "recip_rank", "-m", "success.1"],
         ["-m", "P_10", "-m", "P_5", "-m", "ndcg_cut_10", "-m", "recip_rank", "-m", "success_1"],
         ["-mP.10", "-m", "P.5", "-m", "ndcg@10", "-m", "mrr", "-m", "acc@1"],
+        # parameters replace trec_eval's defaults, whatever the order
+        ["-m", "P", "-m", "P.5,10", "-m", "ndcg_cut.10", "-m", "recip_rank", "-m", "success.1"],
     ):
         code, out, _ = run("trec", "-q", *measures, *files)
         assert code == 0
@@ -513,39 +472,74 @@ def test_trec_measure_syntaxes(run: Run) -> None:
     assert [line.split("\t")[1] for line in out.splitlines()] == ["301", "302", "303"]
 
 
-def test_trec_measures_come_from_the_registry_in_trec_eval_order() -> None:
-    declared = {}
-    for definition in METRICS.values():
-        if definition.compute.__module__ == "rankframe._metrics_trec":
-            continue  # not yet printed by `rankframe trec`
-        for name in (definition.trec_name, definition.trec_cut):
-            if name is not None:
-                declared[name] = definition.name
-    assert {m.name: m.metric for m in TREC_MEASURES if m.kind == "metric"} == declared
-    # trec_eval's order and default cut-offs, as its own -m all_trec output prints them
-    printed: dict[str, list[int]] = {}
+def test_trec_real_parameters_print_as_trec_eval(run: Run) -> None:
+    # iprec_at_recall and Rprec_mult take real numbers, printed "%3.2f" (trec_eval's
+    # append_double): the default levels are the lines of out.test.aq, in order
+    files = trec_argv(["qrels.test", "results.test"])
+    lines = (CONFORMANCE / "out.test.aq").read_text().splitlines()
+    for measure in ("iprec_at_recall", "Rprec_mult"):
+        out = run("trec", "-q", "-m", measure, *files)[1]
+        assert out.splitlines() == [line for line in lines if line.startswith(f"{measure}_")]
+    out = run("trec", "-m", "Rprec_mult.1,0.5", "-m", "iprec_at_recall.0.25", *files)[1]
+    assert [line.split("\t")[0].rstrip() for line in out.splitlines()] == [
+        "iprec_at_recall_0.25", "Rprec_mult_0.50", "Rprec_mult_1.00",
+    ]
+    # Rprec_mult at 1 is Rprec (R-precision), as in out.test.aq
+    rprec = [line for line in lines if line.startswith("Rprec_mult_1.00") and "\tall\t" in line]
+    assert rprec[0].split("\t")[2] == out.splitlines()[2].split("\t")[2]
+    # relstring: 10 documents by default, printed under its bare name; a length is kept as
+    # written in the name, and relstring has no `all` line
+    out = run("trec", "-q", "-m", "relstring", *files)[1]
+    assert out.splitlines() == [line for line in lines if line.startswith("relstring")]
+    out = run("trec", "-q", "-m", "relstring.3", *files)[1]
+    assert out.splitlines() == [
+        "relstring_3           \t301\t'000'",
+        "relstring_3           \t302\t'110'",
+        "relstring_3           \t303\t'000'",
+    ]
+
+
+def test_trec_measures_in_trec_eval_order_with_its_defaults() -> None:
+    # every line of -m all_trec, in out.test.aq's order: the measures, their default
+    # parameters and the printed names
+    printed = []
     for line in (CONFORMANCE / "out.test.aq").read_text().splitlines():
-        name, query, _ = (field.strip() for field in line.split("\t"))
-        cut = re.fullmatch(r"(.+)_([0-9]+)", name)
-        root = cut[1] if cut and cut[1] in _CUT_NAMES else name
-        if query == "all" and root in _NAMES:
-            printed.setdefault(root, []).extend([int(cut[2])] if root != name and cut else [])
-    assert list(printed) == [m.name for m in TREC_MEASURES]
-    assert {n: tuple(k) for n, k in printed.items()} == {m.name: m.cutoffs for m in TREC_MEASURES}
+        name = line.split("\t")[0].strip()
+        if name not in printed:
+            printed.append(name)
+    selection = parse_trec_measures(["all_trec"])
+    names = [name for m, params in selection for name in m.line_names(params)]
+    # trec_eval prints relstring before the `all` lines and runid, num_q, gm_* only there
+    assert sorted(names) == sorted(printed)
+    order = {name: i for i, name in enumerate(names)}
+    per_query = [n for n in printed if n not in ("runid", "num_q", "gm_map", "gm_bpref")]
+    assert per_query == sorted(per_query, key=order.__getitem__)
+    # each metric line is a registry metric
+    for measure, params in selection:
+        if measure.kind == "metric":
+            for name in measure.line_names(params):
+                assert measure.metric_of(name).definition.name in METRICS
 
 
 def test_docs_table_of_trec_measures_is_the_registrys() -> None:
+    # docs/cli.md lists every measure rankframe trec prints, in trec_eval's order, with the
+    # registry's metric, trec_eval's default parameters and the registry's aggregation
     page = (Path(__file__).parents[1] / "docs" / "cli.md").read_text()
-    table = page.split("| trec_eval | rankframe | default cut-offs |")[1].split("\n\n")[0]
-    rows = [row.split("|")[1:3] for row in table.splitlines()[2:]]
-    names = [name for cell, _ in rows for name in re.findall(r"`(\w+)`", cell)]
-    assert names == [m.name for m in TREC_MEASURES]
-    by_name = {m.name: m for m in TREC_MEASURES}
-    for cell, metric in rows:
-        measure = by_name[re.findall(r"`(\w+)`", cell)[0]]
-        if measure.kind == "metric":
-            k = "@k" if measure.cutoffs else ""
-            assert metric.strip() == f"`{measure.metric}{k}`", cell
+    table = page.split("| trec_eval | rankframe | default parameters | `all` |")[1]
+    rows = [[c.strip() for c in row.strip("|").split("|")]
+            for row in table.split("\n\n")[0].splitlines()[2:]]
+    assert [re.findall(r"`(\w+)`", row[0]) for row in rows] == [[m.name] for m in TREC_MEASURES]
+    aggregate = {"mean": "mean", "geometric": "geometric mean", "sum": "sum"}
+    for measure, (_, metric, defaults, all_line) in zip(TREC_MEASURES, rows, strict=True):
+        if measure.kind != "metric":
+            assert "only" in all_line, measure.name
+            continue
+        definition = measure.metric_of(measure.line_names(measure.cutoffs)[0]).definition
+        suffix = {"cutoffs": "@k", "levels": "@x"}.get(measure.params, "")
+        assert metric == f"`{definition.name}{suffix}`", measure.name
+        assert all_line.startswith(aggregate[definition.aggregate]), measure.name
+        shown = [float(v) for v in defaults.split(", ")] if defaults else []
+        assert shown == [float(v) for v in measure.cutoffs], measure.name
 
 
 def test_metric_help_lists_the_registry(run: Run) -> None:
@@ -555,14 +549,14 @@ def test_metric_help_lists_the_registry(run: Run) -> None:
     assert f"a trec_eval measure: {', '.join(m.name for m in TREC_MEASURES)};" in trec
 
 
-def test_trec_default_measures_are_everything_rankframe_computes() -> None:
+def test_trec_default_measures_are_trec_eval_s() -> None:
     selection = parse_trec_measures(None)
-    assert [m.name for m, _ in selection] == [m.name for m in TREC_MEASURES]
-    assert {m.name: k for m, k in selection}["success"] == (1, 5, 10)
-    assert parse_trec_measures(["all_trec"]) == selection
-    official = [m.name for m, _ in parse_trec_measures(["official"])]
-    assert official == ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec",
-                        "recip_rank", "P"]
+    assert selection == parse_trec_measures(["official"])
+    official = [m.name for m, _ in selection]
+    assert official == ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
+                        "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P"]
+    assert {m.name for m, _ in parse_trec_measures(["all_trec"])} <= {m.name for m in TREC_MEASURES}
+    assert {m.name: k for m, k in parse_trec_measures(["all_trec"])}["success"] == (1, 5, 10)
     # requests for one measure add up; cut-offs come out sorted, measures in trec_eval's order
     merged = parse_trec_measures(["P.100", "map", "P_5", "p.20,5"])
     assert [(m.name, k) for m, k in merged] == [("map", ()), ("P", (5, 20, 100))]
@@ -571,8 +565,10 @@ def test_trec_default_measures_are_everything_rankframe_computes() -> None:
 @pytest.mark.parametrize(
     ("measure", "message"),
     [
-        ("bpref", "trec_eval measure 'bpref' is not computed by rankframe"),
-        ("iprec_at_recall", "is not computed by rankframe"),
+        ("prefs_simp", "trec_eval measure 'prefs_simp' is not computed by rankframe"),
+        ("ndcg.1=0,2=1", "'ndcg' with trec_eval's default parameters only; got 'ndcg.1=0,2=1'"),
+        ("relstring.x", "The length of trec_eval measure 'relstring.x' must be a non-negative"),
+        ("iprec_at_recall.0.5,x", "must be non-negative numbers separated by commas"),
         ("recip_rnk", "Unknown trec_eval measure 'recip_rnk'. Did you mean 'recip_rank'?"),
         ("mrr@10", "'mrr@10' is rankframe's mrr@10, which trec_eval does not compute"),
         ("map.10", "'map' takes no cut-offs; got 'map.10'. Use map_cut.10"),

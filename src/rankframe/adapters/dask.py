@@ -195,7 +195,8 @@ def _unused_name(columns: Sequence[object], stem: str) -> str:
 def _meta(frame: Any, keys: Sequence[str], value_columns: Sequence[tuple[str, str]]) -> Any:
     """An empty pandas frame with the ``keys`` columns of ``frame`` and typed values."""
     meta = frame._meta[list(keys)].reset_index(drop=True)
-    return meta.assign(**{name: pd.Series([], dtype=_DTYPES[t]) for name, t in value_columns})
+    values = pd.DataFrame({name: pd.Series([], dtype=_DTYPES[t]) for name, t in value_columns})
+    return pd.concat([meta, values], axis=1)  # not assign: no warning beyond 100 columns
 
 
 class DaskRankEval(RankEval):

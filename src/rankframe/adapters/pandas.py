@@ -264,7 +264,9 @@ class PandasBackend:
         if not keys or rows is None:
             return pd.DataFrame(columns)
         out = self.frame[list(keys)].take(rows).reset_index(drop=True)
-        return out.assign(**columns)
+        # one concat, not assign: pandas warns of a fragmented frame beyond 100 columns
+        # (trec_eval's all_trec alone is 97)
+        return pd.concat([out, pd.DataFrame(columns, index=out.index)], axis=1)
 
     def column(self, name: str) -> npt.NDArray[Any]:
         return np.asarray(self.frame[name].to_numpy())

@@ -40,8 +40,9 @@ def _measure_help() -> str:
     from rankframe.trec.measures import measure_names
 
     return (
-        f"a trec_eval measure: {measure_names()}; cut-offs as P.5,10 or P_10; also "
-        "'official' and 'all_trec' (default: all that rankframe computes)"
+        f"a trec_eval measure: {measure_names()}; parameters as trec_eval takes them "
+        "(P.5,10, iprec_at_recall.0.25, relstring.20) or as it prints them (P_10); "
+        "nicknames 'official' (the default), 'all_trec' and 'set'; repeatable"
     )
 
 
@@ -155,22 +156,24 @@ def build_parser() -> argparse.ArgumentParser:
     compare.set_defaults(handler=run_compare)
 
     trec = commands.add_parser(
-        "trec", help="trec_eval's output for the measures rankframe computes",
+        "trec", help="a drop-in for trec_eval: its options, measures and output",
         description="Evaluate a TREC run against qrels and print trec_eval's output "
-        "(measure<TAB>query<TAB>value) for the measures rankframe computes, line for line "
-        "as trec_eval prints them.",
+        "(measure<TAB>query<TAB>value), line for line as trec_eval prints it; the options "
+        "are trec_eval's.",
     )
     trec.add_argument("qrels", metavar="QRELS", help="qrels file: query 0 docno grade")
     trec.add_argument("run", metavar="RUN", help="run file: query Q0 docno rank score runid")
-    trec.add_argument("-q", action="store_true", help="print each query's values too")
-    trec.add_argument("-c", action="store_true",
+    trec.add_argument("-q", "--query_eval_wanted", dest="q", action="store_true",
+                      help="print each query's values too, before the summary")
+    trec.add_argument("-c", "--complete_rel_info_wanted", dest="c", action="store_true",
                       help="average over every judged query; queries missing from the run "
                       "count 0")
-    trec.add_argument("-l", type=int, metavar="LEVEL",
+    trec.add_argument("-l", "--level_for_rel", dest="l", type=int, metavar="LEVEL",
                       help="lowest grade that counts as relevant (default: 1)")
-    trec.add_argument("-m", dest="measure", action="append", metavar="MEASURE",
+    trec.add_argument("-m", "--measure", dest="measure", action="append", metavar="MEASURE",
                       help=_measure_help())
-    trec.add_argument("-n", action="store_true", help="no summary ('all') lines")
+    trec.add_argument("-n", "--nosummary", dest="n", action="store_true",
+                      help="no summary: only the per-query lines")
     trec.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
     trec.set_defaults(handler=run_trec)
 

@@ -1,56 +1,98 @@
 """The trec_eval measures rankframe prints, and the parser of trec_eval's ``-m`` arguments.
 
-Which trec_eval measures rankframe computes, and as which metric, comes from the metric
-registry (each ``MetricDef``'s ``trec_name`` and ``trec_cut``). Only trec_eval's own facts are
-written here: the order in which it prints its measures, its default cut-offs, its
-``official`` set, and the counts (``num_ret``, ...) that are not metrics.
+Only trec_eval's own facts are written here: the order in which it prints its measures, how
+each takes parameters and its defaults (``P`` at 5, 10, ..., 1000; ``iprec_at_recall`` at
+0.00, 0.10, ..., 1.00), the nicknames (``official``, ``all_trec``, ``set``) and the measures
+that are not metrics (``runid``, ``num_q``, ``relstring``). Which measures rankframe computes,
+and as which metric, comes from the metric registry: a measure is computed when its printed
+name (``P_10``, ``iprec_at_recall_0.10``, ``gm_map``) parses as a registry metric.
 """
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
 from rankframe import _metrics as _metrics  # fills the registry
-from rankframe._registry import METRICS, Metric, parse_metric
+from rankframe._registry import Metric, closest, parse_metric
 from rankframe.exceptions import InvalidOptionError, RankEvalError, UnknownMetricError
 
 __all__ = ["TREC_MEASURES", "TrecMeasure", "parse_trec_measures"]
 
-# trec_eval's measures in the order it prints them (te_trec_measures in its measures.c), then
-# the later ones of trec_eval 10; every name here is recognised by -m
-TREC_EVAL_ORDER = (
-    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref",
-    "Rprec_mult", "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel",
-    "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
-    "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "prefs_num_prefs_poss",
-    "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg",
-    "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
-    "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
-    "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap", "rbp", "rbp_resid",
-    "ndcg_p", "unj", "Runj", "num_nonjudged_ret",
+Kind = Literal["metric", "runid", "num_q", "relstring"]
+# how trec_eval reads a measure's parameters (meas_init.c): none, integer cut-offs (P_10),
+# real cut-offs printed with 2 decimals (iprec_at_recall_0.10), or one number printed as
+# typed (relstring_20)
+Params = Literal["none", "cutoffs", "levels", "length"]
+
+_LONG = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_TENTHS = tuple(i / 10 for i in range(11))
+_FIFTHS = tuple(i / 5 for i in range(1, 11))
+
+# trec_eval 10's measures in the order it prints them (te_trec_measures in measures.c): name,
+# how it takes parameters and its defaults. Measures whose parameters rankframe does not take
+# (ndcg's gain pairs, utility's coefficients, set_F's beta, rbp's persistence) are "none":
+# rankframe computes them with trec_eval's defaults.
+_TREC_EVAL: tuple[tuple[str, Params, tuple[float, ...]], ...] = (
+    ("runid", "none", ()), ("num_q", "none", ()), ("num_ret", "none", ()),
+    ("num_rel", "none", ()), ("num_rel_ret", "none", ()), ("map", "none", ()),
+    ("gm_map", "none", ()), ("Rprec", "none", ()), ("bpref", "none", ()),
+    ("recip_rank", "none", ()), ("iprec_at_recall", "levels", _TENTHS), ("P", "cutoffs", _LONG),
+    ("relstring", "length", (10,)), ("recall", "cutoffs", _LONG), ("infAP", "none", ()),
+    ("gm_bpref", "none", ()), ("Rprec_mult", "levels", _FIFTHS), ("utility", "none", ()),
+    ("11pt_avg", "none", ()), ("binG", "none", ()), ("G", "none", ()), ("dcg", "none", ()),
+    ("ideal_dcg", "none", ()), ("ndcg", "none", ()), ("ndcg_rel", "none", ()),
+    ("Rndcg", "none", ()), ("ndcg_cut", "cutoffs", _LONG), ("map_cut", "cutoffs", _LONG),
+    ("relative_P", "cutoffs", _LONG), ("success", "cutoffs", (1, 5, 10)),
+    ("set_P", "none", ()), ("set_relative_P", "none", ()), ("set_recall", "none", ()),
+    ("set_map", "none", ()), ("set_F", "none", ()), ("num_nonrel_judged_ret", "none", ()),
+    ("prefs_num_prefs_poss", "none", ()), ("prefs_num_prefs_ful", "none", ()),
+    ("prefs_num_prefs_ful_ret", "none", ()), ("prefs_simp", "none", ()),
+    ("prefs_pair", "none", ()), ("prefs_avgjg", "none", ()),
+    ("prefs_avgjg_Rnonrel", "none", ()), ("prefs_simp_ret", "none", ()),
+    ("prefs_pair_ret", "none", ()), ("prefs_avgjg_ret", "none", ()),
+    ("prefs_avgjg_Rnonrel_ret", "none", ()), ("prefs_simp_imp", "none", ()),
+    ("prefs_pair_imp", "none", ()), ("prefs_avgjg_imp", "none", ()), ("map_avgjg", "none", ()),
+    ("P_avgjg", "cutoffs", _LONG), ("Rprec_mult_avgjg", "levels", _FIFTHS),
+    ("yaap", "none", ()), ("rbp", "none", ()), ("rbp_resid", "none", ()),
+    ("ndcg_p", "none", ()), ("unj", "cutoffs", (5, 10, 20)), ("Runj", "none", ()),
+    ("num_nonjudged_ret", "none", ()),
 )
-# trec_eval's `official` nickname (its default output)
-_OFFICIAL = frozenset({
-    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-    "recip_rank", "iprec_at_recall", "P",
+TREC_EVAL_ORDER = tuple(name for name, _, _ in _TREC_EVAL)
+# trec_eval's nicknames (te_trec_measure_nicknames in measures.c)
+_NICKNAMES_OF_TREC_EVAL = {
+    "official": (
+        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+        "bpref", "recip_rank", "iprec_at_recall", "P",
+    ),
+    "all_trec": (
+        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
+        "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP",
+        "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel",
+        "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
+        "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj",
+    ),
+    "set": (
+        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
+        "set_recall", "set_relative_P", "set_map", "set_F",
+    ),
+}
+# the measures that are not metrics: the run's name, the number of queries (both printed
+# only for `all`) and the grades of the first documents (printed only per query)
+_NOT_METRICS: dict[str, Kind] = {"runid": "runid", "num_q": "num_q", "relstring": "relstring"}
+# measures whose trec_eval parameters rankframe does not take (gain values, utility's
+# coefficients, F's beta, the persistence of rbp, recall levels of 11pt_avg)
+_DEFAULTS_ONLY = frozenset({
+    "ndcg", "ndcg_rel", "Rndcg", "dcg", "ideal_dcg", "utility", "set_F", "rbp", "rbp_resid",
+    "11pt_avg", "ndcg_p",
 })
-# trec_eval's default cut-offs of its measures with cut-offs
-_LONG_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-_DEFAULT_CUTOFFS = {
-    "P": _LONG_CUTOFFS, "recall": _LONG_CUTOFFS, "relative_P": _LONG_CUTOFFS,
-    "ndcg_cut": _LONG_CUTOFFS, "map_cut": _LONG_CUTOFFS, "Rndcg": _LONG_CUTOFFS,
-    "success": (1, 5, 10), "unj": (5, 10, 20),
-}
-# trec_eval's measures that are not metrics: printed from counts of the joined files
-_COUNTS: dict[str, Literal["runid", "num_q", "count"]] = {
-    "runid": "runid", "num_q": "num_q", "num_ret": "count", "num_rel": "count",
-    "num_rel_ret": "count",
-}
+
+
+def _level(value: float) -> str:
+    """trec_eval's printed real parameter: ``%3.2f``."""
+    return f"{value:3.2f}"
 
 
 @dataclass(frozen=True)
@@ -62,64 +104,64 @@ class TrecMeasure:
     name
         trec_eval's name (the root of ``P_10``: ``P``).
     kind
-        ``"metric"``: a rankframe metric (``P_10`` is ``precision@10``); ``"count"``: a number
-        of documents per query, summed over queries; ``"runid"`` and ``"num_q"``: the run's
-        name and the number of queries, printed only for ``all``.
+        ``"metric"``: a registry metric per printed name (``P_10`` is ``precision@10``);
+        ``"runid"`` and ``"num_q"``: the run's name and the number of queries, printed only
+        for ``all``; ``"relstring"``: the grades of the first documents as a string,
+        printed only per query.
+    params
+        How trec_eval takes its parameters: ``"none"``, ``"cutoffs"`` (integers, printed
+        ``P_10``), ``"levels"`` (real numbers, printed ``iprec_at_recall_0.10``) or
+        ``"length"`` (``relstring.20``, printed ``relstring_20``).
     cutoffs
-        trec_eval's default cut-offs; empty for a measure without cut-offs.
+        trec_eval's default cut-offs or levels; empty for a measure without any.
     official
         Whether trec_eval prints it by default (its ``official`` set).
-    metric
-        The canonical name of the registry's metric (``"precision"``) for a ``"metric"``.
     """
 
     name: str
-    kind: Literal["metric", "count", "runid", "num_q"] = "metric"
-    cutoffs: tuple[int, ...] = ()
+    kind: Kind = "metric"
+    params: Params = "none"
+    cutoffs: tuple[float, ...] = ()
     official: bool = False
-    metric: str | None = None
 
-    def line_names(self, cutoffs: tuple[int, ...]) -> list[str]:
-        """The names printed for these cut-offs (``P_5``, ``P_10``), or the bare name."""
-        return [f"{self.name}_{k}" for k in cutoffs] if self.cutoffs else [self.name]
+    def line_names(self, params: tuple[float, ...] | tuple[str, ...]) -> list[str]:
+        """The names printed for these parameters (``P_5``, ``P_10``), or the bare name."""
+        if self.params == "cutoffs":
+            return [f"{self.name}_{int(k)}" for k in params]
+        if self.params == "levels":
+            return [f"{self.name}_{_level(float(v))}" for v in params]
+        if self.params == "length" and params:
+            return [f"{self.name}_{params[0]}"]
+        return [self.name]
 
-    def metric_at(self, k: int | None) -> str:
-        """The column name of this measure at cut-off ``k``: ``P`` at 10 is ``precision@10``."""
-        if self.metric is None:
-            msg = f"trec_eval measure {self.name!r} is a count, not a metric."
+    def metric_of(self, line_name: str) -> Metric:
+        """The registry metric of one printed name: ``P_10`` is ``precision@10``."""
+        if self.kind != "metric":
+            msg = f"trec_eval measure {self.name!r} is not a metric."
             raise ValueError(msg)
-        return str(Metric(self.metric, k))
+        return parse_metric(line_name)
+
+
+def _computed(name: str, params: Params, defaults: tuple[float, ...]) -> bool:
+    """Whether the registry computes every default line of a trec_eval measure."""
+    measure = TrecMeasure(name, params=params)
+    try:
+        for line in measure.line_names(defaults):
+            parse_metric(line)
+    except RankEvalError:
+        return False
+    return True
 
 
 def _from_registry() -> tuple[TrecMeasure, ...]:
-    """The counts, and each trec_eval name that a registry metric declares, in trec_eval's
-    order."""
-    metric_of: dict[str, tuple[str, bool]] = {}
-    for definition in METRICS.values():
-        if definition.compute.__module__ == "rankframe._metrics_trec":
-            continue  # not yet printed by `rankframe trec` (sums, geometric means, numbers)
-        if definition.trec_name is not None:
-            metric_of[definition.trec_name] = (definition.name, False)
-        if definition.trec_cut is not None:
-            metric_of[definition.trec_cut] = (definition.name, True)
-    unknown = sorted(set(metric_of) - set(TREC_EVAL_ORDER))
-    no_cutoffs = sorted(n for n, (_, cut) in metric_of.items() if cut and n not in _DEFAULT_CUTOFFS)
-    if unknown or no_cutoffs:  # pragma: no cover (a registry declaration to fix)
-        msg = (
-            f"The metric registry names trec_eval measures {unknown} that trec_eval does not "
-            f"have, or {no_cutoffs} without trec_eval's default cut-offs in rankframe.trec."
-        )
-        raise RuntimeError(msg)
-    measures = []
-    for name in TREC_EVAL_ORDER:
-        official = name in _OFFICIAL
-        if name in _COUNTS:
-            measures.append(TrecMeasure(name, _COUNTS[name], official=official))
-        elif name in metric_of:
-            metric, cut = metric_of[name]
-            cutoffs = _DEFAULT_CUTOFFS[name] if cut else ()
-            measures.append(TrecMeasure(name, "metric", cutoffs, official, metric))
-    return tuple(measures)
+    """The trec_eval measures rankframe prints, in trec_eval's order."""
+    official = set(_NICKNAMES_OF_TREC_EVAL["official"])
+    return tuple(
+        TrecMeasure(name, _NOT_METRICS.get(name, "metric"), params,
+                    defaults if params != "length" else (), name in official)
+        for name, params, defaults in _TREC_EVAL
+        if name in _NOT_METRICS or _computed(name, params, defaults)
+    )
 
 
 TREC_MEASURES: tuple[TrecMeasure, ...] = _from_registry()
@@ -127,14 +169,14 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = _from_registry()
 
 _BY_NAME = {m.name.lower(): m for m in TREC_MEASURES}
 _NICKNAMES = {
-    "official": tuple(m.name for m in TREC_MEASURES if m.official),
-    "all_trec": tuple(m.name for m in TREC_MEASURES),
+    nickname: tuple(name for name in members if name.lower() in _BY_NAME)
+    for nickname, members in _NICKNAMES_OF_TREC_EVAL.items()
 }
 # trec_eval's other measures: recognised, to say that rankframe does not compute them
 _NOT_COMPUTED = frozenset(n.lower() for n in TREC_EVAL_ORDER) - set(_BY_NAME)
-_TRAILING_CUT = re.compile(r"^(?P<name>.+)_(?P<k>[0-9]+)$")
+_PRINTED = re.compile(r"^(?P<name>.+)_(?P<k>[0-9]+(?:\.[0-9]+)?)$")
 
-Selection = list[tuple[TrecMeasure, tuple[int, ...]]]
+Selection = list[tuple[TrecMeasure, tuple[float, ...] | tuple[str, ...]]]
 
 
 def measure_names() -> str:
@@ -142,28 +184,50 @@ def measure_names() -> str:
     return ", ".join(m.name for m in TREC_MEASURES)
 
 
-def _cutoffs(spec: str, text: str) -> set[int]:
-    values = set()
-    for part in text.split(","):
-        part = part.strip()
-        if not (part.isascii() and part.isdigit() and int(part) > 0):
+def _parameters(measure: TrecMeasure, spec: str, text: str) -> set[float] | str:
+    """The parameters after the dot of ``P.5,10``: cut-offs or levels, or relstring's length."""
+    if measure.params == "length":
+        if not (text.isascii() and text.isdigit()):
             msg = (
-                f"The cut-offs of trec_eval measure {spec!r} must be positive integers "
-                f"separated by commas, as in 'P.5,10'. Got {part!r} instead."
+                f"The length of trec_eval measure {spec!r} must be a non-negative integer, as "
+                f"in '{measure.name}.20'. Got {text!r} instead."
             )
             raise InvalidOptionError(msg)
-        values.add(int(part))
+        return text
+    values: set[float] = set()
+    for part in text.split(","):
+        part = part.strip()
+        if measure.params == "cutoffs":
+            if not (part.isascii() and part.isdigit() and int(part) > 0):
+                msg = (
+                    f"The cut-offs of trec_eval measure {spec!r} must be positive integers "
+                    f"separated by commas, as in '{measure.name}.5,10'. Got {part!r} instead."
+                )
+                raise InvalidOptionError(msg)
+            values.add(int(part))
+            continue
+        try:
+            level = float(part)
+        except ValueError:
+            level = float("nan")
+        if not 0 <= level < float("inf"):
+            msg = (
+                f"The parameters of trec_eval measure {spec!r} must be non-negative numbers "
+                f"separated by commas, as in '{measure.name}.0.5,1.5'. Got {part!r} instead."
+            )
+            raise InvalidOptionError(msg)
+        values.add(level)
     return values
 
 
 def _unknown(spec: str) -> UnknownMetricError:
     base = spec.split(".", 1)[0]
-    cut = _TRAILING_CUT.match(base)
+    printed = _PRINTED.match(spec)
     try:
         metric = str(parse_metric(spec))
     except RankEvalError:
         metric = None
-    if base.lower() in _NOT_COMPUTED or (cut and cut["name"].lower() in _NOT_COMPUTED):
+    if base.lower() in _NOT_COMPUTED or (printed and printed["name"].lower() in _NOT_COMPUTED):
         reason = f"trec_eval measure {spec!r} is not computed by rankframe."
     elif metric is not None:
         reason = (
@@ -172,16 +236,16 @@ def _unknown(spec: str) -> UnknownMetricError:
         )
     else:
         candidates = [*(m.name for m in TREC_MEASURES), *_NICKNAMES]
-        close = difflib.get_close_matches(base, candidates, n=3, cutoff=0.5)
+        close = closest(base, candidates)
         hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
         reason = f"Unknown trec_eval measure {spec!r}.{hint}"
     return UnknownMetricError(
-        f"{reason} rankframe computes the trec_eval measures {measure_names()} (cut-offs as "
-        "'P.5,10' or 'P_10'; 'official' and 'all_trec' select several)."
+        f"{reason} rankframe computes the trec_eval measures {measure_names()} (parameters as "
+        "'P.5,10' or 'P_10'; 'official', 'all_trec' and 'set' select several)."
     )
 
 
-def _from_rankframe_name(spec: str) -> tuple[TrecMeasure, set[int]] | None:
+def _from_rankframe_name(spec: str) -> tuple[TrecMeasure, set[float]] | None:
     """rankframe's spelling of a trec_eval measure: ``ndcg@10`` is ``ndcg_cut`` at 10."""
     try:
         metric = parse_metric(spec)
@@ -189,66 +253,127 @@ def _from_rankframe_name(spec: str) -> tuple[TrecMeasure, set[int]] | None:
         return None
     definition = metric.definition
     if metric.k is not None and definition.trec_cut is not None:
-        cut = _BY_NAME.get(definition.trec_cut.lower())
-        return None if cut is None else (cut, {int(metric.k)})
+        measure = _BY_NAME.get(definition.trec_cut.lower())
+        return None if measure is None else (measure, {metric.k})
     if metric.k is None and definition.trec_name is not None:
-        whole = _BY_NAME.get(definition.trec_name.lower())
-        return None if whole is None else (whole, set())
+        measure = _BY_NAME.get(definition.trec_name.lower())
+        return None if measure is None else (measure, set())
     return None
 
 
-def parse_trec_measures(specs: Iterable[str] | None = None) -> Selection:
-    """Parse trec_eval ``-m`` arguments into measures and cut-offs, in trec_eval's order.
+def _no_parameters(measure: TrecMeasure, spec: str, values: set[float]) -> InvalidOptionError:
+    sibling = _BY_NAME.get(f"{measure.name}_cut".lower())
+    if sibling is not None and values:
+        shown = ",".join(f"{v:g}" for v in sorted(values))
+        return InvalidOptionError(
+            f"trec_eval measure {measure.name!r} takes no cut-offs; got {spec!r}. Use "
+            f"{sibling.name}.{shown}."
+        )
+    if measure.name in _DEFAULTS_ONLY:
+        detail = "with trec_eval's default parameters only"
+        return InvalidOptionError(
+            f"rankframe computes trec_eval measure {measure.name!r} {detail}; got {spec!r}. "
+            f"Use {measure.name}."
+        )
+    return InvalidOptionError(f"trec_eval measure {measure.name!r} takes no parameters; got "
+                              f"{spec!r}. Use {measure.name}.")
 
-    Accepts trec_eval's syntax (``P``, ``P.5,10``, ``ndcg_cut.10``, ``recip_rank``, the
-    nicknames ``official`` and ``all_trec``), the printed names (``P_10``, ``map_cut_100``),
-    and rankframe's spelling where it names a trec_eval measure (``ndcg@10``). A bare name with
-    cut-offs takes trec_eval's default cut-offs. Requests for one measure add up. ``None``
-    selects every measure rankframe computes (``all_trec``).
+
+def _parse_one(spec: str) -> tuple[TrecMeasure, set[float] | str] | tuple[str, None]:
+    """One ``-m`` argument: a nickname, or a measure with its explicit parameters (an empty
+    set: trec_eval's defaults)."""
+    name, dot, text = spec.partition(".")
+    if name.lower() in _NICKNAMES and not dot:
+        return name.lower(), None
+    measure = _BY_NAME.get(name.lower())
+    params: set[float] | str = set()
+    if measure is not None and dot:
+        if measure.params == "none":
+            raise _no_parameters(measure, spec, _numbers(text))
+        params = _parameters(measure, spec, text)
+    elif measure is None:
+        printed = _PRINTED.match(spec)
+        measure = _BY_NAME.get(printed["name"].lower()) if printed else None
+        if measure is not None and printed is not None and measure.params != "none":
+            params = _parameters(measure, spec, printed["k"])
+            if measure.params == "cutoffs" and not params:  # pragma: no cover (regex)
+                raise _unknown(spec)
+        elif measure is not None and printed is not None:
+            raise _no_parameters(measure, spec, _numbers(printed["k"]))
+        elif (alias := _from_rankframe_name(spec)) is not None:
+            measure, params = alias
+    if measure is None:
+        raise _unknown(spec)
+    return measure, params
+
+
+def _numbers(text: str) -> set[float]:
+    numbers: set[float] = set()
+    for part in text.split(","):
+        try:
+            numbers.add(float(part))
+        except ValueError:
+            continue
+    return numbers
+
+
+def parse_trec_measures(specs: Iterable[str] | None = None) -> Selection:
+    """Parse trec_eval ``-m`` arguments into measures and parameters, in trec_eval's order.
+
+    Accepts trec_eval's syntax (``P``, ``P.5,10``, ``ndcg_cut.10``, ``iprec_at_recall``,
+    ``Rprec_mult.0.5``, ``relstring.20``, ``recip_rank``, the nicknames ``official``,
+    ``all_trec`` and ``set``), the printed names (``P_10``, ``iprec_at_recall_0.10``,
+    ``map_cut_100``), and rankframe's spelling where it names a trec_eval measure
+    (``ndcg@10``). As in trec_eval, a measure named without parameters takes trec_eval's
+    defaults, and parameters replace the defaults; unlike trec_eval, the parameters of several
+    requests for one measure add up (``P.5`` and ``P.10`` print both). ``None`` selects
+    trec_eval's default, ``official``.
+
+    Returns
+    -------
+    list of (TrecMeasure, tuple)
+        Each measure with its cut-offs or levels, sorted (``()`` for a measure without
+        parameters; relstring's length as written, or ``()`` for its default of 10).
 
     Raises
     ------
     UnknownMetricError
         A name that is not a trec_eval measure rankframe computes.
     InvalidOptionError
-        A cut-off that is not a positive integer, or a cut-off for a measure without any.
+        A bad parameter, or a parameter for a measure without any.
 
     Examples
     --------
     >>> [(m.name, k) for m, k in parse_trec_measures(["P.10,5", "recip_rank", "ndcg_cut_10"])]
     [('recip_rank', ()), ('P', (5, 10)), ('ndcg_cut', (10,))]
+    >>> [(m.name, k) for m, k in parse_trec_measures(["Rprec_mult.0.5", "relstring.20"])]
+    [('relstring', ('20',)), ('Rprec_mult', (0.5,))]
     """
-    wanted: dict[str, set[int]] = {}
-    for raw in ["all_trec"] if specs is None else specs:
+    marked: set[str] = set()
+    explicit: dict[str, set[float]] = {}
+    lengths: dict[str, str] = {}
+    for raw in ["official"] if specs is None else specs:
         spec = raw.strip()
-        name, dot, params = spec.partition(".")
-        if name.lower() in _NICKNAMES and not dot:
-            for member in _NICKNAMES[name.lower()]:
-                wanted.setdefault(member, set()).update(_BY_NAME[member.lower()].cutoffs)
+        measure, params = _parse_one(spec)
+        if isinstance(measure, str):
+            marked.update(_NICKNAMES[measure])
             continue
-        measure = _BY_NAME.get(name.lower())
-        cutoffs: set[int] = set()
-        if measure is not None and dot:
-            cutoffs = _cutoffs(spec, params)
-        elif measure is None and not dot:
-            cut = _TRAILING_CUT.match(name)
-            measure = _BY_NAME.get(cut["name"].lower()) if cut else None
-            if measure is not None and cut is not None:
-                cutoffs = {int(cut["k"])}
-                if int(cut["k"]) == 0:
-                    msg = f"The cut-off of trec_eval measure {spec!r} must be positive."
-                    raise InvalidOptionError(msg)
-            elif (alias := _from_rankframe_name(spec)) is not None:
-                measure, cutoffs = alias
-        if measure is None:
-            raise _unknown(spec)
-        if cutoffs and not measure.cutoffs:
-            sibling = _BY_NAME.get(f"{measure.name}_cut".lower())
-            hint = f" Use {sibling.name}.{','.join(map(str, sorted(cutoffs)))}." if sibling else ""
-            msg = f"trec_eval measure {measure.name!r} takes no cut-offs; got {spec!r}.{hint}"
-            raise InvalidOptionError(msg)
-        wanted.setdefault(measure.name, set()).update(cutoffs or measure.cutoffs)
-    if not wanted:
+        marked.add(measure.name)
+        if isinstance(params, str):
+            lengths.setdefault(measure.name, params)  # trec_eval keeps the first
+        elif params:
+            explicit.setdefault(measure.name, set()).update(params)
+    if not marked:
         msg = "No trec_eval measure was requested; pass at least one, e.g. -m map."
         raise UnknownMetricError(msg)
-    return [(m, tuple(sorted(wanted[m.name]))) for m in TREC_MEASURES if m.name in wanted]
+    selection: Selection = []
+    for measure in TREC_MEASURES:
+        if measure.name not in marked:
+            continue
+        if measure.params == "length":
+            selection.append((measure, (lengths[measure.name],) if measure.name in lengths
+                              else ()))
+        else:
+            values = explicit.get(measure.name) or set(measure.cutoffs)
+            selection.append((measure, tuple(sorted(values))))
+    return selection

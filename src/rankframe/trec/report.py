@@ -1,22 +1,28 @@
-"""trec_eval's output for the measures rankframe computes: what ``rankframe trec`` prints."""
+"""trec_eval's output for the measures rankframe computes: what ``rankframe trec`` prints.
+
+The values come from the accessor on the frame that ``join_trec`` returns: per query from
+``per_query``, the ``all`` lines from ``evaluate`` (so each measure aggregates as its registry
+declaration says: a mean, ``gm_map``'s geometric mean, the sums of the ``num_*`` counts). This
+module only chooses the lines and prints them as trec_eval does, and writes ``relstring``,
+which is a string rather than a number.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from rankframe._options import Options
-from rankframe._pipeline import ColumnNames, PerQueryRows, Request
-from rankframe._pipeline import per_query as per_query_values
-from rankframe._registry import parse_metrics
-from rankframe.adapters.pandas import PandasBackend
+from rankframe._registry import Metric
 from rankframe.exceptions import InvalidDataError
 from rankframe.trec.files import PathOrFrame, checked_frames, joined_frames
-from rankframe.trec.measures import parse_trec_measures
+from rankframe.trec.measures import TrecMeasure, parse_trec_measures
 
 __all__ = ["trec_eval_report"]
+
+_WIDTH = 22  # trec_eval prints "%-22s\t%s\t%6.4f"
 
 
 def trec_eval_report(
@@ -31,11 +37,13 @@ def trec_eval_report(
 ) -> str:
     """trec_eval's output for the measures rankframe computes, byte for byte.
 
-    Lines read ``measure<TAB>query<TAB>value``, the measure left-justified to 22 characters
-    and values with 4 decimals, as trec_eval prints them. With ``per_query=True``
-    (trec_eval ``-q``) every query's lines come first, queries sorted as strings, measures in
-    trec_eval's order; then the ``all`` lines: ``runid`` (the run id on the run's last line),
-    ``num_q``, and the means (sums for ``num_ret``, ``num_rel``, ``num_rel_ret``).
+    Lines read ``measure<TAB>query<TAB>value``, the measure left-justified to 22 characters,
+    values with 4 decimals and counts as integers, as trec_eval prints them. With
+    ``per_query=True`` (trec_eval ``-q``) every query's lines come first, queries sorted as
+    strings, measures in trec_eval's order (``runid``, ``num_q`` and the geometric means
+    ``gm_map`` and ``gm_bpref`` have no per-query line); then the ``all`` lines: ``runid``
+    (the run id on the run's last line), ``num_q`` and each measure's aggregate over the
+    queries (``relstring`` has none).
 
     Parameters
     ----------
@@ -43,7 +51,8 @@ def trec_eval_report(
         Paths of a TREC run and qrels file, or frames as ``read_trec_run()`` and
         ``read_trec_qrels()`` return them.
     measures
-        trec_eval measure names (see ``parse_trec_measures()``); ``None``: all of them.
+        trec_eval ``-m`` arguments (see ``parse_trec_measures()``); ``None``: trec_eval's
+        default, ``official``.
     per_query
         Print each query's values too (trec_eval ``-q``).
     summary
@@ -58,6 +67,8 @@ def trec_eval_report(
     TrecFormatError
         A line of a run or qrels file breaks its format; the error's ``path`` and ``line``
         say which.
+    InvalidDataError
+        No query has both results and judgments.
 
     Examples
     --------
@@ -65,14 +76,16 @@ def trec_eval_report(
     ...                     "score": [2.0, 1.0, 5.0], "run": "mine"})
     >>> qrels = pd.DataFrame({"query": ["1", "1", "2"], "item": ["b", "c", "b"],
     ...                       "relevant": [1, 2, 1]})
-    >>> print(trec_eval_report(run, qrels, ["num_q", "recip_rank", "P.1,2"], per_query=True),
-    ...       end="")
+    >>> print(trec_eval_report(run, qrels, ["num_q", "recip_rank", "P.1,2", "relstring.3"],
+    ...                        per_query=True), end="")
     recip_rank            \t1\t0.5000
     P_1                   \t1\t0.0000
     P_2                   \t1\t0.5000
+    relstring_3           \t1\t'-1'
     recip_rank            \t2\t0.0000
     P_1                   \t2\t0.0000
     P_2                   \t2\t0.0000
+    relstring_3           \t2\t'-'
     num_q                 \tall\t2
     recip_rank            \tall\t0.2500
     P_1                   \tall\t0.0000
@@ -89,72 +102,106 @@ def trec_eval_report(
         )
         raise InvalidDataError(msg)
 
-    # one column per printed line name: rankframe's metrics per query, and the counts
-    metric_of: dict[str, str] = {}
-    for measure, cutoffs in selection:
-        if measure.kind == "metric":
-            for name, k in zip(measure.line_names(cutoffs), cutoffs or (None,), strict=True):
-                metric_of[name] = measure.metric_at(k)
-    metrics = list(dict.fromkeys(metric_of.values()))
-    values = _per_query_values(joined, metrics, min_relevance) if metrics else None
-    means = values.mean() if values is not None else None
-    counts = _counts(joined, min_relevance)
+    # every printed line: its measure, its name, and the registry metric of a metric's line
+    lines = [(m, name) for m, params in selection for name in m.line_names(params)]
+    metric_of = {name: m.metric_of(name) for m, name in lines if m.kind == "metric"}
+    options: dict[str, Any] = {} if min_relevance is None else {"min_relevance": min_relevance}
+    queries = pd.Index(sorted(joined["query"].unique()), name="query")
 
-    lines: list[str] = []
+    out: list[str] = []
     if per_query:
+        printed = [(m, name) for m, name in lines if _per_query_line(m, metric_of.get(name))]
         columns: list[list[str]] = []
-        for measure, cutoffs in selection:
-            for name in measure.line_names(cutoffs):
-                if measure.kind == "metric":
-                    assert values is not None  # computed above when a metric is selected
-                    column = values[metric_of[name]].reindex(counts.index)
-                    columns.append(
-                        [f"{name:<22}\t{q}\t{v:6.4f}" for q, v in column.items()]
-                    )
-                elif measure.kind == "count":
-                    columns.append(
-                        [f"{name:<22}\t{q}\t{v}" for q, v in counts[name].items()]
-                    )
+        wanted = [str(metric_of[name]) for m, name in printed if m.kind == "metric"]
+        values = _per_query(joined, wanted, queries, options) if wanted else None
+        for measure, name in printed:
+            if measure.kind == "relstring":
+                length = int(name.rpartition("_")[2]) if name != measure.name else 10
+                strings = _relstrings(run_frame, qrels_frame, queries, length)
+                columns.append([f"{name:<{_WIDTH}}\t{q}\t'{s}'" for q, s in strings.items()])
+            else:
+                assert values is not None  # computed above when a metric is printed
+                metric = metric_of[name]
+                columns.append(_formatted(name, values[str(metric)], metric))
         for row in zip(*columns, strict=True):
-            lines.extend(row)
+            out.extend(row)
     if summary:
-        for measure, cutoffs in selection:
-            for name in measure.line_names(cutoffs):
-                if measure.kind == "runid":
-                    if "run" in run_frame.columns and len(run_frame):
-                        lines.append(f"{name:<22}\tall\t{run_frame['run'].iloc[-1]}")
-                elif measure.kind == "num_q":
-                    lines.append(f"{name:<22}\tall\t{len(counts)}")
-                elif measure.kind == "count":
-                    lines.append(f"{name:<22}\tall\t{int(counts[name].sum())}")
-                else:
-                    assert means is not None  # computed above when a metric is selected
-                    lines.append(f"{name:<22}\tall\t{float(means[metric_of[name]]):6.4f}")
-    return "".join(f"{line}\n" for line in lines)
+        metrics = list(dict.fromkeys(
+            str(metric_of[name]) for m, name in lines
+            if m.kind == "metric" and _aggregate(metric_of[name]) != "none"
+        ))
+        means = _evaluate(joined, metrics, options) if metrics else None
+        for measure, name in lines:
+            if measure.kind == "runid":
+                if "run" in run_frame.columns and len(run_frame):
+                    out.append(f"{name:<{_WIDTH}}\tall\t{run_frame['run'].iloc[-1]}")
+            elif measure.kind == "num_q":
+                out.append(f"{name:<{_WIDTH}}\tall\t{len(queries)}")
+            elif measure.kind == "metric" and _aggregate(metric_of[name]) != "none":
+                assert means is not None  # computed above when a metric is printed
+                metric = metric_of[name]
+                value = means[str(metric)]
+                out.extend(_formatted(name, pd.Series([value], index=["all"]), metric))
+    return "".join(f"{line}\n" for line in out)
 
 
-def _per_query_values(
-    joined: pd.DataFrame, metrics: list[str], min_relevance: int | None
+def _aggregate(metric: Metric) -> str:
+    """How a metric's per-query values make its ``all`` value (its registry declaration)."""
+    return metric.definition.aggregate
+
+
+def _per_query_line(measure: TrecMeasure, metric: Metric | None) -> bool:
+    """Whether trec_eval prints a per-query line for this measure: not for the run id and
+    the number of queries, nor for the geometric means (whose per-query value trec_eval
+    keeps as a logarithm and does not print)."""
+    if measure.kind in ("runid", "num_q"):
+        return False
+    return metric is None or _aggregate(metric) != "geometric"
+
+
+def _formatted(name: str, values: pd.Series, metric: Metric) -> list[str]:
+    """trec_eval's lines of one measure: counts (summed measures) as integers, the others
+    with 4 decimals."""
+    if _aggregate(metric) == "sum":
+        return [f"{name:<{_WIDTH}}\t{q}\t{round(v)}" for q, v in values.items()]
+    return [f"{name:<{_WIDTH}}\t{q}\t{v:6.4f}" for q, v in values.items()]
+
+
+def _per_query(
+    joined: pd.DataFrame, metrics: list[str], queries: pd.Index, options: dict[str, Any]
 ) -> pd.DataFrame:
-    """Per query (indexed by the query id), a column per metric: the engine's one pass."""
-    request = Request(ColumnNames(judged="judged"), tuple(parse_metrics(metrics)), (),
-                      Options(min_relevance=min_relevance), PerQueryRows())
-    pq = per_query_values(PandasBackend(joined), request)
-    per_query = pq.values[:, 0, :]  # noqa: PD011  (a NumPy array: one system)
-    queries = pq.query_labels(np.arange(len(per_query), dtype=np.int64))
-    return pd.DataFrame(per_query, index=pd.Index(queries, name="query"),
-                        columns=[str(m) for m in request.metrics])
+    """Per query (indexed by the query id, sorted as strings), a column per metric."""
+    table: pd.DataFrame = joined.rank_eval.per_query(list(dict.fromkeys(metrics)), **options)
+    return table.set_index("query").reindex(queries)
 
 
-def _counts(joined: pd.DataFrame, min_relevance: int | None) -> pd.DataFrame:
-    """Per query, sorted as strings: num_ret, num_rel and num_rel_ret (trec_eval's counts)."""
-    retrieved = joined["score"].notna()
-    grade = joined["relevant"]
-    relevant = grade > 0 if min_relevance is None else grade >= min_relevance
-    flags = pd.DataFrame({
-        "query": joined["query"].astype(str),
-        "num_ret": retrieved.astype(np.int64),
-        "num_rel": relevant.astype(np.int64),
-        "num_rel_ret": (retrieved & relevant).astype(np.int64),
-    })
-    return flags.groupby("query", sort=True).sum()
+def _evaluate(joined: pd.DataFrame, metrics: list[str], options: dict[str, Any]) -> pd.Series:
+    """Each metric aggregated over the queries, as its declaration says."""
+    row: pd.Series = joined.rank_eval.evaluate(metrics, **options).iloc[0]
+    return row
+
+
+def _relstrings(
+    run: pd.DataFrame, qrels: pd.DataFrame, queries: pd.Index, length: int
+) -> pd.Series:
+    """trec_eval's ``relstring``: per query, the judgments of the first ``length`` documents
+    retrieved, one character each (m_relstring.c): the grade 0-9, ``>`` above 9, ``-`` for
+    a document not in the qrels, ``.`` for one in the qrels with a negative grade (in the
+    pool but not judged). A query that retrieved nothing has an empty string."""
+    retrieved = run.loc[run["query"].astype(str).isin(queries), ["query", "item", "score"]]
+    retrieved = retrieved.astype({"query": "str", "item": "str", "score": np.float64})
+    graded = retrieved.merge(
+        qrels[["query", "item", "relevant"]].astype({"query": "str", "item": "str"}),
+        on=["query", "item"], how="left",
+    )
+    unjudged: Any = graded.assign(relevant=0)  # rank() needs a grade column, not its values
+    rank = unjudged.rank_eval.rank()["rank"].to_numpy(dtype=np.float64, na_value=np.nan)
+    first = rank <= length
+    top = graded.loc[first].assign(rank=rank[first])
+    grade = top["relevant"].to_numpy(dtype=np.float64, na_value=np.nan)
+    digits = np.clip(np.nan_to_num(grade), 0, 9).astype(np.int64).astype(str)
+    top = top.assign(char=np.select(
+        [np.isnan(grade), grade < 0, grade > 9], ["-", ".", ">"], default=digits,
+    ))
+    strings: pd.Series = top.sort_values(["query", "rank"]).groupby("query")["char"].agg("".join)
+    return strings.reindex(queries, fill_value="")

@@ -340,7 +340,10 @@ def _included(pq: PerQuery, options: Options) -> PerQuery:
         codes = np.flatnonzero(pq.empty)
         raise EmptyQueryError.of(pq.query_labels(codes[:5]), len(codes))
     include = ~pq.empty if options.empty in ("skip", "nan") else np.ones_like(pq.empty)
-    return replace(pq, include=np.asarray(include, dtype=bool))
+    values = pq.values
+    if options.empty == "one":  # torchmetrics' empty_target_action="pos"
+        values = np.where(pq.empty[:, None, None], 1.0, values)
+    return replace(pq, include=np.asarray(include, dtype=bool), values=values)
 
 
 def finish(backend: Backend, pq: PerQuery, request: Request) -> Any:

@@ -561,3 +561,27 @@ def test_every_preset_runs_on_every_metric(make_frame: Any) -> None:
         assert len(table) == (11 if skipped else 12)
         for values in table.values():
             assert all(isinstance(v, float) for v in values.values())
+
+
+def test_bad_values_of_the_new_options_are_refused(make_frame: Any) -> None:
+    ev = make_frame(_lists([(["a", "b"], ["b"])])).rank_eval
+    with pytest.raises(rankframe.InvalidOptionError, match="Did you mean 'hits'"):
+        ev.map(ap_denominator="hit")
+    with pytest.raises(rankframe.InvalidOptionError, match="'discount' option must be one of"):
+        ev.ndcg(discount="log2")
+    with pytest.raises(rankframe.InvalidOptionError, match="Did you mean 'ranx'"):
+        ev.evaluate(["mrr"], convention="ranks")
+    with pytest.raises(rankframe.UnknownArgumentError, match="'discount' changes only ndcg, dcg"):
+        ev.mrr(discount="log2(rank+1)")
+
+
+def test_compare_takes_a_convention(make_frame: Any) -> None:
+    # two systems on one query: a ranks the relevant b second, c ranks it first; LensKit's
+    # NDCG does not discount rank 2, so both score 1 there, while trec_eval's does not
+    frame = make_frame({"query": "q", "item": ["a", "b"], "x": [2.0, 1.0], "y": [1.0, 2.0],
+                        "relevant": [0, 1]})
+    ev = frame.rank_eval(score=["x", "y"])
+    lenskit = as_dict(ev.compare("ndcg", convention="lenskit"), key="system")
+    assert lenskit["y"]["delta"] == 0.0
+    trec = as_dict(ev.compare("ndcg"), key="system")
+    assert trec["y"]["delta"] == pytest.approx(1 - 1 / np.log2(3))

@@ -222,7 +222,8 @@ EMPTY_LIST: OptionDef[EmptyList] = OptionDef(
     "empty_list", "zero", EmptyList, choices=get_args(EmptyList),
     doc="A query that retrieved nothing (every score null): ``\"zero\"`` counts 0 "
         "(trec_eval ``-c``); ``\"nan\"`` gives NaN for precision and AP, the metrics that "
-        "divide by the list's length (LensKit), and leaves those NaN out of their means.",
+        "divide by the list's length (LensKit), and leaves those NaN out of their means "
+        "(a metric's bootstrap interval and paired tests are then NaN).",
 )
 DISCOUNT: OptionDef[Discount] = OptionDef(
     "discount", "log2(rank+1)", Discount, choices=get_args(Discount),

@@ -139,6 +139,10 @@ def relevant_mask(grades: pd.Series, min_relevance: float | None) -> pd.Series:
 # -- values in [0, 1] ----------------------------------------------------------------------
 
 
+# Metrics that are not fractions: a count of hits and an unnormalised DCG (finite, >= 0).
+UNBOUNDED = ("hit_count", "dcg")
+
+
 @SETTINGS
 @given(frame=frames(), opts=options)
 def test_values_are_in_the_unit_interval(frame, opts) -> None:
@@ -147,10 +151,9 @@ def test_values_are_in_the_unit_interval(frame, opts) -> None:
     for column in columns(opts["ties"]):
         values = per_query[column].to_numpy()
         assert not np.isnan(values).any(), column  # empty="zero": never NaN
-        if parse_metric(column).name in UNBOUNDED:
-            continue
-        assert ((values >= 0) & (values <= 1)).all(), (column, values)
-        assert 0 <= means[column] <= 1, column
+        top = math.inf if parse_metric(column).name in UNBOUNDED else 1
+        assert ((values >= 0) & (values <= top)).all(), (column, values)
+        assert 0 <= means[column] <= top, column
 
 
 # -- a perfect ranking ---------------------------------------------------------------------
@@ -218,7 +221,7 @@ class Perfect:
 # A perfect ranking puts the R relevant items at ranks 1..R (items of equal grade are
 # interchangeable, so every ties= option gives the same values). With R = 0 every metric is 0
 # (empty="zero"), except NDCG, which uses the grades whatever min_relevance (as trec_eval).
-PERFECT: dict[str, Callable[[Perfect], float]] = {
+PERFECT: dict[str, Callable[[Perfect], float] | None] = {
     # 1 for every k: the top item is relevant.
     "mrr": lambda p: float(p.R > 0),
     # 1 for every k and both gains whenever some grade is positive: the ranking is the ideal
@@ -263,7 +266,18 @@ PERFECT: dict[str, Callable[[Perfect], float]] = {
     "rbp": lambda p: p.rbp(p.k),
     "rbp_resid": Perfect.rbp_resid,
     "unjudged": Perfect.unjudged_share,
+    # every relevant item in the top k: min(R, k)
+    "hit_count": lambda p: float(p.R if p.k is None else min(p.R, p.k)),
+    # the ideal DCG: needs the grades, see _ideal_dcg
+    "dcg": None,
 }
+
+
+def _ideal_dcg(grades: pd.Series, k: int | None, gain: str) -> float:
+    """Σ_i gain(g_i) / log2(i + 1) over the positive grades sorted descending, i <= k."""
+    g = np.sort(grades[grades > 0].to_numpy(dtype=np.float64))[::-1][:k]
+    gains = np.exp2(g) - 1 if gain == "exponential" else g
+    return float((gains / np.log2(np.arange(2, len(g) + 2))).sum())
 
 
 def test_every_metric_has_a_perfect_ranking_rule() -> None:
@@ -281,10 +295,15 @@ def test_perfect_ranking(frame, opts) -> None:
         positive = bool((rows["relevant"] > 0).any())
         grades = tuple(sorted(rows["relevant"], reverse=True))
         for metric in map(parse_metric, columns(opts["ties"])):
-            want = PERFECT[metric.name](Perfect(n, R, positive, metric.k, opts["denominator"],
-                                                grades, opts["min_relevance"]))
+            rule = PERFECT[metric.name]
+            want = (
+                rule(Perfect(n, R, positive, metric.k, opts["denominator"], grades,
+                             opts["min_relevance"]))
+                if rule is not None
+                else _ideal_dcg(rows["relevant"], metric.k, opts["gain"])
+            )
             got = per_query[query][str(metric)]
-            assert got == pytest.approx(want, abs=1e-12), (query, str(metric), n, R)
+            assert got == pytest.approx(want, rel=1e-12, abs=1e-12), (query, str(metric), n, R)
 
 
 # -- invariances ---------------------------------------------------------------------------
@@ -338,7 +357,7 @@ def test_renaming_queries_changes_nothing_per_query(frame, opts, labels) -> None
 # rank within k (mrr) and AP's sum of positive terms over a fixed R (map). Not precision
 # (hits@k / k), not ndcg (IDCG@k grows too), not recall/map with denominator="min_k" (the
 # denominator min(R, k) grows with k).
-MONOTONE = ("acc", "recall", "mrr", "map")
+MONOTONE = ("acc", "recall", "mrr", "map", "hit_count", "dcg")
 LONG_KS = tuple(range(1, 12))
 
 
@@ -444,7 +463,7 @@ def test_scalar_methods_give_the_evaluate_means(frame, opts, empty) -> None:
     for metric in (m for m in all_metrics((3,)) if takes(m, ties)):
         method = getattr(ev, metric.name)
         kwargs = {"empty": empty, "ties": opts["ties"], "min_relevance": opts["min_relevance"]}
-        kwargs.update({o: opts[o] for o in METRICS[metric.name].options})
+        kwargs.update({o: opts[o] for o in METRICS[metric.name].options if o in opts})
         value = as_float(method(**kwargs) if metric.k is None else method(metric.k, **kwargs))
         assert value == pytest.approx(means[str(metric)], abs=1e-12, nan_ok=True), str(metric)
 

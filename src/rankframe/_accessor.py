@@ -26,19 +26,15 @@ from rankframe import (  # noqa: F401  (_metrics fills the registry)
     _pipeline,
 )
 from rankframe._analysis import SYSTEM
+from rankframe._conventions import CONVENTION, preset_options
 from rankframe._options import (
     CORRECTION,
     OPTIONS,
     TEST,
-    Average,
     Correction,
-    Denominator,
-    Empty,
-    Gain,
     Options,
     Test,
     Ties,
-    Unjudged,
 )
 from rankframe._pipeline import (
     Backend,
@@ -179,6 +175,39 @@ def _arguments_checked(function: _F) -> _F:
         return function(*args, **kwargs)
 
     return cast("_F", checked)
+
+
+def _convention_applied(function: _F) -> _F:
+    """Give the options a ``convention=`` preset sets to a table method (``per_query``,
+    ``evaluate``, ``compare``): each option not passed explicitly takes the preset's value."""
+    accepted = [n for n in inspect.signature(function).parameters if n in OPTIONS]
+
+    @functools.wraps(function)
+    def applied(*args: Any, **kwargs: Any) -> Any:
+        kwargs.update(preset_options(kwargs.get("convention"), kwargs, accepted))
+        return function(*args, **kwargs)
+
+    return cast("_F", applied)
+
+
+def _option_keywords(function: _F) -> _F:
+    """A table method (``per_query``, ``evaluate``, ``compare``) takes every declared option
+    and ``convention``: its signature gains them as keyword-only parameters in place of its
+    ``**chosen``, from their declarations (``OPTIONS``, ``CONVENTION``)."""
+    signature = inspect.signature(function)
+    kept = [
+        p for p in signature.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD
+    ]
+    declared = [o.parameter() for o in (*OPTIONS.values(), CONVENTION)]
+    function.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[*kept, *declared]
+    )
+    return function
+
+
+def _options_from(chosen: Mapping[str, Any]) -> Options:
+    """The :class:`Options` of the options passed (or set by a preset); defaults otherwise."""
+    return Options(**{name: chosen[name] for name in OPTIONS if name in chosen})
 
 
 def _not_an_accessor(cls: type) -> RankEvalError:
@@ -369,23 +398,14 @@ class RankEval:
     # -- tables --------------------------------------------------------------------------
 
     @_arguments_checked
+    @_convention_applied
+    @_option_keywords
     def per_query(
         self,
         metrics: str | Metric | Iterable[str | Metric],
         *,
         by: str | Sequence[str] | None = None,
-        min_relevance: float | None = None,
-        gain: Gain = "linear",
-        denominator: Denominator = "relevant",
-        empty: Empty = "zero",
-        ties: Ties = "trec",
-        beta: float = 1.0,
-        catalog: Any = None,
-        popularity: Any = None,
-        item_features: Any = None,
-        average: Average = "weighted",
-        unjudged: Unjudged = "error",
-        judged_only: bool = False,
+        **chosen: Any,
     ) -> Any:
         """One row per query, sorted by query: the query (and ``by``) columns, one per metric.
 
@@ -412,36 +432,25 @@ class RankEval:
         2     b  score  0.5
         3     b  other  1.0
         """
-        options = Options(min_relevance, gain, denominator, empty, ties, beta, catalog=catalog,
-                          popularity=popularity, item_features=item_features, average=average,
-                          unjudged=unjudged, judged_only=judged_only)
+        options = _options_from(chosen)
         parsed = parse_metrics(metrics)
         by_list = _as_list(by)
         self._check_columns(by_list)
         return self._run(self._request(parsed, by_list, options, PerQueryRows()))
 
     @_arguments_checked
+    @_convention_applied
+    @_option_keywords
     def evaluate(
         self,
         metrics: str | Metric | Iterable[str | Metric],
         *,
         by: str | Sequence[str] | None = None,
-        min_relevance: float | None = None,
-        gain: Gain = "linear",
-        denominator: Denominator = "relevant",
-        empty: Empty = "zero",
-        ties: Ties = "trec",
-        beta: float = 1.0,
-        catalog: Any = None,
-        popularity: Any = None,
-        item_features: Any = None,
-        average: Average = "weighted",
-        unjudged: Unjudged = "error",
-        judged_only: bool = False,
         ci: float | None = None,
         n_resamples: int = 1000,
         seed: int | None = 0,
         tidy: bool = False,
+        **chosen: Any,
     ) -> Any:
         """Means over queries: one row per segment (one row if ``by=None``).
 
@@ -474,9 +483,7 @@ class RankEval:
         0  score    mrr  <NA>   0.75          2
         1  score    acc     1   0.50          2
         """
-        options = Options(min_relevance, gain, denominator, empty, ties, beta, catalog=catalog,
-                          popularity=popularity, item_features=item_features, average=average,
-                          unjudged=unjudged, judged_only=judged_only)
+        options = _options_from(chosen)
         parsed = parse_metrics(metrics)
         by_list = _as_list(by)
         self._check_columns(by_list)
@@ -487,6 +494,8 @@ class RankEval:
         return self._run(self._request(parsed, by_list, options, result))
 
     @_arguments_checked
+    @_convention_applied
+    @_option_keywords
     def compare(
         self,
         metrics: str | Metric | Iterable[str | Metric],
@@ -500,18 +509,7 @@ class RankEval:
         n_bootstrap: int = 1000,
         seed: int | None = 0,
         by: str | Sequence[str] | None = None,
-        min_relevance: float | None = None,
-        gain: Gain = "linear",
-        denominator: Denominator = "relevant",
-        empty: Empty = "zero",
-        ties: Ties = "trec",
-        beta: float = 1.0,
-        catalog: Any = None,
-        popularity: Any = None,
-        item_features: Any = None,
-        average: Average = "weighted",
-        unjudged: Unjudged = "error",
-        judged_only: bool = False,
+        **chosen: Any,
     ) -> Any:
         """Compare systems (score columns) with a baseline on paired per-query values.
 
@@ -563,9 +561,7 @@ class RankEval:
         0      a  0.666667  0.000000       NaN        False
         1      b  1.000000  0.333333  0.183503        False
         """
-        options = Options(min_relevance, gain, denominator, empty, ties, beta, catalog=catalog,
-                          popularity=popularity, item_features=item_features, average=average,
-                          unjudged=unjudged, judged_only=judged_only)
+        options = _options_from(chosen)
         parsed = parse_metrics(metrics)
         by_list = _as_list(by)
         self._check_columns(by_list)
@@ -675,7 +671,9 @@ def _k_doc(definition: MetricDef) -> str:
 def _metric_docstring(definition: MetricDef) -> str:
     """The NumPy-style docstring of a metric's method, from its declaration."""
     parameters = [_k_doc(definition)] if definition.takes_k else []
-    parameters += [_BY_DOC, *(o.docstring() for o in definition.parameters())]
+    parameters += [
+        _BY_DOC, *(o.docstring() for o in definition.parameters()), CONVENTION.docstring()
+    ]
     sections = [
         inspect.cleandoc(definition.doc) or definition.summary,
         "Parameters\n----------\n" + "\n".join(parameters),
@@ -696,14 +694,18 @@ def metric_method(definition: MetricDef) -> Callable[..., Any]:
     ]
     signature = inspect.Signature(
         [inspect.Parameter("self", _POSITIONAL), *positional, _BY,
-         *(o.parameter() for o in declared)],
+         *(o.parameter() for o in declared), CONVENTION.parameter()],
         return_annotation=Any,
     )
 
     def method(self: RankEval, *args: Any, **kwargs: Any) -> Any:
         bound = _bind(name, signature, (self, *args), kwargs)
+        explicit = set(bound.arguments)
         bound.apply_defaults()
-        values: Mapping[str, Any] = bound.arguments
+        values: dict[str, Any] = dict(bound.arguments)
+        values.update(
+            preset_options(values["convention"], explicit, [o.name for o in declared])
+        )
         options = Options(**{o.name: values[o.name] for o in declared})
         return self._metric(name, values.get("k"), values["by"], options)
 

@@ -126,15 +126,21 @@ class PerQuery:
     def means(self) -> tuple[FloatArray, IntArray]:
         """Aggregates over the included queries of each segment (means, unless a metric
         declares a geometric mean or a sum), shape (n_segments, n_systems, n_metrics), and
-        the number of those queries per segment (NaN for none)."""
+        the number of those queries per segment (NaN for none).
+
+        A NaN value (``empty_list="nan"``) is left out of its own mean only."""
         seg = self.segment[self.include]
         counts = np.bincount(seg, minlength=self.n_segments).astype(np.int64)
         flat = self._flat()
+        valid = ~np.isnan(flat)
         sums = np.zeros((self.n_segments, flat.shape[1]))
+        per_column = np.zeros((self.n_segments, flat.shape[1]))
         for j in range(flat.shape[1]):  # a loop over (system, metric) columns
-            sums[:, j] = np.bincount(seg, weights=flat[:, j], minlength=self.n_segments)
+            column = np.where(valid[:, j], flat[:, j], 0.0)
+            sums[:, j] = np.bincount(seg, weights=column, minlength=self.n_segments)
+            per_column[:, j] = np.bincount(seg, weights=valid[:, j], minlength=self.n_segments)
         with np.errstate(invalid="ignore", divide="ignore"):
-            means = np.where(counts[:, None] > 0, sums / np.maximum(counts, 1)[:, None], np.nan)
+            means = np.where(per_column > 0, sums / np.maximum(per_column, 1), np.nan)
         means = self._finish(means, counts)
         if self.sets is not None:  # set-level metrics: over the included queries
             values = self.sets(self.include.astype(np.float64))

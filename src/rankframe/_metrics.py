@@ -18,7 +18,17 @@ import numpy.typing as npt
 
 from rankframe._engine import Lists
 from rankframe._engine import ties as _ties
-from rankframe._options import DENOMINATOR, GAIN, Options, options_of
+from rankframe._options import (
+    AP_DENOMINATOR,
+    DENOMINATOR,
+    DISCOUNT,
+    EMPTY_LIST,
+    GAIN,
+    NEGATIVE_GAINS,
+    PRECISION_DENOMINATOR,
+    Options,
+    options_of,
+)
 from rankframe._registry import MetricDef, register
 
 FloatArray = npt.NDArray[np.float64]
@@ -51,18 +61,19 @@ def reciprocal_rank(t: Lists, k: int | None, _: Options) -> FloatArray:
 _GAIN_EXPONENT = 512
 
 
-def ndcg(t: Lists, k: int | None, o: Options) -> FloatArray:
-    r"""DCG@k / IDCG@k; gains are the grades (linear) or 2**grade - 1 (exponential).
+def _nan_where_nothing_retrieved(t: Lists, values: FloatArray, o: Options) -> FloatArray:
+    """``empty_list="nan"``: NaN for the queries that retrieved nothing."""
+    if o.empty_list == "nan":
+        values[t.n_retrieved == 0] = np.nan
+    return values
 
-    Every positive grade gives gain, whatever ``min_relevance`` (as trec_eval); the ideal
-    ranking sorts every judged item of the query, retrieved or not, by grade.
 
-    The ratio does not change when a query's gains are all multiplied by one number: a query
-    whose gains could overflow float64 (exponential gains of grades above
-    :data:`_GAIN_EXPONENT`, or huge linear grades) has them multiplied by ``2**-s`` first,
-    ``s`` from its highest grade, so 2**1100 - 1 needs no number beyond float64. Multiplying
-    by a power of two is exact, and other queries are left as they are (``s = 0``).
-    """
+def discounted_gains(
+    t: Lists, k: int | None, o: Options
+) -> tuple[FloatArray, FloatArray, npt.NDArray[np.int64] | None]:
+    """Per query DCG@k of the ranking and of the ideal ranking, each multiplied by
+    ``2**-shift`` where a query's gains could overflow float64, and that ``shift`` per query
+    (``None`` when no query needs one): see :func:`ndcg`."""
     shift = _gain_shift(t, o.gain)
 
     def gain(query: npt.NDArray[np.int64], grade: FloatArray) -> FloatArray:
@@ -73,16 +84,38 @@ def ndcg(t: Lists, k: int | None, o: Options) -> FloatArray:
             return np.exp2(grade - s) - np.exp2(-s)
         return grade if s is None else np.ldexp(grade, -s)
 
+    def discount(rank: npt.NDArray[np.int64]) -> FloatArray:
+        shifted = np.maximum(rank, 2) if o.discount == "log2(max(rank,2))" else rank + 1
+        return np.log2(shifted.astype(np.float64))
+
     def dcg(query: npt.NDArray[np.int64], rank: npt.NDArray[np.int64], g: FloatArray) -> FloatArray:
         keep = slice(None) if k is None else rank <= k
-        weights = gain(query[keep], g[keep]) / np.log2(rank[keep] + 1.0)
+        weights = gain(query[keep], g[keep]) / discount(rank[keep])
         return np.bincount(query[keep], weights=weights, minlength=t.n_queries).astype(np.float64)
 
     if t.gain_tie_start is None:
         actual = dcg(t.gain_query, t.gain_rank, t.gain_grade)
     else:  # ties="average": the expected DCG over the orders of tied rows
-        actual = _ties.dcg(t, k, gain(t.gain_query, t.gain_grade))
+        actual = _ties.dcg(t, k, gain(t.gain_query, t.gain_grade), discount)
     ideal = dcg(t.ideal_query, t.ideal_rank, t.ideal_grade)
+    return actual, ideal, shift
+
+
+def ndcg(t: Lists, k: int | None, o: Options) -> FloatArray:
+    r"""DCG@k / IDCG@k; gains are the grades (linear) or 2**grade - 1 (exponential).
+
+    Every positive grade gives gain, whatever ``min_relevance`` (as trec_eval); the ideal
+    ranking sorts every judged item of the query, retrieved or not, by grade. With
+    ``negative_gains="keep"`` negative grades give negative gains in both; an ideal of 0
+    or less gives 0.
+
+    The ratio does not change when a query's gains are all multiplied by one number: a query
+    whose gains could overflow float64 (exponential gains of grades above
+    :data:`_GAIN_EXPONENT`, or huge linear grades) has them multiplied by ``2**-s`` first,
+    ``s`` from its highest grade, so 2**1100 - 1 needs no number beyond float64. Multiplying
+    by a power of two is exact, and other queries are left as they are (``s = 0``).
+    """
+    actual, ideal, _ = discounted_gains(t, k, o)
     return _ratio(actual, ideal)
 
 
@@ -105,13 +138,26 @@ def _gain_shift(t: Lists, gain: str) -> npt.NDArray[np.int64] | None:
 
 
 def average_precision(t: Lists, k: int | None, o: Options) -> FloatArray:
-    r"""Σ over relevant items ranked at or above k of hits@rank / rank, divided by R."""
+    r"""Σ over relevant items ranked at or above k of hits@rank / rank, divided by R (or
+    the ``ap_denominator``)."""
     keep = slice(None) if k is None else t.rel_rank <= k
     precision_at_hit = t.rel_hits[keep] / t.rel_rank[keep]
     total = np.bincount(
         t.rel_query[keep], weights=precision_at_hit, minlength=t.n_queries
     ).astype(np.float64)
-    return _ratio(total, _relevant_denominator(t, k, o))
+    return _nan_where_nothing_retrieved(t, _ratio(total, _ap_denominator(t, k, o)), o)
+
+
+def _ap_denominator(t: Lists, k: int | None, o: Options) -> npt.NDArray[np.generic]:
+    choice = o.denominator if o.ap_denominator is None else o.ap_denominator
+    if choice == "hits":
+        return t.hits_at(k)
+    if choice == "min_retrieved":
+        length = t.n_retrieved if k is None else np.minimum(t.n_retrieved, k)
+        return np.minimum(t.n_relevant, length)
+    if choice == "min_k" and k is not None:
+        return np.minimum(t.n_relevant, k)
+    return t.n_relevant
 
 
 def success(t: Lists, k: int | None, _: Options) -> FloatArray:
@@ -119,9 +165,16 @@ def success(t: Lists, k: int | None, _: Options) -> FloatArray:
     return (t.hits_at(k) > 0).astype(np.float64)
 
 
-def precision(t: Lists, k: int | None, _: Options) -> FloatArray:
-    r"""hits@k / k; with k=None, hits / number of retrieved items."""
-    return _ratio(t.hits_at(k), t.n_retrieved if k is None else np.full(t.n_queries, k))
+def precision(t: Lists, k: int | None, o: Options) -> FloatArray:
+    r"""hits@k / k; with k=None, hits / number of retrieved items; with
+    ``precision_denominator="retrieved"``, hits@k / min(k, number of retrieved items)."""
+    if k is None:
+        denominator = t.n_retrieved
+    elif o.precision_denominator == "retrieved":
+        denominator = np.minimum(t.n_retrieved, k)
+    else:
+        denominator = np.full(t.n_queries, k)
+    return _nan_where_nothing_retrieved(t, _ratio(t.hits_at(k), denominator), o)
 
 
 def recall(t: Lists, k: int | None, o: Options) -> FloatArray:
@@ -140,8 +193,11 @@ def r_precision(t: Lists, _k: int | None, _: Options) -> FloatArray:
 # themselves (through their DCG and Lists.hits_at); the others have their own expectation
 
 def average_precision_average(t: Lists, k: int | None, o: Options) -> FloatArray:
-    r"""Expected AP@k over the orders of tied rows."""
-    return _ratio(_ties.precision_sum(t, k), _relevant_denominator(t, k, o))
+    r"""Expected AP@k over the orders of tied rows (its denominator does not depend on
+    the order, except ``ap_denominator="hits"``, which the pipeline refuses with it)."""
+    return _nan_where_nothing_retrieved(
+        t, _ratio(_ties.precision_sum(t, k), _ap_denominator(t, k, o)), o
+    )
 
 
 def r_precision_average(t: Lists, _k: int | None, _: Options) -> FloatArray:
@@ -178,7 +234,8 @@ register(MetricDef(
 ))
 register(MetricDef(
     name="ndcg", aliases=(), trec_name="ndcg", trec_cut="ndcg_cut",
-    takes_k=True, options=options_of(GAIN), compute=ndcg, average=ndcg,
+    takes_k=True, options=options_of(GAIN, DISCOUNT, NEGATIVE_GAINS), compute=ndcg,
+    average=ndcg,
     summary="normalised discounted cumulative gain of the top k",
     doc=r"""Normalised discounted cumulative gain at k.
 
@@ -200,8 +257,8 @@ register(MetricDef(
 ))
 register(MetricDef(
     name="map", aliases=("ap", "average_precision"), trec_name="map", trec_cut="map_cut",
-    takes_k=True, options=options_of(DENOMINATOR), compute=average_precision,
-    average=average_precision_average,
+    takes_k=True, options=options_of(DENOMINATOR, AP_DENOMINATOR, EMPTY_LIST),
+    compute=average_precision, average=average_precision_average,
     summary="average precision of the top k (mean: MAP)",
     doc=r"""Mean average precision at k.
 
@@ -237,7 +294,8 @@ register(MetricDef(
 ))
 register(MetricDef(
     name="precision", aliases=("p",), trec_name=None, trec_cut="P",
-    takes_k=True, options=_NONE, compute=precision, average=precision,
+    takes_k=True, options=options_of(PRECISION_DENOMINATOR, EMPTY_LIST), compute=precision,
+    average=precision,
     summary="share of the top k that is relevant",
     doc=r"""Precision at k: hits@k / k (k=None: / the number of retrieved items).
 
@@ -285,4 +343,10 @@ register(MetricDef(
 # Metrics declared in modules of their own (each registers itself on import): the
 # beyond-accuracy metrics and top1_f1, the F-measure, and trec_eval's other measures (every
 # one of -m all_trec).
-from rankframe import _metrics_beyond, _metrics_fmeasure, _metrics_trec  # noqa: E402, F401
+# the conventions of other tools: dcg and hit_count (issue 18)
+from rankframe import (  # noqa: E402, F401
+    _metrics_beyond,
+    _metrics_conventions,
+    _metrics_fmeasure,
+    _metrics_trec,
+)

@@ -27,42 +27,62 @@ from typing import Any, Generic, Literal, TypeVar, get_args
 from rankframe.exceptions import InvalidOptionError
 
 __all__ = [
+    "AP_DENOMINATOR",
     "AVERAGE",
     "BETA",
     "CATALOG",
     "COMMON",
     "CORRECTION",
     "DENOMINATOR",
+    "DISCOUNT",
     "EMPTY",
+    "EMPTY_LIST",
     "GAIN",
     "ITEM_FEATURES",
     "JUDGED_ONLY",
     "MIN_RELEVANCE",
+    "NEGATIVE_GAINS",
     "OPTIONS",
     "POPULARITY",
+    "PRECISION_DENOMINATOR",
     "TEST",
     "TIES",
     "UNJUDGED",
+    "ApDenominator",
     "Average",
     "Correction",
     "Denominator",
+    "Discount",
     "Empty",
+    "EmptyList",
     "Gain",
+    "NegativeGains",
     "OptionDef",
     "Options",
+    "PrecisionDenominator",
     "Test",
     "Ties",
     "Unjudged",
     "check_choice",
+    "none_or_choice",
     "options_of",
 ]
 
 # The choices of each option are spelled once, here; everything else reads them through
 # ``OptionDef.choices`` (``typing.get_args``).
-Ties = Literal["trec", "first", "optimistic", "pessimistic", "average"]
+Ties = Literal[
+    "trec", "first", "optimistic", "pessimistic", "item_ascending", "truncated_average",
+    "average",
+]
 Gain = Literal["linear", "exponential"]
 Denominator = Literal["relevant", "min_k"]
-Empty = Literal["zero", "skip", "nan", "error"]
+Empty = Literal["zero", "skip", "nan", "error", "one"]
+# conventions of other tools (docs/conventions.md)
+ApDenominator = Literal["relevant", "min_k", "hits", "min_retrieved"]
+PrecisionDenominator = Literal["k", "retrieved"]
+EmptyList = Literal["zero", "nan"]
+Discount = Literal["log2(rank+1)", "log2(max(rank,2))"]
+NegativeGains = Literal["zero", "keep"]
 Test = Literal["t-test", "permutation", "wilcoxon"]
 Correction = Literal["holm", "bonferroni", "none"]
 Average = Literal["weighted", "macro", "micro"]
@@ -170,14 +190,17 @@ EMPTY: OptionDef[Empty] = OptionDef(
     "empty", "zero", Empty, choices=get_args(Empty),
     doc="Queries without relevant items: ``\"zero\"`` counts 0 (trec_eval), ``\"skip\"`` "
         "leaves them out of the mean, ``\"nan\"`` gives NaN per query and leaves them out of "
-        "the mean, ``\"error\"`` raises ``EmptyQueryError`` naming them.",
+        "the mean, ``\"error\"`` raises ``EmptyQueryError`` naming them, ``\"one\"`` counts "
+        "1 for every metric (torchmetrics' ``empty_target_action=\"pos\"``).",
 )
 TIES: OptionDef[Ties] = OptionDef(
     "ties", "trec", Ties, choices=get_args(Ties),
     doc="Order among equal scores: ``\"trec\"`` (item id descending, as trec_eval), "
         "``\"first\"`` (frame order), ``\"optimistic\"`` (higher grade first), "
-        "``\"pessimistic\"`` (lower grade first), or ``\"average\"`` (the expected value "
-        "over every order of tied items, equally likely).",
+        "``\"pessimistic\"`` (lower grade first), ``\"item_ascending\"`` (item id "
+        "ascending, as ir_measures' msmarco provider), ``\"truncated_average\"`` (tied "
+        "items share their average rank truncated to an integer, as Evidently) or "
+        "``\"average\"`` (the expected value over every order of tied items, equally likely).",
 )
 
 
@@ -303,9 +326,56 @@ JUDGED_ONLY: OptionDef[bool] = OptionDef(
         "trec_eval's ``-J`` and ir_measures' ``judged_only``.",
 )
 
+# -- the conventions of other tools (docs/conventions.md): one block ----------------------
+
+
+def none_or_choice(option: str, allowed: tuple[str, ...]) -> Callable[[object], None]:
+    """The ``check`` of an option whose value is ``None`` or one of ``allowed``."""
+
+    def check(value: object) -> None:
+        if value is not None:
+            check_choice(option, value, allowed)
+
+    return check
+
+
+AP_DENOMINATOR: OptionDef[ApDenominator | None] = OptionDef(
+    "ap_denominator", None, ApDenominator | None,
+    check=none_or_choice("ap_denominator", get_args(ApDenominator)),
+    doc="What AP divides by, when it differs from recall's: ``None`` (as ``denominator``), "
+        "``\"relevant\"`` (R), ``\"min_k\"`` (min(R, k): Microsoft Recommenders' "
+        "``map_at_k``), ``\"hits\"`` (the relevant items in the top k: torchmetrics' "
+        "``top_k``) or ``\"min_retrieved\"`` (min(R, the number of retrieved items within "
+        "the top k): LensKit's ``AveragePrecision``).",
+)
+PRECISION_DENOMINATOR: OptionDef[PrecisionDenominator] = OptionDef(
+    "precision_denominator", "k", PrecisionDenominator, choices=get_args(PrecisionDenominator),
+    doc="Precision@k divides by k (``\"k\"``, trec_eval) or by min(k, the number of retrieved "
+        "items) (``\"retrieved\"``: torchmetrics' ``adaptive_k``, LensKit, Evidently).",
+)
+EMPTY_LIST: OptionDef[EmptyList] = OptionDef(
+    "empty_list", "zero", EmptyList, choices=get_args(EmptyList),
+    doc="A query that retrieved nothing (every score null): ``\"zero\"`` counts 0 "
+        "(trec_eval ``-c``); ``\"nan\"`` gives NaN for precision and AP, the metrics that "
+        "divide by the list's length (LensKit), and leaves those NaN out of their means "
+        "(a metric's bootstrap interval and paired tests are then NaN).",
+)
+DISCOUNT: OptionDef[Discount] = OptionDef(
+    "discount", "log2(rank+1)", Discount, choices=get_args(Discount),
+    doc="(N)DCG's discount of rank i: ``1 / log2(i + 1)`` (``\"log2(rank+1)\"``, trec_eval) "
+        "or ``1 / log2(max(i, 2))`` (``\"log2(max(rank,2))\"``: LensKit, Järvelin & "
+        "Kekäläinen's discount with base 2; ranks 1 and 2 are not discounted).",
+)
+NEGATIVE_GAINS: OptionDef[NegativeGains] = OptionDef(
+    "negative_gains", "zero", NegativeGains, choices=get_args(NegativeGains),
+    doc="(N)DCG's gain of a negative grade: none (``\"zero\"``, trec_eval) or the negative "
+        "gain itself, in the ranking and in the ideal one (``\"keep\"``, LensKit).",
+)
+
 OPTIONS: Mapping[str, OptionDef[Any]] = options_of(
     MIN_RELEVANCE, GAIN, DENOMINATOR, EMPTY, TIES, BETA,
     CATALOG, POPULARITY, ITEM_FEATURES, AVERAGE, UNJUDGED, JUDGED_ONLY,
+    AP_DENOMINATOR, PRECISION_DENOMINATOR, EMPTY_LIST, DISCOUNT, NEGATIVE_GAINS,
 )
 """Every option of :class:`Options`, in its field order."""
 
@@ -343,8 +413,9 @@ class Options:
         What a query without relevant items contributes: ``"zero"``, ``"skip"``, ``"nan"``
         or ``"error"``.
     ties
-        Order among equal scores: ``"trec"``, ``"first"``, ``"optimistic"``, ``"pessimistic"``;
-        ``"average"``: the expected value over every order of tied items.
+        Order among equal scores: ``"trec"``, ``"first"``, ``"optimistic"``, ``"pessimistic"``,
+        ``"item_ascending"``, ``"truncated_average"``; ``"average"``: the expected value over
+        every order of tied items.
     beta
         F-measure weight of recall (1: F1).
     catalog, popularity, item_features
@@ -356,6 +427,16 @@ class Options:
         A null grade: ``"error"``, or ``"nonrelevant"`` (an unjudged row of grade 0).
     judged_only
         Remove unjudged rows (and rows of a negative grade) before ranking.
+    ap_denominator
+        AP's own denominator (``None``: as ``denominator``).
+    precision_denominator
+        Precision@k divides by k or by min(k, the number retrieved).
+    empty_list
+        What a query that retrieved nothing gives for precision and AP: 0 or NaN.
+    discount
+        (N)DCG's discount: ``"log2(rank+1)"`` or ``"log2(max(rank,2))"``.
+    negative_gains
+        (N)DCG's gain of negative grades: ``"zero"`` or ``"keep"``.
     """
 
     min_relevance: float | None = MIN_RELEVANCE.default
@@ -370,6 +451,11 @@ class Options:
     average: Average = AVERAGE.default
     unjudged: Unjudged = UNJUDGED.default
     judged_only: bool = JUDGED_ONLY.default
+    ap_denominator: ApDenominator | None = AP_DENOMINATOR.default
+    precision_denominator: PrecisionDenominator = PRECISION_DENOMINATOR.default
+    empty_list: EmptyList = EMPTY_LIST.default
+    discount: Discount = DISCOUNT.default
+    negative_gains: NegativeGains = NEGATIVE_GAINS.default
 
     def __post_init__(self) -> None:
         for option in OPTIONS.values():

@@ -221,7 +221,7 @@ class Request:
 
     def __post_init__(self) -> None:
         if self.options.ties == "average":
-            _check_average(self.metrics)
+            _check_average(self.metrics, self.options)
 
     @property
     def multi(self) -> bool:
@@ -273,8 +273,18 @@ class Request:
         return [(SYSTEM, "str"), *floats, (EMPTY, "bool"), *entry]
 
 
-def _check_average(metrics: Sequence[Metric]) -> None:
-    """``ties="average"`` needs each metric's tie-averaged form (``MetricDef.average``)."""
+def _check_average(metrics: Sequence[Metric], options: Options) -> None:
+    """``ties="average"`` needs each metric's tie-averaged form (``MetricDef.average``), and
+    AP's denominator must not depend on the order (``ap_denominator="hits"`` does)."""
+    if options.ap_denominator == "hits" and any(m.name == "map" for m in metrics):
+        msg = (
+            "ties='average' cannot be combined with ap_denominator='hits' for 'map': the "
+            "number of hits in the top k then depends on the order of tied items, and the "
+            "expected ratio has no closed form here. Pass another ties option (torchmetrics "
+            "orders tied items as torch.topk does; ties='first' keeps the frame's order), or "
+            "another ap_denominator."
+        )
+        raise InvalidOptionError(msg)
     missing = [str(m) for m in metrics if m.definition.average is None]
     if not missing:
         return
@@ -413,7 +423,10 @@ def _included(pq: PerQuery, options: Options) -> PerQuery:
         codes = np.flatnonzero(pq.empty)
         raise EmptyQueryError.of(pq.query_labels(codes[:5]), len(codes))
     include = ~pq.empty if options.empty in ("skip", "nan") else np.ones_like(pq.empty)
-    return replace(pq, include=np.asarray(include, dtype=bool))
+    values = pq.values
+    if options.empty == "one":  # torchmetrics' empty_target_action="pos"
+        values = np.where(pq.empty[:, None, None], 1.0, values)
+    return replace(pq, include=np.asarray(include, dtype=bool), values=values)
 
 
 def finish(backend: Backend, pq: PerQuery, request: Request) -> Any:

@@ -42,10 +42,11 @@ class Lists:
         The relevant retrieved rows in rank order: query code, rank, and the number of
         relevant rows at or above that rank (hits@rank).
     gain_query, gain_rank, gain_grade
-        The retrieved rows with a positive grade: query code, rank, grade.
+        The retrieved rows with a positive grade (a nonzero one with
+        ``negative_gains="keep"``): query code, rank, grade.
     ideal_query, ideal_rank, ideal_grade
-        Every row with a positive grade, retrieved or not, in the ideal order (grade
-        descending within each query), with its ideal rank.
+        Every row with a positive (nonzero) grade, retrieved or not, in the ideal order
+        (grade descending within each query), with its ideal rank.
     rel_tie_start, rel_tie_size, gain_tie_start, gain_tie_size
         With ``ties="average"`` only (else None): for each relevant (``rel_``) and each
         positively graded (``gain_``) retrieved row, the group of rows tied with it (equal
@@ -84,7 +85,8 @@ class Lists:
     def first_relevant_rank(self) -> FloatArray:
         """Per query, the rank of the first relevant retrieved row (inf if none)."""
         first = np.full(self.n_queries, np.inf)
-        head = self.rel_hits == 1
+        head = np.ones(len(self.rel_query), dtype=bool)  # each query's first entry
+        np.not_equal(self.rel_query[1:], self.rel_query[:-1], out=head[1:])
         first[self.rel_query[head]] = self.rel_rank[head]
         return first
 
@@ -230,6 +232,20 @@ def _within_query_position(query: IntArray) -> IntArray:
     return index
 
 
+def _hits_through_rank(query: IntArray, rank: IntArray) -> IntArray:
+    """For the relevant entries of :func:`lists` (by query, then rank), hits@rank: the
+    number of relevant entries of the query ranked at or above each. Entries that share a
+    rank (``ties="truncated_average"``) all count each other."""
+    position = _within_query_position(query)
+    n = len(query)
+    if n == 0:
+        return position
+    last = np.ones(n, dtype=bool)  # the last entry of each (query, rank)
+    last[:-1] = (query[1:] != query[:-1]) | (rank[1:] != rank[:-1])
+    ends = np.flatnonzero(last)
+    return position[ends[np.searchsorted(ends, np.arange(n, dtype=np.int64))]]
+
+
 def _ideal_order(query: IntArray, grade: FloatArray) -> IntArray:
     """The order that sorts entries by query, then by grade descending."""
     if len(query) == 0:
@@ -262,29 +278,36 @@ def lists(data: FrameData, ranking: Ranking, options: Options) -> Lists:
     """
     grade = data.relevant
     level = options.min_relevance
+    negative = options.negative_gains == "keep"  # negative grades give (negative) gain
 
     def is_relevant(g: npt.NDArray[Any]) -> BoolArray:
         return g > 0 if level is None else g >= level
 
-    if level is None or level > 0:  # every relevant row has a positive grade
+    def gives_gain(g: npt.NDArray[Any]) -> BoolArray:
+        return g != 0 if negative else g > 0
+
+    if (level is None or level > 0) and not negative:  # every relevant row has gain
         pos, pos_query = ranking.positive, ranking.positive_query
         if _binary(grade):  # every positive grade is 1: nothing to look up, row by row
             pos_grade = np.ones(len(pos), dtype=np.float64)
         else:
             pos_grade = grade[ranking.positive_rows()].astype(np.float64, copy=False)
     else:
-        wanted = (grade > 0) | is_relevant(grade)
+        wanted = gives_gain(grade) | is_relevant(grade)
         pos = np.flatnonzero(wanted.view(np.uint8)[ranking.order]).astype(np.int64)
         pos_query = ranking.query_at(pos)
         pos_grade = grade[ranking.order[pos]].astype(np.float64, copy=False)
-    pos_rank = pos - ranking.starts[pos_query] + 1
+    if ranking.shared is None:
+        pos_rank = pos - ranking.starts[pos_query] + 1
+    else:
+        pos_rank = ranking.shared[pos]
     tie_start = tie_size = None
     if ranking.averaged:
         tie_first, tie_size = ranking.tie_groups(pos)
         tie_start = tie_first - ranking.starts[pos_query]
     rel_keep = is_relevant(pos_grade)
     rel_query = pos_query[rel_keep]
-    gain_keep = pos_grade > 0
+    gain_keep = gives_gain(pos_grade)
     gain_query = pos_query[gain_keep]
     gain_grade = pos_grade[gain_keep]
 
@@ -296,7 +319,7 @@ def lists(data: FrameData, ranking: Ranking, options: Options) -> Lists:
         n_relevant = np.bincount(
             data.query_codes[np.flatnonzero(is_relevant(grade))], minlength=data.n_queries
         )
-        positive_rows = np.flatnonzero(grade > 0)
+        positive_rows = np.flatnonzero(gives_gain(grade))
         positive_query = data.query_codes[positive_rows].astype(np.int64)
         positive_grade = grade[positive_rows].astype(np.float64, copy=False)
     # entries of equal query and grade are interchangeable: which row comes first in the
@@ -310,7 +333,11 @@ def lists(data: FrameData, ranking: Ranking, options: Options) -> Lists:
         n_relevant=n_relevant.astype(np.int64),
         rel_query=rel_query,
         rel_rank=pos_rank[rel_keep],
-        rel_hits=_within_query_position(rel_query),
+        rel_hits=(
+            _within_query_position(rel_query)
+            if ranking.shared is None
+            else _hits_through_rank(rel_query, pos_rank[rel_keep])
+        ),
         gain_query=gain_query,
         gain_rank=pos_rank[gain_keep],
         gain_grade=gain_grade,

@@ -93,6 +93,11 @@ class Ranking:
     positive_query
         The query code of each of those positions.
 
+    shared
+        Under ``ties="truncated_average"`` only: per position in ``order``, its rank, the
+        average rank of its run of tied rows truncated to an integer (tied rows share it);
+        ``None`` otherwise (the rank is the position within the query).
+
     Runs of tied rows none of which has a positive grade do not change any metric of the
     default ``min_relevance``: their exact order is settled only when ``order`` is first
     read (:meth:`positive_rows` does not need it).
@@ -101,6 +106,8 @@ class Ranking:
     does and also knows its tie groups (:meth:`tie_groups`): the metrics then take the
     expected value over every order of each group.
     """
+
+    shared: IntArray | None = None
 
     def __init__(
         self,
@@ -160,6 +167,8 @@ class Ranking:
 
     def rank_at(self, positions: IntArray) -> IntArray:
         """The 1-based rank of the entries of ``order`` at ``positions`` (ascending)."""
+        if self.shared is not None:
+            return self.shared[positions]
         return positions - self.starts[self.query_at(positions)] + 1
 
     def rank_per_row(self, n_rows: int) -> IntArray:
@@ -319,8 +328,10 @@ def _tie_order(
             return None  # the packed sort key already ordered each run by row position
         return _sort_order([*keys, rows])
     items = data.item_ranks(rows)
+    if ties == "item_ascending":
+        return _sort_order([*keys, items])
     item_desc = items.max(initial=0) - items
-    if ties == "trec":
+    if ties in ("trec", "truncated_average"):  # tied rows share a rank: any defined order
         return _sort_order([*keys, item_desc])
     # optimistic: higher grade first; pessimistic: lower grade first; then trec's order
     grade = data.relevant[rows].astype(np.float64)
@@ -437,12 +448,37 @@ def _rank_lexsort(
     )
 
 
+def _shared_ranks(data: FrameData, ranking: Ranking) -> IntArray:
+    """Per position of ``ranking.order``, the average rank of its run of equal scores in its
+    query, truncated to an integer (Evidently's ``rank(method="average").astype(int)``)."""
+    order = ranking.order
+    n = len(order)
+    score, query = data.score[order], data.query_codes[order]
+    first = np.ones(n, dtype=bool)
+    first[1:] = (score[1:] != score[:-1]) | (query[1:] != query[:-1])
+    run_start = np.flatnonzero(first)
+    run_stop = np.append(run_start[1:], n)  # one past each run's last position
+    query_start = ranking.starts[query[run_start]]
+    # 1-based ranks of a run's first and last rows: (first + last) // 2 is the truncated mean
+    average = (run_start - query_start + 1 + run_stop - query_start) // 2
+    return np.repeat(average, run_stop - run_start).astype(np.int64)
+
+
 def rank(data: FrameData, ties: str) -> Ranking:
     """Rank the retrieved rows of every query by score, descending, ties by ``ties``.
 
     ``ties="average"`` orders tied rows as ``"first"`` and records the tie groups
-    (:meth:`Ranking.tie_groups`), which the metrics average over.
+    (:meth:`Ranking.tie_groups`), which the metrics average over; ``"truncated_average"``
+    gives tied rows a shared rank (``Ranking.shared``).
     """
+    ranking = _rank(data, ties)
+    if ties == "truncated_average":
+        ranking.shared = _shared_ranks(data, ranking)
+    return ranking
+
+
+def _rank(data: FrameData, ties: str) -> Ranking:
+    """:func:`rank`, every position its own rank."""
     average = ties == "average"
     if average:
         ties = "first"

@@ -26,6 +26,7 @@ counts), never a Python loop; a group of one row gives the untied formula's own 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -165,9 +166,13 @@ def precision_sum(t: Lists, k: int | None) -> FloatArray:
     return _per_query(t, t.rel_query[heads][group], value)
 
 
-def dcg(t: Lists, k: int | None, gains: FloatArray) -> FloatArray:
-    """Per query, the expected DCG@k of the retrieved positively graded rows, whose gains
-    are ``gains`` (one per entry of ``t.gain_query``)."""
+def dcg(
+    t: Lists, k: int | None, gains: FloatArray,
+    discount: Callable[[IntArray], FloatArray] | None = None,
+) -> FloatArray:
+    """Per query, the expected DCG@k of the retrieved graded rows, whose gains are
+    ``gains`` (one per entry of ``t.gain_query``); ``discount(rank)`` divides the gain at
+    each rank (default ``log2(rank + 1)``)."""
     if t.gain_tie_start is None or t.gain_tie_size is None:
         msg = "the lists carry no tie groups (ranked without ties='average')"
         raise ValueError(msg)
@@ -175,5 +180,6 @@ def dcg(t: Lists, k: int | None, gains: FloatArray) -> FloatArray:
     s, n = t.gain_tie_start[heads], t.gain_tie_size[heads]
     mean_gain = np.add.reduceat(gains, heads) / n if len(heads) else np.zeros(0)
     group, j, _offsets = _expand(_places(s, n, k))
-    value = mean_gain[group] / np.log2(s[group] + j + 1.0)
+    rank = s[group] + j
+    value = mean_gain[group] / (np.log2(rank + 1.0) if discount is None else discount(rank))
     return _per_query(t, t.gain_query[heads][group], value)

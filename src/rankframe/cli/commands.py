@@ -44,17 +44,21 @@ def _metrics(specs: Sequence[str] | None) -> list[str]:
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
     """The metric options given on the command line, checked."""
-    from rankframe._options import Options
+    from rankframe._conventions import CONVENTION
+    from rankframe._options import OPTIONS, Options
 
     given = {
         name: getattr(args, name)
-        for name in ("min_relevance", "gain", "denominator", "empty", "ties", "beta")
-        if getattr(args, name) is not None
+        for name in OPTIONS
+        if getattr(args, name, None) is not None
     }
     try:
         Options(**given)
+        CONVENTION.validate(args.convention)
     except RankEvalError as error:
         raise CliError(str(error), code=2) from None
+    if args.convention is not None:
+        given["convention"] = args.convention
     return given
 
 

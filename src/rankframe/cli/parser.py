@@ -88,6 +88,30 @@ def _add_metric_options(parser: argparse.ArgumentParser) -> None:
                        help="AP and recall divide by R or min(R, k) (default: relevant)")
     group.add_argument("--beta", type=float, metavar="BETA",
                        help="f1: F-beta's weight of recall (default: 1, F1)")
+    _add_convention_options(group)
+
+
+def _add_convention_options(group: argparse._ArgumentGroup) -> None:
+    """The options of other tools' conventions, and --convention (docs/conventions.md)."""
+    from typing import get_args
+
+    from rankframe._conventions import CONVENTIONS
+    from rankframe._options import OPTIONS, ApDenominator
+
+    group.add_argument("--ap-denominator", choices=get_args(ApDenominator),
+                       help="AP's own denominator (default: as --denominator)")
+    helps = {
+        "precision_denominator": "P@k divides by k or min(k, number retrieved) (default: k)",
+        "empty_list": "precision and AP of a query that retrieved nothing (default: zero)",
+        "discount": "(N)DCG discount (default: log2(rank+1))",
+        "negative_gains": "(N)DCG gain of negative grades (default: zero)",
+    }
+    for name, text in helps.items():
+        group.add_argument("--" + name.replace("_", "-"), choices=OPTIONS[name].choices,
+                           help=text)
+    group.add_argument("--convention", choices=tuple(CONVENTIONS),
+                       help="set the options that reproduce another tool's numbers; options "
+                       "given explicitly win (default: none, trec_eval's defaults)")
 
 
 def _add_output(parser: argparse.ArgumentParser, *, per_query: bool = False) -> None:

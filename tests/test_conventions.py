@@ -1,0 +1,587 @@
+"""``convention=`` presets reproduce the tools they are named after.
+
+Two kinds of evidence, each through the preset and on every frame kind (``make_frame``):
+
+1. Each peer's own published test values, transcribed (the data and the expected numbers,
+   never their code): ranx ``tests/unit/ranx/metrics_test.py``, torchmetrics' retrieval
+   docstring examples (its doctested reference values), LensKit ``tests/eval/test_rank_*.py``,
+   Microsoft Recommenders ``tests/unit/recommenders/evaluation/test_python_evaluation.py``,
+   scikit-learn ``sklearn/metrics/tests/test_ranking.py`` (NDCG/DCG) and Evidently
+   ``tests/metrics/recsys/test_*.py``.
+2. Seeded random cross-checks against the peers the test extra installs: pytrec_eval
+   (``trec_eval``), ranx, ir_measures and scikit-learn. torchmetrics needs torch, which CI does
+   not install: its values come from (1) only.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import ir_measures
+import numpy as np
+import pandas as pd
+import pytest
+import ranx
+from sklearn.metrics import dcg_score, ndcg_score
+
+import rankframe
+from helpers import as_dict, as_float
+from rankframe._conventions import CONVENTION, CONVENTIONS, ConventionName
+from rankframe._options import OPTIONS
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+TOL = 1e-9
+
+# ranx compiles its metrics with numba, which warns about its own casts
+pytestmark = pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaTypeSafetyWarning")
+
+
+def _per_query(frame: Any, metrics: Sequence[str], **options: Any) -> dict[Any, dict[str, float]]:
+    return as_dict(frame.rank_eval.per_query(list(metrics), **options))
+
+
+def _lists(cases: Sequence[tuple[Sequence[Any], Sequence[Any]]],
+           grades: Sequence[dict[Any, float]] | None = None) -> pd.DataFrame:
+    """One query per (recommended list, truth) case, named q00, q01, ...: the list's items in
+    order with descending scores, then the truth items not in the list with a null score;
+    relevant is 1 for a truth item (or its grade from ``grades``), 0 otherwise."""
+    rows = []
+    for n, (recs, truth) in enumerate(cases):
+        query = f"q{n:02d}"
+        gain = grades[n] if grades is not None else dict.fromkeys(truth, 1.0)
+        for position, item in enumerate(recs):
+            rows.append((query, item, float(len(recs) - position), gain.get(item, 0.0)))
+        rows += [(query, item, math.nan, g) for item, g in gain.items() if item not in recs]
+    return pd.DataFrame(rows, columns=["query", "item", "score", "relevant"])
+
+
+def _values(result: dict[Any, dict[str, float]], column: str) -> list[float]:
+    return [result[q][column] for q in sorted(result)]
+
+
+def _same(actual: Sequence[float], expected: Sequence[float], tol: float = TOL) -> None:
+    assert len(actual) == len(expected)
+    for a, e in zip(actual, expected, strict=True):
+        if math.isnan(e):
+            assert math.isnan(a), (actual, expected)
+        else:
+            assert a == pytest.approx(e, rel=tol, abs=tol), (actual, expected)
+
+
+# -- the presets are declared data --------------------------------------------------------
+
+
+def test_presets_set_declared_options_to_allowed_values() -> None:
+    assert set(CONVENTIONS) == set(ConventionName.__args__)  # type: ignore[attr-defined]
+    for convention in CONVENTIONS.values():
+        for name, value in convention.options.items():
+            OPTIONS[name].validate(value)
+    with pytest.raises(rankframe.InvalidOptionError, match="Did you mean 'lenskit'"):
+        CONVENTION.validate("lenskt")
+
+
+def test_docs_table_of_each_preset_is_the_declaration() -> None:
+    text = (DOCS / "conventions.md").read_text(encoding="utf-8")
+    table = text.split("| preset |", 1)[1].split("\n\n", 1)[0]
+    rows = [r for r in table.splitlines()[2:] if r.startswith("|")]
+    listed = {}
+    for row in rows:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        name = re.findall(r"`([^`]*)`", cells[0])[0]
+        listed[name] = dict(re.findall(r'`(\w+)="?([^`"]*)"?`', cells[1]))
+    assert list(listed) == list(CONVENTIONS)
+    for name, convention in CONVENTIONS.items():
+        declared = {k: str(v) for k, v in convention.options.items()}
+        documented = {k: v for k, v in listed[name].items() if k != "ties" or k in declared}
+        assert documented == declared, name
+
+
+def test_explicit_options_win_over_the_preset(make_frame: Any) -> None:
+    # q1: relevant items at ranks 2 and 4 of 4, one more never retrieved (R = 3)
+    frame = make_frame(_lists([(["a", "b", "c", "d"], ["b", "d", "e"])]))
+    ev = frame.rank_eval
+    # torchmetrics: AP@2 over the hits in the top 2 (one hit, at rank 2): 1/2
+    assert as_float(ev.map(k=2, convention="torchmetrics")) == pytest.approx(0.5)
+    assert as_float(ev.map(k=2)) == pytest.approx(0.5 / 3)
+    assert as_float(
+        ev.map(k=2, convention="torchmetrics", ap_denominator="relevant")
+    ) == pytest.approx(0.5 / 3)
+    table = _per_query(frame, ["map@2"], convention="torchmetrics", ap_denominator="min_k")
+    assert table["q00"]["map@2"] == pytest.approx(0.25)
+    # recommenders' map_at_k: min(R, k) = 2; recall stays over R = 3
+    table = _per_query(frame, ["map@2", "recall@2"], convention="recommenders")
+    assert table["q00"] == {"map@2": pytest.approx(0.25), "recall@2": pytest.approx(1 / 3)}
+
+
+def test_the_command_line_takes_a_convention(tmp_path: Path) -> None:
+    from rankframe.cli import main
+
+    path = tmp_path / "run.csv"
+    _lists([(["a", "b", "c"], ["b", "z"]), ([], ["x"])]).to_csv(path, index=False)
+    out = tmp_path / "out.json"
+    assert main(["evaluate", str(path), "-m", "map@2,precision@5", "--convention", "lenskit",
+                 "--per-query", "--format", "json", "-o", str(out)]) == 0
+    rows = pd.read_json(out)
+    # LensKit: AP@2 = (1/2) / min(R=2, 2 listed) ; P@5 = 1 / min(5, 3 listed); the empty list
+    # gives NaN
+    assert rows["map@2"].iloc[0] == pytest.approx(0.25)
+    assert rows["precision@5"].iloc[0] == pytest.approx(1 / 3)
+    assert rows["map@2"].isna().iloc[1]
+    assert main(["evaluate", str(path), "-m", "map@2", "--convention", "lenskit",
+                 "--empty-list", "zero", "--per-query", "--format", "json",
+                 "-o", str(out)]) == 0
+    assert pd.read_json(out)["map@2"].iloc[1] == 0
+
+
+# -- 1. the peers' own test values --------------------------------------------------------
+
+
+def test_ranx_published_values(make_frame: Any) -> None:
+    # ranx's arrays are already in rank order (every score 1): ranx keeps that order, and the
+    # preset's ties="first" keeps the frame's
+    def frame(cases: list[tuple[list[int], dict[int, float]]]) -> Any:
+        rows = []
+        for n, (pred, truth) in enumerate(cases):
+            rows += [(f"q{n}", i, 1.0, truth.get(i, 0.0)) for i in pred]
+            rows += [(f"q{n}", i, math.nan, g) for i, g in truth.items() if i not in pred]
+        return make_frame(pd.DataFrame(rows, columns=["query", "item", "score", "relevant"]))
+
+    ones = dict.fromkeys
+    hits = frame([([1, 2, 3, 4, 5, 7], ones([1, 4, 5, 6], 1.0)),
+                  ([1, 2, 4, 3, 5, 7], ones([1, 4, 6], 1.0))]).rank_eval
+    assert as_float(hits.hit_count(k=5, convention="ranx")) == 2.5
+    rate = frame([([1, 2, 3, 4, 5, 7], ones([9, 6, 8], 1.0)),
+                  ([1, 2, 4, 3, 5, 7], ones([1, 2, 4], 1.0))]).rank_eval
+    assert as_float(rate.acc(k=5, convention="ranx")) == 0.5
+    rr = frame([([2, 3, 1, 4, 5], {3: 1.0}), ([2, 1, 4, 5], {3: 1.0})])
+    assert _values(_per_query(rr, ["mrr@5"], convention="ranx"), "mrr@5") == [0.5, 0.0]
+    pred = [2, 4, 3, 1, 5, 6, 7]
+    two = frame([(pred, ones([1, 2, 3], 1.0)), (pred, ones([1, 2], 1.0))]).rank_eval
+    assert as_float(two.r_precision(convention="ranx")) == pytest.approx((2 / 3 + 1 / 2) / 2)
+    assert as_float(two.recall(k=2, convention="ranx")) == pytest.approx((1 / 3 + 1 / 2) / 2)
+
+    graded = {2: 5.0, 4: 4.0, 5: 3.0, 10: 2.0}
+    lists = frame([([1, 2, 3, 4, 5], graded), ([10, 5, 2, 4, 3], graded),
+                   ([1, 3, 6, 7, 8], graded)])
+    log2 = np.log2
+    dcg = [5 / log2(3) + 4 / log2(5) + 3 / log2(6),
+           2 / log2(2) + 3 / log2(3) + 5 / log2(4) + 4 / log2(5), 0.0]
+    idcg = 5 / log2(2) + 4 / log2(3) + 3 / log2(4) + 2 / log2(5)
+    burges = [31 / log2(3) + 15 / log2(5) + 7 / log2(6),
+              3 / log2(2) + 7 / log2(3) + 31 / log2(4) + 15 / log2(5), 0.0]
+    iburges = 31 / log2(2) + 15 / log2(3) + 7 / log2(4) + 3 / log2(5)
+    linear = _per_query(lists, ["dcg@10", "ndcg@10"], convention="ranx")
+    _same(_values(linear, "dcg@10"), dcg)
+    _same(_values(linear, "ndcg@10"), [d / idcg for d in dcg])
+    exponential = _per_query(lists, ["dcg@10", "ndcg@10"], convention="ranx", gain="exponential")
+    _same(_values(exponential, "dcg@10"), burges)
+    _same(_values(exponential, "ndcg@10"), [d / iburges for d in burges])
+
+
+def test_torchmetrics_published_values(make_frame: Any) -> None:
+    # the example of every torchmetrics.retrieval class (indexes 0 and 1)
+    frame = make_frame({
+        "query": [0, 0, 0, 1, 1, 1, 1], "item": list("abcdefg"),
+        "score": [0.2, 0.3, 0.5, 0.1, 0.3, 0.5, 0.2],
+        "relevant": [False, False, True, False, True, False, True],
+    })
+    ev = frame.rank_eval
+    published = {"map": 0.7917, "precision@2": 0.5, "recall@2": 0.75, "mrr": 0.75,
+                 "ndcg": 0.8467}
+    table = as_dict(ev.evaluate(list(published), convention="torchmetrics"), key="n_queries")
+    for metric, value in published.items():
+        assert table[2][metric] == pytest.approx(value, abs=5e-5), metric
+    # top_k: AP over the hits in the top k. Query 1 ranks f (0.5), e (0.3, relevant),
+    # g (0.2, relevant): AP@2 = (1/2) / 1 hit; query 0's first item is relevant: 1
+    _same(_values(_per_query(frame, ["map@2"], convention="torchmetrics"), "map@2"), [1.0, 0.5])
+    # adaptive_k: P@5 over min(5, list length) = 1/3 and 2/4; by default over 5
+    adaptive = _per_query(frame, ["precision@5"], convention="torchmetrics",
+                          precision_denominator="retrieved")
+    _same(_values(adaptive, "precision@5"), [1 / 3, 2 / 4])
+    _same(_values(_per_query(frame, ["precision@5"], convention="torchmetrics"),
+                  "precision@5"), [1 / 5, 2 / 5])
+
+
+def test_torchmetrics_empty_target_pos(make_frame: Any) -> None:
+    # a query without a positive target scores 1 under empty_target_action="pos"
+    frame = make_frame({"query": [0, 0, 1, 1], "item": ["a", "b", "a", "b"],
+                        "score": [0.9, 0.1, 0.9, 0.1], "relevant": [0, 1, 0, 0]})
+    table = _per_query(frame, ["mrr", "map", "ndcg"], convention="torchmetrics", empty="one")
+    assert table[1] == {"mrr": 1.0, "map": 1.0, "ndcg": 1.0}
+    assert as_float(frame.rank_eval.mrr(convention="torchmetrics", empty="one")) == 0.75
+
+
+LENSKIT_AP = [  # (recommended, truth, k, value)
+    ([], [1, 2, 3], None, math.nan), ([1, 3, 5], [1, 3, 5], None, 1.0),
+    ([1, 2, 3], [1, 3], None, (1.0 + 2 / 3) / 2), ([1, 2, 3], [2, 4], None, 0.25),
+    ([10, 20, 30], [1, 2, 3], None, 0.0), ([1, 4, 6], [2, 3, 5], None, 0.0),
+]
+LENSKIT_AP_AT_K = [
+    ([1, 2, 3, 4, 5], [1, 3, 5], 3, (1.0 + 2 / 3) / 3), ([1, 2, 3, 4, 5], [4, 5, 6], 2, 0.0),
+]
+LENSKIT_PRECISION = [
+    ([], [1, 3], None, math.nan), ([1, 3], [1, 3], None, 1.0), ([1], [1, 3], None, 1.0),
+    ([1, 2, 3, 4], [1, 3], None, 0.5), ([1, 2, 3, 4], [1, 3, 5], None, 0.5),
+    ([1, 2, 3, 4], list(range(5, 10)), None, 0.0), ([1, 2, 3, 4], list(range(4, 10)), None, 0.25),
+    ([1, 0, 150, 3, 10], list(range(100)), 5, 0.8),
+    ([1, 0, 150, 3, 10, 30, 120, 4, 17], list(range(100)), 5, 0.8),
+    ([1, 0, 150], list(range(100)), 5, 2 / 3),
+]
+LENSKIT_RECALL = [
+    ([], [1, 3], None, 0.0), ([1, 3], [], None, math.nan), ([1, 3], [1, 3], None, 1.0),
+    ([1], [1, 3], None, 0.5), ([1, 2, 3, 4], [1, 3], None, 1.0),
+    ([1, 2, 3, 4], [1, 3, 5], None, 2 / 3), ([1, 2, 3, 4], list(range(5, 10)), None, 0.0),
+    ([1, 2, 3, 4], list(range(4, 9)), None, 0.2),
+    ([1, 0, 150, 3, 10], list(range(100)), 5, 0.8),
+    ([1, 0, 150, 3, 10, 30, 120, 4, 17], list(range(100)), 5, 0.8),
+    ([1, 0, 150, 3, 10], list(range(100)), 10, 0.4),
+]
+LENSKIT_RR = [
+    ([], [1, 3], None, 0.0), ([1, 2, 3], [4, 5], None, 0.0), ([1, 2, 3], [1, 4], None, 1.0),
+    ([1, 2, 3], [5, 2, 3], None, 0.5), (list(range(1, 21)), [20, 10], None, 0.1),
+    (list(range(1, 21)), [20, 10], 5, 0.0), (list(range(1, 21)), [20, 10, 5], 5, 0.2),
+    ([1, 2, 3, 4], [2], 10, 0.5),
+]
+LENSKIT_HIT = [
+    ([], [1, 3], None, 0.0), ([1, 3], [], None, math.nan), ([1, 3], [1, 3], None, 1.0),
+    ([1], [1, 3], None, 1.0), ([1, 2, 3, 4], list(range(5, 10)), None, 0.0),
+    ([1, 2, 3, 4], list(range(4, 9)), None, 1.0),
+    ([1, 0, 150, 3, 10, 30, 120, 4, 17], list(range(100)), 5, 1.0),
+    ([1, 0, 150, 3, 10], list(range(100)), 10, 1.0),
+]
+
+
+@pytest.mark.parametrize(("metric", "cases"), [
+    ("map", LENSKIT_AP + LENSKIT_AP_AT_K), ("precision", LENSKIT_PRECISION),
+    ("recall", LENSKIT_RECALL), ("mrr", LENSKIT_RR), ("acc", LENSKIT_HIT),
+])
+def test_lenskit_published_values(make_frame: Any, metric: str, cases: list[Any]) -> None:
+    for k in dict.fromkeys(case[2] for case in cases):
+        chosen = [c for c in cases if c[2] == k]
+        frame = make_frame(_lists([(recs, truth) for recs, truth, _, _ in chosen]))
+        name = metric if k is None else f"{metric}@{k}"
+        values = _values(_per_query(frame, [name], convention="lenskit"), name)
+        _same(values, [c[3] for c in chosen])
+
+
+def test_lenskit_published_dcg_values(make_frame: Any) -> None:
+    ratings = {1: 3.0, 2: 5.0, 3: 4.0}
+    binary = dict.fromkeys(ratings, 1.0)
+    cases = [([], list(ratings)), ([4], list(ratings)), ([2, 3, 1], list(ratings)),
+             ([1, 2], list(ratings)), ([1, 3], list(ratings))]
+    two = 1 / np.log2(3)  # LensKit's discount: ranks 1 and 2 weigh 1, rank 3 1/log2(3)
+    fixed = {1: 1.0, 2: 2.0, 3: 2.0 + two}  # DCG of n items of gain 1
+
+    flat = make_frame(_lists(cases, [binary] * len(cases)))
+    table = _per_query(flat, ["ndcg", "ndcg@2", "dcg", "dcg@2"], convention="lenskit")
+    _same(_values(table, "ndcg"), [0.0, 0.0, 1.0, fixed[2] / fixed[3], 1.0 * 2 / fixed[3]])
+    _same(_values(table, "ndcg@2"), [0.0, 0.0, 1.0, 1.0, 1.0])
+    _same(_values(table, "dcg"), [0.0, 0.0, fixed[3], fixed[2], 2.0])
+    _same(_values(table, "dcg@2"), [0.0, 0.0, 2.0, 2.0, 2.0])
+
+    graded = make_frame(_lists(cases, [ratings] * len(cases)))
+    table = _per_query(graded, ["ndcg", "ndcg@2", "dcg"], convention="lenskit")
+    ideal = 5 + 4 + 3 * two
+    _same(_values(table, "ndcg"), [0.0, 0.0, 1.0, (3 + 5) / ideal, (3 + 4) / ideal])
+    _same(_values(table, "ndcg@2")[-1:], [(3 + 4) / (5 + 4)])
+    _same(_values(table, "dcg"), [0.0, 0.0, ideal, 3 + 5, 3 + 4])
+    # no truth: NaN
+    none = make_frame(_lists([([1, 2, 3], [])]))
+    assert math.isnan(_values(_per_query(none, ["ndcg"], convention="lenskit"), "ndcg")[0])
+
+
+def test_lenskit_keeps_negative_gains(make_frame: Any) -> None:
+    # test ratings 3 and -1 (both test items), list [b, a, x]: DCG = -1 + 3 = 2 (ranks 1 and
+    # 2 are not discounted); the ideal puts 3 first and -1 second: 3 - 1 = 2
+    frame = make_frame(_lists([(["b", "a", "x"], ["a", "b"])], [{"a": 3.0, "b": -1.0}]))
+    table = _per_query(frame, ["dcg", "ndcg"], convention="lenskit")
+    assert table["q00"] == {"dcg": pytest.approx(2.0), "ndcg": pytest.approx(1.0)}
+    default = _per_query(frame, ["dcg", "ndcg"])  # trec_eval: no gain below 0
+    assert default["q00"]["dcg"] == pytest.approx(3 / np.log2(3))
+
+
+RECOMMENDERS_TRUE = {
+    "user": [1, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 1, 1],
+    "item": [3, 1, 4, 5, 6, 7, 2, 5, 6, 8, 9, 10, 11, 12, 13, 14, 1, 2],
+    "rating": [3, 5, 5, 3, 3, 1, 5, 5, 5, 4, 4, 3, 3, 3, 2, 1, 5, 4],
+}
+RECOMMENDERS_PRED = {
+    "user": [1, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 1, 1],
+    "item": [12, 10, 3, 5, 11, 13, 4, 10, 7, 13, 1, 3, 5, 2, 11, 14, 3, 10],
+    "prediction": [12, 14, 13, 12, 11, 10, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 14, 13],
+}
+
+
+def _recommenders_frame(prediction: dict[str, list[int]]) -> pd.DataFrame:
+    """Recommenders' fixtures as one long frame: every true item is relevant (its rating as
+    the grade), predicted items not in the truth have grade 0, true items not predicted have
+    a null score."""
+    true, pred = pd.DataFrame(RECOMMENDERS_TRUE), pd.DataFrame(prediction)
+    frame = pred.merge(true, on=["user", "item"], how="outer")
+    return pd.DataFrame({
+        "query": frame["user"], "item": frame["item"],
+        "score": frame["prediction"].astype(float), "relevant": frame["rating"].fillna(0),
+    })
+
+
+def test_recommenders_published_values(make_frame: Any) -> None:
+    frame = _recommenders_frame(RECOMMENDERS_PRED)
+    binary = make_frame(frame.assign(relevant=frame["relevant"] > 0)).rank_eval
+    published = {"precision@10": 0.26666, "recall@10": 0.37777, "map@10": 0.23613,
+                 "ndcg@10": 0.38172}
+    table = as_dict(binary.evaluate(list(published), convention="recommenders"),
+                    key="n_queries")
+    for metric, value in published.items():
+        assert table[3][metric] == pytest.approx(value, rel=1e-4), metric
+    # the truth as the prediction: every relevant item first (ratings tie within users;
+    # every true item is relevant, so the order among them does not matter)
+    perfect = _recommenders_frame({"user": RECOMMENDERS_TRUE["user"],
+                                   "item": RECOMMENDERS_TRUE["item"],
+                                   "prediction": RECOMMENDERS_TRUE["rating"]})
+    ideal = make_frame(perfect.assign(relevant=perfect["relevant"] > 0)).rank_eval
+    table = as_dict(ideal.evaluate(["precision@10", "map@10", "recall@10", "ndcg@10"],
+                                   convention="recommenders"), key="n_queries")
+    assert table[3] == {"precision@10": pytest.approx(0.6), "map@10": 1.0, "recall@10": 1.0,
+                        "ndcg@10": pytest.approx(1.0)}
+    # Wikipedia's DCG example with raw grades: ndcg_at_k(k=6, score_type="raw") = 0.785
+    wiki = make_frame({"query": 0, "item": list(range(8)),
+                       "score": [6, 5, 4, 3, 2, 1, None, None],
+                       "relevant": [3, 2, 3, 0, 1, 2, 3, 2]})
+    assert as_float(wiki.rank_eval.ndcg(k=6, convention="recommenders")) == pytest.approx(
+        0.785, rel=1e-3
+    )
+
+
+def test_sklearn_published_values(make_frame: Any) -> None:
+    # test_ndcg_toy_examples: five samples of seven items, scores 6..0, sample i's only
+    # relevant item (grade 3) at position i
+    rows = [(q, i, 6 - i, 3.0 if i == q else 0.0) for q in range(5) for i in range(7)]
+    frame = make_frame(pd.DataFrame(rows, columns=["query", "item", "score", "relevant"]))
+    discounts = 1 / np.log2(np.arange(2, 7))
+    table = _per_query(frame, ["ndcg", "dcg"], convention="sklearn")
+    _same(_values(table, "ndcg"), list(discounts))
+    _same(_values(table, "dcg"), list(3 * discounts))
+    assert as_float(frame.rank_eval.ndcg(convention="sklearn")) == pytest.approx(discounts.mean())
+    flat = make_frame(pd.DataFrame(
+        [(q, i, 6 - i, 3.0) for q in range(5) for i in range(7)],
+        columns=["query", "item", "score", "relevant"],
+    ))
+    assert as_float(flat.rank_eval.ndcg(convention="sklearn")) == pytest.approx(1.0)
+    assert as_float(flat.rank_eval.dcg(convention="sklearn")) == pytest.approx(
+        (3 / np.log2(np.arange(2, 9))).sum()
+    )
+
+
+EVIDENTLY = {"query": list("aaabbbccc"), "item": [1, 2, 3] * 3,
+             "score": [1.25, 1.0, 0.3, 0.9, 0.8, 0.7, 1.0, 0.5, 0.3],
+             "relevant": [1, 0, 0, 0, 0, 0, 0, 0, 1]}
+
+
+@pytest.mark.parametrize(("k", "precision", "map_", "ndcg"), [
+    (1, 0.5, 0.5, 0.5), (2, 0.25, 0.5, 0.5), (3, 1 / 3, 2 / 3, 0.75),
+])
+def test_evidently_published_values(
+    make_frame: Any, k: int, precision: float, map_: float, ndcg: float
+) -> None:
+    ev = make_frame(EVIDENTLY).rank_eval
+    metrics = [f"precision@{k}", f"map@{k}", f"mrr@{k}", f"ndcg@{k}"]
+    table = as_dict(ev.evaluate(metrics, convention="evidently"), key="n_queries")[2]
+    assert table[f"precision@{k}"] == pytest.approx(precision)
+    assert table[f"map@{k}"] == pytest.approx(map_)
+    assert table[f"mrr@{k}"] == pytest.approx(map_)
+    assert table[f"ndcg@{k}"] == pytest.approx(ndcg)
+    # no_feedback_users=True keeps user b (0): empty="zero"
+    judged = as_dict(ev.evaluate(metrics[:3], convention="evidently", empty="zero"),
+                     key="n_queries")[3]
+    included = {1: (1 / 3, 1 / 3), 2: (1 / 6, 1 / 3), 3: (2 / 9, 4 / 9)}[k]
+    assert judged[f"precision@{k}"] == pytest.approx(included[0])
+    assert judged[f"map@{k}"] == pytest.approx(included[1])
+
+
+def test_evidently_ties_share_their_truncated_average_rank(make_frame: Any) -> None:
+    # Evidently ranks with pandas' rank(method="average").astype(int): b and c tie for ranks
+    # 2 and 3, both get rank 2; d, e, f tie for 4..6 and get 5
+    frame = make_frame({"query": "q", "item": list("abcdef"),
+                        "score": [9.0, 5.0, 5.0, 1.0, 1.0, 1.0],
+                        "relevant": [0, 0, 1, 0, 0, 1]})
+    ranked = as_dict(frame.rank_eval.rank(ties="truncated_average"), key="item")
+    assert [ranked[i]["rank"] for i in "abcdef"] == [1, 2, 2, 5, 5, 5]
+    table = _per_query(frame, ["mrr", "precision@2", "ndcg@5"], convention="evidently")["q"]
+    assert table["mrr"] == pytest.approx(1 / 2)
+    assert table["precision@2"] == pytest.approx(1 / 2)
+    # DCG: c at rank 2 (1/log2(3)) and f at rank 5 (1/log2(6)); ideal: ranks 1 and 2
+    assert table["ndcg@5"] == pytest.approx(
+        (1 / np.log2(3) + 1 / np.log2(6)) / (1 + 1 / np.log2(3))
+    )
+
+
+# -- 2. seeded random cross-checks against the installed peers -----------------------------
+
+
+def _random_frame(seed: int, *, ties: bool = True, unretrieved: bool = True,
+                  items: int = 10, queries: int = 12, negative: bool = False) -> pd.DataFrame:
+    """A small frame: lists of up to ``items`` items, grades 0..3 (and -1 with ``negative``),
+    scores with ties (``ties``), relevant rows never retrieved (``unretrieved``), a query
+    without relevant items, rows in random order."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    for q in range(queries):
+        n = int(rng.integers(2, items + 1))
+        item = np.char.add("d", rng.choice(60, size=n, replace=False).astype(str))
+        score = (rng.integers(0, 4, n) / 4 if ties else rng.permutation(n) / n + rng.random())
+        grades = [-1, 0, 1, 2, 3] if negative else [0, 0, 1, 2, 3]
+        grade = rng.choice(grades, size=n).astype(float)
+        if q == 0:
+            grade[:] = 0
+        if unretrieved:
+            score = np.where(rng.random(n) < 0.15, np.nan, score)
+        parts.append(pd.DataFrame({"query": f"q{q:02d}", "item": item, "score": score,
+                                   "relevant": grade}))
+    frame = pd.concat(parts, ignore_index=True)
+    return frame.iloc[rng.permutation(len(frame))].reset_index(drop=True)
+
+
+SEEDS = (0, 1)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_trec_eval_preset_is_the_defaults_and_pytrec_eval(make_frame: Any, seed: int) -> None:
+    import pytrec_eval
+
+    data = _random_frame(seed, negative=True)
+    frame = make_frame(data)
+    metrics = ["mrr", "ndcg", "ndcg@5", "map", "map@5", "precision@5", "recall@5", "acc@3",
+               "r_precision", "hit_count@5"]
+    preset = _per_query(frame, metrics, convention="trec_eval")
+    assert preset == _per_query(frame, metrics)
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for query, item, score, grade in data.itertuples(index=False):
+        qrels.setdefault(query, {})[item] = int(grade)
+        if not math.isnan(score):
+            run.setdefault(query, {})[item] = float(score)
+    measures = {"recip_rank", "ndcg", "ndcg_cut.5", "map", "map_cut.5", "P.5", "recall.5",
+                "success.3", "Rprec"}
+    trec = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+    names = {"mrr": "recip_rank", "ndcg": "ndcg", "ndcg@5": "ndcg_cut_5", "map": "map",
+             "map@5": "map_cut_5", "precision@5": "P_5", "recall@5": "recall_5",
+             "acc@3": "success_3", "r_precision": "Rprec"}
+    for query, values in preset.items():
+        for metric, name in names.items():
+            expected = trec[query][name] if query in trec else 0.0
+            assert values[metric] == pytest.approx(expected, abs=TOL), (query, metric)
+        expected_hits = round(trec[query]["P_5"] * 5) if query in trec else 0
+        assert values["hit_count@5"] == expected_hits
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_ranx_preset_matches_ranx(make_frame: Any, seed: int) -> None:
+    data = _random_frame(seed)
+    frame = make_frame(data)
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for query, item, score, grade in data.itertuples(index=False):
+        if grade > 0:
+            qrels.setdefault(query, {})[item] = int(grade)
+        if not math.isnan(score):
+            run.setdefault(query, {})[item] = float(score)  # the frame's order
+    pairs = {"mrr@5": "mrr@5", "ndcg@5": "ndcg@5", "map@5": "map@5", "map": "map",
+             "precision@3": "precision@3", "recall@5": "recall@5", "hit_count@5": "hits@5",
+             "acc@3": "hit_rate@3", "r_precision": "r-precision", "dcg@5": "dcg@5"}
+    exponential = {"ndcg@5": "ndcg_burges@5", "dcg@5": "dcg_burges@5"}
+    ranx_values = ranx.evaluate(
+        ranx.Qrels(qrels), ranx.Run(run), [*pairs.values(), *exponential.values()],
+        return_mean=False, make_comparable=True,
+    )
+    order = sorted(qrels)  # ranx evaluates the judged queries, in their order
+    ours = _per_query(frame, list(pairs), convention="ranx")
+    burges = _per_query(frame, list(exponential), convention="ranx", gain="exponential")
+    qrels_order = list(ranx.Qrels(qrels).keys())
+    for metric, name in pairs.items():
+        theirs = dict(zip(qrels_order, ranx_values[name], strict=True))
+        _same([ours[q][metric] for q in order], [theirs[q] for q in order])
+    for metric, name in exponential.items():
+        theirs = dict(zip(qrels_order, ranx_values[name], strict=True))
+        _same([burges[q][metric] for q in order], [theirs[q] for q in order])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_ir_measures_preset_matches_ir_measures(make_frame: Any, seed: int) -> None:
+    data = _random_frame(seed, negative=True)
+    frame = make_frame(data)
+    qrels = [ir_measures.Qrel(q, i, int(g)) for q, i, _, g in data.itertuples(index=False)]
+    run = [ir_measures.ScoredDoc(q, i, float(s))
+           for q, i, s, _ in data.itertuples(index=False) if not math.isnan(s)]
+    measures = {"map": ir_measures.AP, "map@5": ir_measures.AP @ 5,
+                "ndcg": ir_measures.nDCG, "ndcg@5": ir_measures.nDCG @ 5,
+                "precision@3": ir_measures.P @ 3, "recall@5": ir_measures.R @ 5,
+                "mrr": ir_measures.RR, "acc@3": ir_measures.Success @ 3,
+                "r_precision": ir_measures.Rprec}
+    theirs: dict[str, dict[str, float]] = {}
+    for metric in ir_measures.iter_calc(list(measures.values()), qrels, run):
+        theirs.setdefault(metric.query_id, {})[str(metric.measure)] = metric.value
+    ours = _per_query(frame, list(measures), convention="ir_measures")
+    for query, values in ours.items():
+        for metric, measure in measures.items():
+            expected = theirs.get(query, {}).get(str(measure), 0.0)
+            assert values[metric] == pytest.approx(expected, abs=TOL), (query, metric)
+    # RR@k comes from its msmarco provider, which orders ties by item id ascending
+    rr = {m.query_id: m.value
+          for m in ir_measures.iter_calc([ir_measures.RR @ 5], qrels, run)}
+    ascending = _per_query(frame, ["mrr@5"], convention="ir_measures", ties="item_ascending")
+    for query, values in ascending.items():
+        assert values["mrr@5"] == pytest.approx(rr.get(query, 0.0), abs=TOL), query
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_sklearn_preset_matches_sklearn(make_frame: Any, seed: int) -> None:
+    # scikit-learn scores every item of a sample (no null scores) and averages NDCG over tied
+    # scores: untied scores here
+    data = _random_frame(seed, ties=False, unretrieved=False)
+    frame = make_frame(data)
+    ours = _per_query(frame, ["ndcg", "ndcg@3", "dcg", "dcg@3"], convention="sklearn")
+    for query, rows in data.groupby("query"):
+        truth, score = [rows["relevant"].to_numpy()], [rows["score"].to_numpy()]
+        expected = {"ndcg": ndcg_score(truth, score), "ndcg@3": ndcg_score(truth, score, k=3),
+                    "dcg": dcg_score(truth, score), "dcg@3": dcg_score(truth, score, k=3)}
+        for metric, value in expected.items():
+            assert ours[query][metric] == pytest.approx(value, abs=TOL), (query, metric)
+
+
+def test_every_preset_runs_on_every_metric(make_frame: Any) -> None:
+    frame = make_frame(_random_frame(3, negative=True))
+    names = [m if not d.takes_k else f"{m}@3" for m, d in rankframe.METRICS.items()]
+    for name in CONVENTIONS:
+        table = _per_query(frame, names, convention=name)
+        skipped = CONVENTIONS[name].options.get("empty") == "skip"  # q00 has no relevant item
+        assert len(table) == (11 if skipped else 12)
+        for values in table.values():
+            assert all(isinstance(v, float) for v in values.values())
+
+
+def test_bad_values_of_the_new_options_are_refused(make_frame: Any) -> None:
+    ev = make_frame(_lists([(["a", "b"], ["b"])])).rank_eval
+    with pytest.raises(rankframe.InvalidOptionError, match="Did you mean 'hits'"):
+        ev.map(ap_denominator="hit")
+    with pytest.raises(rankframe.InvalidOptionError, match="'discount' option must be one of"):
+        ev.ndcg(discount="log2")
+    with pytest.raises(rankframe.InvalidOptionError, match="Did you mean 'ranx'"):
+        ev.evaluate(["mrr"], convention="ranks")
+    with pytest.raises(rankframe.UnknownArgumentError, match="'discount' changes only ndcg, dcg"):
+        ev.mrr(discount="log2(rank+1)")
+
+
+def test_compare_takes_a_convention(make_frame: Any) -> None:
+    # two systems on one query: a ranks the relevant b second, c ranks it first; LensKit's
+    # NDCG does not discount rank 2, so both score 1 there, while trec_eval's does not
+    frame = make_frame({"query": "q", "item": ["a", "b"], "x": [2.0, 1.0], "y": [1.0, 2.0],
+                        "relevant": [0, 1]})
+    ev = frame.rank_eval(score=["x", "y"])
+    lenskit = as_dict(ev.compare("ndcg", convention="lenskit"), key="system")
+    assert lenskit["y"]["delta"] == 0.0
+    trec = as_dict(ev.compare("ndcg"), key="system")
+    assert trec["y"]["delta"] == pytest.approx(1 - 1 / np.log2(3))

@@ -32,6 +32,7 @@ import rankframe
 from helpers import as_dict, as_float
 from rankframe._conventions import CONVENTION, CONVENTIONS, ConventionName
 from rankframe._options import OPTIONS
+from rankframe._pipeline import reads_shared_ranks
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 TOL = 1e-9
@@ -553,14 +554,46 @@ def test_sklearn_preset_matches_sklearn(make_frame: Any, seed: int) -> None:
 
 
 def test_every_preset_runs_on_every_metric(make_frame: Any) -> None:
+    # every metric with a value per query (the beyond-accuracy ones need inputs of their
+    # own: tests/test_beyond.py); a preset of ties="average" takes the metrics that have a
+    # tie-averaged form, one of "truncated_average" those that read shared ranks (the others
+    # refuse them: test_presets_refuse_what_their_ties_cannot_give)
     frame = make_frame(_random_frame(3, negative=True))
-    names = [m if not d.takes_k else f"{m}@3" for m, d in rankframe.METRICS.items()]
+    relevance = {m: d for m, d in rankframe.METRICS.items() if d.items is None}
+
+    def spelled(m: str, d: Any) -> str:
+        if not d.takes_k:
+            return m
+        return f"{m}@{3 if d.param.integer else d.param.example}"
+
     for name in CONVENTIONS:
+        ties = CONVENTIONS[name].options.get("ties")
+        names = [
+            spelled(m, d) for m, d in relevance.items()
+            if d.aggregate != "set"
+            and (d.average is not None or ties != "average")
+            and (reads_shared_ranks(d) or ties != "truncated_average")
+        ]
         table = _per_query(frame, names, convention=name)
         skipped = CONVENTIONS[name].options.get("empty") == "skip"  # q00 has no relevant item
         assert len(table) == (11 if skipped else 12)
         for values in table.values():
             assert all(isinstance(v, float) for v in values.values())
+
+
+def test_presets_refuse_what_their_ties_cannot_give(make_frame: Any) -> None:
+    ev = make_frame(_lists([(["a", "b"], ["b"])])).rank_eval
+    with pytest.raises(rankframe.InvalidOptionError,
+                       match=r"ties='truncated_average' .* is not defined for 'bpref'"):
+        ev.evaluate(["mrr", "bpref"], convention="evidently")
+    with pytest.raises(rankframe.InvalidOptionError,
+                       match=r"ties='average' .* is not defined for 'bpref'"):
+        ev.evaluate(["ndcg", "bpref"], convention="sklearn")
+    with pytest.raises(rankframe.InvalidOptionError,
+                       match="ties='average' cannot be combined with ap_denominator='hits'"):
+        ev.map(convention="torchmetrics", ties="average")
+    # explicit options win over the preset: bpref with the frame's order
+    assert as_float(ev.bpref(convention="evidently", ties="first")) == pytest.approx(0.0)
 
 
 def test_bad_values_of_the_new_options_are_refused(make_frame: Any) -> None:

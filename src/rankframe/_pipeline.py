@@ -29,7 +29,7 @@ import numpy.typing as npt
 from rankframe import _analysis, _engine, _items
 from rankframe._analysis import SYSTEM, Correction, PerQuery, Test
 from rankframe._options import TIES, Options
-from rankframe._registry import METRICS, Metric
+from rankframe._registry import METRICS, Metric, MetricDef
 from rankframe.exceptions import EmptyQueryError, InvalidOptionError
 
 __all__ = [
@@ -222,6 +222,8 @@ class Request:
     def __post_init__(self) -> None:
         if self.options.ties == "average":
             _check_average(self.metrics, self.options)
+        if self.options.ties == "truncated_average":
+            _check_shared_ranks(self.metrics)
 
     @property
     def multi(self) -> bool:
@@ -271,6 +273,25 @@ class Request:
         floats = [(str(m), "float") for m in self.metrics]
         entry = [(_items.ENTRY, "int")] if self.items is not None else []
         return [(SYSTEM, "str"), *floats, (EMPTY, "bool"), *entry]
+
+
+def reads_shared_ranks(definition: MetricDef) -> bool:
+    """Whether a metric reads ranks that tied rows may share (``ties="truncated_average"``,
+    Evidently's convention): the common metrics do; trec_eval's other measures and the
+    beyond-accuracy metrics read positions in the list, one row each."""
+    return definition.items is None and definition.compute.__module__ != "rankframe._metrics_trec"
+
+
+def _check_shared_ranks(metrics: Sequence[Metric]) -> None:
+    refused = [str(m) for m in metrics if not reads_shared_ranks(m.definition)]
+    if refused:
+        msg = (
+            f"ties='truncated_average' (tied items share one rank, as Evidently) is not "
+            f"defined for {', '.join(map(repr, refused))}: they read one position per item. "
+            "Pass another ties option for them (ties='first' keeps the frame's order), or "
+            "evaluate them in a separate call."
+        )
+        raise InvalidOptionError(msg)
 
 
 def _check_average(metrics: Sequence[Metric], options: Options) -> None:

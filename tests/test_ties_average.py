@@ -42,6 +42,7 @@ METRICS: list[tuple[str, int | None]] = [
     ("recall", None), ("recall", 2), ("recall", 4),
     ("r_precision", None),
     ("f1", None), ("f1", 2), ("f1", 4),
+    ("dcg", None), ("dcg", 3), ("hit_count", None), ("hit_count", 2),
 ]
 COLUMNS = [ref.metric_column(name, k) for name, k in METRICS]
 
@@ -52,6 +53,9 @@ OPTION_SETS: list[dict[str, Any]] = [
     {"gain": "exponential", "denominator": "min_k", "beta": 2.0},
     {"min_relevance": 2},
     {"min_relevance": 0, "beta": 0.5},
+    # other tools' conventions whose denominators and discount do not depend on the order
+    {"discount": "log2(max(rank,2))", "ap_denominator": "min_retrieved",
+     "precision_denominator": "retrieved", "gain": "exponential"},
 ]
 
 
@@ -65,11 +69,54 @@ def f_beta(precision: float, recall: float, beta: float) -> float:
     return (1 + beta**2) * precision * recall / (beta**2 * precision + recall)
 
 
+def _discounted(grades: Sequence[float], k: int | None, options: dict[str, Any]) -> float:
+    """DCG@k of grades in rank order: positive grades only, the gain and discount options."""
+    total = 0.0
+    for rank, grade in enumerate(grades[:k] if k is not None else grades, start=1):
+        if grade > 0:
+            gain = 2.0**grade - 1 if options.get("gain") == "exponential" else float(grade)
+            lenskit = options.get("discount") == "log2(max(rank,2))"
+            total += gain / math.log2(max(rank, 2) if lenskit else rank + 1)
+    return total
+
+
+def _convention_value(
+    name: str, k: int | None, ranked: Sequence[float], judged: Sequence[float],
+    options: dict[str, Any],
+) -> float | None:
+    """dcg, hit_count, and ndcg/map/precision under other tools' options, written out here
+    (the shared reference knows trec_eval's conventions only); None for the others."""
+    relevant = [ref.is_relevant(g, options.get("min_relevance")) for g in ranked]
+    top = relevant if k is None else relevant[:k]
+    n_relevant = sum(ref.is_relevant(g, options.get("min_relevance")) for g in judged)
+    shown = len(ranked) if k is None else min(len(ranked), k)
+    if name == "hit_count":
+        return float(sum(top))
+    if name == "dcg":
+        return _discounted(ranked, k, options)
+    if name == "ndcg" and "discount" in options:
+        ideal = _discounted(sorted(judged, reverse=True), k, options)
+        return _discounted(ranked, k, options) / ideal if ideal > 0 else 0.0
+    if name == "map" and options.get("ap_denominator") == "min_retrieved":
+        hits, total = 0, 0.0
+        for rank, is_rel in enumerate(top, start=1):
+            hits += is_rel
+            total += hits / rank if is_rel else 0.0
+        denominator = min(n_relevant, shown)
+        return total / denominator if denominator else 0.0
+    if name == "precision" and options.get("precision_denominator") == "retrieved":
+        return sum(top) / shown if shown else 0.0
+    return None
+
+
 def metric_of_order(
     name: str, k: int | None, ranked: Sequence[float], judged: Sequence[float],
     options: dict[str, Any],
 ) -> float:
     """One metric of one query ranked in one order (``ranked``: grades, rank 1 first)."""
+    value = _convention_value(name, k, ranked, judged, options)
+    if value is not None:
+        return value
     kwargs = {o: options[o] for o in ("min_relevance", "gain", "denominator") if o in options}
     if name == "f1":
         precision = ref.metric_value("precision", k, ranked, judged, **kwargs)

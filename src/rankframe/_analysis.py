@@ -132,13 +132,13 @@ class PerQuery:
         seg = self.segment[self.include]
         counts = np.bincount(seg, minlength=self.n_segments).astype(np.int64)
         flat = self._flat()
-        valid = ~np.isnan(flat)
-        sums = np.zeros((self.n_segments, flat.shape[1]))
-        per_column = np.zeros((self.n_segments, flat.shape[1]))
-        for j in range(flat.shape[1]):  # a loop over (system, metric) columns
-            column = np.where(valid[:, j], flat[:, j], 0.0)
-            sums[:, j] = np.bincount(seg, weights=column, minlength=self.n_segments)
-            per_column[:, j] = np.bincount(seg, weights=valid[:, j], minlength=self.n_segments)
+        missing = np.isnan(flat)
+        if missing.any():  # empty_list="nan": a NaN is left out of its own column's mean
+            flat = np.where(missing, 0.0, flat)
+            per_column = _segment_sums((~missing).astype(np.float64), seg, self.n_segments)
+        else:
+            per_column = np.broadcast_to(counts[:, None], (self.n_segments, flat.shape[1]))
+        sums = _segment_sums(flat, seg, self.n_segments)
         with np.errstate(invalid="ignore", divide="ignore"):
             means = np.where(per_column > 0, sums / np.maximum(per_column, 1), np.nan)
         means = self._finish(means, counts)
@@ -174,6 +174,17 @@ class PerQuery:
             low[:, :, self.sets.columns] = set_low
             high[:, :, self.sets.columns] = set_high
         return low, high
+
+
+def _segment_sums(values: FloatArray, segment: IntArray, n_segments: int) -> FloatArray:
+    """Column sums of ``values`` per segment, shape (n_segments, n_columns): one vectorised
+    sum when there is one segment, else one ``bincount`` per column."""
+    if n_segments == 1:
+        return values.sum(axis=0, keepdims=True)
+    sums = np.zeros((n_segments, values.shape[1]))
+    for j in range(values.shape[1]):  # a loop over (system, metric) columns
+        sums[:, j] = np.bincount(segment, weights=values[:, j], minlength=n_segments)
+    return sums
 
 
 def _long_labels(pq: PerQuery) -> Columns:

@@ -73,7 +73,38 @@ def discounted_gains(
 ) -> tuple[FloatArray, FloatArray, npt.NDArray[np.int64] | None]:
     """Per query DCG@k of the ranking and of the ideal ranking, each multiplied by
     ``2**-shift`` where a query's gains could overflow float64, and that ``shift`` per query
-    (``None`` when no query needs one): see :func:`ndcg`."""
+    (``None`` when no query needs one): see :func:`ndcg`. Each row's discounted gain is
+    computed once per lists and options (``t.memo``) and summed for every k."""
+    key = ("discounted_gains", o.gain, o.discount)
+    if key not in t.memo:
+        t.memo[key] = _discounted_rows(t, o)
+    shift, gains, actual_rows, ideal_rows = t.memo[key]
+
+    def dcg(query: npt.NDArray[np.int64], rank: npt.NDArray[np.int64], w: FloatArray) -> FloatArray:
+        if k is not None:
+            keep = rank <= k
+            query, w = query[keep], w[keep]
+        return np.bincount(query, weights=w, minlength=t.n_queries).astype(np.float64)
+
+    if t.gain_tie_start is None:
+        actual = dcg(t.gain_query, t.gain_rank, actual_rows)
+    else:  # ties="average": the expected DCG over the orders of tied rows
+        actual = _ties.dcg(t, k, gains, lambda rank: _discount(rank, o))
+    ideal = dcg(t.ideal_query, t.ideal_rank, ideal_rows)
+    return actual, ideal, shift
+
+
+def _discount(rank: npt.NDArray[np.int64], o: Options) -> FloatArray:
+    """The divisor of the gain at each rank: log2(rank + 1), or LensKit's log2(max(rank, 2))."""
+    shifted = np.maximum(rank, 2) if o.discount == "log2(max(rank,2))" else rank + 1
+    return np.log2(shifted.astype(np.float64))
+
+
+def _discounted_rows(
+    t: Lists, o: Options
+) -> tuple[npt.NDArray[np.int64] | None, FloatArray, FloatArray, FloatArray]:
+    """The scaling shift per query, the gains of the ranked graded rows, and the discounted
+    gains of those rows and of the ideal ranking's."""
     shift = _gain_shift(t, o.gain)
 
     def gain(query: npt.NDArray[np.int64], grade: FloatArray) -> FloatArray:
@@ -84,21 +115,10 @@ def discounted_gains(
             return np.exp2(grade - s) - np.exp2(-s)
         return grade if s is None else np.ldexp(grade, -s)
 
-    def discount(rank: npt.NDArray[np.int64]) -> FloatArray:
-        shifted = np.maximum(rank, 2) if o.discount == "log2(max(rank,2))" else rank + 1
-        return np.log2(shifted.astype(np.float64))
-
-    def dcg(query: npt.NDArray[np.int64], rank: npt.NDArray[np.int64], g: FloatArray) -> FloatArray:
-        keep = slice(None) if k is None else rank <= k
-        weights = gain(query[keep], g[keep]) / discount(rank[keep])
-        return np.bincount(query[keep], weights=weights, minlength=t.n_queries).astype(np.float64)
-
-    if t.gain_tie_start is None:
-        actual = dcg(t.gain_query, t.gain_rank, t.gain_grade)
-    else:  # ties="average": the expected DCG over the orders of tied rows
-        actual = _ties.dcg(t, k, gain(t.gain_query, t.gain_grade), discount)
-    ideal = dcg(t.ideal_query, t.ideal_rank, t.ideal_grade)
-    return actual, ideal, shift
+    gains = gain(t.gain_query, t.gain_grade)
+    actual = gains / _discount(t.gain_rank, o)
+    ideal = gain(t.ideal_query, t.ideal_grade) / _discount(t.ideal_rank, o)
+    return shift, gains, actual, ideal
 
 
 def ndcg(t: Lists, k: int | None, o: Options) -> FloatArray:

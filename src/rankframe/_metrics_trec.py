@@ -177,13 +177,24 @@ def _lround(x: FloatArray) -> IntArray:
 def iprec(t: Lists, level: float, _: Options) -> FloatArray:
     r"""Interpolated precision at a recall level: the highest precision at or below the
     rank of the c-th relevant row, c = round(level · R) (at least 1); 0 when fewer than c
-    relevant rows are retrieved."""
-    counts = np.bincount(t.rel_query, minlength=t.n_queries)
-    first = np.cumsum(counts) - counts
+    relevant rows are retrieved. Kept in ``t.memo``: ``eleven_point_avg`` reads the same
+    levels as ``iprec_at_recall``."""
+    key = ("iprec", level)
+    if key not in t.memo:
+        t.memo[key] = _iprec(t, level)
+    value: FloatArray = t.memo[key]
+    return value
+
+
+def _iprec(t: Lists, level: float) -> FloatArray:
+    if "rel_counts" not in t.memo:
+        counts = np.bincount(t.rel_query, minlength=t.n_queries)
+        t.memo["rel_counts"] = counts, np.cumsum(counts) - counts, t.rel_hits / t.rel_rank
+    counts, first, precision = t.memo["rel_counts"]
     need = np.maximum(_lround(level * t.n_relevant.astype(np.float64)), 1)
     reached = need <= counts
     out = np.zeros(t.n_queries)
-    out[reached] = _range_max(t.rel_hits / t.rel_rank, (first + need - 1)[reached],
+    out[reached] = _range_max(precision, (first + need - 1)[reached],
                               (first + counts)[reached])
     return out
 

@@ -81,6 +81,7 @@ class Lists:
     gain_tie_start: IntArray | None = None
     gain_tie_size: IntArray | None = None
     source: tuple[FrameData, Ranking, Options] | None = field(default=None, repr=False)
+    memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def first_relevant_rank(self) -> FloatArray:
         """Per query, the rank of the first relevant retrieved row (inf if none)."""

@@ -180,7 +180,8 @@ def _segment_sums(values: FloatArray, segment: IntArray, n_segments: int) -> Flo
     """Column sums of ``values`` per segment, shape (n_segments, n_columns): one vectorised
     sum when there is one segment, else one ``bincount`` per column."""
     if n_segments == 1:
-        return values.sum(axis=0, keepdims=True)
+        total: FloatArray = values.sum(axis=0, keepdims=True)
+        return total
     sums = np.zeros((n_segments, values.shape[1]))
     for j in range(values.shape[1]):  # a loop over (system, metric) columns
         sums[:, j] = np.bincount(segment, weights=values[:, j], minlength=n_segments)

@@ -93,11 +93,19 @@ class Lists:
 
     def hits_at(self, k: int | None) -> FloatArray:
         """Per query, the number of relevant rows ranked at or above k (with
-        ``ties="average"``, its expected value over the orders of tied rows)."""
-        if self.rel_tie_start is not None:
-            return ties.hits_at(self, k)
-        query = self.rel_query if k is None else self.rel_query[self.rel_rank <= k]
-        return np.bincount(query, minlength=self.n_queries).astype(np.float64)
+        ``ties="average"``, its expected value over the orders of tied rows). Computed once
+        per k (``memo``; read-only: precision, recall, F1 ... at one k share it)."""
+        key = ("hits_at", k)
+        if key not in self.memo:
+            if self.rel_tie_start is not None:
+                hits = ties.hits_at(self, k)
+            else:
+                query = self.rel_query if k is None else self.rel_query[self.rel_rank <= k]
+                hits = np.bincount(query, minlength=self.n_queries).astype(np.float64)
+            hits.flags.writeable = False
+            self.memo[key] = hits
+        value: FloatArray = self.memo[key]
+        return value
 
     # -- facts of unjudged and non-relevant rows, computed on first use --------------------
 

@@ -43,6 +43,10 @@ METRICS: list[tuple[str, int | None]] = [
     ("r_precision", None),
     ("f1", None), ("f1", 2), ("f1", 4),
     ("dcg", None), ("dcg", 3), ("hit_count", None), ("hit_count", 2),
+    # trec_eval's measures that do not depend on the order or are linear in hits@k
+    ("num_ret", None), ("num_rel", None), ("num_rel_ret", None), ("utility", None),
+    ("set_map", None), ("set_f", None), ("relative_precision", None),
+    ("relative_precision", 2), ("num_nonrel_judged_ret", None),
 ]
 COLUMNS = [ref.metric_column(name, k) for name, k in METRICS]
 
@@ -84,14 +88,30 @@ def _convention_value(
     name: str, k: int | None, ranked: Sequence[float], judged: Sequence[float],
     options: dict[str, Any],
 ) -> float | None:
-    """dcg, hit_count, and ndcg/map/precision under other tools' options, written out here
-    (the shared reference knows trec_eval's conventions only); None for the others."""
+    """dcg, hit_count, the trec_eval measures that take ties="average", and
+    ndcg/map/precision under other tools' options, written out here (the shared reference
+    knows the common metrics under trec_eval's conventions only); None for the others."""
     relevant = [ref.is_relevant(g, options.get("min_relevance")) for g in ranked]
     top = relevant if k is None else relevant[:k]
     n_relevant = sum(ref.is_relevant(g, options.get("min_relevance")) for g in judged)
     shown = len(ranked) if k is None else min(len(ranked), k)
+    hits, n = sum(relevant), len(ranked)
     if name == "hit_count":
         return float(sum(top))
+    if name in ("num_ret", "num_rel", "num_rel_ret", "utility", "num_nonrel_judged_ret"):
+        # a negative grade that is not relevant is unjudged (trec_eval's -1)
+        unjudged = sum(g < 0 and not r for g, r in zip(ranked, relevant, strict=True))
+        return float({"num_ret": n, "num_rel": n_relevant, "num_rel_ret": hits,
+                      "utility": hits - (n - hits),
+                      "num_nonrel_judged_ret": n - unjudged - hits}[name])
+    if name == "set_map":
+        return hits * hits / (n * n_relevant) if n * n_relevant else 0.0
+    if name == "set_f":
+        p, r = (hits / n if n else 0.0), (hits / n_relevant if n_relevant else 0.0)
+        return 2 * p * r / (p + r) if p + r else 0.0
+    if name == "relative_precision":
+        denominator = min(n if k is None else k, n_relevant)
+        return sum(top) / denominator if denominator else 0.0
     if name == "dcg":
         return _discounted(ranked, k, options)
     if name == "ndcg" and "discount" in options:

@@ -393,12 +393,17 @@ def _declare(
     name: str, compute: object, summary: str, doc: str, examples: str, *,
     trec_name: str | None = None, trec_cut: str | None = None, aliases: tuple[str, ...] = (),
     takes_k: bool = False, aggregate: str = "mean", param: Param | None = None,
+    linear: bool = False,
 ) -> None:
+    """Register one measure. ``linear``: its value does not depend on the order of tied rows
+    or is linear in hits@k (as the lists give it under ``ties="average"``), so ``compute`` is
+    also its tie-averaged form."""
     register(MetricDef(
         name=name, aliases=aliases, trec_name=trec_name, trec_cut=trec_cut, takes_k=takes_k,
         options=_NONE, compute=compute,  # type: ignore[arg-type]
         summary=summary, doc=doc, examples=_EXAMPLE + examples, aggregate=aggregate,
         param=CUTOFF if param is None else param,
+        average=compute if linear else None,  # type: ignore[arg-type]
     ))
 
 
@@ -415,7 +420,7 @@ _declare(
     >>> df.rank_eval.num_ret()
     4.0
     """,
-    trec_name="num_ret", aggregate="sum",
+    trec_name="num_ret", aggregate="sum", linear=True,
 )
 _declare(
     "num_rel", num_rel, "number of relevant rows, retrieved or not (summed over queries)",
@@ -427,7 +432,7 @@ _declare(
     >>> df.rank_eval.num_rel()
     3.0
     """,
-    trec_name="num_rel", aggregate="sum",
+    trec_name="num_rel", aggregate="sum", linear=True,
 )
 _declare(
     "num_rel_ret", num_rel_ret, "number of relevant retrieved rows (summed over queries)",
@@ -439,7 +444,7 @@ _declare(
     >>> df.rank_eval.num_rel_ret()
     2.0
     """,
-    trec_name="num_rel_ret", aggregate="sum",
+    trec_name="num_rel_ret", aggregate="sum", linear=True,
 )
 _declare(
     "gm_map", gm_map, "average precision, geometric mean over queries",
@@ -550,7 +555,7 @@ _declare(
     >>> df.rank_eval.utility()
     0.0
     """,
-    trec_name="utility",
+    trec_name="utility", linear=True,
 )
 _declare(
     "eleven_point_avg", eleven_point_avg, "mean interpolated precision at 11 recall levels",
@@ -644,7 +649,7 @@ _declare(
     >>> df.rank_eval.relative_precision(2), df.rank_eval.relative_precision()
     (0.5, 0.6666666666666666)
     """,
-    trec_cut="relative_P", takes_k=True,
+    trec_cut="relative_P", takes_k=True, linear=True,
 )
 _declare(
     "set_map", set_map, "set precision times set recall",
@@ -656,7 +661,7 @@ _declare(
     >>> round(df.rank_eval.set_map(), 4)
     0.3333
     """,
-    trec_name="set_map",
+    trec_name="set_map", linear=True,
 )
 _declare(
     "set_f", set_f, "F1 of set precision and set recall",
@@ -671,7 +676,7 @@ _declare(
     >>> round(df.rank_eval.set_f(), 4)
     0.5714
     """,
-    trec_name="set_F",
+    trec_name="set_F", linear=True,
 )
 _declare(
     "num_nonrel_judged_ret", num_nonrel_judged_ret,
@@ -685,7 +690,7 @@ _declare(
     >>> df.rank_eval.num_nonrel_judged_ret()
     1.0
     """,
-    trec_name="num_nonrel_judged_ret", aggregate="sum",
+    trec_name="num_nonrel_judged_ret", aggregate="sum", linear=True,
 )
 _declare(
     "rbp", rbp, "rank-biased precision (persistence p, default 0.9)",

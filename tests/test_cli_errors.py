@@ -328,3 +328,18 @@ def test_trec_format_error_keeps_its_fields_through_pickle(tmp_path: Path) -> No
     copy = pickle.loads(pickle.dumps(raised.value))
     assert (type(copy), str(copy)) == (TrecFormatError, str(raised.value))
     assert (copy.path, copy.kind, copy.line, copy.n_fields) == (str(run), "run", 1, 4)
+
+
+def test_option_refusals_name_the_flags(error: Error, tmp_path: Path) -> None:
+    # the library says ties='truncated_average' and "another ties option"; the command line
+    # says --ties truncated_average and "another --ties value"
+    data = text(tmp_path / "s.csv", "query,item,score,relevant\nq1,a,0.9,1\nq1,b,0.5,0\n")
+    message = error("evaluate", data, "-m", "ndcg", "-m", "bpref", "--ties",
+                    "truncated_average")
+    assert message.startswith("--ties truncated_average (tied items share one rank"), message
+    assert "another --ties value for them (--ties first keeps the frame's order)" in message
+    assert "ties='" not in message
+    message = error("evaluate", data, "-m", "map", "--convention", "torchmetrics",
+                    "--ties", "average")
+    assert message.startswith(
+        "--ties average cannot be combined with --ap-denominator hits for 'map'"), message

@@ -35,7 +35,7 @@ from collections.abc import Sequence
 
 from rankframe.cli.commands import DEFAULT_METRICS, Command
 from rankframe.cli.demo import demo
-from rankframe.cli.errors import CliError, fail
+from rankframe.cli.errors import CliError, fail, in_cli_terms
 from rankframe.cli.status import Status
 
 __all__ = ["DEFAULT_METRICS", "demo", "main"]
@@ -56,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(str(error), error.code)
     except RankEvalError as error:
         status.clear()
-        return fail(str(error), 1)
+        return fail(in_cli_terms(str(error)), 1)
     except SystemExit as exit_:  # --help and --version
         return exit_.code if isinstance(exit_.code, int) else 0
     except KeyboardInterrupt:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from rankframe.cli.checks import Roles, check_rows, explain
-from rankframe.cli.errors import CliError, fail
+from rankframe.cli.errors import CliError, fail, in_cli_terms
 from rankframe.cli.reading import check_exists, input_format, read_table
 from rankframe.cli.render import render, write
 from rankframe.cli.source import Source
@@ -56,7 +56,7 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
         Options(**given)
         CONVENTION.validate(args.convention)
     except RankEvalError as error:
-        raise CliError(str(error), code=2) from None
+        raise CliError(in_cli_terms(str(error)), code=2) from None
     if args.convention is not None:
         given["convention"] = args.convention
     return given

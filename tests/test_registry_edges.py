@@ -142,8 +142,8 @@ def test_a_metric_without_a_tie_average_refuses_it(make_frame: Any) -> None:
     message = (
         "ties='average' (the expected value over the orders of tied items) is not defined "
         "for 'toy_hit@2'. It is defined for mrr, ndcg, map, acc, precision, recall, "
-        "r_precision, dcg, hit_count, f1, num_ret, num_rel, num_rel_ret, utility, "
-        "relative_precision, set_map, set_f, num_nonrel_judged_ret; for this pass another "
+        "r_precision, dcg, hit_count, f1, num_ret, num_rel, num_rel_ret, rprec_mult, utility, "
+        "relative_precision, set_map, set_f, num_nonrel_judged_ret, rbp; for this pass another "
         "ties option ('trec', 'first', 'optimistic', 'pessimistic', 'item_ascending', "
         "'truncated_average'), or evaluate it in a separate call."
     )

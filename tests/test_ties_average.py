@@ -33,7 +33,7 @@ from reference import Row
 
 TOLERANCE = 1e-12
 
-METRICS: list[tuple[str, int | None]] = [
+METRICS: list[tuple[str, float | None]] = [
     ("mrr", None), ("mrr", 1), ("mrr", 3),
     ("ndcg", None), ("ndcg", 1), ("ndcg", 3),
     ("map", None), ("map", 2), ("map", 4),
@@ -47,6 +47,7 @@ METRICS: list[tuple[str, int | None]] = [
     ("num_ret", None), ("num_rel", None), ("num_rel_ret", None), ("utility", None),
     ("set_map", None), ("set_f", None), ("relative_precision", None),
     ("relative_precision", 2), ("num_nonrel_judged_ret", None),
+    ("rprec_mult", 0.5), ("rprec_mult", 1.4), ("rbp", None), ("rbp", 0.5),
 ]
 COLUMNS = [ref.metric_column(name, k) for name, k in METRICS]
 
@@ -85,15 +86,21 @@ def _discounted(grades: Sequence[float], k: int | None, options: dict[str, Any])
 
 
 def _convention_value(
-    name: str, k: int | None, ranked: Sequence[float], judged: Sequence[float],
+    name: str, k: Any, ranked: Sequence[float], judged: Sequence[float],
     options: dict[str, Any],
 ) -> float | None:
     """dcg, hit_count, the trec_eval measures that take ties="average", and
     ndcg/map/precision under other tools' options, written out here (the shared reference
     knows the common metrics under trec_eval's conventions only); None for the others."""
     relevant = [ref.is_relevant(g, options.get("min_relevance")) for g in ranked]
-    top = relevant if k is None else relevant[:k]
     n_relevant = sum(ref.is_relevant(g, options.get("min_relevance")) for g in judged)
+    if name == "rprec_mult":  # hits@c / c, c = floor(m R + 0.9)
+        c = math.floor(k * n_relevant + 0.9)
+        return sum(relevant[:c]) / c if c else 0.0
+    if name == "rbp":  # grades over the query's highest one (when above 1), weighted p^(r-1)
+        p, scale = (0.9 if k is None else k), max(max(judged), 1)
+        return (1 - p) * sum(max(g, 0) / scale * p ** (r - 1) for r, g in enumerate(ranked, 1))
+    top = relevant if k is None else relevant[:k]  # k from here on: a cut-off
     shown = len(ranked) if k is None else min(len(ranked), k)
     hits, n = sum(relevant), len(ranked)
     if name == "hit_count":
@@ -130,7 +137,7 @@ def _convention_value(
 
 
 def metric_of_order(
-    name: str, k: int | None, ranked: Sequence[float], judged: Sequence[float],
+    name: str, k: Any, ranked: Sequence[float], judged: Sequence[float],
     options: dict[str, Any],
 ) -> float:
     """One metric of one query ranked in one order (``ranked``: grades, rank 1 first)."""

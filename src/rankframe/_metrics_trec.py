@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from rankframe._engine import Lists
+from rankframe._engine import ties as _ties
 from rankframe._metrics import average_precision
 from rankframe._options import Options, options_of
 from rankframe._registry import (
@@ -210,11 +211,22 @@ def eleven_point_avg(t: Lists, _k: object, o: Options) -> FloatArray:
     return total / len(_LEVELS)
 
 
+def _multiple_cut(t: Lists, multiple: float) -> IntArray:
+    """Per query the rank c = ⌊multiple · R + 0.9⌋ (trec_eval's rounding)."""
+    return np.floor(multiple * t.n_relevant.astype(np.float64) + 0.9).astype(np.int64)
+
+
 def rprec_mult(t: Lists, multiple: float, _: Options) -> FloatArray:
     r"""Precision at rank c = ⌊multiple · R + 0.9⌋ (trec_eval's rounding): hits@c / c."""
-    cut = np.floor(multiple * t.n_relevant.astype(np.float64) + 0.9).astype(np.int64)
+    cut = _multiple_cut(t, multiple)
     within = t.rel_rank <= cut[t.rel_query]
     return _ratio(np.bincount(t.rel_query[within], minlength=t.n_queries), cut)
+
+
+def rprec_mult_average(t: Lists, multiple: float, _: Options) -> FloatArray:
+    r"""rprec_mult under ``ties="average"``: E[hits@c] / c, c not depending on the order."""
+    cut = _multiple_cut(t, multiple)
+    return _ratio(_ties.hits_at(t, cut), cut)
 
 
 # -- set measures ----------------------------------------------------------------------------
@@ -342,12 +354,27 @@ def rbp(t: Lists, p: float | None, _: Options) -> FloatArray:
     grades divided by the query's highest grade when it is above 1 (trec_eval's scaling to
     [0, 1]); p = 0.9 unless given."""
     p = PERSISTENCE if p is None else float(p)
+    weights = _rbp_gains(t) * np.power(p, t.gain_rank - 1.0)
+    return (1.0 - p) * _per_query(t, t.gain_query, weights)
+
+
+def _rbp_gains(t: Lists) -> FloatArray:
+    """The graded rows' gains for rbp: the grade, divided by the query's highest grade when
+    it is above 1."""
     top = np.zeros(t.n_queries)
     head = t.ideal_rank == 1
     top[t.ideal_query[head]] = t.ideal_grade[head]
     scale = np.where(top > 1.0, top, 1.0)[t.gain_query]
-    weights = (t.gain_grade / scale) * np.power(p, t.gain_rank - 1.0)
-    return (1.0 - p) * _per_query(t, t.gain_query, weights)
+    gains: FloatArray = t.gain_grade / scale
+    return gains
+
+
+def rbp_average(t: Lists, p: float | None, _: Options) -> FloatArray:
+    r"""rbp under ``ties="average"``: each place of a tie group gets the group's mean gain,
+    weighted p^(rank - 1) (a DCG whose discount is p^-(rank - 1))."""
+    q = PERSISTENCE if p is None else float(p)
+    expected = _ties.dcg(t, None, _rbp_gains(t), lambda rank: np.power(q, -(rank - 1.0)))
+    return (1.0 - q) * expected
 
 
 def rbp_resid(t: Lists, _k: object, _: Options) -> FloatArray:
@@ -393,7 +420,7 @@ def _declare(
     name: str, compute: object, summary: str, doc: str, examples: str, *,
     trec_name: str | None = None, trec_cut: str | None = None, aliases: tuple[str, ...] = (),
     takes_k: bool = False, aggregate: str = "mean", param: Param | None = None,
-    linear: bool = False,
+    linear: bool = False, average: object = None,
 ) -> None:
     """Register one measure. ``linear``: its value does not depend on the order of tied rows
     or is linear in hits@k (as the lists give it under ``ties="average"``), so ``compute`` is
@@ -403,7 +430,7 @@ def _declare(
         options=_NONE, compute=compute,  # type: ignore[arg-type]
         summary=summary, doc=doc, examples=_EXAMPLE + examples, aggregate=aggregate,
         param=CUTOFF if param is None else param,
-        average=compute if linear else None,  # type: ignore[arg-type]
+        average=compute if linear else average,  # type: ignore[arg-type]
     ))
 
 
@@ -542,7 +569,7 @@ _declare(
     >>> round(df.rank_eval.rprec_mult(2.0), 4)
     0.3333
     """,
-    trec_cut="Rprec_mult", takes_k=True, param=R_MULTIPLE,
+    trec_cut="Rprec_mult", takes_k=True, param=R_MULTIPLE, average=rprec_mult_average,
 )
 _declare(
     "utility", utility, "relevant retrieved rows minus non-relevant retrieved rows",
@@ -706,7 +733,7 @@ _declare(
     >>> round(df.rank_eval.rbp(), 4)
     0.1729
     """,
-    trec_name="rbp", takes_k=True, param=PROBABILITY,
+    trec_name="rbp", takes_k=True, param=PROBABILITY, average=rbp_average,
 )
 _declare(
     "rbp_resid", rbp_resid, "rbp's residual: the weight of unjudged rows and of the tail",

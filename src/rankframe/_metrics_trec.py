@@ -129,13 +129,19 @@ def _nonrelevant_above(t: Lists) -> tuple[IntArray, IntArray]:
 
 def bpref(t: Lists, _k: object, _o: Options) -> FloatArray:
     r"""(1/R) Σ over relevant retrieved rows of 1 - min(n, R) / min(J, R), n the judged
-    non-relevant rows above it (1 when n = 0), J those of the query."""
-    above, _ = _nonrelevant_above(t)
-    r = t.n_relevant[t.rel_query]
-    judged = t.n_judged_nonrelevant[t.rel_query]
-    share = _ratio(np.minimum(above, r), np.minimum(judged, r))
-    return _ratio(_per_query(t, t.rel_query, np.where(above > 0, 1.0 - share, 1.0)),
-                  t.n_relevant)
+    non-relevant rows above it (1 when n = 0), J those of the query. Once per lists
+    (``gm_bpref`` reads it too)."""
+    if "bpref" not in t.memo:
+        above, _ = _nonrelevant_above(t)
+        r = t.n_relevant[t.rel_query]
+        judged = t.n_judged_nonrelevant[t.rel_query]
+        share = _ratio(np.minimum(above, r), np.minimum(judged, r))
+        value = _ratio(_per_query(t, t.rel_query, np.where(above > 0, 1.0 - share, 1.0)),
+                       t.n_relevant)
+        value.flags.writeable = False
+        t.memo["bpref"] = value
+    out: FloatArray = t.memo["bpref"]
+    return out
 
 
 def infap(t: Lists, _k: object, _: Options) -> FloatArray:
@@ -296,10 +302,14 @@ def normalized_gain(t: Lists, _k: object, _: Options) -> FloatArray:
 
 def _dcg_prefix(t: Lists) -> tuple[FloatArray, FloatArray, IntArray, IntArray]:
     """Running DCG (linear gains) over the retrieved rows with gain, and over the ideal
-    entries, with each query's first ideal entry and P."""
-    dcg = _prefix_sums(t.gain_query, t.gain_grade / np.log2(t.gain_rank + 1.0))
-    ideal, first, count = _ideal_prefix(t, t.ideal_grade / np.log2(t.ideal_rank + 1.0))
-    return dcg, ideal, first, count
+    entries, with each query's first ideal entry and P (once per lists: ``ndcg_rel`` and
+    ``r_ndcg`` both read them)."""
+    if "dcg_prefix" not in t.memo:
+        dcg = _prefix_sums(t.gain_query, t.gain_grade / np.log2(t.gain_rank + 1.0))
+        ideal, first, count = _ideal_prefix(t, t.ideal_grade / np.log2(t.ideal_rank + 1.0))
+        t.memo["dcg_prefix"] = dcg, ideal, first, count
+    prefix: tuple[FloatArray, FloatArray, IntArray, IntArray] = t.memo["dcg_prefix"]
+    return prefix
 
 
 def _dcg_at(t: Lists, dcg: FloatArray, query: IntArray, rank: npt.ArrayLike) -> FloatArray:

@@ -16,12 +16,9 @@ checked against ranks computed with NumPy from the full matrix.
 from __future__ import annotations
 
 import platform
-import statistics
 import subprocess
 import sys
-import time
 import tracemalloc
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,6 +26,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from compare import timed  # the same warm-up and median as compare.py
 from sections import markers, write_section
 
 import rankframe
@@ -37,16 +35,6 @@ START, END = markers("from-scores")
 ROWS, COLUMNS, K = 100_000, 1_000, 10
 METRICS = ["acc@1", "acc@5", "acc@10", "mrr", "ndcg@10"]
 TARGET = 3.0
-
-
-def timed(call: Callable[[], Any], repeat: int = 3) -> float:
-    call()  # warm-up
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def reference(scores: np.ndarray, truth: np.ndarray) -> dict[str, float]:

@@ -620,10 +620,17 @@ def _sorted_encoding(keys: npt.NDArray[np.uint64]) -> tuple[npt.NDArray[np.uint6
     new[:1] = True
     np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
     dtype = np.int32 if len(keys) < 2**31 else np.int64
-    ranks: npt.NDArray[np.signedinteger[Any]] = np.cumsum(new, dtype=dtype)
-    ranks -= 1
     indices = np.empty(len(keys), dtype=dtype)
-    indices[order] = ranks
+    # each key's index: the number of distinct keys up to its sorted position, less one;
+    # block by block (a full-size array of them would be a fresh allocation to fault in)
+    ranks = np.empty(min(len(keys), _KEY_BLOCK), dtype=dtype)
+    before = -1
+    for start in range(0, len(keys), _KEY_BLOCK):
+        stop = min(start + _KEY_BLOCK, len(keys))
+        np.cumsum(new[start:stop], dtype=dtype, out=ranks[: stop - start])
+        ranks[: stop - start] += before
+        indices[order[start:stop]] = ranks[: stop - start]
+        before = int(ranks[stop - start - 1])
     return ordered[new], indices
 
 
@@ -645,10 +652,16 @@ def _argsort(keys: npt.NDArray[np.uint64]) -> tuple[npt.NDArray[np.intp], npt.ND
     if n < 2 * _BUCKET or top <= 16:
         order = np.argsort(keys)
         return order, keys[order]
-    bucket = (keys >> np.uint64(top - 16)).astype(np.uint16)
+    shift = np.uint64(top - 16)
+    bucket = (keys >> shift).astype(np.uint16)
     order = np.argsort(bucket, kind="stable")
+    del bucket
     ordered = keys[order]
-    ends = np.cumsum(np.bincount(bucket, minlength=1 << 16))
+    # where each bucket ends among the keys ordered by bucket (a bincount of the buckets
+    # would first copy them into a full-size array of int64): a key is below the next
+    # bucket's first key exactly when its bucket is at most this one
+    bounds = np.arange(1, 1 << 16, dtype=np.uint64) << shift
+    ends = np.append(np.searchsorted(ordered, bounds), n)
     cuts = np.unique(ends[np.searchsorted(ends, np.arange(_BUCKET, n + _BUCKET, _BUCKET))
                           .clip(max=len(ends) - 1)])
     start = 0

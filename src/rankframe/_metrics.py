@@ -84,7 +84,7 @@ def discounted_gains(
         if k is not None:
             keep = rank <= k
             query, w = query[keep], w[keep]
-        return np.bincount(query, weights=w, minlength=t.n_queries).astype(np.float64)
+        return np.bincount(query, weights=w, minlength=t.n_queries).astype(np.float64, copy=False)
 
     if t.gain_tie_start is None:
         actual = dcg(t.gain_query, t.gain_rank, actual_rows)
@@ -164,7 +164,7 @@ def average_precision(t: Lists, k: int | None, o: Options) -> FloatArray:
     precision_at_hit = t.rel_hits[keep] / t.rel_rank[keep]
     total = np.bincount(
         t.rel_query[keep], weights=precision_at_hit, minlength=t.n_queries
-    ).astype(np.float64)
+    ).astype(np.float64, copy=False)
     return _nan_where_nothing_retrieved(t, _ratio(total, _ap_denominator(t, k, o)), o)
 
 

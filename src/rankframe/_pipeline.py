@@ -401,9 +401,9 @@ def from_parts(table: Backend, request: Request) -> PerQuery:
     codes = table.codes(names.query)
     entry = None if request.items is None else np.asarray(table.column(_items.ENTRY))
     if entry is None:
-        order = np.argsort(codes, kind="stable").astype(np.int64)
+        order = np.argsort(codes, kind="stable").astype(np.int64, copy=False)
     else:  # only the per-query rows; the others are entries of the item metrics
-        rows = np.flatnonzero(entry == 0).astype(np.int64)
+        rows = np.flatnonzero(entry == 0).astype(np.int64, copy=False)
         order = rows[np.argsort(codes[rows], kind="stable")]
     first_rows = order[::n_systems]
     n_queries = len(first_rows)

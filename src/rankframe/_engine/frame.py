@@ -212,7 +212,7 @@ def _runs(same_as_next: BoolArray) -> tuple[IntArray, IntArray]:
     member = np.zeros(n, dtype=bool)
     member[:-1] |= same_as_next
     member[1:] |= same_as_next
-    positions = np.flatnonzero(member).astype(np.int64)
+    positions = np.flatnonzero(member).astype(np.int64, copy=False)
     # a run starts where a member does not continue the previous position's run
     starts = np.ones(len(positions), dtype=bool)
     if len(positions) > 1:

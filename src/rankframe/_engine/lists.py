@@ -202,7 +202,7 @@ class Lists:
                 return empty, empty
             positions = np.arange(int(ranking.starts[-1]), dtype=np.int64)
         else:
-            positions = np.flatnonzero(kind == 0 if judged else kind).astype(np.int64)
+            positions = np.flatnonzero(kind == 0 if judged else kind).astype(np.int64, copy=False)
         query = ranking.query_at(positions)
         return query, positions - ranking.starts[query] + 1
 
@@ -221,7 +221,8 @@ class Lists:
         keep = (grade >= 0) & ~(grade > 0 if level is None else grade >= level)
         if data.judged is not None:
             keep &= data.judged
-        return np.bincount(data.query_codes[keep], minlength=data.n_queries).astype(np.int64)
+        counts = np.bincount(data.query_codes[keep], minlength=data.n_queries)
+        return counts.astype(np.int64, copy=False)
 
 
 def _within_query_position(query: IntArray) -> IntArray:
@@ -303,7 +304,7 @@ def lists(data: FrameData, ranking: Ranking, options: Options) -> Lists:
             pos_grade = grade[ranking.positive_rows()].astype(np.float64, copy=False)
     else:
         wanted = gives_gain(grade) | is_relevant(grade)
-        pos = np.flatnonzero(wanted.view(np.uint8)[ranking.order]).astype(np.int64)
+        pos = np.flatnonzero(wanted.view(np.uint8)[ranking.order]).astype(np.int64, copy=False)
         pos_query = ranking.query_at(pos)
         pos_grade = grade[ranking.order[pos]].astype(np.float64, copy=False)
     if ranking.shared is None:
@@ -339,7 +340,7 @@ def lists(data: FrameData, ranking: Ranking, options: Options) -> Lists:
     return Lists(
         n_queries=data.n_queries,
         n_retrieved=ranking.n_retrieved,
-        n_relevant=n_relevant.astype(np.int64),
+        n_relevant=n_relevant.astype(np.int64, copy=False),
         rel_query=rel_query,
         rel_rank=pos_rank[rel_keep],
         rel_hits=(

@@ -266,6 +266,23 @@ def _packed_keys(
     return key
 
 
+def _query_starts(key: npt.NDArray[np.uint64], n_queries: int, query_shift: int) -> IntArray:
+    """Per query the position of its first entry among the sorted keys (``query`` from
+    bit ``query_shift`` up), then ``len(key)``: the entries of each query counted block by
+    block, in one sequential pass (a binary search per query reads all over the keys)."""
+    counts = np.zeros(n_queries + 1, dtype=np.int64)
+    spare = np.empty(min(len(key), _BLOCK), dtype=np.uint64)
+    shift = np.uint64(query_shift)
+    for start, stop in _blocks(len(key)):
+        m = stop - start
+        query = spare[:m]
+        np.right_shift(key[start:stop], shift, out=query)
+        lo = int(query[0])  # sorted: the block's queries are query[0] .. query[-1]
+        query -= np.uint64(lo)
+        counts[lo + 1 : lo + 1 + int(query[-1]) + 1] += np.bincount(query.view(np.int64))
+    return np.cumsum(counts, out=counts)
+
+
 def _same_as_next(key: npt.NDArray[np.uint64], shift: int) -> BoolArray:
     """Per entry but the last, whether ``key >> shift`` equals that of the next entry."""
     n = max(len(key) - 1, 0)
@@ -366,9 +383,7 @@ def _rank_packed(
     # keys unique, so the sorted keys carry the permutation
     key = _packed_keys(query, score, grade, score_bits, index_bits)
     key.sort()
-    query_shift = np.uint64(score_bits + index_bits + 1)
-    firsts = np.arange(data.n_queries, dtype=np.uint64) << query_shift
-    starts = np.append(np.searchsorted(key, firsts), len(key)).astype(np.int64)
+    starts = _query_starts(key, data.n_queries, score_bits + index_bits + 1)
     # runs of equal (query, bucket) are re-ordered exactly, by score then the tie policy:
     # those that hold a positively graded row now, the others only when the full order is
     # asked for (see Ranking)
@@ -428,7 +443,7 @@ def _rank_lexsort(
     """:func:`rank` by a lexsort, when the bits do not fit one key (a huge number of rows
     times queries); same arguments and result as :func:`_rank_packed`."""
     query, score, grade = retrieved
-    order = np.lexsort((-score, query)).astype(np.int64)
+    order = np.lexsort((-score, query)).astype(np.int64, copy=False)
     sorted_query = query[order]
     starts = np.searchsorted(sorted_query, np.arange(data.n_queries + 1, dtype=np.int64))
     same = sorted_query[1:] == sorted_query[:-1]  # every query is one run
@@ -439,7 +454,7 @@ def _rank_lexsort(
         within = _tie_order(data, member_rows, run_id, score[members], ties)
         if within is not None:
             order[positions] = members[within]
-    positive = np.flatnonzero(grade[order] > 0).astype(np.int64)
+    positive = np.flatnonzero(grade[order] > 0).astype(np.int64, copy=False)
     return Ranking(
         order if rows is None else rows[order],
         starts.astype(np.int64),
@@ -486,7 +501,7 @@ def _rank(data: FrameData, ties: str) -> Ranking:
     # NaN (not retrieved) propagates through min: one pass and no mask in the usual case
     rows = None
     if data.n_rows and np.isnan(score.min()):
-        rows = np.flatnonzero(~np.isnan(score)).astype(np.int64)
+        rows = np.flatnonzero(~np.isnan(score)).astype(np.int64, copy=False)
     retrieved = (
         (data.query_codes, score, data.relevant)
         if rows is None

@@ -82,7 +82,7 @@ def _first_groups(t: Lists) -> tuple[IntArray, IntArray, IntArray, IntArray]:
 
 
 def _per_query(t: Lists, query: IntArray, values: FloatArray) -> FloatArray:
-    return np.bincount(query, weights=values, minlength=t.n_queries).astype(np.float64)
+    return np.bincount(query, weights=values, minlength=t.n_queries).astype(np.float64, copy=False)
 
 
 def hits_at(t: Lists, k: int | IntArray | None) -> FloatArray:

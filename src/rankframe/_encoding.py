@@ -623,7 +623,7 @@ def _sorted_encoding(keys: npt.NDArray[np.uint64]) -> tuple[npt.NDArray[np.uint6
     indices = np.empty(len(keys), dtype=dtype)
     # each key's index: the number of distinct keys up to its sorted position, less one;
     # block by block (a full-size array of them would be a fresh allocation to fault in)
-    ranks = np.empty(min(len(keys), _KEY_BLOCK), dtype=dtype)
+    ranks: npt.NDArray[np.signedinteger[Any]] = np.empty(min(len(keys), _KEY_BLOCK), dtype=dtype)
     before = -1
     for start in range(0, len(keys), _KEY_BLOCK):
         stop = min(start + _KEY_BLOCK, len(keys))

@@ -14,10 +14,12 @@ import numpy.typing as npt
 
 from rankframe._engine import ties
 from rankframe._engine.frame import (
+    _BLOCK,
     BoolArray,
     FloatArray,
     FrameData,
     IntArray,
+    _blocks,
     _dense,
     _sort_order,
 )
@@ -232,14 +234,28 @@ def _within_query_position(query: IntArray) -> IntArray:
     may be far more queries than entries.
     """
     n = len(query)
-    first = np.ones(n, dtype=bool)
-    np.not_equal(query[1:], query[:-1], out=first[1:])
-    index = np.arange(n, dtype=np.int64)
-    group_start = np.where(first, index, 0)
-    np.maximum.accumulate(group_start, out=group_start)  # each entry's group start
-    index -= group_start
-    index += 1
-    return index
+    position = np.empty(n, dtype=np.int64)
+    # block by block into the result (no full-size temporaries): each entry's group start
+    # is the running maximum of the starts seen, carried from block to block
+    first = np.empty(min(n, _BLOCK), dtype=bool)
+    start = np.empty(min(n, _BLOCK), dtype=np.int64)
+    index = np.arange(min(n, _BLOCK), dtype=np.int64)
+    carried = 0
+    for begin, end in _blocks(n):
+        m = end - begin
+        if begin == 0:
+            first[0] = True
+            np.not_equal(query[1:m], query[: m - 1], out=first[1:m])
+        else:
+            np.not_equal(query[begin:end], query[begin - 1 : end - 1], out=first[:m])
+        np.add(index[:m], begin, out=position[begin:end])
+        np.copyto(start[:m], carried)
+        np.copyto(start[:m], position[begin:end], where=first[:m])
+        np.maximum.accumulate(start[:m], out=start[:m])
+        carried = int(start[m - 1])
+        position[begin:end] -= start[:m]
+        position[begin:end] += 1
+    return position
 
 
 def _hits_through_rank(query: IntArray, rank: IntArray) -> IntArray:
@@ -254,6 +270,31 @@ def _hits_through_rank(query: IntArray, rank: IntArray) -> IntArray:
     last[:-1] = (query[1:] != query[:-1]) | (rank[1:] != rank[:-1])
     ends = np.flatnonzero(last)
     return position[ends[np.searchsorted(ends, np.arange(n, dtype=np.int64))]]
+
+
+def _ideal(query: IntArray, grade: FloatArray) -> tuple[IntArray, FloatArray]:
+    """The entries in the ideal ranking (by query, then by grade descending): their
+    queries and grades. Entries of equal query and grade are interchangeable: which comes
+    first does not matter.
+
+    Entries that already run by query (the ranked ones) keep their places but in the
+    queries where a grade rises: only those queries' entries are sorted, and the queries
+    are the same arrays, uncopied.
+    """
+    n = len(query)
+    if n > 1 and (query[1:] < query[:-1]).any():  # not by query: every entry is sorted
+        order = _ideal_order(query, grade)
+        return query[order], grade[order]
+    rising = query[1:] == query[:-1]
+    rising &= grade[1:] > grade[:-1]
+    if not rising.any():
+        return query, grade
+    unsorted = np.zeros(int(query[-1]) + 1, dtype=bool)
+    unsorted[query[1:][rising]] = True
+    at = np.flatnonzero(unsorted[query])
+    ideal_grade = grade.copy()
+    ideal_grade[at] = grade[at][_ideal_order(query[at], grade[at])]
+    return query, ideal_grade
 
 
 def _ideal_order(query: IntArray, grade: FloatArray) -> IntArray:
@@ -315,11 +356,13 @@ def lists(data: FrameData, ranking: Ranking, options: Options) -> Lists:
     if ranking.averaged:
         tie_first, tie_size = ranking.tie_groups(pos)
         tie_start = tie_first - ranking.starts[pos_query]
-    rel_keep = is_relevant(pos_grade)
-    rel_query = pos_query[rel_keep]
-    gain_keep = gives_gain(pos_grade)
-    gain_query = pos_query[gain_keep]
-    gain_grade = pos_grade[gain_keep]
+    # usually every entry found is both relevant and of gain (grade > 0 for both): the
+    # entries then serve as they are, shared by both lists (never written to), not copied
+    rel_keep = _kept(is_relevant(pos_grade))
+    gain_keep = _kept(gives_gain(pos_grade))
+    rel_query = _select(pos_query, rel_keep)
+    gain_query = _select(pos_query, gain_keep)
+    gain_grade = _select(pos_grade, gain_keep)
 
     if int(ranking.starts[-1]) == data.n_rows:
         # every row retrieved: the rows above are every relevant and every positive row
@@ -332,34 +375,51 @@ def lists(data: FrameData, ranking: Ranking, options: Options) -> Lists:
         positive_rows = np.flatnonzero(gives_gain(grade))
         positive_query = data.query_codes[positive_rows].astype(np.int64)
         positive_grade = grade[positive_rows].astype(np.float64, copy=False)
-    # entries of equal query and grade are interchangeable: which row comes first in the
-    # ideal ranking does not matter
-    ideal = _ideal_order(positive_query, positive_grade)
-    ideal_query = positive_query[ideal]
+    ideal_query, ideal_grade = _ideal(positive_query, positive_grade)
+    rel_rank = _select(pos_rank, rel_keep)
+    rel_hits = (
+        _within_query_position(rel_query)
+        if ranking.shared is None
+        else _hits_through_rank(rel_query, rel_rank)
+    )
+
+    def tie(values: IntArray | None, keep: BoolArray | None) -> IntArray | None:
+        return None if values is None else _select(values, keep)
 
     return Lists(
         n_queries=data.n_queries,
         n_retrieved=ranking.n_retrieved,
         n_relevant=n_relevant.astype(np.int64, copy=False),
         rel_query=rel_query,
-        rel_rank=pos_rank[rel_keep],
-        rel_hits=(
-            _within_query_position(rel_query)
-            if ranking.shared is None
-            else _hits_through_rank(rel_query, pos_rank[rel_keep])
-        ),
+        rel_rank=rel_rank,
+        rel_hits=rel_hits,
         gain_query=gain_query,
-        gain_rank=pos_rank[gain_keep],
+        gain_rank=_select(pos_rank, gain_keep),
         gain_grade=gain_grade,
         ideal_query=ideal_query,
-        ideal_rank=_within_query_position(ideal_query),
-        ideal_grade=positive_grade[ideal],
-        rel_tie_start=None if tie_start is None else tie_start[rel_keep],
-        rel_tie_size=None if tie_size is None else tie_size[rel_keep],
-        gain_tie_start=None if tie_start is None else tie_start[gain_keep],
-        gain_tie_size=None if tie_size is None else tie_size[gain_keep],
+        # the same entries by query: the same positions as the relevant ones' hits
+        ideal_rank=(
+            rel_hits
+            if ideal_query is rel_query and ranking.shared is None
+            else _within_query_position(ideal_query)
+        ),
+        ideal_grade=ideal_grade,
+        rel_tie_start=tie(tie_start, rel_keep),
+        rel_tie_size=tie(tie_size, rel_keep),
+        gain_tie_start=tie(tie_start, gain_keep),
+        gain_tie_size=tie(tie_size, gain_keep),
         source=(data, ranking, options),
     )
+
+
+def _kept(keep: BoolArray) -> BoolArray | None:
+    """``keep``, or None when it keeps every entry."""
+    return None if keep.all() else keep
+
+
+def _select(values: npt.NDArray[Any], keep: BoolArray | None) -> npt.NDArray[Any]:
+    """The entries of ``values`` that ``keep`` keeps (all of them, uncopied, for None)."""
+    return values if keep is None else values[keep]
 
 
 def segment_of_queries(

@@ -43,14 +43,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import pytrec_eval
 from helpers import as_dict, as_pandas
-from rankframe import METRICS, Metric
+from rankframe import METRICS, Metric, _engine
+from rankframe._engine import frame as engine_frame
 
 # The metrics of relevance; the beyond-accuracy metrics (MetricDef.items), which pytrec_eval
 # does not have, are tested in tests/test_beyond.py.
 RELEVANCE = {name: d for name, d in METRICS.items() if d.items is None}
 
-pytrec_eval = pytest.importorskip("pytrec_eval")
 
 KS = (1, 3, 5, 10, 20, 100)
 SEEDS = (0, 1, 2, 3)
@@ -212,15 +213,15 @@ def _frame(seed: int) -> pd.DataFrame:
 
 
 @functools.cache
-def _pytrec(seed: int, level: int | None) -> dict[str, dict[str, float]]:
-    """pytrec_eval's per-query values for a generated frame."""
+def _pytrec(seed: int, level: int | None, sign: float = 1.0) -> dict[str, dict[str, float]]:
+    """pytrec_eval's per-query values for a generated frame (its scores times ``sign``)."""
     frame = _frame(seed)
     qrels: dict[str, dict[str, int]] = {}
     run: dict[str, dict[str, float]] = {}
     for query, item, score, grade in frame.itertuples(index=False):
         qrels.setdefault(query, {})[item] = int(grade)
         if not math.isnan(score):
-            run.setdefault(query, {})[item] = float(score)
+            run.setdefault(query, {})[item] = sign * float(score)
     kwargs = {} if level is None else {"relevance_level": level}
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, _trec_measures(), **kwargs)
     return evaluator.evaluate(run)
@@ -230,9 +231,11 @@ def _options(level: int | None) -> dict[str, object]:
     return {} if level is None else {"min_relevance": level}
 
 
-def _expected_per_query(seed: int, level: int | None) -> dict[str, dict[str, float]]:
+def _expected_per_query(
+    seed: int, level: int | None, sign: float = 1.0
+) -> dict[str, dict[str, float]]:
     """{query: {metric: value}} for every query of the frame, 0 where nothing retrieved."""
-    trec = _pytrec(seed, level)
+    trec = _pytrec(seed, level, sign)
     out = {}
     for query in _frame(seed)["query"].unique():
         values = trec.get(query)
@@ -290,6 +293,43 @@ def test_per_query_matches_pytrec_eval(seed, level, make_frame) -> None:
         if not abs(ours[query][column] - expected[query][column]) <= TOLERANCE
     ]
     assert not mismatches, f"{len(mismatches)} mismatches:\n" + "\n".join(mismatches[:40])
+
+
+@pytest.mark.parametrize("seed", SEEDS[:2])
+def test_blocks_of_queries_match_pytrec_eval(seed, make_frame, monkeypatch) -> None:
+    # A frame of more rows than a block is ranked and scored in blocks of whole queries
+    # (rankframe._engine.query_blocks). With blocks of about 50 rows (a dozen or more
+    # blocks here) every query of two systems, the scores and their negation, still
+    # agrees with pytrec_eval.
+    monkeypatch.setattr(engine_frame, "QUERY_BLOCK_ROWS", 50)
+    blocks = []  # how many blocks each evaluation used, where it runs in this process
+    real = _engine.query_blocks
+
+    def spy(data, rows_per_block=None):
+        cut = list(real(data, rows_per_block))
+        blocks.append(len(cut))
+        yield from cut
+
+    monkeypatch.setattr(_engine, "query_blocks", spy)
+    data = _frame(seed).assign(reversed=lambda f: -f["score"])
+    columns = [str(m) for m in _metrics()]
+    table = as_pandas(
+        make_frame(data).rank_eval(score=["score", "reversed"]).per_query(columns)
+    )
+    for system, sign in (("score", 1.0), ("reversed", -1.0)):
+        expected = _expected_per_query(seed, None, sign)
+        ours = as_dict(table[table["system"] == system].drop(columns="system"))
+        assert set(ours) == set(expected)
+        mismatches = [
+            f"{system} {query} {column}: pytrec_eval {expected[query][column]!r}, "
+            f"rankframe {ours[query][column]!r}"
+            for query in sorted(expected)
+            for column in columns
+            if not abs(ours[query][column] - expected[query][column]) <= TOLERANCE
+        ]
+        assert not mismatches, f"{len(mismatches)} mismatches:\n" + "\n".join(mismatches[:40])
+    if not make_frame.is_dask:  # Dask evaluates its partitions in worker processes
+        assert blocks and max(blocks) > 5
 
 
 @pytest.mark.parametrize("level", LEVELS)

@@ -97,7 +97,9 @@ class PerQuery:
         """The included queries' values, one column per (system, metric); a metric with a
         geometric mean gives ``log(max(value, GEOMETRIC_FLOOR))`` (see :meth:`_finish`)."""
         _, n_systems, n_metrics = self.shape
-        flat = self.values[self.include].reshape(-1, n_systems * n_metrics)
+        # every query included (the usual case): the values themselves, not a masked copy
+        values = self.values if self.include.all() else self.values[self.include]
+        flat = values.reshape(-1, n_systems * n_metrics)
         geometric = np.tile(self._aggregates() == "geometric", n_systems)
         if geometric.any():
             flat = flat.copy()
@@ -132,8 +134,9 @@ class PerQuery:
         seg = self.segment[self.include]
         counts = np.bincount(seg, minlength=self.n_segments).astype(np.int64)
         flat = self._flat()
-        missing = np.isnan(flat)
-        if missing.any():  # empty_list="nan": a NaN is left out of its own column's mean
+        # a NaN makes its column's sum NaN: only then is every value looked at
+        missing = np.isnan(flat) if np.isnan(flat.sum()) else None
+        if missing is not None:  # empty_list="nan": a NaN is left out of its own column's mean
             flat = np.where(missing, 0.0, flat)
             per_column = _segment_sums((~missing).astype(np.float64), seg, self.n_segments)
         else:

@@ -345,20 +345,24 @@ def per_query(backend: Backend, request: Request, *, first_rows: bool = False,
         # a row of each query, for the output's query and `by` columns
         first = data.first_rows() if first_rows or request.by else None
         segment, segment_rows, n_segments = _engine.segment_of_queries(data, first)
-        for s, (_, score) in enumerate(systems):
-            system = replace(data, score=score, systems=[])
-            ranking = _engine.rank(system, options.ties)
-            table = _engine.lists(system, ranking, options)
-            for j, m in enumerate(metrics):
-                d = m.definition
-                if d.items is None:
-                    compute = (d.average if options.ties == "average" else None) or d.compute
-                    values[:, s, j] = compute(table, m.k, options)
-                else:
-                    values[:, s, j] = np.nan
-            if wanted is not None:
-                tops.append(_items.top_rows(ranking, wanted.depth))
-    empty = np.asarray(table.n_relevant == 0, dtype=bool)
+        empty = np.empty(data.n_queries, dtype=bool)
+        # one block of every query when the item metrics need the whole frame's ranking
+        blocks = _engine.query_blocks(data) if wanted is None else [(0, data.n_queries, data)]
+        for begin, end, block in blocks:
+            for s, (_, score) in enumerate(block.systems or [(names.score, block.score)]):
+                system = replace(block, score=score, systems=[])
+                ranking = _engine.rank(system, options.ties)
+                table = _engine.lists(system, ranking, options)
+                for j, m in enumerate(metrics):
+                    d = m.definition
+                    if d.items is None:
+                        compute = (d.average if options.ties == "average" else None) or d.compute
+                        values[begin:end, s, j] = compute(table, m.k, options)
+                    else:
+                        values[begin:end, s, j] = np.nan
+                if wanted is not None:
+                    tops.append(_items.top_rows(ranking, wanted.depth))
+            empty[begin:end] = table.n_relevant == 0
     top: Any = None
     if wanted is not None:
         found = _items.entries(data, tops, wanted, options, part=part, dictionary=dictionary)

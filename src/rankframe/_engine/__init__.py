@@ -38,6 +38,7 @@ from rankframe._engine.frame import (
     FrameData,
     IntArray,
     judged_rows_only,
+    query_blocks,
     scores_in_order,
     with_judged,
 )
@@ -61,6 +62,7 @@ __all__ = [
     "judged_rows_only",
     "lists",
     "plain",
+    "query_blocks",
     "rank",
     "scores_in_order",
     "segment_of_queries",

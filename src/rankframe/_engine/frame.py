@@ -256,3 +256,74 @@ def _sort_order(keys: Sequence[IntArray]) -> IntArray:
     packed |= np.arange(n, dtype=np.uint64)
     packed.sort()
     return (packed & np.uint64((1 << index_bits) - 1)).view(np.int64)
+
+
+#: Rows per block of queries that :func:`query_blocks` cuts a large frame into.
+QUERY_BLOCK_ROWS = 1 << 21
+
+
+def query_blocks(
+    data: FrameData, rows_per_block: int | None = None
+) -> Iterator[tuple[int, int, FrameData]]:
+    """``(first, stop, block)``: ``data`` cut into blocks of whole queries (the queries
+    ``first .. stop - 1``, renumbered from 0) of about ``rows_per_block`` rows each.
+
+    Ranking and metrics work per query, so each block is evaluated on its own. A frame of
+    many short lists is then evaluated in pieces of the same size whatever its number of
+    rows: their arrays stay small (no fresh 80 MB temporaries, each of which costs as much in
+    page faults as the arithmetic done in it), so the cost grows linearly with the rows. The
+    rows of a block are found by a counting sort (stable, linear) of their block numbers;
+    within a block they keep the frame's order.
+    """
+    n_blocks = -(-data.n_rows // (rows_per_block or QUERY_BLOCK_ROWS))
+    if n_blocks <= 1 or data.n_queries < 2:
+        yield 0, data.n_queries, data
+        return
+    per_block = -(-data.n_queries // n_blocks)
+    n_blocks = -(-data.n_queries // per_block)
+    # per row its block, a byte or two (block by block: no full-size temporary), counted
+    number = np.empty(data.n_rows, dtype=np.uint8 if n_blocks <= 256 else np.uint16)
+    counts = np.zeros(n_blocks, dtype=np.int64)
+    for start, stop in _blocks(data.n_rows):
+        np.floor_divide(data.query_codes[start:stop], per_block, out=number[start:stop],
+                        casting="unsafe")
+        counts += np.bincount(number[start:stop], minlength=n_blocks)
+    order = np.argsort(number, kind="stable")  # a radix sort for 8- and 16-bit keys
+    del number
+    start = 0
+    for b, end in enumerate(np.cumsum(counts).tolist()):
+        first, stop = b * per_block, min((b + 1) * per_block, data.n_queries)
+        yield first, stop, _block(data, order[start:end], first, stop)
+        start = end
+
+
+def _block(data: FrameData, rows: IntArray, first: int, stop: int) -> FrameData:
+    """The rows ``rows`` of ``data`` (every row of the queries ``first .. stop - 1``) as a
+    frame of their own: queries renumbered from 0, row positions from 0."""
+    codes = data.query_codes[rows]
+    codes -= codes.dtype.type(first)
+
+    def taken(callback: Callable[[IntArray], Any] | None) -> Callable[[IntArray], Any] | None:
+        return None if callback is None else (lambda at: callback(rows[at]))
+
+    dictionary = data.item_dictionary
+    return FrameData(
+        query_codes=codes,
+        n_queries=stop - first,
+        score=data.score[rows],
+        relevant=data.relevant[rows],
+        item_ranks=lambda at: data.item_ranks(rows[at]),
+        item_hash=lambda: data.item_hash()[rows],
+        query_labels=lambda at: data.query_labels(np.asarray(at, dtype=np.int64) + first),
+        item_label=lambda at: data.item_label(int(rows[at])),
+        segments=[(name, c[rows]) for name, c in data.segments],
+        systems=[(name, s[rows]) for name, s in data.systems],
+        flavour=data.flavour,
+        item_labels=taken(data.item_labels),
+        distinct_items=None,
+        item_dictionary=None if dictionary is None else (
+            lambda: (lambda d: (d[0][rows], d[1]))(dictionary())
+        ),
+        item_codes=taken(data.item_codes),
+        judged=None if data.judged is None else data.judged[rows],
+    )

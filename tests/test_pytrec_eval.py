@@ -42,8 +42,8 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 import pytest
-
 import pytrec_eval
+
 from helpers import as_dict, as_pandas
 from rankframe import METRICS, Metric, _engine
 from rankframe._engine import frame as engine_frame
@@ -245,6 +245,22 @@ def _expected_per_query(
     return out
 
 
+def _assert_agrees(
+    ours: dict[str, dict[str, float]], expected: dict[str, dict[str, float]],
+    columns: list[str], label: str = "",
+) -> None:
+    """Every query of ``expected`` and no other, each column within TOLERANCE."""
+    assert set(ours) == set(expected)
+    mismatches = [
+        f"{label}{query} {column}: pytrec_eval {expected[query][column]!r}, "
+        f"rankframe {ours[query][column]!r}"
+        for query in sorted(expected)
+        for column in columns
+        if not abs(ours[query][column] - expected[query][column]) <= TOLERANCE
+    ]
+    assert not mismatches, f"{len(mismatches)} mismatches:\n" + "\n".join(mismatches[:40])
+
+
 def test_every_metric_is_compared() -> None:
     # A metric added to the registry without a trec_eval name needs an entry in DERIVED.
     for metric in _metrics():
@@ -284,15 +300,7 @@ def test_per_query_matches_pytrec_eval(seed, level, make_frame) -> None:
     frame = make_frame(_frame(seed))
     columns = [str(m) for m in _metrics()]
     ours = as_dict(frame.rank_eval.per_query(columns, **_options(level)))
-    assert set(ours) == set(expected)
-    mismatches = [
-        f"{query} {column}: pytrec_eval {expected[query][column]!r}, "
-        f"rankframe {ours[query][column]!r}"
-        for query in sorted(expected)
-        for column in columns
-        if not abs(ours[query][column] - expected[query][column]) <= TOLERANCE
-    ]
-    assert not mismatches, f"{len(mismatches)} mismatches:\n" + "\n".join(mismatches[:40])
+    _assert_agrees(ours, expected, columns)
 
 
 @pytest.mark.parametrize("seed", SEEDS[:2])
@@ -319,17 +327,9 @@ def test_blocks_of_queries_match_pytrec_eval(seed, make_frame, monkeypatch) -> N
     for system, sign in (("score", 1.0), ("reversed", -1.0)):
         expected = _expected_per_query(seed, None, sign)
         ours = as_dict(table[table["system"] == system].drop(columns="system"))
-        assert set(ours) == set(expected)
-        mismatches = [
-            f"{system} {query} {column}: pytrec_eval {expected[query][column]!r}, "
-            f"rankframe {ours[query][column]!r}"
-            for query in sorted(expected)
-            for column in columns
-            if not abs(ours[query][column] - expected[query][column]) <= TOLERANCE
-        ]
-        assert not mismatches, f"{len(mismatches)} mismatches:\n" + "\n".join(mismatches[:40])
+        _assert_agrees(ours, expected, columns, f"{system} ")
     if not make_frame.is_dask:  # Dask evaluates its partitions in worker processes
-        assert blocks and max(blocks) > 5
+        assert max(blocks, default=0) > 5
 
 
 @pytest.mark.parametrize("level", LEVELS)

@@ -260,6 +260,8 @@ def _sort_order(keys: Sequence[IntArray]) -> IntArray:
 
 #: Rows per block of queries that :func:`query_blocks` cuts a large frame into.
 QUERY_BLOCK_ROWS = 1 << 21
+#: Up to this many blocks, each block's rows are found by a scan of every row's block number.
+_SCANNED_BLOCKS = 16
 
 
 def query_blocks(
@@ -271,30 +273,29 @@ def query_blocks(
     Ranking and metrics work per query, so each block is evaluated on its own. A frame of
     many short lists is then evaluated in pieces of the same size whatever its number of
     rows: their arrays stay small (no fresh 80 MB temporaries, each of which costs as much in
-    page faults as the arithmetic done in it), so the cost grows linearly with the rows. The
-    rows of a block are found by a counting sort (stable, linear) of their block numbers;
-    within a block they keep the frame's order.
+    page faults as the arithmetic done in it), so the cost grows linearly with the rows. A
+    block holds a power of two of queries; its rows are found by a scan of the rows' block
+    numbers (a byte each), or with many blocks by a radix sort (stable, linear) of them.
+    Within a block the rows keep the frame's order.
     """
     n_blocks = -(-data.n_rows // (rows_per_block or QUERY_BLOCK_ROWS))
     if n_blocks <= 1 or data.n_queries < 2:
         yield 0, data.n_queries, data
         return
-    per_block = -(-data.n_queries // n_blocks)
-    n_blocks = -(-data.n_queries // per_block)
-    # per row its block, a byte or two (block by block: no full-size temporary), counted
+    # blocks of 2**shift queries: a row's block is its query code shifted, a byte or two
+    shift = max(int(-(-data.n_queries // n_blocks) - 1).bit_length(), 0)
+    n_blocks = -(-data.n_queries // (1 << shift))
     number = np.empty(data.n_rows, dtype=np.uint8 if n_blocks <= 256 else np.uint16)
-    counts = np.zeros(n_blocks, dtype=np.int64)
-    for start, stop in _blocks(data.n_rows):
-        np.floor_divide(data.query_codes[start:stop], per_block, out=number[start:stop],
-                        casting="unsafe")
-        counts += np.bincount(number[start:stop], minlength=n_blocks)
-    order = np.argsort(number, kind="stable")  # a radix sort for 8- and 16-bit keys
-    del number
-    start = 0
-    for b, end in enumerate(np.cumsum(counts).tolist()):
-        first, stop = b * per_block, min((b + 1) * per_block, data.n_queries)
-        yield first, stop, _block(data, order[start:end], first, stop)
-        start = end
+    np.right_shift(data.query_codes, shift, out=number, casting="unsafe")
+    if n_blocks <= _SCANNED_BLOCKS:  # a scan of the bytes per block: no full-size order
+        found: Iterator[IntArray] = (np.flatnonzero(number == b) for b in range(n_blocks))
+    else:  # a radix sort (stable, linear) for 8- and 16-bit keys
+        order = np.argsort(number, kind="stable")
+        ends = np.cumsum(np.bincount(number, minlength=n_blocks)).tolist()
+        found = (order[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True))
+    for b, rows in enumerate(found):
+        first, stop = b << shift, min((b + 1) << shift, data.n_queries)
+        yield first, stop, _block(data, rows, first, stop)
 
 
 def _block(data: FrameData, rows: IntArray, first: int, stop: int) -> FrameData:

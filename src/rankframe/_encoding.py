@@ -39,10 +39,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 __all__ = [
+    "DistinctStrings",
     "dense_ranks",
     "dictionary_codes",
     "hash_arrow",
     "hash_series",
+    "labelled_codes",
     "object_ranks",
     "ranks_at",
     "without_half_floats",
@@ -481,8 +483,8 @@ class _Packing:
 
 
 def _key_codes(
-    values: pa.Array | pa.ChunkedArray, *, compact: bool, threads: bool
-) -> tuple[CodeArray, pa.Array] | None:
+    values: pa.Array | pa.ChunkedArray, *, compact: bool, threads: bool, lazy: bool = False
+) -> tuple[CodeArray, pa.Array | DistinctStrings] | None:
     """:func:`dictionary_codes` through :func:`key_words` packed into 64-bit keys (always
     sorted), or None when the column has no words or their spread does not fit 64 bits.
 
@@ -549,7 +551,53 @@ def _key_codes(
             start += len(indices)
     if not compact or len(distinct) >= 2**31:
         codes = codes.astype(np.int64, copy=False)
+    if lazy:
+        return codes, DistinctStrings(
+            lambda: _strings_of_words(*unpack(distinct), values.type), len(distinct)
+        )
     return codes, _strings_of_words(*unpack(distinct), values.type)
+
+
+class DistinctStrings:
+    """The distinct strings of a column that :func:`labelled_codes` encoded, made from their
+    keys on first use.
+
+    The query column's distinct values serve only as labels: of per-query tables and of
+    messages. An evaluation of means never reads them, and on millions of queries making
+    them is a few passes over every distinct key (and their fresh memory).
+    """
+
+    def __init__(self, build: Callable[[], pa.Array], length: int) -> None:
+        self._build: Callable[[], pa.Array] | None = build
+        self._length = length
+        self._strings: pa.Array | None = None
+
+    def __len__(self) -> int:
+        return self._length
+
+    @property
+    def strings(self) -> pa.Array:
+        """The strings, as an Arrow array (made on the first call)."""
+        if self._strings is None:
+            assert self._build is not None
+            self._strings, self._build = self._build(), None
+        return self._strings
+
+    def take(self, indices: pa.Array) -> pa.Array:
+        """The strings at ``indices``, as ``pa.Array.take``."""
+        return self.strings.take(indices)
+
+
+def labelled_codes(
+    values: pa.Array | pa.ChunkedArray, *, threads: bool = False
+) -> tuple[CodeArray, pa.Array | DistinctStrings]:
+    """:func:`dictionary_codes` (sorted, compact) of a column whose distinct values are only
+    labels: strings encoded through their keys get them as :class:`DistinctStrings`, made
+    when first read."""
+    keyed = _key_codes(values, compact=True, threads=threads, lazy=True)
+    if keyed is not None:
+        return keyed
+    return dictionary_codes(values, sort=True, compact=True, threads=threads)
 
 
 def _short_part(
@@ -653,7 +701,10 @@ def _argsort(keys: npt.NDArray[np.uint64]) -> tuple[npt.NDArray[np.intp], npt.ND
         order = np.argsort(keys)
         return order, keys[order]
     shift = np.uint64(top - 16)
-    bucket = (keys >> shift).astype(np.uint16)
+    bucket = np.empty(n, dtype=np.uint16)
+    for start in range(0, n, _KEY_BLOCK):  # block by block: no full-size uint64 temporary
+        np.right_shift(keys[start : start + _KEY_BLOCK], shift,
+                       out=bucket[start : start + _KEY_BLOCK], casting="unsafe")
     order = np.argsort(bucket, kind="stable")
     del bucket
     ordered = keys[order]

@@ -16,12 +16,14 @@ import pyarrow.compute as pc
 from rankframe import schemas
 from rankframe._accessor import RankEval
 from rankframe._encoding import (
+    DistinctStrings,
     UnorderedIdsError,
     dense_ranks,
     dictionary_codes,
     hash_arrow,
     hash_series,
     in_row_order,
+    labelled_codes,
     ranks_at,
     take_rows,
     without_half_floats,
@@ -63,7 +65,9 @@ def _scores(series: pd.Series) -> npt.NDArray[np.float64]:
     return out
 
 
-def _codes(series: pd.Series, *, sort: bool, threads: bool = False) -> tuple[CodeArray, Any]:
+def _codes(
+    series: pd.Series, *, sort: bool, threads: bool = False, labels: bool = False
+) -> tuple[CodeArray, Any]:
     """Per row an integer code, and the distinct values (sorted with ``sort=True``).
 
     Arrow-backed columns (pandas 3's ``str``) are encoded by Arrow, which also sorts the
@@ -72,6 +76,8 @@ def _codes(series: pd.Series, *, sort: bool, threads: bool = False) -> tuple[Cod
     """
     if isinstance(series.array, pd.arrays.ArrowExtensionArray | pd.arrays.ArrowStringArray):
         values = without_half_floats(pa.array(series.array))
+        if labels and sort:  # distinct values only read as labels: made when first read
+            return labelled_codes(values, threads=threads)
         return dictionary_codes(values, sort=sort, compact=True, threads=threads)
     try:
         codes, uniques = pd.factorize(series, sort=sort, use_na_sentinel=False)
@@ -194,7 +200,9 @@ class PandasBackend:
         # On large frames Arrow encodes the query column in two threads; the items' hashes
         # (for the duplicate check) are computed later in the check's own thread, beside
         # the ranking.
-        query_codes, query_uniques = _codes(df[names.query], sort=True, threads=True)
+        query_codes, query_uniques = _codes(
+            df[names.query], sort=True, threads=True, labels=True
+        )
 
         def item_ranks(rows: IntArray) -> IntArray:
             if isinstance(items.array, pd.arrays.ArrowExtensionArray | pd.arrays.ArrowStringArray):
@@ -231,7 +239,7 @@ class PandasBackend:
             return codes, len(values)
 
         def query_labels(codes: IntArray) -> list[object]:
-            if isinstance(query_uniques, pa.Array):
+            if isinstance(query_uniques, pa.Array | DistinctStrings):
                 return list(query_uniques.take(pa.array(codes)).to_pylist())
             return list(query_uniques[codes])
 

@@ -26,7 +26,13 @@ import pyarrow as pa
 from rankframe import _engine, schemas
 from rankframe._accessor import RankEval, ranks
 from rankframe._config import get_option
-from rankframe._encoding import dense_ranks, dictionary_codes, hash_series
+from rankframe._encoding import (
+    DistinctStrings,
+    dense_ranks,
+    dictionary_codes,
+    hash_series,
+    labelled_codes,
+)
 from rankframe._engine import CodeArray, FrameData
 from rankframe._options import Ties
 from rankframe._partitioned import NullFacts, Parts, never_null, raise_whole_frame
@@ -95,16 +101,16 @@ def _encode(series: pl.Series, *, sort: bool) -> tuple[IntArray, pa.Array | pl.S
     return dictionary_codes(_arrow(series), sort=sort)
 
 
-def _query_codes(series: pl.Series) -> tuple[CodeArray, pa.Array | pl.Series]:
+def _query_codes(series: pl.Series) -> tuple[CodeArray, pa.Array | DistinctStrings | pl.Series]:
     """:func:`_encode` of the query column: int32 codes (half the memory), in two threads
     on large frames."""
     if series.dtype in _WIDE:
         codes, values = _polars_codes(series)
         return codes.astype(np.int32) if len(values) < 2**31 else codes, values
-    return dictionary_codes(_arrow(series), sort=True, compact=True, threads=True)
+    return labelled_codes(_arrow(series), threads=True)
 
 
-def _take(values: pa.Array | pl.Series, codes: IntArray) -> list[object]:
+def _take(values: pa.Array | DistinctStrings | pl.Series, codes: IntArray) -> list[object]:
     """The values at positions ``codes``, as Python values."""
     if isinstance(values, pl.Series):
         return values.gather(codes).to_list()

@@ -8,7 +8,14 @@ import pyarrow as pa
 import pytest
 
 import rankframe._encoding
-from rankframe._encoding import dictionary_codes, hash_arrow, key_words, short_keys
+from rankframe._encoding import (
+    DistinctStrings,
+    dictionary_codes,
+    hash_arrow,
+    key_words,
+    labelled_codes,
+    short_keys,
+)
 
 VALUES = ["q7", "q10", None, "q2", "q7", "", "q10", "q2", "é", None, "q7", "q1"]
 
@@ -163,6 +170,28 @@ def test_ids_of_up_to_15_bytes_are_encoded_by_their_words(
     assert distinct.to_pylist() == expected_distinct
     assert codes.dtype == np.int32
     assert distinct.type == (pa.string() if values.type == pa.string() else pa.large_string())
+
+
+# ids of a prefix and a number, as many query columns hold: their words fit one key
+NUMBERED = ["q0000001", "q12", "q0000010", "q999", "q1000000", "q12", "q0000001", "q7"]
+
+
+@pytest.mark.parametrize("encoding", ["sort", "hash table"])
+@pytest.mark.parametrize("threads", [False, True])
+@pytest.mark.parametrize("values", [NUMBERED, SHORT], ids=["up to 8 bytes", "up to 7 bytes"])
+def test_labels_are_made_when_first_read(values, threads, encoding, monkeypatch) -> None:
+    # The query column's labels (labelled_codes): the same codes, and distinct strings
+    # made from the keys on first use, as the sorted distinct values. (Words that do not
+    # fit one key take the string path, whose distinct strings are made at once.)
+    monkeypatch.setattr(rankframe._encoding, "THREAD_VALUES", 2)
+    monkeypatch.setattr(rankframe._encoding, "_few_repeats", lambda _: encoding == "sort")
+    codes, distinct = labelled_codes(pa.array(values), threads=threads)
+    expected_codes, expected_distinct = _reference(values)
+    assert codes.tolist() == expected_codes
+    assert isinstance(distinct, DistinctStrings)
+    assert len(distinct) == len(expected_distinct)
+    picked = [len(expected_distinct) - 1, 0, 1]
+    assert distinct.take(pa.array(picked)).to_pylist() == [expected_distinct[i] for i in picked]
 
 
 @pytest.mark.parametrize("encoding", ["sort", "hash table"])

@@ -214,7 +214,7 @@ _LENGTH_BITS = np.uint64(0xFF)
 Words = tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]
 
 
-def key_words(values: pa.Array | pa.ChunkedArray) -> Words | None:
+def key_words(values: pa.Array | pa.ChunkedArray, out: Words | None = None) -> Words | None:
     """Per string of at most :data:`KEY_BYTES` bytes, two 64-bit words; None for other
     types, nulls, or a longer string.
 
@@ -228,9 +228,9 @@ def key_words(values: pa.Array | pa.ChunkedArray) -> Words | None:
     Strings and large strings are read from their offsets and data, string views (polars'
     layout) from the views, where strings of up to 12 bytes are held inline (longer ones
     from a large-string copy); chunk by chunk, a block at a time, into two preallocated
-    arrays.
+    arrays (``out``, if given).
     """
-    found = _read_words(values, KEY_BYTES)
+    found = _read_words(values, KEY_BYTES, out)
     if found is None or found[1] is None:  # (the second word is read for 15 bytes)
         return None
     return found[0], found[1]
@@ -239,10 +239,12 @@ def key_words(values: pa.Array | pa.ChunkedArray) -> Words | None:
 _Read = tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64] | None]
 
 
-def _read_words(values: pa.Array | pa.ChunkedArray, longest: int) -> _Read | None:
+def _read_words(
+    values: pa.Array | pa.ChunkedArray, longest: int, out: Words | None = None
+) -> _Read | None:
     """:func:`key_words` of strings of at most ``longest`` bytes; for ``longest`` <=
     :data:`SHORT_BYTES`, the first word with the length in its (empty) low byte, and None
-    for the second (:func:`short_keys`)."""
+    for the second (:func:`short_keys`). ``out``: the two arrays to read the words into."""
     kind = values.type
     view = pa.types.is_string_view(kind)
     if not (view or pa.types.is_string(kind) or pa.types.is_large_string(kind)):
@@ -250,8 +252,13 @@ def _read_words(values: pa.Array | pa.ChunkedArray, longest: int) -> _Read | Non
     if values.null_count:
         return None
     chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
-    first = np.empty(len(values), dtype=np.uint64)
-    second = np.empty(len(values), dtype=np.uint64) if longest > SHORT_BYTES else None
+    first: npt.NDArray[np.uint64]
+    second: npt.NDArray[np.uint64] | None
+    if out is not None:
+        first, second = out
+    else:
+        first = np.empty(len(values), dtype=np.uint64)
+        second = np.empty(len(values), dtype=np.uint64) if longest > SHORT_BYTES else None
     start = 0
     for chunk in chunks:
         part = slice(start, start + len(chunk))
@@ -433,14 +440,20 @@ def _each(encode: Callable[[_Item], _Part], items: list[_Item]) -> list[_Part]:
 
 
 def _by_halves(
-    encode: Callable[[Any], _Part], values: pa.Array | pa.ChunkedArray, *, threads: bool
+    encode: Callable[..., _Part], values: pa.Array | pa.ChunkedArray, *, threads: bool,
+    out: Words | None = None,
 ) -> list[_Part]:
     """``[encode(values)]``; with ``threads=True`` and :data:`THREAD_VALUES` values or more,
-    ``encode`` of its two halves (zero-copy slices), in two threads at once."""
+    ``encode`` of its two halves (zero-copy slices), in two threads at once. With ``out``
+    (arrays of a value each), ``encode`` also gets the part's slices of them."""
     if not (threads and len(values) >= THREAD_VALUES):
-        return [encode(values)]
+        return [encode(values) if out is None else encode(values, out)]
     middle = len(values) // 2
-    return _each(encode, [values.slice(0, middle), values.slice(middle)])
+    if out is None:
+        return _each(encode, [values.slice(0, middle), values.slice(middle)])
+    halves = [(values.slice(0, middle), (out[0][:middle], out[1][:middle])),
+              (values.slice(middle), (out[0][middle:], out[1][middle:]))]
+    return _each(lambda half: encode(*half), halves)
 
 
 class _Packing:
@@ -512,7 +525,11 @@ def _key_codes(
             merge = True
         unpack = _words_of_short_keys
     else:
-        parts = _by_halves(key_words, values, threads=threads)
+        # the halves read their words into halves of two arrays: the packed keys of both
+        # are then one array, without a copy
+        buffers: Words = (np.empty(len(values), dtype=np.uint64),
+                          np.empty(len(values), dtype=np.uint64))
+        parts = _by_halves(key_words, values, threads=threads, out=buffers)
         words = [part for part in parts if part is not None]
         if len(words) < len(parts):
             return None
@@ -523,11 +540,12 @@ def _key_codes(
         unpack = packing.unpack
         merge = False
         del words, parts
-        if _few_repeats(packed):  # one sort, in one thread (the duplicate check has the other)
-            found = [_sorted_encoding(packed[0] if len(packed) == 1 else np.concatenate(packed))]
-        else:
-            found = _each(_hashed, packed)
-        del packed
+        # few repeats: one sort of the packed keys of every half (buffers[0]), in one thread
+        # (the duplicate check has the other)
+        found = (
+            [_sorted_encoding(buffers[0])] if _few_repeats(packed) else _each(_hashed, packed)
+        )
+        del packed, buffers
     del shorts
     if len(found) == 1 and not merge:
         distinct, codes = found[0]

@@ -353,13 +353,17 @@ def per_query(backend: Backend, request: Request, *, first_rows: bool = False,
                 system = replace(block, score=score, systems=[])
                 ranking = _engine.rank(system, options.ties)
                 table = _engine.lists(system, ranking, options)
+                # a block's metrics side by side, then into the table at once (a column at
+                # a time would write every page of the table once per metric)
+                columns = np.empty((len(metrics), end - begin), dtype=np.float64)
                 for j, m in enumerate(metrics):
                     d = m.definition
                     if d.items is None:
                         compute = (d.average if options.ties == "average" else None) or d.compute
-                        values[begin:end, s, j] = compute(table, m.k, options)
+                        columns[j] = compute(table, m.k, options)
                     else:
-                        values[begin:end, s, j] = np.nan
+                        columns[j] = np.nan
+                values[begin:end, s, :] = columns.T
                 if wanted is not None:
                     tops.append(_items.top_rows(ranking, wanted.depth))
             empty[begin:end] = table.n_relevant == 0

@@ -503,11 +503,11 @@ def _key_codes(
 
     The words are read in two halves, in two threads, as in :func:`dictionary_codes`. Keys
     that repeat only a few times (many short lists, :func:`_few_repeats`) are then encoded
-    by one sort of them all, in one thread: in two, the merge of the halves costs more than
-    the second thread saves, which the engine's duplicate check is using anyway (at 5M
-    queries x 2 items, ``evaluate`` 1.8 s in one thread against 2.4 s in two). Others are
-    encoded by Arrow's hash table of numbers, in two halves, in two threads; the distinct
-    keys of both halves, sorted, then number the codes.
+    by one sort of them all, not by halves (the merge of two sorted halves cost more than
+    the second thread saved: at 5M queries x 2 items, ``evaluate`` 1.8 s against 2.4 s);
+    the sort's gather and its slices are shared by two threads (:func:`_argsort`). Others
+    are encoded by Arrow's hash table of numbers, in two halves, in two threads; the
+    distinct keys of both halves, sorted, then number the codes.
     """
     if len(values) == 0:
         return None
@@ -519,7 +519,8 @@ def _key_codes(
         found = [part for part in shorts if part is not None]
         if any(indices is None for _, indices in found):  # few repeats: one sort of all
             every = [k if i is None else k[i] for k, i in found]
-            found = [_sorted_encoding(every[0] if len(every) == 1 else np.concatenate(every))]
+            keys = every[0] if len(every) == 1 else np.concatenate(every)
+            found = [_sorted_encoding(keys, threads=threads)]
             merge = False
         else:  # each part's dictionary in Arrow's order: numbered below, one gather each
             merge = True
@@ -540,10 +541,11 @@ def _key_codes(
         unpack = packing.unpack
         merge = False
         del words, parts
-        # few repeats: one sort of the packed keys of every half (buffers[0]), in one thread
-        # (the duplicate check has the other)
+        # few repeats: one sort of the packed keys of every half (buffers[0])
         found = (
-            [_sorted_encoding(buffers[0])] if _few_repeats(packed) else _each(_hashed, packed)
+            [_sorted_encoding(buffers[0], threads=threads)]
+            if _few_repeats(packed)
+            else _each(_hashed, packed)
         )
         del packed, buffers
     del shorts
@@ -678,10 +680,13 @@ def _few_repeats(parts: list[npt.NDArray[np.uint64]]) -> bool:
     return seen > expected
 
 
-def _sorted_encoding(keys: npt.NDArray[np.uint64]) -> tuple[npt.NDArray[np.uint64], Any]:
+def _sorted_encoding(
+    keys: npt.NDArray[np.uint64], *, threads: bool = False
+) -> tuple[npt.NDArray[np.uint64], Any]:
     """The distinct keys in ascending order, and per key its index among them: a sort of the
-    keys (NumPy's sort of numbers, vectorised), no hash table."""
-    order, ordered = _argsort(keys)
+    keys (NumPy's sort of numbers, vectorised), no hash table; in two threads with
+    ``threads=True`` (:func:`_argsort`)."""
+    order, ordered = _argsort(keys, threads=threads)
     new = np.empty(len(keys), dtype=bool)
     new[:1] = True
     np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
@@ -703,7 +708,9 @@ def _sorted_encoding(keys: npt.NDArray[np.uint64]) -> tuple[npt.NDArray[np.uint6
 _BUCKET = 1 << 16  # keys per slice of _argsort: a slice's sort works in the CPU cache
 
 
-def _argsort(keys: npt.NDArray[np.uint64]) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.uint64]]:
+def _argsort(
+    keys: npt.NDArray[np.uint64], *, threads: bool = False
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.uint64]]:
     """``np.argsort(keys)`` and the keys in that order, slice by slice: a radix sort (stable,
     linear) of the keys' top 16 bits into buckets, then a sort of each slice of about
     ``_BUCKET`` keys, cut between buckets. A sort of millions of keys at once works out of
@@ -712,6 +719,10 @@ def _argsort(keys: npt.NDArray[np.uint64]) -> tuple[npt.NDArray[np.intp], npt.ND
     Slices gather whole buckets, and the buckets of ids that use few values per byte (the
     digits of ``q1234567``) are uneven: a slice is cut wherever the keys' running count
     crosses a multiple of ``_BUCKET``, not at a fixed number of buckets.
+
+    With ``threads=True`` and :data:`THREAD_VALUES` keys or more, the gather of the keys
+    and the sorts of the slices are shared by two threads (NumPy's gathers and sorts of
+    numbers release the GIL): each takes the slices of one half of the keys.
     """
     n = len(keys)
     top = int(keys.max()).bit_length() if n else 0
@@ -725,7 +736,14 @@ def _argsort(keys: npt.NDArray[np.uint64]) -> tuple[npt.NDArray[np.intp], npt.ND
                        out=bucket[start : start + _KEY_BLOCK], casting="unsafe")
     order = np.argsort(bucket, kind="stable")
     del bucket
-    ordered = keys[order]
+    ordered = np.empty(n, dtype=np.uint64)
+    two = threads and n >= THREAD_VALUES
+    halves = [(0, n // 2), (n // 2, n)] if two else [(0, n)]
+
+    def gather(half: tuple[int, int]) -> None:
+        np.take(keys, order[half[0] : half[1]], out=ordered[half[0] : half[1]])
+
+    _each(gather, halves)
     # where each bucket ends among the keys ordered by bucket (a bincount of the buckets
     # would first copy them into a full-size array of int64): a key is below the next
     # bucket's first key exactly when its bucket is at most this one
@@ -733,13 +751,19 @@ def _argsort(keys: npt.NDArray[np.uint64]) -> tuple[npt.NDArray[np.intp], npt.ND
     ends = np.append(np.searchsorted(ordered, bounds), n)
     cuts = np.unique(ends[np.searchsorted(ends, np.arange(_BUCKET, n + _BUCKET, _BUCKET))
                           .clip(max=len(ends) - 1)])
-    start = 0
-    for stop in cuts.tolist():  # a loop over slices (about n / _BUCKET), not over keys
-        if stop - start > 1:
-            within = np.argsort(ordered[start:stop])
-            order[start:stop] = order[start:stop][within]
-            ordered[start:stop] = ordered[start:stop][within]
-        start = stop
+    stops = cuts.tolist()
+    starts = [0, *stops[:-1]]
+
+    def sort_slices(slices: list[tuple[int, int]]) -> None:
+        for start, stop in slices:  # a loop over slices (about n / _BUCKET), not over keys
+            if stop - start > 1:
+                within = np.argsort(ordered[start:stop])
+                order[start:stop] = order[start:stop][within]
+                ordered[start:stop] = ordered[start:stop][within]
+
+    slices = list(zip(starts, stops, strict=True))
+    middle = int(np.searchsorted(stops, n // 2)) + 1  # the slices of each half of the keys
+    _each(sort_slices, [slices[:middle], slices[middle:]] if two else [slices])
     return order, ordered
 
 

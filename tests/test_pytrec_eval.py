@@ -312,6 +312,7 @@ def test_blocks_of_queries_match_pytrec_eval(seed, rows, make_frame, monkeypatch
     # every query of two systems, the scores and their negation, still agrees with
     # pytrec_eval.
     monkeypatch.setattr(engine_frame, "QUERY_BLOCK_ROWS", rows)
+    monkeypatch.setattr(engine_frame, "QUERY_BLOCK_QUERIES", 2)
     blocks = []  # how many blocks each evaluation used, where it runs in this process
     real = _engine.query_blocks
 

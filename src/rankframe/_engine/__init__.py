@@ -23,8 +23,8 @@ lexsort does the same job.
 Passes over every row go block by block through small reused buffers (:func:`_blocks`) and
 work in place where they can: on millions of rows, memory (allocations, page faults, traffic)
 costs more than the arithmetic. For the same reason a frame of more than
-:data:`~rankframe._engine.frame.QUERY_BLOCK_ROWS` rows is ranked and scored in blocks of
-whole queries (:func:`query_blocks`), each block a :class:`FrameData` of its own.
+:data:`~rankframe._engine.frame.QUERY_BLOCK_ROWS` rows and millions of queries is ranked and
+scored in blocks of whole queries (:func:`query_blocks`), each a :class:`FrameData` of its own.
 
 Metrics (:mod:`rankframe._metrics`) then need only the relevant retrieved rows, in rank
 order, and per-query counts: :class:`Lists` holds them.

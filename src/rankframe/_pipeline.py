@@ -348,14 +348,17 @@ def per_query(backend: Backend, request: Request, *, first_rows: bool = False,
         empty = np.empty(data.n_queries, dtype=bool)
         # one block of every query when the item metrics need the whole frame's ranking
         blocks = _engine.query_blocks(data) if wanted is None else [(0, data.n_queries, data)]
+        spare: npt.NDArray[np.float64] | None = None  # a block's metrics, side by side: one buffer
         for begin, end, block in blocks:
+            if spare is None or spare.shape[1] < end - begin:
+                spare = np.empty((len(metrics), end - begin), dtype=np.float64)
+            columns = spare[:, : end - begin]
             for s, (_, score) in enumerate(block.systems or [(names.score, block.score)]):
                 system = replace(block, score=score, systems=[])
                 ranking = _engine.rank(system, options.ties)
                 table = _engine.lists(system, ranking, options)
                 # a block's metrics side by side, then into the table at once (a column at
                 # a time would write every page of the table once per metric)
-                columns = np.empty((len(metrics), end - begin), dtype=np.float64)
                 for j, m in enumerate(metrics):
                     d = m.definition
                     if d.items is None:

@@ -290,11 +290,12 @@ def query_blocks(
     # blocks of 2**shift queries: a row's block is its query code shifted, a byte or two
     shift = max(int(-(-data.n_queries // n_blocks) - 1).bit_length(), 0)
     n_blocks = -(-data.n_queries // (1 << shift))
-    number = np.empty(data.n_rows, dtype=np.uint8 if n_blocks <= 256 else np.uint16)
+    width = np.uint8 if n_blocks <= 1 << 8 else np.uint16 if n_blocks <= 1 << 16 else np.uint32
+    number = np.empty(data.n_rows, dtype=width)
     np.right_shift(data.query_codes, shift, out=number, casting="unsafe")
     if n_blocks <= _SCANNED_BLOCKS:  # a scan of the bytes per block: no full-size order
         found: Iterator[IntArray] = (np.flatnonzero(number == b) for b in range(n_blocks))
-    else:  # a radix sort (stable, linear) for 8- and 16-bit keys
+    else:  # a stable sort (a radix sort, linear, for 8- and 16-bit keys)
         order = np.argsort(number, kind="stable")
         ends = np.cumsum(np.bincount(number, minlength=n_blocks)).tolist()
         found = (order[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True))
@@ -305,14 +306,17 @@ def query_blocks(
 
 def _block(data: FrameData, rows: IntArray, first: int, stop: int) -> FrameData:
     """The rows ``rows`` of ``data`` (every row of the queries ``first .. stop - 1``) as a
-    frame of their own: queries renumbered from 0, row positions from 0."""
+    frame of their own: queries renumbered from 0, row positions from 0; the callbacks map
+    them back to the frame's rows. The ``by`` segments are read once, for the whole frame,
+    before the blocks (:func:`~rankframe._engine.lists.segment_of_queries`): a block has
+    none. Neither has it the whole frame's items (``distinct_items``, ``item_dictionary``),
+    which only the item metrics read, and they take no blocks."""
     codes = data.query_codes[rows]
     codes -= codes.dtype.type(first)
 
     def taken(callback: Callable[[IntArray], Any] | None) -> Callable[[IntArray], Any] | None:
         return None if callback is None else (lambda at: callback(rows[at]))
 
-    dictionary = data.item_dictionary
     return FrameData(
         query_codes=codes,
         n_queries=stop - first,
@@ -322,14 +326,9 @@ def _block(data: FrameData, rows: IntArray, first: int, stop: int) -> FrameData:
         item_hash=lambda: data.item_hash()[rows],
         query_labels=lambda at: data.query_labels(np.asarray(at, dtype=np.int64) + first),
         item_label=lambda at: data.item_label(int(rows[at])),
-        segments=[(name, c[rows]) for name, c in data.segments],
         systems=[(name, s[rows]) for name, s in data.systems],
         flavour=data.flavour,
         item_labels=taken(data.item_labels),
-        distinct_items=None,
-        item_dictionary=None if dictionary is None else (
-            lambda: (lambda d: (d[0][rows], d[1]))(dictionary())
-        ),
         item_codes=taken(data.item_codes),
         judged=None if data.judged is None else data.judged[rows],
     )

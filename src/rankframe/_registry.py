@@ -128,6 +128,10 @@ class MetricDef:
         top-k items, by item id, instead of ``compute``; ``None`` for the others.
     param
         What ``@x`` is (a ``Param``): a cut-off (``CUTOFF``) unless declared.
+    depends_on_relevant
+        Whether the metric's value depends on the query's relevant items, so that the
+        ``empty=`` option (queries without relevant items) applies to it. ``False`` for
+        counts and the metrics of the items themselves, which keep their values.
     """
 
     name: str
@@ -144,6 +148,7 @@ class MetricDef:
     aggregate: str = "mean"
     items: Any = field(default=None, repr=False, compare=False)
     param: Param = field(default=CUTOFF, repr=False, compare=False)
+    depends_on_relevant: bool = field(default=True, repr=False, compare=False)
 
     def spellings(self) -> tuple[str, ...]:
         """Every lower-case name that selects this metric."""

@@ -1,4 +1,5 @@
-"""Benchmark of comparisons and intervals: `compare()` and `evaluate(ci=...)` against ranx.
+"""Benchmark of comparisons and intervals: `compare()` and `evaluate(confidence_level=...)`
+against ranx.
 
 Usage: ``make bench-compare`` (``.venv/bin/python benchmarks/compare.py``). Writes its section
 of ``benchmarks/RESULTS.md``.
@@ -59,11 +60,12 @@ def rankframe_calls(data: pd.DataFrame) -> dict[str, Callable[[], Any]]:
     ev = data.rank_eval(score=["score", "other"])
     return {
         "evaluate (no interval, no test)": lambda: ev.evaluate(METRICS),
-        "evaluate(ci=0.95), 1000 bootstrap resamples": lambda: ev.evaluate(METRICS, ci=0.95),
+        "evaluate(confidence_level=0.95), 1000 bootstrap resamples":
+            lambda: ev.evaluate(METRICS, confidence_level=0.95),
         "compare, paired t-test": lambda: ev.compare(METRICS, test="t-test"),
         "compare, Wilcoxon": lambda: ev.compare(METRICS, test="wilcoxon", n_resamples=1000),
         f"compare, permutation ({RESAMPLES:,} resamples)":
-            lambda: ev.compare(METRICS, test="permutation", n_resamples=RESAMPLES),
+            lambda: ev.compare(METRICS, test="permutation", n_permutations=RESAMPLES),
     }
 
 

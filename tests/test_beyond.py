@@ -239,10 +239,13 @@ def test_tidy_layout(make_frame: FrameMaker) -> None:
         assert row["value"] == pytest.approx(expected, abs=0)
 
 
-def test_empty_skip_leaves_queries_out_of_the_set(make_frame: FrameMaker) -> None:
+def test_empty_skip_leaves_the_item_metrics_alone(make_frame: FrameMaker) -> None:
+    # empty= is about queries without relevant items; the set-level metrics of the items
+    # themselves do not read relevance, so every query's list enters them (issue 25)
     data = random_frame(8)
     has_relevant = data.groupby("query")["relevant"].transform("max") > 0
-    kept = data[has_relevant]
+    assert not has_relevant.all()  # the frame has queries that skip would leave out
+    kept = data
     got = evaluate(make_frame(data), ["coverage@2", "entropy@2", "personalization@2"],
                    empty="skip").iloc[0]
     lists = top_lists(kept, 2)
@@ -384,10 +387,10 @@ def test_top1_f1_is_sklearns(make_frame: FrameMaker, average: str) -> None:
 
 def test_top1_f1_interval_is_deterministic(make_frame: FrameMaker) -> None:
     frame = make_frame(classification_frame(1))
-    first = as_pandas(frame.rank_eval.evaluate(["top1_f1", "acc@1"], ci=0.9, n_resamples=60,
-                                               seed=3))
-    again = as_pandas(frame.rank_eval.evaluate(["top1_f1", "acc@1"], ci=0.9, n_resamples=60,
-                                               seed=3))
+    first = as_pandas(frame.rank_eval.evaluate(["top1_f1", "acc@1"], confidence_level=0.9,
+                                               n_resamples=60, seed=3))
+    again = as_pandas(frame.rank_eval.evaluate(["top1_f1", "acc@1"], confidence_level=0.9,
+                                               n_resamples=60, seed=3))
     pd.testing.assert_frame_equal(first, again)
     row = first.iloc[0]
     # micro F1 is acc@1; the weighted F1's interval holds its value
@@ -397,7 +400,7 @@ def test_top1_f1_interval_is_deterministic(make_frame: FrameMaker) -> None:
 def test_top1_f1_micro_is_accuracy_at_1(make_frame: FrameMaker) -> None:
     frame = make_frame(classification_frame(2))
     table = as_pandas(frame.rank_eval.evaluate(["top1_f1", "acc@1"], average="micro",
-                                               ci=0.9, n_resamples=50))
+                                               confidence_level=0.9, n_resamples=50))
     row = table.iloc[0]
     assert row["top1_f1"] == pytest.approx(row["acc@1"], abs=1e-12)
     # the same resampled queries: the same interval
@@ -418,7 +421,8 @@ def test_bootstrap_intervals(make_frame: FrameMaker) -> None:
         "relevant": 0,
     })
     metrics = ["gini@2", "entropy@2", "personalization@2", "arp@2"]
-    options = {"ci": 0.9, "n_resamples": 200, "seed": 5, "popularity": dict.fromkeys("abcd", 3.0)}
+    options = {"confidence_level": 0.9, "n_resamples": 200, "seed": 5,
+               "popularity": dict.fromkeys("abcd", 3.0)}
     first = evaluate(make_frame(data), metrics, **options)
     again = evaluate(make_frame(data), metrics, **options)
     pd.testing.assert_frame_equal(first, again)
@@ -431,9 +435,10 @@ def test_bootstrap_intervals(make_frame: FrameMaker) -> None:
 
 def test_intervals_per_segment_are_the_same_on_every_frame_kind(make_frame: FrameMaker) -> None:
     data = random_frame(12, n_queries=24)
-    got = evaluate(make_frame(data), ["coverage@3", "novelty@3"], by="segment", ci=0.8,
-                   n_resamples=40)
-    want = evaluate(data, ["coverage@3", "novelty@3"], by="segment", ci=0.8, n_resamples=40)
+    got = evaluate(make_frame(data), ["coverage@3", "novelty@3"], by="segment",
+                   confidence_level=0.8, n_resamples=40)
+    want = evaluate(data, ["coverage@3", "novelty@3"], by="segment", confidence_level=0.8,
+                    n_resamples=40)
     pd.testing.assert_frame_equal(got, want, check_dtype=False, atol=1e-12, rtol=0)
 
 

@@ -269,13 +269,15 @@ def test_compare_passes_its_options_to_the_api(
     path = write(data, tmp_path / "d.csv")
     code, out, _ = run("compare", path, *COLUMNS, "--score", "sys_a", "--score", "sys_b",
                        "--baseline", "sys_b", "-m", "mrr", "--by", "segment", "--test",
-                       "permutation", "--correction", "bonferroni", "--resamples", "500",
-                       "--seed", "7", "--alpha", "0.1", "--confidence", "0.9", "--ties", "first",
+                       "permutation", "--correction", "bonferroni", "--permutations", "500",
+                       "--resamples", "300", "--family", "table", "--seed", "7", "--alpha",
+                       "0.1", "--confidence-level", "0.9", "--ties", "first",
                        "--percent")
     assert code == 0
     assert calls == [(["mrr"], {
-        "baseline": "sys_b", "test": "permutation", "correction": "bonferroni", "alpha": 0.1,
-        "n_resamples": 500, "seed": 7, "by": ["segment"], "ties": "first", "confidence": 0.9,
+        "baseline": "sys_b", "test": "permutation", "correction": "bonferroni",
+        "family": "table", "alpha": 0.1, "n_permutations": 500, "n_resamples": 300, "seed": 7,
+        "by": ["segment"], "ties": "first", "confidence_level": 0.9,
     })]
     assert out.splitlines()[2].split() == ["sys_a", "mrr", "50.00%", "+0.00%", "no", "4"]
     assert out.splitlines()[3].split() == [
@@ -285,8 +287,8 @@ def test_compare_passes_its_options_to_the_api(
     calls.clear()
     assert run("compare", path, *COLUMNS, "--score", "sys_a", "--score", "sys_b")[0] == 0
     assert calls == [(cli.DEFAULT_METRICS, {
-        "baseline": "sys_a", "test": "t-test", "correction": "holm", "alpha": 0.05,
-        "n_resamples": 10_000, "seed": 0, "by": None,
+        "baseline": "sys_a", "test": "t-test", "correction": "holm", "family": "systems",
+        "alpha": 0.05, "n_permutations": 10_000, "n_resamples": 1000, "seed": 0, "by": None,
     })]
 
 
@@ -296,19 +298,19 @@ def test_compare_matches_the_api(
 ) -> None:
     path = write(data, tmp_path / "d.parquet")
     code, out, _ = run("compare", path, *COLUMNS, "--score", "sys_a", "--score", "sys_b",
-                       "-m", "mrr,ndcg@2", "--test", test, "--resamples", "200",
+                       "-m", "mrr,ndcg@2", "--test", test, "--permutations", "200",
                        "--format", "json")
     assert code == 0
     expected = api(data, ["sys_a", "sys_b"]).compare(
-        ["mrr", "ndcg@2"], baseline="sys_a", test=test, n_resamples=200, seed=0
+        ["mrr", "ndcg@2"], baseline="sys_a", test=test, n_permutations=200, seed=0
     )
     assert_records(records(out), expected)
 
     code, table, _ = run("compare", path, *COLUMNS, "--score", "sys_a", "--score", "sys_b",
-                         "-m", "mrr", "--test", test, "--resamples", "200")
+                         "-m", "mrr", "--test", test, "--permutations", "200")
     assert code == 0
-    assert table.splitlines()[0].split()[:6] == ["system", "metric", "k", "mean", "delta",
-                                                 "p_value"]
+    assert table.splitlines()[0].split()[:8] == ["system", "metric", "k", "statistic", "mean",
+                                                 "delta", "ratio", "p_value"]
 
 
 @pytest.mark.parametrize(

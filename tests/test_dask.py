@@ -370,10 +370,11 @@ def two_systems(frames: tuple[Any, pd.DataFrame]) -> tuple[Any, pd.DataFrame]:
 
 
 WHOLE_CALLS: dict[str, Callable[[Any], Any]] = {
-    "ci": lambda ev: ev.evaluate(METRICS, ci=0.9, n_resamples=200),
-    "ci-by": lambda ev: ev.evaluate(["mrr", "ndcg@10"], by=["theme", "cohort"], ci=0.9),
+    "ci": lambda ev: ev.evaluate(METRICS, confidence_level=0.9, n_resamples=200),
+    "ci-by": lambda ev: ev.evaluate(["mrr", "ndcg@10"], by=["theme", "cohort"],
+                                    confidence_level=0.9),
     "tidy": lambda ev: ev.evaluate(METRICS, by="theme", tidy=True, empty="skip"),
-    "compare-permutation": lambda ev: ev.compare(["mrr"], test="permutation", n_resamples=500,
+    "compare-permutation": lambda ev: ev.compare(["mrr"], test="permutation", n_permutations=500,
                                                  baseline="other"),
 }
 

@@ -356,7 +356,7 @@ def test_metric_at_k_draws_one_line_per_system(kind: str, tmp_path: Path) -> Non
 
 
 def test_metric_at_k_draws_the_interval_as_a_band(kind: str) -> None:
-    ax = plot.metric_at_k(StandIn(kind), "recall", k_max=3, ci=0.95)
+    ax = plot.metric_at_k(StandIn(kind), "recall", k_max=3, confidence_level=0.95)
     bands = [c for c in ax.collections if isinstance(c, PolyCollection)]
     assert len(bands) == 2
     # the band of system a spans ci_low..ci_high at k = 1, 2, 3

@@ -229,10 +229,10 @@ def test_a_plan_counted_by_a_pass_splits_by_its_own_rows(
 
 
 WHOLE: dict[str, Call] = {  # results from every query's values at once
-    "evaluate-ci": lambda ev: ev.evaluate(["mrr", "ndcg@5"], by="theme", ci=0.9,
+    "evaluate-ci": lambda ev: ev.evaluate(["mrr", "ndcg@5"], by="theme", confidence_level=0.9,
                                           n_resamples=20),
     "evaluate-tidy": lambda ev: ev.evaluate(["mrr", "ndcg@5"], by="cohort", tidy=True),
-    "compare": lambda ev: ev.compare(["mrr", "ndcg@5"], n_resamples=20),
+    "compare": lambda ev: ev.compare(["mrr", "ndcg@5"], n_permutations=20),
 }
 
 

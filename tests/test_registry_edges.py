@@ -205,6 +205,7 @@ def test_docs_names_table_is_the_registry() -> None:
         assert _backticked(cells[3]) == list(definition.options), name
         trec = _backticked(cells[4])
         assert trec[: len(_trec_names(definition))] == _trec_names(definition), name
+        assert cells[5] == ("yes" if definition.depends_on_relevant else "no"), name
 
 
 def test_docs_metric_sections_list_the_spellings_and_options() -> None:

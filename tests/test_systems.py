@@ -1,5 +1,5 @@
 """Several systems on the same judgments: ``df.rank_eval(score=[...])``, ``evaluate(tidy=...,
-ci=...)`` and ``compare()``.
+confidence_level=...)`` and ``compare()``.
 
 References: a hand-computed example written out here; the single-system path (itself checked
 against trec_eval and pytrec_eval) for each score column; ``scipy.stats`` for the tests'
@@ -168,7 +168,7 @@ def test_tidy_with_one_score_column_names_it() -> None:
 def test_intervals_bracket_the_mean_with_the_normal_width(make_frame: Any) -> None:
     data = generated(2, n_queries=2000)
     ev = make_frame(data).rank_eval(score="good")
-    table = as_pandas(ev.evaluate(["ndcg@10", "acc@1"], ci=0.95, n_resamples=2000))
+    table = as_pandas(ev.evaluate(["ndcg@10", "acc@1"], confidence_level=0.95, n_resamples=2000))
     values = as_pandas(ev.per_query(["ndcg@10", "acc@1"]))
     for metric in ["ndcg@10", "acc@1"]:
         v = values[metric].to_numpy()
@@ -182,12 +182,13 @@ def test_intervals_bracket_the_mean_with_the_normal_width(make_frame: Any) -> No
 def test_intervals_are_reproducible_and_zero_wide_for_constant_values() -> None:
     frame = pd.DataFrame(HAND)
     ev = frame.rank_eval(score=["a", "b"])
-    first = ev.evaluate("mrr", by="theme", ci=0.9, seed=3)
-    pd.testing.assert_frame_equal(first, ev.evaluate("mrr", by="theme", ci=0.9, seed=3))
+    first = ev.evaluate("mrr", by="theme", confidence_level=0.9, seed=3)
+    again = ev.evaluate("mrr", by="theme", confidence_level=0.9, seed=3)
+    pd.testing.assert_frame_equal(first, again)
     b = first[first["system"] == "b"]  # b's reciprocal ranks are all 1
     assert b["mrr_ci_low"].tolist() == [1.0, 1.0]
     assert b["mrr_ci_high"].tolist() == [1.0, 1.0]
-    tidy = ev.evaluate("mrr", by="theme", ci=0.9, seed=3, tidy=True)
+    tidy = ev.evaluate("mrr", by="theme", confidence_level=0.9, seed=3, tidy=True)
     assert tidy["ci_low"].tolist() == first["mrr_ci_low"].tolist()
 
 
@@ -266,9 +267,9 @@ def test_permutation_test_is_reproducible_and_matches_exact_enumeration() -> Non
     })
     frame.loc[frame.index % 4 == 0, "relevant"] = 1
     ev = frame.rank_eval(score=["a", "b"])
-    table = ev.compare("ndcg", test="permutation", n_resamples=20_000, seed=11)
+    table = ev.compare("ndcg", test="permutation", n_permutations=20_000, seed=11)
     p = table.set_index("system").loc["b", "p_value"]
-    again = ev.compare("ndcg", test="permutation", n_resamples=20_000, seed=11)
+    again = ev.compare("ndcg", test="permutation", n_permutations=20_000, seed=11)
     assert again.set_index("system").loc["b", "p_value"] == p
     vectors = per_query_vectors(frame, "ndcg", ["a", "b"])
     diff = (vectors["b"] - vectors["a"]).to_numpy()
@@ -281,8 +282,8 @@ def test_permutation_test_is_reproducible_and_matches_exact_enumeration() -> Non
 @pytest.mark.parametrize("engine", ["auto", "streaming"])
 @pytest.mark.parametrize(
     "call",
-    [lambda ev: ev.compare(["mrr", "ndcg@10"], by="theme", test="permutation", n_resamples=500),
-     lambda ev: ev.evaluate(["mrr", "acc@1"], by="theme", ci=0.9, tidy=True)],
+    [lambda ev: ev.compare(["mrr", "ndcg@10"], by="theme", test="permutation", n_permutations=500),
+     lambda ev: ev.evaluate(["mrr", "acc@1"], by="theme", confidence_level=0.9, tidy=True)],
     ids=["compare", "ci-tidy"],
 )
 def test_lazy_whole_frame_summaries_equal_pandas(
@@ -322,12 +323,15 @@ def test_compare_on_polars_lazy_stays_lazy(data: pd.DataFrame) -> None:
          ["'correction'", "'holm'"]),
         (lambda f: f.rank_eval(score=["a", "b"]).compare("mrr", alpha=5),
          ["'alpha'", "between 0 and 1"]),
-        (lambda f: f.rank_eval.evaluate("mrr", ci=95), ["'ci'", "between 0 and 1"]),
-        (lambda f: f.rank_eval.evaluate("mrr", ci=0.9, n_resamples=0),
+        (lambda f: f.rank_eval.evaluate("mrr", confidence_level=95),
+         ["'confidence_level'", "between 0 and 1"]),
+        (lambda f: f.rank_eval.evaluate("mrr", confidence_level=0.9, n_resamples=0),
          ["'n_resamples'", "positive integer"]),
         (lambda f: f.rank_eval(score=["a", "b"]).compare("mrr", seed="x"), ["'seed'"]),
-        (lambda f: f.rank_eval(score=["a", "b"]).compare("mrr", n_bootstrap=0),
-         ["'n_bootstrap'", "positive integer"]),
+        (lambda f: f.rank_eval(score=["a", "b"]).compare("mrr", n_resamples=0),
+         ["'n_resamples'", "positive integer"]),
+        (lambda f: f.rank_eval(score=["a", "b"]).compare("mrr", n_permutations=0),
+         ["'n_permutations'", "positive integer"]),
         (lambda f: f.rename(columns={"theme": "system"}).rank_eval(score=["a", "b"]).mrr(
             by="system"), ["'system' clashes", "rename"]),
         (lambda f: f.rank_eval(score=["a", "relevant"]).mrr(), ["four different columns"]),

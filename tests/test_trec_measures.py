@@ -321,7 +321,7 @@ def test_geometric_mean_and_sums(make_frame) -> None:
 def test_intervals_and_compare_of_aggregates(make_frame) -> None:
     data = pd.DataFrame(TWO_QUERIES).assign(other=[1.0, 2.0, 2.0, 1.0, 2.0, 1.0])
     frame = make_frame(data).rank_eval(score=["score", "other"])
-    table = as_pandas(frame.evaluate(["num_ret", "gm_map"], ci=0.9, seed=1))
+    table = as_pandas(frame.evaluate(["num_ret", "gm_map"], confidence_level=0.9, seed=1))
     for _, row in table.iterrows():
         assert row["num_ret_ci_low"] <= row["num_ret"] <= row["num_ret_ci_high"]
         assert row["gm_map_ci_low"] <= row["gm_map"] <= row["gm_map_ci_high"]
@@ -332,8 +332,12 @@ def test_intervals_and_compare_of_aggregates(make_frame) -> None:
     compared = as_pandas(frame.compare("gm_map")).set_index("system")
     # other: AP q1 1, q2 1, q3 0
     assert compared.loc["other", "mean"] == pytest.approx(math.exp(math.log(1e-5) / 3))
-    assert compared.loc["other", "delta"] == pytest.approx(
-        math.exp(math.log(1e-5) / 3) - math.exp((math.log(0.5) + math.log(1e-5)) / 3))
+    # score: AP q1 0.5, q2 1, q3 0. A geometric mean's delta is the mean difference of the
+    # floored logs, (log 1 - log 0.5 + 0 + 0) / 3, and its ratio the geometric means' ratio
+    assert compared.loc["other", "statistic"] == "geometric mean"
+    assert compared.loc["other", "delta"] == pytest.approx(math.log(2) / 3)
+    assert compared.loc["other", "ratio"] == pytest.approx(
+        math.exp(math.log(1e-5) / 3) / math.exp((math.log(0.5) + math.log(1e-5)) / 3))
 
 
 def test_every_trec_metric_has_its_trec_name() -> None:

@@ -29,9 +29,11 @@ from rankframe._analysis import SYSTEM
 from rankframe._conventions import CONVENTION, preset_options
 from rankframe._options import (
     CORRECTION,
+    FAMILY,
     OPTIONS,
     TEST,
     Correction,
+    Family,
     Options,
     Test,
     Ties,
@@ -114,6 +116,14 @@ def _check_resampling(n_resamples: object, seed: object, option: str = "n_resamp
 
 # -- arguments: an unknown keyword gets a did-you-mean ---------------------------------------
 
+#: Keywords renamed before 1.0 (one name per concept, scipy's where one fits): the old
+#: spelling → the new one, for the did-you-mean of :class:`UnknownArgumentError`.
+RENAMED = {
+    "ci": "confidence_level",
+    "confidence": "confidence_level",
+    "n_bootstrap": "n_resamples",
+}
+
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
@@ -142,6 +152,8 @@ def _argument_error(
     keyword = unknown[0]
     if keyword == "k" and "metrics" in params:
         hint = " Put the cut-off in the metric name: 'ndcg@10'."
+    elif RENAMED.get(keyword) in params:
+        hint = f" Did you mean {RENAMED[keyword]!r}? (renamed: one name per concept)"
     elif keyword in OPTIONS:
         takers = [d.name for d in METRICS.values() if keyword in d.options]
         hint = f" {keyword!r} changes only {', '.join(takers)}; {method} does not take it."
@@ -446,7 +458,7 @@ class RankEval:
         metrics: str | Metric | Iterable[str | Metric],
         *,
         by: str | Sequence[str] | None = None,
-        ci: float | None = None,
+        confidence_level: float | None = None,
         n_resamples: int = 1000,
         seed: int | None = 0,
         tidy: bool = False,
@@ -458,13 +470,22 @@ class RankEval:
         and ``n_queries``, the number of queries in each mean. With several score columns,
         one row per (segment, system) and a ``system`` column.
 
+        With ``empty="skip"`` or ``"nan"``, the metrics that depend on relevant items leave
+        out the queries without any, while counts (``num_ret``) and the metrics of the items
+        themselves (``arp``) keep every query: ``n_queries`` is the number of queries in the
+        former's means (tidy: each row's own number).
+
         Parameters
         ----------
-        ci
+        confidence_level
             Confidence level of percentile bootstrap intervals of each mean (e.g. 0.95):
             queries are resampled with replacement within each segment, ``n_resamples``
             times, from ``seed``. Adds ``<metric>_ci_low`` and ``<metric>_ci_high`` columns
             (tidy: ``ci_low``, ``ci_high``). ``None``: no intervals.
+        n_resamples
+            Bootstrap resamples of the intervals.
+        seed
+            Seed of the resampling; the same seed gives the same intervals.
         tidy
             One row per (segment, system, metric) with columns ``system`` (the score
             column), ``metric`` (``"ndcg"``), ``k`` (integer or null), ``value`` and
@@ -488,9 +509,11 @@ class RankEval:
         by_list = _as_list(by)
         self._check_columns(by_list)
         _check_resampling(n_resamples, seed)
-        if ci is not None:
-            _check_level("ci", ci)
-        result = Means(tidy=tidy, ci=ci, n_resamples=n_resamples, seed=seed)
+        if confidence_level is not None:
+            _check_level("confidence_level", confidence_level)
+        result = Means(
+            tidy=tidy, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed
+        )
         return self._run(self._request(parsed, by_list, options, result))
 
     @_arguments_checked
@@ -503,10 +526,11 @@ class RankEval:
         baseline: str | None = None,
         test: Test = "t-test",
         correction: Correction = "holm",
+        family: Family = "systems",
         alpha: float = 0.05,
-        confidence: float = 0.95,
-        n_resamples: int = 10_000,
-        n_bootstrap: int = 1000,
+        confidence_level: float = 0.95,
+        n_permutations: int = 10_000,
+        n_resamples: int = 1000,
         seed: int | None = 0,
         by: str | Sequence[str] | None = None,
         **chosen: Any,
@@ -515,11 +539,20 @@ class RankEval:
 
         Needs several score columns: ``df.rank_eval(score=["a", "b"]).compare(...)``.
         One row per (segment, system, metric), with the ``by`` columns, ``system``,
-        ``metric``, ``k``, ``mean``, ``delta`` (the mean minus the baseline's), ``p_value``
-        (two-sided, of "no difference"), ``p_adjusted`` (corrected for the systems compared
-        on one metric in one segment), ``ci_low`` and ``ci_high`` (an interval of the
+        ``metric``, ``k``, ``statistic`` (what the metric aggregates with: ``"mean"``,
+        ``"geometric mean"`` for ``gm_map`` and ``gm_bpref``, ``"sum"`` for the ``num_*``
+        counts), ``mean`` (that statistic), ``delta``, ``ratio`` (the statistic over the
+        baseline's), ``p_value`` (two-sided, of "no difference"), ``p_adjusted``
+        (corrected within ``family``), ``ci_low`` and ``ci_high`` (an interval of the
         delta), ``significant`` (``p_adjusted < alpha``) and ``n_queries``. The baseline's
         rows have delta 0 and no test.
+
+        The test, the interval and ``delta`` are of the same quantity, so that
+        ``ci_low <= delta <= ci_high``: for a mean, the mean per-query difference; for a
+        geometric mean, the mean difference of ``log(max(value, 1e-5))`` (trec_eval's
+        floor), the log of ``ratio``; for a sum, the difference of the sums, with the mean
+        difference's interval times the number of queries (and its p-value). Set-level
+        metrics (``coverage``) have no per-query values and are refused.
 
         Parameters
         ----------
@@ -528,18 +561,22 @@ class RankEval:
         test
             ``"t-test"`` (paired t-test, as ``scipy.stats.ttest_rel``; t interval),
             ``"permutation"`` (paired randomization test flipping the signs of the
-            per-query differences ``n_resamples`` times from ``seed``; bootstrap interval)
-            or ``"wilcoxon"`` (signed-rank test, as ``scipy.stats.wilcoxon``; bootstrap
-            interval).
+            per-query differences ``n_permutations`` times from ``seed``; bootstrap
+            interval) or ``"wilcoxon"`` (signed-rank test, as ``scipy.stats.wilcoxon``;
+            bootstrap interval).
         correction
-            For several systems: ``"holm"``, ``"bonferroni"`` or ``"none"``.
+            For several tests: ``"holm"``, ``"bonferroni"`` or ``"none"``.
+        family
+            The tests one correction covers: ``"systems"`` (the systems compared on one
+            metric in one segment) or ``"table"`` (every test of the table: every segment,
+            system and metric).
         alpha
             Significance level of the ``significant`` column.
-        confidence
+        confidence_level
             Level of the interval of the delta.
-        n_resamples
+        n_permutations
             Sign flips of the permutation test.
-        n_bootstrap
+        n_resamples
             Resamples of the bootstrap interval of the delta (permutation and Wilcoxon).
         seed
             Seed of both resamplings; the same seed gives the same table.
@@ -567,10 +604,11 @@ class RankEval:
         self._check_columns(by_list)
         TEST.validate(test)
         CORRECTION.validate(correction)
+        FAMILY.validate(family)
         _check_level("alpha", alpha)
-        _check_level("confidence", confidence)
+        _check_level("confidence_level", confidence_level)
+        _check_resampling(n_permutations, seed, option="n_permutations")
         _check_resampling(n_resamples, seed)
-        _check_resampling(n_bootstrap, seed, option="n_bootstrap")
         systems = self._names.scores
         if len(systems) < 2:
             msg = (
@@ -586,8 +624,9 @@ class RankEval:
             )
             raise InvalidOptionError(msg)
         result = Comparison(
-            baseline=systems.index(base), test=test, correction=correction, alpha=alpha,
-            confidence=confidence, n_resamples=n_resamples, n_bootstrap=n_bootstrap, seed=seed,
+            baseline=systems.index(base), test=test, correction=correction, family=family,
+            alpha=alpha, confidence_level=confidence_level, n_permutations=n_permutations,
+            n_resamples=n_resamples, seed=seed,
         )
         return self._run(self._request(parsed, by_list, options, result))
 

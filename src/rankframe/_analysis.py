@@ -11,7 +11,7 @@ adapter builds its own kind of frame from them.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -19,12 +19,14 @@ import numpy.typing as npt
 import pyarrow as pa
 
 from rankframe import _stats
-from rankframe._options import Correction, Test
+from rankframe._options import Correction, Family, Test
 from rankframe._registry import GEOMETRIC_FLOOR, Metric
 
 __all__ = [
+    "STATISTIC",
     "SYSTEM",
     "Correction",
+    "Family",
     "PerQuery",
     "Test",
     "compare",
@@ -35,7 +37,6 @@ __all__ = [
 ]
 
 SYSTEM = "system"  # the output column naming the score column of each row
-TIDY = ("metric", "k", "value", "n_queries")
 
 
 IntArray = npt.NDArray[np.int64]
@@ -53,8 +54,9 @@ class PerQuery:
     values
         Shape (n_queries, n_systems, n_metrics), queries in sorted order of their ids.
     include
-        Per query, whether it enters the means (the ``empty`` option; all of them until the
-        finish step applies it).
+        Per query, whether it enters the aggregates of the metrics that depend on relevant
+        items (the ``empty`` option, :meth:`applies`; all of them until the finish step
+        applies it). The other metrics use every query.
     empty
         Per query, whether it has no relevant item.
     segment
@@ -125,12 +127,61 @@ class PerQuery:
             out[:, :, total] *= counts[:, None, None]
         return out
 
+    def applies(self) -> BoolArray:
+        """Per metric, whether ``include`` applies to it: the metrics whose value depends on
+        relevant items (``MetricDef.depends_on_relevant``, the scope of ``empty=``); the
+        others enter their aggregates with every query."""
+        return np.array([m.definition.depends_on_relevant for m in self.metrics], dtype=bool)
+
+    def parts(self) -> list[tuple[IntArray, PerQuery]]:
+        """The metrics in groups that share their included queries, each group as a
+        :class:`PerQuery` of its own metrics (positions among ``metrics``, then the table):
+        one group unless some queries are left out (``empty="skip"``, ``"nan"``) and some
+        metrics are not about relevant items (counts, item metrics), which keep every query."""
+        everything = np.arange(len(self.metrics), dtype=np.int64)
+        applies = self.applies()
+        if self.include.all() or applies.all():
+            return [(everything, self)]
+        every_query = np.ones_like(self.include)
+        if not applies.any():
+            return [(everything, replace(self, include=every_query))]
+        return [
+            (np.flatnonzero(mask).astype(np.int64), self._subset(mask, include))
+            for mask, include in ((applies, self.include), (~applies, every_query))
+        ]
+
+    def _subset(self, mask: BoolArray, include: BoolArray) -> PerQuery:
+        """The table of the metrics in ``mask`` only, with ``include`` as its queries."""
+        positions = np.flatnonzero(mask)
+        sets = self.sets
+        if sets is not None:
+            kept = [c for c in sets.columns if mask[c]]
+            sets = None if not kept else replace(
+                sets,
+                columns=[int(np.searchsorted(positions, c)) for c in kept],
+                metrics=[sets.metrics[sets.columns.index(c)] for c in kept],
+            )
+        return replace(
+            self, values=self.values[:, :, positions], include=include,
+            metrics=[self.metrics[j] for j in positions], sets=sets,
+        )
+
     def means(self) -> tuple[FloatArray, IntArray]:
         """Aggregates over the included queries of each segment (means, unless a metric
         declares a geometric mean or a sum), shape (n_segments, n_systems, n_metrics), and
-        the number of those queries per segment (NaN for none).
+        the number of those queries per segment and metric, shape (n_segments, n_metrics)
+        (NaN for none).
 
         A NaN value (``empty_list="nan"``) is left out of its own mean only."""
+        out = np.empty(self.shape)
+        counts = np.empty((self.n_segments, len(self.metrics)), dtype=np.int64)
+        for positions, part in self.parts():
+            out[:, :, positions], counts[:, positions] = part._means()
+        return out, counts
+
+    def _means(self) -> tuple[FloatArray, IntArray]:
+        """:meth:`means` of a table whose metrics share their included queries; the count
+        per segment broadcast to every metric."""
         seg = self.segment[self.include]
         counts = np.bincount(seg, minlength=self.n_segments).astype(np.int64)
         flat = self._flat()
@@ -148,17 +199,27 @@ class PerQuery:
         if self.sets is not None:  # set-level metrics: over the included queries
             values = self.sets(self.include.astype(np.float64))
             means[:, :, self.sets.columns] = np.where(counts[:, None, None] > 0, values, np.nan)
-        return means, counts
+        return means, np.repeat(counts[:, None], len(self.metrics), axis=1)
 
     def intervals(
-        self, confidence: float, n_resamples: int, seed: int | None
+        self, confidence_level: float, n_resamples: int, seed: int | None
     ) -> tuple[FloatArray, FloatArray]:
         """Percentile bootstrap intervals of the aggregates, resampling queries within each
         segment; each of shape (n_segments, n_systems, n_metrics)."""
+        low, high = np.empty(self.shape), np.empty(self.shape)
+        for positions, part in self.parts():
+            low[:, :, positions], high[:, :, positions] = part._intervals(
+                confidence_level, n_resamples, seed
+            )
+        return low, high
+
+    def _intervals(
+        self, confidence_level: float, n_resamples: int, seed: int | None
+    ) -> tuple[FloatArray, FloatArray]:
         seg = self.segment[self.include]
         flat = self._flat()
         low, high = _stats.bootstrap_interval(
-            flat, seg, self.n_segments, confidence, n_resamples, seed
+            flat, seg, self.n_segments, confidence_level, n_resamples, seed
         )
         counts = np.bincount(seg, minlength=self.n_segments).astype(np.int64)
         low, high = self._finish(low, counts), self._finish(high, counts)
@@ -172,7 +233,7 @@ class PerQuery:
                 return values
 
             set_low, set_high = _stats.bootstrap_statistic(
-                statistic, seg, self.n_segments, confidence, n_resamples, seed
+                statistic, seg, self.n_segments, confidence_level, n_resamples, seed
             )
             low[:, :, self.sets.columns] = set_low
             high[:, :, self.sets.columns] = set_high
@@ -219,11 +280,14 @@ def _labels(values: list[str]) -> npt.NDArray[np.object_]:
 def per_query(pq: PerQuery, *, skip_empty: bool, multi: bool) -> tuple[IntArray, Columns]:
     """One row per query (per (query, system) with ``multi``): rows and metric columns.
 
-    Queries left out of the means get NaN; with ``skip_empty`` they are left out.
+    Queries left out of the means get NaN for the metrics ``include`` applies to (the others
+    keep their values); with ``skip_empty`` and such a metric requested, they are left out.
     """
     assert pq.first_rows is not None  # the caller asks for first rows
-    keep = pq.include if skip_empty else np.ones_like(pq.include)
-    values = np.where(pq.include[:, None, None], pq.values, np.nan)[keep]
+    applies = pq.applies()
+    keep = pq.include if skip_empty and applies.any() else np.ones_like(pq.include)
+    left_out = ~pq.include[:, None, None] & applies[None, None, :]
+    values = np.where(left_out, np.nan, pq.values)[keep]
     n_keep, n_systems, _ = values.shape
     rows = pq.first_rows[keep]
     columns: Columns = {}
@@ -235,8 +299,17 @@ def per_query(pq: PerQuery, *, skip_empty: bool, multi: bool) -> tuple[IntArray,
     return rows, columns
 
 
+def _row_counts(pq: PerQuery, counts: IntArray) -> IntArray:
+    """The ``n_queries`` of a wide row: the queries of the metrics that ``empty=`` applies to
+    (the first of them), else of the first metric (every query)."""
+    applies = pq.applies()
+    column = int(np.argmax(applies)) if applies.any() else 0
+    return counts[:, column] if counts.shape[1] else np.zeros(pq.n_segments, dtype=np.int64)
+
+
 def wide(
-    pq: PerQuery, *, multi: bool, ci: float | None, n_resamples: int, seed: int | None
+    pq: PerQuery, *, multi: bool, confidence_level: float | None, n_resamples: int,
+    seed: int | None,
 ) -> tuple[IntArray, Columns]:
     """One row per segment (per (segment, system) with ``multi``): a column per metric (and
     its interval), and ``n_queries``."""
@@ -247,18 +320,27 @@ def wide(
     if multi:
         rows = np.repeat(rows, n_systems)
         columns[SYSTEM] = np.tile(_labels(pq.systems), n_segments)
-    bounds = pq.intervals(ci, n_resamples, seed) if ci is not None else None
+    bounds = (
+        pq.intervals(confidence_level, n_resamples, seed) if confidence_level is not None
+        else None
+    )
     for j, metric in enumerate(pq.metrics):
         columns[str(metric)] = means[:, :, j].ravel()
         if bounds is not None:
             columns[f"{metric}_ci_low"] = bounds[0][:, :, j].ravel()
             columns[f"{metric}_ci_high"] = bounds[1][:, :, j].ravel()
-    columns["n_queries"] = np.repeat(counts, n_systems)
+    columns["n_queries"] = np.repeat(_row_counts(pq, counts), n_systems)
     return rows, columns
 
 
+def _per_row(counts: IntArray, n_systems: int) -> IntArray:
+    """Counts per (segment, metric) as one per (segment, system, metric) row."""
+    n_segments, n_metrics = counts.shape
+    return np.broadcast_to(counts[:, None, :], (n_segments, n_systems, n_metrics)).ravel()
+
+
 def tidy(
-    pq: PerQuery, *, ci: float | None, n_resamples: int, seed: int | None
+    pq: PerQuery, *, confidence_level: float | None, n_resamples: int, seed: int | None
 ) -> tuple[IntArray, Columns]:
     """One row per (segment, system, metric): ``system``, ``metric``, ``k``, ``value``,
     ``n_queries`` (and ``ci_low``, ``ci_high``)."""
@@ -268,12 +350,18 @@ def tidy(
     columns: Columns = {
         **_long_labels(pq),
         "value": means.ravel(),
-        "n_queries": np.repeat(counts, per_segment),
+        "n_queries": _per_row(counts, n_systems),
     }
-    if ci is not None:
-        low, high = pq.intervals(ci, n_resamples, seed)
+    if confidence_level is not None:
+        low, high = pq.intervals(confidence_level, n_resamples, seed)
         columns["ci_low"], columns["ci_high"] = low.ravel(), high.ravel()
     return np.repeat(pq.segment_rows, per_segment), columns
+
+
+#: What ``compare``'s ``mean``, ``delta`` and interval are of, per ``MetricDef.aggregate``
+#: (the ``statistic`` column): ``delta`` is the difference of the statistic, for a geometric
+#: mean the difference of its logs (the log of ``ratio``).
+STATISTIC = {"mean": "mean", "geometric": "geometric mean", "sum": "sum"}
 
 
 def compare(
@@ -282,69 +370,136 @@ def compare(
     baseline: int,
     test: Test,
     correction: Correction,
+    family: Family,
     alpha: float,
-    confidence: float,
+    confidence_level: float,
+    n_permutations: int,
     n_resamples: int,
-    n_bootstrap: int,
     seed: int | None,
 ) -> tuple[IntArray, Columns]:
     """Each system against the baseline, per segment and metric, on paired per-query values.
 
-    Columns: ``system``, ``metric``, ``k``, ``mean``, ``delta`` (mean minus the baseline's),
-    ``p_value``, ``p_adjusted`` (corrected over the systems compared for one metric in one
-    segment), ``ci_low``/``ci_high`` (interval of the delta: t for the t-test, percentile
-    bootstrap otherwise), ``significant`` (``p_adjusted < alpha``) and ``n_queries``. The
-    baseline's own rows have delta 0 and NaN tests.
+    Columns: ``system``, ``metric``, ``k``, ``statistic`` (what the next columns are of:
+    ``"mean"``, ``"geometric mean"`` or ``"sum"``, the metric's aggregate), ``mean`` (that
+    statistic of the system), ``delta``, ``ratio``, ``p_value``, ``p_adjusted``, ``ci_low``,
+    ``ci_high``, ``significant`` (``p_adjusted < alpha``) and ``n_queries``.
+
+    The test, the interval and ``delta`` are of one quantity, the per-query paired
+    difference of the values the statistic averages:
+
+    - a mean: the values; ``delta`` is the mean difference (the difference of the means);
+    - a geometric mean (``gm_map``): ``log(max(value, 1e-5))``, trec_eval's floor; ``delta``
+      and the interval are of the mean log difference, the log of the ratio of the
+      geometric means (``ratio`` is that ratio);
+    - a sum (``num_rel_ret``): the values; ``delta`` is the difference of the sums, the
+      interval the mean difference's times the number of queries (the p-value is the
+      mean's).
+
+    ``ratio`` is the system's statistic over the baseline's (NaN where that is 0). The
+    intervals are t intervals for the t-test, percentile bootstraps otherwise. ``family``:
+    ``p_adjusted`` corrects over the systems compared on one metric in one segment
+    (``"systems"``) or over every test of the table (``"table"``). The baseline's own rows
+    have delta 0 and NaN tests.
     """
     means, counts = pq.means()
     n_segments, n_systems, n_metrics = pq.shape
     others = [s for s in range(n_systems) if s != baseline]
     shape = (n_segments, n_systems, n_metrics)
-    p_value, p_adjusted = np.full(shape, np.nan), np.full(shape, np.nan)
+    p_value, estimate = np.full(shape, np.nan), np.full(shape, np.nan)
     low, high = np.full(shape, np.nan), np.full(shape, np.nan)
-    included = pq.values[pq.include]
-    segment = pq.segment[pq.include]
-    order = np.argsort(segment, kind="stable")
-    bounds = np.searchsorted(segment[order], np.arange(n_segments + 1))
-    for g in range(n_segments):  # a loop over segments; queries stay vectorised
-        values = included[order[bounds[g] : bounds[g + 1]]]
-        diff = (values[:, others, :] - values[:, baseline : baseline + 1, :]).reshape(
-            len(values), -1
+    aggregate = pq._aggregates()
+    for positions, part in pq.parts():
+        _compare_part(
+            part, positions, others, baseline, (p_value, estimate, low, high),
+            test=test, confidence_level=confidence_level, n_permutations=n_permutations,
+            n_resamples=n_resamples, seed=seed,
         )
-        p = _p_values(diff, test, n_resamples, seed)
-        if test == "t-test":
-            lo, hi = _stats.t_interval(diff, confidence)
-        else:
-            lo, hi = _stats.bootstrap_interval(
-                diff, np.zeros(len(diff), dtype=np.int64), 1, confidence, n_bootstrap, seed
-            )
-        p_value[g, others, :] = p.reshape(len(others), n_metrics)
-        # the family of a correction: the systems compared on one metric in one segment
-        p_adjusted[g, others, :] = _stats.adjust(
-            p.reshape(len(others), n_metrics).T, correction
-        ).T
-        low[g, others, :] = np.reshape(lo, (len(others), n_metrics))
-        high[g, others, :] = np.reshape(hi, (len(others), n_metrics))
-    delta = means - means[:, baseline : baseline + 1, :]
+    base = means[:, baseline : baseline + 1, :]
+    geometric = aggregate == "geometric"
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # the delta of the statistics where the paired values have a NaN (empty_list="nan":
+        # a NaN is left out of its own system's mean; its tests are NaN)
+        fallback = np.where(
+            geometric, np.log(np.maximum(means, 0.0)) - np.log(np.maximum(base, 0.0)),
+            means - base,
+        )
+        delta = np.where(np.isnan(estimate), fallback, estimate)
+        ratio = np.where(geometric, np.exp(delta), means / base)
+    ratio = np.where(np.isfinite(ratio), ratio, np.nan)
+    delta[:, baseline, :] = 0.0
+    ratio[:, baseline, :] = np.where(np.isnan(ratio[:, baseline, :]), np.nan, 1.0)
+    if family == "table":
+        p_adjusted = _stats.adjust(p_value.ravel(), correction).reshape(shape)
+    else:  # the systems compared on one metric in one segment
+        p_adjusted = _stats.adjust(p_value.transpose(0, 2, 1), correction).transpose(0, 2, 1)
     per_segment = n_systems * n_metrics
+    statistic = _labels([STATISTIC[a] for a in aggregate])
     columns: Columns = {
         **_long_labels(pq),
+        "statistic": np.tile(statistic, n_segments * n_systems),
         "mean": means.ravel(),
         "delta": delta.ravel(),
+        "ratio": ratio.ravel(),
         "p_value": p_value.ravel(),
         "p_adjusted": p_adjusted.ravel(),
         "ci_low": low.ravel(),
         "ci_high": high.ravel(),
         "significant": p_adjusted.ravel() < alpha,  # False where NaN
-        "n_queries": np.repeat(counts, per_segment),
+        "n_queries": _per_row(counts, n_systems),
     }
     return np.repeat(pq.segment_rows, per_segment), columns
 
 
-def _p_values(diff: FloatArray, test: Test, n_resamples: int, seed: int | None) -> FloatArray:
+def _compare_part(
+    part: PerQuery, positions: IntArray, others: list[int], baseline: int,
+    out: tuple[FloatArray, FloatArray, FloatArray, FloatArray], *, test: Test,
+    confidence_level: float, n_permutations: int, n_resamples: int, seed: int | None,
+) -> None:
+    """:func:`compare`'s tests for the metrics of one group that shares its queries, into
+    ``out`` (p-values, estimates of the delta, interval bounds) at ``positions``."""
+    p_value, estimate, low, high = out
+    n_metrics = len(positions)
+    aggregate = part._aggregates()
+    values = part.values[part.include]
+    if (aggregate == "geometric").any():
+        values = values.copy()
+        geometric = aggregate == "geometric"
+        values[:, :, geometric] = np.log(np.maximum(values[:, :, geometric], GEOMETRIC_FLOOR))
+    scaled = np.tile(aggregate == "sum", len(others))
+    segment = part.segment[part.include]
+    order = np.argsort(segment, kind="stable")
+    bounds = np.searchsorted(segment[order], np.arange(part.n_segments + 1))
+    for g in range(part.n_segments):  # a loop over segments; queries stay vectorised
+        rows = values[order[bounds[g] : bounds[g + 1]]]
+        diff = (rows[:, others, :] - rows[:, baseline : baseline + 1, :]).reshape(
+            len(rows), -1
+        )
+        p = _p_values(diff, test, n_permutations, seed)
+        if test == "t-test":
+            lo, hi = _stats.t_interval(diff, confidence_level)
+        else:
+            lo, hi = _stats.bootstrap_interval(
+                diff, np.zeros(len(diff), dtype=np.int64), 1, confidence_level, n_resamples,
+                seed,
+            )
+        with np.errstate(invalid="ignore"):
+            mean = diff.mean(axis=0) if len(diff) else np.full(diff.shape[1], np.nan)
+        # a sum's delta and interval: the mean difference's times the number of queries
+        factor = np.where(scaled, float(len(diff)), 1.0)
+        shaped = (len(others), n_metrics)
+        index = (g, np.array(others)[:, None], positions[None, :])
+        p_value[index] = np.reshape(p, shaped)
+        estimate[index] = np.reshape(mean * factor, shaped)
+        low[index] = np.reshape(np.ravel(lo) * factor, shaped)
+        high[index] = np.reshape(np.ravel(hi) * factor, shaped)
+
+
+def _p_values(
+    diff: FloatArray, test: Test, n_permutations: int, seed: int | None
+) -> FloatArray:
     """Two-sided p-values of "mean difference 0", one per column of ``diff``."""
     if test == "t-test":
         return np.asarray(_stats.paired_t_test(diff)[1], dtype=np.float64)
     if test == "wilcoxon":
         return np.asarray(_stats.wilcoxon_test(diff)[1], dtype=np.float64)
-    return np.asarray(_stats.permutation_test(diff, n_resamples, seed), dtype=np.float64)
+    return np.asarray(_stats.permutation_test(diff, n_permutations, seed), dtype=np.float64)

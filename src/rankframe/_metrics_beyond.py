@@ -40,6 +40,7 @@ register(MetricDef(
     name="coverage", aliases=("item_coverage", "catalog_coverage"), trec_name=None,
     trec_cut=None, takes_k=True, options=_CATALOG, compute=_from_items, aggregate="set",
     items=ItemMetric(per_set=_items.coverage, catalog=True),
+    depends_on_relevant=False,
     summary="share of the catalog that appears in some top-k list (set-level)",
     doc=r"""Catalog coverage at k: the share of the catalog's items in some top-k list.
 
@@ -63,6 +64,7 @@ register(MetricDef(
     name="gini", aliases=("gini_index",), trec_name=None, trec_cut=None, takes_k=True,
     options=_CATALOG, compute=_from_items, aggregate="set",
     items=ItemMetric(per_set=_items.gini, catalog=True),
+    depends_on_relevant=False,
     summary="Gini index of how often catalog items are recommended (set-level)",
     doc=r"""Gini index of the item counts of the top-k lists: 0 when every catalog item is
     recommended equally often, near 1 when a few items take every place.
@@ -84,6 +86,7 @@ register(MetricDef(
     name="entropy", aliases=("shannon_entropy",), trec_name=None, trec_cut=None,
     takes_k=True, options=options_of(), compute=_from_items, aggregate="set",
     items=ItemMetric(per_set=_items.entropy),
+    depends_on_relevant=False,
     summary="Shannon entropy (nats) of the recommended items' distribution (set-level)",
     doc=r"""Shannon entropy of the distribution of the top-k items, in nats.
 
@@ -103,6 +106,7 @@ register(MetricDef(
     name="personalization", aliases=(), trec_name=None, trec_cut=None, takes_k=True,
     options=options_of(), compute=_from_items, aggregate="set",
     items=ItemMetric(per_set=_items.personalization),
+    depends_on_relevant=False,
     summary="1 - mean share of items two queries' top-k lists have in common (set-level)",
     doc=r"""Personalization at k: how different the queries' top-k lists are.
 
@@ -125,6 +129,7 @@ register(MetricDef(
     name="arp", aliases=("average_popularity", "avg_pop"), trec_name=None, trec_cut=None,
     takes_k=True, options=_POPULARITY, compute=_from_items,
     items=ItemMetric(per_query=_items.average_popularity, needs="popularity"),
+    depends_on_relevant=False,
     summary="mean popularity of the top-k items (average recommendation popularity)",
     doc=r"""Average recommendation popularity: per query, the mean ``popularity`` of its top-k
     items (over the items of the list: a list shorter than k divides by its length; 0
@@ -145,6 +150,7 @@ register(MetricDef(
     name="novelty", aliases=("self_information",), trec_name=None, trec_cut=None,
     takes_k=True, options=_POPULARITY, compute=_from_items,
     items=ItemMetric(per_query=_items.novelty, needs="popularity"),
+    depends_on_relevant=False,
     summary="mean self-information -log2(popularity share) of the top-k items",
     doc=r"""Novelty: per query, the mean self-information of its top-k items,
     ``-log2(popularity(i) / Σ_j popularity(j))`` (the sum over every item of
@@ -167,6 +173,7 @@ register(MetricDef(
     name="ild", aliases=("intra_list_diversity", "diversity"), trec_name=None, trec_cut=None,
     takes_k=True, options=options_of(ITEM_FEATURES), compute=_from_items,
     items=ItemMetric(per_query=_items.intra_list_diversity, needs="item_features"),
+    depends_on_relevant=False,
     summary="mean pairwise cosine distance of the top-k items' features",
     doc=r"""Intra-list diversity: per query, the mean over the pairs i < j of its top-k items of
     ``1 - cos(f_i, f_j)`` (``item_features``), then the mean over queries. A list of fewer

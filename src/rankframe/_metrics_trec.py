@@ -430,17 +430,19 @@ def _declare(
     name: str, compute: object, summary: str, doc: str, examples: str, *,
     trec_name: str | None = None, trec_cut: str | None = None, aliases: tuple[str, ...] = (),
     takes_k: bool = False, aggregate: str = "mean", param: Param | None = None,
-    linear: bool = False, average: object = None,
+    linear: bool = False, average: object = None, depends_on_relevant: bool = True,
 ) -> None:
     """Register one measure. ``linear``: its value does not depend on the order of tied rows
     or is linear in hits@k (as the lists give it under ``ties="average"``), so ``compute`` is
-    also its tie-averaged form."""
+    also its tie-averaged form. ``depends_on_relevant``: ``False`` for a count or a measure
+    of the judgments alone, which ``empty=`` leaves alone."""
     register(MetricDef(
         name=name, aliases=aliases, trec_name=trec_name, trec_cut=trec_cut, takes_k=takes_k,
         options=_NONE, compute=compute,  # type: ignore[arg-type]
         summary=summary, doc=doc, examples=_EXAMPLE + examples, aggregate=aggregate,
         param=CUTOFF if param is None else param,
         average=compute if linear else average,  # type: ignore[arg-type]
+        depends_on_relevant=depends_on_relevant,
     ))
 
 
@@ -457,7 +459,7 @@ _declare(
     >>> df.rank_eval.num_ret()
     4.0
     """,
-    trec_name="num_ret", aggregate="sum", linear=True,
+    trec_name="num_ret", aggregate="sum", linear=True, depends_on_relevant=False,
 )
 _declare(
     "num_rel", num_rel, "number of relevant rows, retrieved or not (summed over queries)",
@@ -469,7 +471,7 @@ _declare(
     >>> df.rank_eval.num_rel()
     3.0
     """,
-    trec_name="num_rel", aggregate="sum", linear=True,
+    trec_name="num_rel", aggregate="sum", linear=True, depends_on_relevant=False,
 )
 _declare(
     "num_rel_ret", num_rel_ret, "number of relevant retrieved rows (summed over queries)",
@@ -481,7 +483,7 @@ _declare(
     >>> df.rank_eval.num_rel_ret()
     2.0
     """,
-    trec_name="num_rel_ret", aggregate="sum", linear=True,
+    trec_name="num_rel_ret", aggregate="sum", linear=True, depends_on_relevant=False,
 )
 _declare(
     "gm_map", gm_map, "average precision, geometric mean over queries",
@@ -727,7 +729,7 @@ _declare(
     >>> df.rank_eval.num_nonrel_judged_ret()
     1.0
     """,
-    trec_name="num_nonrel_judged_ret", aggregate="sum", linear=True,
+    trec_name="num_nonrel_judged_ret", aggregate="sum", linear=True, depends_on_relevant=False,
 )
 _declare(
     "rbp", rbp, "rank-biased precision (persistence p, default 0.9)",
@@ -759,7 +761,7 @@ _declare(
     >>> round(df.rank_eval.rbp_resid(), 4)
     0.7371
     """,
-    trec_name="rbp_resid",
+    trec_name="rbp_resid", depends_on_relevant=False,
 )
 _declare(
     "unjudged", unjudged, "share of the top k that is unjudged",
@@ -773,7 +775,7 @@ _declare(
     >>> df.rank_eval.unjudged(2), df.rank_eval.unjudged(3)
     (0.0, 0.3333333333333333)
     """,
-    trec_cut="unj", takes_k=True,
+    trec_cut="unj", takes_k=True, depends_on_relevant=False,
 )
 
 # trec_eval's names of metrics at a fixed parameter

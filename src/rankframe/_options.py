@@ -37,6 +37,7 @@ __all__ = [
     "DISCOUNT",
     "EMPTY",
     "EMPTY_LIST",
+    "FAMILY",
     "GAIN",
     "ITEM_FEATURES",
     "JUDGED_ONLY",
@@ -55,6 +56,7 @@ __all__ = [
     "Discount",
     "Empty",
     "EmptyList",
+    "Family",
     "Gain",
     "NegativeGains",
     "OptionDef",
@@ -85,6 +87,7 @@ Discount = Literal["log2(rank+1)", "log2(max(rank,2))"]
 NegativeGains = Literal["zero", "keep"]
 Test = Literal["t-test", "permutation", "wilcoxon"]
 Correction = Literal["holm", "bonferroni", "none"]
+Family = Literal["systems", "table"]
 Average = Literal["weighted", "macro", "micro"]
 Unjudged = Literal["error", "nonrelevant"]
 
@@ -188,10 +191,12 @@ DENOMINATOR: OptionDef[Denominator] = OptionDef(
 )
 EMPTY: OptionDef[Empty] = OptionDef(
     "empty", "zero", Empty, choices=get_args(Empty),
-    doc="Queries without relevant items: ``\"zero\"`` counts 0 (trec_eval), ``\"skip\"`` "
-        "leaves them out of the mean, ``\"nan\"`` gives NaN per query and leaves them out of "
-        "the mean, ``\"error\"`` raises ``EmptyQueryError`` naming them, ``\"one\"`` counts "
-        "1 for every metric (torchmetrics' ``empty_target_action=\"pos\"``).",
+    doc="Queries without relevant items, for the metrics whose value depends on relevant "
+        "items (counts and the metrics of the items themselves keep every query): "
+        "``\"zero\"`` counts 0 (trec_eval), ``\"skip\"`` leaves them out of the mean, "
+        "``\"nan\"`` gives NaN per query and leaves them out of the mean, ``\"error\"`` "
+        "raises ``EmptyQueryError`` naming them, ``\"one\"`` counts 1 (torchmetrics' "
+        "``empty_target_action=\"pos\"``).",
 )
 TIES: OptionDef[Ties] = OptionDef(
     "ties", "trec", Ties, choices=get_args(Ties),
@@ -388,12 +393,18 @@ TEST: OptionDef[Test] = OptionDef(
     "test", "t-test", Test, choices=get_args(Test),
     doc="``\"t-test\"`` (paired t-test, as ``scipy.stats.ttest_rel``; t interval), "
         "``\"permutation\"`` (paired randomization test flipping the signs of the per-query "
-        "differences ``n_resamples`` times from ``seed``; bootstrap interval) or "
+        "differences ``n_permutations`` times from ``seed``; bootstrap interval) or "
         "``\"wilcoxon\"`` (signed-rank test, as ``scipy.stats.wilcoxon``; bootstrap interval).",
 )
 CORRECTION: OptionDef[Correction] = OptionDef(
     "correction", "holm", Correction, choices=get_args(Correction),
-    doc="For several systems: ``\"holm\"`` (step-down), ``\"bonferroni\"`` or ``\"none\"``.",
+    doc="For several tests: ``\"holm\"`` (step-down), ``\"bonferroni\"`` or ``\"none\"``.",
+)
+FAMILY: OptionDef[Family] = OptionDef(
+    "family", "systems", Family, choices=get_args(Family),
+    doc="The tests one correction covers: ``\"systems\"``, the systems compared on one "
+        "metric in one segment; ``\"table\"``, every test of the table (every segment, "
+        "system and metric), as a dashboard showing them all needs.",
 )
 
 

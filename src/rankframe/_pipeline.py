@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from rankframe import _analysis, _engine, _items
-from rankframe._analysis import SYSTEM, Correction, PerQuery, Test
+from rankframe._analysis import SYSTEM, Correction, Family, PerQuery, Test
 from rankframe._options import TIES, Options
 from rankframe._registry import METRICS, Metric, MetricDef
 from rankframe.exceptions import EmptyQueryError, InvalidOptionError
@@ -130,25 +130,29 @@ class Means:
     """Means over queries per segment (``evaluate``, and the metric methods).
 
     ``kind``: ``"scalar"`` (one float), ``"segments"`` (one value per segment, indexed by the
-    ``by`` columns and ``system``) or ``"table"`` (``evaluate``'s frame). ``layout``: wide (a
-    column per metric) or tidy (a row per metric). ``ci``: the level of bootstrap intervals.
+    ``by`` columns and ``system``) or ``"table"`` (``evaluate``'s frame). ``tidy``: a row
+    per metric rather than a column. ``confidence_level``: the level of bootstrap intervals.
     """
 
     kind: Kind = "table"
     tidy: bool = False
-    ci: float | None = None
+    confidence_level: float | None = None
     n_resamples: int = 1000
     seed: int | None = 0
 
     def finish(self, pq: PerQuery, multi: bool) -> tuple[IntArray, dict[str, Any]]:
         if self.tidy:
-            return _analysis.tidy(pq, ci=self.ci, n_resamples=self.n_resamples, seed=self.seed)
+            return _analysis.tidy(
+                pq, confidence_level=self.confidence_level, n_resamples=self.n_resamples,
+                seed=self.seed,
+            )
         return _analysis.wide(
-            pq, multi=multi, ci=self.ci, n_resamples=self.n_resamples, seed=self.seed
+            pq, multi=multi, confidence_level=self.confidence_level,
+            n_resamples=self.n_resamples, seed=self.seed,
         )
 
     def value_columns(self, metrics: Sequence[Metric], multi: bool) -> ValueColumns:
-        bounds = ["_ci_low", "_ci_high"] if self.ci is not None else []
+        bounds = ["_ci_low", "_ci_high"] if self.confidence_level is not None else []
         if self.tidy:
             tidy_bounds = [(b.lstrip("_"), "float") for b in bounds]
             return [(SYSTEM, "str"), ("metric", "str"), ("k", _analysis.k_type(metrics)),
@@ -183,25 +187,26 @@ class Comparison:
     baseline: int
     test: Test
     correction: Correction
+    family: Family
     alpha: float
-    confidence: float
+    confidence_level: float
+    n_permutations: int
     n_resamples: int
-    n_bootstrap: int
     seed: int | None
     kind: Kind = "table"
 
     def finish(self, pq: PerQuery) -> tuple[IntArray, dict[str, Any]]:
         return _analysis.compare(
             pq, baseline=self.baseline, test=self.test, correction=self.correction,
-            alpha=self.alpha, confidence=self.confidence, n_resamples=self.n_resamples,
-            n_bootstrap=self.n_bootstrap, seed=self.seed,
+            family=self.family, alpha=self.alpha, confidence_level=self.confidence_level,
+            n_permutations=self.n_permutations, n_resamples=self.n_resamples, seed=self.seed,
         )
 
     @staticmethod
     def value_columns(metrics: Sequence[Metric]) -> ValueColumns:
         return [(SYSTEM, "str"), ("metric", "str"), ("k", _analysis.k_type(metrics)),
-                ("mean", "float"),
-                ("delta", "float"), ("p_value", "float"), ("p_adjusted", "float"),
+                ("statistic", "str"), ("mean", "float"), ("delta", "float"),
+                ("ratio", "float"), ("p_value", "float"), ("p_adjusted", "float"),
                 ("ci_low", "float"), ("ci_high", "float"), ("significant", "bool"),
                 ("n_queries", "int")]
 
@@ -450,14 +455,21 @@ def from_parts(table: Backend, request: Request) -> PerQuery:
 
 
 def _included(pq: PerQuery, options: Options) -> PerQuery:
-    """``pq`` with the queries that enter the means (``empty``); raises for ``"error"``."""
+    """``pq`` with the queries that enter the means (``empty``); raises for ``"error"``.
+
+    The option applies only to the metrics whose value depends on relevant items
+    (``MetricDef.depends_on_relevant``, :meth:`PerQuery.applies`): counts and the metrics
+    of the items themselves keep every query and their values."""
+    applies = pq.applies()
+    if not applies.any():
+        return pq
     if options.empty == "error" and pq.empty.any():
         codes = np.flatnonzero(pq.empty)
         raise EmptyQueryError.of(pq.query_labels(codes[:5]), len(codes))
     include = ~pq.empty if options.empty in ("skip", "nan") else np.ones_like(pq.empty)
     values = pq.values
     if options.empty == "one":  # torchmetrics' empty_target_action="pos"
-        values = np.where(pq.empty[:, None, None], 1.0, values)
+        values = np.where(pq.empty[:, None, None] & applies[None, None, :], 1.0, values)
     return replace(pq, include=np.asarray(include, dtype=bool), values=values)
 
 

@@ -103,8 +103,8 @@ def metric_at_k(
 
     Calls ``ev.evaluate([f"{metric}@{k}" for k in range(1, k_max + 1)], tidy=True,
     **options)`` and plots ``value`` against ``k``, one labelled line per system (per
-    system and segment when ``by`` is among the options). With ``ci=`` the confidence
-    interval is drawn as a band around each line. The y axis starts at 0.
+    system and segment when ``by`` is among the options). With ``confidence_level=`` the
+    confidence interval is drawn as a band around each line. The y axis starts at 0.
 
     Parameters
     ----------
@@ -119,7 +119,7 @@ def metric_at_k(
     ax
         The matplotlib Axes to draw on; ``None`` creates a new figure.
     **options
-        Passed on to ``ev.evaluate``: ``by``, ``ci``, ``min_relevance``, ``gain``,
+        Passed on to ``ev.evaluate``: ``by``, ``confidence_level``, ``min_relevance``, ``gain``,
         ``denominator``, ``empty``, ``ties``.
 
     Returns
@@ -239,8 +239,9 @@ def segments(table: Any, metric: str, *, k: int | None = None, ax: Axes | None =
     The segment column is the one column that is not a tidy column (``system``,
     ``metric``, ``k``, ``value``, ``n_queries``, ``ci_low``, ``ci_high``); with several
     ``by`` columns a group is each combination, labelled ``"a / b"``, and with none all
-    systems stand in one group. When the table has ``ci_low`` and ``ci_high`` (``ci=0.95``),
-    each bar gets a whisker from ``ci_low`` to ``ci_high``. Segments are in table order.
+    systems stand in one group. When the table has ``ci_low`` and ``ci_high``
+    (``confidence_level=0.95``), each bar gets a whisker from ``ci_low`` to ``ci_high``.
+    Segments are in table order.
 
     Parameters
     ----------

@@ -149,10 +149,12 @@ def _check_compare(args: argparse.Namespace, scores: Sequence[str]) -> str:
         raise CliError(msg, code=2)
     if not 0 < args.alpha < 1:
         raise CliError(f"--alpha must be between 0 and 1; got {args.alpha}", code=2)
-    if args.confidence is not None and not 0 < args.confidence < 1:
-        raise CliError(f"--confidence must be between 0 and 1; got {args.confidence}", code=2)
-    if args.resamples < 1:
-        raise CliError(f"--resamples must be a positive integer; got {args.resamples}", code=2)
+    level = args.confidence_level
+    if level is not None and not 0 < level < 1:
+        raise CliError(f"--confidence-level must be between 0 and 1; got {level}", code=2)
+    for flag, value in (("--permutations", args.permutations), ("--resamples", args.resamples)):
+        if value < 1:
+            raise CliError(f"{flag} must be a positive integer; got {value}", code=2)
     return baseline
 
 
@@ -169,8 +171,8 @@ def run_compare(args: argparse.Namespace, status: Status) -> int:
     if compare is None:
         msg = "this version of rankframe has no compare(); upgrade rankframe"
         raise CliError(msg)
-    if args.confidence is not None:
-        options["confidence"] = args.confidence
+    if args.confidence_level is not None:
+        options["confidence_level"] = args.confidence_level
     status.show(f"comparing {len(scores)} systems on {frame.height:,} rows...")
     with _in_file_terms(frame, source, roles, args):
         result = compare(
@@ -178,7 +180,9 @@ def run_compare(args: argparse.Namespace, status: Status) -> int:
             baseline=baseline,
             test=args.test,
             correction=args.correction,
+            family=args.family,
             alpha=args.alpha,
+            n_permutations=args.permutations,
             n_resamples=args.resamples,
             seed=args.seed,
             by=roles.by or None,

@@ -158,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_input(compare, several_scores="a system's score column; give two or more")
     _add_metric_options(compare)
-    from rankframe._options import CORRECTION, TEST
+    from rankframe._options import CORRECTION, FAMILY, TEST
 
     tests = compare.add_argument_group("tests")
     tests.add_argument("--baseline", metavar="COL",
@@ -169,11 +169,17 @@ def build_parser() -> argparse.ArgumentParser:
                        help="multiple-comparison correction (default: %(default)s)")
     tests.add_argument("--alpha", type=float, default=0.05,
                        help="significance level (default: %(default)s)")
-    tests.add_argument("--confidence", type=float, metavar="LEVEL",
-                       help="level of the delta's confidence interval (default: 0.95)")
-    tests.add_argument("--resamples", type=int, default=10_000, metavar="N",
-                       help="resamples of the permutation test and the bootstrap "
+    tests.add_argument("--family", choices=FAMILY.choices, default=FAMILY.default,
+                       help="the tests one correction covers: the systems compared on one "
+                       "metric in one segment, or every test of the table "
                        "(default: %(default)s)")
+    tests.add_argument("--confidence-level", type=float, metavar="LEVEL",
+                       help="level of the delta's confidence interval (default: 0.95)")
+    tests.add_argument("--permutations", type=int, default=10_000, metavar="N",
+                       help="sign flips of the permutation test (default: %(default)s)")
+    tests.add_argument("--resamples", type=int, default=1000, metavar="N",
+                       help="resamples of the bootstrap interval of the permutation and "
+                       "Wilcoxon tests (default: %(default)s)")
     tests.add_argument("--seed", type=int, default=0,
                        help="random seed of the resampling (default: %(default)s)")
     _add_output(compare)

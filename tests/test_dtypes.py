@@ -32,7 +32,7 @@ import pytest
 
 import rankframe
 from conftest import FrameMaker, _same
-from helpers import as_float, collect
+from helpers import as_float, as_pandas, collect
 from reference import Row, evaluate
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "dtypes.md"
@@ -193,6 +193,88 @@ def test_item_ids_without_order_get_an_error(kind: str) -> None:
     assert frame.rank_eval.mrr(ties="first") == 1.0
 
 
+def _tuple(value: Any) -> Any:
+    """A composite id read back from any frame kind (a tuple, a list, a NumPy array) as a
+    tuple, at any depth."""
+    if hasattr(value, "tolist") and not isinstance(value, tuple):
+        value = value.tolist()
+    if isinstance(value, list | tuple):
+        return tuple(_tuple(v) for v in value)
+    return value
+
+
+# (user_id, session_id) queries, (doc, version) items of different lengths, a tuple cohort.
+# pandas holds tuples in object columns; pyarrow, polars and Dask get list columns.
+COMPOSITE = {
+    "query": [(1, 2)] * 4 + [(1, 10)] * 3 + [(2, 0)] * 4,
+    "item": [(3,), (3, 0), (10, 1), (2, 9), (5, 5), (5, 6), (4, 100),
+             (7, 1), (7, 2), (1, 1), (7, 1, 5)],
+    "score": [1.0, 1.0, 1.0, 0.5, 2.0, 2.0, 2.0, 0.3, 0.3, 0.9, 0.3],
+    "relevant": [1, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1],
+    "cohort": [(0, 1)] * 7 + [(1, 0)] * 4,
+}
+
+
+def test_composite_ids_of_integers(make_frame: FrameMaker) -> None:
+    # Ties are broken by item id descending, tuples compared as Python compares them:
+    # element by element, numbers as numbers, a tuple before any longer one it begins.
+    # (1, 2):  at 1.0 (10, 1) > (3, 0) > (3,): ranks (10, 1)=1 r0, (3, 0)=2 r0, (3,)=3 r1;
+    #          (2, 9)=4 r1.  RR = 1/3, AP = (1/3 + 2/4) / 2 = 5/12.
+    #          (as text, "(3,)" > "(3, 0)" > "(10, 1)" would give RR = 1.)
+    # (1, 10): at 2.0 (5, 6) > (5, 5) > (4, 100): (5, 6) r1 first.  RR = 1, AP = 1.
+    # (2, 0):  (1, 1)=1 r0 (0.9); at 0.3 (7, 2) > (7, 1, 5) > (7, 1): (7, 2)=2 r0,
+    #          (7, 1, 5)=3 r1.  RR = 1/3, AP = (1/3) / 1 = 1/3.
+    # Queries in tuple order (1, 2) < (1, 10) < (2, 0) (as text, "(1, 10)" < "(1, 2)").
+    # Means: mrr = (1/3 + 1 + 1/3) / 3 = 5/9; map = (5/12 + 1 + 1/3) / 3 = 7/12.
+    # Cohort (0, 1) = queries (1, 2), (1, 10): mrr 2/3, map (5/12 + 1) / 2 = 17/24;
+    # cohort (1, 0) = query (2, 0): mrr 1/3, map 1/3.
+    frame = make_frame(pd.DataFrame(COMPOSITE))
+    overall = as_pandas(frame.rank_eval.evaluate(["mrr", "map"]))
+    assert overall["mrr"].tolist() == pytest.approx([5 / 9], rel=1e-12)
+    assert overall["map"].tolist() == pytest.approx([7 / 12], rel=1e-12)
+
+    per_query = as_pandas(frame.rank_eval.per_query(["mrr", "map"]))
+    assert [_tuple(q) for q in per_query["query"]] == [(1, 2), (1, 10), (2, 0)]
+    assert per_query["mrr"].tolist() == pytest.approx([1 / 3, 1, 1 / 3], rel=1e-12)
+    assert per_query["map"].tolist() == pytest.approx([5 / 12, 1, 1 / 3], rel=1e-12)
+
+    segments = as_pandas(frame.rank_eval.evaluate(["mrr", "map"], by="cohort"))
+    got = {_tuple(c): (m, a) for c, m, a in
+           zip(segments["cohort"], segments["mrr"], segments["map"], strict=True)}
+    assert got == {(0, 1): pytest.approx((2 / 3, 17 / 24), rel=1e-12),
+                   (1, 0): pytest.approx((1 / 3, 1 / 3), rel=1e-12)}
+    assert [_tuple(c) for c in segments["cohort"]] == [(0, 1), (1, 0)]
+
+    ranked = as_pandas(frame.rank_eval.rank())
+    assert ranked["rank"].tolist() == [3, 2, 1, 4, 2, 1, 3, 4, 2, 1, 3]
+
+
+@pytest.mark.parametrize(
+    "items",
+    [
+        # (1.5, 2.0) > (1.5, 1.25) > (-0.5, 3.0): the second element decides, as numbers
+        [(1.5, 1.25), (1.5, 2.0), (-0.5, 3.0)],
+        # False < True: (True, False) > (False, True)
+        [(False, True), (True, False)],
+        # tuples of tuples, element by element: ((1, 2), (3,)) > ((1, 2), (0, 9)), as
+        # (3,) > (0, 9) (3 > 0, whatever the lengths); both > ((0, 9), (9, 9))
+        [((1, 2), (0, 9)), ((1, 2), (3,)), ((0, 9), (9, 9))],
+    ],
+    ids=["floats", "bools", "nested"],
+)
+def test_composite_ids_of_floats_bools_and_tuples(
+    make_frame: FrameMaker, items: list[tuple[Any, ...]]
+) -> None:
+    # one query, every item tied: ties="trec" ranks them by item id descending, in Python's
+    # tuple order. The relevant item, listed second, is the largest id: rank 1, RR = 1
+    # (in row order, or with the second elements compared wrongly, it would rank 2: 1/2).
+    assert max(items) == items[1]
+    relevant = [int(i == 1) for i in range(len(items))]
+    frame = make_frame({"query": "q", "item": items, "score": 1.0, "relevant": relevant})
+    assert as_float(frame.rank_eval.mrr()) == 1.0
+    assert as_float(frame.rank_eval.mrr(ties="first")) == 0.5
+
+
 @pytest.mark.parametrize("column", ["score", "item", "theme"])
 @pytest.mark.parametrize("kind", ["pandas", "pandas-pyarrow"])  # polars: names are unique
 def test_a_duplicated_column_name_is_an_error(kind: str, column: str) -> None:
@@ -271,10 +353,15 @@ DTYPES: dict[tuple[str, str], Dtype] = {
     ("pandas", "object (int)"): Dtype(_pd(object), [-(2**70), 3, 2**70]),
     ("pandas", "object (mixed types)"): Dtype(_pd(object), [2.5, 2**70, "1"]),
     ("pandas", "object (tuple)"): Dtype(_pd(object), [(0, "b"), (1, "a"), (1, "b")]),
+    ("pandas", "object (int tuple)"): Dtype(_pd(object), [(1, 2), (1, 2, 0), (1, 10)]),
+    ("pandas", "object (float tuple)"): Dtype(_pd(object), [(-1.5, 2.0), (0.25,), (0.25, 1.0)]),
+    ("pandas", "object (nested tuple)"): Dtype(_pd(object), [((0, 9), 1), ((1,), 0), ((1, 2), 0)]),
+    ("pandas", "object (tuple with None)"): Dtype(_pd(object), [(0, None), (1, 2), (1, 3)]),
     ("pandas", "object (Interval)"): Dtype(_pd(object), INTERVALS),
     ("pandas", "object (Decimal)"): Dtype(_pd(object), [Decimal("0.1"), Decimal(1), 2]),
     ("pandas", "object (list)"): Dtype(_pd(object), [[0], [1], [1, 2]]),
     ("pandas", "object (dict)"): Dtype(_pd(object), [{"a": 0}, {"a": 1}]),
+    ("pandas", "object (set)"): Dtype(_pd(object), [{0}, {1}, {1, 2}]),
     # pandas: extension dtypes
     ("pandas", "str"): Dtype(_pd("str"), STRINGS),
     ("pandas", "category"): Dtype(_pd("category"), STRINGS),
@@ -305,6 +392,15 @@ DTYPES: dict[tuple[str, str], Dtype] = {
     ("pandas", "date32[pyarrow]"): Dtype(_pd_arrow(pa.date32()), DAYS),
     ("pandas", "timestamp[us][pyarrow]"): Dtype(_pd_arrow(pa.timestamp("us")), MOMENTS),
     ("pandas", "binary[pyarrow]"): Dtype(_pd_arrow(pa.binary()), [b"A", b"a", b"ab"]),
+    ("pandas", "list<int64>[pyarrow]"): Dtype(_pd_arrow(pa.list_(pa.int64())),
+                                              [[1, 2], [1, 2, 0], [1, 10]]),
+    ("pandas", "list<string>[pyarrow]"): Dtype(_pd_arrow(pa.list_(pa.string())),
+                                               [["B", "a"], ["a"], ["a", "é"]]),
+    ("pandas", "list<int64> with null[pyarrow]"): Dtype(_pd_arrow(pa.list_(pa.int64())),
+                                                        [[0, None], [1, 2], [1, 3]]),
+    ("pandas", "struct[pyarrow]"): Dtype(
+        _pd_arrow(pa.struct([("a", pa.int64()), ("b", pa.string())])),
+        [{"a": 0, "b": "z"}, {"a": 1, "b": "a"}, {"a": 1, "b": "b"}]),
     # polars
     **{("polars", name): Dtype(_pl(getattr(pl, name)), [-5, 0, 7], [-5, 0, 7], [0, 1, 2])
        for name in ("Int8", "Int16", "Int32")},
@@ -334,9 +430,15 @@ DTYPES: dict[tuple[str, str], Dtype] = {
     ("polars", "Datetime(time_zone='UTC')"): Dtype(_pl(pl.Datetime("us", "UTC")), MOMENTS),
     ("polars", "Duration"): Dtype(_pl(pl.Duration("us")), SPANS),
     ("polars", "Time"): Dtype(_pl(pl.Time), [datetime.time(h) for h in (0, 1, 2)]),
-    ("polars", "List"): Dtype(_pl(pl.List(pl.Int64)), [[0], [1], [1, 2]]),
-    ("polars", "Array"): Dtype(_pl(pl.Array(pl.Int64, 1), pl.List(pl.Int64)), [[0], [1], [2]]),
-    ("polars", "Struct"): Dtype(_pl(pl.Struct({"a": pl.Int64})), [{"a": 0}, {"a": 1}]),
+    ("polars", "List"): Dtype(_pl(pl.List(pl.Int64)), [[1], [1, 2], [1, 10]]),
+    ("polars", "List(String)"): Dtype(_pl(pl.List(pl.String)), [["B"], ["a"], ["a", "é"]]),
+    ("polars", "List(List(Int64))"): Dtype(_pl(pl.List(pl.List(pl.Int64))),
+                                           [[[0, 9], [1]], [[1], [0]], [[1, 2]]]),
+    ("polars", "List with null"): Dtype(_pl(pl.List(pl.Int64)), [[0, None], [1], [1, 2]]),
+    ("polars", "Array"): Dtype(_pl(pl.Array(pl.Int64, 2), pl.List(pl.Int64)),
+                               [[0, 5], [1, -1], [1, 2]]),
+    ("polars", "Struct"): Dtype(_pl(pl.Struct({"a": pl.Int64, "b": pl.String})),
+                                [{"a": 0, "b": "z"}, {"a": 1, "b": "a"}, {"a": 1, "b": "b"}]),
     ("polars", "Object"): Dtype(_pl_object, [0, 1, 2]),
 }
 

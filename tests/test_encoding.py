@@ -273,3 +273,75 @@ def test_item_hashes_are_equal_exactly_for_equal_items(values) -> None:
     for i, a in enumerate(values):
         for j, b in enumerate(values):
             assert (hashes[i] == hashes[j]) == (a == b), (a, b)
+
+
+# -- composite ids (tuples as Arrow lists and structs) ---------------------------------------
+
+
+def _composite_columns() -> dict[str, tuple[pa.Array | pa.ChunkedArray, list[tuple[object, ...]]]]:
+    """Composite id columns and their values as Python tuples."""
+    rng = np.random.default_rng(25)
+    tuples = [tuple(int(x) for x in rng.integers(-3, 4, size=rng.integers(0, 4)))
+              for _ in range(300)]
+    lists = pa.array([list(t) for t in tuples], type=pa.list_(pa.int64()))
+    large = lists.cast(pa.large_list(pa.int64()))
+    nested = [((t[0],), t[1:]) if t else ((), ()) for t in tuples]
+    pairs = [(int(a), str(b)) for a, b in zip(rng.integers(0, 3, 50), rng.choice(list("aBé"), 50),
+                                               strict=True)]
+    return {
+        "list": (lists, tuples),
+        "large list, chunks": (pa.chunked_array([large.slice(0, 100), large.slice(100)]), tuples),
+        "list of lists": (pa.array([[list(a), list(b)] for a, b in nested]),
+                          [tuple(tuple(p) for p in t) for t in nested]),
+        "fixed-size list": (pa.array([[a, a * 2] for a, _ in pairs], type=pa.list_(pa.int64(), 2)),
+                            [(a, a * 2) for a, _ in pairs]),
+        "struct": (pa.array([{"a": a, "b": b} for a, b in pairs]), pairs),
+    }
+
+
+@pytest.mark.parametrize("column", list(_composite_columns()))
+def test_composite_ids_are_encoded_in_the_order_of_python_tuples(column: str) -> None:
+    values, tuples = _composite_columns()[column]
+    # the reference: Python's sort of the distinct tuples
+    distinct = sorted(set(tuples))
+    position = {t: i for i, t in enumerate(distinct)}
+    expected = [position[t] for t in tuples]
+    assert rankframe._encoding.dense_ranks(values).tolist() == expected
+    codes, dictionary = dictionary_codes(values, sort=True, compact=True)
+    assert codes.dtype == np.int32
+    assert codes.tolist() == expected
+    assert [rankframe._encoding.as_tuple(v) if not isinstance(v, dict) else tuple(v.values())
+            for v in dictionary.to_pylist()] == distinct
+    codes, _ = labelled_codes(values)
+    assert codes.tolist() == expected
+    first_hash: dict[tuple[object, ...], int] = {}
+    for t, h in zip(tuples, hash_arrow(values).tolist(), strict=True):  # equal ids, equal hashes
+        assert first_hash.setdefault(t, h) == h
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        (pa.array([[1, None], [1, 2]]), True),
+        (pa.array([[1.0, float("nan")]]), True),
+        (pa.array([[[1], [None]]]), True),
+        (pa.array([{"a": 1, "b": None}]), True),
+        (pa.array([[1, 2], [], [3]]), False),
+        (pa.array([{"a": 1, "b": "x"}]), False),
+    ],
+)
+def test_null_elements_of_composite_ids_are_found(values: pa.Array, expected: bool) -> None:
+    assert rankframe._encoding.composite_nulls(values) is expected
+
+
+def test_tuples_with_nulls_in_object_columns() -> None:
+    def objects(*values: object) -> np.ndarray:
+        out = np.empty(len(values), dtype=object)
+        out[:] = list(values)
+        return out
+
+    found = rankframe._encoding.tuples_with_nulls
+    assert found(objects((1, 2), (1, (2, None))))
+    assert found(objects((1.0, float("nan"))))
+    assert not found(objects((1, 2), "a", None))  # a null id is not a tuple's element
+    assert not found(np.array([1, 2]))

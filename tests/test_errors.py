@@ -370,8 +370,13 @@ def test_infinite_grade_names_the_column(make_frame: FrameMaker, call: Call) -> 
             {"query": [7, 7, 7, 8, 8, 8], "item": [10, 20, 10, 10, 20, 30]},
             ("Item 10 appears 2 times in query 7",),
         ),
+        (  # composite ids: tuples (pandas) or list columns, shown as tuples on every kind
+            {"query": [(1, 2)] * 3 + [(1, 10)] * 3,
+             "item": [(5, 5), (5, 6), (4,), (5, 5), (5, 6), (5, 5)]},
+            ("Item (5, 5) appears 2 times in query (1, 10)",),
+        ),
     ],
-    ids=["str-ids", "int-ids"],
+    ids=["str-ids", "int-ids", "tuple-ids"],
 )
 @data_calls
 def test_duplicate_item_names_item_count_and_query(
@@ -385,6 +390,43 @@ def test_duplicate_item_names_item_count_and_query(
     )
     with expect(InvalidDataError, *fragments, "'item'", "once per query", fix):
         run(call, frame.rank_eval)
+
+
+def _null_element_error(make_frame: FrameMaker, column: str) -> Any:
+    """``expect`` the error for composite ids with a null element in ``column``."""
+    fix = ("df.with_columns(pl.col" if make_frame.kind.startswith("polars")
+           else f"df[{column!r}] = df[{column!r}].astype(str)")
+    return expect(InvalidDataError, f"Column {column!r}", "composite ids",
+                  "null or NaN element", "Fill the nulls", fix)
+
+
+@pytest.mark.parametrize(
+    ("column", "values"),
+    [
+        ("query", [(1, None)] * 3 + [(1, 2)] * 3),
+        ("item", [(0, 1), (0, None), (1, 1), (0, 1), (0, 2), (1, 1)]),
+        ("item", [(0.5, 1.0), (0.5, float("nan")), (1.0, 1.0)] * 2),
+    ],
+    ids=["query-none", "item-none", "item-nan"],
+)
+@data_calls
+def test_composite_ids_with_a_null_element(
+    make_frame: FrameMaker, call: Call, column: str, values: list[Any]
+) -> None:
+    # (1, None) < (1, 2) has no answer in Python (Arrow and polars would put the null
+    # first): the same error on every kind instead
+    frame = make_frame(frame_data(**{column: values}))
+    with _null_element_error(make_frame, column):
+        run(call, frame.rank_eval)
+
+
+@by_calls
+def test_composite_by_column_with_a_null_element(
+    make_frame: FrameMaker, by_call: Callable[[Any, Any], Any]
+) -> None:
+    frame = make_frame(frame_data(theme=[(1, 0)] * 3 + [(None, 0)] * 3))
+    with _null_element_error(make_frame, "theme"):
+        run(lambda ev: by_call(ev, "theme"), frame.rank_eval)
 
 
 @pytest.mark.parametrize(

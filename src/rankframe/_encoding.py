@@ -17,6 +17,11 @@ faster than one of strings, whose table of 100k ids no longer fits the CPU cache
 table of millions of ids is slower than a sort). Other columns get Arrow's dictionary
 encoding, then a sort of the distinct ids only.
 
+Composite ids (Arrow lists, fixed-size lists and structs; polars ``List``, ``Array`` and
+``Struct``: a tuple column as parquet and pyarrow give it) are encoded, ranked and hashed by
+polars, which compares them element by element (field by field), a shorter list before any
+longer one it begins: the order of Python's tuples (:func:`composite_ranks`).
+
 Columns arrive as chunked Arrow arrays (a parquet file read by pandas has one chunk per row
 group): they are encoded, hashed and gathered chunk by chunk, never concatenated, because a
 concatenation copies the whole column.
@@ -40,13 +45,18 @@ import pyarrow.compute as pc
 
 __all__ = [
     "DistinctStrings",
+    "as_tuple",
+    "composite_nulls",
+    "composite_ranks",
     "dense_ranks",
     "dictionary_codes",
     "hash_arrow",
     "hash_series",
+    "is_composite",
     "labelled_codes",
     "object_ranks",
     "ranks_at",
+    "tuples_with_nulls",
     "without_half_floats",
 ]
 
@@ -69,6 +79,74 @@ def hash_series(values: pl.Series) -> npt.NDArray[np.uint64]:
     if values.dtype in (pl.Categorical, pl.Enum):
         values = values.cast(pl.String)
     return values.hash().to_numpy()
+
+
+def is_composite(kind: pa.DataType) -> bool:
+    """Whether an Arrow type is a composite id: a list (of any layout) or a struct."""
+    return bool(
+        pa.types.is_list(kind) or pa.types.is_large_list(kind)
+        or pa.types.is_fixed_size_list(kind) or pa.types.is_list_view(kind)
+        or pa.types.is_large_list_view(kind) or pa.types.is_struct(kind)
+    )
+
+
+def composite_nulls(values: pl.Series | pa.Array | pa.ChunkedArray) -> bool:
+    """Whether composite ids (a nested column) hold a null or NaN element at any depth:
+    such ids have no order (Python's ``None < 1`` fails), so the adapters refuse them."""
+    series = values if isinstance(values, pl.Series) else pl.Series(values)
+    if series.dtype == pl.Struct:
+        return any(composite_nulls(series.struct.field(field.name))
+                   for field in series.dtype.fields)  # type: ignore[attr-defined]
+    if isinstance(series.dtype, pl.Array):
+        series = series.arr.explode()
+    elif isinstance(series.dtype, pl.List):
+        series = series.list.explode(empty_as_null=False)
+    else:
+        return bool(series.null_count()) or bool(series.dtype.is_float() and series.is_nan().any())
+    return composite_nulls(series)  # the elements: nulls, NaN, or composites again
+
+
+def _holds_null(value: object) -> bool:
+    """Whether a tuple holds None, NaN or pandas' NA at any depth (other values: False)."""
+    if not isinstance(value, tuple):
+        return False
+    return any(
+        v is None or type(v).__name__ == "NAType"
+        or (isinstance(v, float | np.floating | decimal.Decimal) and v != v)
+        or _holds_null(v)
+        for v in value
+    )
+
+
+def tuples_with_nulls(distinct: npt.NDArray[Any]) -> bool:
+    """Whether distinct Python ids (an object array) include a tuple holding a null or NaN
+    element (:func:`composite_nulls` of an object column); one call per distinct id."""
+    if distinct.dtype != object or len(distinct) == 0:
+        return False
+    return bool(np.frompyfunc(_holds_null, 1, 1)(distinct).astype(bool).any())
+
+
+def composite_ranks(values: pl.Series | pa.Array | pa.ChunkedArray) -> tuple[IntArray, pl.Series]:
+    """Dense ranks (0-based) of composite ids, and the distinct ids in ascending order.
+
+    polars orders lists element by element, a list before any longer one it begins, and
+    structs field by field in the order of their fields: the order of Python's tuples
+    (``(1, 2) < (1, 2, 0) < (1, 3) < (2,)``). Ids holding a null or NaN element have no
+    such order; the adapters refuse them first (:func:`composite_nulls`).
+    """
+    series = values if isinstance(values, pl.Series) else pl.Series(values)
+    ranks = (series.rank("dense") - 1).cast(pl.Int64).to_numpy()
+    return ranks, series.unique().sort()
+
+
+def as_tuple(value: object) -> object:
+    """A composite id as Python's tuple (a list, NumPy array or polars Series, at any depth),
+    for messages: every frame kind then shows ``(1, 2)``; other values as they are."""
+    if isinstance(value, pl.Series):
+        value = value.to_list()
+    if isinstance(value, list | tuple | np.ndarray):
+        return tuple(as_tuple(v) for v in value)
+    return value
 
 
 def hash_arrow(values: pa.Array | pa.ChunkedArray) -> npt.NDArray[np.uint64]:
@@ -140,14 +218,17 @@ def _prefix_keys(values: pa.Array) -> npt.NDArray[np.uint64] | None:
 def dense_ranks(values: pa.Array | pa.ChunkedArray | npt.NDArray[Any]) -> IntArray:
     """Dense ranks (0-based) of the values in ascending order.
 
-    Strings compare as strings and numbers as numbers; an object array as
-    :func:`object_ranks` orders it (by type, then value).
+    Strings compare as strings and numbers as numbers; composite ids (lists, structs) as
+    tuples (:func:`composite_ranks`); an object array as :func:`object_ranks` orders it (by
+    type, then value).
     """
     if isinstance(values, np.ndarray):
         if values.dtype == object:
             return object_ranks(values)
         values = pa.array(values, from_pandas=True)
     values = _decoded(_without_views(values))
+    if is_composite(values.type):
+        return composite_ranks(values)[0]
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
     keys = _prefix_keys(values)
@@ -852,7 +933,8 @@ def dictionary_codes(
     ``compact=True`` (half the memory; Arrow's dictionaries have fewer than 2**31 values).
 
     Strings of at most :data:`KEY_BYTES` bytes without nulls are encoded through their
-    :func:`key_words` (:func:`_key_codes`); other columns by Arrow's dictionary encoding of
+    :func:`key_words` (:func:`_key_codes`); composite ids (lists, structs) by polars, in
+    sorted order (:func:`composite_ranks`); other columns by Arrow's dictionary encoding of
     the values.
 
     A chunked column is encoded chunk by chunk against one dictionary, without first
@@ -861,6 +943,10 @@ def dictionary_codes(
     Arrow's hash table, bound by the memory's latency, takes most of the time on millions of
     rows. The two dictionaries are then merged; the codes are the same.
     """
+    if is_composite(values.type):  # sorted either way: polars ranks them
+        ranks, distinct = composite_ranks(values)
+        return (ranks.astype(np.int32) if compact and len(distinct) < 2**31 else ranks,
+                distinct.to_arrow())
     keyed = _key_codes(values, compact=compact, threads=threads)
     if keyed is not None:
         return keyed

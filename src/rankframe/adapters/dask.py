@@ -35,8 +35,11 @@ except ImportError as error:
     msg = "The Dask accessor needs dask: pip install 'rankframe[dask]'"
     raise ImportError(msg) from error
 
+import pyarrow as pa
+
 from rankframe import schemas
 from rankframe._accessor import RankEval, ranks
+from rankframe._encoding import hash_arrow, is_composite
 from rankframe._options import Ties
 from rankframe._partitioned import NullFacts, Parts, never_null, raise_whole_frame
 from rankframe._pipeline import Backend, ColumnNames, Request
@@ -80,6 +83,18 @@ def _with_position(
         part = part.iloc[:0].astype(dict.fromkeys(_numeric_columns(names), np.float64))
     position = np.arange(len(part), dtype=np.int64) + (np.int64(number) << _POSITION_BITS)
     return part.assign(**{name: position})
+
+
+def _composite(column: pd.Series) -> bool:
+    """Whether a column holds composite ids as Arrow lists or structs (tuples, as pyarrow
+    and parquet give them), which Dask's shuffle cannot hash."""
+    return isinstance(column.dtype, pd.ArrowDtype) and is_composite(column.dtype.pyarrow_dtype)
+
+
+def _with_bucket(part: pd.DataFrame, name: str, query: str) -> pd.DataFrame:
+    """The partition plus a column ``name``: a 64-bit hash of each row's query id (equal for
+    equal ids), for the shuffle of composite query ids."""
+    return part.assign(**{name: hash_arrow(pa.array(part[query].array))})
 
 
 def _null_counts(part: pd.DataFrame, names: ColumnNames) -> pd.DataFrame:
@@ -244,9 +259,14 @@ class DaskRankEval(RankEval):
         if not presorted:
             position = _unused_name(list(frame.columns), "__rankframe_position__")
             meta = frame._meta.assign(**{position: np.zeros(0, dtype=np.int64)})
-            frame = frame.map_partitions(_with_position, position, names, meta=meta).shuffle(
-                on=names.query
-            )
+            frame = frame.map_partitions(_with_position, position, names, meta=meta)
+            if _composite(frame._meta[names.query]):  # shuffled on a hash of the ids
+                bucket = _unused_name([*frame.columns], "__rankframe_bucket__")
+                meta = frame._meta.assign(**{bucket: np.zeros(0, dtype=np.uint64)})
+                frame = frame.map_partitions(_with_bucket, bucket, names.query, meta=meta)
+                frame = frame.shuffle(on=bucket).drop(columns=bucket)
+            else:
+                frame = frame.shuffle(on=names.query)
         return frame, checked, position, index
 
     def _run(self, request: Request) -> Any:

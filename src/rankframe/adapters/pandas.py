@@ -18,14 +18,18 @@ from rankframe._accessor import RankEval
 from rankframe._encoding import (
     DistinctStrings,
     UnorderedIdsError,
+    as_tuple,
+    composite_nulls,
     dense_ranks,
     dictionary_codes,
     hash_arrow,
     hash_series,
     in_row_order,
+    is_composite,
     labelled_codes,
     ranks_at,
     take_rows,
+    tuples_with_nulls,
     without_half_floats,
 )
 from rankframe._engine import EXACT_DIGITS, CodeArray, FrameData, scores_in_order, with_judged
@@ -83,7 +87,10 @@ def _codes(
         codes, uniques = pd.factorize(series, sort=sort, use_na_sentinel=False)
     except TypeError:  # unhashable values (lists, dicts, sets)
         raise _unhashable(series) from None
-    return codes.astype(np.int64, copy=False), np.asarray(uniques)
+    distinct = np.asarray(uniques)
+    if tuples_with_nulls(distinct):
+        raise _null_elements(series)
+    return codes.astype(np.int64, copy=False), distinct
 
 
 def _unhashable(series: pd.Series) -> InvalidDataError:
@@ -91,10 +98,33 @@ def _unhashable(series: pd.Series) -> InvalidDataError:
     column = series.name
     msg = (
         f"Column {column!r} (dtype {series.dtype}) holds values that are not hashable "
-        "(lists, dicts or sets); ids must be hashable and ordered. Convert them to strings "
-        f"first, e.g. df[{column!r}] = df[{column!r}].astype(str)."
+        "(lists, dicts or sets); ids must be hashable and ordered. Convert lists to tuples, "
+        f"e.g. df[{column!r}] = df[{column!r}].map(tuple), or the ids to strings, e.g. "
+        f"df[{column!r}] = df[{column!r}].astype(str)."
     )
     return InvalidDataError(msg)
+
+
+def _null_elements(series: pd.Series) -> InvalidDataError:
+    """The error for composite ids (tuples, Arrow lists or structs) with a null or NaN
+    element: they have no order (Python's ``None < 1`` fails)."""
+    column = series.name
+    msg = (
+        f"Column {column!r} (dtype {series.dtype}) holds composite ids (tuples, lists or "
+        "structs) with a null or NaN element; ids must be hashable and ordered, and a null "
+        "has no order among values. Fill the nulls first, or convert the ids to strings, "
+        f"e.g. df[{column!r}] = df[{column!r}].astype(str)."
+    )
+    return InvalidDataError(msg)
+
+
+def _check_composite(series: pd.Series) -> None:
+    """Raise for an Arrow list or struct id column with a null or NaN element (object
+    columns of tuples are checked where they are factorized, :func:`_codes`)."""
+    dtype = series.dtype
+    composite = isinstance(dtype, pd.ArrowDtype) and is_composite(dtype.pyarrow_dtype)
+    if composite and composite_nulls(pa.array(series.array)):
+        raise _null_elements(series)
 
 
 def _hash(series: pd.Series) -> npt.NDArray[np.uint64]:
@@ -110,9 +140,9 @@ def _hash(series: pd.Series) -> npt.NDArray[np.uint64]:
     except (pl.exceptions.PolarsError, pa.ArrowException, TypeError, ValueError,
             OverflowError):
         values = None  # an object column mixing types: hash codes of equal values instead
-    if values is not None and (values.dtype.is_nested() or values.dtype == pl.Object):
-        raise _unhashable(series)  # lists and dicts (polars made lists and structs of them)
-    if values is None:
+    if values is None or values.dtype.is_nested() or values.dtype == pl.Object:
+        # tuples, lists, dicts (polars made lists and structs of them): the codes of
+        # pandas' factorize, which hashes tuples and refuses lists and dicts
         values = pl.Series(_codes(series, sort=False)[0])
     return hash_series(values)
 
@@ -196,6 +226,8 @@ class PandasBackend:
         self._validate(names)
         self._check_unique_names(dict.fromkeys(by, "by"))
         df = self.frame
+        for column in dict.fromkeys([names.query, names.item, *by]):
+            _check_composite(df[column])
         items = df[names.item]
         # On large frames Arrow encodes the query column in two threads; the items' hashes
         # (for the duplicate check) are computed later in the check's own thread, beside
@@ -240,7 +272,7 @@ class PandasBackend:
 
         def query_labels(codes: IntArray) -> list[object]:
             if isinstance(query_uniques, pa.Array | DistinctStrings):
-                return list(query_uniques.take(pa.array(codes)).to_pylist())
+                return [as_tuple(v) for v in query_uniques.take(pa.array(codes)).to_pylist()]
             return list(query_uniques[codes])
 
         systems = [(s, _scores(df[s])) for s in names.scores]
@@ -252,7 +284,7 @@ class PandasBackend:
             item_ranks=item_ranks,
             item_hash=item_hash,
             query_labels=query_labels,
-            item_label=lambda row: items.iloc[row],
+            item_label=lambda row: as_tuple(items.iloc[row]),
             segments=[(b, _codes(df[b], sort=True)[0]) for b in by],
             systems=systems if names.systems is not None else [],
             flavour="pandas",
@@ -283,7 +315,7 @@ class PandasBackend:
         return _codes(self.frame[name], sort=True)[0].astype(np.int64, copy=False)
 
     def labels(self, name: str, rows: IntArray) -> list[object]:
-        return list(self.frame[name].take(rows))
+        return [as_tuple(v) for v in self.frame[name].take(rows)]
 
     def with_ranks(self, ranks: dict[str, IntArray]) -> pd.DataFrame:
         index = self.frame.index

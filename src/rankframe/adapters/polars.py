@@ -28,6 +28,9 @@ from rankframe._accessor import RankEval, ranks
 from rankframe._config import get_option
 from rankframe._encoding import (
     DistinctStrings,
+    as_tuple,
+    composite_nulls,
+    composite_ranks,
     dense_ranks,
     dictionary_codes,
     hash_series,
@@ -47,10 +50,13 @@ _WIDE = (pl.Int128, pl.UInt128)
 
 #: Fixes for id columns of a dtype that is not an id (no order, or not hashable).
 _NOT_IDS = {
+    "Object": "pl.Series({c!r}, [str(v) for v in df[{c!r}]])",
+}
+#: Fixes for composite ids (``List``, ``Array``, ``Struct``) with a null or NaN element.
+_COMPOSITE_FIXES = {
     "List": "pl.col({c!r}).cast(pl.List(pl.String)).list.join('|')",
     "Array": "pl.col({c!r}).cast(pl.List(pl.String)).list.join('|')",
     "Struct": "pl.col({c!r}).struct.json_encode()",
-    "Object": "pl.Series({c!r}, [str(v) for v in df[{c!r}]])",
 }
 
 
@@ -65,18 +71,29 @@ def _id_column(series: pl.Series) -> pl.Series:
 
 
 def _check_ids(frame: pl.DataFrame, roles: dict[str, str]) -> None:
-    """Raise for an id column (query, item, ``by``) of a dtype that cannot be one."""
+    """Raise for an id column (query, item, ``by``) of a dtype that cannot be one, or of
+    composite ids (``List``, ``Array``, ``Struct``) with a null or NaN element."""
     for column, role in roles.items():
         dtype = frame.schema[column]
-        fix = _NOT_IDS.get(dtype.base_type().__name__)
-        if fix is None:
-            continue
-        msg = (
-            f"Column {column!r} ({role}) has dtype {dtype}, which cannot be an id: ids must "
-            "be hashable and ordered (strings, integers, floats, dates, categoricals, ...). "
-            f"Convert it to strings first, e.g. df.with_columns({fix.format(c=column)})."
-        )
-        raise InvalidDataError(msg)
+        name = dtype.base_type().__name__
+        fix = _NOT_IDS.get(name)
+        if fix is not None:
+            msg = (
+                f"Column {column!r} ({role}) has dtype {dtype}, which cannot be an id: ids "
+                "must be hashable and ordered (strings, integers, floats, dates, "
+                "categoricals, tuples, ...). Convert it to strings first, e.g. "
+                f"df.with_columns({fix.format(c=column)})."
+            )
+            raise InvalidDataError(msg)
+        fix = _COMPOSITE_FIXES.get(name)
+        if fix is not None and composite_nulls(frame[column]):
+            msg = (
+                f"Column {column!r} ({role}, dtype {dtype}) holds composite ids (tuples, "
+                "lists or structs) with a null or NaN element; ids must be hashable and "
+                "ordered, and a null has no order among values. Fill the nulls first, or "
+                f"convert the ids to strings, e.g. df.with_columns({fix.format(c=column)})."
+            )
+            raise InvalidDataError(msg)
 
 
 def _arrow(series: pl.Series) -> pa.Array:
@@ -87,16 +104,22 @@ def _arrow(series: pl.Series) -> pa.Array:
     return series.to_arrow()
 
 
+def _by_polars(dtype: Any) -> bool:
+    """Whether ids of this dtype are encoded and ranked by polars: the integers Arrow lacks
+    (:data:`_WIDE`) and composite ids (``List``, ``Array``, ``Struct``: as tuples)."""
+    return dtype in _WIDE or bool(dtype.is_nested())
+
+
 def _polars_codes(series: pl.Series) -> tuple[IntArray, pl.Series]:
-    """:func:`_encode` by polars, for the dtypes Arrow lacks (:data:`_WIDE`): codes in
-    sorted order, and the sorted distinct values."""
-    codes = (series.rank("dense") - 1).cast(pl.Int64).to_numpy()
-    return codes, series.unique().sort()
+    """:func:`_encode` by polars, for the dtypes of :func:`_by_polars`: codes in sorted
+    order, and the sorted distinct values (composite ids in the order of Python's tuples,
+    :func:`~rankframe._encoding.composite_ranks`)."""
+    return composite_ranks(series)
 
 
 def _encode(series: pl.Series, *, sort: bool) -> tuple[IntArray, pa.Array | pl.Series]:
     """Per row an integer code, and the distinct values (sorted with ``sort=True``)."""
-    if series.dtype in _WIDE:
+    if _by_polars(series.dtype):
         return _polars_codes(series)
     return dictionary_codes(_arrow(series), sort=sort)
 
@@ -104,7 +127,7 @@ def _encode(series: pl.Series, *, sort: bool) -> tuple[IntArray, pa.Array | pl.S
 def _query_codes(series: pl.Series) -> tuple[CodeArray, pa.Array | DistinctStrings | pl.Series]:
     """:func:`_encode` of the query column: int32 codes (half the memory), in two threads
     on large frames."""
-    if series.dtype in _WIDE:
+    if _by_polars(series.dtype):
         codes, values = _polars_codes(series)
         return codes.astype(np.int32) if len(values) < 2**31 else codes, values
     return labelled_codes(_arrow(series), threads=True)
@@ -113,7 +136,7 @@ def _query_codes(series: pl.Series) -> tuple[CodeArray, pa.Array | DistinctStrin
 def _take(values: pa.Array | DistinctStrings | pl.Series, codes: IntArray) -> list[object]:
     """The values at positions ``codes``, as Python values."""
     if isinstance(values, pl.Series):
-        return values.gather(codes).to_list()
+        return [as_tuple(v) for v in values.gather(codes).to_list()]
     return list(values.take(pa.array(codes)).to_pylist())
 
 
@@ -190,7 +213,7 @@ class PolarsBackend:
 
         def item_ranks(rows: IntArray) -> IntArray:
             chosen = items.gather(rows)
-            if chosen.dtype in _WIDE:
+            if _by_polars(chosen.dtype):
                 return _polars_codes(chosen)[0]
             return dense_ranks(chosen.to_arrow())
 
@@ -219,7 +242,7 @@ class PolarsBackend:
             item_ranks=item_ranks,
             item_hash=item_hash,
             query_labels=query_labels,
-            item_label=lambda row: items[row],
+            item_label=lambda row: as_tuple(items[row]),
             segments=[(b, _encode(df[b], sort=True)[0]) for b in by],
             systems=systems if names.systems is not None else [],
             flavour="polars",
@@ -247,7 +270,7 @@ class PolarsBackend:
         return _encode(self.frame[name], sort=True)[0]
 
     def labels(self, name: str, rows: IntArray) -> list[object]:
-        return list(self.frame[name].gather(rows).to_list())
+        return [as_tuple(v) for v in self.frame[name].gather(rows).to_list()]
 
     def with_ranks(self, ranks: dict[str, IntArray]) -> pl.DataFrame:
         return self.frame.with_columns(

@@ -295,12 +295,42 @@ def test_lenskit_published_dcg_values(make_frame: Any) -> None:
     assert math.isnan(_values(_per_query(none, ["ndcg"], convention="lenskit"), "ndcg")[0])
 
 
-def test_lenskit_keeps_negative_gains(make_frame: Any) -> None:
-    # test ratings 3 and -1 (both test items), list [b, a, x]: DCG = -1 + 3 = 2 (ranks 1 and
-    # 2 are not discounted); the ideal puts 3 first and -1 second: 3 - 1 = 2
+def test_lenskit_clips_negative_gains_since_2026_1(make_frame: Any) -> None:
+    # issue 25: LensKit 2026.1's NDCG clips negative gains to 0 (in the list and the ideal).
+    # Ratings -6, -2, 3, 1, -3 in list order: LensKit gives 0.5982, i.e. DCG 3/log2(3) +
+    # 1/log2(4) (its discount leaves ranks 1 and 2 alone) over the ideal 3 + 1
+    frame = make_frame({"query": "u", "item": list("abcde"), "score": [5.0, 4, 3, 2, 1],
+                        "relevant": [-6, -2, 3, 1, -3]})
+    ndcg = as_float(frame.rank_eval.ndcg(convention="lenskit"))
+    assert ndcg == pytest.approx(0.5982, abs=5e-5)
+    assert ndcg == pytest.approx((3 / np.log2(3) + 1 / 2) / 4)
+    # LensKit 2025 summed them: its ideal 3 + 1 - 2/log2(3) - 3/2 - 6/log2(5) is below 0,
+    # which rankframe counts 0 (the preset's number before issue 25)
+    assert as_float(frame.rank_eval.ndcg(convention="lenskit", negative_gains="keep")) == 0.0
+
+
+def test_lenskit_all_negative_ratings(make_frame: Any) -> None:
+    # a user whose test ratings are all negative has test items: LensKit 2026.1 gives NDCG
+    # 0.0 (its ideal DCG is 0), and counts it in the mean; rankframe sees no relevant item,
+    # so the preset's empty="nan" leaves it out. Its recipe: empty="zero" (docs/conventions.md)
+    frame = make_frame({"query": ["u", "u", "v", "v"], "item": ["a", "b", "a", "b"],
+                        "score": [2.0, 1.0, 2.0, 1.0], "relevant": [-1, -3, 0, 2]})
+    table = _per_query(frame, ["ndcg"], convention="lenskit", empty="zero")
+    # v: its one rated item at rank 2, undiscounted by LensKit: DCG 2 = the ideal's
+    assert table == {"u": {"ndcg": 0.0}, "v": {"ndcg": pytest.approx(1.0)}}
+    assert as_float(frame.rank_eval.ndcg(convention="lenskit", empty="zero")) == 0.5
+    assert math.isnan(_per_query(frame, ["ndcg"], convention="lenskit")["u"]["ndcg"])
+
+
+def test_lenskit_keeps_negative_gains_on_request(make_frame: Any) -> None:
+    # LensKit 2025: test ratings 3 and -1 (both test items), list [b, a, x]: DCG = -1 + 3 = 2
+    # (ranks 1 and 2 are not discounted); the ideal puts 3 first and -1 second: 3 - 1 = 2
     frame = make_frame(_lists([(["b", "a", "x"], ["a", "b"])], [{"a": 3.0, "b": -1.0}]))
-    table = _per_query(frame, ["dcg", "ndcg"], convention="lenskit")
+    table = _per_query(frame, ["dcg", "ndcg"], convention="lenskit", negative_gains="keep")
     assert table["q00"] == {"dcg": pytest.approx(2.0), "ndcg": pytest.approx(1.0)}
+    # LensKit 2026.1: -1 counts 0; DCG 3 (rank 2, undiscounted), the ideal 3
+    table = _per_query(frame, ["dcg", "ndcg"], convention="lenskit")
+    assert table["q00"] == {"dcg": pytest.approx(3.0), "ndcg": pytest.approx(1.0)}
     default = _per_query(frame, ["dcg", "ndcg"])  # trec_eval: no gain below 0
     assert default["q00"]["dcg"] == pytest.approx(3 / np.log2(3))
 
@@ -355,6 +385,25 @@ def test_recommenders_published_values(make_frame: Any) -> None:
     assert as_float(wiki.rank_eval.ndcg(k=6, convention="recommenders")) == pytest.approx(
         0.785, rel=1e-3
     )
+
+
+def test_recommenders_users_without_predictions(make_frame: Any) -> None:
+    # issue 25: rating_true has users 1 and 2 (item 1 each), rating_pred user 1's item 1 only.
+    # ndcg_at_k(k=3) merges the truth back in (outer) and counts user 2 as 0: (1 + 0) / 2 =
+    # 0.5, the preset's value on the frame as it is (user 2's row has a null score).
+    full = pd.DataFrame({"query": [1, 2], "item": [1, 1], "score": [1.0, math.nan],
+                         "relevant": [1, 1]})
+    ev = make_frame(full).rank_eval
+    assert as_float(ev.ndcg(k=3, convention="recommenders")) == 0.5
+    # precision_at_k, recall_at_k and map_at_k average over the users in both frames (user 1
+    # alone): hits / k = 1/3, hits / R = 1, and map_at_k 1 (its hit at rank 1 over min(R, k));
+    # the documented recipe drops the queries whose scores are all null
+    predicted = make_frame(full[full["query"] == 1]).rank_eval
+    table = as_dict(predicted.evaluate(["precision@3", "recall@3", "map@3"],
+                                       convention="recommenders"), key="n_queries")
+    assert table[1] == {"precision@3": pytest.approx(1 / 3), "recall@3": 1.0, "map@3": 1.0}
+    # on the frame as it is they would count user 2 as 0 instead
+    assert as_float(ev.precision(k=3, convention="recommenders")) == pytest.approx(1 / 6)
 
 
 def test_sklearn_published_values(make_frame: Any) -> None:
@@ -418,6 +467,60 @@ def test_evidently_ties_share_their_truncated_average_rank(make_frame: Any) -> N
     assert table["ndcg@5"] == pytest.approx(
         (1 / np.log2(3) + 1 / np.log2(6)) / (1 + 1 / np.log2(3))
     )
+
+
+def test_evidently_ap_never_exceeds_one_under_shared_ranks(make_frame: Any) -> None:
+    # issue 25: a and b tie at the top, both relevant, and share rank 1. Evidently's AP@2,
+    # (1/R) sum over j <= 2 of P@j * rel(last row ranked at or above j), is
+    # (2/1 * 1 + 2/2 * 1) / 2 = 1.5 (Evidently's own value); either order of the pair gives
+    # the standard AP@2 = (1/1 + 2/2) / 2 = 1, the preset's value (was 2.0)
+    frame = make_frame({"query": "u", "item": ["a", "b", "c"], "score": [1.0, 1.0, 0.5],
+                        "relevant": [1, 1, 0]})
+    assert as_float(frame.rank_eval.map(k=2, convention="evidently")) == pytest.approx(1.0)
+    # b (relevant) ties with c for ranks 2 and 3 (shared rank 2), after a (not relevant):
+    # Evidently's AP@2 reads the last of b and c in the frame's order: 0 if c comes last,
+    # (2 rows at or above 2: P@2 = 1/2) 1/2 if b does. The standard AP@2 averaged over the
+    # two orders: b at rank 2 with chance 1/2, precision 1/2 there: 1/4, in either row order
+    rows = {"query": "u", "item": ["a", "b", "c"], "score": [2.0, 1.0, 1.0],
+            "relevant": [0, 1, 0]}
+    swapped = {**rows, "item": ["a", "c", "b"], "relevant": [0, 0, 1]}
+    for data in (rows, swapped):
+        ev = make_frame(data).rank_eval
+        assert as_float(ev.map(k=2, convention="evidently")) == pytest.approx(0.25)
+    # a list shorter than k: Evidently counts its relevant last row again at every cut-off
+    # past the list (u's one item at j = 1 and 2: (1 + 1) / 1 = 2 when v's list reaches 2);
+    # the preset gives the standard AP@2 of u, 1, and v's (1/2) / 1
+    short = make_frame({"query": ["u", "v", "v"], "item": ["a", "a", "b"],
+                        "score": [1.0, 2.0, 1.0], "relevant": [1, 0, 1]})
+    table = _per_query(short, ["map@2"], convention="evidently")
+    assert table == {"u": {"map@2": 1.0}, "v": {"map@2": pytest.approx(0.5)}}
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_evidently_ap_is_the_tie_averaged_ap(make_frame: Any, seed: int) -> None:
+    # the rule on random frames with many ties: the preset's AP is the standard AP averaged
+    # over the orders of the tied rows, taken here by brute force over every order
+    import itertools
+
+    data = _random_frame(seed, items=6, queries=8)
+    frame = make_frame(data)
+    for k in (1, 3, 6):
+        ours = _per_query(frame, [f"map@{k}"], convention="evidently")
+        for query, rows in data.groupby("query"):
+            ranked = rows.dropna(subset=["score"])
+            n_relevant = int((rows["relevant"] > 0).sum())
+            if n_relevant == 0:
+                assert query not in ours  # empty="skip"
+                continue
+            groups = [list(g["relevant"] > 0) for _, g in
+                      ranked.groupby("score", sort=True)][::-1]  # score descending
+            values = []
+            for orders in itertools.product(*(itertools.permutations(g) for g in groups)):
+                flat = [r for order in orders for r in order][:k]
+                hits = np.cumsum(flat)
+                values.append(sum(h / (i + 1) for i, (h, r) in
+                                  enumerate(zip(hits, flat, strict=True)) if r) / n_relevant)
+            assert ours[query][f"map@{k}"] == pytest.approx(np.mean(values), abs=TOL), query
 
 
 # -- 2. seeded random cross-checks against the installed peers -----------------------------

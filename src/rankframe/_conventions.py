@@ -48,39 +48,41 @@ class Convention:
 
 
 CONVENTIONS: Mapping[str, Convention] = MappingProxyType({c.name: c for c in [
-    Convention("trec_eval", "trec_eval 10, pytrec_eval", {}),
+    Convention("trec_eval", "trec_eval 10 (pytrec-eval-terrier 0.5.11)", {}),
     Convention(
-        "ir_measures", "ir_measures 0.4 (its default providers)", {},
+        "ir_measures", "ir_measures 0.4.3 (its default providers)", {},
         ties="item id descending (pytrec_eval); its RR@k (msmarco provider): item id "
         "ascending, ties=\"item_ascending\"",
     ),
     Convention(
-        "ranx", "ranx 0.3", {"ties": "first"},
+        "ranx", "ranx 0.3.21", {"ties": "first"},
         ties="its sort's order (numba's quicksort): the frame's order for short lists, "
         "arbitrary for long ones",
     ),
     Convention(
-        "torchmetrics", "torchmetrics 1.9 (retrieval)", {"ap_denominator": "hits"},
+        "torchmetrics", "torchmetrics 1.9.0 (retrieval)", {"ap_denominator": "hits"},
         ties="NDCG: averaged over tie orders (evaluate ndcg with ties=\"average\" to match "
         "it on tied scores); the others: torch.topk's order, unspecified",
     ),
     # scikit-learn's ndcg_score averages over the orders of tied items: ties="average"
-    Convention("sklearn", "scikit-learn 1.x ndcg_score, dcg_score", {"ties": "average"}),
+    Convention("sklearn", "scikit-learn 1.9.1 ndcg_score, dcg_score", {"ties": "average"}),
     Convention(
-        "recommenders", "Microsoft Recommenders (python_evaluation)",
+        "recommenders", "Microsoft Recommenders 1.2 (python_evaluation)",
         {"ties": "first", "ap_denominator": "min_k", "empty": "skip"},
     ),
     Convention(
-        "lenskit", "LensKit 2025 (lenskit.metrics.ranking)",
+        # LensKit 2026.1 clips negative gains to 0 (negative_gains="zero", the default);
+        # LensKit 2025's negative gains are negative_gains="keep"
+        "lenskit", "LensKit 2026.1 (lenskit.metrics.ranking)",
         {
             "ties": "first", "denominator": "min_k", "ap_denominator": "min_retrieved",
             "precision_denominator": "retrieved", "empty": "nan", "empty_list": "nan",
-            "discount": "log2(max(rank,2))", "negative_gains": "keep",
+            "discount": "log2(max(rank,2))",
         },
         ties="lists come ordered: the frame's order",
     ),
     Convention(
-        "evidently", "Evidently (legacy recsys metrics)",
+        "evidently", "Evidently (legacy recsys metrics, evidently.legacy.metrics.recsys)",
         {"ties": "truncated_average", "precision_denominator": "retrieved", "empty": "skip"},
     ),
 ]})

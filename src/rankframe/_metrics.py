@@ -159,7 +159,18 @@ def _gain_shift(t: Lists, gain: str) -> npt.NDArray[np.int64] | None:
 
 def average_precision(t: Lists, k: int | None, o: Options) -> FloatArray:
     r"""Σ over relevant items ranked at or above k of hits@rank / rank, divided by R (or
-    the ``ap_denominator``)."""
+    the ``ap_denominator``).
+
+    With ``ties="truncated_average"`` (Evidently), the expected value over every order of
+    the rows that share a rank (:func:`average_precision_average`): Evidently's own sum
+    over the cut-offs j ≤ k of P@j times the relevance of the last row ranked at or above
+    j counts a row at several cut-offs, or a precision above 1, wherever ranks are shared
+    or skipped at or above k, and can then exceed 1 (docs/conventions.md); where each
+    rank 1..k holds one row it is this AP, which every order then gives.
+    """
+    if o.ties == "truncated_average":  # the denominators other than "hits" read no order
+        total = _ties.precision_sum(t.unshared(), k)
+        return _nan_where_nothing_retrieved(t, _ratio(total, _ap_denominator(t, k, o)), o)
     keep = slice(None) if k is None else t.rel_rank <= k
     precision_at_hit = t.rel_hits[keep] / t.rel_rank[keep]
     total = np.bincount(

@@ -5,7 +5,7 @@ metrics read (:func:`lists`), and the segment (``by``) of each query.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
@@ -108,6 +108,45 @@ class Lists:
             self.memo[key] = hits
         value: FloatArray = self.memo[key]
         return value
+
+    def unshared(self) -> Lists:
+        """Under ``ties="truncated_average"`` (shared ranks): these lists as
+        ``ties="average"`` reads them, each relevant entry with its tie group (the rows of
+        one query sharing its rank: ``rel_tie_start`` rows above it, ``rel_tie_size`` rows)
+        and ``rel_hits`` its group's relevant rows above plus one, so that the expected
+        value over every order of the tied rows can be taken (:mod:`rankframe._engine.ties`).
+        A shared rank ``r`` of a group of ``n`` rows after ``s`` is ``s + (n + 1) // 2``:
+        the rank alone does not give ``s`` and ``n``, so they are read from the ranking."""
+        _, ranking, _ = self._source()
+        shared = ranking.shared
+        if shared is None:  # pragma: no cover (callers check the ties option)
+            msg = "these lists have no shared ranks (ranked without ties='truncated_average')"
+            raise ValueError(msg)
+        n = len(shared)
+        query = ranking.query_at(np.arange(n, dtype=np.int64))
+        new = np.ones(n, dtype=bool)
+        new[1:] = (query[1:] != query[:-1]) | (shared[1:] != shared[:-1])
+        run_first = np.flatnonzero(new)
+        run_size = np.diff(np.append(run_first, n))
+        run_query = query[run_first]
+        # one key per (query, shared rank), increasing: the query's first position in the
+        # ranking plus the rank (a rank never exceeds the query's number of retrieved rows)
+        starts = ranking.starts
+        run_key = starts[run_query] + shared[run_first] - 1
+        run = np.searchsorted(run_key, starts[self.rel_query] + self.rel_rank - 1)
+        tie_start = run_first[run] - starts[self.rel_query]
+        tie_size = run_size[run]
+        # entries of one group run together; rel_hits counts every relevant row of the group
+        group = np.ones(len(run), dtype=bool)
+        group[1:] = run[1:] != run[:-1]
+        heads = np.flatnonzero(group)
+        relevant_in_group = np.diff(np.append(heads, len(run)))
+        above = np.repeat(self.rel_hits[heads] - relevant_in_group, relevant_in_group)
+        return replace(
+            self, rel_hits=above + 1, rel_tie_start=tie_start.astype(np.int64),
+            rel_tie_size=tie_size.astype(np.int64), gain_tie_start=None, gain_tie_size=None,
+            memo={},
+        )
 
     # -- facts of unjudged and non-relevant rows, computed on first use --------------------
 

@@ -329,7 +329,7 @@ class StandIn:
             "value": [0.1, 0.3, 0.6, 0.2, 0.25, 0.5],
             "n_queries": [10] * 6,
         }
-        if options.get("ci") is not None:
+        if options.get("confidence_level") is not None:
             data["ci_low"] = [0.0, 0.2, 0.5, 0.1, 0.2, 0.4]
             data["ci_high"] = [0.2, 0.4, 0.7, 0.3, 0.3, 0.6]
         return as_table(self.kind, data)

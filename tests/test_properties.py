@@ -421,35 +421,45 @@ def test_evaluate_is_the_mean_of_per_query(frame, opts, empty, segments) -> None
     relevant = relevant_mask(frame["relevant"], opts["min_relevance"])
     has_relevant = relevant.groupby(frame["query"]).any()
 
-    per_query = as_pandas(frame.rank_eval.per_query(columns(opts["ties"]), empty=empty, **opts))
+    wanted = columns(opts["ties"])
+    # empty= applies to the metrics about relevant items; counts keep every query (issue 25)
+    applies = {c: parse_metric(c).definition.depends_on_relevant for c in wanted}
+    assert any(applies.values())
+    per_query = as_pandas(frame.rank_eval.per_query(wanted, empty=empty, **opts))
+    every = as_pandas(frame.rank_eval.per_query(wanted, **opts))  # empty="zero": every query
     shown = set(has_relevant.index[has_relevant]) if empty == "skip" else set(has_relevant.index)
     assert set(per_query["query"]) == shown
     if empty == "nan":
-        for column in columns(opts["ties"]):
+        for column in wanted:
             empty_rows = ~per_query["query"].map(has_relevant).astype(bool)
-            assert per_query.loc[empty_rows, column].isna().all()
+            if applies[column]:
+                assert per_query.loc[empty_rows, column].isna().all()
             assert per_query.loc[~empty_rows, column].notna().all()
 
-    counted = per_query
-    if empty != "zero":  # queries without a relevant item are left out of the means
-        counted = per_query[per_query["query"].map(has_relevant).astype(bool)]
-    means = as_pandas(frame.rank_eval.evaluate(columns(opts["ties"]), empty=empty, **opts)).iloc[0]
-    assert means["n_queries"] == len(counted)
-    for column in columns(opts["ties"]):
-        want = aggregate(column, counted[column])
+    def counted(rows: pd.DataFrame, column: str) -> pd.DataFrame:
+        """The queries in ``column``'s mean among ``rows`` of ``every``."""
+        if empty != "zero" and applies[column]:  # queries without a relevant item left out
+            return rows[rows["query"].map(has_relevant).astype(bool)]
+        return rows
+
+    first = next(c for c in wanted if applies[c])  # the wide n_queries is of these metrics
+    means = as_pandas(frame.rank_eval.evaluate(wanted, empty=empty, **opts)).iloc[0]
+    assert means["n_queries"] == len(counted(every, first))
+    for column in wanted:
+        want = aggregate(column, counted(every, column)[column])
         assert means[column] == pytest.approx(want, abs=1e-12, nan_ok=True), column
 
     # by=: one row per segment, the mean of its queries' values
     by_segment = as_pandas(
-        frame.rank_eval.evaluate(columns(opts["ties"]), by="segment", empty=empty, **opts)
+        frame.rank_eval.evaluate(wanted, by="segment", empty=empty, **opts)
     ).set_index("segment")
     assert sorted(by_segment.index) == sorted(set(codes.values()))
-    segment_of = counted["query"].map(codes)
+    segment_of = every["query"].map(codes)
     for segment, row in by_segment.iterrows():
-        mine = counted[segment_of == segment]
-        assert row["n_queries"] == len(mine)
-        for column in columns(opts["ties"]):
-            want = aggregate(column, mine[column])
+        mine = every[segment_of == segment]
+        assert row["n_queries"] == len(counted(mine, first))
+        for column in wanted:
+            want = aggregate(column, counted(mine, column)[column])
             assert row[column] == pytest.approx(want, abs=1e-12, nan_ok=True), (segment, column)
 
 

@@ -1,6 +1,11 @@
 """Every measure of trec_eval's ``-m all_trec``: against trec_eval's own test outputs, per
-query and for all queries, on every frame kind; unjudged rows; trec_eval's parameters as
-metric strings; the aggregations (sums, geometric means).
+query and for all queries, on every frame kind (and with the query ids encoded in two
+threads); trec_eval's default output (``official``); unjudged rows; trec_eval's parameters
+as metric strings; the aggregations (sums, geometric means).
+
+``out.test.aq`` is ``trec_eval -m all_trec -q qrels.test results.test``, ``out.test.aql`` the
+same with ``-l2`` on the graded ``qrels.rel_level``, ``out.test.aqc`` is ``-c`` on the
+truncated run, and ``out.test`` is ``trec_eval qrels.test results.test``.
 
 The outputs are trec_eval's (../shared/conformance/trec_eval, see its README); the small
 examples are computed by hand from trec_eval's definitions (its ``m_*.c``), written out in
@@ -17,6 +22,7 @@ import pandas as pd
 import pytest
 
 import rankframe
+import rankframe._encoding
 from helpers import CONFORMANCE, as_dict, as_float, as_pandas
 from rankframe import InvalidDataError, InvalidOptionError, UnknownMetricError
 from rankframe._registry import METRICS, Metric, parse_metric, parse_metrics, trec_label
@@ -52,6 +58,19 @@ def joined() -> dict[str, pd.DataFrame]:
 
 @pytest.mark.parametrize("output", list(CASES))
 def test_all_trec_matches_trec_eval(output: str, joined, make_frame) -> None:
+    _check_all_trec(output, joined, make_frame)
+
+
+@pytest.mark.parametrize("output", ["out.test.aq", "out.test.aqc"])
+def test_two_thread_encoding_matches_trec_eval(output: str, joined, make_frame,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # large frames encode their query ids in two threads (two dictionaries, merged): force
+    # that path on trec_eval's small test data
+    monkeypatch.setattr(rankframe._encoding, "THREAD_VALUES", 2)
+    _check_all_trec(output, joined, make_frame)
+
+
+def _check_all_trec(output: str, joined: dict[str, pd.DataFrame], make_frame: Any) -> None:
     # every measure of -m all_trec but relstring (a string per query, printed by the CLI),
     # every query and `all`, on every frame kind, from the frame join_trec gives
     expected = _printed(CONFORMANCE / output)
@@ -81,6 +100,31 @@ def test_all_trec_matches_trec_eval(output: str, joined, make_frame) -> None:
                                                    "relstring_20"}
     assert {trec_label(m) for m in metrics} == printed_measures
     assert compared == len(metrics) * 4 - 2 * 3  # gm_* per query are not printed
+
+
+def test_official_matches_trec_eval(joined, make_frame) -> None:
+    # trec_eval's default output (-m official, no -q): the `all` value of each measure, on
+    # the inputs of out.test.aq (qrels.test, results.test, no option)
+    expected = _printed(CONFORMANCE / "out.test")
+    metrics = parse_metrics("official")
+    means = as_pandas(make_frame(joined["out.test.aq"]).rank_eval.evaluate(metrics)).iloc[0]
+    mismatches = []
+    for metric in metrics:
+        label = trec_label(metric)
+        printed = expected[label, "all"]
+        ours = means[str(metric)]
+        text = f"{ours:.4f}" if "." in printed else f"{round(ours)}"
+        if text != printed:
+            mismatches.append(f"{label} all: trec_eval {printed}, rankframe {ours!r}")
+    assert not mismatches, "\n".join(mismatches)
+    assert {trec_label(m) for m in metrics} == {m for m, _ in expected} - {"runid", "num_q"}
+
+
+def test_queries_evaluated_as_trec_eval(joined) -> None:
+    # num_q of trec_eval: 3 queries in each case (302 counts 0 under -c)
+    for name in ("out.test.aq", "out.test.aqc", "out.test.aql"):
+        table = as_pandas(joined[name].rank_eval.evaluate(["map"]))
+        assert table["n_queries"].iloc[0] == 3, name
 
 
 def test_all_trec_is_trec_eval_s_order() -> None:

@@ -11,11 +11,11 @@ strings as strings and numbers as numbers, in C++; ids of at most 8 bytes (most 
 ranked as the 64-bit numbers their bytes make, by NumPy. Query ids become integer codes
 numbered in sorted order of the ids. Ids of at most 15 bytes (strings without nulls) are made
 into two 64-bit words (:func:`key_words`), packed into one 64-bit key that orders as the ids
-do, then encoded as numbers: by Arrow's hash table when each id has many rows (several times
-faster than one of strings, whose table of 100k ids no longer fits the CPU cache: 0.44 ->
-0.19 s for 10M rows), by a sort when ids have few rows each (many short lists, where a hash
-table of millions of ids is slower than a sort). Other columns get Arrow's dictionary
-encoding, then a sort of the distinct ids only.
+do, then encoded as numbers: by Arrow's hash table when each id has many rows (faster than
+one of strings, whose table of 100k ids no longer fits the CPU cache), by a sort when ids
+have few rows each (many short lists, where a hash table of millions of ids is slower than a
+sort); docs/performance.md ("How the engine gets there") has the measurements. Other columns
+get Arrow's dictionary encoding, then a sort of the distinct ids only.
 
 Composite ids (Arrow lists, fixed-size lists and structs; polars ``List``, ``Array`` and
 ``Struct``: a tuple column as parquet and pyarrow give it) are encoded, ranked and hashed by
@@ -63,10 +63,8 @@ __all__ = [
 _HASH_SLICE = 1 << 17  # values per slice in hash_arrow
 _KEY_BLOCK = 1 << 15  # values per block in short_keys
 _MIX = np.uint64(0x9E3779B97F4A7C15)  # odd: multiplying by it maps keys one to one
-#: From this many values ``dictionary_codes(threads=True)`` encodes in two threads. Measured
-#: on the benchmark's workload (`make bench`), 2 cores: one thread is faster at 1M rows with
-#: 10k distinct ids (43 against 48 ms for all of ``evaluate``), two at 2M rows with 20k
-#: (90 against 99 ms) and at 10M with 100k (0.53 against 0.61 s).
+#: From this many values ``dictionary_codes(threads=True)`` encodes in two threads; below
+#: it one thread is faster (measured on the benchmark's workload: docs/performance.md).
 THREAD_VALUES = 1_500_000
 
 IntArray = npt.NDArray[np.int64]
@@ -584,8 +582,8 @@ def _key_codes(
 
     The words are read in two halves, in two threads, as in :func:`dictionary_codes`. Keys
     that repeat only a few times (many short lists, :func:`_few_repeats`) are then encoded
-    by one sort of them all, not by halves (the merge of two sorted halves cost more than
-    the second thread saved: at 5M queries x 2 items, ``evaluate`` 1.8 s against 2.4 s);
+    by one sort of them all, not by halves (the merge of two sorted halves costs more than
+    the second thread saves; docs/performance.md);
     the sort's gather and its slices are shared by two threads (:func:`_argsort`). Others
     are encoded by Arrow's hash table of numbers, in two halves, in two threads; the
     distinct keys of both halves, sorted, then number the codes.
@@ -725,8 +723,8 @@ def _words_of_short_keys(keys: npt.NDArray[np.uint64]) -> Words:
 
 
 #: Below this many rows per distinct key (on average), a sort encodes keys faster than
-#: Arrow's hash table, whose table of millions of keys no longer fits the CPU cache: at 10M
-#: rows, 2 per key, 0.8 against 1.0 s; at 100 per key the hash table is 2.5x faster.
+#: Arrow's hash table, whose table of millions of keys no longer fits the CPU cache
+#: (docs/performance.md has the measurements).
 SORT_BELOW = 8
 _SAMPLE = 1 << 14  # keys sampled to estimate how often they repeat
 
@@ -795,8 +793,8 @@ def _argsort(
     """``np.argsort(keys)`` and the keys in that order, slice by slice: a sort of the keys'
     top 16 bits into buckets (stable: one sort of the buckets packed above the positions),
     then a sort of each slice of about ``_BUCKET`` keys, cut between buckets. A sort of
-    millions of keys at once works out of the CPU cache: at 10M keys 0.44 s against about
-    0.3 s by slices, at 2M 0.04 s either way.
+    millions of keys at once works out of the CPU cache; each slice fits in it
+    (docs/performance.md).
 
     Slices gather whole buckets, and the buckets of ids that use few values per byte (the
     digits of ``q1234567``) are uneven: a slice is cut wherever the keys' running count

@@ -9,9 +9,10 @@ judged, grade -1 in qrels); *judged non-relevant* rows are the judged rows of gr
 that are not relevant. An unjudged row counts as grade 0 for every other metric.
 
 The counts (``num_ret``, ...) add up over queries, ``gm_map`` and ``gm_bpref`` take the
-geometric mean (``MetricDef.aggregate``). The trec_eval spellings of the other metrics
-(``set_P`` is ``precision`` over the whole list), trec_eval's default parameters and the
-named sets ``official`` and ``all_trec`` are declared at the end.
+geometric mean (``MetricDef.aggregate``). At the end, trec_eval's tables
+(:mod:`rankframe.trec.tables`) give the registry trec_eval's spellings of the other metrics
+(``set_P`` is ``precision`` over the whole list), its default parameters and the named sets
+``official`` and ``all_trec``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from rankframe._metrics import average_precision
 from rankframe._options import Options, options_of
 from rankframe._registry import (
     CUTOFF,
+    METRICS,
     Metric,
     MetricDef,
     Param,
@@ -33,6 +35,7 @@ from rankframe._registry import (
     register_spelling,
     set_trec_defaults,
 )
+from rankframe.trec.tables import NICKNAMES, NOT_METRICS, WHOLE_LIST, defaults_of, params_of
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -778,34 +781,28 @@ _declare(
     trec_cut="unj", takes_k=True, depends_on_relevant=False,
 )
 
-# trec_eval's names of metrics at a fixed parameter
-register_spelling("set_P", Metric("precision", None))
-register_spelling("set_recall", Metric("recall", None))
-register_spelling("set_relative_P", Metric("relative_precision", None))
-
-_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-for _name, _defaults in {
-    "precision": _CUTOFFS, "recall": _CUTOFFS, "relative_precision": _CUTOFFS,
-    "ndcg": _CUTOFFS, "map": _CUTOFFS, "acc": (1, 5, 10), "unjudged": (5, 10, 20),
-    "iprec": tuple(i / 10 for i in range(11)),
-    "rprec_mult": tuple(i / 10 for i in range(2, 21, 2)),
-}.items():
-    set_trec_defaults(_name, _defaults)
+# trec_eval's vocabulary, from its tables (rankframe.trec.tables): each metric registered so
+# far (rankframe._metrics' and this module's) that trec_eval names with cut-offs or levels
+# (its trec_cut) gets trec_eval's default parameters; trec_eval's set measures (set_P) name
+# that metric over the whole list
+_BY_TREC_CUT = {d.trec_cut: d.name for d in METRICS.values() if d.trec_cut is not None}
+for _trec_cut, _name in _BY_TREC_CUT.items():
+    if params_of(_trec_cut) in ("cutoffs", "levels"):
+        set_trec_defaults(_name, defaults_of(_trec_cut))
+for _spelling, _trec_cut in WHOLE_LIST.items():
+    register_spelling(_spelling, Metric(_BY_TREC_CUT[_trec_cut], None))
 
 
-def _listed(trec_cut: str, values: tuple[float, ...]) -> str:
-    return f"{trec_cut}.{','.join(str(v) for v in values)}"
+def _spec(measure: str) -> str:
+    """The metric string of a trec_eval measure at trec_eval's default parameters: the
+    cut-offs are listed (a bare ``P`` is precision over the whole list); a bare measure of
+    levels (``iprec_at_recall``) takes its defaults already."""
+    if params_of(measure) == "cutoffs":
+        return f"{measure}.{','.join(str(v) for v in defaults_of(measure))}"
+    return measure
 
 
-_OFFICIAL = (
-    "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
-    "iprec_at_recall", _listed("P", _CUTOFFS),
-)
-register_set("official", _OFFICIAL)
-register_set("all_trec", (
-    *_OFFICIAL, _listed("recall", _CUTOFFS), "infAP", "gm_bpref", "Rprec_mult", "utility",
-    "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg", _listed("ndcg_cut", _CUTOFFS),
-    _listed("map_cut", _CUTOFFS), _listed("relative_P", _CUTOFFS), _listed("success", (1, 5, 10)),
-    "set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret",
-    "rbp", "rbp_resid", _listed("unj", (5, 10, 20)),
-))
+for _nickname in ("official", "all_trec"):
+    register_set(_nickname, tuple(
+        _spec(measure) for measure in NICKNAMES[_nickname] if measure not in NOT_METRICS
+    ))

@@ -52,10 +52,6 @@ class Parts:
         return _pipeline.finish(backend, _pipeline.from_parts(backend, self.request),
                                 self.request)
 
-    def part_columns(self) -> list[tuple[str, str]]:
-        """The per-query table's columns beyond the query and ``by`` columns."""
-        return self.request.part_columns()
-
 
 # -- nulls: counted and located over the whole frame ---------------------------------------
 

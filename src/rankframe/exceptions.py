@@ -76,7 +76,7 @@ class ColumnNotFoundError(RankEvalError):
 
 
 class InvalidDataError(RankEvalError):
-    """A value in the frame breaks the input contract of SPEC §1."""
+    """A value in the frame breaks the input contract (its rules: ``rankframe.schemas``)."""
 
 
 class TrecFormatError(InvalidDataError):

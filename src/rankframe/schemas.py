@@ -5,7 +5,7 @@ pandera's errors into ``rankframe.RankEvalError`` messages that name the column,
 or the query, and the fix. Use them directly to check data as it enters a pipeline (see the
 example below).
 
-The rules (SPEC §1): ``query``, ``item`` and ``relevant`` are never null; ``score`` and
+The input contract: ``query``, ``item`` and ``relevant`` are never null; ``score`` and
 ``relevant`` are numeric (bool allowed for ``relevant``); grades are finite; ``score`` may be
 null (judged but not retrieved); with ``check_unique=True`` an item appears once per query.
 The accessors check uniqueness with one sort of packed (query, item hash) keys (faster than

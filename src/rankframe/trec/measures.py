@@ -1,11 +1,10 @@
 """The trec_eval measures rankframe prints, and the parser of trec_eval's ``-m`` arguments.
 
-Only trec_eval's own facts are written here: the order in which it prints its measures, how
-each takes parameters and its defaults (``P`` at 5, 10, ..., 1000; ``iprec_at_recall`` at
-0.00, 0.10, ..., 1.00), the nicknames (``official``, ``all_trec``, ``set``) and the measures
-that are not metrics (``runid``, ``num_q``, ``relstring``). Which measures rankframe computes,
-and as which metric, comes from the metric registry: a measure is computed when its printed
-name (``P_10``, ``iprec_at_recall_0.10``, ``gm_map``) parses as a registry metric.
+trec_eval's own facts (the order in which it prints its measures, how each takes parameters
+and its defaults, the nicknames ``official``, ``all_trec`` and ``set``, the measures that are
+not metrics) are in :mod:`rankframe.trec.tables`. Which measures rankframe computes, and as
+which metric, comes from the metric registry: a measure is computed when its printed name
+(``P_10``, ``iprec_at_recall_0.10``, ``gm_map``) parses as a registry metric.
 """
 
 from __future__ import annotations
@@ -13,81 +12,21 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
 
 from rankframe import _metrics as _metrics  # fills the registry
 from rankframe._registry import Metric, closest, parse_metric
 from rankframe.exceptions import InvalidOptionError, RankEvalError, UnknownMetricError
+from rankframe.trec.tables import (
+    DEFAULTS_ONLY,
+    NICKNAMES,
+    NOT_METRICS,
+    TREC_EVAL,
+    TREC_EVAL_ORDER,
+    Kind,
+    Params,
+)
 
 __all__ = ["TREC_MEASURES", "TrecMeasure", "parse_trec_measures"]
-
-Kind = Literal["metric", "runid", "num_q", "relstring"]
-# how trec_eval reads a measure's parameters (meas_init.c): none, integer cut-offs (P_10),
-# real cut-offs printed with 2 decimals (iprec_at_recall_0.10), or one number printed as
-# typed (relstring_20)
-Params = Literal["none", "cutoffs", "levels", "length"]
-
-_LONG = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-_TENTHS = tuple(i / 10 for i in range(11))
-_FIFTHS = tuple(i / 5 for i in range(1, 11))
-
-# trec_eval 10's measures in the order it prints them (te_trec_measures in measures.c): name,
-# how it takes parameters and its defaults. Measures whose parameters rankframe does not take
-# (ndcg's gain pairs, utility's coefficients, set_F's beta, rbp's persistence) are "none":
-# rankframe computes them with trec_eval's defaults.
-_TREC_EVAL: tuple[tuple[str, Params, tuple[float, ...]], ...] = (
-    ("runid", "none", ()), ("num_q", "none", ()), ("num_ret", "none", ()),
-    ("num_rel", "none", ()), ("num_rel_ret", "none", ()), ("map", "none", ()),
-    ("gm_map", "none", ()), ("Rprec", "none", ()), ("bpref", "none", ()),
-    ("recip_rank", "none", ()), ("iprec_at_recall", "levels", _TENTHS), ("P", "cutoffs", _LONG),
-    ("relstring", "length", (10,)), ("recall", "cutoffs", _LONG), ("infAP", "none", ()),
-    ("gm_bpref", "none", ()), ("Rprec_mult", "levels", _FIFTHS), ("utility", "none", ()),
-    ("11pt_avg", "none", ()), ("binG", "none", ()), ("G", "none", ()), ("dcg", "none", ()),
-    ("ideal_dcg", "none", ()), ("ndcg", "none", ()), ("ndcg_rel", "none", ()),
-    ("Rndcg", "none", ()), ("ndcg_cut", "cutoffs", _LONG), ("map_cut", "cutoffs", _LONG),
-    ("relative_P", "cutoffs", _LONG), ("success", "cutoffs", (1, 5, 10)),
-    ("set_P", "none", ()), ("set_relative_P", "none", ()), ("set_recall", "none", ()),
-    ("set_map", "none", ()), ("set_F", "none", ()), ("num_nonrel_judged_ret", "none", ()),
-    ("prefs_num_prefs_poss", "none", ()), ("prefs_num_prefs_ful", "none", ()),
-    ("prefs_num_prefs_ful_ret", "none", ()), ("prefs_simp", "none", ()),
-    ("prefs_pair", "none", ()), ("prefs_avgjg", "none", ()),
-    ("prefs_avgjg_Rnonrel", "none", ()), ("prefs_simp_ret", "none", ()),
-    ("prefs_pair_ret", "none", ()), ("prefs_avgjg_ret", "none", ()),
-    ("prefs_avgjg_Rnonrel_ret", "none", ()), ("prefs_simp_imp", "none", ()),
-    ("prefs_pair_imp", "none", ()), ("prefs_avgjg_imp", "none", ()), ("map_avgjg", "none", ()),
-    ("P_avgjg", "cutoffs", _LONG), ("Rprec_mult_avgjg", "levels", _FIFTHS),
-    ("yaap", "none", ()), ("rbp", "none", ()), ("rbp_resid", "none", ()),
-    ("ndcg_p", "none", ()), ("unj", "cutoffs", (5, 10, 20)), ("Runj", "none", ()),
-    ("num_nonjudged_ret", "none", ()),
-)
-TREC_EVAL_ORDER = tuple(name for name, _, _ in _TREC_EVAL)
-# trec_eval's nicknames (te_trec_measure_nicknames in measures.c)
-_NICKNAMES_OF_TREC_EVAL = {
-    "official": (
-        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
-        "bpref", "recip_rank", "iprec_at_recall", "P",
-    ),
-    "all_trec": (
-        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
-        "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP",
-        "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel",
-        "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
-        "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj",
-    ),
-    "set": (
-        "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
-        "set_recall", "set_relative_P", "set_map", "set_F",
-    ),
-}
-# the measures that are not metrics: the run's name, the number of queries (both printed
-# only for `all`) and the grades of the first documents (printed only per query)
-_NOT_METRICS: dict[str, Kind] = {"runid": "runid", "num_q": "num_q", "relstring": "relstring"}
-# measures whose trec_eval parameters rankframe does not take (gain values, utility's
-# coefficients, F's beta, the persistence of rbp, recall levels of 11pt_avg)
-_DEFAULTS_ONLY = frozenset({
-    "ndcg", "ndcg_rel", "Rndcg", "dcg", "ideal_dcg", "utility", "set_F", "rbp", "rbp_resid",
-    "11pt_avg", "ndcg_p",
-})
 
 
 def _level(value: float) -> str:
@@ -155,12 +94,12 @@ def _computed(name: str, params: Params, defaults: tuple[float, ...]) -> bool:
 
 def _from_registry() -> tuple[TrecMeasure, ...]:
     """The trec_eval measures rankframe prints, in trec_eval's order."""
-    official = set(_NICKNAMES_OF_TREC_EVAL["official"])
+    official = set(NICKNAMES["official"])
     return tuple(
-        TrecMeasure(name, _NOT_METRICS.get(name, "metric"), params,
+        TrecMeasure(name, NOT_METRICS.get(name, "metric"), params,
                     defaults if params != "length" else (), name in official)
-        for name, params, defaults in _TREC_EVAL
-        if name in _NOT_METRICS or _computed(name, params, defaults)
+        for name, params, defaults in TREC_EVAL
+        if name in NOT_METRICS or _computed(name, params, defaults)
     )
 
 
@@ -170,7 +109,7 @@ TREC_MEASURES: tuple[TrecMeasure, ...] = _from_registry()
 _BY_NAME = {m.name.lower(): m for m in TREC_MEASURES}
 _NICKNAMES = {
     nickname: tuple(name for name in members if name.lower() in _BY_NAME)
-    for nickname, members in _NICKNAMES_OF_TREC_EVAL.items()
+    for nickname, members in NICKNAMES.items()
 }
 # trec_eval's other measures: recognised, to say that rankframe does not compute them
 _NOT_COMPUTED = frozenset(n.lower() for n in TREC_EVAL_ORDER) - set(_BY_NAME)
@@ -269,7 +208,7 @@ def _no_parameters(measure: TrecMeasure, spec: str, values: set[float]) -> Inval
             f"trec_eval measure {measure.name!r} takes no cut-offs; got {spec!r}. Use "
             f"{sibling.name}.{shown}."
         )
-    if measure.name in _DEFAULTS_ONLY:
+    if measure.name in DEFAULTS_ONLY:
         detail = "with trec_eval's default parameters only"
         return InvalidOptionError(
             f"rankframe computes trec_eval measure {measure.name!r} {detail}; got {spec!r}. "

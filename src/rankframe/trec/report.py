@@ -128,7 +128,7 @@ def trec_eval_report(
     if summary:
         metrics = list(dict.fromkeys(
             str(metric_of[name]) for m, name in lines
-            if m.kind == "metric" and _aggregate(metric_of[name]) != "none"
+            if m.kind == "metric"
         ))
         means = _evaluate(joined, metrics, options) if metrics else None
         for measure, name in lines:
@@ -137,7 +137,7 @@ def trec_eval_report(
                     out.append(f"{name:<{_WIDTH}}\tall\t{run_frame['run'].iloc[-1]}")
             elif measure.kind == "num_q":
                 out.append(f"{name:<{_WIDTH}}\tall\t{len(queries)}")
-            elif measure.kind == "metric" and _aggregate(metric_of[name]) != "none":
+            elif measure.kind == "metric":
                 assert means is not None  # computed above when a metric is printed
                 metric = metric_of[name]
                 value = means[str(metric)]

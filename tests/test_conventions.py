@@ -571,7 +571,7 @@ def test_every_preset_runs_on_every_metric(make_frame: Any) -> None:
         names = [
             spelled(m, d) for m, d in relevance.items()
             if d.aggregate != "set"
-            and (d.average is not None or ties != "average")
+            and (d.tie_average is not None or ties != "average")
             and (reads_shared_ranks(d) or ties != "truncated_average")
         ]
         table = _per_query(frame, names, convention=name)

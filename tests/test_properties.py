@@ -82,7 +82,7 @@ COLUMNS = [str(m) for m in all_metrics()]
 def takes(metric: Metric, ties: str) -> bool:
     """Whether the metric takes this ``ties`` option: ``"average"`` needs a tie-averaged
     form (the other metrics refuse it)."""
-    return ties != "average" or metric.definition.average is not None
+    return ties != "average" or metric.definition.tie_average is not None
 
 
 def columns(ties: str) -> list[str]:

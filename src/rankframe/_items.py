@@ -789,8 +789,8 @@ def personalization(sets: Sets, k: int | None, _inputs: Inputs) -> FloatArray:
 
 
 def top1_f1(sets: Sets, _k: int | None, inputs: Inputs) -> FloatArray:
-    """scikit-learn's ``f1_score(y_true, y_pred, average=...)`` with y_true each query's
-    relevant item and y_pred its rank-1 item, per set."""
+    """scikit-learn's ``f1_score(y_true, y_pred, average=class_average)`` with y_true each
+    query's relevant item and y_pred its rank-1 item, per set."""
     assert sets.classes is not None
     assert sets.true is not None
     assert sets.predicted is not None
@@ -801,7 +801,7 @@ def top1_f1(sets: Sets, _k: int | None, inputs: Inputs) -> FloatArray:
     present = (true + predicted) > 0  # the classes of y_true and y_pred
     f1 = np.zeros(len(g))
     np.divide(2.0 * hits, true + predicted, out=f1, where=present)
-    average = inputs.options.average
+    average = inputs.options.class_average
     with np.errstate(invalid="ignore", divide="ignore"):
         if average == "micro":  # accuracy
             return np.bincount(g, weights=hits, minlength=sets.n_sets) / sets.total

@@ -28,9 +28,9 @@ from rankframe.exceptions import InvalidOptionError
 
 __all__ = [
     "AP_DENOMINATOR",
-    "AVERAGE",
     "BETA",
     "CATALOG",
+    "CLASS_AVERAGE",
     "COMMON",
     "CORRECTION",
     "DENOMINATOR",
@@ -49,7 +49,7 @@ __all__ = [
     "TIES",
     "UNJUDGED",
     "ApDenominator",
-    "Average",
+    "ClassAverage",
     "Correction",
     "Denominator",
     "Discount",
@@ -85,7 +85,7 @@ Discount = Literal["log2(rank+1)", "log2(max(rank,2))"]
 NegativeGains = Literal["zero", "keep"]
 Test = Literal["t-test", "permutation", "wilcoxon"]
 Correction = Literal["holm", "bonferroni", "none"]
-Average = Literal["weighted", "macro", "micro"]
+ClassAverage = Literal["weighted", "macro", "micro"]
 Unjudged = Literal["error", "nonrelevant"]
 
 T = TypeVar("T")
@@ -295,8 +295,8 @@ ITEM_FEATURES: OptionDef[Any] = OptionDef(
         "DataFrame whose first column is the item and the others the features. Every item "
         "of a top-k list must have a row.",
 )
-AVERAGE: OptionDef[Average] = OptionDef(
-    "average", "weighted", Average, choices=get_args(Average),
+CLASS_AVERAGE: OptionDef[ClassAverage] = OptionDef(
+    "class_average", "weighted", ClassAverage, choices=get_args(ClassAverage),
     doc="top1_f1 over classes, as scikit-learn's ``f1_score``: ``\"weighted\"`` (by each "
         "class's number of queries), ``\"macro\"`` (unweighted) or ``\"micro\"`` (accuracy).",
 )
@@ -374,7 +374,7 @@ NEGATIVE_GAINS: OptionDef[NegativeGains] = OptionDef(
 
 OPTIONS: Mapping[str, OptionDef[Any]] = options_of(
     MIN_RELEVANCE, GAIN, DENOMINATOR, EMPTY, TIES, BETA,
-    CATALOG, POPULARITY, ITEM_FEATURES, AVERAGE, UNJUDGED, JUDGED_ONLY,
+    CATALOG, POPULARITY, ITEM_FEATURES, CLASS_AVERAGE, UNJUDGED, JUDGED_ONLY,
     AP_DENOMINATOR, PRECISION_DENOMINATOR, EMPTY_LIST, DISCOUNT, NEGATIVE_GAINS,
 )
 """Every option of :class:`Options`, in its field order."""
@@ -421,7 +421,7 @@ class Options:
     catalog, popularity, item_features
         The inputs of the beyond-accuracy metrics (``None``: not given); left out of
         comparisons of options (they may be frames).
-    average
+    class_average
         How ``top1_f1`` averages over classes: ``"weighted"``, ``"macro"`` or ``"micro"``.
     unjudged
         A null grade: ``"error"``, or ``"nonrelevant"`` (an unjudged row of grade 0).
@@ -448,7 +448,7 @@ class Options:
     catalog: Any = field(default=CATALOG.default, compare=False)
     popularity: Any = field(default=POPULARITY.default, compare=False)
     item_features: Any = field(default=ITEM_FEATURES.default, compare=False)
-    average: Average = AVERAGE.default
+    class_average: ClassAverage = CLASS_AVERAGE.default
     unjudged: Unjudged = UNJUDGED.default
     judged_only: bool = JUDGED_ONLY.default
     ap_denominator: ApDenominator | None = AP_DENOMINATOR.default

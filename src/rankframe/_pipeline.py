@@ -295,7 +295,7 @@ def _check_shared_ranks(metrics: Sequence[Metric]) -> None:
 
 
 def _check_average(metrics: Sequence[Metric], options: Options) -> None:
-    """``ties="average"`` needs each metric's tie-averaged form (``MetricDef.average``), and
+    """``ties="average"`` needs each metric's tie-averaged form (``MetricDef.tie_average``), and
     AP's denominator must not depend on the order (``ap_denominator="hits"`` does)."""
     if options.ap_denominator == "hits" and any(m.name == "map" for m in metrics):
         msg = (
@@ -306,10 +306,10 @@ def _check_average(metrics: Sequence[Metric], options: Options) -> None:
             "another ap_denominator."
         )
         raise InvalidOptionError(msg)
-    missing = [str(m) for m in metrics if m.definition.average is None]
+    missing = [str(m) for m in metrics if m.definition.tie_average is None]
     if not missing:
         return
-    having = [name for name, d in METRICS.items() if d.average is not None]
+    having = [name for name, d in METRICS.items() if d.tie_average is not None]
     others = [repr(c) for c in TIES.choices if c != "average"]
     msg = (
         f"ties='average' (the expected value over the orders of tied items) is not defined "
@@ -362,7 +362,8 @@ def per_query(backend: Backend, request: Request, *, first_rows: bool = False,
                 for j, m in enumerate(metrics):
                     d = m.definition
                     if d.items is None:
-                        compute = (d.average if options.ties == "average" else None) or d.compute
+                        averaged = d.tie_average if options.ties == "average" else None
+                        compute = averaged or d.compute
                         columns[j] = compute(table, m.k, options)
                     else:
                         columns[j] = np.nan

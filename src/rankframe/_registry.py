@@ -110,8 +110,8 @@ class MetricDef:
         ``Parameters``: a first line, then the formula, its trec_eval name and reference.
     examples
         The ``Examples`` section of that docstring: doctests (run by the test suite).
-    average
-        ``average(lists, k, options)``: one float per query under ``ties="average"``, the
+    tie_average
+        ``tie_average(lists, k, options)``: one float per query under ``ties="average"``, the
         expected value over every order of tied rows, from the tie groups of the lists
         (``rankframe._engine.ties``). ``None``: the metric has no tie-averaged form, and
         ``ties="average"`` raises an error naming it.
@@ -144,7 +144,7 @@ class MetricDef:
     summary: str = ""
     doc: str = field(default="", repr=False, compare=False)
     examples: str = field(default="", repr=False, compare=False)
-    average: PerQuery | None = field(default=None, repr=False, compare=False)
+    tie_average: PerQuery | None = field(default=None, repr=False, compare=False)
     aggregate: str = "mean"
     items: Any = field(default=None, repr=False, compare=False)
     param: Param = field(default=CUTOFF, repr=False, compare=False)

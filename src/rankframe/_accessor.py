@@ -48,6 +48,7 @@ from rankframe._registry import (
     METRICS,
     Metric,
     MetricDef,
+    bind_options,
     closest,
     on_register,
     parse_metric,
@@ -208,6 +209,15 @@ def _option_keywords(function: _F) -> _F:
 def _options_from(chosen: Mapping[str, Any]) -> Options:
     """The :class:`Options` of the options passed (or set by a preset); defaults otherwise."""
     return Options(**{name: chosen[name] for name in OPTIONS if name in chosen})
+
+
+def _bound(
+    metrics: list[Metric], options: Options, chosen: Mapping[str, Any]
+) -> tuple[list[Metric], Options]:
+    """The call's options bound into its metrics (their labels name the options that moved
+    them from the defaults), and the call's own (``rankframe._registry.bind_options``)."""
+    explicit = [name for name in chosen if name in OPTIONS]
+    return bind_options(metrics, options, explicit, chosen.get("convention"))
 
 
 def _not_an_accessor(cls: type) -> RankEvalError:
@@ -388,8 +398,9 @@ class RankEval:
         return replace(names, null_grades=options.unjudged == "nonrelevant")
 
     def _metric(self, name: str, k: int | None, by: str | Sequence[str] | None,
-                options: Options) -> Any:
-        metric = parse_metric(name, k)
+                options: Options, chosen: Mapping[str, Any]) -> Any:
+        metrics, options = _bound([parse_metric(name, k)], options, chosen)
+        metric = metrics[0]
         by_list = _as_list(by)
         self._check_columns(by_list)
         kind: _pipeline.Kind = "segments" if by_list or self._multi else "scalar"
@@ -433,7 +444,7 @@ class RankEval:
         3     b  other  1.0
         """
         options = _options_from(chosen)
-        parsed = parse_metrics(metrics)
+        parsed, options = _bound(parse_metrics(metrics), options, chosen)
         by_list = _as_list(by)
         self._check_columns(by_list)
         return self._run(self._request(parsed, by_list, options, PerQueryRows()))
@@ -484,7 +495,7 @@ class RankEval:
         1  score    acc     1   0.50          2
         """
         options = _options_from(chosen)
-        parsed = parse_metrics(metrics)
+        parsed, options = _bound(parse_metrics(metrics), options, chosen)
         by_list = _as_list(by)
         self._check_columns(by_list)
         _check_resampling(n_resamples, seed)
@@ -562,7 +573,7 @@ class RankEval:
         1      b  1.000000  0.333333  0.183503        False
         """
         options = _options_from(chosen)
-        parsed = parse_metrics(metrics)
+        parsed, options = _bound(parse_metrics(metrics), options, chosen)
         by_list = _as_list(by)
         self._check_columns(by_list)
         TEST.validate(test)
@@ -703,11 +714,11 @@ def metric_method(definition: MetricDef) -> Callable[..., Any]:
         explicit = set(bound.arguments)
         bound.apply_defaults()
         values: dict[str, Any] = dict(bound.arguments)
-        values.update(
-            preset_options(values["convention"], explicit, [o.name for o in declared])
-        )
+        preset = preset_options(values["convention"], explicit, [o.name for o in declared])
+        values.update(preset)
         options = Options(**{o.name: values[o.name] for o in declared})
-        return self._metric(name, values.get("k"), values["by"], options)
+        chosen = {n: values[n] for n in [*explicit, *preset] if n in values}
+        return self._metric(name, values.get("k"), values["by"], options, chosen)
 
     method.__name__ = name
     method.__qualname__ = f"{RankEval.__qualname__}.{name}"

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -430,6 +430,12 @@ class Inputs:
     top: TopK
     options: Options
     _cache: dict[str, Any] = field(default_factory=dict)
+
+    def of(self, metric: Metric) -> Inputs:
+        """The inputs with ``metric``'s own options (``top1_f1(class_average=macro)``);
+        the same cache (the inputs are the call's)."""
+        options = metric.options_in(self.options)
+        return self if options is self.options else replace(self, options=options)
 
     def _used(self) -> IntArray:
         """The codes of the listed items (every code but the relevant-only ones) and, cached,
@@ -860,7 +866,7 @@ class SetValues:
                                        len(classes.set))
                 sets.hits = classes.counts(weights, self.classes.hit)
                 sets.total = n_lists
-            out[:, :, j] = item.per_set(sets, _cutoff(metric), self.inputs).reshape(
+            out[:, :, j] = item.per_set(sets, _cutoff(metric), self.inputs.of(metric)).reshape(
                 self.n_segments, self.n_systems
             )
         return out
@@ -882,7 +888,7 @@ def complete(values: FloatArray, top: TopK, metrics: Sequence[Metric], options: 
         if item.catalog:
             inputs.catalog_size()  # checks the catalog
         if item.per_query is not None:
-            values[:, :, j] = item.per_query(top, _cutoff(metric), inputs)
+            values[:, :, j] = item.per_query(top, _cutoff(metric), inputs.of(metric))
         else:
             columns.append(j)
             set_metrics.append(metric)

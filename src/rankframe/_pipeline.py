@@ -297,7 +297,7 @@ def _check_shared_ranks(metrics: Sequence[Metric]) -> None:
 def _check_average(metrics: Sequence[Metric], options: Options) -> None:
     """``ties="average"`` needs each metric's tie-averaged form (``MetricDef.tie_average``), and
     AP's denominator must not depend on the order (``ap_denominator="hits"`` does)."""
-    if options.ap_denominator == "hits" and any(m.name == "map" for m in metrics):
+    if any(m.name == "map" and m.options_in(options).ap_denominator == "hits" for m in metrics):
         msg = (
             "ties='average' cannot be combined with ap_denominator='hits' for 'map': the "
             "number of hits in the top k then depends on the order of tied items, and the "
@@ -333,6 +333,7 @@ def per_query(backend: Backend, request: Request, *, first_rows: bool = False,
     rows of the frame for a ``part`` of a partitioned frame, else with their item codes.
     """
     names, options, metrics = request.names, request.options, list(request.metrics)
+    own = [m.options_in(options) for m in metrics]  # each metric's own options (beta=...)
     wanted = request.items
     data = backend.extract(names, list(request.by))
     if options.judged_only:
@@ -364,7 +365,7 @@ def per_query(backend: Backend, request: Request, *, first_rows: bool = False,
                     if d.items is None:
                         averaged = d.tie_average if options.ties == "average" else None
                         compute = averaged or d.compute
-                        columns[j] = compute(table, m.k, options)
+                        columns[j] = compute(table, m.k, own[j])
                     else:
                         columns[j] = np.nan
                 values[begin:end, s, :] = columns.T

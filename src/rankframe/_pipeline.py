@@ -283,7 +283,7 @@ def reads_shared_ranks(definition: MetricDef) -> bool:
 
 
 def _check_shared_ranks(metrics: Sequence[Metric]) -> None:
-    refused = [str(m) for m in metrics if not reads_shared_ranks(m.definition)]
+    refused = [m.bare for m in metrics if not reads_shared_ranks(m.definition)]
     if refused:
         msg = (
             f"ties='truncated_average' (tied items share one rank, as Evidently) is not "
@@ -306,7 +306,7 @@ def _check_average(metrics: Sequence[Metric], options: Options) -> None:
             "another ap_denominator."
         )
         raise InvalidOptionError(msg)
-    missing = [str(m) for m in metrics if m.definition.tie_average is None]
+    missing = [m.bare for m in metrics if m.definition.tie_average is None]
     if not missing:
         return
     having = [name for name, d in METRICS.items() if d.tie_average is not None]

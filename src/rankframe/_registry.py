@@ -254,13 +254,15 @@ class Metric:
 
     def __str__(self) -> str:
         suffix = self._options_text()
-        return f"{self._at()}({suffix})" if suffix else self._at()
+        return f"{self.bare}({suffix})" if suffix else self.bare
 
     def __repr__(self) -> str:
         options = f", options={self.options!r}" if self.options else ""
         return f"Metric(name={self.name!r}, k={self.k!r}{options})"
 
-    def _at(self) -> str:
+    @property
+    def bare(self) -> str:
+        """The name and the parameter without options (``f1@5``), for messages."""
         if self.k is None:
             return self.name
         return f"{self.name}@{self.k if isinstance(self.k, int) else float(self.k)!r}"

@@ -729,7 +729,9 @@ def parse_metrics(
     if not parsed:
         msg = "No metric was requested; pass at least one, e.g. ['mrr@10', 'ndcg@10']."
         raise UnknownMetricError(msg)
-    return list(dict.fromkeys(parsed))
+    # a label that writes an option at its default (f1@5(beta=1)) is kept beside the bare
+    # one: a call's keyword (beta=2) then applies to the bare one only
+    return list({(m, m.given): m for m in parsed}.values())
 
 
 def trec_label(metric: Metric) -> str | None:

@@ -429,9 +429,9 @@ class RankEval:
         >>> df = pd.DataFrame({"query": ["b", "b", "a", "a"], "item": [1, 2, 1, 2],
         ...                    "score": [0.2, 0.7, 0.9, 0.3], "relevant": [1, 0, 0, 0]})
         >>> df.rank_eval.per_query(["mrr", "P_1"], empty="nan")
-          query  mrr  precision@1
-        0     a  NaN          NaN
-        1     b  0.5          0.0
+          query  mrr(empty=nan)  precision@1(empty=nan)
+        0     a             NaN                     NaN
+        1     b             0.5                     0.0
 
         With several score columns, one row per (query, system):
 
@@ -465,8 +465,9 @@ class RankEval:
     ) -> Any:
         """Means over queries: one row per segment (one row if ``by=None``).
 
-        Columns: the ``by`` columns, one per metric (canonical spelling such as ``mrr@5``),
-        and ``n_queries``, the number of queries in each mean. With several score columns,
+        Columns: the ``by`` columns, one per metric (its label: the canonical spelling such
+        as ``mrr@5``, with the options that moved it from the defaults, ``f1@5(beta=2)``;
+        see ``parse_metric``), and ``n_queries``, the number of queries in each mean. With several score columns,
         one row per (segment, system) and a ``system`` column.
 
         Parameters
@@ -478,7 +479,7 @@ class RankEval:
             (tidy: ``ci_low``, ``ci_high``). ``None``: no intervals.
         tidy
             One row per (segment, system, metric) with columns ``system`` (the score
-            column), ``metric`` (``"ndcg"``), ``k`` (integer or null), ``value`` and
+            column), ``metric`` (``"ndcg"``; with its options, ``"f1(beta=2)"``), ``k`` (integer or null), ``value`` and
             ``n_queries``: ready to plot or to load in a dashboard.
 
         Examples

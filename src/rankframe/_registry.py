@@ -276,16 +276,19 @@ class Metric:
 
     def _options_text(self) -> str:
         """``beta=2,ties=first``; with the preset it came from named instead of the options
-        it sets, when they all hold: ``convention=lenskit`` (then the other options)."""
+        it sets (when it sets any of this metric's): ``convention=lenskit``, then the
+        options that differ from the preset's, at any value (``empty=zero``)."""
         declared = self.definition.label_options()
         own = dict(self.options)
         rest = list(self.options)
         named = []
-        if self.convention is not None:
-            preset = preset_of(self.definition, self.convention)
-            if preset and all(own.get(n, _MISSING) == v for n, v in preset.items()):
-                named = [f"convention={self.convention}"]
-                rest = [(n, v) for n, v in self.options if n not in preset]
+        preset = {} if self.convention is None else preset_of(self.definition, self.convention)
+        if preset:
+            named = [f"convention={self.convention}"]
+            rest = sorted(
+                (n, own.get(n, declared[n].default)) for n in {*own, *preset}
+                if own.get(n, declared[n].default) != preset.get(n, declared[n].default)
+            )
         return ",".join([*named, *(f"{n}={declared[n].write(v)}" for n, v in rest)])
 
     @property
@@ -299,9 +302,6 @@ class Metric:
         own = self.definition.options
         mine = {n: v for n, v in self.options if n in own}
         return dataclasses.replace(call, **mine) if mine else call
-
-
-_MISSING = object()
 
 
 def preset_of(definition: MetricDef, convention: str) -> dict[str, Any]:

@@ -16,7 +16,7 @@ import pytest
 
 import rankframe
 import rankframe._encoding
-from helpers import CONFORMANCE, as_dict, as_pandas
+from helpers import CONFORMANCE, as_dict, as_pandas, unlabelled
 from rankframe import parse_metric
 
 # trec_eval measure names that rankframe implements: recip_rank, P_k, recall_k, map,
@@ -81,8 +81,9 @@ def _check_against_trec_eval(output: str, frames, make_frame) -> None:
     frame = make_frame(frames[output])
     ev = frame.rank_eval
     metrics = {measure: str(parse_metric(measure)) for measure in expected}
-    per_query = as_dict(ev.per_query(list(metrics.values()), **options))
-    means = as_pandas(ev.evaluate(list(metrics.values()), **options)).iloc[0]
+    # the columns without the option their labels name (min_relevance for -l2)
+    per_query = as_dict(unlabelled(ev.per_query(list(metrics.values()), **options)))
+    means = unlabelled(ev.evaluate(list(metrics.values()), **options)).iloc[0]
 
     mismatches = []
     compared = 0

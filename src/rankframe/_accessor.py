@@ -467,8 +467,8 @@ class RankEval:
 
         Columns: the ``by`` columns, one per metric (its label: the canonical spelling such
         as ``mrr@5``, with the options that moved it from the defaults, ``f1@5(beta=2)``;
-        see ``parse_metric``), and ``n_queries``, the number of queries in each mean. With several score columns,
-        one row per (segment, system) and a ``system`` column.
+        see ``parse_metric``), and ``n_queries``, the number of queries in each mean. With
+        several score columns, one row per (segment, system) and a ``system`` column.
 
         Parameters
         ----------
@@ -479,8 +479,9 @@ class RankEval:
             (tidy: ``ci_low``, ``ci_high``). ``None``: no intervals.
         tidy
             One row per (segment, system, metric) with columns ``system`` (the score
-            column), ``metric`` (``"ndcg"``; with its options, ``"f1(beta=2)"``), ``k`` (integer or null), ``value`` and
-            ``n_queries``: ready to plot or to load in a dashboard.
+            column), ``metric`` (``"ndcg"``; with its options, ``"f1(beta=2)"``), ``k``
+            (integer or null), ``value`` and ``n_queries``: ready to plot or to load in a
+            dashboard.
 
         Examples
         --------

@@ -98,6 +98,13 @@ def test_default_options_add_nothing() -> None:
         assert "(" not in str(metric)
 
 
+def test_inputs_are_not_labelled() -> None:
+    # catalog, popularity and item_features are data, as the frame: never in a label
+    assert labels(["arp@3", "coverage@3", "ild@3"], {
+        "popularity": POPULARITY, "catalog": list("abcdef"), "item_features": FEATURES,
+    }) == ["arp@3", "coverage@3", "ild@3"]
+
+
 def test_options_sorted_and_typed() -> None:
     label = "MAP@10( ties = first , min_relevance=2 , denominator=min_k)"
     metric = parse_metric(label)

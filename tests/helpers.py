@@ -62,3 +62,24 @@ def as_dict(result: Any, key: str = "query") -> dict[Any, dict[str, float]]:
             for row in table.to_dict("records")}
 
 
+
+
+def unlabelled(result: Any) -> pd.DataFrame:
+    """A table from any frame kind (``as_pandas``) with each metric column named without
+    the options its label names (``f1@5(beta=2)`` → ``f1@5``; ``_ci_low`` and ``_ci_high``
+    columns too), and a tidy ``metric`` column likewise: for tests that compare values
+    with a reference keyed by metric; ``tests/test_labels.py`` tests the labels."""
+    table = as_pandas(result)
+
+    def bare(label: Any) -> Any:
+        text = str(label)
+        start = text.find("(")
+        if start < 0 or ")" not in text:
+            return label
+        end = text.rindex(")")
+        return text[:start] + text[end + 1:]
+
+    table = table.rename(columns=bare)
+    if "metric" in table.columns:
+        table["metric"] = table["metric"].map(bare)
+    return table

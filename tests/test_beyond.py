@@ -25,7 +25,7 @@ from sklearn.metrics import f1_score
 
 import rankframe
 from conftest import FrameMaker
-from helpers import as_float, as_pandas, collect
+from helpers import as_float, as_pandas, collect, unlabelled
 from rankframe import METRICS, InvalidDataError, InvalidOptionError
 
 BEYOND = ("coverage", "gini", "entropy", "personalization", "arp", "novelty", "ild")
@@ -146,7 +146,8 @@ def references(frame: pd.DataFrame, k: int) -> dict[str, float]:
 def evaluate(frame: Any, metrics: list[str], **options: Any) -> pd.DataFrame:
     options.setdefault("popularity", POPULARITY)
     options.setdefault("item_features", FEATURES)
-    return as_pandas(frame.rank_eval.evaluate(metrics, **options))
+    # read without the options their labels name (tests/test_labels.py tests those)
+    return unlabelled(frame.rank_eval.evaluate(metrics, **options))
 
 
 # -- the formulas, on every frame kind -----------------------------------------------------------
@@ -369,20 +370,24 @@ def classification_frame(seed: int, n_queries: int = 40) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-@pytest.mark.parametrize("average", ["weighted", "macro", "micro"])
-def test_top1_f1_is_sklearns(make_frame: FrameMaker, average: str) -> None:
+@pytest.mark.parametrize("class_average", ["weighted", "macro", "micro"])
+def test_top1_f1_is_sklearns(make_frame: FrameMaker, class_average: str) -> None:
     data = classification_frame(0)
     frame = make_frame(data)
     table = as_pandas(frame.rank_eval(score=["score", "other"]).evaluate(
-        ["top1_f1"], by="segment", average=average))
+        ["top1_f1"], by="segment", class_average=class_average))
     for (segment, system), row in table.set_index(["segment", "system"]).iterrows():
         rows = data[data["segment"] == segment]
         lists = top_lists(rows.assign(score=rows[system]), 1)
         truth = rows[rows["relevant"] == 1].set_index("query")["item"]
         y_true = [truth[q] for q in lists]
         y_pred = [lists[q][0] for q in lists]
-        want = f1_score(y_true, y_pred, average=average)
-        assert row["top1_f1"] == pytest.approx(want, abs=1e-12), (segment, system)
+        want = f1_score(y_true, y_pred, average=class_average)
+        # the label names the option when it is not the default
+        label = f"top1_f1(class_average={class_average})"
+        if class_average == "weighted":
+            label = "top1_f1"
+        assert row[label] == pytest.approx(want, abs=1e-12), (segment, system)
 
 
 def test_top1_f1_interval_is_deterministic(make_frame: FrameMaker) -> None:
@@ -399,13 +404,14 @@ def test_top1_f1_interval_is_deterministic(make_frame: FrameMaker) -> None:
 
 def test_top1_f1_micro_is_accuracy_at_1(make_frame: FrameMaker) -> None:
     frame = make_frame(classification_frame(2))
-    table = as_pandas(frame.rank_eval.evaluate(["top1_f1", "acc@1"], average="micro",
+    table = as_pandas(frame.rank_eval.evaluate(["top1_f1", "acc@1"], class_average="micro",
                                                confidence_level=0.9, n_resamples=50))
     row = table.iloc[0]
-    assert row["top1_f1"] == pytest.approx(row["acc@1"], abs=1e-12)
+    micro = "top1_f1(class_average=micro)"
+    assert row[micro] == pytest.approx(row["acc@1"], abs=1e-12)
     # the same resampled queries: the same interval
-    assert row["top1_f1_ci_low"] == pytest.approx(row["acc@1_ci_low"], abs=1e-12)
-    assert row["top1_f1_ci_high"] == pytest.approx(row["acc@1_ci_high"], abs=1e-12)
+    assert row[f"{micro}_ci_low"] == pytest.approx(row["acc@1_ci_low"], abs=1e-12)
+    assert row[f"{micro}_ci_high"] == pytest.approx(row["acc@1_ci_high"], abs=1e-12)
 
 
 # -- intervals -----------------------------------------------------------------------------------
@@ -537,7 +543,7 @@ def test_bad_inputs(make_frame: FrameMaker) -> None:
     with pytest.raises(InvalidOptionError, match="lists item 'i0' more than once"):
         run(frame, lambda ev: ev.arp(popularity=repeated))
     with pytest.raises(InvalidOptionError, match="Did you mean 'macro'"):
-        frame.rank_eval.top1_f1(average="makro")
+        frame.rank_eval.top1_f1(class_average="makro")
 
 
 def test_top1_f1_needs_one_relevant_item_per_query(make_frame: FrameMaker) -> None:

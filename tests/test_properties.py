@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -22,9 +23,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import as_dict, as_float, as_pandas
+import helpers
+from helpers import as_float, unlabelled
 from rankframe import METRICS as REGISTRY
 from rankframe import Metric, RankEvalError, parse_metric
+
+
+# Tables are read without the options their labels name (``map(ties=first)`` as ``map``):
+# the values are compared by metric; tests/test_labels.py tests the labels.
+def as_pandas(result: Any) -> pd.DataFrame:
+    return unlabelled(result)
+
+
+def as_dict(result: Any, key: str = "query") -> dict[Any, dict[str, float]]:
+    return helpers.as_dict(unlabelled(result), key)
 
 # The metrics of relevance: the beyond-accuracy metrics (``MetricDef.items``: they read
 # popularity, features, the catalog) have their own properties in tests/test_beyond.py.
@@ -82,7 +94,7 @@ COLUMNS = [str(m) for m in all_metrics()]
 def takes(metric: Metric, ties: str) -> bool:
     """Whether the metric takes this ``ties`` option: ``"average"`` needs a tie-averaged
     form (the other metrics refuse it)."""
-    return ties != "average" or metric.definition.average is not None
+    return ties != "average" or metric.definition.tie_average is not None
 
 
 def columns(ties: str) -> list[str]:

@@ -38,15 +38,27 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
 import pytrec_eval
 
-from helpers import as_dict, as_pandas
+import helpers
+from helpers import unlabelled
 from rankframe import METRICS, Metric, _engine
 from rankframe._engine import frame as engine_frame
+
+
+# Tables are read without the options their labels name (``map(ties=first)`` as ``map``):
+# the values are compared by metric; tests/test_labels.py tests the labels.
+def as_pandas(result: Any) -> pd.DataFrame:
+    return unlabelled(result)
+
+
+def as_dict(result: Any, key: str = "query") -> dict[Any, dict[str, float]]:
+    return helpers.as_dict(unlabelled(result), key)
 
 # The metrics of relevance; the beyond-accuracy metrics (MetricDef.items), which pytrec_eval
 # does not have, are tested in tests/test_beyond.py.

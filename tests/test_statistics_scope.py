@@ -23,7 +23,7 @@ from scipy import stats
 
 import rankframe
 from conftest import FrameMaker
-from helpers import as_pandas
+from helpers import unlabelled as as_pandas  # values by metric; test_labels.py tests labels
 from rankframe import METRICS, UnknownArgumentError
 
 ITEMS = [f"i{n}" for n in range(12)]

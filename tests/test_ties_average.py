@@ -25,11 +25,22 @@ import pandas as pd
 import pytest
 from sklearn.metrics import ndcg_score
 
+import helpers
 import rankframe
 import reference as ref
-from helpers import as_dict, as_float, as_pandas
+from helpers import as_float, unlabelled
 from rankframe._engine import ranking
 from reference import Row
+
+
+# Tables are read without the options their labels name (``map(ties=first)`` as ``map``):
+# the values are compared by metric; tests/test_labels.py tests the labels.
+def as_pandas(result: Any) -> pd.DataFrame:
+    return unlabelled(result)
+
+
+def as_dict(result: Any, key: str = "query") -> dict[Any, dict[str, float]]:
+    return helpers.as_dict(unlabelled(result), key)
 
 TOLERANCE = 1e-12
 

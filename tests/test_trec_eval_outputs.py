@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 import rankframe
-from helpers import CONFORMANCE, Run, as_dict, as_pandas
+from helpers import CONFORMANCE, Run, as_dict, unlabelled
 from rankframe import parse_metric
 
 # output file: trec_eval's arguments (files relative to the conformance folder)
@@ -134,8 +134,10 @@ def test_accessor_gives_every_value_of_the_files(output: str, joined, make_frame
     column = {name: str(parse_metric(name)) for name in expected}
     per_query_names = [n for n, values in expected.items() if set(values) != {"all"}]
     ev = make_frame(joined[output]).rank_eval
-    per_query = as_dict(ev.per_query([column[n] for n in per_query_names], **options))
-    means = as_pandas(ev.evaluate(list(column.values()), **options)).iloc[0]
+    # the columns without the option their labels name (min_relevance=2 for -l2)
+    per_query = as_dict(unlabelled(ev.per_query([column[n] for n in per_query_names],
+                                                **options)))
+    means = unlabelled(ev.evaluate(list(column.values()), **options)).iloc[0]
     assert means["n_queries"] == 3
 
     mismatches = []

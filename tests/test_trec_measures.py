@@ -21,11 +21,23 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import helpers
 import rankframe
 import rankframe._encoding
-from helpers import CONFORMANCE, as_dict, as_float, as_pandas
+from helpers import CONFORMANCE, as_float, unlabelled
 from rankframe import InvalidDataError, InvalidOptionError, UnknownMetricError
 from rankframe._registry import METRICS, Metric, parse_metric, parse_metrics, trec_label
+
+
+# Tables are read without the options their labels name (``map(ties=first)`` as ``map``):
+# the values are compared by metric; tests/test_labels.py tests the labels.
+def as_pandas(result: Any) -> pd.DataFrame:
+    return unlabelled(result)
+
+
+def as_dict(result: Any, key: str = "query") -> dict[Any, dict[str, float]]:
+    return helpers.as_dict(unlabelled(result), key)
+
 
 CASES = {
     # output file: (qrels, run, options of join_trec, options of rankframe)

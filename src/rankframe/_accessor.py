@@ -50,6 +50,7 @@ from rankframe._registry import (
     METRICS,
     Metric,
     MetricDef,
+    bind_options,
     closest,
     on_register,
     parse_metric,
@@ -220,6 +221,15 @@ def _option_keywords(function: _F) -> _F:
 def _options_from(chosen: Mapping[str, Any]) -> Options:
     """The :class:`Options` of the options passed (or set by a preset); defaults otherwise."""
     return Options(**{name: chosen[name] for name in OPTIONS if name in chosen})
+
+
+def _bound(
+    metrics: list[Metric], options: Options, chosen: Mapping[str, Any]
+) -> tuple[list[Metric], Options]:
+    """The call's options bound into its metrics (their labels name the options that moved
+    them from the defaults), and the call's own (``rankframe._registry.bind_options``)."""
+    explicit = [name for name in chosen if name in OPTIONS]
+    return bind_options(metrics, options, explicit, chosen.get("convention"))
 
 
 def _not_an_accessor(cls: type) -> RankEvalError:
@@ -400,8 +410,9 @@ class RankEval:
         return replace(names, null_grades=options.unjudged == "nonrelevant")
 
     def _metric(self, name: str, k: int | None, by: str | Sequence[str] | None,
-                options: Options) -> Any:
-        metric = parse_metric(name, k)
+                options: Options, chosen: Mapping[str, Any]) -> Any:
+        metrics, options = _bound([parse_metric(name, k)], options, chosen)
+        metric = metrics[0]
         by_list = _as_list(by)
         self._check_columns(by_list)
         kind: _pipeline.Kind = "segments" if by_list or self._multi else "scalar"
@@ -430,9 +441,9 @@ class RankEval:
         >>> df = pd.DataFrame({"query": ["b", "b", "a", "a"], "item": [1, 2, 1, 2],
         ...                    "score": [0.2, 0.7, 0.9, 0.3], "relevant": [1, 0, 0, 0]})
         >>> df.rank_eval.per_query(["mrr", "P_1"], empty="nan")
-          query  mrr  precision@1
-        0     a  NaN          NaN
-        1     b  0.5          0.0
+          query  mrr(empty=nan)  precision@1(empty=nan)
+        0     a             NaN                     NaN
+        1     b             0.5                     0.0
 
         With several score columns, one row per (query, system):
 
@@ -445,7 +456,7 @@ class RankEval:
         3     b  other  1.0
         """
         options = _options_from(chosen)
-        parsed = parse_metrics(metrics)
+        parsed, options = _bound(parse_metrics(metrics), options, chosen)
         by_list = _as_list(by)
         self._check_columns(by_list)
         return self._run(self._request(parsed, by_list, options, PerQueryRows()))
@@ -466,9 +477,10 @@ class RankEval:
     ) -> Any:
         """Means over queries: one row per segment (one row if ``by=None``).
 
-        Columns: the ``by`` columns, one per metric (canonical spelling such as ``mrr@5``),
-        and ``n_queries``, the number of queries in each mean. With several score columns,
-        one row per (segment, system) and a ``system`` column.
+        Columns: the ``by`` columns, one per metric (its label: the canonical spelling such
+        as ``mrr@5``, with the options that moved it from the defaults, ``f1@5(beta=2)``;
+        see ``parse_metric``), and ``n_queries``, the number of queries in each mean. With
+        several score columns, one row per (segment, system) and a ``system`` column.
 
         With ``empty="skip"`` or ``"nan"``, the metrics that depend on relevant items leave
         out the queries without any, while counts (``num_ret``) and the metrics of the items
@@ -488,8 +500,9 @@ class RankEval:
             Seed of the resampling; the same seed gives the same intervals.
         tidy
             One row per (segment, system, metric) with columns ``system`` (the score
-            column), ``metric`` (``"ndcg"``), ``k`` (integer or null), ``value`` and
-            ``n_queries``: ready to plot or to load in a dashboard.
+            column), ``metric`` (``"ndcg"``; with its options, ``"f1(beta=2)"``), ``k``
+            (integer or null), ``value`` and ``n_queries``: ready to plot or to load in a
+            dashboard.
 
         Examples
         --------
@@ -505,7 +518,7 @@ class RankEval:
         1  score    acc     1   0.50          2
         """
         options = _options_from(chosen)
-        parsed = parse_metrics(metrics)
+        parsed, options = _bound(parse_metrics(metrics), options, chosen)
         by_list = _as_list(by)
         self._check_columns(by_list)
         _check_resampling(n_resamples, seed)
@@ -599,7 +612,7 @@ class RankEval:
         1      b  1.000000  0.333333  0.183503        False
         """
         options = _options_from(chosen)
-        parsed = parse_metrics(metrics)
+        parsed, options = _bound(parse_metrics(metrics), options, chosen)
         by_list = _as_list(by)
         self._check_columns(by_list)
         TEST.validate(test)
@@ -742,11 +755,11 @@ def metric_method(definition: MetricDef) -> Callable[..., Any]:
         explicit = set(bound.arguments)
         bound.apply_defaults()
         values: dict[str, Any] = dict(bound.arguments)
-        values.update(
-            preset_options(values["convention"], explicit, [o.name for o in declared])
-        )
+        preset = preset_options(values["convention"], explicit, [o.name for o in declared])
+        values.update(preset)
         options = Options(**{o.name: values[o.name] for o in declared})
-        return self._metric(name, values.get("k"), values["by"], options)
+        chosen = {n: values[n] for n in [*explicit, *preset] if n in values}
+        return self._metric(name, values.get("k"), values["by"], options, chosen)
 
     method.__name__ = name
     method.__qualname__ = f"{RankEval.__qualname__}.{name}"

@@ -259,7 +259,7 @@ def _long_labels(pq: PerQuery) -> Columns:
     floats = k_type(pq.metrics) == "float?"
     return {
         SYSTEM: np.tile(np.repeat(_labels(pq.systems), n_metrics), n_segments),
-        "metric": np.tile(_labels([m.name for m in pq.metrics]), n_segments * n_systems),
+        "metric": np.tile(_labels([m.tidy_name for m in pq.metrics]), n_segments * n_systems),
         "k": pa.array([m.k for m in pq.metrics] * (n_segments * n_systems),
                       type=pa.float64() if floats else pa.int64()),
     }

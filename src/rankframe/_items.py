@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -431,6 +431,12 @@ class Inputs:
     options: Options
     _cache: dict[str, Any] = field(default_factory=dict)
 
+    def of(self, metric: Metric) -> Inputs:
+        """The inputs with ``metric``'s own options (``top1_f1(class_average=macro)``);
+        the same cache (the inputs are the call's)."""
+        options = metric.options_in(self.options)
+        return self if options is self.options else replace(self, options=options)
+
     def _used(self) -> IntArray:
         """The codes of the listed items (every code but the relevant-only ones) and, cached,
         their ids."""
@@ -789,8 +795,8 @@ def personalization(sets: Sets, k: int | None, _inputs: Inputs) -> FloatArray:
 
 
 def top1_f1(sets: Sets, _k: int | None, inputs: Inputs) -> FloatArray:
-    """scikit-learn's ``f1_score(y_true, y_pred, average=...)`` with y_true each query's
-    relevant item and y_pred its rank-1 item, per set."""
+    """scikit-learn's ``f1_score(y_true, y_pred, average=class_average)`` with y_true each
+    query's relevant item and y_pred its rank-1 item, per set."""
     assert sets.classes is not None
     assert sets.true is not None
     assert sets.predicted is not None
@@ -801,7 +807,7 @@ def top1_f1(sets: Sets, _k: int | None, inputs: Inputs) -> FloatArray:
     present = (true + predicted) > 0  # the classes of y_true and y_pred
     f1 = np.zeros(len(g))
     np.divide(2.0 * hits, true + predicted, out=f1, where=present)
-    average = inputs.options.average
+    average = inputs.options.class_average
     with np.errstate(invalid="ignore", divide="ignore"):
         if average == "micro":  # accuracy
             return np.bincount(g, weights=hits, minlength=sets.n_sets) / sets.total
@@ -860,7 +866,7 @@ class SetValues:
                                        len(classes.set))
                 sets.hits = classes.counts(weights, self.classes.hit)
                 sets.total = n_lists
-            out[:, :, j] = item.per_set(sets, _cutoff(metric), self.inputs).reshape(
+            out[:, :, j] = item.per_set(sets, _cutoff(metric), self.inputs.of(metric)).reshape(
                 self.n_segments, self.n_systems
             )
         return out
@@ -882,7 +888,7 @@ def complete(values: FloatArray, top: TopK, metrics: Sequence[Metric], options: 
         if item.catalog:
             inputs.catalog_size()  # checks the catalog
         if item.per_query is not None:
-            values[:, :, j] = item.per_query(top, _cutoff(metric), inputs)
+            values[:, :, j] = item.per_query(top, _cutoff(metric), inputs.of(metric))
         else:
             columns.append(j)
             set_metrics.append(metric)

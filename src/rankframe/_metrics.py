@@ -240,7 +240,7 @@ _NONE = options_of()
 
 register(MetricDef(
     name="mrr", aliases=("rr", "reciprocal_rank"), trec_name="recip_rank", trec_cut=None,
-    takes_k=True, options=_NONE, compute=reciprocal_rank, average=_ties.reciprocal_rank,
+    takes_k=True, options=_NONE, compute=reciprocal_rank, tie_average=_ties.reciprocal_rank,
     summary="reciprocal rank of the first relevant item within the top k (mean: MRR)",
     doc=r"""Mean reciprocal rank: the mean over queries of 1 / rank of the first relevant item.
 
@@ -266,7 +266,7 @@ register(MetricDef(
 register(MetricDef(
     name="ndcg", aliases=(), trec_name="ndcg", trec_cut="ndcg_cut",
     takes_k=True, options=options_of(GAIN, DISCOUNT, NEGATIVE_GAINS), compute=ndcg,
-    average=ndcg,
+    tie_average=ndcg,
     summary="normalised discounted cumulative gain of the top k",
     doc=r"""Normalised discounted cumulative gain at k.
 
@@ -289,7 +289,7 @@ register(MetricDef(
 register(MetricDef(
     name="map", aliases=("ap", "average_precision"), trec_name="map", trec_cut="map_cut",
     takes_k=True, options=options_of(DENOMINATOR, AP_DENOMINATOR, EMPTY_LIST),
-    compute=average_precision, average=average_precision_average,
+    compute=average_precision, tie_average=average_precision_average,
     summary="average precision of the top k (mean: MAP)",
     doc=r"""Mean average precision at k.
 
@@ -309,7 +309,7 @@ register(MetricDef(
 ))
 register(MetricDef(
     name="acc", aliases=("hit_rate", "hits", "accuracy"), trec_name=None, trec_cut="success",
-    takes_k=True, options=_NONE, compute=success, average=_ties.success_at,
+    takes_k=True, options=_NONE, compute=success, tie_average=_ties.success_at,
     summary="1 if a relevant item is in the top k (accuracy@k, hit rate, success@k)",
     doc=r"""Accuracy@k (hit rate, success@k): share of queries with a relevant item in the top k.
 
@@ -326,7 +326,7 @@ register(MetricDef(
 register(MetricDef(
     name="precision", aliases=("p",), trec_name=None, trec_cut="P",
     takes_k=True, options=options_of(PRECISION_DENOMINATOR, EMPTY_LIST), compute=precision,
-    average=precision,
+    tie_average=precision,
     summary="share of the top k that is relevant",
     doc=r"""Precision at k: hits@k / k (k=None: / the number of retrieved items).
 
@@ -342,7 +342,7 @@ register(MetricDef(
 ))
 register(MetricDef(
     name="recall", aliases=("r",), trec_name=None, trec_cut="recall",
-    takes_k=True, options=options_of(DENOMINATOR), compute=recall, average=recall,
+    takes_k=True, options=options_of(DENOMINATOR), compute=recall, tie_average=recall,
     summary="share of the relevant items that is in the top k",
     doc=r"""Recall at k: hits@k / R (``denominator="min_k"``: / min(R, k)). trec_eval ``recall_k``.
     """,
@@ -356,7 +356,7 @@ register(MetricDef(
 ))
 register(MetricDef(
     name="r_precision", aliases=("rprec",), trec_name="Rprec", trec_cut=None,
-    takes_k=False, options=_NONE, compute=r_precision, average=r_precision_average,
+    takes_k=False, options=_NONE, compute=r_precision, tie_average=r_precision_average,
     summary="precision at rank R, the query's number of relevant items",
     doc=r"""R-precision: hits@R / R, precision at the query's number of relevant items.
 

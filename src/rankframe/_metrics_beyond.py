@@ -14,7 +14,14 @@ from typing import Any, NoReturn
 
 from rankframe import _items
 from rankframe._items import ItemMetric
-from rankframe._options import AVERAGE, CATALOG, ITEM_FEATURES, POPULARITY, Options, options_of
+from rankframe._options import (
+    CATALOG,
+    CLASS_AVERAGE,
+    ITEM_FEATURES,
+    POPULARITY,
+    Options,
+    options_of,
+)
 from rankframe._registry import MetricDef, register
 
 
@@ -195,14 +202,14 @@ register(MetricDef(
 ))
 register(MetricDef(
     name="top1_f1", aliases=("f1_top1",), trec_name=None, trec_cut=None, takes_k=False,
-    options=options_of(AVERAGE), compute=_from_items, aggregate="set",
+    options=options_of(CLASS_AVERAGE), compute=_from_items, aggregate="set",
     items=ItemMetric(per_set=_items.top1_f1, truth=True, depth=1),
     summary="F1 of the rank-1 item as a class prediction of the one relevant item (set-level)",
     doc=r"""F1 score of the top-1 predictions, as a multi-class classification.
 
     Each query has exactly one relevant item, its true class; its rank-1 item is the
     predicted class. The value is ``sklearn.metrics.f1_score(y_true, y_pred,
-    average=average)`` over the queries of the frame or segment: ``"weighted"``
+    average=class_average)`` over the queries of the frame or segment: ``"weighted"``
     (per-class F1 weighted by the class's number of queries), ``"macro"`` or ``"micro"``
     (accuracy). Set-level. A query without exactly one relevant item, or that retrieved
     nothing, is an error.
@@ -215,7 +222,7 @@ register(MetricDef(
     >>> df = pd.DataFrame({
     ...     "query": [1, 1, 2, 2, 3, 3], "item": ["x", "y"] * 3,
     ...     "score": [0.9, 0.1, 0.1, 0.9, 0.2, 0.8], "relevant": [1, 0, 1, 0, 0, 1]})
-    >>> round(df.rank_eval.top1_f1(), 4), df.rank_eval.top1_f1(average="micro")
+    >>> round(df.rank_eval.top1_f1(), 4), df.rank_eval.top1_f1(class_average="micro")
     (0.6667, 0.6666...)
     """,
 ))

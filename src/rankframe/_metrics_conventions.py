@@ -30,7 +30,7 @@ def hit_count(t: Lists, k: int | None, _: Options) -> FloatArray:
 
 register(MetricDef(
     name="dcg", aliases=("dcg_cut",), trec_name=None, trec_cut=None,
-    takes_k=True, options=options_of(GAIN, DISCOUNT, NEGATIVE_GAINS), compute=dcg, average=dcg,
+    takes_k=True, options=options_of(GAIN, DISCOUNT, NEGATIVE_GAINS), compute=dcg, tie_average=dcg,
     summary="discounted cumulative gain of the top k, not normalised",
     doc=r"""Discounted cumulative gain at k, not normalised.
 
@@ -56,7 +56,7 @@ register(MetricDef(
 ))
 register(MetricDef(
     name="hit_count", aliases=("n_hits",), trec_name=None, trec_cut=None,
-    takes_k=True, options=options_of(), compute=hit_count, average=hit_count,
+    takes_k=True, options=options_of(), compute=hit_count, tie_average=hit_count,
     summary="the number of relevant items in the top k (ranx's hits)",
     doc=r"""The number of relevant items in the top k: hits@k (ranx's ``hits``).
 

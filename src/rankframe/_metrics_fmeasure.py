@@ -28,7 +28,7 @@ def f_measure(t: Lists, k: int | None, o: Options) -> FloatArray:
 
 register(MetricDef(
     name="f1", aliases=("f_measure", "fbeta"), trec_name=None, trec_cut=None,
-    takes_k=True, options=options_of(BETA), compute=f_measure, average=f_measure,
+    takes_k=True, options=options_of(BETA), compute=f_measure, tie_average=f_measure,
     summary="harmonic mean of precision@k and recall@k (F-beta with beta=)",
     doc=r"""F1@k: the harmonic mean of precision@k and recall@k, per query.
 

@@ -433,7 +433,7 @@ def _declare(
     name: str, compute: object, summary: str, doc: str, examples: str, *,
     trec_name: str | None = None, trec_cut: str | None = None, aliases: tuple[str, ...] = (),
     takes_k: bool = False, aggregate: str = "mean", param: Param | None = None,
-    linear: bool = False, average: object = None, depends_on_relevant: bool = True,
+    linear: bool = False, tie_average: object = None, depends_on_relevant: bool = True,
 ) -> None:
     """Register one measure. ``linear``: its value does not depend on the order of tied rows
     or is linear in hits@k (as the lists give it under ``ties="average"``), so ``compute`` is
@@ -444,7 +444,7 @@ def _declare(
         options=_NONE, compute=compute,  # type: ignore[arg-type]
         summary=summary, doc=doc, examples=_EXAMPLE + examples, aggregate=aggregate,
         param=CUTOFF if param is None else param,
-        average=compute if linear else average,  # type: ignore[arg-type]
+        tie_average=compute if linear else tie_average,  # type: ignore[arg-type]
         depends_on_relevant=depends_on_relevant,
     ))
 
@@ -584,7 +584,7 @@ _declare(
     >>> round(df.rank_eval.rprec_mult(2.0), 4)
     0.3333
     """,
-    trec_cut="Rprec_mult", takes_k=True, param=R_MULTIPLE, average=rprec_mult_average,
+    trec_cut="Rprec_mult", takes_k=True, param=R_MULTIPLE, tie_average=rprec_mult_average,
 )
 _declare(
     "utility", utility, "relevant retrieved rows minus non-relevant retrieved rows",
@@ -748,7 +748,7 @@ _declare(
     >>> round(df.rank_eval.rbp(), 4)
     0.1729
     """,
-    trec_name="rbp", takes_k=True, param=PROBABILITY, average=rbp_average,
+    trec_name="rbp", takes_k=True, param=PROBABILITY, tie_average=rbp_average,
 )
 _declare(
     "rbp_resid", rbp_resid, "rbp's residual: the weight of unjudged rows and of the tail",

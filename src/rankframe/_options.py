@@ -28,9 +28,9 @@ from rankframe.exceptions import InvalidOptionError
 
 __all__ = [
     "AP_DENOMINATOR",
-    "AVERAGE",
     "BETA",
     "CATALOG",
+    "CLASS_AVERAGE",
     "COMMON",
     "CORRECTION",
     "DENOMINATOR",
@@ -50,7 +50,7 @@ __all__ = [
     "TIES",
     "UNJUDGED",
     "ApDenominator",
-    "Average",
+    "ClassAverage",
     "Correction",
     "Denominator",
     "Discount",
@@ -88,7 +88,7 @@ NegativeGains = Literal["zero", "keep"]
 Test = Literal["t-test", "permutation", "wilcoxon"]
 Correction = Literal["holm", "bonferroni", "none"]
 Family = Literal["systems", "table"]
-Average = Literal["weighted", "macro", "micro"]
+ClassAverage = Literal["weighted", "macro", "micro"]
 Unjudged = Literal["error", "nonrelevant"]
 
 T = TypeVar("T")
@@ -123,9 +123,19 @@ class OptionDef(Generic[T]):
         What it does, for the docstrings of the methods that take it (NumPy style, one short
         paragraph).
     choices
-        The allowed values, for an option with a fixed set of them; empty otherwise.
+        The allowed values, for an option with a fixed set of them (and ``None`` too when it
+        is the default); empty otherwise.
     check
         For an option without fixed choices: raises ``InvalidOptionError`` for a bad value.
+    kind
+        How a value is written in a metric's label (``f1@5(beta=2)``, see
+        :meth:`write` and :meth:`read`): ``"choice"`` (one of ``choices``), ``"number"``,
+        ``"flag"`` (True or False), or ``"data"``: an input such as a catalog, which a label
+        never names (it is data, as the frame itself).
+    per_call
+        The ranking or the per-query lists read it (``ties``, ``min_relevance``, ...), so one
+        call has one value of it for every metric; the others enter only a metric's own
+        computation and may differ between the metrics of one call.
     """
 
     name: str
@@ -134,13 +144,53 @@ class OptionDef(Generic[T]):
     doc: str
     choices: tuple[str, ...] = ()
     check: Callable[[object], None] | None = field(default=None, repr=False, compare=False)
+    kind: Literal["choice", "number", "flag", "data"] = "choice"
+    per_call: bool = False
 
     def validate(self, value: object) -> None:
         """Raise :class:`InvalidOptionError` unless ``value`` is allowed."""
-        if self.choices:
+        if self.choices and not (value is None and self.default is None):
             check_choice(self.name, value, self.choices)
         if self.check is not None:
             self.check(value)
+
+    @property
+    def labelled(self) -> bool:
+        """Whether a value other than the default is written in a metric's label."""
+        return self.kind != "data"
+
+    def write(self, value: object) -> str:
+        """``value`` as a label writes it: ``2`` (a number, shortest round-tripping
+        spelling), ``true``, ``exponential``, ``none``."""
+        if value is None:
+            return "none"
+        if self.kind == "flag":
+            return "true" if value else "false"
+        if self.kind == "number":
+            text = repr(float(value))  # type: ignore[arg-type]
+            return text[:-2] if text.endswith(".0") else text
+        return str(value)
+
+    def read(self, text: str) -> object:
+        """The value a label's ``text`` writes (the inverse of :meth:`write`), validated.
+
+        Raises
+        ------
+        InvalidOptionError
+            The text is no value of this option (the message lists the allowed ones).
+        """
+        value: object = text
+        if text == "none" and self.default is None:
+            value = None
+        elif self.kind == "flag":
+            value = {"true": True, "false": False}.get(text, text)
+        elif self.kind == "number":
+            try:
+                value = float(text)
+            except ValueError:
+                value = text
+        self.validate(value)
+        return value
 
     def parameter(self) -> inspect.Parameter:
         """The keyword-only parameter of a signature."""
@@ -176,7 +226,8 @@ def _check_min_relevance(level: object) -> None:
 
 
 MIN_RELEVANCE: OptionDef[float | None] = OptionDef(
-    "min_relevance", None, float | None, check=_check_min_relevance,
+    "min_relevance", None, float | None, check=_check_min_relevance, kind="number",
+    per_call=True,
     doc="Lowest grade that counts as relevant (trec_eval ``-l``); ``None``: grade > 0.",
 )
 GAIN: OptionDef[Gain] = OptionDef(
@@ -190,7 +241,7 @@ DENOMINATOR: OptionDef[Denominator] = OptionDef(
         "(``\"relevant\"``, trec_eval) or by min(R, k) (``\"min_k\"``).",
 )
 EMPTY: OptionDef[Empty] = OptionDef(
-    "empty", "zero", Empty, choices=get_args(Empty),
+    "empty", "zero", Empty, choices=get_args(Empty), per_call=True,
     doc="Queries without relevant items, for the metrics whose value depends on relevant "
         "items (counts and the metrics of the items themselves keep every query): "
         "``\"zero\"`` counts 0 (trec_eval), ``\"skip\"`` leaves them out of the mean, "
@@ -199,7 +250,7 @@ EMPTY: OptionDef[Empty] = OptionDef(
         "``empty_target_action=\"pos\"``).",
 )
 TIES: OptionDef[Ties] = OptionDef(
-    "ties", "trec", Ties, choices=get_args(Ties),
+    "ties", "trec", Ties, choices=get_args(Ties), per_call=True,
     doc="Order among equal scores: ``\"trec\"`` (item id descending, as trec_eval), "
         "``\"first\"`` (frame order), ``\"optimistic\"`` (higher grade first), "
         "``\"pessimistic\"`` (lower grade first), ``\"item_ascending\"`` (item id "
@@ -227,7 +278,7 @@ def _check_beta(beta: object) -> None:
 
 
 BETA: OptionDef[float] = OptionDef(
-    "beta", 1.0, float, check=_check_beta,
+    "beta", 1.0, float, check=_check_beta, kind="number",
     doc="F-measure weight: ``(1 + beta**2) P R / (beta**2 P + R)``; 1 gives F1 (the "
         "harmonic mean of precision and recall).",
 )
@@ -284,24 +335,24 @@ def _check_item_features(value: object) -> None:
 
 
 CATALOG: OptionDef[Any] = OptionDef(
-    "catalog", None, Any, check=_check_catalog,
+    "catalog", None, Any, check=_check_catalog, kind="data",
     doc="The item ids of the catalog (coverage, gini): a collection of ids; ``None``: the "
         "distinct items of the whole frame. Every item of a top-k list must be in it.",
 )
 POPULARITY: OptionDef[Any] = OptionDef(
-    "popularity", None, Any, check=_check_popularity,
+    "popularity", None, Any, check=_check_popularity, kind="data",
     doc="Item → number of interactions (arp, novelty): a pandas Series indexed by item, a "
         "polars DataFrame of two columns (item, count) or a dict. Every item of a top-k "
         "list must have one.",
 )
 ITEM_FEATURES: OptionDef[Any] = OptionDef(
-    "item_features", None, Any, check=_check_item_features,
+    "item_features", None, Any, check=_check_item_features, kind="data",
     doc="Numeric features per item (ild): a pandas DataFrame indexed by item, or a polars "
         "DataFrame whose first column is the item and the others the features. Every item "
         "of a top-k list must have a row.",
 )
-AVERAGE: OptionDef[Average] = OptionDef(
-    "average", "weighted", Average, choices=get_args(Average),
+CLASS_AVERAGE: OptionDef[ClassAverage] = OptionDef(
+    "class_average", "weighted", ClassAverage, choices=get_args(ClassAverage),
     doc="top1_f1 over classes, as scikit-learn's ``f1_score``: ``\"weighted\"`` (by each "
         "class's number of queries), ``\"macro\"`` (unweighted) or ``\"micro\"`` (accuracy).",
 )
@@ -319,14 +370,14 @@ def _check_bool(option: str) -> Callable[[object], None]:
 
 
 UNJUDGED: OptionDef[Unjudged] = OptionDef(
-    "unjudged", "error", Unjudged, choices=get_args(Unjudged),
+    "unjudged", "error", Unjudged, choices=get_args(Unjudged), per_call=True,
     doc="A null grade: ``\"error\"`` raises (every row needs a grade), ``\"nonrelevant\"`` reads "
         "it as an unjudged row, which counts as grade 0 for every metric and as unjudged for "
         "``bpref``, ``infap``, ``unjudged`` and ``num_nonrel_judged_ret``. A boolean "
         "``judged`` column says the same without nulls.",
 )
 JUDGED_ONLY: OptionDef[bool] = OptionDef(
-    "judged_only", False, bool, check=_check_bool("judged_only"),
+    "judged_only", False, bool, check=_check_bool("judged_only"), kind="flag", per_call=True,
     doc="Remove the unjudged rows (and those of a negative grade) before ranking, as "
         "trec_eval's ``-J`` and ir_measures' ``judged_only``.",
 )
@@ -345,8 +396,7 @@ def none_or_choice(option: str, allowed: tuple[str, ...]) -> Callable[[object], 
 
 
 AP_DENOMINATOR: OptionDef[ApDenominator | None] = OptionDef(
-    "ap_denominator", None, ApDenominator | None,
-    check=none_or_choice("ap_denominator", get_args(ApDenominator)),
+    "ap_denominator", None, ApDenominator | None, choices=get_args(ApDenominator),
     doc="What AP divides by, when it differs from recall's: ``None`` (as ``denominator``), "
         "``\"relevant\"`` (R), ``\"min_k\"`` (min(R, k): Microsoft Recommenders' "
         "``map_at_k``), ``\"hits\"`` (the relevant items in the top k: torchmetrics' "
@@ -372,14 +422,14 @@ DISCOUNT: OptionDef[Discount] = OptionDef(
         "Kekäläinen's discount with base 2; ranks 1 and 2 are not discounted).",
 )
 NEGATIVE_GAINS: OptionDef[NegativeGains] = OptionDef(
-    "negative_gains", "zero", NegativeGains, choices=get_args(NegativeGains),
+    "negative_gains", "zero", NegativeGains, choices=get_args(NegativeGains), per_call=True,
     doc="(N)DCG's gain of a negative grade: none (``\"zero\"``, trec_eval) or the negative "
         "gain itself, in the ranking and in the ideal one (``\"keep\"``, LensKit).",
 )
 
 OPTIONS: Mapping[str, OptionDef[Any]] = options_of(
     MIN_RELEVANCE, GAIN, DENOMINATOR, EMPTY, TIES, BETA,
-    CATALOG, POPULARITY, ITEM_FEATURES, AVERAGE, UNJUDGED, JUDGED_ONLY,
+    CATALOG, POPULARITY, ITEM_FEATURES, CLASS_AVERAGE, UNJUDGED, JUDGED_ONLY,
     AP_DENOMINATOR, PRECISION_DENOMINATOR, EMPTY_LIST, DISCOUNT, NEGATIVE_GAINS,
 )
 """Every option of :class:`Options`, in its field order."""
@@ -432,7 +482,7 @@ class Options:
     catalog, popularity, item_features
         The inputs of the beyond-accuracy metrics (``None``: not given); left out of
         comparisons of options (they may be frames).
-    average
+    class_average
         How ``top1_f1`` averages over classes: ``"weighted"``, ``"macro"`` or ``"micro"``.
     unjudged
         A null grade: ``"error"``, or ``"nonrelevant"`` (an unjudged row of grade 0).
@@ -459,7 +509,7 @@ class Options:
     catalog: Any = field(default=CATALOG.default, compare=False)
     popularity: Any = field(default=POPULARITY.default, compare=False)
     item_features: Any = field(default=ITEM_FEATURES.default, compare=False)
-    average: Average = AVERAGE.default
+    class_average: ClassAverage = CLASS_AVERAGE.default
     unjudged: Unjudged = UNJUDGED.default
     judged_only: bool = JUDGED_ONLY.default
     ap_denominator: ApDenominator | None = AP_DENOMINATOR.default

@@ -288,7 +288,7 @@ def reads_shared_ranks(definition: MetricDef) -> bool:
 
 
 def _check_shared_ranks(metrics: Sequence[Metric]) -> None:
-    refused = [str(m) for m in metrics if not reads_shared_ranks(m.definition)]
+    refused = [m.bare for m in metrics if not reads_shared_ranks(m.definition)]
     if refused:
         msg = (
             f"ties='truncated_average' (tied items share one rank, as Evidently) is not "
@@ -300,9 +300,9 @@ def _check_shared_ranks(metrics: Sequence[Metric]) -> None:
 
 
 def _check_average(metrics: Sequence[Metric], options: Options) -> None:
-    """``ties="average"`` needs each metric's tie-averaged form (``MetricDef.average``), and
+    """``ties="average"`` needs each metric's tie-averaged form (``MetricDef.tie_average``), and
     AP's denominator must not depend on the order (``ap_denominator="hits"`` does)."""
-    if options.ap_denominator == "hits" and any(m.name == "map" for m in metrics):
+    if any(m.name == "map" and m.options_in(options).ap_denominator == "hits" for m in metrics):
         msg = (
             "ties='average' cannot be combined with ap_denominator='hits' for 'map': the "
             "number of hits in the top k then depends on the order of tied items, and the "
@@ -311,10 +311,10 @@ def _check_average(metrics: Sequence[Metric], options: Options) -> None:
             "another ap_denominator."
         )
         raise InvalidOptionError(msg)
-    missing = [str(m) for m in metrics if m.definition.average is None]
+    missing = [m.bare for m in metrics if m.definition.tie_average is None]
     if not missing:
         return
-    having = [name for name, d in METRICS.items() if d.average is not None]
+    having = [name for name, d in METRICS.items() if d.tie_average is not None]
     others = [repr(c) for c in TIES.choices if c != "average"]
     msg = (
         f"ties='average' (the expected value over the orders of tied items) is not defined "
@@ -338,6 +338,7 @@ def per_query(backend: Backend, request: Request, *, first_rows: bool = False,
     rows of the frame for a ``part`` of a partitioned frame, else with their item codes.
     """
     names, options, metrics = request.names, request.options, list(request.metrics)
+    own = [m.options_in(options) for m in metrics]  # each metric's own options (beta=...)
     wanted = request.items
     data = backend.extract(names, list(request.by))
     if options.judged_only:
@@ -367,8 +368,9 @@ def per_query(backend: Backend, request: Request, *, first_rows: bool = False,
                 for j, m in enumerate(metrics):
                     d = m.definition
                     if d.items is None:
-                        compute = (d.average if options.ties == "average" else None) or d.compute
-                        columns[j] = compute(table, m.k, options)
+                        averaged = d.tie_average if options.ties == "average" else None
+                        compute = averaged or d.compute
+                        columns[j] = compute(table, m.k, own[j])
                     else:
                         columns[j] = np.nan
                 values[begin:end, s, :] = columns.T

@@ -10,15 +10,17 @@ accessor's metric methods (``df.rank_eval.ndcg(k, **options)``, generated in
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import math
 import numbers
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from rankframe._options import COMMON, OptionDef
+from rankframe._conventions import CONVENTION, CONVENTIONS, preset_options
+from rankframe._options import COMMON, OPTIONS, OptionDef, Options
 from rankframe.exceptions import InvalidOptionError, UnknownMetricError
 
 if TYPE_CHECKING:
@@ -26,14 +28,14 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from rankframe._engine import Lists
-    from rankframe._options import Options
 
     PerQuery = Callable[[Lists, Any, Options], npt.NDArray[np.float64]]
 
 __all__ = [
     "AGGREGATES", "CUTOFF", "GEOMETRIC_FLOOR", "METRICS", "NAMED_SETS", "Metric", "MetricDef",
-    "Param", "closest", "on_register", "parse_metric", "parse_metrics", "register",
-    "register_set", "register_spelling", "set_trec_defaults", "trec_label",
+    "Param", "bind_options", "closest", "labels", "on_register", "parse_metric",
+    "parse_metrics", "register", "register_set", "register_spelling", "set_trec_defaults",
+    "trec_label",
 ]
 
 #: How a metric's per-query values become one number (``MetricDef.aggregate``): the mean
@@ -98,9 +100,10 @@ class MetricDef:
     takes_k
         Whether ``name@k`` is allowed.
     options
-        The keyword options that change this metric's values, beyond ``min_relevance``,
-        ``empty`` and ``ties`` which apply to every metric: name → declaration (their
-        choices, defaults and docs), as ir_measures' ``SUPPORTED_PARAMS``.
+        The keyword options that change this metric's values, beyond the common ones
+        (``min_relevance``, ``empty``, ``ties``, ``unjudged``, ``judged_only``): name →
+        declaration (their choices, defaults and docs), as ir_measures'
+        ``SUPPORTED_PARAMS``.
     compute
         ``compute(lists, k, options)`` returns one float per query.
     summary
@@ -110,8 +113,8 @@ class MetricDef:
         ``Parameters``: a first line, then the formula, its trec_eval name and reference.
     examples
         The ``Examples`` section of that docstring: doctests (run by the test suite).
-    average
-        ``average(lists, k, options)``: one float per query under ``ties="average"``, the
+    tie_average
+        ``tie_average(lists, k, options)``: one float per query under ``ties="average"``, the
         expected value over every order of tied rows, from the tie groups of the lists
         (``rankframe._engine.ties``). ``None``: the metric has no tie-averaged form, and
         ``ties="average"`` raises an error naming it.
@@ -144,7 +147,7 @@ class MetricDef:
     summary: str = ""
     doc: str = field(default="", repr=False, compare=False)
     examples: str = field(default="", repr=False, compare=False)
-    average: PerQuery | None = field(default=None, repr=False, compare=False)
+    tie_average: PerQuery | None = field(default=None, repr=False, compare=False)
     aggregate: str = "mean"
     items: Any = field(default=None, repr=False, compare=False)
     param: Param = field(default=CUTOFF, repr=False, compare=False)
@@ -159,6 +162,16 @@ class MetricDef:
     def parameters(self) -> tuple[OptionDef[Any], ...]:
         """Every option this metric takes: its own, then the ones every metric takes."""
         return (*self.options.values(), *COMMON.values())
+
+    def label_options(self) -> dict[str, OptionDef[Any]]:
+        """The options a label of this metric may name (``f1@5(beta=2)``): its own and the
+        common ones, except the inputs (``catalog``, ``popularity``, ``item_features``:
+        data, not written in labels) and ``empty`` for a metric that does not depend on
+        relevant items (``depends_on_relevant``: ``empty=`` does not touch it)."""
+        return {
+            o.name: o for o in self.parameters()
+            if o.labelled and (o.name != "empty" or self.depends_on_relevant)
+        }
 
 
 METRICS: dict[str, MetricDef] = {}
@@ -200,33 +213,105 @@ def on_register(listener: Callable[[MetricDef], None]) -> None:
         listener(definition)
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, repr=False)
 class Metric:
-    """A metric with its parameter, as parsed from ``"ndcg@10"``.
+    """A metric with its parameter and its options, as parsed from ``"ndcg@10"`` or
+    ``"f1@5(beta=2)"``.
 
-    ``str(metric)`` is the canonical spelling used for output columns and round-trips
-    through ``parse_metric``. The parameter ``k`` is a cut-off for most metrics, a number
-    for a few (``iprec@0.1``, a recall level).
+    ``str(metric)`` is the canonical spelling used for output columns (the label) and
+    round-trips through ``parse_metric``: the name, ``@`` and the parameter, then in
+    parentheses every option whose value is not its default, sorted by name. The parameter
+    ``k`` is a cut-off for most metrics, a number for a few (``iprec@0.1``, a recall level).
+
+    Attributes
+    ----------
+    name, k
+        The canonical name and the parameter (``None``: the whole list).
+    options
+        ``(option, value)`` pairs sorted by option name: only the options of
+        ``MetricDef.label_options()`` and only values other than the default.
+    convention
+        The ``convention=`` preset the options came from (a label then names the preset
+        instead of the options it sets, when they all hold); not part of equality.
+    given
+        The options a label wrote, even at their default (``mrr(ties=trec)``), so that a
+        call can tell them from the ones it leaves to the call; not part of equality.
 
     Examples
     --------
     >>> from rankframe import parse_metric
     >>> str(parse_metric("P_10")), str(parse_metric("recip_rank")), str(parse_metric("NDCG@5"))
     ('precision@10', 'mrr', 'ndcg@5')
+    >>> str(parse_metric("map@10(TIES=first, min_relevance=2)"))
+    'map@10(min_relevance=2,ties=first)'
     """
 
     name: str
     k: int | float | None = None
+    options: tuple[tuple[str, Any], ...] = ()
+    convention: str | None = field(default=None, compare=False, repr=False)
+    given: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
 
     def __str__(self) -> str:
+        suffix = self._options_text()
+        return f"{self.bare}({suffix})" if suffix else self.bare
+
+    def __repr__(self) -> str:
+        options = f", options={self.options!r}" if self.options else ""
+        return f"Metric(name={self.name!r}, k={self.k!r}{options})"
+
+    @property
+    def bare(self) -> str:
+        """The name and the parameter without options (``f1@5``), for messages."""
         if self.k is None:
             return self.name
         return f"{self.name}@{self.k if isinstance(self.k, int) else float(self.k)!r}"
 
     @property
+    def tidy_name(self) -> str:
+        """The label without its parameter, for the ``metric`` column of tidy tables
+        (``f1(beta=2)``, its ``k`` in the ``k`` column); ``name(options)@k`` parses back."""
+        suffix = self._options_text()
+        return f"{self.name}({suffix})" if suffix else self.name
+
+    def _options_text(self) -> str:
+        """``beta=2,ties=first``; with the preset it came from named instead of the options
+        it sets (when it sets any of this metric's): ``convention=lenskit``, then the
+        options that differ from the preset's, at any value (``empty=zero``)."""
+        declared = self.definition.label_options()
+        own = dict(self.options)
+        rest = list(self.options)
+        named = []
+        preset = {} if self.convention is None else preset_of(self.definition, self.convention)
+        if preset:
+            named = [f"convention={self.convention}"]
+            rest = sorted(
+                (n, own.get(n, declared[n].default)) for n in {*own, *preset}
+                if own.get(n, declared[n].default) != preset.get(n, declared[n].default)
+            )
+        return ",".join([*named, *(f"{n}={declared[n].write(v)}" for n, v in rest)])
+
+    @property
     def definition(self) -> MetricDef:
         """The registry entry of this metric."""
         return METRICS[self.name]
+
+    def options_in(self, call: Options) -> Options:
+        """The options this metric is computed with: the call's, with this metric's own
+        (``f1@5(beta=2)``'s beta) in place."""
+        own = self.definition.options
+        mine = {n: v for n, v in self.options if n in own}
+        return dataclasses.replace(call, **mine) if mine else call
+
+
+def preset_of(definition: MetricDef, convention: str) -> dict[str, Any]:
+    """The options the preset ``convention`` sets for a metric: those its label may name,
+    at values other than their defaults."""
+    declared = definition.label_options()
+    return {
+        n: v for n, v in CONVENTIONS[convention].options.items()
+        if n in declared and v != declared[n].default
+    }
 
 
 _AT = re.compile(r"^(?P<name>.+?)\s*@\s*(?P<k>[^@]*)$")
@@ -311,6 +396,112 @@ def _required(spec: str, definition: MetricDef) -> InvalidOptionError:
     )
 
 
+def _top_level(text: str) -> list[str]:
+    """``text`` split at its commas outside parentheses: ``"ndcg(discount=log2(max(rank,2))),
+    map"`` is two pieces."""
+    pieces, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            pieces.append(text[start:i])
+            start = i + 1
+    pieces.append(text[start:])
+    return pieces
+
+
+def _unbalanced(spec: str) -> InvalidOptionError:
+    return InvalidOptionError(
+        f"Metric {spec!r} has unbalanced parentheses; a label writes its options in one pair "
+        "after the metric, as in 'f1@5(beta=2)' or 'ndcg@10(gain=exponential,ties=first)'."
+    )
+
+
+def _without_options(text: str, spec: str) -> tuple[str, str | None]:
+    """``text`` (lower case) without its options in parentheses, and the text inside them
+    (``None``: none): ``"f1@5(beta=2)"`` and ``"f1(beta=2)@5"`` (the tidy ``metric``
+    column and its ``k``) are both ``("f1@5", "beta=2")``."""
+    start = text.find("(")
+    if start < 0:
+        if ")" in text:
+            raise _unbalanced(spec)
+        return text, None
+    depth = 0
+    for end in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[end], 0)
+        if depth == 0:
+            break
+    else:
+        raise _unbalanced(spec)
+    rest = text[end + 1:].strip()
+    if "(" in rest or ")" in rest:
+        raise _unbalanced(spec)
+    if rest and not rest.startswith("@"):
+        msg = (
+            f"Metric {spec!r} has {rest!r} after its options; write the options last, as in "
+            "'f1@5(beta=2)'."
+        )
+        raise InvalidOptionError(msg)
+    return text[:start].rstrip() + rest, text[start + 1:end]
+
+
+def _not_taken(definition: MetricDef, name: str, spec: str) -> InvalidOptionError:
+    """The error of an option a metric's label may not name, with the ones it may."""
+    declared = definition.label_options()
+    takes = f" Options of {definition.name}: {', '.join([*declared, 'convention'])}."
+    option = OPTIONS.get(name)
+    if option is not None and not option.labelled:
+        return InvalidOptionError(
+            f"Metric {spec!r} names the option {name!r}, an input (data, as the frame "
+            f"itself) that labels do not hold; pass {name}=... to the method instead.{takes}"
+        )
+    if option is not None:
+        takers = [d.name for d in METRICS.values() if name in d.label_options()]
+        return InvalidOptionError(
+            f"Metric {spec!r}: {definition.name} does not take the option {name!r} (it "
+            f"changes {', '.join(takers)}).{takes}"
+        )
+    close = closest(name, [*declared, "convention"], cutoff=0.6)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    return InvalidOptionError(f"Metric {spec!r} names an unknown option {name!r}.{hint}{takes}")
+
+
+def _with_options(metric: Metric, text: str, spec: str) -> Metric:
+    """``metric`` with the options a label writes in ``text`` (``"beta=2,ties=first"``,
+    lower case): read as each option declares (``OptionDef.read``), checked, a preset
+    (``convention=lenskit``) first and the options written beside it over it."""
+    definition = metric.definition
+    declared = definition.label_options()
+    written: dict[str, Any] = {}
+    convention: str | None = None
+    for piece in _top_level(text) if text.strip() else []:
+        name, equals, value = (part.strip() for part in piece.partition("="))
+        if not equals or not name or not value:
+            msg = (
+                f"Metric {spec!r}: {piece.strip()!r} is not an option; write name=value, "
+                "separated by commas, as in 'map@10(ties=first,min_relevance=2)'."
+            )
+            raise InvalidOptionError(msg)
+        if name in written or (name == "convention" and convention is not None):
+            msg = f"Metric {spec!r} names the option {name!r} twice; name it once."
+            raise InvalidOptionError(msg)
+        if name not in declared and name != "convention":
+            raise _not_taken(definition, name, spec)
+        try:
+            if name == "convention":
+                CONVENTION.validate(value)
+                convention = value
+            else:
+                written[name] = declared[name].read(value)
+        except InvalidOptionError as error:
+            raise InvalidOptionError(f"Metric {spec!r}: {error}") from None
+    preset = {} if convention is None else preset_of(definition, convention)
+    values = {**preset, **written}
+    options = tuple(sorted(
+        (n, v) for n, v in values.items() if v != declared[n].default
+    ))
+    return Metric(metric.name, metric.k, options, convention, frozenset(values))
+
+
 def _split(spec: str) -> tuple[str, str | None, list[str] | None]:
     """``spec`` (lower case) as (name, parameter after ``@`` or ``_``, parameters after
     ``.``): ``"ndcg@10"``, ``"p_10"``, ``"p.5,10"``."""
@@ -334,6 +525,18 @@ def parse_metric(spec: str | Metric, k: int | float | None = None) -> Metric:
     (``ndcg_cut_10``, ``P_10``, ``P.10``, ``success_5``, ``recip_rank``, ``map_cut_100``,
     ``Rprec``, ``set_P``, ``iprec_at_recall_0.10``).
 
+    A label names the options that moved a metric from its defaults, in parentheses after
+    it: ``f1@5(beta=2)``, ``ndcg@10(gain=exponential)``,
+    ``map@10(min_relevance=2,ties=first)``, or a ``convention=`` preset instead of the
+    options it sets (``map@10(convention=lenskit)``, options written beside it win over the
+    preset's). This is how every output (columns, the tidy ``metric`` column, the command
+    line, plots) writes a metric evaluated with options other than the defaults, and
+    ``parse_metric`` reads it back to the same metric and options; default options add
+    nothing (``mrr@5``). Each option is one a metric takes (``MetricDef.label_options``)
+    and its value is read as the option declares (``beta=2`` a number, ``ties=first`` a
+    choice) and checked. ``name(options)@k`` (the tidy ``metric`` column, then its ``k``)
+    reads the same.
+
     Parameters
     ----------
     spec
@@ -348,7 +551,8 @@ def parse_metric(spec: str | Metric, k: int | float | None = None) -> Metric:
         The name matches no metric; the message suggests the closest names.
     InvalidOptionError
         The parameter is not allowed (a cut-off must be a positive integer), the metric
-        takes none, or it needs one.
+        takes none, or it needs one; an option the metric does not take (with the ones it
+        takes, or the one meant), or a value the option does not allow.
 
     Examples
     --------
@@ -358,13 +562,35 @@ def parse_metric(spec: str | Metric, k: int | float | None = None) -> Metric:
     Metric(name='acc', k=5)
     >>> parse_metric("iprec_at_recall_0.10")
     Metric(name='iprec', k=0.1)
+
+    Labels with options: F-beta with beta 2, and map@10 under the LensKit preset (which sets
+    ``ties="first"``, ``denominator="min_k"``, ...) with a relevance threshold beside it:
+
+    >>> parse_metric("f1@5(beta=2)")
+    Metric(name='f1', k=5, options=(('beta', 2.0),))
+    >>> str(parse_metric("F1(BETA=2.0)@5")), str(parse_metric("ndcg@10(gain=linear)"))
+    ('f1@5(beta=2)', 'ndcg@10')
+    >>> m = parse_metric("map@10(convention=lenskit,min_relevance=2)")
+    >>> dict(m.options)["denominator"], str(m)
+    ('min_k', 'map@10(convention=lenskit,min_relevance=2)')
+    >>> parse_metric("mrr@5(beta=2)")
+    Traceback (most recent call last):
+    ...
+    rankframe.exceptions.InvalidOptionError: Metric 'mrr@5(beta=2)': mrr does not take the
+    option 'beta' (it changes f1). Options of mrr: min_relevance, empty, ties, ...
     """
     if isinstance(spec, Metric):
-        return spec if k is None else Metric(spec.name, check_k(k, spec.name))
+        return spec if k is None else dataclasses.replace(spec, k=check_k(k, spec.name))
     if not isinstance(spec, str):
         msg = f"A metric must be given as a string such as 'ndcg@10'; got {spec!r}."
         raise UnknownMetricError(msg)
-    text = spec.strip().lower()
+    text, options_text = _without_options(spec.strip().lower(), spec)
+    metric = _parse_bare(spec, text, k)
+    return metric if options_text is None else _with_options(metric, options_text, spec)
+
+
+def _parse_bare(spec: str, text: str, k: int | float | None) -> Metric:
+    """:func:`parse_metric` of ``text``, the lower-case ``spec`` without options."""
     name, k_text, dotted = _split(text)
     if dotted is not None and len(dotted) > 1:
         msg = (
@@ -373,7 +599,7 @@ def parse_metric(spec: str | Metric, k: int | float | None = None) -> Metric:
         )
         raise UnknownMetricError(msg)
     if "," in text:
-        listed = [s.strip() for s in spec.split(",")]
+        listed = [s.strip() for s in _top_level(spec)]
         msg = (
             f"Metric {spec!r} names several metrics; pass them as a list, e.g. {listed!r}, "
             "to evaluate, per_query or compare (which also split a comma-separated string)."
@@ -389,7 +615,7 @@ def parse_metric(spec: str | Metric, k: int | float | None = None) -> Metric:
         return fixed
     definition = _LOOKUP.get(name)
     if definition is None:
-        raise UnknownMetricError(_unknown_message(spec))
+        raise UnknownMetricError(_unknown_message(spec, text))
     parsed_k = None if k_text is None else _parameter(spec, definition, k_text)
     if k is not None:
         if parsed_k is not None and parsed_k != k:
@@ -411,9 +637,10 @@ def _pieces(spec: str) -> list[str]:
     """A comma-separated string as metric strings: ``"P.5,10, map"`` is ``["P.5,10",
     "map"]`` (a number after a ``name.x`` piece is one more of its parameters)."""
     pieces: list[str] = []
-    for part in spec.split(","):
+    for part in _top_level(spec):
         part = part.strip()
-        if pieces and _NUMBER.match(part) and "." in pieces[-1] and "@" not in pieces[-1]:
+        number = part.split("(", 1)[0].strip()
+        if pieces and _NUMBER.match(number) and "." in pieces[-1] and "@" not in pieces[-1]:
             pieces[-1] = f"{pieces[-1]},{part}"
         elif part:
             pieces.append(part)
@@ -424,7 +651,18 @@ def _expand(spec: str, trec: bool, seen: tuple[str, ...] = ()) -> list[Metric]:
     """The metrics one metric string stands for: a named set, ``name.x,y``, a bare name of
     a metric that needs a parameter (with ``trec``: any bare trec_eval name with default
     parameters) give several."""
-    text = spec.strip().lower()
+    text, options_text = _without_options(spec.strip().lower(), spec)
+    metrics = _expand_bare(spec, text, trec, seen)
+    if metrics is None:
+        return [parse_metric(spec)]
+    if options_text is None:
+        return metrics
+    return [_with_options(m, options_text, spec) for m in metrics]
+
+
+def _expand_bare(spec: str, text: str, trec: bool, seen: tuple[str, ...]) -> list[Metric] | None:
+    """:func:`_expand` of ``text``, the lower-case ``spec`` without options; ``None``
+    when it is one metric (parsed by :func:`parse_metric`)."""
     if text in NAMED_SETS and text not in seen:
         return [m for s in NAMED_SETS[text] for m in _expand(s, trec, (*seen, text))]
     name, k_text, dotted = _split(text)
@@ -438,7 +676,7 @@ def _expand(spec: str, trec: bool, seen: tuple[str, ...] = ()) -> list[Metric]:
         if (definition.param.required or bare_trec) and definition.name in _DEFAULTS:
             return [Metric(definition.name, check_k(v, definition.name))
                     for v in _DEFAULTS[definition.name]]
-    return [parse_metric(spec)]
+    return None
 
 
 def parse_metrics(
@@ -491,7 +729,9 @@ def parse_metrics(
     if not parsed:
         msg = "No metric was requested; pass at least one, e.g. ['mrr@10', 'ndcg@10']."
         raise UnknownMetricError(msg)
-    return list(dict.fromkeys(parsed))
+    # a label that writes an option at its default (f1@5(beta=1)) is kept beside the bare
+    # one: a call's keyword (beta=2) then applies to the bare one only
+    return list({(m, m.given): m for m in parsed}.values())
 
 
 def trec_label(metric: Metric) -> str | None:
@@ -528,8 +768,9 @@ def closest(word: str, candidates: Iterable[str], cutoff: float = 0.5) -> list[s
     return [c for r, c in sorted(scored, key=lambda rc: -rc[0]) if r >= best - 0.1][:3]
 
 
-def _unknown_message(spec: str) -> str:
-    base = _AT.sub(r"\g<name>", spec.strip().lower()).split(".", 1)[0]
+def _unknown_message(spec: str, text: str | None = None) -> str:
+    bare = spec.strip().lower() if text is None else text
+    base = _AT.sub(r"\g<name>", bare).split(".", 1)[0]
     suggestion = ", ".join(repr(c) for c in closest(base, [*_LOOKUP, *_FIXED, *NAMED_SETS]))
     hint = f" Did you mean {suggestion}?" if suggestion else ""
     known = ", ".join(METRICS)
@@ -541,3 +782,100 @@ def describe() -> Mapping[str, MetricDef]:
     from types import MappingProxyType
 
     return MappingProxyType(METRICS)
+
+
+# -- the options of a call, bound into its metrics (their labels) ----------------------------
+
+
+def _conflict(name: str, first: str, second: str) -> InvalidOptionError:
+    return InvalidOptionError(
+        f"{first} but {second}. {name!r} is one per call: the ranking or the per-query lists "
+        "that every metric of the call reads depend on it. Evaluate these metrics in "
+        "separate calls, or give them the same value."
+    )
+
+
+def bind_options(
+    metrics: Sequence[Metric], call: Options, explicit: Collection[str] = (),
+    convention: str | None = None,
+) -> tuple[list[Metric], Options]:
+    """Each metric with the options it is computed with, and the call's options.
+
+    A metric's options are those its label wrote, else the call's (``explicit``: the
+    keywords passed, or set by the call's ``convention`` preset). An option a metric reads
+    alone (``beta``, ``gain``, ``denominator``, ...: ``OptionDef.per_call`` False) may
+    differ between the metrics of a call, and a label's value wins over the call's keyword.
+    An option of the ranking or the lists (``ties``, ``min_relevance``, ``unjudged``,
+    ``judged_only``, ``empty``, ``negative_gains``) is one per call: a label's value
+    applies to the whole call (every metric that takes it is then labelled with it), and
+    a label that disagrees with the call's keyword or with another label raises
+    :class:`InvalidOptionError`.
+
+    Returns the metrics (exact repeats dropped), whose ``str`` is then their label, and the
+    call's options with the per-call values, every option a metric reads alone at its
+    default (each metric's are in its ``options``: :meth:`Metric.options_in`).
+    """
+    per_call: dict[str, Any] = {}
+    for name, option in OPTIONS.items():
+        if not (option.per_call and option.labelled):
+            continue
+        said: dict[Any, Metric] = {}  # value -> the first label that says it
+        for m in metrics:
+            if name in _given(m) and name in m.definition.label_options():
+                said.setdefault(dict(m.options).get(name, option.default), m)
+        if name in explicit:
+            value = getattr(call, name)
+            for v, m in said.items():
+                if v != value:
+                    raise _conflict(
+                        name, f"Metric {str(m)!r} says {name}={option.write(v)}",
+                        f"the call passes {name}={value!r}",
+                    )
+        elif len(said) > 1:
+            (v1, m1), (v2, m2) = list(said.items())[:2]
+            raise _conflict(
+                name, f"Metric {str(m1)!r} says {name}={option.write(v1)}",
+                f"{str(m2)!r} says {name}={option.write(v2)}",
+            )
+        elif said:
+            per_call[name] = next(iter(said))
+    call = dataclasses.replace(call, **per_call) if per_call else call
+    bound = []
+    for m in metrics:
+        own, given = dict(m.options), _given(m)
+        values = {}
+        for name, option in m.definition.label_options().items():
+            if option.per_call or name not in given:
+                value = getattr(call, name)
+            else:
+                value = own.get(name, option.default)
+            if value != option.default:
+                values[name] = value
+        bound.append(Metric(m.name, m.k, tuple(sorted(values.items())),
+                            m.convention or convention, frozenset(given)))
+    alone = {n: o.default for n, o in OPTIONS.items() if o.labelled and not o.per_call}
+    return list(dict.fromkeys(bound)), dataclasses.replace(call, **alone)
+
+
+def _given(metric: Metric) -> frozenset[str]:
+    """The options a metric's label says (at any value, defaults too)."""
+    return metric.given | {n for n, _ in metric.options}
+
+
+def labels(
+    specs: str | Metric | Iterable[str | Metric], chosen: Mapping[str, Any] | None = None
+) -> list[str]:
+    """The output labels of ``specs`` evaluated with the keyword options ``chosen`` (and
+    its ``convention``, whose preset fills the options not given): the column names of
+    ``evaluate(specs, **chosen)``.
+
+    Examples
+    --------
+    >>> labels(["f1@5", "mrr@10", "ndcg@10"], {"beta": 2, "gain": "exponential"})
+    ['f1@5(beta=2)', 'mrr@10', 'ndcg@10(gain=exponential)']
+    """
+    given = {n: v for n, v in (chosen or {}).items() if n in OPTIONS}
+    convention = (chosen or {}).get("convention")
+    given.update(preset_options(convention, given, OPTIONS))
+    bound, _ = bind_options(parse_metrics(specs), Options(**given), given, convention)
+    return [str(m) for m in bound]

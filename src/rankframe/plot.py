@@ -15,6 +15,7 @@ here beyond reshaping: the numbers on the plot are the numbers in the table.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -22,7 +23,7 @@ import numpy.typing as npt
 import pandas as pd
 import polars as pl
 
-from rankframe._registry import Metric, check_k, parse_metric
+from rankframe._registry import check_k, parse_metric
 from rankframe.exceptions import ColumnNotFoundError, InvalidOptionError
 
 try:
@@ -165,10 +166,12 @@ def metric_at_k(
     if isinstance(k_max, bool) or not isinstance(k_max, int) or k_max < 1:
         msg = f"The 'k_max' parameter must be a positive integer. Got {k_max!r} instead."
         raise InvalidOptionError(msg)
-    wanted = [str(Metric(parsed.name, k)) for k in range(1, k_max + 1)]
+    wanted = [str(replace(parsed, k=k)) for k in range(1, k_max + 1)]
     table = _eager(ev.evaluate(wanted, tidy=True, **options))
     _require(table, ["system", "metric", "k", "value"], "metric_at_k reads evaluate(tidy=True)")
-    table = table[table["metric"] == parsed.name]
+    # the metric's label names the options that moved it from the defaults, as every
+    # output does (``ndcg(gain=exponential)``): one metric, every row of the table
+    shown = str(table["metric"].iloc[0]) if len(table) else parsed.tidy_name
 
     ax = _new_axes(ax)
     keys = ["system", *_segment_columns(table)]
@@ -187,8 +190,8 @@ def metric_at_k(
                 linewidth=0,
             )
     ax.set_xlabel("k (cut-off)")
-    ax.set_ylabel(f"{parsed.name}@k")
-    ax.set_title(f"{parsed.name}@k for k = 1..{k_max}")
+    ax.set_ylabel(f"{shown}@k")
+    ax.set_title(f"{shown}@k for k = 1..{k_max}")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True, steps=[1, 2, 5, 10]))
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
@@ -204,20 +207,23 @@ def _segment_columns(table: pd.DataFrame) -> list[str]:
 
 
 def _spelling(name: str, cut: float) -> str:
-    """The canonical spelling of a metric and a cut-off read from a table (NaN: none)."""
-    return str(Metric(name, None if np.isnan(cut) else int(cut)))
+    """The label of a metric (the tidy ``metric`` column: ``f1(beta=2)``) and a cut-off
+    read from a table (NaN: none): ``f1@5(beta=2)``."""
+    k = None if np.isnan(cut) else int(cut) if float(cut).is_integer() else float(cut)
+    return str(parse_metric(name, k))
 
 
 def _select(table: pd.DataFrame, metric: str, k: int | None) -> tuple[pd.DataFrame, str]:
     """The rows of one metric and cut-off, and its canonical spelling."""
     parsed = parse_metric(metric, check_k(k, "segments"))
-    rows = table[table["metric"] == parsed.name]
+    rows = table[table["metric"] == parsed.tidy_name]
     cut = _floats(rows["k"])
     if parsed.k is None and len(np.unique(cut)) > 1:  # NaN (no cut-off) counts once
-        choices = ", ".join(_spelling(parsed.name, c) for c in np.unique(cut))
+        name = parsed.tidy_name
+        choices = ", ".join(_spelling(name, c) for c in np.unique(cut))
         msg = (
-            f"The table has {parsed.name} at several cut-offs ({choices}); pass k=... or "
-            f"a metric with its cut-off such as '{_spelling(parsed.name, np.unique(cut)[0])}'."
+            f"The table has {name} at several cut-offs ({choices}); pass k=... or "
+            f"a metric with its cut-off such as '{_spelling(name, np.unique(cut)[0])}'."
         )
         raise InvalidOptionError(msg)
     selected = rows[cut == parsed.k] if parsed.k is not None else rows
@@ -229,7 +235,7 @@ def _select(table: pd.DataFrame, metric: str, k: int | None) -> tuple[pd.DataFra
             f"{str(parsed)!r} first."
         )
         raise InvalidOptionError(msg)
-    return selected, _spelling(parsed.name, _floats(selected["k"])[0])
+    return selected, _spelling(parsed.tidy_name, _floats(selected["k"])[0])
 
 
 def segments(table: Any, metric: str, *, k: int | None = None, ax: Axes | None = None) -> Axes:

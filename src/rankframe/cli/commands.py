@@ -32,14 +32,24 @@ Command = Callable[[argparse.Namespace, Status], int]
 
 
 def _metrics(specs: Sequence[str] | None) -> list[str]:
-    """The -m arguments (repeatable, or comma-separated), checked against the registry."""
+    """The -m arguments (repeatable, or comma-separated; a label's options in parentheses,
+    ``f1@5(beta=2)``), checked against the registry."""
     from rankframe._registry import parse_metrics
 
-    names = [s.strip() for spec in specs or DEFAULT_METRICS for s in spec.split(",")]
     try:
-        return [str(m) for m in parse_metrics([n for n in names if n])]
+        return [str(m) for m in parse_metrics(list(specs or DEFAULT_METRICS))]
     except RankEvalError as error:
         raise CliError(str(error), code=2) from None
+
+
+def _labels(metrics: Sequence[str], options: dict[str, Any]) -> list[str]:
+    """The output's metric columns: each metric's label with the options given."""
+    from rankframe._registry import labels
+
+    try:
+        return labels(metrics, options)
+    except RankEvalError as error:
+        raise CliError(in_cli_terms(str(error)), code=2) from None
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
@@ -131,7 +141,8 @@ def run_evaluate(args: argparse.Namespace, status: Status) -> int:
     with _in_file_terms(frame, source, roles, args):
         result = method(metrics, by=roles.by or None, **options)
     status.clear()
-    write(render(result, args.format, percent=metrics if args.percent else ()), args.output)
+    percent = _labels(metrics, options) if args.percent else ()
+    write(render(result, args.format, percent=percent), args.output)
     return 0
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from rankframe._registry import Metric
+from rankframe._registry import Metric, labels
 from rankframe.exceptions import InvalidDataError
 from rankframe.trec.files import PathOrFrame, checked_frames, joined_frames
 from rankframe.trec.measures import TrecMeasure, parse_trec_measures
@@ -170,15 +170,18 @@ def _formatted(name: str, values: pd.Series, metric: Metric) -> list[str]:
 def _per_query(
     joined: pd.DataFrame, metrics: list[str], queries: pd.Index, options: dict[str, Any]
 ) -> pd.DataFrame:
-    """Per query (indexed by the query id, sorted as strings), a column per metric."""
-    table: pd.DataFrame = joined.rank_eval.per_query(list(dict.fromkeys(metrics)), **options)
+    """Per query (indexed by the query id, sorted as strings), a column per metric (named
+    as asked, not by its label: trec_eval prints its own names)."""
+    metrics = list(dict.fromkeys(metrics))
+    table: pd.DataFrame = joined.rank_eval.per_query(metrics, **options)
+    table = table.rename(columns=dict(zip(labels(metrics, options), metrics, strict=True)))
     return table.set_index("query").reindex(queries)
 
 
 def _evaluate(joined: pd.DataFrame, metrics: list[str], options: dict[str, Any]) -> pd.Series:
-    """Each metric aggregated over the queries, as its declaration says."""
+    """Each metric aggregated over the queries, as its declaration says (named as asked)."""
     row: pd.Series = joined.rank_eval.evaluate(metrics, **options).iloc[0]
-    return row
+    return row.rename(dict(zip(labels(metrics, options), metrics, strict=True)))
 
 
 def _relstrings(

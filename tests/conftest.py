@@ -2,10 +2,11 @@
 
 ``make_frame`` is parametrised over pandas (NumPy dtypes), pandas with pyarrow dtypes, polars
 eager, polars lazy (one step), polars lazy forced into three parts of whole queries
-(``query_buckets``), and Dask (three partitions cut by row position, so queries straddle
+(``query_buckets``), Dask (three partitions cut by row position, so queries straddle
 partitions and are shuffled; Dask's default threaded scheduler, the way most people first use
-Dask). It builds the frame from a dict or a pandas frame, remembers a copy, and after the test
-checks that rankframe left the frame unchanged.
+Dask), and a pyarrow Table (``arrow``: ``rankframe.rank_eval(table)``, pandas results). It
+builds the frame from a dict or a pandas frame, remembers a copy, and after the test checks
+that rankframe left the frame unchanged.
 """
 
 from __future__ import annotations
@@ -21,7 +22,12 @@ import pytest
 
 import rankframe
 
-FRAME_KINDS = ["pandas", "pandas-pyarrow", "polars", "polars-lazy", "polars-parts", "dask"]
+# Test modules import pandera themselves: first through rankframe, which silences what
+# pyspark's modules warn while pandera imports them (schemas.pandera_ready)
+rankframe.schemas.pandera_ready()
+
+FRAME_KINDS = ["pandas", "pandas-pyarrow", "polars", "polars-lazy", "polars-parts", "dask",
+               "arrow"]
 LAZY_POLARS = ("polars-lazy", "polars-parts")
 PARTS = 3  # the parts of "polars-parts" and the partitions of "dask"
 
@@ -43,7 +49,28 @@ def _arrow_lists(data: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+class ArrowFrame:
+    """A pyarrow Table as the tests use a frame: ``.rank_eval`` is
+    ``rankframe.rank_eval(table)`` (pyarrow's classes take no accessor); every other
+    attribute is the table's."""
+
+    def __init__(self, table: pa.Table) -> None:
+        self.table = table
+
+    @property
+    def rank_eval(self) -> Any:
+        return rankframe.rank_eval(self.table)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.table, name)
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+
 def _native(data: pd.DataFrame, kind: str) -> Any:
+    if kind == "arrow":
+        return ArrowFrame(pa.Table.from_pandas(_arrow_lists(data), preserve_index=False))
     if kind == "pandas":
         return data.copy()
     if kind == "pandas-pyarrow":
@@ -56,7 +83,9 @@ def _native(data: pd.DataFrame, kind: str) -> Any:
 
 
 def _same(before: Any, after: Any) -> None:
-    if isinstance(after, dd.DataFrame):
+    if isinstance(after, ArrowFrame):
+        assert after.table.equals(before), "rankframe modified the input table"
+    elif isinstance(after, dd.DataFrame):
         pd.testing.assert_frame_equal(after.compute(), before)
     elif isinstance(after, pd.DataFrame):
         pd.testing.assert_frame_equal(after, before)
@@ -75,8 +104,10 @@ class FrameMaker:
 
     def __call__(self, data: dict[str, Any] | pd.DataFrame) -> Any:
         frame = _native(pd.DataFrame(data), self.kind)
-        if isinstance(frame, pl.DataFrame):
-            snapshot: Any = frame.clone()
+        if isinstance(frame, ArrowFrame):  # Arrow arrays are immutable: the table itself
+            snapshot: Any = frame.table
+        elif isinstance(frame, pl.DataFrame):
+            snapshot = frame.clone()
         elif isinstance(frame, pd.DataFrame):
             snapshot = frame.copy(deep=True)
         elif isinstance(frame, dd.DataFrame):
@@ -94,6 +125,11 @@ class FrameMaker:
     @property
     def is_dask(self) -> bool:
         return self.kind == "dask"
+
+    @property
+    def is_arrow(self) -> bool:
+        """A pyarrow Table: results are the pandas accessor's."""
+        return self.kind == "arrow"
 
     @property
     def is_deferred(self) -> bool:

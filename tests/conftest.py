@@ -12,6 +12,7 @@ that rankframe left the frame unchanged.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import dask.dataframe as dd
@@ -142,13 +143,20 @@ class FrameMaker:
             _same(before, frame)
 
 
-@pytest.fixture(params=FRAME_KINDS)
-def make_frame(request: pytest.FixtureRequest) -> Iterator[FrameMaker]:
-    maker = FrameMaker(request.param)
-    buckets = PARTS if request.param == "polars-parts" else None
+@contextmanager
+def frames_of(kind: str) -> Iterator[FrameMaker]:
+    """A :class:`FrameMaker` of one kind; on exit, checks that its frames are unchanged."""
+    maker = FrameMaker(kind)
+    buckets = PARTS if kind == "polars-parts" else None
     with rankframe.option_context("query_buckets", buckets):
         yield maker
     maker.check_unchanged()
+
+
+@pytest.fixture(params=FRAME_KINDS)
+def make_frame(request: pytest.FixtureRequest) -> Iterator[FrameMaker]:
+    with frames_of(request.param) as maker:
+        yield maker
 
 
 @pytest.fixture

@@ -16,8 +16,8 @@ raises): read it into a ``pyarrow.Table`` to evaluate it several times.
 Values as the pandas accessor reads them: pandas has one missing value, so a float NaN in a
 bound column is a null here too (a NaN score is "not retrieved"; a NaN grade or id gets the
 null error). Dictionary columns become pandas categoricals, whose categories keep the
-dictionary's order; every other column keeps its Arrow type (``pd.ArrowDtype``), so integers
-with nulls, decimals and timestamps stay exact.
+dictionary's order; strings become pandas' ``str``; every other column keeps its Arrow type
+(``pd.ArrowDtype``), so integers with nulls, decimals and timestamps stay exact.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -36,7 +37,7 @@ from rankframe._pipeline import Backend, Request
 from rankframe.adapters.pandas import PandasBackend, pandas_result
 from rankframe.exceptions import RankEvalError
 
-__all__ = ["ArrowRankEval", "ArrowSource", "rank_eval"]
+__all__ = ["ArrowRankEval", "ArrowSource", "arrow_frame", "rank_eval"]
 
 
 def _quoted(name: str) -> str:
@@ -125,11 +126,16 @@ class ArrowSource:
 
     def frame(self, columns: Sequence[str] | None) -> pd.DataFrame:
         """The ``columns`` as a pandas frame of Arrow-backed columns (see the module)."""
-        table = self.table(columns)
-        arrays = [_nan_as_null(c) for c in table.columns]
-        table = pa.Table.from_arrays(arrays, names=table.column_names)
-        frame: pd.DataFrame = table.to_pandas(types_mapper=_pandas_dtype)
-        return frame
+        return arrow_frame(self.table(columns))
+
+
+def arrow_frame(table: pa.Table) -> pd.DataFrame:
+    """An Arrow table as the pandas adapter reads it: Arrow-backed columns, dictionaries as
+    categoricals, a float NaN as a null (see the module)."""
+    arrays = [_nan_as_null(c) for c in table.columns]
+    table = pa.Table.from_arrays(arrays, names=table.column_names)
+    frame: pd.DataFrame = table.to_pandas(types_mapper=_pandas_dtype)
+    return frame
 
 
 def _nan_as_null(column: pa.ChunkedArray) -> pa.ChunkedArray:
@@ -142,10 +148,18 @@ def _nan_as_null(column: pa.ChunkedArray) -> pa.ChunkedArray:
     return pc.if_else(nan, pa.scalar(None, column.type), column)
 
 
+_STR = pd.StringDtype("pyarrow", na_value=np.nan)  # pandas 3's default ``str``
+
+
 def _pandas_dtype(arrow_type: pa.DataType) -> Any:
     """The pandas dtype of an Arrow column: ``None`` (pandas' categorical) for a dictionary,
-    ``pd.ArrowDtype`` for the rest."""
-    return None if pa.types.is_dictionary(arrow_type) else pd.ArrowDtype(arrow_type)
+    pandas' ``str`` for strings (as ``pd.read_parquet`` gives them: messages name the dtype
+    as for a pandas frame), ``pd.ArrowDtype`` for the rest."""
+    if pa.types.is_dictionary(arrow_type):
+        return None
+    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type):
+        return _STR
+    return pd.ArrowDtype(arrow_type)
 
 
 class ArrowRankEval(RankEval):

@@ -31,10 +31,11 @@ import rankframe.spark
 from rankframe import METRICS, EmptyQueryError, InvalidDataError, Metric
 from test_properties import all_metrics
 
-pytestmark = pytest.mark.filterwarnings(
-    # pyspark's own warning at its Arrow calls under pandas 3 (the tests call toPandas too)
-    "ignore:PySpark does not yet fully support pandas:FutureWarning"
-)
+pytestmark = [
+    pytest.mark.load,  # a Spark session: `make test` runs them, -m 'not load' leaves them out
+    # pyspark's own warning at its Arrow calls under pandas 3 (the tests call toArrow too)
+    pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
+]
 
 PARTS = 3  # shuffle partitions, and query buckets: queries from several rows meet
 

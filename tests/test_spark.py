@@ -1,4 +1,5 @@
-"""The Spark accessor (``import rankframe.spark``) on one session-scoped ``local[2]`` session.
+"""The Spark accessor (``import rankframe.spark``) on a session-scoped ``local[2]`` session,
+classic and Spark Connect.
 
 The Spark accessor promises the pandas accessor's values, bit for bit, and its errors,
 message for message (the pandas values are themselves tested against references elsewhere).
@@ -40,19 +41,23 @@ pytestmark = [
 PARTS = 3  # shuffle partitions, and query buckets: queries from several rows meet
 
 
-@pytest.fixture(scope="session")
-def spark() -> Iterator[Any]:
+@pytest.fixture(scope="session", params=["classic", "connect"])
+def spark(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """One ``local[2]`` session at a time: classic, then Spark Connect (``remote``), which
+    starts a local Connect server."""
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # workers import this rankframe
-    session = (
-        SparkSession.builder.master("local[2]").appName("rankframe-tests")
-        .config("spark.sql.shuffle.partitions", str(PARTS))
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.session.timeZone", "UTC")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
+    builder = SparkSession.builder.appName("rankframe-tests")
+    if request.param == "classic":
+        builder = builder.master("local[2]").config("spark.ui.enabled", "false")
+    else:  # (a Connect session takes only session settings)
+        builder = builder.remote("local[2]")
+    session = builder.config("spark.sql.shuffle.partitions", str(PARTS)).getOrCreate()
+    connect = type(session).__module__.startswith("pyspark.sql.connect")
+    assert connect is (request.param == "connect")
+    if request.param == "classic":
+        session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
 

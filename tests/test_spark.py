@@ -204,3 +204,17 @@ def test_the_cli_prints_one_error_line_with_pyspark_installed(tmp_path: Path) ->
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1, done.stderr
     assert done.stderr.startswith("rankframe: error: Item 'a' appears 2 times")
+
+
+def test_any_column_name(spark: Any) -> None:
+    # Spark reads a name holding a backtick or a dot as a path unless it is quoted
+    data = generated(seed=19, queries=8)
+    names = {"query": "user `id`", "score": "model.v2", "theme": "a b"}
+    sdf = spark.createDataFrame(data.rename(columns=names))
+    accessor = sdf.rank_eval(query="user `id`", score="model.v2")
+    got = accessor.evaluate(["mrr", "ndcg@3"], by="a b")
+    want = data.rank_eval.evaluate(["mrr", "ndcg@3"], by="theme").rename(columns=names)
+    pd.testing.assert_frame_equal(got.astype({"a b": object}), want.astype({"a b": object}),
+                                  check_exact=True)
+    ranked = accessor.rank().toArrow().to_pandas()
+    assert list(ranked.columns) == [*data.rename(columns=names).columns, "rank"]

@@ -51,13 +51,14 @@ from rankframe import _config, schemas
 from rankframe._accessor import RankEval, ranks
 from rankframe._options import Ties
 from rankframe._partitioned import NullFacts, Parts, never_null, raise_whole_frame
-from rankframe._pipeline import Backend, ColumnNames, Request
+from rankframe._pipeline import Backend, ColumnNames, PerQueryRows, Request
 from rankframe.adapters.arrow import arrow_frame
 from rankframe.adapters.pandas import PandasBackend, pandas_result
 from rankframe.exceptions import RankEvalError
 
 __all__ = ["SparkRankEval", "register"]
 
+_POSITION, _BUCKET = "_position", "_bucket"  # beside the columns' aliases _0, _1, ...
 _REPLY = "part long, reported boolean, error binary, payload binary"
 _FACTS = "part long, rows long, nulls array<long>, first array<long>, query binary"
 
@@ -75,13 +76,6 @@ def _quiet() -> Iterator[None]:
 def _col(name: str) -> Any:
     """A column by its name, whatever characters it holds."""
     return functions.col("`" + name.replace("`", "``") + "`")
-
-
-def _unused_name(columns: Sequence[str], stem: str) -> str:
-    name = stem
-    while name in columns:
-        name = f"_{name}_"
-    return name
 
 
 def _numeric_columns(names: ColumnNames) -> list[str]:
@@ -104,11 +98,23 @@ def _reply(part: int, *, reported: bool = False, error: bytes | None = None,
     })
 
 
-def _part_reply(table: pa.Table, parts: Parts, position: str, part: int) -> pa.Table:
+def _aliases(columns: Sequence[str]) -> list[str]:
+    """The names the columns travel under (Spark's Arrow functions read columns by unquoted
+    name: a name holding a backtick or a dot would break them)."""
+    return [f"_{i}" for i in range(len(columns))]
+
+
+def _in_order(table: pa.Table, columns: Sequence[str]) -> pa.Table:
+    """A part's rows back in the frame's order (by position), under their own names."""
+    order = np.argsort(np.asarray(table[_POSITION]), kind="stable")
+    kept = table.select(_aliases(columns)).take(pa.array(order))
+    return kept.rename_columns(list(columns))
+
+
+def _part_reply(table: pa.Table, parts: Parts, columns: Sequence[str], part: int) -> pa.Table:
     """One part of whole queries (an Arrow table) → one row: its pickled per-query table,
     or that the whole frame's check reports it, or a pickled error."""
-    order = np.argsort(np.asarray(table[position]), kind="stable")
-    frame = arrow_frame(table.drop_columns([position]).take(pa.array(order)))
+    frame = arrow_frame(_in_order(table, columns))
     if _reported(frame, parts.request.names):
         return _reply(part, reported=True)
     try:
@@ -118,30 +124,32 @@ def _part_reply(table: pa.Table, parts: Parts, position: str, part: int) -> pa.T
     return _reply(part, payload=pickle.dumps(result, protocol=5))
 
 
-def _grouped(parts: Parts, position: str, bucket: str) -> Any:
+def _grouped(parts: Parts, columns: Sequence[str]) -> Any:
     def run(key: tuple[pa.Scalar, ...], table: pa.Table) -> pa.Table:
-        return _part_reply(table.drop_columns([bucket]), parts, position, key[0].as_py())
+        return _part_reply(table, parts, columns, key[0].as_py())
 
     return run
 
 
-def _mapped(parts: Parts, position: str) -> Any:
+def _mapped(parts: Parts, columns: Sequence[str]) -> Any:
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         received = list(batches)
         table = pa.Table.from_batches(received) if received else None
         if table is not None and table.num_rows:
-            yield from _part_reply(table, parts, position, TaskContext.get().partitionId()
-                                   ).to_batches()
+            part = TaskContext.get().partitionId()
+            yield from _part_reply(table, parts, columns, part).to_batches()
 
     return run
 
 
-def _null_facts(names: ColumnNames) -> Any:
+def _null_facts(names: ColumnNames, columns: Sequence[str]) -> Any:
     """Per input partition: its rows, and for each never-null column its nulls, the first
     one's row within the partition and (pickled) that row's query as pandas gives it."""
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         received = list(batches)
-        frame = arrow_frame(pa.Table.from_batches(received)) if received else None
+        frame = None
+        if received:
+            frame = arrow_frame(pa.Table.from_batches(received).rename_columns(list(columns)))
         nulls, first, queries = [], [], []
         for column in never_null(names):
             missing = np.zeros(0, bool) if frame is None else frame[column].isna().to_numpy()
@@ -179,11 +187,15 @@ class SparkRankEval(RankEval):
     def _column_names(self) -> list[str]:
         return list(self._frame.columns)
 
-    def _selected(self, columns: Sequence[str]) -> tuple[Any, str]:
-        """The frame's ``columns`` and a column of each row's position in the frame's order."""
-        position = _unused_name(list(self._frame.columns), "__rankframe_position__")
-        frame = self._frame.select(*[_col(c) for c in columns])
-        return frame.withColumn(position, functions.monotonically_increasing_id()), position
+    def _selected(self, columns: Sequence[str], *, position: bool = True) -> Any:
+        """The frame's ``columns`` under their aliases (:func:`_aliases`), and a column of
+        each row's position in the frame's order."""
+        aliases = _aliases(columns)
+        frame = self._frame.select(*[_col(c).alias(a) for c, a in zip(columns, aliases,
+                                                                        strict=True)])
+        if not position:
+            return frame
+        return frame.withColumn(_POSITION, functions.monotonically_increasing_id())
 
     def _empty(self, columns: Sequence[str]) -> pd.DataFrame:
         """The columns with no rows, as a part of the frame is read."""
@@ -197,20 +209,21 @@ class SparkRankEval(RankEval):
         session = self._frame.sparkSession
         return max(1, int(session.conf.get("spark.sql.shuffle.partitions", "200")))
 
-    def _bucket_of(self, query: str) -> Any:
-        """Each row's bucket: a hash of its query, modulo the number of buckets."""
-        return functions.pmod(functions.xxhash64(_col(query)),
-                              functions.lit(self._buckets()))
+    def _bucketed(self, frame: Any, columns: Sequence[str], query: str) -> Any:
+        """``frame`` (of :meth:`_selected`) grouped on a hash of the query, modulo the number
+        of buckets."""
+        alias = _aliases(columns)[list(columns).index(query)]
+        key = functions.pmod(functions.xxhash64(functions.col(alias)),
+                             functions.lit(self._buckets()))
+        return frame.withColumn(_BUCKET, key).groupBy(_BUCKET)
 
     def _replies(self, columns: Sequence[str], parts: Parts) -> pa.Table:
-        frame, position = self._selected(columns)
+        frame = self._selected(columns)
         if self._partitioned:
-            replies = frame.mapInArrow(_mapped(parts, position), _REPLY)
+            replies = frame.mapInArrow(_mapped(parts, columns), _REPLY)
         else:
-            bucket = _unused_name([*columns, position], "__rankframe_bucket__")
-            key = self._bucket_of(parts.request.names.query)
-            replies = frame.withColumn(bucket, key).groupBy(bucket).applyInArrow(
-                _grouped(parts, position, bucket), _REPLY)
+            replies = self._bucketed(frame, columns, parts.request.names.query).applyInArrow(
+                _grouped(parts, columns), _REPLY)
         return replies.toArrow().sort_by("part")
 
     def _check(self, names: ColumnNames, columns: Sequence[str], reported: bool,
@@ -226,8 +239,8 @@ class SparkRankEval(RankEval):
         empty = self._empty(columns)
         not_numeric = {c: empty[c].dtype for c in _numeric_columns(names)
                        if not schemas._is_numeric_pandas(empty[c])}
-        frame = self._frame.select(*[_col(c) for c in columns])
-        reports = frame.mapInArrow(_null_facts(names), _FACTS).toArrow().sort_by("part")
+        frame = self._selected(columns, position=False)
+        reports = frame.mapInArrow(_null_facts(names, columns), _FACTS).toArrow().sort_by("part")
         rows = np.asarray(reports["rows"], dtype=np.int64)
         offsets = np.cumsum(rows) - rows
         nulls = reports["nulls"].to_pylist()
@@ -259,7 +272,7 @@ class SparkRankEval(RankEval):
         if not tables:
             tables = [parts.map(self._empty(columns))]
         table = parts.finish(pd.concat(tables, ignore_index=True))
-        if request.kind == "table" and request.keys and request.keys[0] == names.query:
+        if isinstance(request.result, PerQueryRows):
             return self._spark(table)
         return pandas_result(table, request)
 
@@ -277,22 +290,19 @@ class SparkRankEval(RankEval):
 
         names = self._names
         every = list(self._frame.columns)
-        frame, position = self._selected(every)
-        bucket = _unused_name([*every, position], "__rankframe_bucket__")
-        key = self._bucket_of(names.query)
         schema = StructType([*self._frame.schema.fields,
                              *(StructField(c, LongType()) for c in columns)])
 
         def run(table: pa.Table) -> pa.Table:
-            order = np.argsort(np.asarray(table[position]), kind="stable")
-            table = table.drop_columns([position, bucket]).take(pa.array(order))
+            table = _in_order(table, every)
             found = ranks(PandasBackend(arrow_frame(table)), names, columns, ties)
             for column, rank in found.items():
                 table = table.append_column(
                     column, pa.array(rank, mask=rank == 0, type=pa.int64()))
             return table
 
-        return frame.withColumn(bucket, key).groupBy(bucket).applyInArrow(run, schema)
+        grouped = self._bucketed(self._selected(every), every, names.query)
+        return grouped.applyInArrow(run, schema)
 
 
 def rank_eval(frame: Any, *, partitioned: bool = False) -> SparkRankEval:

@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SIZE   ?= S
 
 .DEFAULT_GOAL := help
-.PHONY: help java demo test lint bench bench-scale bench-compare bench-beyond docs clean
+.PHONY: help java demo test lint bench bench-scale bench-compare bench-beyond bench-spark docs clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-11s %s\n", $$1, $$2}'
@@ -60,6 +60,9 @@ bench-scale: $(VENV)/.installed-test  ## 50M rows from parquet: Dask, polars str
 
 bench-compare: $(VENV)/.installed-bench  ## compare() and evaluate(ci=) at 10k and 100k queries, against ranx; writes benchmarks/RESULTS.md
 	$(BIN)/python benchmarks/compare.py
+
+bench-spark: java $(VENV)/.installed-test  ## rankframe on Spark vs Spark ML's RankingEvaluator and the driver, 10M rows on local[2] (ROWS=...)
+	$(BIN)/python benchmarks/spark.py --rows $(or $(ROWS),10000000)
 
 bench-beyond: $(VENV)/.installed-test  ## the seven beyond-accuracy metrics vs the six accuracy ones, 1M queries x 50 items; writes benchmarks/RESULTS.md
 	$(BIN)/python benchmarks/beyond.py

@@ -218,3 +218,15 @@ def test_any_column_name(spark: Any) -> None:
                                   check_exact=True)
     ranked = accessor.rank().toArrow().to_pandas()
     assert list(ranked.columns) == [*data.rename(columns=names).columns, "rank"]
+
+
+def test_without_pyspark_the_import_says_what_to_install() -> None:
+    code = (
+        "import sys; sys.modules['pyspark'] = None\n"  # as if pyspark were not installed
+        "import rankframe\n"
+        "try:\n    import rankframe.spark\nexcept ImportError as error:\n    print(error)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "The Spark accessor needs pyspark: pip install 'rankframe[spark]'"
+    assert done.stderr == ""

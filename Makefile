@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SIZE   ?= S
 
 .DEFAULT_GOAL := help
-.PHONY: help demo test lint bench bench-scale bench-compare bench-beyond docs clean
+.PHONY: help java demo test lint bench bench-scale bench-compare bench-beyond bench-spark docs clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-11s %s\n", $$1, $$2}'
@@ -29,7 +29,14 @@ $(VENV)/.installed-dev: $(VENV)/.installed-test
 demo: $(VENV)/.installed  ## set up and evaluate the embedded sample data
 	$(BIN)/rankframe demo
 
-test: $(VENV)/.installed-test  ## set up and run the whole test suite
+# The Spark tests start a local Spark, which needs Java (17 or 21) from the system.
+java:
+	@java -version >/dev/null 2>&1 || { \
+	  echo "The Spark tests need Java 17: sudo apt-get install openjdk-17-jre-headless"; \
+	  echo "(macOS: brew install openjdk@17), or set JAVA_HOME to a Java 17 install."; \
+	  exit 1; }
+
+test: java $(VENV)/.installed-test  ## set up and run the whole test suite
 	$(BIN)/python -m pytest
 
 lint: $(VENV)/.installed-dev  ## ruff and mypy (strict) on src/
@@ -53,6 +60,9 @@ bench-scale: $(VENV)/.installed-test  ## 50M rows from parquet: Dask, polars str
 
 bench-compare: $(VENV)/.installed-bench  ## compare() and evaluate(ci=) at 10k and 100k queries, against ranx; writes benchmarks/RESULTS.md
 	$(BIN)/python benchmarks/compare.py
+
+bench-spark: java $(VENV)/.installed-test  ## rankframe on Spark vs Spark ML's RankingEvaluator and the driver, 10M rows on local[2] (ROWS=...)
+	$(BIN)/python benchmarks/spark.py --rows $(or $(ROWS),10000000)
 
 bench-beyond: $(VENV)/.installed-test  ## the seven beyond-accuracy metrics vs the six accuracy ones, 1M queries x 50 items; writes benchmarks/RESULTS.md
 	$(BIN)/python benchmarks/beyond.py

@@ -2,15 +2,17 @@
 
 ``make_frame`` is parametrised over pandas (NumPy dtypes), pandas with pyarrow dtypes, polars
 eager, polars lazy (one step), polars lazy forced into three parts of whole queries
-(``query_buckets``), and Dask (three partitions cut by row position, so queries straddle
+(``query_buckets``), Dask (three partitions cut by row position, so queries straddle
 partitions and are shuffled; Dask's default threaded scheduler, the way most people first use
-Dask). It builds the frame from a dict or a pandas frame, remembers a copy, and after the test
-checks that rankframe left the frame unchanged.
+Dask), and a pyarrow Table (``arrow``: ``rankframe.rank_eval(table)``, pandas results). It
+builds the frame from a dict or a pandas frame, remembers a copy, and after the test checks
+that rankframe left the frame unchanged.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import dask.dataframe as dd
@@ -21,7 +23,12 @@ import pytest
 
 import rankframe
 
-FRAME_KINDS = ["pandas", "pandas-pyarrow", "polars", "polars-lazy", "polars-parts", "dask"]
+# Test modules import pandera themselves: first through rankframe, which silences what
+# pyspark's modules warn while pandera imports them (schemas.pandera_ready)
+rankframe.schemas.pandera_ready()
+
+FRAME_KINDS = ["pandas", "pandas-pyarrow", "polars", "polars-lazy", "polars-parts", "dask",
+               "arrow"]
 LAZY_POLARS = ("polars-lazy", "polars-parts")
 PARTS = 3  # the parts of "polars-parts" and the partitions of "dask"
 
@@ -43,7 +50,28 @@ def _arrow_lists(data: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+class ArrowFrame:
+    """A pyarrow Table as the tests use a frame: ``.rank_eval`` is
+    ``rankframe.rank_eval(table)`` (pyarrow's classes take no accessor); every other
+    attribute is the table's."""
+
+    def __init__(self, table: pa.Table) -> None:
+        self.table = table
+
+    @property
+    def rank_eval(self) -> Any:
+        return rankframe.rank_eval(self.table)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.table, name)
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+
 def _native(data: pd.DataFrame, kind: str) -> Any:
+    if kind == "arrow":
+        return ArrowFrame(pa.Table.from_pandas(_arrow_lists(data), preserve_index=False))
     if kind == "pandas":
         return data.copy()
     if kind == "pandas-pyarrow":
@@ -56,7 +84,9 @@ def _native(data: pd.DataFrame, kind: str) -> Any:
 
 
 def _same(before: Any, after: Any) -> None:
-    if isinstance(after, dd.DataFrame):
+    if isinstance(after, ArrowFrame):
+        assert after.table.equals(before), "rankframe modified the input table"
+    elif isinstance(after, dd.DataFrame):
         pd.testing.assert_frame_equal(after.compute(), before)
     elif isinstance(after, pd.DataFrame):
         pd.testing.assert_frame_equal(after, before)
@@ -75,8 +105,10 @@ class FrameMaker:
 
     def __call__(self, data: dict[str, Any] | pd.DataFrame) -> Any:
         frame = _native(pd.DataFrame(data), self.kind)
-        if isinstance(frame, pl.DataFrame):
-            snapshot: Any = frame.clone()
+        if isinstance(frame, ArrowFrame):  # Arrow arrays are immutable: the table itself
+            snapshot: Any = frame.table
+        elif isinstance(frame, pl.DataFrame):
+            snapshot = frame.clone()
         elif isinstance(frame, pd.DataFrame):
             snapshot = frame.copy(deep=True)
         elif isinstance(frame, dd.DataFrame):
@@ -96,6 +128,11 @@ class FrameMaker:
         return self.kind == "dask"
 
     @property
+    def is_arrow(self) -> bool:
+        """A pyarrow Table: results are the pandas accessor's."""
+        return self.kind == "arrow"
+
+    @property
     def is_deferred(self) -> bool:
         """Results are plans: data errors surface when they are collected or computed."""
         return self.is_lazy or self.is_dask
@@ -106,13 +143,20 @@ class FrameMaker:
             _same(before, frame)
 
 
-@pytest.fixture(params=FRAME_KINDS)
-def make_frame(request: pytest.FixtureRequest) -> Iterator[FrameMaker]:
-    maker = FrameMaker(request.param)
-    buckets = PARTS if request.param == "polars-parts" else None
+@contextmanager
+def frames_of(kind: str) -> Iterator[FrameMaker]:
+    """A :class:`FrameMaker` of one kind; on exit, checks that its frames are unchanged."""
+    maker = FrameMaker(kind)
+    buckets = PARTS if kind == "polars-parts" else None
     with rankframe.option_context("query_buckets", buckets):
         yield maker
     maker.check_unchanged()
+
+
+@pytest.fixture(params=FRAME_KINDS)
+def make_frame(request: pytest.FixtureRequest) -> Iterator[FrameMaker]:
+    with frames_of(request.param) as maker:
+        yield maker
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ the seed documents' printed tables); errors name the column, the query and the f
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -15,11 +16,20 @@ import polars as pl
 import pytest
 
 import rankframe
+from conftest import FRAME_KINDS, frames_of
 from helpers import as_dict, as_float, as_pandas, collect
 from rankframe import ColumnNotFoundError, InvalidDataError, InvalidOptionError
 
 if TYPE_CHECKING:
     from conftest import FrameMaker
+
+
+@pytest.fixture(params=[k for k in FRAME_KINDS if k != "arrow"])
+def make_frame(request: pytest.FixtureRequest) -> Iterator[FrameMaker]:
+    """Every frame kind that ``from_lists`` takes (an Arrow table is evaluated through
+    ``rankframe.rank_eval``; it holds no accessor and makes no long frame)."""
+    with frames_of(request.param) as maker:
+        yield maker
 
 PANDAS_KINDS = ("pandas", "pandas-pyarrow")
 NAN = float("nan")

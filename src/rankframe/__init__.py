@@ -1,7 +1,9 @@
 """rankframe: ranking metrics inside the DataFrames you already use.
 
 ``import rankframe`` registers ``rank_eval`` on pandas DataFrames, on polars DataFrames and
-LazyFrames, and on Dask DataFrames when Dask is installed::
+LazyFrames, and on Dask DataFrames when Dask is installed; ``rankframe.rank_eval(obj)`` gives
+the accessor of any frame, Arrow frames too (a pyarrow Table, a DuckDB relation, an Ibis
+table, anything with ``__arrow_c_stream__``), with pandas results::
 
     import rankframe
     df.rank_eval.mrr(k=5)
@@ -32,6 +34,7 @@ from rankframe._registry import (
 )
 from rankframe.adapters import pandas as _pandas_adapter
 from rankframe.adapters import polars as _polars_adapter
+from rankframe.adapters.arrow import rank_eval
 from rankframe.exceptions import (
     ColumnNotFoundError,
     EmptyQueryError,
@@ -68,6 +71,7 @@ __all__ = [
     "parse_metric",
     "parse_metrics",
     "polars_schema",
+    "rank_eval",
     "read_trec_qrels",
     "read_trec_run",
     "reset_option",

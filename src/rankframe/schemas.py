@@ -24,6 +24,7 @@ Examples
 from __future__ import annotations
 
 import threading
+import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -192,16 +193,24 @@ def pandera_ready() -> None:
     pandera is imported on first use, not with rankframe. Several threads importing it at
     once (Dask's default threaded scheduler, a user's thread pool) can deadlock in Python's
     import locks (``_DeadlockError``); every use of pandera calls this first.
+
+    With pyspark installed, pandera's import (and that of its pandas checks, once pyspark is
+    imported) tries ``pyspark.pandas``, which warns under pandas 3 (a ``FutureWarning`` that
+    ``filterwarnings = error`` turns into a failure and the CLI would print) and fails to
+    import (pandera goes on without it): both imports happen here, with the warnings of
+    pyspark's modules silenced, so rankframe behaves the same with pyspark installed or not.
     """
     if _IMPORTED.is_set():
         return
-    with _FIRST_VALIDATION:
+    with _FIRST_VALIDATION, warnings.catch_warnings():
+        warnings.filterwarnings("ignore", module=r"pyspark(\.|$)")
         if not _IMPORTED.is_set():
             import pandera.config
             import pandera.errors
             import pandera.pandas
             import pandera.polars  # noqa: F401
             from pandera.backends.base import builtin_checks  # noqa: F401
+            from pandera.backends.pandas import builtin_checks as _  # noqa: F401
 
             _IMPORTED.set()
 

@@ -1,0 +1,340 @@
+"""The ``rank_eval`` accessor of PySpark DataFrames (classic, and Spark Connect).
+
+The engine needs every row of a query together. The bound columns (query, item, score(s),
+relevant, judged, ``by``) and each row's position are grouped on a hash bucket of the query
+(``groupBy(bucket).applyInArrow``): each group arrives in a Python worker as one Arrow
+table of whole queries, is read as the Arrow adapter reads a table (Arrow-backed pandas
+columns, a float NaN as a null), and gives its per-query table through the pandas adapter
+(:class:`rankframe._partitioned.Parts`). Each group sends back one row: its per-query table,
+pickled. The driver collects those rows with ``toArrow()`` and runs the one finish step, so
+the values are the pandas accessor's, bit for bit. Nothing loops over queries in Python and
+nothing goes through ``pyspark.pandas``.
+
+With ``partitioned=True`` (``rankframe.spark.rank_eval(sdf, partitioned=True)``) the frame
+is taken as already laid out by query (every query's rows in one partition: written
+bucketed or ``repartition("query")``): ``mapInArrow`` runs on each partition as it is, with
+no shuffle.
+
+Errors are the pandas accessor's. A worker never raises for bad data: a group whose columns
+hold nulls (or a score or grade column that is not numeric) says so, and the driver then
+counts and locates them over the whole frame in its row order (one more job, only on that
+path) and raises the eager error (:func:`~rankframe._partitioned.raise_whole_frame`); any
+other error (a duplicate item, a ``by`` column that varies within a query) comes back
+pickled and is raised on the driver, as raised.
+
+``evaluate``, ``compare`` and the metric methods return what the pandas accessor returns;
+``per_query`` and ``rank`` return Spark DataFrames. ``rank()`` is lazy: a data error
+surfaces when its frame is computed, as Spark's ``PythonException`` carrying rankframe's
+message.
+"""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+try:
+    from pyspark import TaskContext
+    from pyspark.sql import DataFrame, functions
+except ImportError as error:
+    msg = "The Spark accessor needs pyspark: pip install 'rankframe[spark]'"
+    raise ImportError(msg) from error
+
+from rankframe import _config, schemas
+from rankframe._accessor import RankEval, ranks
+from rankframe._options import Ties
+from rankframe._partitioned import NullFacts, Parts, never_null, raise_whole_frame
+from rankframe._pipeline import Backend, ColumnNames, PerQueryRows, Request
+from rankframe.adapters.arrow import arrow_frame
+from rankframe.adapters.pandas import PandasBackend, pandas_result
+from rankframe.exceptions import RankEvalError
+
+__all__ = ["SparkRankEval", "register"]
+
+_POSITION, _BUCKET = "_position", "_bucket"  # beside the columns' aliases _0, _1, ...
+_REPLY = "part long, reported boolean, error binary, payload binary"
+_FACTS = "part long, rows long, nulls array<long>, first array<long>, query binary"
+
+
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """pyspark's warning that it does not yet support pandas 3 (raised by its Arrow
+    functions at every call), silenced around rankframe's calls."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas",
+                                category=FutureWarning)
+        yield
+
+
+def _col(name: str) -> Any:
+    """A column by its name, whatever characters it holds."""
+    return functions.col("`" + name.replace("`", "``") + "`")
+
+
+def _numeric_columns(names: ColumnNames) -> list[str]:
+    return [*names.scores, names.relevant]
+
+
+def _reported(frame: pd.DataFrame, names: ColumnNames) -> bool:
+    """Whether the whole frame's check raises for this part's data (nulls where there must be
+    none, a score or grade column that is not numeric)."""
+    return any(frame[c].isna().any() for c in never_null(names)) or not all(
+        schemas._is_numeric_pandas(frame[c]) for c in _numeric_columns(names)
+    )
+
+
+def _reply(part: int, *, reported: bool = False, error: bytes | None = None,
+           payload: bytes | None = None) -> pa.Table:
+    return pa.table({
+        "part": pa.array([part], pa.int64()), "reported": pa.array([reported]),
+        "error": pa.array([error], pa.binary()), "payload": pa.array([payload], pa.binary()),
+    })
+
+
+def _aliases(columns: Sequence[str]) -> list[str]:
+    """The names the columns travel under (Spark's Arrow functions read columns by unquoted
+    name: a name holding a backtick or a dot would break them)."""
+    return [f"_{i}" for i in range(len(columns))]
+
+
+def _in_order(table: pa.Table, columns: Sequence[str]) -> pa.Table:
+    """A part's rows back in the frame's order (by position), under their own names."""
+    order = np.argsort(np.asarray(table[_POSITION]), kind="stable")
+    kept = table.select(_aliases(columns)).take(pa.array(order))
+    return kept.rename_columns(list(columns))
+
+
+def _part_reply(table: pa.Table, parts: Parts, columns: Sequence[str], part: int) -> pa.Table:
+    """One part of whole queries (an Arrow table) → one row: its pickled per-query table,
+    or that the whole frame's check reports it, or a pickled error."""
+    frame = arrow_frame(_in_order(table, columns))
+    if _reported(frame, parts.request.names):
+        return _reply(part, reported=True)
+    try:
+        result = parts.map(frame)
+    except RankEvalError as error:
+        return _reply(part, error=pickle.dumps(error))
+    return _reply(part, payload=pickle.dumps(result, protocol=5))
+
+
+def _grouped(parts: Parts, columns: Sequence[str]) -> Any:
+    def run(key: tuple[pa.Scalar, ...], table: pa.Table) -> pa.Table:
+        return _part_reply(table, parts, columns, key[0].as_py())
+
+    return run
+
+
+def _mapped(parts: Parts, columns: Sequence[str]) -> Any:
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        received = list(batches)
+        table = pa.Table.from_batches(received) if received else None
+        if table is not None and table.num_rows:
+            part = TaskContext.get().partitionId()
+            yield from _part_reply(table, parts, columns, part).to_batches()
+
+    return run
+
+
+def _null_facts(names: ColumnNames, columns: Sequence[str]) -> Any:
+    """Per input partition: its rows, and for each never-null column its nulls, the first
+    one's row within the partition and (pickled) that row's query as pandas gives it."""
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        received = list(batches)
+        frame = None
+        if received:
+            frame = arrow_frame(pa.Table.from_batches(received).rename_columns(list(columns)))
+        nulls, first, queries = [], [], []
+        for column in never_null(names):
+            missing = np.zeros(0, bool) if frame is None else frame[column].isna().to_numpy()
+            count = int(missing.sum())
+            at = int(np.argmax(missing)) if count else -1
+            nulls.append(count)
+            first.append(at)
+            queries.append(frame[names.query].iloc[at]
+                           if frame is not None and count and column != names.query else None)
+        yield pa.RecordBatch.from_pydict({
+            "part": [TaskContext.get().partitionId()], "rows": [len(missing)],
+            "nulls": [nulls], "first": [first], "query": [pickle.dumps(queries)],
+        })
+
+    return run
+
+
+class SparkRankEval(RankEval):
+    __doc__ = RankEval.__doc__
+
+    def __init__(self, frame: Any, names: ColumnNames | None = None, *,
+                 partitioned: bool = False) -> None:
+        super().__init__(frame, names)
+        self._partitioned = partitioned
+
+    def __call__(self, **names: Any) -> RankEval:
+        bound = super().__call__(**names)
+        assert isinstance(bound, SparkRankEval)
+        bound._partitioned = self._partitioned
+        return bound
+
+    def _backend(self, frame: Any) -> Backend:
+        return PandasBackend(frame)
+
+    def _column_names(self) -> list[str]:
+        return list(self._frame.columns)
+
+    def _selected(self, columns: Sequence[str], *, position: bool = True) -> Any:
+        """The frame's ``columns`` under their aliases (:func:`_aliases`), and a column of
+        each row's position in the frame's order."""
+        aliases = _aliases(columns)
+        frame = self._frame.select(*[_col(c).alias(a) for c, a in zip(columns, aliases,
+                                                                        strict=True)])
+        if not position:
+            return frame
+        return frame.withColumn(_POSITION, functions.monotonically_increasing_id())
+
+    def _empty(self, columns: Sequence[str]) -> pd.DataFrame:
+        """The columns with no rows, as a part of the frame is read."""
+        return arrow_frame(self._frame.select(
+            *[_col(c) for c in columns]).limit(0).toArrow())
+
+    def _buckets(self) -> int:
+        chosen = _config.get_option("query_buckets")
+        if chosen is not None:
+            return int(chosen)
+        session = self._frame.sparkSession
+        return max(1, int(session.conf.get("spark.sql.shuffle.partitions", "200")))
+
+    def _bucketed(self, frame: Any, columns: Sequence[str], query: str) -> Any:
+        """``frame`` (of :meth:`_selected`) grouped on a hash of the query, modulo the number
+        of buckets."""
+        alias = _aliases(columns)[list(columns).index(query)]
+        key = functions.pmod(functions.xxhash64(functions.col(alias)),
+                             functions.lit(self._buckets()))
+        return frame.withColumn(_BUCKET, key).groupBy(_BUCKET)
+
+    def _replies(self, columns: Sequence[str], parts: Parts) -> pa.Table:
+        frame = self._selected(columns)
+        if self._partitioned:
+            replies = frame.mapInArrow(_mapped(parts, columns), _REPLY)
+        else:
+            replies = self._bucketed(frame, columns, parts.request.names.query).applyInArrow(
+                _grouped(parts, columns), _REPLY)
+        return replies.toArrow().sort_by("part")
+
+    def _check(self, names: ColumnNames, columns: Sequence[str], reported: bool,
+               errors: Sequence[bytes | None]) -> None:
+        """Raise the pandas accessor's error, if any part reported one."""
+        if reported:
+            self._raise_whole_frame(names, columns)
+        for error in errors:
+            if error is not None:
+                raise pickle.loads(error)
+
+    def _raise_whole_frame(self, names: ColumnNames, columns: Sequence[str]) -> None:
+        empty = self._empty(columns)
+        not_numeric = {c: empty[c].dtype for c in _numeric_columns(names)
+                       if not schemas._is_numeric_pandas(empty[c])}
+        frame = self._selected(columns, position=False)
+        reports = frame.mapInArrow(_null_facts(names, columns), _FACTS).toArrow().sort_by("part")
+        rows = np.asarray(reports["rows"], dtype=np.int64)
+        offsets = np.cumsum(rows) - rows
+        nulls = reports["nulls"].to_pylist()
+        first = reports["first"].to_pylist()
+        queries = [pickle.loads(q) for q in reports["query"].to_pylist()]
+        facts = []
+        for i in range(len(never_null(names))):
+            counts = [n[i] for n in nulls]
+            at = next((p for p, n in enumerate(counts) if n), None)
+            if at is None:
+                facts.append(NullFacts(0, -1, None))
+            else:
+                facts.append(NullFacts(sum(counts), int(offsets[at] + first[at][i]),
+                                       queries[at][i]))
+        raise_whole_frame(names, facts, not_numeric, flavour="pandas")
+
+    def _run(self, request: Request) -> Any:
+        with _quiet():
+            return self._evaluate(request)
+
+    def _evaluate(self, request: Request) -> Any:
+        names = request.names
+        columns = list(dict.fromkeys([*names.roles(), *request.by]))
+        parts = Parts(request, PandasBackend)
+        replies = self._replies(columns, parts)
+        self._check(names, columns, any(replies["reported"].to_pylist()),
+                    replies["error"].to_pylist())
+        tables = [pickle.loads(p) for p in replies["payload"].to_pylist()]
+        if not tables:
+            tables = [parts.map(self._empty(columns))]
+        table = parts.finish(pd.concat(tables, ignore_index=True))
+        if isinstance(request.result, PerQueryRows):
+            return self._spark(table)
+        return pandas_result(table, request)
+
+    def _spark(self, table: pd.DataFrame) -> Any:
+        """A pandas result as a Spark DataFrame of the frame's session."""
+        arrow = pa.Table.from_pandas(table, preserve_index=False)
+        return self._frame.sparkSession.createDataFrame(arrow)
+
+    def _rank(self, columns: list[str], ties: Ties) -> Any:
+        with _quiet():
+            return self._ranked(columns, ties)
+
+    def _ranked(self, columns: list[str], ties: Ties) -> Any:
+        from pyspark.sql.types import LongType, StructField, StructType
+
+        names = self._names
+        every = list(self._frame.columns)
+        schema = StructType([*self._frame.schema.fields,
+                             *(StructField(c, LongType()) for c in columns)])
+
+        def run(table: pa.Table) -> pa.Table:
+            table = _in_order(table, every)
+            found = ranks(PandasBackend(arrow_frame(table)), names, columns, ties)
+            for column, rank in found.items():
+                table = table.append_column(
+                    column, pa.array(rank, mask=rank == 0, type=pa.int64()))
+            return table
+
+        grouped = self._bucketed(self._selected(every), every, names.query)
+        return grouped.applyInArrow(run, schema)
+
+
+def rank_eval(frame: Any, *, partitioned: bool = False) -> SparkRankEval:
+    """The ``rank_eval`` accessor of a Spark DataFrame, without registering it.
+
+    ``partitioned=True``: every query's rows already lie in one partition of ``frame``
+    (written bucketed by query, or ``frame.repartition("query")``); no shuffle.
+    """
+    return SparkRankEval(frame, partitioned=partitioned)
+
+
+class _Accessor:
+    """``DataFrame.rank_eval``: a property that builds the accessor of its frame."""
+
+    def __get__(self, frame: Any, cls: type) -> Any:
+        if frame is None:
+            return SparkRankEval
+        return SparkRankEval(frame)
+
+
+def register() -> None:
+    """Register ``rank_eval`` on ``pyspark.sql.DataFrame`` and, when Spark Connect's client
+    is installed, on its DataFrame."""
+    classes: list[type] = [DataFrame]
+    try:
+        with warnings.catch_warnings():  # pyspark's own warnings (pandas 3), as pandera's
+            warnings.filterwarnings("ignore", module=r"pyspark(\.|$)")
+            from pyspark.sql.connect.dataframe import DataFrame as ConnectDataFrame
+    except ImportError:  # Connect's client needs grpcio: pip install 'pyspark[connect]'
+        pass
+    else:
+        classes.append(ConnectDataFrame)
+    for cls in classes:
+        if not isinstance(cls.__dict__.get("rank_eval"), _Accessor):
+            cls.rank_eval = _Accessor()  # type: ignore[attr-defined]

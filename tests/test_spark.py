@@ -1,0 +1,232 @@
+"""The Spark accessor (``import rankframe.spark``) on a session-scoped ``local[2]`` session,
+classic and Spark Connect.
+
+The Spark accessor promises the pandas accessor's values, bit for bit, and its errors,
+message for message (the pandas values are themselves tested against references elsewhere).
+A Spark call costs about a second (a job, Python workers), so rather than every test of the
+frame-kind fixture, these tests run every metric of the registry in one call per case:
+
+- values: every registered metric (at several cut-offs), every output layout (scalar, by
+  segments, ``per_query``, ``evaluate`` with intervals, ``compare``), and ``rank``;
+- errors: each data error of the input contract, on every metric at once;
+- with pyspark installed, the CLI prints its one error line (no pyspark warning).
+
+Java comes from the system (OpenJDK 17); the Makefile checks for it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rankframe
+import rankframe.spark
+from rankframe import METRICS, EmptyQueryError, InvalidDataError, Metric
+from test_properties import all_metrics
+
+pytestmark = [
+    pytest.mark.load,  # a Spark session: `make test` runs them, -m 'not load' leaves them out
+    # pyspark's own warning at its Arrow calls under pandas 3 (the tests call toArrow too)
+    pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
+]
+
+PARTS = 3  # shuffle partitions, and query buckets: queries from several rows meet
+
+
+@pytest.fixture(scope="session", params=["classic", "connect"])
+def spark(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """One ``local[2]`` session at a time: classic, then Spark Connect (``remote``), which
+    starts a local Connect server."""
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # workers import this rankframe
+    builder = SparkSession.builder.appName("rankframe-tests")
+    if request.param == "classic":
+        builder = builder.master("local[2]").config("spark.ui.enabled", "false")
+    else:  # (a Connect session takes only session settings)
+        builder = builder.remote("local[2]")
+    session = builder.config("spark.sql.shuffle.partitions", str(PARTS)).getOrCreate()
+    connect = type(session).__module__.startswith("pyspark.sql.connect")
+    assert connect is (request.param == "connect")
+    if request.param == "classic":
+        session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def generated(seed: int = 7, queries: int = 40) -> pd.DataFrame:
+    """Queries of 1 to 8 items: scores on a grid of 5 values (many ties), some unscored
+    (judged, not retrieved), grades 0 to 3, a theme per query, two systems."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 9, size=queries)
+    query = np.repeat([f"q{i:02d}" for i in range(queries)], sizes)
+    item = np.concatenate([rng.permutation(12)[:n] for n in sizes]).astype(str)
+    score = rng.integers(0, 5, size=len(query)) / 4
+    score[rng.random(len(query)) < 0.1] = np.nan
+    other = rng.integers(0, 5, size=len(query)) / 4
+    theme = np.repeat(rng.choice(["news", "sport", "food"], size=queries), sizes)
+    return pd.DataFrame({"query": query, "item": item, "score": score, "other": other,
+                         "relevant": rng.integers(0, 4, size=len(query)), "theme": theme})
+
+
+# -- values ----------------------------------------------------------------------------------
+
+
+def _relevance_metrics() -> list[Metric]:
+    return all_metrics(ks=(1, 3, 10))
+
+
+# the metrics of the items themselves that need no input beyond the frame
+ITEM_METRICS = [Metric(d.name, 3 if d.takes_k else None) for d in METRICS.values()
+                if d.items is not None and d.items.needs is None and d.takes_k]
+
+
+def test_every_metric_matches_pandas_bit_for_bit(spark: Any) -> None:
+    data = generated()
+    sdf = spark.createDataFrame(data)
+    metrics = [*_relevance_metrics(), *ITEM_METRICS]
+    want = data.rank_eval.evaluate(metrics, by="theme")
+    got = sdf.rank_eval.evaluate(metrics, by="theme")
+    assert isinstance(got, pd.DataFrame)
+    pd.testing.assert_frame_equal(got.astype({"theme": object}),
+                                  want.astype({"theme": object}), check_exact=True)
+    assert len(want.columns) == len(metrics) + 2  # theme, every metric, n_queries
+
+
+@pytest.mark.parametrize("ties", ["trec", "first", "optimistic", "average"])
+def test_per_query_is_a_spark_frame_of_the_pandas_values(spark: Any, ties: str) -> None:
+    data = generated(seed=3)
+    metrics = ["mrr", "ndcg@3", "map", "recall@10", "r_precision"]
+    want = data.rank_eval.per_query(metrics, by="theme", ties=ties)
+    got = spark.createDataFrame(data).rank_eval.per_query(metrics, by="theme", ties=ties)
+    assert type(got).__module__.startswith("pyspark.sql")
+    got = got.toArrow().to_pandas()  # (pyspark's toPandas warns under pandas 3)
+    pd.testing.assert_frame_equal(got.astype(object), want.astype(object), check_exact=True)
+
+
+def test_scalars_segments_intervals_and_compare(spark: Any) -> None:
+    data = generated(seed=5)
+    sdf = spark.createDataFrame(data)
+    assert sdf.rank_eval.ndcg(k=3) == data.rank_eval.ndcg(k=3)
+    got, want = sdf.rank_eval.mrr(by="theme"), data.rank_eval.mrr(by="theme")
+    assert got.to_dict() == want.to_dict()
+    want = data.rank_eval.evaluate(["mrr", "map"], ci=0.9, n_resamples=200, tidy=True)
+    got = sdf.rank_eval.evaluate(["mrr", "map"], ci=0.9, n_resamples=200, tidy=True)
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+    two = {"score": ["score", "other"]}
+    want = data.rank_eval(**two).compare(["ndcg@3", "mrr"], test="permutation",
+                                         n_resamples=500)
+    got = sdf.rank_eval(**two).compare(["ndcg@3", "mrr"], test="permutation", n_resamples=500)
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+
+
+def test_rank_is_a_spark_frame_of_the_pandas_ranks(spark: Any) -> None:
+    data = generated(seed=11, queries=12)
+    got = spark.createDataFrame(data).rank_eval.rank().toArrow().to_pandas()
+    want = data.rank_eval.rank()
+    got = got.sort_values(["query", "item"]).reset_index(drop=True)
+    want = want.sort_values(["query", "item"]).reset_index(drop=True)
+    assert got["rank"].astype("Int64").tolist() == want["rank"].tolist()
+
+
+def test_partitioned_skips_the_shuffle_with_the_same_values(spark: Any) -> None:
+    data = generated(seed=13)
+    laid_out = spark.createDataFrame(data).repartition(PARTS, "query")
+    got = rankframe.spark.rank_eval(laid_out, partitioned=True)
+    assert got.evaluate(["mrr", "ndcg@10"]).equals(data.rank_eval.evaluate(["mrr", "ndcg@10"]))
+    plan = laid_out.rank_eval  # registered: the same accessor, shuffling
+    assert plan.mrr() == data.rank_eval.mrr()
+
+
+# -- errors: message for message --------------------------------------------------------------
+
+
+def _bad(column: str, at: int, value: Any) -> pd.DataFrame:
+    """The generated frame with one cell changed (``None``: a null; grades as floats)."""
+    data = generated(seed=17, queries=10)
+    if column == "relevant":
+        data = data.astype({"relevant": float})
+    data.loc[at, column] = value
+    return data
+
+
+def _duplicate() -> pd.DataFrame:
+    """The first query of two rows or more gets its first item twice."""
+    data = generated(seed=17, queries=10)
+    second = int(np.flatnonzero(data["query"].to_numpy()[1:] == data["query"].to_numpy()[:-1])[0])
+    data.loc[second + 1, "item"] = data.loc[second, "item"]
+    return data
+
+
+ERRORS = {
+    "null grade": (lambda: _bad("relevant", 9, None), {}),
+    "null item": (lambda: _bad("item", 4, None), {}),
+    "null query": (lambda: _bad("query", 6, None), {}),
+    "text score": (lambda: generated(queries=5).astype({"score": str}), {}),
+    "duplicate item": (_duplicate, {}),
+    "by varies": (lambda: _bad("theme", 2, "other"), {"by": "theme"}),
+    "no relevant item": (lambda: generated(queries=6).assign(relevant=0), {"empty": "error"}),
+}
+
+
+@pytest.mark.parametrize("case", ERRORS)
+def test_errors_match_pandas(spark: Any, case: str) -> None:
+    make, options = ERRORS[case]
+    data = make()
+    metrics = [m for m in _relevance_metrics() if not METRICS[m.name].param.required][:40]
+    with pytest.raises(rankframe.RankEvalError) as want:
+        data.rank_eval.evaluate(metrics, **options)
+    with pytest.raises(rankframe.RankEvalError) as got:
+        spark.createDataFrame(data).rank_eval.evaluate(metrics, **options)
+    assert type(got.value) is type(want.value)
+    assert str(got.value) == str(want.value)
+    assert isinstance(got.value, InvalidDataError | EmptyQueryError)
+
+
+# -- installing pyspark changes nothing else --------------------------------------------------
+
+
+def test_the_cli_prints_one_error_line_with_pyspark_installed(tmp_path: Path) -> None:
+    path = tmp_path / "run.csv"
+    path.write_text("query,item,score,relevant\nq1,a,0.5,1\nq1,a,0.4,0\nq2,a,0.4,0\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "rankframe.cli", "evaluate", str(path), "-m", "mrr"],
+        capture_output=True, text=True, check=False,
+    )
+    assert done.returncode == 1
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("rankframe: error: Item 'a' appears 2 times")
+
+
+def test_any_column_name(spark: Any) -> None:
+    # Spark reads a name holding a backtick or a dot as a path unless it is quoted
+    data = generated(seed=19, queries=8)
+    names = {"query": "user `id`", "score": "model.v2", "theme": "a b"}
+    sdf = spark.createDataFrame(data.rename(columns=names))
+    accessor = sdf.rank_eval(query="user `id`", score="model.v2")
+    got = accessor.evaluate(["mrr", "ndcg@3"], by="a b")
+    want = data.rank_eval.evaluate(["mrr", "ndcg@3"], by="theme").rename(columns=names)
+    pd.testing.assert_frame_equal(got.astype({"a b": object}), want.astype({"a b": object}),
+                                  check_exact=True)
+    ranked = accessor.rank().toArrow().to_pandas()
+    assert list(ranked.columns) == [*data.rename(columns=names).columns, "rank"]
+
+
+def test_without_pyspark_the_import_says_what_to_install() -> None:
+    code = (
+        "import sys; sys.modules['pyspark'] = None\n"  # as if pyspark were not installed
+        "import rankframe\n"
+        "try:\n    import rankframe.spark\nexcept ImportError as error:\n    print(error)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "The Spark accessor needs pyspark: pip install 'rankframe[spark]'"
+    assert done.stderr == ""

@@ -118,13 +118,15 @@ def test_scalars_segments_intervals_and_compare(spark: Any) -> None:
     assert sdf.rank_eval.ndcg(k=3) == data.rank_eval.ndcg(k=3)
     got, want = sdf.rank_eval.mrr(by="theme"), data.rank_eval.mrr(by="theme")
     assert got.to_dict() == want.to_dict()
-    want = data.rank_eval.evaluate(["mrr", "map"], ci=0.9, n_resamples=200, tidy=True)
-    got = sdf.rank_eval.evaluate(["mrr", "map"], ci=0.9, n_resamples=200, tidy=True)
+    interval = {"confidence_level": 0.9, "n_resamples": 200, "tidy": True}
+    want = data.rank_eval.evaluate(["mrr", "map"], **interval)
+    got = sdf.rank_eval.evaluate(["mrr", "map"], **interval)
     pd.testing.assert_frame_equal(got, want, check_exact=True)
     two = {"score": ["score", "other"]}
     want = data.rank_eval(**two).compare(["ndcg@3", "mrr"], test="permutation",
-                                         n_resamples=500)
-    got = sdf.rank_eval(**two).compare(["ndcg@3", "mrr"], test="permutation", n_resamples=500)
+                                         n_permutations=500)
+    got = sdf.rank_eval(**two).compare(["ndcg@3", "mrr"], test="permutation",
+                                        n_permutations=500)
     pd.testing.assert_frame_equal(got, want, check_exact=True)
 
 

@@ -233,7 +233,7 @@ def average_precision_average(t: Lists, k: int | None, o: Options) -> FloatArray
 
 def r_precision_average(t: Lists, _k: int | None, _: Options) -> FloatArray:
     r"""Expected R-precision over the orders of tied rows: E[hits@R] / R."""
-    return _ratio(_ties.hits_at(t, t.n_relevant), t.n_relevant)
+    return _ratio(t.expected_hits(t.n_relevant), t.n_relevant)
 
 
 _NONE = options_of()

@@ -235,7 +235,7 @@ def rprec_mult(t: Lists, multiple: float, _: Options) -> FloatArray:
 def rprec_mult_average(t: Lists, multiple: float, _: Options) -> FloatArray:
     r"""rprec_mult under ``ties="average"``: E[hits@c] / c, c not depending on the order."""
     cut = _multiple_cut(t, multiple)
-    return _ratio(_ties.hits_at(t, cut), cut)
+    return _ratio(t.expected_hits(cut), cut)
 
 
 # -- set measures ----------------------------------------------------------------------------

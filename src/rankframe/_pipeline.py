@@ -282,9 +282,8 @@ class Request:
 
 def reads_shared_ranks(definition: MetricDef) -> bool:
     """Whether a metric reads ranks that tied rows may share (``ties="truncated_average"``,
-    Evidently's convention): the common metrics do; trec_eval's other measures and the
-    beyond-accuracy metrics read positions in the list, one row each."""
-    return definition.items is None and definition.compute.__module__ != "rankframe._metrics_trec"
+    Evidently's convention), as it declares (``MetricDef.shared_ranks``)."""
+    return definition.shared_ranks
 
 
 def _check_shared_ranks(metrics: Sequence[Metric]) -> None:

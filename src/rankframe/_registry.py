@@ -1,11 +1,13 @@
 """The one registry of metrics, and the parser of metric strings.
 
-Each metric is declared once (in :mod:`rankframe._metrics`) with :func:`register`: its
+Each metric is declared once, as a :class:`MetricDef` in a module of
+:mod:`rankframe._metrics` (whose ``__init__`` registers them all with :func:`register`): its
 canonical name, aliases, trec_eval spellings, whether it takes a cut-off ``k``, which options
-change it (declarations of :mod:`rankframe._options`), its per-query computation and its
-documentation. Parsing (``"ndcg@10"``, ``"P_10"``), the "did you mean" of an unknown name, the
-accessor's metric methods (``df.rank_eval.ndcg(k, **options)``, generated in
-:mod:`rankframe._accessor`), the docs and the test matrix all read this registry.
+change it (declarations of :mod:`rankframe._options`), its per-query computation, what it
+allows (shared ranks, a tie-averaged form) and its documentation. Parsing (``"ndcg@10"``,
+``"P_10"``), the "did you mean" of an unknown name, the accessor's metric methods
+(``df.rank_eval.ndcg(k, **options)``, generated in :mod:`rankframe._accessor`), the docs and
+the test matrix all read this registry.
 """
 
 from __future__ import annotations
@@ -135,6 +137,12 @@ class MetricDef:
         Whether the metric's value depends on the query's relevant items, so that the
         ``empty=`` option (queries without relevant items) applies to it. ``False`` for
         counts and the metrics of the items themselves, which keep their values.
+    shared_ranks
+        Whether the metric is defined when tied rows share one rank
+        (``ties="truncated_average"``, Evidently's convention): ``True`` for the metrics
+        of the list's relevance, which read the shared ranks; ``False`` (the default) for
+        those that read one position per row (trec_eval's other measures, the metrics of
+        the items), which that option then refuses with an error naming them.
     """
 
     name: str
@@ -152,6 +160,7 @@ class MetricDef:
     items: Any = field(default=None, repr=False, compare=False)
     param: Param = field(default=CUTOFF, repr=False, compare=False)
     depends_on_relevant: bool = field(default=True, repr=False, compare=False)
+    shared_ranks: bool = field(default=False, repr=False, compare=False)
 
     def spellings(self) -> tuple[str, ...]:
         """Every lower-case name that selects this metric."""

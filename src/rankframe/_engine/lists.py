@@ -12,7 +12,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from rankframe._engine import ties
 from rankframe._engine.frame import (
     _BLOCK,
     BoolArray,
@@ -100,7 +99,7 @@ class Lists:
         key = ("hits_at", k)
         if key not in self.memo:
             if self.rel_tie_start is not None:
-                hits = ties.hits_at(self, k)
+                hits = self.expected_hits(k)
             else:
                 query = self.rel_query if k is None else self.rel_query[self.rel_rank <= k]
                 hits = np.bincount(query, minlength=self.n_queries).astype(np.float64)
@@ -108,6 +107,24 @@ class Lists:
             self.memo[key] = hits
         value: FloatArray = self.memo[key]
         return value
+
+    def expected_hits(self, k: int | IntArray | None) -> FloatArray:
+        """With tie groups (``ties="average"``): per query, the expected number of relevant
+        rows at or above k (``k`` one cut-off, or one per query; ``None``: every retrieved
+        relevant row). Over the orders of a group of ``n`` rows after ``s``, each of its
+        relevant rows lies at or above k with chance ``clip(k - s, 0, n) / n``
+        (:mod:`rankframe._engine.ties`)."""
+        start, size = self.rel_tie_start, self.rel_tie_size
+        if start is None or size is None:
+            msg = "the lists carry no tie groups (ranked without ties='average')"
+            raise ValueError(msg)
+        if k is None:
+            weights = np.ones(len(start))
+        else:
+            cut = k if isinstance(k, int) else k[self.rel_query]
+            weights = np.clip(cut - start, 0, size) / size
+        return np.bincount(self.rel_query, weights=weights,
+                           minlength=self.n_queries).astype(np.float64, copy=False)
 
     def unshared(self) -> Lists:
         """Under ``ties="truncated_average"`` (shared ranks): these lists as

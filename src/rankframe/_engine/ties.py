@@ -7,7 +7,8 @@ above it. Over the ``n!`` orders of the group, equally likely, each relevant row
 of the group's ranks with probability ``1/n``, which gives (``k`` a cut-off):
 
 * hits@k: each relevant row of the group counts ``clip(k - s, 0, n) / n`` (linear, so
-  precision, recall, R-precision and F-measures follow exactly);
+  precision, recall, R-precision and F-measures follow exactly): the lists compute it
+  themselves (``Lists.hits_at``, ``Lists.expected_hits``);
 * success@k: from the first group holding a relevant row, with ``m = clip(k - s, 0, n)`` of
   its places above the cut-off, ``1 - C(n - r, m) / C(n, m)`` (hypergeometric: no relevant
   row among the first ``m``);
@@ -37,7 +38,7 @@ from rankframe._engine.frame import FloatArray, IntArray
 if TYPE_CHECKING:
     from rankframe._engine.lists import Lists
 
-__all__ = ["dcg", "hits_at", "precision_sum", "reciprocal_rank", "success_at"]
+__all__ = ["dcg", "precision_sum", "reciprocal_rank", "success_at"]
 
 
 def _groups(query: IntArray, start: IntArray) -> tuple[IntArray, IntArray]:
@@ -83,16 +84,6 @@ def _first_groups(t: Lists) -> tuple[IntArray, IntArray, IntArray, IntArray]:
 
 def _per_query(t: Lists, query: IntArray, values: FloatArray) -> FloatArray:
     return np.bincount(query, weights=values, minlength=t.n_queries).astype(np.float64, copy=False)
-
-
-def hits_at(t: Lists, k: int | IntArray | None) -> FloatArray:
-    """Per query, the expected number of relevant rows at or above k (``k`` one cut-off, or
-    one per query; ``None``: every retrieved relevant row)."""
-    start, size = _rel(t)
-    if k is None:
-        return _per_query(t, t.rel_query, np.ones(len(start)))
-    cut = k if isinstance(k, int) else k[t.rel_query]
-    return _per_query(t, t.rel_query, np.clip(cut - start, 0, size) / size)
 
 
 def _none_drawn(n: IntArray, r: IntArray, m: IntArray) -> FloatArray:

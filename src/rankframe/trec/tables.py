@@ -1,8 +1,9 @@
 """trec_eval's own tables, written once: its measures, their parameters and its nicknames.
 
 Both readers of trec_eval's vocabulary take it from here: the metric registry
-(:mod:`rankframe._metrics_trec` registers trec_eval's default parameters, its ``set_``
-names and the named sets ``official`` and ``all_trec`` from these tables) and
+(:mod:`rankframe._metrics` registers trec_eval's default parameters, its ``set_`` names and
+the named sets ``official`` and ``all_trec``, which :mod:`rankframe._metrics.trec` reads
+from these tables) and
 :mod:`rankframe.trec.measures` (what ``rankframe trec`` prints and its ``-m`` syntax). The
 module holds data only and imports nothing of rankframe, so the registry can read it while
 it is being filled.

@@ -1,5 +1,7 @@
-"""The beyond-accuracy metrics, and top1_f1: declared in the registry like every metric, and
-computed in the finish step from every query's top-k items (:mod:`rankframe._items`).
+"""The metrics of the recommended items themselves: the beyond-accuracy metrics and
+``top1_f1``, declared like every metric (:data:`DEFINITIONS`, registered by
+:mod:`rankframe._metrics`) and computed in the finish step from every query's top-k items
+(:mod:`rankframe._items`), never from the per-query lists.
 
 Notation: L_q is query q's top-k list (the usual ranking and tie rule); c_i the number of
 lists that hold item i, over every item of the catalog (zeros included); n the catalog size.
@@ -22,7 +24,7 @@ from rankframe._options import (
     Options,
     options_of,
 )
-from rankframe._registry import MetricDef, register
+from rankframe._registry import MetricDef
 
 
 def _from_items(_lists: Any, _k: int | None, _options: Options) -> NoReturn:
@@ -43,7 +45,7 @@ _FRAME = """
 
 _CATALOG = options_of(CATALOG)
 
-register(MetricDef(
+COVERAGE = MetricDef(
     name="coverage", aliases=("item_coverage", "catalog_coverage"), trec_name=None,
     trec_cut=None, takes_k=True, options=_CATALOG, compute=_from_items, aggregate="set",
     items=ItemMetric(per_set=_items.coverage, catalog=True),
@@ -66,8 +68,8 @@ register(MetricDef(
     >>> round(df.rank_eval.coverage(2, catalog=list("abcdef")), 4)
     0.6667
     """,
-))
-register(MetricDef(
+)
+GINI = MetricDef(
     name="gini", aliases=("gini_index",), trec_name=None, trec_cut=None, takes_k=True,
     options=_CATALOG, compute=_from_items, aggregate="set",
     items=ItemMetric(per_set=_items.gini, catalog=True),
@@ -88,8 +90,8 @@ register(MetricDef(
     >>> round(df.rank_eval.gini(2), 4), round(df.rank_eval.gini(1), 4)
     (0.1667, 0.5833)
     """,
-))
-register(MetricDef(
+)
+ENTROPY = MetricDef(
     name="entropy", aliases=("shannon_entropy",), trec_name=None, trec_cut=None,
     takes_k=True, options=options_of(), compute=_from_items, aggregate="set",
     items=ItemMetric(per_set=_items.entropy),
@@ -108,8 +110,8 @@ register(MetricDef(
     >>> round(df.rank_eval.entropy(2), 4)
     1.3297
     """,
-))
-register(MetricDef(
+)
+PERSONALIZATION = MetricDef(
     name="personalization", aliases=(), trec_name=None, trec_cut=None, takes_k=True,
     options=options_of(), compute=_from_items, aggregate="set",
     items=ItemMetric(per_set=_items.personalization),
@@ -128,11 +130,11 @@ register(MetricDef(
     >>> round(df.rank_eval.personalization(2), 4)
     0.6667
     """,
-))
+)
 
 _POPULARITY = options_of(POPULARITY)
 
-register(MetricDef(
+ARP = MetricDef(
     name="arp", aliases=("average_popularity", "avg_pop"), trec_name=None, trec_cut=None,
     takes_k=True, options=_POPULARITY, compute=_from_items,
     items=ItemMetric(per_query=_items.average_popularity, needs="popularity"),
@@ -152,8 +154,8 @@ register(MetricDef(
     >>> round(df.rank_eval.arp(2, popularity=popularity), 4)
     4.6667
     """,
-))
-register(MetricDef(
+)
+NOVELTY = MetricDef(
     name="novelty", aliases=("self_information",), trec_name=None, trec_cut=None,
     takes_k=True, options=_POPULARITY, compute=_from_items,
     items=ItemMetric(per_query=_items.novelty, needs="popularity"),
@@ -175,8 +177,8 @@ register(MetricDef(
     >>> df.rank_eval.novelty(2, popularity=popularity)
     2.0
     """,
-))
-register(MetricDef(
+)
+ILD = MetricDef(
     name="ild", aliases=("intra_list_diversity", "diversity"), trec_name=None, trec_cut=None,
     takes_k=True, options=options_of(ITEM_FEATURES), compute=_from_items,
     items=ItemMetric(per_query=_items.intra_list_diversity, needs="item_features"),
@@ -199,8 +201,8 @@ register(MetricDef(
     >>> round(df.rank_eval.ild(2, item_features=features), 4)
     0.7643
     """,
-))
-register(MetricDef(
+)
+TOP1_F1 = MetricDef(
     name="top1_f1", aliases=("f1_top1",), trec_name=None, trec_cut=None, takes_k=False,
     options=options_of(CLASS_AVERAGE), compute=_from_items, aggregate="set",
     items=ItemMetric(per_set=_items.top1_f1, truth=True, depth=1),
@@ -225,4 +227,9 @@ register(MetricDef(
     >>> round(df.rank_eval.top1_f1(), 4), df.rank_eval.top1_f1(class_average="micro")
     (0.6667, 0.6666...)
     """,
-))
+)
+
+
+#: In the order of the registry. None reads shared ranks (``MetricDef.shared_ranks``): they
+#: read each query's top k, one position per row.
+DEFINITIONS = (COVERAGE, GINI, ENTROPY, PERSONALIZATION, ARP, NOVELTY, ILD, TOP1_F1)

@@ -1,4 +1,7 @@
-"""The metrics, each declared once in the registry with its per-query computation.
+"""The relevance of the ranked list: ``mrr``, ``ndcg``, ``map``, ``acc``, ``precision``,
+``recall``, ``r_precision``, and the metrics other tools report beyond trec_eval's set:
+``dcg`` (ranx ``dcg``/``dcg_burges``, LensKit ``DCG``, trec_eval's ``dcg``), ``hit_count``
+(ranx ``hits``) and ``f1`` (F-beta with ``beta=``).
 
 Notation, for one query: rel(i) is the grade at rank i; an item is relevant when its grade
 is at least ``min_relevance`` (default: grade > 0); R is the number of relevant items of the
@@ -8,7 +11,8 @@ here; the ``empty`` option is applied when aggregating).
 
 Each declaration also carries the documentation of the accessor's method of that metric
 (``doc`` and ``examples``, which run as doctests): ``df.rank_eval.<name>(k, **options)`` is
-generated from it, with one keyword per option the metric declares.
+generated from it, with one keyword per option the metric declares. The declarations are
+:data:`DEFINITIONS` and :data:`OTHER_TOOLS`, registered by :mod:`rankframe._metrics`.
 """
 
 from __future__ import annotations
@@ -18,8 +22,10 @@ import numpy.typing as npt
 
 from rankframe._engine import Lists
 from rankframe._engine import ties as _ties
+from rankframe._metrics._common import FloatArray, ratio
 from rankframe._options import (
     AP_DENOMINATOR,
+    BETA,
     DENOMINATOR,
     DISCOUNT,
     EMPTY_LIST,
@@ -29,17 +35,7 @@ from rankframe._options import (
     Options,
     options_of,
 )
-from rankframe._registry import MetricDef, register
-
-FloatArray = npt.NDArray[np.float64]
-
-
-def _ratio(numerator: FloatArray, denominator: npt.NDArray[np.generic]) -> FloatArray:
-    """numerator / denominator, 0 where the denominator is 0."""
-    den = np.asarray(denominator, dtype=np.float64)
-    out = np.zeros_like(numerator)
-    np.divide(numerator, den, out=out, where=den > 0)
-    return out
+from rankframe._registry import MetricDef
 
 
 def _relevant_denominator(t: Lists, k: int | None, o: Options) -> npt.NDArray[np.int64]:
@@ -136,7 +132,7 @@ def ndcg(t: Lists, k: int | None, o: Options) -> FloatArray:
     by a power of two is exact, and other queries are left as they are (``s = 0``).
     """
     actual, ideal, _ = discounted_gains(t, k, o)
-    return _ratio(actual, ideal)
+    return ratio(actual, np.where(ideal > 0, ideal, 0.0))  # an ideal of 0 or less gives 0
 
 
 def _gain_shift(t: Lists, gain: str) -> npt.NDArray[np.int64] | None:
@@ -170,13 +166,13 @@ def average_precision(t: Lists, k: int | None, o: Options) -> FloatArray:
     """
     if o.ties == "truncated_average":  # the denominators other than "hits" read no order
         total = _ties.precision_sum(t.unshared(), k)
-        return _nan_where_nothing_retrieved(t, _ratio(total, _ap_denominator(t, k, o)), o)
+        return _nan_where_nothing_retrieved(t, ratio(total, _ap_denominator(t, k, o)), o)
     keep = slice(None) if k is None else t.rel_rank <= k
     precision_at_hit = t.rel_hits[keep] / t.rel_rank[keep]
     total = np.bincount(
         t.rel_query[keep], weights=precision_at_hit, minlength=t.n_queries
     ).astype(np.float64, copy=False)
-    return _nan_where_nothing_retrieved(t, _ratio(total, _ap_denominator(t, k, o)), o)
+    return _nan_where_nothing_retrieved(t, ratio(total, _ap_denominator(t, k, o)), o)
 
 
 def _ap_denominator(t: Lists, k: int | None, o: Options) -> npt.NDArray[np.generic]:
@@ -205,42 +201,70 @@ def precision(t: Lists, k: int | None, o: Options) -> FloatArray:
         denominator = np.minimum(t.n_retrieved, k)
     else:
         denominator = np.full(t.n_queries, k)
-    return _nan_where_nothing_retrieved(t, _ratio(t.hits_at(k), denominator), o)
+    return _nan_where_nothing_retrieved(t, ratio(t.hits_at(k), denominator), o)
 
 
 def recall(t: Lists, k: int | None, o: Options) -> FloatArray:
     r"""hits@k / R (or / min(R, k) with ``denominator="min_k"``)."""
-    return _ratio(t.hits_at(k), _relevant_denominator(t, k, o))
+    return ratio(t.hits_at(k), _relevant_denominator(t, k, o))
 
 
 def r_precision(t: Lists, _k: int | None, _: Options) -> FloatArray:
     r"""hits@R / R: precision at the query's own number of relevant items."""
     within = t.rel_rank <= t.n_relevant[t.rel_query]
     hits = np.bincount(t.rel_query[within], minlength=t.n_queries).astype(np.float64)
-    return _ratio(hits, t.n_relevant)
+    return ratio(hits, t.n_relevant)
 
 
-# -- ties="average" (rankframe._engine.ties): ndcg, precision and recall read the tie groups
-# themselves (through their DCG and Lists.hits_at); the others have their own expectation
+def dcg(t: Lists, k: int | None, o: Options) -> FloatArray:
+    r"""Σ_{i ≤ k} gain(rel(i)) / discount(i), not normalised."""
+    actual, _, shift = discounted_gains(t, k, o)
+    if shift is None:
+        return actual
+    with np.errstate(over="ignore"):  # a DCG beyond float64 is inf, as exp2 gives it
+        return np.ldexp(actual, shift)
+
+
+def hit_count(t: Lists, k: int | None, _: Options) -> FloatArray:
+    r"""The number of relevant items ranked at or above k."""
+    return t.hits_at(k)
+
+
+def f_measure(t: Lists, k: int | None, o: Options) -> FloatArray:
+    r"""(1 + β²) P@k R@k / (β² P@k + R@k), 0 when both are 0.
+
+    With P@k = hits@k / k and R@k = hits@k / R this is (1 + β²) hits@k / (β² R + k): linear
+    in hits@k, so under ``ties="average"`` the expected hits give the expected F exactly.
+    ``k=None``: precision over the retrieved rows (k = their number).
+    """
+    beta2 = float(o.beta) ** 2
+    retrieved = t.n_retrieved if k is None else np.full(t.n_queries, k)
+    return ratio((1.0 + beta2) * t.hits_at(k), beta2 * t.n_relevant + retrieved)
+
+
+# -- ties="average" (rankframe._engine.ties): ndcg, dcg, precision, recall, f1 and hit_count
+# read the tie groups themselves (through their DCG and Lists.hits_at); mrr and acc take
+# theirs from rankframe._engine.ties, map and r_precision have their own below
 
 def average_precision_average(t: Lists, k: int | None, o: Options) -> FloatArray:
     r"""Expected AP@k over the orders of tied rows (its denominator does not depend on
     the order, except ``ap_denominator="hits"``, which the pipeline refuses with it)."""
     return _nan_where_nothing_retrieved(
-        t, _ratio(_ties.precision_sum(t, k), _ap_denominator(t, k, o)), o
+        t, ratio(_ties.precision_sum(t, k), _ap_denominator(t, k, o)), o
     )
 
 
 def r_precision_average(t: Lists, _k: int | None, _: Options) -> FloatArray:
     r"""Expected R-precision over the orders of tied rows: E[hits@R] / R."""
-    return _ratio(_ties.hits_at(t, t.n_relevant), t.n_relevant)
+    return ratio(t.expected_hits(t.n_relevant), t.n_relevant)
 
 
 _NONE = options_of()
 
-register(MetricDef(
+MRR = MetricDef(
     name="mrr", aliases=("rr", "reciprocal_rank"), trec_name="recip_rank", trec_cut=None,
     takes_k=True, options=_NONE, compute=reciprocal_rank, tie_average=_ties.reciprocal_rank,
+    shared_ranks=True,
     summary="reciprocal rank of the first relevant item within the top k (mean: MRR)",
     doc=r"""Mean reciprocal rank: the mean over queries of 1 / rank of the first relevant item.
 
@@ -262,11 +286,12 @@ register(MetricDef(
     >>> df.rank_eval.mrr(ties="optimistic")
     0.75
     """,
-))
-register(MetricDef(
+)
+NDCG = MetricDef(
     name="ndcg", aliases=(), trec_name="ndcg", trec_cut="ndcg_cut",
     takes_k=True, options=options_of(GAIN, DISCOUNT, NEGATIVE_GAINS), compute=ndcg,
     tie_average=ndcg,
+    shared_ranks=True,
     summary="normalised discounted cumulative gain of the top k",
     doc=r"""Normalised discounted cumulative gain at k.
 
@@ -285,11 +310,12 @@ register(MetricDef(
     >>> round(df.rank_eval.ndcg(), 6)
     0.919721
     """,
-))
-register(MetricDef(
+)
+MAP = MetricDef(
     name="map", aliases=("ap", "average_precision"), trec_name="map", trec_cut="map_cut",
     takes_k=True, options=options_of(DENOMINATOR, AP_DENOMINATOR, EMPTY_LIST),
     compute=average_precision, tie_average=average_precision_average,
+    shared_ranks=True,
     summary="average precision of the top k (mean: MAP)",
     doc=r"""Mean average precision at k.
 
@@ -306,10 +332,11 @@ register(MetricDef(
     >>> df.rank_eval.map()
     0.5
     """,
-))
-register(MetricDef(
+)
+ACC = MetricDef(
     name="acc", aliases=("hit_rate", "hits", "accuracy"), trec_name=None, trec_cut="success",
     takes_k=True, options=_NONE, compute=success, tie_average=_ties.success_at,
+    shared_ranks=True,
     summary="1 if a relevant item is in the top k (accuracy@k, hit rate, success@k)",
     doc=r"""Accuracy@k (hit rate, success@k): share of queries with a relevant item in the top k.
 
@@ -322,11 +349,12 @@ register(MetricDef(
     >>> df.rank_eval.acc(k=1), df.rank_eval.acc(k=2)
     (0.5, 1.0)
     """,
-))
-register(MetricDef(
+)
+PRECISION = MetricDef(
     name="precision", aliases=("p",), trec_name=None, trec_cut="P",
     takes_k=True, options=options_of(PRECISION_DENOMINATOR, EMPTY_LIST), compute=precision,
     tie_average=precision,
+    shared_ranks=True,
     summary="share of the top k that is relevant",
     doc=r"""Precision at k: hits@k / k (k=None: / the number of retrieved items).
 
@@ -339,10 +367,11 @@ register(MetricDef(
     >>> df.rank_eval.precision(k=4)
     0.5
     """,
-))
-register(MetricDef(
+)
+RECALL = MetricDef(
     name="recall", aliases=("r",), trec_name=None, trec_cut="recall",
     takes_k=True, options=options_of(DENOMINATOR), compute=recall, tie_average=recall,
+    shared_ranks=True,
     summary="share of the relevant items that is in the top k",
     doc=r"""Recall at k: hits@k / R (``denominator="min_k"``: / min(R, k)). trec_eval ``recall_k``.
     """,
@@ -353,10 +382,11 @@ register(MetricDef(
     >>> df.rank_eval.recall(k=2), df.rank_eval.recall(k=2, denominator="min_k")
     (0.666..., 1.0)
     """,
-))
-register(MetricDef(
+)
+R_PRECISION = MetricDef(
     name="r_precision", aliases=("rprec",), trec_name="Rprec", trec_cut=None,
     takes_k=False, options=_NONE, compute=r_precision, tie_average=r_precision_average,
+    shared_ranks=True,
     summary="precision at rank R, the query's number of relevant items",
     doc=r"""R-precision: hits@R / R, precision at the query's number of relevant items.
 
@@ -369,15 +399,85 @@ register(MetricDef(
     >>> round(df.rank_eval.r_precision(), 4)
     0.6667
     """,
-))
-
-# Metrics declared in modules of their own (each registers itself on import): the
-# beyond-accuracy metrics and top1_f1, the F-measure, and trec_eval's other measures (every
-# one of -m all_trec).
-# the conventions of other tools: dcg and hit_count (issue 18)
-from rankframe import (  # noqa: E402, F401
-    _metrics_beyond,
-    _metrics_conventions,
-    _metrics_fmeasure,
-    _metrics_trec,
 )
+DCG = MetricDef(
+    name="dcg", aliases=("dcg_cut",), trec_name=None, trec_cut=None,
+    takes_k=True, options=options_of(GAIN, DISCOUNT, NEGATIVE_GAINS), compute=dcg, tie_average=dcg,
+    shared_ranks=True,
+    summary="discounted cumulative gain of the top k, not normalised",
+    doc=r"""Discounted cumulative gain at k, not normalised.
+
+    ``DCG@k = Σ_{i ≤ k} gain(rel(i)) / log2(i + 1)``: NDCG's numerator.
+    ``gain="linear"`` (the grade) is ranx's ``dcg`` and trec_eval's ``dcg``;
+    ``"exponential"`` (``2**rel - 1``) is ranx's ``dcg_burges``;
+    ``discount="log2(max(rank,2))"`` with ``negative_gains="keep"`` is LensKit's ``DCG``.
+    Its mean depends on how many relevant items each query has, so compare systems on the
+    same queries only.
+    """,
+    examples="""
+    Grades 0, 5, 0, 4, 3 at ranks 1 to 5 (ranx's test of ``dcg``):
+    5 / log2(3) + 4 / log2(5) + 3 / log2(6) = 3.1546 + 1.7227 + 1.1606:
+
+    >>> import pandas as pd, rankframe
+    >>> df = pd.DataFrame({"query": "q", "item": [1, 2, 3, 4, 5],
+    ...                    "score": [5, 4, 3, 2, 1], "relevant": [0, 5, 0, 4, 3]})
+    >>> round(df.rank_eval.dcg(), 4)
+    6.0379
+    >>> round(df.rank_eval.dcg(k=2, discount="log2(max(rank,2))"), 4)
+    5.0
+    """,
+)
+HIT_COUNT = MetricDef(
+    name="hit_count", aliases=("n_hits",), trec_name=None, trec_cut=None,
+    takes_k=True, options=options_of(), compute=hit_count, tie_average=hit_count,
+    shared_ranks=True,
+    summary="the number of relevant items in the top k (ranx's hits)",
+    doc=r"""The number of relevant items in the top k: hits@k (ranx's ``hits``).
+
+    Not to be confused with ``acc`` (alias ``hits``, ``hit_rate``): 1 when the top k holds
+    at least one relevant item, else 0. trec_eval's ``num_rel_ret`` is ``hit_count`` with
+    ``k=None``, summed over queries instead of averaged.
+    """,
+    examples="""
+    >>> import pandas as pd, rankframe
+    >>> df = pd.DataFrame({"query": [1, 1, 1, 2, 2], "item": ["a", "b", "c", "a", "b"],
+    ...                    "score": [3, 2, 1, 2, 1], "relevant": [1, 0, 1, 0, 0]})
+    >>> df.rank_eval.hit_count(k=3), df.rank_eval.acc(k=3)
+    (1.0, 0.5)
+    """,
+)
+F1 = MetricDef(
+    name="f1", aliases=("f_measure", "fbeta"), trec_name=None, trec_cut=None,
+    takes_k=True, options=options_of(BETA), compute=f_measure, tie_average=f_measure,
+    shared_ranks=True,
+    summary="harmonic mean of precision@k and recall@k (F-beta with beta=)",
+    doc=r"""F1@k: the harmonic mean of precision@k and recall@k, per query.
+
+    ``F1@k = 2 P@k R@k / (P@k + R@k)``, 0 when both are 0 (as ranx's ``f1`` and Evidently's
+    F-beta at k), with ``P@k = hits@k / k`` (a list shorter than k counts the missing places
+    as non-relevant; ``k=None``: / the number of retrieved items) and ``R@k = hits@k / R``.
+    With ``beta``: ``F_β = (1 + β²) P R / (β² P + R)`` (van Rijsbergen), which weighs
+    recall β times as much as precision; the column keeps the name ``f1@k``. Equal to
+    ``(1 + β²) hits@k / (β² R + k)``.
+    """,
+    examples="""
+    Relevant items at ranks 1 and 3, and a third relevant item never retrieved (R = 3). In the
+    top 2: one hit, so P@2 = 1/2 and R@2 = 1/3: F1@2 = 2 (1/6) / (5/6) = 2/5, and F2@2 =
+    5 (1/6) / (4/2 + 1/3) = 5/14:
+
+    >>> import pandas as pd, rankframe
+    >>> df = pd.DataFrame({"query": "q", "item": ["a", "b", "c", "d", "e"],
+    ...                    "score": [4, 3, 2, 1, None], "relevant": [1, 0, 1, 0, 1]})
+    >>> df.rank_eval.f1(2)
+    0.4
+    >>> round(df.rank_eval.f1(2, beta=2), 6), round(5 / 14, 6)
+    (0.357143, 0.357143)
+    """,
+)
+
+
+#: The relevance metrics of trec_eval's own set, in the order of the registry.
+DEFINITIONS = (MRR, NDCG, MAP, ACC, PRECISION, RECALL, R_PRECISION)
+#: The metrics other tools report beyond that set: registered after the metrics of the items
+#: (:mod:`rankframe._metrics`), in this order.
+OTHER_TOOLS = (DCG, HIT_COUNT, F1)

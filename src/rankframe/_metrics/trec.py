@@ -1,44 +1,37 @@
-"""trec_eval's other measures: every measure of ``trec_eval -m all_trec``, as registry metrics.
+"""trec_eval's other measures: every measure of ``trec_eval -m all_trec``, as metrics.
 
 Each is defined from trec_eval's own definition (its ``m_*.c``) and checked against its
-test outputs (``tests/test_trec_measures.py``). Notation as in :mod:`rankframe._metrics`,
-plus, for one query: N the number of retrieved rows; a row is *unjudged* when the frame says
-so (a ``judged`` column, or a null grade with ``unjudged="nonrelevant"``; trec_eval: a
-document outside the qrels) or when its grade is negative (trec_eval: in the pool but not
-judged, grade -1 in qrels); *judged non-relevant* rows are the judged rows of grade ≥ 0
-that are not relevant. An unjudged row counts as grade 0 for every other metric.
+test outputs (``tests/test_trec_measures.py``). Notation as in
+:mod:`rankframe._metrics.relevance`, plus, for one query: N the number of retrieved rows; a
+row is *unjudged* when the frame says so (a ``judged`` column, or a null grade with
+``unjudged="nonrelevant"``; trec_eval: a document outside the qrels) or when its grade is
+negative (trec_eval: in the pool but not judged, grade -1 in qrels); *judged non-relevant*
+rows are the judged rows of grade ≥ 0 that are not relevant. An unjudged row counts as grade
+0 for every other metric.
 
 The counts (``num_ret``, ...) add up over queries, ``gm_map`` and ``gm_bpref`` take the
-geometric mean (``MetricDef.aggregate``). At the end, trec_eval's tables
-(:mod:`rankframe.trec.tables`) give the registry trec_eval's spellings of the other metrics
-(``set_P`` is ``precision`` over the whole list), its default parameters and the named sets
-``official`` and ``all_trec``.
+geometric mean (``MetricDef.aggregate``). The declarations are :data:`DEFINITIONS`; at the
+end, from trec_eval's tables (:mod:`rankframe.trec.tables`), what the registry also learns
+of trec_eval once every metric is declared: its spellings of the other metrics (``set_P``
+is ``precision`` over the whole list, :func:`whole_list_spellings`), its default
+parameters (:func:`trec_defaults`) and the named sets ``official`` and ``all_trec``
+(:data:`NAMED_SETS`). :mod:`rankframe._metrics` registers them all.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 import numpy as np
 import numpy.typing as npt
 
 from rankframe._engine import Lists
 from rankframe._engine import ties as _ties
-from rankframe._metrics import average_precision
+from rankframe._metrics._common import FloatArray, IntArray, ratio
+from rankframe._metrics.relevance import average_precision
 from rankframe._options import Options, options_of
-from rankframe._registry import (
-    CUTOFF,
-    METRICS,
-    Metric,
-    MetricDef,
-    Param,
-    register,
-    register_set,
-    register_spelling,
-    set_trec_defaults,
-)
+from rankframe._registry import CUTOFF, Metric, MetricDef, Param
 from rankframe.trec.tables import NICKNAMES, NOT_METRICS, WHOLE_LIST, defaults_of, params_of
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 #: trec_eval's ``INFAP_EPSILON``.
 INFAP_EPSILON = 1e-5
@@ -53,15 +46,6 @@ PROBABILITY = Param("persistence", False, "a number between 0 and 1 (excluded)",
                     check=lambda v: 0.0 < v < 1.0)
 
 _NONE = options_of()
-
-
-def _ratio(numerator: npt.ArrayLike, denominator: npt.ArrayLike) -> FloatArray:
-    """numerator / denominator, 0 where the denominator is 0."""
-    num = np.asarray(numerator, dtype=np.float64)
-    den = np.asarray(denominator, dtype=np.float64)
-    out = np.zeros(np.broadcast(num, den).shape)
-    np.divide(num, den, out=out, where=den != 0)
-    return out
 
 
 def _per_query(t: Lists, query: IntArray, weights: npt.ArrayLike) -> FloatArray:
@@ -138,8 +122,8 @@ def bpref(t: Lists, _k: object, _o: Options) -> FloatArray:
         above, _ = _nonrelevant_above(t)
         r = t.n_relevant[t.rel_query]
         judged = t.n_judged_nonrelevant[t.rel_query]
-        share = _ratio(np.minimum(above, r), np.minimum(judged, r))
-        value = _ratio(_per_query(t, t.rel_query, np.where(above > 0, 1.0 - share, 1.0)),
+        share = ratio(np.minimum(above, r), np.minimum(judged, r))
+        value = ratio(_per_query(t, t.rel_query, np.where(above > 0, 1.0 - share, 1.0)),
                        t.n_relevant)
         value.flags.writeable = False
         t.memo["bpref"] = value
@@ -158,12 +142,12 @@ def infap(t: Lists, _k: object, _: Options) -> FloatArray:
         later = 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * ((h + nonrel + negative) / fj) * (
             (h + INFAP_EPSILON) / (h + nonrel + 2 * INFAP_EPSILON)
         )
-    return _ratio(_per_query(t, t.rel_query, np.where(fj == 0, 1.0, later)), t.n_relevant)
+    return ratio(_per_query(t, t.rel_query, np.where(fj == 0, 1.0, later)), t.n_relevant)
 
 
 def unjudged(t: Lists, k: int | None, _: Options) -> FloatArray:
     """The share of the top k that is unjudged (k=None: of the retrieved rows)."""
-    return _ratio(t.unjudged_at(k), t.n_retrieved if k is None else np.full(t.n_queries, k))
+    return ratio(t.unjudged_at(k), t.n_retrieved if k is None else np.full(t.n_queries, k))
 
 
 # -- interpolated precision ------------------------------------------------------------------
@@ -229,13 +213,13 @@ def rprec_mult(t: Lists, multiple: float, _: Options) -> FloatArray:
     r"""Precision at rank c = ⌊multiple · R + 0.9⌋ (trec_eval's rounding): hits@c / c."""
     cut = _multiple_cut(t, multiple)
     within = t.rel_rank <= cut[t.rel_query]
-    return _ratio(np.bincount(t.rel_query[within], minlength=t.n_queries), cut)
+    return ratio(np.bincount(t.rel_query[within], minlength=t.n_queries), cut)
 
 
 def rprec_mult_average(t: Lists, multiple: float, _: Options) -> FloatArray:
     r"""rprec_mult under ``ties="average"``: E[hits@c] / c, c not depending on the order."""
     cut = _multiple_cut(t, multiple)
-    return _ratio(_ties.hits_at(t, cut), cut)
+    return ratio(t.expected_hits(cut), cut)
 
 
 # -- set measures ----------------------------------------------------------------------------
@@ -244,7 +228,7 @@ def rprec_mult_average(t: Lists, multiple: float, _: Options) -> FloatArray:
 def relative_precision(t: Lists, k: int | None, _: Options) -> FloatArray:
     """hits@k / min(k, R) (k=None: / min(N, R))."""
     size = t.n_retrieved if k is None else np.full(t.n_queries, k)
-    return _ratio(t.hits_at(k), np.minimum(size, t.n_relevant))
+    return ratio(t.hits_at(k), np.minimum(size, t.n_relevant))
 
 
 def utility(t: Lists, _k: object, _: Options) -> FloatArray:
@@ -257,14 +241,14 @@ def utility(t: Lists, _k: object, _: Options) -> FloatArray:
 def set_map(t: Lists, _k: object, _: Options) -> FloatArray:
     """hits² / (N · R): set precision times set recall."""
     hits = t.hits_at(None)
-    return _ratio(hits * hits, t.n_retrieved.astype(np.float64) * t.n_relevant)
+    return ratio(hits * hits, t.n_retrieved.astype(np.float64) * t.n_relevant)
 
 
 def set_f(t: Lists, _k: object, _: Options) -> FloatArray:
     """2 · P · Rc / (P + Rc), with P = hits / N and Rc = hits / R (0 without a hit)."""
     hits = t.hits_at(None)
-    p, r = _ratio(hits, t.n_retrieved), _ratio(hits, t.n_relevant)
-    return _ratio(2.0 * p * r, p + r)
+    p, r = ratio(hits, t.n_retrieved), ratio(hits, t.n_relevant)
+    return ratio(2.0 * p * r, p + r)
 
 
 # -- gain measures ---------------------------------------------------------------------------
@@ -288,7 +272,7 @@ def _at(prefix: FloatArray, first: IntArray, count: IntArray) -> FloatArray:
 def bin_g(t: Lists, _k: object, _: Options) -> FloatArray:
     r"""(1/R) Σ over relevant retrieved rows of 1 / log2(2 + non-relevant rows above it)."""
     above = (t.rel_rank - t.rel_hits).astype(np.float64)
-    return _ratio(_per_query(t, t.rel_query, 1.0 / np.log2(2.0 + above)), t.n_relevant)
+    return ratio(_per_query(t, t.rel_query, 1.0 / np.log2(2.0 + above)), t.n_relevant)
 
 
 def normalized_gain(t: Lists, _k: object, _: Options) -> FloatArray:
@@ -300,7 +284,7 @@ def normalized_gain(t: Lists, _k: object, _: Options) -> FloatArray:
     cost = t.gain_rank + _at(extra, first[q], np.minimum(t.gain_rank, count[q]))
     gained = _prefix_sums(q, t.gain_grade)
     total = _per_query(t, q, t.gain_grade / np.log2(2.0 + cost - gained))
-    return _ratio(total, _per_query(t, t.ideal_query, t.ideal_grade))
+    return ratio(total, _per_query(t, t.ideal_query, t.ideal_grade))
 
 
 def _dcg_prefix(t: Lists) -> tuple[FloatArray, FloatArray, IntArray, IntArray]:
@@ -337,8 +321,8 @@ def ndcg_rel(t: Lists, _k: object, _: Options) -> FloatArray:
     full = _at(ideal, first, count)
     queries = np.arange(t.n_queries, dtype=np.int64)
     missing = count - np.bincount(q, minlength=t.n_queries)
-    rest = _ratio(missing * _dcg_at(t, dcg, queries, t.n_retrieved), full)
-    return _ratio(retrieved + rest, count)
+    rest = ratio(missing * _dcg_at(t, dcg, queries, t.n_retrieved), full)
+    return ratio(retrieved + rest, count)
 
 
 def r_ndcg(t: Lists, _k: object, _: Options) -> FloatArray:
@@ -356,9 +340,9 @@ def r_ndcg(t: Lists, _k: object, _: Options) -> FloatArray:
     n_boundaries = np.bincount(q, minlength=t.n_queries)
     tail = t.n_retrieved > count + 1
     queries = np.arange(t.n_queries, dtype=np.int64)
-    at_end = np.where(tail, _ratio(_dcg_at(t, dcg, queries, t.n_retrieved),
+    at_end = np.where(tail, ratio(_dcg_at(t, dcg, queries, t.n_retrieved),
                                    _at(ideal, first, count)), 0.0)
-    value = _ratio(at_boundaries + at_end, n_boundaries + tail)
+    value = ratio(at_boundaries + at_end, n_boundaries + tail)
     return np.where(t.n_relevant > 0, value, 0.0)
 
 
@@ -429,17 +413,22 @@ _EXAMPLE = '''
 '''
 
 
+_DECLARED: list[MetricDef] = []
+
+
 def _declare(
     name: str, compute: object, summary: str, doc: str, examples: str, *,
     trec_name: str | None = None, trec_cut: str | None = None, aliases: tuple[str, ...] = (),
     takes_k: bool = False, aggregate: str = "mean", param: Param | None = None,
     linear: bool = False, tie_average: object = None, depends_on_relevant: bool = True,
 ) -> None:
-    """Register one measure. ``linear``: its value does not depend on the order of tied rows
-    or is linear in hits@k (as the lists give it under ``ties="average"``), so ``compute`` is
-    also its tie-averaged form. ``depends_on_relevant``: ``False`` for a count or a measure
-    of the judgments alone, which ``empty=`` leaves alone."""
-    register(MetricDef(
+    """Declare one measure (in :data:`DEFINITIONS`, in the order of the calls). ``linear``:
+    its value does not depend on the order of tied rows or is linear in hits@k (as the lists
+    give it under ``ties="average"``), so ``compute`` is also its tie-averaged form.
+    ``depends_on_relevant``: ``False`` for a count or a measure of the judgments alone,
+    which ``empty=`` leaves alone. None reads shared ranks (``MetricDef.shared_ranks``):
+    they read one position per row, as trec_eval ranks."""
+    _DECLARED.append(MetricDef(
         name=name, aliases=aliases, trec_name=trec_name, trec_cut=trec_cut, takes_k=takes_k,
         options=_NONE, compute=compute,  # type: ignore[arg-type]
         summary=summary, doc=doc, examples=_EXAMPLE + examples, aggregate=aggregate,
@@ -781,16 +770,34 @@ _declare(
     trec_cut="unj", takes_k=True, depends_on_relevant=False,
 )
 
-# trec_eval's vocabulary, from its tables (rankframe.trec.tables): each metric registered so
-# far (rankframe._metrics' and this module's) that trec_eval names with cut-offs or levels
-# (its trec_cut) gets trec_eval's default parameters; trec_eval's set measures (set_P) name
-# that metric over the whole list
-_BY_TREC_CUT = {d.trec_cut: d.name for d in METRICS.values() if d.trec_cut is not None}
-for _trec_cut, _name in _BY_TREC_CUT.items():
-    if params_of(_trec_cut) in ("cutoffs", "levels"):
-        set_trec_defaults(_name, defaults_of(_trec_cut))
-for _spelling, _trec_cut in WHOLE_LIST.items():
-    register_spelling(_spelling, Metric(_BY_TREC_CUT[_trec_cut], None))
+#: Every measure of this module, in the order of the registry.
+DEFINITIONS = tuple(_DECLARED)
+
+
+# -- trec_eval's vocabulary, from its tables (rankframe.trec.tables) --------------------------
+
+
+def _by_trec_cut(definitions: Iterable[MetricDef]) -> dict[str, str]:
+    """trec_eval's name with cut-offs or levels (``trec_cut``) → the metric's name."""
+    return {d.trec_cut: d.name for d in definitions if d.trec_cut is not None}
+
+
+def trec_defaults(definitions: Iterable[MetricDef]) -> dict[str, tuple[float, ...]]:
+    """trec_eval's default parameters of each metric it names with cut-offs or levels."""
+    return {
+        name: tuple(defaults_of(trec_cut))
+        for trec_cut, name in _by_trec_cut(definitions).items()
+        if params_of(trec_cut) in ("cutoffs", "levels")
+    }
+
+
+def whole_list_spellings(definitions: Iterable[MetricDef]) -> dict[str, Metric]:
+    """trec_eval's set measures (``set_P``): each names a metric over the whole list."""
+    by_trec_cut = _by_trec_cut(definitions)
+    return {
+        spelling: Metric(by_trec_cut[trec_cut], None)
+        for spelling, trec_cut in WHOLE_LIST.items()
+    }
 
 
 def _spec(measure: str) -> str:
@@ -802,7 +809,10 @@ def _spec(measure: str) -> str:
     return measure
 
 
-for _nickname in ("official", "all_trec"):
-    register_set(_nickname, tuple(
-        _spec(measure) for measure in NICKNAMES[_nickname] if measure not in NOT_METRICS
-    ))
+#: trec_eval's nicknames ``official`` and ``all_trec``, as lists of metric strings.
+NAMED_SETS = {
+    nickname: tuple(
+        _spec(measure) for measure in NICKNAMES[nickname] if measure not in NOT_METRICS
+    )
+    for nickname in ("official", "all_trec")
+}

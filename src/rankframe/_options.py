@@ -260,7 +260,7 @@ TIES: OptionDef[Ties] = OptionDef(
 )
 
 
-# -- ties branch: the weight of recall in F-measures (f1@k) --------------------------------
+# -- the weight of recall in F-measures (f1@k) ---------------------------------------------
 
 
 def _check_beta(beta: object) -> None:

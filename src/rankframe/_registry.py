@@ -786,13 +786,6 @@ def _unknown_message(spec: str, text: str | None = None) -> str:
     return f"Unknown metric {spec!r}.{hint} Known metrics: {known} (with '@k' for a cut-off)."
 
 
-def describe() -> Mapping[str, MetricDef]:
-    """The registry, canonical name → declaration (read-only view)."""
-    from types import MappingProxyType
-
-    return MappingProxyType(METRICS)
-
-
 # -- the options of a call, bound into its metrics (their labels) ----------------------------
 
 

@@ -21,7 +21,6 @@ import numpy.typing as npt
 
 from rankframe import (  # noqa: F401  (_metrics fills the registry)
     _engine,
-    _items,
     _metrics,
     _pipeline,
 )
@@ -45,6 +44,7 @@ from rankframe._pipeline import (
     Means,
     PerQueryRows,
     Request,
+    Result,
 )
 from rankframe._registry import (
     METRICS,
@@ -391,9 +391,9 @@ class RankEval:
     # -- the one data path (rankframe._pipeline) --------------------------------------------
 
     def _request(self, metrics: list[Metric], by: list[str], options: Options,
-                 result: _pipeline.Result) -> Request:
-        _items.check_request(metrics, options, per_query=isinstance(result, PerQueryRows),
-                             compare=isinstance(result, Comparison))
+                 result: Result) -> Request:
+        """The call's one request, built once every check has passed."""
+        _pipeline.check_request(metrics, options, result)
         return Request(self._resolved(by, options), tuple(metrics), tuple(by), options, result)
 
     def _resolved(self, by: Sequence[str], options: Options) -> ColumnNames:

@@ -52,7 +52,7 @@ __all__ = [
     "Plan",
     "SetValues",
     "TopK",
-    "check_request",
+    "check",
     "complete",
     "encode_items",
     "entries",
@@ -95,6 +95,9 @@ class ItemMetric:
         Whether it reads each query's one relevant item (``top1_f1``).
     depth
         The cut-off it reads when it is not the metric's own ``k`` (``top1_f1``: 1).
+    cutoff
+        Why it needs a cut-off, when it has no value for the whole list (``None``: it has
+        one); ``k=None`` then raises at call time with this reason.
     """
 
     per_query: Callable[[TopK, int | None, Inputs], FloatArray] | None = None
@@ -103,7 +106,7 @@ class ItemMetric:
     catalog: bool = False
     truth: bool = False
     depth: int | None = None
-
+    cutoff: str | None = None
 
 
 def _cutoff(metric: Metric) -> int | None:
@@ -115,37 +118,24 @@ def _item(metric: Metric) -> ItemMetric | None:
     return item
 
 
-def check_request(metrics: Sequence[Metric], options: Options, *, per_query: bool,
-                  compare: bool) -> None:
-    """Raise at call time for what no data can fix: a set-level metric in ``per_query`` or
-    ``compare``, a missing input option, ``personalization`` without a cut-off."""
-    for metric in metrics:
-        item = _item(metric)
-        if metric.definition.aggregate == "set" and (per_query or compare):
-            what = (
-                "per_query() gives one value per query" if per_query else
-                "compare() tests paired per-query values"
-            )
-            msg = (
-                f"{metric} is a set-level metric: it has one value per set of queries (the "
-                f"frame, or a `by` segment), not one per query, and {what}. Use "
-                f"evaluate([{str(metric)!r}], by=...) for it."
-            )
-            raise InvalidOptionError(msg)
-        if item is None:
-            continue
-        if item.needs is not None and getattr(options, item.needs) is None:
-            msg = (
-                f"{metric} needs the '{item.needs}' option: {_NEEDS[item.needs]}. "
-                f"Pass {item.needs}=... to the method."
-            )
-            raise InvalidOptionError(msg)
-        if metric.name == "personalization" and metric.k is None:
-            msg = (
-                "personalization needs a cut-off (it divides each pair's shared items by k); "
-                "pass one, e.g. 'personalization@10'."
-            )
-            raise InvalidOptionError(msg)
+def check(metric: Metric, options: Options) -> None:
+    """Raise at call time for what no data can fix: an item metric without its input
+    option (``ItemMetric.needs``) or without the cut-off it needs (``ItemMetric.cutoff``)."""
+    item = _item(metric)
+    if item is None:
+        return
+    if item.needs is not None and getattr(options, item.needs) is None:
+        msg = (
+            f"{metric} needs the '{item.needs}' option: {_NEEDS[item.needs]}. "
+            f"Pass {item.needs}=... to the method."
+        )
+        raise InvalidOptionError(msg)
+    if item.cutoff is not None and metric.k is None:
+        msg = (
+            f"{metric.name} needs a cut-off ({item.cutoff}); pass one, e.g. "
+            f"'{metric.name}@10'."
+        )
+        raise InvalidOptionError(msg)
 
 
 _NEEDS = {
@@ -785,7 +775,7 @@ def entropy(sets: Sets, _k: int | None, _inputs: Inputs) -> FloatArray:
 def personalization(sets: Sets, k: int | None, _inputs: Inputs) -> FloatArray:
     """1 - (Σ_i c_i (c_i - 1) / 2) / (k · Q (Q - 1) / 2) over Q lists: one minus the mean
     share of k items two lists have in common; NaN for fewer than two lists."""
-    assert k is not None  # check_request asks for a cut-off
+    assert k is not None  # ItemMetric.cutoff: check asks for one
     c = sets.counts
     shared = np.bincount(sets.items.set, weights=c * (c - 1.0) / 2.0, minlength=sets.n_sets)
     q = sets.n_lists

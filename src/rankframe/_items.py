@@ -211,12 +211,11 @@ def encode_items(data: FrameData, wanted: Plan | None, *, part: bool) -> ItemDic
     result. The top-k rows then take their codes from it."""
     if wanted is None or not wanted.frame_items or part:
         return lambda: None
-    assert data.item_dictionary is not None  # every adapter provides it
     if data.n_rows < THREAD_ROWS:
-        encoded = data.item_dictionary()
+        encoded = data.item.dictionary()
         return lambda: encoded
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rankframe")
-    encoding = pool.submit(data.item_dictionary)
+    encoding = pool.submit(data.item.dictionary)
     pool.shutdown(wait=False)  # the thread ends with its one task
     return encoding.result
 
@@ -239,8 +238,7 @@ def entries(data: FrameData, tops: Sequence[tuple[IntArray, IntArray, IntArray]]
         level = options.min_relevance
         extra.append((np.flatnonzero(grade > 0 if level is None else grade >= level), TRUTH))
     if wanted.frame_items and part:
-        assert data.distinct_items is not None  # every adapter provides it
-        extra.append((np.asarray(data.distinct_items(), dtype=np.int64), CATALOG))
+        extra.append((np.asarray(data.item.distinct(), dtype=np.int64), CATALOG))
     for rows, kind in extra:
         rows = rows.astype(np.int64, copy=False)
         query.append(data.query_codes[rows].astype(np.int64))
@@ -398,14 +396,12 @@ def of_table(table: Any, item_column: str, entry: IntArray, query_position: IntA
 
 def of_frame(data: FrameData, found: Entries, n_systems: int) -> TopK:
     """:class:`TopK` of one frame's entries."""
-    assert data.item_labels is not None  # every adapter provides it
     if found.codes is not None:  # codes among every item of the frame
-        return TopK.build(found, found.codes, data.item_labels, data.n_queries, n_systems,
+        return TopK.build(found, found.codes, data.item.labels, data.n_queries, n_systems,
                           data.query_labels, n_codes=found.n_frame_items)
-    ranks = data.item_codes or data.item_ranks
-    codes = ranks(found.row) if len(found.row) else np.zeros(0, dtype=np.int64)
+    codes = data.item.codes(found.row) if len(found.row) else np.zeros(0, dtype=np.int64)
     n_codes = int(codes.max()) + 1 if len(codes) else 0  # dense ranks
-    return TopK.build(found, codes, data.item_labels, data.n_queries, n_systems,
+    return TopK.build(found, codes, data.item.labels, data.n_queries, n_systems,
                       data.query_labels, n_codes=n_codes)
 
 

@@ -416,7 +416,8 @@ class RankEval:
         by_list = _as_list(by)
         self._check_columns(by_list)
         kind: _pipeline.Kind = "segments" if by_list or self._multi else "scalar"
-        return self._run(self._request([metric], by_list, options, Means(kind=kind)))
+        request = self._request([metric], by_list, options, Means(kind=kind))
+        return self._run(request)
 
     # -- tables --------------------------------------------------------------------------
 
@@ -459,7 +460,8 @@ class RankEval:
         parsed, options = _bound(parse_metrics(metrics), options, chosen)
         by_list = _as_list(by)
         self._check_columns(by_list)
-        return self._run(self._request(parsed, by_list, options, PerQueryRows()))
+        request = self._request(parsed, by_list, options, PerQueryRows())
+        return self._run(request)
 
     @_arguments_checked
     @_convention_applied
@@ -527,7 +529,8 @@ class RankEval:
         result = Means(
             tidy=tidy, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed
         )
-        return self._run(self._request(parsed, by_list, options, result))
+        request = self._request(parsed, by_list, options, result)
+        return self._run(request)
 
     @_arguments_checked
     @_convention_applied
@@ -641,7 +644,8 @@ class RankEval:
             alpha=alpha, confidence_level=confidence_level, n_permutations=n_permutations,
             n_resamples=n_resamples, seed=seed,
         )
-        return self._run(self._request(parsed, by_list, options, result))
+        request = self._request(parsed, by_list, options, result)
+        return self._run(request)
 
     @_arguments_checked
     def rank(self, *, ties: Ties = "trec", name: str = "rank") -> Any:

@@ -50,6 +50,7 @@ __all__ = [
     "Entries",
     "ItemMetric",
     "Plan",
+    "Recorder",
     "SetValues",
     "TopK",
     "check",
@@ -253,6 +254,34 @@ def entries(data: FrameData, tops: Sequence[tuple[IntArray, IntArray, IntArray]]
         found.codes = encoded[0][found.row].astype(np.int64)
         found.n_frame_items = encoded[1]
     return found
+
+
+@dataclass
+class Recorder:
+    """The per-query step's part of the item metrics, for one frame of whole queries: the
+    frame's item codes encoded beside the ranking (:func:`encode_items`), each system's
+    :func:`top_rows` recorded as it is ranked (:meth:`add`), and the entries of every system
+    at the end (:meth:`result`): rows of the frame for a ``part``, else a :class:`TopK`."""
+
+    data: FrameData
+    wanted: Plan
+    options: Options
+    part: bool
+    dictionary: ItemDictionary
+    tops: list[tuple[IntArray, IntArray, IntArray]] = field(default_factory=list)
+
+    @classmethod
+    def start(cls, data: FrameData, wanted: Plan, options: Options, *, part: bool) -> Recorder:
+        return cls(data, wanted, options, part, encode_items(data, wanted, part=part))
+
+    def add(self, ranking: Ranking) -> None:
+        """Record one system's ranking of the frame."""
+        self.tops.append(top_rows(ranking, self.wanted.depth))
+
+    def result(self, n_systems: int) -> Entries | TopK:
+        found = entries(self.data, self.tops, self.wanted, self.options, part=self.part,
+                        dictionary=self.dictionary)
+        return found if self.part else of_frame(self.data, found, n_systems)
 
 
 def with_entries(rows: IntArray, columns: dict[str, Any], found: Entries,

@@ -1,8 +1,9 @@
 """The one data path: rows of whole queries → a per-query table → one finish step.
 
 Every method of the accessor is a :class:`Request`: which metrics, which ``by`` columns,
-which options, and what to make of the per-query values (:class:`Result`). Every backend
-runs a request the same way:
+which options, and what to make of the per-query values (:class:`Result`), checked once
+before it is built (:func:`check_request`). Every backend runs a request the same way, in
+one direction (neither step calls back into the one before it):
 
 1. :func:`per_query` turns the rows of whole queries (one eager frame, or one part of a
    partitioned frame) into :class:`~rankframe._analysis.PerQuery`: one value per (query,
@@ -405,8 +406,9 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
         data = _engine.judged_rows_only(data)
     systems = data.systems or [(names.score, data.score)]
     values = np.empty((data.n_queries, len(systems), len(metrics)), dtype=np.float64)
-    tops = []
-    dictionary = _items.encode_items(data, wanted, part=part)  # beside the ranking
+    # the entries of the item metrics: their codes encoded beside the ranking
+    recorder = None if wanted is None else _items.Recorder.start(data, wanted, options,
+                                                                 part=part)
     with _engine.unique_items_checked(data, names.query, names.item):
         # a row of each query, for the output's query and `by` columns
         first = data.first_rows() if part or request.keys else None
@@ -434,13 +436,10 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
                     else:
                         columns[j] = np.nan
                 values[begin:end, s, :] = columns.T
-                if wanted is not None:
-                    tops.append(_items.top_rows(ranking, wanted.depth))
+                if recorder is not None:
+                    recorder.add(ranking)
             empty[begin:end] = table.n_relevant == 0
-    top: Any = None
-    if wanted is not None:
-        found = _items.entries(data, tops, wanted, options, part=part, dictionary=dictionary)
-        top = found if part else _items.of_frame(data, found, len(systems))
+    top = None if recorder is None else recorder.result(len(systems))
     return PerQuery(
         values=values,
         include=np.ones(data.n_queries, dtype=bool),
@@ -550,4 +549,5 @@ def finish(backend: Backend, pq: PerQuery, request: Request) -> Any:
 
 def run(backend: Backend, request: Request) -> Any:
     """``request`` on one eager frame of whole queries: the finish step's native frame."""
-    return finish(backend, per_query(backend, request), request)
+    pq = per_query(backend, request)
+    return finish(backend, pq, request)

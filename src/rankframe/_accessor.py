@@ -21,7 +21,6 @@ import numpy.typing as npt
 
 from rankframe import (  # noqa: F401  (_metrics fills the registry)
     _engine,
-    _items,
     _metrics,
     _pipeline,
 )
@@ -45,6 +44,7 @@ from rankframe._pipeline import (
     Means,
     PerQueryRows,
     Request,
+    Result,
 )
 from rankframe._registry import (
     METRICS,
@@ -391,9 +391,9 @@ class RankEval:
     # -- the one data path (rankframe._pipeline) --------------------------------------------
 
     def _request(self, metrics: list[Metric], by: list[str], options: Options,
-                 result: _pipeline.Result) -> Request:
-        _items.check_request(metrics, options, per_query=isinstance(result, PerQueryRows),
-                             compare=isinstance(result, Comparison))
+                 result: Result) -> Request:
+        """The call's one request, built once every check has passed."""
+        _pipeline.check_request(metrics, options, result)
         return Request(self._resolved(by, options), tuple(metrics), tuple(by), options, result)
 
     def _resolved(self, by: Sequence[str], options: Options) -> ColumnNames:
@@ -416,7 +416,8 @@ class RankEval:
         by_list = _as_list(by)
         self._check_columns(by_list)
         kind: _pipeline.Kind = "segments" if by_list or self._multi else "scalar"
-        return self._run(self._request([metric], by_list, options, Means(kind=kind)))
+        request = self._request([metric], by_list, options, Means(kind=kind))
+        return self._run(request)
 
     # -- tables --------------------------------------------------------------------------
 
@@ -459,7 +460,8 @@ class RankEval:
         parsed, options = _bound(parse_metrics(metrics), options, chosen)
         by_list = _as_list(by)
         self._check_columns(by_list)
-        return self._run(self._request(parsed, by_list, options, PerQueryRows()))
+        request = self._request(parsed, by_list, options, PerQueryRows())
+        return self._run(request)
 
     @_arguments_checked
     @_convention_applied
@@ -527,7 +529,8 @@ class RankEval:
         result = Means(
             tidy=tidy, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed
         )
-        return self._run(self._request(parsed, by_list, options, result))
+        request = self._request(parsed, by_list, options, result)
+        return self._run(request)
 
     @_arguments_checked
     @_convention_applied
@@ -641,7 +644,8 @@ class RankEval:
             alpha=alpha, confidence_level=confidence_level, n_permutations=n_permutations,
             n_resamples=n_resamples, seed=seed,
         )
-        return self._run(self._request(parsed, by_list, options, result))
+        request = self._request(parsed, by_list, options, result)
+        return self._run(request)
 
     @_arguments_checked
     def rank(self, *, ties: Ties = "trec", name: str = "rank") -> Any:

@@ -50,9 +50,10 @@ __all__ = [
     "Entries",
     "ItemMetric",
     "Plan",
+    "Recorder",
     "SetValues",
     "TopK",
-    "check_request",
+    "check",
     "complete",
     "encode_items",
     "entries",
@@ -95,6 +96,9 @@ class ItemMetric:
         Whether it reads each query's one relevant item (``top1_f1``).
     depth
         The cut-off it reads when it is not the metric's own ``k`` (``top1_f1``: 1).
+    cutoff
+        Why it needs a cut-off, when it has no value for the whole list (``None``: it has
+        one); ``k=None`` then raises at call time with this reason.
     """
 
     per_query: Callable[[TopK, int | None, Inputs], FloatArray] | None = None
@@ -103,7 +107,7 @@ class ItemMetric:
     catalog: bool = False
     truth: bool = False
     depth: int | None = None
-
+    cutoff: str | None = None
 
 
 def _cutoff(metric: Metric) -> int | None:
@@ -115,37 +119,24 @@ def _item(metric: Metric) -> ItemMetric | None:
     return item
 
 
-def check_request(metrics: Sequence[Metric], options: Options, *, per_query: bool,
-                  compare: bool) -> None:
-    """Raise at call time for what no data can fix: a set-level metric in ``per_query`` or
-    ``compare``, a missing input option, ``personalization`` without a cut-off."""
-    for metric in metrics:
-        item = _item(metric)
-        if metric.definition.aggregate == "set" and (per_query or compare):
-            what = (
-                "per_query() gives one value per query" if per_query else
-                "compare() tests paired per-query values"
-            )
-            msg = (
-                f"{metric} is a set-level metric: it has one value per set of queries (the "
-                f"frame, or a `by` segment), not one per query, and {what}. Use "
-                f"evaluate([{str(metric)!r}], by=...) for it."
-            )
-            raise InvalidOptionError(msg)
-        if item is None:
-            continue
-        if item.needs is not None and getattr(options, item.needs) is None:
-            msg = (
-                f"{metric} needs the '{item.needs}' option: {_NEEDS[item.needs]}. "
-                f"Pass {item.needs}=... to the method."
-            )
-            raise InvalidOptionError(msg)
-        if metric.name == "personalization" and metric.k is None:
-            msg = (
-                "personalization needs a cut-off (it divides each pair's shared items by k); "
-                "pass one, e.g. 'personalization@10'."
-            )
-            raise InvalidOptionError(msg)
+def check(metric: Metric, options: Options) -> None:
+    """Raise at call time for what no data can fix: an item metric without its input
+    option (``ItemMetric.needs``) or without the cut-off it needs (``ItemMetric.cutoff``)."""
+    item = _item(metric)
+    if item is None:
+        return
+    if item.needs is not None and getattr(options, item.needs) is None:
+        msg = (
+            f"{metric} needs the '{item.needs}' option: {_NEEDS[item.needs]}. "
+            f"Pass {item.needs}=... to the method."
+        )
+        raise InvalidOptionError(msg)
+    if item.cutoff is not None and metric.k is None:
+        msg = (
+            f"{metric.name} needs a cut-off ({item.cutoff}); pass one, e.g. "
+            f"'{metric.name}@10'."
+        )
+        raise InvalidOptionError(msg)
 
 
 _NEEDS = {
@@ -221,12 +212,11 @@ def encode_items(data: FrameData, wanted: Plan | None, *, part: bool) -> ItemDic
     result. The top-k rows then take their codes from it."""
     if wanted is None or not wanted.frame_items or part:
         return lambda: None
-    assert data.item_dictionary is not None  # every adapter provides it
     if data.n_rows < THREAD_ROWS:
-        encoded = data.item_dictionary()
+        encoded = data.item.dictionary()
         return lambda: encoded
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rankframe")
-    encoding = pool.submit(data.item_dictionary)
+    encoding = pool.submit(data.item.dictionary)
     pool.shutdown(wait=False)  # the thread ends with its one task
     return encoding.result
 
@@ -249,8 +239,7 @@ def entries(data: FrameData, tops: Sequence[tuple[IntArray, IntArray, IntArray]]
         level = options.min_relevance
         extra.append((np.flatnonzero(grade > 0 if level is None else grade >= level), TRUTH))
     if wanted.frame_items and part:
-        assert data.distinct_items is not None  # every adapter provides it
-        extra.append((np.asarray(data.distinct_items(), dtype=np.int64), CATALOG))
+        extra.append((np.asarray(data.item.distinct(), dtype=np.int64), CATALOG))
     for rows, kind in extra:
         rows = rows.astype(np.int64, copy=False)
         query.append(data.query_codes[rows].astype(np.int64))
@@ -265,6 +254,34 @@ def entries(data: FrameData, tops: Sequence[tuple[IntArray, IntArray, IntArray]]
         found.codes = encoded[0][found.row].astype(np.int64)
         found.n_frame_items = encoded[1]
     return found
+
+
+@dataclass
+class Recorder:
+    """The per-query step's part of the item metrics, for one frame of whole queries: the
+    frame's item codes encoded beside the ranking (:func:`encode_items`), each system's
+    :func:`top_rows` recorded as it is ranked (:meth:`add`), and the entries of every system
+    at the end (:meth:`result`): rows of the frame for a ``part``, else a :class:`TopK`."""
+
+    data: FrameData
+    wanted: Plan
+    options: Options
+    part: bool
+    dictionary: ItemDictionary
+    tops: list[tuple[IntArray, IntArray, IntArray]] = field(default_factory=list)
+
+    @classmethod
+    def start(cls, data: FrameData, wanted: Plan, options: Options, *, part: bool) -> Recorder:
+        return cls(data, wanted, options, part, encode_items(data, wanted, part=part))
+
+    def add(self, ranking: Ranking) -> None:
+        """Record one system's ranking of the frame."""
+        self.tops.append(top_rows(ranking, self.wanted.depth))
+
+    def result(self, n_systems: int) -> Entries | TopK:
+        found = entries(self.data, self.tops, self.wanted, self.options, part=self.part,
+                        dictionary=self.dictionary)
+        return found if self.part else of_frame(self.data, found, n_systems)
 
 
 def with_entries(rows: IntArray, columns: dict[str, Any], found: Entries,
@@ -408,14 +425,12 @@ def of_table(table: Any, item_column: str, entry: IntArray, query_position: IntA
 
 def of_frame(data: FrameData, found: Entries, n_systems: int) -> TopK:
     """:class:`TopK` of one frame's entries."""
-    assert data.item_labels is not None  # every adapter provides it
     if found.codes is not None:  # codes among every item of the frame
-        return TopK.build(found, found.codes, data.item_labels, data.n_queries, n_systems,
+        return TopK.build(found, found.codes, data.item.labels, data.n_queries, n_systems,
                           data.query_labels, n_codes=found.n_frame_items)
-    ranks = data.item_codes or data.item_ranks
-    codes = ranks(found.row) if len(found.row) else np.zeros(0, dtype=np.int64)
+    codes = data.item.codes(found.row) if len(found.row) else np.zeros(0, dtype=np.int64)
     n_codes = int(codes.max()) + 1 if len(codes) else 0  # dense ranks
-    return TopK.build(found, codes, data.item_labels, data.n_queries, n_systems,
+    return TopK.build(found, codes, data.item.labels, data.n_queries, n_systems,
                       data.query_labels, n_codes=n_codes)
 
 
@@ -785,7 +800,7 @@ def entropy(sets: Sets, _k: int | None, _inputs: Inputs) -> FloatArray:
 def personalization(sets: Sets, k: int | None, _inputs: Inputs) -> FloatArray:
     """1 - (Σ_i c_i (c_i - 1) / 2) / (k · Q (Q - 1) / 2) over Q lists: one minus the mean
     share of k items two lists have in common; NaN for fewer than two lists."""
-    assert k is not None  # check_request asks for a cut-off
+    assert k is not None  # ItemMetric.cutoff: check asks for one
     c = sets.counts
     shared = np.bincount(sets.items.set, weights=c * (c - 1.0) / 2.0, minlength=sets.n_sets)
     q = sets.n_lists

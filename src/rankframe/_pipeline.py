@@ -1,8 +1,9 @@
 """The one data path: rows of whole queries → a per-query table → one finish step.
 
 Every method of the accessor is a :class:`Request`: which metrics, which ``by`` columns,
-which options, and what to make of the per-query values (:class:`Result`). Every backend
-runs a request the same way:
+which options, and what to make of the per-query values (:class:`Result`), checked once
+before it is built (:func:`check_request`). Every backend runs a request the same way, in
+one direction (neither step calls back into the one before it):
 
 1. :func:`per_query` turns the rows of whole queries (one eager frame, or one part of a
    partitioned frame) into :class:`~rankframe._analysis.PerQuery`: one value per (query,
@@ -41,6 +42,7 @@ __all__ = [
     "PerQueryRows",
     "Request",
     "Result",
+    "check_request",
     "finish",
     "from_parts",
     "part_table",
@@ -125,6 +127,47 @@ class Backend(Protocol):
 # -- what a request makes of the per-query values -------------------------------------------
 
 
+class Result(Protocol):
+    """What a request makes of the per-query values: :class:`Means`, :class:`PerQueryRows`
+    or :class:`Comparison`. Each answers the same questions, and the pipeline asks each at
+    one place: which metrics it refuses (:meth:`check`, before the request is built), the
+    output's leading columns (:meth:`keys`) and other columns (:meth:`value_columns`), and
+    the output's rows and columns from every query's values (:meth:`finish`)."""
+
+    @property
+    def kind(self) -> Kind:
+        """``"scalar"``, ``"segments"`` or ``"table"``: the shape of the user's result."""
+        ...
+
+    def check(self, metric: Metric) -> None:
+        """Raise for a metric this result cannot give."""
+        ...
+
+    def keys(self, request: Request) -> list[str]:
+        """The output's leading columns, taken from the input (or per-query) rows."""
+        ...
+
+    def value_columns(self, request: Request) -> ValueColumns:
+        """The output's other columns, with their types."""
+        ...
+
+    def finish(self, pq: PerQuery, request: Request) -> tuple[IntArray, dict[str, Any]]:
+        """The output's rows (positions of the ``keys`` rows) and its other columns."""
+        ...
+
+
+def _refuse_set_level(metric: Metric, what: str) -> None:
+    """A set-level metric has no value per query: a result made of those refuses it."""
+    if metric.definition.aggregate != "set":
+        return
+    msg = (
+        f"{metric} is a set-level metric: it has one value per set of queries (the "
+        f"frame, or a `by` segment), not one per query, and {what}. Use "
+        f"evaluate([{str(metric)!r}], by=...) for it."
+    )
+    raise InvalidOptionError(msg)
+
+
 @dataclass(frozen=True)
 class Means:
     """Means over queries per segment (``evaluate``, and the metric methods).
@@ -140,25 +183,32 @@ class Means:
     n_resamples: int = 1000
     seed: int | None = 0
 
-    def finish(self, pq: PerQuery, multi: bool) -> tuple[IntArray, dict[str, Any]]:
+    def check(self, metric: Metric) -> None:
+        """Every metric has a mean (or a set-level value) per segment."""
+
+    def keys(self, request: Request) -> list[str]:
+        return list(request.by)
+
+    def finish(self, pq: PerQuery, request: Request) -> tuple[IntArray, dict[str, Any]]:
         if self.tidy:
             return _analysis.tidy(
                 pq, confidence_level=self.confidence_level, n_resamples=self.n_resamples,
                 seed=self.seed,
             )
         return _analysis.wide(
-            pq, multi=multi, confidence_level=self.confidence_level,
+            pq, multi=request.multi, confidence_level=self.confidence_level,
             n_resamples=self.n_resamples, seed=self.seed,
         )
 
-    def value_columns(self, metrics: Sequence[Metric], multi: bool) -> ValueColumns:
+    def value_columns(self, request: Request) -> ValueColumns:
+        metrics = request.metrics
         bounds = ["_ci_low", "_ci_high"] if self.confidence_level is not None else []
         if self.tidy:
             tidy_bounds = [(b.lstrip("_"), "float") for b in bounds]
             return [(SYSTEM, "str"), ("metric", "str"), ("k", _analysis.k_type(metrics)),
                     ("value", "float"),
                     ("n_queries", "int"), *tidy_bounds]
-        system = [(SYSTEM, "str")] if multi else []
+        system = [(SYSTEM, "str")] if request.multi else []
         floats = [(f"{m}{e}", "float") for m in metrics for e in ["", *bounds]]
         return [*system, *floats, ("n_queries", "int")]
 
@@ -169,15 +219,19 @@ class PerQueryRows:
 
     kind: Kind = "table"
 
-    def finish(self, pq: PerQuery, multi: bool, skip_empty: bool) -> tuple[
-        IntArray, dict[str, Any]
-    ]:
-        return _analysis.per_query(pq, skip_empty=skip_empty, multi=multi)
+    def check(self, metric: Metric) -> None:
+        _refuse_set_level(metric, "per_query() gives one value per query")
 
-    @staticmethod
-    def value_columns(metrics: Sequence[Metric], multi: bool) -> ValueColumns:
-        system = [(SYSTEM, "str")] if multi else []
-        return [*system, *((str(m), "float") for m in metrics)]
+    def keys(self, request: Request) -> list[str]:
+        return [request.names.query, *request.by]
+
+    def finish(self, pq: PerQuery, request: Request) -> tuple[IntArray, dict[str, Any]]:
+        return _analysis.per_query(pq, skip_empty=request.options.empty == "skip",
+                                   multi=request.multi)
+
+    def value_columns(self, request: Request) -> ValueColumns:
+        system = [(SYSTEM, "str")] if request.multi else []
+        return [*system, *((str(m), "float") for m in request.metrics)]
 
 
 @dataclass(frozen=True)
@@ -195,40 +249,54 @@ class Comparison:
     seed: int | None
     kind: Kind = "table"
 
-    def finish(self, pq: PerQuery) -> tuple[IntArray, dict[str, Any]]:
+    def check(self, metric: Metric) -> None:
+        _refuse_set_level(metric, "compare() tests paired per-query values")
+
+    def keys(self, request: Request) -> list[str]:
+        return list(request.by)
+
+    def finish(self, pq: PerQuery, request: Request) -> tuple[IntArray, dict[str, Any]]:  # noqa: ARG002
         return _analysis.compare(
             pq, baseline=self.baseline, test=self.test, correction=self.correction,
             family=self.family, alpha=self.alpha, confidence_level=self.confidence_level,
             n_permutations=self.n_permutations, n_resamples=self.n_resamples, seed=self.seed,
         )
 
-    @staticmethod
-    def value_columns(metrics: Sequence[Metric]) -> ValueColumns:
-        return [(SYSTEM, "str"), ("metric", "str"), ("k", _analysis.k_type(metrics)),
+    def value_columns(self, request: Request) -> ValueColumns:
+        return [(SYSTEM, "str"), ("metric", "str"), ("k", _analysis.k_type(request.metrics)),
                 ("statistic", "str"), ("mean", "float"), ("delta", "float"),
                 ("ratio", "float"), ("p_value", "float"), ("p_adjusted", "float"),
                 ("ci_low", "float"), ("ci_high", "float"), ("significant", "bool"),
                 ("n_queries", "int")]
 
 
-Result = Means | PerQueryRows | Comparison
+# -- before the request: what no data can fix ------------------------------------------------
+
+
+def check_request(metrics: Sequence[Metric], options: Options, result: Result) -> None:
+    """Raise at call time, before the request is built, for what no data can fix: a metric
+    the result cannot give (a set-level metric in ``per_query`` or ``compare``), a metric of
+    the items without its input option or cut-off, a ``ties`` option a metric does not
+    define."""
+    for metric in metrics:
+        result.check(metric)
+        _items.check(metric, options)
+    if options.ties == "average":
+        _check_average(metrics, options)
+    if options.ties == "truncated_average":
+        _check_shared_ranks(metrics)
 
 
 @dataclass(frozen=True)
 class Request:
-    """One evaluation: the columns, metrics, segments and options, and the result wanted."""
+    """One evaluation: the columns, metrics, segments and options, and the result wanted
+    (checked before it is built: :func:`check_request`)."""
 
     names: ColumnNames
     metrics: tuple[Metric, ...]
     by: tuple[str, ...]
     options: Options
     result: Result
-
-    def __post_init__(self) -> None:
-        if self.options.ties == "average":
-            _check_average(self.metrics, self.options)
-        if self.options.ties == "truncated_average":
-            _check_shared_ranks(self.metrics)
 
     @property
     def multi(self) -> bool:
@@ -242,18 +310,11 @@ class Request:
     @property
     def keys(self) -> list[str]:
         """The output's leading columns, taken from the input (or per-query) rows."""
-        if isinstance(self.result, PerQueryRows):
-            return [self.names.query, *self.by]
-        return list(self.by)
+        return self.result.keys(self)
 
     def value_columns(self) -> ValueColumns:
         """The output's other columns, with their types."""
-        result = self.result
-        if isinstance(result, Means):
-            return result.value_columns(self.metrics, self.multi)
-        if isinstance(result, PerQueryRows):
-            return result.value_columns(self.metrics, self.multi)
-        return result.value_columns(self.metrics)
+        return self.result.value_columns(self)
 
     def shape(self) -> tuple[list[str], str]:
         """For a ``"segments"`` result, the columns of its index (the ``by`` columns and
@@ -328,9 +389,9 @@ def _check_average(metrics: Sequence[Metric], options: Options) -> None:
 # -- 1. rows of whole queries → per-query values --------------------------------------------
 
 
-def per_query(backend: Backend, request: Request, *, first_rows: bool = False,
-              part: bool = False) -> PerQuery:
-    """Every metric of every system for every query, in one pass over the frame.
+def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQuery:
+    """Every metric of every system for every query, in one pass over the frame; a row of
+    each query when the output takes columns from them (``request.keys``) or for a ``part``.
 
     The beyond-accuracy metrics (``MetricDef.items``) are computed in the finish step: their
     columns hold NaN here, and ``top`` the entries they read (:mod:`rankframe._items`), as
@@ -344,11 +405,12 @@ def per_query(backend: Backend, request: Request, *, first_rows: bool = False,
         data = _engine.judged_rows_only(data)
     systems = data.systems or [(names.score, data.score)]
     values = np.empty((data.n_queries, len(systems), len(metrics)), dtype=np.float64)
-    tops = []
-    dictionary = _items.encode_items(data, wanted, part=part)  # beside the ranking
+    # the entries of the item metrics: their codes encoded beside the ranking
+    recorder = None if wanted is None else _items.Recorder.start(data, wanted, options,
+                                                                 part=part)
     with _engine.unique_items_checked(data, names.query, names.item):
         # a row of each query, for the output's query and `by` columns
-        first = data.first_rows() if first_rows or request.by else None
+        first = data.first_rows() if part or request.keys else None
         segment, segment_rows, n_segments = _engine.segment_of_queries(data, first)
         empty = np.empty(data.n_queries, dtype=bool)
         # one block of every query when the item metrics need the whole frame's ranking
@@ -373,13 +435,10 @@ def per_query(backend: Backend, request: Request, *, first_rows: bool = False,
                     else:
                         columns[j] = np.nan
                 values[begin:end, s, :] = columns.T
-                if wanted is not None:
-                    tops.append(_items.top_rows(ranking, wanted.depth))
+                if recorder is not None:
+                    recorder.add(ranking)
             empty[begin:end] = table.n_relevant == 0
-    top: Any = None
-    if wanted is not None:
-        found = _items.entries(data, tops, wanted, options, part=part, dictionary=dictionary)
-        top = found if part else _items.of_frame(data, found, len(systems))
+    top = None if recorder is None else recorder.result(len(systems))
     return PerQuery(
         values=values,
         include=np.ones(data.n_queries, dtype=bool),
@@ -401,7 +460,7 @@ def per_query(backend: Backend, request: Request, *, first_rows: bool = False,
 def part_table(backend: Backend, request: Request) -> Any:
     """The per-query table of one part of whole queries: one row per (query, system), the
     query and ``by`` columns, ``system``, a column per metric and :data:`EMPTY`."""
-    pq = per_query(backend, request, first_rows=True, part=True)
+    pq = per_query(backend, request, part=True)
     rows, columns = _analysis.per_query(pq, skip_empty=False, multi=True)
     columns[EMPTY] = np.repeat(pq.empty, len(pq.systems))
     if pq.top is not None:  # the entries of the beyond-accuracy metrics, as rows
@@ -482,18 +541,12 @@ def finish(backend: Backend, pq: PerQuery, request: Request) -> Any:
                                pq.n_segments)
         pq = replace(pq, sets=sets)
     pq = _included(pq, request.options)
-    result = request.result
-    if isinstance(result, Means):
-        rows, columns = result.finish(pq, request.multi)
-    elif isinstance(result, PerQueryRows):
-        rows, columns = result.finish(pq, request.multi, request.options.empty == "skip")
-    else:
-        rows, columns = result.finish(pq)
+    rows, columns = request.result.finish(pq, request)
     keys = request.keys
     return backend.table(keys, rows if keys else None, columns)
 
 
 def run(backend: Backend, request: Request) -> Any:
     """``request`` on one eager frame of whole queries: the finish step's native frame."""
-    first_rows = isinstance(request.result, PerQueryRows)
-    return finish(backend, per_query(backend, request, first_rows=first_rows), request)
+    pq = per_query(backend, request)
+    return finish(backend, pq, request)

@@ -5,9 +5,9 @@ One module per job: :mod:`.frame` (what the engine reads), :mod:`.ranking`, :mod
 
 Adapters (pandas, polars, ...) turn a frame into :class:`FrameData`: the query column as
 integer codes numbered in sorted order of the query values, scores as float64, grades as the
-numbers they are (float, integer or bool: no float64 copy of an integer column), and ways to
-reach item values. Everything below works on NumPy arrays, with no Python loop over
-rows or queries.
+numbers they are (float, integer or bool: no float64 copy of an integer column), and the item
+column as an :class:`ItemColumn` (ranks, hashes and ids by row position). Everything below
+works on NumPy arrays, with no Python loop over rows or queries.
 
 Ranking (:func:`rank`) is one in-place ``np.sort`` of a packed 64-bit key per row,
 ``query code | score bucket (descending) | row position | grade > 0``: the row position makes
@@ -39,6 +39,7 @@ from rankframe._engine.frame import (
     FloatArray,
     FrameData,
     IntArray,
+    ItemColumn,
     judged_rows_only,
     query_blocks,
     scores_in_order,
@@ -57,6 +58,7 @@ __all__ = [
     "FloatArray",
     "FrameData",
     "IntArray",
+    "ItemColumn",
     "Lists",
     "Ranking",
     "check_unique_items",

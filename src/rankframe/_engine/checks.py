@@ -23,7 +23,7 @@ THREAD_ROWS = 200_000  # from this many rows the duplicate check runs in a secon
 
 def _item_keys(data: FrameData, query_bits: int) -> npt.NDArray[np.uint64]:
     """Per row the key ``query code | item hash`` (the hash's top bits give way)."""
-    hashes = data.item_hash()
+    hashes = data.item.hashes()
     # shifted in place when the hashes are ours to modify (a polars view is read-only)
     key = np.right_shift(
         hashes, np.uint64(query_bits), out=hashes if hashes.flags.writeable else None
@@ -65,7 +65,7 @@ def check_unique_items(data: FrameData, query: str, item: str) -> None:
     order = np.argsort(key, kind="stable")
     positions, run_id = _runs(key[order][1:] == key[order][:-1])
     rows = order[positions]
-    value = data.item_ranks(rows)
+    value = data.item.ranks(rows)
     by_value = np.lexsort((value, run_id))
     same = (run_id[by_value][1:] == run_id[by_value][:-1]) & (
         value[by_value][1:] == value[by_value][:-1]
@@ -79,7 +79,7 @@ def check_unique_items(data: FrameData, query: str, item: str) -> None:
     code = data.query_codes[row : row + 1].astype(np.int64)
     query_value = plain(data.query_labels(code)[0])
     msg = (
-        f"Item {plain(data.item_label(row))!r} appears {count} times in query {query_value!r} "
+        f"Item {plain(data.item.label(row))!r} appears {count} times in query {query_value!r} "
         f"(columns {item!r}, {query!r}); each item may appear once per query. "
         f"Drop the duplicates, e.g. {_drop_duplicates(data.flavour, query, item)}."
     )

@@ -27,6 +27,95 @@ EXACT_INTEGER = 2**53
 EXACT_DIGITS = 15
 
 
+@dataclass(frozen=True)
+class ItemColumn:
+    """The item column as the engine reads it: a few operations by row position, built by
+    an adapter over its own column (the callbacks, each over the frame's rows).
+
+    Row positions are the frame's; a block of queries (:func:`query_blocks`) reads the same
+    column through :meth:`at`, with its own positions from 0 mapped to the frame's.
+
+    Attributes
+    ----------
+    dense_ranks
+        ``dense_ranks(rows)``: the dense ranks of the items at those rows in ascending
+        order of the ids (strings compare as strings, numbers as numbers, Python objects
+        by type, then value: :func:`rankframe._encoding.object_ranks`).
+    hash
+        ``hash()``: per row a 64-bit hash of the item, equal for equal items (the
+        duplicate-item check).
+    value
+        ``value(row)``: the item at a row, for messages.
+    values
+        ``values(rows)``: the items at those rows as Python objects (the ids of the
+        beyond-accuracy metrics' lookups, :mod:`rankframe._items`).
+    first_of_each
+        ``first_of_each()``: the row of each distinct item's first occurrence.
+    encode
+        ``encode()``: per row the dense rank of its item (by hashing) and the number of
+        distinct items.
+    hashed_ranks
+        ``hashed_ranks(rows)``: :attr:`dense_ranks` computed by hashing (faster on many
+        rows, for the dtypes whose hash and order agree, strings); ``None``: the same as
+        ``dense_ranks``.
+    rows
+        A block's rows, as positions in the frame (``None``: the frame's own column).
+    """
+
+    dense_ranks: Callable[[IntArray], IntArray]
+    hash: Callable[[], npt.NDArray[np.uint64]]
+    value: Callable[[int], object]
+    values: Callable[[IntArray], list[object]]
+    first_of_each: Callable[[], IntArray]
+    encode: Callable[[], tuple[CodeArray, int]]
+    hashed_ranks: Callable[[IntArray], IntArray] | None = None
+    rows: IntArray | None = None
+
+    def _frame_rows(self, at: IntArray) -> IntArray:
+        return at if self.rows is None else self.rows[at]
+
+    def at(self, rows: IntArray) -> ItemColumn:
+        """The column at ``rows`` (positions in this column), positions from 0."""
+        return replace(self, rows=self._frame_rows(rows))
+
+    def ranks(self, at: IntArray) -> IntArray:
+        """The dense ranks of the items at ``at`` in ascending order of the ids."""
+        return self.dense_ranks(self._frame_rows(at))
+
+    def codes(self, at: IntArray) -> IntArray:
+        """:meth:`ranks`, by hashing where the adapter can."""
+        return (self.hashed_ranks or self.dense_ranks)(self._frame_rows(at))
+
+    def hashes(self) -> npt.NDArray[np.uint64]:
+        """Per row a 64-bit hash of the item."""
+        hashes = self.hash()
+        return hashes if self.rows is None else hashes[self.rows]
+
+    def label(self, row: int) -> object:
+        """The item at ``row``, for messages."""
+        return self.value(int(self._frame_rows(np.asarray(row))))
+
+    def labels(self, at: IntArray) -> list[object]:
+        """The items at ``at`` as Python objects."""
+        return self.values(self._frame_rows(at))
+
+    def dictionary(self) -> tuple[CodeArray, int]:
+        """Per row the dense rank of its item, and the number of distinct items."""
+        codes, n = self.encode()
+        if self.rows is None:
+            return codes, n
+        present = np.bincount(codes[self.rows], minlength=n) > 0
+        dense = (np.cumsum(present) - 1)[codes[self.rows]]
+        return dense.astype(np.int64), int(present.sum())
+
+    def distinct(self) -> IntArray:
+        """A row of each distinct item: its first."""
+        if self.rows is None:
+            return self.first_of_each()
+        first = np.unique(self.dictionary()[0], return_index=True)[1]
+        return np.sort(first).astype(np.int64)
+
+
 @dataclass
 class FrameData:
     """A frame's columns as the engine needs them (built by an adapter).
@@ -44,33 +133,15 @@ class FrameData:
     relevant
         Per row, the grade: float, integer or bool (never null). Only the few rows that a
         metric reads are converted to float64.
-    item_ranks
-        ``item_ranks(rows)`` gives, for those row positions, the dense ranks of their items in
-        ascending order of the ids (strings compare as strings, numbers as numbers, Python
-        objects by type, then value: :func:`rankframe._encoding.object_ranks`).
-    item_hash
-        ``item_hash()`` gives per row a 64-bit hash of the item, equal for equal items; used
-        to find duplicate items within a query.
+    item
+        The item column (:class:`ItemColumn`): ranks, hashes and ids by row position.
     query_labels
         ``query_labels(codes)`` gives the query values of those codes, for messages.
-    item_label
-        ``item_label(row)`` gives the item value at a row position, for messages.
     segments
         For each ``by`` column: its name and per row an integer code of its value (int32 or
         int64).
     flavour
         ``"pandas"`` or ``"polars"``: the library whose spelling the fixes in messages use.
-    item_labels
-        ``item_labels(rows)`` gives the item values at those row positions as Python
-        objects (the ids of the beyond-accuracy metrics' lookups, :mod:`rankframe._items`).
-    distinct_items
-        ``distinct_items()`` gives a row position of each distinct item (its first row).
-    item_dictionary
-        ``item_dictionary()`` gives per row the dense rank of its item (as
-        :attr:`item_ranks`, by hashing) and the number of distinct items.
-    item_codes
-        ``item_codes(rows)``: :attr:`item_ranks` computed by hashing (faster on many rows,
-        for the dtypes whose hash and order agree, strings); ``None``: ``item_ranks``.
     systems
         With several score columns (systems judged on the same grades): each column's name
         and its scores; ``score`` is the first. Empty for one score column.
@@ -83,17 +154,11 @@ class FrameData:
     n_queries: int
     score: FloatArray
     relevant: npt.NDArray[Any]
-    item_ranks: Callable[[IntArray], IntArray]
-    item_hash: Callable[[], npt.NDArray[np.uint64]]
+    item: ItemColumn
     query_labels: Callable[[IntArray], list[object]]
-    item_label: Callable[[int], object]
     segments: list[tuple[str, CodeArray]] = field(default_factory=list)
     systems: list[tuple[str, FloatArray]] = field(default_factory=list)
     flavour: str = "pandas"
-    item_labels: Callable[[IntArray], list[object]] | None = None
-    distinct_items: Callable[[], IntArray] | None = None
-    item_dictionary: Callable[[], tuple[CodeArray, int]] | None = None
-    item_codes: Callable[[IntArray], IntArray] | None = None
     judged: BoolArray | None = None
 
     @property
@@ -150,7 +215,7 @@ def _graded_unjudged(
     code = data.query_codes[row : row + 1].astype(np.int64)
     msg = (
         f"{len(rows):,} row(s) are unjudged (column {judged!r} is False) but have a grade, "
-        f"first item {plain(data.item_label(row))!r} (column {item!r}) of query "
+        f"first item {plain(data.item.label(row))!r} (column {item!r}) of query "
         f"{plain(data.query_labels(code)[0])!r} with grade "
         f"{plain(data.relevant[row])!r} (column {relevant!r}); an unjudged row counts as "
         f"grade 0. Set the grade of unjudged rows to 0, or mark the row judged (True)."
@@ -306,29 +371,21 @@ def query_blocks(
 
 def _block(data: FrameData, rows: IntArray, first: int, stop: int) -> FrameData:
     """The rows ``rows`` of ``data`` (every row of the queries ``first .. stop - 1``) as a
-    frame of their own: queries renumbered from 0, row positions from 0; the callbacks map
-    them back to the frame's rows. The ``by`` segments are read once, for the whole frame,
-    before the blocks (:func:`~rankframe._engine.lists.segment_of_queries`): a block has
-    none. Neither has it the whole frame's items (``distinct_items``, ``item_dictionary``),
-    which only the item metrics read, and they take no blocks."""
+    frame of their own: queries renumbered from 0, row positions from 0; its item column
+    (:meth:`ItemColumn.at`) maps them back to the frame's rows. The ``by`` segments are
+    read once, for the whole frame, before the blocks
+    (:func:`~rankframe._engine.lists.segment_of_queries`): a block has none."""
     codes = data.query_codes[rows]
     codes -= codes.dtype.type(first)
-
-    def taken(callback: Callable[[IntArray], Any] | None) -> Callable[[IntArray], Any] | None:
-        return None if callback is None else (lambda at: callback(rows[at]))
 
     return FrameData(
         query_codes=codes,
         n_queries=stop - first,
         score=data.score[rows],
         relevant=data.relevant[rows],
-        item_ranks=lambda at: data.item_ranks(rows[at]),
-        item_hash=lambda: data.item_hash()[rows],
+        item=data.item.at(rows),
         query_labels=lambda at: data.query_labels(np.asarray(at, dtype=np.int64) + first),
-        item_label=lambda at: data.item_label(int(rows[at])),
         systems=[(name, s[rows]) for name, s in data.systems],
         flavour=data.flavour,
-        item_labels=taken(data.item_labels),
-        item_codes=taken(data.item_codes),
         judged=None if data.judged is None else data.judged[rows],
     )

@@ -344,7 +344,7 @@ def _tie_order(
         if exact:
             return None  # the packed sort key already ordered each run by row position
         return _sort_order([*keys, rows])
-    items = data.item_ranks(rows)
+    items = data.item.ranks(rows)
     if ties == "item_ascending":
         return _sort_order([*keys, items])
     item_desc = items.max(initial=0) - items

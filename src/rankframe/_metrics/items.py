@@ -114,7 +114,8 @@ ENTROPY = MetricDef(
 PERSONALIZATION = MetricDef(
     name="personalization", aliases=(), trec_name=None, trec_cut=None, takes_k=True,
     options=options_of(), compute=_from_items, aggregate="set",
-    items=ItemMetric(per_set=_items.personalization),
+    items=ItemMetric(per_set=_items.personalization,
+                     cutoff="it divides each pair's shared items by k"),
     depends_on_relevant=False,
     summary="1 - mean share of items two queries' top-k lists have in common (set-level)",
     doc=r"""Personalization at k: how different the queries' top-k lists are.

@@ -32,7 +32,14 @@ from rankframe._encoding import (
     tuples_with_nulls,
     without_half_floats,
 )
-from rankframe._engine import EXACT_DIGITS, CodeArray, FrameData, scores_in_order, with_judged
+from rankframe._engine import (
+    EXACT_DIGITS,
+    CodeArray,
+    FrameData,
+    ItemColumn,
+    scores_in_order,
+    with_judged,
+)
 from rankframe._pipeline import Backend, ColumnNames, Request
 from rankframe.exceptions import InvalidDataError
 
@@ -281,17 +288,19 @@ class PandasBackend:
             n_queries=len(query_uniques),
             score=systems[0][1],
             relevant=_grades(df[names.relevant]),
-            item_ranks=item_ranks,
-            item_hash=item_hash,
+            item=ItemColumn(
+                dense_ranks=item_ranks,
+                hash=item_hash,
+                value=lambda row: as_tuple(items.iloc[row]),
+                values=lambda rows: items.take(rows).tolist(),
+                first_of_each=lambda: np.flatnonzero(~items.duplicated().to_numpy()),
+                encode=item_dictionary,
+                hashed_ranks=item_codes,
+            ),
             query_labels=query_labels,
-            item_label=lambda row: as_tuple(items.iloc[row]),
             segments=[(b, _codes(df[b], sort=True)[0]) for b in by],
             systems=systems if names.systems is not None else [],
             flavour="pandas",
-            item_labels=lambda rows: items.take(rows).tolist(),
-            distinct_items=lambda: np.flatnonzero(~items.duplicated().to_numpy()),
-            item_dictionary=item_dictionary,
-            item_codes=item_codes,
         )
         judged = None if names.judged is None else df[names.judged].to_numpy(dtype=bool)
         return with_judged(data, judged, null_grades=names.null_grades,

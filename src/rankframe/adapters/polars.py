@@ -36,7 +36,7 @@ from rankframe._encoding import (
     hash_series,
     labelled_codes,
 )
-from rankframe._engine import CodeArray, FrameData
+from rankframe._engine import CodeArray, FrameData, ItemColumn
 from rankframe._options import Ties
 from rankframe._partitioned import NullFacts, Parts, never_null, raise_whole_frame
 from rankframe._pipeline import Backend, ColumnNames, Request, run
@@ -239,17 +239,19 @@ class PolarsBackend:
             n_queries=len(query_values),
             score=systems[0][1],
             relevant=_as_float(grades) if grades.null_count() else _grades(grades),
-            item_ranks=item_ranks,
-            item_hash=item_hash,
+            item=ItemColumn(
+                dense_ranks=item_ranks,
+                hash=item_hash,
+                value=lambda row: as_tuple(items[row]),
+                values=lambda rows: items.gather(rows).to_list(),
+                first_of_each=lambda: np.flatnonzero(items.is_first_distinct().to_numpy()),
+                encode=item_dictionary,
+                hashed_ranks=item_codes,
+            ),
             query_labels=query_labels,
-            item_label=lambda row: as_tuple(items[row]),
             segments=[(b, _encode(df[b], sort=True)[0]) for b in by],
             systems=systems if names.systems is not None else [],
             flavour="polars",
-            item_labels=lambda rows: items.gather(rows).to_list(),
-            distinct_items=lambda: np.flatnonzero(items.is_first_distinct().to_numpy()),
-            item_dictionary=item_dictionary,
-            item_codes=item_codes,
         )
         judged = None if names.judged is None else df[names.judged].to_numpy()
         return _engine.with_judged(data, judged, null_grades=names.null_grades,

@@ -139,6 +139,12 @@ class Result(Protocol):
         """``"scalar"``, ``"segments"`` or ``"table"``: the shape of the user's result."""
         ...
 
+    @property
+    def per_query_rows(self) -> bool:
+        """Whether the output has a row per query (as large as the frame's queries): a
+        backend whose frames live elsewhere (Spark) returns it as its own kind of frame."""
+        ...
+
     def check(self, metric: Metric) -> None:
         """Raise for a metric this result cannot give."""
         ...
@@ -178,6 +184,7 @@ class Means:
     """
 
     kind: Kind = "table"
+    per_query_rows: bool = False
     tidy: bool = False
     confidence_level: float | None = None
     n_resamples: int = 1000
@@ -218,6 +225,7 @@ class PerQueryRows:
     """One row per query (and system): ``per_query``."""
 
     kind: Kind = "table"
+    per_query_rows: bool = True
 
     def check(self, metric: Metric) -> None:
         _refuse_set_level(metric, "per_query() gives one value per query")
@@ -248,6 +256,7 @@ class Comparison:
     n_resamples: int
     seed: int | None
     kind: Kind = "table"
+    per_query_rows: bool = False
 
     def check(self, metric: Metric) -> None:
         _refuse_set_level(metric, "compare() tests paired per-query values")

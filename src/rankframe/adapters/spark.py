@@ -51,7 +51,7 @@ from rankframe import _config, schemas
 from rankframe._accessor import RankEval, ranks
 from rankframe._options import Ties
 from rankframe._partitioned import NullFacts, Parts, never_null, raise_whole_frame
-from rankframe._pipeline import Backend, ColumnNames, PerQueryRows, Request
+from rankframe._pipeline import Backend, ColumnNames, Request
 from rankframe.adapters.arrow import arrow_frame
 from rankframe.adapters.pandas import PandasBackend, pandas_result
 from rankframe.exceptions import RankEvalError
@@ -272,7 +272,7 @@ class SparkRankEval(RankEval):
         if not tables:
             tables = [parts.map(self._empty(columns))]
         table = parts.finish(pd.concat(tables, ignore_index=True))
-        if isinstance(request.result, PerQueryRows):
+        if request.result.per_query_rows:
             return self._spark(table)
         return pandas_result(table, request)
 

@@ -29,7 +29,7 @@ from sections import markers
 
 # trec_eval 10 turns recall levels into ranks with lround(level * R), the trec_eval 9 of
 # pytrec_eval with (long)(level * R + 0.9): rankframe follows trec_eval 10 (its test outputs);
-# tests/test_trec_agreement.py checks both roundings against a reference
+# tests/references/test_trec_agreement.py checks both roundings against a reference
 ROUNDED_LEVELS = ("iprec_at_recall", "11pt_avg")
 
 
@@ -428,7 +428,7 @@ def render_all_trec(data: dict[str, Any], info: dict[str, Any]) -> str:
                   "a number of relevant documents with `lround(level * R)`, the trec_eval 9 "
                   "that pytrec_eval bundles with `(long)(level * R + 0.9)`; rankframe follows "
                   "trec_eval 10, whose own test outputs it matches. "
-                  "`tests/test_trec_agreement.py` checks a reference written from trec_eval's "
+                  "`tests/references/test_trec_agreement.py` checks a reference written from trec_eval's "
                   "code against both: trec_eval 9's rounding gives pytrec_eval's values, "
                   "trec_eval 10's gives rankframe's. They are left out of the verdict below."]
     speedup = ratio(theirs, every)

@@ -9,7 +9,9 @@ from typing import Any
 import pandas as pd
 import polars as pl
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+ROOT = Path(__file__).resolve().parents[1]  # the repository
+DOCS = ROOT / "docs"
+SHARED = ROOT.parent / "shared"
 CONFORMANCE = SHARED / "conformance" / "trec_eval"
 SEEDS = SHARED / "seeds"
 
@@ -68,7 +70,7 @@ def unlabelled(result: Any) -> pd.DataFrame:
     """A table from any frame kind (``as_pandas``) with each metric column named without
     the options its label names (``f1@5(beta=2)`` → ``f1@5``; ``_ci_low`` and ``_ci_high``
     columns too), and a tidy ``metric`` column likewise: for tests that compare values
-    with a reference keyed by metric; ``tests/test_labels.py`` tests the labels."""
+    with a reference keyed by metric; ``tests/metrics/test_labels.py`` tests the labels."""
     table = as_pandas(result)
 
     def bare(label: Any) -> Any:

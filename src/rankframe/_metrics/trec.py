@@ -1,7 +1,7 @@
 """trec_eval's other measures: every measure of ``trec_eval -m all_trec``, as metrics.
 
 Each is defined from trec_eval's own definition (its ``m_*.c``) and checked against its
-test outputs (``tests/test_trec_measures.py``). Notation as in
+test outputs (``tests/references/test_trec_measures.py``). Notation as in
 :mod:`rankframe._metrics.relevance`, plus, for one query: N the number of retrieved rows; a
 row is *unjudged* when the frame says so (a ``judged`` column, or a null grade with
 ``unjudged="nonrelevant"``; trec_eval: a document outside the qrels) or when its grade is

@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import difflib
 import re
-from pathlib import Path
 
 import pytest
 
 import rankframe
-from helpers import CONFORMANCE, Run, as_dict, unlabelled
+from helpers import CONFORMANCE, DOCS, Run, as_dict, unlabelled
 from rankframe import parse_metric
 
 # output file: trec_eval's arguments (files relative to the conformance folder)
@@ -166,7 +165,7 @@ def test_the_example_of_the_docs_is_true(run: Run) -> None:
     # docs/cli.md shows `rankframe trec -q -m map -m P.5,10 -m relstring.5 qrels.test
     # results.test` and its output: the command prints it, and every line is trec_eval's (the
     # relstring_5 lines: the first 5 characters of out.test.aq's relstring)
-    page = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text()
+    page = (DOCS / "cli.md").read_text()
     shown = page.split("<!-- trec-example:start -->\n```text\n")[1].split("```\n<!-- trec")[0]
     assert "rankframe trec -q -m map -m P.5,10 -m relstring.5 qrels.test results.test" in page
     code, out, _ = run(

@@ -30,7 +30,7 @@ from rankframe._registry import METRICS, Metric, parse_metric, parse_metrics, tr
 
 
 # Tables are read without the options their labels name (``map(ties=first)`` as ``map``):
-# the values are compared by metric; tests/test_labels.py tests the labels.
+# the values are compared by metric; tests/metrics/test_labels.py tests the labels.
 def as_pandas(result: Any) -> pd.DataFrame:
     return unlabelled(result)
 

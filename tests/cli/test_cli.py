@@ -21,7 +21,7 @@ import polars as pl
 import pytest
 
 import rankframe
-from helpers import CONFORMANCE, Run
+from helpers import CONFORMANCE, DOCS, Run
 from rankframe import METRICS, cli
 from rankframe._accessor import RankEval
 from rankframe.cli.reading import INFER_ROWS
@@ -527,7 +527,7 @@ def test_trec_measures_in_trec_eval_order_with_its_defaults() -> None:
 def test_docs_table_of_trec_measures_is_the_registrys() -> None:
     # docs/cli.md lists every measure rankframe trec prints, in trec_eval's order, with the
     # registry's metric, trec_eval's default parameters and the registry's aggregation
-    page = (Path(__file__).parents[1] / "docs" / "cli.md").read_text()
+    page = (DOCS / "cli.md").read_text()
     table = page.split("| trec_eval | rankframe | default parameters | `all` |")[1]
     rows = [[c.strip() for c in row.strip("|").split("|")]
             for row in table.split("\n\n")[0].splitlines()[2:]]

@@ -26,11 +26,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from test_properties import all_metrics
 
 import rankframe
 import rankframe.spark
 from rankframe import METRICS, EmptyQueryError, InvalidDataError, Metric
-from test_properties import all_metrics
 
 pytestmark = [
     pytest.mark.load,  # a Spark session: `make test` runs them, -m 'not load' leaves them out

@@ -22,7 +22,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -32,10 +31,10 @@ import pytest
 
 import rankframe
 from conftest import FrameMaker, _same
-from helpers import as_float, as_pandas, collect
+from helpers import DOCS, as_float, as_pandas, collect
 from reference import Row, evaluate
 
-DOCS = Path(__file__).resolve().parents[1] / "docs" / "dtypes.md"
+DTYPES = DOCS / "dtypes.md"
 METRICS = [("mrr", None), ("ndcg", 10), ("map", None)]
 
 
@@ -449,7 +448,7 @@ KINDS = {"pandas": ["pandas", "pandas-pyarrow"], "polars": ["polars", "polars-la
 def matrix() -> list[tuple[str, str, dict[str, str]]]:
     """The rows of the table in docs/dtypes.md: library, dtype, and per role the cell."""
     rows = []
-    for line in DOCS.read_text().splitlines():
+    for line in DTYPES.read_text().splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 5 and cells[0] in KINDS:
             library, dtype, ids, score, grade = cells

@@ -22,9 +22,9 @@ import mkdocs  # noqa: F401  (the docs extra is part of the test extra: fail, do
 import mkdocstrings_handlers.python  # noqa: F401
 import pytest
 
+from helpers import ROOT
 from rankframe import RankEval
 
-ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "mkdocs.yml"
 
 # The accessor's public methods: each must have its own entry on the API page. The list

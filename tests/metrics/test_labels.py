@@ -276,7 +276,7 @@ def test_top1_f1_label_evaluates_as_its_options(make_frame: FrameMaker,
 
 def test_every_output_names_the_options(make_frame: FrameMaker) -> None:
     ev = make_frame(DATA).rank_eval
-    # (the intervals' columns are named after the label too: tests/test_beyond.py)
+    # (the intervals' columns are named after the label too: tests/metrics/test_beyond.py)
     wide = as_pandas(ev.evaluate(["f1@2", "mrr", "ndcg@3"], beta=2, gain="exponential"))
     assert list(wide.columns) == [
         "f1@2(beta=2)", "mrr", "ndcg@3(gain=exponential)", "n_queries",

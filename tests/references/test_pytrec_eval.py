@@ -52,7 +52,7 @@ from rankframe._engine import frame as engine_frame
 
 
 # Tables are read without the options their labels name (``map(ties=first)`` as ``map``):
-# the values are compared by metric; tests/test_labels.py tests the labels.
+# the values are compared by metric; tests/metrics/test_labels.py tests the labels.
 def as_pandas(result: Any) -> pd.DataFrame:
     return unlabelled(result)
 
@@ -61,7 +61,7 @@ def as_dict(result: Any, key: str = "query") -> dict[Any, dict[str, float]]:
     return helpers.as_dict(unlabelled(result), key)
 
 # The metrics of relevance; the beyond-accuracy metrics (MetricDef.items), which pytrec_eval
-# does not have, are tested in tests/test_beyond.py.
+# does not have, are tested in tests/metrics/test_beyond.py.
 RELEVANCE = {name: d for name, d in METRICS.items() if d.items is None}
 
 
@@ -102,9 +102,9 @@ DERIVED: dict[tuple[str, bool], tuple[str, Callable[[dict[str, float], int | Non
 
 # Metrics trec_eval (pytrec_eval) has no measure for and none can be derived from; each is
 # compared with another reference where named.
-ELSEWHERE = {"dcg": "tests/test_conventions.py: ranx's dcg, dcg_burges and LensKit's DCG"}
+ELSEWHERE = {"dcg": "tests/metrics/test_conventions.py: ranx's dcg, dcg_burges and LensKit's DCG"}
 
-# Not compared here (tests/test_trec_measures.py compares them with trec_eval's outputs):
+# Not compared here (tests/references/test_trec_measures.py compares them with trec_eval's outputs):
 # measures newer than pytrec_eval (rbp, rbp_resid, unj); those whose parameter is a number
 # or that are not means (the counts, gm_*); and 11pt_avg, which pytrec_eval computes with
 # trec_eval 9's rounding of the recall levels (trec_eval 10 rounds to the nearest).

@@ -30,12 +30,11 @@ from sklearn.metrics import dcg_score, ndcg_score
 
 import helpers
 import rankframe
-from helpers import as_float, unlabelled
+from helpers import DOCS, as_float, unlabelled
 from rankframe._conventions import CONVENTION, CONVENTIONS, ConventionName
 from rankframe._options import OPTIONS
 from rankframe._pipeline import reads_shared_ranks
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
 TOL = 1e-9
 
 # ranx compiles its metrics with numba, which warns about its own casts
@@ -668,7 +667,7 @@ def test_sklearn_preset_matches_sklearn(make_frame: Any, seed: int) -> None:
 
 def test_every_preset_runs_on_every_metric(make_frame: Any) -> None:
     # every metric with a value per query (the beyond-accuracy ones need inputs of their
-    # own: tests/test_beyond.py); a preset of ties="average" takes the metrics that have a
+    # own: tests/metrics/test_beyond.py); a preset of ties="average" takes the metrics that have a
     # tie-averaged form, one of "truncated_average" those that read shared ranks (the others
     # refuse them: test_presets_refuse_what_their_ties_cannot_give)
     frame = make_frame(_random_frame(3, negative=True))

@@ -11,19 +11,16 @@ import dataclasses
 import inspect
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
 
 import rankframe
-from helpers import as_float, as_pandas
+from helpers import DOCS, as_float, as_pandas
 from rankframe import METRICS, MetricDef, Options, RankEval
 from rankframe._options import COMMON, CORRECTION, OPTIONS, TEST, options_of
 from rankframe._registry import _LOOKUP, register
-
-DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 # -- Options and the declarations ------------------------------------------------------------
 

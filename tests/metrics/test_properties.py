@@ -30,7 +30,7 @@ from rankframe import Metric, RankEvalError, parse_metric
 
 
 # Tables are read without the options their labels name (``map(ties=first)`` as ``map``):
-# the values are compared by metric; tests/test_labels.py tests the labels.
+# the values are compared by metric; tests/metrics/test_labels.py tests the labels.
 def as_pandas(result: Any) -> pd.DataFrame:
     return unlabelled(result)
 
@@ -39,7 +39,7 @@ def as_dict(result: Any, key: str = "query") -> dict[Any, dict[str, float]]:
     return helpers.as_dict(unlabelled(result), key)
 
 # The metrics of relevance: the beyond-accuracy metrics (``MetricDef.items``: they read
-# popularity, features, the catalog) have their own properties in tests/test_beyond.py.
+# popularity, features, the catalog) have their own properties in tests/metrics/test_beyond.py.
 METRICS = {name: d for name, d in REGISTRY.items() if d.items is None}
 
 KS = (1, 2, 3, 5, 10)
@@ -139,7 +139,7 @@ def option_sets(ties: tuple[str, ...] = ALL_TIES,
         "gain": st.sampled_from(["linear", "exponential"]),
         "denominator": st.sampled_from(denominators),
         "ties": st.sampled_from(ties),
-        "beta": st.just(1.0),  # F1 (its rule below); other betas: tests/test_ties_average.py
+        "beta": st.just(1.0),  # F1 (its rule below); other betas: tests/metrics/test_ties_average.py
     })
 
 

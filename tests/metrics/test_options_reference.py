@@ -26,7 +26,7 @@ from reference import Row
 
 
 # The reference keys its values by metric (``map@3``); the tables here are read without the
-# options their labels name (``map@3(ties=first)``), which tests/test_labels.py tests.
+# options their labels name (``map@3(ties=first)``), which tests/metrics/test_labels.py tests.
 def as_pandas(result: Any) -> pd.DataFrame:
     return unlabelled(result)
 

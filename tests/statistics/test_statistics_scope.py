@@ -43,7 +43,7 @@ def _spec(name: str) -> str:
 
 
 #: every metric of the registry once, with a parameter where it takes one; top1_f1 needs
-#: exactly one relevant item in every query, whatever empty= says (tests/test_beyond.py)
+#: exactly one relevant item in every query, whatever empty= says (tests/metrics/test_beyond.py)
 EVERY = [_spec(name) for name in METRICS if name != "top1_f1"]
 #: the metrics with per-query values (compare, per_query): all but the set-level ones
 PER_QUERY = [_spec(n) for n, d in METRICS.items() if d.aggregate != "set"]

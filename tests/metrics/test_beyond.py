@@ -146,7 +146,7 @@ def references(frame: pd.DataFrame, k: int) -> dict[str, float]:
 def evaluate(frame: Any, metrics: list[str], **options: Any) -> pd.DataFrame:
     options.setdefault("popularity", POPULARITY)
     options.setdefault("item_features", FEATURES)
-    # read without the options their labels name (tests/test_labels.py tests those)
+    # read without the options their labels name (tests/metrics/test_labels.py tests those)
     return unlabelled(frame.rank_eval.evaluate(metrics, **options))
 
 

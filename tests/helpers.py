@@ -9,6 +9,8 @@ from typing import Any
 import pandas as pd
 import polars as pl
 
+from rankframe import METRICS, Metric
+
 ROOT = Path(__file__).resolve().parents[1]  # the repository
 DOCS = ROOT / "docs"
 SHARED = ROOT.parent / "shared"
@@ -85,3 +87,28 @@ def unlabelled(result: Any) -> pd.DataFrame:
     if "metric" in table.columns:
         table["metric"] = table["metric"].map(bare)
     return table
+
+
+# -- the metrics of relevance at their parameters (tests/metrics/test_properties.py,
+# tests/backends/test_spark.py) ------------------------------------------------------------
+
+KS = (1, 2, 3, 5, 10)
+# the values of the parameters that are numbers rather than cut-offs
+NUMBERS = {"iprec": (0.0, 0.3, 0.5, 1.0), "rprec_mult": (0.2, 1.0, 1.4, 2.0), "rbp": (0.5, 0.95)}
+#: the metrics of relevance: the beyond-accuracy metrics (``MetricDef.items``: they read
+#: popularity, features, the catalog) have their own tests (tests/metrics/test_beyond.py)
+RELEVANCE = {name: d for name, d in METRICS.items() if d.items is None}
+
+
+def parameters(name: str, ks: tuple[int, ...] = KS) -> list[int | float | None]:
+    """None (unless the metric needs a parameter), then its cut-offs or numbers."""
+    d = RELEVANCE[name]
+    if not d.takes_k:
+        return [None]
+    values = list(ks) if d.param.integer else list(NUMBERS[name])
+    return values if d.param.required else [None, *values]
+
+
+def all_metrics(ks: tuple[int, ...] = KS) -> list[Metric]:
+    """Every registered metric of relevance without cut-off, and at every k if it takes one."""
+    return [Metric(d.name, k) for d in RELEVANCE.values() for k in parameters(d.name, ks)]

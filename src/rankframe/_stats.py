@@ -4,8 +4,8 @@ The tests and intervals take the per-query values (or paired differences) with t
 along axis 0 and any number of independent columns after it (systems x metrics, ...): a
 ``(n_queries, m)`` array gives ``m`` results, a 1-D array a 0-d result. Nothing loops over
 queries or resamples in Python (only over chunks of them, to bound memory). The tests
-are implemented here and checked in ``tests/statistics/test_stats.py`` against :mod:`scipy.stats`; scipy
-only supplies the t and normal distribution functions.
+are implemented here and checked in ``tests/statistics/test_stats.py`` against
+:mod:`scipy.stats`; scipy only supplies the t and normal distribution functions.
 
 A column containing NaN gives NaN results (scipy's ``nan_policy="propagate"``). A bad
 argument raises :class:`~rankframe.exceptions.InvalidOptionError` (a ``ValueError``).

@@ -26,10 +26,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from test_properties import all_metrics
 
 import rankframe
 import rankframe.spark
+from helpers import all_metrics
 from rankframe import METRICS, EmptyQueryError, InvalidDataError, Metric
 
 pytestmark = [

@@ -34,7 +34,7 @@ from conftest import FrameMaker, _same
 from helpers import DOCS, as_float, as_pandas, collect
 from reference import Row, evaluate
 
-DTYPES = DOCS / "dtypes.md"
+DTYPES_PAGE = DOCS / "dtypes.md"
 METRICS = [("mrr", None), ("ndcg", 10), ("map", None)]
 
 
@@ -448,7 +448,7 @@ KINDS = {"pandas": ["pandas", "pandas-pyarrow"], "polars": ["polars", "polars-la
 def matrix() -> list[tuple[str, str, dict[str, str]]]:
     """The rows of the table in docs/dtypes.md: library, dtype, and per role the cell."""
     rows = []
-    for line in DTYPES.read_text().splitlines():
+    for line in DTYPES_PAGE.read_text().splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 5 and cells[0] in KINDS:
             library, dtype, ids, score, grade = cells

@@ -24,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import helpers
-from helpers import as_float, unlabelled
+from helpers import all_metrics, as_float, parameters, unlabelled
 from rankframe import METRICS as REGISTRY
 from rankframe import Metric, RankEvalError, parse_metric
 
@@ -42,7 +42,6 @@ def as_dict(result: Any, key: str = "query") -> dict[Any, dict[str, float]]:
 # popularity, features, the catalog) have their own properties in tests/metrics/test_beyond.py.
 METRICS = {name: d for name, d in REGISTRY.items() if d.items is None}
 
-KS = (1, 2, 3, 5, 10)
 ITEMS = ("a", "b", "c", "B", "aa", "10", "9", "d1", "d10", "d2")  # "9" > "10" as strings
 INT_ITEMS = (-3, 0, 1, 2, 9, 10, 11, 100)  # 10 > 9 as numbers
 SCORES = (0.0, 0.5, 1.0, 2.0, -1.0, math.inf, -math.inf)
@@ -53,27 +52,11 @@ ORDER_FREE_TIES = ("trec", "optimistic", "pessimistic")  # not "first": it is th
 SETTINGS = settings(max_examples=40, deadline=None)
 
 
-# the values of the parameters that are numbers rather than cut-offs
-NUMBERS = {"iprec": (0.0, 0.3, 0.5, 1.0), "rprec_mult": (0.2, 1.0, 1.4, 2.0), "rbp": (0.5, 0.95)}
 # metrics whose values are not in [0, 1]: counts, utility (+1/-1 per retrieved item), and
 # an unnormalised DCG
 UNBOUNDED = {"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "utility",
              "hit_count", "dcg"}
 FLOOR = 1e-5  # of the geometric means
-
-
-def parameters(name: str, ks: tuple[int, ...] = KS) -> list[int | float | None]:
-    """None (unless the metric needs a parameter), then its cut-offs or numbers."""
-    d = METRICS[name]
-    if not d.takes_k:
-        return [None]
-    values = list(ks) if d.param.integer else list(NUMBERS[name])
-    return values if d.param.required else [None, *values]
-
-
-def all_metrics(ks: tuple[int, ...] = KS) -> list[Metric]:
-    """Every registered metric without cut-off, and at every k if it takes one."""
-    return [Metric(d.name, k) for d in METRICS.values() for k in parameters(d.name, ks)]
 
 
 def aggregate(metric: str, values: pd.Series) -> float:
@@ -139,7 +122,8 @@ def option_sets(ties: tuple[str, ...] = ALL_TIES,
         "gain": st.sampled_from(["linear", "exponential"]),
         "denominator": st.sampled_from(denominators),
         "ties": st.sampled_from(ties),
-        "beta": st.just(1.0),  # F1 (its rule below); other betas: tests/metrics/test_ties_average.py
+        # F1 (its rule below); other betas: tests/metrics/test_ties_average.py
+        "beta": st.just(1.0),
     })
 
 

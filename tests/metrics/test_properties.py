@@ -24,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import helpers
-from helpers import all_metrics, as_float, parameters, unlabelled
+from helpers import NUMBERS, all_metrics, as_float, parameters, unlabelled
 from rankframe import METRICS as REGISTRY
 from rankframe import Metric, RankEvalError, parse_metric
 

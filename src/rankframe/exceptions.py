@@ -76,7 +76,52 @@ class ColumnNotFoundError(RankEvalError):
 
 
 class InvalidDataError(RankEvalError):
-    """A value in the frame breaks the input contract (its rules: ``rankframe.schemas``)."""
+    """A value in the frame breaks the input contract (its rules: ``rankframe.schemas``).
+
+    Attributes
+    ----------
+    column
+        The column at fault, when one is (``None`` otherwise).
+    problem
+        What is wrong with it, for a broken rule of the input contract: ``"null"`` (nulls
+        where there must be none), ``"not_numeric"``, ``"infinite"`` (a grade), or
+        ``"not_boolean"`` (the ``judged`` column); ``None`` for other errors.
+    count
+        How many null values the column holds (``problem="null"``), over the whole frame.
+    row
+        The 0-based position of the first offending row in the frame's order, when known.
+    query
+        That row's query id (``None`` for nulls of the query column itself).
+    dtype
+        The column's dtype, for ``"not_numeric"`` and ``"not_boolean"``.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        column: str | None = None,
+        problem: str | None = None,
+        count: int | None = None,
+        row: int | None = None,
+        query: object = None,
+        dtype: object = None,
+    ) -> None:
+        super().__init__(message)
+        self.column = column
+        self.problem = problem
+        self.count = count
+        self.row = row
+        self.query = query
+        self.dtype = dtype
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        """Pickle with the fields (an error may cross processes, as in Dask and Spark)."""
+        rebuild = functools.partial(
+            type(self), column=self.column, problem=self.problem, count=self.count,
+            row=self.row, query=self.query, dtype=self.dtype,
+        )
+        return rebuild, (str(self),)
 
 
 class TrecFormatError(InvalidDataError):

@@ -271,7 +271,7 @@ def test_fixes_are_spelled_for_the_users_library(
         ({"query": ["q1", None, "q1", "q2", "q2", "q2"]},
          {"column": "query", "problem": "null", "count": 1, "row": 1, "query": None}),
         ({"relevant": [1.0, 0.0, float("inf"), 0.0, 2.0, 0.0]},
-         {"column": "relevant", "problem": "infinite", "count": None}),
+         {"column": "relevant", "problem": "infinite", "count": None, "row": 2}),
         ({"score": ["1", "2", "3", "4", "5", "6"]},
          {"column": "score", "problem": "not_numeric", "count": None}),
     ],

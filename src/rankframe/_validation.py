@@ -41,7 +41,10 @@ __all__ = [
     "Facts",
     "Nulls",
     "combine",
+    "empty_queries",
     "error",
+    "first_duplicate",
+    "first_varying",
     "never_null",
     "pandas_facts",
     "polars_facts",
@@ -79,19 +82,20 @@ class Facts:
 
     ``nulls`` maps each never-null column (:func:`never_null`) to its :class:`Nulls`;
     ``dtypes`` maps each score or grade column that is not numeric, and a ``judged`` column
-    that is not boolean, to its dtype; ``infinite`` says whether a grade is infinite (read
-    only where the grade column is numeric).
+    that is not boolean, to its dtype; ``infinite`` is the row of the first infinite grade
+    (-1: none; read only where the grade column is numeric).
     """
 
     rows: int
     nulls: Mapping[str, Nulls] = field(default_factory=dict)
     dtypes: Mapping[str, object] = field(default_factory=dict)
-    infinite: bool = False
+    infinite: int = -1
 
     @property
     def clean(self) -> bool:
         """Whether the frame keeps the contract (:func:`error` gives ``None``)."""
-        return not (any(n.count for n in self.nulls.values()) or self.dtypes or self.infinite)
+        return not (any(n.count for n in self.nulls.values()) or self.dtypes
+                    or self.infinite >= 0)
 
 
 # -- the facts of one frame ------------------------------------------------------------------
@@ -107,13 +111,18 @@ def pandas_numeric(series: Any) -> bool:
     )
 
 
-def pandas_finite(series: Any) -> bool:
-    """Whether a pandas column holds no infinite value (integers are finite; a column that
-    is not numeric counts as finite: its dtype is reported instead)."""
+def _first_infinite(series: Any) -> int:
+    """The position of a pandas column's first infinite value; -1 for none (integers are
+    finite; a column that is not numeric counts as finite: its dtype is reported instead)."""
     if not pandas_numeric(series) or series.dtype.kind in "iub":
-        return True
-    values = series.to_numpy(dtype=np.float64, na_value=0.0)
-    return not bool(np.isinf(values).any())
+        return -1
+    infinite = np.isinf(series.to_numpy(dtype=np.float64, na_value=0.0))
+    return int(np.argmax(infinite)) if infinite.any() else -1
+
+
+def pandas_finite(series: Any) -> bool:
+    """Whether a pandas column holds no infinite value."""
+    return _first_infinite(series) < 0
 
 
 def pandas_boolean(series: Any) -> bool:
@@ -164,8 +173,7 @@ def pandas_facts(frame: pd.DataFrame, names: ColumnNames) -> Facts:
         names, lambda c: frame[c].dtype, lambda c: pandas_numeric(frame[c]),
         lambda c: pandas_boolean(frame[c]),
     )
-    infinite = not pandas_finite(frame[names.relevant])
-    return Facts(len(frame), nulls, dtypes, infinite)
+    return Facts(len(frame), nulls, dtypes, _first_infinite(frame[names.relevant]))
 
 
 def _missing(column: str, dtype: Any) -> pl.Expr:
@@ -205,7 +213,8 @@ def polars_facts(frame: pl.DataFrame | pl.LazyFrame, names: ColumnNames) -> Fact
             return Facts(frame.height, dict.fromkeys(columns, Nulls()), dtypes)
     row = unused_name(list(schema.names()), "__rankframe_row__")
     missing = [_missing(c, schema[c]) for c in columns]
-    infinite = pl.col(grade).is_infinite().any() if finite_checked else pl.lit(value=False)
+    infinite = (pl.col(row).filter(pl.col(grade).is_infinite()).first() if finite_checked
+                else pl.lit(None, dtype=pl.UInt32))
     plan = (
         frame.lazy()
         .select(list(dict.fromkeys([*columns, grade])))
@@ -226,7 +235,8 @@ def polars_facts(frame: pl.DataFrame | pl.LazyFrame, names: ColumnNames) -> Fact
         count = int(report[f"count{i}"] or 0)
         query = None if column == names.query else report[f"query{i}"]
         nulls[column] = Nulls(count, int(report[f"first{i}"]), query) if count else Nulls()
-    return Facts(int(report["rows"]), nulls, dtypes, bool(report["infinite"]))
+    at = report["infinite"]
+    return Facts(int(report["rows"]), nulls, dtypes, -1 if at is None else int(at))
 
 
 # -- the facts of parts, combined -----------------------------------------------------------
@@ -238,7 +248,7 @@ def combine(parts: Sequence[Facts]) -> Facts:
     the parts before it), a wrong dtype is the first part's that has it."""
     nulls: dict[str, Nulls] = {}
     dtypes: dict[str, object] = {}
-    offset = 0
+    offset, infinite = 0, -1
     for part in parts:
         for column, found in part.nulls.items():
             seen = nulls.get(column, Nulls())
@@ -250,8 +260,10 @@ def combine(parts: Sequence[Facts]) -> Facts:
                 nulls[column] = Nulls(found.count, offset + found.first, found.query)
         for column, dtype in part.dtypes.items():
             dtypes.setdefault(column, dtype)
+        if infinite < 0 <= part.infinite:
+            infinite = offset + part.infinite
         offset += part.rows
-    return Facts(offset, nulls, dtypes, any(p.infinite for p in parts))
+    return Facts(offset, nulls, dtypes, infinite)
 
 
 # -- the error ---------------------------------------------------------------------------------
@@ -315,13 +327,13 @@ def _dtype_error(column: str, role: str, dtype: object, flavour: str) -> Invalid
     return InvalidDataError(msg, column=column, problem="not_numeric", dtype=dtype)
 
 
-def _infinite_error(column: str) -> InvalidDataError:
+def _infinite_error(column: str, row: int) -> InvalidDataError:
     msg = (
         f"Column {column!r} (relevant) has an infinite grade; grades must be finite numbers. "
         "Replace it (e.g. clip to the highest real grade), "
         "or pass relevant='...' to use another column."
     )
-    return InvalidDataError(msg, column=column, problem="infinite")
+    return InvalidDataError(msg, column=column, problem="infinite", row=row)
 
 
 def error(facts: Facts, names: ColumnNames, *, flavour: str) -> InvalidDataError | None:
@@ -337,8 +349,8 @@ def error(facts: Facts, names: ColumnNames, *, flavour: str) -> InvalidDataError
             return _null_error(column, roles[column], nulls, flavour)
         if column in facts.dtypes:
             return _dtype_error(column, roles[column], facts.dtypes[column], flavour)
-        if column == names.relevant and facts.infinite:
-            return _infinite_error(column)
+        if column == names.relevant and facts.infinite >= 0:
+            return _infinite_error(column, facts.infinite)
     return None
 
 
@@ -347,3 +359,62 @@ def raise_for(facts: Facts, names: ColumnNames, *, flavour: str) -> None:
     found = error(facts, names, flavour=flavour)
     if found is not None:
         raise found
+
+
+# -- beyond one row: in a polars frame's row order, for the command line ------------------------
+
+
+def first_duplicate(frame: pl.DataFrame, query: str, item: str) -> tuple[object, object, list[
+    int
+]] | None:
+    """The first (query, item) pair that appears more than once, in row order: its query,
+    its item and the rows that hold it; ``None`` when every pair appears once."""
+    repeated = frame.select(query, item).is_duplicated()
+    if not repeated.any():
+        return None
+    first = int(repeated.arg_true()[0])
+    query_value, item_value = frame[query][first], frame[item][first]
+    same = (frame[query] == query_value) & (frame[item] == item_value)
+    return query_value, item_value, same.arg_true().to_list()
+
+
+def first_varying(frame: pl.DataFrame, query: str, column: str) -> tuple[object, int, int] | None:
+    """The first query (by its first row) in which ``column`` takes more than one value:
+    the query, its first row and the first of its rows with another value; ``None`` when
+    the column is constant within every query."""
+    import polars as pl
+
+    row = unused_name(frame.columns, "__rankframe_row__")
+    indexed = frame.with_row_index(row)
+    varying = (
+        indexed.group_by(query)
+        .agg(pl.col(column).n_unique().alias("n"), pl.col(row).min())
+        .filter(pl.col("n") > 1)
+        .sort(row)
+    )
+    if varying.height == 0:
+        return None
+    query_value = varying[query][0]
+    rows = indexed.filter(pl.col(query) == query_value)
+    values = rows[column]
+    other = int(values.ne_missing(values[0]).arg_true()[0])
+    return query_value, int(rows[row][0]), int(rows[row][other])
+
+
+def empty_queries(frame: pl.DataFrame, query: str, relevant: str,
+                  min_relevance: float | None) -> pl.DataFrame:
+    """The queries without a relevant item (grade > 0, or >= ``min_relevance``), in the
+    order of their first rows: a frame of the query column and ``row``, that first row."""
+    import polars as pl
+
+    grade = pl.col(relevant).cast(pl.Float64)
+    is_relevant = grade > 0 if min_relevance is None else grade >= min_relevance
+    row = unused_name(frame.columns, "__rankframe_row__")
+    return (
+        frame.with_row_index(row)
+        .group_by(query)
+        .agg(is_relevant.any().alias("__any__"), pl.col(row).min())
+        .filter(~pl.col("__any__"))
+        .sort(row)
+        .select(query, pl.col(row).alias("row"))
+    )

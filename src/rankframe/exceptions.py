@@ -19,14 +19,17 @@ Every error about the user's input or arguments is a ``RankEvalError``, which is
 
 Each message names the culprit (column, value, query; a file and its line) and the fix.
 ``excerpt`` quotes a user's value in a message, escaped and cut short, so that a message stays
-short whatever the input.
+short whatever the input. The keyword options a message names are parts of it
+(``Keyword``, ``OptionName`` in ``RankEvalError.parts``), so that the command line
+says them as its flags (``--ties average``) without reading the text.
 """
 
 from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
@@ -34,6 +37,8 @@ __all__ = [
     "EmptyQueryError",
     "InvalidDataError",
     "InvalidOptionError",
+    "Keyword",
+    "OptionName",
     "RankEvalError",
     "TrecFormatError",
     "UnknownArgumentError",
@@ -67,8 +72,52 @@ def excerpt(value: object, limit: int = EXCERPT_CHARACTERS) -> str:
     return f"{value[:limit]!r}... ({len(value):,} characters)"
 
 
+@dataclass(frozen=True)
+class Keyword:
+    """A keyword argument that a message names, as the call would pass it: ``ties='average'``."""
+
+    name: str
+    value: object
+
+    def __str__(self) -> str:
+        return f"{self.name}={self.value!r}"
+
+
+@dataclass(frozen=True)
+class OptionName:
+    """A keyword option that a message names without a value: ``ties option``, as in "pass
+    another ties option"."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.name} option"
+
+
+Message = str | Sequence[str | Keyword | OptionName]
+"""A message: its text, or its parts (text, and the keyword options it names)."""
+
+
 class RankEvalError(ValueError):
-    """Base class of every error raised for bad input, options or metric names."""
+    """Base class of every error raised for bad input, options or metric names.
+
+    Attributes
+    ----------
+    parts
+        The message as text and the keyword options it names (``Keyword``,
+        ``OptionName``); ``str(error)`` joins them, and ``spelled`` says the
+        keywords otherwise (the command line's flags).
+    """
+
+    def __init__(self, message: Message) -> None:
+        self.parts: tuple[str | Keyword | OptionName, ...] = (
+            (message,) if isinstance(message, str) else tuple(message)
+        )
+        super().__init__(self.spelled(str))
+
+    def spelled(self, keyword: Callable[[Keyword | OptionName], str]) -> str:
+        """The message with each keyword option it names said by ``keyword``."""
+        return "".join(p if isinstance(p, str) else keyword(p) for p in self.parts)
 
 
 class ColumnNotFoundError(RankEvalError):
@@ -98,7 +147,7 @@ class InvalidDataError(RankEvalError):
 
     def __init__(
         self,
-        message: str,
+        message: Message,
         *,
         column: str | None = None,
         problem: str | None = None,
@@ -115,13 +164,13 @@ class InvalidDataError(RankEvalError):
         self.query = query
         self.dtype = dtype
 
-    def __reduce__(self) -> tuple[Any, tuple[str]]:
+    def __reduce__(self) -> tuple[Any, tuple[Message]]:
         """Pickle with the fields (an error may cross processes, as in Dask and Spark)."""
         rebuild = functools.partial(
             type(self), column=self.column, problem=self.problem, count=self.count,
             row=self.row, query=self.query, dtype=self.dtype,
         )
-        return rebuild, (str(self),)
+        return rebuild, (self.parts,)
 
 
 class TrecFormatError(InvalidDataError):
@@ -142,7 +191,7 @@ class TrecFormatError(InvalidDataError):
 
     def __init__(
         self,
-        message: str,
+        message: Message,
         *,
         path: str | os.PathLike[str],
         kind: str,
@@ -155,12 +204,12 @@ class TrecFormatError(InvalidDataError):
         self.line = line
         self.n_fields = n_fields
 
-    def __reduce__(self) -> tuple[Any, tuple[str]]:
+    def __reduce__(self) -> tuple[Any, tuple[Message]]:
         """Pickle with the fields (an error may cross processes, as in Dask)."""
         rebuild = functools.partial(
             type(self), path=self.path, kind=self.kind, line=self.line, n_fields=self.n_fields
         )
-        return rebuild, (str(self),)
+        return rebuild, (self.parts,)
 
 
 class UnknownMetricError(RankEvalError):
@@ -190,13 +239,14 @@ class EmptyQueryError(RankEvalError):
         The first of them (at most five) in sorted order of the query ids.
     """
 
-    def __init__(self, message: str, *, count: int = 0, queries: Sequence[object] = ()) -> None:
+    def __init__(self, message: Message, *, count: int = 0,
+                 queries: Sequence[object] = ()) -> None:
         super().__init__(message)
         self.count = count
         self.queries = list(queries)
 
     def __reduce__(self) -> tuple[object, ...]:  # keeps the fields through pickling (Dask)
-        return (_empty_query_error, (str(self), self.count, self.queries))
+        return (_empty_query_error, (self.parts, self.count, self.queries))
 
     @classmethod
     def of(cls, queries: Sequence[object], count: int) -> EmptyQueryError:
@@ -206,13 +256,13 @@ class EmptyQueryError(RankEvalError):
         which = "query has" if count == 1 else "queries have"
         msg = (
             f"{count} {which} no relevant item: {shown}{more}. Their metrics are "
-            "undefined; pass empty='zero' (count 0, as trec_eval), 'skip' or 'nan' instead, "
-            "or lower min_relevance."
+            "undefined; pass ", Keyword("empty", "zero"), " (count 0, as trec_eval), 'skip' "
+            "or 'nan' instead, or lower min_relevance.",
         )
         return cls(msg, count=count, queries=[plain(q) for q in queries])
 
 
-def _empty_query_error(message: str, count: int, queries: list[object]) -> EmptyQueryError:
+def _empty_query_error(message: Message, count: int, queries: list[object]) -> EmptyQueryError:
     return EmptyQueryError(message, count=count, queries=queries)
 
 

@@ -34,7 +34,7 @@ from rankframe._encoding import (
 )
 from rankframe._engine import EXACT_DIGITS, CodeArray, FrameData, scores_in_order, with_judged
 from rankframe._pipeline import Backend, ColumnNames, Request
-from rankframe.exceptions import InvalidDataError
+from rankframe.exceptions import InvalidDataError, Keyword
 
 IntArray = npt.NDArray[np.int64]
 
@@ -152,7 +152,7 @@ def _unordered(column: str, dtype: object, error: Exception) -> InvalidDataError
     msg = (
         f"Column {column!r} (item, dtype {dtype}) holds {error}; ties between equal scores "
         f"are broken by item id, which needs an order. Convert the ids to strings, e.g. "
-        f"df[{column!r}].astype(str), or pass ties='first'."
+        f"df[{column!r}].astype(str), or pass ", Keyword("ties", "first"), ".",
     )
     return InvalidDataError(msg)
 

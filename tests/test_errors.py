@@ -274,8 +274,11 @@ def test_fixes_are_spelled_for_the_users_library(
          {"column": "relevant", "problem": "infinite", "count": None, "row": 2}),
         ({"score": ["1", "2", "3", "4", "5", "6"]},
          {"column": "score", "problem": "not_numeric", "count": None}),
+        # item 'a' twice in q2
+        ({"item": ["a", "b", "c", "a", "a", "c"]},
+         {"column": "item", "problem": "duplicate", "count": 2, "query": "q2"}),
     ],
-    ids=["null-grade", "null-query", "infinite-grade", "text-score"],
+    ids=["null-grade", "null-query", "infinite-grade", "text-score", "duplicate"],
 )
 def test_data_errors_carry_their_facts_as_fields(
     make_frame: FrameMaker, columns: dict[str, list[Any]], fields: dict[str, Any]
@@ -288,6 +291,15 @@ def test_data_errors_carry_their_facts_as_fields(
     for error in (info.value, pickle.loads(pickle.dumps(info.value))):
         assert {name: getattr(error, name) for name in fields} == fields
         assert str(error) == str(info.value)
+
+
+def test_a_varying_by_column_error_names_its_column_and_query(make_frame: FrameMaker) -> None:
+    # theme changes within q2 (rows 3-5: sport, news, sport)
+    frame = make_frame(frame_data(theme=["news", "news", "news", "sport", "news", "sport"]))
+    with pytest.raises(InvalidDataError) as info:
+        run(lambda ev: ev.mrr(by="theme"), frame.rank_eval)
+    error = info.value
+    assert (error.column, error.problem, error.query) == ("theme", "varying", "q2")
 
 
 def test_null_messages_show_values_as_python_writes_them(make_frame: FrameMaker) -> None:

@@ -133,10 +133,13 @@ class InvalidDataError(RankEvalError):
         The column at fault, when one is (``None`` otherwise).
     problem
         What is wrong with it, for a broken rule of the input contract: ``"null"`` (nulls
-        where there must be none), ``"not_numeric"``, ``"infinite"`` (a grade), or
-        ``"not_boolean"`` (the ``judged`` column); ``None`` for other errors.
+        where there must be none), ``"not_numeric"``, ``"infinite"`` (a grade),
+        ``"not_boolean"`` (the ``judged`` column), ``"duplicate"`` (an item repeated in a
+        query; ``column`` is the item column) or ``"varying"`` (a ``by`` column that varies
+        within a query); ``None`` for other errors.
     count
-        How many null values the column holds (``problem="null"``), over the whole frame.
+        How many null values the column holds (``problem="null"``), over the whole frame, or
+        how many times the item appears in its query (``"duplicate"``).
     row
         The 0-based position of the first offending row in the frame's order, when known.
     query

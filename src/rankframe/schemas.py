@@ -98,24 +98,18 @@ def pandas_schema(
     pandera_ready()
     import pandera.pandas as pa
 
-    numeric = pa.Check(_validation.pandas_numeric, element_wise=False, name="numeric",
-                       error="must have a numeric dtype")
-    finite = pa.Check(_validation.pandas_finite, element_wise=False, name="finite",
-                      error="grades must be finite")
-    boolean = pa.Check(_validation.pandas_boolean, element_wise=False, name="boolean",
-                       error="must have a boolean dtype")
-    flags = {} if judged is None else {judged: pa.Column(nullable=False, checks=boolean)}
-    return pa.DataFrameSchema(
-        {
-            query: pa.Column(nullable=False),
-            item: pa.Column(nullable=False),
-            **{s: pa.Column(nullable=True, checks=numeric) for s in _score_columns(score)},
-            relevant: pa.Column(nullable=null_grades, checks=[numeric, finite]),
-            **flags,
-        },
-        unique=[query, item] if check_unique else None,
-        name="rankframe input",
+    checks = {
+        "numeric": (_validation.pandas_numeric, "must have a numeric dtype"),
+        "finite": (_validation.pandas_finite, "grades must be finite"),
+        "boolean": (_validation.pandas_boolean, "must have a boolean dtype"),
+    }
+    made = {name: pa.Check(f, element_wise=False, name=name, error=error)
+            for name, (f, error) in checks.items()}
+    schema: pa.DataFrameSchema = _schema(
+        pa, made, query, item, score, relevant, check_unique=check_unique, judged=judged,
+        null_grades=null_grades,
     )
+    return schema
 
 
 def polars_schema(
@@ -132,21 +126,38 @@ def polars_schema(
 
     Same rules as ``pandas_schema``. pandera checks only the schema of a LazyFrame by
     default; to check its values too (nulls, uniqueness), validate inside
-    ``pandera.config.config_context(validation_depth="SCHEMA_AND_DATA")``, as rankframe does.
+    ``pandera.config.config_context(validation_depth="SCHEMA_AND_DATA")``.
     """
     pandera_ready()
     import pandera.polars as pap
 
-    numeric = pap.Check(_is_numeric_polars, name="numeric", error="must have a numeric dtype")
-    finite = pap.Check(_is_finite_polars, name="finite", error="grades must be finite")
-    boolean = pap.Check(_is_bool_polars, name="boolean", error="must have a boolean dtype")
-    flags = {} if judged is None else {judged: pap.Column(nullable=False, checks=boolean)}
-    return pap.DataFrameSchema(
+    checks = {
+        "numeric": (_is_numeric_polars, "must have a numeric dtype"),
+        "finite": (_is_finite_polars, "grades must be finite"),
+        "boolean": (_is_bool_polars, "must have a boolean dtype"),
+    }
+    made = {name: pap.Check(f, name=name, error=error) for name, (f, error) in checks.items()}
+    schema: pap.DataFrameSchema = _schema(
+        pap, made, query, item, score, relevant, check_unique=check_unique, judged=judged,
+        null_grades=null_grades,
+    )
+    return schema
+
+
+def _schema(
+    module: Any, checks: dict[str, Any], query: str, item: str, score: str | Sequence[str],
+    relevant: str, *, check_unique: bool, judged: str | None, null_grades: bool,
+) -> Any:
+    """The schema of ``pandas_schema`` or ``polars_schema``, from pandera's ``module`` for
+    that library and its checks ``numeric``, ``finite`` and ``boolean``."""
+    column = module.Column
+    flags = {} if judged is None else {judged: column(nullable=False, checks=checks["boolean"])}
+    return module.DataFrameSchema(
         {
-            query: pap.Column(nullable=False),
-            item: pap.Column(nullable=False),
-            **{s: pap.Column(nullable=True, checks=numeric) for s in _score_columns(score)},
-            relevant: pap.Column(nullable=null_grades, checks=[numeric, finite]),
+            query: column(nullable=False),
+            item: column(nullable=False),
+            **{s: column(nullable=True, checks=checks["numeric"]) for s in _score_columns(score)},
+            relevant: column(nullable=null_grades, checks=[checks["numeric"], checks["finite"]]),
             **flags,
         },
         unique=[query, item] if check_unique else None,

@@ -46,9 +46,16 @@ __all__ = [
     "first_duplicate",
     "first_varying",
     "never_null",
+    "numeric_columns",
+    "pandas_boolean",
     "pandas_facts",
+    "pandas_finite",
+    "pandas_numeric",
+    "polars_boolean",
     "polars_facts",
+    "polars_numeric",
     "raise_for",
+    "unused_name",
 ]
 
 

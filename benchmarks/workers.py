@@ -46,7 +46,8 @@ def measure(name: str, size: str, repeat: int) -> dict[str, Any]:
 def measure_validation(size: str, repeat: int) -> dict[str, Any]:
     """What validation costs, two ways, on the same frame.
 
-    Alone: the pandera schema and the duplicate-item check, each timed by itself (their CPU
+    Alone: the input contract's check (``rankframe._validation``, what the accessor runs) and
+    the duplicate-item check, each timed by itself (their CPU
     cost). In place: ``evaluate`` as shipped and ``evaluate`` with both patched out; the
     difference is what validation adds to the wall-clock time (the engine runs the duplicate
     check in a second thread beside the ranking on large frames). Uses rankframe internals:
@@ -54,14 +55,12 @@ def measure_validation(size: str, repeat: int) -> dict[str, Any]:
     """
     from unittest import mock
 
-    import rankframe
-    from rankframe import _engine, schemas
+    from rankframe import _engine, _validation
     from rankframe._accessor import ColumnNames
     from rankframe.adapters import pandas as pandas_adapter
     from rankframe.adapters.pandas import PandasBackend
 
     frame = load_pandas(size)
-    schema = rankframe.pandas_schema(check_unique=False)
     extracted = PandasBackend(frame).extract(ColumnNames(), [])  # the engine's input arrays
 
     def unvalidated(_: Laps) -> Values:
@@ -77,7 +76,8 @@ def measure_validation(size: str, repeat: int) -> dict[str, Any]:
             return means_of(frame.rank_eval.evaluate(METRICS))
 
     def schema_alone(_: Laps) -> Values:
-        schemas.validate(schema, frame)
+        names = ColumnNames()
+        _validation.raise_for(_validation.pandas_facts(frame, names), names, flavour="pandas")
         return {}
 
     def duplicates_alone(_: Laps) -> Values:

@@ -60,6 +60,7 @@ from rankframe.exceptions import (
     ColumnNotFoundError,
     InvalidDataError,
     InvalidOptionError,
+    Keyword,
     RankEvalError,
     UnknownArgumentError,
 )
@@ -666,12 +667,12 @@ class RankEval:
         Options(ties=ties)  # checks the value
         if ties == "average":
             others = ", ".join(repr(c) for c in OPTIONS["ties"].choices if c != "average")
-            msg = (
-                "ties='average' gives metrics their expected value over the orders of tied "
-                "items; it is no order, so rank() cannot use it. Pass one of "
-                f"{others}."
+            refusal = (
+                Keyword("ties", "average"), " gives metrics their expected value over the "
+                f"orders of tied items; it is no order, so rank() cannot use it. Pass one of "
+                f"{others}.",
             )
-            raise InvalidOptionError(msg)
+            raise InvalidOptionError(refusal)
         self._check_columns([])
         names = self._names
         columns = [f"{name}_{s}" for s in names.scores] if self._multi else [name]

@@ -31,7 +31,7 @@ from rankframe import _analysis, _engine, _items
 from rankframe._analysis import SYSTEM, Correction, Family, PerQuery, Test
 from rankframe._options import TIES, Options
 from rankframe._registry import METRICS, Metric, MetricDef
-from rankframe.exceptions import EmptyQueryError, InvalidOptionError
+from rankframe.exceptions import EmptyQueryError, InvalidOptionError, Keyword, OptionName
 
 __all__ = [
     "EMPTY",
@@ -360,10 +360,10 @@ def _check_shared_ranks(metrics: Sequence[Metric]) -> None:
     refused = [m.bare for m in metrics if not reads_shared_ranks(m.definition)]
     if refused:
         msg = (
-            f"ties='truncated_average' (tied items share one rank, as Evidently) is not "
-            f"defined for {', '.join(map(repr, refused))}: they read one position per item. "
-            "Pass another ties option for them (ties='first' keeps the frame's order), or "
-            "evaluate them in a separate call."
+            Keyword("ties", "truncated_average"), " (tied items share one rank, as Evidently) "
+            f"is not defined for {', '.join(map(repr, refused))}: they read one position per "
+            "item. Pass another ", OptionName("ties"), " for them (", Keyword("ties", "first"),
+            " keeps the frame's order), or evaluate them in a separate call.",
         )
         raise InvalidOptionError(msg)
 
@@ -373,11 +373,12 @@ def _check_average(metrics: Sequence[Metric], options: Options) -> None:
     AP's denominator must not depend on the order (``ap_denominator="hits"`` does)."""
     if any(m.name == "map" and m.options_in(options).ap_denominator == "hits" for m in metrics):
         msg = (
-            "ties='average' cannot be combined with ap_denominator='hits' for 'map': the "
-            "number of hits in the top k then depends on the order of tied items, and the "
-            "expected ratio has no closed form here. Pass another ties option (torchmetrics "
-            "orders tied items as torch.topk does; ties='first' keeps the frame's order), or "
-            "another ap_denominator."
+            Keyword("ties", "average"), " cannot be combined with ",
+            Keyword("ap_denominator", "hits"), " for 'map': the number of hits in the top k "
+            "then depends on the order of tied items, and the expected ratio has no closed "
+            "form here. Pass another ", OptionName("ties"), " (torchmetrics orders tied items "
+            "as torch.topk does; ", Keyword("ties", "first"), " keeps the frame's order), or "
+            "another ap_denominator.",
         )
         raise InvalidOptionError(msg)
     missing = [m.bare for m in metrics if m.definition.tie_average is None]
@@ -385,14 +386,14 @@ def _check_average(metrics: Sequence[Metric], options: Options) -> None:
         return
     having = [name for name, d in METRICS.items() if d.tie_average is not None]
     others = [repr(c) for c in TIES.choices if c != "average"]
-    msg = (
-        f"ties='average' (the expected value over the orders of tied items) is not defined "
-        f"for {', '.join(map(repr, missing))}. It is defined for {', '.join(having)}; for "
-        f"{'these' if len(missing) > 1 else 'this'} pass another ties option "
-        f"({', '.join(others)}), or evaluate {'them' if len(missing) > 1 else 'it'} in a "
-        "separate call."
+    refusal = (
+        Keyword("ties", "average"), " (the expected value over the orders of tied items) is "
+        f"not defined for {', '.join(map(repr, missing))}. It is defined for "
+        f"{', '.join(having)}; for {'these' if len(missing) > 1 else 'this'} pass another ",
+        OptionName("ties"), f" ({', '.join(others)}), or evaluate "
+        f"{'them' if len(missing) > 1 else 'it'} in a separate call.",
     )
-    raise InvalidOptionError(msg)
+    raise InvalidOptionError(refusal)
 
 
 # -- 1. rows of whole queries → per-query values --------------------------------------------

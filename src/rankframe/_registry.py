@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from rankframe._conventions import CONVENTION, CONVENTIONS, preset_options
 from rankframe._options import COMMON, OPTIONS, OptionDef, Options
-from rankframe.exceptions import InvalidOptionError, UnknownMetricError
+from rankframe.exceptions import InvalidOptionError, Keyword, UnknownMetricError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -502,7 +502,7 @@ def _with_options(metric: Metric, text: str, spec: str) -> Metric:
             else:
                 written[name] = declared[name].read(value)
         except InvalidOptionError as error:
-            raise InvalidOptionError(f"Metric {spec!r}: {error}") from None
+            raise InvalidOptionError((f"Metric {spec!r}: ", *error.parts)) from None
     preset = {} if convention is None else preset_of(definition, convention)
     values = {**preset, **written}
     options = tuple(sorted(
@@ -789,12 +789,12 @@ def _unknown_message(spec: str, text: str | None = None) -> str:
 # -- the options of a call, bound into its metrics (their labels) ----------------------------
 
 
-def _conflict(name: str, first: str, second: str) -> InvalidOptionError:
-    return InvalidOptionError(
-        f"{first} but {second}. {name!r} is one per call: the ranking or the per-query lists "
-        "that every metric of the call reads depend on it. Evaluate these metrics in "
-        "separate calls, or give them the same value."
-    )
+def _conflict(name: str, first: str, *second: str | Keyword) -> InvalidOptionError:
+    return InvalidOptionError((
+        f"{first} but ", *second, f". {name!r} is one per call: the ranking or the per-query "
+        "lists that every metric of the call reads depend on it. Evaluate these metrics in "
+        "separate calls, or give them the same value.",
+    ))
 
 
 def bind_options(
@@ -831,7 +831,7 @@ def bind_options(
                 if v != value:
                     raise _conflict(
                         name, f"Metric {str(m)!r} says {name}={option.write(v)}",
-                        f"the call passes {name}={value!r}",
+                        "the call passes ", Keyword(name, value),
                     )
         elif len(said) > 1:
             (v1, m1), (v2, m2) = list(said.items())[:2]

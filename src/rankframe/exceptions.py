@@ -19,14 +19,17 @@ Every error about the user's input or arguments is a ``RankEvalError``, which is
 
 Each message names the culprit (column, value, query; a file and its line) and the fix.
 ``excerpt`` quotes a user's value in a message, escaped and cut short, so that a message stays
-short whatever the input.
+short whatever the input. The keyword options a message names are parts of it
+(``Keyword``, ``OptionName`` in ``RankEvalError.parts``), so that the command line
+says them as its flags (``--ties average``) without reading the text.
 """
 
 from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
@@ -34,6 +37,8 @@ __all__ = [
     "EmptyQueryError",
     "InvalidDataError",
     "InvalidOptionError",
+    "Keyword",
+    "OptionName",
     "RankEvalError",
     "TrecFormatError",
     "UnknownArgumentError",
@@ -67,8 +72,52 @@ def excerpt(value: object, limit: int = EXCERPT_CHARACTERS) -> str:
     return f"{value[:limit]!r}... ({len(value):,} characters)"
 
 
+@dataclass(frozen=True)
+class Keyword:
+    """A keyword argument that a message names, as the call would pass it: ``ties='average'``."""
+
+    name: str
+    value: object
+
+    def __str__(self) -> str:
+        return f"{self.name}={self.value!r}"
+
+
+@dataclass(frozen=True)
+class OptionName:
+    """A keyword option that a message names without a value: ``ties option``, as in "pass
+    another ties option"."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.name} option"
+
+
+Message = str | Sequence[str | Keyword | OptionName]
+"""A message: its text, or its parts (text, and the keyword options it names)."""
+
+
 class RankEvalError(ValueError):
-    """Base class of every error raised for bad input, options or metric names."""
+    """Base class of every error raised for bad input, options or metric names.
+
+    Attributes
+    ----------
+    parts
+        The message as text and the keyword options it names (``Keyword``,
+        ``OptionName``); ``str(error)`` joins them, and ``spelled`` says the
+        keywords otherwise (the command line's flags).
+    """
+
+    def __init__(self, message: Message) -> None:
+        self.parts: tuple[str | Keyword | OptionName, ...] = (
+            (message,) if isinstance(message, str) else tuple(message)
+        )
+        super().__init__(self.spelled(str))
+
+    def spelled(self, keyword: Callable[[Keyword | OptionName], str]) -> str:
+        """The message with each keyword option it names said by ``keyword``."""
+        return "".join(p if isinstance(p, str) else keyword(p) for p in self.parts)
 
 
 class ColumnNotFoundError(RankEvalError):
@@ -76,7 +125,55 @@ class ColumnNotFoundError(RankEvalError):
 
 
 class InvalidDataError(RankEvalError):
-    """A value in the frame breaks the input contract (its rules: ``rankframe.schemas``)."""
+    """A value in the frame breaks the input contract (its rules: ``rankframe.schemas``).
+
+    Attributes
+    ----------
+    column
+        The column at fault, when one is (``None`` otherwise).
+    problem
+        What is wrong with it, for a broken rule of the input contract: ``"null"`` (nulls
+        where there must be none), ``"not_numeric"``, ``"infinite"`` (a grade),
+        ``"not_boolean"`` (the ``judged`` column), ``"duplicate"`` (an item repeated in a
+        query; ``column`` is the item column) or ``"varying"`` (a ``by`` column that varies
+        within a query); ``None`` for other errors.
+    count
+        How many null values the column holds (``problem="null"``), over the whole frame, or
+        how many times the item appears in its query (``"duplicate"``).
+    row
+        The 0-based position of the first offending row in the frame's order, when known.
+    query
+        That row's query id (``None`` for nulls of the query column itself).
+    dtype
+        The column's dtype, for ``"not_numeric"`` and ``"not_boolean"``.
+    """
+
+    def __init__(
+        self,
+        message: Message,
+        *,
+        column: str | None = None,
+        problem: str | None = None,
+        count: int | None = None,
+        row: int | None = None,
+        query: object = None,
+        dtype: object = None,
+    ) -> None:
+        super().__init__(message)
+        self.column = column
+        self.problem = problem
+        self.count = count
+        self.row = row
+        self.query = query
+        self.dtype = dtype
+
+    def __reduce__(self) -> tuple[Any, tuple[Message]]:
+        """Pickle with the fields (an error may cross processes, as in Dask and Spark)."""
+        rebuild = functools.partial(
+            type(self), column=self.column, problem=self.problem, count=self.count,
+            row=self.row, query=self.query, dtype=self.dtype,
+        )
+        return rebuild, (self.parts,)
 
 
 class TrecFormatError(InvalidDataError):
@@ -97,7 +194,7 @@ class TrecFormatError(InvalidDataError):
 
     def __init__(
         self,
-        message: str,
+        message: Message,
         *,
         path: str | os.PathLike[str],
         kind: str,
@@ -110,12 +207,12 @@ class TrecFormatError(InvalidDataError):
         self.line = line
         self.n_fields = n_fields
 
-    def __reduce__(self) -> tuple[Any, tuple[str]]:
+    def __reduce__(self) -> tuple[Any, tuple[Message]]:
         """Pickle with the fields (an error may cross processes, as in Dask)."""
         rebuild = functools.partial(
             type(self), path=self.path, kind=self.kind, line=self.line, n_fields=self.n_fields
         )
-        return rebuild, (str(self),)
+        return rebuild, (self.parts,)
 
 
 class UnknownMetricError(RankEvalError):
@@ -145,13 +242,14 @@ class EmptyQueryError(RankEvalError):
         The first of them (at most five) in sorted order of the query ids.
     """
 
-    def __init__(self, message: str, *, count: int = 0, queries: Sequence[object] = ()) -> None:
+    def __init__(self, message: Message, *, count: int = 0,
+                 queries: Sequence[object] = ()) -> None:
         super().__init__(message)
         self.count = count
         self.queries = list(queries)
 
     def __reduce__(self) -> tuple[object, ...]:  # keeps the fields through pickling (Dask)
-        return (_empty_query_error, (str(self), self.count, self.queries))
+        return (_empty_query_error, (self.parts, self.count, self.queries))
 
     @classmethod
     def of(cls, queries: Sequence[object], count: int) -> EmptyQueryError:
@@ -161,13 +259,13 @@ class EmptyQueryError(RankEvalError):
         which = "query has" if count == 1 else "queries have"
         msg = (
             f"{count} {which} no relevant item: {shown}{more}. Their metrics are "
-            "undefined; pass empty='zero' (count 0, as trec_eval), 'skip' or 'nan' instead, "
-            "or lower min_relevance."
+            "undefined; pass ", Keyword("empty", "zero"), " (count 0, as trec_eval), 'skip' "
+            "or 'nan' instead, or lower min_relevance.",
         )
         return cls(msg, count=count, queries=[plain(q) for q in queries])
 
 
-def _empty_query_error(message: str, count: int, queries: list[object]) -> EmptyQueryError:
+def _empty_query_error(message: Message, count: int, queries: list[object]) -> EmptyQueryError:
     return EmptyQueryError(message, count=count, queries=queries)
 
 

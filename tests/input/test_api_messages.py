@@ -248,3 +248,21 @@ def test_settings_errors(call: Any, fragments: list[str]) -> None:
         call()
     assert rankframe.get_option("rows_per_part") == 12_500_000  # nothing was set
     assert rankframe.get_option("query_buckets") is None
+
+
+def test_keywords_a_message_names_are_parts_of_it(make_frame: Any) -> None:
+    # the command line says ties='average' as --ties average by reading these parts, never
+    # the text; they survive pickling (an error raised on a worker)
+    import pickle
+
+    from rankframe.exceptions import Keyword, OptionName
+
+    frame = make_frame({"query": ["q1", "q1"], "item": ["a", "b"], "score": [0.5, 0.5],
+                        "relevant": [1, 0]})
+    with pytest.raises(rankframe.InvalidOptionError) as info:
+        collect(frame.rank_eval.evaluate(["bpref"], ties="average"))
+    for error in (info.value, pickle.loads(pickle.dumps(info.value))):
+        assert error.parts[0] == Keyword("ties", "average")
+        assert OptionName("ties") in error.parts
+        assert str(error).startswith("ties='average' (the expected value")
+        assert "pass another ties option" in str(error)

@@ -13,6 +13,7 @@ collected, so every call goes through :func:`run`, which collects.
 
 from __future__ import annotations
 
+import pickle
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -258,6 +259,47 @@ def test_fixes_are_spelled_for_the_users_library(
     assert ("fillna" in str(info.value) or "dropna" in str(info.value)) is (
         not polars and column != "score"
     )
+
+
+@pytest.mark.parametrize(
+    ("columns", "fields"),
+    [
+        # 2 nulls of the grade, the first at row 4 (0-based), whose query is q2
+        ({"relevant": [1, 0, 1, 0, None, None]},
+         {"column": "relevant", "problem": "null", "count": 2, "row": 4, "query": "q2"}),
+        # a null query: its row, and no query to name
+        ({"query": ["q1", None, "q1", "q2", "q2", "q2"]},
+         {"column": "query", "problem": "null", "count": 1, "row": 1, "query": None}),
+        ({"relevant": [1.0, 0.0, float("inf"), 0.0, 2.0, 0.0]},
+         {"column": "relevant", "problem": "infinite", "count": None, "row": 2}),
+        ({"score": ["1", "2", "3", "4", "5", "6"]},
+         {"column": "score", "problem": "not_numeric", "count": None}),
+        # item 'a' twice in q2
+        ({"item": ["a", "b", "c", "a", "a", "c"]},
+         {"column": "item", "problem": "duplicate", "count": 2, "query": "q2"}),
+    ],
+    ids=["null-grade", "null-query", "infinite-grade", "text-score", "duplicate"],
+)
+def test_data_errors_carry_their_facts_as_fields(
+    make_frame: FrameMaker, columns: dict[str, list[Any]], fields: dict[str, Any]
+) -> None:
+    # code that needs a fact (the command line, a user's handler) reads the field, and the
+    # fields survive pickling (an error raised on a worker)
+    frame = make_frame(frame_data(**columns))
+    with pytest.raises(InvalidDataError) as info:
+        run(lambda ev: ev.mrr(), frame.rank_eval)
+    for error in (info.value, pickle.loads(pickle.dumps(info.value))):
+        assert {name: getattr(error, name) for name in fields} == fields
+        assert str(error) == str(info.value)
+
+
+def test_a_varying_by_column_error_names_its_column_and_query(make_frame: FrameMaker) -> None:
+    # theme changes within q2 (rows 3-5: sport, news, sport)
+    frame = make_frame(frame_data(theme=["news", "news", "news", "sport", "news", "sport"]))
+    with pytest.raises(InvalidDataError) as info:
+        run(lambda ev: ev.mrr(by="theme"), frame.rank_eval)
+    error = info.value
+    assert (error.column, error.problem, error.query) == ("theme", "varying", "q2")
 
 
 def test_null_messages_show_values_as_python_writes_them(make_frame: FrameMaker) -> None:

@@ -83,7 +83,8 @@ def check_unique_items(data: FrameData, query: str, item: str) -> None:
         f"(columns {item!r}, {query!r}); each item may appear once per query. "
         f"Drop the duplicates, e.g. {_drop_duplicates(data.flavour, query, item)}."
     )
-    raise InvalidDataError(msg)
+    raise InvalidDataError(msg, column=item, problem="duplicate", count=count,
+                           query=query_value)
 
 
 def _drop_duplicates(flavour: str, query: str, item: str) -> str:

@@ -501,7 +501,7 @@ def segment_of_queries(
                 "constant within each query (a user, a theme, a cohort). Group by a column "
                 "that is constant per query, or make the query column finer."
             )
-            raise InvalidDataError(msg)
+            raise InvalidDataError(msg, column=name, problem="varying", query=query_value)
         per_query_codes.append(per_query)
     return combine_segments(per_query_codes, first_rows)
 

@@ -37,11 +37,11 @@ except ImportError as error:
 
 import pyarrow as pa
 
-from rankframe import schemas
+from rankframe import _validation
 from rankframe._accessor import RankEval, ranks
 from rankframe._encoding import hash_arrow, is_composite
 from rankframe._options import Ties
-from rankframe._partitioned import NullFacts, Parts, never_null, raise_whole_frame
+from rankframe._partitioned import Parts
 from rankframe._pipeline import Backend, ColumnNames, Request
 from rankframe.adapters.pandas import PandasBackend, pandas_result
 from rankframe.exceptions import RankEvalError
@@ -55,17 +55,12 @@ _DTYPES: dict[str, Any] = {"float": "float64", "int": "int64", "int?": "Int64", 
 _POSITION_BITS = 40
 
 
-# -- before the shuffle: row positions and the null facts of the whole frame ---------------
-
-
-def _numeric_columns(names: ColumnNames) -> list[str]:
-    """The columns that must be numeric: the scores and the grade."""
-    return [*names.scores, names.relevant]
+# -- before the shuffle: row positions and the facts of the whole frame ---------------
 
 
 def _numbers(part: pd.DataFrame, names: ColumnNames) -> bool:
     """Whether this partition's score and grade columns are numeric."""
-    return all(schemas._is_numeric_pandas(part[c]) for c in _numeric_columns(names))
+    return all(_validation.pandas_numeric(part[c]) for c in _validation.numeric_columns(names))
 
 
 def _with_position(
@@ -80,7 +75,8 @@ def _with_position(
     """
     number = partition_info["number"] if partition_info else 0
     if not _numbers(part, names):
-        part = part.iloc[:0].astype(dict.fromkeys(_numeric_columns(names), np.float64))
+        numeric = _validation.numeric_columns(names)
+        part = part.iloc[:0].astype(dict.fromkeys(numeric, np.float64))
     position = np.arange(len(part), dtype=np.int64) + (np.int64(number) << _POSITION_BITS)
     return part.assign(**{name: position})
 
@@ -97,46 +93,17 @@ def _with_bucket(part: pd.DataFrame, name: str, query: str) -> pd.DataFrame:
     return part.assign(**{name: hash_arrow(pa.array(part[query].array))})
 
 
-def _null_counts(part: pd.DataFrame, names: ColumnNames) -> pd.DataFrame:
-    """One row for an input partition: its length; for each column that must not be null,
-    the number of nulls, the position of the first one and that row's query; for each
-    column that must be numeric, its dtype where it is not (else ``None``)."""
-    row: dict[str, pd.Series] = {"rows": pd.Series([len(part)], dtype=np.int64)}
-    for i, column in enumerate(never_null(names)):
-        nulls = part[column].isna().to_numpy()
-        count = int(nulls.sum())
-        first = int(np.argmax(nulls)) if count else -1
-        query = part[names.query].iloc[first] if count and column != names.query else None
-        row[f"nulls{i}"] = pd.Series([count], dtype=np.int64)
-        row[f"first{i}"] = pd.Series([first], dtype=np.int64)
-        row[f"query{i}"] = pd.Series([query], dtype=object)  # the value as pandas gives it
-    for i, column in enumerate(_numeric_columns(names)):
-        numeric = schemas._is_numeric_pandas(part[column])
-        row[f"dtype{i}"] = pd.Series([None if numeric else part[column].dtype], dtype=object)
-    return pd.DataFrame(row)
+def _facts(part: pd.DataFrame, names: ColumnNames) -> pd.DataFrame:
+    """One row for an input partition: its :class:`~rankframe._validation.Facts`."""
+    return pd.DataFrame({"facts": pd.Series([_validation.pandas_facts(part, names)],
+                                            dtype=object)})
 
 
 def _check_data(reports: pd.DataFrame, names: ColumnNames) -> int:
-    """Raise the error pandas raises for the whole frame, from the rows of
-    :func:`_null_counts` (one per input partition, in order); 0 when there is none."""
-    reports = reports.reset_index(drop=True)
-    rows = reports["rows"].to_numpy()
-    offsets = np.cumsum(rows) - rows
-    facts = []
-    for i in range(len(never_null(names))):
-        counts = reports[f"nulls{i}"].to_numpy()
-        if not counts.any():
-            facts.append(NullFacts(0, -1, None))
-            continue
-        at = int(np.flatnonzero(counts)[0])
-        first = int(offsets[at] + reports[f"first{i}"].iloc[at])
-        facts.append(NullFacts(int(counts.sum()), first, reports[f"query{i}"].iloc[at]))
-    not_numeric = {}
-    for i, column in enumerate(_numeric_columns(names)):
-        dtypes = reports[f"dtype{i}"].dropna()
-        if len(dtypes):
-            not_numeric[column] = dtypes.iloc[0]
-    raise_whole_frame(names, facts, not_numeric, flavour="pandas")
+    """Raise the error pandas raises for the whole frame, from the rows of :func:`_facts`
+    (one per input partition, in order); 0 when there is none."""
+    facts = _validation.combine(list(reports["facts"]))
+    _validation.raise_for(facts, names, flavour="pandas")
     return 0
 
 
@@ -154,9 +121,8 @@ def _in_order(part: pd.DataFrame, position: str | None) -> pd.DataFrame:
 
 
 def _reported(part: pd.DataFrame, names: ColumnNames) -> bool:
-    """Whether the whole frame's check raises for this partition's data (nulls where there
-    must be none, a score or grade column that is not numeric)."""
-    return any(part[c].isna().any() for c in never_null(names)) or not _numbers(part, names)
+    """Whether the whole frame's check raises for this partition's data."""
+    return not _validation.pandas_facts(part, names).clean
 
 
 def _map_part(
@@ -200,13 +166,6 @@ def _scalar(table: pd.DataFrame, metric: str) -> float:
     return float(table[metric].iloc[0])
 
 
-def _unused_name(columns: Sequence[object], stem: str) -> str:
-    name = stem
-    while name in columns:
-        name = f"_{name}_"
-    return name
-
-
 def _meta(frame: Any, keys: Sequence[str], value_columns: Sequence[tuple[str, str]]) -> Any:
     """An empty pandas frame with the ``keys`` columns of ``frame`` and typed values."""
     meta = frame._meta[list(keys)].reset_index(drop=True)
@@ -248,7 +207,7 @@ class DaskRankEval(RankEval):
         if index is not None:
             frame = frame.reset_index()
         checked = frame.reduction(
-            _null_counts,
+            _facts,
             aggregate=_check_data,
             split_every=False,
             meta=int,
@@ -257,11 +216,11 @@ class DaskRankEval(RankEval):
         )
         position = None
         if not presorted:
-            position = _unused_name(list(frame.columns), "__rankframe_position__")
+            position = _validation.unused_name(list(frame.columns), "__rankframe_position__")
             meta = frame._meta.assign(**{position: np.zeros(0, dtype=np.int64)})
             frame = frame.map_partitions(_with_position, position, names, meta=meta)
             if _composite(frame._meta[names.query]):  # shuffled on a hash of the ids
-                bucket = _unused_name([*frame.columns], "__rankframe_bucket__")
+                bucket = _validation.unused_name([*frame.columns], "__rankframe_bucket__")
                 meta = frame._meta.assign(**{bucket: np.zeros(0, dtype=np.uint64)})
                 frame = frame.map_partitions(_with_bucket, bucket, names.query, meta=meta)
                 frame = frame.shuffle(on=bucket).drop(columns=bucket)

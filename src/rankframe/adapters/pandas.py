@@ -13,7 +13,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankframe import schemas
+from rankframe import _validation
 from rankframe._accessor import RankEval
 from rankframe._encoding import (
     DistinctStrings,
@@ -41,7 +41,7 @@ from rankframe._engine import (
     with_judged,
 )
 from rankframe._pipeline import Backend, ColumnNames, Request
-from rankframe.exceptions import InvalidDataError
+from rankframe.exceptions import InvalidDataError, Keyword
 
 IntArray = npt.NDArray[np.int64]
 
@@ -159,7 +159,7 @@ def _unordered(column: str, dtype: object, error: Exception) -> InvalidDataError
     msg = (
         f"Column {column!r} (item, dtype {dtype}) holds {error}; ties between equal scores "
         f"are broken by item id, which needs an order. Convert the ids to strings, e.g. "
-        f"df[{column!r}].astype(str), or pass ties='first'."
+        f"df[{column!r}].astype(str), or pass ", Keyword("ties", "first"), ".",
     )
     return InvalidDataError(msg)
 
@@ -190,23 +190,9 @@ class PandasBackend:
         self.frame = frame
 
     def _validate(self, names: ColumnNames) -> None:
-        schemas.pandera_ready()
-        from pandera.errors import SchemaError
-
         self._check_unique_names(names.roles())
-        schema = schemas.pandas_schema(
-            names.query, names.item, names.scores, names.relevant, check_unique=False,
-            judged=names.judged, null_grades=names.null_grades,
-        )
-        try:
-            schemas.validate(schema, self.frame)
-        except SchemaError as error:
-            raise schemas.translate(
-                error,
-                roles=names.roles(),
-                dtype_of=lambda c: self.frame[c].dtype,
-                null_report=lambda c: self._null_report(c, names.query),
-            ) from None
+        facts = _validation.pandas_facts(self.frame, names)
+        _validation.raise_for(facts, names, flavour="pandas")
 
     def _check_unique_names(self, roles: dict[str, str]) -> None:
         """Raise if a column the accessor reads shares its name with another column."""
@@ -222,12 +208,6 @@ class PandasBackend:
                     "df.loc[:, ~df.columns.duplicated()]."
                 )
                 raise InvalidDataError(msg)
-
-    def _null_report(self, column: str, query: str) -> tuple[int, int, object]:
-        nulls = self.frame[column].isna().to_numpy()
-        first = int(np.flatnonzero(nulls)[0])
-        query_value = None if column == query else self.frame[query].iloc[first]
-        return int(nulls.sum()), first, query_value
 
     def extract(self, names: ColumnNames, by: Sequence[str]) -> FrameData:
         self._validate(names)

@@ -23,7 +23,7 @@ import numpy.typing as npt
 import polars as pl
 import pyarrow as pa
 
-from rankframe import _engine, schemas
+from rankframe import _engine, _validation
 from rankframe._accessor import RankEval, ranks
 from rankframe._config import get_option
 from rankframe._encoding import (
@@ -38,7 +38,7 @@ from rankframe._encoding import (
 )
 from rankframe._engine import CodeArray, FrameData, ItemColumn
 from rankframe._options import Ties
-from rankframe._partitioned import NullFacts, Parts, never_null, raise_whole_frame
+from rankframe._partitioned import Parts
 from rankframe._pipeline import Backend, ColumnNames, Request, run
 from rankframe.exceptions import InvalidDataError
 
@@ -176,32 +176,8 @@ class PolarsBackend:
         self.frame = frame
 
     def _validate(self, names: ColumnNames) -> None:
-        schemas.pandera_ready()
-        from pandera.errors import SchemaError
-
-        schema = schemas.polars_schema(
-            names.query, names.item, names.scores, names.relevant, check_unique=False,
-            judged=names.judged, null_grades=names.null_grades,
-        )
-        try:
-            schemas.validate(schema, self.frame)
-        except SchemaError as error:
-            raise schemas.translate(
-                error,
-                roles=names.roles(),
-                dtype_of=lambda c: self.frame.schema[c],
-                null_report=lambda c: self._null_report(c, names.query),
-            ) from None
-
-    def _null_report(self, column: str, query: str) -> tuple[int, int, object]:
-        values = self.frame[column]
-        missing = values.is_null()
-        if values.dtype.is_float():  # pandera counts NaN as null too
-            missing |= values.is_nan()
-        nulls = missing.to_numpy()
-        first = int(np.flatnonzero(nulls)[0])
-        query_value = None if column == query else self.frame[query][first]
-        return int(nulls.sum()), first, query_value
+        facts = _validation.polars_facts(self.frame, names)
+        _validation.raise_for(facts, names, flavour="polars")
 
     def extract(self, names: ColumnNames, by: Sequence[str]) -> FrameData:
         _check_ids(self.frame, {names.query: "query", names.item: "item",
@@ -339,67 +315,6 @@ def _conform(result: pl.DataFrame, schema: dict[str, Any]) -> pl.DataFrame:
     return pl.DataFrame(schema=schema) if result.height == 0 else result
 
 
-def _missing(column: str, dtype: Any) -> pl.Expr:
-    """Null, or NaN in a float column: what the schema reports as null."""
-    expr = pl.col(column).is_null()
-    return expr | pl.col(column).is_nan() if dtype.is_float() else expr
-
-
-class _WholeFrameCheck:
-    """The errors that count and locate rows, from the facts of the whole frame.
-
-    A part of the plan holds some queries' rows only. When it finds nulls in the query, item
-    or relevant column, :meth:`raise_for` collects a small aggregation of the whole frame
-    (its null counts, first null row and that row's query) and raises the eager accessor's
-    error (:func:`~rankframe._partitioned.raise_whole_frame`, which also orders it with a
-    score or grade column that is not numeric). Frames without nulls never run it.
-    """
-
-    def __init__(self, frame: pl.LazyFrame, names: ColumnNames) -> None:
-        schema = frame.collect_schema()
-        self.names = names
-        self.columns = never_null(names)
-        self.not_numeric = {
-            c: schema[c] for c in [*names.scores, names.relevant]
-            if not (schema[c].is_numeric() or schema[c] == pl.Boolean)
-        }
-        self.dtypes = {c: schema[c] for c in self.columns}
-        row = _unused_name(self.columns, "__rankframe_row__")
-        missing = [_missing(c, self.dtypes[c]) for c in self.columns]
-        self.plan = (
-            frame.select(self.columns)
-            .with_row_index(row)
-            .select(
-                *(m.sum().alias(f"count{i}") for i, m in enumerate(missing)),
-                *(pl.col(row).filter(m).first().alias(f"first{i}") for i, m in enumerate(missing)),
-                *(pl.col(names.query).filter(m).first().alias(f"query{i}")
-                  for i, m in enumerate(missing)),
-            )
-        )
-
-    def has_nulls(self, part: pl.DataFrame) -> bool:
-        """Whether this part of the frame holds nulls in a column that must have none."""
-        return any(
-            part[c].null_count() > 0 or (self.dtypes[c].is_float() and part[c].is_nan().any())
-            for c in self.columns
-        )
-
-    def raise_for(self) -> None:
-        """Raise the eager accessor's error for the whole frame."""
-        report = self.plan.collect(engine="streaming").row(0)
-        n = len(self.columns)
-        facts = [NullFacts(int(report[i] or 0), int(report[n + i] or 0), report[2 * n + i])
-                 for i in range(n)]
-        raise_whole_frame(self.names, facts, self.not_numeric, flavour="polars")
-
-
-def _unused_name(columns: Sequence[str], stem: str) -> str:
-    name = stem
-    while name in columns:
-        name = f"_{name}_"
-    return name
-
-
 def _buckets(frame: pl.LazyFrame, query: str, n: int) -> list[pl.LazyFrame]:
     """The frame's rows in ``n`` parts of whole queries, by a hash of the query id (every
     row of a query, null included, in one part; rows in the frame's order)."""
@@ -448,11 +363,13 @@ class LazyPolarsRankEval(RankEval):
             if n == 1:
                 return frame.map_batches(whole, schema=schema, streamable=False)
             parts = Parts(request, self._backend, PolarsBackend)
-            check = _WholeFrameCheck(frame, request.names)
 
             def run_part(part: pl.DataFrame) -> pl.DataFrame:
-                if check.has_nulls(part):  # the error counts and locates the whole frame's
-                    check.raise_for()
+                if not _validation.polars_facts(part, request.names).clean:
+                    # the error counts and locates over the whole frame: its facts, from
+                    # one streaming aggregation of the plan
+                    whole = _validation.polars_facts(frame, request.names)
+                    _validation.raise_for(whole, request.names, flavour="polars")
                 return _conform(parts.map(part), part_schema)
 
             def finish(tables: pl.DataFrame) -> pl.DataFrame:

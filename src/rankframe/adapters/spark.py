@@ -18,7 +18,7 @@ no shuffle.
 Errors are the pandas accessor's. A worker never raises for bad data: a group whose columns
 hold nulls (or a score or grade column that is not numeric) says so, and the driver then
 counts and locates them over the whole frame in its row order (one more job, only on that
-path) and raises the eager error (:func:`~rankframe._partitioned.raise_whole_frame`); any
+path) and raises the eager error (:mod:`rankframe._validation`); any
 other error (a duplicate item, a ``by`` column that varies within a query) comes back
 pickled and is raised on the driver, as raised.
 
@@ -47,10 +47,10 @@ except ImportError as error:
     msg = "The Spark accessor needs pyspark: pip install 'rankframe[spark]'"
     raise ImportError(msg) from error
 
-from rankframe import _config, schemas
+from rankframe import _config, _validation
 from rankframe._accessor import RankEval, ranks
 from rankframe._options import Ties
-from rankframe._partitioned import NullFacts, Parts, never_null, raise_whole_frame
+from rankframe._partitioned import Parts
 from rankframe._pipeline import Backend, ColumnNames, Request
 from rankframe.adapters.arrow import arrow_frame
 from rankframe.adapters.pandas import PandasBackend, pandas_result
@@ -60,7 +60,7 @@ __all__ = ["SparkRankEval", "register"]
 
 _POSITION, _BUCKET = "_position", "_bucket"  # beside the columns' aliases _0, _1, ...
 _REPLY = "part long, reported boolean, error binary, payload binary"
-_FACTS = "part long, rows long, nulls array<long>, first array<long>, query binary"
+_FACTS = "part long, facts binary"
 
 
 @contextmanager
@@ -78,16 +78,15 @@ def _col(name: str) -> Any:
     return functions.col("`" + name.replace("`", "``") + "`")
 
 
-def _numeric_columns(names: ColumnNames) -> list[str]:
-    return [*names.scores, names.relevant]
-
-
 def _reported(frame: pd.DataFrame, names: ColumnNames) -> bool:
-    """Whether the whole frame's check raises for this part's data (nulls where there must be
-    none, a score or grade column that is not numeric)."""
-    return any(frame[c].isna().any() for c in never_null(names)) or not all(
-        schemas._is_numeric_pandas(frame[c]) for c in _numeric_columns(names)
-    )
+    """Whether the whole frame's check raises for this part's data."""
+    return not _validation.pandas_facts(frame, names).clean
+
+
+def _partition() -> int:
+    """The number of the partition a task runs on (0 outside a task)."""
+    context = TaskContext.get()
+    return 0 if context is None else context.partitionId()
 
 
 def _reply(part: int, *, reported: bool = False, error: bytes | None = None,
@@ -136,32 +135,24 @@ def _mapped(parts: Parts, columns: Sequence[str]) -> Any:
         received = list(batches)
         table = pa.Table.from_batches(received) if received else None
         if table is not None and table.num_rows:
-            part = TaskContext.get().partitionId()
+            part = _partition()
             yield from _part_reply(table, parts, columns, part).to_batches()
 
     return run
 
 
-def _null_facts(names: ColumnNames, columns: Sequence[str]) -> Any:
-    """Per input partition: its rows, and for each never-null column its nulls, the first
-    one's row within the partition and (pickled) that row's query as pandas gives it."""
+def _facts(names: ColumnNames, columns: Sequence[str]) -> Any:
+    """Per input partition: its :class:`~rankframe._validation.Facts` (pickled), from its
+    rows as pandas reads them."""
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         received = list(batches)
-        frame = None
         if received:
-            frame = arrow_frame(pa.Table.from_batches(received).rename_columns(list(columns)))
-        nulls, first, queries = [], [], []
-        for column in never_null(names):
-            missing = np.zeros(0, bool) if frame is None else frame[column].isna().to_numpy()
-            count = int(missing.sum())
-            at = int(np.argmax(missing)) if count else -1
-            nulls.append(count)
-            first.append(at)
-            queries.append(frame[names.query].iloc[at]
-                           if frame is not None and count and column != names.query else None)
+            table = pa.Table.from_batches(received).rename_columns(list(columns))
+            facts = _validation.pandas_facts(arrow_frame(table), names)
+        else:
+            facts = _validation.Facts(0)
         yield pa.RecordBatch.from_pydict({
-            "part": [TaskContext.get().partitionId()], "rows": [len(missing)],
-            "nulls": [nulls], "first": [first], "query": [pickle.dumps(queries)],
+            "part": [_partition()], "facts": [pickle.dumps(facts)],
         })
 
     return run
@@ -236,26 +227,10 @@ class SparkRankEval(RankEval):
                 raise pickle.loads(error)
 
     def _raise_whole_frame(self, names: ColumnNames, columns: Sequence[str]) -> None:
-        empty = self._empty(columns)
-        not_numeric = {c: empty[c].dtype for c in _numeric_columns(names)
-                       if not schemas._is_numeric_pandas(empty[c])}
         frame = self._selected(columns, position=False)
-        reports = frame.mapInArrow(_null_facts(names, columns), _FACTS).toArrow().sort_by("part")
-        rows = np.asarray(reports["rows"], dtype=np.int64)
-        offsets = np.cumsum(rows) - rows
-        nulls = reports["nulls"].to_pylist()
-        first = reports["first"].to_pylist()
-        queries = [pickle.loads(q) for q in reports["query"].to_pylist()]
-        facts = []
-        for i in range(len(never_null(names))):
-            counts = [n[i] for n in nulls]
-            at = next((p for p, n in enumerate(counts) if n), None)
-            if at is None:
-                facts.append(NullFacts(0, -1, None))
-            else:
-                facts.append(NullFacts(sum(counts), int(offsets[at] + first[at][i]),
-                                       queries[at][i]))
-        raise_whole_frame(names, facts, not_numeric, flavour="pandas")
+        reports = frame.mapInArrow(_facts(names, columns), _FACTS).toArrow().sort_by("part")
+        facts = _validation.combine([pickle.loads(f) for f in reports["facts"].to_pylist()])
+        _validation.raise_for(facts, names, flavour="pandas")
 
     def _run(self, request: Request) -> Any:
         with _quiet():

@@ -56,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(str(error), error.code)
     except RankEvalError as error:
         status.clear()
-        return fail(in_cli_terms(str(error)), 1)
+        return fail(in_cli_terms(error), 1)
     except SystemExit as exit_:  # --help and --version
         return exit_.code if isinstance(exit_.code, int) else 0
     except KeyboardInterrupt:

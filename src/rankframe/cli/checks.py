@@ -1,10 +1,11 @@
 """The input contract in the terms of the file: each error names the file, the 1-based line
 of the offending record and the option to pass.
 
-``check_rows`` runs before the library, on facts that cost nothing to read (the row count,
-the column types, the null counts). The checks that cost a pass over the data (a repeated
-item, a ``--by`` column varying within a query, queries without a relevant item) run only
-after the library has refused the data, through ``explain``, to say where in the file.
+``check_rows`` runs before the library, on the input contract's facts of the file
+(:mod:`rankframe._validation`: the row count, the column types, the null counts). The facts
+that cost a pass over the data (a repeated item, a ``--by`` column varying within a query,
+queries without a relevant item, also found by ``_validation``) are read only after the
+library has refused the data, through ``explain``, to say where in the file.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from rankframe import _validation
+from rankframe._pipeline import ColumnNames
 from rankframe.cli.errors import CliError
 from rankframe.cli.source import Source
 from rankframe.exceptions import EmptyQueryError, InvalidDataError, RankEvalError, excerpt
@@ -39,33 +42,45 @@ def _first(mask: pl.Series) -> int:
     return int(mask.arg_true()[0])
 
 
+def _names(roles: Roles) -> ColumnNames:
+    scores = tuple(roles.scores)
+    return ColumnNames(query=roles.query, item=roles.item, score=scores[0],
+                       relevant=roles.relevant, systems=scores if len(scores) > 1 else None)
+
+
 def check_rows(frame: pl.DataFrame, source: Source, roles: Roles) -> None:
-    """Rows, nulls and numbers, from the file's metadata; raise the first problem found."""
+    """Rows, nulls and numbers, from the input contract's facts of the file
+    (:mod:`rankframe._validation`); raise the first problem found, in the file's terms."""
     if frame.height == 0:
         msg = f"{source.subject} has no rows, only a header; it needs one row per (query, item)"
         raise CliError(msg)
+    facts = _validation.polars_facts(frame, _names(roles))
+    if facts.clean:
+        return
     for column, option, what in (
         (roles.query, "--query", "query"),
         (roles.item, "--item", "item"),
         (roles.relevant, "--relevant", "grade"),
     ):
-        missing = _missing(frame[column])
-        if missing is not None:
+        nulls = facts.nulls[column]
+        if nulls.count:
             fix = "write 0 for an item that is not relevant" if what == "grade" else "fill it in"
             msg = (
-                f"{source.at_start([_first(missing)])} has no {what} (column "
+                f"{source.at_start([nulls.first])} has no {what} (column "
                 f"{excerpt(column)}); every row needs one: {fix} or delete the row, or pass "
                 f"{option} with another column"
             )
             raise CliError(msg)
     for column in dict.fromkeys(roles.scores):
-        _check_numbers(frame[column], source, "--score", "score",
-                       "leave the cell empty for an item judged but not retrieved")
+        if column in facts.dtypes:
+            _check_numbers(frame[column], source, "--score", "score",
+                           "leave the cell empty for an item judged but not retrieved")
     grades = frame[roles.relevant]
-    _check_numbers(grades, source, "--relevant", "grade",
-                   "write 0 for an item that is not relevant")
-    if grades.dtype.is_float() and (infinite := grades.is_infinite()).any():
-        raise _bad_value(source, grades, _first(infinite), "grade", "not a finite number",
+    if roles.relevant in facts.dtypes:
+        _check_numbers(grades, source, "--relevant", "grade",
+                       "write 0 for an item that is not relevant")
+    if facts.infinite >= 0:
+        raise _bad_value(source, grades, facts.infinite, "grade", "not a finite number",
                          "write the grade", "--relevant")
 
 
@@ -79,22 +94,12 @@ def _bad_value(
     )
 
 
-def _missing(values: pl.Series) -> pl.Series | None:
-    """Where values are null (or NaN, in a float column); None if nowhere (the null count is
-    free; NaN costs a pass over float columns only)."""
-    missing = values.is_null() if values.null_count() else None
-    if values.dtype.is_float():
-        nan = values.is_nan().fill_null(False)
-        missing = nan if missing is None else missing | nan
-    return missing if missing is not None and missing.any() else None
-
-
 def _check_numbers(values: pl.Series, source: Source, option: str, what: str, fix: str) -> None:
+    """Raise for a column that is not numeric: its first value that is not a number, in a
+    column of text; else its dtype."""
     import polars as pl
 
     dtype = values.dtype
-    if dtype.is_numeric() or dtype == pl.Boolean:
-        return
     if dtype == pl.String:
         parsed = values.cast(pl.Float64, strict=False)
         bad = values.is_not_null() & (parsed.is_null() | parsed.is_nan())
@@ -121,13 +126,10 @@ def explain(
 
 
 def _repeated_item(frame: pl.DataFrame, source: Source, roles: Roles) -> CliError | None:
-    repeated = frame.select(roles.query, roles.item).is_duplicated()
-    if not repeated.any():
+    found = _validation.first_duplicate(frame, roles.query, roles.item)
+    if found is None:
         return None
-    first = _first(repeated)
-    query, item = frame[roles.query][first], frame[roles.item][first]
-    same = (frame[roles.query] == query) & (frame[roles.item] == item)
-    rows = same.arg_true().to_list()
+    query, item, rows = found
     more = f" and {len(rows) - 3} more" if len(rows) > 3 else ""
     msg = (
         f"Item {excerpt(item)} appears {len(rows)} times in query {excerpt(query)} of "
@@ -139,26 +141,16 @@ def _repeated_item(frame: pl.DataFrame, source: Source, roles: Roles) -> CliErro
 
 
 def _varying_by(frame: pl.DataFrame, source: Source, roles: Roles) -> CliError | None:
-    import polars as pl
-
-    indexed = frame.with_row_index("_row")
     for column in roles.by:
-        varying = (
-            indexed.group_by(roles.query)
-            .agg(pl.col(column).n_unique().alias("_n"), pl.col("_row").min())
-            .filter(pl.col("_n") > 1)
-            .sort("_row")
-        )
-        if varying.height == 0:
+        found = _validation.first_varying(frame, roles.query, column)
+        if found is None:
             continue
-        query = varying[roles.query][0]
-        rows = indexed.filter(pl.col(roles.query) == query)
-        values = rows[column]
-        other = _first(values.ne_missing(values[0]))
+        query, first, other = found
+        values = frame[column]
         msg = (
             f"Column {excerpt(column)} (--by) varies within query {excerpt(query)} of "
-            f"{source.name}: {excerpt(values[0])} on {source.numbered([rows['_row'][0]])}, "
-            f"{excerpt(values[other])} on {source.numbered([rows['_row'][other]])}; a --by "
+            f"{source.name}: {excerpt(values[first])} on {source.numbered([first])}, "
+            f"{excerpt(values[other])} on {source.numbered([other])}; a --by "
             "column must be constant within a query (a user, a theme, a cohort): pass --by "
             "with such a column"
         )
@@ -169,20 +161,10 @@ def _varying_by(frame: pl.DataFrame, source: Source, roles: Roles) -> CliError |
 def _empty_queries(
     frame: pl.DataFrame, source: Source, roles: Roles, min_relevance: float | None
 ) -> CliError | None:
-    import polars as pl
-
-    grade = pl.col(roles.relevant).cast(pl.Float64)
-    relevant = grade > 0 if min_relevance is None else grade >= min_relevance
-    empty = (
-        frame.with_row_index("_row")
-        .group_by(roles.query)
-        .agg(relevant.any().alias("_any"), pl.col("_row").min())
-        .filter(~pl.col("_any"))
-        .sort("_row")
-    )
+    empty = _validation.empty_queries(frame, roles.query, roles.relevant, min_relevance)
     if empty.height == 0:
         return None
-    lines = source.lines(empty["_row"][:SHOWN].to_list())
+    lines = source.lines(empty["row"][:SHOWN].to_list())
     shown = ", ".join(
         f"{excerpt(q)} ({source.unit} {n:,})"
         for q, n in zip(empty[roles.query][:SHOWN].to_list(), lines, strict=True)

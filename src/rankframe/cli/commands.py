@@ -49,7 +49,7 @@ def _labels(metrics: Sequence[str], options: dict[str, Any]) -> list[str]:
     try:
         return labels(metrics, options)
     except RankEvalError as error:
-        raise CliError(in_cli_terms(str(error)), code=2) from None
+        raise CliError(in_cli_terms(error), code=2) from None
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
@@ -66,7 +66,7 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
         Options(**given)
         CONVENTION.validate(args.convention)
     except RankEvalError as error:
-        raise CliError(in_cli_terms(str(error)), code=2) from None
+        raise CliError(in_cli_terms(error), code=2) from None
     if args.convention is not None:
         given["convention"] = args.convention
     return given

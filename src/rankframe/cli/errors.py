@@ -2,36 +2,42 @@
 
 from __future__ import annotations
 
-import re
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rankframe.exceptions import Keyword, OptionName, RankEvalError
 
 # the longest message printed; longer ones (a library message quoting a huge value) are cut
 MAX_MESSAGE = 1_000
 
 
 # the library's keyword options that the command line takes as flags (cli/parser.py)
-_FLAGS = (
+FLAGS = frozenset({
     "min_relevance", "ties", "empty", "gain", "denominator", "beta", "ap_denominator",
     "precision_denominator", "empty_list", "discount", "negative_gains", "convention",
-)
-_KEYWORD = re.compile(r"\b(" + "|".join(_FLAGS) + r")=(?:'([^']*)'|\"([^\"]*)\")")
-_NAMED = re.compile(r"(?:\bthe |\banother )'?(" + "|".join(_FLAGS) + r")'? option\b")
+})
 
 
-def in_cli_terms(message: str) -> str:
-    """A library message about its options, said with the command line's flags:
-    ``ties='average'`` becomes ``--ties average`` and "another ties option" "another
-    --ties value" (options the command line has no flag for are left as they are)."""
+def _as_flag(keyword: Keyword | OptionName) -> str:
+    """A keyword option as the command line says it: ``ties='average'`` as ``--ties average``
+    and the ``ties option`` as the ``--ties value``; options the command line has no flag
+    for, and values that are not words, as the library says them."""
+    from rankframe.exceptions import Keyword
 
-    def flag(name: str) -> str:
-        return "--" + name.replace("_", "-")
+    if keyword.name not in FLAGS:
+        return str(keyword)
+    flag = "--" + keyword.name.replace("_", "-")
+    if not isinstance(keyword, Keyword):
+        return f"{flag} value"
+    return f"{flag} {keyword.value}" if isinstance(keyword.value, str) else str(keyword)
 
-    message = _KEYWORD.sub(
-        lambda m: f"{flag(m.group(1))} {m.group(2) if m.group(2) is not None else m.group(3)}",
-        message,
-    )
-    return _NAMED.sub(lambda m: m.group(0).split(" ", 1)[0] + f" {flag(m.group(1))} value",
-                      message)
+
+def in_cli_terms(error: RankEvalError) -> str:
+    """A library error's message, with the keyword options it names (its
+    :class:`~rankframe.exceptions.Keyword` and ``OptionName`` parts) said as the command
+    line's flags."""
+    return error.spelled(_as_flag)
 
 
 class CliError(Exception):

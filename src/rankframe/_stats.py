@@ -4,8 +4,8 @@ The tests and intervals take the per-query values (or paired differences) with t
 along axis 0 and any number of independent columns after it (systems x metrics, ...): a
 ``(n_queries, m)`` array gives ``m`` results, a 1-D array a 0-d result. Nothing loops over
 queries or resamples in Python (only over chunks of them, to bound memory). The tests
-are implemented here and checked in ``tests/statistics/test_stats.py`` against :mod:`scipy.stats`; scipy
-only supplies the t and normal distribution functions.
+are implemented here and checked in ``tests/statistics/test_stats.py`` against
+:mod:`scipy.stats`; scipy only supplies the t and normal distribution functions.
 
 A column containing NaN gives NaN results (scipy's ``nan_policy="propagate"``). A bad
 argument raises :class:`~rankframe.exceptions.InvalidOptionError` (a ``ValueError``).
@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
-from rankframe._options import CORRECTION, Correction, check_choice
+from rankframe._options import CORRECTION, Correction, check_choice, check_count, check_level
 from rankframe.exceptions import InvalidOptionError
 
 __all__ = [
@@ -61,26 +61,9 @@ def _columns(x: npt.ArrayLike, name: str) -> tuple[FloatArray, tuple[int, ...]]:
     return a.reshape(a.shape[0], math.prod(a.shape[1:])), a.shape[1:]
 
 
-def _check_confidence(confidence: float) -> float:
-    try:
-        c = float(confidence)
-    except (TypeError, ValueError):
-        c = math.nan
-    if not 0.0 < c < 1.0:
-        msg = f"`confidence` must be strictly between 0 and 1. Got {confidence!r}."
-        raise InvalidOptionError(msg)
-    return c
-
-
-def _check_resamples(n_resamples: int) -> int:
-    try:
-        r = int(n_resamples)
-    except (TypeError, ValueError, OverflowError):
-        r = 0
-    if r != n_resamples or r < 1:
-        msg = f"`n_resamples` must be a positive integer. Got {n_resamples!r}."
-        raise InvalidOptionError(msg)
-    return r
+#: The wording of a bad argument of this module (``name`` is the argument).
+_LEVEL = "`{name}` must be strictly between 0 and 1. Got {value!r}."
+_COUNT = "`{name}` must be a positive integer. Got {value!r}."
 
 
 def _moments(d: FloatArray) -> tuple[FloatArray, FloatArray, int]:
@@ -183,7 +166,7 @@ def t_interval(diff: npt.ArrayLike, confidence: float = 0.95) -> tuple[FloatArra
     equal) gives the zero-width interval ``[mean, mean]`` (scipy returns NaN for a zero
     scale); a NaN in a column gives NaN.
     """
-    c = _check_confidence(confidence)
+    c = check_level("confidence", confidence, _LEVEL)
     d, shape = _columns(diff, "diff")
     mean, sem, n = _moments(d)
     if n < 2:
@@ -372,7 +355,7 @@ def permutation_test(
     Edge cases: no query gives NaN; a column of only zeros gives p = 1; a NaN (or infinite)
     difference in a column gives NaN.
     """
-    r_total = _check_resamples(n_resamples)
+    r_total = check_count("n_resamples", n_resamples, _COUNT)
     d, shape = _columns(diff, "diff")
     n, m = d.shape
     p_value = np.full(m, np.nan)
@@ -487,8 +470,8 @@ def bootstrap_statistic(
     come from one set of resamples. A segment without queries, or whose statistic is NaN
     in some resample, gets NaN.
     """
-    c = _check_confidence(confidence)
-    r_total = _check_resamples(n_resamples)
+    c = check_level("confidence", confidence, _LEVEL)
+    r_total = check_count("n_resamples", n_resamples, _COUNT)
     seg = np.asarray(segment).astype(np.intp)
     n = len(seg)
     shape = np.shape(statistic(np.ones(n)))
@@ -560,8 +543,8 @@ def bootstrap_interval(
     A segment of one query, or of equal values, gives a zero-width interval at its mean; a
     NaN (or infinite) value gives NaN for its segment and column.
     """
-    c = _check_confidence(confidence)
-    r_total = _check_resamples(n_resamples)
+    c = check_level("confidence", confidence, _LEVEL)
+    r_total = check_count("n_resamples", n_resamples, _COUNT)
     v, shape = _columns(values, "values")
     n, m = v.shape
     seg = np.asarray(segment)

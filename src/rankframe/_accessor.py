@@ -54,11 +54,11 @@ from rankframe._registry import (
     Metric,
     MetricDef,
     bind_options,
-    closest,
     on_register,
     parse_metric,
     parse_metrics,
 )
+from rankframe._suggest import closest, did_you_mean
 from rankframe.exceptions import (
     ColumnNotFoundError,
     InvalidDataError,
@@ -143,8 +143,7 @@ def _argument_error(
         takers = [d.name for d in METRICS.values() if keyword in d.options]
         hint = f" {keyword!r} changes only {', '.join(takers)}; {method} does not take it."
     else:
-        close = closest(keyword, params, cutoff=0.6)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
+        hint = did_you_mean(closest(keyword, params, cutoff=0.6)[:1])
     return UnknownArgumentError(
         f"{method}() got an unexpected keyword argument {keyword!r}.{hint} "
         f"It takes: {shown}."

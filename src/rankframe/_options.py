@@ -14,7 +14,6 @@ The statistics of ``compare`` declare their choices here too (:data:`TEST`,
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import math
 import numbers
@@ -24,6 +23,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Generic, Literal, TypeVar, get_args
 
+from rankframe._suggest import closest_one, did_you_mean
 from rankframe.exceptions import InvalidOptionError
 
 __all__ = [
@@ -101,8 +101,7 @@ def check_choice(option: str, value: object, allowed: tuple[str, ...]) -> None:
     """Raise :class:`InvalidOptionError` unless ``value`` is one of ``allowed``."""
     if isinstance(value, str) and value in allowed:
         return
-    close = difflib.get_close_matches(str(value), allowed, n=1)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
+    hint = did_you_mean(closest_one(str(value), allowed))
     msg = (
         f"The '{option}' option must be one of {', '.join(map(repr, allowed))}. "
         f"Got {value!r} instead.{hint}"

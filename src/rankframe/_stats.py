@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
+from rankframe._engine.segments import offsets
 from rankframe._options import CORRECTION, Correction, check_choice, check_count, check_level
 from rankframe.exceptions import InvalidOptionError
 
@@ -479,7 +480,7 @@ def bootstrap_statistic(
         return np.full(shape, np.nan), np.full(shape, np.nan)
     order = np.argsort(seg, kind="stable")
     size = np.bincount(seg, minlength=n_segments)
-    first = np.cumsum(size) - size
+    first = offsets(size)
     seg_sorted = seg[order]
     query_size, query_first = size[seg_sorted], first[seg_sorted]
     scale = query_size.astype(np.float64)
@@ -563,7 +564,7 @@ def bootstrap_interval(
     seg_sorted = seg[order]
     sorted_values = v[order]
     size = np.bincount(seg, minlength=n_segments)
-    first = np.cumsum(size) - size
+    first = offsets(size)
     present = size > 0
     query_size = size[seg_sorted]  # the size of each (sorted) query's segment
     query_first = first[seg_sorted]

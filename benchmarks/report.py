@@ -431,7 +431,8 @@ def render_all_trec(data: dict[str, Any], info: dict[str, Any]) -> str:
                   "trec_eval 10, whose own test outputs it matches. "
                   "`tests/references/test_trec_agreement.py` checks a reference written from "
                   "trec_eval's code against both: trec_eval 9's rounding gives pytrec_eval's "
-                  "values, trec_eval 10's gives rankframe's. They are left out of the verdict below."]
+                  "values, trec_eval 10's gives rankframe's. They are left out of the verdict "
+                  "below."]
     speedup = ratio(theirs, every)
     cost = ratio(every, six)
     rows = [

@@ -36,6 +36,9 @@ from rankframe._options import (
     Options,
     Test,
     Ties,
+    check_count,
+    check_level,
+    check_seed,
 )
 from rankframe._pipeline import (
     Backend,
@@ -51,11 +54,11 @@ from rankframe._registry import (
     Metric,
     MetricDef,
     bind_options,
-    closest,
     on_register,
     parse_metric,
     parse_metrics,
 )
+from rankframe._suggest import closest, did_you_mean
 from rankframe.exceptions import (
     ColumnNotFoundError,
     InvalidDataError,
@@ -95,25 +98,6 @@ def _score_columns(score: str | Sequence[str]) -> tuple[str, tuple[str, ...] | N
         msg = f"score= lists {repeated[0]!r} more than once; list each score column once."
         raise InvalidOptionError(msg)
     return columns[0], tuple(columns)
-
-
-def _check_level(option: str, value: object) -> None:
-    """A probability strictly between 0 and 1 (a confidence level, a significance level)."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1:
-        msg = f"The '{option}' option must be a number between 0 and 1, e.g. 0.95. Got {value!r}."
-        raise InvalidOptionError(msg)
-
-
-def _check_resampling(n_resamples: object, seed: object, option: str = "n_resamples") -> None:
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
-        msg = (
-            f"The '{option}' option must be a positive integer, e.g. 1000. "
-            f"Got {n_resamples!r} instead."
-        )
-        raise InvalidOptionError(msg)
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        msg = f"The 'seed' option must be an integer or None. Got {seed!r} instead."
-        raise InvalidOptionError(msg)
 
 
 # -- arguments: an unknown keyword gets a did-you-mean ---------------------------------------
@@ -160,8 +144,7 @@ def _argument_error(
         takers = [d.name for d in METRICS.values() if keyword in d.options]
         hint = f" {keyword!r} changes only {', '.join(takers)}; {method} does not take it."
     else:
-        close = closest(keyword, params, cutoff=0.6)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
+        hint = did_you_mean(closest(keyword, params, cutoff=0.6)[:1])
     return UnknownArgumentError(
         f"{method}() got an unexpected keyword argument {keyword!r}.{hint} "
         f"It takes: {shown}."
@@ -524,9 +507,10 @@ class RankEval:
         parsed, options = _bound(parse_metrics(metrics), options, chosen)
         by_list = _as_list(by)
         self._check_columns(by_list)
-        _check_resampling(n_resamples, seed)
+        check_count("n_resamples", n_resamples)
+        check_seed(seed)
         if confidence_level is not None:
-            _check_level("confidence_level", confidence_level)
+            check_level("confidence_level", confidence_level)
         result = Means(
             tidy=tidy, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed
         )
@@ -622,10 +606,11 @@ class RankEval:
         TEST.validate(test)
         CORRECTION.validate(correction)
         FAMILY.validate(family)
-        _check_level("alpha", alpha)
-        _check_level("confidence_level", confidence_level)
-        _check_resampling(n_permutations, seed, option="n_permutations")
-        _check_resampling(n_resamples, seed)
+        check_level("alpha", alpha)
+        check_level("confidence_level", confidence_level)
+        check_count("n_permutations", n_permutations)
+        check_seed(seed)
+        check_count("n_resamples", n_resamples)
         systems = self._names.scores
         if len(systems) < 2:
             msg = (

@@ -19,6 +19,7 @@ import numpy.typing as npt
 import pyarrow as pa
 
 from rankframe import _stats
+from rankframe._engine import segments
 from rankframe._options import Correction, Family, Test
 from rankframe._registry import GEOMETRIC_FLOOR, Metric
 
@@ -248,7 +249,7 @@ def _segment_sums(values: FloatArray, segment: IntArray, n_segments: int) -> Flo
         return total
     sums = np.zeros((n_segments, values.shape[1]))
     for j in range(values.shape[1]):  # a loop over (system, metric) columns
-        sums[:, j] = np.bincount(segment, weights=values[:, j], minlength=n_segments)
+        sums[:, j] = segments.sums(segment, values[:, j], n_segments)
     return sums
 
 
@@ -468,7 +469,7 @@ def _compare_part(
     scaled = np.tile(aggregate == "sum", len(others))
     segment = part.segment[part.include]
     order = np.argsort(segment, kind="stable")
-    bounds = np.searchsorted(segment[order], np.arange(part.n_segments + 1))
+    bounds = segments.starts(segment[order], part.n_segments)
     for g in range(part.n_segments):  # a loop over segments; queries stay vectorised
         rows = values[order[bounds[g] : bounds[g + 1]]]
         diff = (rows[:, others, :] - rows[:, baseline : baseline + 1, :]).reshape(

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from rankframe._registry import closest
+from rankframe._suggest import closest, did_you_mean
 from rankframe.exceptions import InvalidOptionError
 
 __all__ = ["SETTINGS", "Setting", "get_option", "option_context", "reset_option", "set_option"]
@@ -75,8 +75,7 @@ _VALUES: dict[str, Any] = {name: s.default for name, s in SETTINGS.items()}
 def _setting(name: object) -> Setting:
     if isinstance(name, str) and name in SETTINGS:
         return SETTINGS[name]
-    close = closest(name, SETTINGS) if isinstance(name, str) else []
-    hint = f" Did you mean {close[0]!r}?" if close else ""
+    hint = did_you_mean(closest(name, SETTINGS)[:1]) if isinstance(name, str) else ""
     known = ", ".join(map(repr, SETTINGS))
     msg = f"Unknown option {name!r}.{hint} The options are {known}."
     raise InvalidOptionError(msg)

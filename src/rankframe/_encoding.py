@@ -745,7 +745,8 @@ def _few_repeats(parts: list[npt.NDArray[np.uint64]]) -> bool:
     With ``d`` distinct keys of ``c = n / d`` rows each, the sample meets a key with
     probability ``1 - exp(-c m / n)``: a sample that shows more distinct keys than
     ``n / SORT_BELOW`` keys would has keys repeating fewer times than that. False for
-    fewer than ``16 * _SAMPLE`` keys, which any encoding handles in a few milliseconds.
+    fewer than ``16 * _SAMPLE`` keys, too few for the choice to matter (docs/performance.md,
+    step 1).
     """
     n = sum(len(keys) for keys in parts)
     if n < 16 * _SAMPLE:

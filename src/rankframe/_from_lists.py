@@ -10,7 +10,6 @@ kind of frame from those positions. No step loops over rows in Python.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +20,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rankframe._suggest import closest_one, did_you_mean
 from rankframe.exceptions import (
     ColumnNotFoundError,
     InvalidDataError,
@@ -93,8 +93,7 @@ def _check_names(columns: Sequence[str], names: _Names) -> None:
             msg = f"from_lists takes a column name for {role}=; got {excerpt(column)}."
             raise InvalidOptionError(msg)
         if column not in columns:
-            close = difflib.get_close_matches(column, [str(c) for c in columns], n=1, cutoff=0.5)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
+            hint = did_you_mean(closest_one(column, [str(c) for c in columns], cutoff=0.5))
             shown = ", ".join(repr(c) for c in list(columns)[:20])
             msg = (
                 f"Column {column!r} ({role}) not found.{hint} Pass {role}='...' to from_lists "

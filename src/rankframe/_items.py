@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from rankframe._engine import THREAD_ROWS
+from rankframe._engine import THREAD_ROWS, segments
 from rankframe.exceptions import InvalidDataError, InvalidOptionError, excerpt, plain
 
 if TYPE_CHECKING:
@@ -192,12 +192,8 @@ class Entries:
 def top_rows(ranking: Ranking, depth: int | None) -> tuple[IntArray, IntArray, IntArray]:
     """Query position, rank and row of every entry of a ranking at or above ``depth``."""
     starts = ranking.starts
-    n_queries = len(starts) - 1
     length = np.diff(starts) if depth is None else np.minimum(np.diff(starts), depth)
-    total = int(length.sum())
-    query = np.repeat(np.arange(n_queries, dtype=np.int64), length)
-    offset = np.cumsum(length) - length
-    rank = np.arange(total, dtype=np.int64) - offset[query]
+    query, rank, _first = segments.spread(length)
     position = starts[:-1][query] + rank
     return query, rank + 1, ranking.order[position]
 
@@ -640,7 +636,7 @@ def _lists(top: TopK, k: int | None) -> tuple[IntArray, IntArray, BoolArray | sl
 def _per_list_mean(top: TopK, k: int | None, per_code: FloatArray) -> FloatArray:
     """The mean of a per-item value over each list (0 for an empty list)."""
     lists, length, keep = _lists(top, k)
-    sums = np.bincount(lists, weights=per_code[top.item[keep]], minlength=len(length))
+    sums = segments.sums(lists, per_code[top.item[keep]], len(length))
     out = np.zeros(len(length))
     np.divide(sums, length, out=out, where=length > 0)
     return top.per_query(out)
@@ -685,7 +681,7 @@ def intra_list_diversity(top: TopK, k: int | None, inputs: Inputs) -> FloatArray
     lists, length, keep = _lists(top, k)
     item = local[top.item[keep]]
     squares = np.einsum("ij,ij->i", vectors, vectors)  # 1, or 0 for a zero vector
-    own = np.bincount(lists, weights=squares[item], minlength=len(length))
+    own = segments.sums(lists, squares[item], len(length))
     pointer = np.concatenate([[0], np.cumsum(length)])  # entries run by list
     total = np.empty(len(length))
     for start in range(0, len(length), _LISTS_PER_BLOCK):
@@ -705,11 +701,6 @@ def intra_list_diversity(top: TopK, k: int | None, inputs: Inputs) -> FloatArray
 
 
 # -- set-level metrics -------------------------------------------------------------------------
-
-
-def _sums(index: IntArray, weights: FloatArray, n: int) -> FloatArray:
-    """Per position 0 .. n - 1, the sum of the weights of the entries at it."""
-    return np.bincount(index, weights=weights, minlength=n).astype(np.float64, copy=False)
 
 
 @dataclass
@@ -740,7 +731,7 @@ class Tally:
     def counts(self, weights: FloatArray, scale: FloatArray | None = None) -> FloatArray:
         """Per pair, the sum of its entries' query weights (times ``scale`` per entry)."""
         w = weights[self.query] if scale is None else weights[self.query] * scale
-        return _sums(self.inverse, w, len(self.set))
+        return segments.sums(self.inverse, w, len(self.set))
 
 
 @dataclass
@@ -776,7 +767,7 @@ def gini(sets: Sets, _k: int | None, inputs: Inputs) -> FloatArray:
     order = np.lexsort((c, g))
     g_sorted, c_sorted = g[order], c[order]
     listed = np.bincount(g, minlength=sets.n_sets)
-    first = np.cumsum(listed) - listed
+    first = segments.offsets(listed)
     position = np.arange(len(order)) - first[g_sorted] + 1  # 1-based within the set
     i = (n - listed[g_sorted]) + position  # after the n - listed zeros
     numerator = np.bincount(g_sorted, weights=(2.0 * i - n - 1.0) * c_sorted,
@@ -794,7 +785,7 @@ def entropy(sets: Sets, _k: int | None, _inputs: Inputs) -> FloatArray:
     np.divide(c, total[g], out=p, where=c > 0)
     terms = np.zeros(len(c))
     np.multiply(p, np.log(p, out=np.zeros(len(c)), where=p > 0), out=terms)
-    return 0.0 - _sums(g, terms, sets.n_sets)
+    return 0.0 - segments.sums(g, terms, sets.n_sets)
 
 
 def personalization(sets: Sets, k: int | None, _inputs: Inputs) -> FloatArray:
@@ -877,7 +868,7 @@ class SetValues:
                 classes = self.classes.tally
                 sets.classes = classes
                 sets.true = classes.counts(weights)
-                sets.predicted = _sums(self.classes.predicted, weights[classes.query],
+                sets.predicted = segments.sums(self.classes.predicted, weights[classes.query],
                                        len(classes.set))
                 sets.hits = classes.counts(weights, self.classes.hit)
                 sets.total = n_lists

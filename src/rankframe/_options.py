@@ -14,7 +14,6 @@ The statistics of ``compare`` declare their choices here too (:data:`TEST`,
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import math
 import numbers
@@ -24,6 +23,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Generic, Literal, TypeVar, get_args
 
+from rankframe._suggest import closest_one, did_you_mean
 from rankframe.exceptions import InvalidOptionError
 
 __all__ = [
@@ -66,6 +66,9 @@ __all__ = [
     "Ties",
     "Unjudged",
     "check_choice",
+    "check_count",
+    "check_level",
+    "check_seed",
     "none_or_choice",
     "options_of",
 ]
@@ -98,13 +101,44 @@ def check_choice(option: str, value: object, allowed: tuple[str, ...]) -> None:
     """Raise :class:`InvalidOptionError` unless ``value`` is one of ``allowed``."""
     if isinstance(value, str) and value in allowed:
         return
-    close = difflib.get_close_matches(str(value), allowed, n=1)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
+    hint = did_you_mean(closest_one(str(value), allowed))
     msg = (
         f"The '{option}' option must be one of {', '.join(map(repr, allowed))}. "
         f"Got {value!r} instead.{hint}"
     )
     raise InvalidOptionError(msg)
+
+
+#: How :func:`check_level` and :func:`check_count` word a bad keyword option of the public
+#: API (``name`` is the option); ``_stats`` passes its own wording for its arguments.
+LEVEL_MESSAGE = "The '{name}' option must be a number between 0 and 1, e.g. 0.95. Got {value!r}."
+COUNT_MESSAGE = (
+    "The '{name}' option must be a positive integer, e.g. 1000. Got {value!r} instead."
+)
+
+
+def check_level(name: str, value: object, message: str = LEVEL_MESSAGE) -> float:
+    """``value`` as a float when it is a number strictly between 0 and 1 (a confidence or
+    significance level; a bool is not one); else :class:`InvalidOptionError` with
+    ``message.format(name=name, value=value)``."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1:
+        raise InvalidOptionError(message.format(name=name, value=value))
+    return float(value)
+
+
+def check_count(name: str, value: object, message: str = COUNT_MESSAGE) -> int:
+    """``value`` when it is a positive int (a number of resamples; a bool is not one); else
+    :class:`InvalidOptionError` with ``message.format(name=name, value=value)``."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidOptionError(message.format(name=name, value=value))
+    return value
+
+
+def check_seed(value: object) -> None:
+    """A random seed of the public API: an int (not a bool) or None."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        msg = f"The 'seed' option must be an integer or None. Got {value!r} instead."
+        raise InvalidOptionError(msg)
 
 
 @dataclass(frozen=True)

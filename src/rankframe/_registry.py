@@ -13,7 +13,6 @@ the test matrix all read this registry.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import math
 import numbers
 import re
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from rankframe._conventions import CONVENTION, CONVENTIONS, preset_options
 from rankframe._options import COMMON, OPTIONS, OptionDef, Options
+from rankframe._suggest import closest, did_you_mean
 from rankframe.exceptions import InvalidOptionError, Keyword, UnknownMetricError
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AGGREGATES", "CUTOFF", "GEOMETRIC_FLOOR", "METRICS", "NAMED_SETS", "Metric", "MetricDef",
-    "Param", "bind_options", "closest", "labels", "on_register", "parse_metric",
+    "Param", "bind_options", "labels", "on_register", "parse_metric",
     "parse_metrics", "register", "register_set", "register_spelling", "set_trec_defaults",
     "trec_label",
 ]
@@ -469,8 +469,7 @@ def _not_taken(definition: MetricDef, name: str, spec: str) -> InvalidOptionErro
             f"Metric {spec!r}: {definition.name} does not take the option {name!r} (it "
             f"changes {', '.join(takers)}).{takes}"
         )
-    close = closest(name, [*declared, "convention"], cutoff=0.6)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
+    hint = did_you_mean(closest(name, [*declared, "convention"], cutoff=0.6)[:1])
     return InvalidOptionError(f"Metric {spec!r} names an unknown option {name!r}.{hint}{takes}")
 
 
@@ -763,25 +762,10 @@ def trec_label(metric: Metric) -> str | None:
     return f"{definition.trec_cut}_{definition.param.label(metric.k)}"
 
 
-def closest(word: str, candidates: Iterable[str], cutoff: float = 0.5) -> list[str]:
-    """The candidates most like ``word``: difflib's close matches, keeping only those about
-    as close as the best one (``"mmr"`` gives ``mrr``, not ``mrr`` and ``r``)."""
-    scored = []
-    for candidate in dict.fromkeys(candidates):
-        ratio = difflib.SequenceMatcher(None, word, candidate).ratio()
-        if ratio >= cutoff:
-            scored.append((ratio, candidate))
-    if not scored:
-        return []
-    best = max(r for r, _ in scored)
-    return [c for r, c in sorted(scored, key=lambda rc: -rc[0]) if r >= best - 0.1][:3]
-
-
 def _unknown_message(spec: str, text: str | None = None) -> str:
     bare = spec.strip().lower() if text is None else text
     base = _AT.sub(r"\g<name>", bare).split(".", 1)[0]
-    suggestion = ", ".join(repr(c) for c in closest(base, [*_LOOKUP, *_FIXED, *NAMED_SETS]))
-    hint = f" Did you mean {suggestion}?" if suggestion else ""
+    hint = did_you_mean(closest(base, [*_LOOKUP, *_FIXED, *NAMED_SETS]))
     known = ", ".join(METRICS)
     return f"Unknown metric {spec!r}.{hint} Known metrics: {known} (with '@k' for a cut-off)."
 

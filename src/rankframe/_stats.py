@@ -25,7 +25,8 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
-from rankframe._options import CORRECTION, Correction, check_choice
+from rankframe._engine.segments import offsets
+from rankframe._options import CORRECTION, Correction, check_choice, check_count, check_level
 from rankframe.exceptions import InvalidOptionError
 
 __all__ = [
@@ -61,26 +62,9 @@ def _columns(x: npt.ArrayLike, name: str) -> tuple[FloatArray, tuple[int, ...]]:
     return a.reshape(a.shape[0], math.prod(a.shape[1:])), a.shape[1:]
 
 
-def _check_confidence(confidence: float) -> float:
-    try:
-        c = float(confidence)
-    except (TypeError, ValueError):
-        c = math.nan
-    if not 0.0 < c < 1.0:
-        msg = f"`confidence` must be strictly between 0 and 1. Got {confidence!r}."
-        raise InvalidOptionError(msg)
-    return c
-
-
-def _check_resamples(n_resamples: int) -> int:
-    try:
-        r = int(n_resamples)
-    except (TypeError, ValueError, OverflowError):
-        r = 0
-    if r != n_resamples or r < 1:
-        msg = f"`n_resamples` must be a positive integer. Got {n_resamples!r}."
-        raise InvalidOptionError(msg)
-    return r
+#: The wording of a bad argument of this module (``name`` is the argument).
+_LEVEL = "`{name}` must be strictly between 0 and 1. Got {value!r}."
+_COUNT = "`{name}` must be a positive integer. Got {value!r}."
 
 
 def _moments(d: FloatArray) -> tuple[FloatArray, FloatArray, int]:
@@ -183,7 +167,7 @@ def t_interval(diff: npt.ArrayLike, confidence: float = 0.95) -> tuple[FloatArra
     equal) gives the zero-width interval ``[mean, mean]`` (scipy returns NaN for a zero
     scale); a NaN in a column gives NaN.
     """
-    c = _check_confidence(confidence)
+    c = check_level("confidence", confidence, _LEVEL)
     d, shape = _columns(diff, "diff")
     mean, sem, n = _moments(d)
     if n < 2:
@@ -372,7 +356,7 @@ def permutation_test(
     Edge cases: no query gives NaN; a column of only zeros gives p = 1; a NaN (or infinite)
     difference in a column gives NaN.
     """
-    r_total = _check_resamples(n_resamples)
+    r_total = check_count("n_resamples", n_resamples, _COUNT)
     d, shape = _columns(diff, "diff")
     n, m = d.shape
     p_value = np.full(m, np.nan)
@@ -487,8 +471,8 @@ def bootstrap_statistic(
     come from one set of resamples. A segment without queries, or whose statistic is NaN
     in some resample, gets NaN.
     """
-    c = _check_confidence(confidence)
-    r_total = _check_resamples(n_resamples)
+    c = check_level("confidence", confidence, _LEVEL)
+    r_total = check_count("n_resamples", n_resamples, _COUNT)
     seg = np.asarray(segment).astype(np.intp)
     n = len(seg)
     shape = np.shape(statistic(np.ones(n)))
@@ -496,7 +480,7 @@ def bootstrap_statistic(
         return np.full(shape, np.nan), np.full(shape, np.nan)
     order = np.argsort(seg, kind="stable")
     size = np.bincount(seg, minlength=n_segments)
-    first = np.cumsum(size) - size
+    first = offsets(size)
     seg_sorted = seg[order]
     query_size, query_first = size[seg_sorted], first[seg_sorted]
     scale = query_size.astype(np.float64)
@@ -560,8 +544,8 @@ def bootstrap_interval(
     A segment of one query, or of equal values, gives a zero-width interval at its mean; a
     NaN (or infinite) value gives NaN for its segment and column.
     """
-    c = _check_confidence(confidence)
-    r_total = _check_resamples(n_resamples)
+    c = check_level("confidence", confidence, _LEVEL)
+    r_total = check_count("n_resamples", n_resamples, _COUNT)
     v, shape = _columns(values, "values")
     n, m = v.shape
     seg = np.asarray(segment)
@@ -580,7 +564,7 @@ def bootstrap_interval(
     seg_sorted = seg[order]
     sorted_values = v[order]
     size = np.bincount(seg, minlength=n_segments)
-    first = np.cumsum(size) - size
+    first = offsets(size)
     present = size > 0
     query_size = size[seg_sorted]  # the size of each (sorted) query's segment
     query_first = first[seg_sorted]

@@ -1,7 +1,8 @@
 """The engine: rank every query of a frame in one pass, then compute metrics per query.
 
 One module per job: :mod:`.frame` (what the engine reads), :mod:`.ranking`, :mod:`.lists`
-(per-query lists and segments), :mod:`.checks` (each item once per query).
+(per-query lists and segments), :mod:`.checks` (each item once per query), :mod:`.segments`
+(the scans over entries grouped by a key that all of them share).
 
 Adapters (pandas, polars, ...) turn a frame into :class:`FrameData`: the query column as
 integer codes numbered in sorted order of the query values, scores as float64, grades as the

@@ -265,7 +265,8 @@ def _blocks(n: int) -> Iterator[tuple[int, int]]:
 
     Passes over millions of rows go block by block, into preallocated buffers: the
     temporaries then stay in the CPU cache and no full-size temporary is allocated (a fresh
-    80 MB array costs as much in page faults as the arithmetic done in it).
+    large array costs as much in page faults as the arithmetic done in it: docs/performance.md,
+    step 5).
     """
     for start in range(0, n, _BLOCK):
         yield start, min(start + _BLOCK, n)
@@ -293,7 +294,7 @@ def _sort_order(keys: Sequence[IntArray]) -> IntArray:
     """The stable order that sorts entries by ``keys`` (most significant first).
 
     Keys are non-negative integers. When their bits and a position fit in 64 bits they are
-    packed into one key for a single ``np.sort``, several times faster than ``np.lexsort``.
+    packed into one key for a single ``np.sort`` (docs/performance.md, step 3).
     When they do not, the two leading keys give way to the dense rank of their pair, which
     sorts the same and needs no more bits than a position (there are at most ``n`` pairs).
     """
@@ -326,8 +327,8 @@ def _sort_order(keys: Sequence[IntArray]) -> IntArray:
 #: Rows per block of queries that :func:`query_blocks` cuts a large frame into.
 QUERY_BLOCK_ROWS = 1 << 21
 #: From this many queries :func:`query_blocks` cuts a frame into blocks: with fewer, the
-#: per-query arrays are small and blocks only add the cost of finding their rows (at 100k
-#: queries x 100 rows, 0.04-0.06 s more on 0.34 s).
+#: per-query arrays are small and blocks only add the cost of finding their rows
+#: (docs/performance.md, "How the engine gets there", step 5).
 QUERY_BLOCK_QUERIES = 1 << 20
 #: Up to this many blocks, each block's rows are found by a scan of every row's block number.
 _SCANNED_BLOCKS = 16
@@ -342,8 +343,8 @@ def query_blocks(
 
     Ranking and metrics work per query, so each block is evaluated on its own. A frame of
     many short lists is then evaluated in pieces of the same size whatever its number of
-    rows: their arrays stay small (no fresh 80 MB temporaries, each of which costs as much in
-    page faults as the arithmetic done in it), so the cost grows linearly with the rows. A
+    rows: their arrays stay small (no fresh full-size temporaries, each of which costs as much
+    in page faults as the arithmetic done in it), so the cost grows linearly with the rows. A
     block holds a power of two of queries; its rows are found by a scan of the rows' block
     numbers (a byte each), or with many blocks by a radix sort (stable, linear) of them.
     Within a block the rows keep the frame's order.

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from rankframe._engine import segments
 from rankframe._engine.frame import (
     _BLOCK,
     BoolArray,
@@ -87,8 +88,7 @@ class Lists:
     def first_relevant_rank(self) -> FloatArray:
         """Per query, the rank of the first relevant retrieved row (inf if none)."""
         first = np.full(self.n_queries, np.inf)
-        head = np.ones(len(self.rel_query), dtype=bool)  # each query's first entry
-        np.not_equal(self.rel_query[1:], self.rel_query[:-1], out=head[1:])
+        head = segments.heads(self.rel_query)  # each query's first entry
         first[self.rel_query[head]] = self.rel_rank[head]
         return first
 
@@ -123,8 +123,7 @@ class Lists:
         else:
             cut = k if isinstance(k, int) else k[self.rel_query]
             weights = np.clip(cut - start, 0, size) / size
-        return np.bincount(self.rel_query, weights=weights,
-                           minlength=self.n_queries).astype(np.float64, copy=False)
+        return segments.sums(self.rel_query, weights, self.n_queries)
 
     def unshared(self) -> Lists:
         """Under ``ties="truncated_average"`` (shared ranks): these lists as
@@ -141,9 +140,7 @@ class Lists:
             raise ValueError(msg)
         n = len(shared)
         query = ranking.query_at(np.arange(n, dtype=np.int64))
-        new = np.ones(n, dtype=bool)
-        new[1:] = (query[1:] != query[:-1]) | (shared[1:] != shared[:-1])
-        run_first = np.flatnonzero(new)
+        run_first = np.flatnonzero(segments.heads(query, shared))
         run_size = np.diff(np.append(run_first, n))
         run_query = query[run_first]
         # one key per (query, shared rank), increasing: the query's first position in the
@@ -154,9 +151,7 @@ class Lists:
         tie_start = run_first[run] - starts[self.rel_query]
         tie_size = run_size[run]
         # entries of one group run together; rel_hits counts every relevant row of the group
-        group = np.ones(len(run), dtype=bool)
-        group[1:] = run[1:] != run[:-1]
-        heads = np.flatnonzero(group)
+        heads = np.flatnonzero(segments.heads(run))
         relevant_in_group = np.diff(np.append(heads, len(run)))
         above = np.repeat(self.rel_hits[heads] - relevant_in_group, relevant_in_group)
         return replace(

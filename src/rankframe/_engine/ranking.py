@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from rankframe._engine import segments
 from rankframe._engine.frame import (
     _BLOCK,
     BoolArray,
@@ -69,8 +70,7 @@ class _Groups:
         order = ranking.order
         n = len(order)
         sorted_score = self._score[order]
-        starts_group = np.ones(n, dtype=bool)
-        np.not_equal(sorted_score[1:], sorted_score[:-1], out=starts_group[1:])
+        starts_group = segments.heads(sorted_score)
         query_first = ranking.starts[:-1]
         starts_group[query_first[query_first < n]] = True
         return _group_lookup(np.arange(n, dtype=np.int64), starts_group, positions)
@@ -407,8 +407,7 @@ def _rank_packed(
             if average:  # groups: runs of one bucket, split where the exact score changes
                 ordered = score[entry if within is None else entry[within]]
                 run = run_id[now]
-                starts_group = np.ones(len(run), dtype=bool)
-                starts_group[1:] = (run[1:] != run[:-1]) | (ordered[1:] != ordered[:-1])
+                starts_group = segments.heads(run, ordered)
                 tied = (positions[now], starts_group)
         if not now.all():
             deferred = (positions[~now], run_id[~now])
@@ -445,7 +444,7 @@ def _rank_lexsort(
     query, score, grade = retrieved
     order = np.lexsort((-score, query)).astype(np.int64, copy=False)
     sorted_query = query[order]
-    starts = np.searchsorted(sorted_query, np.arange(data.n_queries + 1, dtype=np.int64))
+    starts = segments.starts(sorted_query, data.n_queries)
     same = sorted_query[1:] == sorted_query[:-1]  # every query is one run
     if same.any():
         positions, run_id = _runs(same)
@@ -469,9 +468,7 @@ def _shared_ranks(data: FrameData, ranking: Ranking) -> IntArray:
     order = ranking.order
     n = len(order)
     score, query = data.score[order], data.query_codes[order]
-    first = np.ones(n, dtype=bool)
-    first[1:] = (score[1:] != score[:-1]) | (query[1:] != query[:-1])
-    run_start = np.flatnonzero(first)
+    run_start = np.flatnonzero(segments.heads(score, query))
     run_stop = np.append(run_start[1:], n)  # one past each run's last position
     query_start = ranking.starts[query[run_start]]
     # 1-based ranks of a run's first and last rows: (first + last) // 2 is the truncated mean

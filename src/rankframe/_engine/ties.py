@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy.special import gammaln, poch
 
+from rankframe._engine import segments
 from rankframe._engine.frame import FloatArray, IntArray
 
 if TYPE_CHECKING:
@@ -44,20 +45,8 @@ __all__ = ["dcg", "precision_sum", "reciprocal_rank", "success_at"]
 def _groups(query: IntArray, start: IntArray) -> tuple[IntArray, IntArray]:
     """Entries in rank order, grouped by (query, tie group): each group's first entry and
     number of entries."""
-    n = len(query)
-    new = np.ones(n, dtype=bool)
-    new[1:] = (query[1:] != query[:-1]) | (start[1:] != start[:-1])
-    heads = np.flatnonzero(new)
-    return heads, np.diff(np.append(heads, n))
-
-
-def _expand(count: IntArray) -> tuple[IntArray, IntArray, IntArray]:
-    """``count[g]`` terms per group: each term's group, its place ``j`` (1-based), and each
-    group's first term."""
-    offsets = np.cumsum(count) - count
-    group = np.repeat(np.arange(len(count), dtype=np.int64), count)
-    place = np.arange(len(group), dtype=np.int64) - offsets[group] + 1
-    return group, place, offsets
+    heads = np.flatnonzero(segments.heads(query, start))
+    return heads, np.diff(np.append(heads, len(query)))
 
 
 def _places(start: IntArray, size: IntArray, k: int | None) -> IntArray:
@@ -82,10 +71,6 @@ def _first_groups(t: Lists) -> tuple[IntArray, IntArray, IntArray, IntArray]:
     return t.rel_query[heads], start[heads], size[heads], r
 
 
-def _per_query(t: Lists, query: IntArray, values: FloatArray) -> FloatArray:
-    return np.bincount(query, weights=values, minlength=t.n_queries).astype(np.float64, copy=False)
-
-
 def _none_drawn(n: IntArray, r: IntArray, m: IntArray) -> FloatArray:
     """The chance that the first ``m`` of ``n`` places, ``r`` of them relevant in a random
     order, hold no relevant one: ``C(n - r, m) / C(n, m)``, as the product of ``min(m, r)``
@@ -94,7 +79,7 @@ def _none_drawn(n: IntArray, r: IntArray, m: IntArray) -> FloatArray:
     by_draws = m <= r
     top = np.where(by_draws, n - r, n - m)
     count = np.where(possible, np.minimum(m, r), 0)
-    group, place, offsets = _expand(count)
+    group, place, offsets = segments.spread(count, 1)
     factors = (top[group] - place + 1) / (n[group] - place + 1)
     product = np.ones(len(n), dtype=np.float64)
     some = count > 0
@@ -139,9 +124,9 @@ def reciprocal_rank(t: Lists, k: int | None, _: Any = None) -> FloatArray:
     query, s, n, r = _first_groups(t)
     last = n - r + 1  # the first relevant row is at most the (n - r + 1)-th of its group
     count = last if k is None else np.clip(np.minimum(last, k - s), 0, None)
-    group, j, _offsets = _expand(count)
+    group, j, _offsets = segments.spread(count, 1)
     chance = _first_relevant_chance(n[group], r[group], j)
-    return _per_query(t, query[group], chance / (s[group] + j))
+    return segments.sums(query[group], chance / (s[group] + j), t.n_queries)
 
 
 def precision_sum(t: Lists, k: int | None) -> FloatArray:
@@ -152,9 +137,9 @@ def precision_sum(t: Lists, k: int | None) -> FloatArray:
     s, n = start[heads], size[heads]
     above = t.rel_hits[heads] - 1  # H
     slope = np.where(n > 1, (r - 1) / np.maximum(n - 1, 1), 0.0)
-    group, j, _offsets = _expand(_places(s, n, k))
+    group, j, _offsets = segments.spread(_places(s, n, k), 1)
     value = (r / n)[group] * (above[group] + 1 + (j - 1) * slope[group]) / (s[group] + j)
-    return _per_query(t, t.rel_query[heads][group], value)
+    return segments.sums(t.rel_query[heads][group], value, t.n_queries)
 
 
 def dcg(
@@ -170,7 +155,7 @@ def dcg(
     heads, _count = _groups(t.gain_query, t.gain_tie_start)
     s, n = t.gain_tie_start[heads], t.gain_tie_size[heads]
     mean_gain = np.add.reduceat(gains, heads) / n if len(heads) else np.zeros(0)
-    group, j, _offsets = _expand(_places(s, n, k))
+    group, j, _offsets = segments.spread(_places(s, n, k), 1)
     rank = s[group] + j
     value = mean_gain[group] / (np.log2(rank + 1.0) if discount is None else discount(rank))
-    return _per_query(t, t.gain_query[heads][group], value)
+    return segments.sums(t.gain_query[heads][group], value, t.n_queries)

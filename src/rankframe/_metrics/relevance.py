@@ -22,6 +22,7 @@ import numpy.typing as npt
 
 from rankframe._engine import Lists
 from rankframe._engine import ties as _ties
+from rankframe._engine.segments import sums
 from rankframe._metrics._common import FloatArray, ratio
 from rankframe._options import (
     AP_DENOMINATOR,
@@ -80,7 +81,7 @@ def discounted_gains(
         if k is not None:
             keep = rank <= k
             query, w = query[keep], w[keep]
-        return np.bincount(query, weights=w, minlength=t.n_queries).astype(np.float64, copy=False)
+        return sums(query, w, t.n_queries)
 
     if t.gain_tie_start is None:
         actual = dcg(t.gain_query, t.gain_rank, actual_rows)

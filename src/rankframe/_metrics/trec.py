@@ -27,6 +27,7 @@ import numpy.typing as npt
 
 from rankframe._engine import Lists
 from rankframe._engine import ties as _ties
+from rankframe._engine.segments import offsets, prefix_sums, starts, sums
 from rankframe._metrics._common import FloatArray, IntArray, ratio
 from rankframe._metrics.relevance import average_precision
 from rankframe._options import Options, options_of
@@ -46,39 +47,6 @@ PROBABILITY = Param("persistence", False, "a number between 0 and 1 (excluded)",
                     check=lambda v: 0.0 < v < 1.0)
 
 _NONE = options_of()
-
-
-def _per_query(t: Lists, query: IntArray, weights: npt.ArrayLike) -> FloatArray:
-    """Per query, the sum of ``weights`` of its entries (in entry order, as trec_eval adds)."""
-    return np.bincount(query, weights=np.asarray(weights, dtype=np.float64),
-                       minlength=t.n_queries).astype(np.float64)
-
-
-def _starts(query: IntArray, n_queries: int) -> IntArray:
-    """For entries grouped by query, the position of each query's first entry (length
-    n_queries + 1)."""
-    return np.searchsorted(query, np.arange(n_queries + 1, dtype=np.int64)).astype(np.int64)
-
-
-def _prefix_sums(query: IntArray, values: FloatArray) -> FloatArray:
-    """For entries grouped by query, the running sum of ``values`` within each query.
-
-    A scan by doubling steps (each entry adds the running sum ``d`` entries back, for d = 1,
-    2, 4, ... within its query): each query's sums depend on its own entries only, whatever
-    the other queries (a global cumulative sum would carry their rounding).
-    """
-    out = np.array(values, dtype=np.float64)
-    if len(out) == 0:
-        return out
-    first = np.ones(len(query), dtype=bool)
-    first[1:] = query[1:] != query[:-1]
-    index = np.arange(len(query))
-    position = index - np.maximum.accumulate(np.where(first, index, 0))
-    step, longest = 1, int(position.max()) + 1
-    while step < longest:
-        out[step:] += np.where(position[step:] >= step, out[:-step], 0.0)
-        step *= 2
-    return out
 
 
 # -- counts ----------------------------------------------------------------------------------
@@ -123,7 +91,7 @@ def bpref(t: Lists, _k: object, _o: Options) -> FloatArray:
         r = t.n_relevant[t.rel_query]
         judged = t.n_judged_nonrelevant[t.rel_query]
         share = ratio(np.minimum(above, r), np.minimum(judged, r))
-        value = ratio(_per_query(t, t.rel_query, np.where(above > 0, 1.0 - share, 1.0)),
+        value = ratio(sums(t.rel_query, np.where(above > 0, 1.0 - share, 1.0), t.n_queries),
                        t.n_relevant)
         value.flags.writeable = False
         t.memo["bpref"] = value
@@ -142,7 +110,7 @@ def infap(t: Lists, _k: object, _: Options) -> FloatArray:
         later = 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * ((h + nonrel + negative) / fj) * (
             (h + INFAP_EPSILON) / (h + nonrel + 2 * INFAP_EPSILON)
         )
-    return ratio(_per_query(t, t.rel_query, np.where(fj == 0, 1.0, later)), t.n_relevant)
+    return ratio(sums(t.rel_query, np.where(fj == 0, 1.0, later), t.n_queries), t.n_relevant)
 
 
 def unjudged(t: Lists, k: int | None, _: Options) -> FloatArray:
@@ -183,7 +151,7 @@ def iprec(t: Lists, level: float, _: Options) -> FloatArray:
 def _iprec(t: Lists, level: float) -> FloatArray:
     if "rel_counts" not in t.memo:
         counts = np.bincount(t.rel_query, minlength=t.n_queries)
-        t.memo["rel_counts"] = counts, np.cumsum(counts) - counts, t.rel_hits / t.rel_rank
+        t.memo["rel_counts"] = counts, offsets(counts), t.rel_hits / t.rel_rank
     counts, first, precision = t.memo["rel_counts"]
     need = np.maximum(_lround(level * t.n_relevant.astype(np.float64)), 1)
     reached = need <= counts
@@ -257,8 +225,8 @@ def set_f(t: Lists, _k: object, _: Options) -> FloatArray:
 def _ideal_prefix(t: Lists, values: FloatArray) -> tuple[FloatArray, IntArray, IntArray]:
     """Running sums of ``values`` over each query's ideal entries, each query's first ideal
     entry and its number of them (P)."""
-    starts = _starts(t.ideal_query, t.n_queries)
-    return _prefix_sums(t.ideal_query, values), starts[:-1], np.diff(starts)
+    bounds = starts(t.ideal_query, t.n_queries)
+    return prefix_sums(t.ideal_query, values), bounds[:-1], np.diff(bounds)
 
 
 def _at(prefix: FloatArray, first: IntArray, count: IntArray) -> FloatArray:
@@ -272,7 +240,7 @@ def _at(prefix: FloatArray, first: IntArray, count: IntArray) -> FloatArray:
 def bin_g(t: Lists, _k: object, _: Options) -> FloatArray:
     r"""(1/R) Σ over relevant retrieved rows of 1 / log2(2 + non-relevant rows above it)."""
     above = (t.rel_rank - t.rel_hits).astype(np.float64)
-    return ratio(_per_query(t, t.rel_query, 1.0 / np.log2(2.0 + above)), t.n_relevant)
+    return ratio(sums(t.rel_query, 1.0 / np.log2(2.0 + above), t.n_queries), t.n_relevant)
 
 
 def normalized_gain(t: Lists, _k: object, _: Options) -> FloatArray:
@@ -282,9 +250,9 @@ def normalized_gain(t: Lists, _k: object, _: Options) -> FloatArray:
     extra, first, count = _ideal_prefix(t, np.maximum(t.ideal_grade, 1.0) - 1.0)
     q = t.gain_query
     cost = t.gain_rank + _at(extra, first[q], np.minimum(t.gain_rank, count[q]))
-    gained = _prefix_sums(q, t.gain_grade)
-    total = _per_query(t, q, t.gain_grade / np.log2(2.0 + cost - gained))
-    return ratio(total, _per_query(t, t.ideal_query, t.ideal_grade))
+    gained = prefix_sums(q, t.gain_grade)
+    total = sums(q, t.gain_grade / np.log2(2.0 + cost - gained), t.n_queries)
+    return ratio(total, sums(t.ideal_query, t.ideal_grade, t.n_queries))
 
 
 def _dcg_prefix(t: Lists) -> tuple[FloatArray, FloatArray, IntArray, IntArray]:
@@ -292,7 +260,7 @@ def _dcg_prefix(t: Lists) -> tuple[FloatArray, FloatArray, IntArray, IntArray]:
     entries, with each query's first ideal entry and P (once per lists: ``ndcg_rel`` and
     ``r_ndcg`` both read them)."""
     if "dcg_prefix" not in t.memo:
-        dcg = _prefix_sums(t.gain_query, t.gain_grade / np.log2(t.gain_rank + 1.0))
+        dcg = prefix_sums(t.gain_query, t.gain_grade / np.log2(t.gain_rank + 1.0))
         ideal, first, count = _ideal_prefix(t, t.ideal_grade / np.log2(t.ideal_rank + 1.0))
         t.memo["dcg_prefix"] = dcg, ideal, first, count
     prefix: tuple[FloatArray, FloatArray, IntArray, IntArray] = t.memo["dcg_prefix"]
@@ -317,7 +285,7 @@ def ndcg_rel(t: Lists, _k: object, _: Options) -> FloatArray:
     P the number of rows with gain)."""
     dcg, ideal, first, count = _dcg_prefix(t)
     q = t.gain_query
-    retrieved = _per_query(t, q, dcg / _at(ideal, first[q], np.minimum(t.gain_rank, count[q])))
+    retrieved = sums(q, dcg / _at(ideal, first[q], np.minimum(t.gain_rank, count[q])), t.n_queries)
     full = _at(ideal, first, count)
     queries = np.arange(t.n_queries, dtype=np.int64)
     missing = count - np.bincount(q, minlength=t.n_queries)
@@ -336,7 +304,7 @@ def r_ndcg(t: Lists, _k: object, _: Options) -> FloatArray:
         t.ideal_grade[1:] != t.ideal_grade[:-1]
     )
     q, b = t.ideal_query[last], t.ideal_rank[last]
-    at_boundaries = _per_query(t, q, _dcg_at(t, dcg, q, b) / ideal[last])
+    at_boundaries = sums(q, _dcg_at(t, dcg, q, b) / ideal[last], t.n_queries)
     n_boundaries = np.bincount(q, minlength=t.n_queries)
     tail = t.n_retrieved > count + 1
     queries = np.arange(t.n_queries, dtype=np.int64)
@@ -352,7 +320,7 @@ def rbp(t: Lists, p: float | None, _: Options) -> FloatArray:
     [0, 1]); p = 0.9 unless given."""
     p = PERSISTENCE if p is None else float(p)
     weights = _rbp_gains(t) * np.power(p, t.gain_rank - 1.0)
-    return (1.0 - p) * _per_query(t, t.gain_query, weights)
+    return (1.0 - p) * sums(t.gain_query, weights, t.n_queries)
 
 
 def _rbp_gains(t: Lists) -> FloatArray:
@@ -387,7 +355,7 @@ def rbp_resid(t: Lists, _k: object, _: Options) -> FloatArray:
     complement = 2 * t.n_unjudged() > int(t.n_retrieved.sum())
     query, rank = t.unjudged_ranks(judged=complement)
     powers = np.power(p, np.arange(int(rank.max(initial=0)), dtype=np.float64))
-    mass = _per_query(t, query, powers[rank - 1])
+    mass = sums(query, powers[rank - 1], t.n_queries)
     if complement:
         mass = (1.0 - np.power(p, n)) / (1.0 - p) - mass
     return np.where(unjudged > 0, np.power(p, n) + (1.0 - p) * mass, 0.0)

@@ -14,7 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rankframe import _metrics as _metrics  # fills the registry
-from rankframe._registry import Metric, closest, parse_metric
+from rankframe._registry import Metric, parse_metric
+from rankframe._suggest import closest, did_you_mean
 from rankframe.exceptions import InvalidOptionError, RankEvalError, UnknownMetricError
 from rankframe.trec.tables import (
     DEFAULTS_ONLY,
@@ -175,8 +176,7 @@ def _unknown(spec: str) -> UnknownMetricError:
         )
     else:
         candidates = [*(m.name for m in TREC_MEASURES), *_NICKNAMES]
-        close = closest(base, candidates)
-        hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+        hint = did_you_mean(closest(base, candidates))
         reason = f"Unknown trec_eval measure {spec!r}.{hint}"
     return UnknownMetricError(
         f"{reason} rankframe computes the trec_eval measures {measure_names()} (parameters as "

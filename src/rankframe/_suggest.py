@@ -1,0 +1,42 @@
+"""Did-you-mean: the names most like a misspelt one, and the hint that offers them.
+
+One place for every suggestion of the library (metric names, options, keywords, settings,
+trec_eval measures, columns); it imports nothing of rankframe, so any module can use it.
+Two rules, each kept as its messages have always been:
+
+* :func:`closest`: every candidate about as close as the best one (up to three), ties in
+  the candidates' order, for the lists of names;
+* :func:`closest_one`: :func:`difflib.get_close_matches` with ``n=1`` (ties go to the
+  candidate that sorts last), for a choice among a few values and for a column.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+
+__all__ = ["closest", "closest_one", "did_you_mean"]
+
+
+def closest(word: str, candidates: Iterable[str], cutoff: float = 0.5) -> list[str]:
+    """The candidates most like ``word``: difflib's close matches, keeping only those about
+    as close as the best one (``"mmr"`` gives ``mrr``, not ``mrr`` and ``r``)."""
+    scored = []
+    for candidate in dict.fromkeys(candidates):
+        ratio = difflib.SequenceMatcher(None, word, candidate).ratio()
+        if ratio >= cutoff:
+            scored.append((ratio, candidate))
+    if not scored:
+        return []
+    best = max(r for r, _ in scored)
+    return [c for r, c in sorted(scored, key=lambda rc: -rc[0]) if r >= best - 0.1][:3]
+
+
+def closest_one(word: str, candidates: Iterable[str], cutoff: float = 0.6) -> list[str]:
+    """The one candidate most like ``word`` (``difflib.get_close_matches(n=1)``), or none."""
+    return difflib.get_close_matches(word, list(candidates), n=1, cutoff=cutoff)
+
+
+def did_you_mean(suggestions: Sequence[str]) -> str:
+    """``" Did you mean 'a', 'b'?"`` (with its leading space), or ``""`` for no suggestion."""
+    return f" Did you mean {', '.join(map(repr, suggestions))}?" if suggestions else ""

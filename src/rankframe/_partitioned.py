@@ -41,9 +41,7 @@ class Parts:
         try:
             return _pipeline.part_table(self.backend(part), self.request)
         except RankEvalError as error:
-            # Raised on a worker, the error may be pickled to reach the caller; the error it
-            # was raised from (its __context__) says nothing more.
-            error.__context__ = error.__cause__ = None
+            error.detached()
             raise
 
     def finish(self, tables: Any) -> Any:

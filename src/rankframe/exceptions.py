@@ -119,6 +119,13 @@ class RankEvalError(ValueError):
         """The message with each keyword option it names said by ``keyword``."""
         return "".join(p if isinstance(p, str) else keyword(p) for p in self.parts)
 
+    def detached(self) -> RankEvalError:
+        """The error without the one it was raised from: raised on a worker (a part of a
+        LazyFrame, a Dask partition), it may be pickled to reach the caller, and the error
+        it was raised from (its ``__context__``) says nothing more."""
+        self.__context__ = self.__cause__ = None
+        return self
+
 
 class ColumnNotFoundError(RankEvalError):
     """A column the accessor was told to use is not in the frame."""

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from rankframe import _validation
+from rankframe._suggest import closest_one
 
 if TYPE_CHECKING:
     import pandera.pandas as pa
@@ -200,9 +201,7 @@ def pandera_ready() -> None:
 
 def missing_column_message(missing: str, role: str, available: Sequence[str]) -> str:
     """The message for a column that is not in the frame, with a "did you mean"."""
-    import difflib
-
-    close = difflib.get_close_matches(missing, [str(c) for c in available], n=1, cutoff=0.5)
+    close = closest_one(missing, [str(c) for c in available], cutoff=0.5)
     hint = f" Did you mean {close[0]!r}?" if close else ""
     shown = ", ".join(repr(c) for c in list(available)[:20])
     example = repr(close[0] if close else "column_name")

@@ -153,7 +153,7 @@ def _rank_part(
     try:
         result = backend.with_ranks(ranks(backend, names, columns, ties))
     except RankEvalError as error:
-        error.__context__ = error.__cause__ = None
+        error.detached()
         raise
     return result.set_index(index) if index is not None else result
 

@@ -5,13 +5,13 @@ read, which name the line at fault (see ``source``).
 
 from __future__ import annotations
 
-import difflib
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rankframe._suggest import closest_one
 from rankframe.cli.errors import CliError
 from rankframe.cli.source import FORMAT_NAMES, SEPARATORS, Source, diagnose_text, header_not_utf8
 from rankframe.cli.status import Status
@@ -119,7 +119,7 @@ def read_table(
 
 
 def _missing_column(column: str, option: str, names: Sequence[str], where: str) -> str:
-    close = difflib.get_close_matches(column, names, n=1, cutoff=0.5)
+    close = closest_one(column, names, cutoff=0.5)
     hint = f" Did you mean {excerpt(close[0])}?" if close else ""
     shown = ", ".join(excerpt(n, 40) for n in names)
     if len(shown) > SHOWN_COLUMNS:  # many columns, or long names: as many as fit, then "..."

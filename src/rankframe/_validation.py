@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from rankframe.exceptions import InvalidDataError, plain
 
@@ -164,11 +165,25 @@ def _wrong_dtypes(names: ColumnNames, dtype_of: Any, numeric: Any, boolean: Any)
     return wrong
 
 
+def _pandas_missing(series: pd.Series[Any]) -> npt.NDArray[np.bool_]:
+    """Per row, whether the value is null: ``isna``, and NaN in a pyarrow float column too
+    (Arrow keeps NaN apart from null; the NumPy path, polars and the engine read it as
+    null, so a NaN grade is the null grade's error on every frame kind)."""
+    import pandas as pd
+    import pyarrow as pa
+
+    missing = np.asarray(series.isna().to_numpy(), dtype=bool)
+    dtype = series.dtype
+    if isinstance(dtype, pd.ArrowDtype) and pa.types.is_floating(dtype.pyarrow_dtype):
+        missing = missing | np.isnan(series.to_numpy(dtype=np.float64, na_value=np.nan))
+    return missing
+
+
 def pandas_facts(frame: pd.DataFrame, names: ColumnNames) -> Facts:
     """The :class:`Facts` of a pandas frame (``isna`` is null)."""
     nulls = {}
     for column in never_null(names):
-        missing = frame[column].isna().to_numpy()
+        missing = _pandas_missing(frame[column])
         count = int(missing.sum())
         if count:
             first = int(np.argmax(missing))

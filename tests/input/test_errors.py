@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 import polars as pl
+import pyarrow as pa
 import pytest
 from pandera.config import ValidationDepth, config_context
 from pandera.errors import SchemaError
@@ -924,3 +925,19 @@ def test_exported_schemas_reject_bad_frames_in_a_users_pipeline(
         collect(schema.validate(clean))
     with _data_level_validation(bad), pytest.raises(SchemaError, match=match):
         collect(schema.validate(bad))
+
+
+@pytest.mark.parametrize("kind", [pa.float64(), pa.float32()])
+def test_nan_grade_of_a_pyarrow_column_is_a_null_grade(kind: pa.DataType) -> None:
+    # Arrow keeps NaN apart from null (pandas' isna is False for it), but a NaN grade is no
+    # grade: the NumPy path, polars and Arrow frames raise the null error for it, and so
+    # must a pandas frame with pyarrow dtypes, instead of reading it as non-relevant.
+    # (The frame-kind fixture's pyarrow kind turns NaN into null, so it is built here.)
+    grades = pd.Series(pa.array([1.0, 0.0, 1.0, 0.0, float("nan"), 1.0], type=kind),
+                       dtype=pd.ArrowDtype(kind))
+    frame = pd.DataFrame(frame_data()).assign(relevant=grades)
+    with expect(InvalidDataError, "Column 'relevant'", "1 null", "row 4", "in query 'q2'"):
+        frame.rank_eval.mrr()
+    # read as an unjudged row on request: q1's a (grade 1) ranks first, RR 1; q2 ranks a
+    # (grade 0), b (NaN: unjudged, grade 0), c (grade 1): RR 1/3
+    assert frame.rank_eval.mrr(unjudged="nonrelevant") == pytest.approx((1 + 1 / 3) / 2)

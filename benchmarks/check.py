@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from harness import METRICS, TOLERANCE, Laps, load_pandas, log
+from harness import METRICS, TOLERANCE, Laps, bare, load_pandas, log
 from peers import APPROACHES, PEERS, missing_modules, pytrec_dicts, pytrec_measures
 
 NOT_METRICS = ("runid", "num_q", "relstring")  # trec_eval measures that are not metrics
@@ -22,6 +22,7 @@ GEOMETRIC = ("gm_map", "gm_bpref")  # pytrec_eval's per-query value: log(max(val
 def rankframe_per_query(frame: pd.DataFrame, ties: str) -> dict[str, np.ndarray]:
     """rankframe's per-query values in sorted query order (plus ``mrr`` without cut-off)."""
     table = frame.rank_eval.per_query([*METRICS, "mrr"], ties=ties).sort_values("query")
+    table = table.rename(columns=bare)  # mrr@10(ties=optimistic) is mrr@10
     return {m: table[m].to_numpy() for m in [*METRICS, "mrr"]}
 
 

@@ -203,12 +203,20 @@ def timed(run: Run, repeat: int, baseline: int) -> dict[str, Any]:
     }
 
 
+def bare(label: str) -> str:
+    """A metric column's name without the options its label names: ``mrr@10(ties=first)``
+    is ``mrr@10`` (the benchmarks compare values by metric)."""
+    start = label.find("(")
+    return label if start < 0 else label[:start] + label[label.rindex(")") + 1:]
+
+
 def means_of(result: Any) -> Values:
     """The metric means of a one-row pandas or polars result of ``evaluate``."""
     if isinstance(result, pd.DataFrame):
         row = result.iloc[0].to_dict()
     else:
         row = result.row(0, named=True)
+    row = {bare(str(name)): value for name, value in row.items()}
     return {m: float(row[m]) for m in METRICS}
 
 

@@ -14,7 +14,7 @@ import functools
 import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -632,6 +632,110 @@ class RankEval:
         )
         request = self._request(parsed, by_list, options, result)
         return self._run(request)
+
+    @_arguments_checked
+    @_option_keywords
+    def check(
+        self,
+        rules: str | Iterable[str],
+        *,
+        baseline: str | None = None,
+        reference: Any = None,
+        every: str | None = None,
+        by: str | Sequence[str] | None = None,
+        mode: Literal["interval", "point"] = "interval",
+        min_queries: int = 20,
+        confidence_level: float = 0.95,
+        alpha: float = 0.05,
+        test: Test = "t-test",
+        correction: Correction = "holm",
+        family: Family = "table",
+        n_resamples: int = 1000,
+        n_permutations: int = 10_000,
+        seed: int | None = 0,
+        **chosen: Any,
+    ) -> Any:
+        """Gates: check rules on the metrics, one row per rule, system and segment.
+
+        A rule is ``"METRIC OP BOUND"`` (``>=``, ``<=``, ``>``, ``<``: ``"ndcg@10 >= 0.30"``)
+        or ``"METRIC drop <= TOLERANCE"``, an absolute decrease (``"ndcg@10 drop <= 0.01"``)
+        or one relative to the baseline's statistic (``"ndcg@10 drop <= 1%"``).
+
+        Columns: ``rule``, ``metric``, ``k``, ``system``, the ``by`` columns (and ``window``
+        with ``every=``), ``value``, ``ci_low``, ``ci_high``, ``bound``, ``delta``,
+        ``p_value``, ``p_adjusted`` (drop rules), ``n_queries`` and ``status``:
+
+        - an absolute rule is ``"pass"`` when its whole bootstrap interval (``evaluate``'s)
+          lies on the right side of the bound, ``"fail"`` when it lies on the wrong side,
+          ``"uncertain"`` when the bound is inside it; ``mode="point"`` compares ``value``
+          alone (pass or fail);
+        - a drop rule reads ``compare``: ``delta`` is the change of the statistic from the
+          baseline (relative: as a fraction of the baseline's), ``bound`` minus the
+          tolerance, and the rule holds while ``delta >= bound``. It is ``"fail"`` when the
+          change is below the bound and a significant decrease (``p_adjusted < alpha``),
+          ``"uncertain"`` when it is below the bound without being significant, ``"pass"``
+          otherwise, ``"no baseline"`` where there is nothing to compare with (``delta``
+          is NaN); ``mode="point"``: fail whenever it is below the bound;
+        - a segment with fewer than ``min_queries`` queries is ``"too few queries"``.
+
+        A pandas frame gives a pandas frame, polars (eager or lazy) a polars DataFrame, Dask
+        a pandas DataFrame: a gate is a decision, taken now on a small table.
+
+        Parameters
+        ----------
+        rules
+            One rule string or a list of them.
+        baseline
+            For drop rules on several score columns: the column the others are compared
+            with (default the first; its own rows are left out).
+        reference
+            For drop rules: a frame whose same systems are the baselines
+            (``compare(reference=...)``).
+        every
+            Time windows (``evaluate``/``compare`` with ``every=``): absolute rules per
+            window, drop rules each window against the previous one.
+        by
+            Segment column(s), constant within a query.
+        mode
+            ``"interval"`` (default: the interval or the test decides) or ``"point"``.
+        min_queries
+            Segments with fewer queries are ``"too few queries"``. Default 20: below that
+            a percentile bootstrap interval is too narrow to trust a pass.
+        confidence_level
+            Level of the intervals of values and deltas.
+        alpha
+            Significance level of drop rules' tests.
+        test, n_permutations
+            The test of drop rules (``compare``'s).
+        correction, family
+            The correction of drop rules' p-values; ``family="table"`` (default) corrects
+            over every test the drop rules read (every system, segment and metric), since
+            one failing row fails the gate.
+        n_resamples, seed
+            Resamples and seed of the bootstrap intervals.
+
+        Examples
+        --------
+        >>> import pandas as pd, rankframe
+        >>> df = pd.DataFrame({"query": [1, 1, 2, 2], "item": ["x", "y", "x", "y"],
+        ...                    "score": [0.9, 0.1, 0.9, 0.1], "relevant": [0, 1, 1, 0]})
+
+        The reciprocal ranks are 0.5 and 1 (mean 0.75), so the point rule holds:
+
+        >>> table = df.rank_eval.check("mrr >= 0.7", mode="point", min_queries=1)
+        >>> table[["rule", "value", "bound", "status"]]
+                 rule  value  bound status
+        0  mrr >= 0.7   0.75    0.7   pass
+        """
+        from rankframe import _gates
+
+        return _gates.check(
+            self, rules, baseline=baseline, reference=reference, every=every, by=by,
+            mode=mode, min_queries=min_queries, confidence_level=confidence_level,
+            alpha=alpha, test=test, correction=correction, family=family,
+            n_resamples=n_resamples, n_permutations=n_permutations, seed=seed,
+            options=dict(chosen), scores=self._names.scores,
+        )
 
     @_arguments_checked
     def rank(self, *, ties: Ties = "trec", name: str = "rank") -> Any:

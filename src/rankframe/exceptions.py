@@ -12,9 +12,10 @@ Every error about the user's input or arguments is a ``RankEvalError``, which is
         │   └── TrecFormatError       a line of a TREC run or qrels file (.path, .line)
         ├── UnknownMetricError        a metric string that names no metric
         ├── InvalidOptionError        a bad keyword value (k, ties, gain, empty, ...)
-        │   └── UnknownArgumentError  a keyword the method does not take, or one
-        │                               positional argument too many (also a TypeError,
-        │                               which Python raises for those)
+        │   ├── UnknownArgumentError  a keyword the method does not take, or one
+        │   │                           positional argument too many (also a TypeError,
+        │   │                           which Python raises for those)
+        │   └── InvalidRuleError      a rule of check() that does not parse (.rule)
         └── EmptyQueryError           empty="error" and some queries have no relevant item
 
 Each message names the culprit (column, value, query; a file and its line) and the fix.
@@ -37,6 +38,7 @@ __all__ = [
     "EmptyQueryError",
     "InvalidDataError",
     "InvalidOptionError",
+    "InvalidRuleError",
     "Keyword",
     "OptionName",
     "RankEvalError",
@@ -236,6 +238,25 @@ class UnknownArgumentError(InvalidOptionError, TypeError):
     Also a ``TypeError``, the exception Python raises for an unexpected keyword, so code
     that catches ``TypeError`` keeps working; the message suggests the keyword meant.
     """
+
+
+class InvalidRuleError(InvalidOptionError):
+    """A rule of ``check()`` does not parse, or cannot be checked (a drop rule without a
+    baseline); the message names the rule and shows the grammar.
+
+    Attributes
+    ----------
+    rule
+        The rule as written (``None`` when the rules argument itself is wrong).
+    """
+
+    def __init__(self, message: Message, *, rule: str | None = None) -> None:
+        super().__init__(message)
+        self.rule = rule
+
+    def __reduce__(self) -> tuple[Any, tuple[Message]]:
+        """Pickle with the field."""
+        return functools.partial(type(self), rule=self.rule), (self.parts,)
 
 
 class EmptyQueryError(RankEvalError):

@@ -1,0 +1,337 @@
+"""Gates: ``check(rules)``, every status on every frame kind.
+
+References: per-query values written out here (each system ranks the one relevant item
+``a`` of a query at a rank chosen below, so its reciprocal rank is 1/rank and acc@1 is 1
+for rank 1); interval bounds that follow from them (a percentile bootstrap interval of a mean
+lies between the smallest and the largest per-query value), a plain bootstrap written here
+for the interval that contains its bound; ``scipy.stats.ttest_rel`` on the per-query
+reciprocal ranks for the drop rules' p-values, and Holm's correction written out here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pytest
+from scipy import stats
+
+import rankframe
+from helpers import as_pandas
+from rankframe import METRICS, InvalidOptionError, InvalidRuleError
+from rankframe._gates import parse_rule
+
+N = 24
+ITEMS = ["a", "b", "c", "d"]
+# the rank of item a (the relevant one) in each query, per system
+RANKS = {
+    "base": [1 if q % 4 != 3 else 2 for q in range(N)],  # RR 1 x18, 0.5 x6: mean 0.875
+    "bad": [2 if q % 4 != 3 else 3 for q in range(N)],  # RR 0.5 x18, 1/3 x6
+    "noisy": [2 if q in (0, 1, 2, 4, 5) else 1 if q in (3, 7) else
+              (1 if q % 4 != 3 else 2) for q in range(N)],
+    "same": [1 if q % 4 != 3 else 2 for q in range(N)],
+    "better": [1] * N,
+}
+SYSTEMS = list(RANKS)
+SMALL = 3  # queries q0..q2 form the segment "small", the others "big"
+
+
+def _scores(rank: int) -> list[float]:
+    """Scores of items a, b, c, d that put a at ``rank`` (the others keep their order)."""
+    order = ["b", "c", "d"]
+    order.insert(rank - 1, "a")
+    return [float(4 - order.index(item)) for item in ITEMS]
+
+
+def frame_data() -> dict[str, list[Any]]:
+    data: dict[str, list[Any]] = {
+        "query": [f"q{q:02d}" for q in range(N) for _ in ITEMS],
+        "item": ITEMS * N,
+        "relevant": [1, 0, 0, 0] * N,
+        "theme": ["small" if q < SMALL else "big" for q in range(N) for _ in ITEMS],
+    }
+    for system, ranks in RANKS.items():
+        data[system] = [s for r in ranks for s in _scores(r)]
+    return data
+
+
+def rr(system: str, queries: slice = slice(None)) -> np.ndarray:
+    return 1.0 / np.array(RANKS[system], dtype=float)[queries]
+
+
+def acc1(system: str) -> np.ndarray:
+    return (np.array(RANKS[system]) == 1).astype(float)
+
+
+def holm(p: np.ndarray) -> np.ndarray:
+    """Holm's step-down adjustment over the non-NaN p-values (NaN stays NaN)."""
+    out = np.full(len(p), np.nan)
+    tested = np.flatnonzero(~np.isnan(p))
+    order = tested[np.argsort(p[tested])]
+    m = len(order)
+    running = 0.0
+    for i, j in enumerate(order):
+        running = max(running, min(1.0, (m - i) * p[j]))
+        out[j] = running
+    return out
+
+
+def native_kind(make_frame: Any, result: Any) -> None:
+    """pandas (and Dask, Arrow) give pandas; polars eager and lazy give a polars DataFrame."""
+    polars_kind = make_frame.kind.startswith("polars")
+    assert isinstance(result, pl.DataFrame if polars_kind else pd.DataFrame), type(result)
+
+
+def test_the_hand_made_values() -> None:
+    # the systems are what the comments say: mean RR of base 0.875, acc@1 of base 0.75
+    assert rr("base").mean() == 0.875
+    assert acc1("base").mean() == 0.75
+    assert rr("bad").max() == 0.5
+
+
+def test_absolute_rules_every_status(make_frame: Any) -> None:
+    df = make_frame(frame_data())
+    ev = df.rank_eval(score=SYSTEMS)
+    rules = ["mrr >= 0.5", "mrr >= 0.6", "acc@1 >= 0.75", "mrr < 0.3"]
+    result = ev.check(rules, min_queries=5)
+    native_kind(make_frame, result)
+    table = as_pandas(result)
+    assert list(table.columns) == [
+        "rule", "metric", "k", "system", "value", "ci_low", "ci_high", "bound", "delta",
+        "p_value", "p_adjusted", "n_queries", "status",
+    ]
+    assert table["rule"].tolist() == [r for r in rules for _ in SYSTEMS]
+    assert table["system"].tolist() == SYSTEMS * len(rules)
+    status = {(r["rule"], r["system"]): r["status"] for r in table.to_dict("records")}
+    # every per-query RR is >= 0.5 except bad's (0.5 and 1/3): the interval of a mean lies
+    # between the extreme per-query values
+    for system in ["base", "noisy", "same", "better"]:
+        assert status["mrr >= 0.5", system] == "pass"
+        assert status["mrr >= 0.6", system] in ("pass", "uncertain")
+        assert status["mrr < 0.3", system] == "fail"
+    assert status["mrr >= 0.6", "bad"] == "fail"  # bad's interval is at most 0.5
+    assert status["mrr >= 0.6", "better"] == "pass"  # RR 1 everywhere: [1, 1]
+    assert status["mrr < 0.3", "bad"] == "fail"  # at least 1/3
+    # acc@1 of base is 18 ones and 6 zeros: the bound 0.75 is the mean, inside the interval
+    assert status["acc@1 >= 0.75", "base"] == "uncertain"
+    assert status["acc@1 >= 0.75", "bad"] == "fail"  # acc@1 is 0 for every query
+    assert status["acc@1 >= 0.75", "better"] == "pass"
+    rows = table.set_index(["rule", "system"])
+    assert rows.loc[("mrr >= 0.5", "base"), "value"] == pytest.approx(0.875)
+    assert rows.loc[("mrr >= 0.5", "bad"), "value"] == pytest.approx(rr("bad").mean())
+    assert rows.loc[("acc@1 >= 0.75", "base"), "k"] == 1
+    assert pd.isna(rows.loc[("mrr >= 0.5", "base"), "k"])
+    assert rows["bound"].tolist() == [0.5] * 5 + [0.6] * 5 + [0.75] * 5 + [0.3] * 5
+    assert rows["n_queries"].tolist() == [N] * 20
+    assert rows[["delta", "p_value", "p_adjusted"]].isna().all().all()
+    # a plain bootstrap of base's acc@1 gives about the same interval, the bound inside
+    rng = np.random.default_rng(1)
+    values = acc1("base")
+    means = values[rng.integers(0, N, size=(4000, N))].mean(axis=1)
+    low, high = np.quantile(means, [0.025, 0.975])
+    assert low < 0.7
+    assert high > 0.8
+    got = rows.loc[("acc@1 >= 0.75", "base")]
+    assert got["ci_low"] == pytest.approx(low, abs=0.05)
+    assert got["ci_high"] == pytest.approx(high, abs=0.05)
+
+
+def test_point_mode_compares_the_value(make_frame: Any) -> None:
+    df = make_frame(frame_data())
+    ev = df.rank_eval(score=["base", "bad"])
+    table = as_pandas(ev.check(["acc@1 >= 0.75", "acc@1 > 0.75", "mrr <= 0.875"],
+                               mode="point", min_queries=5))
+    # base: acc@1 = 18/24 = 0.75 exactly, mrr = 0.875; bad: acc@1 = 0, mrr = 11/24
+    assert table["status"].tolist() == ["pass", "fail", "fail", "fail", "pass", "pass"]
+    assert table[["ci_low", "ci_high"]].isna().all().all()
+    assert table["value"].tolist() == pytest.approx([0.75, 0.0, 0.75, 0.0, 0.875, 11 / 24])
+
+
+def test_segments_with_too_few_queries(make_frame: Any) -> None:
+    df = make_frame(frame_data())
+    ev = df.rank_eval(score=["base", "bad"])
+    table = as_pandas(ev.check("mrr >= 0.2", by="theme", min_queries=5))
+    assert list(table.columns[:5]) == ["rule", "metric", "k", "system", "theme"]
+    got = {(r["theme"], r["system"]): (r["status"], r["n_queries"])
+           for r in table.to_dict("records")}
+    # every RR is >= 1/3 > 0.2; the small segment has 3 queries
+    assert got == {
+        ("small", "base"): ("too few queries", 3), ("small", "bad"): ("too few queries", 3),
+        ("big", "base"): ("pass", N - SMALL), ("big", "bad"): ("pass", N - SMALL),
+    }
+    small = table[table["theme"] == "small"].set_index("system")
+    assert small.loc["base", "value"] == pytest.approx(rr("base", slice(0, SMALL)).mean())
+    # the default min_queries is 20: 24 queries pass it, 21 in the big segment too
+    assert set(as_pandas(ev.check("mrr >= 0.2"))["status"]) == {"pass"}
+
+
+def _drop_reference(tolerance: float, relative: bool) -> dict[str, tuple[float, float, str]]:
+    """Per system: delta, p (Holm over the table's tests) and the status, from scipy."""
+    others = [s for s in SYSTEMS if s != "base"]
+    p = np.array([stats.ttest_rel(rr(s), rr("base")).pvalue for s in others])
+    adjusted = holm(p)
+    out = {}
+    for s, q in zip(others, adjusted, strict=True):
+        delta = rr(s).mean() - rr("base").mean()
+        if relative:
+            delta /= rr("base").mean()
+        beyond = delta < -tolerance
+        significant = q < 0.05 and delta < 0
+        status = "fail" if beyond and significant else "uncertain" if beyond else "pass"
+        out[s] = (delta, q, status)
+    return out
+
+
+@pytest.mark.parametrize(("rule", "tolerance", "relative", "statuses"), [
+    # bad drops 0.417 (p ~ 1e-12), noisy 0.0625 (p = 0.27), same 0, better gains 0.125
+    ("mrr drop <= 0.05", 0.05, False, ["fail", "uncertain", "pass", "pass"]),
+    ("mrr drop <= 5%", 0.05, True, ["fail", "uncertain", "pass", "pass"]),  # noisy -7.1%
+    ("mrr drop <= 10%", 0.10, True, ["fail", "pass", "pass", "pass"]),
+])
+def test_drop_rules_against_scipy(
+    make_frame: Any, rule: str, tolerance: float, relative: bool, statuses: list[str]
+) -> None:
+    df = make_frame(frame_data())
+    result = df.rank_eval(score=SYSTEMS).check(rule, baseline="base", min_queries=5)
+    native_kind(make_frame, result)
+    table = as_pandas(result)
+    reference = _drop_reference(tolerance, relative)
+    assert table["system"].tolist() == ["bad", "noisy", "same", "better"]  # no baseline row
+    assert table["status"].tolist() == statuses
+    assert [reference[s][2] for s in table["system"]] == statuses
+    for row in table.to_dict("records"):
+        delta, q, _ = reference[row["system"]]
+        assert row["delta"] == pytest.approx(delta)
+        assert row["bound"] == -tolerance
+        assert row["value"] == pytest.approx(rr(row["system"]).mean())
+        p = stats.ttest_rel(rr(row["system"]), rr("base")).pvalue
+        if np.isnan(q):
+            assert np.isnan(row["p_value"])
+            assert np.isnan(row["p_adjusted"])
+        else:
+            assert row["p_value"] == pytest.approx(p)
+            assert row["p_adjusted"] == pytest.approx(q)
+        assert row["ci_low"] <= row["delta"] <= row["ci_high"]
+        assert row["n_queries"] == N
+
+
+def test_drop_rules_point_mode_and_too_few(make_frame: Any) -> None:
+    df = make_frame(frame_data())
+    ev = df.rank_eval(score=["base", "noisy", "bad"])
+    table = as_pandas(ev.check("mrr drop <= 0.05", mode="point", min_queries=5))
+    # the first score column is the baseline; noisy drops 0.0625 > 0.05
+    assert table["status"].tolist() == ["fail", "fail"]
+    few = as_pandas(ev.check(["mrr drop <= 0.05", "mrr >= 0"], min_queries=N + 1))
+    assert few["status"].tolist() == ["too few queries"] * 5
+
+
+def test_absolute_and_drop_rules_together(make_frame: Any) -> None:
+    df = make_frame(frame_data())
+    ev = df.rank_eval(score=["base", "bad"])
+    table = as_pandas(ev.check(["mrr@10 >= 0.6", "mrr@10 drop <= 0.05"], min_queries=5))
+    assert table["rule"].tolist() == ["mrr@10 >= 0.6"] * 2 + ["mrr@10 drop <= 0.05"]
+    assert table["status"].tolist() == ["pass", "fail", "fail"]
+    assert table["k"].tolist() == [10, 10, 10]
+
+
+def test_options_and_labels(make_frame: Any) -> None:
+    # a label with options, and an option of the call: the metric column names them
+    df = make_frame(frame_data())
+    ev = df.rank_eval(score="base")
+    table = as_pandas(ev.check(["f1@1(beta=2) >= 0.5", "ndcg@2 >= 0.5"], mode="point",
+                               min_queries=5, gain="exponential"))
+    assert table["metric"].tolist() == ["f1(beta=2)", "ndcg(gain=exponential)"]
+    # F-beta at 1 with one relevant item: precision = recall = acc@1, so F = acc@1 = 0.75;
+    # ndcg@2 with one relevant item: 1 at rank 1, 1/log2(3) at rank 2
+    assert table["value"].tolist() == pytest.approx([0.75, (18 + 6 / np.log2(3)) / 24])
+    assert table["status"].tolist() == ["pass", "pass"]
+
+
+def test_every_metric_of_the_registry_parses_in_a_rule() -> None:
+    for definition in METRICS.values():
+        param = f"@{definition.param.example}" if definition.param.required else ""
+        for spelling in (definition.name, *definition.aliases):
+            rule = parse_rule(f"{spelling}{param} >= -inf")
+            assert rule.metric.name == definition.name
+            assert rule.bound == -np.inf
+            assert not rule.drop
+        if definition.takes_k:
+            rule = parse_rule(f"{definition.name}@{definition.param.example} drop <= 1%")
+            assert rule.drop
+            assert rule.relative
+            assert rule.bound == pytest.approx(0.01)
+
+
+def test_metrics_of_every_kind_in_rules(make_frame: Any) -> None:
+    # a cut-off, a number parameter (a recall level: a float k column), a sum, a geometric
+    # mean and a set-level metric: each row is the rule's own
+    df = make_frame(frame_data())
+    ev = df.rank_eval(score="base")
+    rules = ["ndcg@10 >= -inf", "iprec@0.5 >= -inf", "num_rel_ret >= -inf",
+             "gm_map >= -inf", "coverage@2 >= -inf"]
+    table = as_pandas(ev.check(rules, mode="point", min_queries=1))
+    assert table["metric"].tolist() == ["ndcg", "iprec", "num_rel_ret", "gm_map", "coverage"]
+    assert table["k"].tolist()[:2] == [10.0, 0.5]
+    assert table["status"].tolist() == ["pass"] * 5
+    # num_rel_ret: one relevant item retrieved per query
+    assert table["value"].tolist()[2] == N
+
+
+# -- errors: the same on every frame kind -----------------------------------------------------
+
+
+@pytest.mark.parametrize(("rules", "words"), [
+    ("ndcg@10 0.3", ["no comparison operator", "A rule reads"]),
+    ("ndcg@10 == 0.3", ["'==' is not an operator", "A rule reads"]),
+    ("ndgc@10 >= 0.3", ["unknown metric 'ndgc@10'", "Did you mean 'ndcg'", "A rule reads"]),
+    ("ndcg@10 >= 30%", ["only drop rules take one", "ndcg@10 drop <= 30%"]),
+    ("ndcg@10 drop >= 0.01", ["not 'drop >='"]),
+    ("ndcg@10 drop <= -0.01", ["tolerance must be a finite number >= 0"]),
+    ("ndcg@10 >= high", ["the bound 'high' is not a number"]),
+    ("ndcg@10 >= nan", ["the bound is NaN"]),
+    (">= 0.3", ["no metric before the operator"]),
+    ("0.1 < mrr < 0.9", ["one comparison per rule"]),
+    ("ndcg@0 >= 0.3", ["Rule 'ndcg@0 >= 0.3'", "positive integer"]),
+    ("mrr@5(beta=2) >= 0.3", ["Rule 'mrr@5(beta=2) >= 0.3'", "does not take the option"]),
+    ([], ["No rule was given"]),
+    ([0.3], ["A rule is a string"]),
+])
+def test_bad_rules(make_frame: Any, rules: Any, words: list[str]) -> None:
+    df = make_frame(frame_data())
+    with pytest.raises(InvalidRuleError) as error:
+        df.rank_eval(score=["base", "bad"]).check(rules)
+    for word in words:
+        assert word in str(error.value)
+    if isinstance(rules, str):
+        assert error.value.rule == rules
+
+
+def test_a_drop_rule_needs_a_baseline(make_frame: Any) -> None:
+    df = make_frame(frame_data())
+    with pytest.raises(InvalidRuleError, match=r"'mrr drop <= 0.01' is a drop rule.*"
+                       r"several score columns.*reference=.*every="):
+        df.rank_eval(score="base").check(["mrr >= 0.1", "mrr drop <= 0.01"])
+
+
+@pytest.mark.parametrize(("keywords", "words"), [
+    ({"mode": "points"}, ["mode", "Did you mean 'point'"]),
+    ({"min_queries": 0}, ["'min_queries' option must be a positive integer"]),
+    ({"confidence_level": 95}, ["confidence_level"]),
+    ({"alpha": 0}, ["alpha"]),
+    ({"family": "tables"}, ["family"]),
+    ({"baseline": "nope"}, ["baseline='nope' is not one of the score columns"]),
+])
+def test_bad_arguments(make_frame: Any, keywords: dict[str, Any], words: list[str]) -> None:
+    df = make_frame(frame_data())
+    with pytest.raises(InvalidOptionError) as error:
+        df.rank_eval(score=["base", "bad"]).check("mrr drop <= 0.01", **keywords)
+    for word in words:
+        assert word in str(error.value)
+
+
+def test_an_unknown_keyword(make_frame: Any) -> None:
+    df = make_frame(frame_data())
+    with pytest.raises(rankframe.UnknownArgumentError, match="min_queries"):
+        df.rank_eval(score="base").check("mrr >= 0", min_query=3)

@@ -7,6 +7,8 @@ Commands (``rankframe COMMAND --help`` for each):
   several (``--score`` repeated).
 - ``rankframe compare FILE --score a --score b``: systems against a baseline, with significance
   tests corrected for multiple comparisons.
+- ``rankframe check FILE --rule 'ndcg@10 >= 0.30'``: gates; one row per rule, system and
+  segment with a status; exits 0 when no row fails, 1 when one does, 2 on bad input.
 - ``rankframe trec QRELS RUN``: trec_eval's output format for the measures rankframe computes,
   with trec_eval's ``-q``, ``-c``, ``-l`` and ``-m``.
 - ``rankframe demo``: the embedded sample data (``rankframe.datasets.recommendations``)
@@ -20,7 +22,8 @@ offending record and the option to pass, and quotes at most a short excerpt of t
 Status lines ("reading FILE...") go to stderr only when it is a terminal, and are erased when
 the work is done.
 
-The modules: ``parser`` (the arguments), ``commands`` (one function per command), ``reading``
+The modules: ``parser`` (the arguments), ``commands`` (one function per command; ``gate``:
+``check``'s arguments and command), ``reading``
 (the columns of an input file), ``source`` (where a row is in its file, and why a text file
 cannot be read), ``checks`` (the input contract in the file's terms), ``render`` (result
 tables as text), ``demo``, ``status`` and ``errors``.

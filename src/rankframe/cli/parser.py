@@ -207,6 +207,10 @@ def build_parser() -> argparse.ArgumentParser:
     trec.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
     trec.set_defaults(handler=run_trec)
 
+    from rankframe.cli import gate
+
+    gate.add_parser(commands)
+
     demo_parser = commands.add_parser("demo", help="evaluate the embedded sample data")
     demo_parser.add_argument("--seed", type=int, default=0, help="seed of the sample data")
     demo_parser.add_argument(

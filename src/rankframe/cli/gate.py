@@ -1,0 +1,154 @@
+"""``rankframe check``: gates for CI jobs and scheduled checks.
+
+It reads a long-format file (and a reference file), runs ``check(rules)`` and writes one row
+per rule, system and segment (and window). Its exit status is the decision: 0 when no row
+fails, 1 when one does (``--fail-on uncertain``: an uncertain row too), 2 when the input
+cannot be checked (a bad rule or option, a file that cannot be read, data that break the
+input contract: every error of this command is 2, so that 1 always means a gate failed).
+"too few queries" and "no baseline" rows fail nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from rankframe.cli.errors import CliError, in_cli_terms
+from rankframe.cli.status import Status
+from rankframe.exceptions import RankEvalError
+
+FAIL_ON = ("fail", "uncertain")
+
+
+def add_parser(commands: Any) -> None:
+    """The ``check`` subcommand's arguments."""
+    from rankframe._gates import GRAMMAR, MODES
+    from rankframe._options import CORRECTION, FAMILY, OPTIONS, TEST
+    from rankframe.cli.parser import _add_convention_options, _add_input
+    from rankframe.cli.render import OUTPUT_FORMATS
+
+    check = commands.add_parser(
+        "check", help="gates: rules on metrics; exit 1 when one fails",
+        description="Check rules on the metrics of a long-format file, one row per rule, "
+        "system and segment, with the interval, the test and a status (pass, fail, "
+        "uncertain, too few queries, no baseline). Exit status: 0 when no row fails, 1 "
+        "when one does, 2 on bad input.",
+    )
+    _add_input(check, several_scores="score column (default: score); repeat for several "
+               "systems (drop rules compare them with --baseline)")
+    gates = check.add_argument_group("rules")
+    gates.add_argument("--rule", action="append", required=True, metavar="RULE",
+                       help="a rule, repeatable. " + GRAMMAR.replace("%", "%%"))
+    against = gates.add_mutually_exclusive_group()
+    against.add_argument("--baseline", metavar="COL",
+                         help="drop rules: the score column the others are compared with "
+                         "(default: the first --score)")
+    against.add_argument("--reference", metavar="FILE",
+                         help="drop rules: a file whose systems are the baselines (same "
+                         "columns and format options)")
+    gates.add_argument("--by", action="append", metavar="COL",
+                       help="segment column, constant within a query (repeatable)")
+    gates.add_argument("--time", metavar="COL", help="datetime column of the queries")
+    gates.add_argument("--every", metavar="DURATION",
+                       help="time windows (1d, 1w, 1mo): absolute rules per window, drop "
+                       "rules each window against the previous one; needs --time")
+    gates.add_argument("--mode", choices=MODES, default="interval",
+                       help="interval: the interval or the test decides; point: the value "
+                       "alone (default: %(default)s)")
+    gates.add_argument("--min-queries", type=int, default=20, metavar="N",
+                       help="segments with fewer queries are 'too few queries' "
+                       "(default: %(default)s)")
+    gates.add_argument("--fail-on", choices=FAIL_ON, default="fail",
+                       help="the status that fails the check; 'uncertain' fails uncertain "
+                       "rows too (default: %(default)s)")
+    tests = check.add_argument_group("intervals and tests")
+    tests.add_argument("--confidence-level", type=float, default=0.95, metavar="LEVEL",
+                       help="level of the intervals (default: %(default)s)")
+    tests.add_argument("--alpha", type=float, default=0.05,
+                       help="significance level of drop rules (default: %(default)s)")
+    tests.add_argument("--test", choices=TEST.choices, default=TEST.default,
+                       help="test of drop rules (default: %(default)s)")
+    tests.add_argument("--correction", choices=CORRECTION.choices,
+                       default=CORRECTION.default,
+                       help="multiple-comparison correction (default: %(default)s)")
+    tests.add_argument("--family", choices=FAMILY.choices, default="table",
+                       help="the tests one correction covers (default: %(default)s, every "
+                       "test of the drop rules)")
+    tests.add_argument("--resamples", type=int, default=1000, metavar="N",
+                       help="bootstrap resamples (default: %(default)s)")
+    tests.add_argument("--seed", type=int, default=0,
+                       help="random seed of the resampling (default: %(default)s)")
+    options = check.add_argument_group("metric options")
+    options.add_argument("--min-relevance", type=float, metavar="GRADE",
+                         help="lowest grade that counts as relevant (default: grade > 0)")
+    for name in ("ties", "empty", "gain", "denominator"):
+        options.add_argument("--" + name, choices=OPTIONS[name].choices,
+                             help=f"as for evaluate (default: {OPTIONS[name].default})")
+    options.add_argument("--beta", type=float, metavar="BETA",
+                         help="f1: F-beta's weight of recall (default: 1)")
+    _add_convention_options(options)
+    output = check.add_argument_group("output")
+    output.add_argument("--format", choices=OUTPUT_FORMATS, default="table",
+                        help="output format (default: %(default)s; json: an array of "
+                        "objects, one per row, NaN as null)")
+    output.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
+    check.set_defaults(handler=run_check)
+
+
+def run_check(args: argparse.Namespace, status: Status) -> int:
+    """``rankframe check``: the table, and the exit status of the decision."""
+    try:
+        return _run(args, status)
+    except CliError as error:
+        raise CliError(str(error), code=2) from None
+    except RankEvalError as error:
+        raise CliError(in_cli_terms(error), code=2) from None
+
+
+def _run(args: argparse.Namespace, status: Status) -> int:
+    from rankframe._gates import FAIL, UNCERTAIN, parse_rules
+    from rankframe.cli.checks import check_rows
+    from rankframe.cli.commands import _accessor, _columns, _in_file_terms, _options, _roles
+    from rankframe.cli.reading import input_format, read_table
+    from rankframe.cli.render import render, write
+
+    parse_rules(args.rule)  # a bad rule is reported before the file is read
+    scores = list(dict.fromkeys(args.score or ["score"]))
+    if args.baseline is not None and args.baseline not in scores:
+        msg = (
+            f"--baseline {args.baseline!r} is not one of the --score columns "
+            f"({', '.join(map(repr, scores))}); pass one of them"
+        )
+        raise CliError(msg, code=2)
+    if args.every is not None and args.time is None:
+        raise CliError("--every needs --time COL, the datetime column of the queries", code=2)
+    options = _options(args)
+    roles = _roles(args, scores)
+    columns = _columns(roles)
+    if args.time is not None:
+        columns.setdefault(args.time, "--time")
+    fmt = input_format(args.file, args.input_format)
+    frame, source = read_table(args.file, fmt, columns, status)
+    check_rows(frame, source, roles)
+    reference = None
+    if args.reference is not None:
+        reference, ref_source = read_table(
+            args.reference, input_format(args.reference, None), columns, status
+        )
+        check_rows(reference, ref_source, roles)
+    ev = _accessor(frame, roles)
+    if args.time is not None:
+        ev = ev(time=args.time)
+    status.show(f"checking {len(args.rule)} rules on {frame.height:,} rows...")
+    with _in_file_terms(frame, source, roles, args):
+        result = ev.check(
+            args.rule, baseline=args.baseline, reference=reference, every=args.every,
+            by=roles.by or None, mode=args.mode, min_queries=args.min_queries,
+            confidence_level=args.confidence_level, alpha=args.alpha, test=args.test,
+            correction=args.correction, family=args.family, n_resamples=args.resamples,
+            seed=args.seed, **options,
+        )
+    status.clear()
+    write(render(result, args.format, nan=""), args.output)
+    failing = {FAIL, UNCERTAIN} if args.fail_on == "uncertain" else {FAIL}
+    return 1 if failing & set(result["status"].to_list()) else 0

@@ -1,0 +1,136 @@
+"""``rankframe check``: exit statuses 0 / 1 / 2, the JSON a CI system reads, the formats.
+
+The file is the hand-made frame of ``tests/statistics/test_gates.py`` (each system ranks the
+one relevant item of a query at a chosen rank): mean reciprocal rank 0.875 for ``base``
+(RR 1 on 18 queries, 0.5 on 6), 11/24 for ``bad`` (0.5 and 1/3), 0.8125 for ``noisy``; a
+percentile bootstrap interval of a mean lies between the extreme per-query values.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from gates_data import N, frame_data
+from helpers import Run
+
+KEYS = ["rule", "metric", "k", "system", "value", "ci_low", "ci_high", "bound", "delta",
+        "p_value", "p_adjusted", "n_queries", "status"]
+
+
+@pytest.fixture
+def path(tmp_path: Path) -> Path:
+    out = tmp_path / "runs.csv"
+    pd.DataFrame(frame_data()).to_csv(out, index=False)
+    return out
+
+
+def test_every_row_passes_exit_0(run: Run, path: Path) -> None:
+    code, out, err = run("check", path, "--score", "base", "--score", "better",
+                         "--rule", "mrr >= 0.5", "--rule", "mrr@10 > 0.4")
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[0].split() == KEYS
+    assert len(lines) == 2 + 4
+    assert all(line.rstrip().endswith("pass") for line in lines[2:])
+
+
+def test_a_failing_row_exit_1(run: Run, path: Path) -> None:
+    # bad's reciprocal ranks are at most 0.5: its interval is below 0.6
+    code, out, _ = run("check", path, "--score", "base", "--score", "bad",
+                       "--rule", "mrr >= 0.6", "--format", "json")
+    assert code == 1
+    rows = json.loads(out)
+    assert [(r["system"], r["status"]) for r in rows] == [("base", "pass"), ("bad", "fail")]
+
+
+def test_uncertain_fails_only_when_asked(run: Run, path: Path) -> None:
+    # base's acc@1 is 18 ones and 6 zeros: the bound 0.75 is its mean, inside the interval
+    argv = ("check", path, "--score", "base", "--rule", "acc@1 >= 0.75", "--format", "json")
+    code, out, _ = run(*argv)
+    assert code == 0
+    assert json.loads(out)[0]["status"] == "uncertain"
+    code, _, _ = run(*argv, "--fail-on", "uncertain")
+    assert code == 1
+    code, out, _ = run(*argv, "--mode", "point")  # 0.75 >= 0.75
+    assert code == 0
+    assert json.loads(out)[0]["status"] == "pass"
+
+
+def test_too_few_queries_does_not_fail(run: Run, path: Path) -> None:
+    code, out, _ = run("check", path, "--score", "bad", "--rule", "mrr >= 0.9",
+                       "--min-queries", N + 1, "--format", "json")
+    assert code == 0
+    assert json.loads(out)[0]["status"] == "too few queries"
+
+
+def test_the_json_keys_and_values(run: Run, path: Path) -> None:
+    code, out, _ = run("check", path, "--score", "base", "--score", "noisy", "--score", "bad",
+                       "--baseline", "base", "--rule", "mrr >= 0.3", "--rule",
+                       "mrr drop <= 5%", "--by", "theme", "--min-queries", 5,
+                       "--format", "json")
+    assert code == 1  # bad drops significantly
+    rows = json.loads(out)
+    keys = [*KEYS[:4], "theme", *KEYS[4:]]
+    assert all(list(r) == keys for r in rows)
+    absolute = {(r["theme"], r["system"]): r for r in rows if r["rule"] == "mrr >= 0.3"}
+    assert len(absolute) == 6
+    assert absolute["big", "base"]["value"] == pytest.approx((15 + 6 * 0.5) / (N - 3))
+    assert absolute["small", "base"]["status"] == "too few queries"
+    assert absolute["big", "base"]["p_value"] is None  # NaN as null
+    assert absolute["big", "base"]["k"] is None
+    drops = {(r["theme"], r["system"]): r for r in rows if r["rule"] == "mrr drop <= 5%"}
+    assert set(drops) == {("big", "noisy"), ("big", "bad"), ("small", "noisy"),
+                          ("small", "bad")}
+    assert drops["big", "bad"]["status"] == "fail"
+    assert drops["big", "bad"]["bound"] == -0.05
+    base_mean = (15 + 6 * 0.5) / (N - 3)
+    bad_mean = (15 * 0.5 + 6 / 3) / (N - 3)
+    assert drops["big", "bad"]["delta"] == pytest.approx(bad_mean / base_mean - 1)
+    assert not any(isinstance(v, float) and math.isnan(v) for r in rows for v in r.values())
+
+
+def test_markdown_and_table(run: Run, path: Path) -> None:
+    code, out, _ = run("check", path, "--score", "base", "--rule", "mrr >= 0.5",
+                       "--format", "markdown")
+    assert code == 0
+    assert out.splitlines()[0] == "| " + " | ".join(KEYS) + " |"
+    assert "| 0.8750 |" in out
+
+
+@pytest.mark.parametrize(("argv", "words"), [
+    (["--rule", "ndgc@10 >= 0.3"], ["unknown metric 'ndgc@10'", "Did you mean 'ndcg'"]),
+    (["--rule", "mrr 0.3"], ["no comparison operator", "A rule reads"]),
+    (["--rule", "mrr drop <= 0.01"], ["is a drop rule", "baseline"]),
+    (["--rule", "mrr >= 0", "--min-queries", "0"], ["min_queries"]),
+    (["--rule", "mrr >= 0", "--baseline", "nope"], ["--baseline 'nope' is not one of"]),
+    (["--rule", "mrr >= 0", "--every", "1w"], ["--every needs --time"]),
+    (["--rule", "mrr >= 0", "--relevant", "grade"], ["'grade'", "--relevant"]),
+    (["--rule", "mrr >= 0", "--ties", "sideways"], ["invalid choice"]),
+    (["--rule", "mrr >= 0", "--baseline", "base", "--reference", "x.csv"], ["not allowed"]),
+    ([], ["--rule"]),
+])
+def test_bad_input_exit_2(run: Run, path: Path, argv: list[str], words: list[str]) -> None:
+    code, out, err = run("check", path, "--score", "base", *argv)
+    assert code == 2
+    assert out == ""
+    assert err.startswith("rankframe: error:")
+    for word in words:
+        assert word in err
+
+
+def test_bad_data_and_missing_files_exit_2(run: Run, tmp_path: Path) -> None:
+    code, _, err = run("check", tmp_path / "none.csv", "--rule", "mrr >= 0")
+    assert code == 2
+    assert "not found" in err
+    broken = pd.DataFrame(frame_data())
+    broken.loc[5, "query"] = None  # a null query id on line 7 of the file
+    bad = tmp_path / "broken.csv"
+    broken.to_csv(bad, index=False)
+    code, _, err = run("check", bad, "--score", "base", "--rule", "mrr >= 0")
+    assert code == 2
+    assert "Line 7" in err

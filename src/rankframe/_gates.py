@@ -419,7 +419,7 @@ def check(
     every_metric = list(dict.fromkeys(r.metric for r in parsed))
     k_arrow = pa.float64() if k_type(every_metric) == "float?" else pa.int64()
     base_system = (baseline if baseline is not None else scores[0]) if against_base else None
-    frames = []
+    frames: list[tuple[int, Any]] = []
     for part_rules, table, is_drop in parts:
         backend = ev._backend(table)
         columns = list(table.columns)
@@ -456,9 +456,10 @@ def check(
             }
             tail = {**values, "n_queries": n_queries.astype(np.int64), "status": status}
             frame = backend.table(keys, index, {**head, **tail})
-            frames.append(frame[["rule", "metric", "k", *keys, *values, "n_queries",
-                                 "status"]])
-    return _stack(frames)
+            columns_out = ["rule", "metric", "k", *keys, *values, "n_queries", "status"]
+            frames.append((parsed.index(rule), frame[columns_out]))
+    # in the order of the rules, whichever table each one read
+    return _stack([frame for _, frame in sorted(frames, key=lambda pair: pair[0])])
 
 
 def _absolute_values(

@@ -198,10 +198,12 @@ def test_drop_rules_point_mode_and_too_few(make_frame: Any) -> None:
 def test_absolute_and_drop_rules_together(make_frame: Any) -> None:
     df = make_frame(frame_data())
     ev = df.rank_eval(score=["base", "bad"])
-    table = as_pandas(ev.check(["mrr@10 >= 0.6", "mrr@10 drop <= 0.05"], min_queries=5))
-    assert table["rule"].tolist() == ["mrr@10 >= 0.6"] * 2 + ["mrr@10 drop <= 0.05"]
-    assert table["status"].tolist() == ["pass", "fail", "fail"]
-    assert table["k"].tolist() == [10, 10, 10]
+    rules = ["mrr@10 drop <= 0.05", "mrr@10 >= 0.6", "acc@1 drop <= 0.5"]
+    table = as_pandas(ev.check(rules, min_queries=5))
+    # in the order of the rules; bad drops acc@1 by 0.75 (base 0.75, bad 0)
+    assert table["rule"].tolist() == [rules[0], rules[1], rules[1], rules[2]]
+    assert table["status"].tolist() == ["fail", "pass", "fail", "fail"]
+    assert table["k"].tolist() == [10, 10, 10, 1]
 
 
 def test_options_and_labels(make_frame: Any) -> None:
@@ -303,3 +305,19 @@ def test_an_unknown_keyword(make_frame: Any) -> None:
     df = make_frame(frame_data())
     with pytest.raises(rankframe.UnknownArgumentError, match="min_queries"):
         df.rank_eval(score="base").check("mrr >= 0", min_query=3)
+
+
+def test_drop_rules_of_a_geometric_mean(make_frame: Any) -> None:
+    # one relevant item per query: AP = RR; gm_map is the geometric mean of the APs, tested
+    # on their logs (compare's statistic), the change read on the geometric means themselves
+    df = make_frame(frame_data())
+    ev = df.rank_eval(score=["base", "bad"])
+    table = as_pandas(ev.check(["gm_map drop <= 0.01", "gm_map drop <= 10%"], min_queries=5))
+    base, bad = stats.gmean(rr("base")), stats.gmean(rr("bad"))
+    p = stats.ttest_rel(np.log(rr("bad")), np.log(rr("base"))).pvalue
+    assert table["value"].tolist() == pytest.approx([bad, bad])
+    assert table["delta"].tolist() == pytest.approx([bad - base, bad / base - 1])
+    assert table["p_value"].tolist() == pytest.approx([p, p])
+    assert table["status"].tolist() == ["fail", "fail"]
+    for row in table.to_dict("records"):
+        assert row["ci_low"] <= row["delta"] <= row["ci_high"]

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import chain, count
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 from rankframe import _analysis
 from rankframe._analysis import SYSTEM, Correction, Family, PerQuery, Test
@@ -61,9 +61,10 @@ def side(backend: Backend, pq: PerQuery, request: Request) -> Side:
 def joint_codes(left: Sequence[object], right: Sequence[object]) -> tuple[IntArray, IntArray]:
     """Integer codes of two lists of ids (or tuples of ``by`` values) in one numbering:
     equal values, equal codes."""
-    values = pd.Series([*left, *right], dtype=object)
-    codes = pd.factorize(values, use_na_sentinel=False)[0].astype(np.int64)
-    return codes[: len(left)], codes[len(left) :]
+    codes = dict(zip(dict.fromkeys(chain(left, right)), count(), strict=False))
+    mine = np.fromiter(map(codes.__getitem__, left), dtype=np.int64, count=len(left))
+    theirs = np.fromiter(map(codes.__getitem__, right), dtype=np.int64, count=len(right))
+    return mine, theirs
 
 
 def _within(reference: Side, current: Side) -> tuple[PerQuery, list[object]]:

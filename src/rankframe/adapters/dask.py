@@ -257,7 +257,7 @@ class DaskRankEval(RankEval):
         parts = Parts(request, PandasBackend)
         part_meta = _meta(frame, request.part_keys(), request.part_columns())
         tables = frame.map_partitions(_map_part, parts, position, part_meta, meta=part_meta)
-        computed, _ = dask.compute(tables, checked)
+        computed, _ = dask.compute(tables, checked)  # type: ignore[attr-defined,no-untyped-call]
         backend = PandasBackend(computed.reset_index(drop=True))
         return side(backend, from_parts(backend, request), request)
 

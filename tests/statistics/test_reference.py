@@ -23,12 +23,12 @@ import pandas as pd
 import polars as pl
 import pytest
 from scipy import stats
+from test_statistics_scope import INPUTS, PER_QUERY, _frame
 
 import rankframe
 from conftest import FrameMaker
 from helpers import as_pandas, collect
 from helpers import unlabelled as by_metric
-from test_statistics_scope import INPUTS, PER_QUERY, _frame
 
 SCORES = [0.9, 0.5, 0.1]
 
@@ -132,7 +132,9 @@ def test_other_ids_are_two_samples_welch(make_frame: FrameMaker) -> None:
     interval = welch.confidence_interval(0.95)
     assert (row["ci_low"], row["ci_high"]) == pytest.approx((interval.low, interval.high),
                                                             rel=1e-9)
-    assert pd.isna(row["wins"]) and pd.isna(row["ties"]) and pd.isna(row["losses"])
+    assert pd.isna(row["wins"])
+    assert pd.isna(row["ties"])
+    assert pd.isna(row["losses"])
     assert (row["n_queries"], row["n_reference"]) == (5, 7)
 
 

@@ -69,7 +69,8 @@ def test_welch_of_sums_written_out() -> None:
 
 def test_welch_edge_cases() -> None:
     t, p = _stats.welch_t_test(np.array([1.0]), np.array([1.0, 2.0]))
-    assert math.isnan(t) and math.isnan(p)
+    assert math.isnan(t)
+    assert math.isnan(p)
     low, high = _stats.welch_interval(np.array([2.0, 2.0]), np.array([1.0, 1.0]))
     assert (low, high) == (1.0, 1.0)  # both variances 0: zero width at the estimate
     _, p = _stats.welch_t_test(np.array([1.0, np.nan]), np.array([1.0, 2.0]))

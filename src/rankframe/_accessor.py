@@ -534,9 +534,11 @@ class RankEval:
         n_resamples: int = 1000,
         seed: int | None = 0,
         by: str | Sequence[str] | None = None,
+        reference: Any = None,
         **chosen: Any,
     ) -> Any:
-        """Compare systems (score columns) with a baseline on paired per-query values.
+        """Compare systems (score columns) with a baseline on paired per-query values, or
+        with the same systems of a reference frame (``reference=``).
 
         Needs several score columns: ``df.rank_eval(score=["a", "b"]).compare(...)``.
         One row per (segment, system, metric), with the ``by`` columns, ``system``,
@@ -545,8 +547,30 @@ class RankEval:
         counts), ``mean`` (that statistic), ``delta``, ``ratio`` (the statistic over the
         baseline's), ``p_value`` (two-sided, of "no difference"), ``p_adjusted``
         (corrected within ``family``), ``ci_low`` and ``ci_high`` (an interval of the
-        delta), ``significant`` (``p_adjusted < alpha``) and ``n_queries``. The baseline's
-        rows have delta 0 and no test.
+        delta), ``significant`` (``p_adjusted < alpha``), ``paired`` (True: the tests
+        are paired), ``wins``, ``ties`` and ``losses`` (the queries where the system's
+        per-query value is above, equal to and below the baseline's, raw values compared
+        whatever the metric: the registry declares no direction) and ``n_queries``. The
+        baseline's rows have delta 0, no test and null ``wins``/``ties``/``losses``.
+
+        With ``reference=other_frame``, each system (score column) of this frame is
+        compared with the same system of ``other_frame``, bound with the same column names
+        (one score column is enough); a system missing there is an error naming it, and
+        ``baseline=`` cannot be combined with it. Per segment (and group of metrics that
+        ``empty=`` gives the same queries), where both frames hold the same query ids the
+        comparison is paired as above; otherwise it is a two-sample comparison: Welch's
+        t-test (as ``scipy.stats.ttest_ind(equal_var=False)``) with its
+        Welch-Satterthwaite interval, a two-sample permutation test shuffling the pooled
+        values ``n_permutations`` times, or the Mann-Whitney U test for ``"wilcoxon"``
+        (as ``scipy.stats.mannwhitneyu(method="asymptotic")``), the latter two with a
+        bootstrap interval resampling each frame's queries independently; ``paired`` says
+        which, and ``wins``/``ties``/``losses`` are null for two samples. A sum's delta is
+        the difference of the two sums, ``n1 mean1 - n2 mean2``, with a standard error of
+        its own. The table gains ``reference_mean`` (the reference's statistic) and
+        ``n_reference`` (its queries); segments are this frame's (the reference's queries
+        of other segments are left out). The reference may be any frame rankframe reads;
+        the result is of this frame's kind (a LazyFrame or Dask reference is collected or
+        computed when the result is).
 
         The test, the interval and ``delta`` are of the same quantity, so that
         ``ci_low <= delta <= ci_high``: for a mean, the mean per-query difference; for a
@@ -581,6 +605,9 @@ class RankEval:
             Resamples of the bootstrap interval of the delta (permutation and Wilcoxon).
         seed
             Seed of both resamplings; the same seed gives the same table.
+        reference
+            A frame holding the same systems (score columns) for other (or the same)
+            queries: the frame each system is compared with, instead of a baseline column.
 
         Examples
         --------
@@ -612,6 +639,20 @@ class RankEval:
         check_seed(seed)
         check_count("n_resamples", n_resamples)
         systems = self._names.scores
+        if reference is not None:
+            if baseline is not None:
+                msg = (
+                    f"compare() takes baseline= or reference=, not both: baseline={baseline!r}"
+                    " compares the score columns of this frame with one of them, reference= "
+                    "compares each score column with the same column of another frame. Drop "
+                    "one of them."
+                )
+                raise InvalidOptionError(msg)
+            return self._compare_reference(
+                reference, parsed, by_list, options, test=test, correction=correction,
+                family=family, alpha=alpha, confidence_level=confidence_level,
+                n_permutations=n_permutations, n_resamples=n_resamples, seed=seed,
+            )
         if len(systems) < 2:
             msg = (
                 "compare() needs at least two score columns to compare; pass them as "
@@ -632,6 +673,59 @@ class RankEval:
         )
         request = self._request(parsed, by_list, options, result)
         return self._run(request)
+
+    def _compare_reference(
+        self, reference: Any, metrics: list[Metric], by: list[str], options: Options,
+        **statistics: Any,
+    ) -> Any:
+        """``compare(reference=...)``: the reference frame's accessor, bound with this one's
+        column names, gives its side of the comparison when the finish step runs."""
+        from rankframe._reference import ReferenceComparison
+        from rankframe.adapters.arrow import rank_eval
+
+        try:
+            other = rank_eval(reference)
+        except TypeError:
+            msg = (
+                "reference= takes a frame rankframe reads (pandas, polars DataFrame or "
+                "LazyFrame, Dask, a pyarrow Table or another Arrow frame); got "
+                f"{type(reference).__module__}.{type(reference).__qualname__}."
+            )
+            raise InvalidOptionError(msg) from None
+        other = type(other)(other._frame, self._names)
+        available = other._column_names()
+        systems = self._names.scores
+        missing = [s for s in systems if s not in available]
+        if missing:
+            msg = (
+                f"The reference frame has no score column {missing[0]!r} (system "
+                f"{missing[0]!r} of this frame): reference= compares each score column with "
+                "the same column of the reference frame. Add it there, rename it, or bind "
+                "only the systems both frames hold, e.g. "
+                f"df.rank_eval(score={[s for s in systems if s not in missing]!r})."
+            )
+            raise ColumnNotFoundError(msg)
+        roles = [*self._names.roles().items(), *((b, "by") for b in by)]
+        for name, role in roles:
+            if name not in available:
+                msg = (
+                    f"The reference frame has no column {name!r} ({role}); reference= reads "
+                    "the same columns as this frame. Add or rename it there."
+                )
+                raise ColumnNotFoundError(msg)
+        other._check_columns(by)
+        result = ReferenceComparison(reference=lambda: other._side(theirs), **statistics)
+        mine = self._request(metrics, by, options, result)  # checks the metrics first
+        theirs = other._request(metrics, by, options, PerQueryRows())
+        return self._run(mine)
+
+    def _side(self, request: Request) -> Any:
+        """This frame's side of ``compare(reference=...)`` (a
+        :class:`rankframe._reference.Side`); partitioned adapters override."""
+        from rankframe._reference import side
+
+        backend = self._backend(self._frame)
+        return side(backend, _pipeline.per_query(backend, request), request)
 
     @_arguments_checked
     @_option_keywords

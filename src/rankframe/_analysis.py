@@ -31,6 +31,7 @@ __all__ = [
     "PerQuery",
     "Test",
     "compare",
+    "compare_samples",
     "k_type",
     "per_query",
     "tidy",
@@ -408,12 +409,13 @@ def compare(
     shape = (n_segments, n_systems, n_metrics)
     p_value, estimate = np.full(shape, np.nan), np.full(shape, np.nan)
     low, high = np.full(shape, np.nan), np.full(shape, np.nan)
+    outcomes = np.full((3, *shape), -1, dtype=np.int64)  # wins, ties, losses; -1: null
     aggregate = pq._aggregates()
     for positions, part in pq.parts():
         _compare_part(
             part, positions, others, baseline, (p_value, estimate, low, high),
             test=test, confidence_level=confidence_level, n_permutations=n_permutations,
-            n_resamples=n_resamples, seed=seed,
+            n_resamples=n_resamples, seed=seed, outcomes=outcomes,
         )
     base = means[:, baseline : baseline + 1, :]
     geometric = aggregate == "geometric"
@@ -446,22 +448,48 @@ def compare(
         "ci_low": low.ravel(),
         "ci_high": high.ravel(),
         "significant": p_adjusted.ravel() < alpha,  # False where NaN
+        "paired": np.ones(p_value.size, dtype=bool),
+        **_outcome_columns(outcomes),
         "n_queries": _per_row(counts, n_systems),
     }
     return np.repeat(pq.segment_rows, per_segment), columns
+
+
+#: compare()'s columns counting the queries where a system's per-query value is above,
+#: equal to, and below its baseline's (or reference's): null where nothing is paired
+OUTCOMES = ("wins", "ties", "losses")
+
+
+def _outcomes(diff: FloatArray) -> IntArray:
+    """Per column of per-query differences (raw values: system minus baseline), the number
+    of queries above 0, equal to 0 and below 0, shape (3, n_columns); NaN counts nowhere."""
+    return np.stack([
+        np.count_nonzero(diff > 0, axis=0),
+        np.count_nonzero(diff == 0, axis=0),
+        np.count_nonzero(diff < 0, axis=0),
+    ]).astype(np.int64)
+
+
+def _outcome_columns(outcomes: IntArray) -> Columns:
+    """``wins``, ``ties`` and ``losses`` as integer columns, null where -1."""
+    return {
+        name: pa.array(outcomes[i].ravel(), mask=outcomes[i].ravel() < 0, type=pa.int64())
+        for i, name in enumerate(OUTCOMES)
+    }
 
 
 def _compare_part(
     part: PerQuery, positions: IntArray, others: list[int], baseline: int,
     out: tuple[FloatArray, FloatArray, FloatArray, FloatArray], *, test: Test,
     confidence_level: float, n_permutations: int, n_resamples: int, seed: int | None,
+    outcomes: IntArray,
 ) -> None:
     """:func:`compare`'s tests for the metrics of one group that shares its queries, into
     ``out`` (p-values, estimates of the delta, interval bounds) at ``positions``."""
     p_value, estimate, low, high = out
     n_metrics = len(positions)
     aggregate = part._aggregates()
-    values = part.values[part.include]
+    values = raw = part.values[part.include]
     if (aggregate == "geometric").any():
         values = values.copy()
         geometric = aggregate == "geometric"
@@ -471,10 +499,17 @@ def _compare_part(
     order = np.argsort(segment, kind="stable")
     bounds = segments.starts(segment[order], part.n_segments)
     for g in range(part.n_segments):  # a loop over segments; queries stay vectorised
-        rows = values[order[bounds[g] : bounds[g + 1]]]
+        chosen = order[bounds[g] : bounds[g + 1]]
+        rows = values[chosen]
         diff = (rows[:, others, :] - rows[:, baseline : baseline + 1, :]).reshape(
             len(rows), -1
         )
+        raw_rows = raw[chosen]
+        outcomes[(slice(None), g, np.array(others)[:, None], positions[None, :])] = _outcomes(
+            (raw_rows[:, others, :] - raw_rows[:, baseline : baseline + 1, :]).reshape(
+                len(rows), -1
+            )
+        ).reshape(3, len(others), n_metrics)
         p = _p_values(diff, test, n_permutations, seed)
         if test == "t-test":
             lo, hi = _stats.t_interval(diff, confidence_level)
@@ -504,3 +539,181 @@ def _p_values(
     if test == "wilcoxon":
         return np.asarray(_stats.wilcoxon_test(diff)[1], dtype=np.float64)
     return np.asarray(_stats.permutation_test(diff, n_permutations, seed), dtype=np.float64)
+
+
+# -- against a reference: the same systems on another table of per-query values -------------
+
+
+def _groups(pq: PerQuery) -> list[tuple[IntArray, BoolArray]]:
+    """The metrics in groups that share their included queries (as :meth:`PerQuery.parts`,
+    but always split the same way for two tables of the same metrics): positions, and the
+    queries they include."""
+    applies = pq.applies()
+    every = np.ones_like(pq.include)
+    if applies.all() or not applies.any():
+        include = pq.include if applies.any() else every
+        return [(np.arange(len(pq.metrics), dtype=np.int64), include)]
+    return [(np.flatnonzero(applies).astype(np.int64), pq.include),
+            (np.flatnonzero(~applies).astype(np.int64), every)]
+
+
+def _tested(pq: PerQuery) -> FloatArray:
+    """The values the tests read: ``log(max(value, 1e-5))`` for a geometric mean."""
+    geometric = pq._aggregates() == "geometric"
+    if not geometric.any():
+        return pq.values
+    values = pq.values.copy()
+    values[:, :, geometric] = np.log(np.maximum(values[:, :, geometric], GEOMETRIC_FLOOR))
+    return values
+
+
+def compare_samples(
+    current: PerQuery,
+    reference: PerQuery,
+    *,
+    current_ids: IntArray,
+    reference_ids: IntArray,
+    test: Test,
+    correction: Correction,
+    family: Family,
+    alpha: float,
+    confidence_level: float,
+    n_permutations: int,
+    n_resamples: int,
+    seed: int | None,
+) -> tuple[IntArray, Columns]:
+    """Each (segment, system, metric) of ``current`` against the same of ``reference``.
+
+    Both tables hold the same systems and metrics, and their ``segment`` codes are the same
+    segments (``reference``'s queries in segments of ``current`` only: ``n_segments`` and
+    ``segment_rows`` are ``current``'s). ``current_ids`` and ``reference_ids`` are integer
+    codes of the query ids, per query, one numbering for both tables: a query of both sides
+    has the same code. ``compare(reference=...)`` passes two frames' tables; a comparison
+    of consecutive time windows passes two windows of one table (the query codes of that
+    table).
+
+    Per segment and group of metrics that share their included queries: where both sides
+    include the same set of query ids, the comparison is **paired**, exactly as
+    :func:`compare` (the same tests, on the per-query differences in ``current``'s order of
+    queries, and ``wins``/``ties``/``losses``); otherwise it is a **two-sample** comparison
+    of the two sets of values (:mod:`rankframe._stats`): Welch's t-test and its
+    Welch-Satterthwaite interval (``test="t-test"``), a two-sample permutation test
+    (``"permutation"``) or the Mann-Whitney U test (``"wilcoxon"``), the latter two with a
+    bootstrap interval resampling each side independently; ``wins``, ``ties`` and
+    ``losses`` are null. The quantity is the one :func:`compare` tests: the difference of
+    the means; of the mean logs for a geometric mean; of the sums for a sum (two samples of
+    ``n1`` and ``n2`` queries: ``n1 mean1 - n2 mean2``, with its own Welch standard error
+    ``sqrt(n1 s1**2 + n2 s2**2)``; paired, ``n`` times the mean difference, the same number).
+
+    Columns: :func:`compare`'s, with ``reference_mean`` (the reference's statistic) after
+    ``mean``, ``paired``, and ``n_reference`` (the reference's queries) after ``n_queries``.
+    A segment without queries on one side gets NaN tests and a NaN delta.
+    """
+    means, counts = current.means()
+    ref_means, ref_counts = reference.means()
+    n_segments, n_systems, n_metrics = shape = current.shape
+    p_value, estimate = np.full(shape, np.nan), np.full(shape, np.nan)
+    low, high = np.full(shape, np.nan), np.full(shape, np.nan)
+    paired = np.zeros(shape, dtype=bool)
+    outcomes = np.full((3, *shape), -1, dtype=np.int64)
+    aggregate = current._aggregates()
+    values, ref_values = _tested(current), _tested(reference)
+    for (positions, include), (_, ref_include) in zip(
+        _groups(current), _groups(reference), strict=True
+    ):
+        totals = np.tile(aggregate[positions] == "sum", n_systems)
+        width = len(positions)
+        for g in range(n_segments):  # a loop over segments; queries stay vectorised
+            mine = np.flatnonzero(include & (current.segment == g))
+            theirs = np.flatnonzero(ref_include & (reference.segment == g))
+            ids, ref_ids = current_ids[mine], reference_ids[theirs]
+            index = (g, np.arange(n_systems)[:, None], positions[None, :])
+            same = len(mine) == len(theirs) and np.array_equal(np.sort(ids), np.sort(ref_ids))
+            if same:  # the reference's queries in the current's order
+                found = np.argsort(ref_ids, kind="stable")
+                theirs = theirs[found[np.searchsorted(ref_ids[found], ids)]]
+            x = values[mine][:, :, positions].reshape(len(mine), -1)
+            y = ref_values[theirs][:, :, positions].reshape(len(theirs), -1)
+            if same:
+                diff = x - y
+                p = _p_values(diff, test, n_permutations, seed)
+                if test == "t-test":
+                    lo, hi = _stats.t_interval(diff, confidence_level)
+                else:
+                    lo, hi = _stats.bootstrap_interval(
+                        diff, np.zeros(len(diff), dtype=np.int64), 1, confidence_level,
+                        n_resamples, seed,
+                    )
+                with np.errstate(invalid="ignore"):
+                    mean = diff.mean(axis=0) if len(diff) else np.full(diff.shape[1], np.nan)
+                factor = np.where(totals, float(len(diff)), 1.0)
+                est, lo, hi = mean * factor, np.ravel(lo) * factor, np.ravel(hi) * factor
+                raw = (current.values[mine][:, :, positions]
+                       - reference.values[theirs][:, :, positions]).reshape(len(mine), -1)
+                outcomes[(slice(None), *index)] = _outcomes(raw).reshape(3, n_systems, width)
+            else:
+                p = _two_sample_p_values(x, y, test, n_permutations, seed, totals)
+                if test == "t-test":
+                    lo, hi = _stats.welch_interval(x, y, confidence_level, totals)
+                else:
+                    lo, hi = _stats.two_sample_bootstrap_interval(
+                        x, y, confidence_level, n_resamples, seed, totals
+                    )
+                n1, n2 = float(len(x)), float(len(y))
+                with np.errstate(invalid="ignore"):
+                    m1 = x.mean(axis=0) if len(x) else np.full(x.shape[1], np.nan)
+                    m2 = y.mean(axis=0) if len(y) else np.full(y.shape[1], np.nan)
+                est = np.where(totals, n1 * m1 - n2 * m2, m1 - m2)
+            paired[index] = same
+            p_value[index] = np.reshape(p, (n_systems, width))
+            estimate[index] = np.reshape(est, (n_systems, width))
+            low[index] = np.reshape(lo, (n_systems, width))
+            high[index] = np.reshape(hi, (n_systems, width))
+    geometric = aggregate == "geometric"
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # where the values have a NaN (empty_list="nan"), the delta of the statistics
+        fallback = np.where(
+            geometric, np.log(np.maximum(means, 0.0)) - np.log(np.maximum(ref_means, 0.0)),
+            means - ref_means,
+        )
+        delta = np.where(np.isnan(estimate), fallback, estimate)
+        ratio = np.where(geometric, np.exp(delta), means / ref_means)
+    ratio = np.where(np.isfinite(ratio), ratio, np.nan)
+    if family == "table":
+        p_adjusted = _stats.adjust(p_value.ravel(), correction).reshape(shape)
+    else:  # the systems compared on one metric in one segment
+        p_adjusted = _stats.adjust(p_value.transpose(0, 2, 1), correction).transpose(0, 2, 1)
+    statistic = _labels([STATISTIC[a] for a in aggregate])
+    columns: Columns = {
+        **_long_labels(current),
+        "statistic": np.tile(statistic, n_segments * n_systems),
+        "mean": means.ravel(),
+        "reference_mean": ref_means.ravel(),
+        "delta": delta.ravel(),
+        "ratio": ratio.ravel(),
+        "p_value": p_value.ravel(),
+        "p_adjusted": p_adjusted.ravel(),
+        "ci_low": low.ravel(),
+        "ci_high": high.ravel(),
+        "significant": p_adjusted.ravel() < alpha,  # False where NaN
+        "paired": paired.ravel(),
+        **_outcome_columns(outcomes),
+        "n_queries": _per_row(counts, n_systems),
+        "n_reference": _per_row(ref_counts, n_systems),
+    }
+    return np.repeat(current.segment_rows, n_systems * n_metrics), columns
+
+
+def _two_sample_p_values(
+    x: FloatArray, y: FloatArray, test: Test, n_permutations: int, seed: int | None,
+    totals: BoolArray,
+) -> FloatArray:
+    """Two-sided p-values of "no difference" between two independent samples, per column."""
+    if test == "t-test":
+        return np.asarray(_stats.welch_t_test(x, y, totals)[1], dtype=np.float64)
+    if test == "wilcoxon":
+        return np.asarray(_stats.mann_whitney_test(x, y)[1], dtype=np.float64)
+    return np.asarray(
+        _stats.two_sample_permutation_test(x, y, n_permutations, seed, totals),
+        dtype=np.float64,
+    )

@@ -43,6 +43,7 @@ __all__ = [
     "Request",
     "Result",
     "check_request",
+    "completed",
     "finish",
     "from_parts",
     "part_table",
@@ -276,6 +277,7 @@ class Comparison:
                 ("statistic", "str"), ("mean", "float"), ("delta", "float"),
                 ("ratio", "float"), ("p_value", "float"), ("p_adjusted", "float"),
                 ("ci_low", "float"), ("ci_high", "float"), ("significant", "bool"),
+                ("paired", "bool"), *((name, "int?") for name in _analysis.OUTCOMES),
                 ("n_queries", "int")]
 
 
@@ -543,15 +545,24 @@ def _included(pq: PerQuery, options: Options) -> PerQuery:
     return replace(pq, include=np.asarray(include, dtype=bool), values=values)
 
 
+def completed(pq: PerQuery, options: Options) -> PerQuery:
+    """The per-query values as the finish step reads them: the beyond-accuracy metrics
+    from every query's top k, then the ``empty`` option (and its error)."""
+    if pq.top is not None:  # the beyond-accuracy metrics, from every query's top k
+        sets = _items.complete(pq.values, pq.top, pq.metrics, options, pq.segment,
+                               pq.n_segments)
+        pq = replace(pq, sets=sets)
+    return _included(pq, options)
+
+
 def finish(backend: Backend, pq: PerQuery, request: Request) -> Any:
     """The result of ``request`` from every query's values: a native frame of the backend
     (its ``keys`` columns taken from the rows ``pq`` refers to)."""
-    if pq.top is not None:  # the beyond-accuracy metrics, from every query's top k
-        sets = _items.complete(pq.values, pq.top, pq.metrics, request.options, pq.segment,
-                               pq.n_segments)
-        pq = replace(pq, sets=sets)
-    pq = _included(pq, request.options)
-    rows, columns = request.result.finish(pq, request)
+    against = getattr(request.result, "against", None)
+    if against is not None:  # compare(reference=...): this frame's ids and segments too
+        rows, columns = against(backend, pq, request)
+    else:
+        rows, columns = request.result.finish(completed(pq, request.options), request)
     keys = request.keys
     return backend.table(keys, rows if keys else None, columns)
 

@@ -1,4 +1,5 @@
-"""Vectorised statistics over per-query metric values: paired tests, intervals, corrections.
+"""Vectorised statistics over per-query metric values: paired and two-sample tests,
+intervals, corrections.
 
 The tests and intervals take the per-query values (or paired differences) with the queries
 along axis 0 and any number of independent columns after it (systems x metrics, ...): a
@@ -32,9 +33,14 @@ from rankframe.exceptions import InvalidOptionError
 __all__ = [
     "adjust",
     "bootstrap_interval",
+    "mann_whitney_test",
     "paired_t_test",
     "permutation_test",
     "t_interval",
+    "two_sample_bootstrap_interval",
+    "two_sample_permutation_test",
+    "welch_interval",
+    "welch_t_test",
     "wilcoxon_test",
 ]
 
@@ -594,3 +600,242 @@ def bootstrap_interval(
     low[present] = np.where(has_nan, np.nan, q[0].T)  # q: (2, m, segments)
     high[present] = np.where(has_nan, np.nan, q[1].T)
     return low.reshape(out_shape), high.reshape(out_shape)
+
+
+# --- two samples (independent queries) -------------------------------------------------------
+#
+# The current and the reference side hold different queries (``compare(reference=...)`` with
+# other query ids, a window against the previous one): each column of ``x`` (the current
+# side's queries) is compared with the same column of ``y`` (the reference's). The quantity
+# is ``w1 * mean(x) - w2 * mean(y)``: the difference of the means (``totals`` False), or of
+# the sums (``totals`` True: ``w1 = n1``, ``w2 = n2``), column by column.
+
+
+def _two_columns(
+    x: npt.ArrayLike, y: npt.ArrayLike
+) -> tuple[FloatArray, FloatArray, tuple[int, ...]]:
+    """``x`` and ``y`` as float (n1, m) and (n2, m) arrays with the same columns."""
+    a, shape = _columns(x, "x")
+    b, shape_y = _columns(y, "y")
+    if shape != shape_y:
+        msg = f"`x` and `y` must have the same columns; got shapes {shape} and {shape_y}."
+        raise InvalidOptionError(msg)
+    return a, b, shape
+
+
+def _weights(totals: npt.ArrayLike, m: int, n1: int, n2: int) -> tuple[FloatArray, FloatArray]:
+    """Per column, the factors of the two means: 1 (means), or n1 and n2 (sums)."""
+    scaled = np.broadcast_to(np.asarray(totals, dtype=bool).ravel(), (m,))
+    return np.where(scaled, float(n1), 1.0), np.where(scaled, float(n2), 1.0)
+
+
+def _welch(
+    x: FloatArray, y: FloatArray, totals: npt.ArrayLike
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Per column: the estimate ``w1 mean(x) - w2 mean(y)``, its standard error and the
+    Welch-Satterthwaite degrees of freedom (NaN where a side has fewer than 2 queries)."""
+    (n1, m), n2 = x.shape, y.shape[0]
+    w1, w2 = _weights(totals, m, n1, n2)
+    if n1 < 2 or n2 < 2:
+        nan = np.full(m, np.nan)
+        with np.errstate(invalid="ignore"):
+            mx = x.mean(axis=0) if n1 else nan
+            my = y.mean(axis=0) if n2 else nan
+        return w1 * mx - w2 * my, nan.copy(), nan.copy()
+    mx, my = x.mean(axis=0), y.mean(axis=0)
+    # as scipy's ttest_ind: ddof=1 variances
+    vx = np.mean((x - mx) ** 2, axis=0) * (n1 / (n1 - 1))
+    vy = np.mean((y - my) ** 2, axis=0) * (n2 / (n2 - 1))
+    a1, a2 = w1**2 * vx / n1, w2**2 * vy / n2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        df = (a1 + a2) ** 2 / (a1**2 / (n1 - 1) + a2**2 / (n2 - 1))
+    return w1 * mx - w2 * my, np.sqrt(a1 + a2), df
+
+
+def welch_t_test(
+    x: npt.ArrayLike, y: npt.ArrayLike, totals: npt.ArrayLike = False
+) -> tuple[FloatArray, FloatArray]:
+    """Two-sided Welch's t-test of "no difference" between two independent samples, per column.
+
+    Parameters
+    ----------
+    x, y : array_like, shapes (n1,) / (n2,) or (n1, m) / (n2, m)
+        Per-query values of the two sides; column ``j`` of ``x`` against column ``j`` of ``y``.
+    totals : bool or array_like of bool, shape (m,)
+        Columns whose quantity is the difference of the sums ``n1 mean(x) - n2 mean(y)``
+        rather than of the means.
+
+    Returns
+    -------
+    statistic, p_value : ndarray of float, shape ``x.shape[1:]``
+        ``t = estimate / se`` with ``se**2 = w1**2 s1**2 / n1 + w2**2 s2**2 / n2`` (``w`` = 1,
+        or n for a sum; ``s**2`` the ddof=1 variances), and ``p = 2 P(T_df >= |t|)`` with
+        the Welch-Satterthwaite ``df = se**4 / (a1**2 / (n1 - 1) + a2**2 / (n2 - 1))``,
+        ``a = w**2 s**2 / n``.
+
+    Notes
+    -----
+    For means (and for sums when ``n1 == n2``, where the two are one test) equal to
+    ``scipy.stats.ttest_ind(x, y, equal_var=False)``. Fewer than 2 values on a side, both
+    variances 0, or a NaN in a column: NaN.
+    """
+    a, b, shape = _two_columns(x, y)
+    estimate, se, df = _welch(a, b, totals)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = estimate / se
+    p = 2.0 * special.stdtr(df, -np.abs(t))
+    return t.reshape(shape), np.asarray(p, dtype=np.float64).reshape(shape)
+
+
+def welch_interval(
+    x: npt.ArrayLike, y: npt.ArrayLike, confidence: float = 0.95, totals: npt.ArrayLike = False
+) -> tuple[FloatArray, FloatArray]:
+    """Welch-Satterthwaite t interval of ``w1 mean(x) - w2 mean(y)``, per column.
+
+    ``estimate + se * t_df((1 -+ confidence) / 2)`` with the ``se`` and ``df`` of
+    :func:`welch_t_test`: ``scipy.stats.ttest_ind(x, y, equal_var=False)
+    .confidence_interval(confidence)`` for means. Both variances 0 gives the zero-width
+    interval at the estimate; fewer than 2 values on a side, or a NaN, gives NaN.
+    """
+    c = check_level("confidence", confidence, _LEVEL)
+    a, b, shape = _two_columns(x, y)
+    estimate, se, df = _welch(a, b, totals)
+    with np.errstate(invalid="ignore"):
+        q_low = special.stdtrit(df, (1.0 - c) / 2.0)
+        q_high = special.stdtrit(df, (1.0 + c) / 2.0)
+    low = np.where(se == 0, estimate, estimate + se * q_low)
+    high = np.where(se == 0, estimate, estimate + se * q_high)
+    return low.reshape(shape), high.reshape(shape)
+
+
+def two_sample_permutation_test(
+    x: npt.ArrayLike, y: npt.ArrayLike, n_resamples: int = 10_000, seed: Seed = None,
+    totals: npt.ArrayLike = False,
+) -> FloatArray:
+    """Two-sided two-sample permutation test of "no difference", per column.
+
+    The ``n1 + n2`` values are pooled and shuffled ``n_resamples`` times; the first ``n1``
+    of each shuffle play ``x``, the rest ``y``. Returns
+    ``(1 + #{resamples: |D*| >= |D| - tol}) / (1 + n_resamples)`` with ``D = w1 mean(x) -
+    w2 mean(y)`` (:func:`welch_t_test`'s quantity), ``D*`` the same of a shuffle, and
+    ``tol = 1e-12 (w1 mean|x| + w2 mean|y|)`` for rounding. Never 0.
+
+    The shuffles: tasks of about ``2**20 / (n1 + n2)`` resamples, each drawing from its own
+    stream of ``numpy.random.default_rng(seed).spawn(n_tasks)`` one row of
+    ``rng.permuted(np.tile(np.arange(n1 + n2), (size, 1)), axis=1)`` per resample; every
+    column sees the same shuffles. An empty side, or a NaN (or infinite) value, gives NaN.
+    """
+    r_total = check_count("n_resamples", n_resamples, _COUNT)
+    a, b, shape = _two_columns(x, y)
+    (n1, m), n2 = a.shape, b.shape[0]
+    p_value = np.full(m, np.nan)
+    if n1 == 0 or n2 == 0:
+        return p_value.reshape(shape)
+    w1, w2 = _weights(totals, m, n1, n2)
+    pooled = np.concatenate([a, b])
+    finite = np.asarray(np.isfinite(pooled).all(axis=0))
+    pooled = np.where(finite, pooled, 0.0)
+    columns = np.ascontiguousarray(pooled.T)  # (m, n1 + n2)
+    total = columns.sum(axis=1)
+    observed = np.abs(w1 * a.sum(axis=0) / n1 - w2 * b.sum(axis=0) / n2)
+    scale = w1 * np.abs(a).sum(axis=0) / n1 + w2 * np.abs(b).sum(axis=0) / n2
+    threshold = np.where(finite, observed - 1e-12 * scale, np.inf)
+    n = n1 + n2
+    chunk = max(1, _BOOT_STEP // n)
+    starts = range(0, r_total, chunk)
+
+    def count(task: tuple[int, np.random.Generator]) -> npt.NDArray[np.int64]:
+        start, rng = task
+        size = min(chunk, r_total - start)
+        index = rng.permuted(np.tile(np.arange(n, dtype=np.intp), (size, 1)), axis=1)[:, :n1]
+        hits = np.zeros(m, dtype=np.int64)
+        for j in range(m):  # every column sees the same shuffles
+            sx = columns[j].take(index).sum(axis=1)
+            stat = w1[j] * sx / n1 - w2[j] * (total[j] - sx) / n2
+            hits[j] = np.count_nonzero(np.abs(stat) >= threshold[j])
+        return hits
+
+    streams = np.random.default_rng(seed).spawn(len(starts))
+    hits = np.zeros(m, dtype=np.int64)
+    for task_hits in _map_chunks(count, zip(starts, streams, strict=True)):
+        hits += task_hits
+    p_value[finite] = (1.0 + hits[finite]) / (1.0 + r_total)
+    return p_value.reshape(shape)
+
+
+def two_sample_bootstrap_interval(
+    x: npt.ArrayLike, y: npt.ArrayLike, confidence: float = 0.95, n_resamples: int = 1000,
+    seed: Seed = None, totals: npt.ArrayLike = False,
+) -> tuple[FloatArray, FloatArray]:
+    """Percentile bootstrap interval of ``w1 mean(x) - w2 mean(y)``, resampling each side
+    independently, per column.
+
+    Each resample draws ``n1`` values of ``x`` and ``n2`` of ``y`` uniformly with
+    replacement; the interval is the ``(1 -+ confidence) / 2`` quantiles (``np.quantile``,
+    ``method="linear"``) of the resampled quantities. The draws: tasks of about
+    ``2**20 / (n1 + n2)`` resamples, each with its own stream ``rng`` of
+    ``numpy.random.default_rng(seed).spawn(n_tasks)``, drawing
+    ``rng.integers(0, n1, size=(size, n1))`` then ``rng.integers(0, n2, size=(size, n2))``;
+    every column sees the same draws. An empty side, or a NaN (or infinite) value, gives NaN.
+    """
+    c = check_level("confidence", confidence, _LEVEL)
+    r_total = check_count("n_resamples", n_resamples, _COUNT)
+    a, b, shape = _two_columns(x, y)
+    (n1, m), n2 = a.shape, b.shape[0]
+    low, high = np.full(m, np.nan), np.full(m, np.nan)
+    if n1 == 0 or n2 == 0:
+        return low.reshape(shape), high.reshape(shape)
+    w1, w2 = _weights(totals, m, n1, n2)
+    finite = np.asarray(np.isfinite(a).all(axis=0) & np.isfinite(b).all(axis=0))
+    xs = np.ascontiguousarray(np.where(finite, a, 0.0).T)
+    ys = np.ascontiguousarray(np.where(finite, b, 0.0).T)
+    chunk = max(1, _BOOT_STEP // (n1 + n2))
+    starts = range(0, r_total, chunk)
+    values = np.empty((m, r_total))
+
+    def resample(task: tuple[int, np.random.Generator]) -> None:
+        start, rng = task
+        size = min(chunk, r_total - start)
+        ix = rng.integers(0, n1, size=(size, n1))
+        iy = rng.integers(0, n2, size=(size, n2))
+        for j in range(m):
+            values[j, start : start + size] = (
+                w1[j] * xs[j].take(ix).mean(axis=1) - w2[j] * ys[j].take(iy).mean(axis=1)
+            )
+
+    streams = np.random.default_rng(seed).spawn(len(starts))
+    for _ in _map_chunks(resample, zip(starts, streams, strict=True)):
+        pass
+    q = np.quantile(values, [(1.0 - c) / 2.0, (1.0 + c) / 2.0], axis=1, method="linear")
+    low[finite], high[finite] = q[0][finite], q[1][finite]
+    return low.reshape(shape), high.reshape(shape)
+
+
+def mann_whitney_test(x: npt.ArrayLike, y: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
+    """Two-sided Mann-Whitney U test of two independent samples, per column.
+
+    Returns ``U1`` (the U of ``x``: its rank sum in the pooled sample, tied values given
+    their average rank, minus ``n1 (n1 + 1) / 2``) and the p-value of the normal
+    approximation with tie and continuity corrections: ``z = (max(U1, U2) - n1 n2 / 2 -
+    0.5) / s``, ``s**2 = n1 n2 / 12 ((n + 1) - sum(t**3 - t) / (n (n - 1)))``,
+    ``p = min(1, 2 (1 - Phi(z)))``: ``scipy.stats.mannwhitneyu(x, y,
+    method="asymptotic")``, for every sample size (scipy's default switches to its exact
+    distribution below 8 values per side without ties). An empty side or a NaN: NaN.
+    """
+    a, b, shape = _two_columns(x, y)
+    (n1, m), n2 = a.shape, b.shape[0]
+    statistic, p_value = np.full(m, np.nan), np.full(m, np.nan)
+    finite = np.asarray(~np.isnan(a).any(axis=0) & ~np.isnan(b).any(axis=0))
+    if n1 == 0 or n2 == 0 or not finite.any():
+        return statistic.reshape(shape), p_value.reshape(shape)
+    n = n1 + n2
+    pooled = np.concatenate([a, b])[:, finite].T  # (m', n): one row per column
+    ranks, tie, _ = _midranks(pooled)
+    u1 = ranks[:, :n1].sum(axis=1) - n1 * (n1 + 1) / 2.0
+    u = np.maximum(u1, n1 * n2 - u1)
+    s = np.sqrt(n1 * n2 / 12.0 * ((n + 1.0) - tie / (n * (n - 1.0))))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (u - n1 * n2 / 2.0 - 0.5) / s
+    statistic[finite] = u1
+    p_value[finite] = np.clip(2.0 * special.ndtr(-z), 0.0, 1.0)
+    return statistic.reshape(shape), p_value.reshape(shape)

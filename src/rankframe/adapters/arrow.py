@@ -180,6 +180,12 @@ class ArrowRankEval(RankEval):
         frame = self._frame.frame(columns)
         return pandas_result(_pipeline.run(PandasBackend(frame), request), request)
 
+    def _side(self, request: Request) -> Any:
+        from rankframe._reference import side
+
+        backend = PandasBackend(self._frame.frame([*request.names.roles(), *request.by]))
+        return side(backend, _pipeline.per_query(backend, request), request)
+
     def _rank(self, columns: list[str], ties: Ties) -> Any:
         backend = PandasBackend(self._frame.frame(None))
         return backend.with_ranks(ranks(backend, self._names, columns, ties))

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 try:
+    import dask
     import dask.dataframe as dd
     from dask.dataframe.extensions import register_dataframe_accessor
 except ImportError as error:
@@ -42,7 +43,7 @@ from rankframe._accessor import RankEval, ranks
 from rankframe._encoding import hash_arrow, is_composite
 from rankframe._options import Ties
 from rankframe._partitioned import Parts
-from rankframe._pipeline import Backend, ColumnNames, Request
+from rankframe._pipeline import Backend, ColumnNames, Request, from_parts
 from rankframe.adapters.pandas import PandasBackend, pandas_result
 from rankframe.exceptions import RankEvalError
 
@@ -246,6 +247,19 @@ class DaskRankEval(RankEval):
                                    aggregate_kwargs={"metric": metric})
         meta = pandas_result(table_meta, request)
         return tables.map_partitions(_finish, parts, checked, meta=meta)
+
+    def _side(self, request: Request) -> Any:
+        """This frame's side of ``compare(reference=...)``: its partitions' per-query tables,
+        computed with the whole frame's null check (as :meth:`_run`), read back as one."""
+        from rankframe._reference import side
+
+        frame, checked, position, _ = self._partitioned(request.by, request.names)
+        parts = Parts(request, PandasBackend)
+        part_meta = _meta(frame, request.part_keys(), request.part_columns())
+        tables = frame.map_partitions(_map_part, parts, position, part_meta, meta=part_meta)
+        computed, _ = dask.compute(tables, checked)  # type: ignore[attr-defined,no-untyped-call]
+        backend = PandasBackend(computed.reset_index(drop=True))
+        return side(backend, from_parts(backend, request), request)
 
     def _rank(self, columns: list[str], ties: Ties) -> Any:
         frame, checked, position, index = self._partitioned(None)

@@ -39,7 +39,7 @@ from rankframe._encoding import (
 from rankframe._engine import CodeArray, FrameData, ItemColumn
 from rankframe._options import Ties
 from rankframe._partitioned import Parts
-from rankframe._pipeline import Backend, ColumnNames, Request, run
+from rankframe._pipeline import Backend, ColumnNames, Request, from_parts, per_query, run
 from rankframe.exceptions import InvalidDataError
 
 IntArray = npt.NDArray[np.int64]
@@ -352,7 +352,6 @@ class LazyPolarsRankEval(RankEval):
         index, metric = request.shape()
         schema = table if request.kind == "table" else {**{c: table[c] for c in index},
                                                         metric: pl.Float64}
-        part_schema = self._schema(request.part_keys(), request.part_columns())
         frame = self._input(request.names, request.by)
         def whole(data: pl.DataFrame) -> pl.DataFrame:
             # the whole frame in one step: the eager accessor's result, bit for bit
@@ -364,26 +363,46 @@ class LazyPolarsRankEval(RankEval):
                 return frame.map_batches(whole, schema=schema, streamable=False)
             parts = Parts(request, self._backend, PolarsBackend)
 
-            def run_part(part: pl.DataFrame) -> pl.DataFrame:
-                if not _validation.polars_facts(part, request.names).clean:
-                    # the error counts and locates over the whole frame: its facts, from
-                    # one streaming aggregation of the plan
-                    whole = _validation.polars_facts(frame, request.names)
-                    _validation.raise_for(whole, request.names, flavour="polars")
-                return _conform(parts.map(part), part_schema)
-
             def finish(tables: pl.DataFrame) -> pl.DataFrame:
                 return _conform(_shape(parts.finish(tables), request), schema)
 
-            # one part's rows are held at a time: each part is one opaque step that gets all
-            # of its rows at once, and the parts run one after the other
-            tables = [part.map_batches(run_part, schema=part_schema, streamable=False)
-                      for part in _buckets(frame, request.names.query, n)]
-            return pl.concat(tables, parallel=False).map_batches(
+            return self._part_tables(request, frame, n).map_batches(
                 finish, schema=schema, streamable=False
             )
 
         return _at_collection(plan, schema)
+
+    def _part_tables(self, request: Request, frame: pl.LazyFrame, n: int) -> pl.LazyFrame:
+        """The per-query tables of ``n`` parts of whole queries, concatenated."""
+        part_schema = self._schema(request.part_keys(), request.part_columns())
+        parts = Parts(request, self._backend, PolarsBackend)
+
+        def run_part(part: pl.DataFrame) -> pl.DataFrame:
+            if not _validation.polars_facts(part, request.names).clean:
+                # the error counts and locates over the whole frame: its facts, from
+                # one streaming aggregation of the plan
+                whole = _validation.polars_facts(frame, request.names)
+                _validation.raise_for(whole, request.names, flavour="polars")
+            return _conform(parts.map(part), part_schema)
+
+        # one part's rows are held at a time: each part is one opaque step that gets all
+        # of its rows at once, and the parts run one after the other
+        tables = [part.map_batches(run_part, schema=part_schema, streamable=False)
+                  for part in _buckets(frame, request.names.query, n)]
+        return pl.concat(tables, parallel=False)
+
+    def _side(self, request: Request) -> Any:
+        """This LazyFrame's side of ``compare(reference=...)``: its plan collected, in parts
+        of whole queries when it is large (as :meth:`_run`)."""
+        from rankframe._reference import side
+
+        frame = self._input(request.names, request.by)
+        n = _part_count(frame)
+        if n == 1:
+            backend = PolarsBackend(frame.collect())
+            return side(backend, per_query(backend, request), request)
+        tables = PolarsBackend(self._part_tables(request, frame, n).collect())
+        return side(tables, from_parts(tables, request), request)
 
     def _rank(self, columns: list[str], ties: Ties) -> pl.LazyFrame:
         names = self._names

@@ -26,7 +26,7 @@ DEFAULT_METRICS = [
     "mrr@10", "ndcg@10", "map@100", "acc@1", "acc@10", "precision@10", "recall@100",
 ]
 # columns of compare()'s result on the scale of a metric (shown as percentages by --percent)
-COMPARE_VALUE_COLUMNS = ("mean", "delta", "ci_low", "ci_high")
+COMPARE_VALUE_COLUMNS = ("mean", "reference_mean", "delta", "ci_low", "ci_high")
 
 Command = Callable[[argparse.Namespace, Status], int]
 
@@ -146,13 +146,24 @@ def run_evaluate(args: argparse.Namespace, status: Status) -> int:
     return 0
 
 
-def _check_compare(args: argparse.Namespace, scores: Sequence[str]) -> str:
-    """The tests' options, checked; the baseline."""
-    if len(scores) < 2:
-        msg = "compare needs at least two score columns, e.g. --score model_a --score model_b"
+def _check_compare(args: argparse.Namespace, scores: Sequence[str]) -> str | None:
+    """The tests' options, checked; the baseline (``None`` with --reference)."""
+    if args.reference is not None and args.baseline is not None:
+        msg = (
+            "--baseline and --reference cannot be combined: --baseline compares the --score "
+            "columns with one of them, --reference each with the same column of FILE2"
+        )
         raise CliError(msg, code=2)
-    baseline: str = args.baseline if args.baseline is not None else scores[0]
-    if baseline not in scores:
+    if args.reference is None and len(scores) < 2:
+        msg = (
+            "compare needs at least two score columns, e.g. --score model_a --score model_b "
+            "(or one with --reference FILE2)"
+        )
+        raise CliError(msg, code=2)
+    baseline: str | None = args.baseline if args.baseline is not None else scores[0]
+    if args.reference is not None:
+        baseline = None
+    elif baseline not in scores:
         msg = (
             f"--baseline {baseline!r} is not one of the --score columns "
             f"({', '.join(map(repr, scores))}); pass one of them"
@@ -171,12 +182,18 @@ def _check_compare(args: argparse.Namespace, scores: Sequence[str]) -> str:
 
 def run_compare(args: argparse.Namespace, status: Status) -> int:
     """``rankframe compare``."""
-    scores = list(dict.fromkeys(args.score or []))
+    default = ["score"] if args.reference is not None else []
+    scores = list(dict.fromkeys(args.score or default))
     baseline = _check_compare(args, scores)
     metrics = _metrics(args.metric)
     options = _options(args)
     roles = _roles(args, scores)
     frame, source = _read(args, roles, status)
+    reference = None
+    if args.reference is not None:  # the same columns, read and checked as FILE
+        fmt = input_format(args.reference, args.input_format)
+        reference, reference_source = read_table(args.reference, fmt, _columns(roles), status)
+        check_rows(reference, reference_source, roles)
     ev = _accessor(frame, roles)
     compare = getattr(ev, "compare", None)
     if compare is None:
@@ -197,6 +214,7 @@ def run_compare(args: argparse.Namespace, status: Status) -> int:
             n_resamples=args.resamples,
             seed=args.seed,
             by=roles.by or None,
+            **({} if reference is None else {"reference": reference}),
             **options,
         )
     status.clear()

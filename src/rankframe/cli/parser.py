@@ -156,13 +156,18 @@ def build_parser() -> argparse.ArgumentParser:
         description="Compare score columns of one file against a baseline: means, deltas, "
         "confidence intervals and p-values of paired tests over queries.",
     )
-    _add_input(compare, several_scores="a system's score column; give two or more")
+    _add_input(compare, several_scores="a system's score column; give two or more (one is "
+               "enough with --reference; default there: score)")
     _add_metric_options(compare)
     from rankframe._options import CORRECTION, FAMILY, TEST
 
     tests = compare.add_argument_group("tests")
     tests.add_argument("--baseline", metavar="COL",
                        help="the score column the others are compared to (default: the first)")
+    tests.add_argument("--reference", metavar="FILE2",
+                       help="compare each --score column with the same column of FILE2 "
+                       "(same columns; paired where the query ids match, two-sample "
+                       "otherwise) instead of with a baseline column")
     tests.add_argument("--test", choices=TEST.choices, default=TEST.default,
                        help="paired test over queries (default: %(default)s)")
     tests.add_argument("--correction", choices=CORRECTION.choices, default=CORRECTION.default,

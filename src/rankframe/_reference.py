@@ -1,0 +1,149 @@
+"""``compare(metrics, reference=other_frame)``: each system against the same system of
+another frame.
+
+The two frames run the one data path side by side: each gives its per-query table in its
+own kind (an eager frame at once; a LazyFrame or a Dask frame in parts of whole queries),
+and the finish step of the current frame reads both (:meth:`ReferenceComparison.against`):
+the ``empty=`` option and the item metrics on each side, the query ids and the ``by``
+segments of both sides numbered together, then :func:`rankframe._analysis.compare_samples`
+(paired where a segment holds the same queries on both sides, two-sample otherwise).
+
+The reference frame's side is computed when the current frame's finish step runs: at once
+for an eager current frame, when the result is collected (LazyFrame) or computed (Dask)
+otherwise. The reference may be of any kind rankframe reads; a LazyFrame or Dask
+reference is collected or computed then, inside that step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from itertools import chain, count
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from rankframe import _analysis
+from rankframe._analysis import SYSTEM, Correction, Family, PerQuery, Test
+from rankframe._pipeline import Backend, Kind, Request, ValueColumns, completed
+from rankframe._registry import Metric
+from rankframe.exceptions import InvalidOptionError
+
+__all__ = ["ReferenceComparison", "Side", "side"]
+
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class Side:
+    """One frame's per-query values as a comparison reads them: after the finish step's
+    item metrics and ``empty=`` (:func:`rankframe._pipeline.completed`), with each query's
+    id and each segment's ``by`` values (a tuple)."""
+
+    values: PerQuery
+    queries: list[object]
+    segments: list[tuple[object, ...]]
+
+
+def side(backend: Backend, pq: PerQuery, request: Request) -> Side:
+    """The :class:`Side` of a per-query table that ``backend`` holds the rows of."""
+    pq = completed(pq, request.options)
+    queries = pq.query_labels(np.arange(len(pq.include), dtype=np.int64))
+    if request.by:
+        columns = [backend.labels(b, pq.segment_rows) for b in request.by]
+        segments = list(zip(*columns, strict=True))
+    else:
+        segments = [()] * pq.n_segments
+    return Side(pq, list(queries), segments)
+
+
+def joint_codes(left: Sequence[object], right: Sequence[object]) -> tuple[IntArray, IntArray]:
+    """Integer codes of two lists of ids (or tuples of ``by`` values) in one numbering:
+    equal values, equal codes."""
+    codes = dict(zip(dict.fromkeys(chain(left, right)), count(), strict=False))
+    mine = np.fromiter(map(codes.__getitem__, left), dtype=np.int64, count=len(left))
+    theirs = np.fromiter(map(codes.__getitem__, right), dtype=np.int64, count=len(right))
+    return mine, theirs
+
+
+def _within(reference: Side, current: Side) -> tuple[PerQuery, list[object]]:
+    """The reference's queries in the current's segments, numbered as the current's; the
+    reference's queries of other segments are left out."""
+    mine, theirs = joint_codes(current.segments, reference.segments)
+    lookup = np.full(int(max(mine.max(initial=-1), theirs.max(initial=-1))) + 1, -1)
+    lookup[mine] = np.arange(len(mine))
+    pq = reference.values
+    segment = lookup[theirs][pq.segment] if len(theirs) else np.zeros(0, dtype=np.int64)
+    keep = segment >= 0
+    target = current.values
+    restricted = replace(
+        pq, values=pq.values[keep], include=pq.include[keep], empty=pq.empty[keep],
+        segment=segment[keep].astype(np.int64), n_segments=target.n_segments,
+        segment_rows=target.segment_rows, first_rows=None, top=None, sets=None,
+    )
+    queries = [q for q, k in zip(reference.queries, keep.tolist(), strict=True) if k]
+    return restricted, queries
+
+
+@dataclass(frozen=True)
+class ReferenceComparison:
+    """Each system against the same system of a reference frame: ``compare(reference=)``.
+
+    ``reference()`` gives the reference frame's :class:`Side` for this request (the
+    reference accessor's per-query step, run when the finish step runs)."""
+
+    reference: Callable[[], Side] = field(compare=False)
+    test: Test
+    correction: Correction
+    family: Family
+    alpha: float
+    confidence_level: float
+    n_permutations: int
+    n_resamples: int
+    seed: int | None
+    kind: Kind = "table"
+    per_query_rows: bool = False
+
+    def check(self, metric: Metric) -> None:
+        if metric.definition.aggregate == "set":
+            msg = (
+                f"{metric} is a set-level metric: it has one value per set of queries (the "
+                "frame, or a `by` segment), not one per query, and compare() tests "
+                "per-query values. Use evaluate([" + repr(str(metric)) + "], by=...) on "
+                "each frame for it."
+            )
+            raise InvalidOptionError(msg)
+
+    def keys(self, request: Request) -> list[str]:
+        return list(request.by)
+
+    def value_columns(self, request: Request) -> ValueColumns:
+        return [
+            (SYSTEM, "str"), ("metric", "str"), ("k", _analysis.k_type(request.metrics)),
+            ("statistic", "str"), ("mean", "float"), ("reference_mean", "float"),
+            ("delta", "float"), ("ratio", "float"), ("p_value", "float"),
+            ("p_adjusted", "float"), ("ci_low", "float"), ("ci_high", "float"),
+            ("significant", "bool"), ("paired", "bool"),
+            *((name, "int?") for name in _analysis.OUTCOMES),
+            ("n_queries", "int"), ("n_reference", "int"),
+        ]
+
+    def finish(self, pq: PerQuery, request: Request) -> tuple[IntArray, dict[str, Any]]:  # noqa: ARG002
+        msg = "compare(reference=...) runs through the finish step of a frame (against())."
+        raise InvalidOptionError(msg)
+
+    def against(
+        self, backend: Backend, pq: PerQuery, request: Request
+    ) -> tuple[IntArray, dict[str, Any]]:
+        """The output's rows and columns: the current frame's per-query table (``pq``,
+        whose rows ``backend`` holds, before the finish step) against the reference's."""
+        current = side(backend, pq, request)
+        reference, reference_queries = _within(self.reference(), current)
+        mine, theirs = joint_codes(current.queries, reference_queries)
+        return _analysis.compare_samples(
+            current.values, reference, current_ids=mine, reference_ids=theirs,
+            test=self.test, correction=self.correction, family=self.family,
+            alpha=self.alpha, confidence_level=self.confidence_level,
+            n_permutations=self.n_permutations, n_resamples=self.n_resamples, seed=self.seed,
+        )

@@ -76,6 +76,9 @@ class PerQuery:
     sets
         The set-level metrics (:class:`rankframe._items.SetValues`): their columns of
         ``values`` hold no per-query value; means and intervals come from it.
+    time
+        Per query, its earliest time (:class:`rankframe._windows.Times`), for ``every=``;
+        ``None`` otherwise.
     """
 
     values: FloatArray
@@ -90,6 +93,7 @@ class PerQuery:
     query_labels: Callable[[IntArray], list[object]]
     top: Any = None
     sets: Any = None
+    time: Any = None
 
     @property
     def shape(self) -> tuple[int, int, int]:

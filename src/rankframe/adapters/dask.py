@@ -184,10 +184,12 @@ def _empty(frame: Any, kind: str, names: ColumnNames) -> pd.Series:
     if kind not in ("time", "window") or names.time is None:
         return pd.Series([], dtype=_DTYPES[kind])
     column = frame._meta[names.time]
-    if column.dtype == object:  # dates as objects: no Arrow type without values
-        return pd.Series([], dtype=object)
     arrow = pa.array(column.array) if isinstance(column.dtype, pd.ArrowDtype) else pa.array(
         column, from_pandas=True)
+    if not (pa.types.is_temporal(arrow.type) or pa.types.is_integer(arrow.type)):
+        # dates as objects (no Arrow type without values), or no times: the data's check
+        # raises before any value is made
+        return pd.Series([], dtype=object)
     if kind == "time":
         kind_type = pa.int64() if pa.types.is_integer(arrow.type) else arrow.type
     else:

@@ -773,7 +773,7 @@ def _metric_docstring(definition: MetricDef) -> str:
     """The NumPy-style docstring of a metric's method, from its declaration."""
     parameters = [_k_doc(definition)] if definition.takes_k else []
     parameters += [
-        _BY_DOC, _EVERY_DOC, *(o.docstring() for o in definition.parameters()),
+        _BY_DOC, *(o.docstring() for o in definition.parameters()), _EVERY_DOC,
         CONVENTION.docstring(),
     ]
     sections = [
@@ -795,8 +795,8 @@ def metric_method(definition: MetricDef) -> Callable[..., Any]:
         _K if definition.param.integer else _K.replace(annotation=float | None)
     ]
     signature = inspect.Signature(
-        [inspect.Parameter("self", _POSITIONAL), *positional, _BY, _EVERY,
-         *(o.parameter() for o in declared), CONVENTION.parameter()],
+        [inspect.Parameter("self", _POSITIONAL), *positional, _BY,
+         *(o.parameter() for o in declared), _EVERY, CONVENTION.parameter()],
         return_annotation=Any,
     )
 

@@ -92,8 +92,9 @@ class Facts:
 
     ``nulls`` maps each never-null column (:func:`never_null`) to its :class:`Nulls`;
     ``dtypes`` maps each score or grade column that is not numeric, a ``judged`` column
-    that is not boolean, and a ``time`` column that holds no times, to its dtype; ``infinite`` is the row of the first infinite grade
-    (-1: none; read only where the grade column is numeric).
+    that is not boolean, and a ``time`` column that holds no times, to its dtype;
+    ``infinite`` is the row of the first infinite grade (-1: none; read only where the
+    grade column is numeric).
     """
 
     rows: int
@@ -171,7 +172,7 @@ def pandas_temporal(series: Any, time_unit: str | None) -> bool:
         return True
     if types.is_integer_dtype(dtype):
         return time_unit is not None
-    if dtype == object:
+    if types.is_object_dtype(dtype):
         return types.infer_dtype(series, skipna=True) in ("date", "empty")
     return False
 

@@ -212,7 +212,8 @@ def segmented(pq: PerQuery, window: Window) -> tuple[PerQuery, Any]:
     """``pq`` with the window as its first segment key (segments ordered by window start,
     then by the ``by`` values), and a function from output rows (rows of the frame that
     are first rows of queries) to their window starts (an Arrow array)."""
-    assert pq.time is not None and pq.first_rows is not None  # asked for by the request
+    assert pq.time is not None  # read for a request with a window
+    assert pq.first_rows is not None
     keys, values = starts(pq.time, window.every, window.time_unit)
     _, dense = np.unique(keys, return_inverse=True)
     combined = dense.astype(np.int64) * max(pq.n_segments, 1) + pq.segment
@@ -221,10 +222,11 @@ def segmented(pq: PerQuery, window: Window) -> tuple[PerQuery, Any]:
         pq, segment=segment.astype(np.int64), segment_rows=pq.first_rows[first_query],
         n_segments=len(first_query),
     )
-    sorter = np.argsort(pq.first_rows, kind="stable")
+    first_rows = pq.first_rows
+    sorter = np.argsort(first_rows, kind="stable")
 
     def at_rows(rows: IntArray) -> pa.Array:
-        positions = sorter[np.searchsorted(pq.first_rows[sorter], rows)]
+        positions = sorter[np.searchsorted(first_rows[sorter], rows)]
         return values.take(pa.array(positions, pa.int64()))
 
     return segmented_pq, at_rows

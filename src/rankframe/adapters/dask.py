@@ -178,7 +178,7 @@ def _meta(frame: Any, keys: Sequence[str], value_columns: Sequence[tuple[str, st
     return pd.concat([values[leading], meta, values.drop(columns=leading)], axis=1)
 
 
-def _empty(frame: Any, kind: str, names: ColumnNames) -> pd.Series:
+def _empty(frame: Any, kind: str, names: ColumnNames) -> Any:
     """An empty output column of type ``kind``: the time column's own (``"time"``, as a
     part's per-query table holds it) or its window's (``"window"``)."""
     if kind not in ("time", "window") or names.time is None:

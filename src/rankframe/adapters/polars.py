@@ -362,7 +362,7 @@ class LazyPolarsRankEval(RankEval):
         if kind == "time":
             return pl.Int64 if dtype.is_integer() else dtype
         arrow = pl.Series([], dtype=dtype).to_arrow().type
-        return pl.from_arrow(pa.array([], window_type(arrow, names.time_unit))).dtype
+        return pl.Series(pa.array([], window_type(arrow, names.time_unit))).dtype
 
     def _run(self, request: Request) -> pl.LazyFrame:
         names = request.names

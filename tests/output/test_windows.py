@@ -264,3 +264,26 @@ def test_bad_windows_are_refused_at_call_time(
     assert str(info.value).startswith(message)
     if "window length" in message:
         assert "units: ns, us, ms, s, m, h, d, w, mo, q, y" in str(info.value)
+
+
+def test_plots_read_a_windowed_table(make_frame: FrameMaker) -> None:
+    import matplotlib as mpl
+
+    mpl.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from rankframe import plot
+
+    frame = make_frame(frame_data("Europe/Berlin"))
+    ev = frame.rank_eval(score=["a", "b"], time="served_at")
+    ax = plot.segments(ev.evaluate(["mrr"], every="1w", by="theme", tidy=True), "mrr")
+    # week 1 (Berlin): news q1, sport q2; week 2: news q3, q4, sport q5
+    labels = [t.get_text().split("\n")[0] for t in ax.get_xticklabels()]
+    assert labels == ["2024-01-01 / news", "2024-01-01 / sport", "2024-01-08 / news",
+                      "2024-01-08 / sport"]
+    # system a: 1/2, 1, (1 + 1/2) / 2, 0
+    heights = [float(bar.get_height()) for bar in ax.containers[0]]
+    assert heights == pytest.approx([0.5, 1.0, 0.75, 0.0])
+    plt.close(ax.figure)
+    ax = plot.distribution(ev.per_query("mrr", every="1w"), "mrr")
+    plt.close(ax.figure)

@@ -255,8 +255,9 @@ def segments(table: Any, metric: str, *, k: int | None = None, ax: Axes | None =
     ``metric``, ``k``, ``value``, ``n_queries``, ``ci_low``, ``ci_high``); with several
     ``by`` columns a group is each combination, labelled ``"a / b"``, and with none all
     systems stand in one group. A ``window`` column (``every="1w"``) is such a column,
-    first: one group per window (and segment), labelled by its start date. When the table has ``ci_low`` and ``ci_high``
-    (``confidence_level=0.95``), each bar gets a whisker from ``ci_low`` to ``ci_high``.
+    first: one group per window (and segment), labelled by its start date. When the table
+    has ``ci_low`` and ``ci_high`` (``confidence_level=0.95``), each bar gets a whisker from
+    ``ci_low`` to ``ci_high``.
     Segments are in table order.
 
     Parameters

@@ -134,7 +134,8 @@ def column_times(values: pa.Array | pa.ChunkedArray) -> Times:
         raw = values.view(storage)
     else:
         raw = values
-    ints = np.asarray(raw.to_numpy(zero_copy_only=False), dtype=np.int64)
+    # nulls only in a part's rows of item-metric entries, which are never read
+    ints = np.asarray(raw.fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)
     return Times(ints, kind)
 
 

@@ -212,7 +212,8 @@ def _text(column: pd.Series[Any]) -> pd.Series[Any]:
     if not pd.api.types.is_datetime64_any_dtype(column):
         return column.astype(str)
     midnight = bool((column.dt.normalize() == column).all())
-    return column.dt.strftime("%Y-%m-%d" if midnight else "%Y-%m-%d %H:%M").astype(str)
+    text: pd.Series[Any] = column.dt.strftime("%Y-%m-%d" if midnight else "%Y-%m-%d %H:%M")
+    return text.astype(str)
 
 
 def _spelling(name: str, cut: float) -> str:

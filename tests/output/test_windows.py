@@ -115,6 +115,10 @@ def test_windows_combine_with_by_intervals_and_tidy(make_frame: FrameMaker) -> N
     assert tidy["value"].tolist() == pytest.approx([5 / 6, 2 / 3, 1 / 4, 0.0])
     series = as_pandas(ev.mrr(every="1w", by="theme"))
     assert list(series.columns) == ["window", "theme", "mrr"]
+    # a set-level metric per window: `a` puts item 1 first everywhere, 1 of the frame's 2
+    # items -> coverage@1 = 1/2 in each week
+    coverage = as_pandas(ev.evaluate(["coverage@1"], every="1w"))
+    assert coverage["coverage@1"].tolist() == pytest.approx([0.5, 0.5])
 
 
 def test_per_query_carries_each_querys_window(make_frame: FrameMaker) -> None:

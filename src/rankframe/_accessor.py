@@ -23,6 +23,7 @@ from rankframe import (  # noqa: F401  (_metrics fills the registry)
     _engine,
     _metrics,
     _pipeline,
+    _windows,
 )
 from rankframe._analysis import SYSTEM
 from rankframe._conventions import CONVENTION, preset_options
@@ -289,6 +290,8 @@ class RankEval:
         score: str | Sequence[str] | None = None,
         relevant: str | None = None,
         judged: str | None = None,
+        time: str | None = None,
+        time_unit: str | None = None,
     ) -> RankEval:
         """The accessor bound to other column names.
 
@@ -301,6 +304,11 @@ class RankEval:
         column ``"judged"`` when the frame has one). An unjudged row (False) must have grade
         0: it counts as non-relevant for every metric, and as unjudged for ``bpref``,
         ``infap``, ``unjudged`` and ``num_nonrel_judged_ret`` (see ``docs/metrics.md``).
+
+        ``time`` names the time column of ``every=`` windows: datetimes (with or without a
+        zone), dates, or integer epochs with ``time_unit`` (``"s"``, ``"ms"``, ``"us"``,
+        ``"ns"``). A query's time is its earliest row's. It is read, and must hold no
+        nulls, only in calls with ``every=`` (see ``docs/api.md``, "Time windows").
         """
         first, systems = self._names.score, self._names.systems
         if score is not None:
@@ -312,16 +320,21 @@ class RankEval:
             relevant=relevant or self._names.relevant,
             systems=systems,
             judged=judged or self._names.judged,
+            time=time or self._names.time,
+            time_unit=time_unit or self._names.time_unit,
         )
+        _windows.check_time_unit(names.time_unit)
         return type(self)(self._frame, names)
 
     def __repr__(self) -> str:
         n = self._names
         score = n.score if n.systems is None else list(n.systems)
         judged = "" if n.judged is None else f" judged={n.judged!r}"
+        time = "" if n.time is None else f" time={n.time!r}"
+        unit = "" if n.time_unit is None else f" time_unit={n.time_unit!r}"
         return (
             f"<rank_eval query={n.query!r} item={n.item!r} score={score!r} "
-            f"relevant={n.relevant!r}{judged}>"
+            f"relevant={n.relevant!r}{judged}{time}{unit}>"
         )
 
     @property
@@ -341,7 +354,8 @@ class RankEval:
             raise InvalidDataError(msg)
         roles = self._names.roles()
         wanted = [*roles.items(), *((b, "by") for b in by)]
-        if len(roles) < 3 + len(self._names.scores) + (self._names.judged is not None):
+        bound = (self._names.judged is not None) + (self._names.time is not None)
+        if len(roles) < 3 + len(self._names.scores) + bound:
             n = self._names
             score = n.score if n.systems is None else list(n.systems)
             msg = (
@@ -375,10 +389,32 @@ class RankEval:
     # -- the one data path (rankframe._pipeline) --------------------------------------------
 
     def _request(self, metrics: list[Metric], by: list[str], options: Options,
-                 result: Result) -> Request:
+                 result: Result, every: str | None = None) -> Request:
         """The call's one request, built once every check has passed."""
+        window = self._window(every, by)
         _pipeline.check_request(metrics, options, result)
-        return Request(self._resolved(by, options), tuple(metrics), tuple(by), options, result)
+        names = self._resolved(by, options)
+        if window is None:  # the time column is read only for windows
+            names = replace(names, time=None, time_unit=None)
+        return Request(names, tuple(metrics), tuple(by), options, result, window)
+
+    def _window(self, every: str | None, by: Sequence[str]) -> _windows.Window | None:
+        """The windows of ``every=`` (``None``: none), once the arguments are checked."""
+        if every is None:
+            return None
+        every = _windows.check_every(every)
+        names = self._names
+        if names.time is None:
+            raise _windows.no_time_column(every)
+        window = _windows.WINDOW
+        if window in [names.query, *by] or (self._multi and window == SYSTEM):
+            msg = (
+                f"Column {window!r} clashes with the output column {window!r} of every= "
+                "(each window's start); rename it first, e.g. "
+                "df.rename(columns={'window': 'period'})."
+            )
+            raise InvalidOptionError(msg)
+        return _windows.Window(every, names.time, names.time_unit)
 
     def _resolved(self, by: Sequence[str], options: Options) -> ColumnNames:
         """The column names of one request: the default ``judged`` column when the frame
@@ -394,13 +430,14 @@ class RankEval:
         return replace(names, null_grades=options.unjudged == "nonrelevant")
 
     def _metric(self, name: str, k: int | None, by: str | Sequence[str] | None,
-                options: Options, chosen: Mapping[str, Any]) -> Any:
+                options: Options, chosen: Mapping[str, Any], every: str | None = None) -> Any:
         metrics, options = _bound([parse_metric(name, k)], options, chosen)
         metric = metrics[0]
         by_list = _as_list(by)
         self._check_columns(by_list)
-        kind: _pipeline.Kind = "segments" if by_list or self._multi else "scalar"
-        request = self._request([metric], by_list, options, Means(kind=kind))
+        segmented = by_list or self._multi or every is not None
+        kind: _pipeline.Kind = "segments" if segmented else "scalar"
+        request = self._request([metric], by_list, options, Means(kind=kind), every)
         return self._run(request)
 
     # -- tables --------------------------------------------------------------------------
@@ -413,9 +450,13 @@ class RankEval:
         metrics: str | Metric | Iterable[str | Metric],
         *,
         by: str | Sequence[str] | None = None,
+        every: str | None = None,
         **chosen: Any,
     ) -> Any:
         """One row per query, sorted by query: the query (and ``by``) columns, one per metric.
+
+        With ``every="1w"`` (and a bound ``time`` column), a ``window`` column comes first:
+        the start of each query's window (a query's time is its earliest row's).
 
         With ``empty="nan"`` queries without relevant items get NaN; with ``"skip"`` they are
         left out of the table.
@@ -444,7 +485,7 @@ class RankEval:
         parsed, options = _bound(parse_metrics(metrics), options, chosen)
         by_list = _as_list(by)
         self._check_columns(by_list)
-        request = self._request(parsed, by_list, options, PerQueryRows())
+        request = self._request(parsed, by_list, options, PerQueryRows(), every)
         return self._run(request)
 
     @_arguments_checked
@@ -459,6 +500,7 @@ class RankEval:
         n_resamples: int = 1000,
         seed: int | None = 0,
         tidy: bool = False,
+        every: str | None = None,
         **chosen: Any,
     ) -> Any:
         """Means over queries: one row per segment (one row if ``by=None``).
@@ -489,6 +531,14 @@ class RankEval:
             column), ``metric`` (``"ndcg"``; with its options, ``"f1(beta=2)"``), ``k``
             (integer or null), ``value`` and ``n_queries``: ready to plot or to load in a
             dashboard.
+        every
+            A window length as a polars duration string (``"1h"``, ``"1d"``, ``"1w"``,
+            ``"2w"``, ``"1mo"``, ``"1q"``, ``"1y"``): one row per window (and segment), the
+            window's start in a first column ``window``, then the ``by`` columns. Needs a
+            bound time column, ``df.rank_eval(time="served_at")``; a query's time is its
+            earliest row's; windows start on calendar boundaries (weeks on Monday; a
+            zone-aware column in its zone), as polars' ``dt.truncate``. Windows without
+            queries have no row. See ``docs/api.md``, "Time windows".
 
         Examples
         --------
@@ -514,7 +564,7 @@ class RankEval:
         result = Means(
             tidy=tidy, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed
         )
-        request = self._request(parsed, by_list, options, result)
+        request = self._request(parsed, by_list, options, result, every)
         return self._run(request)
 
     @_arguments_checked
@@ -535,6 +585,7 @@ class RankEval:
         seed: int | None = 0,
         by: str | Sequence[str] | None = None,
         reference: Any = None,
+        every: str | None = None,
         **chosen: Any,
     ) -> Any:
         """Compare systems (score columns) with a baseline on paired per-query values, or
@@ -608,6 +659,9 @@ class RankEval:
         reference
             A frame holding the same systems (score columns) for other (or the same)
             queries: the frame each system is compared with, instead of a baseline column.
+        every
+            Compare within each window (``"1w"``, ...): the window is a segment, as
+            ``by=``, and leads the columns (see ``evaluate``).
 
         Examples
         --------
@@ -671,7 +725,7 @@ class RankEval:
             alpha=alpha, confidence_level=confidence_level, n_permutations=n_permutations,
             n_resamples=n_resamples, seed=seed,
         )
-        request = self._request(parsed, by_list, options, result)
+        request = self._request(parsed, by_list, options, result, every)
         return self._run(request)
 
     def _compare_reference(
@@ -890,8 +944,13 @@ _K = inspect.Parameter("k", _POSITIONAL, default=None, annotation=int | None)
 _BY = inspect.Parameter(
     "by", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=str | Sequence[str] | None
 )
+_EVERY = _BY.replace(name="every", annotation=str | None)
 _K_DOC = "k\n    Cut-off: a positive integer, or ``None`` for the whole list."
 _BY_DOC = "by\n    Column(s) constant within each query; gives one value per segment."
+_EVERY_DOC = (
+    "every\n    A window length (``\"1w\"``, a polars duration string) over the bound time "
+    "column: one value per window (first in the index), as ``evaluate``."
+)
 _RETURNS = (
     "Returns\n-------\nfloat, or per segment a pandas Series / polars DataFrame; a LazyFrame "
     "for LazyFrames, lazy Dask objects for Dask. With several score columns, one value per "
@@ -912,7 +971,8 @@ def _metric_docstring(definition: MetricDef) -> str:
     """The NumPy-style docstring of a metric's method, from its declaration."""
     parameters = [_k_doc(definition)] if definition.takes_k else []
     parameters += [
-        _BY_DOC, *(o.docstring() for o in definition.parameters()), CONVENTION.docstring()
+        _BY_DOC, *(o.docstring() for o in definition.parameters()), _EVERY_DOC,
+        CONVENTION.docstring(),
     ]
     sections = [
         inspect.cleandoc(definition.doc) or definition.summary,
@@ -934,7 +994,7 @@ def metric_method(definition: MetricDef) -> Callable[..., Any]:
     ]
     signature = inspect.Signature(
         [inspect.Parameter("self", _POSITIONAL), *positional, _BY,
-         *(o.parameter() for o in declared), CONVENTION.parameter()],
+         *(o.parameter() for o in declared), _EVERY, CONVENTION.parameter()],
         return_annotation=Any,
     )
 
@@ -947,7 +1007,8 @@ def metric_method(definition: MetricDef) -> Callable[..., Any]:
         values.update(preset)
         options = Options(**{o.name: values[o.name] for o in declared})
         chosen = {n: values[n] for n in [*explicit, *preset] if n in values}
-        return self._metric(name, values.get("k"), values["by"], options, chosen)
+        return self._metric(name, values.get("k"), values["by"], options, chosen,
+                            values["every"])
 
     method.__name__ = name
     method.__qualname__ = f"{RankEval.__qualname__}.{name}"

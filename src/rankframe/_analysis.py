@@ -77,6 +77,9 @@ class PerQuery:
     sets
         The set-level metrics (:class:`rankframe._items.SetValues`): their columns of
         ``values`` hold no per-query value; means and intervals come from it.
+    time
+        Per query, its earliest time (:class:`rankframe._windows.Times`), for ``every=``;
+        ``None`` otherwise.
     """
 
     values: FloatArray
@@ -91,6 +94,7 @@ class PerQuery:
     query_labels: Callable[[IntArray], list[object]]
     top: Any = None
     sets: Any = None
+    time: Any = None
 
     @property
     def shape(self) -> tuple[int, int, int]:

@@ -27,10 +27,11 @@ from typing import Any, Literal, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from rankframe import _analysis, _engine, _items
+from rankframe import _analysis, _engine, _items, _windows
 from rankframe._analysis import SYSTEM, Correction, Family, PerQuery, Test
 from rankframe._options import TIES, Options
 from rankframe._registry import METRICS, Metric, MetricDef
+from rankframe._windows import TIME, WINDOW, Window
 from rankframe.exceptions import EmptyQueryError, InvalidOptionError, Keyword, OptionName
 
 __all__ = [
@@ -69,7 +70,9 @@ class ColumnNames:
     first is also ``score``); ``None`` for one score column and no ``system`` output column.
     ``judged`` is the boolean column saying which rows are judged (``None``: every row with
     a grade is); ``null_grades``: a null grade is an unjudged row (``unjudged=
-    "nonrelevant"``) rather than an error.
+    "nonrelevant"``) rather than an error. ``time`` is the time column of ``every=``
+    windows (datetimes, dates, or integer epochs in ``time_unit``); a request names it
+    only when it asks for windows, and only then is it read and checked.
     """
 
     query: str = "query"
@@ -79,6 +82,8 @@ class ColumnNames:
     systems: tuple[str, ...] | None = None
     judged: str | None = None
     null_grades: bool = False
+    time: str | None = None
+    time_unit: str | None = None
 
     @property
     def scores(self) -> tuple[str, ...]:
@@ -93,6 +98,7 @@ class ColumnNames:
             **dict.fromkeys(self.scores, "score"),
             self.relevant: "relevant",
             **({} if self.judged is None else {self.judged: "judged"}),
+            **({} if self.time is None else {self.time: "time"}),
         }
 
 
@@ -105,7 +111,9 @@ class Backend(Protocol):
 
     def table(self, keys: Sequence[str], rows: IntArray | None, values: dict[str, Any]) -> Any:
         """A native frame: the ``keys`` columns taken at ``rows``, then ``values`` (NumPy
-        arrays; an Arrow integer array for an integer column with nulls)."""
+        arrays; an Arrow integer array for an integer column with nulls; an Arrow
+        temporal array for a time column). A ``window`` column of ``values`` comes first,
+        before the keys (``every=``)."""
         ...
 
     def with_ranks(self, ranks: dict[str, IntArray]) -> Any:
@@ -122,6 +130,10 @@ class Backend(Protocol):
 
     def labels(self, name: str, rows: IntArray) -> list[object]:
         """The column's values at ``rows`` as Python objects (for messages)."""
+        ...
+
+    def arrow(self, name: str) -> Any:
+        """A column of the frame as an Arrow array (the time column of ``every=``)."""
         ...
 
 
@@ -308,6 +320,7 @@ class Request:
     by: tuple[str, ...]
     options: Options
     result: Result
+    window: Window | None = None  # every=: the window is the first segment key
 
     @property
     def multi(self) -> bool:
@@ -323,9 +336,17 @@ class Request:
         """The output's leading columns, taken from the input (or per-query) rows."""
         return self.result.keys(self)
 
+    @property
+    def leading(self) -> list[str]:
+        """The output's columns before the ``keys`` (made by the finish step): ``window``
+        with ``every=``."""
+        return [WINDOW] if self.window is not None else []
+
     def value_columns(self) -> ValueColumns:
-        """The output's other columns, with their types."""
-        return self.result.value_columns(self)
+        """The output's other columns, with their types (``"window"``: the window start, of
+        the time column's type; see :mod:`rankframe._windows`)."""
+        window = [(WINDOW, "window")] if self.window is not None else []
+        return [*window, *self.result.value_columns(self)]
 
     def shape(self) -> tuple[list[str], str]:
         """For a ``"segments"`` result, the columns of its index (the ``by`` columns and
@@ -333,7 +354,8 @@ class Request:
         columns = self.value_columns()
         labels = [name for name, t in columns if t == "str"]
         metric = next((name for name, t in columns if t == "float"), "")
-        return ([*self.by, *labels] if self.kind == "segments" else []), metric
+        index = [*self.leading, *self.by, *labels]
+        return (index if self.kind == "segments" else []), metric
 
     # what every part of a partitioned frame gives: its per-query table
 
@@ -349,7 +371,8 @@ class Request:
     def part_columns(self) -> ValueColumns:
         floats = [(str(m), "float") for m in self.metrics]
         entry = [(_items.ENTRY, "int")] if self.items is not None else []
-        return [(SYSTEM, "str"), *floats, (EMPTY, "bool"), *entry]
+        time = [(TIME, "time")] if self.window is not None else []
+        return [(SYSTEM, "str"), *floats, (EMPTY, "bool"), *entry, *time]
 
 
 def reads_shared_ranks(definition: MetricDef) -> bool:
@@ -413,6 +436,10 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
     own = [m.options_in(options) for m in metrics]  # each metric's own options (beta=...)
     wanted = request.items
     data = backend.extract(names, list(request.by))
+    times = None
+    if request.window is not None and names.time is not None:  # each query's earliest
+        rows = _windows.column_times(backend.arrow(names.time))
+        times = _windows.earliest(rows, data.query_codes, data.n_queries)
     if options.judged_only:
         data = _engine.judged_rows_only(data)
     systems = data.systems or [(names.score, data.score)]
@@ -422,7 +449,7 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
                                                                  part=part)
     with _engine.unique_items_checked(data, names.query, names.item):
         # a row of each query, for the output's query and `by` columns
-        first = data.first_rows() if part or request.keys else None
+        first = data.first_rows() if part or request.keys or times is not None else None
         segment, segment_rows, n_segments = _engine.segment_of_queries(data, first)
         empty = np.empty(data.n_queries, dtype=bool)
         # one block of every query when the item metrics need the whole frame's ranking
@@ -463,6 +490,7 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
         metrics=metrics,
         query_labels=data.query_labels,
         top=top,
+        time=times,
     )
 
 
@@ -475,8 +503,12 @@ def part_table(backend: Backend, request: Request) -> Any:
     pq = per_query(backend, request, part=True)
     rows, columns = _analysis.per_query(pq, skip_empty=False, multi=True)
     columns[EMPTY] = np.repeat(pq.empty, len(pq.systems))
+    n_rows = len(rows)
     if pq.top is not None:  # the entries of the beyond-accuracy metrics, as rows
         rows, columns = _items.with_entries(rows, columns, pq.top, pq.systems, SYSTEM)
+    if pq.time is not None:  # each query's earliest time, in the time column's type
+        columns[TIME] = _windows.per_query_column(pq.time, len(pq.systems),
+                                                  len(rows) - n_rows)
     return backend.table(request.part_keys(), rows, columns)
 
 
@@ -504,6 +536,9 @@ def from_parts(table: Backend, request: Request) -> PerQuery:
     def query_labels(query_codes: IntArray) -> list[object]:
         return table.labels(names.query, first_rows[query_codes])
 
+    time = None
+    if request.window is not None:
+        time = _windows.column_times(table.arrow(TIME)).take(first_rows)
     top = None
     if entry is not None:
         top = _items.of_table(table, names.item, entry, codes.astype(np.int64), n_queries,
@@ -520,6 +555,7 @@ def from_parts(table: Backend, request: Request) -> PerQuery:
         metrics=metrics,
         query_labels=query_labels,
         top=top,
+        time=time,
     )
 
 
@@ -558,11 +594,16 @@ def completed(pq: PerQuery, options: Options) -> PerQuery:
 def finish(backend: Backend, pq: PerQuery, request: Request) -> Any:
     """The result of ``request`` from every query's values: a native frame of the backend
     (its ``keys`` columns taken from the rows ``pq`` refers to)."""
+    window_at = None
+    if request.window is not None:  # the window: the first segment key
+        pq, window_at = _windows.segmented(pq, request.window)
     against = getattr(request.result, "against", None)
     if against is not None:  # compare(reference=...): this frame's ids and segments too
         rows, columns = against(backend, pq, request)
     else:
         rows, columns = request.result.finish(completed(pq, request.options), request)
+    if window_at is not None:  # leads the output's columns (Backend.table)
+        columns = {WINDOW: window_at(rows), **columns}
     keys = request.keys
     return backend.table(keys, rows if keys else None, columns)
 

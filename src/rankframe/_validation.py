@@ -4,14 +4,15 @@ parts, and the one function that turns them into the error.
 The contract (also exported as pandera schemas, :mod:`rankframe.schemas`): the query, item
 and relevant columns hold no nulls (the grade may with ``unjudged="nonrelevant"``); the score
 and relevant columns are numeric (bool allowed); grades are finite; a ``judged`` column is
-boolean and never null. ``nulls`` counts a NaN of a float column as null.
+boolean and never null; a ``time`` column (``every=``) holds datetimes, dates, or integer
+epochs with ``time_unit=``, and never null. ``nulls`` counts a NaN of a float column as null.
 
 - :func:`pandas_facts` and :func:`polars_facts` read the :class:`Facts` of one frame: an eager
   frame, or one part of a partitioned one (a LazyFrame bucket, a Dask or Spark partition).
   A polars LazyFrame gives its whole-frame facts in one streaming aggregation.
 - :func:`combine` makes the facts of a whole frame from those of its parts, in row order.
 - :func:`error` turns facts into the eager accessor's error, in the schema's order: the
-  query, item, score, relevant and judged columns in turn, and within a column its nulls,
+  query, item, score, relevant, judged and time columns in turn, and within a column its nulls,
   then its dtype, then (grades) infinite values. The error carries the facts as fields
   (:class:`~rankframe.exceptions.InvalidDataError`), and its message is built from them.
 
@@ -65,7 +66,8 @@ def never_null(names: ColumnNames) -> list[str]:
     with ``unjudged="nonrelevant"``)."""
     grades = [] if names.null_grades else [names.relevant]
     judged = [] if names.judged is None else [names.judged]
-    return [names.query, names.item, *grades, *judged]
+    time = [] if names.time is None else [names.time]
+    return [names.query, names.item, *grades, *judged, *time]
 
 
 def numeric_columns(names: ColumnNames) -> list[str]:
@@ -89,9 +91,10 @@ class Facts:
     """What the input contract needs to know of a frame, or of one part of it.
 
     ``nulls`` maps each never-null column (:func:`never_null`) to its :class:`Nulls`;
-    ``dtypes`` maps each score or grade column that is not numeric, and a ``judged`` column
-    that is not boolean, to its dtype; ``infinite`` is the row of the first infinite grade
-    (-1: none; read only where the grade column is numeric).
+    ``dtypes`` maps each score or grade column that is not numeric, a ``judged`` column
+    that is not boolean, and a ``time`` column that holds no times, to its dtype;
+    ``infinite`` is the row of the first infinite grade (-1: none; read only where the
+    grade column is numeric).
     """
 
     rows: int
@@ -154,14 +157,55 @@ def polars_boolean(dtype: Any) -> bool:
     return bool(dtype == pl.Boolean)
 
 
-def _wrong_dtypes(names: ColumnNames, dtype_of: Any, numeric: Any, boolean: Any) -> dict[
-    str, object
-]:
-    """Column → dtype for the score and grade columns that are not numeric and a judged
-    column that is not boolean."""
+def pandas_temporal(series: Any, time_unit: str | None) -> bool:
+    """Whether a pandas column holds times: datetimes (NumPy or Arrow, with or without a
+    zone), dates (Arrow, or ``datetime.date`` objects), or integers with a ``time_unit``."""
+    import pandas as pd
+    import pyarrow as pa
+
+    types, dtype = pd.api.types, series.dtype
+    if isinstance(dtype, pd.ArrowDtype):
+        arrow = dtype.pyarrow_dtype
+        if pa.types.is_timestamp(arrow) or pa.types.is_date(arrow):
+            return True
+    elif types.is_datetime64_any_dtype(dtype):
+        return True
+    if types.is_integer_dtype(dtype):
+        return time_unit is not None
+    if types.is_object_dtype(dtype):
+        return types.infer_dtype(series, skipna=True) in ("date", "empty")
+    return False
+
+
+def polars_temporal(dtype: Any, time_unit: str | None) -> bool:
+    """Whether a polars dtype holds times: ``Datetime``, ``Date``, or integers with a
+    ``time_unit``."""
+    import polars as pl
+
+    if dtype == pl.Date or isinstance(dtype, pl.Datetime):
+        return True
+    return bool(dtype.is_integer()) and time_unit is not None
+
+
+def _integer(dtype: Any) -> bool:
+    """Whether a pandas or polars dtype is an integer dtype."""
+    import pandas as pd
+
+    test = getattr(dtype, "is_integer", None)  # polars
+    if callable(test):
+        return bool(test())
+    return bool(pd.api.types.is_integer_dtype(dtype))
+
+
+def _wrong_dtypes(names: ColumnNames, dtype_of: Any, numeric: Any, boolean: Any,
+                  temporal: Any) -> dict[str, object]:
+    """Column → dtype for the score and grade columns that are not numeric, a judged
+    column that is not boolean and a time column that holds no times."""
     wrong = {c: dtype_of(c) for c in numeric_columns(names) if not numeric(c)}
     if names.judged is not None and not boolean(names.judged):
         wrong[names.judged] = dtype_of(names.judged)
+    if names.time is not None and not temporal(names.time):
+        wrong[names.time] = dtype_of(names.time)
     return wrong
 
 
@@ -193,7 +237,7 @@ def pandas_facts(frame: pd.DataFrame, names: ColumnNames) -> Facts:
             nulls[column] = Nulls()
     dtypes = _wrong_dtypes(
         names, lambda c: frame[c].dtype, lambda c: pandas_numeric(frame[c]),
-        lambda c: pandas_boolean(frame[c]),
+        lambda c: pandas_boolean(frame[c]), lambda c: pandas_temporal(frame[c], names.time_unit),
     )
     return Facts(len(frame), nulls, dtypes, _first_infinite(frame[names.relevant]))
 
@@ -223,7 +267,8 @@ def polars_facts(frame: pl.DataFrame | pl.LazyFrame, names: ColumnNames) -> Fact
     schema = frame.collect_schema()
     columns = never_null(names)
     dtypes = _wrong_dtypes(names, schema.__getitem__, lambda c: polars_numeric(schema[c]),
-                           lambda c: polars_boolean(schema[c]))
+                           lambda c: polars_boolean(schema[c]),
+                           lambda c: polars_temporal(schema[c], names.time_unit))
     grade = names.relevant
     finite_checked = schema[grade].is_float() and grade not in dtypes
     if isinstance(frame, pl.DataFrame):
@@ -323,6 +368,8 @@ def _null_error(column: str, role: str, nulls: Nulls, flavour: str) -> InvalidDa
         "or mark unjudged rows in a boolean 'judged' column",
         "judged": "every row must be True (judged) or False (unjudged); fill the nulls "
         f"or drop those rows (e.g. {fix['drop']})",
+        "time": "every row needs a time for every= windows (a query's time is its earliest "
+        f"row's); fill the nulls or drop those rows (e.g. {fix['drop']})",
     }
     msg = (
         f"Column {column!r} ({role}) has {plain(nulls.count)} null value(s) ({where}); "
@@ -341,12 +388,32 @@ def _dtype_error(column: str, role: str, dtype: object, flavour: str) -> Invalid
             f"dtype {dtype}. Convert it first (e.g. {fix['boolean']}), {pass_as}."
         )
         return InvalidDataError(msg, column=column, problem="not_boolean", dtype=dtype)
+    if role == "time":
+        return _time_dtype_error(column, dtype, flavour)
     kind = "int or float" if role == "score" else "bool, int or float"
     msg = (
         f"Column {column!r} ({role}) must be numeric ({kind}); got dtype "
         f"{dtype}. Convert it first (e.g. {fix['numeric']}), {pass_as}."
     )
     return InvalidDataError(msg, column=column, problem="not_numeric", dtype=dtype)
+
+
+def _time_dtype_error(column: str, dtype: object, flavour: str) -> InvalidDataError:
+    if _integer(dtype):
+        msg = (
+            f"Column {column!r} (time) holds integers (dtype {dtype}); say what they count: "
+            f"pass time_unit='s', 'ms', 'us' or 'ns' (epochs since 1970-01-01 UTC), e.g. "
+            f"df.rank_eval(time={column!r}, time_unit='s')."
+        )
+        return InvalidDataError(msg, column=column, problem="no_time_unit", dtype=dtype)
+    convert = (f"df.with_columns(pl.col({column!r}).str.to_datetime())" if flavour == "polars"
+               else f"df[{column!r}] = pd.to_datetime(df[{column!r}])")
+    msg = (
+        f"Column {column!r} (time) must hold datetimes, dates or integer epochs (with "
+        f"time_unit=...); got dtype {dtype}. Convert it first (e.g. {convert}), or pass "
+        "time='...' to use another column."
+    )
+    return InvalidDataError(msg, column=column, problem="not_temporal", dtype=dtype)
 
 
 def _infinite_error(column: str, row: int) -> InvalidDataError:
@@ -364,8 +431,9 @@ def error(facts: Facts, names: ColumnNames, *, flavour: str) -> InvalidDataError
     library. The schema's order decides which error comes first (see the module)."""
     roles = names.roles()
     judged = [] if names.judged is None else [names.judged]
+    time = [] if names.time is None else [names.time]
     for column in dict.fromkeys([names.query, names.item, *names.scores, names.relevant,
-                                 *judged]):
+                                 *judged, *time]):
         nulls = facts.nulls.get(column)
         if nulls is not None and nulls.count:
             return _null_error(column, roles[column], nulls, flavour)

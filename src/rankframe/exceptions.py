@@ -143,7 +143,9 @@ class InvalidDataError(RankEvalError):
     problem
         What is wrong with it, for a broken rule of the input contract: ``"null"`` (nulls
         where there must be none), ``"not_numeric"``, ``"infinite"`` (a grade),
-        ``"not_boolean"`` (the ``judged`` column), ``"duplicate"`` (an item repeated in a
+        ``"not_boolean"`` (the ``judged`` column), ``"not_temporal"`` (a ``time`` column
+        holding no times), ``"no_time_unit"`` (an integer ``time`` column without
+        ``time_unit``), ``"duplicate"`` (an item repeated in a
         query; ``column`` is the item column) or ``"varying"`` (a ``by`` column that varies
         within a query); ``None`` for other errors.
     count
@@ -154,7 +156,8 @@ class InvalidDataError(RankEvalError):
     query
         That row's query id (``None`` for nulls of the query column itself).
     dtype
-        The column's dtype, for ``"not_numeric"`` and ``"not_boolean"``.
+        The column's dtype, for ``"not_numeric"``, ``"not_boolean"``, ``"not_temporal"``
+        and ``"no_time_unit"``.
     """
 
     def __init__(

@@ -206,6 +206,16 @@ def _segment_columns(table: pd.DataFrame) -> list[str]:
     return [str(c) for c in table.columns if c not in _TIDY_COLUMNS]
 
 
+def _text(column: pd.Series[Any]) -> pd.Series[Any]:
+    """A segment column as labels: datetimes (the ``window`` of ``every=``) as their date,
+    with the time of day only when some is not midnight; other values as ``str``."""
+    if not pd.api.types.is_datetime64_any_dtype(column):
+        return column.astype(str)
+    midnight = bool((column.dt.normalize() == column).all())
+    text: pd.Series[Any] = column.dt.strftime("%Y-%m-%d" if midnight else "%Y-%m-%d %H:%M")
+    return text.astype(str)
+
+
 def _spelling(name: str, cut: float) -> str:
     """The label of a metric (the tidy ``metric`` column: ``f1(beta=2)``) and a cut-off
     read from a table (NaN: none): ``f1@5(beta=2)``."""
@@ -245,8 +255,10 @@ def segments(table: Any, metric: str, *, k: int | None = None, ax: Axes | None =
     The segment column is the one column that is not a tidy column (``system``,
     ``metric``, ``k``, ``value``, ``n_queries``, ``ci_low``, ``ci_high``); with several
     ``by`` columns a group is each combination, labelled ``"a / b"``, and with none all
-    systems stand in one group. When the table has ``ci_low`` and ``ci_high``
-    (``confidence_level=0.95``), each bar gets a whisker from ``ci_low`` to ``ci_high``.
+    systems stand in one group. A ``window`` column (``every="1w"``) is such a column,
+    first: one group per window (and segment), labelled by its start date. When the table
+    has ``ci_low`` and ``ci_high`` (``confidence_level=0.95``), each bar gets a whisker from
+    ``ci_low`` to ``ci_high``.
     Segments are in table order.
 
     Parameters
@@ -301,7 +313,7 @@ def segments(table: Any, metric: str, *, k: int | None = None, ax: Axes | None =
     by = _segment_columns(rows)
 
     group_keys = (
-        rows[by].astype(str).agg(" / ".join, axis=1)
+        pd.DataFrame({c: _text(rows[c]) for c in by}).agg(" / ".join, axis=1)
         if by
         else pd.Series("all queries", index=rows.index)
     )

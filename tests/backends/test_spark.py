@@ -130,6 +130,26 @@ def test_scalars_segments_intervals_and_compare(spark: Any) -> None:
     pd.testing.assert_frame_equal(got, want, check_exact=True)
 
 
+def test_time_windows_match_pandas(spark: Any) -> None:
+    # each query's rows spread over a few days around week boundaries (UTC): its earliest
+    # row decides its week, in every part as in one frame
+    data = generated(seed=19)
+    rng = np.random.default_rng(19)
+    hours = rng.integers(0, 24 * 7 * 6, size=len(data))
+    data["served_at"] = pd.Timestamp("2024-01-01", tz="UTC") + pd.to_timedelta(hours, "h")
+    sdf = spark.createDataFrame(data)
+    options = {"every": "1w", "by": "theme", "confidence_level": 0.9, "n_resamples": 200}
+    want = data.rank_eval(time="served_at").evaluate(["mrr", "ndcg@3"], **options)
+    got = sdf.rank_eval(time="served_at").evaluate(["mrr", "ndcg@3"], **options)
+    assert list(got.columns) == list(want.columns)
+    assert list(got.columns[:2]) == ["window", "theme"]
+    # the same instants (Spark gives timestamps in its session's zone, in microseconds)
+    assert got["window"].dt.tz_convert("UTC").tolist() == want["window"].tolist()
+    values = [c for c in want.columns if c != "window"]
+    pd.testing.assert_frame_equal(got[values].astype({"theme": object}),
+                                  want[values].astype({"theme": object}), check_exact=True)
+
+
 def test_rank_is_a_spark_frame_of_the_pandas_ranks(spark: Any) -> None:
     data = generated(seed=11, queries=12)
     got = spark.createDataFrame(data).rank_eval.rank().toArrow().to_pandas()

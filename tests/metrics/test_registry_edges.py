@@ -62,7 +62,7 @@ def test_metric_method_is_built_from_its_declaration(name: str) -> None:
     method = getattr(RankEval, name)
     parameters = inspect.signature(method).parameters
     expected = ["self", *(["k"] if definition.takes_k else []), "by",
-                *definition.options, *COMMON, "convention"]
+                *definition.options, *COMMON, "every", "convention"]
     assert list(parameters) == expected
     for option in definition.parameters():
         assert parameters[option.name].default == option.default
@@ -125,7 +125,8 @@ def test_a_new_metric_gets_its_method(make_frame: Any) -> None:
     table = as_pandas(ev.evaluate("toy@1, acc@1"))
     assert table["toy_hit@1"].iloc[0] == pytest.approx(0.5)
     signature = inspect.signature(RankEval.toy_hit)
-    assert list(signature.parameters) == ["self", "k", "by", "denominator", *COMMON, "convention"]
+    assert list(signature.parameters) == ["self", "k", "by", "denominator", *COMMON, "every",
+                                         "convention"]
     with pytest.raises(rankframe.UnknownArgumentError, match="'gain' changes only ndcg"):
         ev.toy_hit(1, gain="linear")
 

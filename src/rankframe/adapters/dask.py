@@ -44,7 +44,8 @@ from rankframe._encoding import hash_arrow, is_composite
 from rankframe._options import Ties
 from rankframe._partitioned import Parts
 from rankframe._pipeline import Backend, ColumnNames, Request, from_parts
-from rankframe.adapters.pandas import PandasBackend, pandas_result
+from rankframe._windows import WINDOW, window_type
+from rankframe.adapters.pandas import PandasBackend, _column, pandas_result
 from rankframe.exceptions import RankEvalError
 
 __all__ = ["DaskRankEval", "register"]
@@ -167,11 +168,34 @@ def _scalar(table: pd.DataFrame, metric: str) -> float:
     return float(table[metric].iloc[0])
 
 
-def _meta(frame: Any, keys: Sequence[str], value_columns: Sequence[tuple[str, str]]) -> Any:
-    """An empty pandas frame with the ``keys`` columns of ``frame`` and typed values."""
+def _meta(frame: Any, keys: Sequence[str], value_columns: Sequence[tuple[str, str]],
+          names: ColumnNames) -> Any:
+    """An empty pandas frame with the ``keys`` columns of ``frame`` and typed values (a
+    ``window`` column first)."""
     meta = frame._meta[list(keys)].reset_index(drop=True)
-    values = pd.DataFrame({name: pd.Series([], dtype=_DTYPES[t]) for name, t in value_columns})
-    return pd.concat([meta, values], axis=1)  # not assign: no warning beyond 100 columns
+    values = pd.DataFrame({name: _empty(frame, t, names) for name, t in value_columns})
+    leading = [WINDOW] if WINDOW in values else []
+    # not assign: no warning beyond 100 columns
+    return pd.concat([values[leading], meta, values.drop(columns=leading)], axis=1)
+
+
+def _empty(frame: Any, kind: str, names: ColumnNames) -> Any:
+    """An empty output column of type ``kind``: the time column's own (``"time"``, as a
+    part's per-query table holds it) or its window's (``"window"``)."""
+    if kind not in ("time", "window") or names.time is None:
+        return pd.Series([], dtype=_DTYPES[kind])
+    column = frame._meta[names.time]
+    arrow = pa.array(column.array) if isinstance(column.dtype, pd.ArrowDtype) else pa.array(
+        column, from_pandas=True)
+    if not (pa.types.is_temporal(arrow.type) or pa.types.is_integer(arrow.type)):
+        # dates as objects (no Arrow type without values), or no times: the data's check
+        # raises before any value is made
+        return pd.Series([], dtype=object)
+    if kind == "time":
+        kind_type = pa.int64() if pa.types.is_integer(arrow.type) else arrow.type
+    else:
+        kind_type = window_type(arrow.type, names.time_unit)
+    return pd.Series(_column(pa.array([], kind_type)))
 
 
 class DaskRankEval(RankEval):
@@ -232,13 +256,13 @@ class DaskRankEval(RankEval):
     def _run(self, request: Request) -> Any:
         frame, checked, position, _ = self._partitioned(request.by, request.names)
         parts = Parts(request, PandasBackend)
-        part_meta = _meta(frame, request.part_keys(), request.part_columns())
+        part_meta = _meta(frame, request.part_keys(), request.part_columns(), request.names)
         # the partitions run without waiting for the null check (so that each input
         # partition is released once read); the finish step, on one partition, waits for it
         tables = frame.map_partitions(
             _map_part, parts, position, part_meta, meta=part_meta
         ).repartition(npartitions=1)
-        table_meta = _meta(frame, request.keys, request.value_columns())
+        table_meta = _meta(frame, request.keys, request.value_columns(), request.names)
         if request.kind == "scalar":
             _, metric = request.shape()
             table = tables.map_partitions(_finish, parts, checked, convert=False,
@@ -255,7 +279,7 @@ class DaskRankEval(RankEval):
 
         frame, checked, position, _ = self._partitioned(request.by, request.names)
         parts = Parts(request, PandasBackend)
-        part_meta = _meta(frame, request.part_keys(), request.part_columns())
+        part_meta = _meta(frame, request.part_keys(), request.part_columns(), request.names)
         tables = frame.map_partitions(_map_part, parts, position, part_meta, meta=part_meta)
         computed, _ = dask.compute(tables, checked)  # type: ignore[attr-defined,no-untyped-call]
         backend = PandasBackend(computed.reset_index(drop=True))

@@ -41,6 +41,7 @@ from rankframe._engine import (
     with_judged,
 )
 from rankframe._pipeline import Backend, ColumnNames, Request
+from rankframe._windows import WINDOW
 from rankframe.exceptions import InvalidDataError, Keyword
 
 IntArray = npt.NDArray[np.int64]
@@ -174,9 +175,13 @@ def _grades(series: pd.Series) -> npt.NDArray[Any]:
 
 def _column(values: Any) -> Any:
     """An output column: NumPy arrays as they are, an Arrow integer array with nulls as
-    pandas' nullable ``Int64``, an Arrow float array as float64 (NaN for nulls)."""
+    pandas' nullable ``Int64``, an Arrow float array as float64 (NaN for nulls), an Arrow
+    timestamp array as pandas' ``datetime64[unit, tz]`` and a date array as
+    ``datetime.date`` objects (pandas' own types, as pyarrow converts them)."""
     if isinstance(values, pa.Array) and pa.types.is_floating(values.type):
         return np.asarray(values.fill_null(np.nan), dtype=np.float64)
+    if isinstance(values, pa.Array) and pa.types.is_temporal(values.type):
+        return pd.Series(values.to_pandas()).array
     if isinstance(values, pa.Array):
         filled = np.asarray(values.fill_null(0), dtype=np.int64)
         return pd.arrays.IntegerArray(filled, mask=np.asarray(values.is_null()))
@@ -295,7 +300,9 @@ class PandasBackend:
         out = self.frame[list(keys)].take(rows).reset_index(drop=True)
         # one concat, not assign: pandas warns of a fragmented frame beyond 100 columns
         # (trec_eval's all_trec alone is 97)
-        return pd.concat([out, pd.DataFrame(columns, index=out.index)], axis=1)
+        leading = {WINDOW: columns.pop(WINDOW)} if WINDOW in columns else {}
+        return pd.concat([pd.DataFrame(leading, index=out.index), out,
+                          pd.DataFrame(columns, index=out.index)], axis=1)
 
     def column(self, name: str) -> npt.NDArray[Any]:
         return np.asarray(self.frame[name].to_numpy())
@@ -305,6 +312,12 @@ class PandasBackend:
 
     def labels(self, name: str, rows: IntArray) -> list[object]:
         return [as_tuple(v) for v in self.frame[name].take(rows)]
+
+    def arrow(self, name: str) -> Any:
+        column = self.frame[name]
+        if isinstance(column.array, pd.arrays.ArrowExtensionArray):
+            return pa.array(column.array)
+        return pa.array(column, from_pandas=True)
 
     def with_ranks(self, ranks: dict[str, IntArray]) -> pd.DataFrame:
         index = self.frame.index

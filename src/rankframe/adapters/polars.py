@@ -40,6 +40,7 @@ from rankframe._engine import CodeArray, FrameData, ItemColumn
 from rankframe._options import Ties
 from rankframe._partitioned import Parts
 from rankframe._pipeline import Backend, ColumnNames, Request, from_parts, per_query, run
+from rankframe._windows import WINDOW, window_type
 from rankframe.exceptions import InvalidDataError
 
 IntArray = npt.NDArray[np.int64]
@@ -239,7 +240,8 @@ class PolarsBackend:
         columns = [pl.Series(name, v) for name, v in values.items()]
         if not keys or rows is None:
             return pl.DataFrame(columns)
-        return self.frame.select(keys)[rows].with_columns(columns)
+        out = self.frame.select(keys)[rows].with_columns(columns)
+        return out.select(WINDOW, pl.exclude(WINDOW)) if WINDOW in values else out
 
     def column(self, name: str) -> npt.NDArray[Any]:
         return self.frame[name].to_numpy()
@@ -249,6 +251,9 @@ class PolarsBackend:
 
     def labels(self, name: str, rows: IntArray) -> list[object]:
         return [as_tuple(v) for v in self.frame[name].gather(rows).to_list()]
+
+    def arrow(self, name: str) -> Any:
+        return self.frame[name].to_arrow()
 
     def with_ranks(self, ranks: dict[str, IntArray]) -> pl.DataFrame:
         return self.frame.with_columns(
@@ -340,19 +345,33 @@ class LazyPolarsRankEval(RankEval):
         frame: pl.LazyFrame = self._frame
         return frame.select(list(dict.fromkeys([*names.roles(), *keys])))
 
-    def _schema(self, keys: Sequence[str], value_columns: Sequence[tuple[str, str]]) -> dict[
-        str, Any
-    ]:
+    def _schema(self, keys: Sequence[str], value_columns: Sequence[tuple[str, str]],
+                names: ColumnNames) -> dict[str, Any]:
         input_schema = self._frame.collect_schema()
-        return {**{k: input_schema[k] for k in keys},
-                **{name: _TYPES[t] for name, t in value_columns}}
+        out = {**{k: input_schema[k] for k in keys},
+               **{name: self._dtype(t, input_schema, names) for name, t in value_columns}}
+        return {WINDOW: out.pop(WINDOW), **out} if WINDOW in out else out
+
+    @staticmethod
+    def _dtype(kind: str, input_schema: Any, names: ColumnNames) -> Any:
+        """The polars dtype of an output column of type ``kind``: the time column's own
+        (``"time"``, integers as Int64) or its window's (``"window"``)."""
+        if kind not in ("time", "window") or names.time is None:
+            return _TYPES[kind]
+        dtype = input_schema[names.time]
+        if kind == "time":
+            return pl.Int64 if dtype.is_integer() else dtype
+        arrow = pl.Series([], dtype=dtype).to_arrow().type
+        return pl.Series(pa.array([], window_type(arrow, names.time_unit))).dtype
 
     def _run(self, request: Request) -> pl.LazyFrame:
-        table = self._schema(request.keys, request.value_columns())
+        names = request.names
+        table = self._schema(request.keys, request.value_columns(), names)
         index, metric = request.shape()
         schema = table if request.kind == "table" else {**{c: table[c] for c in index},
                                                         metric: pl.Float64}
         frame = self._input(request.names, request.by)
+
         def whole(data: pl.DataFrame) -> pl.DataFrame:
             # the whole frame in one step: the eager accessor's result, bit for bit
             return _conform(_shape(run(self._backend(data), request), request), schema)
@@ -374,7 +393,7 @@ class LazyPolarsRankEval(RankEval):
 
     def _part_tables(self, request: Request, frame: pl.LazyFrame, n: int) -> pl.LazyFrame:
         """The per-query tables of ``n`` parts of whole queries, concatenated."""
-        part_schema = self._schema(request.part_keys(), request.part_columns())
+        part_schema = self._schema(request.part_keys(), request.part_columns(), request.names)
         parts = Parts(request, self._backend, PolarsBackend)
 
         def run_part(part: pl.DataFrame) -> pl.DataFrame:

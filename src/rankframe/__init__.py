@@ -41,9 +41,11 @@ from rankframe.exceptions import (
     InvalidDataError,
     InvalidOptionError,
     RankEvalError,
+    StoreError,
     UnknownArgumentError,
     UnknownMetricError,
 )
+from rankframe.history import History
 from rankframe.schemas import pandas_schema, polars_schema
 from rankframe.trec import join_trec, read_trec_qrels, read_trec_run
 
@@ -53,6 +55,7 @@ __all__ = [
     "METRICS",
     "ColumnNotFoundError",
     "EmptyQueryError",
+    "History",
     "InvalidDataError",
     "InvalidOptionError",
     "Metric",
@@ -60,6 +63,7 @@ __all__ = [
     "Options",
     "RankEval",
     "RankEvalError",
+    "StoreError",
     "UnknownArgumentError",
     "UnknownMetricError",
     "from_lists",

@@ -24,6 +24,7 @@ no metric (``n_queries``) are repeated for each metric of the row. A tidy table 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import math
@@ -103,6 +104,7 @@ def _is_time(column: pd.Series) -> bool:
     return isinstance(first, date)
 
 
+@functools.lru_cache(maxsize=4096)
 def _label(name: str) -> str | None:
     """``name`` if it is a metric's label as rankframe writes it, else ``None``."""
     try:

@@ -41,6 +41,7 @@ _T = TypeVar("_T")
 SQLITE_BUSY, SQLITE_LOCKED, SQLITE_NOTADB = 5, 6, 26
 DUCKDB_MAGIC = b"DUCK"  # bytes 8-11 of a DuckDB file
 SQLITE_MAGIC = b"SQLite format 3\x00"
+MAX_DELAY = 0.05  # seconds: the longest wait between two attempts (short: runs are short)
 HEADER_GRACE = 1.0  # seconds a file too short for a header may be one being created
 
 
@@ -99,7 +100,7 @@ def _run_exists(store: str, run_id: str) -> StoreError:
 def _backoff(deadline: float, delay: float) -> float:
     """Sleep about ``delay`` (jittered, not past ``deadline``); the next delay."""
     time.sleep(max(0.0, min(delay * (0.5 + random.random()), deadline - time.monotonic())))
-    return min(delay * 2, 0.25)
+    return min(delay * 2, MAX_DELAY)
 
 
 def check_tables(store: str, tables: set[str], version: int | None, *, create: bool) -> bool:
@@ -183,11 +184,17 @@ class DuckDBStore:
         """A connection, retried while another process holds the file."""
         duckdb = self._duckdb
         start = time.monotonic()
-        deadline, delay = start + self.timeout, 0.005
+        deadline, delay = start + self.timeout, 0.002
         while True:
             try:
-                con = duckdb.connect(str(self.path), read_only=read_only)
+                # a writer's one thread: a run's rows are few, and DuckDB starts faster
+                config = {} if read_only else {"threads": 1}
+                con = duckdb.connect(str(self.path), read_only=read_only, config=config)
                 break
+            except duckdb.ConnectionException as error:  # open in this process, otherwise
+                if time.monotonic() >= deadline:
+                    raise _busy(self.where, self.timeout, error) from None
+                delay = _backoff(deadline, delay)
             except duckdb.IOException as error:  # held by another process, or no database
                 fault = self._header_fault()
                 if fault in ("sqlite", "other") or (
@@ -324,7 +331,7 @@ class SQLAlchemyStore:
         return None
 
     def _retried(self, attempt: Callable[[], _T]) -> _T:
-        deadline, delay = time.monotonic() + self.timeout, 0.005
+        deadline, delay = time.monotonic() + self.timeout, 0.002
         while True:
             try:
                 return attempt()

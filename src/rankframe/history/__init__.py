@@ -248,8 +248,10 @@ class History:
     def _where(
         self, *, run: str | None = None, run_id: str | None = None,
         since: datetime | date | str | None = None, until: datetime | date | str | None = None,
-        tags: Mapping[str, str] | None = None, prefix: str = "",
+        tags: Mapping[str, str] | None = None,
     ) -> tuple[list[str], dict[str, Any]]:
+        """The clauses (on a table aliased ``o``) and parameters of the runs' filters."""
+        prefix = "o."
         clauses: list[str] = []
         params: dict[str, Any] = {}
         if run is not None:
@@ -284,7 +286,7 @@ class History:
         clauses, params = self._where(run=run, run_id=run_id, since=since, until=until,
                                       tags=tags)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        sql = (f"SELECT {', '.join(_RUN_COLUMNS)} FROM rankframe_runs{where} "
+        sql = (f"SELECT {', '.join(_RUN_COLUMNS)} FROM rankframe_runs o{where} "
                "ORDER BY recorded_at, run_id")
         return self._out(self._store.read(sql, params), _RUN_COLUMNS)
 
@@ -311,16 +313,16 @@ class History:
         for column, value in (("metric", metric), ("system", system),
                               ("value_name", value_name)):
             if value is not None:
-                clauses.append(f"{column} = :{column}")
+                clauses.append(f"o.{column} = :{column}")
                 params[column] = value
         if segment is not None:
             if isinstance(segment, Mapping) and not segment:
-                clauses.append("segment IS NULL")
+                clauses.append("o.segment IS NULL")
             else:
-                clauses.append("segment = :segment")
+                clauses.append("o.segment = :segment")
                 params["segment"] = _segment_text(segment)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        sql = (f"SELECT {', '.join(_TREND_COLUMNS)} FROM rankframe_trend{where} "
+        sql = (f"SELECT {', '.join(_TREND_COLUMNS)} FROM rankframe_trend o{where} "
                "ORDER BY recorded_at, run_id, result_row")
         table = self._store.read(sql, params)
         return self._out(_with_segment_columns(table), _TREND_COLUMNS)

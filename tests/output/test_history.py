@@ -556,7 +556,7 @@ def test_a_process_killed_while_recording(url: str, tmp_path: Path) -> None:
     (tmp_path / "go").touch()
     _wait_for(tmp_path / "inside", [writer])  # inside the fourth run's transaction
     os.kill(writer.pid, signal.SIGKILL)
-    writer.wait(timeout=60)
+    writer.communicate(timeout=60)  # closes its pipe
     store = History(url)
     found = _complete_runs(store)
     assert sorted(found) == ["killed-0", "killed-1", "killed-2"]

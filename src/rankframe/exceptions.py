@@ -277,7 +277,7 @@ class EmptyQueryError(RankEvalError):
 
 
 class StoreError(RankEvalError):
-    """A history store (:class:`rankframe.History`) cannot be used as asked.
+    """A history store (``rankframe.History``) cannot be used as asked.
 
     Attributes
     ----------

@@ -84,8 +84,8 @@ class History:
 
     ``History("metrics.duckdb")`` opens (or creates) a DuckDB file; any SQLAlchemy URL
     (``"sqlite:///metrics.db"``, ``"postgresql://user@host/db"``) opens that database.
-    :meth:`record` appends a result table with its run's metadata; :meth:`runs`,
-    :meth:`load` and :meth:`trend` read them back as frames; BI tools read the documented
+    ``record`` appends a result table with its run's metadata; ``runs``,
+    ``load`` and ``trend`` read them back as frames; BI tools read the documented
     tables (``rankframe_runs``, ``rankframe_values``, the view ``rankframe_trend``) with
     plain SQL (``docs/monitoring.md``).
 
@@ -97,7 +97,7 @@ class History:
         The library of the frames read back: ``"pandas"`` or ``"polars"``.
     timeout
         Seconds to keep retrying while another process holds the store (DuckDB lets one
-        process write a file at a time), before :class:`~rankframe.StoreError`.
+        process write a file at a time), before ``rankframe.StoreError``.
     create
         Add the store's tables to a database that holds other tables. A new file or an
         empty database gets them anyway; a database of other tables is refused without it.
@@ -306,7 +306,7 @@ class History:
 
         Filters: ``metric`` (a label, ``"ndcg@10"``), ``system``, ``segment`` (``{}`` for
         rows of no segment, ``{"theme": "news"}`` or its text ``"theme=news"``),
-        ``value_name`` (``"value"``, ``"ci_low"``, ...) and the filters of :meth:`runs`.
+        ``value_name`` (``"value"``, ``"ci_low"``, ...) and the filters of ``runs``.
         """
         clauses, params = self._where(run=run, run_id=run_id, since=since, until=until,
                                       tags=tags)
@@ -336,7 +336,7 @@ class History:
         """One metric over time: a row per (run, system, segment, window) with the run's
         ``recorded_at`` and ``run_name`` and the ``value`` (``value_name``: ``"value"``, or
         ``"ci_low"``, ...), oldest first; what the ``rankframe_trend`` view gives a
-        time-series panel. Filters as :meth:`load`."""
+        time-series panel. Filters as ``load``."""
         table = self.load(metric=metric, system=system, segment=segment, value_name=value_name,
                           run=run, since=since, until=until, tags=tags)
         columns = ["recorded_at", "run_name", "run_id", "system", "segment", "window_start",

@@ -169,9 +169,20 @@ def _as_float(column: pd.Series) -> np.ndarray[Any, np.dtype[np.float64]]:
     return column.to_numpy(dtype="float64", na_value=np.nan)
 
 
+def _objects(column: pd.Series) -> np.ndarray[Any, np.dtype[np.object_]]:
+    """The values as an object array, every kind of null as None."""
+    values: np.ndarray[Any, np.dtype[np.object_]] = column.to_numpy(
+        dtype=object, na_value=None)  # type: ignore[call-overload]
+    return values
+
+
 def _as_objects(column: pd.Series) -> np.ndarray[Any, np.dtype[np.object_]]:
-    out = np.empty(len(column), dtype=object)
-    out[:] = [_text(v) for v in column]
+    """A column as Python scalars for JSON (strings as they are, null as None)."""
+    values = _objects(column)
+    if pd.api.types.is_string_dtype(column):  # strings throughout: nothing to convert
+        return values
+    out = np.empty(len(values), dtype=object)
+    out[:] = [_text(v) for v in values]
     return out
 
 
@@ -355,7 +366,7 @@ def _canonical(column: pd.Series) -> pd.Series:
     float64 (null: NaN), anything else as Python objects (null: None)."""
     if _is_number(column):
         return pd.Series(column.to_numpy(dtype="float64", na_value=np.nan))
-    return pd.Series(_as_objects(column), dtype=object)
+    return pd.Series(_objects(column), dtype=np.dtype(object))
 
 
 def fingerprint(frame: Any, names: ColumnNames) -> tuple[int | None, int | None, str | None]:

@@ -168,6 +168,15 @@ def test_tidy_per_query_and_compare_round_trip(make_frame: FrameMaker, store: Hi
     assert p_values["value"].isna().all()  # the baseline has no test: NULL
 
 
+def test_a_metric_per_segment(make_frame: FrameMaker, store: History) -> None:
+    """A metric method's value per segment (a pandas Series, a polars frame)."""
+    frame = make_frame(DATA)
+    run_id = store.record(frame.rank_eval(score="b").mrr(by="segment"))
+    loaded = store.load(run_id=run_id)
+    assert _keyed(loaded, "segment", "metric", "value_name") == {
+        ("segment=casual", "mrr", "value"): 0.75, ("segment=new", "mrr", "value"): 1.0}
+
+
 def test_fingerprint_is_the_same_on_every_frame_kind(make_frame: FrameMaker,
                                                      store: History) -> None:
     frame = make_frame(DATA)

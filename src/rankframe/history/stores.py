@@ -319,7 +319,12 @@ class SQLAlchemyStore:
                                              for c, t, n in columns))
             for name, columns in TABLES.items()
         }
-        self._retried(lambda: self._initialise(create))
+        try:
+            self._retried(lambda: self._initialise(create))
+        except (sa.exc.IntegrityError, sa.exc.ProgrammingError):
+            # another process created the tables meanwhile (PostgreSQL runs two CREATE TABLE
+            # at once): what is there now is checked again
+            self._retried(lambda: self._initialise(create))
 
     def _fault(self, error: BaseException) -> str | None:
         """``"busy"``, ``"not_a_database"`` or ``None`` for a database error."""

@@ -49,7 +49,9 @@ def check_record_options(args: argparse.Namespace) -> None:
 
 def record(args: argparse.Namespace, result: Any, data: Any = None) -> None:
     """Append ``result`` to the store of ``--record`` (if given), with ``--run-name`` and the
-    ``--tag`` labels; say so on stderr. ``data``: the frame the result was computed from."""
+    ``--tag`` labels; say so on stderr. ``data``: the input, for a result that no accessor
+    method returned as it is (a table assembled from several, as ``check``'s): the accessor
+    bound to the file's columns, so that the run records the input's fingerprint."""
     check_record_options(args)
     if args.record is None:
         return

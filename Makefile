@@ -55,6 +55,7 @@ bench: $(VENV)/.installed-bench  ## benchmarks against the peers (SIZE=S|M|L), w
 	$(BIN)/python benchmarks/beyond.py
 	$(BIN)/python benchmarks/from_scores.py
 	$(BIN)/python benchmarks/windows.py
+	$(BIN)/python benchmarks/history.py
 
 bench-scale: $(VENV)/.installed-test  ## 50M rows from parquet: Dask, polars streaming, pandas; writes benchmarks/RESULTS.md
 	$(BIN)/python benchmarks/scale.py

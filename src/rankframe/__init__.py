@@ -42,9 +42,11 @@ from rankframe.exceptions import (
     InvalidOptionError,
     InvalidRuleError,
     RankEvalError,
+    StoreError,
     UnknownArgumentError,
     UnknownMetricError,
 )
+from rankframe.history import History
 from rankframe.schemas import pandas_schema, polars_schema
 from rankframe.trec import join_trec, read_trec_qrels, read_trec_run
 
@@ -54,6 +56,7 @@ __all__ = [
     "METRICS",
     "ColumnNotFoundError",
     "EmptyQueryError",
+    "History",
     "InvalidDataError",
     "InvalidOptionError",
     "InvalidRuleError",
@@ -62,6 +65,7 @@ __all__ = [
     "Options",
     "RankEval",
     "RankEvalError",
+    "StoreError",
     "UnknownArgumentError",
     "UnknownMetricError",
     "from_lists",

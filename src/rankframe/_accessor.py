@@ -23,6 +23,7 @@ from rankframe import (  # noqa: F401  (_metrics fills the registry)
     _engine,
     _metrics,
     _pipeline,
+    _provenance,
     _windows,
 )
 from rankframe._analysis import SYSTEM
@@ -256,6 +257,10 @@ class RankEval:
         self._frame = frame
         self._names = names or ColumnNames()
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _provenance.remember_runs(cls)  # results remember what made them (History.record)
+
     # -- adapter hooks -------------------------------------------------------------------
 
     def _backend(self, frame: Any) -> Backend:  # noqa: ARG002  (adapters use it)
@@ -270,6 +275,7 @@ class RankEval:
         float (``"scalar"``) / a value per segment (``"segments"``)."""
         return table
 
+    @_provenance.remembered
     def _run(self, request: Request) -> Any:
         """Run ``request`` on the frame (one eager frame; partitioned adapters override)."""
         return self._convert(_pipeline.run(self._backend(self._frame), request), request)

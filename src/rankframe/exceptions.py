@@ -16,7 +16,10 @@ Every error about the user's input or arguments is a ``RankEvalError``, which is
         │   │                           positional argument too many (also a TypeError,
         │   │                           which Python raises for those)
         │   └── InvalidRuleError      a rule of check() that does not parse (.rule)
-        └── EmptyQueryError           empty="error" and some queries have no relevant item
+        ├── EmptyQueryError           empty="error" and some queries have no relevant item
+        └── StoreError                a history store (rankframe.History) refuses: not a
+                                        store, a newer schema, busy, a run id taken (.store,
+                                        .problem)
 
 Each message names the culprit (column, value, query; a file and its line) and the fix.
 ``excerpt`` quotes a user's value in a message, escaped and cut short, so that a message stays
@@ -42,6 +45,7 @@ __all__ = [
     "Keyword",
     "OptionName",
     "RankEvalError",
+    "StoreError",
     "TrecFormatError",
     "UnknownArgumentError",
     "UnknownMetricError",
@@ -294,6 +298,33 @@ class EmptyQueryError(RankEvalError):
             "or 'nan' instead, or lower min_relevance.",
         )
         return cls(msg, count=count, queries=[plain(q) for q in queries])
+
+
+class StoreError(RankEvalError):
+    """A history store (``rankframe.History``) cannot be used as asked.
+
+    Attributes
+    ----------
+    store
+        The store's path, or its URL without the password.
+    problem
+        ``"not_a_store"`` (a file or database that holds no rankframe store: a text file, a
+        database of other tables), ``"newer_schema"`` (written by a newer rankframe),
+        ``"busy"`` (another process held the store longer than the timeout) or
+        ``"run_exists"`` (a run of that id is already recorded: runs are never
+        overwritten).
+    """
+
+    def __init__(self, message: Message, *, store: str, problem: str) -> None:
+        super().__init__(message)
+        self.store = store
+        self.problem = problem
+
+    def __reduce__(self) -> tuple[Any, tuple[Message]]:
+        """Pickle with the fields."""
+        return functools.partial(type(self), store=self.store, problem=self.problem), (
+            self.parts,
+        )
 
 
 def _empty_query_error(message: Message, count: int, queries: list[object]) -> EmptyQueryError:

@@ -59,6 +59,8 @@ API_OBJECTS = [
     "rankframe.exceptions.UnknownMetricError",
     "rankframe.exceptions.InvalidOptionError",
     "rankframe.exceptions.EmptyQueryError",
+    "rankframe.exceptions.StoreError",
+    "rankframe.History",
     "rankframe.trec.read_trec_run",
     "rankframe.trec.read_trec_qrels",
     "rankframe.trec.join_trec",

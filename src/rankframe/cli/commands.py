@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 from rankframe.cli.checks import Roles, check_rows, explain
 from rankframe.cli.errors import CliError, fail, in_cli_terms
 from rankframe.cli.reading import check_exists, input_format, read_table
+from rankframe.cli.recording import check_record_options, record
 from rankframe.cli.render import render, write
 from rankframe.cli.source import Source
 from rankframe.cli.status import Status
@@ -131,6 +132,7 @@ def _in_file_terms(
 
 def run_evaluate(args: argparse.Namespace, status: Status) -> int:
     """``rankframe evaluate``."""
+    check_record_options(args)
     metrics = _metrics(args.metric)
     options = _options(args)
     roles = _roles(args, list(dict.fromkeys(args.score or ["score"])))
@@ -141,6 +143,7 @@ def run_evaluate(args: argparse.Namespace, status: Status) -> int:
     with _in_file_terms(frame, source, roles, args):
         result = method(metrics, by=roles.by or None, **options)
     status.clear()
+    record(args, result)
     percent = _labels(metrics, options) if args.percent else ()
     write(render(result, args.format, percent=percent), args.output)
     return 0
@@ -185,6 +188,7 @@ def run_compare(args: argparse.Namespace, status: Status) -> int:
     default = ["score"] if args.reference is not None else []
     scores = list(dict.fromkeys(args.score or default))
     baseline = _check_compare(args, scores)
+    check_record_options(args)
     metrics = _metrics(args.metric)
     options = _options(args)
     roles = _roles(args, scores)
@@ -218,6 +222,7 @@ def run_compare(args: argparse.Namespace, status: Status) -> int:
             **options,
         )
     status.clear()
+    record(args, result)
     percent = COMPARE_VALUE_COLUMNS if args.percent else ()
     # the baseline's rows have no test: blank rather than NaN
     write(render(result, args.format, percent=percent, nan=""), args.output)

@@ -14,6 +14,7 @@ from rankframe.cli.commands import (
 )
 from rankframe.cli.errors import CliError
 from rankframe.cli.reading import INPUT_FORMATS
+from rankframe.cli.recording import add_record_options
 from rankframe.cli.render import OUTPUT_FORMATS
 
 
@@ -149,6 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
                "several systems, one row each")
     _add_metric_options(evaluate)
     _add_output(evaluate, per_query=True)
+    add_record_options(evaluate)
     evaluate.set_defaults(handler=run_evaluate)
 
     compare = commands.add_parser(
@@ -188,6 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
     tests.add_argument("--seed", type=int, default=0,
                        help="random seed of the resampling (default: %(default)s)")
     _add_output(compare)
+    add_record_options(compare)
     compare.set_defaults(handler=run_compare)
 
     trec = commands.add_parser(

@@ -1,0 +1,389 @@
+"""A result as the rows of a history store, read from its columns.
+
+Any result table (``evaluate`` wide or tidy, ``per_query``, ``compare``, a table with a
+``status`` column, windows) becomes long rows: one per (result row, value). Its columns are
+read by what they hold, not by which method made them:
+
+- **typed keys**, by name: ``window`` (stored as ``window_start``, UTC), ``system``,
+  ``metric``, ``k``, ``statistic``, ``status``;
+- **metric columns** of a wide table: a number column whose name is a metric's label
+  (``ndcg@10``, ``f1@5(beta=2)``), or a label and a suffix (``ndcg@10_ci_low``: value
+  ``ci_low``);
+- **segment keys**: the result's ``by`` columns and ``per_query``'s query column (known from
+  the request that made it), the columns given by ``keys=``, and every other column that is
+  not a number (strings, categories, dates): stored as ``segment`` (``"theme=news"``) and
+  ``segment_json`` (``{"theme": "news"}``);
+- **values**: every other number or boolean column (``value``, ``n_queries``, ``delta``,
+  ``p_value``, ``significant`` as 0/1).
+
+A wide table gives one row per (result row, metric, value name); its values that belong to
+no metric (``n_queries``) are repeated for each metric of the row. A tidy table (a
+``metric`` column) gives one row per (result row, value column), labelled ``metric@k``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+import math
+from collections.abc import Sequence
+from datetime import date, datetime
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from rankframe._registry import parse_metric
+from rankframe.exceptions import ColumnNotFoundError, RankEvalError
+from rankframe.history.schema import VALUE_COLUMNS
+
+if TYPE_CHECKING:
+    from rankframe._pipeline import ColumnNames, Request
+
+__all__ = ["as_pandas", "fingerprint", "long_values", "options_json"]
+
+#: Key columns with a column of their own in ``rankframe_values`` (result name → store name).
+TYPED_KEYS = {
+    "window": "window_start",
+    "system": "system",
+    "metric": "metric",
+    "k": "k",
+    "statistic": "statistic",
+    "status": "status",
+}
+
+
+def _is_dask(obj: Any) -> bool:
+    return type(obj).__module__.startswith("dask") and hasattr(obj, "compute")
+
+
+def as_pandas(result: Any) -> pd.DataFrame:
+    """A result of any frame kind as an eager pandas frame (a LazyFrame is collected, a Dask
+    result computed; a Series, or an index, becomes columns)."""
+    import polars as pl
+    import pyarrow as pa
+
+    if isinstance(result, pl.LazyFrame):
+        result = result.collect()
+    elif _is_dask(result):
+        result = result.compute()
+    if isinstance(result, pl.DataFrame):
+        converted: pd.DataFrame = result.to_pandas()
+        return converted
+    if isinstance(result, pa.Table | pa.RecordBatch):
+        table: pd.DataFrame = result.to_pandas()
+        return table
+    if isinstance(result, pd.Series):
+        result = result.reset_index()
+    if isinstance(result, pd.DataFrame):
+        frame: pd.DataFrame = result
+        return frame.reset_index() if any(n is not None for n in frame.index.names) else frame
+    msg = (
+        "History.record() takes a result table: what evaluate(), per_query() or compare() "
+        "return (pandas, polars, LazyFrame or Dask), or a metric method's value per segment. "
+        f"Got {type(result).__module__}.{type(result).__qualname__}; for one number, record "
+        "evaluate([...]) instead."
+    )
+    raise TypeError(msg)
+
+
+# -- the columns of a result -----------------------------------------------------------------
+
+
+def _is_number(column: pd.Series) -> bool:
+    return bool(pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(
+        column.dtype))
+
+
+def _is_time(column: pd.Series) -> bool:
+    if pd.api.types.is_datetime64_any_dtype(column.dtype):
+        return True
+    first = next((v for v in column if v is not None and v == v), None)
+    return isinstance(first, date)
+
+
+@functools.lru_cache(maxsize=4096)
+def _label(name: str) -> str | None:
+    """``name`` if it is a metric's label as rankframe writes it, else ``None``."""
+    try:
+        return name if str(parse_metric(name)) == name else None
+    except (RankEvalError, TypeError):
+        return None
+
+
+def metric_column(name: object) -> tuple[str, str] | None:
+    """A wide table's column as (metric label, value name): ``ndcg@10`` → (``ndcg@10``,
+    ``value``), ``ndcg@10_ci_low`` → (``ndcg@10``, ``ci_low``); ``None`` for other names."""
+    if not isinstance(name, str):
+        return None
+    if _label(name) is not None:
+        return name, "value"
+    cut = name.rfind("_")
+    while cut > 0:
+        if _label(name[:cut]) is not None and name[cut + 1:]:
+            return name[:cut], name[cut + 1:]
+        cut = name.rfind("_", 0, cut)
+    return None
+
+
+def _tidy_label(metric: object, k: object) -> str | None:
+    """The label of a tidy row's metric and k: ``("ndcg", 10)`` → ``ndcg@10``,
+    ``("f1(beta=2)", 5)`` → ``f1@5(beta=2)``; a name rankframe does not know, as it is
+    (with ``@k``)."""
+    if _missing(metric):
+        return None
+    has_k = not _missing(k)
+    cut: Any = None
+    if has_k:
+        number = float(k)  # type: ignore[arg-type]
+        cut = int(number) if number.is_integer() else number
+    try:
+        return str(parse_metric(str(metric), cut))
+    except (RankEvalError, TypeError):
+        return f"{metric}@{cut}" if has_k else str(metric)
+
+
+def _missing(value: object) -> bool:
+    """None, NaN, NaT or pd.NA."""
+    return value is None or value is pd.NA or value is pd.NaT or (
+        isinstance(value, float | np.floating) and math.isnan(value))
+
+
+def _text(value: object) -> object:
+    """A key's value for JSON: a Python scalar; a time as ISO text."""
+    if _missing(value):
+        return None
+    item = getattr(value, "item", None)
+    if callable(item) and type(value).__module__ == "numpy":
+        value = item()
+    if isinstance(value, datetime | date | pd.Timestamp):
+        return value.isoformat()
+    return value if isinstance(value, str | int | float | bool) else str(value)
+
+
+def _as_float(column: pd.Series) -> np.ndarray[Any, np.dtype[np.float64]]:
+    if pd.api.types.is_bool_dtype(column.dtype) or column.dtype == object:
+        column = column.astype("float64")
+    return column.to_numpy(dtype="float64", na_value=np.nan)
+
+
+def _objects(column: pd.Series) -> np.ndarray[Any, np.dtype[np.object_]]:
+    """The values as an object array, every kind of null as None."""
+    values: np.ndarray[Any, np.dtype[np.object_]] = column.to_numpy(
+        dtype=object, na_value=None)  # type: ignore[call-overload]
+    return values
+
+
+def _as_objects(column: pd.Series) -> np.ndarray[Any, np.dtype[np.object_]]:
+    """A column as Python scalars for JSON (strings as they are, null as None)."""
+    values = _objects(column)
+    if pd.api.types.is_string_dtype(column):  # strings throughout: nothing to convert
+        return values
+    out = np.empty(len(values), dtype=object)
+    out[:] = [_text(v) for v in values]
+    return out
+
+
+def _utc(column: pd.Series) -> pd.Series:
+    """A time column as naive UTC timestamps (aware times: their UTC instant)."""
+    times = pd.to_datetime(column)
+    if getattr(times.dt, "tz", None) is not None:
+        times = times.dt.tz_convert("UTC").dt.tz_localize(None)
+    return times.astype("datetime64[us]")
+
+
+def long_values(frame: pd.DataFrame, keys: Sequence[str] = ()) -> pd.DataFrame:
+    """The rows of ``rankframe_values`` (without ``run_id``) of one result table."""
+    n = len(frame)
+    typed: dict[str, Any] = {}
+    segments: list[str] = []
+    metric_columns: dict[str, list[tuple[str, str]]] = {}  # label → (value name, column)
+    row_values: list[str] = []
+    for name in frame.columns:
+        column = frame[name]
+        if name in TYPED_KEYS and name not in keys:
+            if name == "window" and not _is_time(column):
+                segments.append(name)
+            else:
+                typed[name] = column
+        elif name in keys or not _is_number(column):
+            segments.append(name)
+        elif "metric" not in frame.columns and (found := metric_column(name)) is not None:
+            metric_columns.setdefault(found[0], []).append((found[1], name))
+        else:
+            row_values.append(name)
+
+    # one entry per (metric, value name) of a row: its label per row, and the value column
+    entries: list[tuple[np.ndarray[Any, Any], str, str]] = []
+    if "metric" in typed:
+        k = typed.get("k")
+        pairs = [(m, None if k is None else k.iloc[i]) for i, m in enumerate(typed["metric"])]
+        labels = {p: _tidy_label(*p) for p in dict.fromkeys(pairs)}
+        per_row = np.array([labels[p] for p in pairs], dtype=object)
+        entries = [(per_row, c, c) for c in row_values]
+    elif metric_columns:
+        for label, columns in metric_columns.items():
+            labelled = np.full(n, label, dtype=object)
+            entries += [(labelled, value_name, c) for value_name, c in columns]
+            entries += [(labelled, c, c) for c in row_values]
+    else:
+        entries = [(np.full(n, None, dtype=object), c, c) for c in row_values]
+
+    m = len(entries)
+    rows = np.tile(np.arange(n, dtype=np.int64), m)
+    segment, segment_json = _segments(frame, segments)
+    out: dict[str, Any] = {
+        "result_row": rows,
+        "segment": segment[rows],
+        "segment_json": segment_json[rows],
+        "window_start": (
+            _utc(typed["window"]).to_numpy()[rows] if "window" in typed
+            else np.full(n * m, np.datetime64("NaT", "us"))
+        ),
+        "metric": np.concatenate([e[0] for e in entries]) if entries else np.empty(0, object),
+        "value_name": np.repeat(np.array([e[1] for e in entries], dtype=object), n),
+        "value": (
+            np.concatenate([_as_float(frame[e[2]]) for e in entries]) if entries
+            else np.empty(0)
+        ),
+    }
+    for name in ("system", "statistic", "status"):
+        out[name] = (_as_objects(typed[name]) if name in typed
+                     else np.full(n, None, dtype=object))[rows]
+    if "k" in typed:
+        out["k"] = _as_float(typed["k"])[rows]
+    elif metric_columns:  # a wide table: each label's cut-off
+        cuts = {label: _cut_off(label) for label in metric_columns}
+        out["k"] = np.array([cuts.get(label, np.nan) for label in out["metric"]], dtype=float)
+    else:
+        out["k"] = np.full(n * m, np.nan)
+    table = pd.DataFrame({c: out[c] for c in VALUE_COLUMNS if c != "run_id"})
+    return table.sort_values("result_row", kind="stable", ignore_index=True)
+
+
+def _cut_off(label: str) -> float:
+    k = parse_metric(label).k
+    return float(k) if isinstance(k, int | float) else math.nan
+
+
+def _segments(
+    frame: pd.DataFrame, columns: list[str]
+) -> tuple[np.ndarray[Any, np.dtype[np.object_]], np.ndarray[Any, np.dtype[np.object_]]]:
+    """Per row, its segment keys as text (``theme=news, cohort=a``) and as a JSON object;
+    ``None`` for a table without segment keys."""
+    n = len(frame)
+    text = np.full(n, None, dtype=object)
+    as_json = np.full(n, None, dtype=object)
+    if not columns:
+        return text, as_json
+    values = [_as_objects(frame[c]) for c in columns]
+    for i in range(n):  # one row of the result (segments, not queries' rows)
+        pairs = [(str(c), v[i]) for c, v in zip(columns, values, strict=True)]
+        text[i] = ", ".join(f"{c}={'null' if v is None else v}" for c, v in pairs)
+        as_json[i] = json.dumps(dict(pairs), ensure_ascii=False)
+    return text, as_json
+
+
+# -- what made the result ----------------------------------------------------------------------
+
+
+def _json_value(value: object) -> object:
+    """An option's value as JSON: scalars as they are; a frame (``catalog=``) by its type."""
+    value = _text(value)
+    if isinstance(value, list | tuple):
+        return [_json_value(v) for v in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return f"<{type(value).__module__}.{type(value).__qualname__}>"
+
+
+def _fields(obj: object) -> dict[str, object]:
+    if not dataclasses.is_dataclass(obj):
+        return {}
+    return {f.name: _json_value(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+
+
+def options_json(request: Request) -> str:
+    """The request's metrics, ``by``, columns, options and result settings, as JSON."""
+    names = request.names
+    columns = {"query": names.query, "item": names.item, "score": list(names.scores),
+               "relevant": names.relevant, "judged": names.judged}
+    document = {
+        "metrics": [str(m) for m in request.metrics],
+        "by": list(request.by),
+        "columns": columns,
+        "options": _fields(request.options),
+        "settings": _fields(request.result),
+    }
+    return json.dumps(document, sort_keys=False)
+
+
+# -- the input's fingerprint -------------------------------------------------------------------
+
+
+def _bound_columns(frame: Any, columns: list[str]) -> pd.DataFrame | None:
+    """The ``columns`` of an input frame of any kind as pandas; ``None`` for an input that
+    cannot be read again (a one-shot Arrow stream)."""
+    import polars as pl
+    import pyarrow as pa
+
+    from rankframe.adapters.arrow import ArrowSource, is_arrow
+
+    missing: list[str] = []
+    if isinstance(frame, pd.DataFrame):
+        missing = [c for c in columns if c not in frame.columns]
+        data = None if missing else frame[columns]
+    elif isinstance(frame, pl.DataFrame | pl.LazyFrame):
+        names = frame.collect_schema().names()
+        missing = [c for c in columns if c not in names]
+        selected = None if missing else frame.select(columns)
+        if isinstance(selected, pl.LazyFrame):
+            selected = selected.collect()
+        data = None if selected is None else selected.to_pandas()
+    elif _is_dask(frame):
+        missing = [c for c in columns if c not in frame.columns]
+        data = None if missing else frame[columns].compute()
+    elif isinstance(frame, pa.RecordBatchReader) or not is_arrow(frame):
+        return None
+    else:
+        source = ArrowSource(frame)
+        missing = [c for c in columns if c not in source.names()]
+        data = None if missing else source.table(columns).to_pandas()
+    if missing:
+        msg = (
+            f"The input given to History.record(data=...) has no column {missing[0]!r}, which "
+            "the result was evaluated on; pass the frame the result was computed from, or "
+            "its accessor bound to its columns: data=df.rank_eval(query=..., ...)."
+        )
+        raise ColumnNotFoundError(msg)
+    return data
+
+
+def _canonical(column: pd.Series) -> pd.Series:
+    """A column as every frame kind gives it the same hash: numbers and booleans as
+    float64 (null: NaN), anything else as Python objects (null: None)."""
+    if _is_number(column):
+        return pd.Series(column.to_numpy(dtype="float64", na_value=np.nan))
+    return pd.Series(_objects(column), dtype=np.dtype(object))
+
+
+def fingerprint(frame: Any, names: ColumnNames) -> tuple[int | None, int | None, str | None]:
+    """The input's rows, queries and a hash of its query, item, score(s) and relevant
+    columns; NULLs (``None``) for an input that cannot be read again.
+
+    The hash is a SHA-256 of the sorted 64-bit hashes of the rows (pandas'
+    ``hash_pandas_object`` of the canonical columns): the same whatever the frame kind and
+    the row order."""
+    columns = list(dict.fromkeys([names.query, names.item, *names.scores, names.relevant]))
+    data = _bound_columns(frame, columns)
+    if data is None:
+        return None, None, None
+    canonical = pd.DataFrame({str(i): _canonical(data[c]) for i, c in enumerate(columns)})
+    hashes = np.sort(pd.util.hash_pandas_object(canonical, index=False).to_numpy())
+    digest = hashlib.sha256(hashes.tobytes())
+    digest.update(str(len(columns)).encode())
+    queries = int(canonical["0"].nunique(dropna=False))
+    return len(data), queries, digest.hexdigest()
+

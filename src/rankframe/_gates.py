@@ -23,13 +23,14 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
+from rankframe import _provenance
 from rankframe._analysis import SYSTEM, k_type
 from rankframe._options import (
     CORRECTION,
@@ -395,6 +396,7 @@ def check(
     windows = {} if every is None else {"every": every}
     by_list = [by] if isinstance(by, str) else list(dict.fromkeys(by or []))
     parts: list[tuple[list[Rule], Any, bool]] = []
+    made: _provenance.Provenance | None = None  # what made the tables: the run's options
     if absolute:
         metrics = list(dict.fromkeys(r.metric for r in absolute))
         interval = {} if mode == "point" else {"confidence_level": confidence_level}
@@ -402,6 +404,7 @@ def check(
             metrics, by=by, tidy=True, n_resamples=n_resamples, seed=seed,
             **interval, **windows, **options,
         )
+        made = made or _provenance.recall(table)
         parts.append((absolute, _eager(table), False))
     if drops:
         metrics = list(dict.fromkeys(r.metric for r in drops))
@@ -415,6 +418,7 @@ def check(
             confidence_level=confidence_level, n_permutations=n_permutations,
             n_resamples=n_resamples, seed=seed, **extra, **options,
         )
+        made = made or _provenance.recall(table)
         parts.append((drops, _eager(table), True))
     every_metric = list(dict.fromkeys(r.metric for r in parsed))
     k_arrow = pa.float64() if k_type(every_metric) == "float?" else pa.int64()
@@ -459,7 +463,19 @@ def check(
             columns_out = ["rule", "metric", "k", *keys, *values, "n_queries", "status"]
             frames.append((parsed.index(rule), frame[columns_out]))
     # in the order of the rules, whichever table each one read
-    return _stack([frame for _, frame in sorted(frames, key=lambda pair: pair[0])])
+    result = _stack([frame for _, frame in sorted(frames, key=lambda pair: pair[0])])
+    if made is None:
+        return result
+    # History.record reads the options and the input of the tables it read, every rule's
+    # metric, and the settings of check itself
+    settings = {
+        "rules": [rule.text for rule in parsed], "baseline": baseline, "mode": mode,
+        "min_queries": min_queries, "confidence_level": confidence_level, "alpha": alpha,
+        "test": test, "correction": correction, "family": family, "every": every,
+        "reference": reference is not None,
+    }
+    request = replace(made.request, metrics=tuple(every_metric))
+    return _provenance.remember(result, request, ev._frame, kind="Check", settings=settings)
 
 
 def _absolute_values(

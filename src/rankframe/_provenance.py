@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -33,6 +33,10 @@ class Provenance:
 
     request: Request
     source: weakref.ref[Any] | None
+    # a table assembled from several results (check's): its kind and settings, which the
+    # request (of the first result it read) does not say
+    kind: str | None = None
+    settings: Mapping[str, Any] | None = None
 
     def input(self) -> Any:
         """The input frame, or ``None`` once it is garbage-collected (or took no weakref)."""
@@ -53,9 +57,11 @@ def _weak(obj: Any) -> weakref.ref[Any] | None:
         return None
 
 
-def remember(result: Any, request: Request, frame: Any) -> Any:
+def remember(result: Any, request: Request, frame: Any, *, kind: str | None = None,
+             settings: Mapping[str, Any] | None = None) -> Any:
     """Remember ``request`` and ``frame`` (the input; an Arrow source: the object it reads)
-    as what made ``result``; return ``result``."""
+    as what made ``result``; return ``result``. ``kind`` and ``settings``: those of a table
+    assembled from several results, in place of the request's result's."""
     try:
         weakref.finalize(result, _forget, id(result))
     except TypeError:  # a float, a string: no weak reference, nothing to record later
@@ -63,7 +69,7 @@ def remember(result: Any, request: Request, frame: Any) -> Any:
     from rankframe.adapters.arrow import ArrowSource  # loaded once an accessor runs
 
     source = frame.obj if isinstance(frame, ArrowSource) else frame
-    _MEMORY[id(result)] = Provenance(request, _weak(source))
+    _MEMORY[id(result)] = Provenance(request, _weak(source), kind, settings)
     return result
 
 

@@ -134,3 +134,29 @@ def test_bad_data_and_missing_files_exit_2(run: Run, tmp_path: Path) -> None:
     code, _, err = run("check", bad, "--score", "base", "--rule", "mrr >= 0")
     assert code == 2
     assert "Line 7" in err
+
+
+def test_record_appends_the_gate_table(run: Run, path: Path, tmp_path: Path) -> None:
+    import rankframe
+
+    store = tmp_path / "gates.duckdb"
+    code, out, err = run("check", path, "--score", "base", "--score", "bad",
+                         "--rule", "mrr >= 0.6", "--format", "json",
+                         "--record", store, "--run-name", "ci", "--tag", "branch=main")
+    assert code == 1  # recording does not change the decision
+    assert "recorded run" in err
+    history = rankframe.History(store)
+    runs = history.runs()
+    assert list(runs["run_name"]) == ["ci"]
+    assert list(runs["result"]) == ["Check"]
+    assert runs["input_queries"].iloc[0] == N
+    stored = history.load(run="ci")
+    statuses = dict(zip(stored["system"], stored["status"], strict=False))
+    assert statuses == {r["system"]: r["status"] for r in json.loads(out)}
+
+
+def test_run_name_without_record_is_a_usage_error(run: Run, path: Path) -> None:
+    code, _, err = run("check", path, "--score", "base", "--rule", "mrr >= 0.6",
+                       "--run-name", "ci")
+    assert code == 2
+    assert "--record" in err

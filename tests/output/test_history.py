@@ -597,3 +597,28 @@ def test_a_duckdb_file_held_by_another_process(tmp_path: Path) -> None:
         holder.kill()
         holder.wait()
     assert History(path).runs().empty
+
+
+def test_check_records_its_rules_settings_and_input(make_frame, tmp_path):
+    """A gate table is assembled from evaluate's and compare's tables: its run still names
+    the kind (Check), every rule's metric, check's settings, and the input's fingerprint."""
+    import json
+
+    import rankframe
+
+    frame = make_frame({
+        "query": [1, 1, 2, 2], "item": ["x", "y", "x", "y"],
+        "a": [0.9, 0.1, 0.9, 0.1], "b": [0.1, 0.9, 0.9, 0.1], "relevant": [0, 1, 1, 0],
+    })
+    table = frame.rank_eval(score=["a", "b"]).check(
+        ["mrr drop <= 1%", "ndcg@2 >= 0.1"], min_queries=1, mode="point")
+    store = rankframe.History(tmp_path / "m.duckdb")
+    store.record(table, run="gate")
+    run = store.runs().iloc[0]
+    assert run["result"] == "Check"
+    options = json.loads(run["options"])
+    assert options["metrics"] == ["mrr", "ndcg@2"]
+    assert options["settings"]["rules"] == ["mrr drop <= 1%", "ndcg@2 >= 0.1"]
+    assert options["settings"]["mode"] == "point"
+    assert run["input_rows"] == 4
+    assert run["input_queries"] == 2

@@ -14,6 +14,7 @@ import argparse
 from typing import Any
 
 from rankframe.cli.errors import CliError, in_cli_terms
+from rankframe.cli.recording import add_record_options, check_record_options, record
 from rankframe.cli.status import Status
 from rankframe.exceptions import RankEvalError
 
@@ -92,6 +93,7 @@ def add_parser(commands: Any) -> None:
                         help="output format (default: %(default)s; json: an array of "
                         "objects, one per row, NaN as null)")
     output.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
+    add_record_options(check)
     check.set_defaults(handler=run_check)
 
 
@@ -113,6 +115,7 @@ def _run(args: argparse.Namespace, status: Status) -> int:
     from rankframe.cli.render import render, write
 
     parse_rules(args.rule)  # a bad rule is reported before the file is read
+    check_record_options(args)
     scores = list(dict.fromkeys(args.score or ["score"]))
     if args.baseline is not None and args.baseline not in scores:
         msg = (
@@ -149,6 +152,7 @@ def _run(args: argparse.Namespace, status: Status) -> int:
             seed=args.seed, **options,
         )
     status.clear()
+    record(args, result)
     write(render(result, args.format, nan=""), args.output)
     failing = {FAIL, UNCERTAIN} if args.fail_on == "uncertain" else {FAIL}
     return 1 if failing & set(result["status"].to_list()) else 0

@@ -201,6 +201,8 @@ class History:
         """
         provenance = _provenance.recall(result)
         request = None if provenance is None else provenance.request
+        kind = None if provenance is None else provenance.kind
+        settings = None if provenance is None else provenance.settings
         frame = rows.as_pandas(result)
         declared = [] if request is None else [c for c in request.keys if c in frame.columns]
         values = rows.long_values(frame, [*declared, *keys])
@@ -232,8 +234,9 @@ class History:
             "run_name": run,
             "tags": json.dumps(checked_tags, sort_keys=True, ensure_ascii=False),
             "rankframe_version": stores._version(),
-            "result": None if request is None else type(request.result).__name__,
-            "options": None if request is None else rows.options_json(request),
+            "result": None if request is None else (
+                kind or type(request.result).__name__),
+            "options": None if request is None else rows.options_json(request, settings),
             "input_rows": n_rows,
             "input_queries": n_queries,
             "input_hash": fingerprint,

@@ -28,7 +28,7 @@ import functools
 import hashlib
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -291,9 +291,9 @@ def _segments(
 
 def _json_value(value: object) -> object:
     """An option's value as JSON: scalars as they are; a frame (``catalog=``) by its type."""
-    value = _text(value)
     if isinstance(value, list | tuple):
         return [_json_value(v) for v in value]
+    value = _text(value)
     if value is None or isinstance(value, str | int | float | bool):
         return value
     return f"<{type(value).__module__}.{type(value).__qualname__}>"
@@ -305,8 +305,9 @@ def _fields(obj: object) -> dict[str, object]:
     return {f.name: _json_value(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
 
 
-def options_json(request: Request) -> str:
-    """The request's metrics, ``by``, columns, options and result settings, as JSON."""
+def options_json(request: Request, settings: Mapping[str, Any] | None = None) -> str:
+    """The request's metrics, ``by``, columns, options and result settings (``settings``
+    in place of the result's, for a table assembled from several), as JSON."""
     names = request.names
     columns = {"query": names.query, "item": names.item, "score": list(names.scores),
                "relevant": names.relevant, "judged": names.judged}
@@ -315,7 +316,8 @@ def options_json(request: Request) -> str:
         "by": list(request.by),
         "columns": columns,
         "options": _fields(request.options),
-        "settings": _fields(request.result),
+        "settings": _fields(request.result) if settings is None else {
+            key: _json_value(value) for key, value in settings.items()},
     }
     return json.dumps(document, sort_keys=False)
 

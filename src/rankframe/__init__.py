@@ -35,6 +35,7 @@ from rankframe._registry import (
 from rankframe.adapters import pandas as _pandas_adapter
 from rankframe.adapters import polars as _polars_adapter
 from rankframe.adapters.arrow import rank_eval
+from rankframe.report import Report, to_latex, to_markdown
 from rankframe.exceptions import (
     ColumnNotFoundError,
     EmptyQueryError,
@@ -60,6 +61,7 @@ __all__ = [
     "Options",
     "RankEval",
     "RankEvalError",
+    "Report",
     "UnknownArgumentError",
     "UnknownMetricError",
     "from_lists",
@@ -76,6 +78,8 @@ __all__ = [
     "read_trec_run",
     "reset_option",
     "set_option",
+    "to_latex",
+    "to_markdown",
     "trec_label",
 ]
 

@@ -22,7 +22,7 @@ import numpy.typing as npt
 import pandas as pd
 import polars as pl
 
-from rankframe import _pipeline
+from rankframe import _pipeline, _stats
 from rankframe._analysis import SYSTEM, PerQuery
 from rankframe._conventions import preset_options
 from rankframe._options import OPTIONS, Options
@@ -33,7 +33,7 @@ from rankframe.exceptions import InvalidOptionError
 FloatArray = npt.NDArray[np.float64]
 
 #: cut-offs of the metric@k curves (those up to each metric's own k, and that k)
-CURVE_CUTOFFS = (1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000)
+CURVE_CUTOFFS = (1, 3, 5, 10, 20, 50, 100, 200, 500, 1000)
 #: bins of the per-query histograms
 BINS = 20
 
@@ -140,7 +140,9 @@ def _facts(data: pl.DataFrame, names: _pipeline.ColumnNames, pq: PerQuery) -> di
     for score in names.scores:
         scored = data.filter(pl.col(score).is_not_null() & pl.col(score).is_not_nan()
                              if data.schema[score].is_float() else pl.col(score).is_not_null())
-        sizes = scored.group_by([names.query, score]).len()
+        # a hash of the query id groups as the id does (numbers group faster than strings)
+        sizes = scored.select(pl.col(names.query).hash(seed=0).alias("__q"),
+                              pl.col(score)).group_by(["__q", score]).len()
         in_ties = int(sizes.filter(pl.col("len") > 1)["len"].sum())
         tied[score] = in_ties / scored.height if scored.height else 0.0
     unjudged = 0
@@ -156,6 +158,40 @@ def _facts(data: pl.DataFrame, names: _pipeline.ColumnNames, pq: PerQuery) -> di
         "unjudged_rows": unjudged,
         "tied_share": tied,
     }
+
+
+def t_intervals(pq: PerQuery, confidence_level: float) -> tuple[FloatArray, FloatArray]:
+    """Student-t intervals of each (segment, system, metric)'s aggregate over its included
+    queries (:func:`rankframe._stats.t_interval`, per segment; NaN values left out of their
+    own column); a geometric mean's from the logs, a sum's times the number of queries."""
+    low, high = np.full(pq.shape, np.nan), np.full(pq.shape, np.nan)
+    for positions, part in pq.parts():
+        flat = part._flat()
+        seg = part.segment[part.include]
+        counts = np.bincount(seg, minlength=part.n_segments).astype(np.int64)
+        lo = np.full((part.n_segments, flat.shape[1]), np.nan)
+        hi = lo.copy()
+        for g in range(part.n_segments):
+            block = flat[seg == g]
+            for c in range(flat.shape[1]):
+                column = block[:, c]
+                column = column[~np.isnan(column)]
+                lo[g, c], hi[g, c] = _stats.t_interval(column, confidence_level)
+        low[:, :, positions] = part._finish(lo, counts)
+        high[:, :, positions] = part._finish(hi, counts)
+    return low, high
+
+
+def _with_t_intervals(frame: pd.DataFrame, pq: PerQuery, metrics: Sequence[Metric],
+                      confidence_level: float) -> pd.DataFrame:
+    """The wide means table with ``<metric>_ci_low``/``_ci_high`` of :func:`t_intervals`
+    (its rows are (segment, system) in order, as the finish step writes them)."""
+    low, high = t_intervals(pq, confidence_level)
+    out = frame.copy()
+    for j, metric in enumerate(metrics):
+        out[f"{metric}_ci_low"] = low[:, :, j].ravel()
+        out[f"{metric}_ci_high"] = high[:, :, j].ravel()
+    return out
 
 
 def _wtl(pq: PerQuery, baseline: int, by: bool) -> pd.DataFrame:
@@ -343,16 +379,24 @@ def compute(
     included = _pipeline._included(pq, options)
     overall_pq = replace(pq, segment=np.zeros_like(pq.segment),
                          segment_rows=pq.segment_rows[:1], n_segments=1)
+    overall_included = replace(included, segment=overall_pq.segment,
+                               segment_rows=overall_pq.segment_rows, n_segments=1)
 
     def finish(result: Any, segmented: bool) -> pd.DataFrame:
         r = replace(request, by=tuple(by_list) if segmented else (), result=result)
         frame = _pipeline.finish(backend, pq if segmented else overall_pq, r)
         return eager(frame)
 
-    means = _pipeline.Means(confidence_level=confidence_level, n_resamples=n_resamples,
-                            seed=seed)
-    summary = finish(means, False)
-    segments = finish(means, True) if by_list else None
+    if test == "t-test":  # t intervals of the means, as compare()'s of the deltas
+        plain = _pipeline.Means()
+        summary = _with_t_intervals(finish(plain, False), overall_included, parsed, confidence_level)
+        segments = (_with_t_intervals(finish(plain, True), included, parsed, confidence_level)
+                    if by_list else None)
+    else:  # evaluate()'s percentile bootstrap
+        means = _pipeline.Means(confidence_level=confidence_level, n_resamples=n_resamples,
+                                seed=seed)
+        summary = finish(means, False)
+        segments = finish(means, True) if by_list else None
     comparison = segment_comparison = wtl = None
     b = systems.index(base)
     if len(systems) > 1:

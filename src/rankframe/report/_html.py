@@ -110,6 +110,8 @@ class _Writer:
         self.title = title
         self.s = data.settings
         self.marks = marks(data.comparison) if data.comparison is not None else {}
+        if data.segment_comparison is not None:
+            self.marks.update(marks(data.segment_comparison))
         self.letter = letters(self.s.systems)
 
     # -- sections --------------------------------------------------------------------
@@ -154,8 +156,10 @@ class _Writer:
         return f'<table class="metrics"><tr>{head}</tr>{"".join(body)}</table>'
 
     def summary(self) -> str:
-        note = (f"Means over queries with {self.s.confidence_level:.0%} percentile bootstrap "
-                f"intervals ({self.s.n_resamples:,} resamples, seed {self.s.seed}).")
+        kind = ("Student-t intervals" if self.s.test == "t-test" else
+                f"percentile bootstrap intervals ({self.s.n_resamples:,} resamples, seed "
+                f"{esc(self.s.seed)})")
+        note = f"Means over queries with {self.s.confidence_level:.0%} {kind}."
         if self.d.comparison is not None:
             note += (f" A superscript letter: significantly better than the system of that "
                      f"letter ({esc(self.s.test)} against the baseline "
@@ -298,8 +302,9 @@ class _Writer:
             ("columns", columns),
             ("metric options", options),
             ("test", f"{esc(s.test)}, {esc(s.correction)} correction, alpha {s.alpha}"),
-            ("intervals", f"{s.confidence_level:.0%} percentile bootstrap, "
-                          f"{s.n_resamples:,} resamples, seed {esc(s.seed)}"),
+            ("intervals", f"{s.confidence_level:.0%} Student-t" if s.test == "t-test" else
+             f"{s.confidence_level:.0%} percentile bootstrap, {s.n_resamples:,} resamples, "
+             f"seed {esc(s.seed)}"),
             ("conventions", "ties broken as trec_eval does unless <code>ties=</code> says "
                             "otherwise; queries without a relevant item count 0 unless "
                             "<code>empty=</code> says otherwise; see rankframe's "

@@ -429,9 +429,9 @@ def compute(
                  **({"judged": resolved.judged} if resolved.judged else {})},
     )
     segment_labels = None
-    if by_list and segments is not None:
-        segment_labels = segments[by_list].astype(str).agg(" / ".join, axis=1).tolist() \
-            if len(by_list) > 1 else segments[by_list[0]].astype(str).tolist()
+    if by_list:  # per segment code, its values (the row of the per-query table it names)
+        keys_of = table.iloc[pq.segment_rows][by_list].astype(str)
+        segment_labels = keys_of.agg(" / ".join, axis=1).tolist()
     return ReportData(
         settings=settings, facts=facts, summary=summary, segments=segments,
         comparison=comparison, segment_comparison=segment_comparison, wtl=wtl,

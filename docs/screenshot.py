@@ -13,7 +13,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import rankframe
 from rankframe.datasets import recommendations
 
 OUT = Path(__file__).resolve().parent / "images" / "report.png"

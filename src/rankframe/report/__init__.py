@@ -1,7 +1,7 @@
 """Reports: one self-contained HTML file of an evaluation, and paper tables.
 
-``df.rank_eval(...).report(metrics, by=..., baseline=...)`` returns a :class:`Report`; it
-shows itself in a notebook and saves with :meth:`Report.save`. ``rankframe.to_latex`` and
+``df.rank_eval(...).report(metrics, by=..., baseline=...)`` returns a ``Report``; it
+shows itself in a notebook and saves with ``Report.save``. ``rankframe.to_latex`` and
 ``rankframe.to_markdown`` turn the table of ``compare()`` (or a report) into a paper table.
 See ``docs/report.md``.
 
@@ -32,8 +32,8 @@ class Report:
     options that produced it.
 
     Made by ``df.rank_eval(...).report(metrics, ...)``. In a notebook it shows itself
-    (``_repr_html_``); :meth:`save` writes the file; :meth:`html` gives its text;
-    :meth:`to_latex` and :meth:`to_markdown` give the comparison as a paper table.
+    (``_repr_html_``); ``save`` writes the file; ``html`` gives its text;
+    ``to_latex`` and ``to_markdown`` give the comparison as a paper table.
 
     Examples
     --------
@@ -123,11 +123,11 @@ class Report:
         return pd.DataFrame(rows)
 
     def to_latex(self, *, digits: int = 4, caption: str | None = None) -> str:
-        """The comparison as a LaTeX table (:func:`rankframe.to_latex`)."""
+        """The comparison as a LaTeX table (``rankframe.to_latex``)."""
         return _tables.to_latex(self._table(), digits=digits, caption=caption)
 
     def to_markdown(self, *, digits: int = 4) -> str:
-        """The comparison as a Markdown table (:func:`rankframe.to_markdown`)."""
+        """The comparison as a Markdown table (``rankframe.to_markdown``)."""
         return _tables.to_markdown(self._table(), digits=digits)
 
     def __repr__(self) -> str:
@@ -144,7 +144,7 @@ def build(
     worst: int = 10, top_k: int = 10, curves: bool = True, title: str = "rankframe report",
     **chosen: Any,
 ) -> Report:
-    """The report of an accessor (``RankEval.report``); see :class:`Report`."""
+    """The report of an accessor (``RankEval.report``); see ``Report``."""
     from rankframe._options import CORRECTION, TEST, check_count, check_level, check_seed
 
     TEST.validate(test)
@@ -176,14 +176,14 @@ def build(
 
 
 def to_latex(table: Any, *, digits: int = 4, caption: str | None = None) -> str:
-    """A comparison as a LaTeX table: see :func:`rankframe.report._tables.to_latex`."""
+    """A comparison as a LaTeX table: see ``rankframe.report._tables.to_latex``."""
     if isinstance(table, Report):
         return table.to_latex(digits=digits, caption=caption)
     return _tables.to_latex(table, digits=digits, caption=caption)
 
 
 def to_markdown(table: Any, *, digits: int = 4) -> str:
-    """A comparison as a Markdown table: see :func:`rankframe.report._tables.to_markdown`."""
+    """A comparison as a Markdown table: see ``rankframe.report._tables.to_markdown``."""
     if isinstance(table, Report):
         return table.to_markdown(digits=digits)
     return _tables.to_markdown(table, digits=digits)

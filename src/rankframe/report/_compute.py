@@ -2,8 +2,8 @@
 
 The accessor's ``per_query`` runs once, on the user's frame kind, for the report's metrics
 (and ``num_rel``, which says which queries have no relevant item). That table is read back
-as the partitioned backends read their parts' tables (:func:`rankframe._pipeline.from_parts`)
-and the one finish step (:func:`rankframe._pipeline.finish`) makes the means with their
+as the partitioned backends read their parts' tables (``rankframe._pipeline.from_parts``)
+and the one finish step (``rankframe._pipeline.finish``) makes the means with their
 intervals (overall and per segment) and the comparisons with the baseline: the same code on
 the same per-query values as ``evaluate()`` and ``compare()``, so the same numbers, at the
 cost of one per-query pass. Win/tie/loss, the distributions and the worst queries come from
@@ -102,8 +102,9 @@ def _bound(metrics: Any, chosen: dict[str, Any]) -> tuple[list[Metric], Options,
     given.update(preset_options(given.get("convention"), given, list(OPTIONS)))
     options = Options(**{n: given[n] for n in OPTIONS if n in given})
     explicit = [n for n in given if n in OPTIONS]
-    parsed, options = bind_options(parse_metrics(metrics), options, explicit,
-                                   given.get("convention"))
+    parsed, options = bind_options(
+        parse_metrics(metrics), options, explicit, given.get("convention")
+    )
     return parsed, options, given
 
 
@@ -129,8 +130,9 @@ def projection(ev: Any, columns: Sequence[str]) -> pl.DataFrame:
     try:
         return pl.from_pandas(part)
     except (TypeError, ValueError, pl.exceptions.PolarsError):  # mixed object ids
-        return pl.from_pandas(part.astype({c: str for c in part.columns
-                                           if part[c].dtype == object}))
+        return pl.from_pandas(
+            part.astype({c: str for c in part.columns if part[c].dtype == object})
+        )
 
 
 def _facts(data: pl.DataFrame, names: _pipeline.ColumnNames, pq: PerQuery) -> dict[str, Any]:
@@ -138,11 +140,17 @@ def _facts(data: pl.DataFrame, names: _pipeline.ColumnNames, pq: PerQuery) -> di
     rows = data.height
     tied = {}
     for score in names.scores:
-        scored = data.filter(pl.col(score).is_not_null() & pl.col(score).is_not_nan()
-                             if data.schema[score].is_float() else pl.col(score).is_not_null())
+        scored = data.filter(
+            pl.col(score).is_not_null() & pl.col(score).is_not_nan()
+            if data.schema[score].is_float()
+            else pl.col(score).is_not_null()
+        )
         # a hash of the query id groups as the id does (numbers group faster than strings)
-        sizes = scored.select(pl.col(names.query).hash(seed=0).alias("__q"),
-                              pl.col(score)).group_by(["__q", score]).len()
+        sizes = (
+            scored.select(pl.col(names.query).hash(seed=0).alias("__q"), pl.col(score))
+            .group_by(["__q", score])
+            .len()
+        )
         in_ties = int(sizes.filter(pl.col("len") > 1)["len"].sum())
         tied[score] = in_ties / scored.height if scored.height else 0.0
     unjudged = 0
@@ -162,7 +170,7 @@ def _facts(data: pl.DataFrame, names: _pipeline.ColumnNames, pq: PerQuery) -> di
 
 def t_intervals(pq: PerQuery, confidence_level: float) -> tuple[FloatArray, FloatArray]:
     """Student-t intervals of each (segment, system, metric)'s aggregate over its included
-    queries (:func:`rankframe._stats.t_interval`, per segment; NaN values left out of their
+    queries (``rankframe._stats.t_interval``, per segment; NaN values left out of their
     own column); a geometric mean's from the logs, a sum's times the number of queries."""
     low, high = np.full(pq.shape, np.nan), np.full(pq.shape, np.nan)
     for positions, part in pq.parts():
@@ -182,9 +190,10 @@ def t_intervals(pq: PerQuery, confidence_level: float) -> tuple[FloatArray, Floa
     return low, high
 
 
-def _with_t_intervals(frame: pd.DataFrame, pq: PerQuery, metrics: Sequence[Metric],
-                      confidence_level: float) -> pd.DataFrame:
-    """The wide means table with ``<metric>_ci_low``/``_ci_high`` of :func:`t_intervals`
+def _with_t_intervals(
+    frame: pd.DataFrame, pq: PerQuery, metrics: Sequence[Metric], confidence_level: float
+) -> pd.DataFrame:
+    """The wide means table with ``<metric>_ci_low``/``_ci_high`` of ``t_intervals``
     (its rows are (segment, system) in order, as the finish step writes them)."""
     low, high = t_intervals(pq, confidence_level)
     out = frame.copy()
@@ -214,9 +223,16 @@ def _wtl(pq: PerQuery, baseline: int, by: bool) -> pd.DataFrame:
             ties = np.bincount(seg, weights=diff == 0, minlength=n)
             losses = np.bincount(seg, weights=diff < 0, minlength=n)
             for g in range(n):
-                rows.append({"segment": g, "system": system, "metric": str(metric),
-                             "wins": int(wins[g]), "ties": int(ties[g]),
-                             "losses": int(losses[g])})
+                rows.append(
+                    {
+                        "segment": g,
+                        "system": system,
+                        "metric": str(metric),
+                        "wins": int(wins[g]),
+                        "ties": int(ties[g]),
+                        "losses": int(losses[g]),
+                    }
+                )
     return pd.DataFrame(rows, columns=["segment", "system", "metric", "wins", "ties", "losses"])
 
 
@@ -235,22 +251,34 @@ def _distributions(pq: PerQuery) -> list[dict[str, Any]]:
             v = values[:, s]
             v = v[np.isfinite(v)]
             counts, _ = np.histogram(v, bins=edges)
-            quartiles = (np.quantile(v, [0.0, 0.25, 0.5, 0.75, 1.0]).tolist() if v.size
-                         else [np.nan] * 5)
-            out.append({"metric": str(metric), "system": system, "edges": edges.tolist(),
-                        "counts": counts.astype(int).tolist(), "quartiles": quartiles,
-                        "n": int(v.size)})
+            quartiles = (
+                np.quantile(v, [0.0, 0.25, 0.5, 0.75, 1.0]).tolist() if v.size else [np.nan] * 5
+            )
+            out.append(
+                {
+                    "metric": str(metric),
+                    "system": system,
+                    "edges": edges.tolist(),
+                    "counts": counts.astype(int).tolist(),
+                    "quartiles": quartiles,
+                    "n": int(v.size),
+                }
+            )
     return out
 
 
 def _curve_metrics(metrics: Sequence[Metric]) -> list[Metric]:
     """The metrics at the curve's cut-offs: those with an integer cut-off, at every cut-off
-    of :data:`CURVE_CUTOFFS` up to their own, and their own."""
+    of ``CURVE_CUTOFFS`` up to their own, and their own."""
     out: list[Metric] = []
     for metric in metrics:
         k = metric.k
-        if not (metric.definition.takes_k and metric.definition.param.integer
-                and isinstance(k, int)) or metric.definition.aggregate == "set":
+        if (
+            not (
+                metric.definition.takes_k and metric.definition.param.integer and isinstance(k, int)
+            )
+            or metric.definition.aggregate == "set"
+        ):
             continue
         for cut in sorted({*(c for c in CURVE_CUTOFFS if c < k), k}):
             m = replace(metric, k=cut)
@@ -271,14 +299,27 @@ def _curves(ev: Any, metrics: list[Metric], chosen: dict[str, Any]) -> pd.DataFr
         system = systems[i] if systems is not None else ev._names.score
         for position, metric in enumerate(curve):
             value = float(table.iloc[i, offset + position])
-            rows.append({"system": system, "metric": str(replace(metric, k=None)),
-                         "k": int(metric.k or 0), "value": value})
+            rows.append(
+                {
+                    "system": system,
+                    "metric": str(replace(metric, k=None)),
+                    "k": int(metric.k or 0),
+                    "value": value,
+                }
+            )
     return pd.DataFrame(rows, columns=["system", "metric", "k", "value"])
 
 
 def _worst(
-    pq: PerQuery, data: pl.DataFrame, ev: Any, names: _pipeline.ColumnNames,
-    query_ids: list[Any], baseline: int, options: Options, count: int, top_k: int,
+    pq: PerQuery,
+    data: pl.DataFrame,
+    ev: Any,
+    names: _pipeline.ColumnNames,
+    query_ids: list[Any],
+    baseline: int,
+    options: Options,
+    count: int,
+    top_k: int,
 ) -> list[dict[str, Any]]:
     """The ``count`` queries with the largest loss of a system against the baseline on the
     first metric, each with its top-k lists and their grades."""
@@ -301,12 +342,18 @@ def _worst(
     lists = _top_lists(data, ev, names, ids, options, top_k)
     out = []
     for (q, s), qid in zip(chosen, ids, strict=True):
-        out.append({
-            "query": qid, "system": pq.systems[s], "metric": str(pq.metrics[0]),
-            "value": float(values[q, s]), "baseline_value": float(values[q, baseline]),
-            "lists": {pq.systems[i]: lists.get((_key(qid), pq.systems[i]), [])
-                      for i in (baseline, s)},
-        })
+        out.append(
+            {
+                "query": qid,
+                "system": pq.systems[s],
+                "metric": str(pq.metrics[0]),
+                "value": float(values[q, s]),
+                "baseline_value": float(values[q, baseline]),
+                "lists": {
+                    pq.systems[i]: lists.get((_key(qid), pq.systems[i]), []) for i in (baseline, s)
+                },
+            }
+        )
     return out
 
 
@@ -315,8 +362,12 @@ def _key(value: Any) -> str:
 
 
 def _top_lists(
-    data: pl.DataFrame, ev: Any, names: _pipeline.ColumnNames, ids: list[Any],
-    options: Options, top_k: int,
+    data: pl.DataFrame,
+    ev: Any,
+    names: _pipeline.ColumnNames,
+    ids: list[Any],
+    options: Options,
+    top_k: int,
 ) -> dict[tuple[str, str], list[tuple[Any, Any, Any]]]:
     """(query, system) → the top ``top_k`` (item, score, grade) of those queries, ranked as
     the metrics rank them (``rank()`` with the call's ties; ``trec`` for ``"average"``)."""
@@ -326,26 +377,42 @@ def _top_lists(
     rows = data.filter(pl.col(names.query).is_in(wanted.implode()))
     scores = list(names.scores)
     accessor = rows.rank_eval(  # type: ignore[attr-defined]
-        query=names.query, item=names.item,
-        score=scores if len(scores) > 1 else scores[0], relevant=names.relevant,
+        query=names.query,
+        item=names.item,
+        score=scores if len(scores) > 1 else scores[0],
+        relevant=names.relevant,
     )
-    ties = options.ties if options.ties in ("trec", "first", "optimistic", "pessimistic") \
-        else "trec"
+    ties = (
+        options.ties if options.ties in ("trec", "first", "optimistic", "pessimistic") else "trec"
+    )
     ranked = accessor.rank(ties=ties, name="__rank")
     out: dict[tuple[str, str], list[tuple[Any, Any, Any]]] = {}
     for score in scores:
         column = "__rank" if len(scores) == 1 else f"__rank_{score}"
-        top = (ranked.filter(pl.col(column).is_not_null() & (pl.col(column) <= top_k))
-               .sort([names.query, column]))
+        top = ranked.filter(pl.col(column).is_not_null() & (pl.col(column) <= top_k)).sort(
+            [names.query, column]
+        )
         for row in top.select([names.query, names.item, score, names.relevant]).rows():
             out.setdefault((_key(row[0]), score), []).append((row[1], row[2], row[3]))
     return out
 
 
 def compute(
-    ev: Any, metrics: Any, *, by: str | Sequence[str] | None, baseline: str | None,
-    test: str, correction: str, alpha: float, confidence_level: float, n_resamples: int,
-    seed: int | None, worst: int, top_k: int, curves: bool, chosen: dict[str, Any],
+    ev: Any,
+    metrics: Any,
+    *,
+    by: str | Sequence[str] | None,
+    baseline: str | None,
+    test: str,
+    correction: str,
+    alpha: float,
+    confidence_level: float,
+    n_resamples: int,
+    seed: int | None,
+    worst: int,
+    top_k: int,
+    curves: bool,
+    chosen: dict[str, Any],
 ) -> ReportData:
     """Every number of the report (see the module)."""
     names = ev._names
@@ -353,8 +420,10 @@ def compute(
     parsed, options, given = _bound(metrics, chosen)
     for metric in parsed:
         if metric.definition.aggregate == "set":
-            msg = (f"{metric} is a set-level metric: the report needs per-query values; "
-                   "evaluate it with evaluate([...], by=...) instead.")
+            msg = (
+                f"{metric} is a set-level metric: the report needs per-query values; "
+                "evaluate it with evaluate([...], by=...) instead."
+            )
             raise InvalidOptionError(msg)
     systems = list(names.scores)
     base = systems[0] if baseline is None else baseline
@@ -364,23 +433,26 @@ def compute(
     # one per-query pass: every value at empty="zero" (the finish step applies `empty`)
     pass_options = {n: v for n, v in chosen.items() if n != "empty"}
     wanted = [_without_empty(m) for m in parsed]
-    table = eager(ev.per_query([*wanted, "num_rel"], by=by_list or None, empty="zero",
-                               **pass_options))
+    table = eager(
+        ev.per_query([*wanted, "num_rel"], by=by_list or None, empty="zero", **pass_options)
+    )
     keys = [names.query, *by_list] + ([SYSTEM] if SYSTEM in table.columns else [])
-    values = list(table.columns[len(keys):])
-    table = table.rename(columns=dict(zip(values[: len(parsed)], map(str, parsed),
-                                          strict=True)))
+    values = list(table.columns[len(keys) :])
+    table = table.rename(columns=dict(zip(values[: len(parsed)], map(str, parsed), strict=True)))
     table[_pipeline.EMPTY] = table[values[len(parsed)]].to_numpy() == 0
     resolved = ev._resolved(by_list, options)
-    request = _pipeline.Request(resolved, tuple(parsed), tuple(by_list), options,
-                                _pipeline.PerQueryRows())
+    request = _pipeline.Request(
+        resolved, tuple(parsed), tuple(by_list), options, _pipeline.PerQueryRows()
+    )
     backend = PandasBackend(table)
     pq = _pipeline.from_parts(backend, request)
     included = _pipeline._included(pq, options)
-    overall_pq = replace(pq, segment=np.zeros_like(pq.segment),
-                         segment_rows=pq.segment_rows[:1], n_segments=1)
-    overall_included = replace(included, segment=overall_pq.segment,
-                               segment_rows=overall_pq.segment_rows, n_segments=1)
+    overall_pq = replace(
+        pq, segment=np.zeros_like(pq.segment), segment_rows=pq.segment_rows[:1], n_segments=1
+    )
+    overall_included = replace(
+        included, segment=overall_pq.segment, segment_rows=overall_pq.segment_rows, n_segments=1
+    )
 
     def finish(result: Any, segmented: bool) -> pd.DataFrame:
         r = replace(request, by=tuple(by_list) if segmented else (), result=result)
@@ -389,53 +461,86 @@ def compute(
 
     if test == "t-test":  # t intervals of the means, as compare()'s of the deltas
         plain = _pipeline.Means()
-        summary = _with_t_intervals(finish(plain, False), overall_included, parsed, confidence_level)
-        segments = (_with_t_intervals(finish(plain, True), included, parsed, confidence_level)
-                    if by_list else None)
+        summary = _with_t_intervals(
+            finish(plain, False), overall_included, parsed, confidence_level
+        )
+        segments = (
+            _with_t_intervals(finish(plain, True), included, parsed, confidence_level)
+            if by_list
+            else None
+        )
     else:  # evaluate()'s percentile bootstrap
-        means = _pipeline.Means(confidence_level=confidence_level, n_resamples=n_resamples,
-                                seed=seed)
+        means = _pipeline.Means(
+            confidence_level=confidence_level, n_resamples=n_resamples, seed=seed
+        )
         summary = finish(means, False)
         segments = finish(means, True) if by_list else None
     comparison = segment_comparison = wtl = None
     b = systems.index(base)
     if len(systems) > 1:
         compared = _pipeline.Comparison(
-            baseline=b, test=test, correction=correction, family="systems",  # type: ignore[arg-type]
-            alpha=alpha, confidence_level=confidence_level, n_permutations=10_000,
-            n_resamples=n_resamples, seed=seed,
+            baseline=b,
+            test=test,
+            correction=correction,
+            family="systems",  # type: ignore[arg-type]
+            alpha=alpha,
+            confidence_level=confidence_level,
+            n_permutations=10_000,
+            n_resamples=n_resamples,
+            seed=seed,
         )
         comparison = finish(compared, False)
         segment_comparison = finish(compared, True) if by_list else None
         wtl = _wtl(included, b, False)
         if by_list:
-            wtl = pd.concat([wtl.assign(segment=-1), _wtl(included, b, True)],
-                            ignore_index=True)
+            wtl = pd.concat([wtl.assign(segment=-1), _wtl(included, b, True)], ignore_index=True)
         else:
             wtl = wtl.assign(segment=-1)
     data = projection(ev, [*resolved.roles(), *by_list])
     facts = _facts(data, resolved, pq)
-    query_ids = table[names.query].to_numpy()[pq.first_rows] if pq.first_rows is not None \
-        else np.array([])
-    worst_queries = _worst(included, data, ev, resolved, list(query_ids), b, options, worst,
-                           top_k) if len(systems) > 1 else []
+    query_ids = (
+        table[names.query].to_numpy()[pq.first_rows] if pq.first_rows is not None else np.array([])
+    )
+    worst_queries = (
+        _worst(included, data, ev, resolved, list(query_ids), b, options, worst, top_k)
+        if len(systems) > 1
+        else []
+    )
     settings = Settings(
-        metrics=[str(m) for m in parsed], by=by_list, systems=systems,
-        baseline=base if len(systems) > 1 else None, test=test, correction=correction,
-        alpha=alpha, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
-        worst=worst, top_k=top_k,
+        metrics=[str(m) for m in parsed],
+        by=by_list,
+        systems=systems,
+        baseline=base if len(systems) > 1 else None,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        seed=seed,
+        worst=worst,
+        top_k=top_k,
         options={n: v for n, v in given.items() if n in OPTIONS or n == "convention"},
-        columns={"query": names.query, "item": names.item, "relevant": names.relevant,
-                 **({"judged": resolved.judged} if resolved.judged else {})},
+        columns={
+            "query": names.query,
+            "item": names.item,
+            "relevant": names.relevant,
+            **({"judged": resolved.judged} if resolved.judged else {}),
+        },
     )
     segment_labels = None
     if by_list:  # per segment code, its values (the row of the per-query table it names)
         keys_of = table.iloc[pq.segment_rows][by_list].astype(str)
         segment_labels = keys_of.agg(" / ".join, axis=1).tolist()
     return ReportData(
-        settings=settings, facts=facts, summary=summary, segments=segments,
-        comparison=comparison, segment_comparison=segment_comparison, wtl=wtl,
+        settings=settings,
+        facts=facts,
+        summary=summary,
+        segments=segments,
+        comparison=comparison,
+        segment_comparison=segment_comparison,
+        wtl=wtl,
         curves=_curves(ev, parsed, chosen) if curves else None,
-        distributions=_distributions(included), worst=worst_queries,
+        distributions=_distributions(included),
+        worst=worst_queries,
         extra={"segment_labels": segment_labels},
     )

@@ -1,6 +1,6 @@
 """The report as one self-contained HTML file: inline CSS, inline SVG charts, no script, no
 request of any kind. Every user string (ids, column names, segment values, system names) goes
-through :func:`~rankframe.report._svg.esc`.
+through ``rankframe.report._svg.esc``.
 
 Numbers carry their exact value in ``data-value`` (``repr`` of the float) beside the shown
 text (4 decimals), so that tests and tools read what ``evaluate()`` gave.

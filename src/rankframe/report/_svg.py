@@ -1,6 +1,6 @@
 """Charts as inline SVG, written by hand: no script, no font or style from elsewhere.
 
-Every text is escaped (:func:`esc`); every chart has a ``<title>`` and draws its marks as
+Every text is escaped (``esc``); every chart has a ``<title>`` and draws its marks as
 plain elements, so it reads without JavaScript and prints as it shows.
 """
 

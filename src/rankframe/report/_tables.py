@@ -189,7 +189,7 @@ def to_markdown(table: Any, *, digits: int = 4) -> str:
 
     Examples
     --------
-    The same table as :func:`to_latex`'s example:
+    The same table as ``to_latex``'s example:
 
     >>> import pandas as pd, rankframe
     >>> table = pd.DataFrame({

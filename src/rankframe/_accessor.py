@@ -636,7 +636,7 @@ class RankEval:
     def report(self, metrics: str | Metric | Iterable[str | Metric], *,
                by: str | Sequence[str] | None = None, baseline: str | None = None,
                **kwargs: Any) -> Any:
-        """A :class:`rankframe.Report` of ``metrics``: one self-contained HTML file (the data,
+        """A ``rankframe.Report`` of ``metrics``: one self-contained HTML file (the data,
         the summary with intervals and significance marks against ``baseline``, segments,
         curves, distributions, win/tie/loss, the worst queries); see ``docs/report.md``.
         Other keywords: ``every``, ``reference``, ``rules`` (forwarded to ``evaluate``,

@@ -35,7 +35,6 @@ from rankframe._registry import (
 from rankframe.adapters import pandas as _pandas_adapter
 from rankframe.adapters import polars as _polars_adapter
 from rankframe.adapters.arrow import rank_eval
-from rankframe.report import Report, to_latex, to_markdown
 from rankframe.exceptions import (
     ColumnNotFoundError,
     EmptyQueryError,
@@ -45,6 +44,7 @@ from rankframe.exceptions import (
     UnknownArgumentError,
     UnknownMetricError,
 )
+from rankframe.report import Report, to_latex, to_markdown
 from rankframe.schemas import pandas_schema, polars_schema
 from rankframe.trec import join_trec, read_trec_qrels, read_trec_run
 

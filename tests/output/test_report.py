@@ -134,8 +134,8 @@ def test_the_data_section_by_hand(make_frame: Any) -> None:
     _, report = _report(make_frame)
     facts = report.data.facts
     # 12 rows, 4 queries, each with a relevant item; no ties within a query
-    assert (facts["rows"], facts["queries"], facts["empty_queries"]) == (12, 4, 0)
-    assert facts["tied_share"] == {"a": 0.0, "b": 0.0}
+    assert (facts.rows, facts.queries, facts.empty_queries) == (12, 4, 0)
+    assert facts.tied_share == {"a": 0.0, "b": 0.0}
 
 
 def test_hostile_strings_are_text(make_frame: Any) -> None:
@@ -202,7 +202,7 @@ def test_empty_option_reaches_the_report(make_frame: Any) -> None:
     expected = _pandas(ev.evaluate(["mrr"], empty="skip"))
     np.testing.assert_allclose(report.summary["mrr(empty=skip)"].to_numpy(dtype=float),
                                expected["mrr(empty=skip)"].to_numpy(dtype=float))
-    assert report.data.facts["empty_queries"] == 1
+    assert report.data.facts.empty_queries == 1
 
 
 # -- paper tables: against tables written out by hand -----------------------------------------

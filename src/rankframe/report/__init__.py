@@ -18,8 +18,10 @@ from typing import Any
 
 import pandas as pd
 
+from rankframe._analysis import Correction, Test
+from rankframe._registry import Metric
 from rankframe.report import _html, _tables
-from rankframe.report._compute import ReportData, compute, eager
+from rankframe.report._compute import ReportData, compute, eager, wtl_frame
 
 __all__ = ["Report", "build", "to_latex", "to_markdown"]
 
@@ -83,7 +85,9 @@ class Report:
         """Win/tie/loss of each system against the baseline per metric: ``segment`` (-1 for
         every query, else the segment's position in ``segments``), ``system``, ``metric``,
         ``wins``, ``ties``, ``losses``."""
-        return self.data.wtl
+        if len(self.data.settings.systems) < 2:
+            return None
+        return wtl_frame(self.data.wtl)
 
     def with_tables(self, *, trend: Any = None, gates: Any = None,
                     reference: Any = None) -> Report:
@@ -133,13 +137,14 @@ class Report:
     def __repr__(self) -> str:
         s = self.data.settings
         return (f"<rankframe.Report metrics={s.metrics} systems={s.systems} by={s.by} "
-                f"queries={self.data.facts['queries']}>")
+                f"queries={self.data.facts.queries}>")
 
 
 def build(
-    ev: Any, metrics: str | Iterable[Any], *, by: str | Sequence[str] | None = None,
-    baseline: str | None = None, every: str | None = None, reference: Any = None,
-    rules: Any = None, test: str = "t-test", correction: str = "holm", alpha: float = 0.05,
+    ev: Any, metrics: str | Metric | Iterable[str | Metric], *,
+    by: str | Sequence[str] | None = None, baseline: str | None = None,
+    every: str | None = None, reference: Any = None, rules: Any = None,
+    test: Test = "t-test", correction: Correction = "holm", alpha: float = 0.05,
     confidence_level: float = 0.95, n_resamples: int = 1000, seed: int | None = 0,
     worst: int = 10, top_k: int = 10, curves: bool = True, title: str = "rankframe report",
     **chosen: Any,

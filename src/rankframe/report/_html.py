@@ -9,12 +9,13 @@ text (4 decimals), so that tests and tools read what ``evaluate()`` gave.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
 
 from rankframe.report import _svg
-from rankframe.report._compute import ReportData
+from rankframe.report._compute import Distribution, MetricRow, ReportData, metric_rows
 from rankframe.report._svg import esc
 from rankframe.report._tables import letters, marks
 
@@ -72,15 +73,15 @@ def _num(value: Any, *, metric: str = "", system: str = "", segment: str = "",
             f'data-value="{esc(repr(v))}">{text}{extra}</td>')
 
 
-def _interval(low: Any, high: Any) -> str:
-    if pd.isna(low) or pd.isna(high):
+def _interval(low: float, high: float) -> str:
+    if math.isnan(low) or math.isnan(high):
         return ""
-    return f'<br><span class="ci">[{float(low):.4f}, {float(high):.4f}]</span>'
+    return f'<br><span class="ci">[{low:.4f}, {high:.4f}]</span>'
 
 
 def _systems(frame: pd.DataFrame, default: str) -> list[str]:
     if "system" in frame.columns:
-        return [str(s) for s in frame["system"]]
+        return [str(s) for s in frame["system"].tolist()]
     return [default] * len(frame)
 
 
@@ -118,27 +119,24 @@ class _Writer:
 
     def data(self) -> str:
         f = self.d.facts
-        ties = ", ".join(f"{esc(s)}: {share:.1%}" for s, share in f["tied_share"].items())
-        rows = [("rows", f"{f['rows']:,}"), ("queries", f"{f['queries']:,}"),
-                ("systems", ", ".join(esc(s) for s in f["systems"])),
-                ("queries without a relevant item", f"{f['empty_queries']:,}"),
-                ("unjudged rows", f"{f['unjudged_rows']:,}"),
-                ("rows with a tied score (per system)", ties)]
+        ties = ", ".join(f"{esc(s)}: {share:.1%}" for s, share in f.tied_share.items())
+        rows = [("rows", f"{f.rows:,}"), ("queries", f"{f.queries:,}"),
+                ("systems", ", ".join(esc(s) for s in f.systems)),
+                ("queries without a relevant item", f"{f.empty_queries:,}"),
+                ("unjudged rows", f"{f.unjudged_rows:,}"),
+                ("ranked rows with a tied score (per system)", ties)]
         body = "".join(f'<tr><th>{esc(k)}</th><td data-fact="{esc(k)}">{v}</td></tr>'
                        for k, v in rows)
         return f'<table class="facts">{body}</table>'
 
-    def _metric_table(self, frame: pd.DataFrame, segment_columns: list[str]) -> str:
+    def _metric_table(self, rows: Sequence[MetricRow], segment_columns: list[str]) -> str:
         metrics = self.s.metrics
         head = "".join(f"<th>{esc(c)}</th>" for c in segment_columns)
         head += "<th>system</th>" + "".join(f"<th>{esc(m)}</th>" for m in metrics)
         head += "<th>queries</th>"
-        systems = _systems(frame, self.s.systems[0])
         body = []
-        for i in range(len(frame)):
-            row = frame.iloc[i]
-            system = systems[i]
-            key = tuple(str(row[c]) for c in segment_columns)
+        for row in rows:
+            system, key = row.system, row.segment
             segment = " / ".join(key)
             letter = self.letter.get(system, "")
             cells = [f"<td>{esc(v)}</td>" for v in key]
@@ -147,11 +145,11 @@ class _Writer:
             for m in metrics:
                 mark = self.marks.get((key, system, m), "")
                 sup = f"<sup>{esc(mark)}</sup>" if mark else ""
-                extra = sup + _interval(row.get(f"{m}_ci_low"), row.get(f"{m}_ci_high"))
-                cells.append(_num(row[m], metric=m, system=system, segment=segment,
+                extra = sup + _interval(row.lows[m], row.highs[m])
+                cells.append(_num(row.means[m], metric=m, system=system, segment=segment,
                                   extra=extra))
             cells.append(f'<td class="num" data-kind="n_queries" data-system="{esc(system)}" '
-                         f'data-segment="{esc(segment)}">{int(row["n_queries"]):,}</td>')
+                         f'data-segment="{esc(segment)}">{row.n_queries:,}</td>')
             body.append("<tr>" + "".join(cells) + "</tr>")
         return f'<table class="metrics"><tr>{head}</tr>{"".join(body)}</table>'
 
@@ -165,13 +163,15 @@ class _Writer:
                      f"letter ({esc(self.s.test)} against the baseline "
                      f"{esc(self.s.baseline)}, {esc(self.s.correction)} correction, "
                      f"adjusted p &lt; {self.s.alpha}).")
-        return f'<p class="note">{note}</p>' + self._metric_table(self.d.summary, [])
+        rows = metric_rows(self.d.summary, self.s.metrics, [], self.s.systems[0])
+        return f'<p class="note">{note}</p>' + self._metric_table(rows, [])
 
     def segments(self) -> str:
         if self.d.segments is None:
             return ""
+        rows = metric_rows(self.d.segments, self.s.metrics, self.s.by, self.s.systems[0])
         return ('<p class="note">The same per segment; <em>queries</em> is the segment\'s '
-                "size.</p>" + self._metric_table(self.d.segments, self.s.by))
+                "size.</p>" + self._metric_table(rows, self.s.by))
 
     def trend(self) -> str:
         t = self.d.trend
@@ -184,14 +184,15 @@ class _Writer:
         t["__system"] = systems
         charts = []
         for m in [m for m in self.s.metrics if m in t.columns]:
-            series, bands = {}, {}
+            series: dict[str, list[float]] = {}
+            bands: dict[str, tuple[list[float], list[float]]] = {}
             for system in dict.fromkeys(systems):
                 part = t[t["__system"] == system].groupby("window", sort=False).first()
                 part = part.reindex(windows)
-                series[system] = part[m].astype(float).tolist()
+                series[system] = _floats(part[m])
                 if f"{m}_ci_low" in part.columns:
-                    bands[system] = (part[f"{m}_ci_low"].astype(float).tolist(),
-                                     part[f"{m}_ci_high"].astype(float).tolist())
+                    bands[system] = (_floats(part[f"{m}_ci_low"]),
+                                     _floats(part[f"{m}_ci_high"]))
             charts.append(_svg.line_chart(f"{m} by window", windows, series, bands,
                                           "window start"))
         return (f'<div class="charts">{"".join(charts)}</div>'
@@ -201,8 +202,9 @@ class _Writer:
         g = self.d.gates
         if g is None:
             return ""
-        counts = g["status"].astype(str).value_counts() if "status" in g.columns else {}
-        summary = ", ".join(f"{esc(k)}: {int(v)}" for k, v in dict(counts).items())
+        statuses = [str(v) for v in g["status"].tolist()] if "status" in g.columns else []
+        counts = {s: statuses.count(s) for s in dict.fromkeys(statuses)}
+        summary = ", ".join(f"{esc(k)}: {v}" for k, v in counts.items())
         return f'<p class="note">{summary}</p>' + _generic(g, "gates")
 
     def reference(self) -> str:
@@ -210,30 +212,21 @@ class _Writer:
         return "" if r is None else _generic(r, "reference")
 
     def curves(self) -> str:
-        c = self.d.curves
-        if c is None or c.empty:
-            return ""
-        charts = []
-        for metric in dict.fromkeys(c["metric"]):
-            part = c[c["metric"] == metric]
-            ks = sorted(dict.fromkeys(part["k"]))
-            series = {}
-            for system in dict.fromkeys(part["system"]):
-                rows = part[part["system"] == system].set_index("k").reindex(ks)
-                series[str(system)] = rows["value"].astype(float).tolist()
-            charts.append(_svg.line_chart(f"{metric}@k", [str(k) for k in ks], series,
-                                          x_title="k"))
-        return f'<div class="charts">{"".join(charts)}</div>'
+        charts = [
+            _svg.line_chart(f"{c.metric}@k", [str(k) for k in c.ks], c.means, x_title="k")
+            for c in self.d.curves
+        ]
+        return f'<div class="charts">{"".join(charts)}</div>' if charts else ""
 
     def distributions(self) -> str:
         charts = []
-        by_metric: dict[str, list[dict[str, Any]]] = {}
+        by_metric: dict[str, list[Distribution]] = {}
         for entry in self.d.distributions:
-            by_metric.setdefault(entry["metric"], []).append(entry)
+            by_metric.setdefault(entry.metric, []).append(entry)
         for metric, entries in by_metric.items():
-            edges = entries[0]["edges"]
-            counts = {e["system"]: e["counts"] for e in entries}
-            quartiles = {e["system"]: e["quartiles"] for e in entries}
+            edges = entries[0].edges
+            counts = {e.system: e.counts for e in entries}
+            quartiles = {e.system: e.quartiles for e in entries}
             charts.append(_svg.histogram(f"{metric} per query", edges, counts, quartiles))
         note = ('<p class="note">Share of queries per bin of the per-query value; under it, '
                 "each system's quartiles (box) and range (line).</p>")
@@ -241,14 +234,14 @@ class _Writer:
 
     def wtl(self) -> str:
         w = self.d.wtl
-        if w is None or w.empty:
+        if not w:
             return ('<p class="note">One system: nothing to compare with a baseline.</p>'
                     if len(self.s.systems) < 2 else "")
-        labels = self.d.extra.get("segment_labels") or []
+        labels = self.d.segment_labels
         head = ("<tr><th>segment</th><th>system</th><th>metric</th><th>wins</th>"
                 "<th>ties</th><th>losses</th><th></th></tr>")
         body = []
-        for row in w.itertuples(index=False):
+        for row in w:
             segment = "all" if row.segment < 0 else labels[row.segment]
             attrs = (f'data-system="{esc(row.system)}" data-metric="{esc(row.metric)}" '
                      f'data-segment="{esc(segment)}"')
@@ -271,18 +264,19 @@ class _Writer:
                  f"{self.s.top_k} of each list (grade &gt; 0 shaded).</p>"]
         for entry in self.d.worst:
             lists = []
-            for system, items in entry["lists"].items():
+            for system, items in entry.lists.items():
                 rows = "".join(
-                    f'<tr class="{"rel" if _positive(g) else ""}"><td>{i + 1}</td>'
-                    f"<td>{esc(_short(item))}</td><td>{esc(score)}</td><td>{esc(g)}</td></tr>"
-                    for i, (item, score, g) in enumerate(items)
+                    f'<tr class="{"rel" if x.positive else ""}"><td>{i + 1}</td>'
+                    f"<td>{esc(_short(x.item))}</td><td>{esc(x.score)}</td>"
+                    f"<td>{esc(x.grade)}</td></tr>"
+                    for i, x in enumerate(items)
                 )
                 lists.append(f"<table><tr><th colspan=\"4\">{esc(system)}</th></tr><tr>"
                              f"<th>rank</th><th>item</th><th>score</th><th>grade</th></tr>"
                              f"{rows}</table>")
             parts.append(
-                f"<h3>query {esc(_short(entry['query']))}: {esc(entry['system'])} "
-                f"{entry['value']:.4f} vs {entry['baseline_value']:.4f}</h3>"
+                f"<h3>query {esc(_short(entry.query))}: {esc(entry.system)} "
+                f"{entry.value:.4f} vs {entry.baseline_value:.4f}</h3>"
                 f'<div class="charts">{"".join(lists)}</div>'
             )
         return "".join(parts)
@@ -340,11 +334,9 @@ class _Writer:
         )
 
 
-def _positive(grade: Any) -> bool:
-    try:
-        return grade is not None and float(grade) > 0
-    except (TypeError, ValueError):
-        return False
+def _floats(column: pd.Series) -> list[float]:
+    """A column of numbers (nulls as NaN) as Python floats."""
+    return [float(v) for v in column.to_numpy(dtype=float, na_value=math.nan)]
 
 
 def _short(value: Any, limit: int = 80) -> str:

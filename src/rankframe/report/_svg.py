@@ -7,7 +7,7 @@ plain elements, so it reads without JavaScript and prints as it shows.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
@@ -34,7 +34,7 @@ def _nice_top(top: float) -> float:
         return 1.0
     if top <= 1.0:
         return 1.0 if top > 0.5 else math.ceil(top * 10) / 10
-    magnitude = 10 ** math.floor(math.log10(top))
+    magnitude = 10.0 ** math.floor(math.log10(top))
     return math.ceil(top / magnitude) * magnitude
 
 
@@ -68,8 +68,8 @@ def _legend(names: Sequence[str]) -> list[str]:
 
 
 def line_chart(
-    title: str, x_labels: Sequence[str], series: dict[str, Sequence[float]],
-    bands: dict[str, tuple[Sequence[float], Sequence[float]]] | None = None,
+    title: str, x_labels: Sequence[str], series: Mapping[str, Sequence[float]],
+    bands: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None,
     x_title: str = "",
 ) -> str:
     """One line per series over evenly spaced x positions; ``bands``: interval bars."""
@@ -117,8 +117,8 @@ def line_chart(
     return "".join(parts)
 
 
-def histogram(title: str, edges: Sequence[float], counts: dict[str, Sequence[int]],
-              quartiles: dict[str, Sequence[float]]) -> str:
+def histogram(title: str, edges: Sequence[float], counts: Mapping[str, Sequence[int]],
+              quartiles: Mapping[str, Sequence[float]]) -> str:
     """Grouped bars of each system's per-query values over shared bins, and a box (the
     quartiles, whiskers at the minimum and maximum) per system under them."""
     names = list(counts)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import string
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -45,77 +46,110 @@ def _eager(table: Any) -> pd.DataFrame:
     return eager(table)
 
 
-def _checked(table: Any) -> tuple[pd.DataFrame, list[str]]:
-    """A comparison table as pandas with a ``label`` column; its segment columns."""
-    frame = _eager(table).copy()
+@dataclass(frozen=True)
+class _Entry:
+    """One row of a comparison, as plain values: its segment's values, system, metric label
+    (``ndcg@10``), mean, delta, p-value (NaN for the baseline) and significance."""
+
+    key: tuple[str, ...]
+    system: str
+    label: str
+    mean: float
+    delta: float
+    p_value: float
+    significant: bool
+
+
+def _floats(frame: pd.DataFrame, column: str) -> list[float]:
+    if column not in frame.columns:
+        return [math.nan] * len(frame)
+    values = frame[column].to_numpy(dtype=float, na_value=math.nan)
+    return [float(v) for v in values]
+
+
+def _entries(table: Any) -> tuple[list[_Entry], list[str]]:
+    """A comparison table's rows as plain values, pulled out of the frame once; its segment
+    columns."""
+    frame = _eager(table)
     missing = [c for c in _COMPARE_COLUMNS if c not in frame.columns]
     if missing:
         msg = (f"to_latex()/to_markdown() read the table of compare(): column {missing[0]!r} "
                f"is missing (columns: {', '.join(map(str, frame.columns))}).")
         raise ColumnNotFoundError(msg)
-    frame["label"] = [_label(m, k) for m, k in zip(frame["metric"], frame["k"], strict=True)]
-    frame["system"] = frame["system"].astype(str)
     position = list(frame.columns).index("system")
     segments = [str(c) for c in frame.columns[:position] if c not in ("window",)]
     if "window" in frame.columns[:position]:
         segments = [*segments, "window"]
-    return frame, segments
+    keys = list(zip(*([str(v) for v in frame[c].tolist()] for c in segments), strict=True))
+    if not segments:
+        keys = [()] * len(frame)
+    labels = [_label(m, k) for m, k in
+              zip(frame["metric"].tolist(), frame["k"].tolist(), strict=True)]
+    entries = [
+        _Entry(key, str(system), label, mean, delta, p, bool(significant))
+        for key, system, label, mean, delta, p, significant in zip(
+            keys, frame["system"].tolist(), labels, _floats(frame, "mean"),
+            _floats(frame, "delta"), _floats(frame, "p_value"), frame["significant"].tolist(),
+            strict=True,
+        )
+    ]
+    return entries, segments
 
 
 def marks(table: Any) -> dict[tuple[tuple[str, ...], str, str], str]:
     """(segment values, system, metric label) → its superscript letters."""
-    frame, segments = _checked(table)
-    systems = list(dict.fromkeys(frame["system"]))
-    letter = letters(systems)
-    baseline = _baseline(frame)
+    return _marks(_entries(table)[0])
+
+
+def _marks(entries: list[_Entry]) -> dict[tuple[tuple[str, ...], str, str], str]:
+    letter = letters(list(dict.fromkeys(e.system for e in entries)))
+    baseline = _baseline(entries)
     out: dict[tuple[tuple[str, ...], str, str], str] = {}
-    for row in frame.itertuples(index=False):
-        record = row._asdict()
-        key = tuple(str(record[s]) for s in segments)
-        if not bool(record["significant"]) or record["system"] == baseline:
+    for e in entries:
+        if not e.significant or e.system == baseline:
             continue
-        delta = float(record["delta"])
-        if delta > 0:
-            cell = (key, record["system"], record["label"])
+        if e.delta > 0:
+            cell = (e.key, e.system, e.label)
             out[cell] = out.get(cell, "") + letter[baseline]
-        elif delta < 0:
-            cell = (key, baseline, record["label"])
-            out[cell] = out.get(cell, "") + letter[record["system"]]
+        elif e.delta < 0:
+            cell = (e.key, baseline, e.label)
+            out[cell] = out.get(cell, "") + letter[e.system]
     return {k: "".join(sorted(v)) for k, v in out.items()}
 
 
-def _baseline(frame: pd.DataFrame) -> str:
+def _baseline(entries: list[_Entry]) -> str:
     """The system whose rows have delta 0 and no test (compare's baseline)."""
-    p = frame["p_value"] if "p_value" in frame.columns else None
-    candidates = frame[(frame["delta"] == 0) & (p.isna() if p is not None else True)]
-    return str(candidates["system"].iloc[0]) if len(candidates) else str(frame["system"].iloc[0])
+    for e in entries:
+        if e.delta == 0 and math.isnan(e.p_value):
+            return e.system
+    return entries[0].system if entries else ""
 
 
 def _grid(table: Any, digits: int) -> tuple[list[str], list[str], list[list[tuple[str, bool,
                                                                                   str]]]]:
     """The header (segments, system, metrics) and the cells: (text, bold, marks)."""
-    frame, segments = _checked(table)
-    mark = marks(frame)
-    metrics = list(dict.fromkeys(frame["label"]))
-    systems = list(dict.fromkeys(frame["system"]))
+    entries, segments = _entries(table)
+    mark = _marks(entries)
+    metrics = list(dict.fromkeys(e.label for e in entries))
+    systems = list(dict.fromkeys(e.system for e in entries))
     letter = letters(systems)
-    keyed = frame.assign(_key=[tuple(str(v) for v in r) for r in
-                               frame[segments].itertuples(index=False)] if segments
-                         else [()] * len(frame))
+    blocks: dict[tuple[str, ...], dict[tuple[str, str], float]] = {}
+    for e in entries:  # per segment, (system, metric) → the first row's mean
+        blocks.setdefault(e.key, {}).setdefault((e.system, e.label), e.mean)
     rows = []
-    for key in dict.fromkeys(keyed["_key"]):
-        block = keyed[keyed["_key"] == key]
-        best = {m: block.loc[block["label"] == m, "mean"].max() for m in metrics}
+    for key, block in blocks.items():
+        best = {m: max((v for (_, label), v in block.items()
+                        if label == m and not math.isnan(v)), default=math.nan)
+                for m in metrics}
         for system in systems:
             cells = [(v, False, "") for v in key]
             cells.append((f"{system} ({letter[system]})", False, ""))
             for m in metrics:
-                hit = block[(block["system"] == system) & (block["label"] == m)]
-                if hit.empty or pd.isna(hit["mean"].iloc[0]):
+                value = block.get((system, m), math.nan)
+                if math.isnan(value):
                     cells.append(("", False, ""))
                     continue
-                value = float(hit["mean"].iloc[0])
-                bold = round(value, digits) == round(float(best[m]), digits)
+                bold = round(value, digits) == round(best[m], digits)
                 cells.append((f"{value:.{digits}f}", bold, mark.get((key, system, m), "")))
             rows.append(cells)
     return [*segments, "system", *metrics], metrics, rows

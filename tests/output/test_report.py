@@ -138,6 +138,51 @@ def test_the_data_section_by_hand(make_frame: Any) -> None:
     assert facts.tied_share == {"a": 0.0, "b": 0.0}
 
 
+def test_tied_share_by_hand(make_frame: Any) -> None:
+    # a: q1 scores 0.5, 0.5, 0.1 (two rows tied); q2 0.1, 0.05, 0.02 (none: its top score
+    #    0.1 equals q1's last, in another query) -> 2 of 6 ranked rows
+    # b: q1 0.9, 0.8, 0.7 (none); q2 0.4, 0.4, 0.4 (three) -> 3 of 6
+    frame = make_frame({
+        "query": ["q1"] * 3 + ["q2"] * 3, "item": ["x", "y", "z"] * 2,
+        "a": [0.5, 0.5, 0.1, 0.1, 0.05, 0.02], "b": [0.9, 0.8, 0.7, 0.4, 0.4, 0.4],
+        "relevant": [1, 0, 0, 0, 1, 0],
+    })
+    facts = frame.rank_eval(score=["a", "b"]).report(["mrr"]).data.facts
+    assert facts.tied_share == {"a": pytest.approx(2 / 6), "b": pytest.approx(3 / 6)}
+    assert (facts.rows, facts.queries) == (6, 2)
+
+
+def test_curves_are_evaluates(make_frame: Any) -> None:
+    frame = make_frame(DATA)
+    ev = frame.rank_eval(score=["a", "b"])
+    report = ev.report(["ndcg@3", "mrr@5"], curves=True)
+    curves = {c.metric: c for c in report.data.curves}
+    assert [curves["ndcg"].ks, curves["mrr"].ks] == [[1, 3], [1, 3, 5]]
+    at = ["ndcg@1", "ndcg@3", "mrr@1", "mrr@3", "mrr@5"]
+    expected = _pandas(ev.evaluate(at)).set_index("system")
+    for system in ["a", "b"]:
+        shown = [*curves["ndcg"].means[system], *curves["mrr"].means[system]]
+        np.testing.assert_allclose(shown, expected.loc[system, at].to_numpy(dtype=float),
+                                   atol=1e-12)
+    # by hand (see DATA): the relevant item is first in q2, q3 for a and q1, q2 for b
+    assert curves["mrr"].means["a"][0] == pytest.approx(2 / 4)
+    assert curves["mrr"].means["b"][0] == pytest.approx(2 / 4)
+
+
+def test_curves_follow_the_empty_option(make_frame: Any) -> None:
+    data = pd.DataFrame(DATA)
+    data.loc[data["query"] == "q4", "relevant"] = 0  # q4 has no relevant item now
+    ev = make_frame(data).rank_eval(score=["a", "b"])
+    report = ev.report(["mrr@3"], empty="skip")
+    (curve,) = report.data.curves
+    expected = _pandas(ev.evaluate(["mrr@1", "mrr@3"], empty="skip")).set_index("system")
+    for system in ["a", "b"]:
+        np.testing.assert_allclose(
+            curve.means[system],
+            expected.loc[system, ["mrr@1(empty=skip)", "mrr@3(empty=skip)"]].to_numpy(float),
+            atol=1e-12)
+
+
 def test_hostile_strings_are_text(make_frame: Any) -> None:
     _, report = _report(make_frame)
     html = report.html()

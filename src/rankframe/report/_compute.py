@@ -413,18 +413,19 @@ def _curve_metrics(metrics: Sequence[Metric]) -> list[Metric]:
 
 
 def _curves(pq: PerQuery, curve: Sequence[Metric], positions: Sequence[int]) -> list[Curve]:
-    """The curves from the means of ``pq`` (every query, ``empty=`` applied): each curve
-    metric's column is ``positions[i]`` of ``pq``'s metrics."""
+    """The curves from the means over every query of ``pq`` (one segment, ``empty=``
+    applied): each curve metric's column is ``positions[i]`` of ``pq``'s metrics. The means
+    of every column at once: the values as they are, no copy of some of their columns."""
     if not curve:
         return []
-    means, _ = replace(pq, values=_values(pq)[:, :, list(positions)], metrics=list(curve)).means()
+    means, _ = pq.means()
     by_metric: dict[str, Curve] = {}
     for i, metric in enumerate(curve):
         label = str(replace(metric, k=None))
         entry = by_metric.setdefault(label, Curve(label, [], {s: [] for s in pq.systems}))
         entry.ks.append(int(metric.k or 0))
         for s, system in enumerate(pq.systems):
-            entry.means[system].append(float(means[0, s, i]))
+            entry.means[system].append(float(means[0, s, positions[i]]))
     return list(by_metric.values())
 
 

@@ -230,6 +230,26 @@ def test_trend_and_gates_sections_take_their_tables() -> None:
     assert '<section id="trend">' not in report.html()
 
 
+def test_item_metrics_are_evaluates(make_frame: Any) -> None:
+    ev = make_frame(DATA).rank_eval(score=["a", "b"])
+    popularity = {"x": 10, "z": 1, HOSTILE_ITEM: 3}
+    report = ev.report(["arp@2", "mrr"], popularity=popularity)
+    expected = _pandas(ev.evaluate(["arp@2", "mrr"], popularity=popularity))
+    np.testing.assert_allclose(report.summary["arp@2"].to_numpy(dtype=float),
+                               expected["arp@2"].to_numpy(dtype=float), atol=1e-12)
+    # by hand: a's top 2 is x, then the hostile item in every query: (10 + 3)/2 = 6.5
+    assert float(report.summary["arp@2"].iloc[0]) == pytest.approx(6.5)
+    (curve,) = [c for c in report.data.curves if c.metric == "arp"]
+    at_1 = _pandas(ev.evaluate(["arp@1"], popularity=popularity))["arp@1"].to_numpy(float)
+    np.testing.assert_allclose([curve.means["a"][0], curve.means["b"][0]], at_1, atol=1e-12)
+
+
+def test_unknown_keyword_names_the_one_meant(make_frame: Any) -> None:
+    ev = make_frame(DATA).rank_eval(score=["a", "b"])
+    with pytest.raises(rankframe.UnknownArgumentError, match=r"report\(\).*'emtpy'.*'empty'"):
+        ev.report(METRICS, emtpy="skip")
+
+
 def test_one_system(make_frame: Any) -> None:
     frame = make_frame(DATA)
     report = frame.rank_eval(score="a").report(["mrr"])

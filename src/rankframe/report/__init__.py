@@ -11,6 +11,7 @@ The package: ``_compute`` (every number, from one per-query pass), ``_html`` (th
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -152,6 +153,7 @@ def build(
     """The report of an accessor (``RankEval.report``); see ``Report``."""
     from rankframe._options import CORRECTION, TEST, check_count, check_level, check_seed
 
+    _check_keywords(ev, metrics, chosen)
     TEST.validate(test)
     CORRECTION.validate(correction)
     check_level("alpha", alpha)
@@ -178,6 +180,23 @@ def build(
     if trend is not None or gates is not None or against is not None:
         report = report.with_tables(trend=trend, gates=gates, reference=against)
     return report
+
+
+def _check_keywords(ev: Any, metrics: Any, chosen: dict[str, Any]) -> None:
+    """An unknown keyword of ``report()`` raises ``UnknownArgumentError`` naming the keyword
+    meant, as the accessor's other methods do: ``build``'s keywords and every metric option
+    (and ``convention``) are known."""
+    from rankframe._accessor import _bind
+    from rankframe._conventions import CONVENTION
+    from rankframe._options import OPTIONS
+
+    signature = inspect.signature(build)
+    kept = [p for p in signature.parameters.values()
+            if p.kind is not inspect.Parameter.VAR_KEYWORD and p.name != "ev"]
+    this = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    declared = [o.parameter() for o in (*OPTIONS.values(), CONVENTION)]
+    _bind("report", signature.replace(parameters=[this, *kept, *declared]), (ev, metrics),
+          chosen)
 
 
 def to_latex(table: Any, *, digits: int = 4, caption: str | None = None) -> str:

@@ -30,7 +30,7 @@ import numpy.typing as npt
 import pandas as pd
 import polars as pl
 
-from rankframe import _pipeline, _stats
+from rankframe import _items, _pipeline, _stats
 from rankframe._analysis import Correction, PerQuery, Test
 from rankframe._conventions import preset_options
 from rankframe._options import OPTIONS, Options
@@ -39,7 +39,7 @@ from rankframe.adapters.arrow import ArrowRankEval
 from rankframe.adapters.pandas import PandasBackend, PandasRankEval
 from rankframe.adapters.polars import PolarsRankEval
 from rankframe.exceptions import InvalidOptionError
-from rankframe.report._facts import FACTS, RANKED_ROWS, TIED_ROWS
+from rankframe.report._facts import FACTS, RANKED_ROWS, TIED_ROWS, as_values
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -555,11 +555,17 @@ def _one_pass(
                           _pipeline.PerQueryRows())
     backend = _frame_backend(ev, request)
     if backend is not None:
-        return _pipeline.per_query(backend, request), backend, wanted
+        pq = _pipeline.per_query(backend, request)
+        if pq.top is not None:  # the metrics of the items: their per-query values, once
+            _items.complete(_values(pq), pq.top, wanted, options, pq.segment, pq.n_segments)
+            pq = replace(pq, top=None)
+        return pq, backend, wanted
     table = eager(ev._run(request))
     table[_pipeline.EMPTY] = table[str(num_rel)].to_numpy() == 0
     backend = PandasBackend(table)
-    return _pipeline.from_parts(backend, request), backend, wanted
+    # the table holds every metric's final per-query value, the items' too: read as values
+    read = replace(request, metrics=tuple(as_values(m) for m in wanted))
+    return _pipeline.from_parts(backend, read), backend, wanted
 
 
 def compute(

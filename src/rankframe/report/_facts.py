@@ -15,7 +15,7 @@ only the judged ones with ``judged_only=True``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -69,8 +69,9 @@ def _declared(name: str, compute: Any, summary: str) -> MetricDef:
 
 @dataclass(frozen=True, order=True, repr=False)
 class Fact(Metric):
-    """A count per query of the report's pass: a ``Metric`` whose declaration it carries
-    itself instead of reading the registry's."""
+    """A ``Metric`` whose declaration it carries itself instead of reading the registry's:
+    a count per query of the report's pass, or a metric read back as plain values
+    (``as_values``)."""
 
     declaration: MetricDef | None = field(default=None, compare=False)
 
@@ -87,3 +88,15 @@ TIED_ROWS = Fact("__rankframe_tied_rows__", declaration=_declared(
 RANKED_ROWS = Fact("__rankframe_ranked_rows__", declaration=_declared(
     "__rankframe_ranked_rows__", ranked_rows, "ranked rows"))
 FACTS = (TIED_ROWS, RANKED_ROWS)
+
+
+def as_values(metric: Metric) -> Metric:
+    """``metric`` as a column of final per-query values: a metric of the items themselves
+    (``MetricDef.items``), whose per-query table already holds its values (the finish step
+    of ``per_query`` computed them), is read as any other metric's column (same label)."""
+    if metric.definition.items is None:
+        return metric
+    return Fact(
+        name=metric.name, k=metric.k, options=metric.options, convention=metric.convention,
+        given=metric.given, declaration=replace(metric.definition, items=None),
+    )

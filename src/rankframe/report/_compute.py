@@ -1,18 +1,20 @@
 """The numbers of a report, from one per-query pass over the frame.
 
-One request runs on the user's frame kind (``PerQueryRows``, as ``per_query``): the report's
-metrics, the same metrics at the other cut-offs of the metric@k curves, ``num_rel`` (which
-says which queries have no relevant item) and two counts of the data section
-(``rankframe.report._facts``: tied and ranked rows per query). The engine ranks each system
-once for all of them and shares the lists across the metrics, so the curves and the tie
-counts add a few array passes to the ranking, not a ranking each. That table is read back as
-the partitioned backends read their parts' tables (``rankframe._pipeline.from_parts``) and
-the one finish step (``rankframe._pipeline.finish``) makes the means with their intervals
-(overall and per segment) and the comparisons with the baseline: the same code on the same
-per-query values as ``evaluate()`` and ``compare()``, so the same numbers. The curves are the
-means of their per-query values (``PerQuery.means``, what ``evaluate()`` computes);
-win/tie/loss, the distributions and the worst queries come from the same values. The rows,
-unjudged rows and the worst queries' lists read the bound columns once more.
+One request (``PerQueryRows``, as ``per_query``) holds the report's metrics, the same
+metrics at the other cut-offs of the metric@k curves, ``num_rel`` (which says which queries
+have no relevant item) and two counts of the data section (``rankframe.report._facts``: tied
+and ranked rows per query). The engine ranks each system once for all of them and shares
+the lists across the metrics, so the curves and the tie counts add a few array passes to
+the ranking, not a ranking each. On one eager frame (pandas, polars, an Arrow source) the
+per-query step gives its ``PerQuery`` directly, as ``evaluate()``'s does; a partitioned
+frame (LazyFrame, Dask, Spark) runs the request and its per-query table is read back as its
+parts' tables are (``rankframe._pipeline.from_parts``). The one finish step
+(``rankframe._pipeline.finish``) then makes the means with their intervals (overall and per
+segment) and the comparisons with the baseline: the same code on the same per-query values
+as ``evaluate()`` and ``compare()``, so the same numbers. The curves are the means of their
+per-query values (``PerQuery.means``, what ``evaluate()`` computes); win/tie/loss, the
+distributions and the worst queries come from the same values. The rows, unjudged rows and
+the worst queries' lists read the bound columns once more.
 
 What the renderer gets is typed here: small dataclasses of plain Python values
 (``Facts``, ``MetricRow``, ``WinTieLoss``, ``Curve``, ``Distribution``, ``WorstQuery``),

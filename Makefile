@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SIZE   ?= S
 
 .DEFAULT_GOAL := help
-.PHONY: help java demo test lint bench bench-scale bench-compare bench-beyond bench-spark docs clean
+.PHONY: help java chromium demo test lint bench bench-scale bench-compare bench-beyond bench-spark docs clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-11s %s\n", $$1, $$2}'
@@ -36,7 +36,20 @@ java:
 	  echo "(macOS: brew install openjdk@17), or set JAVA_HOME to a Java 17 install."; \
 	  exit 1; }
 
-test: java $(VENV)/.installed-test  ## set up and run the whole test suite
+# The report's browser test opens it in the system's Chromium (RANKFRAME_CHROMIUM, chromium
+# or chromium-browser), driven by Playwright's Python package; installed here when missing.
+chromium:
+	@[ -n "$$RANKFRAME_CHROMIUM" ] || command -v chromium >/dev/null 2>&1 || \
+	  command -v chromium-browser >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -q && apt-get install -y -q chromium; \
+	  else \
+	    echo "The report's browser test needs Chromium: sudo apt-get install chromium"; \
+	    echo "(or set RANKFRAME_CHROMIUM to a Chromium binary)."; \
+	    exit 1; \
+	  fi; }
+
+test: java chromium $(VENV)/.installed-test  ## set up and run the whole test suite
 	$(BIN)/python -m pytest
 
 lint: $(VENV)/.installed-dev  ## ruff and mypy (strict) on src/
@@ -56,6 +69,7 @@ bench: $(VENV)/.installed-bench  ## benchmarks against the peers (SIZE=S|M|L), w
 	$(BIN)/python benchmarks/from_scores.py
 	$(BIN)/python benchmarks/windows.py
 	$(BIN)/python benchmarks/history.py
+	$(BIN)/python benchmarks/html_report.py --queries $(or $(QUERIES),1000000)
 
 bench-scale: $(VENV)/.installed-test  ## 50M rows from parquet: Dask, polars streaming, pandas; writes benchmarks/RESULTS.md
 	$(BIN)/python benchmarks/scale.py
@@ -69,7 +83,8 @@ bench-spark: java $(VENV)/.installed-test  ## rankframe on Spark vs Spark ML's R
 bench-beyond: $(VENV)/.installed-test  ## the seven beyond-accuracy metrics vs the six accuracy ones, 1M queries x 50 items; writes benchmarks/RESULTS.md
 	$(BIN)/python benchmarks/beyond.py
 
-docs: $(VENV)/.installed-test  ## build the docs site into site/ (mkdocs --strict; API reference from the docstrings)
+docs: chromium $(VENV)/.installed-test  ## the report's screenshot, then the docs site into site/ (mkdocs --strict)
+	$(BIN)/python docs/screenshot.py
 	$(BIN)/python -m mkdocs build --strict --site-dir site
 
 clean:  ## remove the virtual environment and caches

@@ -47,6 +47,7 @@ from rankframe.exceptions import (
     UnknownMetricError,
 )
 from rankframe.history import History
+from rankframe.report import Report, to_latex, to_markdown
 from rankframe.schemas import pandas_schema, polars_schema
 from rankframe.trec import join_trec, read_trec_qrels, read_trec_run
 
@@ -65,6 +66,7 @@ __all__ = [
     "Options",
     "RankEval",
     "RankEvalError",
+    "Report",
     "StoreError",
     "UnknownArgumentError",
     "UnknownMetricError",
@@ -82,6 +84,8 @@ __all__ = [
     "read_trec_run",
     "reset_option",
     "set_option",
+    "to_latex",
+    "to_markdown",
     "trec_label",
 ]
 

@@ -891,6 +891,20 @@ class RankEval:
             options=dict(chosen), scores=self._names.scores,
         )
 
+    def report(self, metrics: str | Metric | Iterable[str | Metric], *,
+               by: str | Sequence[str] | None = None, baseline: str | None = None,
+               **kwargs: Any) -> Any:
+        """A ``rankframe.Report`` of ``metrics``: one self-contained HTML file (the data,
+        the summary with intervals and significance marks against ``baseline``, segments,
+        curves, distributions, win/tie/loss, the worst queries); see ``docs/report.md``.
+        Other keywords: ``every``, ``reference``, ``rules`` (forwarded to ``evaluate``,
+        ``compare`` and ``check``), ``test``, ``correction``, ``alpha``,
+        ``confidence_level``, ``n_resamples``, ``seed``, ``worst``, ``top_k``, ``curves``,
+        ``title`` and the metric options of ``evaluate``."""
+        from rankframe.report import build
+
+        return build(self, metrics, by=by, baseline=baseline, **kwargs)
+
     @_arguments_checked
     def rank(self, *, ties: Ties = "trec", name: str = "rank") -> Any:
         """The input frame plus an integer column ``name``: each row's rank in its query.

@@ -223,6 +223,12 @@ def run_compare(args: argparse.Namespace, status: Status) -> int:
         )
     status.clear()
     record(args, result)
+    if args.format in ("latex", "paper"):
+        from rankframe.report import to_latex, to_markdown
+
+        paper = to_latex if args.format == "latex" else to_markdown
+        write(paper(result), args.output)
+        return 0
     percent = COMPARE_VALUE_COLUMNS if args.percent else ()
     # the baseline's rows have no test: blank rather than NaN
     write(render(result, args.format, percent=percent, nan=""), args.output)

@@ -115,13 +115,18 @@ def _add_convention_options(group: argparse._ArgumentGroup) -> None:
                        "given explicitly win (default: none, trec_eval's defaults)")
 
 
-def _add_output(parser: argparse.ArgumentParser, *, per_query: bool = False) -> None:
+def _add_output(parser: argparse.ArgumentParser, *, per_query: bool = False,
+                paper: bool = False) -> None:
     group = parser.add_argument_group("output")
     if per_query:
         group.add_argument("--per-query", action="store_true",
                            help="one row per query instead of the means")
-    group.add_argument("--format", choices=OUTPUT_FORMATS, default="table",
-                       help="output format (default: %(default)s; json: a list of records)")
+    formats = (*OUTPUT_FORMATS, "latex", "paper") if paper else OUTPUT_FORMATS
+    extra = ("; latex and paper: a paper table (LaTeX, Markdown) of the means, best in bold, "
+             "significance as superscript letters") if paper else ""
+    group.add_argument("--format", choices=formats, default="table",
+                       help=f"output format (default: %(default)s; json: a list of "
+                       f"records{extra})")
     group.add_argument("--percent", action="store_true",
                        help="show metric values x100 with a %% sign (table and markdown only)")
     group.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
@@ -189,9 +194,13 @@ def build_parser() -> argparse.ArgumentParser:
                        "Wilcoxon tests (default: %(default)s)")
     tests.add_argument("--seed", type=int, default=0,
                        help="random seed of the resampling (default: %(default)s)")
-    _add_output(compare)
+    _add_output(compare, paper=True)
     add_record_options(compare)
     compare.set_defaults(handler=run_compare)
+
+    from rankframe.cli.report import add_report
+
+    add_report(commands, _add_input, _add_metric_options)
 
     trec = commands.add_parser(
         "trec", help="a drop-in for trec_eval: its options, measures and output",

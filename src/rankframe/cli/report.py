@@ -1,0 +1,108 @@
+"""``rankframe report``: one self-contained HTML file of a long-format file (issue 28)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from rankframe.cli.errors import CliError
+from rankframe.cli.status import Status
+
+
+def add_report(commands: Any, add_input: Callable[..., None],
+               add_metric_options: Callable[..., None]) -> None:
+    """The ``report`` subcommand and its arguments."""
+    from rankframe._options import CORRECTION, TEST
+
+    report = commands.add_parser(
+        "report", help="one self-contained HTML report: summary, segments, curves, "
+        "distributions, win/tie/loss, worst queries",
+        description="Write one self-contained HTML file (no network request, no script) "
+        "of the metrics of a long-format file: the data, each system with its interval and "
+        "significance marks against the baseline, segments, metric@k curves, per-query "
+        "distributions, win/tie/loss and the worst queries.",
+    )
+    add_input(report, several_scores="a system's score column (default: score); repeat to "
+              "compare systems")
+    add_metric_options(report)
+    group = report.add_argument_group("report")
+    group.add_argument("--baseline", metavar="COL",
+                       help="the score column the others are compared to (default: the first)")
+    group.add_argument("--test", choices=TEST.choices, default=TEST.default,
+                       help="paired test over queries (default: %(default)s)")
+    group.add_argument("--correction", choices=CORRECTION.choices,
+                       default=CORRECTION.default,
+                       help="multiple-comparison correction (default: %(default)s)")
+    group.add_argument("--alpha", type=float, default=0.05,
+                       help="significance level (default: %(default)s)")
+    group.add_argument("--confidence-level", type=float, default=0.95, metavar="LEVEL",
+                       help="level of the intervals (default: %(default)s)")
+    group.add_argument("--resamples", type=int, default=1000, metavar="N",
+                       help="bootstrap resamples (default: %(default)s)")
+    group.add_argument("--seed", type=int, default=0,
+                       help="random seed of the resampling (default: %(default)s)")
+    group.add_argument("--worst", type=int, default=10, metavar="N",
+                       help="worst queries shown (default: %(default)s)")
+    group.add_argument("--top-k", type=int, default=10, metavar="K",
+                       help="items shown of each worst query's list (default: %(default)s)")
+    group.add_argument("--title", default="rankframe report", help="the report's title")
+    group.add_argument("--time", metavar="COL", help="the time column (with --every)")
+    group.add_argument("--every", metavar="DURATION",
+                       help="windows of a trend section, e.g. 1w (needs --time)")
+    group.add_argument("--reference", metavar="FILE",
+                       help="a reference file: each system against the same system there")
+    group.add_argument("--rule", action="append", metavar="RULE",
+                       help="a gate, e.g. 'ndcg@10 >= 0.30' (repeatable)")
+    group.add_argument("-o", "--output", metavar="FILE", default="report.html",
+                       help="the HTML file to write (default: %(default)s)")
+    report.set_defaults(handler=run_report)
+
+
+def run_report(args: argparse.Namespace, status: Status) -> int:
+    """``rankframe report``."""
+    from rankframe.cli import commands
+    from rankframe.cli.reading import input_format, read_table
+
+    scores = list(dict.fromkeys(args.score or ["score"]))
+    baseline = args.baseline
+    if baseline is not None and baseline not in scores:
+        msg = (f"--baseline {baseline!r} is not one of the --score columns "
+               f"({', '.join(map(repr, scores))}); pass one of them")
+        raise CliError(msg, code=2)
+    if (args.every is None) != (args.time is None):
+        raise CliError("--every and --time go together, e.g. --time served_at --every 1w",
+                       code=2)
+    metrics = commands._metrics(args.metric)
+    options = commands._options(args)
+    roles = commands._roles(args, scores)
+    frame, source = commands._read(args, roles, status)
+    ev = commands._accessor(frame, roles)
+    extra: dict[str, Any] = {}
+    if args.time is not None:
+        columns = {**commands._columns(roles), args.time: "--time"}
+        frame, source = read_table(args.file, input_format(args.file, args.input_format),
+                                   columns, status)
+        ev = commands._accessor(frame, roles)(time=args.time)
+        extra["every"] = args.every
+    if args.reference is not None:
+        reference, _ = read_table(args.reference, input_format(args.reference, None),
+                                  commands._columns(roles), status)
+        extra["reference"] = reference
+    if args.rule:
+        extra["rules"] = list(args.rule)
+    status.show(f"reporting on {frame.height:,} rows...")
+    with commands._in_file_terms(frame, source, roles, args):
+        report = ev.report(
+            metrics, by=roles.by or None, baseline=baseline, test=args.test,
+            correction=args.correction, alpha=args.alpha,
+            confidence_level=args.confidence_level, n_resamples=args.resamples,
+            seed=args.seed, worst=args.worst, top_k=args.top_k, title=args.title,
+            **extra, **options,
+        )
+    status.clear()
+    try:
+        report.save(args.output)
+    except OSError as error:
+        raise CliError(f"cannot write {args.output!r}: {error.strerror or error}") from None
+    return 0

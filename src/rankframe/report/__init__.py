@@ -1,0 +1,217 @@
+"""Reports: one self-contained HTML file of an evaluation, and paper tables.
+
+``df.rank_eval(...).report(metrics, by=..., baseline=...)`` returns a ``Report``; it
+shows itself in a notebook and saves with ``Report.save``. ``rankframe.to_latex`` and
+``rankframe.to_markdown`` turn the table of ``compare()`` (or a report) into a paper table.
+See ``docs/report.md``.
+
+The package: ``_compute`` (every number, from one per-query pass), ``_html`` (the page),
+``_svg`` (the charts), ``_tables`` (LaTeX and Markdown).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from rankframe._analysis import Correction, Test
+from rankframe._registry import Metric
+from rankframe.report import _html, _tables
+from rankframe.report._compute import ReportData, compute, eager, wtl_frame
+
+__all__ = ["Report", "build", "to_latex", "to_markdown"]
+
+
+@dataclass(frozen=True)
+class Report:
+    """An evaluation as one self-contained HTML file: the data, the summary with intervals
+    and significance marks, segments, trend and gates (when given), metric@k curves,
+    per-query distributions, win/tie/loss against the baseline, the worst queries, and the
+    options that produced it.
+
+    Made by ``df.rank_eval(...).report(metrics, ...)``. In a notebook it shows itself
+    (``_repr_html_``); ``save`` writes the file; ``html`` gives its text;
+    ``to_latex`` and ``to_markdown`` give the comparison as a paper table.
+
+    Examples
+    --------
+    Two queries, two systems. Query 1: ``a`` ranks the relevant ``y`` second (reciprocal
+    rank 1/2), ``b`` first (1). Query 2: both rank the relevant ``x`` first (1, 1). So
+    ``a``'s MRR is (1/2 + 1)/2 = 0.75, ``b``'s (1 + 1)/2 = 1; against the baseline ``a``,
+    ``b`` wins query 1 and ties query 2:
+
+    >>> import pandas as pd, rankframe
+    >>> df = pd.DataFrame({"query": [1, 1, 2, 2], "item": ["x", "y", "x", "y"],
+    ...                    "a": [0.9, 0.1, 0.9, 0.1], "b": [0.1, 0.9, 0.9, 0.1],
+    ...                    "relevant": [0, 1, 1, 0]})
+    >>> report = df.rank_eval(score=["a", "b"]).report("mrr", n_resamples=50)
+    >>> report.summary[["system", "mrr", "n_queries"]]
+      system   mrr  n_queries
+    0      a  0.75          2
+    1      b  1.00          2
+    >>> report.wtl[["system", "metric", "wins", "ties", "losses"]]
+      system metric  wins  ties  losses
+    0      b    mrr     1     1       0
+    >>> report.save("report.html")  # doctest: +SKIP
+    """
+
+    data: ReportData
+    title: str = "rankframe report"
+
+    # -- the numbers ---------------------------------------------------------------------
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        """The means over queries with their intervals: ``evaluate(confidence_level=...)``'s
+        table."""
+        return self.data.summary
+
+    @property
+    def segments(self) -> pd.DataFrame | None:
+        """The same per segment (``by=``), or ``None``."""
+        return self.data.segments
+
+    @property
+    def comparison(self) -> pd.DataFrame | None:
+        """``compare()``'s table against the baseline (``None`` with one system)."""
+        return self.data.comparison
+
+    @property
+    def wtl(self) -> pd.DataFrame | None:
+        """Win/tie/loss of each system against the baseline per metric: ``segment`` (-1 for
+        every query, else the segment's position in ``segments``), ``system``, ``metric``,
+        ``wins``, ``ties``, ``losses``."""
+        if len(self.data.settings.systems) < 2:
+            return None
+        return wtl_frame(self.data.wtl)
+
+    def with_tables(self, *, trend: Any = None, gates: Any = None,
+                    reference: Any = None) -> Report:
+        """This report with a trend section (an ``evaluate`` table with a ``window``
+        column), a gates section (a ``check`` table with a ``status`` column) or a
+        reference section (a ``compare(reference=...)`` table); pandas or polars."""
+        data = replace(
+            self.data,
+            trend=eager(trend) if trend is not None else self.data.trend,
+            gates=eager(gates) if gates is not None else self.data.gates,
+            reference=eager(reference) if reference is not None else self.data.reference,
+        )
+        return replace(self, data=data)
+
+    # -- output --------------------------------------------------------------------------
+
+    def html(self) -> str:
+        """The whole HTML file as text."""
+        return _html.render(self.data, self.title)
+
+    def _repr_html_(self) -> str:
+        return _html.render(self.data, self.title, page=False)
+
+    def save(self, path: str | Path) -> Path:
+        """Write the HTML file (UTF-8) and return its path."""
+        target = Path(path)
+        target.write_text(self.html(), encoding="utf-8")
+        return target
+
+    def _table(self) -> pd.DataFrame:
+        if self.data.comparison is not None:
+            return self.data.comparison
+        summary = self.data.summary  # one system: its means, nothing significant
+        rows = [{"system": self.data.settings.systems[0], "metric": m, "k": None,
+                 "mean": float(summary[m].iloc[0]), "delta": 0.0, "p_value": None,
+                 "significant": False} for m in self.data.settings.metrics]
+        return pd.DataFrame(rows)
+
+    def to_latex(self, *, digits: int = 4, caption: str | None = None) -> str:
+        """The comparison as a LaTeX table (``rankframe.to_latex``)."""
+        return _tables.to_latex(self._table(), digits=digits, caption=caption)
+
+    def to_markdown(self, *, digits: int = 4) -> str:
+        """The comparison as a Markdown table (``rankframe.to_markdown``)."""
+        return _tables.to_markdown(self._table(), digits=digits)
+
+    def __repr__(self) -> str:
+        s = self.data.settings
+        return (f"<rankframe.Report metrics={s.metrics} systems={s.systems} by={s.by} "
+                f"queries={self.data.facts.queries}>")
+
+
+def build(
+    ev: Any, metrics: str | Metric | Iterable[str | Metric], *,
+    by: str | Sequence[str] | None = None, baseline: str | None = None,
+    every: str | None = None, reference: Any = None, rules: Any = None,
+    test: Test = "t-test", correction: Correction = "holm", alpha: float = 0.05,
+    confidence_level: float = 0.95, n_resamples: int = 1000, seed: int | None = 0,
+    worst: int = 10, top_k: int = 10, curves: bool = True, title: str = "rankframe report",
+    **chosen: Any,
+) -> Report:
+    """The report of an accessor (``RankEval.report``); see ``Report``."""
+    from rankframe._options import CORRECTION, TEST, check_count, check_level, check_seed
+
+    _check_keywords(ev, metrics, chosen)
+    TEST.validate(test)
+    CORRECTION.validate(correction)
+    check_level("alpha", alpha)
+    check_level("confidence_level", confidence_level)
+    check_count("n_resamples", n_resamples)
+    check_seed(seed)
+    data = compute(
+        ev, metrics, by=by, baseline=baseline, test=test, correction=correction, alpha=alpha,
+        confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
+        worst=max(int(worst), 0), top_k=max(int(top_k), 1), curves=curves, chosen=chosen,
+    )
+    report = Report(data, title)
+    # issue 27's methods: forwarded as they are (the sections take their tables)
+    trend = gates = against = None
+    if every is not None:
+        trend = ev.evaluate(metrics, every=every, confidence_level=confidence_level,
+                            n_resamples=n_resamples, seed=seed, **chosen)
+    if reference is not None:
+        against = ev.compare(metrics, reference=reference, by=by, test=test,
+                             correction=correction, alpha=alpha, seed=seed, **chosen)
+    if rules is not None:
+        extra = {"reference": reference} if reference is not None else {"baseline": baseline}
+        gates = ev.check(rules, by=by, **extra)
+    if trend is not None or gates is not None or against is not None:
+        report = report.with_tables(trend=trend, gates=gates, reference=against)
+    return report
+
+
+def _check_keywords(ev: Any, metrics: Any, chosen: dict[str, Any]) -> None:
+    """An unknown keyword of ``report()`` raises ``UnknownArgumentError`` naming the keyword
+    meant, as the accessor's other methods do: ``build``'s keywords and every metric option
+    (and ``convention``) are known."""
+    from rankframe._accessor import _bind
+    from rankframe._conventions import CONVENTION
+    from rankframe._options import OPTIONS
+
+    signature = inspect.signature(build)
+    kept = [p for p in signature.parameters.values()
+            if p.kind is not inspect.Parameter.VAR_KEYWORD and p.name != "ev"]
+    this = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    declared = [o.parameter() for o in (*OPTIONS.values(), CONVENTION)]
+    _bind("report", signature.replace(parameters=[this, *kept, *declared]), (ev, metrics),
+          chosen)
+
+
+def to_latex(table: Any, *, digits: int = 4, caption: str | None = None) -> str:
+    """A comparison as a LaTeX table: see ``rankframe.report._tables.to_latex``."""
+    if isinstance(table, Report):
+        return table.to_latex(digits=digits, caption=caption)
+    return _tables.to_latex(table, digits=digits, caption=caption)
+
+
+def to_markdown(table: Any, *, digits: int = 4) -> str:
+    """A comparison as a Markdown table: see ``rankframe.report._tables.to_markdown``."""
+    if isinstance(table, Report):
+        return table.to_markdown(digits=digits)
+    return _tables.to_markdown(table, digits=digits)
+
+
+to_latex.__doc__ = _tables.to_latex.__doc__
+to_markdown.__doc__ = _tables.to_markdown.__doc__

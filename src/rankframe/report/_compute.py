@@ -1,0 +1,720 @@
+"""The numbers of a report, from one per-query pass over the frame.
+
+One request (``PerQueryRows``, as ``per_query``) holds the report's metrics, the same
+metrics at the other cut-offs of the metric@k curves, ``num_rel`` (which says which queries
+have no relevant item) and two counts of the data section (``rankframe.report._facts``: tied
+and ranked rows per query). The engine ranks each system once for all of them and shares
+the lists across the metrics, so the curves and the tie counts add a few array passes to
+the ranking, not a ranking each. On one eager frame (pandas, polars, an Arrow source) the
+per-query step gives its ``PerQuery`` directly, as ``evaluate()``'s does; a partitioned
+frame (LazyFrame, Dask, Spark) runs the request and its per-query table is read back as its
+parts' tables are (``rankframe._pipeline.from_parts``). The one finish step
+(``rankframe._pipeline.finish``) then makes the means with their intervals (overall and per
+segment) and the comparisons with the baseline: the same code on the same per-query values
+as ``evaluate()`` and ``compare()``, so the same numbers. The curves are the means of their
+per-query values (``PerQuery.means``, what ``evaluate()`` computes); win/tie/loss, the
+distributions and the worst queries come from the same values. The rows, unjudged rows and
+the worst queries' lists read the bound columns once more.
+
+What the renderer gets is typed here: small dataclasses of plain Python values
+(``Facts``, ``MetricRow``, ``WinTieLoss``, ``Curve``, ``Distribution``, ``WorstQuery``),
+pulled out of the frames once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+import polars as pl
+
+from rankframe import _items, _pipeline, _stats
+from rankframe._analysis import Correction, PerQuery, Test
+from rankframe._conventions import preset_options
+from rankframe._options import OPTIONS, Options
+from rankframe._registry import Metric, bind_options, parse_metrics
+from rankframe.adapters.arrow import ArrowRankEval
+from rankframe.adapters.pandas import PandasBackend, PandasRankEval
+from rankframe.adapters.polars import PolarsRankEval
+from rankframe.exceptions import InvalidOptionError
+from rankframe.report._facts import FACTS, RANKED_ROWS, TIED_ROWS, as_values
+
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+
+#: cut-offs of the metric@k curves (those below each metric's own k, and that k)
+CURVE_CUTOFFS = (1, 3, 5, 10, 20, 50, 100, 200, 500, 1000)
+#: bins of the per-query histograms
+BINS = 20
+
+
+@dataclass
+class Settings:
+    """What the report was asked for: its options, written into the report."""
+
+    metrics: list[str]
+    by: list[str]
+    systems: list[str]
+    baseline: str | None
+    test: str
+    correction: str
+    alpha: float
+    confidence_level: float
+    n_resamples: int
+    seed: int | None
+    worst: int
+    top_k: int
+    options: dict[str, Any]
+    columns: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Facts:
+    """The data section: rows, queries, systems, queries without a relevant item, unjudged
+    rows, and per system the share of ranked rows whose score ties another's in the query."""
+
+    rows: int
+    queries: int
+    systems: list[str]
+    empty_queries: int
+    unjudged_rows: int
+    tied_share: dict[str, float]
+
+
+@dataclass(frozen=True)
+class MetricRow:
+    """One row of the summary or of the segments' table: the segment's values (empty for
+    every query), the system, and per metric its mean and interval; the queries."""
+
+    segment: tuple[str, ...]
+    system: str
+    means: dict[str, float]
+    lows: dict[str, float]
+    highs: dict[str, float]
+    n_queries: int
+
+
+@dataclass(frozen=True)
+class WinTieLoss:
+    """Queries where ``system`` is above, equal to, below the baseline on ``metric``:
+    ``segment`` -1 for every query, else the segment's position (``ReportData.segment_labels``)."""
+
+    segment: int
+    system: str
+    metric: str
+    wins: int
+    ties: int
+    losses: int
+
+
+@dataclass(frozen=True)
+class Curve:
+    """A metric's means at several cut-offs: ``means[system][i]`` is the mean at ``ks[i]``."""
+
+    metric: str
+    ks: list[int]
+    means: dict[str, list[float]]
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """A metric's per-query values of one system: counts in the bins between ``edges``
+    (shared by the systems), the quartiles (minimum, 25%, median, 75%, maximum), ``n``."""
+
+    metric: str
+    system: str
+    edges: list[float]
+    counts: list[int]
+    quartiles: list[float]
+    n: int
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One row of a worst query's list, as shown: item, score, grade; ``positive`` grade."""
+
+    item: str
+    score: str
+    grade: str
+    positive: bool
+
+
+@dataclass(frozen=True)
+class WorstQuery:
+    """A large loss of ``system`` against the baseline on ``metric``, with both top lists."""
+
+    query: str
+    system: str
+    metric: str
+    value: float
+    baseline_value: float
+    lists: dict[str, list[Listed]]
+
+
+@dataclass
+class ReportData:
+    """Everything a report shows (no row per query)."""
+
+    settings: Settings
+    facts: Facts
+    summary: pd.DataFrame  # one row per system: metric, metric_ci_low, metric_ci_high
+    segments: pd.DataFrame | None  # the same per segment, with n_queries
+    comparison: pd.DataFrame | None  # compare()'s table, overall
+    segment_comparison: pd.DataFrame | None  # compare()'s table, per segment
+    wtl: list[WinTieLoss]  # overall (segment -1), then per segment
+    curves: list[Curve]
+    distributions: list[Distribution]  # per metric and system
+    worst: list[WorstQuery]  # the worst queries against the baseline, with top-k lists
+    segment_labels: list[str] = field(default_factory=list)  # per segment code: its values
+    trend: pd.DataFrame | None = None
+    gates: pd.DataFrame | None = None
+    reference: pd.DataFrame | None = None
+
+
+def eager(table: Any) -> pd.DataFrame:
+    """A result table as a pandas frame: polars converted, lazy results run."""
+    if isinstance(table, pl.LazyFrame):
+        table = table.collect()
+    if isinstance(table, pl.DataFrame):
+        return table.to_pandas()
+    if isinstance(table, pd.Series):
+        return table.reset_index()
+    if isinstance(table, pd.DataFrame):
+        return table
+    if hasattr(table, "compute"):
+        return eager(table.compute())
+    if hasattr(table, "toPandas"):  # a Spark frame of per-query rows
+        return eager(table.toPandas())
+    msg = f"Expected a table from rank_eval; got {type(table).__name__}."
+    raise TypeError(msg)
+
+
+def metric_rows(frame: pd.DataFrame, metrics: Sequence[str], by: Sequence[str],
+                default_system: str) -> list[MetricRow]:
+    """The rows of a means table (``evaluate``'s wide layout) as plain values."""
+    n = len(frame)
+    nan = np.full(n, np.nan)
+
+    def floats(column: str) -> FloatArray:
+        if column not in frame.columns:
+            return nan
+        return np.asarray(frame[column].to_numpy(dtype=np.float64, na_value=np.nan))
+
+    systems = ([str(s) for s in frame["system"].tolist()] if "system" in frame.columns
+               else [default_system] * n)
+    keys = [[str(v) for v in frame[c].tolist()] for c in by]
+    means = {m: floats(m) for m in metrics}
+    lows = {m: floats(f"{m}_ci_low") for m in metrics}
+    highs = {m: floats(f"{m}_ci_high") for m in metrics}
+    counts = frame["n_queries"].to_numpy(dtype=np.int64)
+    return [
+        MetricRow(
+            segment=tuple(k[i] for k in keys),
+            system=systems[i],
+            means={m: float(means[m][i]) for m in metrics},
+            lows={m: float(lows[m][i]) for m in metrics},
+            highs={m: float(highs[m][i]) for m in metrics},
+            n_queries=int(counts[i]),
+        )
+        for i in range(n)
+    ]
+
+
+def _bound(metrics: Any, chosen: dict[str, Any]) -> tuple[list[Metric], Options, dict[str, Any]]:
+    """The metrics with the call's options bound (labels as ``evaluate`` writes them)."""
+    given = dict(chosen)
+    given.update(preset_options(given.get("convention"), given, list(OPTIONS)))
+    options = Options(**{n: given[n] for n in OPTIONS if n in given})
+    explicit = [n for n in given if n in OPTIONS]
+    parsed, options = bind_options(
+        parse_metrics(metrics), options, explicit, given.get("convention")
+    )
+    return parsed, options, given
+
+
+def _without_empty(metric: Metric) -> Metric:
+    return replace(metric, options=tuple((n, v) for n, v in metric.options if n != "empty"))
+
+
+def projection(ev: Any, columns: Sequence[str]) -> pl.DataFrame:
+    """The bound columns of the accessor's frame as one polars frame (read once)."""
+    frame = ev._frame
+    columns = list(dict.fromkeys(columns))
+    if hasattr(frame, "frame") and callable(frame.frame):  # an Arrow source
+        frame = frame.frame(columns)
+    if isinstance(frame, pl.LazyFrame):
+        return frame.select(columns).collect()
+    if isinstance(frame, pl.DataFrame):
+        return frame.select(columns)
+    if hasattr(frame, "toArrow"):  # Spark
+        arrow = pl.from_arrow(frame.select(*columns).toArrow())
+        return arrow if isinstance(arrow, pl.DataFrame) else arrow.to_frame()
+    if not isinstance(frame, pd.DataFrame):
+        frame = frame[columns].compute()  # Dask: only these columns
+    part: pd.DataFrame = frame[columns]
+    try:
+        return pl.from_pandas(part)
+    except (TypeError, ValueError, pl.exceptions.PolarsError):  # mixed object ids
+        return pl.from_pandas(
+            part.astype({c: str for c in part.columns if part[c].dtype == object})
+        )
+
+
+def _facts(data: pl.DataFrame, names: _pipeline.ColumnNames, pq: PerQuery,
+           counts: FloatArray) -> Facts:
+    """The data section; ``counts``: per query and system, the tied and the ranked rows
+    (``rankframe.report._facts``)."""
+    tied, ranked = counts[:, :, 0].sum(axis=0), counts[:, :, 1].sum(axis=0)
+    unjudged = 0
+    if names.judged is not None and names.judged in data.columns:
+        unjudged = int((~data[names.judged].fill_null(True).cast(pl.Boolean)).sum())
+    elif names.null_grades:
+        unjudged = int(data[names.relevant].is_null().sum())
+    return Facts(
+        rows=data.height,
+        queries=len(pq.empty),
+        systems=list(pq.systems),
+        empty_queries=int(pq.empty.sum()),
+        unjudged_rows=unjudged,
+        tied_share={
+            system: float(tied[s] / ranked[s]) if ranked[s] else 0.0
+            for s, system in enumerate(pq.systems)
+        },
+    )
+
+
+def t_intervals(pq: PerQuery, confidence_level: float) -> tuple[FloatArray, FloatArray]:
+    """Student-t intervals of each (segment, system, metric)'s aggregate over its included
+    queries (``rankframe._stats.t_interval``, per segment; NaN values left out of their
+    own column); a geometric mean's from the logs, a sum's times the number of queries."""
+    low, high = np.full(pq.shape, np.nan), np.full(pq.shape, np.nan)
+    for positions, part in pq.parts():
+        flat = part._flat()
+        seg = part.segment[part.include]
+        counts = np.bincount(seg, minlength=part.n_segments).astype(np.int64)
+        lo = np.full((part.n_segments, flat.shape[1]), np.nan)
+        hi = lo.copy()
+        for g in range(part.n_segments):
+            block = flat[seg == g]
+            for c in range(flat.shape[1]):
+                column = block[:, c]
+                column = column[~np.isnan(column)]
+                lo[g, c], hi[g, c] = _stats.t_interval(column, confidence_level)
+        low[:, :, positions] = part._finish(lo, counts)
+        high[:, :, positions] = part._finish(hi, counts)
+    return low, high
+
+
+def _with_t_intervals(
+    frame: pd.DataFrame, pq: PerQuery, metrics: Sequence[Metric], confidence_level: float
+) -> pd.DataFrame:
+    """The wide means table with ``<metric>_ci_low``/``_ci_high`` of ``t_intervals``
+    (its rows are (segment, system) in order, as the finish step writes them)."""
+    low, high = t_intervals(pq, confidence_level)
+    out = frame.copy()
+    for j, metric in enumerate(metrics):
+        out[f"{metric}_ci_low"] = low[:, :, j].ravel()
+        out[f"{metric}_ci_high"] = high[:, :, j].ravel()
+    return out
+
+
+def _values(pq: PerQuery) -> FloatArray:
+    """Every per-query value, shape (queries, systems, metrics)."""
+    return pq.values  # noqa: PD011  (PerQuery.values is a NumPy array, not a pandas object)
+
+
+def _kept(pq: PerQuery, j: int) -> BoolArray:
+    """The queries that enter metric ``j``'s mean (``empty=`` applies to it or not)."""
+    include: BoolArray = pq.include if pq.applies()[j] else np.ones_like(pq.include)
+    return include
+
+
+def _wtl(pq: PerQuery, baseline: int, by: bool) -> list[WinTieLoss]:
+    """Queries where each system is above, equal to, below the baseline, per metric (and
+    per segment): the queries that enter the metric's mean, both values known."""
+    rows = []
+    per_query = _values(pq)
+    n = pq.n_segments if by else 1
+    for j, metric in enumerate(pq.metrics):
+        keep = _kept(pq, j)
+        base = per_query[:, baseline, j]
+        for s, system in enumerate(pq.systems):
+            if s == baseline:
+                continue
+            value = per_query[:, s, j]
+            known = keep & ~np.isnan(value) & ~np.isnan(base)
+            seg = pq.segment[known] if by else np.zeros(int(known.sum()), dtype=np.int64)
+            diff = value[known] - base[known]
+            wins = np.bincount(seg, weights=diff > 0, minlength=n)
+            ties = np.bincount(seg, weights=diff == 0, minlength=n)
+            losses = np.bincount(seg, weights=diff < 0, minlength=n)
+            rows += [
+                WinTieLoss(g if by else -1, system, str(metric), int(wins[g]), int(ties[g]),
+                           int(losses[g]))
+                for g in range(n)
+            ]
+    return rows
+
+
+def wtl_frame(rows: Sequence[WinTieLoss]) -> pd.DataFrame:
+    """Win/tie/loss as a table: ``segment``, ``system``, ``metric``, ``wins``, ``ties``,
+    ``losses``."""
+    columns = ["segment", "system", "metric", "wins", "ties", "losses"]
+    return pd.DataFrame(
+        [(r.segment, r.system, r.metric, r.wins, r.ties, r.losses) for r in rows],
+        columns=columns,
+    )
+
+
+def _distributions(pq: PerQuery) -> list[Distribution]:
+    """Per metric and system: a histogram of the per-query values and their quartiles."""
+    out = []
+    per_query = _values(pq)
+    for j, metric in enumerate(pq.metrics):
+        values = per_query[_kept(pq, j), :, j]
+        finite = values[np.isfinite(values)]
+        lo = min(0.0, float(finite.min())) if finite.size else 0.0
+        hi = max(1.0, float(finite.max())) if finite.size else 1.0
+        edges = np.linspace(lo, hi, BINS + 1)
+        for s, system in enumerate(pq.systems):
+            v = values[:, s]
+            v = v[np.isfinite(v)]
+            counts, _ = np.histogram(v, bins=edges)
+            quartiles = (
+                [float(q) for q in np.quantile(v, [0.0, 0.25, 0.5, 0.75, 1.0])] if v.size
+                else [np.nan] * 5
+            )
+            out.append(Distribution(
+                metric=str(metric), system=system, edges=[float(e) for e in edges],
+                counts=[int(c) for c in counts], quartiles=quartiles, n=int(v.size),
+            ))
+    return out
+
+
+def _curve_metrics(metrics: Sequence[Metric]) -> list[Metric]:
+    """The metrics at the curve's cut-offs: those with an integer cut-off, at every cut-off
+    of ``CURVE_CUTOFFS`` below their own, and their own."""
+    out: list[Metric] = []
+    for metric in metrics:
+        k = metric.k
+        definition = metric.definition
+        if (
+            not (definition.takes_k and definition.param.integer and isinstance(k, int))
+            or definition.aggregate == "set"
+        ):
+            continue
+        for cut in sorted({*(c for c in CURVE_CUTOFFS if c < k), k}):
+            m = replace(metric, k=cut)
+            if m not in out:
+                out.append(m)
+    return out
+
+
+def _curves(pq: PerQuery, curve: Sequence[Metric], positions: Sequence[int]) -> list[Curve]:
+    """The curves from the means over every query of ``pq`` (one segment, ``empty=``
+    applied): each curve metric's column is ``positions[i]`` of ``pq``'s metrics. The means
+    of every column at once: the values as they are, no copy of some of their columns."""
+    if not curve:
+        return []
+    means, _ = pq.means()
+    by_metric: dict[str, Curve] = {}
+    for i, metric in enumerate(curve):
+        label = str(replace(metric, k=None))
+        entry = by_metric.setdefault(label, Curve(label, [], {s: [] for s in pq.systems}))
+        entry.ks.append(int(metric.k or 0))
+        for s, system in enumerate(pq.systems):
+            entry.means[system].append(float(means[0, s, positions[i]]))
+    return list(by_metric.values())
+
+
+def _worst(
+    pq: PerQuery,
+    data: pl.DataFrame,
+    names: _pipeline.ColumnNames,
+    query_ids: Callable[[list[int]], list[object]],
+    baseline: int,
+    options: Options,
+    count: int,
+    top_k: int,
+) -> list[WorstQuery]:
+    """The ``count`` queries with the largest loss of a system against the baseline on the
+    first metric, each with its top-k lists and their grades."""
+    if count <= 0 or len(pq.systems) < 2 or not pq.metrics:
+        return []
+    values = _values(pq)[:, :, 0]
+    losses = values - values[:, [baseline]]
+    losses[:, baseline] = np.nan
+    losses[~_kept(pq, 0)] = np.nan
+    flat = np.where(np.isnan(losses), np.inf, losses).ravel()
+    n_take = min(count, int((flat < 0).sum()))
+    if n_take == 0:
+        return []
+    picked = np.argpartition(flat, n_take - 1)[:n_take]
+    picked = picked[np.lexsort((picked, flat[picked]))]
+    n_systems = len(pq.systems)
+    chosen = [(int(p // n_systems), int(p % n_systems)) for p in picked]
+    ids = query_ids([q for q, _ in chosen])
+    lists = _top_lists(data, names, ids, options, top_k)
+    return [
+        WorstQuery(
+            query=str(qid),
+            system=pq.systems[s],
+            metric=str(pq.metrics[0]),
+            value=float(values[q, s]),
+            baseline_value=float(values[q, baseline]),
+            lists={
+                pq.systems[i]: lists.get((_key(qid), pq.systems[i]), []) for i in (baseline, s)
+            },
+        )
+        for (q, s), qid in zip(chosen, ids, strict=True)
+    ]
+
+
+def _key(value: Any) -> str:
+    return repr(value.item() if hasattr(value, "item") else value)
+
+
+def _positive(grade: Any) -> bool:
+    """Whether a grade of the frame (a number, a bool, None) is above 0."""
+    if grade is None or isinstance(grade, str):
+        return False
+    try:
+        return float(grade) > 0
+    except (TypeError, ValueError):
+        return False
+
+
+def _top_lists(
+    data: pl.DataFrame,
+    names: _pipeline.ColumnNames,
+    ids: list[Any],
+    options: Options,
+    top_k: int,
+) -> dict[tuple[str, str], list[Listed]]:
+    """(query, system) → the top ``top_k`` (item, score, grade) of those queries, ranked as
+    the metrics rank them (``rank()`` with the call's ties; ``trec`` for ``"average"``)."""
+    if not ids:
+        return {}
+    wanted = pl.Series(ids).cast(data.schema[names.query], strict=False)
+    rows = data.filter(pl.col(names.query).is_in(wanted.implode()))
+    scores = list(names.scores)
+    accessor = PolarsRankEval(rows)(
+        query=names.query,
+        item=names.item,
+        score=scores if len(scores) > 1 else scores[0],
+        relevant=names.relevant,
+    )
+    ties = (
+        options.ties if options.ties in ("trec", "first", "optimistic", "pessimistic") else "trec"
+    )
+    ranked: pl.DataFrame = accessor.rank(ties=ties, name="__rank")
+    out: dict[tuple[str, str], list[Listed]] = {}
+    for score in scores:
+        column = "__rank" if len(scores) == 1 else f"__rank_{score}"
+        top = ranked.filter(pl.col(column).is_not_null() & (pl.col(column) <= top_k)).sort(
+            [names.query, column]
+        )
+        for query, item, value, grade in top.select(
+            [names.query, names.item, score, names.relevant]
+        ).iter_rows():
+            out.setdefault((_key(query), score), []).append(
+                Listed(str(item), str(value), str(grade), _positive(grade))
+            )
+    return out
+
+
+def _frame_backend(ev: Any, request: _pipeline.Request) -> _pipeline.Backend | None:
+    """The backend of an accessor over one eager frame (pandas, polars, an Arrow source:
+    ``_pipeline.run``'s path), whose per-query step gives its ``PerQuery`` directly; ``None``
+    for a partitioned frame (LazyFrame, Dask, Spark), which gives its per-query table."""
+    if isinstance(ev, ArrowRankEval):
+        return PandasBackend(ev._frame.frame([*request.names.roles(), *request.by]))
+    if isinstance(ev, PandasRankEval | PolarsRankEval):
+        backend: _pipeline.Backend = ev._backend(ev._frame)
+        return backend
+    return None
+
+
+def _one_pass(
+    ev: Any, metrics: Sequence[Metric], by: list[str], options: Options
+) -> tuple[PerQuery, _pipeline.Backend, list[Metric]]:
+    """The one per-query pass: every value of ``metrics`` (at ``empty="zero"``: the finish
+    step applies ``empty=``), ``num_rel`` and the counts of ``rankframe.report._facts``;
+    the backend whose rows the table's ``first_rows`` and ``segment_rows`` name; the
+    metrics of its values, in order.
+
+    One eager frame runs the per-query step itself, as ``evaluate()`` does; a partitioned
+    one runs ``per_query``'s request and its table is read back as the parts' tables are
+    (``_pipeline.from_parts``): the same values either way."""
+    num_rel = parse_metrics("num_rel")[0]
+    wanted = list(dict.fromkeys([*(_without_empty(m) for m in metrics), num_rel, *FACTS]))
+    ev._check_columns(by)
+    request = ev._request(wanted, by, replace(options, empty="zero"),
+                          _pipeline.PerQueryRows())
+    backend = _frame_backend(ev, request)
+    if backend is not None:
+        pq = _pipeline.per_query(backend, request)
+        if pq.top is not None:  # the metrics of the items: their per-query values, once
+            _items.complete(_values(pq), pq.top, wanted, options, pq.segment, pq.n_segments)
+            pq = replace(pq, top=None)
+        return pq, backend, wanted
+    table = eager(ev._run(request))
+    table[_pipeline.EMPTY] = table[str(num_rel)].to_numpy() == 0
+    backend = PandasBackend(table)
+    # the table holds every metric's final per-query value, the items' too: read as values
+    read = replace(request, metrics=tuple(as_values(m) for m in wanted))
+    return _pipeline.from_parts(backend, read), backend, wanted
+
+
+def compute(
+    ev: Any,
+    metrics: Any,
+    *,
+    by: str | Sequence[str] | None,
+    baseline: str | None,
+    test: Test,
+    correction: Correction,
+    alpha: float,
+    confidence_level: float,
+    n_resamples: int,
+    seed: int | None,
+    worst: int,
+    top_k: int,
+    curves: bool,
+    chosen: dict[str, Any],
+) -> ReportData:
+    """Every number of the report (see the module)."""
+    names = ev._names
+    by_list = [by] if isinstance(by, str) else list(dict.fromkeys(by or []))
+    parsed, options, given = _bound(metrics, chosen)
+    for metric in parsed:
+        if metric.definition.aggregate == "set":
+            msg = (
+                f"{metric} is a set-level metric: the report needs per-query values; "
+                "evaluate it with evaluate([...], by=...) instead."
+            )
+            raise InvalidOptionError(msg)
+    systems = list(names.scores)
+    base = systems[0] if baseline is None else baseline
+    if base not in systems:
+        msg = f"baseline={base!r} is not one of the score columns {systems}; pass one of them."
+        raise InvalidOptionError(msg)
+    curve = _curve_metrics(parsed) if curves else []
+    # every per-query value: the metrics, their curves, the facts
+    everything, backend, wanted = _one_pass(ev, [*parsed, *curve], by_list, options)
+    resolved = ev._resolved(by_list, options)
+    column = {m: i for i, m in enumerate(wanted)}
+    pq = replace(
+        everything,
+        values=_values(everything)[:, :, [column[_without_empty(m)] for m in parsed]],
+        metrics=list(parsed),
+    )
+    counts = _values(everything)[:, :, [column[TIED_ROWS], column[RANKED_ROWS]]]
+    request = _pipeline.Request(
+        resolved, tuple(parsed), tuple(by_list), options, _pipeline.PerQueryRows()
+    )
+    included = _pipeline._included(pq, options)
+    overall_pq = replace(
+        pq, segment=np.zeros_like(pq.segment), segment_rows=pq.segment_rows[:1], n_segments=1
+    )
+    overall_included = replace(
+        included, segment=overall_pq.segment, segment_rows=overall_pq.segment_rows, n_segments=1
+    )
+
+    def finish(result: _pipeline.Result, segmented: bool) -> pd.DataFrame:
+        r = replace(request, by=tuple(by_list) if segmented else (), result=result)
+        return eager(_pipeline.finish(backend, pq if segmented else overall_pq, r))
+
+    if test == "t-test":  # t intervals of the means, as compare()'s of the deltas
+        plain = _pipeline.Means()
+        summary = _with_t_intervals(
+            finish(plain, False), overall_included, parsed, confidence_level
+        )
+        segments = (
+            _with_t_intervals(finish(plain, True), included, parsed, confidence_level)
+            if by_list
+            else None
+        )
+    else:  # evaluate()'s percentile bootstrap
+        means = _pipeline.Means(
+            confidence_level=confidence_level, n_resamples=n_resamples, seed=seed
+        )
+        summary = finish(means, False)
+        segments = finish(means, True) if by_list else None
+    comparison = segment_comparison = None
+    wtl: list[WinTieLoss] = []
+    b = systems.index(base)
+    if len(systems) > 1:
+        compared = _pipeline.Comparison(
+            baseline=b,
+            test=test,
+            correction=correction,
+            family="systems",
+            alpha=alpha,
+            confidence_level=confidence_level,
+            n_permutations=10_000,
+            n_resamples=n_resamples,
+            seed=seed,
+        )
+        comparison = finish(compared, False)
+        segment_comparison = finish(compared, True) if by_list else None
+        wtl = _wtl(included, b, False) + (_wtl(included, b, True) if by_list else [])
+    data = projection(ev, [*resolved.roles(), *by_list])
+    first_rows = pq.first_rows if pq.first_rows is not None else np.zeros(0, dtype=np.int64)
+
+    def query_ids(codes: list[int]) -> list[object]:
+        return backend.labels(names.query, first_rows[np.asarray(codes, dtype=np.int64)])
+
+    worst_queries = (
+        _worst(included, data, resolved, query_ids, b, options, worst, top_k)
+        if len(systems) > 1
+        else []
+    )
+    settings = Settings(
+        metrics=[str(m) for m in parsed],
+        by=by_list,
+        systems=systems,
+        baseline=base if len(systems) > 1 else None,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        confidence_level=confidence_level,
+        n_resamples=n_resamples,
+        seed=seed,
+        worst=worst,
+        top_k=top_k,
+        options={n: v for n, v in given.items() if n in OPTIONS or n == "convention"},
+        columns={
+            "query": names.query,
+            "item": names.item,
+            "relevant": names.relevant,
+            **({"judged": resolved.judged} if resolved.judged else {}),
+        },
+    )
+    segment_labels: list[str] = []
+    if by_list:  # per segment code, its values (the row of the per-query table it names)
+        values = [backend.labels(c, pq.segment_rows) for c in by_list]
+        segment_labels = [" / ".join(map(str, key)) for key in zip(*values, strict=True)]
+    # the curves: every query (empty= applied), the metric's own k from its own column
+    curve_pq = _pipeline._included(
+        replace(everything, segment=overall_pq.segment, segment_rows=overall_pq.segment_rows,
+                n_segments=1, metrics=list(wanted)),
+        options,
+    )
+    return ReportData(
+        settings=settings,
+        facts=_facts(data, resolved, pq, counts),
+        summary=summary,
+        segments=segments,
+        comparison=comparison,
+        segment_comparison=segment_comparison,
+        wtl=wtl,
+        curves=_curves(curve_pq, curve, [column[_without_empty(m)] for m in curve]),
+        distributions=_distributions(included),
+        worst=worst_queries,
+        segment_labels=segment_labels,
+    )

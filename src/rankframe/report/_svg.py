@@ -1,0 +1,197 @@
+"""Charts as inline SVG, written by hand: no script, no font or style from elsewhere.
+
+Every text is escaped (``esc``); every chart has a ``<title>`` and draws its marks as
+plain elements, so it reads without JavaScript and prints as it shows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from html import escape
+
+PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
+           "#7f7f7f", "#bcbd22", "#17becf")
+WIDTH, HEIGHT = 460, 250
+LEFT, RIGHT, TOP, BOTTOM = 48, 110, 24, 40
+
+
+def esc(value: object) -> str:
+    """A user string as text of HTML or SVG (quotes too: safe in attributes)."""
+    return escape(str(value), quote=True)
+
+
+def color(i: int) -> str:
+    return PALETTE[i % len(PALETTE)]
+
+
+def _fmt(v: float) -> str:
+    return f"{v:.4f}"
+
+
+def _nice_top(top: float) -> float:
+    if not math.isfinite(top) or top <= 0:
+        return 1.0
+    if top <= 1.0:
+        return 1.0 if top > 0.5 else math.ceil(top * 10) / 10
+    magnitude = 10.0 ** math.floor(math.log10(top))
+    return math.ceil(top / magnitude) * magnitude
+
+
+def _frame(title: str, y_top: float, y_bottom: float = 0.0) -> list[str]:
+    """The SVG's opening, its title and the y axis with 5 ticks."""
+    parts = [
+        f'<svg class="chart" role="img" '
+        f'width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}">',
+        f"<title>{esc(title)}</title>",
+        f'<text x="{LEFT}" y="14" class="ct">{esc(title)}</text>',
+    ]
+    plot_h = HEIGHT - TOP - BOTTOM
+    for i in range(5):
+        v = y_bottom + (y_top - y_bottom) * i / 4
+        y = TOP + plot_h - plot_h * i / 4
+        parts.append(f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}" '
+                     'class="grid"/>')
+        parts.append(f'<text x="{LEFT - 4}" y="{y + 4:.1f}" class="yt">{v:.2f}</text>')
+    return parts
+
+
+def _legend(names: Sequence[str]) -> list[str]:
+    parts = []
+    for i, name in enumerate(names):
+        y = TOP + 14 * i + 6
+        x = WIDTH - RIGHT + 8
+        parts.append(f'<rect x="{x}" y="{y - 8}" width="10" height="10" '
+                     f'fill="{color(i)}"/>')
+        parts.append(f'<text x="{x + 14}" y="{y + 1}" class="lg">{esc(name)}</text>')
+    return parts
+
+
+def line_chart(
+    title: str, x_labels: Sequence[str], series: Mapping[str, Sequence[float]],
+    bands: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None,
+    x_title: str = "",
+) -> str:
+    """One line per series over evenly spaced x positions; ``bands``: interval bars."""
+    values = [v for s in series.values() for v in s if math.isfinite(v)]
+    if bands:
+        values += [v for lo, hi in bands.values() for v in (*lo, *hi) if math.isfinite(v)]
+    top = _nice_top(max(values, default=1.0))
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    n = max(len(x_labels), 1)
+
+    def x(i: int) -> float:
+        return LEFT + (plot_w * (i + 0.5) / n)
+
+    def y(v: float) -> float:
+        return TOP + plot_h - plot_h * min(max(v, 0.0), top) / top
+
+    parts = _frame(title, top)
+    step = max(1, math.ceil(n / 8))
+    for i, label in enumerate(x_labels):
+        if i % step == 0:
+            parts.append(f'<text x="{x(i):.1f}" y="{HEIGHT - BOTTOM + 14}" class="xt">'
+                         f"{esc(label)}</text>")
+    if x_title:
+        parts.append(f'<text x="{LEFT + plot_w / 2:.1f}" y="{HEIGHT - 6}" class="xt">'
+                     f"{esc(x_title)}</text>")
+    for s, (name, points) in enumerate(series.items()):
+        c = color(s)
+        if bands and name in bands:
+            lows, highs = bands[name]
+            for i, (lo, hi) in enumerate(zip(lows, highs, strict=True)):
+                if math.isfinite(lo) and math.isfinite(hi):
+                    parts.append(f'<line x1="{x(i):.1f}" x2="{x(i):.1f}" y1="{y(lo):.1f}" '
+                                 f'y2="{y(hi):.1f}" stroke="{c}" class="band"/>')
+        coords = [f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(points) if math.isfinite(v)]
+        if coords:
+            parts.append(f'<polyline points="{" ".join(coords)}" fill="none" stroke="{c}" '
+                         'stroke-width="2"/>')
+        for i, v in enumerate(points):
+            if math.isfinite(v):
+                parts.append(f'<circle cx="{x(i):.1f}" cy="{y(v):.1f}" r="3" fill="{c}">'
+                             f"<title>{esc(name)} {esc(x_labels[i])}: {_fmt(v)}</title>"
+                             "</circle>")
+    parts += _legend(list(series))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def histogram(title: str, edges: Sequence[float], counts: Mapping[str, Sequence[int]],
+              quartiles: Mapping[str, Sequence[float]]) -> str:
+    """Grouped bars of each system's per-query values over shared bins, and a box (the
+    quartiles, whiskers at the minimum and maximum) per system under them."""
+    names = list(counts)
+    n_bins = len(edges) - 1
+    shares = {k: [c / max(sum(v), 1) for c in v] for k, v in counts.items()}
+    top = _nice_top(max((s for v in shares.values() for s in v), default=1.0))
+    box_h = 12 * len(names)
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM - box_h - 8
+    lo, hi = edges[0], edges[-1]
+    span = (hi - lo) or 1.0
+
+    def x(v: float) -> float:
+        return LEFT + plot_w * (v - lo) / span
+
+    parts = [
+        f'<svg class="chart" role="img" '
+        f'width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}">',
+        f"<title>{esc(title)}</title>",
+        f'<text x="{LEFT}" y="14" class="ct">{esc(title)}</text>',
+    ]
+    for i in range(5):
+        v = top * i / 4
+        yy = TOP + plot_h - plot_h * i / 4
+        parts.append(f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{yy:.1f}" y2="{yy:.1f}" '
+                     'class="grid"/>')
+        parts.append(f'<text x="{LEFT - 4}" y="{yy + 4:.1f}" class="yt">{v:.0%}</text>')
+    bar = plot_w / n_bins / max(len(names), 1)
+    for s, name in enumerate(names):
+        for b, share in enumerate(shares[name]):
+            if share <= 0:
+                continue
+            h = plot_h * min(share, top) / top
+            parts.append(
+                f'<rect x="{x(edges[b]) + s * bar:.1f}" y="{TOP + plot_h - h:.1f}" '
+                f'width="{max(bar - 0.5, 0.5):.1f}" height="{h:.1f}" fill="{color(s)}">'
+                f"<title>{esc(name)} [{edges[b]:.2f}, {edges[b + 1]:.2f}): "
+                f"{counts[name][b]} queries</title></rect>"
+            )
+    base = TOP + plot_h + 8
+    for s, name in enumerate(names):
+        q = quartiles[name]
+        if not all(math.isfinite(v) for v in q):
+            continue
+        cy = base + 12 * s + 6
+        c = color(s)
+        parts.append(f'<line x1="{x(q[0]):.1f}" x2="{x(q[4]):.1f}" y1="{cy}" y2="{cy}" '
+                     f'stroke="{c}"/>')
+        parts.append(f'<rect x="{x(q[1]):.1f}" y="{cy - 4}" '
+                     f'width="{max(x(q[3]) - x(q[1]), 1):.1f}" height="8" fill="{c}" '
+                     f'fill-opacity="0.35" stroke="{c}"><title>{esc(name)}: quartiles '
+                     f"{_fmt(q[1])}, {_fmt(q[2])}, {_fmt(q[3])}</title></rect>")
+        parts.append(f'<line x1="{x(q[2]):.1f}" x2="{x(q[2]):.1f}" y1="{cy - 4}" '
+                     f'y2="{cy + 4}" stroke="{c}" stroke-width="2"/>')
+    for v in (lo, (lo + hi) / 2, hi):
+        parts.append(f'<text x="{x(v):.1f}" y="{HEIGHT - 8}" class="xt">{v:.2f}</text>')
+    parts += _legend(names)
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def stacked_bar(wins: int, ties: int, losses: int) -> str:
+    """A small bar of win/tie/loss shares."""
+    total = max(wins + ties + losses, 1)
+    width = 120
+    parts = [f'<svg class="wtl" role="img" width="{width}" '
+             f'height="10" viewBox="0 0 {width} 10"><title>{wins} wins, {ties} ties, '
+             f"{losses} losses</title>"]
+    x = 0.0
+    for count, fill in ((wins, "#2ca02c"), (ties, "#bbbbbb"), (losses, "#d62728")):
+        w = width * count / total
+        if w > 0:
+            parts.append(f'<rect x="{x:.1f}" y="0" width="{w:.1f}" height="10" '
+                         f'fill="{fill}"/>')
+        x += w
+    parts.append("</svg>")
+    return "".join(parts)

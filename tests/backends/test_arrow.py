@@ -1,5 +1,6 @@
 """``rankframe.rank_eval(obj)`` on Arrow frames beyond the fixture's pyarrow Table: a
-RecordBatch, a DuckDB relation, a plain ``__arrow_c_stream__`` object, a RecordBatchReader.
+RecordBatch, a DuckDB relation, an Ibis table, a plain ``__arrow_c_stream__`` object, a
+RecordBatchReader.
 
 The frame-kind fixture (``arrow``) already runs every test of values and errors on a pyarrow
 Table; these tests cover what only the other sources do: which columns are read, how often a
@@ -99,6 +100,33 @@ def test_a_duckdb_relation_reads_only_the_bound_columns() -> None:
     assert _means(accessor) == pytest.approx(MEANS, abs=1e-15)
     with pytest.raises(duckdb.Error, match="the trap column was read"):
         rankframe.rank_eval(relation).rank()  # rank() returns every column
+
+
+def _ibis_with_a_trap(data: dict[str, list[Any]]) -> Any:
+    """An Ibis table (its default backend, in-process DuckDB) of ``data`` plus a column
+    ``trap`` whose computation fails (1000 does not fit int8): a call that read it fails."""
+    import ibis
+
+    table = ibis.memtable(pa.table({**data, "big": [1000] * len(data["query"])}))
+    return table.mutate(trap=table.big.cast("int8"))
+
+
+def test_an_ibis_table_reads_only_the_bound_columns() -> None:
+    table = _ibis_with_a_trap(DATA)
+    with pytest.raises(Exception, match="out of range"):
+        table.to_pyarrow()  # the trap works
+    _check(rankframe.rank_eval(table))
+    renamed = table.rename({"user id": "query", "pred": "score"})
+    accessor = rankframe.rank_eval(renamed)(query="user id", score="pred")
+    assert _means(accessor) == pytest.approx(MEANS, abs=1e-15)
+
+
+def test_an_ibis_table_gives_the_pandas_errors() -> None:
+    data = {**DATA, "relevant": [0, 2, 1, None, 0, 1]}
+    message = (r"Column 'relevant' \(relevant\) has 1 null value\(s\) "
+               r"\(first at row 3, in query 'q2'\)")
+    with pytest.raises(InvalidDataError, match=message):
+        rankframe.rank_eval(_ibis_with_a_trap(data)).mrr()
 
 
 def test_a_duckdb_relation_gives_the_pandas_errors() -> None:

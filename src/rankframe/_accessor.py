@@ -839,7 +839,8 @@ class RankEval:
 
         Columns: ``rule``, ``metric``, ``k``, ``system``, the ``by`` columns (and ``window``
         with ``every=``), ``value``, ``ci_low``, ``ci_high``, ``bound``, ``delta``,
-        ``p_value``, ``p_adjusted`` (drop rules), ``n_queries`` and ``status``:
+        ``p_value``, ``p_adjusted`` (drop rules), ``paired`` (a drop rule's test was
+        paired; False for absolute rules), ``n_queries`` and ``status``:
 
         - an absolute rule is ``"pass"`` when its whole bootstrap interval (``evaluate``'s)
           lies on the right side of the bound, ``"fail"`` when it lies on the wrong side,
@@ -869,7 +870,10 @@ class RankEval:
             (``compare(reference=...)``).
         every
             Time windows (``evaluate``/``compare`` with ``every=``): absolute rules per
-            window, drop rules each window against the previous one.
+            window; drop rules each window against the previous one (the latest earlier
+            window with queries of the same segment; ``"no baseline"`` for the first), or,
+            with ``baseline=``, against the baseline within each window, or, with
+            ``reference=``, against the same window of the reference.
         by
             Segment column(s), constant within a query.
         mode

@@ -68,7 +68,7 @@ def test_absolute_rules_every_status(make_frame: Any) -> None:
     table = as_pandas(result)
     assert list(table.columns) == [
         "rule", "metric", "k", "system", "value", "ci_low", "ci_high", "bound", "delta",
-        "p_value", "p_adjusted", "n_queries", "status",
+        "p_value", "p_adjusted", "paired", "n_queries", "status",
     ]
     assert table["rule"].tolist() == [r for r in rules for _ in SYSTEMS]
     assert table["system"].tolist() == SYSTEMS * len(rules)

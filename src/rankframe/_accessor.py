@@ -772,7 +772,10 @@ class RankEval:
                 f"{type(reference).__module__}.{type(reference).__qualname__}."
             )
             raise InvalidOptionError(msg) from None
-        other = type(other)(other._frame, self._names)
+        # the time column is read (and needed there) only for windows
+        names = self._names if every is not None else replace(self._names, time=None,
+                                                              time_unit=None)
+        other = type(other)(other._frame, names)
         available = other._column_names()
         systems = self._names.scores
         missing = [s for s in systems if s not in available]
@@ -785,8 +788,6 @@ class RankEval:
                 f"df.rank_eval(score={[s for s in systems if s not in missing]!r})."
             )
             raise ColumnNotFoundError(msg)
-        # the time column is read (and needed there) only for windows
-        names = self._names if every is not None else replace(self._names, time=None)
         roles = [*names.roles().items(), *((b, "by") for b in by)]
         for name, role in roles:
             if name not in available:

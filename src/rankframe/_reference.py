@@ -65,7 +65,9 @@ def side(backend: Backend, pq: PerQuery, request: Request, *, segmented: bool = 
         starts = _windows.segment_starts(pq, window)
         columns.insert(0, starts.to_pylist())
         window_type = starts.type
-    segments = list(zip(*columns, strict=True)) if columns else [()] * pq.n_segments
+    segments: list[tuple[object, ...]] = (
+        list(zip(*columns, strict=True)) if columns else [()] * pq.n_segments
+    )
     return Side(pq, list(queries), segments, window_type)
 
 
@@ -155,9 +157,9 @@ class ReferenceComparison:
         """The output's rows and columns: the current frame's per-query table (``pq``,
         whose rows ``backend`` holds, before the finish step) against the reference's."""
         current = side(backend, pq, request, segmented=True)
-        theirs = self.reference()
-        _same_windows(current, theirs, request)
-        reference, reference_queries = _within(theirs, current)
+        other = self.reference()
+        _same_windows(current, other, request)
+        reference, reference_queries = _within(other, current)
         mine, theirs = joint_codes(current.queries, reference_queries)
         return _analysis.compare_samples(
             current.values, reference, current_ids=mine, reference_ids=theirs,

@@ -2,9 +2,10 @@
 
 ``recommendations()`` builds a small recommendation log in rankframe's long format: users
 (the queries) in three segments, the items a catalogue offers them, two models' scores, a
-graded judgment and when each user was served (a time column for ``every=`` windows). Each model recommends only its top items per user; the other judged items keep
-a null score for that model (judged but not retrieved), so recall and NDCG see what each model
-missed. Everything is drawn with NumPy in whole arrays; no Python loop over users.
+graded judgment and when each user was served (a time column for ``every=`` windows).
+Each model recommends only its top items per user; the other judged items keep a null score
+for that model (judged but not retrieved), so recall and NDCG see what each model missed.
+Everything is drawn with NumPy in whole arrays; no Python loop over users.
 """
 
 from __future__ import annotations

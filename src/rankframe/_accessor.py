@@ -636,10 +636,26 @@ class RankEval:
         difference's interval times the number of queries (and its p-value). Set-level
         metrics (``coverage``) have no per-query values and are refused.
 
+        With ``every="1w"`` (and a bound ``time`` column) and no ``baseline=``, each
+        window is compared with the previous window, per system (one score column is
+        enough) and ``by`` segment: the previous window is the latest earlier window that
+        holds queries of the same ``by`` values (a window without queries has no row and
+        is skipped), named in a last column, ``reference_window``. The table is the one of
+        ``reference=`` (``reference_mean`` and ``n_reference`` are the previous window's);
+        a query belongs to one window (its earliest row's), so two windows of one frame
+        hold different queries and the comparison is two-sample (``paired`` False). The
+        first window of each segment has nothing to compare with: NaN tests, delta,
+        ``reference_mean``, ``n_reference`` 0 and a null ``reference_window``. With
+        ``every=`` and ``baseline=``, the systems are compared with the baseline within
+        each window instead (the window is a segment, as ``by=``); with ``every=`` and
+        ``reference=``, each window with the same window (the same start) of the
+        reference frame, bound with the same time column.
+
         Parameters
         ----------
         baseline
-            The score column the others are compared with; default the first.
+            The score column the others are compared with; default the first (without
+            ``every=``).
         test
             ``"t-test"`` (paired t-test, as ``scipy.stats.ttest_rel``; t interval),
             ``"permutation"`` (paired randomization test flipping the signs of the
@@ -666,8 +682,9 @@ class RankEval:
             A frame holding the same systems (score columns) for other (or the same)
             queries: the frame each system is compared with, instead of a baseline column.
         every
-            Compare within each window (``"1w"``, ...): the window is a segment, as
-            ``by=``, and leads the columns (see ``evaluate``).
+            Time windows (``"1w"``, ...), whose start leads the columns: each window
+            against the previous one; with ``baseline=``, the systems within each window;
+            with ``reference=``, against the same window of the reference.
 
         Examples
         --------
@@ -709,10 +726,19 @@ class RankEval:
                 )
                 raise InvalidOptionError(msg)
             return self._compare_reference(
-                reference, parsed, by_list, options, test=test, correction=correction,
+                reference, parsed, by_list, options, every, test=test, correction=correction,
                 family=family, alpha=alpha, confidence_level=confidence_level,
                 n_permutations=n_permutations, n_resamples=n_resamples, seed=seed,
             )
+        if every is not None and baseline is None:  # each window against the previous one
+            from rankframe._previous import PreviousWindow
+
+            previous = PreviousWindow(
+                test=test, correction=correction, family=family, alpha=alpha,
+                confidence_level=confidence_level, n_permutations=n_permutations,
+                n_resamples=n_resamples, seed=seed,
+            )
+            return self._run(self._request(parsed, by_list, options, previous, every))
         if len(systems) < 2:
             msg = (
                 "compare() needs at least two score columns to compare; pass them as "
@@ -736,7 +762,7 @@ class RankEval:
 
     def _compare_reference(
         self, reference: Any, metrics: list[Metric], by: list[str], options: Options,
-        **statistics: Any,
+        every: str | None, **statistics: Any,
     ) -> Any:
         """``compare(reference=...)``: the reference frame's accessor, bound with this one's
         column names, gives its side of the comparison when the finish step runs."""
@@ -752,7 +778,10 @@ class RankEval:
                 f"{type(reference).__module__}.{type(reference).__qualname__}."
             )
             raise InvalidOptionError(msg) from None
-        other = type(other)(other._frame, self._names)
+        # the time column is read (and needed there) only for windows
+        names = self._names if every is not None else replace(self._names, time=None,
+                                                              time_unit=None)
+        other = type(other)(other._frame, names)
         available = other._column_names()
         systems = self._names.scores
         missing = [s for s in systems if s not in available]
@@ -765,7 +794,7 @@ class RankEval:
                 f"df.rank_eval(score={[s for s in systems if s not in missing]!r})."
             )
             raise ColumnNotFoundError(msg)
-        roles = [*self._names.roles().items(), *((b, "by") for b in by)]
+        roles = [*names.roles().items(), *((b, "by") for b in by)]
         for name, role in roles:
             if name not in available:
                 msg = (
@@ -775,8 +804,8 @@ class RankEval:
                 raise ColumnNotFoundError(msg)
         other._check_columns(by)
         result = ReferenceComparison(reference=lambda: other._side(theirs), **statistics)
-        mine = self._request(metrics, by, options, result)  # checks the metrics first
-        theirs = other._request(metrics, by, options, PerQueryRows())
+        mine = self._request(metrics, by, options, result, every)  # checks the metrics first
+        theirs = other._request(metrics, by, options, PerQueryRows(), every)
         return self._run(mine)
 
     def _side(self, request: Request) -> Any:
@@ -817,7 +846,8 @@ class RankEval:
 
         Columns: ``rule``, ``metric``, ``k``, ``system``, the ``by`` columns (and ``window``
         with ``every=``), ``value``, ``ci_low``, ``ci_high``, ``bound``, ``delta``,
-        ``p_value``, ``p_adjusted`` (drop rules), ``n_queries`` and ``status``:
+        ``p_value``, ``p_adjusted`` (drop rules), ``paired`` (a drop rule's test was
+        paired; False for absolute rules), ``n_queries`` and ``status``:
 
         - an absolute rule is ``"pass"`` when its whole bootstrap interval (``evaluate``'s)
           lies on the right side of the bound, ``"fail"`` when it lies on the wrong side,
@@ -847,7 +877,10 @@ class RankEval:
             (``compare(reference=...)``).
         every
             Time windows (``evaluate``/``compare`` with ``every=``): absolute rules per
-            window, drop rules each window against the previous one.
+            window; drop rules each window against the previous one (the latest earlier
+            window with queries of the same segment; ``"no baseline"`` for the first), or,
+            with ``baseline=``, against the baseline within each window, or, with
+            ``reference=``, against the same window of the reference.
         by
             Segment column(s), constant within a query.
         mode

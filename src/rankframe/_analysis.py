@@ -636,8 +636,8 @@ def compare_samples(
             if same:  # the reference's queries in the current's order
                 found = np.argsort(ref_ids, kind="stable")
                 theirs = theirs[found[np.searchsorted(ref_ids[found], ids)]]
-            x = values[mine][:, :, positions].reshape(len(mine), -1)
-            y = ref_values[theirs][:, :, positions].reshape(len(theirs), -1)
+            x = values[mine][:, :, positions].reshape(len(mine), n_systems * width)
+            y = ref_values[theirs][:, :, positions].reshape(len(theirs), n_systems * width)
             if same:
                 diff = x - y
                 p = _p_values(diff, test, n_permutations, seed)

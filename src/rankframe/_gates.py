@@ -11,8 +11,8 @@ A rule is a string (:func:`parse_rule`):
 :func:`check` evaluates every rule and gives one row per rule, system and segment (and
 window): ``rule``, ``metric``, ``k``, ``system``, the ``by`` columns (and ``window``),
 ``value``, ``ci_low``, ``ci_high``, ``bound``, ``delta``, ``p_value``, ``p_adjusted``,
-``n_queries`` and ``status`` (:data:`STATUSES`). The statuses, the units of the columns and
-the defaults are documented in ``docs/monitoring.md`` ("Gates").
+``paired``, ``n_queries`` and ``status`` (:data:`STATUSES`). The statuses, the units of
+the columns and the defaults are documented in ``docs/monitoring.md`` ("Gates").
 
 This module sits above the accessor's public methods: it calls ``evaluate`` and
 ``compare`` on the accessor it is given and reads their tables; nothing below calls it.
@@ -384,7 +384,8 @@ def check(
     )
     absolute = [r for r in parsed if not r.drop]
     drops = [r for r in parsed if r.drop]
-    against_base = reference is None and every is None
+    # against a baseline column: without every= and reference=, or every= with a baseline
+    against_base = reference is None and (every is None or baseline is not None)
     if drops and against_base and len(scores) < 2:
         raise _no_baseline_error(drops[0])
     if baseline is not None and baseline not in scores:
@@ -492,6 +493,7 @@ def _absolute_values(
         "value": value, "ci_low": low, "ci_high": high,
         "bound": np.full(len(rows), rule.bound), "delta": nan.copy(),
         "p_value": nan.copy(), "p_adjusted": nan.copy(),
+        "paired": np.zeros(len(rows), dtype=bool),
         "status": _absolute_status(rule, value, low, high, mode),
     }
 
@@ -529,6 +531,7 @@ def _drop_values(
         "value": mean, "ci_low": low, "ci_high": high,
         "bound": np.full(len(rows), -rule.bound), "delta": change,
         "p_value": p_value, "p_adjusted": p_adjusted,
+        "paired": np.asarray(backend.column("paired"), dtype=bool)[rows],
         "status": _drop_status(rule, change, significant, mode),
     }
 

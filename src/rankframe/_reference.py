@@ -23,14 +23,15 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import pyarrow as pa
 
-from rankframe import _analysis
+from rankframe import _analysis, _windows
 from rankframe._analysis import SYSTEM, Correction, Family, PerQuery, Test
 from rankframe._pipeline import Backend, Kind, Request, ValueColumns, completed
 from rankframe._registry import Metric
 from rankframe.exceptions import InvalidOptionError
 
-__all__ = ["ReferenceComparison", "Side", "side"]
+__all__ = ["ReferenceComparison", "Side", "comparison_columns", "side"]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -44,18 +45,43 @@ class Side:
     values: PerQuery
     queries: list[object]
     segments: list[tuple[object, ...]]
+    window_type: Any = None  # every=: the Arrow type of the window starts
 
 
-def side(backend: Backend, pq: PerQuery, request: Request) -> Side:
-    """The :class:`Side` of a per-query table that ``backend`` holds the rows of."""
+def side(backend: Backend, pq: PerQuery, request: Request, *, segmented: bool = False) -> Side:
+    """The :class:`Side` of a per-query table that ``backend`` holds the rows of.
+
+    With ``every=`` (``request.window``), the window is the first segment key (each segment's
+    tuple starts with its window start, a Python ``datetime`` or ``date``); ``segmented``
+    says that ``pq``'s segments already hold it (the finish step's table)."""
+    window = request.window
+    if window is not None and not segmented:
+        pq, _ = _windows.segmented(pq, window)
     pq = completed(pq, request.options)
     queries = pq.query_labels(np.arange(len(pq.include), dtype=np.int64))
-    if request.by:
-        columns = [backend.labels(b, pq.segment_rows) for b in request.by]
-        segments = list(zip(*columns, strict=True))
-    else:
-        segments = [()] * pq.n_segments
-    return Side(pq, list(queries), segments)
+    columns = [backend.labels(b, pq.segment_rows) for b in request.by]
+    window_type = None
+    if window is not None:
+        starts = _windows.segment_starts(pq, window)
+        columns.insert(0, starts.to_pylist())
+        window_type = starts.type
+    segments: list[tuple[object, ...]] = (
+        list(zip(*columns, strict=True)) if columns else [()] * pq.n_segments
+    )
+    return Side(pq, list(queries), segments, window_type)
+
+
+def comparison_columns(request: Request) -> ValueColumns:
+    """The columns of a comparison of two tables of per-query values (after ``keys``)."""
+    return [
+        (SYSTEM, "str"), ("metric", "str"), ("k", _analysis.k_type(request.metrics)),
+        ("statistic", "str"), ("mean", "float"), ("reference_mean", "float"),
+        ("delta", "float"), ("ratio", "float"), ("p_value", "float"),
+        ("p_adjusted", "float"), ("ci_low", "float"), ("ci_high", "float"),
+        ("significant", "bool"), ("paired", "bool"),
+        *((name, "int?") for name in _analysis.OUTCOMES),
+        ("n_queries", "int"), ("n_reference", "int"),
+    ]
 
 
 def joint_codes(left: Sequence[object], right: Sequence[object]) -> tuple[IntArray, IntArray]:
@@ -119,15 +145,7 @@ class ReferenceComparison:
         return list(request.by)
 
     def value_columns(self, request: Request) -> ValueColumns:
-        return [
-            (SYSTEM, "str"), ("metric", "str"), ("k", _analysis.k_type(request.metrics)),
-            ("statistic", "str"), ("mean", "float"), ("reference_mean", "float"),
-            ("delta", "float"), ("ratio", "float"), ("p_value", "float"),
-            ("p_adjusted", "float"), ("ci_low", "float"), ("ci_high", "float"),
-            ("significant", "bool"), ("paired", "bool"),
-            *((name, "int?") for name in _analysis.OUTCOMES),
-            ("n_queries", "int"), ("n_reference", "int"),
-        ]
+        return comparison_columns(request)
 
     def finish(self, pq: PerQuery, request: Request) -> tuple[IntArray, dict[str, Any]]:  # noqa: ARG002
         msg = "compare(reference=...) runs through the finish step of a frame (against())."
@@ -138,8 +156,10 @@ class ReferenceComparison:
     ) -> tuple[IntArray, dict[str, Any]]:
         """The output's rows and columns: the current frame's per-query table (``pq``,
         whose rows ``backend`` holds, before the finish step) against the reference's."""
-        current = side(backend, pq, request)
-        reference, reference_queries = _within(self.reference(), current)
+        current = side(backend, pq, request, segmented=True)
+        other = self.reference()
+        _same_windows(current, other, request)
+        reference, reference_queries = _within(other, current)
         mine, theirs = joint_codes(current.queries, reference_queries)
         return _analysis.compare_samples(
             current.values, reference, current_ids=mine, reference_ids=theirs,
@@ -147,3 +167,26 @@ class ReferenceComparison:
             alpha=self.alpha, confidence_level=self.confidence_level,
             n_permutations=self.n_permutations, n_resamples=self.n_resamples, seed=self.seed,
         )
+
+
+def _same_windows(current: Side, reference: Side, request: Request) -> None:
+    """With ``every=``, both frames' windows must be of one kind (dates, naive datetimes,
+    zone-aware datetimes): the same window is the same start."""
+    if request.window is None:
+        return
+
+    def kind(window_type: Any) -> str:
+        if window_type is None or not pa.types.is_timestamp(window_type):
+            return "dates"
+        return "naive datetimes" if window_type.tz is None else "zone-aware datetimes"
+
+    mine, theirs = kind(current.window_type), kind(reference.window_type)
+    if len(current.queries) and len(reference.queries) and mine != theirs:
+        column = request.window.column
+        msg = (
+            f"compare(reference=..., every={request.window.every!r}) compares each window of "
+            f"this frame with the same window of the reference, but the time column "
+            f"{column!r} holds {mine} here and {theirs} in the reference. Convert one of "
+            "them (e.g. both to UTC datetimes) first."
+        )
+        raise InvalidOptionError(msg)

@@ -44,6 +44,7 @@ __all__ = [
     "column_times",
     "earliest",
     "per_query_column",
+    "segment_starts",
     "segmented",
     "starts",
     "window_type",
@@ -231,3 +232,12 @@ def segmented(pq: PerQuery, window: Window) -> tuple[PerQuery, Any]:
         return values.take(pa.array(positions, pa.int64()))
 
     return segmented_pq, at_rows
+
+
+def segment_starts(pq: PerQuery, window: Window) -> pa.Array:
+    """Per segment of a table segmented by window (:func:`segmented`), its window start (an
+    Arrow array of :func:`window_type`); every such segment holds a query."""
+    assert pq.time is not None  # read for a request with a window
+    _, values = starts(pq.time, window.every, window.time_unit)
+    _, first = np.unique(pq.segment, return_index=True)
+    return values.take(pa.array(first.astype(np.int64), pa.int64()))

@@ -1,10 +1,11 @@
 """Sample data embedded in the package, generated deterministically from a seed.
 
 ``recommendations()`` builds a small recommendation log in rankframe's long format: users
-(the queries) in three segments, the items a catalogue offers them, two models' scores and a
-graded judgment. Each model recommends only its top items per user; the other judged items keep
-a null score for that model (judged but not retrieved), so recall and NDCG see what each model
-missed. Everything is drawn with NumPy in whole arrays; no Python loop over users.
+(the queries) in three segments, the items a catalogue offers them, two models' scores, a
+graded judgment and when each user was served (a time column for ``every=`` windows).
+Each model recommends only its top items per user; the other judged items keep a null score
+for that model (judged but not retrieved), so recall and NDCG see what each model missed.
+Everything is drawn with NumPy in whole arrays; no Python loop over users.
 """
 
 from __future__ import annotations
@@ -12,10 +13,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["SEGMENTS", "recommendations"]
+__all__ = ["SEGMENTS", "START", "WEEKS", "recommendations"]
 
 SEGMENTS = ("new", "casual", "power")
 """The user segments of ``recommendations()``."""
+START = "2024-01-01T00:00:00"
+"""The first instant of ``recommendations()``'s ``served_at`` (UTC; a Monday)."""
+WEEKS = 8
+"""The weeks over which ``recommendations()`` serves its users."""
 
 
 def recommendations(
@@ -52,8 +57,10 @@ def recommendations(
     -------
     pandas.DataFrame
         Columns ``user_id`` (str), ``segment`` (str: new, casual, power), ``item_id`` (str),
-        ``model_a``, ``model_b`` (float64, null where the model did not recommend the item)
-        and ``relevant`` (int64 grade 0-3).
+        ``model_a``, ``model_b`` (float64, null where the model did not recommend the item),
+        ``relevant`` (int64 grade 0-3) and ``served_at`` (``datetime64[s, UTC]``: when the
+        user was served, the same for every row of a user, within 8 weeks from Monday
+        2024-01-01; new users come later in the period, power users earlier).
 
     Examples
     --------
@@ -61,7 +68,9 @@ def recommendations(
     >>> from rankframe.datasets import recommendations
     >>> data = recommendations(seed=0)
     >>> data.columns.tolist()
-    ['user_id', 'segment', 'item_id', 'model_a', 'model_b', 'relevant']
+    ['user_id', 'segment', 'item_id', 'model_a', 'model_b', 'relevant', 'served_at']
+    >>> str(data["served_at"].dtype)
+    'datetime64[s, UTC]'
     >>> ev = data.rank_eval(query="user_id", item="item_id", score="model_a")
     >>> 0.0 < ev.mrr(k=10) < 1.0
     True
@@ -98,6 +107,14 @@ def recommendations(
         np.put_along_axis(position, order, np.arange(n_candidates)[None, :], axis=1)
         scores[name] = np.where(position < top_k, score, np.nan)
 
+    # each user is served once, within WEEKS weeks from START (UTC), to the second; new
+    # users come later (the sample grows): a user's share u of the period is a uniform draw
+    # raised to the power 0.6 (new), 1 (casual) or 1.5 (power). Drawn last, so that the
+    # other columns are those of the seed without a time column.
+    share = rng.random(n_users) ** np.array([0.6, 1.0, 1.5])[segment]
+    seconds = np.floor(share * WEEKS * 7 * 86_400).astype(np.int64)
+    served = np.datetime64(START, "s") + seconds.astype("timedelta64[s]")
+
     user_ids = np.char.add("u", np.char.zfill(np.arange(1, n_users + 1).astype(str), 4))
     item_ids = np.char.add("i", np.char.zfill(np.arange(1, n_items + 1).astype(str), 5))
     frame = pd.DataFrame(
@@ -108,6 +125,7 @@ def recommendations(
             "model_a": scores["model_a"].ravel(),
             "model_b": scores["model_b"].ravel(),
             "relevant": grade.ravel().astype(np.int64),
+            "served_at": pd.DatetimeIndex(np.repeat(served, n_candidates)).tz_localize("UTC"),
         }
     )
     return frame.astype({"user_id": "str", "segment": "str", "item_id": "str"})

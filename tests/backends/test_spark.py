@@ -150,6 +150,36 @@ def test_time_windows_match_pandas(spark: Any) -> None:
                                   want[values].astype({"theme": object}), check_exact=True)
 
 
+def test_compare_with_a_reference_and_the_previous_window_match_pandas(spark: Any) -> None:
+    # the reference: the same queries scored by `other` (paired) in the theme news, other
+    # query ids in the other themes (two samples); a Spark reference and a pandas one
+    data = generated(seed=23)
+    rng = np.random.default_rng(23)
+    data["served_at"] = pd.Timestamp("2024-01-01", tz="UTC") + pd.to_timedelta(
+        rng.integers(0, 24 * 7 * 4, size=len(data)), "h")
+    reference = data.assign(score=data["other"])
+    renamed = reference["theme"] != "news"
+    reference.loc[renamed, "query"] = "r" + reference.loc[renamed, "query"]
+    sdf, sref = spark.createDataFrame(data), spark.createDataFrame(reference)
+    options = {"by": "theme", "test": "permutation", "n_permutations": 300,
+               "n_resamples": 200}
+    want = data.rank_eval.compare(["mrr", "ndcg@3"], reference=reference, **options)
+    for other in (sref, reference):
+        got = sdf.rank_eval.compare(["mrr", "ndcg@3"], reference=other, **options)
+        pd.testing.assert_frame_equal(got.astype({"theme": object}),
+                                      want.astype({"theme": object}), check_exact=True)
+    assert set(want["paired"]) == {True, False}  # both kinds of comparison were made
+    # each week against the previous week (one score column is enough)
+    want = data.rank_eval(time="served_at").compare(["mrr"], every="1w", **options)
+    got = sdf.rank_eval(time="served_at").compare(["mrr"], every="1w", **options)
+    assert list(got.columns) == list(want.columns)
+    for column in ("window", "reference_window"):
+        assert got[column].dt.tz_convert("UTC").tolist() == want[column].tolist()
+    values = [c for c in want.columns if c not in ("window", "reference_window")]
+    pd.testing.assert_frame_equal(got[values].astype({"theme": object}),
+                                  want[values].astype({"theme": object}), check_exact=True)
+
+
 def test_rank_is_a_spark_frame_of_the_pandas_ranks(spark: Any) -> None:
     data = generated(seed=11, queries=12)
     got = spark.createDataFrame(data).rank_eval.rank().toArrow().to_pandas()

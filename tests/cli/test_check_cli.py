@@ -19,7 +19,7 @@ from gates_data import N, frame_data
 from helpers import Run
 
 KEYS = ["rule", "metric", "k", "system", "value", "ci_low", "ci_high", "bound", "delta",
-        "p_value", "p_adjusted", "n_queries", "status"]
+        "p_value", "p_adjusted", "paired", "n_queries", "status"]
 
 
 @pytest.fixture

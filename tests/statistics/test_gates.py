@@ -68,7 +68,7 @@ def test_absolute_rules_every_status(make_frame: Any) -> None:
     table = as_pandas(result)
     assert list(table.columns) == [
         "rule", "metric", "k", "system", "value", "ci_low", "ci_high", "bound", "delta",
-        "p_value", "p_adjusted", "n_queries", "status",
+        "p_value", "p_adjusted", "paired", "n_queries", "status",
     ]
     assert table["rule"].tolist() == [r for r in rules for _ in SYSTEMS]
     assert table["system"].tolist() == SYSTEMS * len(rules)
@@ -321,3 +321,89 @@ def test_drop_rules_of_a_geometric_mean(make_frame: Any) -> None:
     assert table["status"].tolist() == ["fail", "fail"]
     for row in table.to_dict("records"):
         assert row["ci_low"] <= row["delta"] <= row["ci_high"]
+
+
+# -- drop rules against the previous window and against a reference frame -------------------
+
+HALF = N // 2  # queries q00..q11 are served in the week of 2024-03-04, the others a week later
+
+
+def _weekly(make_frame: Any) -> Any:
+    """Two systems over two weeks: `drift` ranks as `base` in week 1 and as `bad` in week 2;
+    `steady` ranks as `base` in both."""
+    data = frame_data()
+    queries = [int(q[1:]) for q in data["query"]]
+    data["drift"] = [b if q < HALF else w
+                     for q, b, w in zip(queries, data["base"], data["bad"], strict=True)]
+    data["steady"] = data["base"]
+    data["served_at"] = [pd.Timestamp("2024-03-06 12:00", tz="UTC")
+                         + pd.Timedelta(weeks=int(q >= HALF)) for q in queries]
+    return make_frame(data)
+
+
+def _weeks(system: str) -> tuple[np.ndarray, np.ndarray]:
+    """A system's reciprocal ranks in week 1 and week 2."""
+    ranks = RANKS["base"][:HALF] + RANKS["bad"][HALF:] if system == "drift" else RANKS["base"]
+    values = 1.0 / np.array(ranks, dtype=float)
+    return values[:HALF], values[HALF:]
+
+
+def test_drop_rules_against_the_previous_window(make_frame: Any) -> None:
+    ev = _weekly(make_frame).rank_eval(score=["drift", "steady"], time="served_at")
+    result = ev.check("mrr drop <= 0.05", every="1w", min_queries=5)
+    native_kind(make_frame, result)
+    table = as_pandas(result)
+    assert [pd.Timestamp(w) for w in table["window"]] == [
+        pd.Timestamp("2024-03-04", tz="UTC")] * 2 + [pd.Timestamp("2024-03-11", tz="UTC")] * 2
+    assert table["system"].tolist() == ["drift", "steady"] * 2
+    # week 1 has no previous window
+    assert table["status"].tolist() == ["no baseline", "no baseline", "fail", "pass"]
+    assert table["delta"].iloc[:2].isna().all()
+    # week 2 against week 1: other queries, Welch's t-test; Holm over the two tests
+    p = np.array([stats.ttest_ind(_weeks(s)[1], _weeks(s)[0], equal_var=False).pvalue
+                  for s in ["drift", "steady"]])
+    # drift: RR 1 x9 and 1/2 x3 (mean 0.875), then 1/2 x9 and 1/3 x3 (mean 0.4583)
+    assert table["delta"].iloc[2] == pytest.approx(0.375 + 1 / 12 - 0.875)
+    assert table["delta"].iloc[3] == 0.0  # steady: the same values both weeks (p = 1)
+    np.testing.assert_allclose(table["p_value"].iloc[2:].to_numpy(float), p, rtol=1e-9)
+    np.testing.assert_allclose(table["p_adjusted"].iloc[2:].to_numpy(float), holm(p),
+                               rtol=1e-9)
+    assert not table["paired"].any()
+    assert table["n_queries"].tolist() == [HALF] * 4
+
+
+def test_drop_rules_against_a_baseline_within_each_window(make_frame: Any) -> None:
+    ev = _weekly(make_frame).rank_eval(score=["drift", "steady"], time="served_at")
+    table = as_pandas(ev.check("mrr drop <= 0.05", every="1w", baseline="steady",
+                               min_queries=5))
+    assert table["system"].tolist() == ["drift", "drift"]  # no baseline row
+    # week 1: drift equals steady (no difference, no test); week 2: paired, ttest_rel
+    assert table["status"].tolist() == ["pass", "fail"]
+    drift, steady = _weeks("drift")[1], _weeks("steady")[1]
+    assert table["p_value"].iloc[1] == pytest.approx(stats.ttest_rel(drift, steady).pvalue)
+    assert table["paired"].all()
+
+
+def test_drop_rules_against_a_reference_frame(make_frame: Any) -> None:
+    # the reference holds the same query ids, each system ranking as `base`: paired
+    current = _weekly(make_frame)
+    data = frame_data()
+    data["drift"] = data["steady"] = data["base"]
+    data["served_at"] = [pd.Timestamp("2024-03-06", tz="UTC")
+                         + pd.Timedelta(weeks=int(int(q[1:]) >= HALF)) for q in data["query"]]
+    reference = make_frame(data)
+    ev = current.rank_eval(score=["drift", "steady"], time="served_at")
+    table = as_pandas(ev.check("mrr drop <= 0.05", reference=reference, min_queries=5))
+    base = 1.0 / np.array(RANKS["base"], dtype=float)
+    drift = np.concatenate(_weeks("drift"))
+    assert table["system"].tolist() == ["drift", "steady"]
+    assert table["status"].tolist() == ["fail", "pass"]  # steady: no difference at all
+    assert table["paired"].all()
+    assert table["p_value"].iloc[0] == pytest.approx(stats.ttest_rel(drift, base).pvalue)
+    # per window: week 1 holds no difference, week 2 the whole drop
+    weekly = as_pandas(ev.check("mrr drop <= 0.05", reference=reference, every="1w",
+                                min_queries=5))
+    assert weekly["status"].tolist() == ["pass", "pass", "fail", "pass"]
+    assert weekly["p_value"].iloc[2] == pytest.approx(
+        stats.ttest_rel(_weeks("drift")[1], base[HALF:]).pvalue)
+    assert weekly["paired"].all()

@@ -34,6 +34,7 @@ import pickle
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -51,7 +52,7 @@ from rankframe import _config, _validation
 from rankframe._accessor import RankEval, ranks
 from rankframe._options import Ties
 from rankframe._partitioned import Parts
-from rankframe._pipeline import Backend, ColumnNames, Request
+from rankframe._pipeline import Backend, ColumnNames, Means, Request, from_parts
 from rankframe.adapters.arrow import arrow_frame
 from rankframe.adapters.pandas import PandasBackend, pandas_result
 from rankframe.exceptions import RankEvalError
@@ -236,20 +237,37 @@ class SparkRankEval(RankEval):
         with _quiet():
             return self._evaluate(request)
 
-    def _evaluate(self, request: Request) -> Any:
+    def _part_tables(self, request: Request) -> pd.DataFrame:
+        """The per-query tables of every part of whole queries, concatenated (on the
+        driver). The workers run only the per-query step, which reads no result: they get
+        the request with a plain one (``compare(reference=...)``'s holds the reference
+        frame, which stays on the driver)."""
         names = request.names
         columns = list(dict.fromkeys([*names.roles(), *request.by]))
-        parts = Parts(request, PandasBackend)
+        parts = Parts(replace(request, result=Means()), PandasBackend)
         replies = self._replies(columns, parts)
         self._check(names, columns, any(replies["reported"].to_pylist()),
                     replies["error"].to_pylist())
         tables = [pickle.loads(p) for p in replies["payload"].to_pylist()]
         if not tables:
             tables = [parts.map(self._empty(columns))]
-        table = parts.finish(pd.concat(tables, ignore_index=True))
+        table: pd.DataFrame = pd.concat(tables, ignore_index=True)
+        return table
+
+    def _evaluate(self, request: Request) -> Any:
+        table = Parts(request, PandasBackend).finish(self._part_tables(request))
         if request.result.per_query_rows:
             return self._spark(table)
         return pandas_result(table, request)
+
+    def _side(self, request: Request) -> Any:
+        """This frame's side of ``compare(reference=...)``: its parts' per-query tables,
+        read back on the driver (as :meth:`_run`)."""
+        from rankframe._reference import side
+
+        with _quiet():
+            backend = PandasBackend(self._part_tables(request))
+            return side(backend, from_parts(backend, request), request)
 
     def _spark(self, table: pd.DataFrame) -> Any:
         """A pandas result as a Spark DataFrame of the frame's session."""

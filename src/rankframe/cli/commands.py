@@ -88,21 +88,63 @@ def _roles(args: argparse.Namespace, scores: Sequence[str]) -> Roles:
     return roles
 
 
-def _columns(roles: Roles) -> dict[str, str]:
-    """Every column the command reads → the option that names it."""
+def _columns(roles: Roles, args: argparse.Namespace | None = None) -> dict[str, str]:
+    """Every column the command reads → the option that names it (--time with windows)."""
     columns = {roles.query: "--query", roles.item: "--item"}
     columns.update(dict.fromkeys(roles.scores, "--score"))
     columns[roles.relevant] = "--relevant"
     columns.update({b: "--by" for b in roles.by if b not in columns})
+    time = getattr(args, "time", None)
+    if time is not None:
+        columns.setdefault(time, "--time")
     return columns
+
+
+def check_time_options(args: argparse.Namespace) -> None:
+    """--every needs --time; --time-unit is for an integer --time column."""
+    if args.every is not None and args.time is None:
+        raise CliError("--every needs --time COL, the time column of the queries", code=2)
+    if args.time_unit is not None and args.time is None:
+        raise CliError("--time-unit needs --time COL, an integer column of epochs", code=2)
+
+
+def with_times(frame: pl.DataFrame, source: Source, args: argparse.Namespace) -> pl.DataFrame:
+    """The --time column of a text file (CSV, TSV, JSON lines: text) parsed as ISO 8601
+    datetimes (polars ``str.to_datetime``: with an offset or ``Z``, UTC datetimes; without,
+    naive ones; a date, midnight); other types as they are."""
+    import polars as pl
+
+    time = getattr(args, "time", None)
+    if time is None or frame.schema[time] != pl.String:
+        return frame
+    try:
+        # a Series, not an expression: polars infers the format and the offset from its values
+        return frame.with_columns(frame.get_column(time).str.to_datetime())
+    except pl.exceptions.PolarsError:
+        first = frame.get_column(time).drop_nulls().head(1).to_list()
+        example = f" (first value {first[0]!r})" if first else ""
+        msg = (
+            f"--time {time}: the column of {source.name} holds text that is not an ISO 8601 "
+            f"datetime{example}; write it as 2024-01-31T12:00:00Z or 2024-01-31, or pass "
+            "integer epochs with --time-unit"
+        )
+        raise CliError(msg, code=2) from None
+
+
+def timed(ev: Any, args: argparse.Namespace) -> Any:
+    """The accessor bound to the --time column (and --time-unit)."""
+    if getattr(args, "time", None) is None:
+        return ev
+    return ev(time=args.time, time_unit=args.time_unit)
 
 
 def _read(args: argparse.Namespace, roles: Roles, status: Status) -> tuple[pl.DataFrame, Source]:
     """The file's columns, checked row by row in the file's terms."""
+    check_time_options(args)
     fmt = input_format(args.file, args.input_format)
-    frame, source = read_table(args.file, fmt, _columns(roles), status)
+    frame, source = read_table(args.file, fmt, _columns(roles, args), status)
     check_rows(frame, source, roles)
-    return frame, source
+    return with_times(frame, source, args), source
 
 
 def _accessor(frame: pl.DataFrame, roles: Roles) -> Any:
@@ -138,10 +180,11 @@ def run_evaluate(args: argparse.Namespace, status: Status) -> int:
     roles = _roles(args, list(dict.fromkeys(args.score or ["score"])))
     frame, source = _read(args, roles, status)
     status.show(f"evaluating {frame.height:,} rows...")
-    ev = _accessor(frame, roles)
+    ev = timed(_accessor(frame, roles), args)
     method = ev.per_query if args.per_query else ev.evaluate
+    windows = {} if args.every is None else {"every": args.every}
     with _in_file_terms(frame, source, roles, args):
-        result = method(metrics, by=roles.by or None, **options)
+        result = method(metrics, by=roles.by or None, **windows, **options)
     status.clear()
     record(args, result)
     percent = _labels(metrics, options) if args.percent else ()
@@ -157,14 +200,17 @@ def _check_compare(args: argparse.Namespace, scores: Sequence[str]) -> str | Non
             "columns with one of them, --reference each with the same column of FILE2"
         )
         raise CliError(msg, code=2)
-    if args.reference is None and len(scores) < 2:
+    # --every without --baseline: each window against the previous one, per system
+    window_over_window = args.every is not None and args.baseline is None
+    if args.reference is None and not window_over_window and len(scores) < 2:
         msg = (
             "compare needs at least two score columns, e.g. --score model_a --score model_b "
-            "(or one with --reference FILE2)"
+            "(or one with --reference FILE2, or with --time COL --every 1w: each window "
+            "against the previous one)"
         )
         raise CliError(msg, code=2)
     baseline: str | None = args.baseline if args.baseline is not None else scores[0]
-    if args.reference is not None:
+    if args.reference is not None or window_over_window:
         baseline = None
     elif baseline not in scores:
         msg = (
@@ -185,7 +231,7 @@ def _check_compare(args: argparse.Namespace, scores: Sequence[str]) -> str | Non
 
 def run_compare(args: argparse.Namespace, status: Status) -> int:
     """``rankframe compare``."""
-    default = ["score"] if args.reference is not None else []
+    default = ["score"] if args.reference is not None or args.every is not None else []
     scores = list(dict.fromkeys(args.score or default))
     baseline = _check_compare(args, scores)
     check_record_options(args)
@@ -196,9 +242,11 @@ def run_compare(args: argparse.Namespace, status: Status) -> int:
     reference = None
     if args.reference is not None:  # the same columns, read and checked as FILE
         fmt = input_format(args.reference, args.input_format)
-        reference, reference_source = read_table(args.reference, fmt, _columns(roles), status)
+        reference, reference_source = read_table(args.reference, fmt, _columns(roles, args),
+                                                 status)
         check_rows(reference, reference_source, roles)
-    ev = _accessor(frame, roles)
+        reference = with_times(reference, reference_source, args)
+    ev = timed(_accessor(frame, roles), args)
     compare = getattr(ev, "compare", None)
     if compare is None:
         msg = "this version of rankframe has no compare(); upgrade rankframe"
@@ -219,6 +267,7 @@ def run_compare(args: argparse.Namespace, status: Status) -> int:
             seed=args.seed,
             by=roles.by or None,
             **({} if reference is None else {"reference": reference}),
+            **({} if args.every is None else {"every": args.every}),
             **options,
         )
     status.clear()

@@ -16,6 +16,7 @@ MAX_MESSAGE = 1_000
 FLAGS = frozenset({
     "min_relevance", "ties", "empty", "gain", "denominator", "beta", "ap_denominator",
     "precision_denominator", "empty_list", "discount", "negative_gains", "convention",
+    "every", "time", "time_unit",
 })
 
 

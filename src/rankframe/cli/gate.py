@@ -25,7 +25,7 @@ def add_parser(commands: Any) -> None:
     """The ``check`` subcommand's arguments."""
     from rankframe._gates import GRAMMAR, MODES
     from rankframe._options import CORRECTION, FAMILY, OPTIONS, TEST
-    from rankframe.cli.parser import _add_convention_options, _add_input
+    from rankframe.cli.parser import _add_convention_options, _add_input, add_time_options
     from rankframe.cli.render import OUTPUT_FORMATS
 
     check = commands.add_parser(
@@ -49,10 +49,9 @@ def add_parser(commands: Any) -> None:
                          "columns and format options)")
     gates.add_argument("--by", action="append", metavar="COL",
                        help="segment column, constant within a query (repeatable)")
-    gates.add_argument("--time", metavar="COL", help="datetime column of the queries")
-    gates.add_argument("--every", metavar="DURATION",
-                       help="time windows (1d, 1w, 1mo): absolute rules per window, drop "
-                       "rules each window against the previous one; needs --time")
+    add_time_options(gates, every="absolute rules per window, drop rules each window "
+                     "against the previous one (with --baseline: the baseline within each "
+                     "window; with --reference: the same window of FILE)")
     gates.add_argument("--mode", choices=MODES, default="interval",
                        help="interval: the interval or the test decides; point: the value "
                        "alone (default: %(default)s)")
@@ -110,7 +109,16 @@ def run_check(args: argparse.Namespace, status: Status) -> int:
 def _run(args: argparse.Namespace, status: Status) -> int:
     from rankframe._gates import FAIL, UNCERTAIN, parse_rules
     from rankframe.cli.checks import check_rows
-    from rankframe.cli.commands import _accessor, _columns, _in_file_terms, _options, _roles
+    from rankframe.cli.commands import (
+        _accessor,
+        _columns,
+        _in_file_terms,
+        _options,
+        _roles,
+        check_time_options,
+        timed,
+        with_times,
+    )
     from rankframe.cli.reading import input_format, read_table
     from rankframe.cli.render import render, write
 
@@ -123,25 +131,22 @@ def _run(args: argparse.Namespace, status: Status) -> int:
             f"({', '.join(map(repr, scores))}); pass one of them"
         )
         raise CliError(msg, code=2)
-    if args.every is not None and args.time is None:
-        raise CliError("--every needs --time COL, the datetime column of the queries", code=2)
+    check_time_options(args)
     options = _options(args)
     roles = _roles(args, scores)
-    columns = _columns(roles)
-    if args.time is not None:
-        columns.setdefault(args.time, "--time")
+    columns = _columns(roles, args)
     fmt = input_format(args.file, args.input_format)
     frame, source = read_table(args.file, fmt, columns, status)
     check_rows(frame, source, roles)
+    frame = with_times(frame, source, args)
     reference = None
     if args.reference is not None:
         reference, ref_source = read_table(
             args.reference, input_format(args.reference, None), columns, status
         )
         check_rows(reference, ref_source, roles)
-    ev = _accessor(frame, roles)
-    if args.time is not None:
-        ev = ev(time=args.time)
+        reference = with_times(reference, ref_source, args)
+    ev = timed(_accessor(frame, roles), args)
     status.show(f"checking {len(args.rule)} rules on {frame.height:,} rows...")
     with _in_file_terms(frame, source, roles, args):
         result = ev.check(

@@ -115,6 +115,21 @@ def _add_convention_options(group: argparse._ArgumentGroup) -> None:
                        "given explicitly win (default: none, trec_eval's defaults)")
 
 
+def add_time_options(group: argparse._ArgumentGroup, *, every: str) -> None:
+    """--time, --time-unit and --every (time windows; ``every``: what a window does)."""
+    from rankframe._windows import TIME_UNITS
+
+    group.add_argument("--time", metavar="COL",
+                       help="time column of the queries: datetimes, dates, ISO 8601 text, "
+                       "or integer epochs with --time-unit; a query's time is its earliest "
+                       "row's")
+    group.add_argument("--time-unit", choices=TIME_UNITS,
+                       help="unit of an integer --time column (seconds since 1970 UTC: s)")
+    group.add_argument("--every", metavar="DURATION",
+                       help=f"time windows (1d, 1w, 1mo, 1q; weeks start on Monday): {every}; "
+                       "needs --time")
+
+
 def _add_output(parser: argparse.ArgumentParser, *, per_query: bool = False,
                 paper: bool = False) -> None:
     group = parser.add_argument_group("output")
@@ -154,6 +169,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_input(evaluate, several_scores="score column (default: score); repeat to evaluate "
                "several systems, one row each")
     _add_metric_options(evaluate)
+    add_time_options(evaluate.add_argument_group("time windows"),
+                     every="one row per window, its start in a leading 'window' column")
     _add_output(evaluate, per_query=True)
     add_record_options(evaluate)
     evaluate.set_defaults(handler=run_evaluate)
@@ -194,8 +211,11 @@ def build_parser() -> argparse.ArgumentParser:
                        "Wilcoxon tests (default: %(default)s)")
     tests.add_argument("--seed", type=int, default=0,
                        help="random seed of the resampling (default: %(default)s)")
-    _add_output(compare, paper=True)
-    add_record_options(compare)
+    add_time_options(compare.add_argument_group("time windows"),
+                     every="each window against the previous one (with --baseline: the "
+                     "systems within each window; with --reference: the same window of "
+                     "FILE2)")
+    _add_output(compare)
     compare.set_defaults(handler=run_compare)
 
     from rankframe.cli.report import add_report

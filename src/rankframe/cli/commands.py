@@ -104,7 +104,7 @@ def check_time_options(args: argparse.Namespace) -> None:
     """--every needs --time; --time-unit is for an integer --time column."""
     if args.every is not None and args.time is None:
         raise CliError("--every needs --time COL, the time column of the queries", code=2)
-    if args.time_unit is not None and args.time is None:
+    if getattr(args, "time_unit", None) is not None and args.time is None:
         raise CliError("--time-unit needs --time COL, an integer column of epochs", code=2)
 
 

@@ -215,7 +215,8 @@ def build_parser() -> argparse.ArgumentParser:
                      every="each window against the previous one (with --baseline: the "
                      "systems within each window; with --reference: the same window of "
                      "FILE2)")
-    _add_output(compare)
+    _add_output(compare, paper=True)
+    add_record_options(compare)
     compare.set_defaults(handler=run_compare)
 
     from rankframe.cli.report import add_report

@@ -72,7 +72,9 @@ def line_chart(
     bands: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None,
     x_title: str = "",
 ) -> str:
-    """One line per series over evenly spaced x positions; ``bands``: interval bars."""
+    """One line per series over evenly spaced x positions; ``bands``: each series'
+    interval as a shaded band between its lows and highs (a bar where a point stands
+    alone between missing ones)."""
     values = [v for s in series.values() for v in s if math.isfinite(v)]
     if bands:
         values += [v for lo, hi in bands.values() for v in (*lo, *hi) if math.isfinite(v)]
@@ -99,10 +101,18 @@ def line_chart(
         c = color(s)
         if bands and name in bands:
             lows, highs = bands[name]
-            for i, (lo, hi) in enumerate(zip(lows, highs, strict=True)):
-                if math.isfinite(lo) and math.isfinite(hi):
-                    parts.append(f'<line x1="{x(i):.1f}" x2="{x(i):.1f}" y1="{y(lo):.1f}" '
-                                 f'y2="{y(hi):.1f}" stroke="{c}" class="band"/>')
+            for run in _runs([math.isfinite(lo) and math.isfinite(hi)
+                              for lo, hi in zip(lows, highs, strict=True)]):
+                if len(run) == 1:  # a window alone: its interval as a bar
+                    i = run[0]
+                    parts.append(f'<line x1="{x(i):.1f}" x2="{x(i):.1f}" '
+                                 f'y1="{y(lows[i]):.1f}" y2="{y(highs[i]):.1f}" '
+                                 f'stroke="{c}" class="band"/>')
+                    continue
+                edge = [f"{x(i):.1f},{y(highs[i]):.1f}" for i in run]
+                edge += [f"{x(i):.1f},{y(lows[i]):.1f}" for i in reversed(run)]
+                parts.append(f'<polygon points="{" ".join(edge)}" fill="{c}" '
+                             f'class="area"><title>{esc(name)}: interval</title></polygon>')
         coords = [f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(points) if math.isfinite(v)]
         if coords:
             parts.append(f'<polyline points="{" ".join(coords)}" fill="none" stroke="{c}" '
@@ -115,6 +125,20 @@ def line_chart(
     parts += _legend(list(series))
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _runs(known: Sequence[bool]) -> list[list[int]]:
+    """The runs of consecutive positions where ``known`` holds."""
+    runs: list[list[int]] = []
+    previous = False
+    for i, ok in enumerate(known):
+        if ok:
+            if previous:
+                runs[-1].append(i)
+            else:
+                runs.append([i])
+        previous = ok
+    return runs
 
 
 def histogram(title: str, edges: Sequence[float], counts: Mapping[str, Sequence[int]],

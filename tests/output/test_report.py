@@ -226,7 +226,7 @@ def test_trend_and_gates_sections_take_their_tables() -> None:
     html = report.with_tables(trend=trend, gates=gates).html()
     assert '<section id="trend">' in html
     assert '<section id="gates">' in html
-    assert '<td class="fail">fail</td>' in html
+    assert '<td class="status fail" data-status="fail">fail</td>' in html
     assert '<section id="trend">' not in report.html()
 
 

@@ -76,8 +76,12 @@ def line_chart(
     interval as a shaded band between its lows and highs (a bar where a point stands
     alone between missing ones)."""
     values = [v for s in series.values() for v in s if math.isfinite(v)]
+    # a band reaches the top of the axis, no further than 1 when every value is at most 1
+    # (a t interval of a share may pass 1; the band is clipped there)
+    cap = 1.0 if max(values, default=0.0) <= 1.0 else math.inf
     if bands:
-        values += [v for lo, hi in bands.values() for v in (*lo, *hi) if math.isfinite(v)]
+        values += [min(v, cap) for lo, hi in bands.values() for v in (*lo, *hi)
+                   if math.isfinite(v)]
     top = _nice_top(max(values, default=1.0))
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     n = max(len(x_labels), 1)
@@ -89,7 +93,9 @@ def line_chart(
         return TOP + plot_h - plot_h * min(max(v, 0.0), top) / top
 
     parts = _frame(title, top)
-    step = max(1, math.ceil(n / 8))
+    # as many x labels as fit side by side (about 6.5 px a character at 11 px)
+    widest = max((len(label) for label in x_labels), default=1) * 6.5 + 10
+    step = max(1, math.ceil(n / max(1, int(plot_w // widest))))
     for i, label in enumerate(x_labels):
         if i % step == 0:
             parts.append(f'<text x="{x(i):.1f}" y="{HEIGHT - BOTTOM + 14}" class="xt">'

@@ -683,7 +683,8 @@ def compute(
         comparison = finish(compared, False)
         segment_comparison = finish(compared, True) if by_list else None
         wtl = _wtl(included, b, False) + (_wtl(included, b, True) if by_list else [])
-    data = projection(ev, [*resolved.roles(), *by_list])
+    # the rows, unjudged rows and lists of the worst queries: no time column read for them
+    data = projection(ev, [*replace(resolved, time=None, time_unit=None).roles(), *by_list])
     first_rows = pq.first_rows if pq.first_rows is not None else np.zeros(0, dtype=np.int64)
 
     def query_ids(codes: list[int]) -> list[object]:

@@ -369,6 +369,9 @@ class _Writer:
             ("segments (by)", ", ".join(esc(b) for b in s.by) or "none"),
             ("systems (score columns)", ", ".join(esc(x) for x in s.systems)),
             ("baseline", esc(s.baseline) if s.baseline is not None else "none"),
+            ("time windows", f"every={esc(repr(s.every))} of the time column "
+             f"<code>{esc(s.columns.get('time', ''))}</code>; a query's time is its earliest "
+             "row's" if s.every is not None else "none"),
             ("columns", columns),
             ("metric options", options),
             ("test", f"{esc(s.test)}, {esc(s.correction)} correction, alpha {s.alpha}"),

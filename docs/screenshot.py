@@ -1,5 +1,6 @@
-"""The screenshot of docs/report.md: a report of the embedded sample data, opened from disk
-in headless Chromium (the browser of the report's tests), saved as docs/images/report.png.
+"""The screenshots of docs/report.md: a report of the embedded sample data with a weekly
+trend and gates, opened from disk in headless Chromium (the browser of the report's tests):
+its top as docs/images/report.png, its trend and gates as docs/images/report-trend.png.
 
 Run by ``make docs``. Chromium: ``RANKFRAME_CHROMIUM``, else ``chromium`` or
 ``chromium-browser`` on the PATH (``apt-get install chromium``).
@@ -13,9 +14,28 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pandas as pd
+
 from rankframe.datasets import recommendations
 
 OUT = Path(__file__).resolve().parent / "images" / "report.png"
+OUT_TREND = OUT.with_name("report-trend.png")
+TIME = "served_at"
+#: the gates of the screenshot's report
+RULES = ["ndcg@10 >= 0.2", "mrr@10 >= 0.5", "ndcg@10 drop <= 1%"]
+
+
+def with_times(frame: pd.DataFrame) -> pd.DataFrame:
+    """The sample data with a time column: its own ``served_at`` when it has one, else one
+    made up from the user id, the same on every run (user n is served on day
+    ``(37 n) mod 56`` from Monday 2026-01-05 at hour ``n mod 24``: eight weekly windows)."""
+    if TIME in frame.columns:
+        return frame
+    number = frame["user_id"].astype(str).str.extract(r"(\d+)", expand=False).astype(int)
+    start = pd.Timestamp("2026-01-05")
+    offset = pd.to_timedelta((number * 37) % 56, unit="D") + pd.to_timedelta(number % 24,
+                                                                              unit="h")
+    return frame.assign(**{TIME: start + offset})
 
 
 def chromium() -> str:
@@ -33,9 +53,11 @@ def chromium() -> str:
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
-    frame = recommendations(seed=0)
-    ev = frame.rank_eval(query="user_id", item="item_id", score=["model_a", "model_b"])
-    report = ev.report(["ndcg@10", "mrr@10", "recall@20"], by="segment", worst=3, top_k=5,
+    frame = with_times(recommendations(seed=0))
+    ev = frame.rank_eval(query="user_id", item="item_id", score=["model_a", "model_b"],
+                         time=TIME)
+    report = ev.report(["ndcg@10", "mrr@10", "recall@20"], by="segment", every="1w",
+                       rules=RULES, worst=3, top_k=5,
                        title="rankframe report: the sample data")
     with tempfile.TemporaryDirectory() as tmp:
         path = report.save(Path(tmp) / "report.html")
@@ -44,8 +66,15 @@ def main() -> None:
             page = browser.new_page(viewport={"width": 1100, "height": 1400})
             page.goto(path.as_uri())
             page.screenshot(path=str(OUT), full_page=False)
+            # the trend and the gates, from the top of the trend section
+            top = page.eval_on_selector("#trend", "e => e.getBoundingClientRect().top")
+            bottom = page.eval_on_selector("#gates", "e => e.getBoundingClientRect().bottom")
+            page.set_viewport_size({"width": 1100, "height": int(bottom) + 40})
+            page.screenshot(path=str(OUT_TREND), clip={
+                "x": 0, "y": float(top) - 10, "width": 1100,
+                "height": float(bottom - top) + 20})
             browser.close()
-    print(f"wrote {OUT}")
+    print(f"wrote {OUT} and {OUT_TREND}")
 
 
 if __name__ == "__main__":

@@ -930,8 +930,10 @@ class RankEval:
         """A ``rankframe.Report`` of ``metrics``: one self-contained HTML file (the data,
         the summary with intervals and significance marks against ``baseline``, segments,
         curves, distributions, win/tie/loss, the worst queries); see ``docs/report.md``.
-        Other keywords: ``every``, ``reference``, ``rules`` (forwarded to ``evaluate``,
-        ``compare`` and ``check``), ``test``, ``correction``, ``alpha``,
+        Other keywords: ``every`` (a trend section over time windows: ``evaluate(every=)``'s
+        means, in the report's one pass; needs ``time=``), ``reference`` (a section of
+        ``compare(reference=...)``), ``rules`` with ``min_queries`` and ``mode`` (a gates
+        section: ``check()``'s table), ``test``, ``correction``, ``alpha``,
         ``confidence_level``, ``n_resamples``, ``seed``, ``worst``, ``top_k``, ``curves``,
         ``title`` and the metric options of ``evaluate``."""
         from rankframe.report import build

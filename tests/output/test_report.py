@@ -11,6 +11,8 @@ import math
 import os
 import re
 import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -226,7 +228,7 @@ def test_trend_and_gates_sections_take_their_tables() -> None:
     html = report.with_tables(trend=trend, gates=gates).html()
     assert '<section id="trend">' in html
     assert '<section id="gates">' in html
-    assert '<td class="fail">fail</td>' in html
+    assert '<td class="status fail" data-status="fail">fail</td>' in html
     assert '<section id="trend">' not in report.html()
 
 
@@ -349,44 +351,107 @@ def chromium() -> str:
     return found
 
 
-@pytest.mark.load
-def test_the_report_in_chromium(tmp_path: Path) -> None:
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for every browser test of the session (a launch costs more
+    than a page)."""
     from playwright.sync_api import sync_playwright
 
-    frame = pd.DataFrame(DATA)
-    ev = frame.rank_eval(score=["a", "b"])
-    path = ev.report(METRICS, by="seg").save(tmp_path / "report.html")
-    uri = path.as_uri()
-    requests: list[str] = []
-    errors: list[str] = []
-    dialogs: list[str] = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium())
-        page = browser.new_page()
-        page.on("request", lambda r: requests.append(r.url))
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        launched = p.chromium.launch(executable_path=chromium())
+        yield launched
+        launched.close()
+
+
+@dataclass
+class Opened:
+    """What a page did while it loaded from disk, and what it shows."""
+
+    uri: str
+    requests: list[str]
+    errors: list[str]
+    dialogs: list[str]
+    charts: list[tuple[str, float, float, int]]
+    means: dict[tuple[str, str, str], str]
+    text: str
+
+
+def open_report(browser: Any, path: Path) -> Opened:
+    """Open a saved report in a new page of ``browser``; every request, console error and
+    dialog recorded; each chart's size and marks, each shown number of a kind."""
+    uri = path.as_uri()
+    opened = Opened(uri, [], [], [], [], {}, "")
+    page = browser.new_page()
+    try:
+        page.on("request", lambda r: opened.requests.append(r.url))
+        page.on("console",
+                lambda m: opened.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: opened.errors.append(str(e)))
+        page.on("dialog", lambda d: (opened.dialogs.append(d.message), d.dismiss()))
         page.goto(uri)
         page.wait_for_load_state("load")
-        charts = page.eval_on_selector_all(
-            "svg.chart", "els => els.map(e => [e.getBoundingClientRect().width, "
-            "e.getBoundingClientRect().height, e.querySelectorAll('rect,polyline,circle,line')"
-            ".length])")
+        opened.charts = page.eval_on_selector_all(
+            "svg.chart", "els => els.map(e => [e.closest('section').id, "
+            "e.getBoundingClientRect().width, "
+            "e.getBoundingClientRect().height, "
+            "e.querySelectorAll('rect,polyline,polygon,circle,line').length])")
         shown = page.eval_on_selector_all(
-            "td[data-kind=mean]", "els => els.map(e => [e.dataset.segment, e.dataset.system, "
+            "td[data-kind=mean], td[data-kind=trend]",
+            "els => els.map(e => [e.dataset.kind, e.dataset.segment, e.dataset.system, "
             "e.dataset.metric, e.firstChild ? e.firstChild.textContent : ''])")
-        text = page.inner_text("body")
-        browser.close()
-    assert requests == [uri]
-    assert errors == []
-    assert dialogs == []
-    assert charts, "no chart"
-    assert all(w > 0 and h > 0 and n > 0 for w, h, n in charts), charts
-    assert HOSTILE_ITEM in text  # shown as text
+        opened.means = {(kind + ":" + seg, system, metric): value
+                        for kind, seg, system, metric, value in shown}
+        opened.text = page.inner_text("body")
+    finally:
+        page.close()
+    return opened
+
+
+def assert_clean(opened: Opened) -> None:
+    """No request but the file itself, no console error, no dialog, charts with content."""
+    assert opened.requests == [opened.uri]
+    assert opened.errors == []
+    assert opened.dialogs == []
+    assert opened.charts, "no chart"
+    assert all(w > 0 and h > 0 and n > 0 for _, w, h, n in opened.charts), opened.charts
+
+
+@pytest.mark.load
+def test_the_report_in_chromium(browser: Any, tmp_path: Path) -> None:
+    frame = pd.DataFrame(DATA)
+    ev = frame.rank_eval(score=["a", "b"])
+    opened = open_report(browser, ev.report(METRICS, by="seg").save(tmp_path / "report.html"))
+    assert_clean(opened)
+    assert HOSTILE_ITEM in opened.text  # shown as text
     expected = _pandas(ev.evaluate(METRICS))
-    numbers = {(seg, system, metric): value for seg, system, metric, value in shown}
     for row in expected.to_dict("records"):
         for metric in METRICS:
-            assert numbers[("", row["system"], metric)] == f"{row[metric]:.4f}"
-    assert not math.isnan(float(numbers[("", "a", "mrr")]))
+            assert opened.means[("mean:", row["system"], metric)] == f"{row[metric]:.4f}"
+    assert not math.isnan(float(opened.means[("mean:", "a", "mrr")]))
+
+
+@pytest.mark.load
+def test_trend_gates_and_reference_in_chromium(browser: Any, tmp_path: Path) -> None:
+    # two queries a week (Mondays 2026-01-05 and 01-12): q1, q2 in the first, q3, q4 in the
+    # second; a's reciprocal ranks (see DATA) give 3/4 and 2/3, b's 1 and 1/3
+    frame = pd.DataFrame(DATA)
+    frame["served_at"] = pd.to_datetime(["2026-01-06"] * 6 + ["2026-01-13"] * 6)
+    ev = frame.rank_eval(score=["a", "b"], time="served_at")
+    report = ev.report(METRICS, by="seg", every="1w", reference=frame, min_queries=1,
+                       rules=["mrr >= 0.5", "mrr drop <= 0.01"], n_resamples=100)
+    opened = open_report(browser, report.save(tmp_path / "report.html"))
+    assert_clean(opened)
+    trend = [c for c in opened.charts if c[0] == "trend"]  # a chart per metric
+    assert len(trend) == len(METRICS)
+    expected = _pandas(ev.evaluate(METRICS, every="1w"))
+    weeks = ["2026-01-05", "2026-01-05", "2026-01-12", "2026-01-12"]
+    for week, row in zip(weeks, expected.to_dict("records"), strict=True):
+        for metric in METRICS:
+            shown = opened.means[("trend:" + week, row["system"], metric)]
+            assert shown == f"{row[metric]:.4f}"
+    assert opened.means[("trend:2026-01-12", "b", "mrr")] == f"{1 / 3:.4f}"
+    for status in set(_pandas(report.data.gates)["status"]):
+        assert status in opened.text  # each status as text
+    for heading in ("Trend", "Gates", "Reference", "paired"):
+        assert heading in opened.text
+    assert HOSTILE_SEGMENT in opened.text

@@ -6,6 +6,8 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
+import polars as pl
+
 from rankframe.cli.errors import CliError
 from rankframe.cli.status import Status
 
@@ -53,16 +55,30 @@ def add_report(commands: Any, add_input: Callable[..., None],
     group.add_argument("--reference", metavar="FILE",
                        help="a reference file: each system against the same system there")
     group.add_argument("--rule", action="append", metavar="RULE",
-                       help="a gate, e.g. 'ndcg@10 >= 0.30' (repeatable)")
+                       help="a gate, e.g. 'ndcg@10 >= 0.30' (repeatable); the gates section "
+                       "shows each rule's status (the exit status stays 0: rankframe check "
+                       "decides)")
+    group.add_argument("--min-queries", type=int, default=20, metavar="N",
+                       help="gates: segments with fewer queries are 'too few queries' "
+                       "(default: %(default)s)")
+    group.add_argument("--mode", choices=("interval", "point"), default="interval",
+                       help="gates: the interval or the test decides, or the value alone "
+                       "(default: %(default)s)")
     group.add_argument("-o", "--output", metavar="FILE", default="report.html",
                        help="the HTML file to write (default: %(default)s)")
     report.set_defaults(handler=run_report)
 
 
 def run_report(args: argparse.Namespace, status: Status) -> int:
-    """``rankframe report``."""
+    """``rankframe report``: writes the file and exits 0; 2 on a bad command line (a bad
+    rule, ``--every`` without ``--time``, an unknown baseline), 1 on data that cannot be
+    evaluated (as ``rankframe evaluate``)."""
+    from rankframe._gates import parse_rules
     from rankframe.cli import commands
+    from rankframe.cli.checks import check_rows
+    from rankframe.cli.errors import in_cli_terms
     from rankframe.cli.reading import input_format, read_table
+    from rankframe.exceptions import RankEvalError
 
     scores = list(dict.fromkeys(args.score or ["score"]))
     baseline = args.baseline
@@ -73,24 +89,36 @@ def run_report(args: argparse.Namespace, status: Status) -> int:
     if (args.every is None) != (args.time is None):
         raise CliError("--every and --time go together, e.g. --time served_at --every 1w",
                        code=2)
+    if args.rule:
+        try:  # a bad rule is reported before the file is read
+            parse_rules(args.rule)
+        except RankEvalError as error:
+            raise CliError(in_cli_terms(error), code=2) from None
     metrics = commands._metrics(args.metric)
     options = commands._options(args)
     roles = commands._roles(args, scores)
-    frame, source = commands._read(args, roles, status)
+    columns = commands._columns(roles)
+    if args.time is not None:
+        columns.setdefault(args.time, "--time")
+    frame, source = read_table(args.file, input_format(args.file, args.input_format),
+                               columns, status)
+    check_rows(frame, source, roles)
     ev = commands._accessor(frame, roles)
     extra: dict[str, Any] = {}
     if args.time is not None:
-        columns = {**commands._columns(roles), args.time: "--time"}
-        frame, source = read_table(args.file, input_format(args.file, args.input_format),
-                                   columns, status)
+        frame = _times_parsed(frame, args.time)
         ev = commands._accessor(frame, roles)(time=args.time)
         extra["every"] = args.every
     if args.reference is not None:
-        reference, _ = read_table(args.reference, input_format(args.reference, None),
-                                  commands._columns(roles), status)
+        reference, ref_source = read_table(  # the same columns, the time column too
+            args.reference, input_format(args.reference, None), columns, status
+        )
+        check_rows(reference, ref_source, roles)
+        if args.time is not None:
+            reference = _times_parsed(reference, args.time)
         extra["reference"] = reference
     if args.rule:
-        extra["rules"] = list(args.rule)
+        extra.update(rules=list(args.rule), min_queries=args.min_queries, mode=args.mode)
     status.show(f"reporting on {frame.height:,} rows...")
     with commands._in_file_terms(frame, source, roles, args):
         report = ev.report(
@@ -106,3 +134,20 @@ def run_report(args: argparse.Namespace, status: Status) -> int:
     except OSError as error:
         raise CliError(f"cannot write {args.output!r}: {error.strerror or error}") from None
     return 0
+
+
+def _times_parsed(frame: pl.DataFrame, column: str) -> pl.DataFrame:
+    """The file's time column as datetimes: a text column (CSV, TSV, JSON lines hold no
+    types) is parsed as ISO 8601 (``2026-01-05``, ``2026-01-05 09:00``, with a zone offset
+    or not); a column that is not text is the library's to check."""
+    if frame.schema[column] != pl.String:
+        return frame
+    try:
+        return frame.with_columns(pl.col(column).str.to_datetime(strict=True))
+    except pl.exceptions.PolarsError:
+        first = frame[column].drop_nulls().head(1).to_list()
+        example = f" (e.g. {str(first[0])[:40]!r})" if first else ""
+        msg = (f"--time {column!r}: the column holds text that is not ISO 8601 datetimes"
+               f"{example}; write its times as 2026-01-05 or 2026-01-05T09:00:00, or pass "
+               "integer epochs")
+        raise CliError(msg, code=1) from None

@@ -15,7 +15,7 @@ import inspect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
 
@@ -145,6 +145,7 @@ def build(
     ev: Any, metrics: str | Metric | Iterable[str | Metric], *,
     by: str | Sequence[str] | None = None, baseline: str | None = None,
     every: str | None = None, reference: Any = None, rules: Any = None,
+    min_queries: int = 20, mode: Literal["interval", "point"] = "interval",
     test: Test = "t-test", correction: Correction = "holm", alpha: float = 0.05,
     confidence_level: float = 0.95, n_resamples: int = 1000, seed: int | None = 0,
     worst: int = 10, top_k: int = 10, curves: bool = True, title: str = "rankframe report",
@@ -160,25 +161,33 @@ def build(
     check_level("confidence_level", confidence_level)
     check_count("n_resamples", n_resamples)
     check_seed(seed)
+    if rules is not None:  # a bad rule is refused before any pass over the data
+        from rankframe._gates import parse_rules
+
+        parse_rules([rules] if isinstance(rules, str) else list(rules))
     data = compute(
         ev, metrics, by=by, baseline=baseline, test=test, correction=correction, alpha=alpha,
         confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
         worst=max(int(worst), 0), top_k=max(int(top_k), 1), curves=curves, chosen=chosen,
+        every=every,
     )
-    report = Report(data, title)
-    # issue 27's methods: forwarded as they are (the sections take their tables)
-    trend = gates = against = None
-    if every is not None:
-        trend = ev.evaluate(metrics, every=every, confidence_level=confidence_level,
-                            n_resamples=n_resamples, seed=seed, **chosen)
+    # the reference and the gates: compare(reference=...)'s and check()'s own tables,
+    # with the report's settings (the trend is computed in the one pass, by compute)
+    against = gates = None
     if reference is not None:
         against = ev.compare(metrics, reference=reference, by=by, test=test,
-                             correction=correction, alpha=alpha, seed=seed, **chosen)
+                             correction=correction, alpha=alpha,
+                             confidence_level=confidence_level, n_resamples=n_resamples,
+                             seed=seed, **chosen)
     if rules is not None:
         extra = {"reference": reference} if reference is not None else {"baseline": baseline}
-        gates = ev.check(rules, by=by, **extra)
-    if trend is not None or gates is not None or against is not None:
-        report = report.with_tables(trend=trend, gates=gates, reference=against)
+        gates = ev.check(rules, by=by, mode=mode, min_queries=min_queries,
+                         confidence_level=confidence_level, alpha=alpha, test=test,
+                         correction=correction, n_resamples=n_resamples, seed=seed,
+                         **extra, **chosen)
+    report = Report(data, title)
+    if gates is not None or against is not None:
+        report = report.with_tables(gates=gates, reference=against)
     return report
 
 

@@ -37,6 +37,7 @@ from rankframe._analysis import Correction, PerQuery, Test
 from rankframe._conventions import preset_options
 from rankframe._options import OPTIONS, Options
 from rankframe._registry import Metric, bind_options, parse_metrics
+from rankframe._windows import TIME, WINDOW, segmented
 from rankframe.adapters.arrow import ArrowRankEval
 from rankframe.adapters.pandas import PandasBackend, PandasRankEval
 from rankframe.adapters.polars import PolarsRankEval
@@ -70,6 +71,7 @@ class Settings:
     top_k: int
     options: dict[str, Any]
     columns: dict[str, str]
+    every: str | None = None
 
 
 @dataclass(frozen=True)
@@ -210,7 +212,8 @@ def metric_rows(frame: pd.DataFrame, metrics: Sequence[str], by: Sequence[str],
     means = {m: floats(m) for m in metrics}
     lows = {m: floats(f"{m}_ci_low") for m in metrics}
     highs = {m: floats(f"{m}_ci_high") for m in metrics}
-    counts = frame["n_queries"].to_numpy(dtype=np.int64)
+    counts = (frame["n_queries"].to_numpy(dtype=np.int64) if "n_queries" in frame.columns
+              else np.full(n, -1, dtype=np.int64))  # -1: not given (a table of with_tables)
     return [
         MetricRow(
             segment=tuple(k[i] for k in keys),
@@ -540,12 +543,14 @@ def _frame_backend(ev: Any, request: _pipeline.Request) -> _pipeline.Backend | N
 
 
 def _one_pass(
-    ev: Any, metrics: Sequence[Metric], by: list[str], options: Options
+    ev: Any, metrics: Sequence[Metric], by: list[str], options: Options, every: str | None
 ) -> tuple[PerQuery, _pipeline.Backend, list[Metric]]:
     """The one per-query pass: every value of ``metrics`` (at ``empty="zero"``: the finish
     step applies ``empty=``), ``num_rel`` and the counts of ``rankframe.report._facts``;
     the backend whose rows the table's ``first_rows`` and ``segment_rows`` name; the
-    metrics of its values, in order.
+    metrics of its values, in order. With ``every``, each query's time too (``PerQuery.time``,
+    the time column's earliest value of the query, read in the same pass), from which the
+    trend's windows are made.
 
     One eager frame runs the per-query step itself, as ``evaluate()`` does; a partitioned
     one runs ``per_query``'s request and its table is read back as the parts' tables are
@@ -554,7 +559,7 @@ def _one_pass(
     wanted = list(dict.fromkeys([*(_without_empty(m) for m in metrics), num_rel, *FACTS]))
     ev._check_columns(by)
     request = ev._request(wanted, by, replace(options, empty="zero"),
-                          _pipeline.PerQueryRows())
+                          _pipeline.PerQueryRows(), every)
     backend = _frame_backend(ev, request)
     if backend is not None:
         pq = _pipeline.per_query(backend, request)
@@ -564,6 +569,9 @@ def _one_pass(
         return pq, backend, wanted
     table = eager(ev._run(request))
     table[_pipeline.EMPTY] = table[str(num_rel)].to_numpy() == 0
+    if request.window is not None:  # its window start stands for each query's time: the
+        # start of a window lies in that window (truncating it again gives itself)
+        table = table.rename(columns={WINDOW: TIME})
     backend = PandasBackend(table)
     # the table holds every metric's final per-query value, the items' too: read as values
     read = replace(request, metrics=tuple(as_values(m) for m in wanted))
@@ -586,6 +594,7 @@ def compute(
     top_k: int,
     curves: bool,
     chosen: dict[str, Any],
+    every: str | None = None,
 ) -> ReportData:
     """Every number of the report (see the module)."""
     names = ev._names
@@ -605,7 +614,8 @@ def compute(
         raise InvalidOptionError(msg)
     curve = _curve_metrics(parsed) if curves else []
     # every per-query value: the metrics, their curves, the facts
-    everything, backend, wanted = _one_pass(ev, [*parsed, *curve], by_list, options)
+    window = ev._window(every, by_list)  # checked before the pass
+    everything, backend, wanted = _one_pass(ev, [*parsed, *curve], by_list, options, every)
     resolved = ev._resolved(by_list, options)
     column = {m: i for i, m in enumerate(wanted)}
     pq = replace(
@@ -625,15 +635,24 @@ def compute(
         included, segment=overall_pq.segment, segment_rows=overall_pq.segment_rows, n_segments=1
     )
 
-    def finish(result: _pipeline.Result, segmented: bool) -> pd.DataFrame:
-        r = replace(request, by=tuple(by_list) if segmented else (), result=result)
-        return eager(_pipeline.finish(backend, pq if segmented else overall_pq, r))
+    def finish(result: _pipeline.Result, by_segment: bool) -> pd.DataFrame:
+        r = replace(request, by=tuple(by_list) if by_segment else (), result=result)
+        return eager(_pipeline.finish(backend, pq if by_segment else overall_pq, r))
 
+    def windowed(result: _pipeline.Result) -> pd.DataFrame:
+        """Every query's means per window: ``evaluate(every=...)``'s finish step."""
+        r = replace(request, by=(), result=result, window=window)
+        return eager(_pipeline.finish(backend, overall_pq, r))
+
+    trend = None
     if test == "t-test":  # t intervals of the means, as compare()'s of the deltas
         plain = _pipeline.Means()
         summary = _with_t_intervals(
             finish(plain, False), overall_included, parsed, confidence_level
         )
+        if window is not None:  # per window: the windows as the segments of the t intervals
+            trend = _with_t_intervals(windowed(plain), segmented(overall_included, window)[0],
+                                      parsed, confidence_level)
         segments = (
             _with_t_intervals(finish(plain, True), included, parsed, confidence_level)
             if by_list
@@ -645,6 +664,7 @@ def compute(
         )
         summary = finish(means, False)
         segments = finish(means, True) if by_list else None
+        trend = windowed(means) if window is not None else None
     comparison = segment_comparison = None
     wtl: list[WinTieLoss] = []
     b = systems.index(base)
@@ -663,7 +683,8 @@ def compute(
         comparison = finish(compared, False)
         segment_comparison = finish(compared, True) if by_list else None
         wtl = _wtl(included, b, False) + (_wtl(included, b, True) if by_list else [])
-    data = projection(ev, [*resolved.roles(), *by_list])
+    # the rows, unjudged rows and lists of the worst queries: no time column read for them
+    data = projection(ev, [*replace(resolved, time=None, time_unit=None).roles(), *by_list])
     first_rows = pq.first_rows if pq.first_rows is not None else np.zeros(0, dtype=np.int64)
 
     def query_ids(codes: list[int]) -> list[object]:
@@ -693,7 +714,9 @@ def compute(
             "item": names.item,
             "relevant": names.relevant,
             **({"judged": resolved.judged} if resolved.judged else {}),
+            **({"time": names.time} if window is not None and names.time else {}),
         },
+        every=every,
     )
     segment_labels: list[str] = []
     if by_list:  # per segment code, its values (the row of the per-query table it names)
@@ -717,4 +740,5 @@ def compute(
         distributions=_distributions(included),
         worst=worst_queries,
         segment_labels=segment_labels,
+        trend=trend,
     )

@@ -8,7 +8,9 @@ text (4 decimals), so that tests and tools read what ``evaluate()`` gave.
 
 from __future__ import annotations
 
+import functools
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,7 +37,10 @@ svg.chart{border:1px solid #eee;background:#fff}
 svg .grid{stroke:#eee}svg text{font:11px system-ui,sans-serif;fill:#333}
 svg .yt{text-anchor:end}svg .xt{text-anchor:middle}svg .ct{font-weight:600}
 svg .band{stroke-width:6;stroke-opacity:.25}
+svg .area{fill-opacity:.15;stroke:none}
 .pass{background:#e3f4e3}.fail{background:#fbe0e0}.uncertain{background:#fff4d6}
+.too-few-queries,.no-baseline{background:#eeeeee}.status{font-weight:600}
+.up{color:#1a7f37}.down{color:#c62828}
 .rel{background:#e3f4e3}code{background:#f4f4f4;padding:0 3px}
 """
 
@@ -63,14 +68,43 @@ SECTIONS = (("data", "The data"), ("summary", "Summary"), ("segments", "By segme
             ("wtl", "Win / tie / loss"), ("worst", "Worst queries"), ("about", "About"))
 
 
+def _float(value: Any) -> float:
+    """A cell's number (None, NaN and pandas' NA as NaN)."""
+    return float(value) if value is not None and not pd.isna(value) else math.nan
+
+
 def _num(value: Any, *, metric: str = "", system: str = "", segment: str = "",
-         kind: str = "mean", digits: int = 4, extra: str = "") -> str:
+         kind: str = "mean", digits: int = 4, extra: str = "", attrs: str = "") -> str:
     """A number cell with its exact value in ``data-value``."""
-    v = float(value) if value is not None and not pd.isna(value) else math.nan
+    v = _float(value)
     text = "" if math.isnan(v) else f"{v:.{digits}f}"
     return (f'<td class="num" data-kind="{esc(kind)}" data-metric="{esc(metric)}" '
             f'data-system="{esc(system)}" data-segment="{esc(segment)}" '
-            f'data-value="{esc(repr(v))}">{text}{extra}</td>')
+            f'data-value="{esc(repr(v))}"{attrs}>{text}{extra}</td>')
+
+
+def _status_class(status: str) -> str:
+    """The CSS class of a gate's status (``"too few queries"``: ``too-few-queries``)."""
+    return re.sub(r"[^a-z0-9]+", "-", status.lower()).strip("-") or "other"
+
+
+def window_labels(column: pd.Series) -> list[str]:
+    """Window starts as text: the date alone when every start is at midnight, else the
+    date and the time (minutes); any other column as its values' text."""
+    if not pd.api.types.is_datetime64_any_dtype(column):
+        return [str(v) for v in column.tolist()]
+    stamps = pd.DatetimeIndex(column)
+    midnight = bool(((stamps.hour == 0) & (stamps.minute == 0) & (stamps.second == 0)
+                     & (stamps.microsecond == 0) | stamps.isna()).all())
+    fmt = "%Y-%m-%d" if midnight else "%Y-%m-%d %H:%M"
+    return ["" if pd.isna(t) else t.strftime(fmt) for t in stamps]
+
+
+def _zone(column: pd.Series) -> str:
+    """The zone of a column of zone-aware datetimes, else ``""``."""
+    tz = getattr(getattr(column, "dt", None), "tz", None) if \
+        pd.api.types.is_datetime64_any_dtype(column) else None
+    return "" if tz is None else str(tz)
 
 
 def _interval(low: float, high: float) -> str:
@@ -89,7 +123,7 @@ def _generic(frame: pd.DataFrame, kind: str) -> str:
     """Any result table, every cell escaped; numbers with 4 decimals; a ``status`` cell
     gets its class (pass, fail, uncertain)."""
     head = "".join(f"<th>{esc(c)}</th>" for c in frame.columns)
-    rows = []
+    rows: list[str] = []
     for record in frame.itertuples(index=False, name=None):
         cells = []
         for column, value in zip(frame.columns, record, strict=True):
@@ -97,11 +131,12 @@ def _generic(frame: pd.DataFrame, kind: str) -> str:
                 cells.append(_num(value, kind=f"{kind}:{column}"))
             elif str(column) == "status":
                 status = str(value)
-                cls = status if status in ("pass", "fail", "uncertain") else "other"
-                cells.append(f'<td class="{cls}">{esc(status)}</td>')
+                cells.append(f'<td class="status {_status_class(status)}" '
+                             f'data-status="{esc(status)}">{esc(status)}</td>')
             else:
-                cells.append(f"<td>{esc('' if value is None else value)}</td>")
-        rows.append("<tr>" + "".join(cells) + "</tr>")
+                shown = "" if value is None or value is pd.NA or value is pd.NaT else value
+                cells.append(f'<td data-kind="{esc(kind)}:{esc(column)}">{esc(shown)}</td>')
+        rows.append(f'<tr data-row="{len(rows)}">' + "".join(cells) + "</tr>")
     return f'<table class="{esc(kind)}"><tr>{head}</tr>{"".join(rows)}</table>'
 
 
@@ -129,8 +164,12 @@ class _Writer:
                        for k, v in rows)
         return f'<table class="facts">{body}</table>'
 
-    def _metric_table(self, rows: Sequence[MetricRow], segment_columns: list[str]) -> str:
-        metrics = self.s.metrics
+    def _metric_table(self, rows: Sequence[MetricRow], segment_columns: list[str], *,
+                      kind: str = "mean", metrics: Sequence[str] | None = None) -> str:
+        """Means with their intervals, a row per (segment, system); ``kind="mean"`` with
+        the summary's significance marks."""
+        metrics = self.s.metrics if metrics is None else list(metrics)
+        marked = kind == "mean"
         head = "".join(f"<th>{esc(c)}</th>" for c in segment_columns)
         head += "<th>system</th>" + "".join(f"<th>{esc(m)}</th>" for m in metrics)
         head += "<th>queries</th>"
@@ -143,13 +182,17 @@ class _Writer:
             name = esc(system) + (f" ({letter})" if len(self.s.systems) > 1 else "")
             cells.append(f"<td>{name}</td>")
             for m in metrics:
-                mark = self.marks.get((key, system, m), "")
+                mark = self.marks.get((key, system, m), "") if marked else ""
                 sup = f"<sup>{esc(mark)}</sup>" if mark else ""
                 extra = sup + _interval(row.lows[m], row.highs[m])
+                bounds = (f' data-ci-low="{esc(repr(row.lows[m]))}" '
+                          f'data-ci-high="{esc(repr(row.highs[m]))}"')
                 cells.append(_num(row.means[m], metric=m, system=system, segment=segment,
-                                  extra=extra))
-            cells.append(f'<td class="num" data-kind="n_queries" data-system="{esc(system)}" '
-                         f'data-segment="{esc(segment)}">{row.n_queries:,}</td>')
+                                  kind=kind, extra=extra, attrs=bounds))
+            count = f"{row.n_queries:,}" if row.n_queries >= 0 else ""
+            queries = "n_queries" if marked else f"{kind}:n_queries"
+            cells.append(f'<td class="num" data-kind="{queries}" data-system="{esc(system)}" '
+                         f'data-segment="{esc(segment)}">{count}</td>')
             body.append("<tr>" + "".join(cells) + "</tr>")
         return f'<table class="metrics"><tr>{head}</tr>{"".join(body)}</table>'
 
@@ -178,25 +221,45 @@ class _Writer:
         if t is None or "window" not in t.columns:
             return ""
         t = t.copy()
-        t["window"] = t["window"].astype(str)
+        zone = _zone(t["window"])
+        t["window"] = window_labels(t["window"])
         windows = list(dict.fromkeys(t["window"]))
-        systems = _systems(t, self.s.systems[0])
-        t["__system"] = systems
+        metrics = [m for m in self.s.metrics if m in t.columns] or [
+            str(c) for c in t.columns
+            if c not in ("window", "system", "n_queries") and not str(c).endswith(
+                ("_ci_low", "_ci_high")) and pd.api.types.is_numeric_dtype(t[c])]
+        rows = metric_rows(t, metrics, ["window"], self.s.systems[0])
+        systems = list(dict.fromkeys(r.system for r in rows))
+        at = {w: i for i, w in enumerate(windows)}
         charts = []
-        for m in [m for m in self.s.metrics if m in t.columns]:
-            series: dict[str, list[float]] = {}
-            bands: dict[str, tuple[list[float], list[float]]] = {}
-            for system in dict.fromkeys(systems):
-                part = t[t["__system"] == system].groupby("window", sort=False).first()
-                part = part.reindex(windows)
-                series[system] = _floats(part[m])
-                if f"{m}_ci_low" in part.columns:
-                    bands[system] = (_floats(part[f"{m}_ci_low"]),
-                                     _floats(part[f"{m}_ci_high"]))
-            charts.append(_svg.line_chart(f"{m} by window", windows, series, bands,
-                                          "window start"))
-        return (f'<div class="charts">{"".join(charts)}</div>'
-                + _generic(t.drop(columns="__system"), "trend"))
+        x_title = "window start" + (f" ({zone})" if zone else "")
+        for m in metrics:
+            series = {s: [math.nan] * len(windows) for s in systems}
+            lows = {s: [math.nan] * len(windows) for s in systems}
+            highs = {s: [math.nan] * len(windows) for s in systems}
+            for r in rows:
+                i = at[r.segment[0]]
+                series[r.system][i] = r.means[m]
+                lows[r.system][i], highs[r.system][i] = r.lows[m], r.highs[m]
+            bands = {s: (lows[s], highs[s]) for s in systems}
+            charts.append(_svg.line_chart(f"{m} by window", windows, series, bands, x_title))
+        every = (f" of <code>every={esc(repr(self.s.every))}</code>"
+                 if self.s.every is not None else "")
+        time = self.s.columns.get("time")
+        source = (f" by the time column <code>{esc(time)}</code> (a query's time is its "
+                  "earliest row's)" if time else "")
+        note = (f'<p class="note">Every query\'s means per window{every}{source}, each with '
+                f"its {self._intervals()} (the shaded band); windows without queries have "
+                "no point.</p>")
+        return (note + f'<div class="charts">{"".join(charts)}</div>'
+                + self._metric_table(rows, ["window"], kind="trend", metrics=metrics))
+
+    def _intervals(self) -> str:
+        """The summary's and the trend's intervals, in words."""
+        if self.s.test == "t-test":
+            return f"{self.s.confidence_level:.0%} Student-t interval"
+        return (f"{self.s.confidence_level:.0%} percentile bootstrap interval "
+                f"({self.s.n_resamples:,} resamples, seed {esc(self.s.seed)})")
 
     def gates(self) -> str:
         g = self.d.gates
@@ -204,12 +267,25 @@ class _Writer:
             return ""
         statuses = [str(v) for v in g["status"].tolist()] if "status" in g.columns else []
         counts = {s: statuses.count(s) for s in dict.fromkeys(statuses)}
-        summary = ", ".join(f"{esc(k)}: {v}" for k, v in counts.items())
-        return f'<p class="note">{summary}</p>' + _generic(g, "gates")
+        tally = ", ".join(f'<span class="status {_status_class(k)}">{esc(k)}</span>: {v}'
+                          for k, v in counts.items())
+        against = ("the reference frame" if self.d.reference is not None else
+                   f"the baseline {esc(self.s.baseline)}" if self.s.baseline else "a baseline")
+        note = ('<p class="note">Each rule per system and segment over every query: '
+                "an absolute rule passes when its whole interval lies on the right side of "
+                "the bound, fails when it lies on the wrong side and is uncertain otherwise; "
+                f"a drop rule compares with {against} and fails on a significant decrease "
+                "beyond its tolerance; a segment with too few queries is neither. "
+                f"({tally})</p>")
+        return note + _generic(g, "gates")
 
     def reference(self) -> str:
         r = self.d.reference
-        return "" if r is None else _generic(r, "reference")
+        if r is None:
+            return ""
+        if "system" not in r.columns or "reference_mean" not in r.columns:
+            return _generic(r, "reference")
+        return _reference_note(self.s.test) + _reference_table(r)
 
     def curves(self) -> str:
         charts = [
@@ -293,6 +369,9 @@ class _Writer:
             ("segments (by)", ", ".join(esc(b) for b in s.by) or "none"),
             ("systems (score columns)", ", ".join(esc(x) for x in s.systems)),
             ("baseline", esc(s.baseline) if s.baseline is not None else "none"),
+            ("time windows", f"every={esc(repr(s.every))} of the time column "
+             f"<code>{esc(s.columns.get('time', ''))}</code>; a query's time is its earliest "
+             "row's" if s.every is not None else "none"),
             ("columns", columns),
             ("metric options", options),
             ("test", f"{esc(s.test)}, {esc(s.correction)} correction, alpha {s.alpha}"),
@@ -332,6 +411,71 @@ class _Writer:
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{esc(self.title)}</title></head><body>{self.body()}</body></html>\n"
         )
+
+
+_TWO_SAMPLE = {"t-test": "Welch's t-test", "permutation": "a two-sample permutation test",
+               "wilcoxon": "the Mann-Whitney U test"}
+
+
+def _reference_note(test: str) -> str:
+    two = _TWO_SAMPLE.get(test, "its two-sample form")
+    return ('<p class="note">Each system against the same score column of the reference frame '
+            "(<em>reference</em>: its mean there). <em>paired</em> where both frames hold the "
+            f"same query ids ({esc(test)} on the per-query differences; wins, ties and losses "
+            f"count those queries), <em>two-sample</em> otherwise ({esc(two)}). "
+            '<span class="up">&#9650;</span> / <span class="down">&#9660;</span>: a '
+            "significant increase / decrease (adjusted p &lt; alpha); under the delta, its "
+            "interval.</p>")
+
+
+def _reference_table(r: pd.DataFrame) -> str:
+    """``compare(reference=...)``'s table: a row per (segment, system, metric)."""
+    from rankframe.report._tables import _label
+
+    columns = list(r.columns)
+    segments = [str(c) for c in columns[: columns.index("system")]]
+    head = "".join(f"<th>{esc(c)}</th>" for c in segments)
+    head += ("<th>system</th><th>metric</th><th>reference</th><th>current</th><th>delta</th>"
+             "<th>p (adjusted)</th><th>comparison</th><th>wins</th><th>ties</th>"
+             "<th>losses</th><th>queries</th><th>reference queries</th>")
+    body = []
+    for row in r.to_dict("records"):
+        key = [str(row[c]) for c in segments]
+        segment = " / ".join(key)
+        system = str(row["system"])
+        label = _label(row["metric"], row["k"])
+        delta = _float(row.get("delta"))
+        significant = bool(row.get("significant")) if not pd.isna(row.get("significant")) \
+            else False
+        mark = ""
+        if significant and delta > 0:
+            mark = '<sup class="up" title="significant increase">&#9650;</sup>'
+        elif significant and delta < 0:
+            mark = '<sup class="down" title="significant decrease">&#9660;</sup>'
+        low, high = _float(row.get("ci_low")), _float(row.get("ci_high"))
+        cell = functools.partial(_num, metric=label, system=system, segment=segment)
+        paired = row.get("paired")
+        kind = "" if paired is None or pd.isna(paired) else \
+            ("paired" if bool(paired) else "two-sample")
+        cells = [f"<td>{esc(v)}</td>" for v in key]
+        cells += [f"<td>{esc(system)}</td>", f"<td>{esc(label)}</td>",
+                  cell(row.get("reference_mean"), kind="reference:reference_mean"),
+                  cell(row.get("mean"), kind="reference:mean"),
+                  cell(delta, kind="reference:delta", extra=mark + _interval(low, high),
+                       attrs=f' data-ci-low="{esc(repr(low))}" '
+                             f'data-ci-high="{esc(repr(high))}" '
+                             f'data-significant="{str(significant).lower()}"'),
+                  cell(row.get("p_adjusted"), kind="reference:p_adjusted"),
+                  f'<td data-kind="reference:paired" data-system="{esc(system)}" '
+                  f'data-metric="{esc(label)}" data-segment="{esc(segment)}">{kind}</td>']
+        for name in ("wins", "ties", "losses", "n_queries", "n_reference"):
+            value = row.get(name)
+            shown = "" if value is None or pd.isna(value) else f"{int(value):,}"
+            cells.append(f'<td class="num" data-kind="reference:{name}" '
+                         f'data-system="{esc(system)}" data-metric="{esc(label)}" '
+                         f'data-segment="{esc(segment)}">{shown}</td>')
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return f'<table class="reference"><tr>{head}</tr>{"".join(body)}</table>'
 
 
 def _floats(column: pd.Series) -> list[float]:

@@ -72,10 +72,16 @@ def line_chart(
     bands: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None,
     x_title: str = "",
 ) -> str:
-    """One line per series over evenly spaced x positions; ``bands``: interval bars."""
+    """One line per series over evenly spaced x positions; ``bands``: each series'
+    interval as a shaded band between its lows and highs (a bar where a point stands
+    alone between missing ones)."""
     values = [v for s in series.values() for v in s if math.isfinite(v)]
+    # a band reaches the top of the axis, no further than 1 when every value is at most 1
+    # (a t interval of a share may pass 1; the band is clipped there)
+    cap = 1.0 if max(values, default=0.0) <= 1.0 else math.inf
     if bands:
-        values += [v for lo, hi in bands.values() for v in (*lo, *hi) if math.isfinite(v)]
+        values += [min(v, cap) for lo, hi in bands.values() for v in (*lo, *hi)
+                   if math.isfinite(v)]
     top = _nice_top(max(values, default=1.0))
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     n = max(len(x_labels), 1)
@@ -87,7 +93,9 @@ def line_chart(
         return TOP + plot_h - plot_h * min(max(v, 0.0), top) / top
 
     parts = _frame(title, top)
-    step = max(1, math.ceil(n / 8))
+    # as many x labels as fit side by side (about 6.5 px a character at 11 px)
+    widest = max((len(label) for label in x_labels), default=1) * 6.5 + 10
+    step = max(1, math.ceil(n / max(1, int(plot_w // widest))))
     for i, label in enumerate(x_labels):
         if i % step == 0:
             parts.append(f'<text x="{x(i):.1f}" y="{HEIGHT - BOTTOM + 14}" class="xt">'
@@ -99,10 +107,18 @@ def line_chart(
         c = color(s)
         if bands and name in bands:
             lows, highs = bands[name]
-            for i, (lo, hi) in enumerate(zip(lows, highs, strict=True)):
-                if math.isfinite(lo) and math.isfinite(hi):
-                    parts.append(f'<line x1="{x(i):.1f}" x2="{x(i):.1f}" y1="{y(lo):.1f}" '
-                                 f'y2="{y(hi):.1f}" stroke="{c}" class="band"/>')
+            for run in _runs([math.isfinite(lo) and math.isfinite(hi)
+                              for lo, hi in zip(lows, highs, strict=True)]):
+                if len(run) == 1:  # a window alone: its interval as a bar
+                    i = run[0]
+                    parts.append(f'<line x1="{x(i):.1f}" x2="{x(i):.1f}" '
+                                 f'y1="{y(lows[i]):.1f}" y2="{y(highs[i]):.1f}" '
+                                 f'stroke="{c}" class="band"/>')
+                    continue
+                edge = [f"{x(i):.1f},{y(highs[i]):.1f}" for i in run]
+                edge += [f"{x(i):.1f},{y(lows[i]):.1f}" for i in reversed(run)]
+                parts.append(f'<polygon points="{" ".join(edge)}" fill="{c}" '
+                             f'class="area"><title>{esc(name)}: interval</title></polygon>')
         coords = [f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(points) if math.isfinite(v)]
         if coords:
             parts.append(f'<polyline points="{" ".join(coords)}" fill="none" stroke="{c}" '
@@ -115,6 +131,20 @@ def line_chart(
     parts += _legend(list(series))
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _runs(known: Sequence[bool]) -> list[list[int]]:
+    """The runs of consecutive positions where ``known`` holds."""
+    runs: list[list[int]] = []
+    previous = False
+    for i, ok in enumerate(known):
+        if ok:
+            if previous:
+                runs[-1].append(i)
+            else:
+                runs.append([i])
+        previous = ok
+    return runs
 
 
 def histogram(title: str, edges: Sequence[float], counts: Mapping[str, Sequence[int]],

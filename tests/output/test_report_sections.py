@@ -344,7 +344,7 @@ def test_cli_without_the_flags_has_no_such_sections(run: Any, tmp_path: Path) ->
 
 
 @pytest.mark.parametrize(("flags", "message"), [
-    (["--every", "1w"], "--every and --time go together"),
+    (["--every", "1w"], "--every needs --time"),
     (["--time", "served_at"], "--every and --time go together"),
     (["--rule", "mrr >>= 0.3"], "rule"),
     (["--reference", "missing.csv"], "missing.csv"),
@@ -360,11 +360,13 @@ def test_cli_bad_flags_exit_2(run: Any, tmp_path: Path, flags: list[str],
     assert not out.exists()
 
 
-def test_cli_bad_time_column_exits_1(run: Any, tmp_path: Path) -> None:
+def test_cli_bad_time_column_exits_2(run: Any, tmp_path: Path) -> None:
     path, _ = _files(tmp_path)
     out = tmp_path / "report.html"
     code, _, err = run("report", path, "--score", "a", "-m", "mrr", "--time", "seg",
                        "--every", "1w", "-o", out)
-    assert code == 1, err  # the data cannot be windowed: as rankframe evaluate, 1
-    assert "seg" in err
+    # --time names text that is not ISO 8601: as rankframe evaluate and check, 2
+    assert code == 2, err
+    assert "--time seg" in err
+    assert "not an ISO 8601 datetime" in err
     assert not out.exists()

@@ -6,8 +6,6 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-import polars as pl
-
 from rankframe.cli.errors import CliError
 from rankframe.cli.status import Status
 
@@ -16,6 +14,7 @@ def add_report(commands: Any, add_input: Callable[..., None],
                add_metric_options: Callable[..., None]) -> None:
     """The ``report`` subcommand and its arguments."""
     from rankframe._options import CORRECTION, TEST
+    from rankframe.cli.parser import add_time_options
 
     report = commands.add_parser(
         "report", help="one self-contained HTML report: summary, segments, curves, "
@@ -49,9 +48,7 @@ def add_report(commands: Any, add_input: Callable[..., None],
     group.add_argument("--top-k", type=int, default=10, metavar="K",
                        help="items shown of each worst query's list (default: %(default)s)")
     group.add_argument("--title", default="rankframe report", help="the report's title")
-    group.add_argument("--time", metavar="COL", help="the time column (with --every)")
-    group.add_argument("--every", metavar="DURATION",
-                       help="windows of a trend section, e.g. 1w (needs --time)")
+    add_time_options(group, every="windows of a trend section")
     group.add_argument("--reference", metavar="FILE",
                        help="a reference file: each system against the same system there")
     group.add_argument("--rule", action="append", metavar="RULE",
@@ -86,6 +83,7 @@ def run_report(args: argparse.Namespace, status: Status) -> int:
         msg = (f"--baseline {baseline!r} is not one of the --score columns "
                f"({', '.join(map(repr, scores))}); pass one of them")
         raise CliError(msg, code=2)
+    commands.check_time_options(args)  # --every needs --time, --time-unit an integer --time
     if (args.every is None) != (args.time is None):
         raise CliError("--every and --time go together, e.g. --time served_at --every 1w",
                        code=2)
@@ -103,20 +101,17 @@ def run_report(args: argparse.Namespace, status: Status) -> int:
     frame, source = read_table(args.file, input_format(args.file, args.input_format),
                                columns, status)
     check_rows(frame, source, roles)
-    ev = commands._accessor(frame, roles)
+    frame = commands.with_times(frame, source, args)
+    ev = commands.timed(commands._accessor(frame, roles), args)
     extra: dict[str, Any] = {}
     if args.time is not None:
-        frame = _times_parsed(frame, args.time)
-        ev = commands._accessor(frame, roles)(time=args.time)
         extra["every"] = args.every
     if args.reference is not None:
         reference, ref_source = read_table(  # the same columns, the time column too
             args.reference, input_format(args.reference, None), columns, status
         )
         check_rows(reference, ref_source, roles)
-        if args.time is not None:
-            reference = _times_parsed(reference, args.time)
-        extra["reference"] = reference
+        extra["reference"] = commands.with_times(reference, ref_source, args)
     if args.rule:
         extra.update(rules=list(args.rule), min_queries=args.min_queries, mode=args.mode)
     status.show(f"reporting on {frame.height:,} rows...")
@@ -134,20 +129,3 @@ def run_report(args: argparse.Namespace, status: Status) -> int:
     except OSError as error:
         raise CliError(f"cannot write {args.output!r}: {error.strerror or error}") from None
     return 0
-
-
-def _times_parsed(frame: pl.DataFrame, column: str) -> pl.DataFrame:
-    """The file's time column as datetimes: a text column (CSV, TSV, JSON lines hold no
-    types) is parsed as ISO 8601 (``2026-01-05``, ``2026-01-05 09:00``, with a zone offset
-    or not); a column that is not text is the library's to check."""
-    if frame.schema[column] != pl.String:
-        return frame
-    try:
-        return frame.with_columns(pl.col(column).str.to_datetime(strict=True))
-    except pl.exceptions.PolarsError:
-        first = frame[column].drop_nulls().head(1).to_list()
-        example = f" (e.g. {str(first[0])[:40]!r})" if first else ""
-        msg = (f"--time {column!r}: the column holds text that is not ISO 8601 datetimes"
-               f"{example}; write its times as 2026-01-05 or 2026-01-05T09:00:00, or pass "
-               "integer epochs")
-        raise CliError(msg, code=1) from None

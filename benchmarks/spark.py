@@ -85,15 +85,20 @@ def dataset(rows: int) -> Path:
     return path
 
 
-def timed(run: Any, repeat: int) -> tuple[float, Any]:
+RUNS: dict[str, list[float]] = {}  # every run's seconds, by path
+
+
+def timed(run: Any, repeat: int, label: str) -> tuple[float, Any]:
     """The fastest of ``repeat`` runs (the first warms the JVM, the file cache, the
-    workers), and the value."""
-    best = float("inf")
+    workers), and the value; every run's time kept in ``RUNS``."""
+    seconds = []
     for _ in range(repeat):
         start = time.perf_counter()
         value = run()
-        best = min(best, time.perf_counter() - start)
-    return best, value
+        seconds.append(time.perf_counter() - start)
+    RUNS[label] = seconds
+    print(f"{label}: " + ", ".join(f"{s:.2f}" for s in seconds), file=sys.stderr, flush=True)
+    return min(seconds), value
 
 
 def recommenders_peer(frame: Any) -> tuple[Any, Any] | str:
@@ -141,18 +146,19 @@ def main() -> None:
     path = dataset(args.rows)
     spark = (SparkSession.builder.master(f"local[{args.cores}]")
              .config("spark.driver.memory", "6g").config("spark.ui.enabled", "false")
+             .config("spark.ui.showConsoleProgress", "false")
              .config("spark.sql.shuffle.partitions", str(4 * args.cores)).getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     frame = spark.read.parquet(str(path))
     ties = frame.groupBy("query", "score").count().where("count > 1").limit(1).count()
     assert ties == 0, "tied scores: the values would depend on the tie order"
 
-    seconds, ours = timed(lambda: frame.rank_eval.evaluate(SIX), args.repeat)
+    seconds, ours = timed(lambda: frame.rank_eval.evaluate(SIX), args.repeat, "one pass")
     times = {"one pass": seconds}
     laid_out = frame.repartition(4 * args.cores, "query").cache()
     laid_out.count()
     times["partitioned"], _ = timed(lambda: rankframe.spark.rank_eval(
-        laid_out, partitioned=True).evaluate(SIX), args.repeat)
+        laid_out, partitioned=True).evaluate(SIX), args.repeat, "partitioned")
     laid_out.unpersist()
     skipped = frame.rank_eval.evaluate(list(FOUR), empty="skip")
 
@@ -173,7 +179,7 @@ def main() -> None:
             values[name] = evaluator.evaluate(ranked)
         return values
 
-    times["RankingEvaluator"], theirs = timed(four_passes, args.repeat)
+    times["RankingEvaluator"], theirs = timed(four_passes, args.repeat, "RankingEvaluator")
 
     peer = recommenders_peer(frame)
     recommenders: dict[str, float] | None = None
@@ -182,7 +188,7 @@ def main() -> None:
     if not isinstance(peer, str):
         four, evaluator = peer
         try:
-            times["Recommenders"], recommenders = timed(four, args.repeat)
+            times["Recommenders"], recommenders = timed(four, args.repeat, "Recommenders")
             top_2 = evaluator(2)  # k=2 < R for about a third of the queries
             at_2 = {"map": top_2.map(), "map_at_k": top_2.map_at_k()}
         except Exception as error:  # recorded as raised, not as a number
@@ -197,11 +203,14 @@ def main() -> None:
         table = frame.select("query", "item", "score", "relevant").toArrow()
         return arrow_frame(table).rank_eval.evaluate(SIX)
 
-    times["driver"], driver = timed(on_the_driver, args.repeat)
+    times["driver"], driver = timed(on_the_driver, args.repeat, "driver")
     spark.stop()
 
     def ratio(over: str, under: str) -> str:
         return f"{times[over] / times[under]:.1f}x" if over in times else "—"
+
+    def runs(label: str) -> str:
+        return ", ".join(f"{s:.1f}" for s in RUNS[label])
 
     value_rows = []
     for name in FOUR:
@@ -228,20 +237,22 @@ def main() -> None:
         f"queries x {ITEMS} items from parquet, tie-free scores, binary relevance; the "
         f"fastest of {args.repeat} runs.",
         "",
-        "| path | seconds | RankingEvaluator's time over this |",
-        "|---|---:|---:|",
-        f"| rankframe: six metrics, one pass | {times['one pass']:.1f} | "
+        "| path | seconds | every run | RankingEvaluator's time over this |",
+        "|---|---:|---|---:|",
+        f"| rankframe: six metrics, one pass | {times['one pass']:.1f} | {runs('one pass')} | "
         f"{ratio('RankingEvaluator', 'one pass')} |",
         f"| rankframe, rows laid out by query (`partitioned=True`): six metrics | "
-        f"{times['partitioned']:.1f} | {ratio('RankingEvaluator', 'partitioned')} |",
+        f"{times['partitioned']:.1f} | {runs('partitioned')} | "
+        f"{ratio('RankingEvaluator', 'partitioned')} |",
         f"| `RankingEvaluator`: P@10, R@100, MAP, NDCG@10, one `evaluate()` each | "
-        f"{times['RankingEvaluator']:.1f} | 1.0x |",
+        f"{times['RankingEvaluator']:.1f} | {runs('RankingEvaluator')} | 1.0x |",
         (f"| Recommenders `SparkRankingEvaluation`: the same four (objects of k=10 and "
-         f"k=100) | {times['Recommenders']:.1f} | {ratio('RankingEvaluator', 'Recommenders')} |"
+         f"k=100) | {times['Recommenders']:.1f} | {runs('Recommenders')} | "
+         f"{ratio('RankingEvaluator', 'Recommenders')} |"
          if "Recommenders" in times else
-         f"| Recommenders `SparkRankingEvaluation` | did not run: {failure} | — |"),
+         f"| Recommenders `SparkRankingEvaluation` | did not run: {failure} | | — |"),
         f"| `toArrow()` of the four columns to the driver, then pandas: six metrics | "
-        f"{times['driver']:.1f} | {ratio('RankingEvaluator', 'driver')} |",
+        f"{times['driver']:.1f} | {runs('driver')} | {ratio('RankingEvaluator', 'driver')} |",
         "",
         f"Targets (issue 29): `RankingEvaluator` at least 3x rankframe's one pass: "
         f"{ratio('RankingEvaluator', 'one pass')}; rankframe's one pass at most 2x the "

@@ -20,7 +20,8 @@ dataset once (queries of 20 items, a random score per row, about 10% relevant ro
   ``RankingMetrics`` (one job to infer its schema), and each method is one more job;
 - the driver: the four columns collected with ``toArrow()``, then the pandas accessor.
 
-Each path runs ``--repeat`` times (3); the table shows the fastest. Values are compared on
+Each path runs ``--repeat`` times (3); the table shows the fastest, and every run's time
+(the first run of a path warms it; on a shared machine the runs vary). Values are compared on
 these tie-free, binary data: ``RankingEvaluator`` agrees with rankframe's defaults by
 definition (its MAP divides by R, as trec_eval's). Recommenders joins the predictions to
 the users' relevant items with an inner join, so a query without a relevant item is left

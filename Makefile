@@ -77,7 +77,14 @@ bench-scale: $(VENV)/.installed-test  ## 50M rows from parquet: Dask, polars str
 bench-compare: $(VENV)/.installed-bench  ## compare() and evaluate(ci=) at 10k and 100k queries, against ranx; writes benchmarks/RESULTS.md
 	$(BIN)/python benchmarks/compare.py
 
-bench-spark: java $(VENV)/.installed-test  ## rankframe on Spark vs Spark ML's RankingEvaluator and the driver, 10M rows on local[2] (ROWS=...)
+# The Spark peers: Microsoft Recommenders' SparkRankingEvaluation needs only pyspark, but the
+# package pins pandas < 3, numpy < 2 and a dozen others that conflict with rankframe's:
+# installed without its dependencies.
+$(VENV)/.installed-bench-spark: $(VENV)/.installed-test
+	$(BIN)/python -m pip install --quiet --no-deps recommenders==1.2.1
+	touch $@
+
+bench-spark: java $(VENV)/.installed-bench-spark  ## rankframe on Spark vs RankingEvaluator, Recommenders and the driver, 10M rows on local[2] (ROWS=...); writes benchmarks/RESULTS.md
 	$(BIN)/python benchmarks/spark.py --rows $(or $(ROWS),10000000)
 
 bench-beyond: $(VENV)/.installed-test  ## the seven beyond-accuracy metrics vs the six accuracy ones, 1M queries x 50 items; writes benchmarks/RESULTS.md

@@ -26,7 +26,7 @@ from rankframe import (  # noqa: F401  (_metrics fills the registry)
     _provenance,
     _windows,
 )
-from rankframe._analysis import SYSTEM
+from rankframe._analysis import SYSTEM, Tests
 from rankframe._conventions import CONVENTION, preset_options
 from rankframe._options import (
     CORRECTION,
@@ -716,6 +716,11 @@ class RankEval:
         check_seed(seed)
         check_count("n_resamples", n_resamples)
         systems = self._names.scores
+        tests = Tests(
+            test=test, correction=correction, family=family, alpha=alpha,
+            confidence_level=confidence_level, n_permutations=n_permutations,
+            n_resamples=n_resamples, seed=seed,
+        )
         if reference is not None:
             if baseline is not None:
                 msg = (
@@ -725,19 +730,11 @@ class RankEval:
                     "one of them."
                 )
                 raise InvalidOptionError(msg)
-            return self._compare_reference(
-                reference, parsed, by_list, options, every, test=test, correction=correction,
-                family=family, alpha=alpha, confidence_level=confidence_level,
-                n_permutations=n_permutations, n_resamples=n_resamples, seed=seed,
-            )
+            return self._compare_reference(reference, parsed, by_list, options, every, tests)
         if every is not None and baseline is None:  # each window against the previous one
             from rankframe._previous import PreviousWindow
 
-            previous = PreviousWindow(
-                test=test, correction=correction, family=family, alpha=alpha,
-                confidence_level=confidence_level, n_permutations=n_permutations,
-                n_resamples=n_resamples, seed=seed,
-            )
+            previous = PreviousWindow(tests=tests)
             return self._run(self._request(parsed, by_list, options, previous, every))
         if len(systems) < 2:
             msg = (
@@ -752,17 +749,13 @@ class RankEval:
                 "one of them."
             )
             raise InvalidOptionError(msg)
-        result = Comparison(
-            baseline=systems.index(base), test=test, correction=correction, family=family,
-            alpha=alpha, confidence_level=confidence_level, n_permutations=n_permutations,
-            n_resamples=n_resamples, seed=seed,
-        )
+        result = Comparison(baseline=systems.index(base), tests=tests)
         request = self._request(parsed, by_list, options, result, every)
         return self._run(request)
 
     def _compare_reference(
         self, reference: Any, metrics: list[Metric], by: list[str], options: Options,
-        every: str | None, **statistics: Any,
+        every: str | None, tests: Tests,
     ) -> Any:
         """``compare(reference=...)``: the reference frame's accessor, bound with this one's
         column names, gives its side of the comparison when the finish step runs."""
@@ -803,7 +796,7 @@ class RankEval:
                 )
                 raise ColumnNotFoundError(msg)
         other._check_columns(by)
-        result = ReferenceComparison(reference=lambda: other._side(theirs), **statistics)
+        result = ReferenceComparison(reference=lambda: other._side(theirs), tests=tests)
         mine = self._request(metrics, by, options, result, every)  # checks the metrics first
         theirs = other._request(metrics, by, options, PerQueryRows(), every)
         return self._run(mine)

@@ -30,6 +30,7 @@ __all__ = [
     "Family",
     "PerQuery",
     "Test",
+    "Tests",
     "compare",
     "compare_samples",
     "k_type",
@@ -45,6 +46,25 @@ IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 Columns = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Tests:
+    """The settings of ``compare()``'s tests and intervals, as every comparison reads them
+    (against a baseline column, a reference frame or the previous window).
+
+    ``test``, ``correction`` over the ``family`` of tests, ``alpha`` of the ``significant``
+    column, ``confidence_level`` of the interval of the delta, ``n_permutations`` of the
+    permutation test, ``n_resamples`` of the bootstrap interval, ``seed`` of both."""
+
+    test: Test
+    correction: Correction
+    family: Family
+    alpha: float
+    confidence_level: float
+    n_permutations: int
+    n_resamples: int
+    seed: int | None
 
 
 @dataclass
@@ -370,19 +390,7 @@ def tidy(
 STATISTIC = {"mean": "mean", "geometric": "geometric mean", "sum": "sum"}
 
 
-def compare(
-    pq: PerQuery,
-    *,
-    baseline: int,
-    test: Test,
-    correction: Correction,
-    family: Family,
-    alpha: float,
-    confidence_level: float,
-    n_permutations: int,
-    n_resamples: int,
-    seed: int | None,
-) -> tuple[IntArray, Columns]:
+def compare(pq: PerQuery, *, baseline: int, tests: Tests) -> tuple[IntArray, Columns]:
     """Each system against the baseline, per segment and metric, on paired per-query values.
 
     Columns: ``system``, ``metric``, ``k``, ``statistic`` (what the next columns are of:
@@ -408,20 +416,82 @@ def compare(
     have delta 0 and NaN tests.
     """
     means, counts = pq.means()
-    n_segments, n_systems, n_metrics = pq.shape
+    n_systems = pq.shape[1]
     others = [s for s in range(n_systems) if s != baseline]
-    shape = (n_segments, n_systems, n_metrics)
-    p_value, estimate = np.full(shape, np.nan), np.full(shape, np.nan)
-    low, high = np.full(shape, np.nan), np.full(shape, np.nan)
-    outcomes = np.full((3, *shape), -1, dtype=np.int64)  # wins, ties, losses; -1: null
-    aggregate = pq._aggregates()
+    tested = _Tested.nan(pq.shape, paired=True)
     for positions, part in pq.parts():
-        _compare_part(
-            part, positions, others, baseline, (p_value, estimate, low, high),
-            test=test, confidence_level=confidence_level, n_permutations=n_permutations,
-            n_resamples=n_resamples, seed=seed, outcomes=outcomes,
-        )
+        _compare_part(part, positions, others, baseline, tested, tests)
     base = means[:, baseline : baseline + 1, :]
+    columns = _columns(pq, tested, tests, means, base, counts, baseline=baseline)
+    return np.repeat(pq.segment_rows, n_systems * len(pq.metrics)), columns
+
+
+#: compare()'s columns counting the queries where a system's per-query value is above,
+#: equal to, and below its baseline's (or reference's): null where nothing is paired
+OUTCOMES = ("wins", "ties", "losses")
+
+
+@dataclass(frozen=True)
+class _Tested:
+    """The tests of every (segment, system, metric) of a comparison, shape (n_segments,
+    n_systems, n_metrics), filled segment by segment: p-values, estimates of the delta,
+    interval bounds (NaN where untested), whether paired, and the outcomes' counts (shape
+    (3, ...): wins, ties, losses; -1 for null)."""
+
+    p_value: FloatArray
+    estimate: FloatArray
+    low: FloatArray
+    high: FloatArray
+    paired: BoolArray
+    outcomes: IntArray
+
+    @classmethod
+    def nan(cls, shape: tuple[int, int, int], *, paired: bool) -> _Tested:
+        return cls(
+            np.full(shape, np.nan), np.full(shape, np.nan), np.full(shape, np.nan),
+            np.full(shape, np.nan), np.full(shape, paired, dtype=bool),
+            np.full((3, *shape), -1, dtype=np.int64),
+        )
+
+    def put(self, index: tuple[Any, ...], tested: tuple[FloatArray, ...]) -> None:
+        """The p-values, estimates and bounds (flat, one per system and metric of
+        ``index``) at ``index``."""
+        shaped = self.p_value[index].shape
+        for out, values in zip((self.p_value, self.estimate, self.low, self.high), tested,
+                               strict=True):
+            out[index] = np.reshape(values, shaped)
+
+
+def _paired_tests(
+    diff: FloatArray, totals: BoolArray, tests: Tests
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """The test of "mean difference 0" on paired differences (a column per system and
+    metric): p-values, the estimate of the delta and its interval (t for the t-test, else a
+    percentile bootstrap); a sum's (``totals``) estimate and interval are the mean
+    difference's times the number of queries."""
+    p = _p_values(diff, tests.test, tests.n_permutations, tests.seed)
+    if tests.test == "t-test":
+        lo, hi = _stats.t_interval(diff, tests.confidence_level)
+    else:
+        lo, hi = _stats.bootstrap_interval(
+            diff, np.zeros(len(diff), dtype=np.int64), 1, tests.confidence_level,
+            tests.n_resamples, tests.seed,
+        )
+    with np.errstate(invalid="ignore"):
+        mean = diff.mean(axis=0) if len(diff) else np.full(diff.shape[1], np.nan)
+    factor = np.where(totals, float(len(diff)), 1.0)
+    return p, mean * factor, np.ravel(lo) * factor, np.ravel(hi) * factor
+
+
+def _columns(
+    pq: PerQuery, tested: _Tested, tests: Tests, means: FloatArray, base: FloatArray,
+    counts: IntArray, *, baseline: int | None = None, reference_counts: IntArray | None = None,
+) -> Columns:
+    """A comparison's columns from its tests and the statistics of both sides: ``base``
+    is the baseline's (``baseline``, whose own rows get delta 0) or the reference's
+    (``reference_counts`` given: the ``reference_mean`` and ``n_reference`` columns)."""
+    n_segments, n_systems, _ = shape = pq.shape
+    aggregate = pq._aggregates()
     geometric = aggregate == "geometric"
     with np.errstate(divide="ignore", invalid="ignore"):
         # the delta of the statistics where the paired values have a NaN (empty_list="nan":
@@ -430,38 +500,42 @@ def compare(
             geometric, np.log(np.maximum(means, 0.0)) - np.log(np.maximum(base, 0.0)),
             means - base,
         )
-        delta = np.where(np.isnan(estimate), fallback, estimate)
+        delta = np.where(np.isnan(tested.estimate), fallback, tested.estimate)
         ratio = np.where(geometric, np.exp(delta), means / base)
     ratio = np.where(np.isfinite(ratio), ratio, np.nan)
-    delta[:, baseline, :] = 0.0
-    ratio[:, baseline, :] = np.where(np.isnan(ratio[:, baseline, :]), np.nan, 1.0)
-    if family == "table":
-        p_adjusted = _stats.adjust(p_value.ravel(), correction).reshape(shape)
+    if baseline is not None:
+        delta[:, baseline, :] = 0.0
+        ratio[:, baseline, :] = np.where(np.isnan(ratio[:, baseline, :]), np.nan, 1.0)
+    p_value = tested.p_value
+    if tests.family == "table":
+        p_adjusted = _stats.adjust(p_value.ravel(), tests.correction).reshape(shape)
     else:  # the systems compared on one metric in one segment
-        p_adjusted = _stats.adjust(p_value.transpose(0, 2, 1), correction).transpose(0, 2, 1)
-    per_segment = n_systems * n_metrics
+        p_adjusted = _stats.adjust(
+            p_value.transpose(0, 2, 1), tests.correction
+        ).transpose(0, 2, 1)
     statistic = _labels([STATISTIC[a] for a in aggregate])
-    columns: Columns = {
+    reference_mean: Columns = {}
+    n_reference: Columns = {}
+    if reference_counts is not None:
+        reference_mean = {"reference_mean": base.ravel()}
+        n_reference = {"n_reference": _per_row(reference_counts, n_systems)}
+    return {
         **_long_labels(pq),
         "statistic": np.tile(statistic, n_segments * n_systems),
         "mean": means.ravel(),
+        **reference_mean,
         "delta": delta.ravel(),
         "ratio": ratio.ravel(),
         "p_value": p_value.ravel(),
         "p_adjusted": p_adjusted.ravel(),
-        "ci_low": low.ravel(),
-        "ci_high": high.ravel(),
-        "significant": p_adjusted.ravel() < alpha,  # False where NaN
-        "paired": np.ones(p_value.size, dtype=bool),
-        **_outcome_columns(outcomes),
+        "ci_low": tested.low.ravel(),
+        "ci_high": tested.high.ravel(),
+        "significant": p_adjusted.ravel() < tests.alpha,  # False where NaN
+        "paired": tested.paired.ravel(),
+        **_outcome_columns(tested.outcomes),
         "n_queries": _per_row(counts, n_systems),
+        **n_reference,
     }
-    return np.repeat(pq.segment_rows, per_segment), columns
-
-
-#: compare()'s columns counting the queries where a system's per-query value is above,
-#: equal to, and below its baseline's (or reference's): null where nothing is paired
-OUTCOMES = ("wins", "ties", "losses")
 
 
 def _outcomes(diff: FloatArray) -> IntArray:
@@ -483,14 +557,11 @@ def _outcome_columns(outcomes: IntArray) -> Columns:
 
 
 def _compare_part(
-    part: PerQuery, positions: IntArray, others: list[int], baseline: int,
-    out: tuple[FloatArray, FloatArray, FloatArray, FloatArray], *, test: Test,
-    confidence_level: float, n_permutations: int, n_resamples: int, seed: int | None,
-    outcomes: IntArray,
+    part: PerQuery, positions: IntArray, others: list[int], baseline: int, out: _Tested,
+    tests: Tests,
 ) -> None:
     """:func:`compare`'s tests for the metrics of one group that shares its queries, into
-    ``out`` (p-values, estimates of the delta, interval bounds) at ``positions``."""
-    p_value, estimate, low, high = out
+    ``out`` at ``positions``."""
     n_metrics = len(positions)
     aggregate = part._aggregates()
     values = raw = part.values[part.include]
@@ -509,29 +580,16 @@ def _compare_part(
             len(rows), -1
         )
         raw_rows = raw[chosen]
-        outcomes[(slice(None), g, np.array(others)[:, None], positions[None, :])] = _outcomes(
-            (raw_rows[:, others, :] - raw_rows[:, baseline : baseline + 1, :]).reshape(
-                len(rows), -1
-            )
-        ).reshape(3, len(others), n_metrics)
-        p = _p_values(diff, test, n_permutations, seed)
-        if test == "t-test":
-            lo, hi = _stats.t_interval(diff, confidence_level)
-        else:
-            lo, hi = _stats.bootstrap_interval(
-                diff, np.zeros(len(diff), dtype=np.int64), 1, confidence_level, n_resamples,
-                seed,
-            )
-        with np.errstate(invalid="ignore"):
-            mean = diff.mean(axis=0) if len(diff) else np.full(diff.shape[1], np.nan)
+        out.outcomes[(slice(None), g, np.array(others)[:, None], positions[None, :])] = (
+            _outcomes(
+                (raw_rows[:, others, :] - raw_rows[:, baseline : baseline + 1, :]).reshape(
+                    len(rows), -1
+                )
+            ).reshape(3, len(others), n_metrics)
+        )
         # a sum's delta and interval: the mean difference's times the number of queries
-        factor = np.where(scaled, float(len(diff)), 1.0)
-        shaped = (len(others), n_metrics)
-        index = (g, np.array(others)[:, None], positions[None, :])
-        p_value[index] = np.reshape(p, shaped)
-        estimate[index] = np.reshape(mean * factor, shaped)
-        low[index] = np.reshape(np.ravel(lo) * factor, shaped)
-        high[index] = np.reshape(np.ravel(hi) * factor, shaped)
+        out.put((g, np.array(others)[:, None], positions[None, :]),
+                _paired_tests(diff, scaled, tests))
 
 
 def _p_values(
@@ -577,14 +635,7 @@ def compare_samples(
     *,
     current_ids: IntArray,
     reference_ids: IntArray,
-    test: Test,
-    correction: Correction,
-    family: Family,
-    alpha: float,
-    confidence_level: float,
-    n_permutations: int,
-    n_resamples: int,
-    seed: int | None,
+    tests: Tests,
 ) -> tuple[IntArray, Columns]:
     """Each (segment, system, metric) of ``current`` against the same of ``reference``.
 
@@ -615,11 +666,8 @@ def compare_samples(
     """
     means, counts = current.means()
     ref_means, ref_counts = reference.means()
-    n_segments, n_systems, n_metrics = shape = current.shape
-    p_value, estimate = np.full(shape, np.nan), np.full(shape, np.nan)
-    low, high = np.full(shape, np.nan), np.full(shape, np.nan)
-    paired = np.zeros(shape, dtype=bool)
-    outcomes = np.full((3, *shape), -1, dtype=np.int64)
+    n_segments, n_systems, n_metrics = current.shape
+    tested = _Tested.nan(current.shape, paired=False)
     aggregate = current._aggregates()
     values, ref_values = _tested(current), _tested(reference)
     for (positions, include), (_, ref_include) in zip(
@@ -639,73 +687,40 @@ def compare_samples(
             x = values[mine][:, :, positions].reshape(len(mine), n_systems * width)
             y = ref_values[theirs][:, :, positions].reshape(len(theirs), n_systems * width)
             if same:
-                diff = x - y
-                p = _p_values(diff, test, n_permutations, seed)
-                if test == "t-test":
-                    lo, hi = _stats.t_interval(diff, confidence_level)
-                else:
-                    lo, hi = _stats.bootstrap_interval(
-                        diff, np.zeros(len(diff), dtype=np.int64), 1, confidence_level,
-                        n_resamples, seed,
-                    )
-                with np.errstate(invalid="ignore"):
-                    mean = diff.mean(axis=0) if len(diff) else np.full(diff.shape[1], np.nan)
-                factor = np.where(totals, float(len(diff)), 1.0)
-                est, lo, hi = mean * factor, np.ravel(lo) * factor, np.ravel(hi) * factor
+                tested.put(index, _paired_tests(x - y, totals, tests))
                 raw = (current.values[mine][:, :, positions]
                        - reference.values[theirs][:, :, positions]).reshape(len(mine), -1)
-                outcomes[(slice(None), *index)] = _outcomes(raw).reshape(3, n_systems, width)
+                tested.outcomes[(slice(None), *index)] = _outcomes(raw).reshape(
+                    3, n_systems, width
+                )
             else:
-                p = _two_sample_p_values(x, y, test, n_permutations, seed, totals)
-                if test == "t-test":
-                    lo, hi = _stats.welch_interval(x, y, confidence_level, totals)
-                else:
-                    lo, hi = _stats.two_sample_bootstrap_interval(
-                        x, y, confidence_level, n_resamples, seed, totals
-                    )
-                n1, n2 = float(len(x)), float(len(y))
-                with np.errstate(invalid="ignore"):
-                    m1 = x.mean(axis=0) if len(x) else np.full(x.shape[1], np.nan)
-                    m2 = y.mean(axis=0) if len(y) else np.full(y.shape[1], np.nan)
-                est = np.where(totals, n1 * m1 - n2 * m2, m1 - m2)
-            paired[index] = same
-            p_value[index] = np.reshape(p, (n_systems, width))
-            estimate[index] = np.reshape(est, (n_systems, width))
-            low[index] = np.reshape(lo, (n_systems, width))
-            high[index] = np.reshape(hi, (n_systems, width))
-    geometric = aggregate == "geometric"
-    with np.errstate(divide="ignore", invalid="ignore"):
-        # where the values have a NaN (empty_list="nan"), the delta of the statistics
-        fallback = np.where(
-            geometric, np.log(np.maximum(means, 0.0)) - np.log(np.maximum(ref_means, 0.0)),
-            means - ref_means,
-        )
-        delta = np.where(np.isnan(estimate), fallback, estimate)
-        ratio = np.where(geometric, np.exp(delta), means / ref_means)
-    ratio = np.where(np.isfinite(ratio), ratio, np.nan)
-    if family == "table":
-        p_adjusted = _stats.adjust(p_value.ravel(), correction).reshape(shape)
-    else:  # the systems compared on one metric in one segment
-        p_adjusted = _stats.adjust(p_value.transpose(0, 2, 1), correction).transpose(0, 2, 1)
-    statistic = _labels([STATISTIC[a] for a in aggregate])
-    columns: Columns = {
-        **_long_labels(current),
-        "statistic": np.tile(statistic, n_segments * n_systems),
-        "mean": means.ravel(),
-        "reference_mean": ref_means.ravel(),
-        "delta": delta.ravel(),
-        "ratio": ratio.ravel(),
-        "p_value": p_value.ravel(),
-        "p_adjusted": p_adjusted.ravel(),
-        "ci_low": low.ravel(),
-        "ci_high": high.ravel(),
-        "significant": p_adjusted.ravel() < alpha,  # False where NaN
-        "paired": paired.ravel(),
-        **_outcome_columns(outcomes),
-        "n_queries": _per_row(counts, n_systems),
-        "n_reference": _per_row(ref_counts, n_systems),
-    }
+                tested.put(index, _two_sample_tests(x, y, totals, tests))
+            tested.paired[index] = same
+    columns = _columns(current, tested, tests, means, ref_means, counts,
+                       reference_counts=ref_counts)
     return np.repeat(current.segment_rows, n_systems * n_metrics), columns
+
+
+def _two_sample_tests(
+    x: FloatArray, y: FloatArray, totals: BoolArray, tests: Tests
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """The two-sample test of two independent samples (a column per system and metric):
+    p-values, the estimate of the delta and its interval (Welch's for the t-test, else a
+    bootstrap resampling each side); a sum's (``totals``) are of ``n1 mean1 - n2 mean2``."""
+    test, seed, level = tests.test, tests.seed, tests.confidence_level
+    p = _two_sample_p_values(x, y, test, tests.n_permutations, seed, totals)
+    if test == "t-test":
+        lo, hi = _stats.welch_interval(x, y, level, totals)
+    else:
+        lo, hi = _stats.two_sample_bootstrap_interval(
+            x, y, level, tests.n_resamples, seed, totals
+        )
+    n1, n2 = float(len(x)), float(len(y))
+    with np.errstate(invalid="ignore"):
+        m1 = x.mean(axis=0) if len(x) else np.full(x.shape[1], np.nan)
+        m2 = y.mean(axis=0) if len(y) else np.full(y.shape[1], np.nan)
+    est = np.where(totals, n1 * m1 - n2 * m2, m1 - m2)
+    return p, est, lo, hi
 
 
 def _two_sample_p_values(

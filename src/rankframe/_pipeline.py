@@ -22,13 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal, Protocol
+from typing import Any, ClassVar, Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from rankframe import _analysis, _engine, _items, _windows
-from rankframe._analysis import SYSTEM, Correction, Family, PerQuery, Test
+from rankframe._analysis import SYSTEM, PerQuery, Tests
 from rankframe._options import TIES, Options
 from rankframe._registry import METRICS, Metric, MetricDef
 from rankframe._windows import TIME, WINDOW, Window
@@ -175,14 +175,14 @@ class Result(Protocol):
         ...
 
 
-def _refuse_set_level(metric: Metric, what: str) -> None:
+def _refuse_set_level(metric: Metric, what: str, where: str = "") -> None:
     """A set-level metric has no value per query: a result made of those refuses it."""
     if metric.definition.aggregate != "set":
         return
     msg = (
         f"{metric} is a set-level metric: it has one value per set of queries (the "
         f"frame, or a `by` segment), not one per query, and {what}. Use "
-        f"evaluate([{str(metric)!r}], by=...) for it."
+        f"evaluate([{str(metric)!r}], by=...){where} for it."
     )
     raise InvalidOptionError(msg)
 
@@ -255,34 +255,36 @@ class PerQueryRows:
         return [*system, *((str(m), "float") for m in request.metrics)]
 
 
-@dataclass(frozen=True)
-class Comparison:
-    """Each system against a baseline on paired per-query values: ``compare``."""
+class Compared:
+    """What the comparisons share (against a baseline column, a reference frame, the
+    previous window): their tests' settings (``tests``, which they pass on to
+    :mod:`rankframe._analysis`), one row per ``by`` segment, and the refusal of set-level
+    metrics, whose message says what the comparison tests (``refuses``) and, for two
+    frames, where to evaluate them (``evaluate_where``)."""
 
-    baseline: int
-    test: Test
-    correction: Correction
-    family: Family
-    alpha: float
-    confidence_level: float
-    n_permutations: int
-    n_resamples: int
-    seed: int | None
-    kind: Kind = "table"
-    per_query_rows: bool = False
+    tests: Tests
+    refuses: ClassVar[str]
+    evaluate_where: ClassVar[str] = ""
 
     def check(self, metric: Metric) -> None:
-        _refuse_set_level(metric, "compare() tests paired per-query values")
+        _refuse_set_level(metric, self.refuses, self.evaluate_where)
 
     def keys(self, request: Request) -> list[str]:
         return list(request.by)
 
+
+@dataclass(frozen=True)
+class Comparison(Compared):
+    """Each system against a baseline on paired per-query values: ``compare``."""
+
+    baseline: int
+    tests: Tests
+    kind: Kind = "table"
+    per_query_rows: bool = False
+    refuses: ClassVar[str] = "compare() tests paired per-query values"
+
     def finish(self, pq: PerQuery, request: Request) -> tuple[IntArray, dict[str, Any]]:  # noqa: ARG002
-        return _analysis.compare(
-            pq, baseline=self.baseline, test=self.test, correction=self.correction,
-            family=self.family, alpha=self.alpha, confidence_level=self.confidence_level,
-            n_permutations=self.n_permutations, n_resamples=self.n_resamples, seed=self.seed,
-        )
+        return _analysis.compare(pq, baseline=self.baseline, tests=self.tests)
 
     def value_columns(self, request: Request) -> ValueColumns:
         return [(SYSTEM, "str"), ("metric", "str"), ("k", _analysis.k_type(request.metrics)),

@@ -18,17 +18,16 @@ segment has no previous one: its rows have NaN tests, a NaN delta, a NaN
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
 from rankframe import _analysis, _windows
-from rankframe._analysis import Correction, Family, PerQuery, Test
-from rankframe._pipeline import Backend, Kind, Request, ValueColumns, _refuse_set_level
+from rankframe._analysis import PerQuery, Tests
+from rankframe._pipeline import Backend, Compared, Kind, Request, ValueColumns
 from rankframe._reference import comparison_columns, side
-from rankframe._registry import Metric
 from rankframe.exceptions import InvalidOptionError
 
 __all__ = ["REFERENCE_WINDOW", "PreviousWindow", "previous_segments"]
@@ -69,27 +68,15 @@ def _previous_side(pq: PerQuery, previous: IntArray) -> tuple[PerQuery, IntArray
 
 
 @dataclass(frozen=True)
-class PreviousWindow:
+class PreviousWindow(Compared):
     """Each window against the previous window of the same ``by`` values (``compare`` with
     ``every=`` and no ``baseline=``): the table of ``compare(reference=...)`` plus
     :data:`REFERENCE_WINDOW`."""
 
-    test: Test
-    correction: Correction
-    family: Family
-    alpha: float
-    confidence_level: float
-    n_permutations: int
-    n_resamples: int
-    seed: int | None
+    tests: Tests
     kind: Kind = "table"
     per_query_rows: bool = False
-
-    def check(self, metric: Metric) -> None:
-        _refuse_set_level(metric, "compare() tests per-query values")
-
-    def keys(self, request: Request) -> list[str]:
-        return list(request.by)
+    refuses: ClassVar[str] = "compare() tests per-query values"
 
     def value_columns(self, request: Request) -> ValueColumns:
         return [*comparison_columns(request), (REFERENCE_WINDOW, "window")]
@@ -109,10 +96,7 @@ class PreviousWindow:
         reference, ids = _previous_side(current.values, previous)
         mine = np.arange(len(current.values.include), dtype=np.int64)
         rows, columns = _analysis.compare_samples(
-            current.values, reference, current_ids=mine, reference_ids=ids,
-            test=self.test, correction=self.correction, family=self.family,
-            alpha=self.alpha, confidence_level=self.confidence_level,
-            n_permutations=self.n_permutations, n_resamples=self.n_resamples, seed=self.seed,
+            current.values, reference, current_ids=mine, reference_ids=ids, tests=self.tests,
         )
         starts = _windows.segment_starts(current.values, request.window)
         per_row = np.repeat(previous, len(rows) // max(len(previous), 1))

@@ -19,16 +19,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain, count
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
 from rankframe import _analysis, _windows
-from rankframe._analysis import SYSTEM, Correction, Family, PerQuery, Test
-from rankframe._pipeline import Backend, Kind, Request, ValueColumns, completed
-from rankframe._registry import Metric
+from rankframe._analysis import SYSTEM, PerQuery, Tests
+from rankframe._pipeline import Backend, Compared, Kind, Request, ValueColumns, completed
 from rankframe.exceptions import InvalidOptionError
 
 __all__ = ["ReferenceComparison", "Side", "comparison_columns", "side"]
@@ -113,36 +112,18 @@ def _within(reference: Side, current: Side) -> tuple[PerQuery, list[object]]:
 
 
 @dataclass(frozen=True)
-class ReferenceComparison:
+class ReferenceComparison(Compared):
     """Each system against the same system of a reference frame: ``compare(reference=)``.
 
     ``reference()`` gives the reference frame's :class:`Side` for this request (the
     reference accessor's per-query step, run when the finish step runs)."""
 
     reference: Callable[[], Side] = field(compare=False)
-    test: Test
-    correction: Correction
-    family: Family
-    alpha: float
-    confidence_level: float
-    n_permutations: int
-    n_resamples: int
-    seed: int | None
+    tests: Tests
     kind: Kind = "table"
     per_query_rows: bool = False
-
-    def check(self, metric: Metric) -> None:
-        if metric.definition.aggregate == "set":
-            msg = (
-                f"{metric} is a set-level metric: it has one value per set of queries (the "
-                "frame, or a `by` segment), not one per query, and compare() tests "
-                "per-query values. Use evaluate([" + repr(str(metric)) + "], by=...) on "
-                "each frame for it."
-            )
-            raise InvalidOptionError(msg)
-
-    def keys(self, request: Request) -> list[str]:
-        return list(request.by)
+    refuses: ClassVar[str] = "compare() tests per-query values"
+    evaluate_where: ClassVar[str] = " on each frame"
 
     def value_columns(self, request: Request) -> ValueColumns:
         return comparison_columns(request)
@@ -163,9 +144,7 @@ class ReferenceComparison:
         mine, theirs = joint_codes(current.queries, reference_queries)
         return _analysis.compare_samples(
             current.values, reference, current_ids=mine, reference_ids=theirs,
-            test=self.test, correction=self.correction, family=self.family,
-            alpha=self.alpha, confidence_level=self.confidence_level,
-            n_permutations=self.n_permutations, n_resamples=self.n_resamples, seed=self.seed,
+            tests=self.tests,
         )
 
 

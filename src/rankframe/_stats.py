@@ -113,6 +113,28 @@ def _map_chunks(work: Callable[[_A], _R], chunks: Iterable[_A]) -> Iterator[_R]:
             yield pending.popleft().result()
 
 
+def _tasks(
+    work: Callable[[tuple[int, np.random.Generator]], _R], starts: range, seed: Seed
+) -> Iterator[_R]:
+    """``work((start, rng))`` for each task of resamples (its first resample), each with its
+    own stream of ``default_rng(seed).spawn(len(starts))``, in order (:func:`_map_chunks`)."""
+    streams = np.random.default_rng(seed).spawn(len(starts))
+    yield from _map_chunks(work, zip(starts, streams, strict=True))
+
+
+def _monte_carlo_hits(
+    count: Callable[[tuple[int, np.random.Generator]], npt.NDArray[np.int64]], starts: range,
+    seed: Seed, m: int,
+) -> npt.NDArray[np.int64]:
+    """Per column (``m``), the resampled statistics at least as extreme as the observed one,
+    summed over the tasks (``count``: one task's counts); a permutation test's p-value is
+    ``(1 + hits) / (1 + resamples)``."""
+    hits = np.zeros(m, dtype=np.int64)
+    for task_hits in _tasks(count, starts, seed):
+        hits += task_hits
+    return hits
+
+
 def paired_t_test(diff: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
     """Two-sided paired t-test of "mean difference = 0", per column.
 
@@ -397,10 +419,7 @@ def permutation_test(
                 sums[j] += tables[j].take(index).sum(axis=0)
         return np.asarray(np.count_nonzero(np.abs(sums) >= threshold[:, None], axis=1))
 
-    streams = np.random.default_rng(seed).spawn(len(starts))
-    hits = np.zeros(m, dtype=np.int64)
-    for task_hits in _map_chunks(count, zip(starts, streams, strict=True)):
-        hits += task_hits
+    hits = _monte_carlo_hits(count, starts, seed, m)
     p_value[finite] = (1.0 + hits[finite]) / (1.0 + r_total)
     return p_value.reshape(shape)
 
@@ -593,8 +612,7 @@ def bootstrap_interval(
             sums = np.add.reduceat(columns[j].take(index), starts_present, axis=1)
             means[j, start:stop] = sums / size[present]
 
-    streams = np.random.default_rng(seed).spawn(len(starts))
-    for _ in _map_chunks(resample, zip(starts, streams, strict=True)):
+    for _ in _tasks(resample, starts, seed):
         pass
     q = np.quantile(means, [(1.0 - c) / 2.0, (1.0 + c) / 2.0], axis=1, method="linear")
     low[present] = np.where(has_nan, np.nan, q[0].T)  # q: (2, m, segments)
@@ -755,10 +773,7 @@ def two_sample_permutation_test(
             hits[j] = np.count_nonzero(np.abs(stat) >= threshold[j])
         return hits
 
-    streams = np.random.default_rng(seed).spawn(len(starts))
-    hits = np.zeros(m, dtype=np.int64)
-    for task_hits in _map_chunks(count, zip(starts, streams, strict=True)):
-        hits += task_hits
+    hits = _monte_carlo_hits(count, starts, seed, m)
     p_value[finite] = (1.0 + hits[finite]) / (1.0 + r_total)
     return p_value.reshape(shape)
 
@@ -803,8 +818,7 @@ def two_sample_bootstrap_interval(
                 w1[j] * xs[j].take(ix).mean(axis=1) - w2[j] * ys[j].take(iy).mean(axis=1)
             )
 
-    streams = np.random.default_rng(seed).spawn(len(starts))
-    for _ in _map_chunks(resample, zip(starts, streams, strict=True)):
+    for _ in _tasks(resample, starts, seed):
         pass
     q = np.quantile(values, [(1.0 - c) / 2.0, (1.0 + c) / 2.0], axis=1, method="linear")
     low[finite], high[finite] = q[0][finite], q[1][finite]

@@ -24,8 +24,13 @@ FAIL_ON = ("fail", "uncertain")
 def add_parser(commands: Any) -> None:
     """The ``check`` subcommand's arguments."""
     from rankframe._gates import GRAMMAR, MODES
-    from rankframe._options import CORRECTION, FAMILY, OPTIONS, TEST
-    from rankframe.cli.parser import _add_convention_options, _add_input, add_time_options
+    from rankframe._options import OPTIONS
+    from rankframe.cli.parser import (
+        _add_convention_options,
+        _add_input,
+        add_test_options,
+        add_time_options,
+    )
     from rankframe.cli.render import OUTPUT_FORMATS
 
     check = commands.add_parser(
@@ -61,23 +66,12 @@ def add_parser(commands: Any) -> None:
     gates.add_argument("--fail-on", choices=FAIL_ON, default="fail",
                        help="the status that fails the check; 'uncertain' fails uncertain "
                        "rows too (default: %(default)s)")
-    tests = check.add_argument_group("intervals and tests")
-    tests.add_argument("--confidence-level", type=float, default=0.95, metavar="LEVEL",
-                       help="level of the intervals (default: %(default)s)")
-    tests.add_argument("--alpha", type=float, default=0.05,
-                       help="significance level of drop rules (default: %(default)s)")
-    tests.add_argument("--test", choices=TEST.choices, default=TEST.default,
-                       help="test of drop rules (default: %(default)s)")
-    tests.add_argument("--correction", choices=CORRECTION.choices,
-                       default=CORRECTION.default,
-                       help="multiple-comparison correction (default: %(default)s)")
-    tests.add_argument("--family", choices=FAMILY.choices, default="table",
-                       help="the tests one correction covers (default: %(default)s, every "
-                       "test of the drop rules)")
-    tests.add_argument("--resamples", type=int, default=1000, metavar="N",
-                       help="bootstrap resamples (default: %(default)s)")
-    tests.add_argument("--seed", type=int, default=0,
-                       help="random seed of the resampling (default: %(default)s)")
+    add_test_options(
+        check.add_argument_group("intervals and tests"), test="test of drop rules",
+        alpha="significance level of drop rules",
+        family="the tests one correction covers (default: %(default)s, every test of the "
+        "drop rules)", family_default="table",
+    )
     options = check.add_argument_group("metric options")
     options.add_argument("--min-relevance", type=float, metavar="GRADE",
                          help="lowest grade that counts as relevant (default: grade > 0)")

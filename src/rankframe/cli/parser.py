@@ -130,6 +130,44 @@ def add_time_options(group: argparse._ArgumentGroup, *, every: str) -> None:
                        "needs --time")
 
 
+def add_test_options(
+    group: argparse._ArgumentGroup, *, test: str = "paired test over queries",
+    alpha: str = "significance level", family: str | None = None,
+    family_default: str | None = None, confidence_level: str = "level of the intervals",
+    confidence_default: float | None = 0.95, permutations: bool = False,
+    resamples: str = "bootstrap resamples",
+) -> None:
+    """The flags of the tests and intervals (``compare``, ``check``, ``report``): --test,
+    --correction, --alpha, --family (with ``family``, its help), --confidence-level,
+    --permutations (with ``permutations``), --resamples and --seed. What differs per
+    command are the help texts (what the test or level is of) and two defaults:
+    ``family_default`` (the library's when ``None``) and ``confidence_default`` (``None``:
+    the library's, which ``confidence_level`` then names)."""
+    from rankframe._options import CORRECTION, FAMILY, TEST
+
+    group.add_argument("--test", choices=TEST.choices, default=TEST.default,
+                       help=f"{test} (default: %(default)s)")
+    group.add_argument("--correction", choices=CORRECTION.choices, default=CORRECTION.default,
+                       help="multiple-comparison correction (default: %(default)s)")
+    group.add_argument("--alpha", type=float, default=0.05,
+                       help=f"{alpha} (default: %(default)s)")
+    if family is not None:
+        group.add_argument("--family", choices=FAMILY.choices,
+                           default=FAMILY.default if family_default is None else family_default,
+                           help=family)
+    level = confidence_level if confidence_default is None else (
+        f"{confidence_level} (default: %(default)s)")
+    group.add_argument("--confidence-level", type=float, default=confidence_default,
+                       metavar="LEVEL", help=level)
+    if permutations:
+        group.add_argument("--permutations", type=int, default=10_000, metavar="N",
+                           help="sign flips of the permutation test (default: %(default)s)")
+    group.add_argument("--resamples", type=int, default=1000, metavar="N",
+                       help=f"{resamples} (default: %(default)s)")
+    group.add_argument("--seed", type=int, default=0,
+                       help="random seed of the resampling (default: %(default)s)")
+
+
 def _add_output(parser: argparse.ArgumentParser, *, per_query: bool = False,
                 paper: bool = False) -> None:
     group = parser.add_argument_group("output")
@@ -183,8 +221,6 @@ def build_parser() -> argparse.ArgumentParser:
     _add_input(compare, several_scores="a system's score column; give two or more (one is "
                "enough with --reference; default there: score)")
     _add_metric_options(compare)
-    from rankframe._options import CORRECTION, FAMILY, TEST
-
     tests = compare.add_argument_group("tests")
     tests.add_argument("--baseline", metavar="COL",
                        help="the score column the others are compared to (default: the first)")
@@ -192,25 +228,14 @@ def build_parser() -> argparse.ArgumentParser:
                        help="compare each --score column with the same column of FILE2 "
                        "(same columns; paired where the query ids match, two-sample "
                        "otherwise) instead of with a baseline column")
-    tests.add_argument("--test", choices=TEST.choices, default=TEST.default,
-                       help="paired test over queries (default: %(default)s)")
-    tests.add_argument("--correction", choices=CORRECTION.choices, default=CORRECTION.default,
-                       help="multiple-comparison correction (default: %(default)s)")
-    tests.add_argument("--alpha", type=float, default=0.05,
-                       help="significance level (default: %(default)s)")
-    tests.add_argument("--family", choices=FAMILY.choices, default=FAMILY.default,
-                       help="the tests one correction covers: the systems compared on one "
-                       "metric in one segment, or every test of the table "
-                       "(default: %(default)s)")
-    tests.add_argument("--confidence-level", type=float, metavar="LEVEL",
-                       help="level of the delta's confidence interval (default: 0.95)")
-    tests.add_argument("--permutations", type=int, default=10_000, metavar="N",
-                       help="sign flips of the permutation test (default: %(default)s)")
-    tests.add_argument("--resamples", type=int, default=1000, metavar="N",
-                       help="resamples of the bootstrap interval of the permutation and "
-                       "Wilcoxon tests (default: %(default)s)")
-    tests.add_argument("--seed", type=int, default=0,
-                       help="random seed of the resampling (default: %(default)s)")
+    # --confidence-level without a default: the library's (a --convention may set it)
+    add_test_options(
+        tests, family="the tests one correction covers: the systems compared on one metric "
+        "in one segment, or every test of the table (default: %(default)s)",
+        confidence_level="level of the delta's confidence interval (default: 0.95)",
+        confidence_default=None, permutations=True,
+        resamples="resamples of the bootstrap interval of the permutation and Wilcoxon tests",
+    )
     add_time_options(compare.add_argument_group("time windows"),
                      every="each window against the previous one (with --baseline: the "
                      "systems within each window; with --reference: the same window of "

@@ -13,8 +13,7 @@ from rankframe.cli.status import Status
 def add_report(commands: Any, add_input: Callable[..., None],
                add_metric_options: Callable[..., None]) -> None:
     """The ``report`` subcommand and its arguments."""
-    from rankframe._options import CORRECTION, TEST
-    from rankframe.cli.parser import add_time_options
+    from rankframe.cli.parser import add_test_options, add_time_options
 
     report = commands.add_parser(
         "report", help="one self-contained HTML report: summary, segments, curves, "
@@ -30,19 +29,7 @@ def add_report(commands: Any, add_input: Callable[..., None],
     group = report.add_argument_group("report")
     group.add_argument("--baseline", metavar="COL",
                        help="the score column the others are compared to (default: the first)")
-    group.add_argument("--test", choices=TEST.choices, default=TEST.default,
-                       help="paired test over queries (default: %(default)s)")
-    group.add_argument("--correction", choices=CORRECTION.choices,
-                       default=CORRECTION.default,
-                       help="multiple-comparison correction (default: %(default)s)")
-    group.add_argument("--alpha", type=float, default=0.05,
-                       help="significance level (default: %(default)s)")
-    group.add_argument("--confidence-level", type=float, default=0.95, metavar="LEVEL",
-                       help="level of the intervals (default: %(default)s)")
-    group.add_argument("--resamples", type=int, default=1000, metavar="N",
-                       help="bootstrap resamples (default: %(default)s)")
-    group.add_argument("--seed", type=int, default=0,
-                       help="random seed of the resampling (default: %(default)s)")
+    add_test_options(group)
     group.add_argument("--worst", type=int, default=10, metavar="N",
                        help="worst queries shown (default: %(default)s)")
     group.add_argument("--top-k", type=int, default=10, metavar="K",

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from rankframe._analysis import Tests
 from rankframe._registry import parse_metric
 from rankframe.exceptions import ColumnNotFoundError, RankEvalError
 from rankframe.history.schema import VALUE_COLUMNS
@@ -300,9 +301,18 @@ def _json_value(value: object) -> object:
 
 
 def _fields(obj: object) -> dict[str, object]:
+    """A dataclass's fields as JSON values; a comparison's test settings (``Tests``) in
+    place, as fields of the result itself."""
     if not dataclasses.is_dataclass(obj):
         return {}
-    return {f.name: _json_value(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    fields: dict[str, object] = {}
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        if isinstance(value, Tests):
+            fields.update(_fields(value))
+        else:
+            fields[f.name] = _json_value(value)
+    return fields
 
 
 def options_json(request: Request, settings: Mapping[str, Any] | None = None) -> str:

@@ -33,7 +33,7 @@ import pandas as pd
 import polars as pl
 
 from rankframe import _items, _pipeline, _stats
-from rankframe._analysis import Correction, PerQuery, Test
+from rankframe._analysis import Correction, PerQuery, Test, Tests
 from rankframe._conventions import preset_options
 from rankframe._options import OPTIONS, Options
 from rankframe._registry import Metric, bind_options, parse_metrics
@@ -671,14 +671,16 @@ def compute(
     if len(systems) > 1:
         compared = _pipeline.Comparison(
             baseline=b,
-            test=test,
-            correction=correction,
-            family="systems",
-            alpha=alpha,
-            confidence_level=confidence_level,
-            n_permutations=10_000,
-            n_resamples=n_resamples,
-            seed=seed,
+            tests=Tests(
+                test=test,
+                correction=correction,
+                family="systems",
+                alpha=alpha,
+                confidence_level=confidence_level,
+                n_permutations=10_000,
+                n_resamples=n_resamples,
+                seed=seed,
+            ),
         )
         comparison = finish(compared, False)
         segment_comparison = finish(compared, True) if by_list else None

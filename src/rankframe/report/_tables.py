@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import string
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -125,6 +126,24 @@ def _baseline(entries: list[_Entry]) -> str:
     return entries[0].system if entries else ""
 
 
+def _cells(rows: list[list[tuple[str, bool, str]]], escape: Callable[[str], str], *,
+           bold: str, mark: str) -> list[list[str]]:
+    """:func:`_grid`'s cells in a markup: each text escaped, in the ``bold`` template
+    (``{}``: the text) when bold, then its marks in the ``mark`` template."""
+    out = []
+    for cells in rows:
+        row = []
+        for text, strong, marks in cells:
+            cell = escape(text)
+            if strong:
+                cell = bold.format(cell)
+            if marks:
+                cell += mark.format(marks)
+            row.append(cell)
+        out.append(row)
+    return out
+
+
 def _grid(table: Any, digits: int) -> tuple[list[str], list[str], list[list[tuple[str, bool,
                                                                                   str]]]]:
     """The header (segments, system, metrics) and the cells: (text, bold, marks)."""
@@ -196,16 +215,8 @@ def to_latex(table: Any, *, digits: int = 4, caption: str | None = None) -> str:
         lines += ["\\begin{table}", "\\centering", f"\\caption{{{_latex_text(caption)}}}"]
     lines += [f"\\begin{{tabular}}{{{'l' * n_keys}{'r' * len(metrics)}}}", "\\toprule",
               " & ".join(_latex_text(h) for h in header) + " \\\\", "\\midrule"]
-    for cells in rows:
-        out = []
-        for text, bold, mark in cells:
-            cell = _latex_text(text)
-            if bold:
-                cell = f"\\textbf{{{cell}}}"
-            if mark:
-                cell += f"$^{{{mark}}}$"
-            out.append(cell)
-        lines.append(" & ".join(out) + " \\\\")
+    for cells in _cells(rows, _latex_text, bold="\\textbf{{{}}}", mark="$^{{{}}}$"):
+        lines.append(" & ".join(cells) + " \\\\")
     lines += ["\\bottomrule", "\\end{tabular}"]
     if caption is not None:
         lines.append("\\end{table}")
@@ -241,14 +252,6 @@ def to_markdown(table: Any, *, digits: int = 4) -> str:
     n_keys = len(header) - len(metrics)
     lines = ["| " + " | ".join(_md_text(h) for h in header) + " |",
              "|" + "---|" * n_keys + "---:|" * len(metrics)]
-    for cells in rows:
-        out = []
-        for text, bold, mark in cells:
-            cell = _md_text(text)
-            if bold:
-                cell = f"**{cell}**"
-            if mark:
-                cell += f"<sup>{mark}</sup>"
-            out.append(cell)
-        lines.append("| " + " | ".join(out) + " |")
+    for cells in _cells(rows, _md_text, bold="**{}**", mark="<sup>{}</sup>"):
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

@@ -622,3 +622,21 @@ def test_check_records_its_rules_settings_and_input(make_frame, tmp_path):
     assert options["settings"]["mode"] == "point"
     assert run["input_rows"] == 4
     assert run["input_queries"] == 2
+
+
+def test_a_reference_comparison_records_the_same_settings_every_run(make_frame, tmp_path):
+    """compare(reference=) holds the reference side as a function: its settings say there is
+    a reference (true), the same on every run, not the function's address."""
+    import json
+
+    import rankframe
+
+    data = {"query": [1, 1, 2, 2], "item": ["x", "y", "x", "y"],
+            "score": [0.9, 0.1, 0.9, 0.1], "relevant": [0, 1, 1, 0]}
+    frame = make_frame(data)
+    store = rankframe.History(tmp_path / "m.duckdb")
+    for name in ("first", "second"):
+        store.record(frame.rank_eval.compare("mrr", reference=make_frame(data)), run=name)
+    settings = [json.loads(o)["settings"] for o in store.runs()["options"]]
+    assert settings[0] == settings[1]
+    assert settings[0]["reference"] is True

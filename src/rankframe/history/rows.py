@@ -302,7 +302,8 @@ def _json_value(value: object) -> object:
 
 def _fields(obj: object) -> dict[str, object]:
     """A dataclass's fields as JSON values; a comparison's test settings (``Tests``) in
-    place, as fields of the result itself."""
+    place, as fields of the result itself; a function (``compare(reference=)``'s reference
+    side) as ``true``: there is one (its address would differ on every run)."""
     if not dataclasses.is_dataclass(obj):
         return {}
     fields: dict[str, object] = {}
@@ -310,6 +311,8 @@ def _fields(obj: object) -> dict[str, object]:
         value = getattr(obj, f.name)
         if isinstance(value, Tests):
             fields.update(_fields(value))
+        elif callable(value):  # compare(reference=): the reference frame's side, made later
+            fields[f.name] = True
         else:
             fields[f.name] = _json_value(value)
     return fields

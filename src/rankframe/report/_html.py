@@ -27,7 +27,8 @@ max-width:1100px;padding:0 18px 40px;color:#222;background:#fff}
 h1{font-size:22px;margin:18px 0 4px}h2{font-size:18px;margin:28px 0 8px;
 border-bottom:1px solid #ddd;padding-bottom:3px}h3{font-size:15px;margin:16px 0 6px}
 nav a{margin-right:10px;color:#1f5fa8;text-decoration:none}
-table{border-collapse:collapse;margin:6px 0 10px;display:block;overflow-x:auto;max-width:100%;font-variant-numeric:tabular-nums}
+table{border-collapse:collapse;margin:6px 0 10px;font-variant-numeric:tabular-nums;
+display:block;overflow-x:auto;max-width:100%}
 th,td{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top}
 th{background:#f4f4f4}td.num{text-align:right;white-space:nowrap}
 .ci{color:#666;font-size:12px}.note{color:#555;font-size:13px}

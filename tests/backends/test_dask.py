@@ -390,3 +390,28 @@ def test_whole_frame_summaries_equal_pandas(
     result = call(ddf.rank_eval(score=scores))
     assert isinstance(result, dd.DataFrame)
     assert_same(result, call(pdf.rank_eval(score=scores)))
+
+
+def _timed(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with a UTC ``served_at``: query i at day 3·i from Monday 2024-01-01 (rows of
+    one query an hour apart), so its 60 queries fall in 26 weekly windows."""
+    number = frame["query"].str.slice(1).astype(int).to_numpy()
+    start = pd.Timestamp("2024-01-01", tz="UTC")
+    hours = pd.to_timedelta(frame.groupby("query").cumcount().to_numpy(), unit="h")
+    served = start + pd.to_timedelta(3 * number, unit="D") + hours
+    return frame.assign(served_at=served)
+
+
+def test_windows_and_reference_comparisons_on_the_cluster() -> None:
+    """every= and compare(reference=) (whose reference side is computed inside the finish
+    task, a nested compute) on the LocalCluster give the pandas tables."""
+    current, reference = _timed(generated(3)), _timed(generated(4))
+    ddf, pdf = dask_and_pandas(current)
+    dref, pref = dask_and_pandas(reference)
+    lazy, eager = ddf.rank_eval(time="served_at"), pdf.rank_eval(time="served_at")
+    assert_same(lazy.evaluate(["mrr@5", "ndcg@10"], every="1w", by="theme"),
+                eager.evaluate(["mrr@5", "ndcg@10"], every="1w", by="theme"))
+    assert_same(lazy.compare(["mrr@5"], every="2w"), eager.compare(["mrr@5"], every="2w"))
+    for other, pandas_other in ((dref, pref), (pref, pref)):
+        assert_same(lazy.compare(["mrr@5", "map"], reference=other, by="theme"),
+                    eager.compare(["mrr@5", "map"], reference=pandas_other, by="theme"))

@@ -291,3 +291,37 @@ def test_plots_read_a_windowed_table(make_frame: FrameMaker) -> None:
     plt.close(ax.figure)
     ax = plot.distribution(ev.per_query("mrr", every="1w"), "mrr")
     plt.close(ax.figure)
+
+
+def test_every_metric_in_a_window_is_its_value_on_that_windows_rows(
+    make_frame: FrameMaker,
+) -> None:
+    """A window is a segment of whole queries: for every registered metric of relevance (at
+    every k), its value in a window equals ``evaluate`` on the rows of that window's queries
+    alone, selected by hand (two weeks; q1's second row is in week 2 but q1 is week 1's)."""
+    from helpers import all_metrics, unlabelled
+
+    rows: dict[str, list[Any]] = {"query": [], "item": [], "score": [], "relevant": [],
+                                  "served_at": []}
+    grades = {"q1": [0, 2], "q2": [1, 0], "q3": [3, 1], "q4": [0, 1], "q5": [0, 0]}
+    scores = {"q1": [0.9, 0.4], "q2": [0.5, 0.5], "q3": [0.2, 0.7], "q4": [0.8, 0.1],
+              "q5": [0.3, 0.6]}
+    for query, times in TIMES.items():
+        for position in range(2):
+            rows["query"].append(query)
+            rows["item"].append(f"d{position}")
+            rows["score"].append(scores[query][position])
+            rows["relevant"].append(grades[query][position])
+            rows["served_at"].append(pd.Timestamp(times[position], tz="UTC"))
+    weeks = {"2024-01-01": ["q1", "q2", "q3"], "2024-01-08": ["q4", "q5"]}
+    metrics = [str(m) for m in all_metrics((1, 3))]
+    table = unlabelled(make_frame(rows).rank_eval(time="served_at").evaluate(
+        metrics, every="1w"))
+    assert [str(w.date()) for w in table["window"]] == list(weeks)
+    for position, (_week, queries) in enumerate(weeks.items()):
+        subset = {c: [v for q, v in zip(rows["query"], values, strict=True) if q in queries]
+                  for c, values in rows.items() if c != "served_at"}
+        expected = unlabelled(make_frame(subset).rank_eval.evaluate(metrics))
+        for metric in metrics:
+            got, want = table[metric].iloc[position], expected[metric].iloc[0]
+            assert got == pytest.approx(want, abs=1e-12, nan_ok=True), (metric, _week)

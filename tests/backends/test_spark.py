@@ -26,9 +26,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from pyspark.sql import functions
 
 import rankframe
 import rankframe.spark
+from rankframe.adapters import spark as spark_adapter
 from helpers import all_metrics
 from rankframe import METRICS, EmptyQueryError, InvalidDataError, Metric
 
@@ -196,6 +198,55 @@ def test_partitioned_skips_the_shuffle_with_the_same_values(spark: Any) -> None:
     assert got.evaluate(["mrr", "ndcg@10"]).equals(data.rank_eval.evaluate(["mrr", "ndcg@10"]))
     plan = laid_out.rank_eval  # registered: the same accessor, shuffling
     assert plan.mrr() == data.rank_eval.mrr()
+
+
+def _cut(spark: Any, data: pd.DataFrame) -> Any:
+    """``data`` in its row order, cut into partitions by position: the queries at a cut
+    straddle two partitions (checked)."""
+    frame = (spark.createDataFrame(data.assign(_order=np.arange(len(data))))
+             .repartitionByRange(PARTS, "_order").drop("_order"))
+    seen = frame.select("query", functions.spark_partition_id().alias("part")).toArrow()
+    parts = seen.to_pandas().groupby("query")["part"].nunique()
+    assert (parts > 1).any(), "no query straddles two partitions"
+    return frame
+
+
+def test_partitioned_recomputes_queries_cut_across_partitions(
+        spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``partitioned=True`` on rows not laid out by query still gives the pandas values:
+    the queries found in two partitions are computed again from all their rows; beyond
+    ``_STRADDLING`` of them, the whole frame is shuffled."""
+    data = generated(seed=19)
+    cut = _cut(spark, data)
+    metrics = ["mrr", "ndcg@10", "map", "precision@3"]
+    want = data.rank_eval.evaluate(metrics, by="theme")
+    got = rankframe.spark.rank_eval(cut, partitioned=True).evaluate(metrics, by="theme")
+    pd.testing.assert_frame_equal(got, want)
+    per_query = rankframe.spark.rank_eval(cut, partitioned=True).per_query(metrics)
+    got_rows = per_query.toArrow().to_pandas().sort_values("query", ignore_index=True)
+    want_rows = data.rank_eval.per_query(metrics).sort_values("query", ignore_index=True)
+    assert got_rows["query"].tolist() == want_rows["query"].tolist()
+    np.testing.assert_array_equal(got_rows[metrics].to_numpy(), want_rows[metrics].to_numpy())
+    monkeypatch.setattr(spark_adapter, "_STRADDLING", 0)
+    again = rankframe.spark.rank_eval(cut, partitioned=True).evaluate(metrics, by="theme")
+    pd.testing.assert_frame_equal(again, want)
+
+
+def test_partitioned_sees_a_by_column_that_differs_across_a_cut(spark: Any) -> None:
+    """The two halves of a cut query each hold one theme: the pandas error all the same."""
+    data = generated(seed=19)
+    seen = _cut(spark, data).select(
+        "query", functions.spark_partition_id().alias("part")).toArrow().to_pandas()
+    straddling = seen.groupby("query")["part"].nunique().loc[lambda n: n > 1].index[0]
+    rows = data.index[data["query"] == straddling]
+    data.loc[rows[-1], "theme"] = "elsewhere"
+    with pytest.raises(rankframe.RankEvalError) as want:
+        data.rank_eval.evaluate(["mrr"], by="theme")
+    with pytest.raises(rankframe.RankEvalError) as got:
+        rankframe.spark.rank_eval(_cut(spark, data), partitioned=True).evaluate(
+            ["mrr"], by="theme")
+    assert type(got.value) is type(want.value)
+    assert str(got.value) == str(want.value)
 
 
 # -- errors: message for message --------------------------------------------------------------

@@ -11,9 +11,11 @@ the values are the pandas accessor's, bit for bit. Nothing loops over queries in
 nothing goes through ``pyspark.pandas``.
 
 With ``partitioned=True`` (``rankframe.spark.rank_eval(sdf, partitioned=True)``) the frame
-is taken as already laid out by query (every query's rows in one partition: written
-bucketed or ``repartition("query")``): ``mapInArrow`` runs on each partition as it is, with
-no shuffle.
+is taken as laid out by query (every query's rows in one partition: written bucketed, by
+query, or ``repartition("query")``): ``mapInArrow`` runs on each partition as it is, with
+no shuffle. The driver checks that no query came from two partitions; those that did (a
+file split cutting a query) are computed again from all their rows, shuffled, so a wrong
+layout costs time, never a wrong number.
 
 Errors are the pandas accessor's. A worker never raises for bad data: a group whose columns
 hold nulls (or a score or grade column that is not numeric) says so, and the driver then
@@ -62,6 +64,7 @@ __all__ = ["SparkRankEval", "register"]
 _POSITION, _BUCKET = "_position", "_bucket"  # beside the columns' aliases _0, _1, ...
 _REPLY = "part long, reported boolean, error binary, payload binary"
 _FACTS = "part long, facts binary"
+_STRADDLING = 10_000  # queries cut across partitions recomputed alone (partitioned=True)
 
 
 @contextmanager
@@ -251,8 +254,28 @@ class SparkRankEval(RankEval):
         tables = [pickle.loads(p) for p in replies["payload"].to_pylist()]
         if not tables:
             tables = [parts.map(self._empty(columns))]
+        if self._partitioned:
+            tables = self._whole(request, tables)
         table: pd.DataFrame = pd.concat(tables, ignore_index=True)
         return table
+
+    def _whole(self, request: Request, tables: list[pd.DataFrame]) -> list[pd.DataFrame]:
+        """``partitioned=True``: the tables of the partitions, with the queries found in more
+        than one partition (a query cut by a file split, or rows not laid out by query)
+        taken out and computed again from all their rows, shuffled. Beyond
+        :data:`_STRADDLING` such queries, the whole frame is shuffled instead."""
+        query = request.names.query
+        keys = pd.concat([t[query].drop_duplicates() for t in tables], ignore_index=True)
+        cut = keys[keys.duplicated()].drop_duplicates()
+        if cut.empty:
+            return tables
+        shuffled = SparkRankEval(self._frame, self._names)
+        if len(cut) > _STRADDLING:
+            return [shuffled._part_tables(request)]
+        values = pa.Array.from_pandas(cut).to_pylist()
+        shuffled._frame = self._frame.where(_col(query).isin(values))
+        again = shuffled._part_tables(request)
+        return [*(t[~t[query].isin(cut)] for t in tables), again]
 
     def _evaluate(self, request: Request) -> Any:
         table = Parts(request, PandasBackend).finish(self._part_tables(request))

@@ -30,9 +30,9 @@ from pyspark.sql import functions
 
 import rankframe
 import rankframe.spark
-from rankframe.adapters import spark as spark_adapter
 from helpers import all_metrics
 from rankframe import METRICS, EmptyQueryError, InvalidDataError, Metric
+from rankframe.adapters import spark as spark_adapter
 
 pytestmark = [
     pytest.mark.load,  # a Spark session: `make test` runs them, -m 'not load' leaves them out
@@ -292,6 +292,19 @@ def test_errors_match_pandas(spark: Any, case: str) -> None:
     assert type(got.value) is type(want.value)
     assert str(got.value) == str(want.value)
     assert isinstance(got.value, InvalidDataError | EmptyQueryError)
+
+
+@pytest.mark.parametrize("case", ["null grade", "null item", "null query", "text score"])
+def test_rank_raises_the_pandas_error_of_nulls_and_dtypes_at_once(spark: Any, case: str) -> None:
+    """rank() is lazy, but the whole frame's nulls and dtypes are checked when it is called:
+    the pandas message, naming the frame's rows (not a bucket's)."""
+    data = ERRORS[case][0]()
+    with pytest.raises(rankframe.RankEvalError) as want:
+        data.rank_eval.rank()
+    with pytest.raises(rankframe.RankEvalError) as got:
+        spark.createDataFrame(data).rank_eval.rank()  # no action: raised by the call
+    assert type(got.value) is type(want.value)
+    assert str(got.value) == str(want.value)
 
 
 # -- installing pyspark changes nothing else --------------------------------------------------

@@ -25,9 +25,10 @@ other error (a duplicate item, a ``by`` column that varies within a query) comes
 pickled and is raised on the driver, as raised.
 
 ``evaluate``, ``compare`` and the metric methods return what the pandas accessor returns;
-``per_query`` and ``rank`` return Spark DataFrames. ``rank()`` is lazy: a data error
-surfaces when its frame is computed, as Spark's ``PythonException`` carrying rankframe's
-message.
+``per_query`` and ``rank`` return Spark DataFrames. ``rank()`` checks the whole frame's
+nulls and dtypes when called (one scan, no shuffle) and raises the pandas error at once; the
+ranking itself is lazy, so an error found within a query (a duplicate item) surfaces when its
+frame is computed, as Spark's ``PythonException`` carrying rankframe's message.
 """
 
 from __future__ import annotations
@@ -305,6 +306,8 @@ class SparkRankEval(RankEval):
         from pyspark.sql.types import LongType, StructField, StructType
 
         names = self._names
+        # nulls and dtypes over the whole frame, in its row order, now (a scan, no shuffle)
+        self._raise_whole_frame(names, list(names.roles()))
         every = list(self._frame.columns)
         schema = StructType([*self._frame.schema.fields,
                              *(StructField(c, LongType()) for c in columns)])

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-import polars as pl
 
+from rankframe import _results
 from rankframe._registry import check_k, parse_metric
 from rankframe.exceptions import ColumnNotFoundError, InvalidOptionError
 
@@ -48,18 +48,13 @@ FloatArray = npt.NDArray[np.float64]
 
 
 def _eager(table: Any) -> pd.DataFrame:
-    """The table as an eager pandas frame: polars converted, lazy results run."""
-    if isinstance(table, pl.LazyFrame):
-        table = table.collect()
-    if isinstance(table, pl.DataFrame):
-        return table.to_pandas()
-    if isinstance(table, pd.DataFrame):
-        return table
-    if hasattr(table, "compute"):  # a Dask result computes to a pandas frame
-        return _eager(table.compute())
+    """The table as an eager pandas frame (:func:`rankframe._results.as_pandas`)."""
+    frame = _results.as_pandas(table)
+    if frame is not None:
+        return frame
     msg = (
-        "Expected a pandas or polars DataFrame (or a polars LazyFrame) from rank_eval; "
-        f"got {type(table).__name__}."
+        "Expected a table from rank_eval (pandas, polars, a LazyFrame, Dask, Arrow or "
+        f"Spark); got {type(table).__name__}."
     )
     raise TypeError(msg)
 

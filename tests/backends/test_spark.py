@@ -132,6 +132,33 @@ def test_scalars_segments_intervals_and_compare(spark: Any) -> None:
     pd.testing.assert_frame_equal(got, want, check_exact=True)
 
 
+def test_report_history_and_plots_read_spark_results(spark: Any, tmp_path: Path) -> None:
+    """report() reads its per-query rows back from Spark (it failed under pandas 3 through
+    pyspark's toPandas), History.record takes per_query's Spark DataFrame, and the plots
+    read it: the pandas accessor's tables."""
+    data = generated(seed=23)
+    two = {"score": ["score", "other"]}
+    metrics = ["ndcg@3", "mrr"]
+    got = spark.createDataFrame(data).rank_eval(**two).report(metrics, by="theme")
+    want = data.rank_eval(**two).report(metrics, by="theme")
+    for table in ("summary", "segments", "comparison", "wtl"):
+        pd.testing.assert_frame_equal(getattr(got, table), getattr(want, table),
+                                      check_exact=True, obj=table)
+    store = rankframe.History(tmp_path / "h.duckdb")
+    run = store.record(spark.createDataFrame(data).rank_eval.per_query(metrics))
+    loaded = store.load(run_id=run)
+    want_rows = data.rank_eval.per_query(metrics)
+    for metric in metrics:
+        recorded = loaded.loc[loaded["metric"] == metric, "value"].to_numpy()
+        np.testing.assert_array_equal(np.sort(recorded), np.sort(want_rows[metric].to_numpy()))
+    from rankframe.plot import _eager  # what the plots read a table as
+
+    rows = _eager(spark.createDataFrame(data).rank_eval.per_query(metrics))
+    rows = rows.sort_values("query", ignore_index=True)
+    np.testing.assert_array_equal(rows[metrics].to_numpy(), want_rows.sort_values(
+        "query", ignore_index=True)[metrics].to_numpy())
+
+
 def test_time_windows_match_pandas(spark: Any) -> None:
     # each query's rows spread over a few days around week boundaries (UTC): its earliest
     # row decides its week, in every part as in one frame

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from rankframe import _results
 from rankframe._analysis import Tests
 from rankframe._registry import parse_metric
 from rankframe.exceptions import ColumnNotFoundError, RankEvalError
@@ -56,34 +57,16 @@ TYPED_KEYS = {
 }
 
 
-def _is_dask(obj: Any) -> bool:
-    return type(obj).__module__.startswith("dask") and hasattr(obj, "compute")
-
-
 def as_pandas(result: Any) -> pd.DataFrame:
-    """A result of any frame kind as an eager pandas frame (a LazyFrame is collected, a Dask
-    result computed; a Series, or an index, becomes columns)."""
-    import polars as pl
-    import pyarrow as pa
-
-    if isinstance(result, pl.LazyFrame):
-        result = result.collect()
-    elif _is_dask(result):
-        result = result.compute()
-    if isinstance(result, pl.DataFrame):
-        converted: pd.DataFrame = result.to_pandas()
-        return converted
-    if isinstance(result, pa.Table | pa.RecordBatch):
-        table: pd.DataFrame = result.to_pandas()
-        return table
-    if isinstance(result, pd.Series):
-        result = result.reset_index()
-    if isinstance(result, pd.DataFrame):
-        frame: pd.DataFrame = result
+    """A result of any frame kind as an eager pandas frame (:func:`rankframe._results.as_pandas`;
+    an index becomes columns)."""
+    frame = _results.as_pandas(result)
+    if frame is not None:
         return frame.reset_index() if any(n is not None for n in frame.index.names) else frame
     msg = (
         "History.record() takes a result table: what evaluate(), per_query() or compare() "
-        "return (pandas, polars, LazyFrame or Dask), or a metric method's value per segment. "
+        "return (pandas, polars, LazyFrame, Dask or Spark), or a metric method's value per "
+        "segment. "
         f"Got {type(result).__module__}.{type(result).__qualname__}; for one number, record "
         "evaluate([...]) instead."
     )
@@ -357,7 +340,7 @@ def _bound_columns(frame: Any, columns: list[str]) -> pd.DataFrame | None:
         if isinstance(selected, pl.LazyFrame):
             selected = selected.collect()
         data = None if selected is None else selected.to_pandas()
-    elif _is_dask(frame):
+    elif _results.is_dask(frame):
         missing = [c for c in columns if c not in frame.columns]
         data = None if missing else frame[columns].compute()
     elif isinstance(frame, pa.RecordBatchReader) or not is_arrow(frame):

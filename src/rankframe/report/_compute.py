@@ -32,7 +32,7 @@ import numpy.typing as npt
 import pandas as pd
 import polars as pl
 
-from rankframe import _items, _pipeline, _stats
+from rankframe import _items, _pipeline, _results, _stats
 from rankframe._analysis import Correction, PerQuery, Test, Tests
 from rankframe._conventions import preset_options
 from rankframe._options import OPTIONS, Options
@@ -178,19 +178,10 @@ class ReportData:
 
 
 def eager(table: Any) -> pd.DataFrame:
-    """A result table as a pandas frame: polars converted, lazy results run."""
-    if isinstance(table, pl.LazyFrame):
-        table = table.collect()
-    if isinstance(table, pl.DataFrame):
-        return table.to_pandas()
-    if isinstance(table, pd.Series):
-        return table.reset_index()
-    if isinstance(table, pd.DataFrame):
-        return table
-    if hasattr(table, "compute"):
-        return eager(table.compute())
-    if hasattr(table, "toPandas"):  # a Spark frame of per-query rows
-        return eager(table.toPandas())
+    """A result table as a pandas frame (:func:`rankframe._results.as_pandas`)."""
+    frame = _results.as_pandas(table)
+    if frame is not None:
+        return frame
     msg = f"Expected a table from rank_eval; got {type(table).__name__}."
     raise TypeError(msg)
 

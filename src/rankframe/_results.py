@@ -1,0 +1,49 @@
+"""Result tables of any frame kind, read back as eager pandas frames.
+
+The plots, the report and the history store read what ``evaluate``, ``per_query`` and
+``compare`` return on every frame kind: a polars LazyFrame is collected, a Dask result
+computed, a Spark DataFrame (``per_query`` on Spark) brought back with ``toArrow()``, an
+Arrow table converted; a Series becomes columns. Anything else is ``None``: each caller
+says in its own words what it takes.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+
+__all__ = ["as_pandas", "is_dask"]
+
+
+def is_dask(obj: Any) -> bool:
+    return type(obj).__module__.startswith("dask") and hasattr(obj, "compute")
+
+
+def _is_spark(obj: Any) -> bool:
+    return type(obj).__module__.startswith("pyspark.sql") and hasattr(obj, "toArrow")
+
+
+def as_pandas(result: Any) -> pd.DataFrame | None:
+    """``result`` as an eager pandas frame, or ``None`` when it is no result table."""
+    if isinstance(result, pl.LazyFrame):
+        result = result.collect()
+    elif is_dask(result):
+        result = result.compute()
+    elif _is_spark(result):
+        with warnings.catch_warnings():  # pyspark's at its Arrow calls (pandas 3)
+            warnings.filterwarnings("ignore", module=r"pyspark(\.|$)")
+            result = result.toArrow()
+    if isinstance(result, pl.DataFrame):
+        return result.to_pandas()
+    if isinstance(result, pa.Table | pa.RecordBatch):
+        converted: pd.DataFrame = result.to_pandas()
+        return converted
+    if isinstance(result, pd.Series):
+        return result.reset_index()
+    if isinstance(result, pd.DataFrame):
+        return result
+    return None

@@ -214,8 +214,10 @@ TOP1_F1 = MetricDef(
     predicted class. The value is ``sklearn.metrics.f1_score(y_true, y_pred,
     average=class_average)`` over the queries of the frame or segment: ``"weighted"``
     (per-class F1 weighted by the class's number of queries), ``"macro"`` or ``"micro"``
-    (accuracy). Set-level. A query without exactly one relevant item, or that retrieved
-    nothing, is an error.
+    (accuracy). Set-level. A query with two or more relevant items, or with one that
+    retrieved nothing, is an error. A query without a relevant item is left out with
+    ``empty="skip"`` or ``"nan"``; ``"error"`` raises ``EmptyQueryError``, and the default
+    ``"zero"`` (or ``"one"``) an error naming it.
     """,
     examples="""
     True classes x, x, y; rank-1 items x, y, y. Class x: F1 = 2·1 / (2 + 1) = 2/3 (two

@@ -609,6 +609,31 @@ def test_top1_f1_leaves_out_queries_without_a_relevant_item(
         assert by.loc[("y", system), "n_queries"] == 0
 
 
+def test_skip_is_leaving_the_queries_out_for_every_metric(make_frame: FrameMaker) -> None:
+    # over the registry: with empty="skip", a metric that empty= applies to
+    # (depends_on_relevant) has its value on the frame without q2 and q5, top1_f1 too;
+    # the others keep every query (their value with the default, empty="zero")
+    data = SKIPPED_TOP1.drop(columns="other")
+    inputs = {"popularity": {"a": 3.0, "b": 2.0, "c": 1.0},
+              "item_features": pd.DataFrame({"x": [1.0, 0.0, 1.0], "y": [0.0, 1.0, 1.0]},
+                                            index=["a", "b", "c"])}
+    specs = {d.name: f"{d.name}@{d.param.example}" if d.takes_k else d.name
+             for d in METRICS.values()}
+    applies = [specs[n] for n, d in METRICS.items() if d.depends_on_relevant]
+    others = [specs[n] for n, d in METRICS.items() if not d.depends_on_relevant]
+    assert "top1_f1" in applies
+    skipped = unlabelled(make_frame(data).rank_eval.evaluate(
+        list(specs.values()), empty="skip", **inputs)).iloc[0]
+    kept = data[data["query"].isin(["q1", "q3", "q4", "q6"])]
+    without = unlabelled(make_frame(kept).rank_eval.evaluate(applies, **inputs)).iloc[0]
+    every = unlabelled(make_frame(data).rank_eval.evaluate(others, **inputs)).iloc[0]
+    assert len(skipped) == len(specs) + 1
+    for column, want in [*without.items(), *every.items()]:
+        if column != "n_queries":
+            assert skipped[column] == pytest.approx(want, abs=1e-12, nan_ok=True), column
+    assert skipped["n_queries"] == without["n_queries"] == 4
+
+
 def test_top1_f1_under_the_other_empty_values(make_frame: FrameMaker) -> None:
     frame = make_frame(SKIPPED_TOP1)
     # "error": the option's own error, naming the queries

@@ -36,7 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from rankframe._engine import THREAD_ROWS, segments
-from rankframe.exceptions import InvalidDataError, InvalidOptionError, excerpt, plain
+from rankframe.exceptions import InvalidDataError, InvalidOptionError, Keyword, excerpt, plain
 
 if TYPE_CHECKING:
     from rankframe._engine import FrameData, Ranking
@@ -912,32 +912,47 @@ def complete(values: FloatArray, top: TopK, metrics: Sequence[Metric], options: 
             items[depth] = Tally.of(list_set[keep], top.item[keep], top.query[keep],
                                     top.n_codes)
         if item.truth and classes is None:
-            classes = _classes(top, segment)
+            classes = _classes(top, segment, left_out=options.empty in _LEFT_OUT)
     return SetValues(columns, set_metrics, inputs, n_segments, top.n_systems, segment, items,
                      classes)
 
 
-def _classes(top: TopK, segment: IntArray) -> Classes:
+# The ``empty=`` values under which a query without a relevant item has no class at all
+# for top1_f1: "skip" and "nan" leave it out of every mean (its weight is then 0), "error"
+# raises EmptyQueryError naming it after this step (``_pipeline._included``). Under "zero"
+# and "one" it would enter the set with no true class, which F1 does not define: an error.
+_LEFT_OUT = ("skip", "nan", "error")
+
+
+def _classes(top: TopK, segment: IntArray, *, left_out: bool = False) -> Classes:
     """top1_f1's classes: per (query, system), its true class (its one relevant item) and
     its predicted class (its rank-1 item); raises for a query without exactly one relevant
-    item, or a list without a rank-1 item."""
+    item, or a list without a rank-1 item. With ``left_out`` (``empty="skip"``, ``"nan"``,
+    ``"error"``) a query without a relevant item has no list here instead of an error."""
     per_query = np.bincount(top.truth_query, minlength=top.n_queries)
-    wrong = np.flatnonzero(per_query != 1)
+    wrong = np.flatnonzero((per_query > 1) if left_out else (per_query != 1))
     if len(wrong):
         names = ", ".join(excerpt(plain(q)) for q in top.query_labels(wrong[:_SHOWN]))
         more = ", ..." if len(wrong) > _SHOWN else ""
-        msg = (
+        leave_out: tuple[str | Keyword, ...] = ()
+        if not left_out and (per_query == 0).any():
+            leave_out = (", or pass ", Keyword("empty", "skip"), " to leave the queries "
+                         "without a relevant item out")
+        parts = (
             "top1_f1 needs exactly one relevant item per query (its true class); "
             f"{len(wrong)} quer{'y has' if len(wrong) == 1 else 'ies have'} another number "
             f"(the first has {per_query[wrong[0]]}): {names}{more}. Keep one relevant row "
-            "per query, or set min_relevance to the grade of the true item."
+            "per query, or set min_relevance to the grade of the true item", *leave_out, ".",
         )
-        raise InvalidDataError(msg)
-    n_lists = top.n_queries * top.n_systems
+        raise InvalidDataError(parts)
+    n_all = top.n_queries * top.n_systems
     first = top.rank == 1
-    predicted = np.full(n_lists, -1, dtype=np.int64)
+    predicted = np.full(n_all, -1, dtype=np.int64)
     predicted[top.query[first] * top.n_systems + top.system[first]] = top.item[first]
-    missing = np.flatnonzero(predicted < 0)
+    # the lists of the queries with a true class, in (query, system) order
+    lists = np.flatnonzero(np.repeat(per_query == 1, top.n_systems))
+    n_lists = len(lists)
+    missing = lists[predicted[lists] < 0]
     if len(missing):
         queries = top.query_labels(missing[:_SHOWN] // top.n_systems)
         names = ", ".join(excerpt(plain(q)) for q in queries)
@@ -947,9 +962,10 @@ def _classes(top: TopK, segment: IntArray) -> Classes:
             f"nothing: {names}{more}. Give those queries a scored row, or leave them out."
         )
         raise InvalidDataError(msg)
+    predicted = predicted[lists]
     true = np.repeat(top.truth_item, top.n_systems)  # per list, in (query, system) order
-    query = np.repeat(np.arange(top.n_queries, dtype=np.int64), top.n_systems)
-    system = np.tile(np.arange(top.n_systems, dtype=np.int64), top.n_queries)
+    query = lists // top.n_systems
+    system = lists % top.n_systems
     sets = segment[query] * top.n_systems + system
     # one numbering of the (set, class) pairs of the true and the predicted classes
     both = Tally.of(np.concatenate([sets, sets]), np.concatenate([true, predicted]),

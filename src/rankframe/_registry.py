@@ -143,6 +143,12 @@ class MetricDef:
         of the list's relevance, which read the shared ranks; ``False`` (the default) for
         those that read one position per row (trec_eval's other measures, the metrics of
         the items), which that option then refuses with an error naming them.
+    bounded
+        Whether every value (per query, and its mean or geometric mean, or its value over
+        a set) lies in [0, 1], a share or a score of that scale: the command line's
+        ``--percent`` shows only such values as percentages. ``False`` for the counts
+        (summed over queries: ``aggregate="sum"`` requires it), sums of gains (``dcg``),
+        a difference (``utility``), entropies, popularities and distances.
     """
 
     name: str
@@ -161,6 +167,7 @@ class MetricDef:
     param: Param = field(default=CUTOFF, repr=False, compare=False)
     depends_on_relevant: bool = field(default=True, repr=False, compare=False)
     shared_ranks: bool = field(default=False, repr=False, compare=False)
+    bounded: bool = field(default=True, repr=False, compare=False)
 
     def spellings(self) -> tuple[str, ...]:
         """Every lower-case name that selects this metric."""
@@ -206,6 +213,10 @@ def register(definition: MetricDef) -> MetricDef:
             raise ValueError(msg)
     if definition.aggregate not in AGGREGATES:
         msg = f"aggregate={definition.aggregate!r}: must be one of {AGGREGATES}."
+        raise ValueError(msg)
+    if definition.bounded and definition.aggregate == "sum":
+        msg = (f"{definition.name}: a sum over queries is not bounded by 1; declare "
+               "bounded=False.")
         raise ValueError(msg)
     for listener in _LISTENERS:  # may refuse the metric, before anything is recorded
         listener(definition)

@@ -560,6 +560,103 @@ def test_top1_f1_needs_one_relevant_item_per_query(make_frame: FrameMaker) -> No
         run(frame, lambda ev: ev.top1_f1())
 
 
+# Six queries, two systems; q2 and q5 have no relevant item (q5 retrieved nothing either).
+#   query  items (score, other)                  true  rank 1: score  other
+#   q1     a (.9, .1) rel, b (.5, .9)             a             a      b
+#   q2     a (.8, .5), c (.1, .6)                 -             -      -
+#   q3     a (.7, .1), b (.6, .9) rel             b             a      b
+#   q4     b (.9, .1) rel, c (.3, .9)             b             b      c
+#   q5     c (null, null), a (null, null)         -             -      -
+#   q6     c (.1, .9) rel, a (.9, .1)             c             a      c
+SKIPPED_TOP1 = pd.DataFrame({
+    "query": ["q1", "q1", "q2", "q2", "q3", "q3", "q4", "q4", "q5", "q5", "q6", "q6"],
+    "item": ["a", "b", "a", "c", "a", "b", "b", "c", "c", "a", "c", "a"],
+    "score": [.9, .5, .8, .1, .7, .6, .9, .3, np.nan, np.nan, .1, .9],
+    "other": [.1, .9, .5, .6, .1, .9, .1, .9, np.nan, np.nan, .9, .1],
+    "relevant": [1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 1, 0],
+    "segment": ["x", "x", "y", "y", "x", "x", "x", "x", "y", "y", "x", "x"],
+})
+# Over q1, q3, q4, q6 (true a, b, b, c), per class: F1 = 2·hits / (true + predicted).
+#   score, predicted a, a, b, a: a 2·1/(1+3) = 1/2, b 2·1/(2+1) = 2/3, c 2·0/(1+0) = 0;
+#     macro (1/2 + 2/3 + 0)/3 = 7/18, weighted (1/2·1 + 2/3·2 + 0·1)/4 = 11/24, micro 2/4.
+#   other, predicted b, b, c, c: a 0/(1+0) = 0, b 2·1/(2+2) = 1/2, c 2·1/(1+2) = 2/3;
+#     macro (0 + 1/2 + 2/3)/3 = 7/18, weighted (0·1 + 1/2·2 + 2/3·1)/4 = 5/12, micro 2/4.
+SKIPPED_TOP1_F1 = {
+    "weighted": {"score": 11 / 24, "other": 5 / 12},
+    "macro": {"score": 7 / 18, "other": 7 / 18},
+    "micro": {"score": 1 / 2, "other": 1 / 2},
+}
+
+
+@pytest.mark.parametrize("empty", ["skip", "nan"])
+@pytest.mark.parametrize("class_average", ["weighted", "macro", "micro"])
+def test_top1_f1_leaves_out_queries_without_a_relevant_item(
+        make_frame: FrameMaker, empty: str, class_average: str) -> None:
+    frame = make_frame(SKIPPED_TOP1)
+    ev = frame.rank_eval(score=["score", "other"])
+    table = unlabelled(ev.evaluate(["top1_f1"], empty=empty, class_average=class_average))
+    column = "top1_f1"
+    for system, want in SKIPPED_TOP1_F1[class_average].items():
+        row = table[table["system"] == system].iloc[0]
+        assert row[column] == pytest.approx(want, abs=1e-12), system
+        assert row["n_queries"] == 4
+    # by segment: every query of y is left out, so y has no value
+    by = unlabelled(ev.evaluate(["top1_f1"], empty=empty, class_average=class_average,
+                                by="segment")).set_index(["segment", "system"])
+    for system, want in SKIPPED_TOP1_F1[class_average].items():
+        assert by.loc[("x", system), column] == pytest.approx(want, abs=1e-12)
+        assert math.isnan(by.loc[("y", system), column])
+        assert by.loc[("y", system), "n_queries"] == 0
+
+
+def test_skip_is_leaving_the_queries_out_for_every_metric(make_frame: FrameMaker) -> None:
+    # over the registry: with empty="skip", a metric that empty= applies to
+    # (depends_on_relevant) has its value on the frame without q2 and q5, top1_f1 too;
+    # the others keep every query (their value with the default, empty="zero")
+    data = SKIPPED_TOP1.drop(columns="other")
+    inputs = {"popularity": {"a": 3.0, "b": 2.0, "c": 1.0},
+              "item_features": pd.DataFrame({"x": [1.0, 0.0, 1.0], "y": [0.0, 1.0, 1.0]},
+                                            index=["a", "b", "c"])}
+    specs = {d.name: f"{d.name}@{d.param.example}" if d.takes_k else d.name
+             for d in METRICS.values()}
+    applies = [specs[n] for n, d in METRICS.items() if d.depends_on_relevant]
+    others = [specs[n] for n, d in METRICS.items() if not d.depends_on_relevant]
+    assert "top1_f1" in applies
+    skipped = unlabelled(make_frame(data).rank_eval.evaluate(
+        list(specs.values()), empty="skip", **inputs)).iloc[0]
+    kept = data[data["query"].isin(["q1", "q3", "q4", "q6"])]
+    without = unlabelled(make_frame(kept).rank_eval.evaluate(applies, **inputs)).iloc[0]
+    every = unlabelled(make_frame(data).rank_eval.evaluate(others, **inputs)).iloc[0]
+    assert len(skipped) == len(specs) + 1
+    for column, want in [*without.items(), *every.items()]:
+        if column != "n_queries":
+            assert skipped[column] == pytest.approx(want, abs=1e-12, nan_ok=True), column
+    assert skipped["n_queries"] == without["n_queries"] == 4
+
+
+def test_top1_f1_under_the_other_empty_values(make_frame: FrameMaker) -> None:
+    frame = make_frame(SKIPPED_TOP1)
+    # "error": the option's own error, naming the queries
+    with pytest.raises(rankframe.EmptyQueryError, match=r"2 queries have no relevant item: "
+                                                        r"'q2', 'q5'"):
+        run(frame, lambda ev: ev.evaluate(["top1_f1"], empty="error"))
+    # "zero" (the default) and "one": a query without a true class has no F1; the error
+    # says how to leave it out
+    for empty in ("zero", "one"):
+        with pytest.raises(InvalidDataError, match=r"2 queries have another number \(the "
+                                                   r"first has 0\): 'q2', 'q5'.*pass "
+                                                   r"empty='skip' to leave"):
+            run(frame, lambda ev, e=empty: ev.evaluate(["top1_f1"], empty=e))
+    # two relevant items stay an error under "skip"
+    two = SKIPPED_TOP1.assign(relevant=np.where(SKIPPED_TOP1["item"] == "b", 1,
+                                                SKIPPED_TOP1["relevant"]))
+    with pytest.raises(InvalidDataError, match=r"1 query has another number \(the first "
+                                               r"has 2\): 'q1'\. Keep one relevant row per "
+                                               r"query, or set min_relevance to the grade of "
+                                               r"the true item\.$"):
+        run(make_frame(two), lambda ev: ev.evaluate(["top1_f1"], empty="skip"))
+
+
 def test_top1_f1_needs_a_rank_1_item(make_frame: FrameMaker) -> None:
     data = classification_frame(4, n_queries=6)
     data.loc[data["query"] == 3, "score"] = np.nan

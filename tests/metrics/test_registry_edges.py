@@ -167,6 +167,18 @@ def test_a_metric_cannot_shadow_a_method() -> None:
     assert "rank" not in _LOOKUP
 
 
+def test_a_sum_over_queries_must_be_declared_unbounded() -> None:
+    definition = MetricDef(
+        name="toy_count", aliases=(), trec_name=None, trec_cut=None, takes_k=False,
+        options=options_of(), compute=METRICS["num_ret"].compute, aggregate="sum",
+    )
+    with pytest.raises(ValueError, match="toy_count: a sum over queries is not bounded by "
+                                         "1; declare bounded=False"):
+        register(definition)
+    assert "toy_count" not in METRICS
+    assert "toy_count" not in _LOOKUP
+
+
 # -- docs/metrics.md -------------------------------------------------------------------------
 
 

@@ -95,7 +95,7 @@ ENTROPY = MetricDef(
     name="entropy", aliases=("shannon_entropy",), trec_name=None, trec_cut=None,
     takes_k=True, options=options_of(), compute=_from_items, aggregate="set",
     items=ItemMetric(per_set=_items.entropy),
-    depends_on_relevant=False,
+    depends_on_relevant=False, bounded=False,
     summary="Shannon entropy (nats) of the recommended items' distribution (set-level)",
     doc=r"""Shannon entropy of the distribution of the top-k items, in nats.
 
@@ -139,7 +139,7 @@ ARP = MetricDef(
     name="arp", aliases=("average_popularity", "avg_pop"), trec_name=None, trec_cut=None,
     takes_k=True, options=_POPULARITY, compute=_from_items,
     items=ItemMetric(per_query=_items.average_popularity, needs="popularity"),
-    depends_on_relevant=False,
+    depends_on_relevant=False, bounded=False,
     summary="mean popularity of the top-k items (average recommendation popularity)",
     doc=r"""Average recommendation popularity: per query, the mean ``popularity`` of its top-k
     items (over the items of the list: a list shorter than k divides by its length; 0
@@ -160,7 +160,7 @@ NOVELTY = MetricDef(
     name="novelty", aliases=("self_information",), trec_name=None, trec_cut=None,
     takes_k=True, options=_POPULARITY, compute=_from_items,
     items=ItemMetric(per_query=_items.novelty, needs="popularity"),
-    depends_on_relevant=False,
+    depends_on_relevant=False, bounded=False,
     summary="mean self-information -log2(popularity share) of the top-k items",
     doc=r"""Novelty: per query, the mean self-information of its top-k items,
     ``-log2(popularity(i) / Σ_j popularity(j))`` (the sum over every item of
@@ -183,7 +183,7 @@ ILD = MetricDef(
     name="ild", aliases=("intra_list_diversity", "diversity"), trec_name=None, trec_cut=None,
     takes_k=True, options=options_of(ITEM_FEATURES), compute=_from_items,
     items=ItemMetric(per_query=_items.intra_list_diversity, needs="item_features"),
-    depends_on_relevant=False,
+    depends_on_relevant=False, bounded=False,
     summary="mean pairwise cosine distance of the top-k items' features",
     doc=r"""Intra-list diversity: per query, the mean over the pairs i < j of its top-k items of
     ``1 - cos(f_i, f_j)`` (``item_features``), then the mean over queries. A list of fewer
@@ -214,8 +214,10 @@ TOP1_F1 = MetricDef(
     predicted class. The value is ``sklearn.metrics.f1_score(y_true, y_pred,
     average=class_average)`` over the queries of the frame or segment: ``"weighted"``
     (per-class F1 weighted by the class's number of queries), ``"macro"`` or ``"micro"``
-    (accuracy). Set-level. A query without exactly one relevant item, or that retrieved
-    nothing, is an error.
+    (accuracy). Set-level. A query with two or more relevant items, or with one that
+    retrieved nothing, is an error. A query without a relevant item is left out with
+    ``empty="skip"`` or ``"nan"``; ``"error"`` raises ``EmptyQueryError``, and the default
+    ``"zero"`` (or ``"one"``) an error naming it.
     """,
     examples="""
     True classes x, x, y; rank-1 items x, y, y. Class x: F1 = 2·1 / (2 + 1) = 2/3 (two

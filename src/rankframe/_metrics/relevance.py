@@ -404,7 +404,7 @@ R_PRECISION = MetricDef(
 DCG = MetricDef(
     name="dcg", aliases=("dcg_cut",), trec_name=None, trec_cut=None,
     takes_k=True, options=options_of(GAIN, DISCOUNT, NEGATIVE_GAINS), compute=dcg, tie_average=dcg,
-    shared_ranks=True,
+    shared_ranks=True, bounded=False,
     summary="discounted cumulative gain of the top k, not normalised",
     doc=r"""Discounted cumulative gain at k, not normalised.
 
@@ -431,7 +431,7 @@ DCG = MetricDef(
 HIT_COUNT = MetricDef(
     name="hit_count", aliases=("n_hits",), trec_name=None, trec_cut=None,
     takes_k=True, options=options_of(), compute=hit_count, tie_average=hit_count,
-    shared_ranks=True,
+    shared_ranks=True, bounded=False,
     summary="the number of relevant items in the top k (ranx's hits)",
     doc=r"""The number of relevant items in the top k: hits@k (ranx's ``hits``).
 

@@ -389,12 +389,14 @@ def _declare(
     trec_name: str | None = None, trec_cut: str | None = None, aliases: tuple[str, ...] = (),
     takes_k: bool = False, aggregate: str = "mean", param: Param | None = None,
     linear: bool = False, tie_average: object = None, depends_on_relevant: bool = True,
+    bounded: bool = True,
 ) -> None:
     """Declare one measure (in :data:`DEFINITIONS`, in the order of the calls). ``linear``:
     its value does not depend on the order of tied rows or is linear in hits@k (as the lists
     give it under ``ties="average"``), so ``compute`` is also its tie-averaged form.
     ``depends_on_relevant``: ``False`` for a count or a measure of the judgments alone,
-    which ``empty=`` leaves alone. None reads shared ranks (``MetricDef.shared_ranks``):
+    which ``empty=`` leaves alone. ``bounded``: ``False`` for a value not in [0, 1] (a
+    count, ``utility``). None reads shared ranks (``MetricDef.shared_ranks``):
     they read one position per row, as trec_eval ranks."""
     _DECLARED.append(MetricDef(
         name=name, aliases=aliases, trec_name=trec_name, trec_cut=trec_cut, takes_k=takes_k,
@@ -402,7 +404,7 @@ def _declare(
         summary=summary, doc=doc, examples=_EXAMPLE + examples, aggregate=aggregate,
         param=CUTOFF if param is None else param,
         tie_average=compute if linear else tie_average,  # type: ignore[arg-type]
-        depends_on_relevant=depends_on_relevant,
+        depends_on_relevant=depends_on_relevant, bounded=bounded,
     ))
 
 
@@ -420,6 +422,7 @@ _declare(
     4.0
     """,
     trec_name="num_ret", aggregate="sum", linear=True, depends_on_relevant=False,
+    bounded=False,
 )
 _declare(
     "num_rel", num_rel, "number of relevant rows, retrieved or not (summed over queries)",
@@ -432,6 +435,7 @@ _declare(
     3.0
     """,
     trec_name="num_rel", aggregate="sum", linear=True, depends_on_relevant=False,
+    bounded=False,
 )
 _declare(
     "num_rel_ret", num_rel_ret, "number of relevant retrieved rows (summed over queries)",
@@ -444,6 +448,7 @@ _declare(
     2.0
     """,
     trec_name="num_rel_ret", aggregate="sum", linear=True, depends_on_relevant=False,
+    bounded=False,
 )
 _declare(
     "gm_map", gm_map, "average precision, geometric mean over queries",
@@ -554,7 +559,7 @@ _declare(
     >>> df.rank_eval.utility()
     0.0
     """,
-    trec_name="utility", linear=True,
+    trec_name="utility", linear=True, bounded=False,
 )
 _declare(
     "eleven_point_avg", eleven_point_avg, "mean interpolated precision at 11 recall levels",
@@ -690,6 +695,7 @@ _declare(
     1.0
     """,
     trec_name="num_nonrel_judged_ret", aggregate="sum", linear=True, depends_on_relevant=False,
+    bounded=False,
 )
 _declare(
     "rbp", rbp, "rank-biased precision (persistence p, default 0.9)",

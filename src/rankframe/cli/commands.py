@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import io
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -26,8 +26,13 @@ if TYPE_CHECKING:
 DEFAULT_METRICS = [
     "mrr@10", "ndcg@10", "map@100", "acc@1", "acc@10", "precision@10", "recall@100",
 ]
-# columns of compare()'s result on the scale of a metric (shown as percentages by --percent)
-COMPARE_VALUE_COLUMNS = ("mean", "reference_mean", "delta", "ci_low", "ci_high")
+# compare()'s columns on the scale of the row's metric, shown as percentages by --percent
+# when the metric is bounded (MetricDef.bounded): its statistic (a mean or a geometric
+# mean of values in [0, 1] is in [0, 1])...
+COMPARE_STATISTIC_COLUMNS = ("mean", "reference_mean")
+# ... and the difference and its interval, except for a geometric mean, whose delta and
+# interval are of logs (the log of the ratio). `ratio` is never on the metric's scale.
+COMPARE_DIFFERENCE_COLUMNS = ("delta", "ci_low", "ci_high")
 
 Command = Callable[[argparse.Namespace, Status], int]
 
@@ -51,6 +56,32 @@ def _labels(metrics: Sequence[str], options: dict[str, Any]) -> list[str]:
         return labels(metrics, options)
     except RankEvalError as error:
         raise CliError(in_cli_terms(error), code=2) from None
+
+
+def _percent_labels(labels: Sequence[str]) -> list[str]:
+    """The metric columns --percent shows as percentages: those of the metrics declared
+    bounded (``MetricDef.bounded``: values in [0, 1]); the others are plain numbers."""
+    from rankframe._registry import parse_metric
+
+    return [label for label in labels if parse_metric(label).definition.bounded]
+
+
+def _percent_of_compare(row: Mapping[str, Any]) -> tuple[str, ...]:
+    """The columns of a row of compare()'s result that --percent shows as percentages,
+    from the declaration of the row's metric (its ``metric`` column, a label without its
+    parameter, and ``k``): none for a metric not bounded, not the difference of a geometric
+    mean (a difference of logs)."""
+    from rankframe._registry import parse_metric
+
+    label, k = str(row["metric"]), row.get("k")
+    if k is not None and k == k:  # not null, not NaN: name(options)@k parses back
+        label += f"@{int(k) if float(k).is_integer() else k}"
+    definition = parse_metric(label).definition
+    if not definition.bounded:
+        return ()
+    if definition.aggregate == "geometric":
+        return COMPARE_STATISTIC_COLUMNS
+    return COMPARE_STATISTIC_COLUMNS + COMPARE_DIFFERENCE_COLUMNS
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
@@ -187,7 +218,7 @@ def run_evaluate(args: argparse.Namespace, status: Status) -> int:
         result = method(metrics, by=roles.by or None, **windows, **options)
     status.clear()
     record(args, result)
-    percent = _labels(metrics, options) if args.percent else ()
+    percent = _percent_labels(_labels(metrics, options)) if args.percent else ()
     write(render(result, args.format, percent=percent), args.output)
     return 0
 
@@ -278,7 +309,7 @@ def run_compare(args: argparse.Namespace, status: Status) -> int:
         paper = to_latex if args.format == "latex" else to_markdown
         write(paper(result), args.output)
         return 0
-    percent = COMPARE_VALUE_COLUMNS if args.percent else ()
+    percent = _percent_of_compare if args.percent else ()
     # the baseline's rows have no test: blank rather than NaN
     write(render(result, args.format, percent=percent, nan=""), args.output)
     return 0

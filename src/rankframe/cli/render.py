@@ -7,13 +7,17 @@ import io
 import json
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from rankframe.cli.errors import CliError
 
 OUTPUT_FORMATS = ("table", "csv", "json", "markdown")
+
+#: The columns shown as percentages: the same for every row, or per row (a function of the
+#: row, column name -> value).
+Percent = Collection[str] | Callable[[Mapping[str, Any]], Collection[str]]
 
 def _plain(value: Any) -> Any:
     """A Python scalar: NumPy scalars unwrapped; pandas' missing values as None."""
@@ -44,7 +48,7 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _cell(value: Any, column: str, percent: set[str], nan: str) -> str:
+def _cell(value: Any, column: str, percent: Collection[str], nan: str) -> str:
     """A value as shown in the table and markdown formats."""
     if value is None:
         return ""
@@ -70,12 +74,12 @@ def _csv_cell(value: Any) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
-def render(result: Any, fmt: str, *, percent: Sequence[str] = (), nan: str = "NaN") -> str:
+def render(result: Any, fmt: str, *, percent: Percent = (), nan: str = "NaN") -> str:
     """A result frame as text: an aligned table, CSV, JSON records or a Markdown table.
 
-    ``percent`` names the columns shown times 100 with a ``%`` in the table and Markdown formats;
-    ``nan`` is how they show NaN. CSV and JSON always hold the raw values, NaN as an empty
-    field and as null.
+    ``percent`` names the columns shown times 100 with a ``%`` in the table and Markdown
+    formats, or gives them per row (a function of the row); ``nan`` is how they show NaN.
+    CSV and JSON always hold the raw values, NaN as an empty field and as null.
     """
     columns, rows = table_rows(result)
     if fmt == "json":
@@ -92,10 +96,18 @@ def render(result: Any, fmt: str, *, percent: Sequence[str] = (), nan: str = "Na
         writer.writerow(columns)
         writer.writerows([_csv_cell(v) for v in row] for row in rows)
         return out.getvalue()
-    shown = set(percent)
-    cells = [
-        [_cell(v, c, shown, nan) for v, c in zip(row, columns, strict=True)] for row in rows
-    ]
+    if callable(percent):
+        per_row = percent
+    else:
+        same = set(percent)
+
+        def per_row(_: Mapping[str, Any]) -> Collection[str]:
+            return same
+
+    cells = []
+    for row in rows:
+        shown = set(per_row(dict(zip(columns, row, strict=True))))
+        cells.append([_cell(v, c, shown, nan) for v, c in zip(row, columns, strict=True)])
     numeric = [
         all(_is_number(row[i]) or row[i] is None for row in rows)
         and any(_is_number(row[i]) for row in rows)

@@ -1,0 +1,182 @@
+"""``--percent`` of ``rankframe evaluate`` and ``compare``: only values on the [0, 1] scale
+of a metric declared bounded (``MetricDef.bounded``) are shown as percentages, for every
+metric of the registry; counts, sums of gains, entropies and the log differences of a
+geometric mean are plain numbers."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import polars as pl
+import pytest
+
+from helpers import Run
+from rankframe import METRICS
+from rankframe._accessor import RankEval
+from rankframe._registry import MetricDef, labels, parse_metrics
+
+# The metrics whose values are not in [0, 1], and why: an independent list, which the
+# declarations must match.
+NOT_BOUNDED = {
+    "entropy": "nats: up to ln(number of items)",
+    "arp": "a mean popularity, a count of interactions",
+    "novelty": "bits: -log2 of a popularity share",
+    "ild": "1 - cos(f_i, f_j) reaches 2 for opposite feature vectors",
+    "dcg": "a sum of gains: grade 5 at rank 1 alone is 5",
+    "hit_count": "a number of items",
+    "num_ret": "a count, summed over queries",
+    "num_rel": "a count, summed over queries",
+    "num_rel_ret": "a count, summed over queries",
+    "num_nonrel_judged_ret": "a count, summed over queries",
+    "utility": "relevant minus non-relevant retrieved rows: -n to n",
+}
+# compare()'s delta and interval of these are differences of logs (their statistic is a
+# geometric mean): not on the metric's scale, even though the metric is bounded.
+LOG_DIFFERENCE = {"gm_map", "gm_bpref"}
+
+COLUMNS = ["--query", "qid", "--item", "doc", "--relevant", "grade"]
+
+
+def spec(definition: MetricDef) -> str:
+    """A metric string of every metric: with its example parameter where it takes one."""
+    if definition.takes_k:
+        return f"{definition.name}@{definition.param.example}"
+    return definition.name
+
+
+SPECS = [spec(d) for d in METRICS.values()]
+
+
+def test_the_declarations_are_the_list() -> None:
+    assert {name for name, d in METRICS.items() if not d.bounded} == set(NOT_BOUNDED)
+    assert {name for name, d in METRICS.items() if d.aggregate == "geometric"} == LOG_DIFFERENCE
+    # a count summed over queries is never bounded
+    assert all(not d.bounded for d in METRICS.values() if d.aggregate == "sum")
+
+
+def cells(text: str) -> dict[str, str]:
+    """The one data row of a table, by column."""
+    header, _rule, row = text.splitlines()
+    return dict(zip(header.split(), row.split(), strict=True))
+
+
+def test_evaluate_percent_over_the_registry(run: Run, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    def evaluate(_: RankEval, metrics: Any, **options: Any) -> pl.DataFrame:
+        names = labels(metrics, {k: v for k, v in options.items() if k != "by"})
+        return pl.DataFrame({**{label: [0.25] for label in names}, "n_queries": [4]})
+
+    monkeypatch.setattr(RankEval, "evaluate", evaluate)
+    path = tmp_path / "d.csv"
+    pd.DataFrame({"qid": ["q"], "doc": ["a"], "score": [1.0], "grade": [1]}).to_csv(path,
+                                                                                    index=False)
+    code, out, err = run("evaluate", path, *COLUMNS, "-m", ",".join(SPECS), "--percent")
+    assert code == 0, err
+    row = cells(out)
+    assert len(row) == len(SPECS) + 1
+    for metric, label in zip(parse_metrics(SPECS), labels(SPECS), strict=True):
+        want = "25.00%" if metric.definition.bounded else "0.2500"
+        assert row[label] == want, label
+    assert row["n_queries"] == "4"
+
+
+def test_compare_percent_over_the_registry(run: Run, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    metrics = parse_metrics(SPECS)
+
+    def compare(_: RankEval, specs: Any, **_options: Any) -> pl.DataFrame:
+        assert parse_metrics(specs) == metrics
+        n = len(metrics)
+        return pl.DataFrame({
+            "system": ["sys_b"] * n, "metric": [m.tidy_name for m in metrics],
+            "k": [None if m.k is None else float(m.k) for m in metrics],
+            "mean": [0.25] * n, "reference_mean": [0.5] * n, "delta": [0.125] * n,
+            "ratio": [1.25] * n, "p_value": [0.03] * n, "ci_low": [0.0625] * n,
+            "ci_high": [0.1875] * n, "n_queries": [4] * n,
+        })
+
+    monkeypatch.setattr(RankEval, "compare", compare, raising=False)
+    path = tmp_path / "d.csv"
+    pd.DataFrame({"qid": ["q"], "doc": ["a"], "sys_a": [1.0], "sys_b": [1.0],
+                  "grade": [1]}).to_csv(path, index=False)
+    code, out, err = run("compare", path, *COLUMNS, "--score", "sys_a", "--score", "sys_b",
+                         "-m", ",".join(SPECS), "--percent", "--format", "markdown")
+    assert code == 0, err
+    header, _rule, *rows = out.splitlines()
+    names = [c.strip() for c in header.strip("|").split("|")]
+    assert len(rows) == len(metrics)
+    for metric, line in zip(metrics, rows, strict=True):
+        row = dict(zip(names, (c.strip() for c in line.strip("|").split("|")), strict=True))
+        bounded = metric.definition.bounded
+        on_scale = bounded and metric.name not in LOG_DIFFERENCE
+        assert row["mean"] == ("25.00%" if bounded else "0.2500"), metric
+        assert row["reference_mean"] == ("50.00%" if bounded else "0.5000"), metric
+        assert row["delta"] == ("+12.50%" if on_scale else "+0.1250"), metric
+        assert row["ci_low"] == ("6.25%" if on_scale else "0.0625"), metric
+        assert row["ci_high"] == ("18.75%" if on_scale else "0.1875"), metric
+        assert row["ratio"] == "1.2500"  # a ratio is never a percentage
+        assert row["p_value"] == "0.0300"
+
+
+@pytest.fixture
+def data() -> pd.DataFrame:
+    """Four queries, two systems, graded judgments."""
+    return pd.DataFrame({
+        "qid": ["q1", "q1", "q1", "q2", "q2", "q2", "q3", "q3", "q4", "q4"],
+        "doc": ["a", "b", "c", "a", "b", "c", "a", "b", "a", "b"],
+        "sys_a": [0.9, 0.5, 0.4, 0.3, 0.8, 0.1, 0.5, 0.4, 0.2, 0.6],
+        "sys_b": [0.1, 0.7, 0.4, 0.9, 0.2, 0.3, 0.6, 0.1, 0.9, 0.3],
+        "grade": [0, 1, 2, 1, 0, 0, 1, 0, 2, 0],
+    })
+
+
+def test_evaluate_percent_leaves_counts_as_numbers(run: Run, data: pd.DataFrame,
+                                                    tmp_path: Path) -> None:
+    path = tmp_path / "d.csv"
+    data.to_csv(path, index=False)
+    chosen = ["mrr", "num_ret", "num_rel_ret", "dcg@2", "gm_map"]
+    code, out, _ = run("evaluate", path, *COLUMNS, "--score", "sys_a", "-m", ",".join(chosen),
+                       "--percent")
+    assert code == 0
+    means = data.rank_eval(query="qid", item="doc", score="sys_a",
+                           relevant="grade").evaluate(chosen).iloc[0]
+    row = cells(out)
+    # 10 rows retrieved, 5 relevant ones: counts, not 1000.00% and 500.00%
+    assert row["num_ret"] == "10.0000"
+    assert row["num_rel_ret"] == "5.0000"
+    assert row["dcg@2"] == f"{means['dcg@2']:.4f}"
+    for bounded in ("mrr", "gm_map"):
+        assert row[bounded] == f"{means[bounded] * 100:.2f}%"
+
+
+def test_compare_percent_of_a_geometric_mean_and_a_sum(run: Run, data: pd.DataFrame,
+                                                       tmp_path: Path) -> None:
+    path = tmp_path / "d.csv"
+    data.to_csv(path, index=False)
+    chosen = ["mrr", "gm_map", "num_rel_ret"]
+    code, out, _ = run("compare", path, *COLUMNS, "--score", "sys_a", "--score", "sys_b",
+                       "-m", ",".join(chosen), "--percent")
+    assert code == 0
+    table = data.rank_eval(query="qid", item="doc", score=["sys_a", "sys_b"],
+                           relevant="grade").compare(chosen, baseline="sys_a")
+    header, _rule, *lines = out.splitlines()
+    starts = [header.index(c) for c in ("mean", "delta", "ratio")]
+    for line, (_, want) in zip(lines, table.iterrows(), strict=True):
+        # the columns are right-aligned: each cell ends where its header ends
+        mean, delta, ratio = (line[:s + len(c)].split()[-1]
+                              for s, c in zip(starts, ("mean", "delta", "ratio"), strict=True))
+        if want["metric"] == "mrr":
+            assert mean == f"{want['mean'] * 100:.2f}%"
+            assert delta == f"{want['delta'] * 100:+.2f}%"
+        elif want["metric"] == "gm_map":
+            # the geometric mean is on MAP's scale; its delta is a difference of logs
+            assert mean == f"{want['mean'] * 100:.2f}%"
+            assert delta == f"{want['delta']:+.4f}"
+            assert math.isclose(math.exp(want["delta"]), want["ratio"])
+        else:  # num_rel_ret: a sum over queries, its difference a number of rows
+            assert mean == f"{want['mean']:.4f}"
+            assert delta == f"{want['delta']:+.4f}"
+        assert ratio == f"{want['ratio']:.4f}"

@@ -62,7 +62,7 @@ def _declared(name: str, compute: Any, summary: str) -> MetricDef:
         name=name, aliases=(), trec_name=None, trec_cut=None, takes_k=False, options={},
         compute=compute, summary=summary,
         tie_average=compute,  # no position is read: the same count under ties="average"
-        aggregate="sum", depends_on_relevant=False,
+        aggregate="sum", depends_on_relevant=False, bounded=False,  # counts of rows
         shared_ranks=True,  # and under ties="truncated_average"
     )
 

@@ -179,6 +179,38 @@ def test_time_windows_match_pandas(spark: Any) -> None:
                                   want[values].astype({"theme": object}), check_exact=True)
 
 
+def test_windows_are_cut_in_the_sessions_time_zone(spark: Any) -> None:
+    """A Spark TIMESTAMP is an instant shown in the session's zone
+    (``spark.sql.session.timeZone``): weeks are cut in that zone. q1 is served on Sunday
+    2024-01-07 at 23:30 in Berlin (22:30 UTC), q2 on Monday 2024-01-08 at 00:30 in Berlin
+    (Sunday 23:30 UTC). q1's relevant item is first (RR 1), q2's second (RR 1/2). In
+    Berlin's weeks they fall in two weeks (1 and 1/2); in UTC's, both in the week of
+    2024-01-01 (mean 3/4)."""
+    served = pd.to_datetime(["2024-01-07 23:30"] * 2 + ["2024-01-08 00:30"] * 2)
+    data = pd.DataFrame({"query": ["q1", "q1", "q2", "q2"], "item": ["a", "b", "a", "b"],
+                         "score": [0.9, 0.1, 0.9, 0.1], "relevant": [1, 0, 0, 1],
+                         "served_at": served.tz_localize("Europe/Berlin")})
+    sdf = spark.createDataFrame(data)
+    expected = {
+        "Europe/Berlin": ([pd.Timestamp("2024-01-01", tz="Europe/Berlin"),
+                           pd.Timestamp("2024-01-08", tz="Europe/Berlin")], [1.0, 0.5]),
+        "UTC": ([pd.Timestamp("2024-01-01", tz="UTC")], [0.75]),
+    }
+    before = spark.conf.get("spark.sql.session.timeZone")
+    try:
+        for zone, (weeks, means) in expected.items():
+            spark.conf.set("spark.sql.session.timeZone", zone)
+            got = sdf.rank_eval(time="served_at").evaluate(["mrr"], every="1w")
+            assert [str(w.tz) for w in got["window"]] == [zone] * len(weeks)
+            assert got["window"].tolist() == weeks
+            assert got["mrr"].tolist() == means
+            # pandas, on the column shown in the same zone
+            shown = data.assign(served_at=data["served_at"].dt.tz_convert(zone))
+            assert shown.rank_eval(time="served_at").mrr(every="1w").tolist() == means
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", before)
+
+
 def test_compare_with_a_reference_and_the_previous_window_match_pandas(spark: Any) -> None:
     # the reference: the same queries scored by `other` (paired) in the theme news, other
     # query ids in the other themes (two samples); a Spark reference and a pandas one

@@ -327,8 +327,10 @@ class SparkRankEval(RankEval):
 def rank_eval(frame: Any, *, partitioned: bool = False) -> SparkRankEval:
     """The ``rank_eval`` accessor of a Spark DataFrame, without registering it.
 
-    ``partitioned=True``: every query's rows already lie in one partition of ``frame``
-    (written bucketed by query, or ``frame.repartition("query")``); no shuffle.
+    ``partitioned=True``: every query's rows (nearly always) lie in one partition of
+    ``frame`` (rows written query by query, bucketed by query, or
+    ``frame.repartition("query")``): no shuffle. Queries found in two partitions are
+    computed again from all their rows, so the values are right whatever the layout.
     """
     return SparkRankEval(frame, partitioned=partitioned)
 

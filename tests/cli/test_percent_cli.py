@@ -180,3 +180,18 @@ def test_compare_percent_of_a_geometric_mean_and_a_sum(run: Run, data: pd.DataFr
             assert mean == f"{want['mean']:.4f}"
             assert delta == f"{want['delta']:+.4f}"
         assert ratio == f"{want['ratio']:.4f}"
+
+
+def test_compare_shows_k_as_written(run: Run, data: pd.DataFrame, tmp_path: Path) -> None:
+    # iprec@0.2's parameter makes compare()'s k column a float column: map@10's k is still
+    # shown as 10, not 10.0000
+    path = tmp_path / "d.csv"
+    data.to_csv(path, index=False)
+    code, out, _ = run("compare", path, *COLUMNS, "--score", "sys_a", "--score", "sys_b",
+                       "-m", "iprec@0.2,map@10")
+    assert code == 0
+    header, _rule, *lines = out.splitlines()
+    names = header.split()
+    shown = {(row.split()[names.index("metric")], row.split()[names.index("k")])
+             for row in lines}
+    assert shown == {("iprec", "0.2"), ("map", "10")}

@@ -62,6 +62,8 @@ def _cell(value: Any, column: str, percent: Collection[str], nan: str) -> str:
             return f"{value * 100:{signed}.2f}%"
         if column.startswith("p_") and 0 < value < 1e-4:
             return f"{value:.1e}"
+        if column == "k":  # a cut-off or a parameter as written: 10, 0.2 (a float column
+            return f"{value:g}"  # once one metric's parameter is a fraction)
         return f"{value:{signed}.4f}"
     return str(value)
 

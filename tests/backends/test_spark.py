@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from pyspark.sql import functions
 
@@ -262,9 +263,12 @@ def test_partitioned_skips_the_shuffle_with_the_same_values(spark: Any) -> None:
 def _cut(spark: Any, data: pd.DataFrame) -> Any:
     """``data`` in its row order, cut into partitions by position: the queries at a cut
     straddle two partitions (checked)."""
-    frame = (spark.createDataFrame(data.assign(_order=np.arange(len(data))))
+    table = pa.Table.from_pandas(data.assign(_order=np.arange(len(data))),
+                                 preserve_index=False)
+    frame = (spark.createDataFrame(table)
              .repartitionByRange(PARTS, "_order").drop("_order"))
-    seen = frame.select("query", functions.spark_partition_id().alias("part")).toArrow()
+    seen = frame.select(functions.to_json(functions.struct("query")).alias("query"),
+                        functions.spark_partition_id().alias("part")).toArrow()
     parts = seen.to_pandas().groupby("query")["part"].nunique()
     assert (parts > 1).any(), "no query straddles two partitions"
     return frame
@@ -289,6 +293,19 @@ def test_partitioned_recomputes_queries_cut_across_partitions(
     monkeypatch.setattr(spark_adapter, "_STRADDLING", 0)
     again = rankframe.spark.rank_eval(cut, partitioned=True).evaluate(metrics, by="theme")
     pd.testing.assert_frame_equal(again, want)
+
+
+def test_partitioned_recomputes_composite_query_ids_cut_across_partitions(spark: Any) -> None:
+    """Query ids of two parts (Arrow lists) straddling partitions: the whole frame is
+    shuffled again (no ``isin`` on lists), with the pandas values."""
+    data = generated(seed=29)
+    data["query"] = [(int(q[1:]) % 4, int(q[1:])) for q in data["query"]]
+    cut = _cut(spark, data.assign(query=pd.Series(
+        pd.arrays.ArrowExtensionArray(pa.array([list(q) for q in data["query"]])))))
+    metrics = ["mrr", "ndcg@10", "map"]
+    want = data.rank_eval.evaluate(metrics)
+    got = rankframe.spark.rank_eval(cut, partitioned=True).evaluate(metrics)
+    pd.testing.assert_frame_equal(got, want)
 
 
 def test_partitioned_sees_a_by_column_that_differs_across_a_cut(spark: Any) -> None:

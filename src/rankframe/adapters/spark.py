@@ -88,6 +88,18 @@ def _reported(frame: pd.DataFrame, names: ColumnNames) -> bool:
     return not _validation.pandas_facts(frame, names).clean
 
 
+def _hashable(values: list[Any]) -> list[Any]:
+    """Query ids as set members: composite ids (Arrow lists, structs) as tuples."""
+    def one(value: Any) -> Any:
+        if isinstance(value, list):
+            return tuple(one(v) for v in value)
+        if isinstance(value, dict):
+            return tuple((k, one(v)) for k, v in value.items())
+        return value
+
+    return [one(v) for v in values]
+
+
 def _partition() -> int:
     """The number of the partition a task runs on (0 outside a task)."""
     context = TaskContext.get()
@@ -266,17 +278,22 @@ class SparkRankEval(RankEval):
         taken out and computed again from all their rows, shuffled. Beyond
         :data:`_STRADDLING` such queries, the whole frame is shuffled instead."""
         query = request.names.query
-        keys = pd.concat([t[query].drop_duplicates() for t in tables], ignore_index=True)
-        cut = keys[keys.duplicated()].drop_duplicates()
-        if cut.empty:
+        keys = [_hashable(pa.array(t[query]).to_pylist()) for t in tables]
+        seen: set[Any] = set()
+        cut: set[Any] = set()
+        for part in keys:
+            mine = set(part)
+            cut |= mine & seen
+            seen |= mine
+        if not cut:
             return tables
         shuffled = SparkRankEval(self._frame, self._names)
-        if len(cut) > _STRADDLING:
-            return [shuffled._part_tables(request)]
-        values = pa.Array.from_pandas(cut).to_pylist()
-        shuffled._frame = self._frame.where(_col(query).isin(values))
+        if len(cut) > _STRADDLING or any(isinstance(k, tuple) for k in cut):
+            return [shuffled._part_tables(request)]  # (composite ids: no isin)
+        shuffled._frame = self._frame.where(_col(query).isin(sorted(cut, key=repr)))
         again = shuffled._part_tables(request)
-        return [*(t[~t[query].isin(cut)] for t in tables), again]
+        kept = [t[[k not in cut for k in part]] for t, part in zip(tables, keys, strict=True)]
+        return [*kept, again]
 
     def _evaluate(self, request: Request) -> Any:
         table = Parts(request, PandasBackend).finish(self._part_tables(request))

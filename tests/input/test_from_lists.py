@@ -286,8 +286,8 @@ def test_dicts_with_grades_column() -> None:
 
 
 def test_not_a_frame() -> None:
-    with pytest.raises(InvalidOptionError, match=r"from_lists takes a pandas, polars or Dask "
-                       r"DataFrame or a polars LazyFrame; got builtins\.dict"):
+    with pytest.raises(InvalidOptionError, match=r"from_lists takes a pandas, polars, Dask or "
+                       r"PySpark DataFrame or a polars LazyFrame; got builtins\.dict"):
         rankframe.from_lists({"query": [1]})
 
 

@@ -547,12 +547,14 @@ def from_lists(
     code often keeps them. The output is the long frame that ``.rank_eval`` reads with its
     default column names, of the same kind as the input: pandas gives pandas, polars gives
     polars, a LazyFrame gives a LazyFrame (computed when collected), a Dask DataFrame gives a
-    Dask DataFrame.
+    Dask DataFrame, a PySpark DataFrame (classic or Spark Connect) gives a PySpark DataFrame
+    (its input checked when called, its rows computed when read).
 
     Parameters
     ----------
     frame
-        One row per query: a pandas, polars or Dask DataFrame or a polars LazyFrame.
+        One row per query: a pandas, polars, Dask or PySpark DataFrame or a polars
+        LazyFrame.
     query
         The column of query ids (a user, a search, a session); one row per query.
     recommended
@@ -589,7 +591,8 @@ def from_lists(
         A column that is not a list column; a null list, a null item or a null grade; an item
         twice in one list; grades whose count differs from the relevant items'; a query id
         on two rows or null; items of two types; a column named like an output column.
-        On a LazyFrame or a Dask frame, errors of the data surface when it is computed.
+        On a LazyFrame or a Dask frame, errors of the data surface when it is computed; on a
+        PySpark frame, when ``from_lists`` is called (two Spark jobs check the input).
 
     Examples
     --------

@@ -445,21 +445,35 @@ def test_from_lists_gives_the_pandas_rows_and_values(spark: Any) -> None:
                                   check_exact=True)
 
 
+def _set(data: pd.DataFrame, row: int, column: str, value: Any) -> None:
+    """One cell of a column of lists set to a list (or None)."""
+    cells = data[column].tolist()
+    cells[row] = value
+    data[column] = pd.Series(cells, index=data.index, dtype=object)
+
+
 def _lists_case(change: str) -> tuple[pd.DataFrame, dict[str, str]]:
     data = LISTS.copy()
     if change == "item twice":
-        data.at[4, "recommended"] = ["e", "f", "e"]
+        _set(data, 4, "recommended", ["e", "f", "e"])
     elif change == "query twice":  # rows 1 and 5: the first and the last partition
         data.loc[5, "query"] = "u2"
     elif change == "not a list":
         data["recommended"] = data["recommended"].str.join(" ")
     elif change == "grades of another length":
-        data.at[3, "grades"] = [1]
+        _set(data, 3, "grades", [1])
+    elif change == "errors in two partitions":
+        # a repeated truth item in the first partition, a null list in the last: pandas
+        # checks the null lists of the whole column before any repeat, so names u6
+        _set(data, 0, "relevant", ["b", "b"])
+        _set(data, 0, "grades", [1, 1])
+        _set(data, 5, "recommended", None)
     return data, ({"relevant": "truth"} if change == "missing column" else {"grades": "grades"})
 
 
 @pytest.mark.parametrize("change", ["item twice", "query twice", "not a list",
-                                    "missing column", "grades of another length"])
+                                    "missing column", "grades of another length",
+                                    "errors in two partitions"])
 def test_from_lists_raises_the_pandas_errors(spark: Any, change: str) -> None:
     data, options = _lists_case(change)
     with pytest.raises(rankframe.RankEvalError) as want:

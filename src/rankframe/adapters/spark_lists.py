@@ -37,11 +37,11 @@ from pyspark.sql import Window, functions
 from pyspark.sql.pandas.types import from_arrow_schema
 
 from rankframe._from_lists import (
+    _check_names,
     _from_arrow,
     _Names,
     _null_query,
     _repeated_query,
-    _check_names,
 )
 from rankframe.adapters.spark import _aliases, _col, _partition, _quiet
 from rankframe.exceptions import RankEvalError

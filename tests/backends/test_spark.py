@@ -458,6 +458,8 @@ def _lists_case(change: str) -> tuple[pd.DataFrame, dict[str, str]]:
         _set(data, 4, "recommended", ["e", "f", "e"])
     elif change == "query twice":  # rows 1 and 5: the first and the last partition
         data.loc[5, "query"] = "u2"
+    elif change == "null query":  # in the last partition: its row counts those before it
+        data.loc[4, "query"] = None
     elif change == "not a list":
         data["recommended"] = data["recommended"].str.join(" ")
     elif change == "grades of another length":
@@ -473,7 +475,7 @@ def _lists_case(change: str) -> tuple[pd.DataFrame, dict[str, str]]:
 
 @pytest.mark.parametrize("change", ["item twice", "query twice", "not a list",
                                     "missing column", "grades of another length",
-                                    "errors in two partitions"])
+                                    "errors in two partitions", "null query"])
 def test_from_lists_raises_the_pandas_errors(spark: Any, change: str) -> None:
     data, options = _lists_case(change)
     with pytest.raises(rankframe.RankEvalError) as want:

@@ -123,24 +123,33 @@ def _first_repeat(keys: IntArray) -> tuple[int, int] | None:
     return at, int((keys == keys[at]).sum())
 
 
+def _null_query(row: int, column: str) -> InvalidDataError:
+    """The error of a null query id at ``row`` (of the whole frame)."""
+    msg = (
+        f"Column {column!r} (query) has a null query id (row {row:,}); every row needs "
+        "its query. Fill or drop those rows first."
+    )
+    return InvalidDataError(msg)
+
+
+def _repeated_query(query: object, count: int, column: str) -> InvalidDataError:
+    """The error of a query id on ``count`` rows."""
+    msg = (
+        f"Query {excerpt(plain(query))} has {count} rows in column "
+        f"{column!r}; from_lists takes one row per query (its list and its truth). "
+        "Combine those rows first, or pass another query column."
+    )
+    return InvalidDataError(msg)
+
+
 def _check_queries(values: pd.Series, column: str) -> None:
     """One row per query, never a null query (pandas Series of the query column)."""
     if values.isna().any():
-        row = int(np.flatnonzero(values.isna().to_numpy())[0])
-        msg = (
-            f"Column {column!r} (query) has a null query id (row {row:,}); every row needs "
-            "its query. Fill or drop those rows first."
-        )
-        raise InvalidDataError(msg)
+        raise _null_query(int(np.flatnonzero(values.isna().to_numpy())[0]), column)
     counts = values.value_counts(sort=False)
     if (counts > 1).any():
         repeated = values[values.duplicated()].iloc[0]
-        msg = (
-            f"Query {excerpt(plain(repeated))} has {int(counts[repeated])} rows in column "
-            f"{column!r}; from_lists takes one row per query (its list and its truth). "
-            "Combine those rows first, or pass another query column."
-        )
-        raise InvalidDataError(msg)
+        raise _repeated_query(repeated, int(counts[repeated]), column)
 
 
 # -- list columns as Arrow ---------------------------------------------------------------------
@@ -538,12 +547,14 @@ def from_lists(
     code often keeps them. The output is the long frame that ``.rank_eval`` reads with its
     default column names, of the same kind as the input: pandas gives pandas, polars gives
     polars, a LazyFrame gives a LazyFrame (computed when collected), a Dask DataFrame gives a
-    Dask DataFrame.
+    Dask DataFrame, a PySpark DataFrame (classic or Spark Connect) gives a PySpark DataFrame
+    (its input checked when called, its rows computed when read).
 
     Parameters
     ----------
     frame
-        One row per query: a pandas, polars or Dask DataFrame or a polars LazyFrame.
+        One row per query: a pandas, polars, Dask or PySpark DataFrame or a polars
+        LazyFrame.
     query
         The column of query ids (a user, a search, a session); one row per query.
     recommended
@@ -580,7 +591,8 @@ def from_lists(
         A column that is not a list column; a null list, a null item or a null grade; an item
         twice in one list; grades whose count differs from the relevant items'; a query id
         on two rows or null; items of two types; a column named like an output column.
-        On a LazyFrame or a Dask frame, errors of the data surface when it is computed.
+        On a LazyFrame or a Dask frame, errors of the data surface when it is computed; on a
+        PySpark frame, when ``from_lists`` is called (two Spark jobs check the input).
 
     Examples
     --------
@@ -607,7 +619,7 @@ def from_lists(
     0.5
     """
     names = _Names(query, recommended, relevant, grades)
-    module = type(frame).__module__.split(".")[0]
+    module = type(frame).__module__.split(".")[0]  # pyspark: imported only for its frames
     if isinstance(frame, pd.DataFrame):
         return _pandas(frame, names)
     if module == "polars":
@@ -623,8 +635,13 @@ def from_lists(
                                      streamable=False)
     if module.startswith("dask"):
         return _dask(frame, names)
+    if module.startswith("pyspark"):
+        from rankframe.adapters.spark_lists import spark_from_lists
+
+        return spark_from_lists(frame, names)
     msg = (
-        "from_lists takes a pandas, polars or Dask DataFrame or a polars LazyFrame; got "
+        "from_lists takes a pandas, polars, Dask or PySpark DataFrame or a polars LazyFrame; "
+        "got "
         f"{type(frame).__module__}.{type(frame).__qualname__}."
     )
     raise InvalidOptionError(msg)

@@ -422,3 +422,82 @@ def test_without_pyspark_the_import_says_what_to_install() -> None:
                           check=True)
     assert done.stdout.strip() == "The Spark accessor needs pyspark: pip install 'rankframe[spark]'"
     assert done.stderr == ""
+
+
+# -- from_lists: one row per query with list columns ------------------------------------------
+
+
+def _in_parts(spark: Any, data: pd.DataFrame) -> Any:
+    """``data`` as a Spark frame of ``PARTS`` partitions, cut by position: its row order is
+    ``data``'s, partitions in order (checked)."""
+    frame = (spark.createDataFrame(data.assign(_order=np.arange(len(data))))
+             .repartitionByRange(PARTS, "_order").drop("_order"))
+    parts = frame.select(functions.spark_partition_id().alias("part")).toArrow()["part"]
+    assert parts.to_pylist() == sorted(parts.to_pylist())
+    assert len(set(parts.to_pylist())) == PARTS
+    return frame
+
+
+LISTS = pd.DataFrame({
+    "query": ["u1", "u2", "u3", "u4", "u5", "u6"],
+    # u3: no recommendations; "z" (u1) is not in the truth; "k" (u2) is never recommended
+    "recommended": [["a", "z", "b"], ["c", "d"], [], ["a", "b", "c", "d"], ["e"], ["b", "a"]],
+    "relevant": [["b", "a"], ["k", "c"], ["a"], ["d", "a"], [], ["a"]],
+    "grades": [[2, 1], [3, 1], [1], [1, 2], [], [2]],
+    "theme": ["news", "food", "news", "sport", "food", "news"],
+})
+
+
+def test_from_lists_gives_the_pandas_rows_and_values(spark: Any) -> None:
+    want = rankframe.from_lists(LISTS, grades="grades")
+    sdf = _in_parts(spark, LISTS)
+    long = rankframe.from_lists(sdf, grades="grades")
+    got = long.toArrow().to_pandas()
+    order = ["query", "item"]
+    pd.testing.assert_frame_equal(got.sort_values(order, ignore_index=True),
+                                  want.sort_values(order, ignore_index=True), check_exact=True)
+    metrics = ["mrr", "ndcg@3", "map", "recall@2", "precision@2", "num_rel"]
+    pd.testing.assert_frame_equal(long.rank_eval.evaluate(metrics, by="theme"),
+                                  want.rank_eval.evaluate(metrics, by="theme"),
+                                  check_exact=True)
+
+
+def _set(data: pd.DataFrame, row: int, column: str, value: Any) -> None:
+    """One cell of a column of lists set to a list (or None)."""
+    cells = data[column].tolist()
+    cells[row] = value
+    data[column] = pd.Series(cells, index=data.index, dtype=object)
+
+
+def _lists_case(change: str) -> tuple[pd.DataFrame, dict[str, str]]:
+    data = LISTS.copy()
+    if change == "item twice":
+        _set(data, 4, "recommended", ["e", "f", "e"])
+    elif change == "query twice":  # rows 1 and 5: the first and the last partition
+        data.loc[5, "query"] = "u2"
+    elif change == "null query":  # in the last partition: its row counts those before it
+        data.loc[4, "query"] = None
+    elif change == "not a list":
+        data["recommended"] = data["recommended"].str.join(" ")
+    elif change == "grades of another length":
+        _set(data, 3, "grades", [1])
+    elif change == "errors in two partitions":
+        # a repeated truth item in the first partition, a null list in the last: pandas
+        # checks the null lists of the whole column before any repeat, so names u6
+        _set(data, 0, "relevant", ["b", "b"])
+        _set(data, 0, "grades", [1, 1])
+        _set(data, 5, "recommended", None)
+    return data, ({"relevant": "truth"} if change == "missing column" else {"grades": "grades"})
+
+
+@pytest.mark.parametrize("change", ["item twice", "query twice", "not a list",
+                                    "missing column", "grades of another length",
+                                    "errors in two partitions", "null query"])
+def test_from_lists_raises_the_pandas_errors(spark: Any, change: str) -> None:
+    data, options = _lists_case(change)
+    with pytest.raises(rankframe.RankEvalError) as want:
+        rankframe.from_lists(data, **options)
+    with pytest.raises(rankframe.RankEvalError) as got:
+        rankframe.from_lists(_in_parts(spark, data), **options)  # no action: raised by the call
+    assert type(got.value) is type(want.value)
+    assert str(got.value) == str(want.value)

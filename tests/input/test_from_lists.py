@@ -7,6 +7,8 @@ the seed documents' printed tables); errors name the column, the query and the f
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -286,8 +288,8 @@ def test_dicts_with_grades_column() -> None:
 
 
 def test_not_a_frame() -> None:
-    with pytest.raises(InvalidOptionError, match=r"from_lists takes a pandas, polars or Dask "
-                       r"DataFrame or a polars LazyFrame; got builtins\.dict"):
+    with pytest.raises(InvalidOptionError, match=r"from_lists takes a pandas, polars, Dask or "
+                       r"PySpark DataFrame or a polars LazyFrame; got builtins\.dict"):
         rankframe.from_lists({"query": [1]})
 
 
@@ -302,3 +304,16 @@ def test_vectorised_on_many_rows() -> None:
     hit = lists == truth[:, None]
     expected = np.where(hit.any(axis=1), 1 / (hit.argmax(axis=1) + 1), 0.0).mean()
     assert rankframe.from_lists(frame).rank_eval.mrr() == pytest.approx(expected, abs=1e-12)
+
+
+def test_pyspark_is_imported_only_for_a_spark_frame() -> None:
+    # from_lists takes Spark frames, but `import rankframe` and pandas frames leave pyspark out
+    code = (
+        "import sys, pandas as pd, rankframe\n"
+        "rankframe.from_lists(pd.DataFrame({'query': [1], 'recommended': [['a']],"
+        " 'relevant': [['a']]}))\n"
+        "print('pyspark' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "False"

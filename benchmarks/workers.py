@@ -46,7 +46,8 @@ def measure(name: str, size: str, repeat: int) -> dict[str, Any]:
 def measure_validation(size: str, repeat: int) -> dict[str, Any]:
     """What validation costs, two ways, on the same frame.
 
-    Alone: the input contract's check (``rankframe._validation``, what the accessor runs) and
+    Alone: the input contract's check (``rankframe.pipeline.validation``, what the accessor
+    runs) and
     the duplicate-item check, each timed by itself (their CPU
     cost). In place: ``evaluate`` as shipped and ``evaluate`` with both patched out; the
     difference is what validation adds to the wall-clock time (the engine runs the duplicate
@@ -55,10 +56,11 @@ def measure_validation(size: str, repeat: int) -> dict[str, Any]:
     """
     from unittest import mock
 
-    from rankframe import _engine, _validation
-    from rankframe._accessor import ColumnNames
+    from rankframe import engine as _engine
     from rankframe.adapters import pandas as pandas_adapter
     from rankframe.adapters.pandas import PandasBackend
+    from rankframe.api.accessor import ColumnNames
+    from rankframe.pipeline import validation as _validation
 
     frame = load_pandas(size)
     extracted = PandasBackend(frame).extract(ColumnNames(), [])  # the engine's input arrays

@@ -1,7 +1,7 @@
 """A Griffe extension for the API reference: the accessor's metric methods.
 
 ``RankEval.mrr``, ``RankEval.ndcg``, ... are generated at import from the metric registry
-(``rankframe._accessor.metric_method``), so the static analysis that mkdocstrings runs on the
+(``rankframe.api.accessor.metric_method``), so the static analysis that mkdocstrings runs on the
 source cannot see them. This extension imports ``rankframe`` and adds each generated method,
 inspected at run time (its ``__signature__`` and docstring), to the ``RankEval`` class of the
 static tree, after ``__call__``. mkdocs.yml loads it (``extensions:``).
@@ -13,7 +13,7 @@ from typing import Any
 
 import griffe
 
-CLASS = "rankframe._accessor.RankEval"
+CLASS = "rankframe.api.accessor.RankEval"
 
 
 class MetricMethods(griffe.Extension):

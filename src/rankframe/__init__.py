@@ -18,23 +18,10 @@ The contract (input, ranking, metrics, options) is in the docs; defaults match t
 
 from __future__ import annotations
 
-from rankframe import _metrics as _metrics  # fills the registry
-from rankframe._accessor import RankEval
-from rankframe._config import get_option, option_context, reset_option, set_option
-from rankframe._from_lists import from_lists
-from rankframe._from_scores import from_scores
-from rankframe._options import Options
-from rankframe._registry import (
-    METRICS,
-    Metric,
-    MetricDef,
-    parse_metric,
-    parse_metrics,
-    trec_label,
-)
 from rankframe.adapters import pandas as _pandas_adapter
 from rankframe.adapters import polars as _polars_adapter
 from rankframe.adapters.arrow import rank_eval
+from rankframe.api.accessor import RankEval
 from rankframe.exceptions import (
     ColumnNotFoundError,
     EmptyQueryError,
@@ -47,8 +34,20 @@ from rankframe.exceptions import (
     UnknownMetricError,
 )
 from rankframe.history import History
+from rankframe.inputs.lists import from_lists
+from rankframe.inputs.scores import from_scores
+from rankframe.metrics.registry import (
+    METRICS,
+    Metric,
+    MetricDef,
+    parse_metric,
+    parse_metrics,
+    trec_label,
+)
 from rankframe.report import Report, to_latex, to_markdown
 from rankframe.schemas import pandas_schema, polars_schema
+from rankframe.settings.config import get_option, option_context, reset_option, set_option
+from rankframe.settings.options import Options
 from rankframe.trec import join_trec, read_trec_qrels, read_trec_run
 
 __version__ = "0.1.0"

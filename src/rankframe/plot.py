@@ -22,9 +22,9 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from rankframe import _results
-from rankframe._registry import check_k, parse_metric
+from rankframe.adapters import results as _results
 from rankframe.exceptions import ColumnNotFoundError, InvalidOptionError
+from rankframe.metrics.registry import check_k, parse_metric
 
 try:
     import matplotlib.pyplot as plt
@@ -48,7 +48,7 @@ FloatArray = npt.NDArray[np.float64]
 
 
 def _eager(table: Any) -> pd.DataFrame:
-    """The table as an eager pandas frame (:func:`rankframe._results.as_pandas`)."""
+    """The table as an eager pandas frame (:func:`rankframe.adapters.results.as_pandas`)."""
     frame = _results.as_pandas(table)
     if frame is not None:
         return frame

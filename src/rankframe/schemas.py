@@ -1,7 +1,7 @@
 """pandera schemas of the long-format input, for rankframe and for your own pipelines.
 
 The accessors check the same contract on every frame kind without pandera
-(``rankframe._validation``: the facts of each column, turned into a
+(``rankframe.pipeline.validation``: the facts of each column, turned into a
 ``rankframe.RankEvalError`` that names the column, the value or the query, and the fix); the
 checks of these schemas are the same functions. Use them to check data as it enters a
 pipeline (see the example below).
@@ -29,8 +29,8 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from rankframe import _validation
 from rankframe._suggest import closest_one
+from rankframe.pipeline import validation
 
 if TYPE_CHECKING:
     import pandera.pandas as pa
@@ -50,11 +50,11 @@ def _is_finite_polars(data: Any) -> bool:
 
 
 def _is_numeric_polars(data: Any) -> bool:
-    return _validation.polars_numeric(data.lazyframe.collect_schema()[data.key])
+    return validation.polars_numeric(data.lazyframe.collect_schema()[data.key])
 
 
 def _is_bool_polars(data: Any) -> bool:
-    return _validation.polars_boolean(data.lazyframe.collect_schema()[data.key])
+    return validation.polars_boolean(data.lazyframe.collect_schema()[data.key])
 
 
 def _score_columns(score: str | Sequence[str]) -> list[str]:
@@ -100,9 +100,9 @@ def pandas_schema(
     import pandera.pandas as pa
 
     checks = {
-        "numeric": (_validation.pandas_numeric, "must have a numeric dtype"),
-        "finite": (_validation.pandas_finite, "grades must be finite"),
-        "boolean": (_validation.pandas_boolean, "must have a boolean dtype"),
+        "numeric": (validation.pandas_numeric, "must have a numeric dtype"),
+        "finite": (validation.pandas_finite, "grades must be finite"),
+        "boolean": (validation.pandas_boolean, "must have a boolean dtype"),
     }
     made = {name: pa.Check(f, element_wise=False, name=name, error=error)
             for name, (f, error) in checks.items()}

@@ -28,9 +28,7 @@ import pandas as pd
 import pytest
 
 import rankframe
-from rankframe import (
-    EmptyQueryError,
-)
+from rankframe import EmptyQueryError
 
 RTOL = 1e-12
 METRICS = ["mrr@5", "ndcg@10", "ndcg", "map", "map@5", "acc@1", "precision@3", "recall@10",

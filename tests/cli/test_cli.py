@@ -23,7 +23,7 @@ import pytest
 import rankframe
 from helpers import CONFORMANCE, DOCS, Run
 from rankframe import METRICS, cli
-from rankframe._accessor import RankEval
+from rankframe.api.accessor import RankEval
 from rankframe.cli.reading import INFER_ROWS
 from rankframe.trec import TREC_MEASURES, parse_trec_measures, trec_eval_report
 

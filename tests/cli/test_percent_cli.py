@@ -15,8 +15,8 @@ import pytest
 
 from helpers import Run
 from rankframe import METRICS
-from rankframe._accessor import RankEval
-from rankframe._registry import MetricDef, labels, parse_metrics
+from rankframe.api.accessor import RankEval
+from rankframe.metrics.registry import MetricDef, labels, parse_metrics
 
 # The metrics whose values are not in [0, 1], and why: an independent list, which the
 # declarations must match.

@@ -25,8 +25,8 @@ from rankframe import (
     RankEvalError,
     UnknownArgumentError,
     UnknownMetricError,
-    _stats,
 )
+from rankframe.stats import inference
 
 
 def frame_data() -> dict[str, list[Any]]:
@@ -164,11 +164,11 @@ def test_polars_frames_have_no_index(make_frame: Any) -> None:
 def test_stats_raise_invalid_option_error() -> None:
     with raises(InvalidOptionError, "'method' option", "'holm', 'bonferroni', 'none'",
                 "Did you mean 'holm'?"):
-        _stats.adjust([0.01, 0.02], method="holms")  # type: ignore[arg-type]
+        inference.adjust([0.01, 0.02], method="holms")  # type: ignore[arg-type]
     with raises(InvalidOptionError, "confidence"):
-        _stats.t_interval(np.ones(3), confidence=1.5)
+        inference.t_interval(np.ones(3), confidence=1.5)
     with raises(InvalidOptionError, "n_resamples"):
-        _stats.permutation_test(np.ones(3), n_resamples="many")  # type: ignore[arg-type]
+        inference.permutation_test(np.ones(3), n_resamples="many")  # type: ignore[arg-type]
 
 
 def test_compare_checks_the_declared_choices(make_frame: Any) -> None:

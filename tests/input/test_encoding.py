@@ -7,8 +7,8 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
-import rankframe._encoding
-from rankframe._encoding import (
+import rankframe.engine.encoding
+from rankframe.engine.encoding import (
     DistinctStrings,
     dictionary_codes,
     hash_arrow,
@@ -44,7 +44,7 @@ def _columns() -> dict[str, pa.Array | pa.ChunkedArray]:
 @pytest.mark.parametrize("threads", [False, True])
 @pytest.mark.parametrize("column", list(_columns()))
 def test_dictionary_codes_match_a_sort_of_the_values(column, threads, monkeypatch) -> None:
-    monkeypatch.setattr(rankframe._encoding, "THREAD_VALUES", 2)  # two halves, merged
+    monkeypatch.setattr(rankframe.engine.encoding, "THREAD_VALUES", 2)  # two halves, merged
     codes, distinct = dictionary_codes(_columns()[column], sort=True, compact=True,
                                        threads=threads)
     expected_codes, expected_distinct = _reference(VALUES)
@@ -54,14 +54,14 @@ def test_dictionary_codes_match_a_sort_of_the_values(column, threads, monkeypatc
 
 
 def test_two_threads_unsorted_codes_index_the_values(monkeypatch) -> None:
-    monkeypatch.setattr(rankframe._encoding, "THREAD_VALUES", 2)
+    monkeypatch.setattr(rankframe.engine.encoding, "THREAD_VALUES", 2)
     codes, distinct = dictionary_codes(_columns()["chunks"], sort=False, threads=True)
     assert [distinct.to_pylist()[c] for c in codes] == VALUES
     assert len(distinct) == len(set(VALUES))
 
 
 def test_integers_in_two_halves(monkeypatch) -> None:
-    monkeypatch.setattr(rankframe._encoding, "THREAD_VALUES", 2)
+    monkeypatch.setattr(rankframe.engine.encoding, "THREAD_VALUES", 2)
     values = [5, -1, 5, 3, 300, -1, 3]
     codes, distinct = dictionary_codes(pa.array(values), sort=True, threads=True)
     assert distinct.to_pylist() == [-1, 3, 5, 300]
@@ -71,7 +71,7 @@ def test_integers_in_two_halves(monkeypatch) -> None:
 def test_below_the_threshold_one_thread_gives_the_same(monkeypatch) -> None:
     column = _columns()["chunks"]
     two = dictionary_codes(column, sort=True, threads=True)
-    monkeypatch.setattr(rankframe._encoding, "THREAD_VALUES", 2)
+    monkeypatch.setattr(rankframe.engine.encoding, "THREAD_VALUES", 2)
     one = dictionary_codes(column, sort=True, threads=True)
     assert two[0].tolist() == one[0].tolist()
     assert two[1].equals(one[1])
@@ -102,7 +102,7 @@ def _short_columns() -> dict[str, pa.Array | pa.ChunkedArray]:
 @pytest.mark.parametrize("threads", [False, True])
 @pytest.mark.parametrize("column", list(_short_columns()))
 def test_short_ids_are_encoded_by_their_keys(column, threads, monkeypatch) -> None:
-    monkeypatch.setattr(rankframe._encoding, "THREAD_VALUES", 2)
+    monkeypatch.setattr(rankframe.engine.encoding, "THREAD_VALUES", 2)
     values = _short_columns()[column]
     assert short_keys(values) is not None  # the key path, not Arrow's string hash table
     codes, distinct = dictionary_codes(values, sort=True, compact=True, threads=threads)
@@ -159,9 +159,9 @@ def _longer_columns(values: list[str]) -> dict[str, pa.Array | pa.ChunkedArray]:
 def test_ids_of_up_to_15_bytes_are_encoded_by_their_words(
     column, threads, encoding, monkeypatch
 ) -> None:
-    monkeypatch.setattr(rankframe._encoding, "THREAD_VALUES", 2)
-    monkeypatch.setattr(rankframe._encoding, "_few_repeats", lambda _: encoding == "sort")
-    monkeypatch.setattr(rankframe._encoding, "_BUCKET", 2)  # the sort by buckets
+    monkeypatch.setattr(rankframe.engine.encoding, "THREAD_VALUES", 2)
+    monkeypatch.setattr(rankframe.engine.encoding, "_few_repeats", lambda _: encoding == "sort")
+    monkeypatch.setattr(rankframe.engine.encoding, "_BUCKET", 2)  # the sort by buckets
     values = _longer_columns(LONGER)[column]
     assert key_words(values) is not None  # the key path, not Arrow's string hash table
     codes, distinct = dictionary_codes(values, sort=True, compact=True, threads=threads)
@@ -183,8 +183,8 @@ def test_labels_are_made_when_first_read(values, threads, encoding, monkeypatch)
     # The query column's labels (labelled_codes): the same codes, and distinct strings
     # made from the keys on first use, as the sorted distinct values. (Words that do not
     # fit one key take the string path, whose distinct strings are made at once.)
-    monkeypatch.setattr(rankframe._encoding, "THREAD_VALUES", 2)
-    monkeypatch.setattr(rankframe._encoding, "_few_repeats", lambda _: encoding == "sort")
+    monkeypatch.setattr(rankframe.engine.encoding, "THREAD_VALUES", 2)
+    monkeypatch.setattr(rankframe.engine.encoding, "_few_repeats", lambda _: encoding == "sort")
     codes, distinct = labelled_codes(pa.array(values), threads=threads)
     expected_codes, expected_distinct = _reference(values)
     assert codes.tolist() == expected_codes
@@ -207,7 +207,7 @@ def test_key_words_order_as_the_bytes_do(encoding, monkeypatch) -> None:
     assert by_words == sorted(values, key=lambda v: v.encode())
     pairs = set(zip(first.tolist(), second.tolist(), strict=True))
     assert len(pairs) == len(set(values))  # one pair per string
-    monkeypatch.setattr(rankframe._encoding, "_few_repeats", lambda _: encoding == "sort")
+    monkeypatch.setattr(rankframe.engine.encoding, "_few_repeats", lambda _: encoding == "sort")
     codes, distinct = dictionary_codes(pa.array(values), sort=True)
     assert (codes.tolist(), distinct.to_pylist()) == _reference(values)
 
@@ -217,7 +217,7 @@ def test_words_that_do_not_fit_one_key_take_the_string_path() -> None:
     values = ["\x00" * 15, "\x7f" * 15, "\x01\x7f"]
     column = pa.array(values)
     assert key_words(column) is not None
-    assert not rankframe._encoding._Packing([key_words(column)]).fits
+    assert not rankframe.engine.encoding._Packing([key_words(column)]).fits
     codes, distinct = dictionary_codes(column, sort=True)
     assert (codes.tolist(), distinct.to_pylist()) == _reference(values)
 
@@ -235,20 +235,22 @@ def test_longer_ids_or_nulls_take_the_string_path(values) -> None:
 
 
 def test_distinct_strings_beyond_one_view_buffer(monkeypatch) -> None:
-    monkeypatch.setattr(rankframe._encoding, "_VIEW_STRINGS", 2)  # 2 strings per buffer
+    monkeypatch.setattr(rankframe.engine.encoding, "_VIEW_STRINGS", 2)  # 2 strings per buffer
     codes, distinct = dictionary_codes(pa.array(LONGER), sort=True)
     assert (codes.tolist(), distinct.to_pylist()) == _reference(LONGER)
 
 
 def test_the_encoding_follows_how_often_ids_repeat() -> None:
-    n = 16 * rankframe._encoding._SAMPLE
+    n = 16 * rankframe.engine.encoding._SAMPLE
     rng = np.random.default_rng(3)
     for per_id, few in [(1, True), (2, True), (4, True), (16, False), (100, False)]:
         keys = rng.permutation(np.arange(n, dtype=np.uint64) // np.uint64(per_id))
-        assert rankframe._encoding._few_repeats([keys]) is few, per_id
+        assert rankframe.engine.encoding._few_repeats([keys]) is few, per_id
         grouped = np.sort(keys)  # the rows of an id side by side: the same answer
-        assert rankframe._encoding._few_repeats(np.split(grouped, [n // 3])) is few, per_id
-    assert not rankframe._encoding._few_repeats([np.arange(n - 1, dtype=np.uint64)])  # few keys
+        few_repeats = rankframe.engine.encoding._few_repeats
+        assert few_repeats(np.split(grouped, [n // 3])) is few, per_id
+    few_keys = [np.arange(n - 1, dtype=np.uint64)]
+    assert not rankframe.engine.encoding._few_repeats(few_keys)
 
 
 def test_many_short_lists_by_sort_and_buckets() -> None:
@@ -257,9 +259,9 @@ def test_many_short_lists_by_sort_and_buckets() -> None:
     ids = np.char.add("q", np.arange(n_ids).astype(str))  # 2-7 bytes: 'q0' .. 'q299999'
     rows = np.random.default_rng(5).permutation(np.repeat(ids, 2))
     column = pa.array(rows, type=pa.large_string())
-    keys = rankframe._encoding._Packing([key_words(column)]).pack(key_words(column))
-    assert rankframe._encoding._few_repeats([keys])
-    assert len(rows) > 2 * rankframe._encoding._BUCKET  # sorted by buckets
+    keys = rankframe.engine.encoding._Packing([key_words(column)]).pack(key_words(column))
+    assert rankframe.engine.encoding._few_repeats([keys])
+    assert len(rows) > 2 * rankframe.engine.encoding._BUCKET  # sorted by buckets
     codes, distinct = dictionary_codes(column, sort=True, compact=True)
     order = sorted(set(ids.tolist()), key=str.encode)
     assert distinct.to_pylist() == order
@@ -306,11 +308,11 @@ def test_composite_ids_are_encoded_in_the_order_of_python_tuples(column: str) ->
     distinct = sorted(set(tuples))
     position = {t: i for i, t in enumerate(distinct)}
     expected = [position[t] for t in tuples]
-    assert rankframe._encoding.dense_ranks(values).tolist() == expected
+    assert rankframe.engine.encoding.dense_ranks(values).tolist() == expected
     codes, dictionary = dictionary_codes(values, sort=True, compact=True)
     assert codes.dtype == np.int32
     assert codes.tolist() == expected
-    assert [rankframe._encoding.as_tuple(v) if not isinstance(v, dict) else tuple(v.values())
+    assert [rankframe.engine.encoding.as_tuple(v) if not isinstance(v, dict) else tuple(v.values())
             for v in dictionary.to_pylist()] == distinct
     codes, _ = labelled_codes(values)
     assert codes.tolist() == expected
@@ -331,7 +333,7 @@ def test_composite_ids_are_encoded_in_the_order_of_python_tuples(column: str) ->
     ],
 )
 def test_null_elements_of_composite_ids_are_found(values: pa.Array, expected: bool) -> None:
-    assert rankframe._encoding.composite_nulls(values) is expected
+    assert rankframe.engine.encoding.composite_nulls(values) is expected
 
 
 def test_tuples_with_nulls_in_object_columns() -> None:
@@ -340,7 +342,7 @@ def test_tuples_with_nulls_in_object_columns() -> None:
         out[:] = list(values)
         return out
 
-    found = rankframe._encoding.tuples_with_nulls
+    found = rankframe.engine.encoding.tuples_with_nulls
     assert found(objects((1, 2), (1, (2, None))))
     assert found(objects((1.0, float("nan"))))
     assert not found(objects((1, 2), "a", None))  # a null id is not a tuple's element

@@ -31,9 +31,9 @@ from sklearn.metrics import dcg_score, ndcg_score
 import helpers
 import rankframe
 from helpers import DOCS, as_float, unlabelled
-from rankframe._conventions import CONVENTION, CONVENTIONS, ConventionName
-from rankframe._options import OPTIONS
-from rankframe._pipeline import reads_shared_ranks
+from rankframe.pipeline.steps import reads_shared_ranks
+from rankframe.settings.conventions import CONVENTION, CONVENTIONS, ConventionName
+from rankframe.settings.options import OPTIONS
 
 TOL = 1e-9
 

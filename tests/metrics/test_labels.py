@@ -18,10 +18,10 @@ import rankframe
 from conftest import FrameMaker
 from helpers import as_float, as_pandas
 from rankframe import METRICS, parse_metric, parse_metrics
-from rankframe._options import OPTIONS, OptionDef, Options
-from rankframe._pipeline import reads_shared_ranks
-from rankframe._registry import Metric, MetricDef, bind_options, labels
 from rankframe.exceptions import InvalidOptionError, RankEvalError, UnknownArgumentError
+from rankframe.metrics.registry import Metric, MetricDef, bind_options, labels
+from rankframe.pipeline.steps import reads_shared_ranks
+from rankframe.settings.options import OPTIONS, OptionDef, Options
 
 # A value other than the default of each option without fixed choices; the options with
 # choices take each of theirs (``OptionDef.choices``).
@@ -160,7 +160,7 @@ def test_a_preset_is_named_instead_of_its_options() -> None:
     got = labels(["map@10", "ndcg@10", "f1@5"], {"convention": "lenskit"})
     assert got == ["map@10(convention=lenskit)", "ndcg@10(convention=lenskit)",
                    "f1@5(convention=lenskit)"]
-    preset = rankframe._conventions.CONVENTIONS["lenskit"].options
+    preset = rankframe.settings.conventions.CONVENTIONS["lenskit"].options
     parsed = parse_metric(got[0])
     expected = {n: v for n, v in preset.items() if n in METRICS["map"].label_options()}
     assert dict(parsed.options) == expected

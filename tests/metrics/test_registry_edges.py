@@ -1,6 +1,6 @@
 """The registry drives every edge it owns: the options, the metric methods, the docs table.
 
-Each option is declared once (``rankframe._options``); ``Options``, the accessor's generated
+Each option is declared once (``rankframe.settings.options``); ``Options``, the accessor's generated
 metric methods (their signatures and docstrings) and the tables of ``docs/metrics.md`` must
 agree with the declarations. Adding a metric to the registry adds its method.
 """
@@ -19,8 +19,8 @@ import pytest
 import rankframe
 from helpers import DOCS, as_float, as_pandas
 from rankframe import METRICS, MetricDef, Options, RankEval
-from rankframe._options import COMMON, CORRECTION, OPTIONS, TEST, options_of
-from rankframe._registry import _LOOKUP, register
+from rankframe.metrics.registry import _LOOKUP, register
+from rankframe.settings.options import COMMON, CORRECTION, OPTIONS, TEST, options_of
 
 # -- Options and the declarations ------------------------------------------------------------
 

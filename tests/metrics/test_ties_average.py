@@ -29,7 +29,7 @@ import helpers
 import rankframe
 import reference as ref
 from helpers import as_float, unlabelled
-from rankframe._engine import ranking
+from rankframe.engine import ranking
 from reference import Row
 
 

@@ -18,7 +18,7 @@ import pytest
 from scipy import stats
 
 import rankframe
-from rankframe._gates import STATUSES
+from rankframe.api.gates import STATUSES
 from rankframe.report._compute import eager
 
 HOSTILE = "<script>alert(1)</script>"

@@ -47,8 +47,8 @@ import pytrec_eval
 
 import helpers
 from helpers import unlabelled
-from rankframe import METRICS, Metric, _engine
-from rankframe._engine import frame as engine_frame
+from rankframe import METRICS, Metric, engine
+from rankframe.engine import frame as engine_frame
 
 
 # Tables are read without the options their labels name (``map(ties=first)`` as ``map``):
@@ -319,21 +319,21 @@ def test_per_query_matches_pytrec_eval(seed, level, make_frame) -> None:
 @pytest.mark.parametrize("seed", SEEDS[:2])
 def test_blocks_of_queries_match_pytrec_eval(seed, rows, make_frame, monkeypatch) -> None:
     # A frame of more rows than a block is ranked and scored in blocks of whole queries
-    # (rankframe._engine.query_blocks). With blocks of about 10 rows (a query per block,
+    # (rankframe.engine.query_blocks). With blocks of about 10 rows (a query per block,
     # 40 blocks: their rows found by a radix sort) and of 200 (a few blocks: by scans),
     # every query of two systems, the scores and their negation, still agrees with
     # pytrec_eval.
     monkeypatch.setattr(engine_frame, "QUERY_BLOCK_ROWS", rows)
     monkeypatch.setattr(engine_frame, "QUERY_BLOCK_QUERIES", 2)
     blocks = []  # how many blocks each evaluation used, where it runs in this process
-    real = _engine.query_blocks
+    real = engine.query_blocks
 
     def spy(data, rows_per_block=None):
         cut = list(real(data, rows_per_block))
         blocks.append(len(cut))
         yield from cut
 
-    monkeypatch.setattr(_engine, "query_blocks", spy)
+    monkeypatch.setattr(engine, "query_blocks", spy)
     data = _frame(seed).assign(reversed=lambda f: -f["score"])
     columns = [str(m) for m in _metrics()]
     table = as_pandas(

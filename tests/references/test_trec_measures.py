@@ -23,10 +23,10 @@ import pytest
 
 import helpers
 import rankframe
-import rankframe._encoding
+import rankframe.engine.encoding
 from helpers import CONFORMANCE, as_float, unlabelled
 from rankframe import InvalidDataError, InvalidOptionError, UnknownMetricError
-from rankframe._registry import METRICS, Metric, parse_metric, parse_metrics, trec_label
+from rankframe.metrics.registry import METRICS, Metric, parse_metric, parse_metrics, trec_label
 
 
 # Tables are read without the options their labels name (``map(ties=first)`` as ``map``):
@@ -78,7 +78,7 @@ def test_two_thread_encoding_matches_trec_eval(output: str, joined, make_frame,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     # large frames encode their query ids in two threads (two dictionaries, merged): force
     # that path on trec_eval's small test data
-    monkeypatch.setattr(rankframe._encoding, "THREAD_VALUES", 2)
+    monkeypatch.setattr(rankframe.engine.encoding, "THREAD_VALUES", 2)
     _check_all_trec(output, joined, make_frame)
 
 

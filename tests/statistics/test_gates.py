@@ -22,7 +22,7 @@ import rankframe
 from gates_data import ITEMS, RANKS, SMALL, SYSTEMS, N, frame_data  # noqa: F401
 from helpers import as_pandas
 from rankframe import METRICS, InvalidOptionError, InvalidRuleError
-from rankframe._gates import parse_rule
+from rankframe.api.gates import parse_rule
 
 
 def rr(system: str, queries: slice = slice(None)) -> np.ndarray:

@@ -30,12 +30,12 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankframe import _pipeline
-from rankframe._accessor import RankEval, ranks
-from rankframe._options import Ties
-from rankframe._pipeline import Backend, Request
 from rankframe.adapters.pandas import PandasBackend, pandas_result
+from rankframe.api.accessor import RankEval, ranks
 from rankframe.exceptions import RankEvalError
+from rankframe.pipeline import steps
+from rankframe.pipeline.steps import Backend, Request
+from rankframe.settings.options import Ties
 
 __all__ = ["ArrowRankEval", "ArrowSource", "arrow_frame", "rank_eval"]
 
@@ -165,7 +165,7 @@ def _pandas_dtype(arrow_type: pa.DataType) -> Any:
 class ArrowRankEval(RankEval):
     __doc__ = RankEval.__doc__
 
-    def __init__(self, frame: Any, names: _pipeline.ColumnNames | None = None) -> None:
+    def __init__(self, frame: Any, names: steps.ColumnNames | None = None) -> None:
         source = frame if isinstance(frame, ArrowSource) else ArrowSource(frame)
         super().__init__(source, names)
 
@@ -178,13 +178,13 @@ class ArrowRankEval(RankEval):
     def _run(self, request: Request) -> Any:
         columns = [*request.names.roles(), *request.by]
         frame = self._frame.frame(columns)
-        return pandas_result(_pipeline.run(PandasBackend(frame), request), request)
+        return pandas_result(steps.run(PandasBackend(frame), request), request)
 
     def _side(self, request: Request) -> Any:
-        from rankframe._reference import side
+        from rankframe.pipeline.reference import side
 
         backend = PandasBackend(self._frame.frame([*request.names.roles(), *request.by]))
-        return side(backend, _pipeline.per_query(backend, request), request)
+        return side(backend, steps.per_query(backend, request), request)
 
     def _rank(self, columns: list[str], ties: Ties) -> Any:
         backend = PandasBackend(self._frame.frame(None))

@@ -7,7 +7,7 @@ gives what the pandas accessor returns for the same rows.
 The engine needs all rows of a query together. The frame is shuffled on the query column, so
 each partition holds whole queries; each partition then gives its per-query table through the
 pandas adapter; the per-query tables are gathered into one partition, where the one finish
-step (:mod:`rankframe._partitioned`) makes the result. No rows travel to the client and
+step (:mod:`rankframe.pipeline.parts`) makes the result. No rows travel to the client and
 nothing loops over queries in Python.
 
 The shuffle is skipped when the frame is already partitioned by query: it has one partition,
@@ -38,15 +38,15 @@ except ImportError as error:
 
 import pyarrow as pa
 
-from rankframe import _validation
-from rankframe._accessor import RankEval, ranks
-from rankframe._encoding import hash_arrow, is_composite
-from rankframe._options import Ties
-from rankframe._partitioned import Parts
-from rankframe._pipeline import Backend, ColumnNames, Request, from_parts
-from rankframe._windows import WINDOW, window_type
 from rankframe.adapters.pandas import PandasBackend, _column, pandas_result
+from rankframe.api.accessor import RankEval, ranks
+from rankframe.engine.encoding import hash_arrow, is_composite
 from rankframe.exceptions import RankEvalError
+from rankframe.pipeline import validation
+from rankframe.pipeline.parts import Parts
+from rankframe.pipeline.steps import Backend, ColumnNames, Request, from_parts
+from rankframe.pipeline.windows import WINDOW, window_type
+from rankframe.settings.options import Ties
 
 __all__ = ["DaskRankEval", "register"]
 
@@ -62,7 +62,7 @@ _POSITION_BITS = 40
 
 def _numbers(part: pd.DataFrame, names: ColumnNames) -> bool:
     """Whether this partition's score and grade columns are numeric."""
-    return all(_validation.pandas_numeric(part[c]) for c in _validation.numeric_columns(names))
+    return all(validation.pandas_numeric(part[c]) for c in validation.numeric_columns(names))
 
 
 def _with_position(
@@ -77,7 +77,7 @@ def _with_position(
     """
     number = partition_info["number"] if partition_info else 0
     if not _numbers(part, names):
-        numeric = _validation.numeric_columns(names)
+        numeric = validation.numeric_columns(names)
         part = part.iloc[:0].astype(dict.fromkeys(numeric, np.float64))
     position = np.arange(len(part), dtype=np.int64) + (np.int64(number) << _POSITION_BITS)
     return part.assign(**{name: position})
@@ -96,16 +96,16 @@ def _with_bucket(part: pd.DataFrame, name: str, query: str) -> pd.DataFrame:
 
 
 def _facts(part: pd.DataFrame, names: ColumnNames) -> pd.DataFrame:
-    """One row for an input partition: its :class:`~rankframe._validation.Facts`."""
-    return pd.DataFrame({"facts": pd.Series([_validation.pandas_facts(part, names)],
+    """One row for an input partition: its :class:`~rankframe.pipeline.validation.Facts`."""
+    return pd.DataFrame({"facts": pd.Series([validation.pandas_facts(part, names)],
                                             dtype=object)})
 
 
 def _check_data(reports: pd.DataFrame, names: ColumnNames) -> int:
     """Raise the error pandas raises for the whole frame, from the rows of :func:`_facts`
     (one per input partition, in order); 0 when there is none."""
-    facts = _validation.combine(list(reports["facts"]))
-    _validation.raise_for(facts, names, flavour="pandas")
+    facts = validation.combine(list(reports["facts"]))
+    validation.raise_for(facts, names, flavour="pandas")
     return 0
 
 
@@ -124,7 +124,7 @@ def _in_order(part: pd.DataFrame, position: str | None) -> pd.DataFrame:
 
 def _reported(part: pd.DataFrame, names: ColumnNames) -> bool:
     """Whether the whole frame's check raises for this partition's data."""
-    return not _validation.pandas_facts(part, names).clean
+    return not validation.pandas_facts(part, names).clean
 
 
 def _map_part(
@@ -241,11 +241,11 @@ class DaskRankEval(RankEval):
         )
         position = None
         if not presorted:
-            position = _validation.unused_name(list(frame.columns), "__rankframe_position__")
+            position = validation.unused_name(list(frame.columns), "__rankframe_position__")
             meta = frame._meta.assign(**{position: np.zeros(0, dtype=np.int64)})
             frame = frame.map_partitions(_with_position, position, names, meta=meta)
             if _composite(frame._meta[names.query]):  # shuffled on a hash of the ids
-                bucket = _validation.unused_name([*frame.columns], "__rankframe_bucket__")
+                bucket = validation.unused_name([*frame.columns], "__rankframe_bucket__")
                 meta = frame._meta.assign(**{bucket: np.zeros(0, dtype=np.uint64)})
                 frame = frame.map_partitions(_with_bucket, bucket, names.query, meta=meta)
                 frame = frame.shuffle(on=bucket).drop(columns=bucket)
@@ -275,7 +275,7 @@ class DaskRankEval(RankEval):
     def _side(self, request: Request) -> Any:
         """This frame's side of ``compare(reference=...)``: its partitions' per-query tables,
         computed with the whole frame's null check (as :meth:`_run`), read back as one."""
-        from rankframe._reference import side
+        from rankframe.pipeline.reference import side
 
         frame, checked, position, _ = self._partitioned(request.by, request.names)
         parts = Parts(request, PandasBackend)

@@ -13,9 +13,16 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankframe import _validation
-from rankframe._accessor import RankEval
-from rankframe._encoding import (
+from rankframe.api.accessor import RankEval
+from rankframe.engine import (
+    EXACT_DIGITS,
+    CodeArray,
+    FrameData,
+    ItemColumn,
+    scores_in_order,
+    with_judged,
+)
+from rankframe.engine.encoding import (
     DistinctStrings,
     UnorderedIdsError,
     as_tuple,
@@ -32,17 +39,10 @@ from rankframe._encoding import (
     tuples_with_nulls,
     without_half_floats,
 )
-from rankframe._engine import (
-    EXACT_DIGITS,
-    CodeArray,
-    FrameData,
-    ItemColumn,
-    scores_in_order,
-    with_judged,
-)
-from rankframe._pipeline import Backend, ColumnNames, Request
-from rankframe._windows import WINDOW
 from rankframe.exceptions import InvalidDataError, Keyword
+from rankframe.pipeline import validation
+from rankframe.pipeline.steps import Backend, ColumnNames, Request
+from rankframe.pipeline.windows import WINDOW
 
 IntArray = npt.NDArray[np.int64]
 
@@ -58,7 +58,7 @@ def _as_float(series: pd.Series) -> npt.NDArray[np.float64]:
 def _scores(series: pd.Series) -> npt.NDArray[np.float64]:
     """A score column as float64 (NaN for nulls) that orders exactly as the scores do:
     integers beyond 2**53 and decimals become their dense ranks (see
-    :func:`~rankframe._engine.scores_in_order`)."""
+    :func:`~rankframe.engine.scores_in_order`)."""
     dtype = series.dtype
     exact_as_float = pd.api.types.is_float_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
     if exact_as_float or not pd.api.types.is_numeric_dtype(dtype):
@@ -139,7 +139,7 @@ def _hash(series: pd.Series) -> npt.NDArray[np.uint64]:
     """Per row a 64-bit hash of the value, equal for equal values.
 
     Arrow-backed columns (pandas 3's ``str``) are hashed a slice at a time, without a
-    polars copy of the whole column (see :func:`~rankframe._encoding.hash_arrow`).
+    polars copy of the whole column (see :func:`~rankframe.engine.encoding.hash_arrow`).
     """
     if isinstance(series.array, pd.arrays.ArrowExtensionArray | pd.arrays.ArrowStringArray):
         return hash_arrow(pa.array(series.array))
@@ -196,8 +196,8 @@ class PandasBackend:
 
     def _validate(self, names: ColumnNames) -> None:
         self._check_unique_names(names.roles())
-        facts = _validation.pandas_facts(self.frame, names)
-        _validation.raise_for(facts, names, flavour="pandas")
+        facts = validation.pandas_facts(self.frame, names)
+        validation.raise_for(facts, names, flavour="pandas")
 
     def _check_unique_names(self, roles: dict[str, str]) -> None:
         """Raise if a column the accessor reads shares its name with another column."""

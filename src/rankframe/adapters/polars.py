@@ -5,7 +5,7 @@ user collects it (``LazyFrame.map_batches``). The engine receives all rows of it
 once, so every method but ``rank()`` counts the plan's rows when collected (free for a
 parquet scan or an in-memory frame) and splits larger inputs into parts of at most
 ``rankframe.get_option("rows_per_part")`` rows, by a hash of the query id: each part gives its
-per-query table, and the one finish step (:mod:`rankframe._partitioned`) makes the result
+per-query table, and the one finish step (:mod:`rankframe.pipeline.parts`) makes the result
 from all of them, so one part's rows are held at a time. ``rank()`` runs in one step.
 
 Column names, metric names and options are checked at once; checks of the data run at
@@ -23,10 +23,10 @@ import numpy.typing as npt
 import polars as pl
 import pyarrow as pa
 
-from rankframe import _engine, _validation
-from rankframe._accessor import RankEval, ranks
-from rankframe._config import get_option
-from rankframe._encoding import (
+from rankframe import engine as _engine
+from rankframe.api.accessor import RankEval, ranks
+from rankframe.engine import CodeArray, FrameData, ItemColumn
+from rankframe.engine.encoding import (
     DistinctStrings,
     as_tuple,
     composite_nulls,
@@ -36,12 +36,13 @@ from rankframe._encoding import (
     hash_series,
     labelled_codes,
 )
-from rankframe._engine import CodeArray, FrameData, ItemColumn
-from rankframe._options import Ties
-from rankframe._partitioned import Parts
-from rankframe._pipeline import Backend, ColumnNames, Request, from_parts, per_query, run
-from rankframe._windows import WINDOW, window_type
 from rankframe.exceptions import InvalidDataError
+from rankframe.pipeline import validation
+from rankframe.pipeline.parts import Parts
+from rankframe.pipeline.steps import Backend, ColumnNames, Request, from_parts, per_query, run
+from rankframe.pipeline.windows import WINDOW, window_type
+from rankframe.settings.config import get_option
+from rankframe.settings.options import Ties
 
 IntArray = npt.NDArray[np.int64]
 
@@ -114,7 +115,7 @@ def _by_polars(dtype: Any) -> bool:
 def _polars_codes(series: pl.Series) -> tuple[IntArray, pl.Series]:
     """:func:`_encode` by polars, for the dtypes of :func:`_by_polars`: codes in sorted
     order, and the sorted distinct values (composite ids in the order of Python's tuples,
-    :func:`~rankframe._encoding.composite_ranks`)."""
+    :func:`~rankframe.engine.encoding.composite_ranks`)."""
     return composite_ranks(series)
 
 
@@ -148,7 +149,7 @@ def _as_float(series: pl.Series) -> npt.NDArray[np.float64]:
 def _scores(series: pl.Series) -> npt.NDArray[np.float64]:
     """A score column as float64 (NaN for nulls) that orders exactly as the scores do:
     integers beyond 2**53 and decimals of more than 15 digits become their dense ranks
-    (see :func:`~rankframe._engine.scores_in_order`)."""
+    (see :func:`~rankframe.engine.scores_in_order`)."""
     dtype = series.dtype
     if dtype.is_integer():
         low, high = series.min(), series.max()
@@ -177,8 +178,8 @@ class PolarsBackend:
         self.frame = frame
 
     def _validate(self, names: ColumnNames) -> None:
-        facts = _validation.polars_facts(self.frame, names)
-        _validation.raise_for(facts, names, flavour="polars")
+        facts = validation.polars_facts(self.frame, names)
+        validation.raise_for(facts, names, flavour="polars")
 
     def extract(self, names: ColumnNames, by: Sequence[str]) -> FrameData:
         _check_ids(self.frame, {names.query: "query", names.item: "item",
@@ -397,11 +398,11 @@ class LazyPolarsRankEval(RankEval):
         parts = Parts(request, self._backend, PolarsBackend)
 
         def run_part(part: pl.DataFrame) -> pl.DataFrame:
-            if not _validation.polars_facts(part, request.names).clean:
+            if not validation.polars_facts(part, request.names).clean:
                 # the error counts and locates over the whole frame: its facts, from
                 # one streaming aggregation of the plan
-                whole = _validation.polars_facts(frame, request.names)
-                _validation.raise_for(whole, request.names, flavour="polars")
+                whole = validation.polars_facts(frame, request.names)
+                validation.raise_for(whole, request.names, flavour="polars")
             return _conform(parts.map(part), part_schema)
 
         # one part's rows are held at a time: each part is one opaque step that gets all
@@ -413,7 +414,7 @@ class LazyPolarsRankEval(RankEval):
     def _side(self, request: Request) -> Any:
         """This LazyFrame's side of ``compare(reference=...)``: its plan collected, in parts
         of whole queries when it is large (as :meth:`_run`)."""
-        from rankframe._reference import side
+        from rankframe.pipeline.reference import side
 
         frame = self._input(request.names, request.by)
         n = _part_count(frame)

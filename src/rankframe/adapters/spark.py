@@ -5,7 +5,7 @@ relevant, judged, ``by``) and each row's position are grouped on a hash bucket o
 (``groupBy(bucket).applyInArrow``): each group arrives in a Python worker as one Arrow
 table of whole queries, is read as the Arrow adapter reads a table (Arrow-backed pandas
 columns, a float NaN as a null), and gives its per-query table through the pandas adapter
-(:class:`rankframe._partitioned.Parts`). Each group sends back one row: its per-query table,
+(:class:`rankframe.pipeline.parts.Parts`). Each group sends back one row: its per-query table,
 pickled. The driver collects those rows with ``toArrow()`` and runs the one finish step, so
 the values are the pandas accessor's, bit for bit. Nothing loops over queries in Python and
 nothing goes through ``pyspark.pandas``.
@@ -20,7 +20,7 @@ layout costs time, never a wrong number.
 Errors are the pandas accessor's. A worker never raises for bad data: a group whose columns
 hold nulls (or a score or grade column that is not numeric) says so, and the driver then
 counts and locates them over the whole frame in its row order (one more job, only on that
-path) and raises the eager error (:mod:`rankframe._validation`); any
+path) and raises the eager error (:mod:`rankframe.pipeline.validation`); any
 other error (a duplicate item, a ``by`` column that varies within a query) comes back
 pickled and is raised on the driver, as raised.
 
@@ -51,14 +51,15 @@ except ImportError as error:
     msg = "The Spark accessor needs pyspark: pip install 'rankframe[spark]'"
     raise ImportError(msg) from error
 
-from rankframe import _config, _validation
-from rankframe._accessor import RankEval, ranks
-from rankframe._options import Ties
-from rankframe._partitioned import Parts
-from rankframe._pipeline import Backend, ColumnNames, Means, Request, from_parts
 from rankframe.adapters.arrow import arrow_frame
 from rankframe.adapters.pandas import PandasBackend, pandas_result
+from rankframe.api.accessor import RankEval, ranks
 from rankframe.exceptions import RankEvalError
+from rankframe.pipeline import validation
+from rankframe.pipeline.parts import Parts
+from rankframe.pipeline.steps import Backend, ColumnNames, Means, Request, from_parts
+from rankframe.settings import config
+from rankframe.settings.options import Ties
 
 __all__ = ["SparkRankEval", "register"]
 
@@ -85,7 +86,7 @@ def _col(name: str) -> Any:
 
 def _reported(frame: pd.DataFrame, names: ColumnNames) -> bool:
     """Whether the whole frame's check raises for this part's data."""
-    return not _validation.pandas_facts(frame, names).clean
+    return not validation.pandas_facts(frame, names).clean
 
 
 def _hashable(values: list[Any]) -> list[Any]:
@@ -159,15 +160,15 @@ def _mapped(parts: Parts, columns: Sequence[str]) -> Any:
 
 
 def _facts(names: ColumnNames, columns: Sequence[str]) -> Any:
-    """Per input partition: its :class:`~rankframe._validation.Facts` (pickled), from its
+    """Per input partition: its :class:`~rankframe.pipeline.validation.Facts` (pickled), from its
     rows as pandas reads them."""
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         received = list(batches)
         if received:
             table = pa.Table.from_batches(received).rename_columns(list(columns))
-            facts = _validation.pandas_facts(arrow_frame(table), names)
+            facts = validation.pandas_facts(arrow_frame(table), names)
         else:
-            facts = _validation.Facts(0)
+            facts = validation.Facts(0)
         yield pa.RecordBatch.from_pydict({
             "part": [_partition()], "facts": [pickle.dumps(facts)],
         })
@@ -211,7 +212,7 @@ class SparkRankEval(RankEval):
             *[_col(c) for c in columns]).limit(0).toArrow())
 
     def _buckets(self) -> int:
-        chosen = _config.get_option("query_buckets")
+        chosen = config.get_option("query_buckets")
         if chosen is not None:
             return int(chosen)
         session = self._frame.sparkSession
@@ -246,8 +247,8 @@ class SparkRankEval(RankEval):
     def _raise_whole_frame(self, names: ColumnNames, columns: Sequence[str]) -> None:
         frame = self._selected(columns, position=False)
         reports = frame.mapInArrow(_facts(names, columns), _FACTS).toArrow().sort_by("part")
-        facts = _validation.combine([pickle.loads(f) for f in reports["facts"].to_pylist()])
-        _validation.raise_for(facts, names, flavour="pandas")
+        facts = validation.combine([pickle.loads(f) for f in reports["facts"].to_pylist()])
+        validation.raise_for(facts, names, flavour="pandas")
 
     def _run(self, request: Request) -> Any:
         with _quiet():
@@ -304,7 +305,7 @@ class SparkRankEval(RankEval):
     def _side(self, request: Request) -> Any:
         """This frame's side of ``compare(reference=...)``: its parts' per-query tables,
         read back on the driver (as :meth:`_run`)."""
-        from rankframe._reference import side
+        from rankframe.pipeline.reference import side
 
         with _quiet():
             backend = PandasBackend(self._part_tables(request))

@@ -4,7 +4,7 @@ Imported by :func:`rankframe.from_lists` only when it is given a Spark frame, so
 ``import rankframe`` never imports pyspark.
 
 The long rows are made per partition (``mapInArrow``) by the Arrow core that every backend
-shares (:func:`rankframe._from_lists._from_arrow`): a query is one input row, so a
+shares (:func:`rankframe.inputs.lists._from_arrow`): a query is one input row, so a
 partition holds whole queries. The Spark schema of the output is that of the same
 conversion run on the frame's columns with no rows (``limit(0).toArrow()``), converted by
 ``pyspark.sql.pandas.types.from_arrow_schema``.
@@ -36,15 +36,15 @@ import pyarrow as pa
 from pyspark.sql import Window, functions
 from pyspark.sql.pandas.types import from_arrow_schema
 
-from rankframe._from_lists import (
+from rankframe.adapters.spark import _aliases, _col, _partition, _quiet
+from rankframe.exceptions import RankEvalError
+from rankframe.inputs.lists import (
     _check_names,
     _from_arrow,
     _Names,
     _null_query,
     _repeated_query,
 )
-from rankframe.adapters.spark import _aliases, _col, _partition, _quiet
-from rankframe.exceptions import RankEvalError
 
 __all__ = ["spark_from_lists"]
 

@@ -2,7 +2,7 @@
 of the offending record and the option to pass.
 
 ``check_rows`` runs before the library, on the input contract's facts of the file
-(:mod:`rankframe._validation`: the row count, the column types, the null counts). The facts
+(:mod:`rankframe.pipeline.validation`: the row count, the column types, the null counts). The facts
 that cost a pass over the data (a repeated item, a ``--by`` column varying within a query,
 queries without a relevant item, also found by ``_validation``) are read only after the
 library has refused the data, through ``explain``, to say where in the file.
@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rankframe import _validation
-from rankframe._pipeline import ColumnNames
 from rankframe.cli.errors import CliError
 from rankframe.cli.source import Source
 from rankframe.exceptions import EmptyQueryError, InvalidDataError, RankEvalError, excerpt
+from rankframe.pipeline import validation
+from rankframe.pipeline.steps import ColumnNames
 
 if TYPE_CHECKING:
     import polars as pl
@@ -50,11 +50,11 @@ def _names(roles: Roles) -> ColumnNames:
 
 def check_rows(frame: pl.DataFrame, source: Source, roles: Roles) -> None:
     """Rows, nulls and numbers, from the input contract's facts of the file
-    (:mod:`rankframe._validation`); raise the first problem found, in the file's terms."""
+    (:mod:`rankframe.pipeline.validation`); raise the first problem found, in the file's terms."""
     if frame.height == 0:
         msg = f"{source.subject} has no rows, only a header; it needs one row per (query, item)"
         raise CliError(msg)
-    facts = _validation.polars_facts(frame, _names(roles))
+    facts = validation.polars_facts(frame, _names(roles))
     if facts.clean:
         return
     for column, option, what in (
@@ -126,7 +126,7 @@ def explain(
 
 
 def _repeated_item(frame: pl.DataFrame, source: Source, roles: Roles) -> CliError | None:
-    found = _validation.first_duplicate(frame, roles.query, roles.item)
+    found = validation.first_duplicate(frame, roles.query, roles.item)
     if found is None:
         return None
     query, item, rows = found
@@ -142,7 +142,7 @@ def _repeated_item(frame: pl.DataFrame, source: Source, roles: Roles) -> CliErro
 
 def _varying_by(frame: pl.DataFrame, source: Source, roles: Roles) -> CliError | None:
     for column in roles.by:
-        found = _validation.first_varying(frame, roles.query, column)
+        found = validation.first_varying(frame, roles.query, column)
         if found is None:
             continue
         query, first, other = found
@@ -161,7 +161,7 @@ def _varying_by(frame: pl.DataFrame, source: Source, roles: Roles) -> CliError |
 def _empty_queries(
     frame: pl.DataFrame, source: Source, roles: Roles, min_relevance: float | None
 ) -> CliError | None:
-    empty = _validation.empty_queries(frame, roles.query, roles.relevant, min_relevance)
+    empty = validation.empty_queries(frame, roles.query, roles.relevant, min_relevance)
     if empty.height == 0:
         return None
     lines = source.lines(empty["row"][:SHOWN].to_list())

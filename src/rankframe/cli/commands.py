@@ -40,7 +40,7 @@ Command = Callable[[argparse.Namespace, Status], int]
 def _metrics(specs: Sequence[str] | None) -> list[str]:
     """The -m arguments (repeatable, or comma-separated; a label's options in parentheses,
     ``f1@5(beta=2)``), checked against the registry."""
-    from rankframe._registry import parse_metrics
+    from rankframe.metrics.registry import parse_metrics
 
     try:
         return [str(m) for m in parse_metrics(list(specs or DEFAULT_METRICS))]
@@ -50,7 +50,7 @@ def _metrics(specs: Sequence[str] | None) -> list[str]:
 
 def _labels(metrics: Sequence[str], options: dict[str, Any]) -> list[str]:
     """The output's metric columns: each metric's label with the options given."""
-    from rankframe._registry import labels
+    from rankframe.metrics.registry import labels
 
     try:
         return labels(metrics, options)
@@ -61,7 +61,7 @@ def _labels(metrics: Sequence[str], options: dict[str, Any]) -> list[str]:
 def _percent_labels(labels: Sequence[str]) -> list[str]:
     """The metric columns --percent shows as percentages: those of the metrics declared
     bounded (``MetricDef.bounded``: values in [0, 1]); the others are plain numbers."""
-    from rankframe._registry import parse_metric
+    from rankframe.metrics.registry import parse_metric
 
     return [label for label in labels if parse_metric(label).definition.bounded]
 
@@ -71,7 +71,7 @@ def _percent_of_compare(row: Mapping[str, Any]) -> tuple[str, ...]:
     from the declaration of the row's metric (its ``metric`` column, a label without its
     parameter, and ``k``): none for a metric not bounded, not the difference of a geometric
     mean (a difference of logs)."""
-    from rankframe._registry import parse_metric
+    from rankframe.metrics.registry import parse_metric
 
     label, k = str(row["metric"]), row.get("k")
     if k is not None and k == k:  # not null, not NaN: name(options)@k parses back
@@ -86,8 +86,8 @@ def _percent_of_compare(row: Mapping[str, Any]) -> tuple[str, ...]:
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
     """The metric options given on the command line, checked."""
-    from rankframe._conventions import CONVENTION
-    from rankframe._options import OPTIONS, Options
+    from rankframe.settings.conventions import CONVENTION
+    from rankframe.settings.options import OPTIONS, Options
 
     given = {
         name: getattr(args, name)

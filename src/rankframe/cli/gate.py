@@ -23,8 +23,7 @@ FAIL_ON = ("fail", "uncertain")
 
 def add_parser(commands: Any) -> None:
     """The ``check`` subcommand's arguments."""
-    from rankframe._gates import GRAMMAR, MODES
-    from rankframe._options import OPTIONS
+    from rankframe.api.gates import GRAMMAR, MODES
     from rankframe.cli.parser import (
         _add_convention_options,
         _add_input,
@@ -32,6 +31,7 @@ def add_parser(commands: Any) -> None:
         add_time_options,
     )
     from rankframe.cli.render import OUTPUT_FORMATS
+    from rankframe.settings.options import OPTIONS
 
     check = commands.add_parser(
         "check", help="gates: rules on metrics; exit 1 when one fails",
@@ -101,7 +101,7 @@ def run_check(args: argparse.Namespace, status: Status) -> int:
 
 
 def _run(args: argparse.Namespace, status: Status) -> int:
-    from rankframe._gates import FAIL, UNCERTAIN, parse_rules
+    from rankframe.api.gates import FAIL, UNCERTAIN, parse_rules
     from rankframe.cli.checks import check_rows
     from rankframe.cli.commands import (
         _accessor,

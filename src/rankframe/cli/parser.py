@@ -27,7 +27,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _metric_help() -> str:
     """The -m help of evaluate and compare: the metrics of the registry."""
-    from rankframe._registry import METRICS
+    from rankframe.metrics.registry import METRICS
 
     return (
         f"a metric: {', '.join(METRICS)}, with @k for a cut-off (mrr@10, ndcg@10), or "
@@ -68,7 +68,7 @@ def _add_input(parser: argparse.ArgumentParser, *, several_scores: str) -> None:
 
 
 def _add_metric_options(parser: argparse.ArgumentParser) -> None:
-    from rankframe._options import OPTIONS
+    from rankframe.settings.options import OPTIONS
 
     group = parser.add_argument_group("metrics")
     group.add_argument(
@@ -96,8 +96,8 @@ def _add_convention_options(group: argparse._ArgumentGroup) -> None:
     """The options of other tools' conventions, and --convention (docs/conventions.md)."""
     from typing import get_args
 
-    from rankframe._conventions import CONVENTIONS
-    from rankframe._options import OPTIONS, ApDenominator
+    from rankframe.settings.conventions import CONVENTIONS
+    from rankframe.settings.options import OPTIONS, ApDenominator
 
     group.add_argument("--ap-denominator", choices=get_args(ApDenominator),
                        help="AP's own denominator (default: as --denominator)")
@@ -117,7 +117,7 @@ def _add_convention_options(group: argparse._ArgumentGroup) -> None:
 
 def add_time_options(group: argparse._ArgumentGroup, *, every: str) -> None:
     """--time, --time-unit and --every (time windows; ``every``: what a window does)."""
-    from rankframe._windows import TIME_UNITS
+    from rankframe.pipeline.windows import TIME_UNITS
 
     group.add_argument("--time", metavar="COL",
                        help="time column of the queries: datetimes, dates, ISO 8601 text, "
@@ -143,7 +143,7 @@ def add_test_options(
     command are the help texts (what the test or level is of) and two defaults:
     ``family_default`` (the library's when ``None``) and ``confidence_default`` (``None``:
     the library's, which ``confidence_level`` then names)."""
-    from rankframe._options import CORRECTION, FAMILY, TEST
+    from rankframe.settings.options import CORRECTION, FAMILY, TEST
 
     group.add_argument("--test", choices=TEST.choices, default=TEST.default,
                        help=f"{test} (default: %(default)s)")

@@ -57,7 +57,7 @@ def run_report(args: argparse.Namespace, status: Status) -> int:
     """``rankframe report``: writes the file and exits 0; 2 on a bad command line (a bad
     rule, ``--every`` without ``--time``, an unknown baseline), 1 on data that cannot be
     evaluated (as ``rankframe evaluate``)."""
-    from rankframe._gates import parse_rules
+    from rankframe.api.gates import parse_rules
     from rankframe.cli import commands
     from rankframe.cli.checks import check_rows
     from rankframe.cli.errors import in_cli_terms

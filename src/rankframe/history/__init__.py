@@ -19,10 +19,10 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from rankframe import _provenance
 from rankframe.exceptions import InvalidOptionError
 from rankframe.history import rows, stores
 from rankframe.history.schema import SCHEMA_VERSION, TABLES
+from rankframe.pipeline import provenance as _provenance
 
 __all__ = ["SCHEMA_VERSION", "TABLES", "History"]
 
@@ -212,7 +212,7 @@ class History:
             source = getattr(data, "_frame", data)
             names = getattr(data, "_names", names)
         if names is None and source is not None:
-            from rankframe._pipeline import ColumnNames
+            from rankframe.pipeline.steps import ColumnNames
 
             names = ColumnNames()
         n_rows = n_queries = fingerprint = None

@@ -35,14 +35,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from rankframe import _results
-from rankframe._analysis import Tests
-from rankframe._registry import parse_metric
+from rankframe.adapters import results
 from rankframe.exceptions import ColumnNotFoundError, RankEvalError
 from rankframe.history.schema import VALUE_COLUMNS
+from rankframe.metrics.registry import parse_metric
+from rankframe.pipeline.analysis import Tests
 
 if TYPE_CHECKING:
-    from rankframe._pipeline import ColumnNames, Request
+    from rankframe.pipeline.steps import ColumnNames, Request
 
 __all__ = ["as_pandas", "fingerprint", "long_values", "options_json"]
 
@@ -58,9 +58,9 @@ TYPED_KEYS = {
 
 
 def as_pandas(result: Any) -> pd.DataFrame:
-    """A result of any frame kind as an eager pandas frame (:func:`rankframe._results.as_pandas`;
-    an index becomes columns)."""
-    frame = _results.as_pandas(result)
+    """A result of any frame kind as an eager pandas frame
+    (:func:`rankframe.adapters.results.as_pandas`; an index becomes columns)."""
+    frame = results.as_pandas(result)
     if frame is not None:
         return frame.reset_index() if any(n is not None for n in frame.index.names) else frame
     msg = (
@@ -340,7 +340,7 @@ def _bound_columns(frame: Any, columns: list[str]) -> pd.DataFrame | None:
         if isinstance(selected, pl.LazyFrame):
             selected = selected.collect()
         data = None if selected is None else selected.to_pandas()
-    elif _results.is_dask(frame):
+    elif results.is_dask(frame):
         missing = [c for c in columns if c not in frame.columns]
         data = None if missing else frame[columns].compute()
     elif isinstance(frame, pa.RecordBatchReader) or not is_arrow(frame):

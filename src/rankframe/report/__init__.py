@@ -19,8 +19,8 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from rankframe._analysis import Correction, Test
-from rankframe._registry import Metric
+from rankframe.metrics.registry import Metric
+from rankframe.pipeline.analysis import Correction, Test
 from rankframe.report import _html, _tables
 from rankframe.report._compute import ReportData, compute, eager, wtl_frame
 
@@ -152,7 +152,7 @@ def build(
     **chosen: Any,
 ) -> Report:
     """The report of an accessor (``RankEval.report``); see ``Report``."""
-    from rankframe._options import CORRECTION, TEST, check_count, check_level, check_seed
+    from rankframe.settings.options import CORRECTION, TEST, check_count, check_level, check_seed
 
     _check_keywords(ev, metrics, chosen)
     TEST.validate(test)
@@ -162,7 +162,7 @@ def build(
     check_count("n_resamples", n_resamples)
     check_seed(seed)
     if rules is not None:  # a bad rule is refused before any pass over the data
-        from rankframe._gates import parse_rules
+        from rankframe.api.gates import parse_rules
 
         parse_rules([rules] if isinstance(rules, str) else list(rules))
     data = compute(
@@ -195,9 +195,9 @@ def _check_keywords(ev: Any, metrics: Any, chosen: dict[str, Any]) -> None:
     """An unknown keyword of ``report()`` raises ``UnknownArgumentError`` naming the keyword
     meant, as the accessor's other methods do: ``build``'s keywords and every metric option
     (and ``convention``) are known."""
-    from rankframe._accessor import _bind
-    from rankframe._conventions import CONVENTION
-    from rankframe._options import OPTIONS
+    from rankframe.api.accessor import _bind
+    from rankframe.settings.conventions import CONVENTION
+    from rankframe.settings.options import OPTIONS
 
     signature = inspect.signature(build)
     kept = [p for p in signature.parameters.values()

@@ -8,8 +8,8 @@ the lists across the metrics, so the curves and the tie counts add a few array p
 the ranking, not a ranking each. On one eager frame (pandas, polars, an Arrow source) the
 per-query step gives its ``PerQuery`` directly, as ``evaluate()``'s does; a partitioned
 frame (LazyFrame, Dask, Spark) runs the request and its per-query table is read back as its
-parts' tables are (``rankframe._pipeline.from_parts``). The one finish step
-(``rankframe._pipeline.finish``) then makes the means with their intervals (overall and per
+parts' tables are (``rankframe.pipeline.steps.from_parts``). The one finish step
+(``rankframe.pipeline.steps.finish``) then makes the means with their intervals (overall and per
 segment) and the comparisons with the baseline: the same code on the same per-query values
 as ``evaluate()`` and ``compare()``, so the same numbers. The curves are the means of their
 per-query values (``PerQuery.means``, what ``evaluate()`` computes); win/tie/loss, the
@@ -32,17 +32,20 @@ import numpy.typing as npt
 import pandas as pd
 import polars as pl
 
-from rankframe import _items, _pipeline, _results, _stats
-from rankframe._analysis import Correction, PerQuery, Test, Tests
-from rankframe._conventions import preset_options
-from rankframe._options import OPTIONS, Options
-from rankframe._registry import Metric, bind_options, parse_metrics
-from rankframe._windows import TIME, WINDOW, segmented
+from rankframe.adapters import results
 from rankframe.adapters.arrow import ArrowRankEval
 from rankframe.adapters.pandas import PandasBackend, PandasRankEval
 from rankframe.adapters.polars import PolarsRankEval
 from rankframe.exceptions import InvalidOptionError
+from rankframe.metrics import item_values
+from rankframe.metrics.registry import Metric, bind_options, parse_metrics
+from rankframe.pipeline import steps
+from rankframe.pipeline.analysis import Correction, PerQuery, Test, Tests
+from rankframe.pipeline.windows import TIME, WINDOW, segmented
 from rankframe.report._facts import FACTS, RANKED_ROWS, TIED_ROWS, as_values
+from rankframe.settings.conventions import preset_options
+from rankframe.settings.options import OPTIONS, Options
+from rankframe.stats import inference
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -178,8 +181,8 @@ class ReportData:
 
 
 def eager(table: Any) -> pd.DataFrame:
-    """A result table as a pandas frame (:func:`rankframe._results.as_pandas`)."""
-    frame = _results.as_pandas(table)
+    """A result table as a pandas frame (:func:`rankframe.adapters.results.as_pandas`)."""
+    frame = results.as_pandas(table)
     if frame is not None:
         return frame
     msg = f"Expected a table from rank_eval; got {type(table).__name__}."
@@ -258,7 +261,7 @@ def projection(ev: Any, columns: Sequence[str]) -> pl.DataFrame:
         )
 
 
-def _facts(data: pl.DataFrame, names: _pipeline.ColumnNames, pq: PerQuery,
+def _facts(data: pl.DataFrame, names: steps.ColumnNames, pq: PerQuery,
            counts: FloatArray) -> Facts:
     """The data section; ``counts``: per query and system, the tied and the ranked rows
     (``rankframe.report._facts``)."""
@@ -283,7 +286,7 @@ def _facts(data: pl.DataFrame, names: _pipeline.ColumnNames, pq: PerQuery,
 
 def t_intervals(pq: PerQuery, confidence_level: float) -> tuple[FloatArray, FloatArray]:
     """Student-t intervals of each (segment, system, metric)'s aggregate over its included
-    queries (``rankframe._stats.t_interval``, per segment; NaN values left out of their
+    queries (``rankframe.stats.inference.t_interval``, per segment; NaN values left out of their
     own column); a geometric mean's from the logs, a sum's times the number of queries."""
     low, high = np.full(pq.shape, np.nan), np.full(pq.shape, np.nan)
     for positions, part in pq.parts():
@@ -297,7 +300,7 @@ def t_intervals(pq: PerQuery, confidence_level: float) -> tuple[FloatArray, Floa
             for c in range(flat.shape[1]):
                 column = block[:, c]
                 column = column[~np.isnan(column)]
-                lo[g, c], hi[g, c] = _stats.t_interval(column, confidence_level)
+                lo[g, c], hi[g, c] = inference.t_interval(column, confidence_level)
         low[:, :, positions] = part._finish(lo, counts)
         high[:, :, positions] = part._finish(hi, counts)
     return low, high
@@ -428,7 +431,7 @@ def _curves(pq: PerQuery, curve: Sequence[Metric], positions: Sequence[int]) -> 
 def _worst(
     pq: PerQuery,
     data: pl.DataFrame,
-    names: _pipeline.ColumnNames,
+    names: steps.ColumnNames,
     query_ids: Callable[[list[int]], list[object]],
     baseline: int,
     options: Options,
@@ -484,7 +487,7 @@ def _positive(grade: Any) -> bool:
 
 def _top_lists(
     data: pl.DataFrame,
-    names: _pipeline.ColumnNames,
+    names: steps.ColumnNames,
     ids: list[Any],
     options: Options,
     top_k: int,
@@ -521,21 +524,21 @@ def _top_lists(
     return out
 
 
-def _frame_backend(ev: Any, request: _pipeline.Request) -> _pipeline.Backend | None:
+def _frame_backend(ev: Any, request: steps.Request) -> steps.Backend | None:
     """The backend of an accessor over one eager frame (pandas, polars, an Arrow source:
-    ``_pipeline.run``'s path), whose per-query step gives its ``PerQuery`` directly; ``None``
+    ``steps.run``'s path), whose per-query step gives its ``PerQuery`` directly; ``None``
     for a partitioned frame (LazyFrame, Dask, Spark), which gives its per-query table."""
     if isinstance(ev, ArrowRankEval):
         return PandasBackend(ev._frame.frame([*request.names.roles(), *request.by]))
     if isinstance(ev, PandasRankEval | PolarsRankEval):
-        backend: _pipeline.Backend = ev._backend(ev._frame)
+        backend: steps.Backend = ev._backend(ev._frame)
         return backend
     return None
 
 
 def _one_pass(
     ev: Any, metrics: Sequence[Metric], by: list[str], options: Options, every: str | None
-) -> tuple[PerQuery, _pipeline.Backend, list[Metric]]:
+) -> tuple[PerQuery, steps.Backend, list[Metric]]:
     """The one per-query pass: every value of ``metrics`` (at ``empty="zero"``: the finish
     step applies ``empty=``), ``num_rel`` and the counts of ``rankframe.report._facts``;
     the backend whose rows the table's ``first_rows`` and ``segment_rows`` name; the
@@ -545,28 +548,28 @@ def _one_pass(
 
     One eager frame runs the per-query step itself, as ``evaluate()`` does; a partitioned
     one runs ``per_query``'s request and its table is read back as the parts' tables are
-    (``_pipeline.from_parts``): the same values either way."""
+    (``steps.from_parts``): the same values either way."""
     num_rel = parse_metrics("num_rel")[0]
     wanted = list(dict.fromkeys([*(_without_empty(m) for m in metrics), num_rel, *FACTS]))
     ev._check_columns(by)
     request = ev._request(wanted, by, replace(options, empty="zero"),
-                          _pipeline.PerQueryRows(), every)
+                          steps.PerQueryRows(), every)
     backend = _frame_backend(ev, request)
     if backend is not None:
-        pq = _pipeline.per_query(backend, request)
+        pq = steps.per_query(backend, request)
         if pq.top is not None:  # the metrics of the items: their per-query values, once
-            _items.complete(_values(pq), pq.top, wanted, options, pq.segment, pq.n_segments)
+            item_values.complete(_values(pq), pq.top, wanted, options, pq.segment, pq.n_segments)
             pq = replace(pq, top=None)
         return pq, backend, wanted
     table = eager(ev._run(request))
-    table[_pipeline.EMPTY] = table[str(num_rel)].to_numpy() == 0
+    table[steps.EMPTY] = table[str(num_rel)].to_numpy() == 0
     if request.window is not None:  # its window start stands for each query's time: the
         # start of a window lies in that window (truncating it again gives itself)
         table = table.rename(columns={WINDOW: TIME})
     backend = PandasBackend(table)
     # the table holds every metric's final per-query value, the items' too: read as values
     read = replace(request, metrics=tuple(as_values(m) for m in wanted))
-    return _pipeline.from_parts(backend, read), backend, wanted
+    return steps.from_parts(backend, read), backend, wanted
 
 
 def compute(
@@ -615,10 +618,10 @@ def compute(
         metrics=list(parsed),
     )
     counts = _values(everything)[:, :, [column[TIED_ROWS], column[RANKED_ROWS]]]
-    request = _pipeline.Request(
-        resolved, tuple(parsed), tuple(by_list), options, _pipeline.PerQueryRows()
+    request = steps.Request(
+        resolved, tuple(parsed), tuple(by_list), options, steps.PerQueryRows()
     )
-    included = _pipeline._included(pq, options)
+    included = steps._included(pq, options)
     overall_pq = replace(
         pq, segment=np.zeros_like(pq.segment), segment_rows=pq.segment_rows[:1], n_segments=1
     )
@@ -626,18 +629,18 @@ def compute(
         included, segment=overall_pq.segment, segment_rows=overall_pq.segment_rows, n_segments=1
     )
 
-    def finish(result: _pipeline.Result, by_segment: bool) -> pd.DataFrame:
+    def finish(result: steps.Result, by_segment: bool) -> pd.DataFrame:
         r = replace(request, by=tuple(by_list) if by_segment else (), result=result)
-        return eager(_pipeline.finish(backend, pq if by_segment else overall_pq, r))
+        return eager(steps.finish(backend, pq if by_segment else overall_pq, r))
 
-    def windowed(result: _pipeline.Result) -> pd.DataFrame:
+    def windowed(result: steps.Result) -> pd.DataFrame:
         """Every query's means per window: ``evaluate(every=...)``'s finish step."""
         r = replace(request, by=(), result=result, window=window)
-        return eager(_pipeline.finish(backend, overall_pq, r))
+        return eager(steps.finish(backend, overall_pq, r))
 
     trend = None
     if test == "t-test":  # t intervals of the means, as compare()'s of the deltas
-        plain = _pipeline.Means()
+        plain = steps.Means()
         summary = _with_t_intervals(
             finish(plain, False), overall_included, parsed, confidence_level
         )
@@ -650,7 +653,7 @@ def compute(
             else None
         )
     else:  # evaluate()'s percentile bootstrap
-        means = _pipeline.Means(
+        means = steps.Means(
             confidence_level=confidence_level, n_resamples=n_resamples, seed=seed
         )
         summary = finish(means, False)
@@ -660,7 +663,7 @@ def compute(
     wtl: list[WinTieLoss] = []
     b = systems.index(base)
     if len(systems) > 1:
-        compared = _pipeline.Comparison(
+        compared = steps.Comparison(
             baseline=b,
             tests=Tests(
                 test=test,
@@ -716,7 +719,7 @@ def compute(
         values = [backend.labels(c, pq.segment_rows) for c in by_list]
         segment_labels = [" / ".join(map(str, key)) for key in zip(*values, strict=True)]
     # the curves: every query (empty= applied), the metric's own k from its own column
-    curve_pq = _pipeline._included(
+    curve_pq = steps._included(
         replace(everything, segment=overall_pq.segment, segment_rows=overall_pq.segment_rows,
                 n_segments=1, metrics=list(wanted)),
         options,

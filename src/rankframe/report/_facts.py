@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from rankframe._engine.lists import Lists
-from rankframe._options import Options
-from rankframe._registry import Metric, MetricDef
+from rankframe.engine.lists import Lists
+from rankframe.metrics.registry import Metric, MetricDef
+from rankframe.settings.options import Options
 
 FloatArray = npt.NDArray[np.float64]
 

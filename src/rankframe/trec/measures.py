@@ -2,7 +2,7 @@
 
 trec_eval's own facts (the order in which it prints its measures, how each takes parameters
 and its defaults, the nicknames ``official``, ``all_trec`` and ``set``, the measures that are
-not metrics) are in :mod:`rankframe.trec.tables`. Which measures rankframe computes, and as
+not metrics) are in :mod:`rankframe.metrics.trec_tables`. Which measures rankframe computes, and as
 which metric, comes from the metric registry: a measure is computed when its printed name
 (``P_10``, ``iprec_at_recall_0.10``, ``gm_map``) parses as a registry metric.
 """
@@ -13,11 +13,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from rankframe import _metrics as _metrics  # fills the registry
-from rankframe._registry import Metric, parse_metric
 from rankframe._suggest import closest, did_you_mean
 from rankframe.exceptions import InvalidOptionError, RankEvalError, UnknownMetricError
-from rankframe.trec.tables import (
+from rankframe.metrics.registry import Metric, parse_metric
+from rankframe.metrics.trec_tables import (
     DEFAULTS_ONLY,
     NICKNAMES,
     NOT_METRICS,

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from rankframe._registry import Metric, labels
 from rankframe.exceptions import InvalidDataError
-from rankframe.trec.files import PathOrFrame, checked_frames, joined_frames
+from rankframe.inputs.trec_files import PathOrFrame, checked_frames, joined_frames
+from rankframe.metrics.registry import Metric, labels
 from rankframe.trec.measures import TrecMeasure, parse_trec_measures
 
 __all__ = ["trec_eval_report"]

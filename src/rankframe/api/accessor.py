@@ -1,0 +1,1076 @@
+"""The public API of the accessor, written once for every frame kind.
+
+:class:`RankEval` holds the column names, checks the arguments, and turns each method call
+into a :class:`~rankframe.pipeline.steps.Request` that :meth:`RankEval._run` runs. An adapter
+(``rankframe.adapters.*``) subclasses it: ``_backend`` (its frame as the engine sees it),
+``_convert`` (the finish step's native frame as the user's result), and, for frames that
+are split into parts of whole queries (LazyFrames, Dask), ``_run`` and ``_rank``, which map
+the same per-query step over the parts and finish once (``docs/architecture.md``).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
+
+import numpy as np
+import numpy.typing as npt
+
+from rankframe import engine
+from rankframe._suggest import closest, did_you_mean
+from rankframe.exceptions import (
+    ColumnNotFoundError,
+    InvalidDataError,
+    InvalidOptionError,
+    Keyword,
+    RankEvalError,
+    UnknownArgumentError,
+)
+from rankframe.metrics.registry import (
+    METRICS,
+    Metric,
+    MetricDef,
+    bind_options,
+    on_register,
+    parse_metric,
+    parse_metrics,
+)
+from rankframe.pipeline import provenance, steps, windows
+from rankframe.pipeline.analysis import SYSTEM, Tests
+from rankframe.pipeline.steps import (
+    Backend,
+    ColumnNames,
+    Comparison,
+    Means,
+    PerQueryRows,
+    Request,
+    Result,
+)
+from rankframe.schemas import missing_column_message
+from rankframe.settings.conventions import CONVENTION, preset_options
+from rankframe.settings.options import (
+    CORRECTION,
+    FAMILY,
+    OPTIONS,
+    TEST,
+    Correction,
+    Family,
+    Options,
+    Test,
+    Ties,
+    check_count,
+    check_level,
+    check_seed,
+)
+
+__all__ = ["SYSTEM", "Backend", "ColumnNames", "RankEval"]
+
+IntArray = npt.NDArray[np.int64]
+
+
+def _as_list(by: str | Sequence[str] | None) -> list[str]:
+    if by is None:
+        return []
+    if isinstance(by, str):
+        return [by]
+    return list(dict.fromkeys(by))  # a repeated column counts once
+
+
+def _score_columns(score: str | Sequence[str]) -> tuple[str, tuple[str, ...] | None]:
+    """The first score column, and every one of them when a list was given."""
+    if isinstance(score, str):
+        return score, None
+    columns = list(score) if isinstance(score, Iterable) else [score]
+    if not columns or not all(isinstance(c, str) for c in columns):
+        msg = (
+            "score= takes a column name or a list of column names (one per system), e.g. "
+            f"score=['model_a', 'model_b']. Got {score!r} instead."
+        )
+        raise InvalidOptionError(msg)
+    repeated = sorted({c for c in columns if columns.count(c) > 1})
+    if repeated:
+        msg = f"score= lists {repeated[0]!r} more than once; list each score column once."
+        raise InvalidOptionError(msg)
+    return columns[0], tuple(columns)
+
+
+# -- arguments: an unknown keyword gets a did-you-mean ---------------------------------------
+
+#: Keywords renamed before 1.0 (one name per concept, scipy's where one fits): the old
+#: spelling → the new one, for the did-you-mean of :class:`UnknownArgumentError`.
+RENAMED = {
+    "ci": "confidence_level",
+    "confidence": "confidence_level",
+    "n_bootstrap": "n_resamples",
+}
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _argument_error(
+    method: str, signature: inspect.Signature, n_positional: int, keywords: Iterable[str],
+    error: TypeError,
+) -> UnknownArgumentError:
+    """The error for arguments ``signature`` cannot bind: an unknown keyword gets the
+    keyword meant, or where it belongs; anything else, Python's reason and the signature."""
+    params = [p for p in signature.parameters if p != "self"]
+    shown = ", ".join(params)
+    unknown = [k for k in keywords if k not in signature.parameters]
+    if not unknown:
+        positional = [
+            p.name for p in signature.parameters.values()
+            if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and p.name != "self"
+        ]
+        if n_positional <= len(positional):
+            return UnknownArgumentError(f"{method}(): {error}. It takes: {shown}.")
+        takes = f"only {positional[0]!r}" if len(positional) == 1 else "none"
+        return UnknownArgumentError(
+            f"{method}() got {n_positional} positional arguments; it takes {takes} by "
+            f"position. Pass the others by keyword, e.g. {method}({params[-1]}=...). "
+            f"It takes: {shown}."
+        )
+    keyword = unknown[0]
+    if keyword == "k" and "metrics" in params:
+        hint = " Put the cut-off in the metric name: 'ndcg@10'."
+    elif RENAMED.get(keyword) in params:
+        hint = f" Did you mean {RENAMED[keyword]!r}? (renamed: one name per concept)"
+    elif keyword in OPTIONS:
+        takers = [d.name for d in METRICS.values() if keyword in d.options]
+        hint = f" {keyword!r} changes only {', '.join(takers)}; {method} does not take it."
+    else:
+        hint = did_you_mean(closest(keyword, params, cutoff=0.6)[:1])
+    return UnknownArgumentError(
+        f"{method}() got an unexpected keyword argument {keyword!r}.{hint} "
+        f"It takes: {shown}."
+    )
+
+
+def _bind(
+    method: str, signature: inspect.Signature, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> inspect.BoundArguments:
+    try:
+        return signature.bind(*args, **kwargs)
+    except TypeError as error:
+        raise _argument_error(method, signature, len(args) - 1, kwargs, error) from None
+
+
+def _arguments_checked(function: _F) -> _F:
+    """Check a method's arguments first: an unknown keyword raises
+    :class:`UnknownArgumentError` (also a ``TypeError``) with the keyword meant."""
+    signature = inspect.signature(function)
+    name = "rank_eval" if function.__name__ == "__call__" else function.__name__
+
+    @functools.wraps(function)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        _bind(name, signature, args, kwargs)
+        return function(*args, **kwargs)
+
+    return cast("_F", checked)
+
+
+def _convention_applied(function: _F) -> _F:
+    """Give the options a ``convention=`` preset sets to a table method (``per_query``,
+    ``evaluate``, ``compare``): each option not passed explicitly takes the preset's value."""
+    accepted = [n for n in inspect.signature(function).parameters if n in OPTIONS]
+
+    @functools.wraps(function)
+    def applied(*args: Any, **kwargs: Any) -> Any:
+        kwargs.update(preset_options(kwargs.get("convention"), kwargs, accepted))
+        return function(*args, **kwargs)
+
+    return cast("_F", applied)
+
+
+def _option_keywords(function: _F) -> _F:
+    """A table method (``per_query``, ``evaluate``, ``compare``) takes every declared option
+    and ``convention``: its signature gains them as keyword-only parameters in place of its
+    ``**chosen``, from their declarations (``OPTIONS``, ``CONVENTION``)."""
+    signature = inspect.signature(function)
+    kept = [
+        p for p in signature.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD
+    ]
+    declared = [o.parameter() for o in (*OPTIONS.values(), CONVENTION)]
+    function.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[*kept, *declared]
+    )
+    return function
+
+
+def _options_from(chosen: Mapping[str, Any]) -> Options:
+    """The :class:`Options` of the options passed (or set by a preset); defaults otherwise."""
+    return Options(**{name: chosen[name] for name in OPTIONS if name in chosen})
+
+
+def _bound(
+    metrics: list[Metric], options: Options, chosen: Mapping[str, Any]
+) -> tuple[list[Metric], Options]:
+    """The call's options bound into its metrics (their labels name the options that moved
+    them from the defaults), and the call's own (``rankframe.metrics.registry.bind_options``)."""
+    explicit = [name for name in chosen if name in OPTIONS]
+    return bind_options(metrics, options, explicit, chosen.get("convention"))
+
+
+def _not_an_accessor(cls: type) -> RankEvalError:
+    return RankEvalError(
+        f"{cls.__name__} is the base class of the accessors and evaluates no frame itself; "
+        "use the accessor that `import rankframe` registers on your frame: df.rank_eval "
+        "(pandas, polars DataFrame or LazyFrame, Dask)."
+    )
+
+
+def _index_levels(frame: Any) -> list[str]:
+    """The names of a pandas (or Dask) frame's index levels; none for polars."""
+    index = getattr(frame, "index", None)
+    names = getattr(index, "names", None)
+    if names is None:
+        names = [getattr(index, "name", None)]
+    return [n for n in names if isinstance(n, str)]
+
+
+class RankEval:
+    """Ranking metrics of a long-format frame: one row per (query, item).
+
+    Reached as ``df.rank_eval``; call it to use other column names:
+    ``df.rank_eval(query="user_id", item="movie_id", score="pred", relevant="clicked")``.
+
+    Each metric of the registry (``rankframe.METRICS``) is a method, generated from its
+    declaration: ``mrr``, ``ndcg``, ``map``, ``acc``, ``precision``, ``recall`` (each takes
+    ``k``, a positive integer or ``None`` for the whole list) and ``r_precision``, with the
+    keyword-only options ``by``, ``min_relevance``, ``empty`` and ``ties``, and the options the
+    metric declares (``ndcg``: ``gain``; ``map`` and ``recall``: ``denominator``). See
+    ``docs/conventions.md``.
+    """
+
+    if TYPE_CHECKING:
+        # The metric methods are generated from the registry (see the end of this module).
+        def __getattr__(self, name: str) -> Callable[..., Any]: ...
+
+    def __init__(self, frame: Any, names: ColumnNames | None = None) -> None:
+        self._frame = frame
+        self._names = names or ColumnNames()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        provenance.remember_runs(cls)  # results remember what made them (History.record)
+
+    # -- adapter hooks -------------------------------------------------------------------
+
+    def _backend(self, frame: Any) -> Backend:  # noqa: ARG002  (adapters use it)
+        """The engine's view of one eager frame of this adapter's kind."""
+        raise _not_an_accessor(type(self))
+
+    def _column_names(self) -> list[str]:
+        raise _not_an_accessor(type(self))
+
+    def _convert(self, table: Any, request: Request) -> Any:  # noqa: ARG002
+        """The user's result from the finish step's native frame: the frame itself, or a
+        float (``"scalar"``) / a value per segment (``"segments"``)."""
+        return table
+
+    @provenance.remembered
+    def _run(self, request: Request) -> Any:
+        """Run ``request`` on the frame (one eager frame; partitioned adapters override)."""
+        return self._convert(steps.run(self._backend(self._frame), request), request)
+
+    def _rank(self, columns: list[str], ties: Ties) -> Any:
+        """The frame plus a rank column per system (partitioned adapters override)."""
+        backend = self._backend(self._frame)
+        return backend.with_ranks(ranks(backend, self._names, columns, ties))
+
+    # -- binding column names ------------------------------------------------------------
+
+    @_arguments_checked
+    def __call__(
+        self,
+        *,
+        query: str | None = None,
+        item: str | None = None,
+        score: str | Sequence[str] | None = None,
+        relevant: str | None = None,
+        judged: str | None = None,
+        time: str | None = None,
+        time_unit: str | None = None,
+    ) -> RankEval:
+        """The accessor bound to other column names.
+
+        ``score`` may list several score columns: every method then evaluates each of them
+        against the same ``relevant`` column in one pass, and its output gains a ``system``
+        column naming the score column (``mrr()`` and the other metric methods give one
+        value per system).
+
+        ``judged`` names a boolean column that says which rows are judged (default: the
+        column ``"judged"`` when the frame has one). An unjudged row (False) must have grade
+        0: it counts as non-relevant for every metric, and as unjudged for ``bpref``,
+        ``infap``, ``unjudged`` and ``num_nonrel_judged_ret`` (see ``docs/metrics.md``).
+
+        ``time`` names the time column of ``every=`` windows: datetimes (with or without a
+        zone), dates, or integer epochs with ``time_unit`` (``"s"``, ``"ms"``, ``"us"``,
+        ``"ns"``). A query's time is its earliest row's. It is read, and must hold no
+        nulls, only in calls with ``every=`` (see ``docs/api.md``, "Time windows").
+        """
+        first, systems = self._names.score, self._names.systems
+        if score is not None:
+            first, systems = _score_columns(score)
+        names = ColumnNames(
+            query=query or self._names.query,
+            item=item or self._names.item,
+            score=first,
+            relevant=relevant or self._names.relevant,
+            systems=systems,
+            judged=judged or self._names.judged,
+            time=time or self._names.time,
+            time_unit=time_unit or self._names.time_unit,
+        )
+        windows.check_time_unit(names.time_unit)
+        return type(self)(self._frame, names)
+
+    def __repr__(self) -> str:
+        n = self._names
+        score = n.score if n.systems is None else list(n.systems)
+        judged = "" if n.judged is None else f" judged={n.judged!r}"
+        time = "" if n.time is None else f" time={n.time!r}"
+        unit = "" if n.time_unit is None else f" time_unit={n.time_unit!r}"
+        return (
+            f"<rank_eval query={n.query!r} item={n.item!r} score={score!r} "
+            f"relevant={n.relevant!r}{judged}{time}{unit}>"
+        )
+
+    @property
+    def _multi(self) -> bool:
+        """Several score columns: outputs gain a ``system`` column."""
+        return self._names.systems is not None
+
+    def _check_columns(self, by: Sequence[str]) -> None:
+        available = self._column_names()
+        nested = [c for c in available if isinstance(c, tuple)]
+        if nested:
+            msg = (
+                f"The frame has MultiIndex columns (e.g. {nested[0]!r}); rank_eval needs one "
+                "name per column. Flatten them first, e.g. df.columns = ['_'.join(map(str, c)) "
+                "for c in df.columns], or select one level with df.droplevel(...)."
+            )
+            raise InvalidDataError(msg)
+        roles = self._names.roles()
+        wanted = [*roles.items(), *((b, "by") for b in by)]
+        bound = (self._names.judged is not None) + (self._names.time is not None)
+        if len(roles) < 3 + len(self._names.scores) + bound:
+            n = self._names
+            score = n.score if n.systems is None else list(n.systems)
+            msg = (
+                "The query, item, score and relevant columns must be four different columns "
+                f"(and every score column different); got query={n.query!r}, item={n.item!r}, "
+                f"score={score!r}, relevant={n.relevant!r}."
+            )
+            raise InvalidOptionError(msg)
+        for name, role in wanted:
+            if name not in available:
+                if name in _index_levels(self._frame):
+                    msg = (
+                        f"Column {name!r} ({role}) is an index level of the frame, not a "
+                        "column; call reset_index() first, e.g. df.reset_index().rank_eval."
+                    )
+                    raise ColumnNotFoundError(msg)
+                raise ColumnNotFoundError(missing_column_message(name, role, available))
+            if role == "by" and name in roles:
+                msg = (
+                    f"by={name!r} is the {roles[name]} column; group by a column "
+                    "that describes the query (a user segment, a theme)."
+                )
+                raise InvalidOptionError(msg)
+        if self._multi and SYSTEM in [self._names.query, *by]:
+            msg = (
+                f"Column {SYSTEM!r} clashes with the output column {SYSTEM!r} that names each "
+                "score column; rename it first, e.g. df.rename(columns={'system': 'cohort'})."
+            )
+            raise InvalidOptionError(msg)
+
+    # -- the one data path (rankframe.pipeline.steps) --------------------------------------------
+
+    def _request(self, metrics: list[Metric], by: list[str], options: Options,
+                 result: Result, every: str | None = None) -> Request:
+        """The call's one request, built once every check has passed."""
+        window = self._window(every, by)
+        steps.check_request(metrics, options, result)
+        names = self._resolved(by, options)
+        if window is None:  # the time column is read only for windows
+            names = replace(names, time=None, time_unit=None)
+        return Request(names, tuple(metrics), tuple(by), options, result, window)
+
+    def _window(self, every: str | None, by: Sequence[str]) -> windows.Window | None:
+        """The windows of ``every=`` (``None``: none), once the arguments are checked."""
+        if every is None:
+            return None
+        every = windows.check_every(every)
+        names = self._names
+        if names.time is None:
+            raise windows.no_time_column(every)
+        window = windows.WINDOW
+        if window in [names.query, *by] or (self._multi and window == SYSTEM):
+            msg = (
+                f"Column {window!r} clashes with the output column {window!r} of every= "
+                "(each window's start); rename it first, e.g. "
+                "df.rename(columns={'window': 'period'})."
+            )
+            raise InvalidOptionError(msg)
+        return windows.Window(every, names.time, names.time_unit)
+
+    def _resolved(self, by: Sequence[str], options: Options) -> ColumnNames:
+        """The column names of one request: the default ``judged`` column when the frame
+        has one (and does not use it otherwise), and whether null grades are unjudged."""
+        names = self._names
+        default = steps.JUDGED
+        if (
+            names.judged is None
+            and default in self._column_names()
+            and default not in [*names.roles(), *by]
+        ):
+            names = replace(names, judged=default)
+        return replace(names, null_grades=options.unjudged == "nonrelevant")
+
+    def _metric(self, name: str, k: int | None, by: str | Sequence[str] | None,
+                options: Options, chosen: Mapping[str, Any], every: str | None = None) -> Any:
+        metrics, options = _bound([parse_metric(name, k)], options, chosen)
+        metric = metrics[0]
+        by_list = _as_list(by)
+        self._check_columns(by_list)
+        segmented = by_list or self._multi or every is not None
+        kind: steps.Kind = "segments" if segmented else "scalar"
+        request = self._request([metric], by_list, options, Means(kind=kind), every)
+        return self._run(request)
+
+    # -- tables --------------------------------------------------------------------------
+
+    @_arguments_checked
+    @_convention_applied
+    @_option_keywords
+    def per_query(
+        self,
+        metrics: str | Metric | Iterable[str | Metric],
+        *,
+        by: str | Sequence[str] | None = None,
+        every: str | None = None,
+        **chosen: Any,
+    ) -> Any:
+        """One row per query, sorted by query: the query (and ``by``) columns, one per metric.
+
+        With ``every="1w"`` (and a bound ``time`` column), a ``window`` column comes first:
+        the start of each query's window (a query's time is its earliest row's).
+
+        With ``empty="nan"`` queries without relevant items get NaN; with ``"skip"`` they are
+        left out of the table.
+
+        Examples
+        --------
+        >>> import pandas as pd, rankframe
+        >>> df = pd.DataFrame({"query": ["b", "b", "a", "a"], "item": [1, 2, 1, 2],
+        ...                    "score": [0.2, 0.7, 0.9, 0.3], "relevant": [1, 0, 0, 0]})
+        >>> df.rank_eval.per_query(["mrr", "P_1"], empty="nan")
+          query  mrr(empty=nan)  precision@1(empty=nan)
+        0     a             NaN                     NaN
+        1     b             0.5                     0.0
+
+        With several score columns, one row per (query, system):
+
+        >>> df["other"] = [0.9, 0.1, 0.9, 0.3]
+        >>> df.rank_eval(score=["score", "other"]).per_query("mrr")
+          query system  mrr
+        0     a  score  0.0
+        1     a  other  0.0
+        2     b  score  0.5
+        3     b  other  1.0
+        """
+        options = _options_from(chosen)
+        parsed, options = _bound(parse_metrics(metrics), options, chosen)
+        by_list = _as_list(by)
+        self._check_columns(by_list)
+        request = self._request(parsed, by_list, options, PerQueryRows(), every)
+        return self._run(request)
+
+    @_arguments_checked
+    @_convention_applied
+    @_option_keywords
+    def evaluate(
+        self,
+        metrics: str | Metric | Iterable[str | Metric],
+        *,
+        by: str | Sequence[str] | None = None,
+        confidence_level: float | None = None,
+        n_resamples: int = 1000,
+        seed: int | None = 0,
+        tidy: bool = False,
+        every: str | None = None,
+        **chosen: Any,
+    ) -> Any:
+        """Means over queries: one row per segment (one row if ``by=None``).
+
+        Columns: the ``by`` columns, one per metric (its label: the canonical spelling such
+        as ``mrr@5``, with the options that moved it from the defaults, ``f1@5(beta=2)``;
+        see ``parse_metric``), and ``n_queries``, the number of queries in each mean. With
+        several score columns, one row per (segment, system) and a ``system`` column.
+
+        With ``empty="skip"`` or ``"nan"``, the metrics that depend on relevant items leave
+        out the queries without any, while counts (``num_ret``) and the metrics of the items
+        themselves (``arp``) keep every query: ``n_queries`` is the number of queries in the
+        former's means (tidy: each row's own number).
+
+        Parameters
+        ----------
+        confidence_level
+            Confidence level of percentile bootstrap intervals of each mean (e.g. 0.95):
+            queries are resampled with replacement within each segment, ``n_resamples``
+            times, from ``seed``. Adds ``<metric>_ci_low`` and ``<metric>_ci_high`` columns
+            (tidy: ``ci_low``, ``ci_high``). ``None``: no intervals.
+        n_resamples
+            Bootstrap resamples of the intervals.
+        seed
+            Seed of the resampling; the same seed gives the same intervals.
+        tidy
+            One row per (segment, system, metric) with columns ``system`` (the score
+            column), ``metric`` (``"ndcg"``; with its options, ``"f1(beta=2)"``), ``k``
+            (integer or null), ``value`` and ``n_queries``: ready to plot or to load in a
+            dashboard.
+        every
+            A window length as a polars duration string (``"1h"``, ``"1d"``, ``"1w"``,
+            ``"2w"``, ``"1mo"``, ``"1q"``, ``"1y"``): one row per window (and segment), the
+            window's start in a first column ``window``, then the ``by`` columns. Needs a
+            bound time column, ``df.rank_eval(time="served_at")``; a query's time is its
+            earliest row's; windows start on calendar boundaries (weeks on Monday; a
+            zone-aware column in its zone), as polars' ``dt.truncate``. Windows without
+            queries have no row. See ``docs/api.md``, "Time windows".
+
+        Examples
+        --------
+        >>> import pandas as pd, rankframe
+        >>> df = pd.DataFrame({"query": [1, 1, 2, 2], "item": ["x", "y", "x", "y"],
+        ...                    "score": [0.9, 0.1, 0.9, 0.1], "relevant": [0, 1, 1, 0]})
+        >>> df.rank_eval.evaluate(["recip_rank", "success_1"])
+           mrr  acc@1  n_queries
+        0  0.75    0.5          2
+        >>> df.rank_eval.evaluate(["recip_rank", "success_1"], tidy=True)
+          system metric     k  value  n_queries
+        0  score    mrr  <NA>   0.75          2
+        1  score    acc     1   0.50          2
+        """
+        options = _options_from(chosen)
+        parsed, options = _bound(parse_metrics(metrics), options, chosen)
+        by_list = _as_list(by)
+        self._check_columns(by_list)
+        check_count("n_resamples", n_resamples)
+        check_seed(seed)
+        if confidence_level is not None:
+            check_level("confidence_level", confidence_level)
+        result = Means(
+            tidy=tidy, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed
+        )
+        request = self._request(parsed, by_list, options, result, every)
+        return self._run(request)
+
+    @_arguments_checked
+    @_convention_applied
+    @_option_keywords
+    def compare(
+        self,
+        metrics: str | Metric | Iterable[str | Metric],
+        *,
+        baseline: str | None = None,
+        test: Test = "t-test",
+        correction: Correction = "holm",
+        family: Family = "systems",
+        alpha: float = 0.05,
+        confidence_level: float = 0.95,
+        n_permutations: int = 10_000,
+        n_resamples: int = 1000,
+        seed: int | None = 0,
+        by: str | Sequence[str] | None = None,
+        reference: Any = None,
+        every: str | None = None,
+        **chosen: Any,
+    ) -> Any:
+        """Compare systems (score columns) with a baseline on paired per-query values, or
+        with the same systems of a reference frame (``reference=``).
+
+        Needs several score columns: ``df.rank_eval(score=["a", "b"]).compare(...)``.
+        One row per (segment, system, metric), with the ``by`` columns, ``system``,
+        ``metric``, ``k``, ``statistic`` (what the metric aggregates with: ``"mean"``,
+        ``"geometric mean"`` for ``gm_map`` and ``gm_bpref``, ``"sum"`` for the ``num_*``
+        counts), ``mean`` (that statistic), ``delta``, ``ratio`` (the statistic over the
+        baseline's), ``p_value`` (two-sided, of "no difference"), ``p_adjusted``
+        (corrected within ``family``), ``ci_low`` and ``ci_high`` (an interval of the
+        delta), ``significant`` (``p_adjusted < alpha``), ``paired`` (True: the tests
+        are paired), ``wins``, ``ties`` and ``losses`` (the queries where the system's
+        per-query value is above, equal to and below the baseline's, raw values compared
+        whatever the metric: the registry declares no direction) and ``n_queries``. The
+        baseline's rows have delta 0, no test and null ``wins``/``ties``/``losses``.
+
+        With ``reference=other_frame``, each system (score column) of this frame is
+        compared with the same system of ``other_frame``, bound with the same column names
+        (one score column is enough); a system missing there is an error naming it, and
+        ``baseline=`` cannot be combined with it. Per segment (and group of metrics that
+        ``empty=`` gives the same queries), where both frames hold the same query ids the
+        comparison is paired as above; otherwise it is a two-sample comparison: Welch's
+        t-test (as ``scipy.stats.ttest_ind(equal_var=False)``) with its
+        Welch-Satterthwaite interval, a two-sample permutation test shuffling the pooled
+        values ``n_permutations`` times, or the Mann-Whitney U test for ``"wilcoxon"``
+        (as ``scipy.stats.mannwhitneyu(method="asymptotic")``), the latter two with a
+        bootstrap interval resampling each frame's queries independently; ``paired`` says
+        which, and ``wins``/``ties``/``losses`` are null for two samples. A sum's delta is
+        the difference of the two sums, ``n1 mean1 - n2 mean2``, with a standard error of
+        its own. The table gains ``reference_mean`` (the reference's statistic) and
+        ``n_reference`` (its queries); segments are this frame's (the reference's queries
+        of other segments are left out). The reference may be any frame rankframe reads;
+        the result is of this frame's kind (a LazyFrame or Dask reference is collected or
+        computed when the result is).
+
+        The test, the interval and ``delta`` are of the same quantity, so that
+        ``ci_low <= delta <= ci_high``: for a mean, the mean per-query difference; for a
+        geometric mean, the mean difference of ``log(max(value, 1e-5))`` (trec_eval's
+        floor), the log of ``ratio``; for a sum, the difference of the sums, with the mean
+        difference's interval times the number of queries (and its p-value). Set-level
+        metrics (``coverage``) have no per-query values and are refused.
+
+        With ``every="1w"`` (and a bound ``time`` column) and no ``baseline=``, each
+        window is compared with the previous window, per system (one score column is
+        enough) and ``by`` segment: the previous window is the latest earlier window that
+        holds queries of the same ``by`` values (a window without queries has no row and
+        is skipped), named in a last column, ``reference_window``. The table is the one of
+        ``reference=`` (``reference_mean`` and ``n_reference`` are the previous window's);
+        a query belongs to one window (its earliest row's), so two windows of one frame
+        hold different queries and the comparison is two-sample (``paired`` False). The
+        first window of each segment has nothing to compare with: NaN tests, delta,
+        ``reference_mean``, ``n_reference`` 0 and a null ``reference_window``. With
+        ``every=`` and ``baseline=``, the systems are compared with the baseline within
+        each window instead (the window is a segment, as ``by=``); with ``every=`` and
+        ``reference=``, each window with the same window (the same start) of the
+        reference frame, bound with the same time column.
+
+        Parameters
+        ----------
+        baseline
+            The score column the others are compared with; default the first (without
+            ``every=``).
+        test
+            ``"t-test"`` (paired t-test, as ``scipy.stats.ttest_rel``; t interval),
+            ``"permutation"`` (paired randomization test flipping the signs of the
+            per-query differences ``n_permutations`` times from ``seed``; bootstrap
+            interval) or ``"wilcoxon"`` (signed-rank test, as ``scipy.stats.wilcoxon``;
+            bootstrap interval).
+        correction
+            For several tests: ``"holm"``, ``"bonferroni"`` or ``"none"``.
+        family
+            The tests one correction covers: ``"systems"`` (the systems compared on one
+            metric in one segment) or ``"table"`` (every test of the table: every segment,
+            system and metric).
+        alpha
+            Significance level of the ``significant`` column.
+        confidence_level
+            Level of the interval of the delta.
+        n_permutations
+            Sign flips of the permutation test.
+        n_resamples
+            Resamples of the bootstrap interval of the delta (permutation and Wilcoxon).
+        seed
+            Seed of both resamplings; the same seed gives the same table.
+        reference
+            A frame holding the same systems (score columns) for other (or the same)
+            queries: the frame each system is compared with, instead of a baseline column.
+        every
+            Time windows (``"1w"``, ...), whose start leads the columns: each window
+            against the previous one; with ``baseline=``, the systems within each window;
+            with ``reference=``, against the same window of the reference.
+
+        Examples
+        --------
+        >>> import pandas as pd, rankframe
+        >>> df = pd.DataFrame({"query": [1, 1, 2, 2, 3, 3], "item": ["x", "y"] * 3,
+        ...                    "a": [0.9, 0.1, 0.9, 0.1, 0.9, 0.1],
+        ...                    "b": [0.1, 0.9, 0.9, 0.1, 0.1, 0.9],
+        ...                    "relevant": [0, 1, 1, 0, 0, 1]})
+
+        Per query, b's reciprocal rank minus a's is 0.5, 0 and 0.5: a mean of 1/3 with a
+        standard error of 1/6, so t = 2 on 2 degrees of freedom and p = 1 - 2/sqrt(6):
+
+        >>> table = df.rank_eval(score=["a", "b"]).compare("mrr", baseline="a")
+        >>> table[["system", "mean", "delta", "p_value", "significant"]]
+          system      mean     delta   p_value  significant
+        0      a  0.666667  0.000000       NaN        False
+        1      b  1.000000  0.333333  0.183503        False
+        """
+        options = _options_from(chosen)
+        parsed, options = _bound(parse_metrics(metrics), options, chosen)
+        by_list = _as_list(by)
+        self._check_columns(by_list)
+        TEST.validate(test)
+        CORRECTION.validate(correction)
+        FAMILY.validate(family)
+        check_level("alpha", alpha)
+        check_level("confidence_level", confidence_level)
+        check_count("n_permutations", n_permutations)
+        check_seed(seed)
+        check_count("n_resamples", n_resamples)
+        systems = self._names.scores
+        tests = Tests(
+            test=test, correction=correction, family=family, alpha=alpha,
+            confidence_level=confidence_level, n_permutations=n_permutations,
+            n_resamples=n_resamples, seed=seed,
+        )
+        if reference is not None:
+            if baseline is not None:
+                msg = (
+                    f"compare() takes baseline= or reference=, not both: baseline={baseline!r}"
+                    " compares the score columns of this frame with one of them, reference= "
+                    "compares each score column with the same column of another frame. Drop "
+                    "one of them."
+                )
+                raise InvalidOptionError(msg)
+            return self._compare_reference(reference, parsed, by_list, options, every, tests)
+        if every is not None and baseline is None:  # each window against the previous one
+            from rankframe.pipeline.previous import PreviousWindow
+
+            previous = PreviousWindow(tests=tests)
+            return self._run(self._request(parsed, by_list, options, previous, every))
+        if len(systems) < 2:
+            msg = (
+                "compare() needs at least two score columns to compare; pass them as "
+                "df.rank_eval(score=['model_a', 'model_b']).compare(...)."
+            )
+            raise InvalidOptionError(msg)
+        base = systems[0] if baseline is None else baseline
+        if base not in systems:
+            msg = (
+                f"baseline={base!r} is not one of the score columns {list(systems)}; pass "
+                "one of them."
+            )
+            raise InvalidOptionError(msg)
+        result = Comparison(baseline=systems.index(base), tests=tests)
+        request = self._request(parsed, by_list, options, result, every)
+        return self._run(request)
+
+    def _compare_reference(
+        self, reference: Any, metrics: list[Metric], by: list[str], options: Options,
+        every: str | None, tests: Tests,
+    ) -> Any:
+        """``compare(reference=...)``: the reference frame's accessor, bound with this one's
+        column names, gives its side of the comparison when the finish step runs."""
+        from rankframe.adapters.arrow import rank_eval
+        from rankframe.pipeline.reference import ReferenceComparison
+
+        try:
+            other = rank_eval(reference)
+        except TypeError:
+            msg = (
+                "reference= takes a frame rankframe reads (pandas, polars DataFrame or "
+                "LazyFrame, Dask, a pyarrow Table or another Arrow frame); got "
+                f"{type(reference).__module__}.{type(reference).__qualname__}."
+            )
+            raise InvalidOptionError(msg) from None
+        # the time column is read (and needed there) only for windows
+        names = self._names if every is not None else replace(self._names, time=None,
+                                                              time_unit=None)
+        other = type(other)(other._frame, names)
+        available = other._column_names()
+        systems = self._names.scores
+        missing = [s for s in systems if s not in available]
+        if missing:
+            msg = (
+                f"The reference frame has no score column {missing[0]!r} (system "
+                f"{missing[0]!r} of this frame): reference= compares each score column with "
+                "the same column of the reference frame. Add it there, rename it, or bind "
+                "only the systems both frames hold, e.g. "
+                f"df.rank_eval(score={[s for s in systems if s not in missing]!r})."
+            )
+            raise ColumnNotFoundError(msg)
+        roles = [*names.roles().items(), *((b, "by") for b in by)]
+        for name, role in roles:
+            if name not in available:
+                msg = (
+                    f"The reference frame has no column {name!r} ({role}); reference= reads "
+                    "the same columns as this frame. Add or rename it there."
+                )
+                raise ColumnNotFoundError(msg)
+        other._check_columns(by)
+        result = ReferenceComparison(reference=lambda: other._side(theirs), tests=tests)
+        mine = self._request(metrics, by, options, result, every)  # checks the metrics first
+        theirs = other._request(metrics, by, options, PerQueryRows(), every)
+        return self._run(mine)
+
+    def _side(self, request: Request) -> Any:
+        """This frame's side of ``compare(reference=...)`` (a
+        :class:`rankframe.pipeline.reference.Side`); partitioned adapters override."""
+        from rankframe.pipeline.reference import side
+
+        backend = self._backend(self._frame)
+        return side(backend, steps.per_query(backend, request), request)
+
+    @_arguments_checked
+    @_option_keywords
+    def check(
+        self,
+        rules: str | Iterable[str],
+        *,
+        baseline: str | None = None,
+        reference: Any = None,
+        every: str | None = None,
+        by: str | Sequence[str] | None = None,
+        mode: Literal["interval", "point"] = "interval",
+        min_queries: int = 20,
+        confidence_level: float = 0.95,
+        alpha: float = 0.05,
+        test: Test = "t-test",
+        correction: Correction = "holm",
+        family: Family = "table",
+        n_resamples: int = 1000,
+        n_permutations: int = 10_000,
+        seed: int | None = 0,
+        **chosen: Any,
+    ) -> Any:
+        """Gates: check rules on the metrics, one row per rule, system and segment.
+
+        A rule is ``"METRIC OP BOUND"`` (``>=``, ``<=``, ``>``, ``<``: ``"ndcg@10 >= 0.30"``)
+        or ``"METRIC drop <= TOLERANCE"``, an absolute decrease (``"ndcg@10 drop <= 0.01"``)
+        or one relative to the baseline's statistic (``"ndcg@10 drop <= 1%"``).
+
+        Columns: ``rule``, ``metric``, ``k``, ``system``, the ``by`` columns (and ``window``
+        with ``every=``), ``value``, ``ci_low``, ``ci_high``, ``bound``, ``delta``,
+        ``p_value``, ``p_adjusted`` (drop rules), ``paired`` (a drop rule's test was
+        paired; False for absolute rules), ``n_queries`` and ``status``:
+
+        - an absolute rule is ``"pass"`` when its whole bootstrap interval (``evaluate``'s)
+          lies on the right side of the bound, ``"fail"`` when it lies on the wrong side,
+          ``"uncertain"`` when the bound is inside it; ``mode="point"`` compares ``value``
+          alone (pass or fail);
+        - a drop rule reads ``compare``: ``delta`` is the change of the statistic from the
+          baseline (relative: as a fraction of the baseline's), ``bound`` minus the
+          tolerance, and the rule holds while ``delta >= bound``. It is ``"fail"`` when the
+          change is below the bound and a significant decrease (``p_adjusted < alpha``),
+          ``"uncertain"`` when it is below the bound without being significant, ``"pass"``
+          otherwise, ``"no baseline"`` where there is nothing to compare with (``delta``
+          is NaN); ``mode="point"``: fail whenever it is below the bound;
+        - a segment with fewer than ``min_queries`` queries is ``"too few queries"``.
+
+        A pandas frame gives a pandas frame, polars (eager or lazy) a polars DataFrame, Dask
+        a pandas DataFrame: a gate is a decision, taken now on a small table.
+
+        Parameters
+        ----------
+        rules
+            One rule string or a list of them.
+        baseline
+            For drop rules on several score columns: the column the others are compared
+            with (default the first; its own rows are left out).
+        reference
+            For drop rules: a frame whose same systems are the baselines
+            (``compare(reference=...)``).
+        every
+            Time windows (``evaluate``/``compare`` with ``every=``): absolute rules per
+            window; drop rules each window against the previous one (the latest earlier
+            window with queries of the same segment; ``"no baseline"`` for the first), or,
+            with ``baseline=``, against the baseline within each window, or, with
+            ``reference=``, against the same window of the reference.
+        by
+            Segment column(s), constant within a query.
+        mode
+            ``"interval"`` (default: the interval or the test decides) or ``"point"``.
+        min_queries
+            Segments with fewer queries are ``"too few queries"``. Default 20: below that
+            a percentile bootstrap interval is too narrow to trust a pass.
+        confidence_level
+            Level of the intervals of values and deltas.
+        alpha
+            Significance level of drop rules' tests.
+        test, n_permutations
+            The test of drop rules (``compare``'s).
+        correction, family
+            The correction of drop rules' p-values; ``family="table"`` (default) corrects
+            over every test the drop rules read (every system, segment and metric), since
+            one failing row fails the gate.
+        n_resamples, seed
+            Resamples and seed of the bootstrap intervals.
+
+        Examples
+        --------
+        >>> import pandas as pd, rankframe
+        >>> df = pd.DataFrame({"query": [1, 1, 2, 2], "item": ["x", "y", "x", "y"],
+        ...                    "score": [0.9, 0.1, 0.9, 0.1], "relevant": [0, 1, 1, 0]})
+
+        The reciprocal ranks are 0.5 and 1 (mean 0.75), so the point rule holds:
+
+        >>> table = df.rank_eval.check("mrr >= 0.7", mode="point", min_queries=1)
+        >>> table[["rule", "value", "bound", "status"]]
+                 rule  value  bound status
+        0  mrr >= 0.7   0.75    0.7   pass
+        """
+        from rankframe.api import gates as _gates
+
+        return _gates.check(
+            self, rules, baseline=baseline, reference=reference, every=every, by=by,
+            mode=mode, min_queries=min_queries, confidence_level=confidence_level,
+            alpha=alpha, test=test, correction=correction, family=family,
+            n_resamples=n_resamples, n_permutations=n_permutations, seed=seed,
+            options=dict(chosen), scores=self._names.scores,
+        )
+
+    def report(self, metrics: str | Metric | Iterable[str | Metric], *,
+               by: str | Sequence[str] | None = None, baseline: str | None = None,
+               **kwargs: Any) -> Any:
+        """A ``rankframe.Report`` of ``metrics``: one self-contained HTML file (the data,
+        the summary with intervals and significance marks against ``baseline``, segments,
+        curves, distributions, win/tie/loss, the worst queries); see ``docs/report.md``.
+        Other keywords: ``every`` (a trend section over time windows: ``evaluate(every=)``'s
+        means, in the report's one pass; needs ``time=``), ``reference`` (a section of
+        ``compare(reference=...)``), ``rules`` with ``min_queries`` and ``mode`` (a gates
+        section: ``check()``'s table), ``test``, ``correction``, ``alpha``,
+        ``confidence_level``, ``n_resamples``, ``seed``, ``worst``, ``top_k``, ``curves``,
+        ``title`` and the metric options of ``evaluate``."""
+        from rankframe.report import build
+
+        return build(self, metrics, by=by, baseline=baseline, **kwargs)
+
+    @_arguments_checked
+    def rank(self, *, ties: Ties = "trec", name: str = "rank") -> Any:
+        """The input frame plus an integer column ``name``: each row's rank in its query.
+
+        Rank 1 is the highest score; rows without a score get a null rank. The input frame
+        is not modified. With several score columns, one column per system, named
+        ``{name}_{score column}``.
+
+        Examples
+        --------
+        >>> import pandas as pd, rankframe
+        >>> df = pd.DataFrame({"query": "q", "item": ["a", "b", "c"],
+        ...                    "score": [0.5, 0.5, None], "relevant": [1, 0, 1]})
+        >>> df.rank_eval.rank()["rank"].tolist()
+        [2, 1, <NA>]
+        """
+        Options(ties=ties)  # checks the value
+        if ties == "average":
+            others = ", ".join(repr(c) for c in OPTIONS["ties"].choices if c != "average")
+            refusal = (
+                Keyword("ties", "average"), " gives metrics their expected value over the "
+                f"orders of tied items; it is no order, so rank() cannot use it. Pass one of "
+                f"{others}.",
+            )
+            raise InvalidOptionError(refusal)
+        self._check_columns([])
+        names = self._names
+        columns = [f"{name}_{s}" for s in names.scores] if self._multi else [name]
+        for column in columns:
+            if column in self._column_names():
+                msg = (
+                    f"The frame already has a column {column!r}; pass name='...' for the "
+                    "rank column."
+                )
+                raise InvalidOptionError(msg)
+        return self._rank(columns, ties)
+
+
+def ranks(backend: Backend, names: ColumnNames, columns: list[str], ties: Ties) -> dict[
+    str, IntArray
+]:
+    """Per system, each row's rank in its query (0: no score), keyed by output column."""
+    data = backend.extract(names, [])
+    systems = data.systems or [(names.score, data.score)]
+    out = {}
+    with engine.unique_items_checked(data, names.query, names.item):
+        for column, (_, score) in zip(columns, systems, strict=True):
+            ranking = engine.rank(replace(data, score=score, systems=[]), ties)
+            out[column] = ranking.rank_per_row(data.n_rows)
+    return out
+
+
+# -- the metric methods: one per metric of the registry ---------------------------------------
+
+_POSITIONAL = inspect.Parameter.POSITIONAL_OR_KEYWORD
+_K = inspect.Parameter("k", _POSITIONAL, default=None, annotation=int | None)
+_BY = inspect.Parameter(
+    "by", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=str | Sequence[str] | None
+)
+_EVERY = _BY.replace(name="every", annotation=str | None)
+_K_DOC = "k\n    Cut-off: a positive integer, or ``None`` for the whole list."
+_BY_DOC = "by\n    Column(s) constant within each query; gives one value per segment."
+_EVERY_DOC = (
+    "every\n    A window length (``\"1w\"``, a polars duration string) over the bound time "
+    "column: one value per window (first in the index), as ``evaluate``."
+)
+_RETURNS = (
+    "Returns\n-------\nfloat, or per segment a pandas Series / polars DataFrame; a LazyFrame "
+    "for LazyFrames, lazy Dask objects for Dask. With several score columns, one value per "
+    "system."
+)
+
+
+def _k_doc(definition: MetricDef) -> str:
+    """The ``k`` entry of a metric method's parameters: a cut-off, or what its number is."""
+    param = definition.param
+    if param.integer:
+        return _K_DOC
+    need = "required" if param.required else "``None`` for the default"
+    return f"k\n    The {param.what}: {param.allowed} ({need})."
+
+
+def _metric_docstring(definition: MetricDef) -> str:
+    """The NumPy-style docstring of a metric's method, from its declaration."""
+    parameters = [_k_doc(definition)] if definition.takes_k else []
+    parameters += [
+        _BY_DOC, *(o.docstring() for o in definition.parameters()), _EVERY_DOC,
+        CONVENTION.docstring(),
+    ]
+    sections = [
+        inspect.cleandoc(definition.doc) or definition.summary,
+        "Parameters\n----------\n" + "\n".join(parameters),
+        _RETURNS,
+    ]
+    if definition.examples:
+        sections.append("Examples\n--------\n" + inspect.cleandoc(definition.examples))
+    return "\n\n".join(sections) + "\n"
+
+
+def metric_method(definition: MetricDef) -> Callable[..., Any]:
+    """``RankEval.<name>(k=None, *, by=None, **options)`` for one metric of the registry:
+    its signature (``__signature__``) and docstring are built from the declaration."""
+    name = definition.name
+    declared = definition.parameters()
+    positional = [] if not definition.takes_k else [
+        _K if definition.param.integer else _K.replace(annotation=float | None)
+    ]
+    signature = inspect.Signature(
+        [inspect.Parameter("self", _POSITIONAL), *positional, _BY,
+         *(o.parameter() for o in declared), _EVERY, CONVENTION.parameter()],
+        return_annotation=Any,
+    )
+
+    def method(self: RankEval, *args: Any, **kwargs: Any) -> Any:
+        bound = _bind(name, signature, (self, *args), kwargs)
+        explicit = set(bound.arguments)
+        bound.apply_defaults()
+        values: dict[str, Any] = dict(bound.arguments)
+        preset = preset_options(values["convention"], explicit, [o.name for o in declared])
+        values.update(preset)
+        options = Options(**{o.name: values[o.name] for o in declared})
+        chosen = {n: values[n] for n in [*explicit, *preset] if n in values}
+        return self._metric(name, values.get("k"), values["by"], options, chosen,
+                            values["every"])
+
+    method.__name__ = name
+    method.__qualname__ = f"{RankEval.__qualname__}.{name}"
+    method.__doc__ = _metric_docstring(definition)
+    method.__signature__ = signature  # type: ignore[attr-defined]
+    return method
+
+
+def _add_metric_method(definition: MetricDef) -> None:
+    existing = RankEval.__dict__.get(definition.name)
+    if existing is not None and not getattr(existing, "_rankframe_metric", False):
+        msg = (
+            f"A metric cannot be named {definition.name!r}: the accessor already has a "
+            f"method {definition.name!r}."
+        )
+        raise ValueError(msg)
+    method = metric_method(definition)
+    method._rankframe_metric = True  # type: ignore[attr-defined]
+    setattr(RankEval, definition.name, method)
+
+
+on_register(_add_metric_method)

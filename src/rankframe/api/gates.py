@@ -1,0 +1,557 @@
+"""Gates: rules on metrics, each row of their table a decision (``check``).
+
+A rule is a string (:func:`parse_rule`):
+
+- an **absolute** rule, ``"ndcg@10 >= 0.30"`` (``>=``, ``<=``, ``>``, ``<``), reads the
+  metric's value per system and segment from ``evaluate`` with bootstrap intervals;
+- a **drop** rule, ``"ndcg@10 drop <= 0.01"`` (an absolute decrease) or ``"ndcg@10 drop <= 1%"``
+  (relative to the baseline's statistic), reads ``compare``: each system against the
+  baseline score column, the reference frame, or the previous window.
+
+:func:`check` evaluates every rule and gives one row per rule, system and segment (and
+window): ``rule``, ``metric``, ``k``, ``system``, the ``by`` columns (and ``window``),
+``value``, ``ci_low``, ``ci_high``, ``bound``, ``delta``, ``p_value``, ``p_adjusted``,
+``paired``, ``n_queries`` and ``status`` (:data:`STATUSES`). The statuses, the units of
+the columns and the defaults are documented in ``docs/monitoring.md`` ("Gates").
+
+This module sits above the accessor's public methods: it calls ``evaluate`` and
+``compare`` on the accessor it is given and reads their tables; nothing below calls it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+
+from rankframe._suggest import closest, did_you_mean
+from rankframe.exceptions import (
+    InvalidOptionError,
+    InvalidRuleError,
+    RankEvalError,
+    UnknownMetricError,
+)
+from rankframe.metrics.registry import METRICS, Metric, labels, parse_metric
+from rankframe.pipeline import provenance
+from rankframe.pipeline.analysis import SYSTEM, k_type
+from rankframe.settings.options import (
+    CORRECTION,
+    FAMILY,
+    TEST,
+    check_choice,
+    check_count,
+    check_level,
+    check_seed,
+)
+
+__all__ = [
+    "FAIL",
+    "GRAMMAR",
+    "MODES",
+    "NO_BASELINE",
+    "PASS",
+    "STATUSES",
+    "TOO_FEW",
+    "UNCERTAIN",
+    "WINDOW",
+    "Rule",
+    "check",
+    "parse_rule",
+    "parse_rules",
+]
+
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+Mode = Literal["interval", "point"]
+
+PASS = "pass"
+FAIL = "fail"
+UNCERTAIN = "uncertain"
+TOO_FEW = "too few queries"
+NO_BASELINE = "no baseline"
+#: Every status a row of ``check`` may have; only ``"fail"`` (and, when asked,
+#: ``"uncertain"``) fails a gate.
+STATUSES = (PASS, FAIL, UNCERTAIN, TOO_FEW, NO_BASELINE)
+MODES: tuple[Mode, ...] = ("interval", "point")
+WINDOW = "window"  # the column of time windows (evaluate/compare with every=)
+
+GRAMMAR = (
+    "A rule reads 'METRIC OP BOUND' with OP one of >=, <=, >, < (e.g. 'ndcg@10 >= 0.30', "
+    "'mrr@10 <= 0.9'), or 'METRIC drop <= TOLERANCE' (also 'drop <'), the tolerance an "
+    "absolute decrease ('ndcg@10 drop <= 0.01') or one relative to the baseline "
+    "('ndcg@10 drop <= 1%'). METRIC is any metric name as evaluate() reads it "
+    "('P_10', 'f1@5(beta=2)')."
+)
+
+_OPERATOR = re.compile(r"(<=|>=|<|>)")
+_DROP = re.compile(r"^(?P<metric>.*?)\s+drop$", re.IGNORECASE)
+_BAD_OPERATOR = re.compile(r"(==|!=|=<|=>)")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One parsed rule.
+
+    Attributes
+    ----------
+    text
+        The rule as written (the ``rule`` column).
+    metric
+        The metric, as ``parse_metric`` reads it.
+    operator
+        ``">="``, ``"<="``, ``">"`` or ``"<"``.
+    bound
+        An absolute rule's bound; a drop rule's tolerance (a fraction when ``relative``:
+        ``"1%"`` is 0.01).
+    drop
+        A drop rule (against a baseline, a reference or the previous window).
+    relative
+        A drop rule whose tolerance is a percentage of the baseline's statistic.
+    """
+
+    text: str
+    metric: Metric
+    operator: str
+    bound: float
+    drop: bool = False
+    relative: bool = False
+
+
+def _error(rule: str, problem: str, *, hint: str = "") -> InvalidRuleError:
+    return InvalidRuleError(f"Rule {rule!r}: {problem}{hint} {GRAMMAR}", rule=rule)
+
+
+def _metric(rule: str, text: str) -> Metric:
+    """The metric of a rule, with a did-you-mean for a misspelt name."""
+    if not text:
+        raise _error(rule, "no metric before the operator.")
+    try:
+        return parse_metric(text)
+    except UnknownMetricError:
+        base = re.split(r"[@(]", text.strip().lower(), maxsplit=1)[0]
+        names = [s for d in METRICS.values() for s in (d.name, *d.aliases)]
+        hint = did_you_mean(closest(base, names))
+        raise _error(rule, f"unknown metric {text!r}.", hint=hint) from None
+    except RankEvalError as error:
+        raise InvalidRuleError((f"Rule {rule!r}: ", *error.parts), rule=rule) from None
+
+
+def _number(rule: str, text: str) -> tuple[float, bool]:
+    """The bound after the operator, and whether it is a percentage."""
+    relative = text.endswith("%")
+    digits = text[:-1].strip() if relative else text
+    try:
+        value = float(digits)
+    except ValueError:
+        raise _error(rule, f"the bound {text!r} is not a number.") from None
+    if math.isnan(value):
+        raise _error(rule, "the bound is NaN; give a number.")
+    return (value / 100 if relative else value), relative
+
+
+def parse_rule(text: object) -> Rule:
+    """Parse one rule string (see the module's grammar, :data:`GRAMMAR`).
+
+    Raises :class:`~rankframe.exceptions.InvalidRuleError` naming the rule, what is wrong
+    and the grammar; an unknown metric name gets the names most like it.
+
+    Examples
+    --------
+    >>> r = parse_rule("P_10 >= 0.3")
+    >>> str(r.metric), r.operator, r.bound, r.drop
+    ('precision@10', '>=', 0.3, False)
+    >>> r = parse_rule("ndcg@10 drop <= 1%")
+    >>> str(r.metric), r.bound, r.drop, r.relative
+    ('ndcg@10', 0.01, True, True)
+    """
+    if not isinstance(text, str):
+        msg = f"A rule is a string such as 'ndcg@10 >= 0.30'; got {text!r}. {GRAMMAR}"
+        raise InvalidRuleError(msg, rule=None)
+    rule = text.strip()
+    found = _OPERATOR.search(rule)
+    if found is None:
+        bad = _BAD_OPERATOR.search(rule)
+        problem = (
+            f"{bad.group(1)!r} is not an operator of rules." if bad
+            else "no comparison operator."
+        )
+        raise _error(text, problem)
+    left, operator, right = rule[: found.start()].strip(), found.group(1), rule[found.end():]
+    right = right.strip()
+    if _OPERATOR.search(right) or right.startswith("="):
+        raise _error(text, "one comparison per rule; write several rules instead.")
+    drop = _DROP.match(left)
+    if drop is None and left.lower() == "drop":
+        raise _error(text, "no metric before 'drop'.")
+    metric = _metric(text, (drop["metric"] if drop else left).strip())
+    bound, relative = _number(text, right)
+    if drop is None:
+        if relative:
+            raise _error(
+                text, "a percentage bound is relative to a baseline, so only drop rules take "
+                f"one; write the bound as a number ({bound:g}) or the rule as "
+                f"'{metric} drop <= {right}'.",
+            )
+        return Rule(text, metric, operator, bound)
+    if operator not in ("<=", "<"):
+        raise _error(text, f"a drop rule bounds the decrease from above: 'drop <=' or "
+                           f"'drop <', not 'drop {operator}'.")
+    if not math.isfinite(bound) or bound < 0:
+        raise _error(text, f"the tolerance must be a finite number >= 0; got {right!r}.")
+    return Rule(text, metric, operator, bound, drop=True, relative=relative)
+
+
+def parse_rules(rules: str | Iterable[str]) -> list[Rule]:
+    """One rule string or a list of them, parsed; repeats kept once."""
+    if isinstance(rules, str):
+        rules = [rules]
+    elif not isinstance(rules, Iterable):
+        msg = (
+            f"rules must be a rule string or a list of them, e.g. ['ndcg@10 >= 0.30']; got "
+            f"{rules!r}. {GRAMMAR}"
+        )
+        raise InvalidRuleError(msg, rule=None)
+    texts = list(dict.fromkeys(rules))
+    if not texts:
+        msg = f"No rule was given; pass at least one, e.g. ['ndcg@10 >= 0.30']. {GRAMMAR}"
+        raise InvalidRuleError(msg, rule=None)
+    return [parse_rule(t) for t in texts]
+
+
+# -- reading result tables -------------------------------------------------------------------
+
+
+def _eager(result: Any) -> Any:
+    """A result table at hand: a LazyFrame collected, a Dask frame computed."""
+    if hasattr(result, "collect"):
+        return result.collect()
+    if hasattr(result, "compute"):
+        return result.compute()
+    return result
+
+
+def _floats(values: Any) -> FloatArray:
+    array = np.asarray(values)
+    if array.dtype.kind in "biuf":
+        return array.astype(np.float64)
+    return np.array([_float_or_nan(v) for v in array], dtype=np.float64)
+
+
+def _float_or_nan(value: Any) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):  # None, pandas' NA
+        return math.nan
+
+
+def _keys(backend: Any) -> list[tuple[str, float | None]]:
+    """Per row of a tidy or compare table, its (metric, k) (``k`` None where null)."""
+    metric = [str(m) for m in backend.column("metric")]
+    k = _floats(backend.column("k"))
+    return [(m, None if math.isnan(v) else float(v)) for m, v in zip(metric, k, strict=True)]
+
+
+def _rule_key(metric: Metric, others: Sequence[Metric], chosen: Mapping[str, Any]) -> tuple[
+    str, float | None
+]:
+    """The (metric, k) that the tables write for ``metric`` evaluated beside ``others`` with
+    the call's options (its label names the options that moved it)."""
+    label = labels([metric, *others], chosen)[0]
+    bound = parse_metric(label)
+    return bound.tidy_name, None if bound.k is None else float(bound.k)
+
+
+# -- statuses --------------------------------------------------------------------------------
+
+
+def _absolute_status(
+    rule: Rule, value: FloatArray, low: FloatArray, high: FloatArray, mode: Mode
+) -> npt.NDArray[np.object_]:
+    """Per row: pass / fail / uncertain of an absolute rule (point: pass / fail)."""
+    ops = {">=": np.greater_equal, ">": np.greater, "<=": np.less_equal, "<": np.less}
+    holds = ops[rule.operator]
+    if mode == "point":
+        good, bad = holds(value, rule.bound), ~holds(value, rule.bound)
+    else:
+        # the whole interval on the right side passes; on the wrong side fails
+        worst, best = (low, high) if rule.operator in (">=", ">") else (high, low)
+        good, bad = holds(worst, rule.bound), ~holds(best, rule.bound)
+        bad &= ~np.isnan(best)
+    status = np.full(len(value), UNCERTAIN, dtype=object)
+    status[good] = PASS
+    status[bad & ~good] = FAIL
+    status[np.isnan(value)] = UNCERTAIN
+    return status
+
+
+def _drop_status(
+    rule: Rule, delta: FloatArray, significant: BoolArray, mode: Mode
+) -> npt.NDArray[np.object_]:
+    """Per row of a drop rule: fail when the decrease exceeds the tolerance and is
+    significant (point: exceeds it), uncertain when it exceeds it without being
+    significant, pass otherwise; no baseline where there is no change to read."""
+    bound = -rule.bound
+    with np.errstate(invalid="ignore"):
+        beyond = delta < bound if rule.operator == "<=" else delta <= bound
+    status = np.full(len(delta), PASS, dtype=object)
+    if mode == "point":
+        status[beyond] = FAIL
+    else:
+        status[beyond & significant & (delta < 0)] = FAIL
+        status[beyond & ~(significant & (delta < 0))] = UNCERTAIN
+    status[np.isnan(delta)] = NO_BASELINE
+    return status
+
+
+# -- check -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Part:
+    """The rows of one result table that the rules read, and their columns."""
+
+    backend: Any
+    table: Any
+    rows: list[int]
+    values: dict[str, Any]
+
+
+def _check_arguments(
+    *, mode: object, min_queries: object, confidence_level: object, alpha: object,
+    test: object, correction: object, family: object, n_resamples: object,
+    n_permutations: object, seed: object,
+) -> None:
+    check_choice("mode", mode, MODES)
+    check_count(
+        "min_queries", min_queries,
+        "The 'min_queries' option must be a positive integer. Got {value!r} instead.",
+    )
+    check_level("confidence_level", confidence_level)
+    check_level("alpha", alpha)
+    TEST.validate(test)
+    CORRECTION.validate(correction)
+    FAMILY.validate(family)
+    check_count("n_resamples", n_resamples)
+    check_count("n_permutations", n_permutations)
+    check_seed(seed)
+
+
+def _no_baseline_error(rule: Rule) -> InvalidRuleError:
+    msg = (
+        f"Rule {rule.text!r} is a drop rule: it compares each system with a baseline, and "
+        "there is none. Pass several score columns and a baseline "
+        "(df.rank_eval(score=['new', 'old']).check(rules, baseline='old')), a reference "
+        "frame (reference=last_week), or windows (every='1w': each window against the "
+        "previous one)."
+    )
+    return InvalidRuleError(msg, rule=rule.text)
+
+
+def check(
+    ev: Any,
+    rules: str | Iterable[str],
+    *,
+    baseline: str | None,
+    reference: Any,
+    every: str | None,
+    by: str | Sequence[str] | None,
+    mode: Mode,
+    min_queries: int,
+    confidence_level: float,
+    alpha: float,
+    test: str,
+    correction: str,
+    family: str,
+    n_resamples: int,
+    n_permutations: int,
+    seed: int | None,
+    options: dict[str, Any],
+    scores: Sequence[str],
+) -> Any:
+    """The gate table of ``rules`` on the accessor ``ev`` (``RankEval.check`` documents
+    the arguments); a pandas or polars frame as the accessor's adapter builds them."""
+    parsed = parse_rules(rules)
+    _check_arguments(
+        mode=mode, min_queries=min_queries, confidence_level=confidence_level, alpha=alpha,
+        test=test, correction=correction, family=family, n_resamples=n_resamples,
+        n_permutations=n_permutations, seed=seed,
+    )
+    absolute = [r for r in parsed if not r.drop]
+    drops = [r for r in parsed if r.drop]
+    # against a baseline column: without every= and reference=, or every= with a baseline
+    against_base = reference is None and (every is None or baseline is not None)
+    if drops and against_base and len(scores) < 2:
+        raise _no_baseline_error(drops[0])
+    if baseline is not None and baseline not in scores:
+        msg = (
+            f"baseline={baseline!r} is not one of the score columns {list(scores)}; pass one "
+            "of them."
+        )
+        raise InvalidOptionError(msg)
+    windows = {} if every is None else {"every": every}
+    by_list = [by] if isinstance(by, str) else list(dict.fromkeys(by or []))
+    parts: list[tuple[list[Rule], Any, bool]] = []
+    made: provenance.Provenance | None = None  # what made the tables: the run's options
+    if absolute:
+        metrics = list(dict.fromkeys(r.metric for r in absolute))
+        interval = {} if mode == "point" else {"confidence_level": confidence_level}
+        table = ev.evaluate(
+            metrics, by=by, tidy=True, n_resamples=n_resamples, seed=seed,
+            **interval, **windows, **options,
+        )
+        made = made or provenance.recall(table)
+        parts.append((absolute, _eager(table), False))
+    if drops:
+        metrics = list(dict.fromkeys(r.metric for r in drops))
+        extra: dict[str, Any] = dict(windows)
+        if reference is not None:
+            extra["reference"] = reference
+        if baseline is not None:
+            extra["baseline"] = baseline
+        table = ev.compare(
+            metrics, by=by, test=test, correction=correction, family=family, alpha=alpha,
+            confidence_level=confidence_level, n_permutations=n_permutations,
+            n_resamples=n_resamples, seed=seed, **extra, **options,
+        )
+        made = made or provenance.recall(table)
+        parts.append((drops, _eager(table), True))
+    every_metric = list(dict.fromkeys(r.metric for r in parsed))
+    k_arrow = pa.float64() if k_type(every_metric) == "float?" else pa.int64()
+    base_system = (baseline if baseline is not None else scores[0]) if against_base else None
+    frames: list[tuple[int, Any]] = []
+    for part_rules, table, is_drop in parts:
+        backend = ev._backend(table)
+        columns = list(table.columns)
+        keys = [
+            *(c for c in columns if c == SYSTEM),
+            *(c for c in by_list if c in columns),
+            *(c for c in columns if c == WINDOW and WINDOW not in by_list),
+        ]
+        row_keys = _keys(backend)
+        systems = [str(s) for s in backend.column(SYSTEM)]
+        metrics = list(dict.fromkeys(r.metric for r in part_rules))
+        for rule in part_rules:
+            others = [m for m in metrics if m != rule.metric]
+            key = _rule_key(rule.metric, others, options)
+            rows = [
+                i for i, k in enumerate(row_keys)
+                if k == key and not (is_drop and systems[i] == base_system)
+            ]
+            values = _drop_values(rule, backend, rows, alpha, mode) if is_drop else (
+                _absolute_values(rule, backend, rows, mode)
+            )
+            n_queries = _floats(backend.column("n_queries"))[rows]
+            status = values.pop("status")
+            status[n_queries < min_queries] = TOO_FEW
+            index = np.asarray(rows, dtype=np.int64)
+            labels_ = np.empty(len(rows), dtype=object)
+            labels_[:] = rule.text
+            names = np.empty(len(rows), dtype=object)
+            names[:] = key[0]
+            head = {
+                "rule": labels_,
+                "metric": names,
+                "k": pa.array([rule.metric.k] * len(rows), type=k_arrow),
+            }
+            tail = {**values, "n_queries": n_queries.astype(np.int64), "status": status}
+            frame = backend.table(keys, index, {**head, **tail})
+            columns_out = ["rule", "metric", "k", *keys, *values, "n_queries", "status"]
+            frames.append((parsed.index(rule), frame[columns_out]))
+    # in the order of the rules, whichever table each one read
+    result = _stack([frame for _, frame in sorted(frames, key=lambda pair: pair[0])])
+    if made is None:
+        return result
+    # History.record reads the options and the input of the tables it read, every rule's
+    # metric, and the settings of check itself
+    settings = {
+        "rules": [rule.text for rule in parsed], "baseline": baseline, "mode": mode,
+        "min_queries": min_queries, "confidence_level": confidence_level, "alpha": alpha,
+        "test": test, "correction": correction, "family": family, "every": every,
+        "reference": reference is not None,
+    }
+    request = replace(made.request, metrics=tuple(every_metric))
+    return provenance.remember(result, request, ev._frame, kind="Check", settings=settings)
+
+
+def _absolute_values(
+    rule: Rule, backend: Any, rows: list[int], mode: Mode
+) -> dict[str, Any]:
+    value = _floats(backend.column("value"))[rows]
+    nan = np.full(len(rows), np.nan)
+    if mode == "point":
+        low, high = nan, nan.copy()
+    else:
+        low = _floats(backend.column("ci_low"))[rows]
+        high = _floats(backend.column("ci_high"))[rows]
+    return {
+        "value": value, "ci_low": low, "ci_high": high,
+        "bound": np.full(len(rows), rule.bound), "delta": nan.copy(),
+        "p_value": nan.copy(), "p_adjusted": nan.copy(),
+        "paired": np.zeros(len(rows), dtype=bool),
+        "status": _absolute_status(rule, value, low, high, mode),
+    }
+
+
+def _drop_values(
+    rule: Rule, backend: Any, rows: list[int], alpha: float, mode: Mode
+) -> dict[str, Any]:
+    """A drop rule's columns from ``compare``'s rows: the change of the statistic
+    (absolute, or relative to the baseline's statistic), its interval in those units with
+    the baseline's statistic held fixed, and the bound as a change (minus the tolerance)."""
+    mean = _floats(backend.column("mean"))[rows]
+    delta = _floats(backend.column("delta"))[rows]
+    low = _floats(backend.column("ci_low"))[rows]
+    high = _floats(backend.column("ci_high"))[rows]
+    p_value = _floats(backend.column("p_value"))[rows]
+    p_adjusted = _floats(backend.column("p_adjusted"))[rows]
+    geometric = np.array(
+        [str(s) == "geometric mean" for s in np.asarray(backend.column("statistic"))[rows]],
+        dtype=bool,
+    )
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        # compare's delta of a geometric mean is the log of the ratio of the statistics
+        base = np.where(geometric, mean * np.exp(-delta), mean - delta)
+        if rule.relative:
+            scale = np.abs(base)
+            change = np.where(geometric, np.expm1(delta), _ratio(delta, scale))
+            low = np.where(geometric, np.expm1(low), _ratio(low, scale))
+            high = np.where(geometric, np.expm1(high), _ratio(high, scale))
+        else:
+            change = np.where(geometric, base * np.expm1(delta), delta)
+            low = np.where(geometric, base * np.expm1(low), low)
+            high = np.where(geometric, base * np.expm1(high), high)
+    significant = np.asarray(p_adjusted < alpha, dtype=bool)
+    return {
+        "value": mean, "ci_low": low, "ci_high": high,
+        "bound": np.full(len(rows), -rule.bound), "delta": change,
+        "p_value": p_value, "p_adjusted": p_adjusted,
+        "paired": np.asarray(backend.column("paired"), dtype=bool)[rows],
+        "status": _drop_status(rule, change, significant, mode),
+    }
+
+
+def _ratio(change: FloatArray, scale: FloatArray) -> FloatArray:
+    """``change / scale``; where the baseline's statistic is 0: 0 for no change, ±inf
+    otherwise (any decrease from 0 exceeds a relative tolerance)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = change / scale
+    zero = scale == 0
+    out[zero & (change == 0)] = 0.0
+    return np.asarray(out, dtype=np.float64)
+
+
+def _stack(frames: list[Any]) -> Any:
+    """The rules' frames as one (pandas or polars, as the adapter built them)."""
+    import pandas as pd
+
+    if isinstance(frames[0], pd.DataFrame):
+        return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    import polars as pl
+
+    return pl.concat(frames, how="vertical_relaxed") if len(frames) > 1 else frames[0]

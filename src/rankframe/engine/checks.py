@@ -1,0 +1,115 @@
+"""Checks of the data that the schema cannot make: each item once per query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+
+import numpy as np
+import numpy.typing as npt
+
+from rankframe.engine.frame import (
+    _BLOCK,
+    FrameData,
+    _bits,
+    _blocks,
+    _runs,
+)
+from rankframe.exceptions import InvalidDataError, plain
+
+THREAD_ROWS = 200_000  # from this many rows the duplicate check runs in a second thread
+
+def _item_keys(data: FrameData, query_bits: int) -> npt.NDArray[np.uint64]:
+    """Per row the key ``query code | item hash`` (the hash's top bits give way)."""
+    hashes = data.item.hashes()
+    # shifted in place when the hashes are ours to modify (a polars view is read-only)
+    key = np.right_shift(
+        hashes, np.uint64(query_bits), out=hashes if hashes.flags.writeable else None
+    )
+    del hashes
+    spare = np.empty(min(len(key), _BLOCK), dtype=np.uint64)
+    query_shift = np.uint64(64 - query_bits)
+    for start, stop in _blocks(len(key)):
+        m = stop - start
+        np.copyto(spare[:m], data.query_codes[start:stop], casting="unsafe")
+        spare[:m] <<= query_shift
+        key[start:stop] |= spare[:m]
+    return key
+
+
+def _has_equal_neighbours(values: npt.NDArray[np.uint64]) -> bool:
+    """Whether two consecutive entries are equal (block by block: no full-size mask)."""
+    for start, stop in _blocks(len(values) - 1):
+        if (values[start + 1 : stop + 1] == values[start:stop]).any():
+            return True
+    return False
+
+
+def check_unique_items(data: FrameData, query: str, item: str) -> None:
+    """Raise if an item appears more than once in a query.
+
+    One in-place sort of packed (query code, item hash) keys finds every candidate; equal
+    items always share a hash, so only the candidates' values are compared exactly. The usual
+    outcome, no candidate, needs no more memory than the keys.
+    """
+    query_bits = _bits(data.n_queries)
+    key = _item_keys(data, query_bits)
+    key.sort()
+    if not _has_equal_neighbours(key):
+        return
+    # candidates (duplicates, or different items that share a hash): the keys again, this
+    # time with the rows they come from
+    key = _item_keys(data, query_bits)
+    order = np.argsort(key, kind="stable")
+    positions, run_id = _runs(key[order][1:] == key[order][:-1])
+    rows = order[positions]
+    value = data.item.ranks(rows)
+    by_value = np.lexsort((value, run_id))
+    same = (run_id[by_value][1:] == run_id[by_value][:-1]) & (
+        value[by_value][1:] == value[by_value][:-1]
+    )
+    if not same.any():
+        return  # different items that share a hash
+    at = int(np.flatnonzero(same)[0])
+    first = by_value[at]
+    count = int(((run_id == run_id[first]) & (value == value[first])).sum())
+    row = int(rows[first])
+    code = data.query_codes[row : row + 1].astype(np.int64)
+    query_value = plain(data.query_labels(code)[0])
+    msg = (
+        f"Item {plain(data.item.label(row))!r} appears {count} times in query {query_value!r} "
+        f"(columns {item!r}, {query!r}); each item may appear once per query. "
+        f"Drop the duplicates, e.g. {_drop_duplicates(data.flavour, query, item)}."
+    )
+    raise InvalidDataError(msg, column=item, problem="duplicate", count=count,
+                           query=query_value)
+
+
+def _drop_duplicates(flavour: str, query: str, item: str) -> str:
+    """The call that keeps one row per (query, item), in the user's library."""
+    if flavour == "polars":
+        return f"df.unique(subset=[{query!r}, {item!r}], keep='first')"
+    return f"df.drop_duplicates([{query!r}, {item!r}])"
+
+
+@contextmanager
+def unique_items_checked(data: FrameData, query: str, item: str) -> Iterator[None]:
+    """Check that items are unique per query while the body of the ``with`` runs.
+
+    On large frames the check (hashing and one sort) runs in a second thread, beside the
+    ranking: NumPy's sorts and ufuncs and polars release the GIL, so two cores share the work.
+    On leaving the block the check is awaited, and a duplicate raises
+    :class:`InvalidDataError` in place of any result or other error of the body.
+    """
+    if data.n_rows < THREAD_ROWS:
+        check_unique_items(data, query, item)
+        yield
+        return
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="rankframe") as pool:
+        check = pool.submit(check_unique_items, data, query, item)
+        try:
+            yield
+        finally:
+            check.result()

@@ -1,0 +1,2 @@
+"""Inputs in other shapes made into the long frame: list columns (``lists``), score matrices
+(``scores``) and TREC run and qrels files (``trec_files``)."""

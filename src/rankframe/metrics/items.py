@@ -1,0 +1,238 @@
+"""The metrics of the recommended items themselves: the beyond-accuracy metrics and
+``top1_f1``, declared like every metric (:data:`DEFINITIONS`, registered by
+:mod:`rankframe.metrics`) and computed in the finish step from every query's top-k items
+(:mod:`rankframe.metrics.item_values`), never from the per-query lists.
+
+Notation: L_q is query q's top-k list (the usual ranking and tie rule); c_i the number of
+lists that hold item i, over every item of the catalog (zeros included); n the catalog size.
+``arp``, ``novelty`` and ``ild`` have a value per query (and the mean over queries); the
+others are set-level (``aggregate="set"``): one value per set of queries, the frame or a
+``by`` segment. See docs/beyond.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NoReturn
+
+from rankframe.metrics import item_values
+from rankframe.metrics.item_values import ItemMetric
+from rankframe.metrics.registry import MetricDef
+from rankframe.settings.options import (
+    CATALOG,
+    CLASS_AVERAGE,
+    ITEM_FEATURES,
+    POPULARITY,
+    Options,
+    options_of,
+)
+
+
+def _from_items(_lists: Any, _k: int | None, _options: Options) -> NoReturn:
+    """The per-query step never computes an item metric (``MetricDef.items``)."""
+    msg = "computed in the finish step from the top-k items"
+    raise AssertionError(msg)
+
+
+# The worked example of the docstrings: top-2 lists {a, b}, {a, c}, {b, d}; the frame's
+# items a, b, c, d (n = 4); counts c_a = c_b = 2, c_c = c_d = 1.
+_FRAME = """
+    >>> import pandas as pd, rankframe
+    >>> df = pd.DataFrame({
+    ...     "query": ["u1", "u1", "u1", "u2", "u2", "u2", "u3", "u3"],
+    ...     "item": ["a", "b", "c", "a", "c", "b", "b", "d"],
+    ...     "score": [0.9, 0.8, 0.1, 0.9, 0.8, 0.1, 0.9, 0.5],
+    ...     "relevant": 0})"""
+
+_CATALOG = options_of(CATALOG)
+
+COVERAGE = MetricDef(
+    name="coverage", aliases=("item_coverage", "catalog_coverage"), trec_name=None,
+    trec_cut=None, takes_k=True, options=_CATALOG, compute=_from_items, aggregate="set",
+    items=ItemMetric(per_set=item_values.coverage, catalog=True),
+    depends_on_relevant=False,
+    summary="share of the catalog that appears in some top-k list (set-level)",
+    doc=r"""Catalog coverage at k: the share of the catalog's items in some top-k list.
+
+    The number of distinct items of the top-k lists divided by n, over the queries of the
+    frame or of a ``by`` segment; n is the size of ``catalog`` (default: the distinct items
+    of the whole frame). Set-level: no per-query value. RecBole ``ItemCoverage``,
+    Microsoft Recommenders ``catalog_coverage``.
+    """,
+    examples=_FRAME + """
+
+    The top-2 lists hold a, b, c and d: the whole catalog of the frame. The top-1 lists
+    hold a and b; a catalog of six items halves the top-2 value:
+
+    >>> df.rank_eval.coverage(2), df.rank_eval.coverage(1)
+    (1.0, 0.5)
+    >>> round(df.rank_eval.coverage(2, catalog=list("abcdef")), 4)
+    0.6667
+    """,
+)
+GINI = MetricDef(
+    name="gini", aliases=("gini_index",), trec_name=None, trec_cut=None, takes_k=True,
+    options=_CATALOG, compute=_from_items, aggregate="set",
+    items=ItemMetric(per_set=item_values.gini, catalog=True),
+    depends_on_relevant=False,
+    summary="Gini index of how often catalog items are recommended (set-level)",
+    doc=r"""Gini index of the item counts of the top-k lists: 0 when every catalog item is
+    recommended equally often, near 1 when a few items take every place.
+
+    ``Σ_{i=1..n} (2i - n - 1) c_(i) / (n Σ c)``, the counts sorted ascending over the n
+    catalog items (items in no list count 0). NaN when no list holds an item. Set-level.
+    RecBole ``GiniIndex``.
+    """,
+    examples=_FRAME + """
+
+    Sorted counts 1, 1, 2, 2 (n = 4, Σc = 6): (-3·1 - 1·1 + 1·2 + 3·2) / (4·6) = 1/6.
+    At k = 1 the counts are 0, 0, 1, 2: (1·1 + 3·2) / (4·3) = 7/12:
+
+    >>> round(df.rank_eval.gini(2), 4), round(df.rank_eval.gini(1), 4)
+    (0.1667, 0.5833)
+    """,
+)
+ENTROPY = MetricDef(
+    name="entropy", aliases=("shannon_entropy",), trec_name=None, trec_cut=None,
+    takes_k=True, options=options_of(), compute=_from_items, aggregate="set",
+    items=ItemMetric(per_set=item_values.entropy),
+    depends_on_relevant=False, bounded=False,
+    summary="Shannon entropy (nats) of the recommended items' distribution (set-level)",
+    doc=r"""Shannon entropy of the distribution of the top-k items, in nats.
+
+    ``-Σ p_i ln p_i`` with ``p_i = c_i / Σ c`` over the items some list holds. Higher is
+    more even. Set-level. RecBole's ``ShannonEntropy`` also divides by the number of
+    recommended items; rankframe does not.
+    """,
+    examples=_FRAME + """
+
+    p = 1/3, 1/3, 1/6, 1/6: (2/3) ln 3 + (1/3) ln 6 = 1.3297...
+
+    >>> round(df.rank_eval.entropy(2), 4)
+    1.3297
+    """,
+)
+PERSONALIZATION = MetricDef(
+    name="personalization", aliases=(), trec_name=None, trec_cut=None, takes_k=True,
+    options=options_of(), compute=_from_items, aggregate="set",
+    items=ItemMetric(per_set=item_values.personalization,
+                     cutoff="it divides each pair's shared items by k"),
+    depends_on_relevant=False,
+    summary="1 - mean share of items two queries' top-k lists have in common (set-level)",
+    doc=r"""Personalization at k: how different the queries' top-k lists are.
+
+    ``1 - mean over pairs of queries q < r of |L_q ∩ L_r| / k``, from the item counts
+    (``Σ_i c_i (c_i - 1) / 2`` pairs of lists share item i): no loop over pairs. Needs a
+    cut-off; NaN for fewer than two queries. Set-level. Evidently ``PersonalizationMetric``.
+    """,
+    examples=_FRAME + """
+
+    u1 and u2 share a, u1 and u3 share b, u2 and u3 nothing: 1 - (1/2 + 1/2 + 0) / 3:
+
+    >>> round(df.rank_eval.personalization(2), 4)
+    0.6667
+    """,
+)
+
+_POPULARITY = options_of(POPULARITY)
+
+ARP = MetricDef(
+    name="arp", aliases=("average_popularity", "avg_pop"), trec_name=None, trec_cut=None,
+    takes_k=True, options=_POPULARITY, compute=_from_items,
+    items=ItemMetric(per_query=item_values.average_popularity, needs="popularity"),
+    depends_on_relevant=False, bounded=False,
+    summary="mean popularity of the top-k items (average recommendation popularity)",
+    doc=r"""Average recommendation popularity: per query, the mean ``popularity`` of its top-k
+    items (over the items of the list: a list shorter than k divides by its length; 0
+    for a query that retrieved nothing), then the mean over queries.
+
+    RecBole ``AveragePopularity``. Needs ``popularity`` (item → interaction count).
+    """,
+    examples=_FRAME + """
+    >>> popularity = {"a": 8, "b": 4, "c": 2, "d": 2}
+
+    Per query (8 + 4) / 2, (8 + 2) / 2, (4 + 2) / 2 = 6, 5, 3:
+
+    >>> round(df.rank_eval.arp(2, popularity=popularity), 4)
+    4.6667
+    """,
+)
+NOVELTY = MetricDef(
+    name="novelty", aliases=("self_information",), trec_name=None, trec_cut=None,
+    takes_k=True, options=_POPULARITY, compute=_from_items,
+    items=ItemMetric(per_query=item_values.novelty, needs="popularity"),
+    depends_on_relevant=False, bounded=False,
+    summary="mean self-information -log2(popularity share) of the top-k items",
+    doc=r"""Novelty: per query, the mean self-information of its top-k items,
+    ``-log2(popularity(i) / Σ_j popularity(j))`` (the sum over every item of
+    ``popularity``), then the mean over queries. An item with popularity 0 is an error
+    (infinite novelty).
+
+    Zhou et al. (2010), "Solving the apparent diversity-accuracy dilemma of recommender
+    systems"; Microsoft Recommenders ``novelty``.
+    """,
+    examples=_FRAME + """
+    >>> popularity = {"a": 8, "b": 4, "c": 2, "d": 2}
+
+    Shares 1/2, 1/4, 1/8, 1/8 give 1, 2, 3, 3 bits; per query 1.5, 2 and 2.5:
+
+    >>> df.rank_eval.novelty(2, popularity=popularity)
+    2.0
+    """,
+)
+ILD = MetricDef(
+    name="ild", aliases=("intra_list_diversity", "diversity"), trec_name=None, trec_cut=None,
+    takes_k=True, options=options_of(ITEM_FEATURES), compute=_from_items,
+    items=ItemMetric(per_query=item_values.intra_list_diversity, needs="item_features"),
+    depends_on_relevant=False, bounded=False,
+    summary="mean pairwise cosine distance of the top-k items' features",
+    doc=r"""Intra-list diversity: per query, the mean over the pairs i < j of its top-k items of
+    ``1 - cos(f_i, f_j)`` (``item_features``), then the mean over queries. A list of fewer
+    than two items has no pair: 0. A zero feature vector has cosine 0 with every vector
+    (as scikit-learn's ``cosine_similarity``).
+
+    Ziegler et al. (2005), "Improving recommendation lists through topic
+    diversification"; Microsoft Recommenders ``diversity``.
+    """,
+    examples=_FRAME + """
+    >>> features = pd.DataFrame({"x": [1, 0, 1, 1], "y": [0, 1, 1, 0]},
+    ...                         index=["a", "b", "c", "d"])
+
+    cos(a, b) = 0, cos(a, c) = 1/√2, cos(b, d) = 0: (1 + (1 - 0.7071) + 1) / 3:
+
+    >>> round(df.rank_eval.ild(2, item_features=features), 4)
+    0.7643
+    """,
+)
+TOP1_F1 = MetricDef(
+    name="top1_f1", aliases=("f1_top1",), trec_name=None, trec_cut=None, takes_k=False,
+    options=options_of(CLASS_AVERAGE), compute=_from_items, aggregate="set",
+    items=ItemMetric(per_set=item_values.top1_f1, truth=True, depth=1),
+    summary="F1 of the rank-1 item as a class prediction of the one relevant item (set-level)",
+    doc=r"""F1 score of the top-1 predictions, as a multi-class classification.
+
+    Each query has exactly one relevant item, its true class; its rank-1 item is the
+    predicted class. The value is ``sklearn.metrics.f1_score(y_true, y_pred,
+    average=class_average)`` over the queries of the frame or segment: ``"weighted"``
+    (per-class F1 weighted by the class's number of queries), ``"macro"`` or ``"micro"``
+    (accuracy). Set-level. A query with two or more relevant items, or with one that
+    retrieved nothing, is an error. A query without a relevant item is left out with
+    ``empty="skip"`` or ``"nan"``; ``"error"`` raises ``EmptyQueryError``, and the default
+    ``"zero"`` (or ``"one"``) an error naming it.
+    """,
+    examples="""
+    True classes x, x, y; rank-1 items x, y, y. Class x: F1 = 2·1 / (2 + 1) = 2/3 (two
+    queries); class y: 2·1 / (1 + 2) = 2/3 (one query):
+
+    >>> import pandas as pd, rankframe
+    >>> df = pd.DataFrame({
+    ...     "query": [1, 1, 2, 2, 3, 3], "item": ["x", "y"] * 3,
+    ...     "score": [0.9, 0.1, 0.1, 0.9, 0.2, 0.8], "relevant": [1, 0, 1, 0, 0, 1]})
+    >>> round(df.rank_eval.top1_f1(), 4), df.rank_eval.top1_f1(class_average="micro")
+    (0.6667, 0.6666...)
+    """,
+)
+
+
+#: In the order of the registry. None reads shared ranks (``MetricDef.shared_ranks``): they
+#: read each query's top k, one position per row.
+DEFINITIONS = (COVERAGE, GINI, ENTROPY, PERSONALIZATION, ARP, NOVELTY, ILD, TOP1_F1)

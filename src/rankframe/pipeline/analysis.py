@@ -1,0 +1,738 @@
+"""From per-query values to the tables users see: means, intervals, tidy rows, comparisons.
+
+The engine computes one value per (query, system, metric) in one pass (:class:`PerQuery`);
+everything here is computed from that table, with no loop over queries: means per segment,
+bootstrap intervals (:mod:`rankframe.stats.inference`), the wide and tidy layouts, and the paired
+comparison of systems against a baseline. Each function returns the row of the input frame
+that gives each output row its ``by`` values, and the output's other columns by name; the
+adapter builds its own kind of frame from them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+
+from rankframe.engine import segments
+from rankframe.metrics.registry import GEOMETRIC_FLOOR, Metric
+from rankframe.settings.options import Correction, Family, Test
+from rankframe.stats import inference
+
+__all__ = [
+    "STATISTIC",
+    "SYSTEM",
+    "Correction",
+    "Family",
+    "PerQuery",
+    "Test",
+    "Tests",
+    "compare",
+    "compare_samples",
+    "k_type",
+    "per_query",
+    "tidy",
+    "wide",
+]
+
+SYSTEM = "system"  # the output column naming the score column of each row
+
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+Columns = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Tests:
+    """The settings of ``compare()``'s tests and intervals, as every comparison reads them
+    (against a baseline column, a reference frame or the previous window).
+
+    ``test``, ``correction`` over the ``family`` of tests, ``alpha`` of the ``significant``
+    column, ``confidence_level`` of the interval of the delta, ``n_permutations`` of the
+    permutation test, ``n_resamples`` of the bootstrap interval, ``seed`` of both."""
+
+    test: Test
+    correction: Correction
+    family: Family
+    alpha: float
+    confidence_level: float
+    n_permutations: int
+    n_resamples: int
+    seed: int | None
+
+
+@dataclass
+class PerQuery:
+    """Per-query values of every (system, metric), and how queries fall into segments.
+
+    Attributes
+    ----------
+    values
+        Shape (n_queries, n_systems, n_metrics), queries in sorted order of their ids.
+    include
+        Per query, whether it enters the aggregates of the metrics that depend on relevant
+        items (the ``empty`` option, :meth:`applies`; all of them until the finish step
+        applies it). The other metrics use every query.
+    empty
+        Per query, whether it has no relevant item.
+    segment
+        Per query, its segment code in ``0 .. n_segments - 1``.
+    segment_rows
+        Per segment, a row of the frame (for the ``by`` columns of the output).
+    first_rows
+        Per query, its first row (for the query and ``by`` columns), when asked for.
+    systems, metrics
+        Names of the score columns; the metrics.
+    query_labels
+        ``query_labels(codes)``: the query ids of those query positions, for messages.
+    top
+        The top-k items of every list, for the beyond-accuracy metrics
+        (:class:`rankframe.metrics.item_values.TopK`); ``None`` when none is requested.
+    sets
+        The set-level metrics (:class:`rankframe.metrics.item_values.SetValues`): their columns of
+        ``values`` hold no per-query value; means and intervals come from it.
+    time
+        Per query, its earliest time (:class:`rankframe.pipeline.windows.Times`), for ``every=``;
+        ``None`` otherwise.
+    """
+
+    values: FloatArray
+    include: BoolArray
+    empty: BoolArray
+    segment: IntArray
+    segment_rows: IntArray
+    n_segments: int
+    first_rows: IntArray | None
+    systems: list[str]
+    metrics: list[Metric]
+    query_labels: Callable[[IntArray], list[object]]
+    top: Any = None
+    sets: Any = None
+    time: Any = None
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        """(n_segments, n_systems, n_metrics)."""
+        return self.n_segments, len(self.systems), len(self.metrics)
+
+    def _flat(self) -> FloatArray:
+        """The included queries' values, one column per (system, metric); a metric with a
+        geometric mean gives ``log(max(value, GEOMETRIC_FLOOR))`` (see :meth:`_finish`)."""
+        _, n_systems, n_metrics = self.shape
+        # every query included (the usual case): the values themselves, not a masked copy
+        values = self.values if self.include.all() else self.values[self.include]
+        flat = values.reshape(-1, n_systems * n_metrics)
+        geometric = np.tile(self._aggregates() == "geometric", n_systems)
+        if geometric.any():
+            flat = flat.copy()
+            flat[:, geometric] = np.log(np.maximum(flat[:, geometric], GEOMETRIC_FLOOR))
+        return flat
+
+    def _aggregates(self) -> npt.NDArray[np.str_]:
+        """Per metric, its aggregate (``MetricDef.aggregate``)."""
+        return np.array([m.definition.aggregate for m in self.metrics] or [""])[
+            : len(self.metrics)
+        ]
+
+    def _finish(self, means: FloatArray, counts: IntArray) -> FloatArray:
+        """Means of :meth:`_flat`'s columns, shape (n_segments, n_systems, n_metrics), as
+        each metric's aggregate: the mean; ``exp`` of the mean log (geometric); the mean
+        times the number of queries (sum)."""
+        aggregate = self._aggregates()
+        out = means.reshape(self.shape).copy()
+        geometric, total = aggregate == "geometric", aggregate == "sum"
+        if geometric.any():
+            out[:, :, geometric] = np.exp(out[:, :, geometric])
+        if total.any():
+            out[:, :, total] *= counts[:, None, None]
+        return out
+
+    def applies(self) -> BoolArray:
+        """Per metric, whether ``include`` applies to it: the metrics whose value depends on
+        relevant items (``MetricDef.depends_on_relevant``, the scope of ``empty=``); the
+        others enter their aggregates with every query."""
+        return np.array([m.definition.depends_on_relevant for m in self.metrics], dtype=bool)
+
+    def parts(self) -> list[tuple[IntArray, PerQuery]]:
+        """The metrics in groups that share their included queries, each group as a
+        :class:`PerQuery` of its own metrics (positions among ``metrics``, then the table):
+        one group unless some queries are left out (``empty="skip"``, ``"nan"``) and some
+        metrics are not about relevant items (counts, item metrics), which keep every query."""
+        everything = np.arange(len(self.metrics), dtype=np.int64)
+        applies = self.applies()
+        if self.include.all() or applies.all():
+            return [(everything, self)]
+        every_query = np.ones_like(self.include)
+        if not applies.any():
+            return [(everything, replace(self, include=every_query))]
+        return [
+            (np.flatnonzero(mask).astype(np.int64), self._subset(mask, include))
+            for mask, include in ((applies, self.include), (~applies, every_query))
+        ]
+
+    def _subset(self, mask: BoolArray, include: BoolArray) -> PerQuery:
+        """The table of the metrics in ``mask`` only, with ``include`` as its queries."""
+        positions = np.flatnonzero(mask)
+        sets = self.sets
+        if sets is not None:
+            kept = [c for c in sets.columns if mask[c]]
+            sets = None if not kept else replace(
+                sets,
+                columns=[int(np.searchsorted(positions, c)) for c in kept],
+                metrics=[sets.metrics[sets.columns.index(c)] for c in kept],
+            )
+        return replace(
+            self, values=self.values[:, :, positions], include=include,
+            metrics=[self.metrics[j] for j in positions], sets=sets,
+        )
+
+    def means(self) -> tuple[FloatArray, IntArray]:
+        """Aggregates over the included queries of each segment (means, unless a metric
+        declares a geometric mean or a sum), shape (n_segments, n_systems, n_metrics), and
+        the number of those queries per segment and metric, shape (n_segments, n_metrics)
+        (NaN for none).
+
+        A NaN value (``empty_list="nan"``) is left out of its own mean only."""
+        out = np.empty(self.shape)
+        counts = np.empty((self.n_segments, len(self.metrics)), dtype=np.int64)
+        for positions, part in self.parts():
+            out[:, :, positions], counts[:, positions] = part._means()
+        return out, counts
+
+    def _means(self) -> tuple[FloatArray, IntArray]:
+        """:meth:`means` of a table whose metrics share their included queries; the count
+        per segment broadcast to every metric."""
+        seg = self.segment[self.include]
+        counts = np.bincount(seg, minlength=self.n_segments).astype(np.int64)
+        flat = self._flat()
+        # a NaN makes its column's sum NaN: only then is every value looked at
+        missing = np.isnan(flat) if np.isnan(flat.sum()) else None
+        if missing is not None:  # empty_list="nan": a NaN is left out of its own column's mean
+            flat = np.where(missing, 0.0, flat)
+            per_column = _segment_sums((~missing).astype(np.float64), seg, self.n_segments)
+        else:
+            per_column = np.broadcast_to(counts[:, None], (self.n_segments, flat.shape[1]))
+        sums = _segment_sums(flat, seg, self.n_segments)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = np.where(per_column > 0, sums / np.maximum(per_column, 1), np.nan)
+        means = self._finish(means, counts)
+        if self.sets is not None:  # set-level metrics: over the included queries
+            values = self.sets(self.include.astype(np.float64))
+            means[:, :, self.sets.columns] = np.where(counts[:, None, None] > 0, values, np.nan)
+        return means, np.repeat(counts[:, None], len(self.metrics), axis=1)
+
+    def intervals(
+        self, confidence_level: float, n_resamples: int, seed: int | None
+    ) -> tuple[FloatArray, FloatArray]:
+        """Percentile bootstrap intervals of the aggregates, resampling queries within each
+        segment; each of shape (n_segments, n_systems, n_metrics)."""
+        low, high = np.empty(self.shape), np.empty(self.shape)
+        for positions, part in self.parts():
+            low[:, :, positions], high[:, :, positions] = part._intervals(
+                confidence_level, n_resamples, seed
+            )
+        return low, high
+
+    def _intervals(
+        self, confidence_level: float, n_resamples: int, seed: int | None
+    ) -> tuple[FloatArray, FloatArray]:
+        seg = self.segment[self.include]
+        flat = self._flat()
+        low, high = inference.bootstrap_interval(
+            flat, seg, self.n_segments, confidence_level, n_resamples, seed
+        )
+        counts = np.bincount(seg, minlength=self.n_segments).astype(np.int64)
+        low, high = self._finish(low, counts), self._finish(high, counts)
+        if self.sets is not None:  # the same resampled queries, as weights
+            included = np.flatnonzero(self.include)
+            weights = np.zeros(len(self.include))
+
+            def statistic(multiplicity: FloatArray) -> FloatArray:
+                weights[included] = multiplicity
+                values: FloatArray = self.sets(weights)
+                return values
+
+            set_low, set_high = inference.bootstrap_statistic(
+                statistic, seg, self.n_segments, confidence_level, n_resamples, seed
+            )
+            low[:, :, self.sets.columns] = set_low
+            high[:, :, self.sets.columns] = set_high
+        return low, high
+
+
+def _segment_sums(values: FloatArray, segment: IntArray, n_segments: int) -> FloatArray:
+    """Column sums of ``values`` per segment, shape (n_segments, n_columns): one vectorised
+    sum when there is one segment, else one ``bincount`` per column."""
+    if n_segments == 1:
+        total: FloatArray = values.sum(axis=0, keepdims=True)
+        return total
+    sums = np.zeros((n_segments, values.shape[1]))
+    for j in range(values.shape[1]):  # a loop over (system, metric) columns
+        sums[:, j] = segments.sums(segment, values[:, j], n_segments)
+    return sums
+
+
+def _long_labels(pq: PerQuery) -> Columns:
+    """The ``system``, ``metric`` and ``k`` columns of a long table: one row per (segment,
+    system, metric), in that order; ``k`` is null for a metric without a cut-off."""
+    n_segments, n_systems, n_metrics = pq.shape
+    floats = k_type(pq.metrics) == "float?"
+    return {
+        SYSTEM: np.tile(np.repeat(_labels(pq.systems), n_metrics), n_segments),
+        "metric": np.tile(_labels([m.tidy_name for m in pq.metrics]), n_segments * n_systems),
+        "k": pa.array([m.k for m in pq.metrics] * (n_segments * n_systems),
+                      type=pa.float64() if floats else pa.int64()),
+    }
+
+
+def k_type(metrics: Sequence[Metric]) -> str:
+    """The type of the ``k`` column of long tables: ``"int?"`` (cut-offs, null for none), or
+    ``"float?"`` when a metric's parameter is a number (``iprec@0.1``)."""
+    return "float?" if any(not m.definition.param.integer for m in metrics) else "int?"
+
+
+def _labels(values: list[str]) -> npt.NDArray[np.object_]:
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
+def per_query(pq: PerQuery, *, skip_empty: bool, multi: bool) -> tuple[IntArray, Columns]:
+    """One row per query (per (query, system) with ``multi``): rows and metric columns.
+
+    Queries left out of the means get NaN for the metrics ``include`` applies to (the others
+    keep their values); with ``skip_empty`` and such a metric requested, they are left out.
+    """
+    assert pq.first_rows is not None  # the caller asks for first rows
+    applies = pq.applies()
+    keep = pq.include if skip_empty and applies.any() else np.ones_like(pq.include)
+    left_out = ~pq.include[:, None, None] & applies[None, None, :]
+    values = np.where(left_out, np.nan, pq.values)[keep]
+    n_keep, n_systems, _ = values.shape
+    rows = pq.first_rows[keep]
+    columns: Columns = {}
+    if multi:
+        rows = np.repeat(rows, n_systems)
+        columns[SYSTEM] = np.tile(_labels(pq.systems), n_keep)
+    for j, metric in enumerate(pq.metrics):
+        columns[str(metric)] = values[:, :, j].ravel()
+    return rows, columns
+
+
+def _row_counts(pq: PerQuery, counts: IntArray) -> IntArray:
+    """The ``n_queries`` of a wide row: the queries of the metrics that ``empty=`` applies to
+    (the first of them), else of the first metric (every query)."""
+    applies = pq.applies()
+    column = int(np.argmax(applies)) if applies.any() else 0
+    return counts[:, column] if counts.shape[1] else np.zeros(pq.n_segments, dtype=np.int64)
+
+
+def wide(
+    pq: PerQuery, *, multi: bool, confidence_level: float | None, n_resamples: int,
+    seed: int | None,
+) -> tuple[IntArray, Columns]:
+    """One row per segment (per (segment, system) with ``multi``): a column per metric (and
+    its interval), and ``n_queries``."""
+    means, counts = pq.means()
+    n_segments, n_systems, _ = pq.shape
+    rows = pq.segment_rows
+    columns: Columns = {}
+    if multi:
+        rows = np.repeat(rows, n_systems)
+        columns[SYSTEM] = np.tile(_labels(pq.systems), n_segments)
+    bounds = (
+        pq.intervals(confidence_level, n_resamples, seed) if confidence_level is not None
+        else None
+    )
+    for j, metric in enumerate(pq.metrics):
+        columns[str(metric)] = means[:, :, j].ravel()
+        if bounds is not None:
+            columns[f"{metric}_ci_low"] = bounds[0][:, :, j].ravel()
+            columns[f"{metric}_ci_high"] = bounds[1][:, :, j].ravel()
+    columns["n_queries"] = np.repeat(_row_counts(pq, counts), n_systems)
+    return rows, columns
+
+
+def _per_row(counts: IntArray, n_systems: int) -> IntArray:
+    """Counts per (segment, metric) as one per (segment, system, metric) row."""
+    n_segments, n_metrics = counts.shape
+    return np.broadcast_to(counts[:, None, :], (n_segments, n_systems, n_metrics)).ravel()
+
+
+def tidy(
+    pq: PerQuery, *, confidence_level: float | None, n_resamples: int, seed: int | None
+) -> tuple[IntArray, Columns]:
+    """One row per (segment, system, metric): ``system``, ``metric``, ``k``, ``value``,
+    ``n_queries`` (and ``ci_low``, ``ci_high``)."""
+    means, counts = pq.means()
+    _, n_systems, n_metrics = pq.shape
+    per_segment = n_systems * n_metrics
+    columns: Columns = {
+        **_long_labels(pq),
+        "value": means.ravel(),
+        "n_queries": _per_row(counts, n_systems),
+    }
+    if confidence_level is not None:
+        low, high = pq.intervals(confidence_level, n_resamples, seed)
+        columns["ci_low"], columns["ci_high"] = low.ravel(), high.ravel()
+    return np.repeat(pq.segment_rows, per_segment), columns
+
+
+#: What ``compare``'s ``mean``, ``delta`` and interval are of, per ``MetricDef.aggregate``
+#: (the ``statistic`` column): ``delta`` is the difference of the statistic, for a geometric
+#: mean the difference of its logs (the log of ``ratio``).
+STATISTIC = {"mean": "mean", "geometric": "geometric mean", "sum": "sum"}
+
+
+def compare(pq: PerQuery, *, baseline: int, tests: Tests) -> tuple[IntArray, Columns]:
+    """Each system against the baseline, per segment and metric, on paired per-query values.
+
+    Columns: ``system``, ``metric``, ``k``, ``statistic`` (what the next columns are of:
+    ``"mean"``, ``"geometric mean"`` or ``"sum"``, the metric's aggregate), ``mean`` (that
+    statistic of the system), ``delta``, ``ratio``, ``p_value``, ``p_adjusted``, ``ci_low``,
+    ``ci_high``, ``significant`` (``p_adjusted < alpha``) and ``n_queries``.
+
+    The test, the interval and ``delta`` are of one quantity, the per-query paired
+    difference of the values the statistic averages:
+
+    - a mean: the values; ``delta`` is the mean difference (the difference of the means);
+    - a geometric mean (``gm_map``): ``log(max(value, 1e-5))``, trec_eval's floor; ``delta``
+      and the interval are of the mean log difference, the log of the ratio of the
+      geometric means (``ratio`` is that ratio);
+    - a sum (``num_rel_ret``): the values; ``delta`` is the difference of the sums, the
+      interval the mean difference's times the number of queries (the p-value is the
+      mean's).
+
+    ``ratio`` is the system's statistic over the baseline's (NaN where that is 0). The
+    intervals are t intervals for the t-test, percentile bootstraps otherwise. ``family``:
+    ``p_adjusted`` corrects over the systems compared on one metric in one segment
+    (``"systems"``) or over every test of the table (``"table"``). The baseline's own rows
+    have delta 0 and NaN tests.
+    """
+    means, counts = pq.means()
+    n_systems = pq.shape[1]
+    others = [s for s in range(n_systems) if s != baseline]
+    tested = _Tested.nan(pq.shape, paired=True)
+    for positions, part in pq.parts():
+        _compare_part(part, positions, others, baseline, tested, tests)
+    base = means[:, baseline : baseline + 1, :]
+    columns = _columns(pq, tested, tests, means, base, counts, baseline=baseline)
+    return np.repeat(pq.segment_rows, n_systems * len(pq.metrics)), columns
+
+
+#: compare()'s columns counting the queries where a system's per-query value is above,
+#: equal to, and below its baseline's (or reference's): null where nothing is paired
+OUTCOMES = ("wins", "ties", "losses")
+
+
+@dataclass(frozen=True)
+class _Tested:
+    """The tests of every (segment, system, metric) of a comparison, shape (n_segments,
+    n_systems, n_metrics), filled segment by segment: p-values, estimates of the delta,
+    interval bounds (NaN where untested), whether paired, and the outcomes' counts (shape
+    (3, ...): wins, ties, losses; -1 for null)."""
+
+    p_value: FloatArray
+    estimate: FloatArray
+    low: FloatArray
+    high: FloatArray
+    paired: BoolArray
+    outcomes: IntArray
+
+    @classmethod
+    def nan(cls, shape: tuple[int, int, int], *, paired: bool) -> _Tested:
+        return cls(
+            np.full(shape, np.nan), np.full(shape, np.nan), np.full(shape, np.nan),
+            np.full(shape, np.nan), np.full(shape, paired, dtype=bool),
+            np.full((3, *shape), -1, dtype=np.int64),
+        )
+
+    def put(self, index: tuple[Any, ...], tested: tuple[FloatArray, ...]) -> None:
+        """The p-values, estimates and bounds (flat, one per system and metric of
+        ``index``) at ``index``."""
+        shaped = self.p_value[index].shape
+        for out, values in zip((self.p_value, self.estimate, self.low, self.high), tested,
+                               strict=True):
+            out[index] = np.reshape(values, shaped)
+
+
+def _paired_tests(
+    diff: FloatArray, totals: BoolArray, tests: Tests
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """The test of "mean difference 0" on paired differences (a column per system and
+    metric): p-values, the estimate of the delta and its interval (t for the t-test, else a
+    percentile bootstrap); a sum's (``totals``) estimate and interval are the mean
+    difference's times the number of queries."""
+    p = _p_values(diff, tests.test, tests.n_permutations, tests.seed)
+    if tests.test == "t-test":
+        lo, hi = inference.t_interval(diff, tests.confidence_level)
+    else:
+        lo, hi = inference.bootstrap_interval(
+            diff, np.zeros(len(diff), dtype=np.int64), 1, tests.confidence_level,
+            tests.n_resamples, tests.seed,
+        )
+    with np.errstate(invalid="ignore"):
+        mean = diff.mean(axis=0) if len(diff) else np.full(diff.shape[1], np.nan)
+    factor = np.where(totals, float(len(diff)), 1.0)
+    return p, mean * factor, np.ravel(lo) * factor, np.ravel(hi) * factor
+
+
+def _columns(
+    pq: PerQuery, tested: _Tested, tests: Tests, means: FloatArray, base: FloatArray,
+    counts: IntArray, *, baseline: int | None = None, reference_counts: IntArray | None = None,
+) -> Columns:
+    """A comparison's columns from its tests and the statistics of both sides: ``base``
+    is the baseline's (``baseline``, whose own rows get delta 0) or the reference's
+    (``reference_counts`` given: the ``reference_mean`` and ``n_reference`` columns)."""
+    n_segments, n_systems, _ = shape = pq.shape
+    aggregate = pq._aggregates()
+    geometric = aggregate == "geometric"
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # the delta of the statistics where the paired values have a NaN (empty_list="nan":
+        # a NaN is left out of its own system's mean; its tests are NaN)
+        fallback = np.where(
+            geometric, np.log(np.maximum(means, 0.0)) - np.log(np.maximum(base, 0.0)),
+            means - base,
+        )
+        delta = np.where(np.isnan(tested.estimate), fallback, tested.estimate)
+        ratio = np.where(geometric, np.exp(delta), means / base)
+    ratio = np.where(np.isfinite(ratio), ratio, np.nan)
+    if baseline is not None:
+        delta[:, baseline, :] = 0.0
+        ratio[:, baseline, :] = np.where(np.isnan(ratio[:, baseline, :]), np.nan, 1.0)
+    p_value = tested.p_value
+    if tests.family == "table":
+        p_adjusted = inference.adjust(p_value.ravel(), tests.correction).reshape(shape)
+    else:  # the systems compared on one metric in one segment
+        p_adjusted = inference.adjust(
+            p_value.transpose(0, 2, 1), tests.correction
+        ).transpose(0, 2, 1)
+    statistic = _labels([STATISTIC[a] for a in aggregate])
+    reference_mean: Columns = {}
+    n_reference: Columns = {}
+    if reference_counts is not None:
+        reference_mean = {"reference_mean": base.ravel()}
+        n_reference = {"n_reference": _per_row(reference_counts, n_systems)}
+    return {
+        **_long_labels(pq),
+        "statistic": np.tile(statistic, n_segments * n_systems),
+        "mean": means.ravel(),
+        **reference_mean,
+        "delta": delta.ravel(),
+        "ratio": ratio.ravel(),
+        "p_value": p_value.ravel(),
+        "p_adjusted": p_adjusted.ravel(),
+        "ci_low": tested.low.ravel(),
+        "ci_high": tested.high.ravel(),
+        "significant": p_adjusted.ravel() < tests.alpha,  # False where NaN
+        "paired": tested.paired.ravel(),
+        **_outcome_columns(tested.outcomes),
+        "n_queries": _per_row(counts, n_systems),
+        **n_reference,
+    }
+
+
+def _outcomes(diff: FloatArray) -> IntArray:
+    """Per column of per-query differences (raw values: system minus baseline), the number
+    of queries above 0, equal to 0 and below 0, shape (3, n_columns); NaN counts nowhere."""
+    return np.stack([
+        np.count_nonzero(diff > 0, axis=0),
+        np.count_nonzero(diff == 0, axis=0),
+        np.count_nonzero(diff < 0, axis=0),
+    ]).astype(np.int64)
+
+
+def _outcome_columns(outcomes: IntArray) -> Columns:
+    """``wins``, ``ties`` and ``losses`` as integer columns, null where -1."""
+    return {
+        name: pa.array(outcomes[i].ravel(), mask=outcomes[i].ravel() < 0, type=pa.int64())
+        for i, name in enumerate(OUTCOMES)
+    }
+
+
+def _compare_part(
+    part: PerQuery, positions: IntArray, others: list[int], baseline: int, out: _Tested,
+    tests: Tests,
+) -> None:
+    """:func:`compare`'s tests for the metrics of one group that shares its queries, into
+    ``out`` at ``positions``."""
+    n_metrics = len(positions)
+    aggregate = part._aggregates()
+    values = raw = part.values[part.include]
+    if (aggregate == "geometric").any():
+        values = values.copy()
+        geometric = aggregate == "geometric"
+        values[:, :, geometric] = np.log(np.maximum(values[:, :, geometric], GEOMETRIC_FLOOR))
+    scaled = np.tile(aggregate == "sum", len(others))
+    segment = part.segment[part.include]
+    order = np.argsort(segment, kind="stable")
+    bounds = segments.starts(segment[order], part.n_segments)
+    for g in range(part.n_segments):  # a loop over segments; queries stay vectorised
+        chosen = order[bounds[g] : bounds[g + 1]]
+        rows = values[chosen]
+        diff = (rows[:, others, :] - rows[:, baseline : baseline + 1, :]).reshape(
+            len(rows), -1
+        )
+        raw_rows = raw[chosen]
+        out.outcomes[(slice(None), g, np.array(others)[:, None], positions[None, :])] = (
+            _outcomes(
+                (raw_rows[:, others, :] - raw_rows[:, baseline : baseline + 1, :]).reshape(
+                    len(rows), -1
+                )
+            ).reshape(3, len(others), n_metrics)
+        )
+        # a sum's delta and interval: the mean difference's times the number of queries
+        out.put((g, np.array(others)[:, None], positions[None, :]),
+                _paired_tests(diff, scaled, tests))
+
+
+def _p_values(
+    diff: FloatArray, test: Test, n_permutations: int, seed: int | None
+) -> FloatArray:
+    """Two-sided p-values of "mean difference 0", one per column of ``diff``."""
+    if test == "t-test":
+        return np.asarray(inference.paired_t_test(diff)[1], dtype=np.float64)
+    if test == "wilcoxon":
+        return np.asarray(inference.wilcoxon_test(diff)[1], dtype=np.float64)
+    return np.asarray(inference.permutation_test(diff, n_permutations, seed), dtype=np.float64)
+
+
+# -- against a reference: the same systems on another table of per-query values -------------
+
+
+def _groups(pq: PerQuery) -> list[tuple[IntArray, BoolArray]]:
+    """The metrics in groups that share their included queries (as :meth:`PerQuery.parts`,
+    but always split the same way for two tables of the same metrics): positions, and the
+    queries they include."""
+    applies = pq.applies()
+    every = np.ones_like(pq.include)
+    if applies.all() or not applies.any():
+        include = pq.include if applies.any() else every
+        return [(np.arange(len(pq.metrics), dtype=np.int64), include)]
+    return [(np.flatnonzero(applies).astype(np.int64), pq.include),
+            (np.flatnonzero(~applies).astype(np.int64), every)]
+
+
+def _tested(pq: PerQuery) -> FloatArray:
+    """The values the tests read: ``log(max(value, 1e-5))`` for a geometric mean."""
+    geometric = pq._aggregates() == "geometric"
+    if not geometric.any():
+        return pq.values
+    values = pq.values.copy()
+    values[:, :, geometric] = np.log(np.maximum(values[:, :, geometric], GEOMETRIC_FLOOR))
+    return values
+
+
+def compare_samples(
+    current: PerQuery,
+    reference: PerQuery,
+    *,
+    current_ids: IntArray,
+    reference_ids: IntArray,
+    tests: Tests,
+) -> tuple[IntArray, Columns]:
+    """Each (segment, system, metric) of ``current`` against the same of ``reference``.
+
+    Both tables hold the same systems and metrics, and their ``segment`` codes are the same
+    segments (``reference``'s queries in segments of ``current`` only: ``n_segments`` and
+    ``segment_rows`` are ``current``'s). ``current_ids`` and ``reference_ids`` are integer
+    codes of the query ids, per query, one numbering for both tables: a query of both sides
+    has the same code. ``compare(reference=...)`` passes two frames' tables; a comparison
+    of consecutive time windows passes two windows of one table (the query codes of that
+    table).
+
+    Per segment and group of metrics that share their included queries: where both sides
+    include the same set of query ids, the comparison is **paired**, exactly as
+    :func:`compare` (the same tests, on the per-query differences in ``current``'s order of
+    queries, and ``wins``/``ties``/``losses``); otherwise it is a **two-sample** comparison
+    of the two sets of values (:mod:`rankframe.stats.inference`): Welch's t-test and its
+    Welch-Satterthwaite interval (``test="t-test"``), a two-sample permutation test
+    (``"permutation"``) or the Mann-Whitney U test (``"wilcoxon"``), the latter two with a
+    bootstrap interval resampling each side independently; ``wins``, ``ties`` and
+    ``losses`` are null. The quantity is the one :func:`compare` tests: the difference of
+    the means; of the mean logs for a geometric mean; of the sums for a sum (two samples of
+    ``n1`` and ``n2`` queries: ``n1 mean1 - n2 mean2``, with its own Welch standard error
+    ``sqrt(n1 s1**2 + n2 s2**2)``; paired, ``n`` times the mean difference, the same number).
+
+    Columns: :func:`compare`'s, with ``reference_mean`` (the reference's statistic) after
+    ``mean``, ``paired``, and ``n_reference`` (the reference's queries) after ``n_queries``.
+    A segment without queries on one side gets NaN tests and a NaN delta.
+    """
+    means, counts = current.means()
+    ref_means, ref_counts = reference.means()
+    n_segments, n_systems, n_metrics = current.shape
+    tested = _Tested.nan(current.shape, paired=False)
+    aggregate = current._aggregates()
+    values, ref_values = _tested(current), _tested(reference)
+    for (positions, include), (_, ref_include) in zip(
+        _groups(current), _groups(reference), strict=True
+    ):
+        totals = np.tile(aggregate[positions] == "sum", n_systems)
+        width = len(positions)
+        for g in range(n_segments):  # a loop over segments; queries stay vectorised
+            mine = np.flatnonzero(include & (current.segment == g))
+            theirs = np.flatnonzero(ref_include & (reference.segment == g))
+            ids, ref_ids = current_ids[mine], reference_ids[theirs]
+            index = (g, np.arange(n_systems)[:, None], positions[None, :])
+            same = len(mine) == len(theirs) and np.array_equal(np.sort(ids), np.sort(ref_ids))
+            if same:  # the reference's queries in the current's order
+                found = np.argsort(ref_ids, kind="stable")
+                theirs = theirs[found[np.searchsorted(ref_ids[found], ids)]]
+            x = values[mine][:, :, positions].reshape(len(mine), n_systems * width)
+            y = ref_values[theirs][:, :, positions].reshape(len(theirs), n_systems * width)
+            if same:
+                tested.put(index, _paired_tests(x - y, totals, tests))
+                raw = (current.values[mine][:, :, positions]
+                       - reference.values[theirs][:, :, positions]).reshape(len(mine), -1)
+                tested.outcomes[(slice(None), *index)] = _outcomes(raw).reshape(
+                    3, n_systems, width
+                )
+            else:
+                tested.put(index, _two_sample_tests(x, y, totals, tests))
+            tested.paired[index] = same
+    columns = _columns(current, tested, tests, means, ref_means, counts,
+                       reference_counts=ref_counts)
+    return np.repeat(current.segment_rows, n_systems * n_metrics), columns
+
+
+def _two_sample_tests(
+    x: FloatArray, y: FloatArray, totals: BoolArray, tests: Tests
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """The two-sample test of two independent samples (a column per system and metric):
+    p-values, the estimate of the delta and its interval (Welch's for the t-test, else a
+    bootstrap resampling each side); a sum's (``totals``) are of ``n1 mean1 - n2 mean2``."""
+    test, seed, level = tests.test, tests.seed, tests.confidence_level
+    p = _two_sample_p_values(x, y, test, tests.n_permutations, seed, totals)
+    if test == "t-test":
+        lo, hi = inference.welch_interval(x, y, level, totals)
+    else:
+        lo, hi = inference.two_sample_bootstrap_interval(
+            x, y, level, tests.n_resamples, seed, totals
+        )
+    n1, n2 = float(len(x)), float(len(y))
+    with np.errstate(invalid="ignore"):
+        m1 = x.mean(axis=0) if len(x) else np.full(x.shape[1], np.nan)
+        m2 = y.mean(axis=0) if len(y) else np.full(y.shape[1], np.nan)
+    est = np.where(totals, n1 * m1 - n2 * m2, m1 - m2)
+    return p, est, lo, hi
+
+
+def _two_sample_p_values(
+    x: FloatArray, y: FloatArray, test: Test, n_permutations: int, seed: int | None,
+    totals: BoolArray,
+) -> FloatArray:
+    """Two-sided p-values of "no difference" between two independent samples, per column."""
+    if test == "t-test":
+        return np.asarray(inference.welch_t_test(x, y, totals)[1], dtype=np.float64)
+    if test == "wilcoxon":
+        return np.asarray(inference.mann_whitney_test(x, y)[1], dtype=np.float64)
+    return np.asarray(
+        inference.two_sample_permutation_test(x, y, n_permutations, seed, totals),
+        dtype=np.float64,
+    )

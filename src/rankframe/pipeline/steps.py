@@ -1,0 +1,620 @@
+"""The one data path: rows of whole queries → a per-query table → one finish step.
+
+Every method of the accessor is a :class:`Request`: which metrics, which ``by`` columns,
+which options, and what to make of the per-query values (:class:`Result`), checked once
+before it is built (:func:`check_request`). Every backend runs a request the same way, in
+one direction (neither step calls back into the one before it):
+
+1. :func:`per_query` turns the rows of whole queries (one eager frame, or one part of a
+   partitioned frame) into :class:`~rankframe.pipeline.analysis.PerQuery`: one value per (query,
+   system, metric), whether each query has a relevant item, its segment.
+2. A partitioned backend lays each part's values out as a small native frame
+   (:func:`part_table`: the query and ``by`` columns, ``system``, one column per metric and
+   :data:`EMPTY`), concatenates the parts, and reads them back with :func:`from_parts`.
+3. :func:`finish` is the one finish step: the ``empty`` option and its error (raised from
+   the facts of every query), means, segments, intervals, tidy layout, ``compare``. It
+   returns the output's rows and columns; the backend builds its kind of frame from them.
+
+Nothing about means, nulls or empty queries lives in an adapter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar, Literal, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from rankframe import engine as _engine
+from rankframe.exceptions import EmptyQueryError, InvalidOptionError, Keyword, OptionName
+from rankframe.metrics import item_values
+from rankframe.metrics.registry import METRICS, Metric, MetricDef
+from rankframe.pipeline import analysis
+from rankframe.pipeline import windows as _windows
+from rankframe.pipeline.analysis import SYSTEM, PerQuery, Tests
+from rankframe.pipeline.windows import TIME, WINDOW, Window
+from rankframe.settings.options import TIES, Options
+
+__all__ = [
+    "EMPTY",
+    "Backend",
+    "ColumnNames",
+    "Comparison",
+    "Means",
+    "PerQueryRows",
+    "Request",
+    "Result",
+    "check_request",
+    "completed",
+    "finish",
+    "from_parts",
+    "part_table",
+    "per_query",
+    "run",
+]
+
+IntArray = npt.NDArray[np.int64]
+Kind = Literal["scalar", "segments", "table"]
+# (name, "float" | "float?" | "int" | "int?" | "str" | "bool"): an output column and its
+# type, for the schema a lazy backend declares before it runs
+ValueColumns = list[tuple[str, str]]
+
+JUDGED = "judged"  # the judged column used when the frame has one and none is named
+EMPTY = "__rankframe_empty__"  # per-query tables of parts: has the query no relevant item?
+
+
+@dataclass(frozen=True)
+class ColumnNames:
+    """The names of the input columns.
+
+    ``systems`` lists the score columns when several systems are evaluated at once (the
+    first is also ``score``); ``None`` for one score column and no ``system`` output column.
+    ``judged`` is the boolean column saying which rows are judged (``None``: every row with
+    a grade is); ``null_grades``: a null grade is an unjudged row (``unjudged=
+    "nonrelevant"``) rather than an error. ``time`` is the time column of ``every=``
+    windows (datetimes, dates, or integer epochs in ``time_unit``); a request names it
+    only when it asks for windows, and only then is it read and checked.
+    """
+
+    query: str = "query"
+    item: str = "item"
+    score: str = "score"
+    relevant: str = "relevant"
+    systems: tuple[str, ...] | None = None
+    judged: str | None = None
+    null_grades: bool = False
+    time: str | None = None
+    time_unit: str | None = None
+
+    @property
+    def scores(self) -> tuple[str, ...]:
+        """Every score column."""
+        return self.systems if self.systems is not None else (self.score,)
+
+    def roles(self) -> dict[str, str]:
+        """Column name → role."""
+        return {
+            self.query: "query",
+            self.item: "item",
+            **dict.fromkeys(self.scores, "score"),
+            self.relevant: "relevant",
+            **({} if self.judged is None else {self.judged: "judged"}),
+            **({} if self.time is None else {self.time: "time"}),
+        }
+
+
+class Backend(Protocol):
+    """What an adapter provides for one eager frame (the input, or a per-query table)."""
+
+    def extract(self, names: ColumnNames, by: Sequence[str]) -> _engine.FrameData:
+        """Validate the frame and hand its columns to the engine."""
+        ...
+
+    def table(self, keys: Sequence[str], rows: IntArray | None, values: dict[str, Any]) -> Any:
+        """A native frame: the ``keys`` columns taken at ``rows``, then ``values`` (NumPy
+        arrays; an Arrow integer array for an integer column with nulls; an Arrow
+        temporal array for a time column). A ``window`` column of ``values`` comes first,
+        before the keys (``every=``)."""
+        ...
+
+    def with_ranks(self, ranks: dict[str, IntArray]) -> Any:
+        """The input frame plus an integer column per entry (0 in a rank becomes null)."""
+        ...
+
+    def column(self, name: str) -> npt.NDArray[Any]:
+        """A column of the frame as a NumPy array (for tables rankframe produced)."""
+        ...
+
+    def codes(self, name: str) -> IntArray:
+        """Per row, an integer code of the column's value, numbered in sorted order."""
+        ...
+
+    def labels(self, name: str, rows: IntArray) -> list[object]:
+        """The column's values at ``rows`` as Python objects (for messages)."""
+        ...
+
+    def arrow(self, name: str) -> Any:
+        """A column of the frame as an Arrow array (the time column of ``every=``)."""
+        ...
+
+
+# -- what a request makes of the per-query values -------------------------------------------
+
+
+class Result(Protocol):
+    """What a request makes of the per-query values: :class:`Means`, :class:`PerQueryRows`
+    or :class:`Comparison`. Each answers the same questions, and the pipeline asks each at
+    one place: which metrics it refuses (:meth:`check`, before the request is built), the
+    output's leading columns (:meth:`keys`) and other columns (:meth:`value_columns`), and
+    the output's rows and columns from every query's values (:meth:`finish`)."""
+
+    @property
+    def kind(self) -> Kind:
+        """``"scalar"``, ``"segments"`` or ``"table"``: the shape of the user's result."""
+        ...
+
+    @property
+    def per_query_rows(self) -> bool:
+        """Whether the output has a row per query (as large as the frame's queries): a
+        backend whose frames live elsewhere (Spark) returns it as its own kind of frame."""
+        ...
+
+    def check(self, metric: Metric) -> None:
+        """Raise for a metric this result cannot give."""
+        ...
+
+    def keys(self, request: Request) -> list[str]:
+        """The output's leading columns, taken from the input (or per-query) rows."""
+        ...
+
+    def value_columns(self, request: Request) -> ValueColumns:
+        """The output's other columns, with their types."""
+        ...
+
+    def finish(self, pq: PerQuery, request: Request) -> tuple[IntArray, dict[str, Any]]:
+        """The output's rows (positions of the ``keys`` rows) and its other columns."""
+        ...
+
+
+def _refuse_set_level(metric: Metric, what: str, where: str = "") -> None:
+    """A set-level metric has no value per query: a result made of those refuses it."""
+    if metric.definition.aggregate != "set":
+        return
+    msg = (
+        f"{metric} is a set-level metric: it has one value per set of queries (the "
+        f"frame, or a `by` segment), not one per query, and {what}. Use "
+        f"evaluate([{str(metric)!r}], by=...){where} for it."
+    )
+    raise InvalidOptionError(msg)
+
+
+@dataclass(frozen=True)
+class Means:
+    """Means over queries per segment (``evaluate``, and the metric methods).
+
+    ``kind``: ``"scalar"`` (one float), ``"segments"`` (one value per segment, indexed by the
+    ``by`` columns and ``system``) or ``"table"`` (``evaluate``'s frame). ``tidy``: a row
+    per metric rather than a column. ``confidence_level``: the level of bootstrap intervals.
+    """
+
+    kind: Kind = "table"
+    per_query_rows: bool = False
+    tidy: bool = False
+    confidence_level: float | None = None
+    n_resamples: int = 1000
+    seed: int | None = 0
+
+    def check(self, metric: Metric) -> None:
+        """Every metric has a mean (or a set-level value) per segment."""
+
+    def keys(self, request: Request) -> list[str]:
+        return list(request.by)
+
+    def finish(self, pq: PerQuery, request: Request) -> tuple[IntArray, dict[str, Any]]:
+        if self.tidy:
+            return analysis.tidy(
+                pq, confidence_level=self.confidence_level, n_resamples=self.n_resamples,
+                seed=self.seed,
+            )
+        return analysis.wide(
+            pq, multi=request.multi, confidence_level=self.confidence_level,
+            n_resamples=self.n_resamples, seed=self.seed,
+        )
+
+    def value_columns(self, request: Request) -> ValueColumns:
+        metrics = request.metrics
+        bounds = ["_ci_low", "_ci_high"] if self.confidence_level is not None else []
+        if self.tidy:
+            tidy_bounds = [(b.lstrip("_"), "float") for b in bounds]
+            return [(SYSTEM, "str"), ("metric", "str"), ("k", analysis.k_type(metrics)),
+                    ("value", "float"),
+                    ("n_queries", "int"), *tidy_bounds]
+        system = [(SYSTEM, "str")] if request.multi else []
+        floats = [(f"{m}{e}", "float") for m in metrics for e in ["", *bounds]]
+        return [*system, *floats, ("n_queries", "int")]
+
+
+@dataclass(frozen=True)
+class PerQueryRows:
+    """One row per query (and system): ``per_query``."""
+
+    kind: Kind = "table"
+    per_query_rows: bool = True
+
+    def check(self, metric: Metric) -> None:
+        _refuse_set_level(metric, "per_query() gives one value per query")
+
+    def keys(self, request: Request) -> list[str]:
+        return [request.names.query, *request.by]
+
+    def finish(self, pq: PerQuery, request: Request) -> tuple[IntArray, dict[str, Any]]:
+        return analysis.per_query(pq, skip_empty=request.options.empty == "skip",
+                                   multi=request.multi)
+
+    def value_columns(self, request: Request) -> ValueColumns:
+        system = [(SYSTEM, "str")] if request.multi else []
+        return [*system, *((str(m), "float") for m in request.metrics)]
+
+
+class Compared:
+    """What the comparisons share (against a baseline column, a reference frame, the
+    previous window): their tests' settings (``tests``, which they pass on to
+    :mod:`rankframe.pipeline.analysis`), one row per ``by`` segment, and the refusal of set-level
+    metrics, whose message says what the comparison tests (``refuses``) and, for two
+    frames, where to evaluate them (``evaluate_where``)."""
+
+    tests: Tests
+    refuses: ClassVar[str]
+    evaluate_where: ClassVar[str] = ""
+
+    def check(self, metric: Metric) -> None:
+        _refuse_set_level(metric, self.refuses, self.evaluate_where)
+
+    def keys(self, request: Request) -> list[str]:
+        return list(request.by)
+
+
+@dataclass(frozen=True)
+class Comparison(Compared):
+    """Each system against a baseline on paired per-query values: ``compare``."""
+
+    baseline: int
+    tests: Tests
+    kind: Kind = "table"
+    per_query_rows: bool = False
+    refuses: ClassVar[str] = "compare() tests paired per-query values"
+
+    def finish(self, pq: PerQuery, request: Request) -> tuple[IntArray, dict[str, Any]]:  # noqa: ARG002
+        return analysis.compare(pq, baseline=self.baseline, tests=self.tests)
+
+    def value_columns(self, request: Request) -> ValueColumns:
+        return [(SYSTEM, "str"), ("metric", "str"), ("k", analysis.k_type(request.metrics)),
+                ("statistic", "str"), ("mean", "float"), ("delta", "float"),
+                ("ratio", "float"), ("p_value", "float"), ("p_adjusted", "float"),
+                ("ci_low", "float"), ("ci_high", "float"), ("significant", "bool"),
+                ("paired", "bool"), *((name, "int?") for name in analysis.OUTCOMES),
+                ("n_queries", "int")]
+
+
+# -- before the request: what no data can fix ------------------------------------------------
+
+
+def check_request(metrics: Sequence[Metric], options: Options, result: Result) -> None:
+    """Raise at call time, before the request is built, for what no data can fix: a metric
+    the result cannot give (a set-level metric in ``per_query`` or ``compare``), a metric of
+    the items without its input option or cut-off, a ``ties`` option a metric does not
+    define."""
+    for metric in metrics:
+        result.check(metric)
+        item_values.check(metric, options)
+    if options.ties == "average":
+        _check_average(metrics, options)
+    if options.ties == "truncated_average":
+        _check_shared_ranks(metrics)
+
+
+@dataclass(frozen=True)
+class Request:
+    """One evaluation: the columns, metrics, segments and options, and the result wanted
+    (checked before it is built: :func:`check_request`)."""
+
+    names: ColumnNames
+    metrics: tuple[Metric, ...]
+    by: tuple[str, ...]
+    options: Options
+    result: Result
+    window: Window | None = None  # every=: the window is the first segment key
+
+    @property
+    def multi(self) -> bool:
+        """Several score columns: outputs gain a ``system`` column."""
+        return self.names.systems is not None
+
+    @property
+    def kind(self) -> Kind:
+        return self.result.kind
+
+    @property
+    def keys(self) -> list[str]:
+        """The output's leading columns, taken from the input (or per-query) rows."""
+        return self.result.keys(self)
+
+    @property
+    def leading(self) -> list[str]:
+        """The output's columns before the ``keys`` (made by the finish step): ``window``
+        with ``every=``."""
+        return [WINDOW] if self.window is not None else []
+
+    def value_columns(self) -> ValueColumns:
+        """The output's other columns, with their types (``"window"``: the window start, of
+        the time column's type; see :mod:`rankframe.pipeline.windows`)."""
+        window = [(WINDOW, "window")] if self.window is not None else []
+        return [*window, *self.result.value_columns(self)]
+
+    def shape(self) -> tuple[list[str], str]:
+        """For a ``"segments"`` result, the columns of its index (the ``by`` columns and
+        ``system``) and its one metric column; for a ``"scalar"`` result, that metric."""
+        columns = self.value_columns()
+        labels = [name for name, t in columns if t == "str"]
+        metric = next((name for name, t in columns if t == "float"), "")
+        index = [*self.leading, *self.by, *labels]
+        return (index if self.kind == "segments" else []), metric
+
+    # what every part of a partitioned frame gives: its per-query table
+
+    @property
+    def items(self) -> item_values.Plan | None:
+        """The entries the beyond-accuracy metrics read (``None``: none requested)."""
+        return item_values.plan(self.metrics, self.options)
+
+    def part_keys(self) -> list[str]:
+        item = [self.names.item] if self.items is not None else []
+        return [self.names.query, *self.by, *item]
+
+    def part_columns(self) -> ValueColumns:
+        floats = [(str(m), "float") for m in self.metrics]
+        entry = [(item_values.ENTRY, "int")] if self.items is not None else []
+        time = [(TIME, "time")] if self.window is not None else []
+        return [(SYSTEM, "str"), *floats, (EMPTY, "bool"), *entry, *time]
+
+
+def reads_shared_ranks(definition: MetricDef) -> bool:
+    """Whether a metric reads ranks that tied rows may share (``ties="truncated_average"``,
+    Evidently's convention), as it declares (``MetricDef.shared_ranks``)."""
+    return definition.shared_ranks
+
+
+def _check_shared_ranks(metrics: Sequence[Metric]) -> None:
+    refused = [m.bare for m in metrics if not reads_shared_ranks(m.definition)]
+    if refused:
+        msg = (
+            Keyword("ties", "truncated_average"), " (tied items share one rank, as Evidently) "
+            f"is not defined for {', '.join(map(repr, refused))}: they read one position per "
+            "item. Pass another ", OptionName("ties"), " for them (", Keyword("ties", "first"),
+            " keeps the frame's order), or evaluate them in a separate call.",
+        )
+        raise InvalidOptionError(msg)
+
+
+def _check_average(metrics: Sequence[Metric], options: Options) -> None:
+    """``ties="average"`` needs each metric's tie-averaged form (``MetricDef.tie_average``), and
+    AP's denominator must not depend on the order (``ap_denominator="hits"`` does)."""
+    if any(m.name == "map" and m.options_in(options).ap_denominator == "hits" for m in metrics):
+        msg = (
+            Keyword("ties", "average"), " cannot be combined with ",
+            Keyword("ap_denominator", "hits"), " for 'map': the number of hits in the top k "
+            "then depends on the order of tied items, and the expected ratio has no closed "
+            "form here. Pass another ", OptionName("ties"), " (torchmetrics orders tied items "
+            "as torch.topk does; ", Keyword("ties", "first"), " keeps the frame's order), or "
+            "another ap_denominator.",
+        )
+        raise InvalidOptionError(msg)
+    missing = [m.bare for m in metrics if m.definition.tie_average is None]
+    if not missing:
+        return
+    having = [name for name, d in METRICS.items() if d.tie_average is not None]
+    others = [repr(c) for c in TIES.choices if c != "average"]
+    refusal = (
+        Keyword("ties", "average"), " (the expected value over the orders of tied items) is "
+        f"not defined for {', '.join(map(repr, missing))}. It is defined for "
+        f"{', '.join(having)}; for {'these' if len(missing) > 1 else 'this'} pass another ",
+        OptionName("ties"), f" ({', '.join(others)}), or evaluate "
+        f"{'them' if len(missing) > 1 else 'it'} in a separate call.",
+    )
+    raise InvalidOptionError(refusal)
+
+
+# -- 1. rows of whole queries → per-query values --------------------------------------------
+
+
+def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQuery:
+    """Every metric of every system for every query, in one pass over the frame; a row of
+    each query when the output takes columns from them (``request.keys``) or for a ``part``.
+
+    The beyond-accuracy metrics (``MetricDef.items``) are computed in the finish step: their
+    columns hold NaN here, and ``top`` the entries they read
+    (:mod:`rankframe.metrics.item_values`), as rows of the frame for a ``part`` of a
+    partitioned frame, else with their item codes.
+    """
+    names, options, metrics = request.names, request.options, list(request.metrics)
+    own = [m.options_in(options) for m in metrics]  # each metric's own options (beta=...)
+    wanted = request.items
+    data = backend.extract(names, list(request.by))
+    times = None
+    if request.window is not None and names.time is not None:  # each query's earliest
+        rows = _windows.column_times(backend.arrow(names.time))
+        times = _windows.earliest(rows, data.query_codes, data.n_queries)
+    if options.judged_only:
+        data = _engine.judged_rows_only(data)
+    systems = data.systems or [(names.score, data.score)]
+    values = np.empty((data.n_queries, len(systems), len(metrics)), dtype=np.float64)
+    # the entries of the item metrics: their codes encoded beside the ranking
+    recorder = None if wanted is None else item_values.Recorder.start(data, wanted, options,
+                                                                 part=part)
+    with _engine.unique_items_checked(data, names.query, names.item):
+        # a row of each query, for the output's query and `by` columns
+        first = data.first_rows() if part or request.keys or times is not None else None
+        segment, segment_rows, n_segments = _engine.segment_of_queries(data, first)
+        empty = np.empty(data.n_queries, dtype=bool)
+        # one block of every query when the item metrics need the whole frame's ranking
+        blocks = _engine.query_blocks(data) if wanted is None else [(0, data.n_queries, data)]
+        spare: npt.NDArray[np.float64] | None = None  # a block's metrics, side by side: one buffer
+        for begin, end, block in blocks:
+            if spare is None or spare.shape[1] < end - begin:
+                spare = np.empty((len(metrics), end - begin), dtype=np.float64)
+            columns = spare[:, : end - begin]
+            for s, (_, score) in enumerate(block.systems or [(names.score, block.score)]):
+                system = replace(block, score=score, systems=[])
+                ranking = _engine.rank(system, options.ties)
+                table = _engine.lists(system, ranking, options)
+                # a block's metrics side by side, then into the table at once (a column at
+                # a time would write every page of the table once per metric)
+                for j, m in enumerate(metrics):
+                    d = m.definition
+                    if d.items is None:
+                        averaged = d.tie_average if options.ties == "average" else None
+                        compute = averaged or d.compute
+                        columns[j] = compute(table, m.k, own[j])
+                    else:
+                        columns[j] = np.nan
+                values[begin:end, s, :] = columns.T
+                if recorder is not None:
+                    recorder.add(ranking)
+            empty[begin:end] = table.n_relevant == 0
+    top = None if recorder is None else recorder.result(len(systems))
+    return PerQuery(
+        values=values,
+        include=np.ones(data.n_queries, dtype=bool),
+        empty=empty,
+        segment=segment,
+        segment_rows=segment_rows,
+        n_segments=n_segments,
+        first_rows=first,
+        systems=[name for name, _ in systems],
+        metrics=metrics,
+        query_labels=data.query_labels,
+        top=top,
+        time=times,
+    )
+
+
+# -- 2. partitioned frames: per-query tables of the parts, read back as one ------------------
+
+
+def part_table(backend: Backend, request: Request) -> Any:
+    """The per-query table of one part of whole queries: one row per (query, system), the
+    query and ``by`` columns, ``system``, a column per metric and :data:`EMPTY`."""
+    pq = per_query(backend, request, part=True)
+    rows, columns = analysis.per_query(pq, skip_empty=False, multi=True)
+    columns[EMPTY] = np.repeat(pq.empty, len(pq.systems))
+    n_rows = len(rows)
+    if pq.top is not None:  # the entries of the beyond-accuracy metrics, as rows
+        rows, columns = item_values.with_entries(rows, columns, pq.top, pq.systems, SYSTEM)
+    if pq.time is not None:  # each query's earliest time, in the time column's type
+        columns[TIME] = _windows.per_query_column(pq.time, len(pq.systems),
+                                                  len(rows) - n_rows)
+    return backend.table(request.part_keys(), rows, columns)
+
+
+def from_parts(table: Backend, request: Request) -> PerQuery:
+    """:class:`PerQuery` of the per-query tables of every part, concatenated in any order
+    (``table``: a backend over them). Queries are numbered in sorted order of their ids, as
+    the eager path numbers them; each query's rows keep their system order."""
+    names = request.names
+    n_systems = len(names.scores)
+    codes = table.codes(names.query)
+    entry = None if request.items is None else np.asarray(table.column(item_values.ENTRY))
+    if entry is None:
+        order = np.argsort(codes, kind="stable").astype(np.int64, copy=False)
+    else:  # only the per-query rows; the others are entries of the item metrics
+        rows = np.flatnonzero(entry == 0).astype(np.int64, copy=False)
+        order = rows[np.argsort(codes[rows], kind="stable")]
+    first_rows = order[::n_systems]
+    n_queries = len(first_rows)
+    metrics = list(request.metrics)
+    columns = [np.asarray(table.column(str(m)), dtype=np.float64)[order] for m in metrics]
+    values = np.stack(columns, axis=-1) if columns else np.empty((0, 0))
+    per_query_codes = [table.codes(b)[first_rows] for b in request.by]
+    segment, segment_rows, n_segments = _engine.combine_segments(per_query_codes, first_rows)
+
+    def query_labels(query_codes: IntArray) -> list[object]:
+        return table.labels(names.query, first_rows[query_codes])
+
+    time = None
+    if request.window is not None:
+        time = _windows.column_times(table.arrow(TIME)).take(first_rows)
+    top = None
+    if entry is not None:
+        top = item_values.of_table(table, names.item, entry, codes.astype(np.int64), n_queries,
+                              names.scores, SYSTEM, query_labels)
+    return PerQuery(
+        values=values.reshape(n_queries, n_systems, len(metrics)),
+        include=np.ones(n_queries, dtype=bool),
+        empty=np.asarray(table.column(EMPTY), dtype=bool)[first_rows],
+        segment=segment,
+        segment_rows=segment_rows,
+        n_segments=n_segments,
+        first_rows=first_rows,
+        systems=list(names.scores),
+        metrics=metrics,
+        query_labels=query_labels,
+        top=top,
+        time=time,
+    )
+
+
+# -- 3. the one finish step ------------------------------------------------------------------
+
+
+def _included(pq: PerQuery, options: Options) -> PerQuery:
+    """``pq`` with the queries that enter the means (``empty``); raises for ``"error"``.
+
+    The option applies only to the metrics whose value depends on relevant items
+    (``MetricDef.depends_on_relevant``, :meth:`PerQuery.applies`): counts and the metrics
+    of the items themselves keep every query and their values."""
+    applies = pq.applies()
+    if not applies.any():
+        return pq
+    if options.empty == "error" and pq.empty.any():
+        codes = np.flatnonzero(pq.empty)
+        raise EmptyQueryError.of(pq.query_labels(codes[:5]), len(codes))
+    include = ~pq.empty if options.empty in ("skip", "nan") else np.ones_like(pq.empty)
+    values = pq.values
+    if options.empty == "one":  # torchmetrics' empty_target_action="pos"
+        values = np.where(pq.empty[:, None, None] & applies[None, None, :], 1.0, values)
+    return replace(pq, include=np.asarray(include, dtype=bool), values=values)
+
+
+def completed(pq: PerQuery, options: Options) -> PerQuery:
+    """The per-query values as the finish step reads them: the beyond-accuracy metrics
+    from every query's top k, then the ``empty`` option (and its error)."""
+    if pq.top is not None:  # the beyond-accuracy metrics, from every query's top k
+        sets = item_values.complete(pq.values, pq.top, pq.metrics, options, pq.segment,
+                               pq.n_segments)
+        pq = replace(pq, sets=sets)
+    return _included(pq, options)
+
+
+def finish(backend: Backend, pq: PerQuery, request: Request) -> Any:
+    """The result of ``request`` from every query's values: a native frame of the backend
+    (its ``keys`` columns taken from the rows ``pq`` refers to)."""
+    window_at = None
+    if request.window is not None:  # the window: the first segment key
+        pq, window_at = _windows.segmented(pq, request.window)
+    against = getattr(request.result, "against", None)
+    if against is not None:  # compare(reference=...): this frame's ids and segments too
+        rows, columns = against(backend, pq, request)
+    else:
+        rows, columns = request.result.finish(completed(pq, request.options), request)
+    if window_at is not None:  # leads the output's columns (Backend.table)
+        columns = {WINDOW: window_at(rows), **columns}
+    keys = request.keys
+    return backend.table(keys, rows if keys else None, columns)
+
+
+def run(backend: Backend, request: Request) -> Any:
+    """``request`` on one eager frame of whole queries: the finish step's native frame."""
+    pq = per_query(backend, request)
+    return finish(backend, pq, request)

@@ -1,0 +1,557 @@
+"""The keyword options, each declared once, and the options of one evaluation.
+
+Peers disagree on these conventions; each is an explicit keyword-only option whose default is
+trec_eval's (see ``docs/conventions.md``). Each option is an :class:`OptionDef`: its name, its
+default, its choices (or a validator), the type shown in signatures, and the line that
+documents it. :class:`Options`, the metric methods of the accessor (their signatures and
+docstrings), the docs and the command line read these declarations; a metric declares which
+of them change it in the registry (``MetricDef.options``), as ir_measures'
+``SUPPORTED_PARAMS`` does.
+
+The statistics of ``compare`` declare their choices here too (:data:`TEST`,
+:data:`CORRECTION`).
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import numbers
+import textwrap
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Generic, Literal, TypeVar, get_args
+
+from rankframe._suggest import closest_one, did_you_mean
+from rankframe.exceptions import InvalidOptionError
+
+__all__ = [
+    "AP_DENOMINATOR",
+    "BETA",
+    "CATALOG",
+    "CLASS_AVERAGE",
+    "COMMON",
+    "CORRECTION",
+    "DENOMINATOR",
+    "DISCOUNT",
+    "EMPTY",
+    "EMPTY_LIST",
+    "FAMILY",
+    "GAIN",
+    "ITEM_FEATURES",
+    "JUDGED_ONLY",
+    "MIN_RELEVANCE",
+    "NEGATIVE_GAINS",
+    "OPTIONS",
+    "POPULARITY",
+    "PRECISION_DENOMINATOR",
+    "TEST",
+    "TIES",
+    "UNJUDGED",
+    "ApDenominator",
+    "ClassAverage",
+    "Correction",
+    "Denominator",
+    "Discount",
+    "Empty",
+    "EmptyList",
+    "Family",
+    "Gain",
+    "NegativeGains",
+    "OptionDef",
+    "Options",
+    "PrecisionDenominator",
+    "Test",
+    "Ties",
+    "Unjudged",
+    "check_choice",
+    "check_count",
+    "check_level",
+    "check_seed",
+    "none_or_choice",
+    "options_of",
+]
+
+# The choices of each option are spelled once, here; everything else reads them through
+# ``OptionDef.choices`` (``typing.get_args``).
+Ties = Literal[
+    "trec", "first", "optimistic", "pessimistic", "item_ascending", "truncated_average",
+    "average",
+]
+Gain = Literal["linear", "exponential"]
+Denominator = Literal["relevant", "min_k"]
+Empty = Literal["zero", "skip", "nan", "error", "one"]
+# conventions of other tools (docs/conventions.md)
+ApDenominator = Literal["relevant", "min_k", "hits", "min_retrieved"]
+PrecisionDenominator = Literal["k", "retrieved"]
+EmptyList = Literal["zero", "nan"]
+Discount = Literal["log2(rank+1)", "log2(max(rank,2))"]
+NegativeGains = Literal["zero", "keep"]
+Test = Literal["t-test", "permutation", "wilcoxon"]
+Correction = Literal["holm", "bonferroni", "none"]
+Family = Literal["systems", "table"]
+ClassAverage = Literal["weighted", "macro", "micro"]
+Unjudged = Literal["error", "nonrelevant"]
+
+T = TypeVar("T")
+
+
+def check_choice(option: str, value: object, allowed: tuple[str, ...]) -> None:
+    """Raise :class:`InvalidOptionError` unless ``value`` is one of ``allowed``."""
+    if isinstance(value, str) and value in allowed:
+        return
+    hint = did_you_mean(closest_one(str(value), allowed))
+    msg = (
+        f"The '{option}' option must be one of {', '.join(map(repr, allowed))}. "
+        f"Got {value!r} instead.{hint}"
+    )
+    raise InvalidOptionError(msg)
+
+
+#: How :func:`check_level` and :func:`check_count` word a bad keyword option of the public
+#: API (``name`` is the option); ``_stats`` passes its own wording for its arguments.
+LEVEL_MESSAGE = "The '{name}' option must be a number between 0 and 1, e.g. 0.95. Got {value!r}."
+COUNT_MESSAGE = (
+    "The '{name}' option must be a positive integer, e.g. 1000. Got {value!r} instead."
+)
+
+
+def check_level(name: str, value: object, message: str = LEVEL_MESSAGE) -> float:
+    """``value`` as a float when it is a number strictly between 0 and 1 (a confidence or
+    significance level; a bool is not one); else :class:`InvalidOptionError` with
+    ``message.format(name=name, value=value)``."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1:
+        raise InvalidOptionError(message.format(name=name, value=value))
+    return float(value)
+
+
+def check_count(name: str, value: object, message: str = COUNT_MESSAGE) -> int:
+    """``value`` when it is a positive int (a number of resamples; a bool is not one); else
+    :class:`InvalidOptionError` with ``message.format(name=name, value=value)``."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidOptionError(message.format(name=name, value=value))
+    return value
+
+
+def check_seed(value: object) -> None:
+    """A random seed of the public API: an int (not a bool) or None."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        msg = f"The 'seed' option must be an integer or None. Got {value!r} instead."
+        raise InvalidOptionError(msg)
+
+
+@dataclass(frozen=True)
+class OptionDef(Generic[T]):
+    """The declaration of one keyword option.
+
+    Attributes
+    ----------
+    name
+        The keyword (``"gain"``).
+    default
+        Its default, trec_eval's convention where trec_eval has one.
+    annotation
+        The type shown in signatures (``Literal["linear", "exponential"]``).
+    doc
+        What it does, for the docstrings of the methods that take it (NumPy style, one short
+        paragraph).
+    choices
+        The allowed values, for an option with a fixed set of them (and ``None`` too when it
+        is the default); empty otherwise.
+    check
+        For an option without fixed choices: raises ``InvalidOptionError`` for a bad value.
+    kind
+        How a value is written in a metric's label (``f1@5(beta=2)``, see
+        :meth:`write` and :meth:`read`): ``"choice"`` (one of ``choices``), ``"number"``,
+        ``"flag"`` (True or False), or ``"data"``: an input such as a catalog, which a label
+        never names (it is data, as the frame itself).
+    per_call
+        The ranking or the per-query lists read it (``ties``, ``min_relevance``, ...), so one
+        call has one value of it for every metric; the others enter only a metric's own
+        computation and may differ between the metrics of one call.
+    """
+
+    name: str
+    default: T
+    annotation: Any
+    doc: str
+    choices: tuple[str, ...] = ()
+    check: Callable[[object], None] | None = field(default=None, repr=False, compare=False)
+    kind: Literal["choice", "number", "flag", "data"] = "choice"
+    per_call: bool = False
+
+    def validate(self, value: object) -> None:
+        """Raise :class:`InvalidOptionError` unless ``value`` is allowed."""
+        if self.choices and not (value is None and self.default is None):
+            check_choice(self.name, value, self.choices)
+        if self.check is not None:
+            self.check(value)
+
+    @property
+    def labelled(self) -> bool:
+        """Whether a value other than the default is written in a metric's label."""
+        return self.kind != "data"
+
+    def write(self, value: object) -> str:
+        """``value`` as a label writes it: ``2`` (a number, shortest round-tripping
+        spelling), ``true``, ``exponential``, ``none``."""
+        if value is None:
+            return "none"
+        if self.kind == "flag":
+            return "true" if value else "false"
+        if self.kind == "number":
+            text = repr(float(value))  # type: ignore[arg-type]
+            return text[:-2] if text.endswith(".0") else text
+        return str(value)
+
+    def read(self, text: str) -> object:
+        """The value a label's ``text`` writes (the inverse of :meth:`write`), validated.
+
+        Raises
+        ------
+        InvalidOptionError
+            The text is no value of this option (the message lists the allowed ones).
+        """
+        value: object = text
+        if text == "none" and self.default is None:
+            value = None
+        elif self.kind == "flag":
+            value = {"true": True, "false": False}.get(text, text)
+        elif self.kind == "number":
+            try:
+                value = float(text)
+            except ValueError:
+                value = text
+        self.validate(value)
+        return value
+
+    def parameter(self) -> inspect.Parameter:
+        """The keyword-only parameter of a signature."""
+        return inspect.Parameter(
+            self.name, inspect.Parameter.KEYWORD_ONLY, default=self.default,
+            annotation=self.annotation,
+        )
+
+    def docstring(self) -> str:
+        """Its entry in a NumPy-style ``Parameters`` section."""
+        return f"{self.name}\n" + textwrap.fill(
+            self.doc, 88, initial_indent="    ", subsequent_indent="    ",
+            break_long_words=False, break_on_hyphens=False,
+        )
+
+
+def options_of(*declared: OptionDef[Any]) -> Mapping[str, OptionDef[Any]]:
+    """Name → declaration, read-only (``MetricDef.options``)."""
+    return MappingProxyType({o.name: o for o in declared})
+
+
+def _check_min_relevance(level: object) -> None:
+    if level is not None and (
+        isinstance(level, bool)
+        or not isinstance(level, numbers.Real)
+        or not math.isfinite(float(level))
+    ):
+        msg = (
+            "The 'min_relevance' option must be a finite number (the lowest grade that "
+            f"counts as relevant) or None for grade > 0. Got {level!r} instead."
+        )
+        raise InvalidOptionError(msg)
+
+
+MIN_RELEVANCE: OptionDef[float | None] = OptionDef(
+    "min_relevance", None, float | None, check=_check_min_relevance, kind="number",
+    per_call=True,
+    doc="Lowest grade that counts as relevant (trec_eval ``-l``); ``None``: grade > 0.",
+)
+GAIN: OptionDef[Gain] = OptionDef(
+    "gain", "linear", Gain, choices=get_args(Gain),
+    doc="NDCG gain of a grade: ``\"linear\"`` (the grade) or ``\"exponential\"`` "
+        "(``2**grade - 1``).",
+)
+DENOMINATOR: OptionDef[Denominator] = OptionDef(
+    "denominator", "relevant", Denominator, choices=get_args(Denominator),
+    doc="AP and recall divide by R, the query's number of relevant items "
+        "(``\"relevant\"``, trec_eval) or by min(R, k) (``\"min_k\"``).",
+)
+EMPTY: OptionDef[Empty] = OptionDef(
+    "empty", "zero", Empty, choices=get_args(Empty), per_call=True,
+    doc="Queries without relevant items, for the metrics whose value depends on relevant "
+        "items (counts and the metrics of the items themselves keep every query): "
+        "``\"zero\"`` counts 0 (trec_eval), ``\"skip\"`` leaves them out of the mean, "
+        "``\"nan\"`` gives NaN per query and leaves them out of the mean, ``\"error\"`` "
+        "raises ``EmptyQueryError`` naming them, ``\"one\"`` counts 1 (torchmetrics' "
+        "``empty_target_action=\"pos\"``).",
+)
+TIES: OptionDef[Ties] = OptionDef(
+    "ties", "trec", Ties, choices=get_args(Ties), per_call=True,
+    doc="Order among equal scores: ``\"trec\"`` (item id descending, as trec_eval), "
+        "``\"first\"`` (frame order), ``\"optimistic\"`` (higher grade first), "
+        "``\"pessimistic\"`` (lower grade first), ``\"item_ascending\"`` (item id "
+        "ascending, as ir_measures' msmarco provider), ``\"truncated_average\"`` (tied "
+        "items share their average rank truncated to an integer, as Evidently) or "
+        "``\"average\"`` (the expected value over every order of tied items, equally likely).",
+)
+
+
+# -- the weight of recall in F-measures (f1@k) ---------------------------------------------
+
+
+def _check_beta(beta: object) -> None:
+    if (
+        isinstance(beta, bool)
+        or not isinstance(beta, numbers.Real)
+        or not math.isfinite(float(beta))
+        or float(beta) <= 0
+    ):
+        msg = (
+            "The 'beta' option must be a positive finite number (the weight of recall in "
+            f"F-beta: 1 for F1, 2 weighs recall more, 0.5 precision). Got {beta!r} instead."
+        )
+        raise InvalidOptionError(msg)
+
+
+BETA: OptionDef[float] = OptionDef(
+    "beta", 1.0, float, check=_check_beta, kind="number",
+    doc="F-measure weight: ``(1 + beta**2) P R / (beta**2 P + R)``; 1 gives F1 (the "
+        "harmonic mean of precision and recall).",
+)
+
+# -- the inputs of the beyond-accuracy metrics (rankframe.metrics.item_values) -------------
+
+
+def _is_frame(value: object) -> bool:
+    return hasattr(value, "columns") and hasattr(value, "shape")
+
+
+def _check_catalog(value: object) -> None:
+    if value is None:
+        return
+    if isinstance(value, str | bytes | Mapping) or _is_frame(value) or not hasattr(
+        value, "__iter__"
+    ):
+        msg = (
+            "The 'catalog' option must be a collection of item ids (a list, set, array, "
+            f"pandas Index or Series, polars Series), or None for the items of the frame. "
+            f"Got {type(value).__name__} instead."
+        )
+        raise InvalidOptionError(msg)
+
+
+def _check_popularity(value: object) -> None:
+    if value is None or isinstance(value, Mapping):
+        return
+    kind = f"{type(value).__module__.split('.')[0]}.{type(value).__name__}"
+    if kind in ("pandas.Series", "polars.DataFrame") or (
+        kind == "pandas.DataFrame" and getattr(value, "shape", (0, 0))[1] == 1
+    ):
+        return
+    msg = (
+        "The 'popularity' option must map each item to its number of interactions: a pandas "
+        "Series indexed by item, a polars DataFrame of two columns (item, count) or a dict. "
+        f"Got {type(value).__name__} instead."
+    )
+    raise InvalidOptionError(msg)
+
+
+def _check_item_features(value: object) -> None:
+    if value is None:
+        return
+    kind = f"{type(value).__module__.split('.')[0]}.{type(value).__name__}"
+    if kind in ("pandas.DataFrame", "polars.DataFrame"):
+        return
+    msg = (
+        "The 'item_features' option must be a frame of numeric features per item: a pandas "
+        "DataFrame indexed by item, or a polars DataFrame whose first column is the item. "
+        f"Got {type(value).__name__} instead."
+    )
+    raise InvalidOptionError(msg)
+
+
+CATALOG: OptionDef[Any] = OptionDef(
+    "catalog", None, Any, check=_check_catalog, kind="data",
+    doc="The item ids of the catalog (coverage, gini): a collection of ids; ``None``: the "
+        "distinct items of the whole frame. Every item of a top-k list must be in it.",
+)
+POPULARITY: OptionDef[Any] = OptionDef(
+    "popularity", None, Any, check=_check_popularity, kind="data",
+    doc="Item → number of interactions (arp, novelty): a pandas Series indexed by item, a "
+        "polars DataFrame of two columns (item, count) or a dict. Every item of a top-k "
+        "list must have one.",
+)
+ITEM_FEATURES: OptionDef[Any] = OptionDef(
+    "item_features", None, Any, check=_check_item_features, kind="data",
+    doc="Numeric features per item (ild): a pandas DataFrame indexed by item, or a polars "
+        "DataFrame whose first column is the item and the others the features. Every item "
+        "of a top-k list must have a row.",
+)
+CLASS_AVERAGE: OptionDef[ClassAverage] = OptionDef(
+    "class_average", "weighted", ClassAverage, choices=get_args(ClassAverage),
+    doc="top1_f1 over classes, as scikit-learn's ``f1_score``: ``\"weighted\"`` (by each "
+        "class's number of queries), ``\"macro\"`` (unweighted) or ``\"micro\"`` (accuracy).",
+)
+
+# -- unjudged rows (trec-measures) ---------------------------------------------------------
+
+
+def _check_bool(option: str) -> Callable[[object], None]:
+    def check(value: object) -> None:
+        if not isinstance(value, bool):
+            msg = f"The '{option}' option must be True or False. Got {value!r} instead."
+            raise InvalidOptionError(msg)
+
+    return check
+
+
+UNJUDGED: OptionDef[Unjudged] = OptionDef(
+    "unjudged", "error", Unjudged, choices=get_args(Unjudged), per_call=True,
+    doc="A null grade: ``\"error\"`` raises (every row needs a grade), ``\"nonrelevant\"`` reads "
+        "it as an unjudged row, which counts as grade 0 for every metric and as unjudged for "
+        "``bpref``, ``infap``, ``unjudged`` and ``num_nonrel_judged_ret``. A boolean "
+        "``judged`` column says the same without nulls.",
+)
+JUDGED_ONLY: OptionDef[bool] = OptionDef(
+    "judged_only", False, bool, check=_check_bool("judged_only"), kind="flag", per_call=True,
+    doc="Remove the unjudged rows (and those of a negative grade) before ranking, as "
+        "trec_eval's ``-J`` and ir_measures' ``judged_only``.",
+)
+
+# -- the conventions of other tools (docs/conventions.md): one block ----------------------
+
+
+def none_or_choice(option: str, allowed: tuple[str, ...]) -> Callable[[object], None]:
+    """The ``check`` of an option whose value is ``None`` or one of ``allowed``."""
+
+    def check(value: object) -> None:
+        if value is not None:
+            check_choice(option, value, allowed)
+
+    return check
+
+
+AP_DENOMINATOR: OptionDef[ApDenominator | None] = OptionDef(
+    "ap_denominator", None, ApDenominator | None, choices=get_args(ApDenominator),
+    doc="What AP divides by, when it differs from recall's: ``None`` (as ``denominator``), "
+        "``\"relevant\"`` (R), ``\"min_k\"`` (min(R, k): Microsoft Recommenders' "
+        "``map_at_k``), ``\"hits\"`` (the relevant items in the top k: torchmetrics' "
+        "``top_k``) or ``\"min_retrieved\"`` (min(R, the number of retrieved items within "
+        "the top k): LensKit's ``AveragePrecision``).",
+)
+PRECISION_DENOMINATOR: OptionDef[PrecisionDenominator] = OptionDef(
+    "precision_denominator", "k", PrecisionDenominator, choices=get_args(PrecisionDenominator),
+    doc="Precision@k divides by k (``\"k\"``, trec_eval) or by min(k, the number of retrieved "
+        "items) (``\"retrieved\"``: torchmetrics' ``adaptive_k``, LensKit, Evidently).",
+)
+EMPTY_LIST: OptionDef[EmptyList] = OptionDef(
+    "empty_list", "zero", EmptyList, choices=get_args(EmptyList),
+    doc="A query that retrieved nothing (every score null): ``\"zero\"`` counts 0 "
+        "(trec_eval ``-c``); ``\"nan\"`` gives NaN for precision and AP, the metrics that "
+        "divide by the list's length (LensKit), and leaves those NaN out of their means "
+        "(a metric's bootstrap interval and paired tests are then NaN).",
+)
+DISCOUNT: OptionDef[Discount] = OptionDef(
+    "discount", "log2(rank+1)", Discount, choices=get_args(Discount),
+    doc="(N)DCG's discount of rank i: ``1 / log2(i + 1)`` (``\"log2(rank+1)\"``, trec_eval) "
+        "or ``1 / log2(max(i, 2))`` (``\"log2(max(rank,2))\"``: LensKit, Järvelin & "
+        "Kekäläinen's discount with base 2; ranks 1 and 2 are not discounted).",
+)
+NEGATIVE_GAINS: OptionDef[NegativeGains] = OptionDef(
+    "negative_gains", "zero", NegativeGains, choices=get_args(NegativeGains), per_call=True,
+    doc="(N)DCG's gain of a negative grade: none (``\"zero\"``, trec_eval) or the negative "
+        "gain itself, in the ranking and in the ideal one (``\"keep\"``, LensKit).",
+)
+
+OPTIONS: Mapping[str, OptionDef[Any]] = options_of(
+    MIN_RELEVANCE, GAIN, DENOMINATOR, EMPTY, TIES, BETA,
+    CATALOG, POPULARITY, ITEM_FEATURES, CLASS_AVERAGE, UNJUDGED, JUDGED_ONLY,
+    AP_DENOMINATOR, PRECISION_DENOMINATOR, EMPTY_LIST, DISCOUNT, NEGATIVE_GAINS,
+)
+"""Every option of :class:`Options`, in its field order."""
+
+COMMON: Mapping[str, OptionDef[Any]] = options_of(
+    MIN_RELEVANCE, EMPTY, TIES, UNJUDGED, JUDGED_ONLY
+)
+"""The options that apply to every metric; a metric declares the others it takes."""
+
+TEST: OptionDef[Test] = OptionDef(
+    "test", "t-test", Test, choices=get_args(Test),
+    doc="``\"t-test\"`` (paired t-test, as ``scipy.stats.ttest_rel``; t interval), "
+        "``\"permutation\"`` (paired randomization test flipping the signs of the per-query "
+        "differences ``n_permutations`` times from ``seed``; bootstrap interval) or "
+        "``\"wilcoxon\"`` (signed-rank test, as ``scipy.stats.wilcoxon``; bootstrap interval).",
+)
+CORRECTION: OptionDef[Correction] = OptionDef(
+    "correction", "holm", Correction, choices=get_args(Correction),
+    doc="For several tests: ``\"holm\"`` (step-down), ``\"bonferroni\"`` or ``\"none\"``.",
+)
+FAMILY: OptionDef[Family] = OptionDef(
+    "family", "systems", Family, choices=get_args(Family),
+    doc="The tests one correction covers: ``\"systems\"``, the systems compared on one "
+        "metric in one segment; ``\"table\"``, every test of the table (every segment, "
+        "system and metric), as a dashboard showing them all needs.",
+)
+
+
+@dataclass(frozen=True)
+class Options:
+    """The options of one evaluation; each field is declared in ``OPTIONS``.
+
+    Attributes
+    ----------
+    min_relevance
+        Grade from which an item counts as relevant; ``None`` means grade > 0.
+    gain
+        NDCG gain: ``"linear"`` (the grade) or ``"exponential"`` (2**grade - 1).
+    denominator
+        AP and recall divide by R (``"relevant"``) or by min(R, k) (``"min_k"``).
+    empty
+        What a query without relevant items contributes: ``"zero"``, ``"skip"``, ``"nan"``
+        or ``"error"``.
+    ties
+        Order among equal scores: ``"trec"``, ``"first"``, ``"optimistic"``, ``"pessimistic"``,
+        ``"item_ascending"``, ``"truncated_average"``; ``"average"``: the expected value over
+        every order of tied items.
+    beta
+        F-measure weight of recall (1: F1).
+    catalog, popularity, item_features
+        The inputs of the beyond-accuracy metrics (``None``: not given); left out of
+        comparisons of options (they may be frames).
+    class_average
+        How ``top1_f1`` averages over classes: ``"weighted"``, ``"macro"`` or ``"micro"``.
+    unjudged
+        A null grade: ``"error"``, or ``"nonrelevant"`` (an unjudged row of grade 0).
+    judged_only
+        Remove unjudged rows (and rows of a negative grade) before ranking.
+    ap_denominator
+        AP's own denominator (``None``: as ``denominator``).
+    precision_denominator
+        Precision@k divides by k or by min(k, the number retrieved).
+    empty_list
+        What a query that retrieved nothing gives for precision and AP: 0 or NaN.
+    discount
+        (N)DCG's discount: ``"log2(rank+1)"`` or ``"log2(max(rank,2))"``.
+    negative_gains
+        (N)DCG's gain of negative grades: ``"zero"`` or ``"keep"``.
+    """
+
+    min_relevance: float | None = MIN_RELEVANCE.default
+    gain: Gain = GAIN.default
+    denominator: Denominator = DENOMINATOR.default
+    empty: Empty = EMPTY.default
+    ties: Ties = TIES.default
+    beta: float = BETA.default
+    catalog: Any = field(default=CATALOG.default, compare=False)
+    popularity: Any = field(default=POPULARITY.default, compare=False)
+    item_features: Any = field(default=ITEM_FEATURES.default, compare=False)
+    class_average: ClassAverage = CLASS_AVERAGE.default
+    unjudged: Unjudged = UNJUDGED.default
+    judged_only: bool = JUDGED_ONLY.default
+    ap_denominator: ApDenominator | None = AP_DENOMINATOR.default
+    precision_denominator: PrecisionDenominator = PRECISION_DENOMINATOR.default
+    empty_list: EmptyList = EMPTY_LIST.default
+    discount: Discount = DISCOUNT.default
+    negative_gains: NegativeGains = NEGATIVE_GAINS.default
+
+    def __post_init__(self) -> None:
+        for option in OPTIONS.values():
+            option.validate(getattr(self, option.name))

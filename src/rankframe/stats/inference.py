@@ -1,0 +1,861 @@
+"""Vectorised statistics over per-query metric values: paired and two-sample tests,
+intervals, corrections.
+
+The tests and intervals take the per-query values (or paired differences) with the queries
+along axis 0 and any number of independent columns after it (systems x metrics, ...): a
+``(n_queries, m)`` array gives ``m`` results, a 1-D array a 0-d result. Nothing loops over
+queries or resamples in Python (only over chunks of them, to bound memory). The tests
+are implemented here and checked in ``tests/statistics/test_stats.py`` against
+:mod:`scipy.stats`; scipy only supplies the t and normal distribution functions.
+
+A column containing NaN gives NaN results (scipy's ``nan_policy="propagate"``). A bad
+argument raises :class:`~rankframe.exceptions.InvalidOptionError` (a ``ValueError``).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from functools import lru_cache
+from typing import TypeVar
+
+import numpy as np
+import numpy.typing as npt
+from scipy import special
+
+from rankframe.engine.segments import offsets
+from rankframe.exceptions import InvalidOptionError
+from rankframe.settings.options import (
+    CORRECTION,
+    Correction,
+    check_choice,
+    check_count,
+    check_level,
+)
+
+__all__ = [
+    "adjust",
+    "bootstrap_interval",
+    "mann_whitney_test",
+    "paired_t_test",
+    "permutation_test",
+    "t_interval",
+    "two_sample_bootstrap_interval",
+    "two_sample_permutation_test",
+    "welch_interval",
+    "welch_t_test",
+    "wilcoxon_test",
+]
+
+FloatArray = npt.NDArray[np.float64]
+Seed = int | np.random.Generator | None
+Adjustment = Correction  # the corrections of ``compare``, declared in rankframe.settings.options
+_A = TypeVar("_A")
+_R = TypeVar("_R")
+
+_BLOCK = 8  # queries per lookup table in the sign-flip test: 2**8 signed sums per block
+_PERM_TASK = 1024  # resamples per task of the sign-flip test (one random stream each)
+_PERM_STEP = 1 << 18  # table lookups per step of a task: 256 blocks x 1024 resamples (2 MB)
+_BOOT_STEP = 1 << 20  # resampled queries per task of the bootstrap (8 MB of indices)
+_MAX_THREADS = 4  # chunks of resamples run on a few threads (NumPy releases the GIL)
+_WILCOXON_EXACT_MAX = 50  # scipy's method="auto": exact distribution up to 50 queries
+_WILCOXON_ENUM_MAX = 13  # ... and full sign enumeration (2**13 <= 9999) with ties/zeros
+
+
+def _columns(x: npt.ArrayLike, name: str) -> tuple[FloatArray, tuple[int, ...]]:
+    """``x`` as a float (n, m) array, and the shape of one result (``x.shape[1:]``)."""
+    a = np.asarray(x, dtype=np.float64)
+    if a.ndim == 0:
+        msg = f"`{name}` must have at least one dimension (queries along axis 0)."
+        raise InvalidOptionError(msg)
+    return a.reshape(a.shape[0], math.prod(a.shape[1:])), a.shape[1:]
+
+
+#: The wording of a bad argument of this module (``name`` is the argument).
+_LEVEL = "`{name}` must be strictly between 0 and 1. Got {value!r}."
+_COUNT = "`{name}` must be a positive integer. Got {value!r}."
+
+
+def _moments(d: FloatArray) -> tuple[FloatArray, FloatArray, int]:
+    """Column means, standard errors of the mean (ddof=1, NaN for n < 2) and n."""
+    n = d.shape[0]
+    if n < 2:
+        nan = np.full(d.shape[1], np.nan)
+        return (d.mean(axis=0) if n else nan.copy()), nan, n
+    mean = d.mean(axis=0)
+    # as scipy's ttest_1samp: the mean of squared deviations, times n / (n - 1)
+    var = np.mean((d - mean) ** 2, axis=0) * (n / (n - 1))
+    return mean, np.sqrt(var / n), n
+
+
+def _threads() -> int:
+    try:
+        available = len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        available = os.cpu_count() or 1
+    return max(1, min(_MAX_THREADS, available))
+
+
+def _map_chunks(work: Callable[[_A], _R], chunks: Iterable[_A]) -> Iterator[_R]:
+    """``map(work, chunks)`` on a few threads, in order, with few chunks in flight.
+
+    Each chunk of resamples draws from its own random stream (``Generator.spawn``), so the
+    results do not depend on the number of threads or on their scheduling.
+    """
+    threads = _threads()
+    if threads == 1:
+        yield from map(work, chunks)
+        return
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rankframe-stats") as pool:
+        pending: deque[Future[_R]] = deque()
+        for chunk in chunks:
+            pending.append(pool.submit(work, chunk))
+            if len(pending) >= 2 * threads:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+def _tasks(
+    work: Callable[[tuple[int, np.random.Generator]], _R], starts: range, seed: Seed
+) -> Iterator[_R]:
+    """``work((start, rng))`` for each task of resamples (its first resample), each with its
+    own stream of ``default_rng(seed).spawn(len(starts))``, in order (:func:`_map_chunks`)."""
+    streams = np.random.default_rng(seed).spawn(len(starts))
+    yield from _map_chunks(work, zip(starts, streams, strict=True))
+
+
+def _monte_carlo_hits(
+    count: Callable[[tuple[int, np.random.Generator]], npt.NDArray[np.int64]], starts: range,
+    seed: Seed, m: int,
+) -> npt.NDArray[np.int64]:
+    """Per column (``m``), the resampled statistics at least as extreme as the observed one,
+    summed over the tasks (``count``: one task's counts); a permutation test's p-value is
+    ``(1 + hits) / (1 + resamples)``."""
+    hits = np.zeros(m, dtype=np.int64)
+    for task_hits in _tasks(count, starts, seed):
+        hits += task_hits
+    return hits
+
+
+def paired_t_test(diff: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
+    """Two-sided paired t-test of "mean difference = 0", per column.
+
+    Parameters
+    ----------
+    diff : array_like, shape (n_queries,) or (n_queries, m)
+        Per-query differences between two systems; each column is tested on its own.
+
+    Returns
+    -------
+    statistic : ndarray of float, shape ``diff.shape[1:]``
+        ``mean / (std(ddof=1) / sqrt(n))``.
+    p_value : ndarray of float, shape ``diff.shape[1:]``
+        ``2 * P(T_{n-1} >= |statistic|)``.
+
+    Notes
+    -----
+    Equal to ``scipy.stats.ttest_1samp(diff, 0, axis=0)`` (and so to ``ttest_rel(a, b)`` for
+    ``diff = a - b``), edge cases included:
+
+    - fewer than 2 queries: statistic and p-value NaN;
+    - every difference equal to 0 (standard deviation 0, mean 0): 0 / 0, statistic and
+      p-value NaN -- no evidence either way, and nothing to test;
+    - a constant non-zero difference: the standard deviation is 0 (or rounding noise), the
+      statistic +-inf (or huge) and the p-value 0 (or tiny);
+    - a NaN in a column: NaN for that column.
+    """
+    d, shape = _columns(diff, "diff")
+    mean, sem, n = _moments(d)
+    if n < 2:
+        nan = np.full(d.shape[1], np.nan)
+        return nan.reshape(shape), nan.copy().reshape(shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = mean / sem
+    p = 2.0 * special.stdtr(n - 1, -np.abs(t))
+    return t.reshape(shape), np.asarray(p, dtype=np.float64).reshape(shape)
+
+
+def t_interval(diff: npt.ArrayLike, confidence: float = 0.95) -> tuple[FloatArray, FloatArray]:
+    """Student-t confidence interval of the mean difference, per column.
+
+    Parameters
+    ----------
+    diff : array_like, shape (n_queries,) or (n_queries, m)
+        Per-query differences (or any per-query values).
+    confidence : float, default 0.95
+        Confidence level, strictly between 0 and 1.
+
+    Returns
+    -------
+    low, high : ndarray of float, shape ``diff.shape[1:]``
+        ``mean + sem * t_{n-1}((1 -+ confidence) / 2)`` with ``sem = std(ddof=1) / sqrt(n)``.
+
+    Notes
+    -----
+    Equal to ``scipy.stats.t.interval(confidence, n - 1, loc=mean, scale=sem)`` whenever
+    ``sem > 0``. Edge cases: fewer than 2 queries gives NaN; ``sem == 0`` (all differences
+    equal) gives the zero-width interval ``[mean, mean]`` (scipy returns NaN for a zero
+    scale); a NaN in a column gives NaN.
+    """
+    c = check_level("confidence", confidence, _LEVEL)
+    d, shape = _columns(diff, "diff")
+    mean, sem, n = _moments(d)
+    if n < 2:
+        nan = np.full(d.shape[1], np.nan)
+        return nan.reshape(shape), nan.copy().reshape(shape)
+    q_low, q_high = special.stdtrit(n - 1, np.array([(1.0 - c) / 2.0, (1.0 + c) / 2.0]))
+    low = np.where(sem == 0, mean, mean + sem * q_low)
+    high = np.where(sem == 0, mean, mean + sem * q_high)
+    return low.reshape(shape), high.reshape(shape)
+
+
+# --- Wilcoxon signed-rank --------------------------------------------------------------------
+
+
+@lru_cache(maxsize=64)
+def _wilcoxon_tails(n: int) -> tuple[FloatArray, FloatArray]:
+    """Exact null distribution of W+ for n untied non-zero differences, as scipy builds it:
+    ``cdf[k] = P(W+ <= k)`` and ``sf[k] = P(W+ >= k)`` (``sf`` has a trailing 0)."""
+    pmf = np.ones(1)
+    for k in range(1, n + 1):  # convolution with {0, k}, k <= 50
+        nxt = np.zeros(k * (k + 1) // 2 + 1)
+        nxt[: len(pmf)] = pmf * 0.5
+        nxt[-len(pmf) :] += pmf * 0.5
+        pmf = nxt
+    sf = np.append(np.cumsum(pmf[::-1])[::-1], 0.0)
+    return np.cumsum(pmf), sf
+
+
+def _midranks(a: FloatArray) -> tuple[FloatArray, FloatArray, npt.NDArray[np.bool_]]:
+    """Average ranks of each row of ``a`` (NaNs rank last, each NaN on its own), with the tie
+    correction ``sum(t**3 - t)`` over the groups of tied values and whether a row has ties."""
+    m, n = a.shape
+    order = np.argsort(a, axis=1, kind="stable")
+    y = np.take_along_axis(a, order, axis=1)
+    new = np.ones((m, n), dtype=bool)
+    new[:, 1:] = y[:, 1:] != y[:, :-1]  # NaN != NaN: every NaN starts a group
+    starts = np.flatnonzero(new)
+    counts = np.diff(starts, append=m * n).astype(np.float64)
+    first_rank = (starts % n + 1).astype(np.float64)
+    ranks = np.empty((m, n))
+    np.put_along_axis(
+        ranks,
+        order,
+        np.repeat(first_rank + (counts - 1.0) / 2.0, counts.astype(np.intp)).reshape(m, n),
+        axis=1,
+    )
+    row = starts // n
+    tie = np.bincount(row, weights=counts**3 - counts, minlength=m).astype(np.float64)
+    has_ties = np.bincount(row, weights=counts > 1, minlength=m) > 0
+    return ranks, tie, has_ties
+
+
+def wilcoxon_test(diff: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
+    """Two-sided Wilcoxon signed-rank test of "differences symmetric about 0", per column.
+
+    Parameters
+    ----------
+    diff : array_like, shape (n_queries,) or (n_queries, m)
+        Per-query differences between two systems; each column is tested on its own.
+
+    Returns
+    -------
+    statistic : ndarray of float, shape ``diff.shape[1:]``
+        ``min(W+, W-)``, the smaller of the rank sums of the positive and of the negative
+        differences (zeros dropped, tied absolute differences given their average rank).
+    p_value : ndarray of float, shape ``diff.shape[1:]``
+
+    Notes
+    -----
+    Reproduces ``scipy.stats.wilcoxon(diff[:, j])`` with scipy's defaults
+    (``zero_method="wilcox"``, ``correction=False``, ``method="auto"``), column by column.
+    Zero differences are dropped before ranking (``n`` below still counts them). The method
+    is chosen as scipy 1.17 does:
+
+    - more than 50 queries: normal approximation, ``z = (W+ - n'(n'+1)/4) / se`` with
+      ``se**2 = (n'(n'+1)(2n'+1) - sum(t**3 - t) / 2) / 24`` over the ``n'`` non-zero
+      differences and the groups of ``t`` tied absolute values; ``p = 2 * Phi(-|z|)``;
+    - at most 50 queries, no zero and no tie: the exact distribution of ``W+``,
+      ``p = min(1, 2 * min(P(W+ <= w), P(W+ >= w)))``;
+    - at most 13 queries with a zero or a tie: the exact sign-flip distribution of ``W+``
+      (all ``2**n`` sign vectors; scipy's ``PermutationMethod``, deterministic there);
+    - 14 to 50 queries with a zero or a tie: the normal approximation above.
+
+    scipy decides between these on the whole array at once (a tie in one column sends every
+    column of a 2-D call to the normal approximation); here each column is decided on its
+    own data, so a column's p-value does not depend on the other columns. The two agree
+    whenever all columns share the same "has a zero or a tie" status.
+
+    Edge cases: no query gives NaN; a column of only zeros gives statistic 0 and p-value 1
+    with at most 13 queries, and NaN (0 / 0 in ``z``) with more, as scipy (scipy raises for
+    a single zero; 1 here, as for 2 to 13 zeros); a NaN in a column gives NaN.
+    """
+    d, shape = _columns(diff, "diff")
+    n, m = d.shape
+    statistic = np.full(m, np.nan)
+    p_value = np.full(m, np.nan)
+    finite = np.asarray(~np.isnan(d).any(axis=0))
+    if n == 0 or not finite.any():
+        return statistic.reshape(shape), p_value.reshape(shape)
+    x = d[:, finite].T  # (m', n): one row per column, for row-wise sorting
+    nonzero = x != 0
+    ranks, tie, has_ties = _midranks(np.where(nonzero, np.abs(x), np.nan))
+    ranks = np.where(nonzero, ranks, 0.0)
+    r_plus = np.sum(np.where(x > 0, ranks, 0.0), axis=1)
+    r_minus = np.sum(np.where(x < 0, ranks, 0.0), axis=1)
+    count = nonzero.sum(axis=1).astype(np.float64)
+    untied = ~(has_ties | (count < n))  # no tie and no zero
+
+    if n > _WILCOXON_EXACT_MAX:
+        normal = np.ones(len(x), dtype=bool)
+    elif n <= _WILCOXON_ENUM_MAX:
+        normal = np.zeros(len(x), dtype=bool)
+    else:
+        normal = ~untied
+    exact = ~normal & untied
+    enumerate_ = ~normal & ~untied
+
+    p = np.full(len(x), np.nan)
+    if normal.any():
+        c = count[normal]
+        mn = c * (c + 1.0) * 0.25
+        se = np.sqrt((c * (c + 1.0) * (2.0 * c + 1.0) - tie[normal] / 2.0) / 24.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = (r_plus[normal] - mn) / se
+        p[normal] = 2.0 * special.ndtr(-np.abs(z))
+    if exact.any():
+        cdf, sf = _wilcoxon_tails(n)
+        w = r_plus[exact].astype(np.intp)  # integral without ties
+        mean = n * (n + 1) / 4
+        w_cdf = np.where(w <= mean, cdf[w], 1.0 - sf[np.minimum(w + 1, len(sf) - 1)])
+        w_sf = np.where(w <= mean, sf[w], 1.0 - cdf[np.maximum(w - 1, 0)])
+        p[exact] = np.clip(2.0 * np.minimum(w_sf, w_cdf), 0.0, 1.0)
+    if enumerate_.any():
+        # every sign vector: bit j of row k says whether query j is positive
+        signs = (np.arange(2**n)[:, None] >> np.arange(n)) & 1
+        null = signs.astype(np.float64) @ ranks[enumerate_].T  # (2**n, m'')
+        observed = r_plus[enumerate_]
+        gamma = np.abs(np.finfo(np.float64).eps * 100 * observed)  # scipy's tolerance
+        less = np.count_nonzero(null <= observed + gamma, axis=0) / 2.0**n
+        greater = np.count_nonzero(null >= observed - gamma, axis=0) / 2.0**n
+        p[enumerate_] = np.clip(2.0 * np.minimum(less, greater), 0.0, 1.0)
+
+    statistic[finite] = np.minimum(r_plus, r_minus)
+    p_value[finite] = p
+    return statistic.reshape(shape), p_value.reshape(shape)
+
+
+# --- sign-flip permutation test --------------------------------------------------------------
+
+
+def permutation_test(
+    diff: npt.ArrayLike, n_resamples: int = 10_000, seed: Seed = None
+) -> FloatArray:
+    """Two-sided paired randomization (sign-flip) test of "mean difference = 0", per column.
+
+    Parameters
+    ----------
+    diff : array_like, shape (n_queries,) or (n_queries, m)
+        Per-query differences between two systems.
+    n_resamples : int, default 10 000
+        Number of random sign vectors.
+    seed : int, numpy Generator or None
+        Passed to :func:`numpy.random.default_rng`; the same seed gives the same p-values.
+
+    Returns
+    -------
+    p_value : ndarray of float, shape ``diff.shape[1:]``
+        ``(1 + #{resamples: |S*| >= |S| - tol}) / (1 + n_resamples)``, where ``S`` is the sum
+        of the differences, ``S*`` the sum after flipping each query's sign at random, and
+        ``tol = 1e-12 * sum(|diff|)`` absorbs rounding (theoretically equal sums computed in
+        another order). Never 0; at least ``1 / (1 + n_resamples)``.
+
+    Notes
+    -----
+    One random sign matrix (n_resamples x n_queries) is drawn and shared by every column, so
+    the columns (metrics, systems) are tested on the same resamples; for an int ``seed`` it
+    depends only on ``seed``, ``n_queries`` and ``n_resamples``, not on the values, the
+    number of columns or the number of threads.
+
+    The queries are taken in blocks of 8; for each block the 256 signed sums are tabulated,
+    and one random byte per (resample, block) picks a sum, so a resample costs
+    ``n_queries / 8`` table lookups. Resamples go by tasks of 1024, each with its own random
+    stream (``Generator.spawn``), run on up to 4 threads; within a task, blocks are visited
+    256 at a time for all its resamples, so the tables being read stay in cache.
+
+    Edge cases: no query gives NaN; a column of only zeros gives p = 1; a NaN (or infinite)
+    difference in a column gives NaN.
+    """
+    r_total = check_count("n_resamples", n_resamples, _COUNT)
+    d, shape = _columns(diff, "diff")
+    n, m = d.shape
+    p_value = np.full(m, np.nan)
+    finite = np.asarray(np.isfinite(d).all(axis=0))
+    if n == 0:
+        return p_value.reshape(shape)
+    n_blocks = -(-n // _BLOCK)
+    padded = np.zeros((n_blocks * _BLOCK, m))
+    padded[:n] = np.where(finite, d, 0.0)
+    # tables[j, b * 256 + k]: sum over query i of block b of +-diff[i, j], + where bit i of k
+    bits = (np.arange(256)[:, None] >> np.arange(_BLOCK)) & 1
+    signs = np.where(bits == 1, 1.0, -1.0)  # (256, 8)
+    blocks = padded.reshape(n_blocks, _BLOCK, m)
+    tables = np.matmul(blocks.transpose(2, 0, 1), signs.T).reshape(m, -1)  # (m, n_blocks*256)
+    observed = np.abs(padded.sum(axis=0))
+    threshold = observed - 1e-12 * np.abs(padded).sum(axis=0)
+    offsets = np.arange(n_blocks, dtype=np.intp)[:, None] * 256
+    columns = np.flatnonzero(finite)
+    starts = range(0, r_total, _PERM_TASK)
+    step = max(1, _PERM_STEP // _PERM_TASK)  # blocks per step
+
+    def count(task: tuple[int, np.random.Generator]) -> npt.NDArray[np.int64]:
+        start, rng = task
+        size = min(_PERM_TASK, r_total - start)
+        sums = np.zeros((m, size))
+        # block-major: the 256 sums of a block stay in cache while all resamples use them
+        for first in range(0, n_blocks, step):
+            last = min(first + step, n_blocks)
+            chosen = np.frombuffer(rng.bytes((last - first) * size), dtype=np.uint8)
+            index = chosen.reshape(last - first, size) + offsets[first:last]
+            for j in columns:  # the same signs for every column
+                sums[j] += tables[j].take(index).sum(axis=0)
+        return np.asarray(np.count_nonzero(np.abs(sums) >= threshold[:, None], axis=1))
+
+    hits = _monte_carlo_hits(count, starts, seed, m)
+    p_value[finite] = (1.0 + hits[finite]) / (1.0 + r_total)
+    return p_value.reshape(shape)
+
+
+# --- multiple comparisons --------------------------------------------------------------------
+
+
+def adjust(p_values: npt.ArrayLike, method: Adjustment = "holm") -> FloatArray:
+    """Family-wise error corrections of p-values, along the last axis (the family).
+
+    Parameters
+    ----------
+    p_values : array_like
+        p-values; each slice along the last axis is one family. NaN entries stay NaN and are
+        not counted in the family size.
+    method : {"holm", "bonferroni", "none"}, default "holm"
+        ``"bonferroni"``: ``min(1, k p)``; ``"holm"`` (step-down): with ``p_(1) <= ... <=
+        p_(k)`` the sorted p-values of the family, ``p_(i)`` becomes
+        ``max_{j <= i} min(1, (k - j + 1) p_(j))``; ``"none"``: unchanged. ``k`` is the
+        number of non-NaN p-values in the family.
+
+    Returns
+    -------
+    ndarray of float, same shape as ``p_values``
+    """
+    check_choice("method", method, CORRECTION.choices)
+    p = np.array(p_values, dtype=np.float64)  # a copy
+    if method == "none" or p.ndim == 0 or p.size == 0:
+        return p
+    k = np.sum(~np.isnan(p), axis=-1, keepdims=True).astype(np.float64)
+    if method == "bonferroni":
+        return np.asarray(np.minimum(p * k, 1.0), dtype=np.float64)
+    order = np.argsort(p, axis=-1, kind="stable")  # NaN last
+    ordered = np.take_along_axis(p, order, axis=-1)
+    factor = k - np.arange(p.shape[-1])  # k, k - 1, ..., (<= 0 only at the NaN tail)
+    stepped = np.fmax.accumulate(np.minimum(ordered * factor, 1.0), axis=-1)
+    stepped[np.isnan(ordered)] = np.nan
+    out = np.empty_like(p)
+    np.put_along_axis(out, order, stepped, axis=-1)
+    return out
+
+
+# --- bootstrap -------------------------------------------------------------------------------
+
+
+def _draw(rng: np.random.Generator, count: int, scale: FloatArray,
+          query_size: npt.NDArray[np.intp], query_first: npt.NDArray[np.intp]) -> npt.NDArray[
+    np.intp
+]:
+    """``count`` resamples of the queries sorted by segment: for each position, a position
+    of its segment drawn uniformly (``first + floor(u * size)``), shape (count, n)."""
+    u = rng.random((count, len(scale)))
+    u *= scale
+    index = u.astype(np.intp)  # floor, u >= 0
+    np.minimum(index, query_size - 1, out=index)  # guard u * size rounding up to size
+    index += query_first
+    return index
+
+
+def bootstrap_statistic(
+    statistic: Callable[[FloatArray], FloatArray],
+    segment: npt.ArrayLike,
+    n_segments: int,
+    confidence: float = 0.95,
+    n_resamples: int = 1000,
+    seed: Seed = None,
+) -> tuple[FloatArray, FloatArray]:
+    """Percentile bootstrap intervals of a statistic of weighted queries, per segment.
+
+    ``statistic(weights)`` gives, for per-query weights (how many times each query was
+    drawn), an array of shape (n_segments, ...). The resamples are those of
+    :func:`bootstrap_interval` for the same ``segment``, ``n_resamples`` and ``seed``: the
+    same queries drawn, so the intervals of means and of set-level metrics of one table
+    come from one set of resamples. A segment without queries, or whose statistic is NaN
+    in some resample, gets NaN.
+    """
+    c = check_level("confidence", confidence, _LEVEL)
+    r_total = check_count("n_resamples", n_resamples, _COUNT)
+    seg = np.asarray(segment).astype(np.intp)
+    n = len(seg)
+    shape = np.shape(statistic(np.ones(n)))
+    if n == 0:
+        return np.full(shape, np.nan), np.full(shape, np.nan)
+    order = np.argsort(seg, kind="stable")
+    size = np.bincount(seg, minlength=n_segments)
+    first = offsets(size)
+    seg_sorted = seg[order]
+    query_size, query_first = size[seg_sorted], first[seg_sorted]
+    scale = query_size.astype(np.float64)
+    chunk = max(1, _BOOT_STEP // n)
+    starts = range(0, r_total, chunk)
+    values = np.empty((r_total, *shape))
+    streams = np.random.default_rng(seed).spawn(len(starts))
+    for start, rng in zip(starts, streams, strict=True):
+        stop = min(start + chunk, r_total)
+        index = _draw(rng, stop - start, scale, query_size, query_first)
+        for r in range(stop - start):  # a loop over resamples; queries stay vectorised
+            weights = np.bincount(order[index[r]], minlength=n).astype(np.float64)
+            values[start + r] = statistic(weights)
+    q = np.quantile(values, [(1.0 - c) / 2.0, (1.0 + c) / 2.0], axis=0, method="linear")
+    empty = (size == 0).reshape((n_segments,) + (1,) * (len(shape) - 1))
+    return np.where(empty, np.nan, q[0]), np.where(empty, np.nan, q[1])
+
+
+def bootstrap_interval(
+    values: npt.ArrayLike,
+    segment: npt.ArrayLike,
+    n_segments: int,
+    confidence: float = 0.95,
+    n_resamples: int = 1000,
+    seed: Seed = None,
+) -> tuple[FloatArray, FloatArray]:
+    """Percentile bootstrap intervals of the mean over the queries of each segment.
+
+    Parameters
+    ----------
+    values : array_like, shape (n_queries,) or (n_queries, m)
+        Per-query values (metric values, or differences between two systems).
+    segment : array_like of int, shape (n_queries,)
+        The segment of each query, a code in ``0 .. n_segments - 1``.
+    n_segments : int
+        Number of segments; a segment without queries gets NaN.
+    confidence : float, default 0.95
+        Confidence level, strictly between 0 and 1.
+    n_resamples : int, default 1000
+        Number of bootstrap resamples.
+    seed : int, numpy Generator or None
+        Passed to :func:`numpy.random.default_rng`; the same seed gives the same intervals.
+
+    Returns
+    -------
+    low, high : ndarray of float, shape ``(n_segments,) + values.shape[1:]``
+        The ``(1 - confidence) / 2`` and ``(1 + confidence) / 2`` quantiles (``np.quantile``,
+        ``method="linear"``) of the resampled means.
+
+    Notes
+    -----
+    Each resample draws, within every segment independently, as many queries as the segment
+    has, uniformly with replacement (an exact multinomial bootstrap per segment), and takes
+    the mean of each column over them; every column sees the same resampled queries. The
+    draws: ``first[s] + floor(u * size[s])`` for uniform ``u`` in [0, 1) over the queries
+    sorted by segment, then one ``np.add.reduceat`` per column. Resamples go by tasks of
+    about ``2**20 / n_queries``, each with its own random stream (``Generator.spawn``), on up
+    to 4 threads; for an int ``seed`` the result depends only on ``seed``, the data and
+    ``n_resamples`` (not on the number of columns or threads).
+
+    A segment of one query, or of equal values, gives a zero-width interval at its mean; a
+    NaN (or infinite) value gives NaN for its segment and column.
+    """
+    c = check_level("confidence", confidence, _LEVEL)
+    r_total = check_count("n_resamples", n_resamples, _COUNT)
+    v, shape = _columns(values, "values")
+    n, m = v.shape
+    seg = np.asarray(segment)
+    if seg.shape != (n,):
+        msg = f"`segment` must have shape ({n},), one code per query; got {seg.shape}."
+        raise InvalidOptionError(msg)
+    if n and (not np.issubdtype(seg.dtype, np.integer) or seg.min() < 0 or seg.max() >= n_segments):
+        raise InvalidOptionError(f"`segment` must hold integer codes in 0 .. {n_segments - 1}.")
+    out_shape = (n_segments, *shape)
+    low = np.full((n_segments, m), np.nan)
+    high = np.full((n_segments, m), np.nan)
+    if n == 0:
+        return low.reshape(out_shape), high.reshape(out_shape)
+    seg = seg.astype(np.intp)
+    order = np.argsort(seg, kind="stable")
+    seg_sorted = seg[order]
+    sorted_values = v[order]
+    size = np.bincount(seg, minlength=n_segments)
+    first = offsets(size)
+    present = size > 0
+    query_size = size[seg_sorted]  # the size of each (sorted) query's segment
+    query_first = first[seg_sorted]
+    scale = query_size.astype(np.float64)
+    starts_present = first[present]
+    is_nan = ~np.isfinite(sorted_values)
+    has_nan = np.add.reduceat(is_nan, starts_present, axis=0) > 0  # (segments, m)
+    sorted_values = np.where(is_nan, 0.0, sorted_values)
+    n_present = int(present.sum())
+    columns = np.ascontiguousarray(sorted_values.T)  # (m, n): one contiguous row per column
+    means = np.empty((m, r_total, n_present))
+    chunk = max(1, _BOOT_STEP // n)  # resamples per task
+    starts = range(0, r_total, chunk)
+
+    def resample(task: tuple[int, np.random.Generator]) -> None:
+        start, rng = task
+        stop = min(start + chunk, r_total)
+        index = _draw(rng, stop - start, scale, query_size, query_first)
+        for j in range(m):  # every column sees the same resampled queries
+            sums = np.add.reduceat(columns[j].take(index), starts_present, axis=1)
+            means[j, start:stop] = sums / size[present]
+
+    for _ in _tasks(resample, starts, seed):
+        pass
+    q = np.quantile(means, [(1.0 - c) / 2.0, (1.0 + c) / 2.0], axis=1, method="linear")
+    low[present] = np.where(has_nan, np.nan, q[0].T)  # q: (2, m, segments)
+    high[present] = np.where(has_nan, np.nan, q[1].T)
+    return low.reshape(out_shape), high.reshape(out_shape)
+
+
+# --- two samples (independent queries) -------------------------------------------------------
+#
+# The current and the reference side hold different queries (``compare(reference=...)`` with
+# other query ids, a window against the previous one): each column of ``x`` (the current
+# side's queries) is compared with the same column of ``y`` (the reference's). The quantity
+# is ``w1 * mean(x) - w2 * mean(y)``: the difference of the means (``totals`` False), or of
+# the sums (``totals`` True: ``w1 = n1``, ``w2 = n2``), column by column.
+
+
+def _two_columns(
+    x: npt.ArrayLike, y: npt.ArrayLike
+) -> tuple[FloatArray, FloatArray, tuple[int, ...]]:
+    """``x`` and ``y`` as float (n1, m) and (n2, m) arrays with the same columns."""
+    a, shape = _columns(x, "x")
+    b, shape_y = _columns(y, "y")
+    if shape != shape_y:
+        msg = f"`x` and `y` must have the same columns; got shapes {shape} and {shape_y}."
+        raise InvalidOptionError(msg)
+    return a, b, shape
+
+
+def _weights(totals: npt.ArrayLike, m: int, n1: int, n2: int) -> tuple[FloatArray, FloatArray]:
+    """Per column, the factors of the two means: 1 (means), or n1 and n2 (sums)."""
+    scaled = np.broadcast_to(np.asarray(totals, dtype=bool).ravel(), (m,))
+    return np.where(scaled, float(n1), 1.0), np.where(scaled, float(n2), 1.0)
+
+
+def _welch(
+    x: FloatArray, y: FloatArray, totals: npt.ArrayLike
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Per column: the estimate ``w1 mean(x) - w2 mean(y)``, its standard error and the
+    Welch-Satterthwaite degrees of freedom (NaN where a side has fewer than 2 queries)."""
+    (n1, m), n2 = x.shape, y.shape[0]
+    w1, w2 = _weights(totals, m, n1, n2)
+    if n1 < 2 or n2 < 2:
+        nan = np.full(m, np.nan)
+        with np.errstate(invalid="ignore"):
+            mx = x.mean(axis=0) if n1 else nan
+            my = y.mean(axis=0) if n2 else nan
+        return w1 * mx - w2 * my, nan.copy(), nan.copy()
+    mx, my = x.mean(axis=0), y.mean(axis=0)
+    # as scipy's ttest_ind: ddof=1 variances
+    vx = np.mean((x - mx) ** 2, axis=0) * (n1 / (n1 - 1))
+    vy = np.mean((y - my) ** 2, axis=0) * (n2 / (n2 - 1))
+    a1, a2 = w1**2 * vx / n1, w2**2 * vy / n2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        df = (a1 + a2) ** 2 / (a1**2 / (n1 - 1) + a2**2 / (n2 - 1))
+    return w1 * mx - w2 * my, np.sqrt(a1 + a2), df
+
+
+def welch_t_test(
+    x: npt.ArrayLike, y: npt.ArrayLike, totals: npt.ArrayLike = False
+) -> tuple[FloatArray, FloatArray]:
+    """Two-sided Welch's t-test of "no difference" between two independent samples, per column.
+
+    Parameters
+    ----------
+    x, y : array_like, shapes (n1,) / (n2,) or (n1, m) / (n2, m)
+        Per-query values of the two sides; column ``j`` of ``x`` against column ``j`` of ``y``.
+    totals : bool or array_like of bool, shape (m,)
+        Columns whose quantity is the difference of the sums ``n1 mean(x) - n2 mean(y)``
+        rather than of the means.
+
+    Returns
+    -------
+    statistic, p_value : ndarray of float, shape ``x.shape[1:]``
+        ``t = estimate / se`` with ``se**2 = w1**2 s1**2 / n1 + w2**2 s2**2 / n2`` (``w`` = 1,
+        or n for a sum; ``s**2`` the ddof=1 variances), and ``p = 2 P(T_df >= |t|)`` with
+        the Welch-Satterthwaite ``df = se**4 / (a1**2 / (n1 - 1) + a2**2 / (n2 - 1))``,
+        ``a = w**2 s**2 / n``.
+
+    Notes
+    -----
+    For means (and for sums when ``n1 == n2``, where the two are one test) equal to
+    ``scipy.stats.ttest_ind(x, y, equal_var=False)``. Fewer than 2 values on a side, both
+    variances 0, or a NaN in a column: NaN.
+    """
+    a, b, shape = _two_columns(x, y)
+    estimate, se, df = _welch(a, b, totals)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = estimate / se
+    p = 2.0 * special.stdtr(df, -np.abs(t))
+    return t.reshape(shape), np.asarray(p, dtype=np.float64).reshape(shape)
+
+
+def welch_interval(
+    x: npt.ArrayLike, y: npt.ArrayLike, confidence: float = 0.95, totals: npt.ArrayLike = False
+) -> tuple[FloatArray, FloatArray]:
+    """Welch-Satterthwaite t interval of ``w1 mean(x) - w2 mean(y)``, per column.
+
+    ``estimate + se * t_df((1 -+ confidence) / 2)`` with the ``se`` and ``df`` of
+    :func:`welch_t_test`: ``scipy.stats.ttest_ind(x, y, equal_var=False)
+    .confidence_interval(confidence)`` for means. Both variances 0 gives the zero-width
+    interval at the estimate; fewer than 2 values on a side, or a NaN, gives NaN.
+    """
+    c = check_level("confidence", confidence, _LEVEL)
+    a, b, shape = _two_columns(x, y)
+    estimate, se, df = _welch(a, b, totals)
+    with np.errstate(invalid="ignore"):
+        q_low = special.stdtrit(df, (1.0 - c) / 2.0)
+        q_high = special.stdtrit(df, (1.0 + c) / 2.0)
+    low = np.where(se == 0, estimate, estimate + se * q_low)
+    high = np.where(se == 0, estimate, estimate + se * q_high)
+    return low.reshape(shape), high.reshape(shape)
+
+
+def two_sample_permutation_test(
+    x: npt.ArrayLike, y: npt.ArrayLike, n_resamples: int = 10_000, seed: Seed = None,
+    totals: npt.ArrayLike = False,
+) -> FloatArray:
+    """Two-sided two-sample permutation test of "no difference", per column.
+
+    The ``n1 + n2`` values are pooled and shuffled ``n_resamples`` times; the first ``n1``
+    of each shuffle play ``x``, the rest ``y``. Returns
+    ``(1 + #{resamples: |D*| >= |D| - tol}) / (1 + n_resamples)`` with ``D = w1 mean(x) -
+    w2 mean(y)`` (:func:`welch_t_test`'s quantity), ``D*`` the same of a shuffle, and
+    ``tol = 1e-12 (w1 mean|x| + w2 mean|y|)`` for rounding. Never 0.
+
+    The shuffles: tasks of about ``2**20 / (n1 + n2)`` resamples, each drawing from its own
+    stream of ``numpy.random.default_rng(seed).spawn(n_tasks)`` one row of
+    ``rng.permuted(np.tile(np.arange(n1 + n2), (size, 1)), axis=1)`` per resample; every
+    column sees the same shuffles. An empty side, or a NaN (or infinite) value, gives NaN.
+    """
+    r_total = check_count("n_resamples", n_resamples, _COUNT)
+    a, b, shape = _two_columns(x, y)
+    (n1, m), n2 = a.shape, b.shape[0]
+    p_value = np.full(m, np.nan)
+    if n1 == 0 or n2 == 0:
+        return p_value.reshape(shape)
+    w1, w2 = _weights(totals, m, n1, n2)
+    pooled = np.concatenate([a, b])
+    finite = np.asarray(np.isfinite(pooled).all(axis=0))
+    pooled = np.where(finite, pooled, 0.0)
+    columns = np.ascontiguousarray(pooled.T)  # (m, n1 + n2)
+    total = columns.sum(axis=1)
+    observed = np.abs(w1 * a.sum(axis=0) / n1 - w2 * b.sum(axis=0) / n2)
+    scale = w1 * np.abs(a).sum(axis=0) / n1 + w2 * np.abs(b).sum(axis=0) / n2
+    threshold = np.where(finite, observed - 1e-12 * scale, np.inf)
+    n = n1 + n2
+    chunk = max(1, _BOOT_STEP // n)
+    starts = range(0, r_total, chunk)
+
+    def count(task: tuple[int, np.random.Generator]) -> npt.NDArray[np.int64]:
+        start, rng = task
+        size = min(chunk, r_total - start)
+        index = rng.permuted(np.tile(np.arange(n, dtype=np.intp), (size, 1)), axis=1)[:, :n1]
+        hits = np.zeros(m, dtype=np.int64)
+        for j in range(m):  # every column sees the same shuffles
+            sx = columns[j].take(index).sum(axis=1)
+            stat = w1[j] * sx / n1 - w2[j] * (total[j] - sx) / n2
+            hits[j] = np.count_nonzero(np.abs(stat) >= threshold[j])
+        return hits
+
+    hits = _monte_carlo_hits(count, starts, seed, m)
+    p_value[finite] = (1.0 + hits[finite]) / (1.0 + r_total)
+    return p_value.reshape(shape)
+
+
+def two_sample_bootstrap_interval(
+    x: npt.ArrayLike, y: npt.ArrayLike, confidence: float = 0.95, n_resamples: int = 1000,
+    seed: Seed = None, totals: npt.ArrayLike = False,
+) -> tuple[FloatArray, FloatArray]:
+    """Percentile bootstrap interval of ``w1 mean(x) - w2 mean(y)``, resampling each side
+    independently, per column.
+
+    Each resample draws ``n1`` values of ``x`` and ``n2`` of ``y`` uniformly with
+    replacement; the interval is the ``(1 -+ confidence) / 2`` quantiles (``np.quantile``,
+    ``method="linear"``) of the resampled quantities. The draws: tasks of about
+    ``2**20 / (n1 + n2)`` resamples, each with its own stream ``rng`` of
+    ``numpy.random.default_rng(seed).spawn(n_tasks)``, drawing
+    ``rng.integers(0, n1, size=(size, n1))`` then ``rng.integers(0, n2, size=(size, n2))``;
+    every column sees the same draws. An empty side, or a NaN (or infinite) value, gives NaN.
+    """
+    c = check_level("confidence", confidence, _LEVEL)
+    r_total = check_count("n_resamples", n_resamples, _COUNT)
+    a, b, shape = _two_columns(x, y)
+    (n1, m), n2 = a.shape, b.shape[0]
+    low, high = np.full(m, np.nan), np.full(m, np.nan)
+    if n1 == 0 or n2 == 0:
+        return low.reshape(shape), high.reshape(shape)
+    w1, w2 = _weights(totals, m, n1, n2)
+    finite = np.asarray(np.isfinite(a).all(axis=0) & np.isfinite(b).all(axis=0))
+    xs = np.ascontiguousarray(np.where(finite, a, 0.0).T)
+    ys = np.ascontiguousarray(np.where(finite, b, 0.0).T)
+    chunk = max(1, _BOOT_STEP // (n1 + n2))
+    starts = range(0, r_total, chunk)
+    values = np.empty((m, r_total))
+
+    def resample(task: tuple[int, np.random.Generator]) -> None:
+        start, rng = task
+        size = min(chunk, r_total - start)
+        ix = rng.integers(0, n1, size=(size, n1))
+        iy = rng.integers(0, n2, size=(size, n2))
+        for j in range(m):
+            values[j, start : start + size] = (
+                w1[j] * xs[j].take(ix).mean(axis=1) - w2[j] * ys[j].take(iy).mean(axis=1)
+            )
+
+    for _ in _tasks(resample, starts, seed):
+        pass
+    q = np.quantile(values, [(1.0 - c) / 2.0, (1.0 + c) / 2.0], axis=1, method="linear")
+    low[finite], high[finite] = q[0][finite], q[1][finite]
+    return low.reshape(shape), high.reshape(shape)
+
+
+def mann_whitney_test(x: npt.ArrayLike, y: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
+    """Two-sided Mann-Whitney U test of two independent samples, per column.
+
+    Returns ``U1`` (the U of ``x``: its rank sum in the pooled sample, tied values given
+    their average rank, minus ``n1 (n1 + 1) / 2``) and the p-value of the normal
+    approximation with tie and continuity corrections: ``z = (max(U1, U2) - n1 n2 / 2 -
+    0.5) / s``, ``s**2 = n1 n2 / 12 ((n + 1) - sum(t**3 - t) / (n (n - 1)))``,
+    ``p = min(1, 2 (1 - Phi(z)))``: ``scipy.stats.mannwhitneyu(x, y,
+    method="asymptotic")``, for every sample size (scipy's default switches to its exact
+    distribution below 8 values per side without ties). An empty side or a NaN: NaN.
+    """
+    a, b, shape = _two_columns(x, y)
+    (n1, m), n2 = a.shape, b.shape[0]
+    statistic, p_value = np.full(m, np.nan), np.full(m, np.nan)
+    finite = np.asarray(~np.isnan(a).any(axis=0) & ~np.isnan(b).any(axis=0))
+    if n1 == 0 or n2 == 0 or not finite.any():
+        return statistic.reshape(shape), p_value.reshape(shape)
+    n = n1 + n2
+    pooled = np.concatenate([a, b])[:, finite].T  # (m', n): one row per column
+    ranks, tie, _ = _midranks(pooled)
+    u1 = ranks[:, :n1].sum(axis=1) - n1 * (n1 + 1) / 2.0
+    u = np.maximum(u1, n1 * n2 - u1)
+    s = np.sqrt(n1 * n2 / 12.0 * ((n + 1.0) - tie / (n * (n - 1.0))))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (u - n1 * n2 / 2.0 - 0.5) / s
+    statistic[finite] = u1
+    p_value[finite] = np.clip(2.0 * special.ndtr(-z), 0.0, 1.0)
+    return statistic.reshape(shape), p_value.reshape(shape)

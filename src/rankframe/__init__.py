@@ -18,10 +18,13 @@ The contract (input, ranking, metrics, options) is in the docs; defaults match t
 
 from __future__ import annotations
 
-from rankframe.adapters import pandas as _pandas_adapter
-from rankframe.adapters import polars as _polars_adapter
-from rankframe.adapters.arrow import rank_eval
-from rankframe.api.accessor import RankEval
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from rankframe import adapters
+from rankframe._version import __version__
+from rankframe.adapters.lists import from_lists
+from rankframe.api.accessor import RankEval, rank_eval
 from rankframe.exceptions import (
     ColumnNotFoundError,
     EmptyQueryError,
@@ -33,8 +36,6 @@ from rankframe.exceptions import (
     UnknownArgumentError,
     UnknownMetricError,
 )
-from rankframe.history import History
-from rankframe.inputs.lists import from_lists
 from rankframe.inputs.scores import from_scores
 from rankframe.metrics.registry import (
     METRICS,
@@ -44,13 +45,14 @@ from rankframe.metrics.registry import (
     parse_metrics,
     trec_label,
 )
-from rankframe.report import Report, to_latex, to_markdown
 from rankframe.schemas import pandas_schema, polars_schema
 from rankframe.settings.config import get_option, option_context, reset_option, set_option
 from rankframe.settings.options import Options
 from rankframe.trec import join_trec, read_trec_qrels, read_trec_run
 
-__version__ = "0.1.0"
+if TYPE_CHECKING:
+    from rankframe.history import History
+    from rankframe.report import Report, to_latex, to_markdown
 
 __all__ = [
     "METRICS",
@@ -69,6 +71,7 @@ __all__ = [
     "StoreError",
     "UnknownArgumentError",
     "UnknownMetricError",
+    "__version__",
     "from_lists",
     "from_scores",
     "get_option",
@@ -88,15 +91,28 @@ __all__ = [
     "trec_label",
 ]
 
-_pandas_adapter.register()
-_polars_adapter.register()
+# The outputs load when first used, not with `import rankframe` (import time): the name
+# and the module that defines it.
+_ON_FIRST_USE = {
+    "History": "rankframe.history",
+    "Report": "rankframe.report",
+    "to_latex": "rankframe.report",
+    "to_markdown": "rankframe.report",
+}
 
-# -- Dask (optional extra: pip install 'rankframe[dask]') ------------------------------------
-try:
-    import dask.dataframe as _dask_dataframe  # noqa: F401  (only: is Dask installed?)
-except ImportError:
-    pass
-else:
-    from rankframe.adapters import dask as _dask_adapter
 
-    _dask_adapter.register()
+def __getattr__(name: str) -> Any:
+    if name not in _ON_FIRST_USE:
+        msg = f"module 'rankframe' has no attribute {name!r}"
+        raise AttributeError(msg)
+    value = getattr(importlib.import_module(_ON_FIRST_USE[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
+# rank_eval on pandas and polars frames, and on Dask frames once dask.dataframe is imported
+adapters.register(RankEval)

@@ -29,7 +29,6 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from rankframe._suggest import closest_one
 from rankframe.pipeline import validation
 
 if TYPE_CHECKING:
@@ -197,17 +196,3 @@ def pandera_ready() -> None:
             from pandera.backends.pandas import builtin_checks as _  # noqa: F401
 
             _IMPORTED.set()
-
-
-def missing_column_message(missing: str, role: str, available: Sequence[str]) -> str:
-    """The message for a column that is not in the frame, with a "did you mean"."""
-    close = closest_one(missing, [str(c) for c in available], cutoff=0.5)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
-    shown = ", ".join(repr(c) for c in list(available)[:20])
-    example = repr(close[0] if close else "column_name")
-    fix = (
-        f"Pass by=[...] with columns of the frame, e.g. by={example}"
-        if role == "by"
-        else f"Pass {role}='...' to use another column, e.g. df.rank_eval({role}={example})"
-    )
-    return f"Column {missing!r} ({role}) not found.{hint} {fix}. Columns: {shown}."

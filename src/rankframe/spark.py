@@ -13,8 +13,29 @@ pyspark (``pip install 'rankframe[spark]'``, Spark >= 4.0); see ``docs/scaling.m
 
 from __future__ import annotations
 
-from rankframe.adapters.spark import SparkRankEval, rank_eval, register
+from typing import Any
 
-__all__ = ["SparkRankEval", "rank_eval", "register"]
+from rankframe.adapters import spark as _adapter
+from rankframe.api.accessor import RankEval
+
+__all__ = ["rank_eval", "register"]
+
+
+def rank_eval(frame: Any, *, partitioned: bool = False) -> RankEval:
+    """The ``rank_eval`` accessor of a Spark DataFrame, without registering it.
+
+    ``partitioned=True``: every query's rows (nearly always) lie in one partition of
+    ``frame`` (rows written query by query, bucketed by query, or
+    ``frame.repartition("query")``): no shuffle. Queries found in two partitions are
+    computed again from all their rows, so the values are right whatever the layout.
+    """
+    return RankEval(_adapter.SparkAdapter(frame, partitioned=partitioned))
+
+
+def register() -> None:
+    """Register ``rank_eval`` on ``pyspark.sql.DataFrame`` (and Spark Connect's); done when
+    this module is imported."""
+    _adapter.register(RankEval)
+
 
 register()

@@ -27,17 +27,24 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankframe.adapters.pandas import PandasBackend, pandas_result
-from rankframe.api.accessor import RankEval, ranks
+from rankframe.adapters.base import FrameAdapter
+from rankframe.adapters.pandas import (
+    PandasBackend,
+    concat_pandas,
+    pandas_result,
+    polars_of_pandas,
+)
 from rankframe.exceptions import RankEvalError
 from rankframe.pipeline import steps
-from rankframe.pipeline.steps import Backend, Request
+from rankframe.pipeline.reference import Side, side
+from rankframe.pipeline.steps import Backend, ColumnNames, Request, ranks
 from rankframe.settings.options import Ties
 
-__all__ = ["ArrowRankEval", "ArrowSource", "arrow_frame", "rank_eval"]
+__all__ = ["ArrowAdapter", "ArrowSource", "arrow_frame", "is_arrow"]
 
 
 def _quoted(name: str) -> str:
@@ -162,60 +169,42 @@ def _pandas_dtype(arrow_type: pa.DataType) -> Any:
     return pd.ArrowDtype(arrow_type)
 
 
-class ArrowRankEval(RankEval):
-    __doc__ = RankEval.__doc__
+class ArrowAdapter(FrameAdapter):
+    """An Arrow frame, read through :class:`ArrowSource`: each request reads only the
+    columns it binds, as a pandas frame, and gives pandas results."""
 
-    def __init__(self, frame: Any, names: steps.ColumnNames | None = None) -> None:
-        source = frame if isinstance(frame, ArrowSource) else ArrowSource(frame)
-        super().__init__(source, names)
+    def __init__(self, obj: Any) -> None:
+        super().__init__(ArrowSource(obj))
 
-    def _backend(self, frame: Any) -> Backend:
+    @property
+    def source(self) -> Any:
+        return self.frame.obj
+
+    def columns(self) -> list[str]:
+        return self.frame.names()  # type: ignore[no-any-return]
+
+    def backend(self, frame: Any) -> Backend:
         return PandasBackend(frame)
 
-    def _column_names(self) -> list[str]:
-        return self._frame.names()  # type: ignore[no-any-return]
+    def _read(self, request: Request) -> PandasBackend:
+        return PandasBackend(self.frame.frame([*request.names.roles(), *request.by]))
 
-    def _run(self, request: Request) -> Any:
-        columns = [*request.names.roles(), *request.by]
-        frame = self._frame.frame(columns)
-        return pandas_result(steps.run(PandasBackend(frame), request), request)
+    def run(self, request: Request) -> Any:
+        return pandas_result(steps.run(self._read(request), request), request)
 
-    def _side(self, request: Request) -> Any:
-        from rankframe.pipeline.reference import side
-
-        backend = PandasBackend(self._frame.frame([*request.names.roles(), *request.by]))
+    def side(self, request: Request) -> Side:
+        backend = self._read(request)
         return side(backend, steps.per_query(backend, request), request)
 
-    def _rank(self, columns: list[str], ties: Ties) -> Any:
-        backend = PandasBackend(self._frame.frame(None))
-        return backend.with_ranks(ranks(backend, self._names, columns, ties))
+    def rank(self, names: ColumnNames, columns: list[str], ties: Ties) -> Any:
+        backend = PandasBackend(self.frame.frame(None))
+        return backend.with_ranks(ranks(backend, names, columns, ties))
 
+    def one_pass(self, request: Request) -> Backend | None:
+        return self._read(request)
 
-def rank_eval(obj: Any) -> RankEval:
-    """The ``rank_eval`` accessor of any frame.
+    def concat(self, tables: Sequence[Any]) -> Any:
+        return concat_pandas(tables)
 
-    A pandas, polars (DataFrame or LazyFrame) or Dask frame gives its own accessor
-    (``obj.rank_eval``, results of its kind); an Arrow frame (a pyarrow Table, a DuckDB
-    relation, an Ibis table, any object with ``__arrow_c_stream__``) gives one that reads
-    only the columns each method binds and returns pandas results.
-
-    Examples
-    --------
-    Query a ranks the relevant item ``y`` second (reciprocal rank 1/2), query b ranks its
-    relevant item ``x`` first (1): the mean is 0.75.
-
-    >>> import pyarrow as pa, rankframe
-    >>> table = pa.table({"query": ["a", "a", "b", "b"], "item": ["x", "y", "x", "y"],
-    ...                   "score": [0.9, 0.1, 0.9, 0.1], "relevant": [0, 1, 1, 0],
-    ...                   "notes": ["never", "read", "by", "mrr"]})
-    >>> rankframe.rank_eval(table).mrr()
-    0.75
-    >>> rankframe.rank_eval(table).per_query("mrr")
-      query  mrr
-    0     a  0.5
-    1     b  1.0
-    """
-    accessor = None if isinstance(obj, type) else getattr(obj, "rank_eval", None)
-    if isinstance(accessor, RankEval):
-        return accessor
-    return ArrowRankEval(obj)
+    def polars_columns(self, columns: Sequence[str]) -> pl.DataFrame:
+        return polars_of_pandas(self.frame.frame(list(dict.fromkeys(columns))))

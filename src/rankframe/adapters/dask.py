@@ -22,7 +22,7 @@ located over the whole frame, as pandas does.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -36,19 +36,28 @@ except ImportError as error:
     msg = "The Dask accessor needs dask: pip install 'rankframe[dask]'"
     raise ImportError(msg) from error
 
+import polars as pl
 import pyarrow as pa
 
-from rankframe.adapters.pandas import PandasBackend, _column, pandas_result
-from rankframe.api.accessor import RankEval, ranks
+from rankframe.adapters.base import FrameAdapter
+from rankframe.adapters.pandas import (
+    PandasBackend,
+    concat_pandas,
+    index_levels,
+    pandas_column,
+    pandas_result,
+    polars_of_pandas,
+)
 from rankframe.engine.encoding import hash_arrow, is_composite
 from rankframe.exceptions import RankEvalError
 from rankframe.pipeline import validation
 from rankframe.pipeline.parts import Parts
-from rankframe.pipeline.steps import Backend, ColumnNames, Request, from_parts
+from rankframe.pipeline.reference import Side, side
+from rankframe.pipeline.steps import Backend, ColumnNames, Request, from_parts, ranks
 from rankframe.pipeline.windows import WINDOW, window_type
 from rankframe.settings.options import Ties
 
-__all__ = ["DaskRankEval", "register"]
+__all__ = ["DaskAdapter", "register"]
 
 _DTYPES: dict[str, Any] = {"float": "float64", "int": "int64", "int?": "Int64", "str": "str",
                            "bool": "bool", "float?": "float64"}
@@ -195,34 +204,49 @@ def _empty(frame: Any, kind: str, names: ColumnNames) -> Any:
         kind_type = pa.int64() if pa.types.is_integer(arrow.type) else arrow.type
     else:
         kind_type = window_type(arrow.type, names.time_unit)
-    return pd.Series(_column(pa.array([], kind_type)))
+    return pd.Series(pandas_column(pa.array([], kind_type)))
 
 
-class DaskRankEval(RankEval):
-    __doc__ = RankEval.__doc__
+class DaskAdapter(FrameAdapter):
+    """A Dask DataFrame: the partitions hold whole queries after a shuffle on the query
+    (see the module); results are lazy Dask objects that compute to the pandas result."""
 
-    def _backend(self, frame: Any) -> Backend:
+    def backend(self, frame: Any) -> Backend:
         return PandasBackend(frame)
+
+    def index_levels(self) -> list[str]:
+        return index_levels(self.frame)
+
+    def eager(self, result: Any) -> Any:
+        return result.compute()
+
+    def concat(self, tables: Sequence[Any]) -> Any:
+        return concat_pandas(tables)
+
+    def polars_columns(self, columns: Sequence[str]) -> pl.DataFrame:
+        return polars_of_pandas(self.frame[list(dict.fromkeys(columns))].compute())
+
+    def one_pass(self, request: Request) -> Backend | None:  # noqa: ARG002
+        return None
 
     def _index_name(self) -> str | None:
         """The name of the frame's index when it is not also a column."""
-        name = self._frame.index.name
-        return name if isinstance(name, str) and name not in self._frame.columns else None
+        name = self.frame.index.name
+        return name if isinstance(name, str) and name not in self.frame.columns else None
 
-    def _column_names(self) -> list[str]:
+    def columns(self) -> list[str]:
         index = self._index_name()
-        return [*self._frame.columns, *([index] if index is not None else [])]
+        return [*self.frame.columns, *([index] if index is not None else [])]
 
     def _partitioned(
-        self, keys: Sequence[str] | None, names: ColumnNames | None = None
+        self, keys: Sequence[str] | None, names: ColumnNames
     ) -> tuple[Any, Any, str | None, str | None]:
         """The frame with every row of a query in one partition (shuffled unless it already
         is), the whole frame's null check, the position column that restores the row order
         (``None`` without a shuffle), and the index column set back by ``rank``.
         ``keys``: the columns beyond the four to keep (``None``: every column); ``names``:
-        the request's column names (default: the accessor's)."""
-        names = names or self._names
-        frame: Any = self._frame  # dask.dataframe.DataFrame (dask has no type annotations)
+        the request's column names."""
+        frame: Any = self.frame  # dask.dataframe.DataFrame (dask has no type annotations)
         used = list(dict.fromkeys([*names.roles(), *(keys or [])]))
         index = self._index_name() if self._index_name() in used or keys is None else None
         if keys is not None:  # only the columns the engine reads travel through the shuffle
@@ -253,7 +277,7 @@ class DaskRankEval(RankEval):
                 frame = frame.shuffle(on=names.query)
         return frame, checked, position, index
 
-    def _run(self, request: Request) -> Any:
+    def run(self, request: Request) -> Any:
         frame, checked, position, _ = self._partitioned(request.by, request.names)
         parts = Parts(request, PandasBackend)
         part_meta = _meta(frame, request.part_keys(), request.part_columns(), request.names)
@@ -272,11 +296,9 @@ class DaskRankEval(RankEval):
         meta = pandas_result(table_meta, request)
         return tables.map_partitions(_finish, parts, checked, meta=meta)
 
-    def _side(self, request: Request) -> Any:
+    def side(self, request: Request) -> Side:
         """This frame's side of ``compare(reference=...)``: its partitions' per-query tables,
-        computed with the whole frame's null check (as :meth:`_run`), read back as one."""
-        from rankframe.pipeline.reference import side
-
+        computed with the whole frame's null check (as :meth:`run`), read back as one."""
         frame, checked, position, _ = self._partitioned(request.by, request.names)
         parts = Parts(request, PandasBackend)
         part_meta = _meta(frame, request.part_keys(), request.part_columns(), request.names)
@@ -285,8 +307,8 @@ class DaskRankEval(RankEval):
         backend = PandasBackend(computed.reset_index(drop=True))
         return side(backend, from_parts(backend, request), request)
 
-    def _rank(self, columns: list[str], ties: Ties) -> Any:
-        frame, checked, position, index = self._partitioned(None)
+    def rank(self, names: ColumnNames, columns: list[str], ties: Ties) -> Any:
+        frame, checked, position, index = self._partitioned(None, names)
         meta = frame._meta.drop(columns=[position] if position else [])
         meta = meta.assign(**{c: pd.array([], dtype="Int64") for c in columns})
         if index is not None:
@@ -294,11 +316,12 @@ class DaskRankEval(RankEval):
         # each partition waits for the null check: without a shuffle, the input
         # partitions stay in memory until then
         return frame.map_partitions(
-            _rank_part, self._names, columns, ties, position, index, checked, meta=meta
+            _rank_part, names, columns, ties, position, index, checked, meta=meta
         )
 
 
-def register() -> None:
-    """Register ``rank_eval`` on ``dask.dataframe.DataFrame``."""
+def register(accessor: Callable[[Any], Any]) -> None:
+    """Register ``accessor`` (called with the frame) as ``rank_eval`` on
+    ``dask.dataframe.DataFrame``."""
     if "rank_eval" not in getattr(dd.DataFrame, "_accessors", set()):
-        register_dataframe_accessor("rank_eval")(DaskRankEval)  # type: ignore[no-untyped-call]
+        register_dataframe_accessor("rank_eval")(accessor)  # type: ignore[no-untyped-call]

@@ -3,7 +3,7 @@ dtypes)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -13,7 +13,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankframe.api.accessor import RankEval
+from rankframe.adapters.base import FrameAdapter
 from rankframe.engine import (
     EXACT_DIGITS,
     CodeArray,
@@ -173,7 +173,7 @@ def _grades(series: pd.Series) -> npt.NDArray[Any]:
     return _as_float(series)
 
 
-def _column(values: Any) -> Any:
+def pandas_column(values: Any) -> Any:
     """An output column: NumPy arrays as they are, an Arrow integer array with nulls as
     pandas' nullable ``Int64``, an Arrow float array as float64 (NaN for nulls), an Arrow
     timestamp array as pandas' ``datetime64[unit, tz]`` and a date array as
@@ -294,7 +294,7 @@ class PandasBackend:
     def table(
         self, keys: Sequence[str], rows: IntArray | None, values: dict[str, Any]
     ) -> pd.DataFrame:
-        columns = {name: _column(v) for name, v in values.items()}
+        columns = {name: pandas_column(v) for name, v in values.items()}
         if not keys or rows is None:
             return pd.DataFrame(columns)
         out = self.frame[list(keys)].take(rows).reset_index(drop=True)
@@ -329,17 +329,47 @@ class PandasBackend:
         )
 
 
-class PandasRankEval(RankEval):
-    __doc__ = RankEval.__doc__
+class PandasAdapter(FrameAdapter):
+    """A pandas DataFrame (NumPy, pyarrow, ``str`` and categorical dtypes)."""
 
-    def _backend(self, frame: Any) -> Backend:
+    def index_levels(self) -> list[str]:
+        return index_levels(self.frame)
+
+    def backend(self, frame: Any) -> Backend:
         return PandasBackend(frame)
 
-    def _column_names(self) -> list[str]:
-        return list(self._frame.columns)
-
-    def _convert(self, table: pd.DataFrame, request: Request) -> Any:
+    def convert(self, table: pd.DataFrame, request: Request) -> Any:
         return pandas_result(table, request)
+
+    def concat(self, tables: Sequence[Any]) -> Any:
+        return concat_pandas(tables)
+
+    def polars_columns(self, columns: Sequence[str]) -> pl.DataFrame:
+        return polars_of_pandas(self.frame[list(dict.fromkeys(columns))])
+
+
+def index_levels(frame: Any) -> list[str]:
+    """The names of a pandas (or Dask) frame's index levels."""
+    index = frame.index
+    names = getattr(index, "names", None)
+    if names is None:
+        names = [getattr(index, "name", None)]
+    return [n for n in names if isinstance(n, str)]
+
+
+def concat_pandas(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Result tables one under the other (one table: itself)."""
+    return pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]
+
+
+def polars_of_pandas(part: pd.DataFrame) -> pl.DataFrame:
+    """A pandas frame as a polars one; object columns of mixed ids as strings."""
+    try:
+        return pl.from_pandas(part)
+    except (TypeError, ValueError, pl.exceptions.PolarsError):  # mixed object ids
+        return pl.from_pandas(
+            part.astype({c: str for c in part.columns if part[c].dtype == object})
+        )
 
 
 def pandas_result(table: pd.DataFrame, request: Request) -> Any:
@@ -353,7 +383,8 @@ def pandas_result(table: pd.DataFrame, request: Request) -> Any:
     return table
 
 
-def register() -> None:
-    """Register ``rank_eval`` on ``pandas.DataFrame``."""
+def register(accessor: Callable[[Any], Any]) -> None:
+    """Register ``accessor`` (called with the frame) as ``rank_eval`` on
+    ``pandas.DataFrame``."""
     if "rank_eval" not in getattr(pd.DataFrame, "_accessors", set()):
-        pd.api.extensions.register_dataframe_accessor("rank_eval")(PandasRankEval)
+        pd.api.extensions.register_dataframe_accessor("rank_eval")(accessor)

@@ -24,7 +24,7 @@ import polars as pl
 import pyarrow as pa
 
 from rankframe import engine as _engine
-from rankframe.api.accessor import RankEval, ranks
+from rankframe.adapters.base import FrameAdapter
 from rankframe.engine import CodeArray, FrameData, ItemColumn
 from rankframe.engine.encoding import (
     DistinctStrings,
@@ -39,7 +39,16 @@ from rankframe.engine.encoding import (
 from rankframe.exceptions import InvalidDataError
 from rankframe.pipeline import validation
 from rankframe.pipeline.parts import Parts
-from rankframe.pipeline.steps import Backend, ColumnNames, Request, from_parts, per_query, run
+from rankframe.pipeline.reference import Side, side
+from rankframe.pipeline.steps import (
+    Backend,
+    ColumnNames,
+    Request,
+    from_parts,
+    per_query,
+    ranks,
+    run,
+)
 from rankframe.pipeline.windows import WINDOW, window_type
 from rankframe.settings.config import get_option
 from rankframe.settings.options import Ties
@@ -277,18 +286,27 @@ def _shape(result: pl.DataFrame, request: Request) -> pl.DataFrame:
     return result
 
 
-class PolarsRankEval(RankEval):
-    __doc__ = RankEval.__doc__
+class PolarsAdapter(FrameAdapter):
+    """A polars DataFrame."""
 
-    def _backend(self, frame: Any) -> Backend:
+    def backend(self, frame: Any) -> Backend:
         return PolarsBackend(frame)
 
-    def _column_names(self) -> list[str]:
-        return list(self._frame.columns)
-
-    def _convert(self, table: pl.DataFrame, request: Request) -> Any:
+    def convert(self, table: pl.DataFrame, request: Request) -> Any:
         result = _shape(table, request)
         return float(result.item(0, 0)) if request.kind == "scalar" else result
+
+    def concat(self, tables: Sequence[Any]) -> Any:
+        return concat_polars(tables)
+
+    def polars_columns(self, columns: Sequence[str]) -> pl.DataFrame:
+        frame: pl.DataFrame = self.frame
+        return frame.select(list(dict.fromkeys(columns)))
+
+
+def concat_polars(tables: Sequence[pl.DataFrame]) -> pl.DataFrame:
+    """Result tables one under the other (one table: itself)."""
+    return pl.concat(tables, how="vertical_relaxed") if len(tables) > 1 else tables[0]
 
 
 # -- LazyFrames: the engine inside the plan ------------------------------------------------
@@ -328,27 +346,38 @@ def _buckets(frame: pl.LazyFrame, query: str, n: int) -> list[pl.LazyFrame]:
     return [frame.filter(bucket == i) for i in range(n)]
 
 
-class LazyPolarsRankEval(RankEval):
-    """The namespace of LazyFrames: every method gives a LazyFrame whose plan runs the engine
-    when collected, in parts of whole queries when the input is large (see the module)."""
+class LazyPolarsAdapter(FrameAdapter):
+    """A LazyFrame: every method gives a LazyFrame whose plan runs the engine when
+    collected, in parts of whole queries when the input is large (see the module)."""
 
-    __doc__ = RankEval.__doc__
-
-    def _backend(self, frame: Any) -> Backend:
+    def backend(self, frame: Any) -> Backend:
         return PolarsBackend(frame)
 
-    def _column_names(self) -> list[str]:
-        return list(self._frame.collect_schema().names())
+    def columns(self) -> list[str]:
+        return list(self.frame.collect_schema().names())
+
+    def eager(self, result: Any) -> Any:
+        return result.collect()
+
+    def concat(self, tables: Sequence[Any]) -> Any:
+        return concat_polars(tables)
+
+    def polars_columns(self, columns: Sequence[str]) -> pl.DataFrame:
+        frame: pl.LazyFrame = self.frame
+        return frame.select(list(dict.fromkeys(columns))).collect()
+
+    def one_pass(self, request: Request) -> Backend | None:  # noqa: ARG002
+        return None
 
     def _input(self, names: ColumnNames, keys: Sequence[str]) -> pl.LazyFrame:
         # polars does not push column selection through map_batches: select the columns
         # the engine reads, so a scan reads only those
-        frame: pl.LazyFrame = self._frame
+        frame: pl.LazyFrame = self.frame
         return frame.select(list(dict.fromkeys([*names.roles(), *keys])))
 
     def _schema(self, keys: Sequence[str], value_columns: Sequence[tuple[str, str]],
                 names: ColumnNames) -> dict[str, Any]:
-        input_schema = self._frame.collect_schema()
+        input_schema = self.frame.collect_schema()
         out = {**{k: input_schema[k] for k in keys},
                **{name: self._dtype(t, input_schema, names) for name, t in value_columns}}
         return {WINDOW: out.pop(WINDOW), **out} if WINDOW in out else out
@@ -365,7 +394,7 @@ class LazyPolarsRankEval(RankEval):
         arrow = pl.Series([], dtype=dtype).to_arrow().type
         return pl.Series(pa.array([], window_type(arrow, names.time_unit))).dtype
 
-    def _run(self, request: Request) -> pl.LazyFrame:
+    def run(self, request: Request) -> pl.LazyFrame:
         names = request.names
         table = self._schema(request.keys, request.value_columns(), names)
         index, metric = request.shape()
@@ -375,13 +404,13 @@ class LazyPolarsRankEval(RankEval):
 
         def whole(data: pl.DataFrame) -> pl.DataFrame:
             # the whole frame in one step: the eager accessor's result, bit for bit
-            return _conform(_shape(run(self._backend(data), request), request), schema)
+            return _conform(_shape(run(self.backend(data), request), request), schema)
 
         def plan() -> pl.LazyFrame:
             n = _part_count(frame)
             if n == 1:
                 return frame.map_batches(whole, schema=schema, streamable=False)
-            parts = Parts(request, self._backend, PolarsBackend)
+            parts = Parts(request, self.backend, PolarsBackend)
 
             def finish(tables: pl.DataFrame) -> pl.DataFrame:
                 return _conform(_shape(parts.finish(tables), request), schema)
@@ -395,7 +424,7 @@ class LazyPolarsRankEval(RankEval):
     def _part_tables(self, request: Request, frame: pl.LazyFrame, n: int) -> pl.LazyFrame:
         """The per-query tables of ``n`` parts of whole queries, concatenated."""
         part_schema = self._schema(request.part_keys(), request.part_columns(), request.names)
-        parts = Parts(request, self._backend, PolarsBackend)
+        parts = Parts(request, self.backend, PolarsBackend)
 
         def run_part(part: pl.DataFrame) -> pl.DataFrame:
             if not validation.polars_facts(part, request.names).clean:
@@ -411,11 +440,9 @@ class LazyPolarsRankEval(RankEval):
                   for part in _buckets(frame, request.names.query, n)]
         return pl.concat(tables, parallel=False)
 
-    def _side(self, request: Request) -> Any:
+    def side(self, request: Request) -> Side:
         """This LazyFrame's side of ``compare(reference=...)``: its plan collected, in parts
-        of whole queries when it is large (as :meth:`_run`)."""
-        from rankframe.pipeline.reference import side
-
+        of whole queries when it is large (as :meth:`run`)."""
         frame = self._input(request.names, request.by)
         n = _part_count(frame)
         if n == 1:
@@ -424,20 +451,20 @@ class LazyPolarsRankEval(RankEval):
         tables = PolarsBackend(self._part_tables(request, frame, n).collect())
         return side(tables, from_parts(tables, request), request)
 
-    def _rank(self, columns: list[str], ties: Ties) -> pl.LazyFrame:
-        names = self._names
-        schema = {**self._frame.collect_schema(), **dict.fromkeys(columns, pl.Int64)}
+    def rank(self, names: ColumnNames, columns: list[str], ties: Ties) -> pl.LazyFrame:
+        schema = {**self.frame.collect_schema(), **dict.fromkeys(columns, pl.Int64)}
 
         def run(data: pl.DataFrame) -> pl.DataFrame:
-            backend = self._backend(data)
+            backend = self.backend(data)
             ranked: pl.DataFrame = backend.with_ranks(ranks(backend, names, columns, ties))
             return ranked
 
-        frame: pl.LazyFrame = self._frame
+        frame: pl.LazyFrame = self.frame
         return frame.map_batches(run, schema=schema, streamable=False)
 
 
-def register() -> None:
-    """Register ``rank_eval`` on ``polars.DataFrame`` and ``polars.LazyFrame``."""
-    pl.api.register_dataframe_namespace("rank_eval")(PolarsRankEval)
-    pl.api.register_lazyframe_namespace("rank_eval")(LazyPolarsRankEval)
+def register(accessor: Callable[[Any], Any]) -> None:
+    """Register ``accessor`` (called with the frame) as the ``rank_eval`` namespace of
+    ``polars.DataFrame`` and ``polars.LazyFrame``."""
+    pl.api.register_dataframe_namespace("rank_eval")(accessor)
+    pl.api.register_lazyframe_namespace("rank_eval")(accessor)

@@ -35,13 +35,14 @@ from __future__ import annotations
 
 import pickle
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
+import polars as pl
 import pyarrow as pa
 
 try:
@@ -52,16 +53,17 @@ except ImportError as error:
     raise ImportError(msg) from error
 
 from rankframe.adapters.arrow import arrow_frame
-from rankframe.adapters.pandas import PandasBackend, pandas_result
-from rankframe.api.accessor import RankEval, ranks
+from rankframe.adapters.base import FrameAdapter
+from rankframe.adapters.pandas import PandasBackend, concat_pandas, pandas_result
 from rankframe.exceptions import RankEvalError
 from rankframe.pipeline import validation
 from rankframe.pipeline.parts import Parts
-from rankframe.pipeline.steps import Backend, ColumnNames, Means, Request, from_parts
+from rankframe.pipeline.reference import Side, side
+from rankframe.pipeline.steps import Backend, ColumnNames, Means, Request, from_parts, ranks
 from rankframe.settings import config
 from rankframe.settings.options import Ties
 
-__all__ = ["SparkRankEval", "register"]
+__all__ = ["SparkAdapter", "register"]
 
 _POSITION, _BUCKET = "_position", "_bucket"  # beside the columns' aliases _0, _1, ...
 _REPLY = "part long, reported boolean, error binary, payload binary"
@@ -70,7 +72,7 @@ _STRADDLING = 10_000  # queries cut across partitions recomputed alone (partitio
 
 
 @contextmanager
-def _quiet() -> Iterator[None]:
+def quiet() -> Iterator[None]:
     """pyspark's warning that it does not yet support pandas 3 (raised by its Arrow
     functions at every call), silenced around rankframe's calls."""
     with warnings.catch_warnings():
@@ -79,7 +81,7 @@ def _quiet() -> Iterator[None]:
         yield
 
 
-def _col(name: str) -> Any:
+def col(name: str) -> Any:
     """A column by its name, whatever characters it holds."""
     return functions.col("`" + name.replace("`", "``") + "`")
 
@@ -101,7 +103,7 @@ def _hashable(values: list[Any]) -> list[Any]:
     return [one(v) for v in values]
 
 
-def _partition() -> int:
+def partition_id() -> int:
     """The number of the partition a task runs on (0 outside a task)."""
     context = TaskContext.get()
     return 0 if context is None else context.partitionId()
@@ -115,7 +117,7 @@ def _reply(part: int, *, reported: bool = False, error: bytes | None = None,
     })
 
 
-def _aliases(columns: Sequence[str]) -> list[str]:
+def aliases(columns: Sequence[str]) -> list[str]:
     """The names the columns travel under (Spark's Arrow functions read columns by unquoted
     name: a name holding a backtick or a dot would break them)."""
     return [f"_{i}" for i in range(len(columns))]
@@ -124,7 +126,7 @@ def _aliases(columns: Sequence[str]) -> list[str]:
 def _in_order(table: pa.Table, columns: Sequence[str]) -> pa.Table:
     """A part's rows back in the frame's order (by position), under their own names."""
     order = np.argsort(np.asarray(table[_POSITION]), kind="stable")
-    kept = table.select(_aliases(columns)).take(pa.array(order))
+    kept = table.select(aliases(columns)).take(pa.array(order))
     return kept.rename_columns(list(columns))
 
 
@@ -153,7 +155,7 @@ def _mapped(parts: Parts, columns: Sequence[str]) -> Any:
         received = list(batches)
         table = pa.Table.from_batches(received) if received else None
         if table is not None and table.num_rows:
-            part = _partition()
+            part = partition_id()
             yield from _part_reply(table, parts, columns, part).to_batches()
 
     return run
@@ -170,37 +172,39 @@ def _facts(names: ColumnNames, columns: Sequence[str]) -> Any:
         else:
             facts = validation.Facts(0)
         yield pa.RecordBatch.from_pydict({
-            "part": [_partition()], "facts": [pickle.dumps(facts)],
+            "part": [partition_id()], "facts": [pickle.dumps(facts)],
         })
 
     return run
 
 
-class SparkRankEval(RankEval):
-    __doc__ = RankEval.__doc__
+class SparkAdapter(FrameAdapter):
+    """A PySpark DataFrame (classic or Connect): parts of whole queries grouped on the
+    workers (see the module); ``partitioned=True``: the frame's own partitions hold whole
+    queries."""
 
-    def __init__(self, frame: Any, names: ColumnNames | None = None, *,
-                 partitioned: bool = False) -> None:
-        super().__init__(frame, names)
-        self._partitioned = partitioned
+    def __init__(self, frame: Any, *, partitioned: bool = False) -> None:
+        super().__init__(frame)
+        self.partitioned = partitioned
 
-    def __call__(self, **names: Any) -> RankEval:
-        bound = super().__call__(**names)
-        assert isinstance(bound, SparkRankEval)
-        bound._partitioned = self._partitioned
-        return bound
-
-    def _backend(self, frame: Any) -> Backend:
+    def backend(self, frame: Any) -> Backend:
         return PandasBackend(frame)
 
-    def _column_names(self) -> list[str]:
-        return list(self._frame.columns)
+    def concat(self, tables: Sequence[Any]) -> Any:
+        return concat_pandas(tables)
+
+    def polars_columns(self, columns: Sequence[str]) -> pl.DataFrame:
+        arrow = pl.from_arrow(self.frame.select(*list(dict.fromkeys(columns))).toArrow())
+        return arrow if isinstance(arrow, pl.DataFrame) else arrow.to_frame()
+
+    def one_pass(self, request: Request) -> Backend | None:  # noqa: ARG002
+        return None
 
     def _selected(self, columns: Sequence[str], *, position: bool = True) -> Any:
-        """The frame's ``columns`` under their aliases (:func:`_aliases`), and a column of
+        """The frame's ``columns`` under their aliases (:func:`aliases`), and a column of
         each row's position in the frame's order."""
-        aliases = _aliases(columns)
-        frame = self._frame.select(*[_col(c).alias(a) for c, a in zip(columns, aliases,
+        named = aliases(columns)
+        frame = self.frame.select(*[col(c).alias(a) for c, a in zip(columns, named,
                                                                         strict=True)])
         if not position:
             return frame
@@ -208,27 +212,27 @@ class SparkRankEval(RankEval):
 
     def _empty(self, columns: Sequence[str]) -> pd.DataFrame:
         """The columns with no rows, as a part of the frame is read."""
-        return arrow_frame(self._frame.select(
-            *[_col(c) for c in columns]).limit(0).toArrow())
+        return arrow_frame(self.frame.select(
+            *[col(c) for c in columns]).limit(0).toArrow())
 
     def _buckets(self) -> int:
         chosen = config.get_option("query_buckets")
         if chosen is not None:
             return int(chosen)
-        session = self._frame.sparkSession
+        session = self.frame.sparkSession
         return max(1, int(session.conf.get("spark.sql.shuffle.partitions", "200")))
 
     def _bucketed(self, frame: Any, columns: Sequence[str], query: str) -> Any:
         """``frame`` (of :meth:`_selected`) grouped on a hash of the query, modulo the number
         of buckets."""
-        alias = _aliases(columns)[list(columns).index(query)]
+        alias = aliases(columns)[list(columns).index(query)]
         key = functions.pmod(functions.xxhash64(functions.col(alias)),
                              functions.lit(self._buckets()))
         return frame.withColumn(_BUCKET, key).groupBy(_BUCKET)
 
     def _replies(self, columns: Sequence[str], parts: Parts) -> pa.Table:
         frame = self._selected(columns)
-        if self._partitioned:
+        if self.partitioned:
             replies = frame.mapInArrow(_mapped(parts, columns), _REPLY)
         else:
             replies = self._bucketed(frame, columns, parts.request.names.query).applyInArrow(
@@ -250,8 +254,8 @@ class SparkRankEval(RankEval):
         facts = validation.combine([pickle.loads(f) for f in reports["facts"].to_pylist()])
         validation.raise_for(facts, names, flavour="pandas")
 
-    def _run(self, request: Request) -> Any:
-        with _quiet():
+    def run(self, request: Request) -> Any:
+        with quiet():
             return self._evaluate(request)
 
     def _part_tables(self, request: Request) -> pd.DataFrame:
@@ -268,7 +272,7 @@ class SparkRankEval(RankEval):
         tables = [pickle.loads(p) for p in replies["payload"].to_pylist()]
         if not tables:
             tables = [parts.map(self._empty(columns))]
-        if self._partitioned:
+        if self.partitioned:
             tables = self._whole(request, tables)
         table: pd.DataFrame = pd.concat(tables, ignore_index=True)
         return table
@@ -288,11 +292,10 @@ class SparkRankEval(RankEval):
             seen |= mine
         if not cut:
             return tables
-        shuffled = SparkRankEval(self._frame, self._names)
         if len(cut) > _STRADDLING or any(isinstance(k, tuple) for k in cut):
-            return [shuffled._part_tables(request)]  # (composite ids: no isin)
-        shuffled._frame = self._frame.where(_col(query).isin(sorted(cut, key=repr)))
-        again = shuffled._part_tables(request)
+            return [SparkAdapter(self.frame)._part_tables(request)]  # (composite ids: no isin)
+        cut_rows = self.frame.where(col(query).isin(sorted(cut, key=repr)))
+        again = SparkAdapter(cut_rows)._part_tables(request)
         kept = [t[[k not in cut for k in part]] for t, part in zip(tables, keys, strict=True)]
         return [*kept, again]
 
@@ -302,32 +305,29 @@ class SparkRankEval(RankEval):
             return self._spark(table)
         return pandas_result(table, request)
 
-    def _side(self, request: Request) -> Any:
+    def side(self, request: Request) -> Side:
         """This frame's side of ``compare(reference=...)``: its parts' per-query tables,
-        read back on the driver (as :meth:`_run`)."""
-        from rankframe.pipeline.reference import side
-
-        with _quiet():
+        read back on the driver (as :meth:`run`)."""
+        with quiet():
             backend = PandasBackend(self._part_tables(request))
             return side(backend, from_parts(backend, request), request)
 
     def _spark(self, table: pd.DataFrame) -> Any:
         """A pandas result as a Spark DataFrame of the frame's session."""
         arrow = pa.Table.from_pandas(table, preserve_index=False)
-        return self._frame.sparkSession.createDataFrame(arrow)
+        return self.frame.sparkSession.createDataFrame(arrow)
 
-    def _rank(self, columns: list[str], ties: Ties) -> Any:
-        with _quiet():
-            return self._ranked(columns, ties)
+    def rank(self, names: ColumnNames, columns: list[str], ties: Ties) -> Any:
+        with quiet():
+            return self._ranked(names, columns, ties)
 
-    def _ranked(self, columns: list[str], ties: Ties) -> Any:
+    def _ranked(self, names: ColumnNames, columns: list[str], ties: Ties) -> Any:
         from pyspark.sql.types import LongType, StructField, StructType
 
-        names = self._names
         # nulls and dtypes over the whole frame, in its row order, now (a scan, no shuffle)
         self._raise_whole_frame(names, list(names.roles()))
-        every = list(self._frame.columns)
-        schema = StructType([*self._frame.schema.fields,
+        every = list(self.frame.columns)
+        schema = StructType([*self.frame.schema.fields,
                              *(StructField(c, LongType()) for c in columns)])
 
         def run(table: pa.Table) -> pa.Table:
@@ -342,29 +342,22 @@ class SparkRankEval(RankEval):
         return grouped.applyInArrow(run, schema)
 
 
-def rank_eval(frame: Any, *, partitioned: bool = False) -> SparkRankEval:
-    """The ``rank_eval`` accessor of a Spark DataFrame, without registering it.
-
-    ``partitioned=True``: every query's rows (nearly always) lie in one partition of
-    ``frame`` (rows written query by query, bucketed by query, or
-    ``frame.repartition("query")``): no shuffle. Queries found in two partitions are
-    computed again from all their rows, so the values are right whatever the layout.
-    """
-    return SparkRankEval(frame, partitioned=partitioned)
-
-
 class _Accessor:
     """``DataFrame.rank_eval``: a property that builds the accessor of its frame."""
 
+    def __init__(self, accessor: Callable[[Any], Any]) -> None:
+        self.accessor = accessor
+
     def __get__(self, frame: Any, cls: type) -> Any:
         if frame is None:
-            return SparkRankEval
-        return SparkRankEval(frame)
+            return self.accessor
+        return self.accessor(frame)
 
 
-def register() -> None:
-    """Register ``rank_eval`` on ``pyspark.sql.DataFrame`` and, when Spark Connect's client
-    is installed, on its DataFrame."""
+def register(accessor: Callable[[Any], Any]) -> None:
+    """Register ``accessor`` (called with the frame) as ``rank_eval`` on
+    ``pyspark.sql.DataFrame`` and, when Spark Connect's client is installed, on its
+    DataFrame."""
     classes: list[type] = [DataFrame]
     try:
         with warnings.catch_warnings():  # pyspark's own warnings (pandas 3), as pandera's
@@ -376,4 +369,4 @@ def register() -> None:
         classes.append(ConnectDataFrame)
     for cls in classes:
         if not isinstance(cls.__dict__.get("rank_eval"), _Accessor):
-            cls.rank_eval = _Accessor()  # type: ignore[attr-defined]
+            cls.rank_eval = _Accessor(accessor)  # type: ignore[attr-defined]

@@ -36,14 +36,14 @@ import pyarrow as pa
 from pyspark.sql import Window, functions
 from pyspark.sql.pandas.types import from_arrow_schema
 
-from rankframe.adapters.spark import _aliases, _col, _partition, _quiet
+from rankframe.adapters.spark import aliases, col, partition_id, quiet
 from rankframe.exceptions import RankEvalError
 from rankframe.inputs.lists import (
-    _check_names,
-    _from_arrow,
-    _Names,
-    _null_query,
-    _repeated_query,
+    ListNames,
+    check_names,
+    long_from_arrow,
+    null_query,
+    repeated_query,
 )
 
 __all__ = ["spark_from_lists"]
@@ -64,7 +64,7 @@ def _value_type(column: pa.ChunkedArray) -> pa.DataType | None:
     return None
 
 
-def _long_table(table: pa.Table, names: _Names) -> pa.Table:
+def _long_table(table: pa.Table, names: ListNames) -> pa.Table:
     """A part of the input (under its own column names) as its long rows: query, item,
     score, relevant, then the carried columns, in the types Spark sent (items of strings
     back from the large strings the core uses)."""
@@ -73,7 +73,7 @@ def _long_table(table: pa.Table, names: _Names) -> pa.Table:
     def label(row: int) -> object:
         return queries[row].as_py()
 
-    long = _from_arrow(
+    long = long_from_arrow(
         table[names.recommended], table[names.relevant],
         table[names.grades] if names.grades is not None else None, names, label,
     )
@@ -102,7 +102,7 @@ def _received(batches: Iterator[pa.RecordBatch], columns: Sequence[str]) -> pa.T
     return pa.Table.from_batches(received).rename_columns(list(columns))
 
 
-def _checks(names: _Names, columns: Sequence[str]) -> Any:
+def _checks(names: ListNames, columns: Sequence[str]) -> Any:
     """Per partition: its number, its rows, its first null query id (-1: none) and the
     error of its lists (pickled)."""
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -119,13 +119,13 @@ def _checks(names: _Names, columns: Sequence[str]) -> Any:
             except RankEvalError as raised:
                 error = pickle.dumps(raised)
         yield pa.RecordBatch.from_pydict(
-            {"part": [_partition()], "rows": [rows], "null_query": [null_query],
+            {"part": [partition_id()], "rows": [rows], "null_query": [null_query],
              "error": [error]}, schema=_CHECKS)
 
     return run
 
 
-def _converted(names: _Names, columns: Sequence[str]) -> Any:
+def _converted(names: ListNames, columns: Sequence[str]) -> Any:
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         table = _received(batches, columns)
         if table is not None and table.num_rows:
@@ -137,29 +137,29 @@ def _converted(names: _Names, columns: Sequence[str]) -> Any:
 def _kept(parts: set[int]) -> Any:
     """The rows of the partitions ``parts``, as they are."""
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        if _partition() in parts:
+        if partition_id() in parts:
             yield from batches
 
     return run
 
 
-def spark_from_lists(frame: Any, names: _Names) -> Any:
+def spark_from_lists(frame: Any, names: ListNames) -> Any:
     """The long Spark DataFrame of ``frame``, after the checks (pandas' errors)."""
-    with _quiet():
+    with quiet():
         return _spark(frame, names)
 
 
-def _spark(frame: Any, names: _Names) -> Any:
+def _spark(frame: Any, names: ListNames) -> Any:
     columns = [str(c) for c in frame.columns]
-    _check_names(columns, names)
-    aliases = _aliases(columns)
-    selected = frame.select(*[_col(c).alias(a) for c, a in zip(columns, aliases, strict=True)])
+    check_names(columns, names)
+    named = aliases(columns)
+    selected = frame.select(*[col(c).alias(a) for c, a in zip(columns, named, strict=True)])
     checks = selected.mapInArrow(_checks(names, columns), _CHECKS_DDL).toArrow().sort_by("part")
     rows = np.asarray(checks["rows"].to_numpy(zero_copy_only=False), dtype=np.int64)
     before = np.concatenate([[0], np.cumsum(rows)[:-1]]) if len(rows) else rows
     for start, at in zip(before, checks["null_query"].to_pylist(), strict=True):
         if at >= 0:
-            raise _null_query(int(start) + at, names.query)
+            raise null_query(int(start) + at, names.query)
     _check_repeated(selected, names, aliases[columns.index(names.query)])
     errors = [(p, e) for p, e in zip(checks["part"].to_pylist(), checks["error"].to_pylist(),
                                      strict=True) if e is not None]
@@ -172,7 +172,7 @@ def _spark(frame: Any, names: _Names) -> Any:
     return selected.mapInArrow(_converted(names, columns), from_arrow_schema(empty.schema))
 
 
-def _check_repeated(selected: Any, names: _Names, query: str) -> None:
+def _check_repeated(selected: Any, names: ListNames, query: str) -> None:
     """A query id on two rows: the one pandas names (``duplicated()``'s first row: the id
     whose second row comes first in the frame's order) and its count of rows."""
     key = functions.col(query)
@@ -183,4 +183,4 @@ def _check_repeated(selected: Any, names: _Names, query: str) -> None:
              .withColumn("n", functions.count(functions.lit(1)).over(each))
              .withColumn("nth", functions.row_number().over(each.orderBy(_POSITION)))
              .where(functions.col("nth") == 2).orderBy(_POSITION).limit(1).toArrow())
-    raise _repeated_query(found[query][0].as_py(), int(found["n"][0].as_py()), names.query)
+    raise repeated_query(found[query][0].as_py(), int(found["n"][0].as_py()), names.query)

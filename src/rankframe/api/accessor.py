@@ -1,11 +1,10 @@
 """The public API of the accessor, written once for every frame kind.
 
-:class:`RankEval` holds the column names, checks the arguments, and turns each method call
-into a :class:`~rankframe.pipeline.steps.Request` that :meth:`RankEval._run` runs. An adapter
-(``rankframe.adapters.*``) subclasses it: ``_backend`` (its frame as the engine sees it),
-``_convert`` (the finish step's native frame as the user's result), and, for frames that
-are split into parts of whole queries (LazyFrames, Dask), ``_run`` and ``_rank``, which map
-the same per-query step over the parts and finish once (``docs/architecture.md``).
+:class:`RankEval` holds a :class:`~rankframe.pipeline.binding.Binding`: the frame's adapter
+(``rankframe.adapters.adapt`` maps the native object to it) and the bound column names. It
+checks the arguments and turns each method call into one
+:class:`~rankframe.pipeline.steps.Request` that the binding runs through the adapter
+(``docs/architecture.md``). Adapters never import this module.
 """
 
 from __future__ import annotations
@@ -19,14 +18,13 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 import numpy as np
 import numpy.typing as npt
 
-from rankframe import engine
 from rankframe._suggest import closest, did_you_mean
+from rankframe.adapters import adapt
+from rankframe.api import gates
 from rankframe.exceptions import (
     ColumnNotFoundError,
-    InvalidDataError,
     InvalidOptionError,
     Keyword,
-    RankEvalError,
     UnknownArgumentError,
 )
 from rankframe.metrics.registry import (
@@ -38,18 +36,18 @@ from rankframe.metrics.registry import (
     parse_metric,
     parse_metrics,
 )
-from rankframe.pipeline import provenance, steps, windows
+from rankframe.pipeline import windows
 from rankframe.pipeline.analysis import SYSTEM, Tests
+from rankframe.pipeline.binding import Binding
+from rankframe.pipeline.previous import PreviousWindow
+from rankframe.pipeline.reference import ReferenceComparison
 from rankframe.pipeline.steps import (
-    Backend,
     ColumnNames,
     Comparison,
+    Kind,
     Means,
     PerQueryRows,
-    Request,
-    Result,
 )
-from rankframe.schemas import missing_column_message
 from rankframe.settings.conventions import CONVENTION, preset_options
 from rankframe.settings.options import (
     CORRECTION,
@@ -66,7 +64,7 @@ from rankframe.settings.options import (
     check_seed,
 )
 
-__all__ = ["SYSTEM", "Backend", "ColumnNames", "RankEval"]
+__all__ = ["SYSTEM", "ColumnNames", "RankEval", "rank_eval"]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -213,21 +211,18 @@ def _bound(
     return bind_options(metrics, options, explicit, chosen.get("convention"))
 
 
-def _not_an_accessor(cls: type) -> RankEvalError:
-    return RankEvalError(
-        f"{cls.__name__} is the base class of the accessors and evaluates no frame itself; "
-        "use the accessor that `import rankframe` registers on your frame: df.rank_eval "
-        "(pandas, polars DataFrame or LazyFrame, Dask)."
-    )
-
-
-def _index_levels(frame: Any) -> list[str]:
-    """The names of a pandas (or Dask) frame's index levels; none for polars."""
-    index = getattr(frame, "index", None)
-    names = getattr(index, "names", None)
-    if names is None:
-        names = [getattr(index, "name", None)]
-    return [n for n in names if isinstance(n, str)]
+def _check_report_keywords(build: Callable[..., Any], metrics: Any,
+                           chosen: dict[str, Any]) -> None:
+    """An unknown keyword of ``report()`` raises ``UnknownArgumentError`` naming the keyword
+    meant, as the other methods do: ``build``'s keywords and every metric option (and
+    ``convention``) are known."""
+    signature = inspect.signature(build)
+    kept = [p for p in signature.parameters.values()
+            if p.kind is not inspect.Parameter.VAR_KEYWORD and p.name not in ("ev", "binding")]
+    this = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    declared = [o.parameter() for o in (*OPTIONS.values(), CONVENTION)]
+    _bind("report", signature.replace(parameters=[this, *kept, *declared]), (None, metrics),
+          chosen)
 
 
 class RankEval:
@@ -249,36 +244,17 @@ class RankEval:
         def __getattr__(self, name: str) -> Callable[..., Any]: ...
 
     def __init__(self, frame: Any, names: ColumnNames | None = None) -> None:
-        self._frame = frame
-        self._names = names or ColumnNames()
+        self._binding = Binding(adapt(frame), names or ColumnNames())
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        provenance.remember_runs(cls)  # results remember what made them (History.record)
+    @property
+    def _names(self) -> ColumnNames:
+        return self._binding.names
 
-    # -- adapter hooks -------------------------------------------------------------------
-
-    def _backend(self, frame: Any) -> Backend:  # noqa: ARG002  (adapters use it)
-        """The engine's view of one eager frame of this adapter's kind."""
-        raise _not_an_accessor(type(self))
-
-    def _column_names(self) -> list[str]:
-        raise _not_an_accessor(type(self))
-
-    def _convert(self, table: Any, request: Request) -> Any:  # noqa: ARG002
-        """The user's result from the finish step's native frame: the frame itself, or a
-        float (``"scalar"``) / a value per segment (``"segments"``)."""
-        return table
-
-    @provenance.remembered
-    def _run(self, request: Request) -> Any:
-        """Run ``request`` on the frame (one eager frame; partitioned adapters override)."""
-        return self._convert(steps.run(self._backend(self._frame), request), request)
-
-    def _rank(self, columns: list[str], ties: Ties) -> Any:
-        """The frame plus a rank column per system (partitioned adapters override)."""
-        backend = self._backend(self._frame)
-        return backend.with_ranks(ranks(backend, self._names, columns, ties))
+    def _rebound(self, names: ColumnNames) -> RankEval:
+        """This accessor's frame under other column names."""
+        bound = object.__new__(type(self))
+        bound._binding = self._binding.rebound(names)
+        return bound
 
     # -- binding column names ------------------------------------------------------------
 
@@ -325,7 +301,7 @@ class RankEval:
             time_unit=time_unit or self._names.time_unit,
         )
         windows.check_time_unit(names.time_unit)
-        return type(self)(self._frame, names)
+        return self._rebound(names)
 
     def __repr__(self) -> str:
         n = self._names
@@ -338,108 +314,18 @@ class RankEval:
             f"relevant={n.relevant!r}{judged}{time}{unit}>"
         )
 
-    @property
-    def _multi(self) -> bool:
-        """Several score columns: outputs gain a ``system`` column."""
-        return self._names.systems is not None
-
-    def _check_columns(self, by: Sequence[str]) -> None:
-        available = self._column_names()
-        nested = [c for c in available if isinstance(c, tuple)]
-        if nested:
-            msg = (
-                f"The frame has MultiIndex columns (e.g. {nested[0]!r}); rank_eval needs one "
-                "name per column. Flatten them first, e.g. df.columns = ['_'.join(map(str, c)) "
-                "for c in df.columns], or select one level with df.droplevel(...)."
-            )
-            raise InvalidDataError(msg)
-        roles = self._names.roles()
-        wanted = [*roles.items(), *((b, "by") for b in by)]
-        bound = (self._names.judged is not None) + (self._names.time is not None)
-        if len(roles) < 3 + len(self._names.scores) + bound:
-            n = self._names
-            score = n.score if n.systems is None else list(n.systems)
-            msg = (
-                "The query, item, score and relevant columns must be four different columns "
-                f"(and every score column different); got query={n.query!r}, item={n.item!r}, "
-                f"score={score!r}, relevant={n.relevant!r}."
-            )
-            raise InvalidOptionError(msg)
-        for name, role in wanted:
-            if name not in available:
-                if name in _index_levels(self._frame):
-                    msg = (
-                        f"Column {name!r} ({role}) is an index level of the frame, not a "
-                        "column; call reset_index() first, e.g. df.reset_index().rank_eval."
-                    )
-                    raise ColumnNotFoundError(msg)
-                raise ColumnNotFoundError(missing_column_message(name, role, available))
-            if role == "by" and name in roles:
-                msg = (
-                    f"by={name!r} is the {roles[name]} column; group by a column "
-                    "that describes the query (a user segment, a theme)."
-                )
-                raise InvalidOptionError(msg)
-        if self._multi and SYSTEM in [self._names.query, *by]:
-            msg = (
-                f"Column {SYSTEM!r} clashes with the output column {SYSTEM!r} that names each "
-                "score column; rename it first, e.g. df.rename(columns={'system': 'cohort'})."
-            )
-            raise InvalidOptionError(msg)
-
-    # -- the one data path (rankframe.pipeline.steps) --------------------------------------------
-
-    def _request(self, metrics: list[Metric], by: list[str], options: Options,
-                 result: Result, every: str | None = None) -> Request:
-        """The call's one request, built once every check has passed."""
-        window = self._window(every, by)
-        steps.check_request(metrics, options, result)
-        names = self._resolved(by, options)
-        if window is None:  # the time column is read only for windows
-            names = replace(names, time=None, time_unit=None)
-        return Request(names, tuple(metrics), tuple(by), options, result, window)
-
-    def _window(self, every: str | None, by: Sequence[str]) -> windows.Window | None:
-        """The windows of ``every=`` (``None``: none), once the arguments are checked."""
-        if every is None:
-            return None
-        every = windows.check_every(every)
-        names = self._names
-        if names.time is None:
-            raise windows.no_time_column(every)
-        window = windows.WINDOW
-        if window in [names.query, *by] or (self._multi and window == SYSTEM):
-            msg = (
-                f"Column {window!r} clashes with the output column {window!r} of every= "
-                "(each window's start); rename it first, e.g. "
-                "df.rename(columns={'window': 'period'})."
-            )
-            raise InvalidOptionError(msg)
-        return windows.Window(every, names.time, names.time_unit)
-
-    def _resolved(self, by: Sequence[str], options: Options) -> ColumnNames:
-        """The column names of one request: the default ``judged`` column when the frame
-        has one (and does not use it otherwise), and whether null grades are unjudged."""
-        names = self._names
-        default = steps.JUDGED
-        if (
-            names.judged is None
-            and default in self._column_names()
-            and default not in [*names.roles(), *by]
-        ):
-            names = replace(names, judged=default)
-        return replace(names, null_grades=options.unjudged == "nonrelevant")
+    # -- the one data path (rankframe.pipeline) ---------------------------------------------
 
     def _metric(self, name: str, k: int | None, by: str | Sequence[str] | None,
                 options: Options, chosen: Mapping[str, Any], every: str | None = None) -> Any:
         metrics, options = _bound([parse_metric(name, k)], options, chosen)
         metric = metrics[0]
         by_list = _as_list(by)
-        self._check_columns(by_list)
-        segmented = by_list or self._multi or every is not None
-        kind: steps.Kind = "segments" if segmented else "scalar"
-        request = self._request([metric], by_list, options, Means(kind=kind), every)
-        return self._run(request)
+        self._binding.check_columns(by_list)
+        segmented = by_list or self._binding.multi or every is not None
+        kind: Kind = "segments" if segmented else "scalar"
+        request = self._binding.request([metric], by_list, options, Means(kind=kind), every)
+        return self._binding.run(request)
 
     # -- tables --------------------------------------------------------------------------
 
@@ -485,9 +371,9 @@ class RankEval:
         options = _options_from(chosen)
         parsed, options = _bound(parse_metrics(metrics), options, chosen)
         by_list = _as_list(by)
-        self._check_columns(by_list)
-        request = self._request(parsed, by_list, options, PerQueryRows(), every)
-        return self._run(request)
+        self._binding.check_columns(by_list)
+        request = self._binding.request(parsed, by_list, options, PerQueryRows(), every)
+        return self._binding.run(request)
 
     @_arguments_checked
     @_convention_applied
@@ -557,7 +443,7 @@ class RankEval:
         options = _options_from(chosen)
         parsed, options = _bound(parse_metrics(metrics), options, chosen)
         by_list = _as_list(by)
-        self._check_columns(by_list)
+        self._binding.check_columns(by_list)
         check_count("n_resamples", n_resamples)
         check_seed(seed)
         if confidence_level is not None:
@@ -565,8 +451,8 @@ class RankEval:
         result = Means(
             tidy=tidy, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed
         )
-        request = self._request(parsed, by_list, options, result, every)
-        return self._run(request)
+        request = self._binding.request(parsed, by_list, options, result, every)
+        return self._binding.run(request)
 
     @_arguments_checked
     @_convention_applied
@@ -701,7 +587,7 @@ class RankEval:
         options = _options_from(chosen)
         parsed, options = _bound(parse_metrics(metrics), options, chosen)
         by_list = _as_list(by)
-        self._check_columns(by_list)
+        self._binding.check_columns(by_list)
         TEST.validate(test)
         CORRECTION.validate(correction)
         FAMILY.validate(family)
@@ -727,10 +613,9 @@ class RankEval:
                 raise InvalidOptionError(msg)
             return self._compare_reference(reference, parsed, by_list, options, every, tests)
         if every is not None and baseline is None:  # each window against the previous one
-            from rankframe.pipeline.previous import PreviousWindow
-
             previous = PreviousWindow(tests=tests)
-            return self._run(self._request(parsed, by_list, options, previous, every))
+            request = self._binding.request(parsed, by_list, options, previous, every)
+            return self._binding.run(request)
         if len(systems) < 2:
             msg = (
                 "compare() needs at least two score columns to compare; pass them as "
@@ -745,8 +630,8 @@ class RankEval:
             )
             raise InvalidOptionError(msg)
         result = Comparison(baseline=systems.index(base), tests=tests)
-        request = self._request(parsed, by_list, options, result, every)
-        return self._run(request)
+        request = self._binding.request(parsed, by_list, options, result, every)
+        return self._binding.run(request)
 
     def _compare_reference(
         self, reference: Any, metrics: list[Metric], by: list[str], options: Options,
@@ -754,11 +639,8 @@ class RankEval:
     ) -> Any:
         """``compare(reference=...)``: the reference frame's accessor, bound with this one's
         column names, gives its side of the comparison when the finish step runs."""
-        from rankframe.adapters.arrow import rank_eval
-        from rankframe.pipeline.reference import ReferenceComparison
-
         try:
-            other = rank_eval(reference)
+            frame = adapt(reference)
         except TypeError:
             msg = (
                 "reference= takes a frame rankframe reads (pandas, polars DataFrame or "
@@ -769,8 +651,8 @@ class RankEval:
         # the time column is read (and needed there) only for windows
         names = self._names if every is not None else replace(self._names, time=None,
                                                               time_unit=None)
-        other = type(other)(other._frame, names)
-        available = other._column_names()
+        other = Binding(frame, names)
+        available = frame.columns()
         systems = self._names.scores
         missing = [s for s in systems if s not in available]
         if missing:
@@ -790,19 +672,12 @@ class RankEval:
                     "the same columns as this frame. Add or rename it there."
                 )
                 raise ColumnNotFoundError(msg)
-        other._check_columns(by)
-        result = ReferenceComparison(reference=lambda: other._side(theirs), tests=tests)
-        mine = self._request(metrics, by, options, result, every)  # checks the metrics first
-        theirs = other._request(metrics, by, options, PerQueryRows(), every)
-        return self._run(mine)
-
-    def _side(self, request: Request) -> Any:
-        """This frame's side of ``compare(reference=...)`` (a
-        :class:`rankframe.pipeline.reference.Side`); partitioned adapters override."""
-        from rankframe.pipeline.reference import side
-
-        backend = self._backend(self._frame)
-        return side(backend, steps.per_query(backend, request), request)
+        other.check_columns(by)
+        result = ReferenceComparison(reference=lambda: other.side(theirs), tests=tests)
+        # this frame's request first: it checks the metrics
+        mine = self._binding.request(metrics, by, options, result, every)
+        theirs = other.request(metrics, by, options, PerQueryRows(), every)
+        return self._binding.run(mine)
 
     @_arguments_checked
     @_option_keywords
@@ -902,10 +777,9 @@ class RankEval:
                  rule  value  bound status
         0  mrr >= 0.7   0.75    0.7   pass
         """
-        from rankframe.api import gates as _gates
-
-        return _gates.check(
-            self, rules, baseline=baseline, reference=reference, every=every, by=by,
+        return gates.check(
+            self, self._binding.frame, rules, baseline=baseline, reference=reference,
+            every=every, by=by,
             mode=mode, min_queries=min_queries, confidence_level=confidence_level,
             alpha=alpha, test=test, correction=correction, family=family,
             n_resamples=n_resamples, n_permutations=n_permutations, seed=seed,
@@ -924,9 +798,15 @@ class RankEval:
         section: ``check()``'s table), ``test``, ``correction``, ``alpha``,
         ``confidence_level``, ``n_resamples``, ``seed``, ``worst``, ``top_k``, ``curves``,
         ``title`` and the metric options of ``evaluate``."""
-        from rankframe.report import build
+        # the report (its page, charts and tables) loads when first used, not with
+        # `import rankframe`: a lower layer, imported here for import time alone
+        from rankframe import report
 
-        return build(self, metrics, by=by, baseline=baseline, **kwargs)
+        _check_report_keywords(report.build, metrics, kwargs)
+        rules = kwargs.get("rules")
+        if rules is not None:  # a bad rule is refused before any pass over the data
+            gates.parse_rules([rules] if isinstance(rules, str) else list(rules))
+        return report.build(self, self._binding, metrics, by=by, baseline=baseline, **kwargs)
 
     @_arguments_checked
     def rank(self, *, ties: Ties = "trec", name: str = "rank") -> Any:
@@ -953,31 +833,17 @@ class RankEval:
                 f"{others}.",
             )
             raise InvalidOptionError(refusal)
-        self._check_columns([])
+        self._binding.check_columns([])
         names = self._names
-        columns = [f"{name}_{s}" for s in names.scores] if self._multi else [name]
+        columns = [f"{name}_{s}" for s in names.scores] if self._binding.multi else [name]
         for column in columns:
-            if column in self._column_names():
+            if column in self._binding.frame.columns():
                 msg = (
                     f"The frame already has a column {column!r}; pass name='...' for the "
                     "rank column."
                 )
                 raise InvalidOptionError(msg)
-        return self._rank(columns, ties)
-
-
-def ranks(backend: Backend, names: ColumnNames, columns: list[str], ties: Ties) -> dict[
-    str, IntArray
-]:
-    """Per system, each row's rank in its query (0: no score), keyed by output column."""
-    data = backend.extract(names, [])
-    systems = data.systems or [(names.score, data.score)]
-    out = {}
-    with engine.unique_items_checked(data, names.query, names.item):
-        for column, (_, score) in zip(columns, systems, strict=True):
-            ranking = engine.rank(replace(data, score=score, systems=[]), ties)
-            out[column] = ranking.rank_per_row(data.n_rows)
-    return out
+        return self._binding.rank(columns, ties)
 
 
 # -- the metric methods: one per metric of the registry ---------------------------------------
@@ -1074,3 +940,30 @@ def _add_metric_method(definition: MetricDef) -> None:
 
 
 on_register(_add_metric_method)
+
+
+def rank_eval(obj: Any) -> RankEval:
+    """The ``rank_eval`` accessor of any frame.
+
+    A pandas, polars (DataFrame or LazyFrame) or Dask frame gives its own accessor
+    (``obj.rank_eval``, results of its kind); an Arrow frame (a pyarrow Table, a DuckDB
+    relation, an Ibis table, any object with ``__arrow_c_stream__``) gives one that reads
+    only the columns each method binds and returns pandas results.
+
+    Examples
+    --------
+    Query a ranks the relevant item ``y`` second (reciprocal rank 1/2), query b ranks its
+    relevant item ``x`` first (1): the mean is 0.75.
+
+    >>> import pyarrow as pa, rankframe
+    >>> table = pa.table({"query": ["a", "a", "b", "b"], "item": ["x", "y", "x", "y"],
+    ...                   "score": [0.9, 0.1, 0.9, 0.1], "relevant": [0, 1, 1, 0],
+    ...                   "notes": ["never", "read", "by", "mrr"]})
+    >>> rankframe.rank_eval(table).mrr()
+    0.75
+    >>> rankframe.rank_eval(table).per_query("mrr")
+      query  mrr
+    0     a  0.5
+    1     b  1.0
+    """
+    return RankEval(obj)

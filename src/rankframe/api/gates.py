@@ -40,6 +40,7 @@ from rankframe.exceptions import (
 from rankframe.metrics.registry import METRICS, Metric, labels, parse_metric
 from rankframe.pipeline import provenance
 from rankframe.pipeline.analysis import SYSTEM, k_type
+from rankframe.pipeline.binding import Frame
 from rankframe.settings.options import (
     CORRECTION,
     FAMILY,
@@ -227,15 +228,6 @@ def parse_rules(rules: str | Iterable[str]) -> list[Rule]:
 # -- reading result tables -------------------------------------------------------------------
 
 
-def _eager(result: Any) -> Any:
-    """A result table at hand: a LazyFrame collected, a Dask frame computed."""
-    if hasattr(result, "collect"):
-        return result.collect()
-    if hasattr(result, "compute"):
-        return result.compute()
-    return result
-
-
 def _floats(values: Any) -> FloatArray:
     array = np.asarray(values)
     if array.dtype.kind in "biuf":
@@ -355,6 +347,7 @@ def _no_baseline_error(rule: Rule) -> InvalidRuleError:
 
 def check(
     ev: Any,
+    frame: Frame,
     rules: str | Iterable[str],
     *,
     baseline: str | None,
@@ -375,7 +368,8 @@ def check(
     scores: Sequence[str],
 ) -> Any:
     """The gate table of ``rules`` on the accessor ``ev`` (``RankEval.check`` documents
-    the arguments); a pandas or polars frame as the accessor's adapter builds them."""
+    the arguments), whose frame's adapter is ``frame``: read through its methods, and a
+    pandas or polars frame as that adapter builds them."""
     parsed = parse_rules(rules)
     _check_arguments(
         mode=mode, min_queries=min_queries, confidence_level=confidence_level, alpha=alpha,
@@ -406,7 +400,7 @@ def check(
             **interval, **windows, **options,
         )
         made = made or provenance.recall(table)
-        parts.append((absolute, _eager(table), False))
+        parts.append((absolute, frame.eager(table), False))
     if drops:
         metrics = list(dict.fromkeys(r.metric for r in drops))
         extra: dict[str, Any] = dict(windows)
@@ -420,13 +414,13 @@ def check(
             n_resamples=n_resamples, seed=seed, **extra, **options,
         )
         made = made or provenance.recall(table)
-        parts.append((drops, _eager(table), True))
+        parts.append((drops, frame.eager(table), True))
     every_metric = list(dict.fromkeys(r.metric for r in parsed))
     k_arrow = pa.float64() if k_type(every_metric) == "float?" else pa.int64()
     base_system = (baseline if baseline is not None else scores[0]) if against_base else None
     frames: list[tuple[int, Any]] = []
     for part_rules, table, is_drop in parts:
-        backend = ev._backend(table)
+        backend = frame.backend(table)
         columns = list(table.columns)
         keys = [
             *(c for c in columns if c == SYSTEM),
@@ -460,11 +454,11 @@ def check(
                 "k": pa.array([rule.metric.k] * len(rows), type=k_arrow),
             }
             tail = {**values, "n_queries": n_queries.astype(np.int64), "status": status}
-            frame = backend.table(keys, index, {**head, **tail})
+            rows_table = backend.table(keys, index, {**head, **tail})
             columns_out = ["rule", "metric", "k", *keys, *values, "n_queries", "status"]
-            frames.append((parsed.index(rule), frame[columns_out]))
+            frames.append((parsed.index(rule), rows_table[columns_out]))
     # in the order of the rules, whichever table each one read
-    result = _stack([frame for _, frame in sorted(frames, key=lambda pair: pair[0])])
+    result = frame.concat([table for _, table in sorted(frames, key=lambda pair: pair[0])])
     if made is None:
         return result
     # History.record reads the options and the input of the tables it read, every rule's
@@ -476,7 +470,8 @@ def check(
         "reference": reference is not None,
     }
     request = replace(made.request, metrics=tuple(every_metric))
-    return provenance.remember(result, request, ev._frame, kind="Check", settings=settings)
+    return provenance.remember(result, request, frame.source, kind="Check",
+                               settings=settings)
 
 
 def _absolute_values(
@@ -544,14 +539,3 @@ def _ratio(change: FloatArray, scale: FloatArray) -> FloatArray:
     zero = scale == 0
     out[zero & (change == 0)] = 0.0
     return np.asarray(out, dtype=np.float64)
-
-
-def _stack(frames: list[Any]) -> Any:
-    """The rules' frames as one (pandas or polars, as the adapter built them)."""
-    import pandas as pd
-
-    if isinstance(frames[0], pd.DataFrame):
-        return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-    import polars as pl
-
-    return pl.concat(frames, how="vertical_relaxed") if len(frames) > 1 else frames[0]

@@ -27,6 +27,7 @@ from typing import Any, Protocol, TypeVar
 
 import pandas as pd
 
+from rankframe._version import __version__
 from rankframe.exceptions import StoreError
 from rankframe.history.schema import SCHEMA_VERSION, TABLES, ddl
 
@@ -431,8 +432,6 @@ def _records(values: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def _version() -> str:
-    from rankframe import __version__
-
     return __version__
 
 

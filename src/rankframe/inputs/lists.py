@@ -29,7 +29,19 @@ from rankframe.exceptions import (
     plain,
 )
 
-__all__ = ["from_lists"]
+__all__ = [
+    "DASK_HINT",
+    "ListNames",
+    "check_names",
+    "check_polars_schema",
+    "dask_long",
+    "long_from_arrow",
+    "null_query",
+    "pandas_long",
+    "polars_long",
+    "polars_long_schema",
+    "repeated_query",
+]
 
 IntArray = npt.NDArray[np.int64]
 Label = Callable[[int], object]
@@ -44,7 +56,7 @@ _LIST_HINT = {
 
 
 @dataclass(frozen=True)
-class _Names:
+class ListNames:
     query: str
     recommended: str
     relevant: str
@@ -86,7 +98,7 @@ class _Long:
 # -- arguments ---------------------------------------------------------------------------------
 
 
-def _check_names(columns: Sequence[str], names: _Names) -> None:
+def check_names(columns: Sequence[str], names: ListNames) -> None:
     """Missing columns, and carried columns whose names the output uses."""
     for role, column in names.roles().items():
         if not isinstance(column, str):
@@ -123,7 +135,7 @@ def _first_repeat(keys: IntArray) -> tuple[int, int] | None:
     return at, int((keys == keys[at]).sum())
 
 
-def _null_query(row: int, column: str) -> InvalidDataError:
+def null_query(row: int, column: str) -> InvalidDataError:
     """The error of a null query id at ``row`` (of the whole frame)."""
     msg = (
         f"Column {column!r} (query) has a null query id (row {row:,}); every row needs "
@@ -132,7 +144,7 @@ def _null_query(row: int, column: str) -> InvalidDataError:
     return InvalidDataError(msg)
 
 
-def _repeated_query(query: object, count: int, column: str) -> InvalidDataError:
+def repeated_query(query: object, count: int, column: str) -> InvalidDataError:
     """The error of a query id on ``count`` rows."""
     msg = (
         f"Query {excerpt(plain(query))} has {count} rows in column "
@@ -145,11 +157,11 @@ def _repeated_query(query: object, count: int, column: str) -> InvalidDataError:
 def _check_queries(values: pd.Series, column: str) -> None:
     """One row per query, never a null query (pandas Series of the query column)."""
     if values.isna().any():
-        raise _null_query(int(np.flatnonzero(values.isna().to_numpy())[0]), column)
+        raise null_query(int(np.flatnonzero(values.isna().to_numpy())[0]), column)
     counts = values.value_counts(sort=False)
     if (counts > 1).any():
         repeated = values[values.duplicated()].iloc[0]
-        raise _repeated_query(repeated, int(counts[repeated]), column)
+        raise repeated_query(repeated, int(counts[repeated]), column)
 
 
 # -- list columns as Arrow ---------------------------------------------------------------------
@@ -231,7 +243,7 @@ def _lists(array: pa.Array | pa.ChunkedArray, column: str, role: str, label: Lab
     return _Lists(offsets, values)
 
 
-def _same_type(rec: pa.Array, truth: pa.Array, names: _Names) -> tuple[pa.Array, pa.Array]:
+def _same_type(rec: pa.Array, truth: pa.Array, names: ListNames) -> tuple[pa.Array, pa.Array]:
     """The items of both lists in one Arrow type (dictionaries decoded, strings large)."""
     def plain_type(values: pa.Array) -> pa.Array:
         if pa.types.is_dictionary(values.type):
@@ -263,7 +275,7 @@ def _same_type(rec: pa.Array, truth: pa.Array, names: _Names) -> tuple[pa.Array,
 
 
 def _explode(
-    rec: _Lists, truth: _Lists, grades: pa.Array | None, names: _Names, label: Label
+    rec: _Lists, truth: _Lists, grades: pa.Array | None, names: ListNames, label: Label
 ) -> _Long:
     """The long rows: each recommended item in list order, then the truth items missing from
     the list, per input row; repeated items are errors."""
@@ -325,7 +337,7 @@ def _lookup(ordered: IntArray, keys: IntArray) -> tuple[npt.NDArray[np.bool_], I
     return found, np.where(found, at, 0)
 
 
-def _check_grades(grades: _Lists, truth: _Lists, names: _Names, label: Label) -> pa.Array:
+def _check_grades(grades: _Lists, truth: _Lists, names: ListNames, label: Label) -> pa.Array:
     """The flat grades of a ``grades=`` column: numeric, one per relevant item."""
     assert names.grades is not None
     differ = np.flatnonzero(grades.lengths != truth.lengths)
@@ -351,11 +363,11 @@ def _check_grades(grades: _Lists, truth: _Lists, names: _Names, label: Label) ->
     return values
 
 
-def _from_arrow(
+def long_from_arrow(
     rec_column: pa.Array | pa.ChunkedArray,
     truth_column: pa.Array | pa.ChunkedArray,
     grades_column: pa.Array | pa.ChunkedArray | None,
-    names: _Names,
+    names: ListNames,
     label: Label,
 ) -> _Long:
     """The long rows of Arrow list columns (a map column as the truth: item -> grade)."""
@@ -425,10 +437,10 @@ def _to_pandas(array: pa.Array, arrow: bool) -> pd.Series:
     return pd.Series(array.to_pandas())
 
 
-def _pandas(frame: pd.DataFrame, names: _Names, *, keep_index: bool = False) -> pd.DataFrame:
+def pandas_long(frame: pd.DataFrame, names: ListNames, *, keep_index: bool = False) -> pd.DataFrame:
     """The long frame of a pandas frame: a fresh index, or (``keep_index``) each input row's
     label on its rows, as ``DataFrame.explode`` does."""
-    _check_names([str(c) for c in frame.columns], names)
+    check_names([str(c) for c in frame.columns], names)
     queries = frame[names.query]
     _check_queries(queries, names.query)
 
@@ -438,7 +450,7 @@ def _pandas(frame: pd.DataFrame, names: _Names, *, keep_index: bool = False) -> 
     columns = {role: frame[column] for role, column in names.roles().items()}
     arrow = {role: _pandas_arrow(columns[role], names.roles()[role], role)
              for role in names.roles() if role != "query"}
-    long = _from_arrow(arrow["recommended"], arrow["relevant"], arrow.get("grades"),
+    long = long_from_arrow(arrow["recommended"], arrow["relevant"], arrow.get("grades"),
                        names, label)
     as_arrow = isinstance(columns["recommended"].dtype, pd.ArrowDtype)
     rows = long.rows
@@ -470,17 +482,17 @@ def _polars_arrow(series: Any) -> pa.Array:
     return _chunk(series.to_arrow(compat_level=pl.CompatLevel.oldest()))
 
 
-def _check_polars_schema(schema: Mapping[str, Any], names: _Names) -> None:
+def check_polars_schema(schema: Mapping[str, Any], names: ListNames) -> None:
     """Missing columns and columns that are no lists, from a polars schema."""
     import polars as pl
 
-    _check_names(list(schema), names)
+    check_names(list(schema), names)
     for role, column in names.roles().items():
         if role != "query":
             _check_list_type(pl.Series([], dtype=schema[column]).to_arrow().type, column, role)
 
 
-def _polars_schema(schema: Mapping[str, Any], names: _Names) -> dict[Any, Any]:
+def polars_long_schema(schema: Mapping[str, Any], names: ListNames) -> dict[Any, Any]:
     """The output schema of a polars frame with the input ``schema``."""
     import polars as pl
 
@@ -500,22 +512,22 @@ def _polars_schema(schema: Mapping[str, Any], names: _Names) -> dict[Any, Any]:
     return out
 
 
-def _polars(frame: Any, names: _Names) -> Any:
+def polars_long(frame: Any, names: ListNames) -> Any:
     import polars as pl
 
-    _check_polars_schema(frame.schema, names)
+    check_polars_schema(frame.schema, names)
     _check_queries(frame[names.query].to_pandas(), names.query)
     queries = frame[names.query]
 
     def label(row: int) -> object:
         return queries[row]
 
-    long = _from_arrow(
+    long = long_from_arrow(
         _polars_arrow(frame[names.recommended]), _polars_arrow(frame[names.relevant]),
         _polars_arrow(frame[names.grades]) if names.grades is not None else None,
         names, label,
     )
-    schema = _polars_schema(frame.schema, names)
+    schema = polars_long_schema(frame.schema, names)
     rows = pl.Series(long.rows)
     used = set(names.roles().values())
     carried = [c for c in frame.columns if c not in used]
@@ -530,147 +542,30 @@ def _polars(frame: Any, names: _Names) -> Any:
     return out.cast(schema)
 
 
-# -- the public function -------------------------------------------------------------------------
-
-
-def from_lists(
-    frame: Any,
-    *,
-    query: str = "query",
-    recommended: str = "recommended",
-    relevant: str = "relevant",
-    grades: str | None = None,
-) -> Any:
-    """A long frame (one row per query and item) from one row per query with list columns.
-
-    The input holds, per query, its ranked list and its truth, the way recommender and search
-    code often keeps them. The output is the long frame that ``.rank_eval`` reads with its
-    default column names, of the same kind as the input: pandas gives pandas, polars gives
-    polars, a LazyFrame gives a LazyFrame (computed when collected), a Dask DataFrame gives a
-    Dask DataFrame, a PySpark DataFrame (classic or Spark Connect) gives a PySpark DataFrame
-    (its input checked when called, its rows computed when read).
-
-    Parameters
-    ----------
-    frame
-        One row per query: a pandas, polars, Dask or PySpark DataFrame or a polars
-        LazyFrame.
-    query
-        The column of query ids (a user, a search, a session); one row per query.
-    recommended
-        A list column: the query's ranked items, first = rank 1.
-    relevant
-        A list column of the query's relevant items (grade 1); in pandas also a column of
-        dicts item -> grade (``{"C": 1.0, "K": 2.0}``), or an Arrow map column.
-    grades
-        A list column parallel to ``relevant``: the grade of each relevant item (then the
-        grades of ``relevant``'s items are these instead of 1).
-
-    Returns
-    -------
-    frame
-        Columns ``query``, ``item``, ``score``, ``relevant``, then every other column of the
-        input (a theme, a segment: ``by=`` works), repeated on each of the query's rows.
-        Per query: first the recommended items in list order, then the relevant items missing
-        from the list.
-
-        - ``score``: the position from the bottom, ``len(list) - position + 1`` (the first
-          item gets the list's length, the last 1), so that rank = position. Positions are
-          distinct, so the ``ties=`` option never matters.
-        - a relevant item missing from the list: a null score (judged but not retrieved: it
-          counts in R, recall and the ideal DCG).
-        - ``relevant``: the item's grade, 0 for recommended items that are not relevant.
-
-        A query with an empty list and an empty truth has no rows.
-
-    Raises
-    ------
-    ColumnNotFoundError
-        A named column is not in the frame (with a "did you mean").
-    InvalidDataError
-        A column that is not a list column; a null list, a null item or a null grade; an item
-        twice in one list; grades whose count differs from the relevant items'; a query id
-        on two rows or null; items of two types; a column named like an output column.
-        On a LazyFrame or a Dask frame, errors of the data surface when it is computed; on a
-        PySpark frame, when ``from_lists`` is called (two Spark jobs check the input).
-
-    Examples
-    --------
-    The first case of the Korean post on RR (``predict_list``, ``ground_truth``): K is
-    relevant but not in the list, so it gets a null score.
-
-    >>> import pandas as pd, rankframe
-    >>> cases = pd.DataFrame({
-    ...     "query": [1],
-    ...     "recommended": [["A", "B", "C", "L", "Y", "U", "F", "Z"]],
-    ...     "relevant": [{"C": 1.0, "K": 1.0, "B": 1.0, "Z": 1.0}],
-    ... })
-    >>> long = rankframe.from_lists(cases)
-    >>> long.head(3)
-       query item  score  relevant
-    0      1    A    8.0       0.0
-    1      1    B    7.0       1.0
-    2      1    C    6.0       1.0
-    >>> long.tail(2)
-       query item  score  relevant
-    7      1    Z    1.0       1.0
-    8      1    K    NaN       1.0
-    >>> long.rank_eval.mrr(k=5)
-    0.5
-    """
-    names = _Names(query, recommended, relevant, grades)
-    module = type(frame).__module__.split(".")[0]  # pyspark: imported only for its frames
-    if isinstance(frame, pd.DataFrame):
-        return _pandas(frame, names)
-    if module == "polars":
-        import polars as pl
-
-        if isinstance(frame, pl.DataFrame):
-            return _polars(frame, names)
-        if isinstance(frame, pl.LazyFrame):
-            input_schema = frame.collect_schema()
-            _check_polars_schema(input_schema, names)
-            schema = _polars_schema(input_schema, names)
-            return frame.map_batches(lambda data: _polars(data, names), schema=schema,
-                                     streamable=False)
-    if module.startswith("dask"):
-        return _dask(frame, names)
-    if module.startswith("pyspark"):
-        from rankframe.adapters.spark_lists import spark_from_lists
-
-        return spark_from_lists(frame, names)
-    msg = (
-        "from_lists takes a pandas, polars, Dask or PySpark DataFrame or a polars LazyFrame; "
-        "got "
-        f"{type(frame).__module__}.{type(frame).__qualname__}."
-    )
-    raise InvalidOptionError(msg)
-
-
-_DASK_HINT = (
+DASK_HINT = (
     " (Dask turns object columns of lists into strings: keep lists in a pyarrow list dtype, "
     "pd.ArrowDtype(pa.list_(...)), or set dask.config 'dataframe.convert-string' to False.)"
 )
 
 
-def _dask(frame: Any, names: _Names) -> Any:
+def dask_long(frame: Any, names: ListNames) -> Any:
     """Each partition on its own (a query is one row); a query id on two rows of different
     partitions is found by a count over the whole frame, when the result is computed."""
-    _check_names([str(c) for c in frame.columns], names)
+    check_names([str(c) for c in frame.columns], names)
     counts = frame[names.query].value_counts()
     repeated = counts[counts > 1].to_delayed()
 
     for role, column in names.roles().items():
         dtype = frame._meta[column].dtype
         if role != "query" and not pd.api.types.is_object_dtype(dtype):
-            _check_list_type(pa.array(frame._meta[column]).type, column, role, _DASK_HINT)
+            _check_list_type(pa.array(frame._meta[column]).type, column, role, DASK_HINT)
 
     def part(data: pd.DataFrame, *repeated: pd.Series) -> pd.DataFrame:
         found = [r for r in repeated if len(r)]
         if found:
             first = found[0]
             _check_queries(pd.Series([first.index[0]] * int(first.iloc[0])), names.query)
-        return _pandas(data, names, keep_index=True)
+        return pandas_long(data, names, keep_index=True)
 
-    meta = _pandas(frame._meta, names, keep_index=True)
+    meta = pandas_long(frame._meta, names, keep_index=True)
     return frame.map_partitions(part, *repeated, meta=meta, align_dataframes=False)

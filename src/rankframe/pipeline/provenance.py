@@ -1,7 +1,7 @@
 """What each result was made from, for :class:`rankframe.History` to record.
 
 A result is a plain frame of the user's library (pandas, polars eager or lazy, Dask), which
-cannot carry rankframe's request. The accessor's ``_run`` hands every result to
+cannot carry rankframe's request. The accessor's binding (``Binding.run``) hands every result to
 :func:`remember`, which keeps, under the result's ``id()``, the request (columns, metrics,
 ``by``, options, the result's settings) and a weak reference to the input frame; a weakref
 finalizer forgets the entry when the result is garbage-collected, so an ``id()`` that Python
@@ -15,16 +15,15 @@ with ``data=``. Results that take no weak reference (a float) are not remembered
 
 from __future__ import annotations
 
-import functools
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rankframe.pipeline.steps import Request
 
-__all__ = ["Provenance", "recall", "remember", "remember_runs", "remembered"]
+__all__ = ["Provenance", "recall", "remember"]
 
 
 @dataclass(frozen=True)
@@ -59,41 +58,17 @@ def _weak(obj: Any) -> weakref.ref[Any] | None:
 
 def remember(result: Any, request: Request, frame: Any, *, kind: str | None = None,
              settings: Mapping[str, Any] | None = None) -> Any:
-    """Remember ``request`` and ``frame`` (the input; an Arrow source: the object it reads)
-    as what made ``result``; return ``result``. ``kind`` and ``settings``: those of a table
-    assembled from several results, in place of the request's result's."""
+    """Remember ``request`` and ``frame`` (the user's input object) as what made ``result``;
+    return ``result``. ``kind`` and ``settings``: those of a table assembled from several
+    results, in place of the request's result's."""
     try:
         weakref.finalize(result, _forget, id(result))
     except TypeError:  # a float, a string: no weak reference, nothing to record later
         return result
-    from rankframe.adapters.arrow import ArrowSource  # loaded once an accessor runs
-
-    source = frame.obj if isinstance(frame, ArrowSource) else frame
-    _MEMORY[id(result)] = Provenance(request, _weak(source), kind, settings)
+    _MEMORY[id(result)] = Provenance(request, _weak(frame), kind, settings)
     return result
 
 
 def recall(result: Any) -> Provenance | None:
     """What made ``result``, if an accessor returned this very object."""
     return _MEMORY.get(id(result))
-
-
-_Run = TypeVar("_Run", bound=Callable[..., Any])
-
-
-def remembered(run: _Run) -> _Run:
-    """An accessor's ``_run(self, request)`` that remembers what made its result."""
-
-    @functools.wraps(run)
-    def wrapper(self: Any, request: Request) -> Any:
-        return remember(run(self, request), request, self._frame)
-
-    wrapper._rankframe_remembered = True  # type: ignore[attr-defined]
-    return wrapper  # type: ignore[return-value]
-
-
-def remember_runs(cls: type) -> None:
-    """Make ``cls._run`` (an adapter's own, when it defines one) :func:`remembered`."""
-    run = vars(cls).get("_run")
-    if run is not None and not getattr(run, "_rankframe_remembered", False):
-        cls._run = remembered(run)  # type: ignore[attr-defined]

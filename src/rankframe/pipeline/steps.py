@@ -35,7 +35,7 @@ from rankframe.pipeline import analysis
 from rankframe.pipeline import windows as _windows
 from rankframe.pipeline.analysis import SYSTEM, PerQuery, Tests
 from rankframe.pipeline.windows import TIME, WINDOW, Window
-from rankframe.settings.options import TIES, Options
+from rankframe.settings.options import TIES, Options, Ties
 
 __all__ = [
     "EMPTY",
@@ -52,6 +52,7 @@ __all__ = [
     "from_parts",
     "part_table",
     "per_query",
+    "ranks",
     "run",
 ]
 
@@ -618,3 +619,17 @@ def run(backend: Backend, request: Request) -> Any:
     """``request`` on one eager frame of whole queries: the finish step's native frame."""
     pq = per_query(backend, request)
     return finish(backend, pq, request)
+
+
+def ranks(backend: Backend, names: ColumnNames, columns: list[str], ties: Ties) -> dict[
+    str, IntArray
+]:
+    """Per system, each row's rank in its query (0: no score), keyed by output column."""
+    data = backend.extract(names, [])
+    systems = data.systems or [(names.score, data.score)]
+    out = {}
+    with _engine.unique_items_checked(data, names.query, names.item):
+        for column, (_, score) in zip(columns, systems, strict=True):
+            ranking = _engine.rank(replace(data, score=score, systems=[]), ties)
+            out[column] = ranking.rank_per_row(data.n_rows)
+    return out

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from rankframe._suggest import closest_one
 from rankframe.exceptions import InvalidDataError, plain
 
 if TYPE_CHECKING:
@@ -508,3 +509,17 @@ def empty_queries(frame: pl.DataFrame, query: str, relevant: str,
         .sort(row)
         .select(query, pl.col(row).alias("row"))
     )
+
+
+def missing_column_message(missing: str, role: str, available: Sequence[str]) -> str:
+    """The message for a column that is not in the frame, with a "did you mean"."""
+    close = closest_one(missing, [str(c) for c in available], cutoff=0.5)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    shown = ", ".join(repr(c) for c in list(available)[:20])
+    example = repr(close[0] if close else "column_name")
+    fix = (
+        f"Pass by=[...] with columns of the frame, e.g. by={example}"
+        if role == "by"
+        else f"Pass {role}='...' to use another column, e.g. df.rank_eval({role}={example})"
+    )
+    return f"Column {missing!r} ({role}) not found.{hint} {fix}. Columns: {shown}."

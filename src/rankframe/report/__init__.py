@@ -11,7 +11,6 @@ The package: ``_compute`` (every number, from one per-query pass), ``_html`` (th
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -21,8 +20,10 @@ import pandas as pd
 
 from rankframe.metrics.registry import Metric
 from rankframe.pipeline.analysis import Correction, Test
+from rankframe.pipeline.binding import Binding
 from rankframe.report import _html, _tables
 from rankframe.report._compute import ReportData, compute, eager, wtl_frame
+from rankframe.settings.options import CORRECTION, TEST, check_count, check_level, check_seed
 
 __all__ = ["Report", "build", "to_latex", "to_markdown"]
 
@@ -142,7 +143,7 @@ class Report:
 
 
 def build(
-    ev: Any, metrics: str | Metric | Iterable[str | Metric], *,
+    ev: Any, binding: Binding, metrics: str | Metric | Iterable[str | Metric], *,
     by: str | Sequence[str] | None = None, baseline: str | None = None,
     every: str | None = None, reference: Any = None, rules: Any = None,
     min_queries: int = 20, mode: Literal["interval", "point"] = "interval",
@@ -151,22 +152,17 @@ def build(
     worst: int = 10, top_k: int = 10, curves: bool = True, title: str = "rankframe report",
     **chosen: Any,
 ) -> Report:
-    """The report of an accessor (``RankEval.report``); see ``Report``."""
-    from rankframe.settings.options import CORRECTION, TEST, check_count, check_level, check_seed
-
-    _check_keywords(ev, metrics, chosen)
+    """The report of the accessor ``ev`` over ``binding`` (its frame and column names), once
+    ``RankEval.report`` has checked the keywords and rules; see ``Report``. ``ev`` gives
+    the reference and gates sections (its ``compare`` and ``check``)."""
     TEST.validate(test)
     CORRECTION.validate(correction)
     check_level("alpha", alpha)
     check_level("confidence_level", confidence_level)
     check_count("n_resamples", n_resamples)
     check_seed(seed)
-    if rules is not None:  # a bad rule is refused before any pass over the data
-        from rankframe.api.gates import parse_rules
-
-        parse_rules([rules] if isinstance(rules, str) else list(rules))
     data = compute(
-        ev, metrics, by=by, baseline=baseline, test=test, correction=correction, alpha=alpha,
+        binding, metrics, by=by, baseline=baseline, test=test, correction=correction, alpha=alpha,
         confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
         worst=max(int(worst), 0), top_k=max(int(top_k), 1), curves=curves, chosen=chosen,
         every=every,
@@ -189,23 +185,6 @@ def build(
     if gates is not None or against is not None:
         report = report.with_tables(gates=gates, reference=against)
     return report
-
-
-def _check_keywords(ev: Any, metrics: Any, chosen: dict[str, Any]) -> None:
-    """An unknown keyword of ``report()`` raises ``UnknownArgumentError`` naming the keyword
-    meant, as the accessor's other methods do: ``build``'s keywords and every metric option
-    (and ``convention``) are known."""
-    from rankframe.api.accessor import _bind
-    from rankframe.settings.conventions import CONVENTION
-    from rankframe.settings.options import OPTIONS
-
-    signature = inspect.signature(build)
-    kept = [p for p in signature.parameters.values()
-            if p.kind is not inspect.Parameter.VAR_KEYWORD and p.name != "ev"]
-    this = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    declared = [o.parameter() for o in (*OPTIONS.values(), CONVENTION)]
-    _bind("report", signature.replace(parameters=[this, *kept, *declared]), (ev, metrics),
-          chosen)
 
 
 def to_latex(table: Any, *, digits: int = 4, caption: str | None = None) -> str:

@@ -32,15 +32,14 @@ import numpy.typing as npt
 import pandas as pd
 import polars as pl
 
-from rankframe.adapters import results
-from rankframe.adapters.arrow import ArrowRankEval
-from rankframe.adapters.pandas import PandasBackend, PandasRankEval
-from rankframe.adapters.polars import PolarsRankEval
+from rankframe.adapters import adapt, results
+from rankframe.adapters.pandas import PandasBackend
 from rankframe.exceptions import InvalidOptionError
 from rankframe.metrics import item_values
 from rankframe.metrics.registry import Metric, bind_options, parse_metrics
 from rankframe.pipeline import steps
 from rankframe.pipeline.analysis import Correction, PerQuery, Test, Tests
+from rankframe.pipeline.binding import Binding
 from rankframe.pipeline.windows import TIME, WINDOW, segmented
 from rankframe.report._facts import FACTS, RANKED_ROWS, TIED_ROWS, as_values
 from rankframe.settings.conventions import preset_options
@@ -235,30 +234,6 @@ def _bound(metrics: Any, chosen: dict[str, Any]) -> tuple[list[Metric], Options,
 
 def _without_empty(metric: Metric) -> Metric:
     return replace(metric, options=tuple((n, v) for n, v in metric.options if n != "empty"))
-
-
-def projection(ev: Any, columns: Sequence[str]) -> pl.DataFrame:
-    """The bound columns of the accessor's frame as one polars frame (read once)."""
-    frame = ev._frame
-    columns = list(dict.fromkeys(columns))
-    if hasattr(frame, "frame") and callable(frame.frame):  # an Arrow source
-        frame = frame.frame(columns)
-    if isinstance(frame, pl.LazyFrame):
-        return frame.select(columns).collect()
-    if isinstance(frame, pl.DataFrame):
-        return frame.select(columns)
-    if hasattr(frame, "toArrow"):  # Spark
-        arrow = pl.from_arrow(frame.select(*columns).toArrow())
-        return arrow if isinstance(arrow, pl.DataFrame) else arrow.to_frame()
-    if not isinstance(frame, pd.DataFrame):
-        frame = frame[columns].compute()  # Dask: only these columns
-    part: pd.DataFrame = frame[columns]
-    try:
-        return pl.from_pandas(part)
-    except (TypeError, ValueError, pl.exceptions.PolarsError):  # mixed object ids
-        return pl.from_pandas(
-            part.astype({c: str for c in part.columns if part[c].dtype == object})
-        )
 
 
 def _facts(data: pl.DataFrame, names: steps.ColumnNames, pq: PerQuery,
@@ -499,16 +474,14 @@ def _top_lists(
     wanted = pl.Series(ids).cast(data.schema[names.query], strict=False)
     rows = data.filter(pl.col(names.query).is_in(wanted.implode()))
     scores = list(names.scores)
-    accessor = PolarsRankEval(rows)(
-        query=names.query,
-        item=names.item,
-        score=scores if len(scores) > 1 else scores[0],
-        relevant=names.relevant,
-    )
     ties = (
         options.ties if options.ties in ("trec", "first", "optimistic", "pessimistic") else "trec"
     )
-    ranked: pl.DataFrame = accessor.rank(ties=ties, name="__rank")
+    bound = steps.ColumnNames(query=names.query, item=names.item, score=scores[0],
+                              relevant=names.relevant,
+                              systems=tuple(scores) if len(scores) > 1 else None)
+    columns = [f"__rank_{s}" for s in scores] if len(scores) > 1 else ["__rank"]
+    ranked: pl.DataFrame = adapt(rows).rank(bound, columns, ties)
     out: dict[tuple[str, str], list[Listed]] = {}
     for score in scores:
         column = "__rank" if len(scores) == 1 else f"__rank_{score}"
@@ -524,20 +497,8 @@ def _top_lists(
     return out
 
 
-def _frame_backend(ev: Any, request: steps.Request) -> steps.Backend | None:
-    """The backend of an accessor over one eager frame (pandas, polars, an Arrow source:
-    ``steps.run``'s path), whose per-query step gives its ``PerQuery`` directly; ``None``
-    for a partitioned frame (LazyFrame, Dask, Spark), which gives its per-query table."""
-    if isinstance(ev, ArrowRankEval):
-        return PandasBackend(ev._frame.frame([*request.names.roles(), *request.by]))
-    if isinstance(ev, PandasRankEval | PolarsRankEval):
-        backend: steps.Backend = ev._backend(ev._frame)
-        return backend
-    return None
-
-
 def _one_pass(
-    ev: Any, metrics: Sequence[Metric], by: list[str], options: Options, every: str | None
+    binding: Binding, metrics: Sequence[Metric], by: list[str], options: Options, every: str | None
 ) -> tuple[PerQuery, steps.Backend, list[Metric]]:
     """The one per-query pass: every value of ``metrics`` (at ``empty="zero"``: the finish
     step applies ``empty=``), ``num_rel`` and the counts of ``rankframe.report._facts``;
@@ -551,17 +512,17 @@ def _one_pass(
     (``steps.from_parts``): the same values either way."""
     num_rel = parse_metrics("num_rel")[0]
     wanted = list(dict.fromkeys([*(_without_empty(m) for m in metrics), num_rel, *FACTS]))
-    ev._check_columns(by)
-    request = ev._request(wanted, by, replace(options, empty="zero"),
+    binding.check_columns(by)
+    request = binding.request(wanted, by, replace(options, empty="zero"),
                           steps.PerQueryRows(), every)
-    backend = _frame_backend(ev, request)
+    backend = binding.frame.one_pass(request)
     if backend is not None:
         pq = steps.per_query(backend, request)
         if pq.top is not None:  # the metrics of the items: their per-query values, once
             item_values.complete(_values(pq), pq.top, wanted, options, pq.segment, pq.n_segments)
             pq = replace(pq, top=None)
         return pq, backend, wanted
-    table = eager(ev._run(request))
+    table = eager(binding.run(request))
     table[steps.EMPTY] = table[str(num_rel)].to_numpy() == 0
     if request.window is not None:  # its window start stands for each query's time: the
         # start of a window lies in that window (truncating it again gives itself)
@@ -573,7 +534,7 @@ def _one_pass(
 
 
 def compute(
-    ev: Any,
+    binding: Binding,
     metrics: Any,
     *,
     by: str | Sequence[str] | None,
@@ -591,7 +552,7 @@ def compute(
     every: str | None = None,
 ) -> ReportData:
     """Every number of the report (see the module)."""
-    names = ev._names
+    names = binding.names
     by_list = [by] if isinstance(by, str) else list(dict.fromkeys(by or []))
     parsed, options, given = _bound(metrics, chosen)
     for metric in parsed:
@@ -608,9 +569,9 @@ def compute(
         raise InvalidOptionError(msg)
     curve = _curve_metrics(parsed) if curves else []
     # every per-query value: the metrics, their curves, the facts
-    window = ev._window(every, by_list)  # checked before the pass
-    everything, backend, wanted = _one_pass(ev, [*parsed, *curve], by_list, options, every)
-    resolved = ev._resolved(by_list, options)
+    window = binding.window(every, by_list)  # checked before the pass
+    everything, backend, wanted = _one_pass(binding, [*parsed, *curve], by_list, options, every)
+    resolved = binding.resolved(by_list, options)
     column = {m: i for i, m in enumerate(wanted)}
     pq = replace(
         everything,
@@ -680,7 +641,8 @@ def compute(
         segment_comparison = finish(compared, True) if by_list else None
         wtl = _wtl(included, b, False) + (_wtl(included, b, True) if by_list else [])
     # the rows, unjudged rows and lists of the worst queries: no time column read for them
-    data = projection(ev, [*replace(resolved, time=None, time_unit=None).roles(), *by_list])
+    bound = replace(resolved, time=None, time_unit=None)
+    data = binding.frame.polars_columns([*bound.roles(), *by_list])
     first_rows = pq.first_rows if pq.first_rows is not None else np.zeros(0, dtype=np.int64)
 
     def query_ids(codes: list[int]) -> list[object]:

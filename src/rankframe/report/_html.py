@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from rankframe._version import __version__
 from rankframe.report import _svg
 from rankframe.report._compute import Distribution, MetricRow, ReportData, metric_rows
 from rankframe.report._svg import esc
@@ -359,8 +360,6 @@ class _Writer:
         return "".join(parts)
 
     def about(self) -> str:
-        from rankframe import __version__
-
         s = self.s
         options = ", ".join(f"{esc(k)}={esc(v)}" for k, v in s.options.items()) or \
             "defaults (trec_eval's conventions)"

@@ -1,0 +1,172 @@
+"""A frame bound to its column names: the checks of a call's columns, and its one request.
+
+:class:`Binding` is what the public accessor holds (an adapter's frame and the column names
+the user bound) and what the outputs read (``check()``, the report): it checks the columns a
+call reads, builds the call's :class:`~rankframe.pipeline.steps.Request` once every check has
+passed, and runs it through the adapter, remembering what made the result
+(:mod:`rankframe.pipeline.provenance`). The adapter is asked only through the methods of
+:class:`Frame` (``rankframe.adapters.base.FrameAdapter`` implements them), so this layer
+imports no adapter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Protocol
+
+from rankframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidOptionError
+from rankframe.metrics.registry import Metric
+from rankframe.pipeline import provenance, steps, windows
+from rankframe.pipeline.analysis import SYSTEM
+from rankframe.pipeline.reference import Side
+from rankframe.pipeline.steps import Backend, ColumnNames, Request, Result
+from rankframe.pipeline.validation import missing_column_message
+from rankframe.settings.options import Options, Ties
+
+if TYPE_CHECKING:
+    import polars as pl
+
+__all__ = ["Binding", "Frame"]
+
+
+class Frame(Protocol):
+    """What a call asks of its frame's adapter (``rankframe.adapters.base.FrameAdapter``)."""
+
+    @property
+    def source(self) -> Any: ...
+
+    def columns(self) -> list[str]: ...
+
+    def index_levels(self) -> list[str]: ...
+
+    def backend(self, frame: Any) -> Backend: ...
+
+    def run(self, request: Request) -> Any: ...
+
+    def side(self, request: Request) -> Side: ...
+
+    def rank(self, names: ColumnNames, columns: list[str], ties: Ties) -> Any: ...
+
+    def one_pass(self, request: Request) -> Backend | None: ...
+
+    def eager(self, result: Any) -> Any: ...
+
+    def concat(self, tables: Sequence[Any]) -> Any: ...
+
+    def polars_columns(self, columns: Sequence[str]) -> pl.DataFrame: ...
+
+
+@dataclass(frozen=True)
+class Binding:
+    """One frame (through its adapter) and the column names bound to it."""
+
+    frame: Frame
+    names: ColumnNames
+
+    @property
+    def multi(self) -> bool:
+        """Several score columns: outputs gain a ``system`` column."""
+        return self.names.systems is not None
+
+    def rebound(self, names: ColumnNames) -> Binding:
+        """The same frame under other column names."""
+        return Binding(self.frame, names)
+
+    def check_columns(self, by: Sequence[str]) -> None:
+        """The bound columns and ``by`` exist, differ, and clash with no output column."""
+        available = self.frame.columns()
+        nested = [c for c in available if isinstance(c, tuple)]
+        if nested:
+            msg = (
+                f"The frame has MultiIndex columns (e.g. {nested[0]!r}); rank_eval needs one "
+                "name per column. Flatten them first, e.g. df.columns = ['_'.join(map(str, c)) "
+                "for c in df.columns], or select one level with df.droplevel(...)."
+            )
+            raise InvalidDataError(msg)
+        roles = self.names.roles()
+        wanted = [*roles.items(), *((b, "by") for b in by)]
+        bound = (self.names.judged is not None) + (self.names.time is not None)
+        if len(roles) < 3 + len(self.names.scores) + bound:
+            n = self.names
+            score = n.score if n.systems is None else list(n.systems)
+            msg = (
+                "The query, item, score and relevant columns must be four different columns "
+                f"(and every score column different); got query={n.query!r}, item={n.item!r}, "
+                f"score={score!r}, relevant={n.relevant!r}."
+            )
+            raise InvalidOptionError(msg)
+        for name, role in wanted:
+            if name not in available:
+                if name in self.frame.index_levels():
+                    msg = (
+                        f"Column {name!r} ({role}) is an index level of the frame, not a "
+                        "column; call reset_index() first, e.g. df.reset_index().rank_eval."
+                    )
+                    raise ColumnNotFoundError(msg)
+                raise ColumnNotFoundError(missing_column_message(name, role, available))
+            if role == "by" and name in roles:
+                msg = (
+                    f"by={name!r} is the {roles[name]} column; group by a column "
+                    "that describes the query (a user segment, a theme)."
+                )
+                raise InvalidOptionError(msg)
+        if self.multi and SYSTEM in [self.names.query, *by]:
+            msg = (
+                f"Column {SYSTEM!r} clashes with the output column {SYSTEM!r} that names each "
+                "score column; rename it first, e.g. df.rename(columns={'system': 'cohort'})."
+            )
+            raise InvalidOptionError(msg)
+
+    def window(self, every: str | None, by: Sequence[str]) -> windows.Window | None:
+        """The windows of ``every=`` (``None``: none), once the arguments are checked."""
+        if every is None:
+            return None
+        every = windows.check_every(every)
+        names = self.names
+        if names.time is None:
+            raise windows.no_time_column(every)
+        window = windows.WINDOW
+        if window in [names.query, *by] or (self.multi and window == SYSTEM):
+            msg = (
+                f"Column {window!r} clashes with the output column {window!r} of every= "
+                "(each window's start); rename it first, e.g. "
+                "df.rename(columns={'window': 'period'})."
+            )
+            raise InvalidOptionError(msg)
+        return windows.Window(every, names.time, names.time_unit)
+
+    def resolved(self, by: Sequence[str], options: Options) -> ColumnNames:
+        """The column names of one request: the default ``judged`` column when the frame
+        has one (and does not use it otherwise), and whether null grades are unjudged."""
+        names = self.names
+        default = steps.JUDGED
+        if (
+            names.judged is None
+            and default in self.frame.columns()
+            and default not in [*names.roles(), *by]
+        ):
+            names = replace(names, judged=default)
+        return replace(names, null_grades=options.unjudged == "nonrelevant")
+
+    def request(self, metrics: Sequence[Metric], by: Sequence[str], options: Options,
+                result: Result, every: str | None = None) -> Request:
+        """The call's one request, built once every check has passed."""
+        window = self.window(every, by)
+        steps.check_request(list(metrics), options, result)
+        names = self.resolved(by, options)
+        if window is None:  # the time column is read only for windows
+            names = replace(names, time=None, time_unit=None)
+        return Request(names, tuple(metrics), tuple(by), options, result, window)
+
+    def run(self, request: Request) -> Any:
+        """``request`` on the frame: the user's result, which remembers what made it."""
+        return provenance.remember(self.frame.run(request), request, self.frame.source)
+
+    def side(self, request: Request) -> Side:
+        """This frame's side of ``compare(reference=...)``."""
+        return self.frame.side(request)
+
+    def rank(self, columns: list[str], ties: Ties) -> Any:
+        """The frame plus a rank column per system."""
+        return self.frame.rank(self.names, columns, ties)

@@ -115,10 +115,11 @@ def test_queries_straddle_partitions(frames: tuple[Any, pd.DataFrame]) -> None:
 
 
 def test_accessor_is_registered_and_binds_names(frames: tuple[Any, pd.DataFrame]) -> None:
-    from rankframe.adapters.dask import DaskRankEval
+    from rankframe.adapters.dask import DaskAdapter
 
     ddf, _ = frames
-    assert isinstance(ddf.rank_eval, DaskRankEval)
+    assert isinstance(ddf.rank_eval, rankframe.RankEval)
+    assert isinstance(ddf.rank_eval._binding.frame, DaskAdapter)
     renamed = ddf.rename(columns={"query": "user", "relevant": "clicked"})
     ev = renamed.rank_eval(query="user", relevant="clicked")
     assert repr(ev) == "<rank_eval query='user' item='item' score='score' relevant='clicked'>"

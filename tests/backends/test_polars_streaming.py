@@ -169,13 +169,13 @@ def test_a_frame_without_rows(frame: pl.DataFrame) -> None:
 def part_sizes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The number of rows of each frame the engine receives from a LazyFrame plan."""
     sizes: list[int] = []
-    backend = adapter.LazyPolarsRankEval._backend
+    backend = adapter.LazyPolarsAdapter.backend
 
     def spy(self: Any, frame: pl.DataFrame) -> Any:
         sizes.append(frame.height)
         return backend(self, frame)
 
-    monkeypatch.setattr(adapter.LazyPolarsRankEval, "_backend", spy)
+    monkeypatch.setattr(adapter.LazyPolarsAdapter, "backend", spy)
     return sizes
 
 

@@ -15,7 +15,7 @@ import importlib.abc
 import importlib.machinery
 import importlib.util
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
@@ -68,7 +68,7 @@ def adapt(obj: Any) -> FrameAdapter:
 _DASK = "dask.dataframe"
 
 
-def _register_dask(accessor: Callable[[Any], Any]) -> None:
+def _register_dask(accessor: type) -> None:
     # Dask's adapter imports dask.dataframe: only once that is imported anyway
     from rankframe.adapters import dask
 
@@ -79,7 +79,7 @@ class _AfterImport(importlib.abc.MetaPathFinder):
     """Registers Dask's accessor as soon as ``dask.dataframe`` finishes importing, so that
     ``import rankframe`` does not import Dask (0.4 s) for users who never use it."""
 
-    def __init__(self, accessor: Callable[[Any], Any]) -> None:
+    def __init__(self, accessor: type) -> None:
         self.accessor = accessor
 
     def find_spec(self, name: str, path: Sequence[str] | None,  # noqa: ARG002  (the
@@ -109,7 +109,7 @@ class _AfterImport(importlib.abc.MetaPathFinder):
         return spec
 
 
-def register(accessor: Callable[[Any], Any]) -> None:
+def register(accessor: type) -> None:
     """Register ``accessor`` (called with a frame) as ``rank_eval`` on pandas DataFrames,
     polars DataFrames and LazyFrames, and Dask DataFrames: now when ``dask.dataframe`` is
     imported already, else when it is."""

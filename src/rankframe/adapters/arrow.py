@@ -208,3 +208,12 @@ class ArrowAdapter(FrameAdapter):
 
     def polars_columns(self, columns: Sequence[str]) -> pl.DataFrame:
         return polars_of_pandas(self.frame.frame(list(dict.fromkeys(columns))))
+
+    def pandas_columns(self, columns: Sequence[str]) -> pd.DataFrame:
+        table: pa.Table = self.frame.table(list(columns))
+        frame: pd.DataFrame = table.to_pandas()
+        return frame
+
+    @property
+    def readable_again(self) -> bool:
+        return not isinstance(self.frame.obj, pa.RecordBatchReader)

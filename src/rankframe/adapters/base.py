@@ -24,6 +24,7 @@ from rankframe.pipeline.steps import Backend, ColumnNames, Request, ranks
 from rankframe.settings.options import Ties
 
 if TYPE_CHECKING:
+    import pandas as pd
     import polars as pl
 
 __all__ = ["FrameAdapter"]
@@ -100,7 +101,15 @@ class FrameAdapter(ABC):
         """Eager result tables of this kind, one under the other."""
         ...
 
+    def pandas_columns(self, columns: Sequence[str]) -> pd.DataFrame:
+        """The frame's ``columns`` (all present) as one eager pandas frame."""
+        return self.polars_columns(columns).to_pandas()
+
+    @property
+    def readable_again(self) -> bool:
+        """Whether the frame can be read once more (a one-shot stream cannot)."""
+        return True
+
     @abstractmethod
     def polars_columns(self, columns: Sequence[str]) -> pl.DataFrame:
         """The frame's ``columns`` as one eager polars frame (read once)."""
-        ...

@@ -22,7 +22,7 @@ located over the whole frame, as pandas does.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -224,7 +224,11 @@ class DaskAdapter(FrameAdapter):
         return concat_pandas(tables)
 
     def polars_columns(self, columns: Sequence[str]) -> pl.DataFrame:
-        return polars_of_pandas(self.frame[list(dict.fromkeys(columns))].compute())
+        return polars_of_pandas(self.pandas_columns(list(dict.fromkeys(columns))))
+
+    def pandas_columns(self, columns: Sequence[str]) -> pd.DataFrame:
+        computed: pd.DataFrame = self.frame[list(columns)].compute()  # only these columns
+        return computed
 
     def one_pass(self, request: Request) -> Backend | None:  # noqa: ARG002
         return None
@@ -320,7 +324,7 @@ class DaskAdapter(FrameAdapter):
         )
 
 
-def register(accessor: Callable[[Any], Any]) -> None:
+def register(accessor: type) -> None:
     """Register ``accessor`` (called with the frame) as ``rank_eval`` on
     ``dask.dataframe.DataFrame``."""
     if "rank_eval" not in getattr(dd.DataFrame, "_accessors", set()):

@@ -3,7 +3,7 @@ dtypes)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -347,6 +347,10 @@ class PandasAdapter(FrameAdapter):
     def polars_columns(self, columns: Sequence[str]) -> pl.DataFrame:
         return polars_of_pandas(self.frame[list(dict.fromkeys(columns))])
 
+    def pandas_columns(self, columns: Sequence[str]) -> pd.DataFrame:
+        selected: pd.DataFrame = self.frame[list(columns)]
+        return selected
+
 
 def index_levels(frame: Any) -> list[str]:
     """The names of a pandas (or Dask) frame's index levels."""
@@ -383,7 +387,7 @@ def pandas_result(table: pd.DataFrame, request: Request) -> Any:
     return table
 
 
-def register(accessor: Callable[[Any], Any]) -> None:
+def register(accessor: type) -> None:
     """Register ``accessor`` (called with the frame) as ``rank_eval`` on
     ``pandas.DataFrame``."""
     if "rank_eval" not in getattr(pd.DataFrame, "_accessors", set()):

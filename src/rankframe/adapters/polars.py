@@ -463,7 +463,7 @@ class LazyPolarsAdapter(FrameAdapter):
         return frame.map_batches(run, schema=schema, streamable=False)
 
 
-def register(accessor: Callable[[Any], Any]) -> None:
+def register(accessor: type) -> None:
     """Register ``accessor`` (called with the frame) as the ``rank_eval`` namespace of
     ``polars.DataFrame`` and ``polars.LazyFrame``."""
     pl.api.register_dataframe_namespace("rank_eval")(accessor)

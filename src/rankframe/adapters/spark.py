@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import pickle
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
@@ -345,7 +345,7 @@ class SparkAdapter(FrameAdapter):
 class _Accessor:
     """``DataFrame.rank_eval``: a property that builds the accessor of its frame."""
 
-    def __init__(self, accessor: Callable[[Any], Any]) -> None:
+    def __init__(self, accessor: type) -> None:
         self.accessor = accessor
 
     def __get__(self, frame: Any, cls: type) -> Any:
@@ -354,7 +354,7 @@ class _Accessor:
         return self.accessor(frame)
 
 
-def register(accessor: Callable[[Any], Any]) -> None:
+def register(accessor: type) -> None:
     """Register ``accessor`` (called with the frame) as ``rank_eval`` on
     ``pyspark.sql.DataFrame`` and, when Spark Connect's client is installed, on its
     DataFrame."""

@@ -160,7 +160,7 @@ def _spark(frame: Any, names: ListNames) -> Any:
     for start, at in zip(before, checks["null_query"].to_pylist(), strict=True):
         if at >= 0:
             raise null_query(int(start) + at, names.query)
-    _check_repeated(selected, names, aliases[columns.index(names.query)])
+    _check_repeated(selected, names, named[columns.index(names.query)])
     errors = [(p, e) for p, e in zip(checks["part"].to_pylist(), checks["error"].to_pylist(),
                                      strict=True) if e is not None]
     if len(errors) > 1:  # the first error over the whole frame, as pandas finds it

@@ -250,6 +250,12 @@ class RankEval:
     def _names(self) -> ColumnNames:
         return self._binding.names
 
+    @property
+    def __rankframe_binding__(self) -> Binding:
+        """The frame (its adapter) and the bound column names, for the outputs that read a
+        call's input (``rankframe.pipeline.binding.Bound``)."""
+        return self._binding
+
     def _rebound(self, names: ColumnNames) -> RankEval:
         """This accessor's frame under other column names."""
         bound = object.__new__(type(self))

@@ -23,6 +23,8 @@ from rankframe.exceptions import InvalidOptionError
 from rankframe.history import rows, stores
 from rankframe.history.schema import SCHEMA_VERSION, TABLES
 from rankframe.pipeline import provenance as _provenance
+from rankframe.pipeline.binding import Bound
+from rankframe.pipeline.steps import ColumnNames
 
 __all__ = ["SCHEMA_VERSION", "TABLES", "History"]
 
@@ -208,18 +210,15 @@ class History:
         values = rows.long_values(frame, [*declared, *keys])
         names = None if request is None else request.names
         source = None if provenance is None else provenance.input()
-        if data is not None:
-            source = getattr(data, "_frame", data)
-            names = getattr(data, "_names", names)
+        if isinstance(data, Bound):  # an accessor: its frame and column names
+            binding = data.__rankframe_binding__
+            source, names = binding.frame.source, binding.names
+        elif data is not None:
+            source = data
         if names is None and source is not None:
-            from rankframe.pipeline.steps import ColumnNames
-
             names = ColumnNames()
         n_rows = n_queries = fingerprint = None
         if source is not None and names is not None:
-            from rankframe.adapters.arrow import ArrowSource
-
-            source = source.obj if isinstance(source, ArrowSource) else source
             n_rows, n_queries, fingerprint = rows.fingerprint(source, names)
         checked_tags = _check_tags(tags)
         if run is not None and not isinstance(run, str):

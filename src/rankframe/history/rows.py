@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from rankframe.adapters import results
+from rankframe.adapters import adapt, results
 from rankframe.exceptions import ColumnNotFoundError, RankEvalError
 from rankframe.history.schema import VALUE_COLUMNS
 from rankframe.metrics.registry import parse_metric
@@ -324,31 +324,13 @@ def options_json(request: Request, settings: Mapping[str, Any] | None = None) ->
 def _bound_columns(frame: Any, columns: list[str]) -> pd.DataFrame | None:
     """The ``columns`` of an input frame of any kind as pandas; ``None`` for an input that
     cannot be read again (a one-shot Arrow stream)."""
-    import polars as pl
-    import pyarrow as pa
-
-    from rankframe.adapters.arrow import ArrowSource, is_arrow
-
-    missing: list[str] = []
-    if isinstance(frame, pd.DataFrame):
-        missing = [c for c in columns if c not in frame.columns]
-        data = None if missing else frame[columns]
-    elif isinstance(frame, pl.DataFrame | pl.LazyFrame):
-        names = frame.collect_schema().names()
-        missing = [c for c in columns if c not in names]
-        selected = None if missing else frame.select(columns)
-        if isinstance(selected, pl.LazyFrame):
-            selected = selected.collect()
-        data = None if selected is None else selected.to_pandas()
-    elif results.is_dask(frame):
-        missing = [c for c in columns if c not in frame.columns]
-        data = None if missing else frame[columns].compute()
-    elif isinstance(frame, pa.RecordBatchReader) or not is_arrow(frame):
+    try:
+        source = adapt(frame)
+    except TypeError:  # not a frame rankframe reads
         return None
-    else:
-        source = ArrowSource(frame)
-        missing = [c for c in columns if c not in source.names()]
-        data = None if missing else source.table(columns).to_pandas()
+    if not source.readable_again:
+        return None
+    missing = [c for c in columns if c not in source.columns()]
     if missing:
         msg = (
             f"The input given to History.record(data=...) has no column {missing[0]!r}, which "
@@ -356,7 +338,7 @@ def _bound_columns(frame: Any, columns: list[str]) -> pd.DataFrame | None:
             "its accessor bound to its columns: data=df.rank_eval(query=..., ...)."
         )
         raise ColumnNotFoundError(msg)
-    return data
+    return source.pandas_columns(columns)
 
 
 def _canonical(column: pd.Series) -> pd.Series:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from rankframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidOptionError
 from rankframe.metrics.registry import Metric
@@ -27,7 +27,7 @@ from rankframe.settings.options import Options, Ties
 if TYPE_CHECKING:
     import polars as pl
 
-__all__ = ["Binding", "Frame"]
+__all__ = ["Binding", "Bound", "Frame"]
 
 
 class Frame(Protocol):
@@ -170,3 +170,12 @@ class Binding:
     def rank(self, columns: list[str], ties: Ties) -> Any:
         """The frame plus a rank column per system."""
         return self.frame.rank(self.names, columns, ties)
+
+
+@runtime_checkable
+class Bound(Protocol):
+    """An object bound to a frame and column names (the accessor), which the outputs read
+    through this one declared attribute (``History.record(data=df.rank_eval(...))``)."""
+
+    @property
+    def __rankframe_binding__(self) -> Binding: ...

@@ -22,11 +22,13 @@ offending record and the option to pass, and quotes at most a short excerpt of t
 Status lines ("reading FILE...") go to stderr only when it is a terminal, and are erased when
 the work is done.
 
-The modules: ``parser`` (the arguments), ``commands`` (one function per command; ``gate``:
-``check``'s arguments and command), ``reading``
-(the columns of an input file), ``source`` (where a row is in its file, and why a text file
-cannot be read), ``checks`` (the input contract in the file's terms), ``render`` (result
-tables as text), ``demo``, ``status`` and ``errors``.
+The modules: ``parser`` (the subcommands assembled), ``options`` (the flag groups they share),
+``commands`` (one function per command; ``gate``: ``check``'s arguments and command;
+``report``: ``report``'s), ``inputs`` (what the commands share, from the arguments to the
+library's call), ``reading`` (the columns of an input file), ``source`` (where a row is in its
+file, and why a text file cannot be read), ``checks`` (the input contract in the file's terms),
+``render`` (result tables as text), ``recording`` (``--record``), ``demo``, ``status`` and
+``errors``.
 """
 
 from __future__ import annotations
@@ -36,19 +38,19 @@ import os
 import sys
 from collections.abc import Sequence
 
-from rankframe.cli.commands import DEFAULT_METRICS, Command
+from rankframe.cli.commands import Command
 from rankframe.cli.demo import demo
 from rankframe.cli.errors import CliError, fail, in_cli_terms
+from rankframe.cli.inputs import DEFAULT_METRICS
+from rankframe.cli.parser import build_parser
 from rankframe.cli.status import Status
+from rankframe.exceptions import RankEvalError
 
 __all__ = ["DEFAULT_METRICS", "demo", "main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``rankframe`` console script; returns the exit status."""
-    from rankframe.cli.parser import build_parser
-    from rankframe.exceptions import RankEvalError
-
     status = Status(sys.stderr)
     try:
         args = build_parser().parse_args(argv)

@@ -12,16 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+
+import polars as pl
 
 from rankframe.cli.errors import CliError
 from rankframe.cli.source import Source
 from rankframe.exceptions import EmptyQueryError, InvalidDataError, RankEvalError, excerpt
 from rankframe.pipeline import validation
 from rankframe.pipeline.steps import ColumnNames
-
-if TYPE_CHECKING:
-    import polars as pl
 
 # names of a list that a message shows before "and N more"
 SHOWN = 5
@@ -97,8 +95,6 @@ def _bad_value(
 def _check_numbers(values: pl.Series, source: Source, option: str, what: str, fix: str) -> None:
     """Raise for a column that is not numeric: its first value that is not a number, in a
     column of text; else its dtype."""
-    import polars as pl
-
     dtype = values.dtype
     if dtype == pl.String:
         parsed = values.cast(pl.Float64, strict=False)

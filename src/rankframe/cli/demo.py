@@ -5,6 +5,9 @@ from __future__ import annotations
 import sys
 from typing import Any, TextIO, cast
 
+import rankframe  # noqa: F401  (registers the accessor)
+from rankframe.datasets import recommendations
+
 DEMO_METRICS = ["mrr@10", "ndcg@10", "map@10", "acc@1", "acc@5", "precision@5", "recall@10"]
 # beyond accuracy: printed beside the accuracy metrics (coverage is set-level: not compared)
 BEYOND_METRICS = ["coverage@10", "novelty@10"]
@@ -13,9 +16,6 @@ BEYOND_METRICS = ["coverage@10", "novelty@10"]
 def demo(seed: int = 0, out: TextIO | None = None) -> None:
     """Evaluate the sample data overall and by segment, compare the two models, and print
     readable tables."""
-    import rankframe  # noqa: F401  (registers the accessor)
-    from rankframe.datasets import recommendations
-
     stream = out if out is not None else sys.stdout
     data = recommendations(seed=seed)
     n_users = data["user_id"].nunique()

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from rankframe.exceptions import Keyword, OptionName, RankEvalError
+from rankframe.exceptions import Keyword, OptionName, RankEvalError
 
 # the longest message printed; longer ones (a library message quoting a huge value) are cut
 MAX_MESSAGE = 1_000
 
 
-# the library's keyword options that the command line takes as flags (cli/parser.py)
+# the library's keyword options that the command line takes as flags (cli/options.py)
 FLAGS = frozenset({
     "min_relevance", "ties", "empty", "gain", "denominator", "beta", "ap_denominator",
     "precision_denominator", "empty_list", "discount", "negative_gains", "convention",
@@ -24,8 +22,6 @@ def _as_flag(keyword: Keyword | OptionName) -> str:
     """A keyword option as the command line says it: ``ties='average'`` as ``--ties average``
     and the ``ties option`` as the ``--ties value``; options the command line has no flag
     for, and values that are not words, as the library says them."""
-    from rankframe.exceptions import Keyword
-
     if keyword.name not in FLAGS:
         return str(keyword)
     flag = "--" + keyword.name.replace("_", "-")

@@ -13,26 +13,28 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from rankframe.api.gates import FAIL, GRAMMAR, MODES, UNCERTAIN, parse_rules
+from rankframe.cli import inputs
+from rankframe.cli.checks import check_rows
 from rankframe.cli.errors import CliError, in_cli_terms
+from rankframe.cli.options import (
+    add_convention_options,
+    add_input,
+    add_test_options,
+    add_time_options,
+)
+from rankframe.cli.reading import input_format, read_table
 from rankframe.cli.recording import add_record_options, check_record_options, record
+from rankframe.cli.render import OUTPUT_FORMATS, render, write
 from rankframe.cli.status import Status
 from rankframe.exceptions import RankEvalError
+from rankframe.settings.options import OPTIONS
 
 FAIL_ON = ("fail", "uncertain")
 
 
 def add_parser(commands: Any) -> None:
     """The ``check`` subcommand's arguments."""
-    from rankframe.api.gates import GRAMMAR, MODES
-    from rankframe.cli.parser import (
-        _add_convention_options,
-        _add_input,
-        add_test_options,
-        add_time_options,
-    )
-    from rankframe.cli.render import OUTPUT_FORMATS
-    from rankframe.settings.options import OPTIONS
-
     check = commands.add_parser(
         "check", help="gates: rules on metrics; exit 1 when one fails",
         description="Check rules on the metrics of a long-format file, one row per rule, "
@@ -40,8 +42,8 @@ def add_parser(commands: Any) -> None:
         "uncertain, too few queries, no baseline). Exit status: 0 when no row fails, 1 "
         "when one does, 2 on bad input.",
     )
-    _add_input(check, several_scores="score column (default: score); repeat for several "
-               "systems (drop rules compare them with --baseline)")
+    add_input(check, several_scores="score column (default: score); repeat for several "
+              "systems (drop rules compare them with --baseline)")
     gates = check.add_argument_group("rules")
     gates.add_argument("--rule", action="append", required=True, metavar="RULE",
                        help="a rule, repeatable. " + GRAMMAR.replace("%", "%%"))
@@ -80,7 +82,7 @@ def add_parser(commands: Any) -> None:
                              help=f"as for evaluate (default: {OPTIONS[name].default})")
     options.add_argument("--beta", type=float, metavar="BETA",
                          help="f1: F-beta's weight of recall (default: 1)")
-    _add_convention_options(options)
+    add_convention_options(options)
     output = check.add_argument_group("output")
     output.add_argument("--format", choices=OUTPUT_FORMATS, default="table",
                         help="output format (default: %(default)s; json: an array of "
@@ -101,21 +103,6 @@ def run_check(args: argparse.Namespace, status: Status) -> int:
 
 
 def _run(args: argparse.Namespace, status: Status) -> int:
-    from rankframe.api.gates import FAIL, UNCERTAIN, parse_rules
-    from rankframe.cli.checks import check_rows
-    from rankframe.cli.commands import (
-        _accessor,
-        _columns,
-        _in_file_terms,
-        _options,
-        _roles,
-        check_time_options,
-        timed,
-        with_times,
-    )
-    from rankframe.cli.reading import input_format, read_table
-    from rankframe.cli.render import render, write
-
     parse_rules(args.rule)  # a bad rule is reported before the file is read
     check_record_options(args)
     scores = list(dict.fromkeys(args.score or ["score"]))
@@ -125,24 +112,24 @@ def _run(args: argparse.Namespace, status: Status) -> int:
             f"({', '.join(map(repr, scores))}); pass one of them"
         )
         raise CliError(msg, code=2)
-    check_time_options(args)
-    options = _options(args)
-    roles = _roles(args, scores)
-    columns = _columns(roles, args)
+    inputs.check_time_options(args)
+    options = inputs.options(args)
+    roles = inputs.roles(args, scores)
+    columns = inputs.columns(roles, args)
     fmt = input_format(args.file, args.input_format)
     frame, source = read_table(args.file, fmt, columns, status)
     check_rows(frame, source, roles)
-    frame = with_times(frame, source, args)
+    frame = inputs.with_times(frame, source, args)
     reference = None
     if args.reference is not None:
         reference, ref_source = read_table(
             args.reference, input_format(args.reference, None), columns, status
         )
         check_rows(reference, ref_source, roles)
-        reference = with_times(reference, ref_source, args)
-    ev = timed(_accessor(frame, roles), args)
+        reference = inputs.with_times(reference, ref_source, args)
+    ev = inputs.timed(inputs.accessor(frame, roles), args)
     status.show(f"checking {len(args.rule)} rules on {frame.height:,} rows...")
-    with _in_file_terms(frame, source, roles, args):
+    with inputs.in_file_terms(frame, source, roles, args):
         result = ev.check(
             args.rule, baseline=args.baseline, reference=reference, every=args.every,
             by=roles.by or None, mode=args.mode, min_queries=args.min_queries,

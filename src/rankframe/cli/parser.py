@@ -1,21 +1,24 @@
-"""The argument parser of the ``rankframe`` command."""
+"""The argument parser of the ``rankframe`` command: its subcommands assembled, with the
+flag groups they share (``options``); ``check``'s in ``gate``, ``report``'s in ``report``."""
 
 from __future__ import annotations
 
 import argparse
+from importlib.metadata import PackageNotFoundError, version
 from typing import NoReturn
 
-from rankframe.cli.commands import (
-    DEFAULT_METRICS,
-    run_compare,
-    run_demo,
-    run_evaluate,
-    run_trec,
-)
+from rankframe.cli import gate, report
+from rankframe.cli.commands import run_compare, run_demo, run_evaluate, run_trec
 from rankframe.cli.errors import CliError
-from rankframe.cli.reading import INPUT_FORMATS
+from rankframe.cli.options import (
+    add_input,
+    add_metric_options,
+    add_output,
+    add_test_options,
+    add_time_options,
+)
 from rankframe.cli.recording import add_record_options
-from rankframe.cli.render import OUTPUT_FORMATS
+from rankframe.trec.measures import measure_names
 
 
 class _Parser(argparse.ArgumentParser):
@@ -25,21 +28,8 @@ class _Parser(argparse.ArgumentParser):
         raise CliError(f"{message}; see '{self.prog} --help'", code=2)
 
 
-def _metric_help() -> str:
-    """The -m help of evaluate and compare: the metrics of the registry."""
-    from rankframe.metrics.registry import METRICS
-
-    return (
-        f"a metric: {', '.join(METRICS)}, with @k for a cut-off (mrr@10, ndcg@10), or "
-        "trec_eval's names (P_10, recip_rank); repeat, or separate with commas (default: "
-        f"{' '.join(DEFAULT_METRICS)})"
-    )
-
-
 def _measure_help() -> str:
     """The -m help of trec: the trec_eval measures rankframe computes, from the registry."""
-    from rankframe.trec.measures import measure_names
-
     return (
         f"a trec_eval measure: {measure_names()}; parameters as trec_eval takes them "
         "(P.5,10, iprec_at_recall.0.25, relstring.20) or as it prints them (P_10); "
@@ -47,148 +37,8 @@ def _measure_help() -> str:
     )
 
 
-def _add_input(parser: argparse.ArgumentParser, *, several_scores: str) -> None:
-    data = parser.add_argument_group("input")
-    data.add_argument(
-        "file", metavar="FILE",
-        help="long-format data, one row per (query, item): .csv, .tsv, .parquet/.pq, "
-        ".jsonl/.ndjson; '-' reads CSV from standard input",
-    )
-    data.add_argument(
-        "--input-format", choices=sorted(set(INPUT_FORMATS.values())),
-        help="format of FILE when its extension does not tell",
-    )
-    data.add_argument("--query", default="query", metavar="COL",
-                      help="query column (default: %(default)s)")
-    data.add_argument("--item", default="item", metavar="COL",
-                      help="item column (default: %(default)s)")
-    data.add_argument("--score", action="append", metavar="COL", help=several_scores)
-    data.add_argument("--relevant", default="relevant", metavar="COL",
-                      help="relevance grade column (default: %(default)s)")
-
-
-def _add_metric_options(parser: argparse.ArgumentParser) -> None:
-    from rankframe.settings.options import OPTIONS
-
-    group = parser.add_argument_group("metrics")
-    group.add_argument(
-        "-m", "--metric", action="append", metavar="METRIC",
-        help=_metric_help(),
-    )
-    group.add_argument("--by", action="append", metavar="COL",
-                       help="segment column, constant within a query (repeatable)")
-    group.add_argument("--min-relevance", type=float, metavar="GRADE",
-                       help="lowest grade that counts as relevant (default: grade > 0)")
-    group.add_argument("--ties", choices=OPTIONS["ties"].choices,
-                       help="order among equal scores (default: trec, item id descending)")
-    group.add_argument("--empty", choices=OPTIONS["empty"].choices,
-                       help="queries without relevant items (default: zero)")
-    group.add_argument("--gain", choices=OPTIONS["gain"].choices,
-                       help="NDCG gain (default: linear)")
-    group.add_argument("--denominator", choices=OPTIONS["denominator"].choices,
-                       help="AP and recall divide by R or min(R, k) (default: relevant)")
-    group.add_argument("--beta", type=float, metavar="BETA",
-                       help="f1: F-beta's weight of recall (default: 1, F1)")
-    _add_convention_options(group)
-
-
-def _add_convention_options(group: argparse._ArgumentGroup) -> None:
-    """The options of other tools' conventions, and --convention (docs/conventions.md)."""
-    from typing import get_args
-
-    from rankframe.settings.conventions import CONVENTIONS
-    from rankframe.settings.options import OPTIONS, ApDenominator
-
-    group.add_argument("--ap-denominator", choices=get_args(ApDenominator),
-                       help="AP's own denominator (default: as --denominator)")
-    helps = {
-        "precision_denominator": "P@k divides by k or min(k, number retrieved) (default: k)",
-        "empty_list": "precision and AP of a query that retrieved nothing (default: zero)",
-        "discount": "(N)DCG discount (default: log2(rank+1))",
-        "negative_gains": "(N)DCG gain of negative grades (default: zero)",
-    }
-    for name, text in helps.items():
-        group.add_argument("--" + name.replace("_", "-"), choices=OPTIONS[name].choices,
-                           help=text)
-    group.add_argument("--convention", choices=tuple(CONVENTIONS),
-                       help="set the options that reproduce another tool's numbers; options "
-                       "given explicitly win (default: none, trec_eval's defaults)")
-
-
-def add_time_options(group: argparse._ArgumentGroup, *, every: str) -> None:
-    """--time, --time-unit and --every (time windows; ``every``: what a window does)."""
-    from rankframe.pipeline.windows import TIME_UNITS
-
-    group.add_argument("--time", metavar="COL",
-                       help="time column of the queries: datetimes, dates, ISO 8601 text, "
-                       "or integer epochs with --time-unit; a query's time is its earliest "
-                       "row's")
-    group.add_argument("--time-unit", choices=TIME_UNITS,
-                       help="unit of an integer --time column (seconds since 1970 UTC: s)")
-    group.add_argument("--every", metavar="DURATION",
-                       help=f"time windows (1d, 1w, 1mo, 1q; weeks start on Monday): {every}; "
-                       "needs --time")
-
-
-def add_test_options(
-    group: argparse._ArgumentGroup, *, test: str = "paired test over queries",
-    alpha: str = "significance level", family: str | None = None,
-    family_default: str | None = None, confidence_level: str = "level of the intervals",
-    confidence_default: float | None = 0.95, permutations: bool = False,
-    resamples: str = "bootstrap resamples",
-) -> None:
-    """The flags of the tests and intervals (``compare``, ``check``, ``report``): --test,
-    --correction, --alpha, --family (with ``family``, its help), --confidence-level,
-    --permutations (with ``permutations``), --resamples and --seed. What differs per
-    command are the help texts (what the test or level is of) and two defaults:
-    ``family_default`` (the library's when ``None``) and ``confidence_default`` (``None``:
-    the library's, which ``confidence_level`` then names)."""
-    from rankframe.settings.options import CORRECTION, FAMILY, TEST
-
-    group.add_argument("--test", choices=TEST.choices, default=TEST.default,
-                       help=f"{test} (default: %(default)s)")
-    group.add_argument("--correction", choices=CORRECTION.choices, default=CORRECTION.default,
-                       help="multiple-comparison correction (default: %(default)s)")
-    group.add_argument("--alpha", type=float, default=0.05,
-                       help=f"{alpha} (default: %(default)s)")
-    if family is not None:
-        group.add_argument("--family", choices=FAMILY.choices,
-                           default=FAMILY.default if family_default is None else family_default,
-                           help=family)
-    level = confidence_level if confidence_default is None else (
-        f"{confidence_level} (default: %(default)s)")
-    group.add_argument("--confidence-level", type=float, default=confidence_default,
-                       metavar="LEVEL", help=level)
-    if permutations:
-        group.add_argument("--permutations", type=int, default=10_000, metavar="N",
-                           help="sign flips of the permutation test (default: %(default)s)")
-    group.add_argument("--resamples", type=int, default=1000, metavar="N",
-                       help=f"{resamples} (default: %(default)s)")
-    group.add_argument("--seed", type=int, default=0,
-                       help="random seed of the resampling (default: %(default)s)")
-
-
-def _add_output(parser: argparse.ArgumentParser, *, per_query: bool = False,
-                paper: bool = False) -> None:
-    group = parser.add_argument_group("output")
-    if per_query:
-        group.add_argument("--per-query", action="store_true",
-                           help="one row per query instead of the means")
-    formats = (*OUTPUT_FORMATS, "latex", "paper") if paper else OUTPUT_FORMATS
-    extra = ("; latex and paper: a paper table (LaTeX, Markdown) of the means, best in bold, "
-             "significance as superscript letters") if paper else ""
-    group.add_argument("--format", choices=formats, default="table",
-                       help=f"output format (default: %(default)s; json: a list of "
-                       f"records{extra})")
-    group.add_argument("--percent", action="store_true",
-                       help="show metric values x100 with a %% sign (table and markdown only)")
-    group.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``rankframe`` command."""
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
         release = version("rankframe")
     except PackageNotFoundError:  # pragma: no cover
@@ -204,12 +54,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Ranking metrics of a long-format file: one row per (query, item) with a "
         "score (empty: judged but not retrieved) and a relevance grade.",
     )
-    _add_input(evaluate, several_scores="score column (default: score); repeat to evaluate "
-               "several systems, one row each")
-    _add_metric_options(evaluate)
+    add_input(evaluate, several_scores="score column (default: score); repeat to evaluate "
+              "several systems, one row each")
+    add_metric_options(evaluate)
     add_time_options(evaluate.add_argument_group("time windows"),
                      every="one row per window, its start in a leading 'window' column")
-    _add_output(evaluate, per_query=True)
+    add_output(evaluate, per_query=True)
     add_record_options(evaluate)
     evaluate.set_defaults(handler=run_evaluate)
 
@@ -218,9 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Compare score columns of one file against a baseline: means, deltas, "
         "confidence intervals and p-values of paired tests over queries.",
     )
-    _add_input(compare, several_scores="a system's score column; give two or more (one is "
-               "enough with --reference; default there: score)")
-    _add_metric_options(compare)
+    add_input(compare, several_scores="a system's score column; give two or more (one is "
+              "enough with --reference; default there: score)")
+    add_metric_options(compare)
     tests = compare.add_argument_group("tests")
     tests.add_argument("--baseline", metavar="COL",
                        help="the score column the others are compared to (default: the first)")
@@ -240,13 +90,11 @@ def build_parser() -> argparse.ArgumentParser:
                      every="each window against the previous one (with --baseline: the "
                      "systems within each window; with --reference: the same window of "
                      "FILE2)")
-    _add_output(compare, paper=True)
+    add_output(compare, paper=True)
     add_record_options(compare)
     compare.set_defaults(handler=run_compare)
 
-    from rankframe.cli.report import add_report
-
-    add_report(commands, _add_input, _add_metric_options)
+    report.add_parser(commands)
 
     trec = commands.add_parser(
         "trec", help="a drop-in for trec_eval: its options, measures and output",
@@ -269,8 +117,6 @@ def build_parser() -> argparse.ArgumentParser:
                       help="no summary: only the per-query lines")
     trec.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
     trec.set_defaults(handler=run_trec)
-
-    from rankframe.cli import gate
 
     gate.add_parser(commands)
 

@@ -9,16 +9,15 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import polars as pl
 
 from rankframe._suggest import closest_one
 from rankframe.cli.errors import CliError
 from rankframe.cli.source import FORMAT_NAMES, SEPARATORS, Source, diagnose_text, header_not_utf8
 from rankframe.cli.status import Status
 from rankframe.exceptions import excerpt
-
-if TYPE_CHECKING:
-    import polars as pl
 
 INPUT_FORMATS = {
     ".csv": "csv",
@@ -58,8 +57,6 @@ def check_exists(path: str) -> None:
 
 
 def _scan(source: Any, fmt: str, infer: int | None) -> pl.LazyFrame:
-    import polars as pl
-
     if fmt in SEPARATORS:
         return pl.scan_csv(source, separator=SEPARATORS[fmt], infer_schema_length=infer)
     if fmt == "parquet":
@@ -76,8 +73,6 @@ def read_table(
     option to change and the closest column name; a file that cannot be read, the line at
     fault where it can be found.
     """
-    import polars as pl
-
     check_exists(path)
     source = Source(path, fmt, sys.stdin.buffer.read() if path == "-" else None)
     status.show(f"reading {'standard input' if path == '-' else path}...")

@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from rankframe.cli.errors import CliError
+from rankframe.history import History
 
 __all__ = ["add_record_options", "record"]
 
@@ -55,8 +56,6 @@ def record(args: argparse.Namespace, result: Any, data: Any = None) -> None:
     check_record_options(args)
     if args.record is None:
         return
-    from rankframe import History
-
     try:
         store = History(args.record)
         run_id = store.record(result, run=args.run_name, tags=dict(args.tag or []), data=data)

@@ -11,6 +11,8 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from rankframe.cli.errors import CliError
 
 OUTPUT_FORMATS = ("table", "csv", "json", "markdown")
@@ -30,8 +32,6 @@ def _plain(value: Any) -> Any:
 
 def table_rows(result: Any) -> tuple[list[str], list[list[Any]]]:
     """Column names and rows of a pandas or polars frame (a LazyFrame is collected)."""
-    import pandas as pd
-
     if hasattr(result, "collect"):
         result = result.collect()
     if isinstance(result, pd.Series):

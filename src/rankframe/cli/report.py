@@ -3,18 +3,25 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from typing import Any
 
-from rankframe.cli.errors import CliError
+from rankframe.api.gates import parse_rules
+from rankframe.cli import inputs
+from rankframe.cli.checks import check_rows
+from rankframe.cli.errors import CliError, in_cli_terms
+from rankframe.cli.options import (
+    add_input,
+    add_metric_options,
+    add_test_options,
+    add_time_options,
+)
+from rankframe.cli.reading import input_format, read_table
 from rankframe.cli.status import Status
+from rankframe.exceptions import RankEvalError
 
 
-def add_report(commands: Any, add_input: Callable[..., None],
-               add_metric_options: Callable[..., None]) -> None:
+def add_parser(commands: Any) -> None:
     """The ``report`` subcommand and its arguments."""
-    from rankframe.cli.parser import add_test_options, add_time_options
-
     report = commands.add_parser(
         "report", help="one self-contained HTML report: summary, segments, curves, "
         "distributions, win/tie/loss, worst queries",
@@ -57,20 +64,13 @@ def run_report(args: argparse.Namespace, status: Status) -> int:
     """``rankframe report``: writes the file and exits 0; 2 on a bad command line (a bad
     rule, ``--every`` without ``--time``, an unknown baseline), 1 on data that cannot be
     evaluated (as ``rankframe evaluate``)."""
-    from rankframe.api.gates import parse_rules
-    from rankframe.cli import commands
-    from rankframe.cli.checks import check_rows
-    from rankframe.cli.errors import in_cli_terms
-    from rankframe.cli.reading import input_format, read_table
-    from rankframe.exceptions import RankEvalError
-
     scores = list(dict.fromkeys(args.score or ["score"]))
     baseline = args.baseline
     if baseline is not None and baseline not in scores:
         msg = (f"--baseline {baseline!r} is not one of the --score columns "
                f"({', '.join(map(repr, scores))}); pass one of them")
         raise CliError(msg, code=2)
-    commands.check_time_options(args)  # --every needs --time, --time-unit an integer --time
+    inputs.check_time_options(args)  # --every needs --time, --time-unit an integer --time
     if (args.every is None) != (args.time is None):
         raise CliError("--every and --time go together, e.g. --time served_at --every 1w",
                        code=2)
@@ -79,17 +79,17 @@ def run_report(args: argparse.Namespace, status: Status) -> int:
             parse_rules(args.rule)
         except RankEvalError as error:
             raise CliError(in_cli_terms(error), code=2) from None
-    metrics = commands._metrics(args.metric)
-    options = commands._options(args)
-    roles = commands._roles(args, scores)
-    columns = commands._columns(roles)
+    metrics = inputs.metrics(args.metric)
+    options = inputs.options(args)
+    roles = inputs.roles(args, scores)
+    columns = inputs.columns(roles)
     if args.time is not None:
         columns.setdefault(args.time, "--time")
     frame, source = read_table(args.file, input_format(args.file, args.input_format),
                                columns, status)
     check_rows(frame, source, roles)
-    frame = commands.with_times(frame, source, args)
-    ev = commands.timed(commands._accessor(frame, roles), args)
+    frame = inputs.with_times(frame, source, args)
+    ev = inputs.timed(inputs.accessor(frame, roles), args)
     extra: dict[str, Any] = {}
     if args.time is not None:
         extra["every"] = args.every
@@ -98,11 +98,11 @@ def run_report(args: argparse.Namespace, status: Status) -> int:
             args.reference, input_format(args.reference, None), columns, status
         )
         check_rows(reference, ref_source, roles)
-        extra["reference"] = commands.with_times(reference, ref_source, args)
+        extra["reference"] = inputs.with_times(reference, ref_source, args)
     if args.rule:
         extra.update(rules=list(args.rule), min_queries=args.min_queries, mode=args.mode)
     status.show(f"reporting on {frame.height:,} rows...")
-    with commands._in_file_terms(frame, source, roles, args):
+    with inputs.in_file_terms(frame, source, roles, args):
         report = ev.report(
             metrics, by=roles.by or None, baseline=baseline, test=args.test,
             correction=args.correction, alpha=args.alpha,

@@ -37,6 +37,7 @@ from rankframe.exceptions import (
     UnknownMetricError,
 )
 from rankframe.inputs.scores import from_scores
+from rankframe.inputs.trec_files import join_trec, read_trec_qrels, read_trec_run
 from rankframe.metrics.registry import (
     METRICS,
     Metric,
@@ -48,7 +49,6 @@ from rankframe.metrics.registry import (
 from rankframe.schemas import pandas_schema, polars_schema
 from rankframe.settings.config import get_option, option_context, reset_option, set_option
 from rankframe.settings.options import Options
-from rankframe.trec import join_trec, read_trec_qrels, read_trec_run
 
 if TYPE_CHECKING:
     from rankframe.history import History

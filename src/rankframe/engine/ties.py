@@ -28,10 +28,10 @@ counts), never a Python loop; a group of one row gives the untied formula's own 
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy.special import gammaln, poch
 
 from rankframe.engine import segments
 from rankframe.engine.frame import FloatArray, IntArray
@@ -41,6 +41,15 @@ if TYPE_CHECKING:
 
 __all__ = ["dcg", "precision_sum", "reciprocal_rank", "success_at"]
 
+
+
+def _special() -> ModuleType:
+    """``scipy.special``, imported when first needed: it takes about 0.4 s to import, which
+    ``import rankframe`` should not pay (a heavy library, imported in this function alone)."""
+    import scipy.special
+
+    special: ModuleType = scipy.special
+    return special
 
 def _groups(query: IntArray, start: IntArray) -> tuple[IntArray, IntArray]:
     """Entries in rank order, grouped by (query, tie group): each group's first entry and
@@ -97,6 +106,7 @@ def success_at(t: Lists, k: int | None, _: Any = None) -> FloatArray:
 
 
 def _log_choose(a: IntArray, b: IntArray) -> FloatArray:
+    gammaln = _special().gammaln
     return np.asarray(gammaln(a + 1.0) - gammaln(b + 1.0) - gammaln(a - b + 1.0))
 
 
@@ -110,8 +120,8 @@ def _first_relevant_chance(n: IntArray, r: IntArray, j: IntArray) -> FloatArray:
     whose cancellation costs a relative error up to about ``1e-16 n log(n)``.
     """
     with np.errstate(over="ignore", invalid="ignore"):
-        whole = np.asarray(poch(n - r + 1.0, r - 1.0), dtype=np.float64)
-        chance: FloatArray = np.asarray(poch(n - j - r + 2.0, r - 1.0), dtype=np.float64)
+        whole = np.asarray(_special().poch(n - r + 1.0, r - 1.0), dtype=np.float64)
+        chance: FloatArray = np.asarray(_special().poch(n - j - r + 2.0, r - 1.0), dtype=np.float64)
         chance *= (r / n) / whole
     far = ~np.isfinite(whole)
     if far.any():

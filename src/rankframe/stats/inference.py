@@ -20,11 +20,11 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import lru_cache
+from types import ModuleType
 from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
-from scipy import special
 
 from rankframe.engine.segments import offsets
 from rankframe.exceptions import InvalidOptionError
@@ -64,6 +64,15 @@ _MAX_THREADS = 4  # chunks of resamples run on a few threads (NumPy releases the
 _WILCOXON_EXACT_MAX = 50  # scipy's method="auto": exact distribution up to 50 queries
 _WILCOXON_ENUM_MAX = 13  # ... and full sign enumeration (2**13 <= 9999) with ties/zeros
 
+
+
+def _special() -> ModuleType:
+    """``scipy.special``, imported when first needed: it takes about 0.4 s to import, which
+    ``import rankframe`` should not pay (a heavy library, imported in this function alone)."""
+    import scipy.special
+
+    special: ModuleType = scipy.special
+    return special
 
 def _columns(x: npt.ArrayLike, name: str) -> tuple[FloatArray, tuple[int, ...]]:
     """``x`` as a float (n, m) array, and the shape of one result (``x.shape[1:]``)."""
@@ -175,7 +184,7 @@ def paired_t_test(diff: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
         return nan.reshape(shape), nan.copy().reshape(shape)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = mean / sem
-    p = 2.0 * special.stdtr(n - 1, -np.abs(t))
+    p = 2.0 * _special().stdtr(n - 1, -np.abs(t))
     return t.reshape(shape), np.asarray(p, dtype=np.float64).reshape(shape)
 
 
@@ -207,7 +216,7 @@ def t_interval(diff: npt.ArrayLike, confidence: float = 0.95) -> tuple[FloatArra
     if n < 2:
         nan = np.full(d.shape[1], np.nan)
         return nan.reshape(shape), nan.copy().reshape(shape)
-    q_low, q_high = special.stdtrit(n - 1, np.array([(1.0 - c) / 2.0, (1.0 + c) / 2.0]))
+    q_low, q_high = _special().stdtrit(n - 1, np.array([(1.0 - c) / 2.0, (1.0 + c) / 2.0]))
     low = np.where(sem == 0, mean, mean + sem * q_low)
     high = np.where(sem == 0, mean, mean + sem * q_high)
     return low.reshape(shape), high.reshape(shape)
@@ -326,7 +335,7 @@ def wilcoxon_test(diff: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
         se = np.sqrt((c * (c + 1.0) * (2.0 * c + 1.0) - tie[normal] / 2.0) / 24.0)
         with np.errstate(divide="ignore", invalid="ignore"):
             z = (r_plus[normal] - mn) / se
-        p[normal] = 2.0 * special.ndtr(-np.abs(z))
+        p[normal] = 2.0 * _special().ndtr(-np.abs(z))
     if exact.any():
         cdf, sf = _wilcoxon_tails(n)
         w = r_plus[exact].astype(np.intp)  # integral without ties
@@ -707,7 +716,7 @@ def welch_t_test(
     estimate, se, df = _welch(a, b, totals)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = estimate / se
-    p = 2.0 * special.stdtr(df, -np.abs(t))
+    p = 2.0 * _special().stdtr(df, -np.abs(t))
     return t.reshape(shape), np.asarray(p, dtype=np.float64).reshape(shape)
 
 
@@ -725,8 +734,8 @@ def welch_interval(
     a, b, shape = _two_columns(x, y)
     estimate, se, df = _welch(a, b, totals)
     with np.errstate(invalid="ignore"):
-        q_low = special.stdtrit(df, (1.0 - c) / 2.0)
-        q_high = special.stdtrit(df, (1.0 + c) / 2.0)
+        q_low = _special().stdtrit(df, (1.0 - c) / 2.0)
+        q_high = _special().stdtrit(df, (1.0 + c) / 2.0)
     low = np.where(se == 0, estimate, estimate + se * q_low)
     high = np.where(se == 0, estimate, estimate + se * q_high)
     return low.reshape(shape), high.reshape(shape)
@@ -857,5 +866,5 @@ def mann_whitney_test(x: npt.ArrayLike, y: npt.ArrayLike) -> tuple[FloatArray, F
     with np.errstate(divide="ignore", invalid="ignore"):
         z = (u - n1 * n2 / 2.0 - 0.5) / s
     statistic[finite] = u1
-    p_value[finite] = np.clip(2.0 * special.ndtr(-z), 0.0, 1.0)
+    p_value[finite] = np.clip(2.0 * _special().ndtr(-z), 0.0, 1.0)
     return statistic.reshape(shape), p_value.reshape(shape)

@@ -48,6 +48,7 @@ import pyarrow as pa
 try:
     from pyspark import TaskContext
     from pyspark.sql import DataFrame, functions
+    from pyspark.sql.types import LongType, StructField, StructType
 except ImportError as error:
     msg = "The Spark accessor needs pyspark: pip install 'rankframe[spark]'"
     raise ImportError(msg) from error
@@ -322,8 +323,6 @@ class SparkAdapter(FrameAdapter):
             return self._ranked(names, columns, ties)
 
     def _ranked(self, names: ColumnNames, columns: list[str], ties: Ties) -> Any:
-        from pyspark.sql.types import LongType, StructField, StructType
-
         # nulls and dtypes over the whole frame, in its row order, now (a scan, no shuffle)
         self._raise_whole_frame(names, list(names.roles()))
         every = list(self.frame.columns)

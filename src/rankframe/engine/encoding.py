@@ -39,6 +39,7 @@ from typing import Any, Literal, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
 import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -1085,7 +1086,5 @@ def _family_ranks(values: npt.NDArray[np.object_], name: str) -> IntArray:
 
 def _factorize(values: npt.NDArray[Any]) -> tuple[IntArray, npt.NDArray[Any]]:
     """pandas' ``factorize`` (by hash and equality) of a NumPy array: codes and uniques."""
-    import pandas as pd
-
     codes, uniques = pd.factorize(values)
     return codes.astype(np.int64, copy=False), np.asarray(uniques)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import pandas as pd
+import polars as pl
 
 from rankframe.exceptions import InvalidOptionError
 from rankframe.history import rows, stores
@@ -365,8 +366,6 @@ class History:
             elif name in ("k", "value"):
                 table[name] = pd.to_numeric(table[name]).astype("float64")
         if self._frame_kind == "polars":
-            import polars as pl
-
             return pl.from_pandas(table)
         return table
 

@@ -21,11 +21,12 @@ import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 import pandas as pd
+import pyarrow as pa
 
 from rankframe._version import __version__
 from rankframe.exceptions import StoreError
@@ -240,8 +241,6 @@ class DuckDBStore:
 
     def write(self, run: dict[str, Any], tags: list[tuple[str, str, str]],
               values: pd.DataFrame) -> None:
-        import pyarrow as pa
-
         run_id = run["run_id"]
         arrow = pa.Table.from_pandas(values, preserve_index=False)
         with self.connect(read_only=False) as con:
@@ -437,6 +436,4 @@ def _version() -> str:
 
 def _now() -> datetime:
     """Now, as a naive UTC datetime (the store's timestamps)."""
-    from datetime import UTC
-
     return datetime.now(UTC).replace(tzinfo=None)

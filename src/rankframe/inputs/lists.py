@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -477,15 +478,11 @@ def pandas_long(frame: pd.DataFrame, names: ListNames, *, keep_index: bool = Fal
 
 
 def _polars_arrow(series: Any) -> pa.Array:
-    import polars as pl
-
     return _chunk(series.to_arrow(compat_level=pl.CompatLevel.oldest()))
 
 
 def check_polars_schema(schema: Mapping[str, Any], names: ListNames) -> None:
     """Missing columns and columns that are no lists, from a polars schema."""
-    import polars as pl
-
     check_names(list(schema), names)
     for role, column in names.roles().items():
         if role != "query":
@@ -494,8 +491,6 @@ def check_polars_schema(schema: Mapping[str, Any], names: ListNames) -> None:
 
 def polars_long_schema(schema: Mapping[str, Any], names: ListNames) -> dict[Any, Any]:
     """The output schema of a polars frame with the input ``schema``."""
-    import polars as pl
-
     def inner(column: str) -> Any:
         dtype = schema[column]
         return dtype.inner if isinstance(dtype, (pl.List, pl.Array)) else pl.Null
@@ -513,8 +508,6 @@ def polars_long_schema(schema: Mapping[str, Any], names: ListNames) -> dict[Any,
 
 
 def polars_long(frame: Any, names: ListNames) -> Any:
-    import polars as pl
-
     check_polars_schema(frame.schema, names)
     _check_queries(frame[names.query].to_pandas(), names.query)
     queries = frame[names.query]

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
 
 from rankframe.engine import THREAD_ROWS, segments
 from rankframe.exceptions import InvalidDataError, InvalidOptionError, Keyword, excerpt, plain
@@ -527,8 +528,6 @@ class Inputs:
 def _positions(keys: Any, labels: list[object], option: str = "catalog") -> IntArray:
     """The position of each id of ``labels`` in ``keys`` (-1 where it is missing); raises
     for ids that ``keys`` lists more than once."""
-    import pandas as pd
-
     if not labels:
         return np.zeros(0, dtype=np.int64)
     wanted = pd.Index(np.asarray(labels, dtype=object) if _mixed(labels) else labels)
@@ -545,8 +544,6 @@ def _mixed(labels: list[object]) -> bool:
 
 def _index(values: Any, option: str) -> Any:
     """A pandas Index of the ids, each once; raises for null ids."""
-    import pandas as pd
-
     if hasattr(values, "to_list") and not isinstance(values, pd.Index | pd.Series):
         values = values.to_list()  # polars
     index = pd.Index(list(values) if isinstance(values, set | frozenset) else values)
@@ -580,8 +577,6 @@ def _numbers(values: Any, option: str, what: str) -> FloatArray:
 
 def _popularity(popularity: Any) -> tuple[Any, FloatArray]:
     """Keys (a pandas Index) and counts of the ``popularity`` option."""
-    import pandas as pd
-
     if isinstance(popularity, pd.DataFrame):  # one column, indexed by item
         popularity = popularity.iloc[:, 0]
     if isinstance(popularity, pd.Series):
@@ -607,8 +602,6 @@ def _popularity(popularity: Any) -> tuple[Any, FloatArray]:
 
 def _features(features: Any) -> tuple[Any, FloatArray]:
     """Keys (a pandas Index) and the matrix of the ``item_features`` option."""
-    import pandas as pd
-
     if isinstance(features, pd.DataFrame):
         keys, values = features.index, features.to_numpy()
     else:  # polars: the first column is the item
@@ -673,7 +666,7 @@ def intra_list_diversity(top: TopK, k: int | None, inputs: Inputs) -> FloatArray
     (‖Σ u_i‖² - Σ ‖u_i‖²) / 2: one sparse (list x item) product with the vectors gives
     every list's Σ u_i, a block of lists at a time.
     """
-    from scipy import sparse
+    from scipy import sparse  # heavy (about 0.4 s): loaded when ild is computed, not on import
 
     used, vectors = inputs.features()
     local = np.full(top.n_codes, -1, dtype=np.int64)

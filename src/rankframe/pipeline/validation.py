@@ -30,14 +30,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
+import polars as pl
+import pyarrow as pa
 
 from rankframe._suggest import closest_one
 from rankframe.exceptions import InvalidDataError, plain
 
 if TYPE_CHECKING:
-    import pandas as pd
-    import polars as pl
-
     from rankframe.pipeline.steps import ColumnNames
 
 __all__ = [
@@ -115,8 +115,6 @@ class Facts:
 
 def pandas_numeric(series: Any) -> bool:
     """Whether a pandas column is numeric (bool allowed, complex not)."""
-    import pandas as pd
-
     types = pd.api.types
     return bool(types.is_numeric_dtype(series) or types.is_bool_dtype(series)) and not (
         types.is_complex_dtype(series)
@@ -139,31 +137,22 @@ def pandas_finite(series: Any) -> bool:
 
 def pandas_boolean(series: Any) -> bool:
     """Whether a pandas column has a boolean dtype."""
-    import pandas as pd
-
     return bool(pd.api.types.is_bool_dtype(series))
 
 
 def polars_numeric(dtype: Any) -> bool:
     """Whether a polars dtype is numeric (bool allowed)."""
-    import polars as pl
-
     return bool(dtype.is_numeric() or dtype == pl.Boolean)
 
 
 def polars_boolean(dtype: Any) -> bool:
     """Whether a polars dtype is boolean."""
-    import polars as pl
-
     return bool(dtype == pl.Boolean)
 
 
 def pandas_temporal(series: Any, time_unit: str | None) -> bool:
     """Whether a pandas column holds times: datetimes (NumPy or Arrow, with or without a
     zone), dates (Arrow, or ``datetime.date`` objects), or integers with a ``time_unit``."""
-    import pandas as pd
-    import pyarrow as pa
-
     types, dtype = pd.api.types, series.dtype
     if isinstance(dtype, pd.ArrowDtype):
         arrow = dtype.pyarrow_dtype
@@ -181,8 +170,6 @@ def pandas_temporal(series: Any, time_unit: str | None) -> bool:
 def polars_temporal(dtype: Any, time_unit: str | None) -> bool:
     """Whether a polars dtype holds times: ``Datetime``, ``Date``, or integers with a
     ``time_unit``."""
-    import polars as pl
-
     if dtype == pl.Date or isinstance(dtype, pl.Datetime):
         return True
     return bool(dtype.is_integer()) and time_unit is not None
@@ -190,8 +177,6 @@ def polars_temporal(dtype: Any, time_unit: str | None) -> bool:
 
 def _integer(dtype: Any) -> bool:
     """Whether a pandas or polars dtype is an integer dtype."""
-    import pandas as pd
-
     test = getattr(dtype, "is_integer", None)  # polars
     if callable(test):
         return bool(test())
@@ -214,9 +199,6 @@ def _pandas_missing(series: pd.Series[Any]) -> npt.NDArray[np.bool_]:
     """Per row, whether the value is null: ``isna``, and NaN in a pyarrow float column too
     (Arrow keeps NaN apart from null; the NumPy path, polars and the engine read it as
     null, so a NaN grade is the null grade's error on every frame kind)."""
-    import pandas as pd
-    import pyarrow as pa
-
     missing = np.asarray(series.isna().to_numpy(), dtype=bool)
     dtype = series.dtype
     if isinstance(dtype, pd.ArrowDtype) and pa.types.is_floating(dtype.pyarrow_dtype):
@@ -245,8 +227,6 @@ def pandas_facts(frame: pd.DataFrame, names: ColumnNames) -> Facts:
 
 def _missing(column: str, dtype: Any) -> pl.Expr:
     """Null, or NaN in a float column."""
-    import polars as pl
-
     expr = pl.col(column).is_null()
     return expr | pl.col(column).is_nan() if dtype.is_float() else expr
 
@@ -263,8 +243,6 @@ def polars_facts(frame: pl.DataFrame | pl.LazyFrame, names: ColumnNames) -> Fact
     """The :class:`Facts` of a polars frame, or of a LazyFrame's whole plan (one streaming
     aggregation). An eager frame without nulls, NaN or infinite grades costs its null counts
     (free) and a pass over its float columns."""
-    import polars as pl
-
     schema = frame.collect_schema()
     columns = never_null(names)
     dtypes = _wrong_dtypes(names, schema.__getitem__, lambda c: polars_numeric(schema[c]),
@@ -473,8 +451,6 @@ def first_varying(frame: pl.DataFrame, query: str, column: str) -> tuple[object,
     """The first query (by its first row) in which ``column`` takes more than one value:
     the query, its first row and the first of its rows with another value; ``None`` when
     the column is constant within every query."""
-    import polars as pl
-
     row = unused_name(frame.columns, "__rankframe_row__")
     indexed = frame.with_row_index(row)
     varying = (
@@ -496,8 +472,6 @@ def empty_queries(frame: pl.DataFrame, query: str, relevant: str,
                   min_relevance: float | None) -> pl.DataFrame:
     """The queries without a relevant item (grade > 0, or >= ``min_relevance``), in the
     order of their first rows: a frame of the query column and ``row``, that first row."""
-    import polars as pl
-
     grade = pl.col(relevant).cast(pl.Float64)
     is_relevant = grade > 0 if min_relevance is None else grade >= min_relevance
     row = unused_name(frame.columns, "__rankframe_row__")

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
+import polars as pl
 import pyarrow as pa
 
 from rankframe.exceptions import InvalidOptionError, Keyword, OptionName
@@ -178,8 +179,6 @@ def window_type(kind: pa.DataType, time_unit: str | None) -> pa.DataType:
 def starts(times: Times, every: str, time_unit: str | None) -> tuple[IntArray, pa.Array]:
     """Each time's window start (polars ``dt.truncate``): as int64 (for grouping), and as an
     Arrow array of :func:`window_type`."""
-    import polars as pl
-
     kind = times.type
     values = times.values
     if pa.types.is_date32(kind):

@@ -20,7 +20,7 @@ from rankframe._version import __version__
 from rankframe.report import _svg
 from rankframe.report._compute import Distribution, MetricRow, ReportData, metric_rows
 from rankframe.report._svg import esc
-from rankframe.report._tables import letters, marks
+from rankframe.report._tables import letters, marks, metric_label
 
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;
@@ -430,8 +430,6 @@ def _reference_note(test: str) -> str:
 
 def _reference_table(r: pd.DataFrame) -> str:
     """``compare(reference=...)``'s table: a row per (segment, system, metric)."""
-    from rankframe.report._tables import _label
-
     columns = list(r.columns)
     segments = [str(c) for c in columns[: columns.index("system")]]
     head = "".join(f"<th>{esc(c)}</th>" for c in segments)
@@ -443,7 +441,7 @@ def _reference_table(r: pd.DataFrame) -> str:
         key = [str(row[c]) for c in segments]
         segment = " / ".join(key)
         system = str(row["system"])
-        label = _label(row["metric"], row["k"])
+        label = metric_label(row["metric"], row["k"])
         delta = _float(row.get("delta"))
         significant = bool(row.get("significant")) if not pd.isna(row.get("significant")) \
             else False

@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from rankframe.exceptions import ColumnNotFoundError
+from rankframe.report._compute import eager
 
 __all__ = ["letters", "marks", "to_latex", "to_markdown"]
 
@@ -35,16 +36,10 @@ def letters(systems: list[str]) -> dict[str, str]:
     return out
 
 
-def _label(metric: Any, k: Any) -> str:
+def metric_label(metric: Any, k: Any) -> str:
     if k is None or (isinstance(k, float) and math.isnan(k)) or k is pd.NA:
         return str(metric)
     return f"{metric}@{int(k) if float(k).is_integer() else k}"
-
-
-def _eager(table: Any) -> pd.DataFrame:
-    from rankframe.report._compute import eager
-
-    return eager(table)
 
 
 @dataclass(frozen=True)
@@ -71,7 +66,7 @@ def _floats(frame: pd.DataFrame, column: str) -> list[float]:
 def _entries(table: Any) -> tuple[list[_Entry], list[str]]:
     """A comparison table's rows as plain values, pulled out of the frame once; its segment
     columns."""
-    frame = _eager(table)
+    frame = eager(table)
     missing = [c for c in _COMPARE_COLUMNS if c not in frame.columns]
     if missing:
         msg = (f"to_latex()/to_markdown() read the table of compare(): column {missing[0]!r} "
@@ -84,7 +79,7 @@ def _entries(table: Any) -> tuple[list[_Entry], list[str]]:
     keys = list(zip(*([str(v) for v in frame[c].tolist()] for c in segments), strict=True))
     if not segments:
         keys = [()] * len(frame)
-    labels = [_label(m, k) for m, k in
+    labels = [metric_label(m, k) for m, k in
               zip(frame["metric"].tolist(), frame["k"].tolist(), strict=True)]
     entries = [
         _Entry(key, str(system), label, mean, delta, p, bool(significant))

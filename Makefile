@@ -52,9 +52,10 @@ chromium:
 test: java chromium $(VENV)/.installed-test  ## set up and run the whole test suite
 	$(BIN)/python -m pytest
 
-lint: $(VENV)/.installed-dev  ## ruff and mypy (strict) on src/
+lint: $(VENV)/.installed-dev  ## ruff, mypy (strict) on src/ and the layers (import-linter)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 # The peers for `make bench`. torch first, pinned: 2.13.0 is a CPU wheel on this machine's local
 # disk, and installing it before torchmetrics keeps pip from pulling a CUDA build of torch.

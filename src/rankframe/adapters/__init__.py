@@ -115,7 +115,15 @@ def register(accessor: type) -> None:
     imported already, else when it is."""
     pandas_adapter.register(accessor)
     polars_adapter.register(accessor)
-    if _DASK in sys.modules:
+    if sys.modules.get(_DASK) is not None:
         _register_dask(accessor)
-    elif importlib.util.find_spec("dask") is not None:
+    elif _installed("dask"):
         sys.meta_path.insert(0, _AfterImport(accessor))
+
+
+def _installed(name: str) -> bool:
+    """Whether ``name`` can be imported (without importing it)."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):  # a module set to None in sys.modules: not installed
+        return False

@@ -12,8 +12,6 @@ others are set-level (``aggregate="set"``): one value per set of queries, the fr
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
-
 from rankframe.metrics import item_values
 from rankframe.metrics.item_values import ItemMetric
 from rankframe.metrics.registry import MetricDef
@@ -22,16 +20,8 @@ from rankframe.settings.options import (
     CLASS_AVERAGE,
     ITEM_FEATURES,
     POPULARITY,
-    Options,
     options_of,
 )
-
-
-def _from_items(_lists: Any, _k: int | None, _options: Options) -> NoReturn:
-    """The per-query step never computes an item metric (``MetricDef.items``)."""
-    msg = "computed in the finish step from the top-k items"
-    raise AssertionError(msg)
-
 
 # The worked example of the docstrings: top-2 lists {a, b}, {a, c}, {b, d}; the frame's
 # items a, b, c, d (n = 4); counts c_a = c_b = 2, c_c = c_d = 1.
@@ -47,7 +37,7 @@ _CATALOG = options_of(CATALOG)
 
 COVERAGE = MetricDef(
     name="coverage", aliases=("item_coverage", "catalog_coverage"), trec_name=None,
-    trec_cut=None, takes_k=True, options=_CATALOG, compute=_from_items, aggregate="set",
+    trec_cut=None, takes_k=True, options=_CATALOG, aggregate="set",
     items=ItemMetric(per_set=item_values.coverage, catalog=True),
     depends_on_relevant=False,
     summary="share of the catalog that appears in some top-k list (set-level)",
@@ -71,7 +61,7 @@ COVERAGE = MetricDef(
 )
 GINI = MetricDef(
     name="gini", aliases=("gini_index",), trec_name=None, trec_cut=None, takes_k=True,
-    options=_CATALOG, compute=_from_items, aggregate="set",
+    options=_CATALOG, aggregate="set",
     items=ItemMetric(per_set=item_values.gini, catalog=True),
     depends_on_relevant=False,
     summary="Gini index of how often catalog items are recommended (set-level)",
@@ -93,7 +83,7 @@ GINI = MetricDef(
 )
 ENTROPY = MetricDef(
     name="entropy", aliases=("shannon_entropy",), trec_name=None, trec_cut=None,
-    takes_k=True, options=options_of(), compute=_from_items, aggregate="set",
+    takes_k=True, options=options_of(), aggregate="set",
     items=ItemMetric(per_set=item_values.entropy),
     depends_on_relevant=False, bounded=False,
     summary="Shannon entropy (nats) of the recommended items' distribution (set-level)",
@@ -113,7 +103,7 @@ ENTROPY = MetricDef(
 )
 PERSONALIZATION = MetricDef(
     name="personalization", aliases=(), trec_name=None, trec_cut=None, takes_k=True,
-    options=options_of(), compute=_from_items, aggregate="set",
+    options=options_of(), aggregate="set",
     items=ItemMetric(per_set=item_values.personalization,
                      cutoff="it divides each pair's shared items by k"),
     depends_on_relevant=False,
@@ -137,7 +127,7 @@ _POPULARITY = options_of(POPULARITY)
 
 ARP = MetricDef(
     name="arp", aliases=("average_popularity", "avg_pop"), trec_name=None, trec_cut=None,
-    takes_k=True, options=_POPULARITY, compute=_from_items,
+    takes_k=True, options=_POPULARITY,
     items=ItemMetric(per_query=item_values.average_popularity, needs="popularity"),
     depends_on_relevant=False, bounded=False,
     summary="mean popularity of the top-k items (average recommendation popularity)",
@@ -158,7 +148,7 @@ ARP = MetricDef(
 )
 NOVELTY = MetricDef(
     name="novelty", aliases=("self_information",), trec_name=None, trec_cut=None,
-    takes_k=True, options=_POPULARITY, compute=_from_items,
+    takes_k=True, options=_POPULARITY,
     items=ItemMetric(per_query=item_values.novelty, needs="popularity"),
     depends_on_relevant=False, bounded=False,
     summary="mean self-information -log2(popularity share) of the top-k items",
@@ -181,7 +171,7 @@ NOVELTY = MetricDef(
 )
 ILD = MetricDef(
     name="ild", aliases=("intra_list_diversity", "diversity"), trec_name=None, trec_cut=None,
-    takes_k=True, options=options_of(ITEM_FEATURES), compute=_from_items,
+    takes_k=True, options=options_of(ITEM_FEATURES),
     items=ItemMetric(per_query=item_values.intra_list_diversity, needs="item_features"),
     depends_on_relevant=False, bounded=False,
     summary="mean pairwise cosine distance of the top-k items' features",
@@ -205,7 +195,7 @@ ILD = MetricDef(
 )
 TOP1_F1 = MetricDef(
     name="top1_f1", aliases=("f1_top1",), trec_name=None, trec_cut=None, takes_k=False,
-    options=options_of(CLASS_AVERAGE), compute=_from_items, aggregate="set",
+    options=options_of(CLASS_AVERAGE), aggregate="set",
     items=ItemMetric(per_set=item_values.top1_f1, truth=True, depth=1),
     summary="F1 of the rank-1 item as a class prediction of the one relevant item (set-level)",
     doc=r"""F1 score of the top-1 predictions, as a multi-class classification.

@@ -107,7 +107,9 @@ class MetricDef:
         declaration (their choices, defaults and docs), as ir_measures'
         ``SUPPORTED_PARAMS``.
     compute
-        ``compute(lists, k, options)`` returns one float per query.
+        ``compute(lists, k, options)`` returns one float per query; ``None`` for a metric
+        of the items themselves (``items``), which the finish step computes. A metric
+        declares exactly one of the two.
     summary
         One line for the docs and the command line's help.
     doc
@@ -157,7 +159,7 @@ class MetricDef:
     trec_cut: str | None
     takes_k: bool
     options: Mapping[str, OptionDef[Any]] = field(compare=False)
-    compute: PerQuery = field(repr=False, compare=False)
+    compute: PerQuery | None = field(default=None, repr=False, compare=False)
     summary: str = ""
     doc: str = field(default="", repr=False, compare=False)
     examples: str = field(default="", repr=False, compare=False)
@@ -211,6 +213,12 @@ def register(definition: MetricDef) -> MetricDef:
             used = _LOOKUP[spelling].name if spelling in _LOOKUP else "a trec_eval name"
             msg = f"Metric name {spelling!r} is already used by {used!r}."
             raise ValueError(msg)
+    if (definition.compute is None) == (definition.items is None):
+        msg = (
+            f"Metric {definition.name!r} must declare exactly one of compute= (from the "
+            "ranked lists, per query) and items= (from the items of the top k)."
+        )
+        raise ValueError(msg)
     if definition.aggregate not in AGGREGATES:
         msg = f"aggregate={definition.aggregate!r}: must be one of {AGGREGATES}."
         raise ValueError(msg)

@@ -3,7 +3,7 @@ window, per system (score column) and ``by`` segment.
 
 The finish step makes the window the first segment key
 (:func:`rankframe.pipeline.windows.segmented`);
-:meth:`PreviousWindow.against` then reads one per-query table twice: each segment (a window
+:meth:`PreviousWindow.finish` then reads one per-query table twice: each segment (a window
 and its ``by`` values) is the current side, and the queries of the **previous window that
 holds queries of the same ``by`` values** are its reference side (a window without queries
 has no row, so it is skipped: the output's ``reference_window`` column says which window
@@ -25,7 +25,6 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from rankframe.exceptions import InvalidOptionError
 from rankframe.pipeline import analysis
 from rankframe.pipeline import windows as _windows
 from rankframe.pipeline.analysis import PerQuery, Tests
@@ -83,11 +82,7 @@ class PreviousWindow(Compared):
     def value_columns(self, request: Request) -> ValueColumns:
         return [*comparison_columns(request), (REFERENCE_WINDOW, "window")]
 
-    def finish(self, pq: PerQuery, request: Request) -> tuple[IntArray, dict[str, Any]]:  # noqa: ARG002
-        msg = "compare(every=...) runs through the finish step of a frame (against())."
-        raise InvalidOptionError(msg)
-
-    def against(
+    def finish(
         self, backend: Backend, pq: PerQuery, request: Request
     ) -> tuple[IntArray, dict[str, Any]]:
         """The output's rows and columns from the per-query table ``pq`` (segmented by

@@ -3,7 +3,7 @@ another frame.
 
 The two frames run the one data path side by side: each gives its per-query table in its
 own kind (an eager frame at once; a LazyFrame or a Dask frame in parts of whole queries),
-and the finish step of the current frame reads both (:meth:`ReferenceComparison.against`):
+and the finish step of the current frame reads both (:meth:`ReferenceComparison.finish`):
 the ``empty=`` option and the item metrics on each side, the query ids and the ``by``
 segments of both sides numbered together, then :func:`rankframe.pipeline.analysis.compare_samples`
 (paired where a segment holds the same queries on both sides, two-sample otherwise).
@@ -129,11 +129,7 @@ class ReferenceComparison(Compared):
     def value_columns(self, request: Request) -> ValueColumns:
         return comparison_columns(request)
 
-    def finish(self, pq: PerQuery, request: Request) -> tuple[IntArray, dict[str, Any]]:  # noqa: ARG002
-        msg = "compare(reference=...) runs through the finish step of a frame (against())."
-        raise InvalidOptionError(msg)
-
-    def against(
+    def finish(
         self, backend: Backend, pq: PerQuery, request: Request
     ) -> tuple[IntArray, dict[str, Any]]:
         """The output's rows and columns: the current frame's per-query table (``pq``,

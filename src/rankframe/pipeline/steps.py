@@ -174,8 +174,12 @@ class Result(Protocol):
         """The output's other columns, with their types."""
         ...
 
-    def finish(self, pq: PerQuery, request: Request) -> tuple[IntArray, dict[str, Any]]:
-        """The output's rows (positions of the ``keys`` rows) and its other columns."""
+    def finish(self, backend: Backend, pq: PerQuery,
+               request: Request) -> tuple[IntArray, dict[str, Any]]:
+        """The output's rows (positions of the ``keys`` rows) and its other columns, from
+        every query's values as the per-query step gave them (segmented by window first
+        with ``every=``); ``backend``: the frame's, whose rows ``pq`` refers to (the
+        comparisons of two sides read the ids and segments of this one)."""
         ...
 
 
@@ -213,7 +217,9 @@ class Means:
     def keys(self, request: Request) -> list[str]:
         return list(request.by)
 
-    def finish(self, pq: PerQuery, request: Request) -> tuple[IntArray, dict[str, Any]]:
+    def finish(self, backend: Backend, pq: PerQuery,  # noqa: ARG002
+               request: Request) -> tuple[IntArray, dict[str, Any]]:
+        pq = completed(pq, request.options)
         if self.tidy:
             return analysis.tidy(
                 pq, confidence_level=self.confidence_level, n_resamples=self.n_resamples,
@@ -250,7 +256,9 @@ class PerQueryRows:
     def keys(self, request: Request) -> list[str]:
         return [request.names.query, *request.by]
 
-    def finish(self, pq: PerQuery, request: Request) -> tuple[IntArray, dict[str, Any]]:
+    def finish(self, backend: Backend, pq: PerQuery,  # noqa: ARG002
+               request: Request) -> tuple[IntArray, dict[str, Any]]:
+        pq = completed(pq, request.options)
         return analysis.per_query(pq, skip_empty=request.options.empty == "skip",
                                    multi=request.multi)
 
@@ -287,7 +295,9 @@ class Comparison(Compared):
     per_query_rows: bool = False
     refuses: ClassVar[str] = "compare() tests paired per-query values"
 
-    def finish(self, pq: PerQuery, request: Request) -> tuple[IntArray, dict[str, Any]]:  # noqa: ARG002
+    def finish(self, backend: Backend, pq: PerQuery,  # noqa: ARG002
+               request: Request) -> tuple[IntArray, dict[str, Any]]:
+        pq = completed(pq, request.options)
         return analysis.compare(pq, baseline=self.baseline, tests=self.tests)
 
     def value_columns(self, request: Request) -> ValueColumns:
@@ -402,11 +412,13 @@ def _check_shared_ranks(metrics: Sequence[Metric]) -> None:
 def _check_average(metrics: Sequence[Metric], options: Options) -> None:
     """``ties="average"`` needs each metric's tie-averaged form (``MetricDef.tie_average``), and
     AP's denominator must not depend on the order (``ap_denominator="hits"`` does)."""
-    if any(m.name == "map" and m.options_in(options).ap_denominator == "hits" for m in metrics):
+    by_hits = [m.name for m in metrics if "ap_denominator" in m.definition.options
+               and m.options_in(options).ap_denominator == "hits"]
+    if by_hits:
         msg = (
             Keyword("ties", "average"), " cannot be combined with ",
-            Keyword("ap_denominator", "hits"), " for 'map': the number of hits in the top k "
-            "then depends on the order of tied items, and the expected ratio has no closed "
+            Keyword("ap_denominator", "hits"), f" for {by_hits[0]!r}: the number of hits in "
+            "the top k then depends on the order of tied items, and the expected ratio has no closed "
             "form here. Pass another ", OptionName("ties"), " (torchmetrics orders tied items "
             "as torch.topk does; ", Keyword("ties", "first"), " keeps the frame's order), or "
             "another ap_denominator.",
@@ -474,12 +486,10 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
                 # a time would write every page of the table once per metric)
                 for j, m in enumerate(metrics):
                     d = m.definition
-                    if d.items is None:
-                        averaged = d.tie_average if options.ties == "average" else None
-                        compute = averaged or d.compute
-                        columns[j] = compute(table, m.k, own[j])
-                    else:
-                        columns[j] = np.nan
+                    averaged = d.tie_average if options.ties == "average" else None
+                    compute = averaged or d.compute
+                    # a metric of the items has no compute: the finish step computes it
+                    columns[j] = np.nan if compute is None else compute(table, m.k, own[j])
                 values[begin:end, s, :] = columns.T
                 if recorder is not None:
                     recorder.add(ranking)
@@ -604,11 +614,7 @@ def finish(backend: Backend, pq: PerQuery, request: Request) -> Any:
     window_at = None
     if request.window is not None:  # the window: the first segment key
         pq, window_at = _windows.segmented(pq, request.window)
-    against = getattr(request.result, "against", None)
-    if against is not None:  # compare(reference=...): this frame's ids and segments too
-        rows, columns = against(backend, pq, request)
-    else:
-        rows, columns = request.result.finish(completed(pq, request.options), request)
+    rows, columns = request.result.finish(backend, pq, request)
     if window_at is not None:  # leads the output's columns (Backend.table)
         columns = {WINDOW: window_at(rows), **columns}
     keys = request.keys

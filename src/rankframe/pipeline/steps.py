@@ -419,8 +419,8 @@ def _check_average(metrics: Sequence[Metric], options: Options) -> None:
             Keyword("ties", "average"), " cannot be combined with ",
             Keyword("ap_denominator", "hits"), f" for {by_hits[0]!r}: the number of hits in "
             "the top k then depends on the order of tied items, and the expected ratio has no "
-            "closed form here. Pass another ", OptionName("ties"), " (torchmetrics orders tied items "
-            "as torch.topk does; ", Keyword("ties", "first"), " keeps the frame's order), or "
+            "closed form here. Pass another ", OptionName("ties"), " (torchmetrics orders tied "
+            "items as torch.topk does; ", Keyword("ties", "first"), " keeps the frame's order), or "
             "another ap_denominator.",
         )
         raise InvalidOptionError(msg)

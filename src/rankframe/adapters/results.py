@@ -16,7 +16,7 @@ import pandas as pd
 import polars as pl
 import pyarrow as pa
 
-__all__ = ["as_pandas", "is_dask"]
+__all__ = ["as_pandas", "is_dask", "table_rows"]
 
 
 def is_dask(obj: Any) -> bool:
@@ -47,3 +47,27 @@ def as_pandas(result: Any) -> pd.DataFrame | None:
     if isinstance(result, pd.DataFrame):
         return result
     return None
+
+
+def _plain(value: Any) -> Any:
+    """A Python scalar: NumPy scalars unwrapped; pandas' missing values as None."""
+    if hasattr(value, "item") and not isinstance(value, str | bytes):
+        value = value.item()
+    if type(value).__name__ in ("NAType", "NaTType"):
+        return None
+    return value
+
+
+def table_rows(result: Any) -> tuple[list[str], list[list[Any]]]:
+    """Column names and rows (Python scalars) of a result table: a pandas or polars frame
+    (a LazyFrame is collected), or a pandas Series (its index as columns)."""
+    if hasattr(result, "collect"):
+        result = result.collect()
+    if isinstance(result, pd.Series):
+        result = result.reset_index()
+    if isinstance(result, pd.DataFrame):
+        columns = [str(c) for c in result.columns]
+        rows = [[_plain(v) for v in row] for row in result.itertuples(index=False, name=None)]
+        return columns, rows
+    columns = [str(c) for c in result.columns]
+    return columns, [[_plain(v) for v in row] for row in result.rows()]

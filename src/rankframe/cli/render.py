@@ -11,8 +11,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
+from rankframe.adapters.results import table_rows
 from rankframe.cli.errors import CliError
 
 OUTPUT_FORMATS = ("table", "csv", "json", "markdown")
@@ -20,29 +19,6 @@ OUTPUT_FORMATS = ("table", "csv", "json", "markdown")
 #: The columns shown as percentages: the same for every row, or per row (a function of the
 #: row, column name -> value).
 Percent = Collection[str] | Callable[[Mapping[str, Any]], Collection[str]]
-
-def _plain(value: Any) -> Any:
-    """A Python scalar: NumPy scalars unwrapped; pandas' missing values as None."""
-    if hasattr(value, "item") and not isinstance(value, str | bytes):
-        value = value.item()
-    if type(value).__name__ in ("NAType", "NaTType"):
-        return None
-    return value
-
-
-def table_rows(result: Any) -> tuple[list[str], list[list[Any]]]:
-    """Column names and rows of a pandas or polars frame (a LazyFrame is collected)."""
-    if hasattr(result, "collect"):
-        result = result.collect()
-    if isinstance(result, pd.Series):
-        result = result.reset_index()
-    if isinstance(result, pd.DataFrame):
-        columns = [str(c) for c in result.columns]
-        rows = [[_plain(v) for v in row] for row in result.itertuples(index=False, name=None)]
-        return columns, rows
-    columns = [str(c) for c in result.columns]
-    return columns, [[_plain(v) for v in row] for row in result.rows()]
-
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)

@@ -430,7 +430,7 @@ class LazyPolarsAdapter(FrameAdapter):
             if not validation.polars_facts(part, request.names).clean:
                 # the error counts and locates over the whole frame: its facts, from
                 # one streaming aggregation of the plan
-                whole = validation.polars_facts(frame, request.names)
+                whole = validation.lazy_polars_facts(frame, request.names)
                 validation.raise_for(whole, request.names, flavour="polars")
             return _conform(parts.map(part), part_schema)
 

@@ -48,6 +48,7 @@ __all__ = [
     "error",
     "first_duplicate",
     "first_varying",
+    "lazy_polars_facts",
     "never_null",
     "numeric_columns",
     "pandas_boolean",
@@ -239,30 +240,47 @@ def unused_name(columns: Sequence[object], stem: str) -> str:
     return name
 
 
-def polars_facts(frame: pl.DataFrame | pl.LazyFrame, names: ColumnNames) -> Facts:
-    """The :class:`Facts` of a polars frame, or of a LazyFrame's whole plan (one streaming
-    aggregation). An eager frame without nulls, NaN or infinite grades costs its null counts
-    (free) and a pass over its float columns."""
+def polars_facts(frame: pl.DataFrame, names: ColumnNames) -> Facts:
+    """The :class:`Facts` of an eager polars frame. A frame without nulls, NaN or infinite
+    grades costs its null counts (free) and a pass over its float columns."""
     schema = frame.collect_schema()
-    columns = never_null(names)
-    dtypes = _wrong_dtypes(names, schema.__getitem__, lambda c: polars_numeric(schema[c]),
-                           lambda c: polars_boolean(schema[c]),
-                           lambda c: polars_temporal(schema[c], names.time_unit))
+    dtypes = _polars_dtypes(schema, names)
     grade = names.relevant
     finite_checked = schema[grade].is_float() and grade not in dtypes
-    if isinstance(frame, pl.DataFrame):
-        suspect = any(
-            frame[c].null_count() or (schema[c].is_float() and frame[c].is_nan().any())
-            for c in columns
-        ) or (finite_checked and bool(frame[grade].is_infinite().any()))
-        if not suspect:
-            return Facts(frame.height, dict.fromkeys(columns, Nulls()), dtypes)
+    columns = never_null(names)
+    suspect = any(
+        frame[c].null_count() or (schema[c].is_float() and frame[c].is_nan().any())
+        for c in columns
+    ) or (finite_checked and bool(frame[grade].is_infinite().any()))
+    if not suspect:
+        return Facts(frame.height, dict.fromkeys(columns, Nulls()), dtypes)
+    return _plan_facts(frame.lazy(), names, schema, dtypes, streaming=False)
+
+
+def lazy_polars_facts(frame: pl.LazyFrame, names: ColumnNames) -> Facts:
+    """The :class:`Facts` of a LazyFrame's whole plan: one streaming aggregation."""
+    schema = frame.collect_schema()
+    return _plan_facts(frame, names, schema, _polars_dtypes(schema, names), streaming=True)
+
+
+def _polars_dtypes(schema: pl.Schema, names: ColumnNames) -> dict[str, object]:
+    return _wrong_dtypes(names, schema.__getitem__, lambda c: polars_numeric(schema[c]),
+                         lambda c: polars_boolean(schema[c]),
+                         lambda c: polars_temporal(schema[c], names.time_unit))
+
+
+def _plan_facts(frame: pl.LazyFrame, names: ColumnNames, schema: pl.Schema,
+                dtypes: dict[str, object], *, streaming: bool) -> Facts:
+    """The facts from one aggregation of ``frame``'s plan (streaming for a LazyFrame)."""
+    columns = never_null(names)
+    grade = names.relevant
+    finite_checked = schema[grade].is_float() and grade not in dtypes
     row = unused_name(list(schema.names()), "__rankframe_row__")
     missing = [_missing(c, schema[c]) for c in columns]
     infinite = (pl.col(row).filter(pl.col(grade).is_infinite()).first() if finite_checked
                 else pl.lit(None, dtype=pl.UInt32))
     plan = (
-        frame.lazy()
+        frame
         .select(list(dict.fromkeys([*columns, grade])))
         .with_row_index(row)
         .select(
@@ -274,7 +292,6 @@ def polars_facts(frame: pl.DataFrame | pl.LazyFrame, names: ColumnNames) -> Fact
               for i, m in enumerate(missing)),
         )
     )
-    streaming = isinstance(frame, pl.LazyFrame)
     report = plan.collect(engine="streaming" if streaming else "auto").row(0, named=True)
     nulls = {}
     for i, column in enumerate(columns):

@@ -257,10 +257,8 @@ class RankEval:
         return self._binding
 
     def _rebound(self, names: ColumnNames) -> RankEval:
-        """This accessor's frame under other column names."""
-        bound = object.__new__(type(self))
-        bound._binding = self._binding.rebound(names)
-        return bound
+        """This accessor's frame (its adapter: ``adapt`` gives it back) under other names."""
+        return type(self)(self._binding.frame, names)
 
     # -- binding column names ------------------------------------------------------------
 

@@ -69,10 +69,6 @@ class Binding:
         """Several score columns: outputs gain a ``system`` column."""
         return self.names.systems is not None
 
-    def rebound(self, names: ColumnNames) -> Binding:
-        """The same frame under other column names."""
-        return Binding(self.frame, names)
-
     def check_columns(self, by: Sequence[str]) -> None:
         """The bound columns and ``by`` exist, differ, and clash with no output column."""
         available = self.frame.columns()

@@ -1,0 +1,79 @@
+"""Six metrics on 10M rows, this checkout against another one, in alternating processes.
+
+    python benchmarks/before_after.py --before ../before/src [--rows-size L] [--rounds 5]
+
+``--before`` is the ``src`` folder of another checkout of rankframe (a ``git worktree`` of the
+commit to compare with). Each round runs one process per (tree, frame kind), the trees in
+turns, each process timing ``evaluate`` of the six metrics of ``make bench`` three times after
+a warm-up and printing its median; the table gives each tree's median over the rounds and the
+ratio after / before. The frame (size L of ``benchmarks/data.py``: 100k queries, 10M rows) is
+written once to a parquet file and read by every process before its timing starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SRC = HERE.parent / "src"
+METRICS = ["mrr@10", "ndcg@10", "map@100", "acc@5", "precision@10", "recall@100"]
+
+CHILD = """
+import statistics, sys, time
+import pandas as pd, polars as pl
+import rankframe
+path, kind = sys.argv[1], sys.argv[2]
+frame = pd.read_parquet(path) if kind == "pandas" else pl.read_parquet(path)
+metrics = {metrics!r}
+frame.rank_eval.evaluate(metrics)  # warm-up
+times = []
+for _ in range(3):
+    start = time.perf_counter()
+    frame.rank_eval.evaluate(metrics)
+    times.append(time.perf_counter() - start)
+print(rankframe.__file__, statistics.median(times))
+""".format(metrics=METRICS)
+
+
+def _run(src: Path, path: Path, kind: str) -> float:
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    done = subprocess.run([sys.executable, "-c", CHILD, str(path), kind], env=env,
+                          capture_output=True, text=True, check=True)
+    where, seconds = done.stdout.split()
+    assert Path(where).resolve().is_relative_to(src.resolve()), (where, src)
+    return float(seconds)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--before", type=Path, required=True, help="src/ of the other tree")
+    parser.add_argument("--size", default="L")
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    sys.path.insert(0, str(HERE))
+    from data import SIZES, workload
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "frame.parquet"
+        workload(*SIZES[args.size]).to_parquet(path)
+        times: dict[tuple[str, str], list[float]] = {}
+        for _ in range(args.rounds):
+            for kind in ("pandas", "polars"):
+                for name, src in (("before", args.before), ("after", SRC)):
+                    times.setdefault((name, kind), []).append(_run(src, path, kind))
+    print("| frame | before s | after s | after / before |")
+    print("|---|---:|---:|---:|")
+    for kind in ("pandas", "polars"):
+        before = statistics.median(times["before", kind])
+        after = statistics.median(times["after", kind])
+        print(f"| {kind} | {before:.3f} | {after:.3f} | {after / before:.2f} |")
+
+
+if __name__ == "__main__":
+    main()

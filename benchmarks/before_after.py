@@ -28,9 +28,8 @@ CHILD = """
 import statistics, sys, time
 import pandas as pd, polars as pl
 import rankframe
-path, kind = sys.argv[1], sys.argv[2]
+path, kind, metrics = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
 frame = pd.read_parquet(path) if kind == "pandas" else pl.read_parquet(path)
-metrics = {metrics!r}
 frame.rank_eval.evaluate(metrics)  # warm-up
 times = []
 for _ in range(3):
@@ -38,12 +37,12 @@ for _ in range(3):
     frame.rank_eval.evaluate(metrics)
     times.append(time.perf_counter() - start)
 print(rankframe.__file__, statistics.median(times))
-""".format(metrics=METRICS)
+"""
 
 
 def _run(src: Path, path: Path, kind: str) -> float:
     env = {**os.environ, "PYTHONPATH": str(src)}
-    done = subprocess.run([sys.executable, "-c", CHILD, str(path), kind], env=env,
+    done = subprocess.run([sys.executable, "-c", CHILD, str(path), kind, ",".join(METRICS)], env=env,
                           capture_output=True, text=True, check=True)
     where, seconds = done.stdout.split()
     assert Path(where).resolve().is_relative_to(src.resolve()), (where, src)

@@ -42,8 +42,8 @@ print(rankframe.__file__, statistics.median(times))
 
 def _run(src: Path, path: Path, kind: str) -> float:
     env = {**os.environ, "PYTHONPATH": str(src)}
-    done = subprocess.run([sys.executable, "-c", CHILD, str(path), kind, ",".join(METRICS)], env=env,
-                          capture_output=True, text=True, check=True)
+    command = [sys.executable, "-c", CHILD, str(path), kind, ",".join(METRICS)]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
     where, seconds = done.stdout.split()
     assert Path(where).resolve().is_relative_to(src.resolve()), (where, src)
     return float(seconds)

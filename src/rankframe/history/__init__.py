@@ -20,6 +20,7 @@ from typing import Any, Literal
 import pandas as pd
 import polars as pl
 
+from rankframe._version import __version__
 from rankframe.exceptions import InvalidOptionError
 from rankframe.history import rows, stores
 from rankframe.history.schema import SCHEMA_VERSION, TABLES
@@ -64,7 +65,7 @@ def _segment_text(segment: str | Mapping[str, Any]) -> str:
     if isinstance(segment, str):
         return segment
     frame = pd.DataFrame({k: [v] for k, v in segment.items()})
-    text, _ = rows._segments(frame, list(frame.columns))
+    text, _ = rows.segment_labels(frame, list(frame.columns))
     return str(text[0])
 
 
@@ -233,7 +234,7 @@ class History:
             "recorded_at": datetime.now(UTC).replace(tzinfo=None),
             "run_name": run,
             "tags": json.dumps(checked_tags, sort_keys=True, ensure_ascii=False),
-            "rankframe_version": stores._version(),
+            "rankframe_version": __version__,
             "result": None if request is None else (
                 kind or type(request.result).__name__),
             "options": None if request is None else rows.options_json(request, settings),

@@ -217,7 +217,7 @@ def long_values(frame: pd.DataFrame, keys: Sequence[str] = ()) -> pd.DataFrame:
 
     m = len(entries)
     rows = np.tile(np.arange(n, dtype=np.int64), m)
-    segment, segment_json = _segments(frame, segments)
+    segment, segment_json = segment_labels(frame, segments)
     out: dict[str, Any] = {
         "result_row": rows,
         "segment": segment[rows],
@@ -252,7 +252,7 @@ def _cut_off(label: str) -> float:
     return float(k) if isinstance(k, int | float) else math.nan
 
 
-def _segments(
+def segment_labels(
     frame: pd.DataFrame, columns: list[str]
 ) -> tuple[np.ndarray[Any, np.dtype[np.object_]], np.ndarray[Any, np.dtype[np.object_]]]:
     """Per row, its segment keys as text (``theme=news, cohort=a``) and as a JSON object;

@@ -233,7 +233,7 @@ class DuckDBStore:
                     for statement in ddl(index=False):
                         con.execute(statement)
                     con.execute("INSERT INTO rankframe_schema VALUES (?, ?, ?)",
-                                [SCHEMA_VERSION, _version(), _now()])
+                                [SCHEMA_VERSION, __version__, _now()])
                 con.commit()
             except BaseException:
                 con.rollback()
@@ -370,7 +370,7 @@ class SQLAlchemyStore:
                 for statement in ddl(index=True):
                     conn.execute(self._sa.text(statement))
                 conn.execute(self.tables["rankframe_schema"].insert(), [
-                    {"version": SCHEMA_VERSION, "rankframe_version": _version(),
+                    {"version": SCHEMA_VERSION, "rankframe_version": __version__,
                      "created_at": _now()}
                 ])
 
@@ -428,10 +428,6 @@ def _records(values: pd.DataFrame) -> list[dict[str, Any]]:
             columns[name] = column.tolist()
     names = list(columns)
     return [dict(zip(names, row, strict=True)) for row in zip(*columns.values(), strict=True)]
-
-
-def _version() -> str:
-    return __version__
 
 
 def _now() -> datetime:

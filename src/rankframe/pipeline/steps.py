@@ -579,7 +579,7 @@ def from_parts(table: Backend, request: Request) -> PerQuery:
 # -- 3. the one finish step ------------------------------------------------------------------
 
 
-def _included(pq: PerQuery, options: Options) -> PerQuery:
+def included(pq: PerQuery, options: Options) -> PerQuery:
     """``pq`` with the queries that enter the means (``empty``); raises for ``"error"``.
 
     The option applies only to the metrics whose value depends on relevant items
@@ -605,7 +605,7 @@ def completed(pq: PerQuery, options: Options) -> PerQuery:
         sets = item_values.complete(pq.values, pq.top, pq.metrics, options, pq.segment,
                                pq.n_segments)
         pq = replace(pq, sets=sets)
-    return _included(pq, options)
+    return included(pq, options)
 
 
 def finish(backend: Backend, pq: PerQuery, request: Request) -> Any:

@@ -582,7 +582,7 @@ def compute(
     request = steps.Request(
         resolved, tuple(parsed), tuple(by_list), options, steps.PerQueryRows()
     )
-    included = steps._included(pq, options)
+    included = steps.included(pq, options)
     overall_pq = replace(
         pq, segment=np.zeros_like(pq.segment), segment_rows=pq.segment_rows[:1], n_segments=1
     )
@@ -681,7 +681,7 @@ def compute(
         values = [backend.labels(c, pq.segment_rows) for c in by_list]
         segment_labels = [" / ".join(map(str, key)) for key in zip(*values, strict=True)]
     # the curves: every query (empty= applied), the metric's own k from its own column
-    curve_pq = steps._included(
+    curve_pq = steps.included(
         replace(everything, segment=overall_pq.segment, segment_rows=overall_pq.segment_rows,
                 n_segments=1, metrics=list(wanted)),
         options,

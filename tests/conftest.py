@@ -63,6 +63,8 @@ class ArrowFrame:
         return rankframe.rank_eval(self.table)
 
     def __getattr__(self, name: str) -> Any:
+        if name == "table":  # not set yet (while unpickling): no attribute, no recursion
+            raise AttributeError(name)
         return getattr(self.table, name)
 
     def __len__(self) -> int:

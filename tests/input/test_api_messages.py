@@ -124,11 +124,20 @@ def test_a_checked_call_still_works(make_frame: Any) -> None:
     assert as_float(ev.r_precision(empty="skip")) == 0.5  # q1: 0 of top 1, q2: 1 of top 1
 
 
-def test_the_base_class_is_not_an_accessor() -> None:
-    frame = pd.DataFrame(frame_data())
-    for call in (lambda ev: ev.mrr(), lambda ev: ev.evaluate("mrr"), lambda ev: ev.rank()):
-        with raises(RankEvalError, "RankEval is the base class", "df.rank_eval"):
-            call(rankframe.RankEval(frame))
+def test_rank_eval_is_the_accessor_of_every_frame_kind(make_frame: Any) -> None:
+    """``rankframe.RankEval(frame)`` is what ``frame.rank_eval`` gives (it holds the frame's
+    adapter): reciprocal ranks 1/2 and 1, mean 0.75."""
+    frame = make_frame({"query": [1, 1, 2, 2], "item": ["x", "y", "x", "y"],
+                        "score": [0.9, 0.1, 0.9, 0.1], "relevant": [0, 1, 1, 0]})
+    native = frame.table if hasattr(frame, "table") else frame  # the arrow kind's table
+    assert as_float(rankframe.RankEval(native).mrr()) == 0.75
+    assert type(frame.rank_eval) is rankframe.RankEval
+
+
+def test_rank_eval_of_something_else_names_what_it_takes() -> None:
+    with raises(TypeError, "takes a pandas, polars or Dask frame, or an Arrow frame",
+                "Got builtins.list"):
+        rankframe.RankEval([1, 2, 3])
 
 
 # -- index levels and MultiIndex columns (pandas only: polars frames have neither) ----------

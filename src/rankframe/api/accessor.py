@@ -644,7 +644,7 @@ class RankEval:
         """``compare(reference=...)``: the reference frame's accessor, bound with this one's
         column names, gives its side of the comparison when the finish step runs."""
         try:
-            frame = adapt(reference)
+            frame = _frame_of(reference)
         except TypeError:
             msg = (
                 "reference= takes a frame rankframe reads (pandas, polars DataFrame or "
@@ -970,4 +970,14 @@ def rank_eval(obj: Any) -> RankEval:
     0     a  0.5
     1     b  1.0
     """
-    return RankEval(obj)
+    return RankEval(_frame_of(obj))
+
+
+def _frame_of(obj: Any) -> Any:
+    """The adapter of ``obj``: its own accessor's when it offers one (``obj.rank_eval``: the
+    frames ``import rankframe`` registers it on, or any object that gives a ``RankEval``),
+    else ``adapt(obj)``."""
+    own = None if isinstance(obj, type) else getattr(obj, "rank_eval", None)
+    if isinstance(own, RankEval):
+        return own.__rankframe_binding__.frame
+    return adapt(obj)

@@ -26,6 +26,7 @@ from rankframe import (
     UnknownArgumentError,
     UnknownMetricError,
 )
+from rankframe.settings import statistics as settings
 from rankframe.stats import inference
 
 
@@ -171,13 +172,24 @@ def test_polars_frames_have_no_index(make_frame: Any) -> None:
 
 
 def test_stats_raise_invalid_option_error() -> None:
+    # the statistics' settings are checked once, when their objects are built
+    tests = {"test": "t-test", "correction": "holm", "family": "systems", "alpha": 0.05,
+             "confidence_level": 0.95, "n_permutations": 10_000, "n_resamples": 1000,
+             "seed": 0}
     with raises(InvalidOptionError, "'method' option", "'holm', 'bonferroni', 'none'",
                 "Did you mean 'holm'?"):
         inference.adjust([0.01, 0.02], method="holms")  # type: ignore[arg-type]
+    with raises(InvalidOptionError, "'correction' option", "'holm', 'bonferroni', 'none'",
+                "Did you mean 'holm'?"):
+        settings.Tests(**tests | {"correction": "holms"})
     with raises(InvalidOptionError, "confidence"):
-        inference.t_interval(np.ones(3), confidence=1.5)
+        settings.Intervals(confidence_level=1.5)
+    with raises(InvalidOptionError, "confidence"):
+        settings.Tests(**tests | {"confidence_level": 1.5})
     with raises(InvalidOptionError, "n_resamples"):
-        inference.permutation_test(np.ones(3), n_resamples="many")  # type: ignore[arg-type]
+        settings.Intervals(n_resamples="many")  # type: ignore[arg-type]
+    with raises(InvalidOptionError, "n_permutations"):
+        settings.Tests(**tests | {"n_permutations": "many"})
 
 
 def test_compare_checks_the_declared_choices(make_frame: Any) -> None:

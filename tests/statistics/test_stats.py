@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from rankframe.settings import statistics as settings
 from rankframe.stats import inference
 
 
@@ -105,9 +106,12 @@ def test_t_interval_edge_cases() -> None:
 
 
 @pytest.mark.parametrize("confidence", [0.0, 1.0, -0.5, 95])
-def test_t_interval_rejects_bad_confidence(confidence: float) -> None:
+def test_settings_reject_bad_confidence(confidence: float) -> None:
+    # checked once, in the settings objects; inference reads a good level
     with pytest.raises(ValueError, match="confidence"):
-        inference.t_interval(np.ones((3, 1)), confidence)
+        settings.Intervals(confidence_level=confidence)
+    with pytest.raises(ValueError, match="confidence"):
+        settings.Tests("t-test", "holm", "systems", 0.05, confidence, 10_000, 1000, 0)
 
 
 # --- Wilcoxon signed-rank -------------------------------------------------------------------
@@ -282,8 +286,8 @@ def test_permutation_edge_cases() -> None:
     assert np.isnan(p[2])
     assert np.isnan(inference.permutation_test(np.empty((0, 2)), 10, seed=0)).all()
     assert inference.permutation_test([0.3], 10, seed=0) == 1.0  # one query: |+-d| = |d|
-    with pytest.raises(ValueError, match="n_resamples"):
-        inference.permutation_test(d, 0, seed=0)
+    with pytest.raises(ValueError, match="n_permutations"):  # checked in the settings
+        settings.Tests("permutation", "holm", "systems", 0.05, 0.95, 0, 1000, 0)
 
 
 # --- corrections ----------------------------------------------------------------------------
@@ -424,7 +428,8 @@ def test_bootstrap_rejects_bad_input() -> None:
         inference.bootstrap_interval(values, [0, 0, 0], 1, 0.95, 10, 0)
     with pytest.raises(ValueError, match="segment"):
         inference.bootstrap_interval(values, [0.0, 0.0, 0.0, 0.0], 1, 0.95, 10, 0)
+    # the level and the resamples are checked in the settings, not again here
     with pytest.raises(ValueError, match="confidence"):
-        inference.bootstrap_interval(values, [0, 0, 0, 0], 1, 1.5, 10, 0)
+        settings.Intervals(confidence_level=1.5, n_resamples=10)
     with pytest.raises(ValueError, match="n_resamples"):
-        inference.bootstrap_interval(values, [0, 0, 0, 0], 1, 0.95, 0, 0)
+        settings.Intervals(confidence_level=0.95, n_resamples=0)

@@ -37,7 +37,7 @@ from rankframe.metrics.registry import (
     parse_metrics,
 )
 from rankframe.pipeline import windows
-from rankframe.pipeline.analysis import SYSTEM, Tests
+from rankframe.pipeline.analysis import SYSTEM
 from rankframe.pipeline.binding import Binding
 from rankframe.pipeline.previous import PreviousWindow
 from rankframe.pipeline.reference import ReferenceComparison
@@ -50,19 +50,14 @@ from rankframe.pipeline.steps import (
 )
 from rankframe.settings.conventions import CONVENTION, preset_options
 from rankframe.settings.options import (
-    CORRECTION,
-    FAMILY,
     OPTIONS,
-    TEST,
     Correction,
     Family,
     Options,
     Test,
     Ties,
-    check_count,
-    check_level,
-    check_seed,
 )
+from rankframe.settings.statistics import Intervals, Tests
 
 __all__ = ["SYSTEM", "ColumnNames", "RankEval", "rank_eval"]
 
@@ -448,13 +443,8 @@ class RankEval:
         parsed, options = _bound(parse_metrics(metrics), options, chosen)
         by_list = _as_list(by)
         self._binding.check_columns(by_list)
-        check_count("n_resamples", n_resamples)
-        check_seed(seed)
-        if confidence_level is not None:
-            check_level("confidence_level", confidence_level)
-        result = Means(
-            tidy=tidy, confidence_level=confidence_level, n_resamples=n_resamples, seed=seed
-        )
+        intervals = Intervals(confidence_level=confidence_level, n_resamples=n_resamples, seed=seed)
+        result = Means(tidy=tidy, intervals=intervals)
         request = self._binding.request(parsed, by_list, options, result, every)
         return self._binding.run(request)
 
@@ -592,20 +582,12 @@ class RankEval:
         parsed, options = _bound(parse_metrics(metrics), options, chosen)
         by_list = _as_list(by)
         self._binding.check_columns(by_list)
-        TEST.validate(test)
-        CORRECTION.validate(correction)
-        FAMILY.validate(family)
-        check_level("alpha", alpha)
-        check_level("confidence_level", confidence_level)
-        check_count("n_permutations", n_permutations)
-        check_seed(seed)
-        check_count("n_resamples", n_resamples)
-        systems = self._names.scores
         tests = Tests(
             test=test, correction=correction, family=family, alpha=alpha,
             confidence_level=confidence_level, n_permutations=n_permutations,
             n_resamples=n_resamples, seed=seed,
         )
+        systems = self._names.scores
         if reference is not None:
             if baseline is not None:
                 msg = (

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -41,15 +41,8 @@ from rankframe.metrics.registry import METRICS, Metric, labels, parse_metric
 from rankframe.pipeline import provenance
 from rankframe.pipeline.analysis import SYSTEM, k_type
 from rankframe.pipeline.binding import Frame
-from rankframe.settings.options import (
-    CORRECTION,
-    FAMILY,
-    TEST,
-    check_choice,
-    check_count,
-    check_level,
-    check_seed,
-)
+from rankframe.settings.options import Correction, Family, Test, check_choice, check_count
+from rankframe.settings.statistics import Tests
 
 __all__ = [
     "FAIL",
@@ -314,24 +307,13 @@ class _Part:
     values: dict[str, Any]
 
 
-def _check_arguments(
-    *, mode: object, min_queries: object, confidence_level: object, alpha: object,
-    test: object, correction: object, family: object, n_resamples: object,
-    n_permutations: object, seed: object,
-) -> None:
+def _check_arguments(*, mode: object, min_queries: object) -> None:
+    """The settings of ``check()`` itself; those of its statistics are a ``Tests``."""
     check_choice("mode", mode, MODES)
     check_count(
         "min_queries", min_queries,
         "The 'min_queries' option must be a positive integer. Got {value!r} instead.",
     )
-    check_level("confidence_level", confidence_level)
-    check_level("alpha", alpha)
-    TEST.validate(test)
-    CORRECTION.validate(correction)
-    FAMILY.validate(family)
-    check_count("n_resamples", n_resamples)
-    check_count("n_permutations", n_permutations)
-    check_seed(seed)
 
 
 def _no_baseline_error(rule: Rule) -> InvalidRuleError:
@@ -358,9 +340,9 @@ def check(
     min_queries: int,
     confidence_level: float,
     alpha: float,
-    test: str,
-    correction: str,
-    family: str,
+    test: Test,
+    correction: Correction,
+    family: Family,
     n_resamples: int,
     n_permutations: int,
     seed: int | None,
@@ -371,10 +353,11 @@ def check(
     the arguments), whose frame's adapter is ``frame``: read through its methods, and a
     pandas or polars frame as that adapter builds them."""
     parsed = parse_rules(rules)
-    _check_arguments(
-        mode=mode, min_queries=min_queries, confidence_level=confidence_level, alpha=alpha,
-        test=test, correction=correction, family=family, n_resamples=n_resamples,
-        n_permutations=n_permutations, seed=seed,
+    _check_arguments(mode=mode, min_queries=min_queries)
+    tests = Tests(
+        test=test, correction=correction, family=family, alpha=alpha,
+        confidence_level=confidence_level, n_permutations=n_permutations,
+        n_resamples=n_resamples, seed=seed,
     )
     absolute = [r for r in parsed if not r.drop]
     drops = [r for r in parsed if r.drop]
@@ -394,9 +377,9 @@ def check(
     made: provenance.Provenance | None = None  # what made the tables: the run's options
     if absolute:
         metrics = list(dict.fromkeys(r.metric for r in absolute))
-        interval = {} if mode == "point" else {"confidence_level": confidence_level}
+        interval = {} if mode == "point" else {"confidence_level": tests.confidence_level}
         table = ev.evaluate(
-            metrics, by=by, tidy=True, n_resamples=n_resamples, seed=seed,
+            metrics, by=by, tidy=True, n_resamples=tests.n_resamples, seed=tests.seed,
             **interval, **windows, **options,
         )
         made = made or provenance.recall(table)
@@ -408,11 +391,7 @@ def check(
             extra["reference"] = reference
         if baseline is not None:
             extra["baseline"] = baseline
-        table = ev.compare(
-            metrics, by=by, test=test, correction=correction, family=family, alpha=alpha,
-            confidence_level=confidence_level, n_permutations=n_permutations,
-            n_resamples=n_resamples, seed=seed, **extra, **options,
-        )
+        table = ev.compare(metrics, by=by, **asdict(tests), **extra, **options)
         made = made or provenance.recall(table)
         parts.append((drops, frame.eager(table), True))
     every_metric = list(dict.fromkeys(r.metric for r in parsed))

@@ -39,7 +39,7 @@ from rankframe.adapters import adapt, results
 from rankframe.exceptions import ColumnNotFoundError, RankEvalError
 from rankframe.history.schema import VALUE_COLUMNS
 from rankframe.metrics.registry import parse_metric
-from rankframe.pipeline.analysis import Tests
+from rankframe.settings.statistics import Intervals, Tests
 
 if TYPE_CHECKING:
     from rankframe.pipeline.steps import ColumnNames, Request
@@ -284,15 +284,16 @@ def _json_value(value: object) -> object:
 
 
 def _fields(obj: object) -> dict[str, object]:
-    """A dataclass's fields as JSON values; a comparison's test settings (``Tests``) in
-    place, as fields of the result itself; a function (``compare(reference=)``'s reference
-    side) as ``true``: there is one (its address would differ on every run)."""
+    """A dataclass's fields as JSON values; the settings of the statistics (``Tests``,
+    ``Intervals``) in place, as fields of the result itself; a function
+    (``compare(reference=)``'s reference side) as ``true``: there is one (its address would
+    differ on every run)."""
     if not dataclasses.is_dataclass(obj):
         return {}
     fields: dict[str, object] = {}
     for f in dataclasses.fields(obj):
         value = getattr(obj, f.name)
-        if isinstance(value, Tests):
+        if isinstance(value, Tests | Intervals):
             fields.update(_fields(value))
         elif callable(value):  # compare(reference=): the reference frame's side, made later
             fields[f.name] = True

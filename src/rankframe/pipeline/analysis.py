@@ -21,6 +21,7 @@ import pyarrow as pa
 from rankframe.engine import segments
 from rankframe.metrics.registry import GEOMETRIC_FLOOR, Metric
 from rankframe.settings.options import Correction, Family, Test
+from rankframe.settings.statistics import Intervals, Tests
 from rankframe.stats import inference
 
 __all__ = [
@@ -30,7 +31,6 @@ __all__ = [
     "Family",
     "PerQuery",
     "Test",
-    "Tests",
     "compare",
     "compare_samples",
     "k_type",
@@ -46,25 +46,6 @@ IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 Columns = dict[str, Any]
-
-
-@dataclass(frozen=True)
-class Tests:
-    """The settings of ``compare()``'s tests and intervals, as every comparison reads them
-    (against a baseline column, a reference frame or the previous window).
-
-    ``test``, ``correction`` over the ``family`` of tests, ``alpha`` of the ``significant``
-    column, ``confidence_level`` of the interval of the delta, ``n_permutations`` of the
-    permutation test, ``n_resamples`` of the bootstrap interval, ``seed`` of both."""
-
-    test: Test
-    correction: Correction
-    family: Family
-    alpha: float
-    confidence_level: float
-    n_permutations: int
-    n_resamples: int
-    seed: int | None
 
 
 @dataclass
@@ -333,12 +314,9 @@ def _row_counts(pq: PerQuery, counts: IntArray) -> IntArray:
     return counts[:, column] if counts.shape[1] else np.zeros(pq.n_segments, dtype=np.int64)
 
 
-def wide(
-    pq: PerQuery, *, multi: bool, confidence_level: float | None, n_resamples: int,
-    seed: int | None,
-) -> tuple[IntArray, Columns]:
+def wide(pq: PerQuery, *, multi: bool, intervals: Intervals) -> tuple[IntArray, Columns]:
     """One row per segment (per (segment, system) with ``multi``): a column per metric (and
-    its interval), and ``n_queries``."""
+    its interval, with ``intervals.confidence_level``), and ``n_queries``."""
     means, counts = pq.means()
     n_segments, n_systems, _ = pq.shape
     rows = pq.segment_rows
@@ -346,8 +324,9 @@ def wide(
     if multi:
         rows = np.repeat(rows, n_systems)
         columns[SYSTEM] = np.tile(_labels(pq.systems), n_segments)
+    level = intervals.confidence_level
     bounds = (
-        pq.intervals(confidence_level, n_resamples, seed) if confidence_level is not None
+        pq.intervals(level, intervals.n_resamples, intervals.seed) if level is not None
         else None
     )
     for j, metric in enumerate(pq.metrics):
@@ -365,11 +344,9 @@ def _per_row(counts: IntArray, n_systems: int) -> IntArray:
     return np.broadcast_to(counts[:, None, :], (n_segments, n_systems, n_metrics)).ravel()
 
 
-def tidy(
-    pq: PerQuery, *, confidence_level: float | None, n_resamples: int, seed: int | None
-) -> tuple[IntArray, Columns]:
+def tidy(pq: PerQuery, *, intervals: Intervals) -> tuple[IntArray, Columns]:
     """One row per (segment, system, metric): ``system``, ``metric``, ``k``, ``value``,
-    ``n_queries`` (and ``ci_low``, ``ci_high``)."""
+    ``n_queries`` (and ``ci_low``, ``ci_high``, with ``intervals.confidence_level``)."""
     means, counts = pq.means()
     _, n_systems, n_metrics = pq.shape
     per_segment = n_systems * n_metrics
@@ -378,8 +355,9 @@ def tidy(
         "value": means.ravel(),
         "n_queries": _per_row(counts, n_systems),
     }
-    if confidence_level is not None:
-        low, high = pq.intervals(confidence_level, n_resamples, seed)
+    level = intervals.confidence_level
+    if level is not None:
+        low, high = pq.intervals(level, intervals.n_resamples, intervals.seed)
         columns["ci_low"], columns["ci_high"] = low.ravel(), high.ravel()
     return np.repeat(pq.segment_rows, per_segment), columns
 

@@ -28,8 +28,9 @@ import pyarrow as pa
 from rankframe.exceptions import InvalidOptionError
 from rankframe.pipeline import analysis
 from rankframe.pipeline import windows as _windows
-from rankframe.pipeline.analysis import SYSTEM, PerQuery, Tests
+from rankframe.pipeline.analysis import SYSTEM, PerQuery
 from rankframe.pipeline.steps import Backend, Compared, Kind, Request, ValueColumns, completed
+from rankframe.settings.statistics import Tests
 
 __all__ = ["ReferenceComparison", "Side", "comparison_columns", "side"]
 

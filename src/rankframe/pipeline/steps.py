@@ -21,7 +21,7 @@ Nothing about means, nulls or empty queries lives in an adapter.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Literal, Protocol
 
 import numpy as np
@@ -33,9 +33,10 @@ from rankframe.metrics import item_values
 from rankframe.metrics.registry import METRICS, Metric, MetricDef
 from rankframe.pipeline import analysis
 from rankframe.pipeline import windows as _windows
-from rankframe.pipeline.analysis import SYSTEM, PerQuery, Tests
+from rankframe.pipeline.analysis import SYSTEM, PerQuery
 from rankframe.pipeline.windows import TIME, WINDOW, Window
 from rankframe.settings.options import TIES, Options, Ties
+from rankframe.settings.statistics import Intervals, Tests
 
 __all__ = [
     "EMPTY",
@@ -201,15 +202,14 @@ class Means:
 
     ``kind``: ``"scalar"`` (one float), ``"segments"`` (one value per segment, indexed by the
     ``by`` columns and ``system``) or ``"table"`` (``evaluate``'s frame). ``tidy``: a row
-    per metric rather than a column. ``confidence_level``: the level of bootstrap intervals.
+    per metric rather than a column. ``intervals``: the settings of bootstrap intervals
+    (none without a ``confidence_level``).
     """
 
     kind: Kind = "table"
     per_query_rows: bool = False
     tidy: bool = False
-    confidence_level: float | None = None
-    n_resamples: int = 1000
-    seed: int | None = 0
+    intervals: Intervals = field(default_factory=Intervals)
 
     def check(self, metric: Metric) -> None:
         """Every metric has a mean (or a set-level value) per segment."""
@@ -221,18 +221,12 @@ class Means:
                request: Request) -> tuple[IntArray, dict[str, Any]]:
         pq = completed(pq, request.options)
         if self.tidy:
-            return analysis.tidy(
-                pq, confidence_level=self.confidence_level, n_resamples=self.n_resamples,
-                seed=self.seed,
-            )
-        return analysis.wide(
-            pq, multi=request.multi, confidence_level=self.confidence_level,
-            n_resamples=self.n_resamples, seed=self.seed,
-        )
+            return analysis.tidy(pq, intervals=self.intervals)
+        return analysis.wide(pq, multi=request.multi, intervals=self.intervals)
 
     def value_columns(self, request: Request) -> ValueColumns:
         metrics = request.metrics
-        bounds = ["_ci_low", "_ci_high"] if self.confidence_level is not None else []
+        bounds = ["_ci_low", "_ci_high"] if self.intervals.confidence_level is not None else []
         if self.tidy:
             tidy_bounds = [(b.lstrip("_"), "float") for b in bounds]
             return [(SYSTEM, "str"), ("metric", "str"), ("k", analysis.k_type(metrics)),

@@ -12,7 +12,7 @@ The package: ``_compute`` (every number, from one per-query pass), ``_html`` (th
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,7 +23,7 @@ from rankframe.pipeline.analysis import Correction, Test
 from rankframe.pipeline.binding import Binding
 from rankframe.report import _html, _tables
 from rankframe.report._compute import ReportData, compute, eager, wtl_frame
-from rankframe.settings.options import CORRECTION, TEST, check_count, check_level, check_seed
+from rankframe.settings.statistics import Tests
 
 __all__ = ["Report", "build", "to_latex", "to_markdown"]
 
@@ -155,15 +155,14 @@ def build(
     """The report of the accessor ``ev`` over ``binding`` (its frame and column names), once
     ``RankEval.report`` has checked the keywords and rules; see ``Report``. ``ev`` gives
     the reference and gates sections (its ``compare`` and ``check``)."""
-    TEST.validate(test)
-    CORRECTION.validate(correction)
-    check_level("alpha", alpha)
-    check_level("confidence_level", confidence_level)
-    check_count("n_resamples", n_resamples)
-    check_seed(seed)
+    # the comparison's settings: compare()'s, with its family and permutations
+    tests = Tests(
+        test=test, correction=correction, family="systems", alpha=alpha,
+        confidence_level=confidence_level, n_permutations=10_000, n_resamples=n_resamples,
+        seed=seed,
+    )
     data = compute(
-        binding, metrics, by=by, baseline=baseline, test=test, correction=correction, alpha=alpha,
-        confidence_level=confidence_level, n_resamples=n_resamples, seed=seed,
+        binding, metrics, by=by, baseline=baseline, tests=tests,
         worst=max(int(worst), 0), top_k=max(int(top_k), 1), curves=curves, chosen=chosen,
         every=every,
     )
@@ -171,16 +170,14 @@ def build(
     # with the report's settings (the trend is computed in the one pass, by compute)
     against = gates = None
     if reference is not None:
-        against = ev.compare(metrics, reference=reference, by=by, test=test,
-                             correction=correction, alpha=alpha,
-                             confidence_level=confidence_level, n_resamples=n_resamples,
-                             seed=seed, **chosen)
+        against = ev.compare(metrics, reference=reference, by=by, **asdict(tests), **chosen)
     if rules is not None:
         extra = {"reference": reference} if reference is not None else {"baseline": baseline}
+        # check()'s own family ("table": one failing row fails the gate)
         gates = ev.check(rules, by=by, mode=mode, min_queries=min_queries,
-                         confidence_level=confidence_level, alpha=alpha, test=test,
-                         correction=correction, n_resamples=n_resamples, seed=seed,
-                         **extra, **chosen)
+                         confidence_level=tests.confidence_level, alpha=tests.alpha,
+                         test=tests.test, correction=tests.correction,
+                         n_resamples=tests.n_resamples, seed=tests.seed, **extra, **chosen)
     report = Report(data, title)
     if gates is not None or against is not None:
         report = report.with_tables(gates=gates, reference=against)

@@ -38,12 +38,13 @@ from rankframe.exceptions import InvalidOptionError
 from rankframe.metrics import item_values
 from rankframe.metrics.registry import Metric, bind_options, parse_metrics
 from rankframe.pipeline import steps
-from rankframe.pipeline.analysis import Correction, PerQuery, Test, Tests
+from rankframe.pipeline.analysis import PerQuery
 from rankframe.pipeline.binding import Binding
 from rankframe.pipeline.windows import TIME, WINDOW, segmented
 from rankframe.report._facts import FACTS, RANKED_ROWS, TIED_ROWS, as_values
 from rankframe.settings.conventions import preset_options
 from rankframe.settings.options import OPTIONS, Options
+from rankframe.settings.statistics import Intervals, Tests
 from rankframe.stats import inference
 
 FloatArray = npt.NDArray[np.float64]
@@ -539,19 +540,14 @@ def compute(
     *,
     by: str | Sequence[str] | None,
     baseline: str | None,
-    test: Test,
-    correction: Correction,
-    alpha: float,
-    confidence_level: float,
-    n_resamples: int,
-    seed: int | None,
+    tests: Tests,
     worst: int,
     top_k: int,
     curves: bool,
     chosen: dict[str, Any],
     every: str | None = None,
 ) -> ReportData:
-    """Every number of the report (see the module)."""
+    """Every number of the report (see the module), with the statistics of ``tests``."""
     names = binding.names
     by_list = [by] if isinstance(by, str) else list(dict.fromkeys(by or []))
     parsed, options, given = _bound(metrics, chosen)
@@ -599,8 +595,9 @@ def compute(
         r = replace(request, by=(), result=result, window=window)
         return eager(steps.finish(backend, overall_pq, r))
 
+    confidence_level = tests.confidence_level
     trend = None
-    if test == "t-test":  # t intervals of the means, as compare()'s of the deltas
+    if tests.test == "t-test":  # t intervals of the means, as compare()'s of the deltas
         plain = steps.Means()
         summary = _with_t_intervals(
             finish(plain, False), overall_included, parsed, confidence_level
@@ -614,9 +611,9 @@ def compute(
             else None
         )
     else:  # evaluate()'s percentile bootstrap
-        means = steps.Means(
-            confidence_level=confidence_level, n_resamples=n_resamples, seed=seed
-        )
+        means = steps.Means(intervals=Intervals(
+            confidence_level=confidence_level, n_resamples=tests.n_resamples, seed=tests.seed
+        ))
         summary = finish(means, False)
         segments = finish(means, True) if by_list else None
         trend = windowed(means) if window is not None else None
@@ -624,19 +621,7 @@ def compute(
     wtl: list[WinTieLoss] = []
     b = systems.index(base)
     if len(systems) > 1:
-        compared = steps.Comparison(
-            baseline=b,
-            tests=Tests(
-                test=test,
-                correction=correction,
-                family="systems",
-                alpha=alpha,
-                confidence_level=confidence_level,
-                n_permutations=10_000,
-                n_resamples=n_resamples,
-                seed=seed,
-            ),
-        )
+        compared = steps.Comparison(baseline=b, tests=tests)
         comparison = finish(compared, False)
         segment_comparison = finish(compared, True) if by_list else None
         wtl = _wtl(included, b, False) + (_wtl(included, b, True) if by_list else [])
@@ -658,12 +643,12 @@ def compute(
         by=by_list,
         systems=systems,
         baseline=base if len(systems) > 1 else None,
-        test=test,
-        correction=correction,
-        alpha=alpha,
+        test=tests.test,
+        correction=tests.correction,
+        alpha=tests.alpha,
         confidence_level=confidence_level,
-        n_resamples=n_resamples,
-        seed=seed,
+        n_resamples=tests.n_resamples,
+        seed=tests.seed,
         worst=worst,
         top_k=top_k,
         options={n: v for n, v in given.items() if n in OPTIONS or n == "convention"},

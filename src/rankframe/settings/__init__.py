@@ -1,2 +1,4 @@
-"""The settings every layer reads: the keyword options (``options``), the ``convention=``
-presets (``conventions``) and the library settings (``config``: ``set_option``)."""
+"""The settings every layer reads: the keyword options (``options``), the settings of the
+statistics, built and checked once (``statistics``: ``Tests``, ``Intervals``), the
+``convention=`` presets (``conventions``) and the library settings (``config``:
+``set_option``)."""

@@ -9,7 +9,8 @@ of them change it in the registry (``MetricDef.options``), as ir_measures'
 ``SUPPORTED_PARAMS`` does.
 
 The statistics of ``compare`` declare their choices here too (:data:`TEST`,
-:data:`CORRECTION`).
+:data:`CORRECTION`, :data:`FAMILY`); :mod:`rankframe.settings.statistics` checks them, with
+the levels, counts and seeds, in the objects it builds once at the public boundary.
 """
 
 from __future__ import annotations
@@ -110,19 +111,19 @@ def check_choice(option: str, value: object, allowed: tuple[str, ...]) -> None:
 
 
 #: How :func:`check_level` and :func:`check_count` word a bad keyword option of the public
-#: API (``name`` is the option); ``_stats`` passes its own wording for its arguments.
+#: API (``name`` is the option); ``check()``'s ``min_queries`` passes its own count wording.
 LEVEL_MESSAGE = "The '{name}' option must be a number between 0 and 1, e.g. 0.95. Got {value!r}."
 COUNT_MESSAGE = (
     "The '{name}' option must be a positive integer, e.g. 1000. Got {value!r} instead."
 )
 
 
-def check_level(name: str, value: object, message: str = LEVEL_MESSAGE) -> float:
+def check_level(name: str, value: object) -> float:
     """``value`` as a float when it is a number strictly between 0 and 1 (a confidence or
     significance level; a bool is not one); else :class:`InvalidOptionError` with
-    ``message.format(name=name, value=value)``."""
+    ``LEVEL_MESSAGE.format(name=name, value=value)``."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1:
-        raise InvalidOptionError(message.format(name=name, value=value))
+        raise InvalidOptionError(LEVEL_MESSAGE.format(name=name, value=value))
     return float(value)
 
 

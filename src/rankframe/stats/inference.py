@@ -8,8 +8,11 @@ queries or resamples in Python (only over chunks of them, to bound memory). The 
 are implemented here and checked in ``tests/statistics/test_stats.py`` against
 :mod:`scipy.stats`; scipy only supplies the t and normal distribution functions.
 
-A column containing NaN gives NaN results (scipy's ``nan_policy="propagate"``). A bad
-argument raises :class:`~rankframe.exceptions.InvalidOptionError` (a ``ValueError``).
+A column containing NaN gives NaN results (scipy's ``nan_policy="propagate"``). The settings
+(``confidence_level``, ``n_resamples``, the correction) arrive checked: the public API builds
+them once, as :mod:`rankframe.settings.statistics` objects, and they are not checked again
+here. A bad array (no query axis, segment codes out of range, two samples of different
+columns) raises :class:`~rankframe.exceptions.InvalidOptionError` (a ``ValueError``).
 """
 
 from __future__ import annotations
@@ -28,13 +31,7 @@ import numpy.typing as npt
 
 from rankframe.engine.segments import offsets
 from rankframe.exceptions import InvalidOptionError
-from rankframe.settings.options import (
-    CORRECTION,
-    Correction,
-    check_choice,
-    check_count,
-    check_level,
-)
+from rankframe.settings.options import CORRECTION, Correction, check_choice
 
 __all__ = [
     "adjust",
@@ -83,9 +80,9 @@ def _columns(x: npt.ArrayLike, name: str) -> tuple[FloatArray, tuple[int, ...]]:
     return a.reshape(a.shape[0], math.prod(a.shape[1:])), a.shape[1:]
 
 
-#: The wording of a bad argument of this module (``name`` is the argument).
-_LEVEL = "`{name}` must be strictly between 0 and 1. Got {value!r}."
-_COUNT = "`{name}` must be a positive integer. Got {value!r}."
+def _tails(confidence_level: float) -> list[float]:
+    """The probabilities of the bounds of a central interval: ``(1 -+ confidence_level) / 2``."""
+    return [(1.0 - confidence_level) / 2.0, (1.0 + confidence_level) / 2.0]
 
 
 def _moments(d: FloatArray) -> tuple[FloatArray, FloatArray, int]:
@@ -188,35 +185,36 @@ def paired_t_test(diff: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
     return t.reshape(shape), np.asarray(p, dtype=np.float64).reshape(shape)
 
 
-def t_interval(diff: npt.ArrayLike, confidence: float = 0.95) -> tuple[FloatArray, FloatArray]:
+def t_interval(
+    diff: npt.ArrayLike, confidence_level: float = 0.95
+) -> tuple[FloatArray, FloatArray]:
     """Student-t confidence interval of the mean difference, per column.
 
     Parameters
     ----------
     diff : array_like, shape (n_queries,) or (n_queries, m)
         Per-query differences (or any per-query values).
-    confidence : float, default 0.95
-        Confidence level, strictly between 0 and 1.
+    confidence_level : float, default 0.95
+        Confidence level, strictly between 0 and 1 (not checked here).
 
     Returns
     -------
     low, high : ndarray of float, shape ``diff.shape[1:]``
-        ``mean + sem * t_{n-1}((1 -+ confidence) / 2)`` with ``sem = std(ddof=1) / sqrt(n)``.
+        ``mean + sem * t_{n-1}((1 -+ confidence_level) / 2)`` with ``sem = std(ddof=1) / sqrt(n)``.
 
     Notes
     -----
-    Equal to ``scipy.stats.t.interval(confidence, n - 1, loc=mean, scale=sem)`` whenever
+    Equal to ``scipy.stats.t.interval(confidence_level, n - 1, loc=mean, scale=sem)`` whenever
     ``sem > 0``. Edge cases: fewer than 2 queries gives NaN; ``sem == 0`` (all differences
     equal) gives the zero-width interval ``[mean, mean]`` (scipy returns NaN for a zero
     scale); a NaN in a column gives NaN.
     """
-    c = check_level("confidence", confidence, _LEVEL)
     d, shape = _columns(diff, "diff")
     mean, sem, n = _moments(d)
     if n < 2:
         nan = np.full(d.shape[1], np.nan)
         return nan.reshape(shape), nan.copy().reshape(shape)
-    q_low, q_high = _special().stdtrit(n - 1, np.array([(1.0 - c) / 2.0, (1.0 + c) / 2.0]))
+    q_low, q_high = _special().stdtrit(n - 1, np.array(_tails(confidence_level)))
     low = np.where(sem == 0, mean, mean + sem * q_low)
     high = np.where(sem == 0, mean, mean + sem * q_high)
     return low.reshape(shape), high.reshape(shape)
@@ -371,7 +369,7 @@ def permutation_test(
     diff : array_like, shape (n_queries,) or (n_queries, m)
         Per-query differences between two systems.
     n_resamples : int, default 10 000
-        Number of random sign vectors.
+        Number of random sign vectors, a positive integer (not checked here).
     seed : int, numpy Generator or None
         Passed to :func:`numpy.random.default_rng`; the same seed gives the same p-values.
 
@@ -399,7 +397,6 @@ def permutation_test(
     Edge cases: no query gives NaN; a column of only zeros gives p = 1; a NaN (or infinite)
     difference in a column gives NaN.
     """
-    r_total = check_count("n_resamples", n_resamples, _COUNT)
     d, shape = _columns(diff, "diff")
     n, m = d.shape
     p_value = np.full(m, np.nan)
@@ -418,12 +415,12 @@ def permutation_test(
     threshold = observed - 1e-12 * np.abs(padded).sum(axis=0)
     offsets = np.arange(n_blocks, dtype=np.intp)[:, None] * 256
     columns = np.flatnonzero(finite)
-    starts = range(0, r_total, _PERM_TASK)
+    starts = range(0, n_resamples, _PERM_TASK)
     step = max(1, _PERM_STEP // _PERM_TASK)  # blocks per step
 
     def count(task: tuple[int, np.random.Generator]) -> npt.NDArray[np.int64]:
         start, rng = task
-        size = min(_PERM_TASK, r_total - start)
+        size = min(_PERM_TASK, n_resamples - start)
         sums = np.zeros((m, size))
         # block-major: the 256 sums of a block stay in cache while all resamples use them
         for first in range(0, n_blocks, step):
@@ -435,7 +432,7 @@ def permutation_test(
         return np.asarray(np.count_nonzero(np.abs(sums) >= threshold[:, None], axis=1))
 
     hits = _monte_carlo_hits(count, starts, seed, m)
-    p_value[finite] = (1.0 + hits[finite]) / (1.0 + r_total)
+    p_value[finite] = (1.0 + hits[finite]) / (1.0 + n_resamples)
     return p_value.reshape(shape)
 
 
@@ -498,7 +495,7 @@ def bootstrap_statistic(
     statistic: Callable[[FloatArray], FloatArray],
     segment: npt.ArrayLike,
     n_segments: int,
-    confidence: float = 0.95,
+    confidence_level: float = 0.95,
     n_resamples: int = 1000,
     seed: Seed = None,
 ) -> tuple[FloatArray, FloatArray]:
@@ -511,8 +508,6 @@ def bootstrap_statistic(
     come from one set of resamples. A segment without queries, or whose statistic is NaN
     in some resample, gets NaN.
     """
-    c = check_level("confidence", confidence, _LEVEL)
-    r_total = check_count("n_resamples", n_resamples, _COUNT)
     seg = np.asarray(segment).astype(np.intp)
     n = len(seg)
     shape = np.shape(statistic(np.ones(n)))
@@ -525,16 +520,16 @@ def bootstrap_statistic(
     query_size, query_first = size[seg_sorted], first[seg_sorted]
     scale = query_size.astype(np.float64)
     chunk = max(1, _BOOT_STEP // n)
-    starts = range(0, r_total, chunk)
-    values = np.empty((r_total, *shape))
+    starts = range(0, n_resamples, chunk)
+    values = np.empty((n_resamples, *shape))
     streams = np.random.default_rng(seed).spawn(len(starts))
     for start, rng in zip(starts, streams, strict=True):
-        stop = min(start + chunk, r_total)
+        stop = min(start + chunk, n_resamples)
         index = _draw(rng, stop - start, scale, query_size, query_first)
         for r in range(stop - start):  # a loop over resamples; queries stay vectorised
             weights = np.bincount(order[index[r]], minlength=n).astype(np.float64)
             values[start + r] = statistic(weights)
-    q = np.quantile(values, [(1.0 - c) / 2.0, (1.0 + c) / 2.0], axis=0, method="linear")
+    q = np.quantile(values, _tails(confidence_level), axis=0, method="linear")
     empty = (size == 0).reshape((n_segments,) + (1,) * (len(shape) - 1))
     return np.where(empty, np.nan, q[0]), np.where(empty, np.nan, q[1])
 
@@ -543,7 +538,7 @@ def bootstrap_interval(
     values: npt.ArrayLike,
     segment: npt.ArrayLike,
     n_segments: int,
-    confidence: float = 0.95,
+    confidence_level: float = 0.95,
     n_resamples: int = 1000,
     seed: Seed = None,
 ) -> tuple[FloatArray, FloatArray]:
@@ -557,18 +552,18 @@ def bootstrap_interval(
         The segment of each query, a code in ``0 .. n_segments - 1``.
     n_segments : int
         Number of segments; a segment without queries gets NaN.
-    confidence : float, default 0.95
-        Confidence level, strictly between 0 and 1.
+    confidence_level : float, default 0.95
+        Confidence level, strictly between 0 and 1 (not checked here).
     n_resamples : int, default 1000
-        Number of bootstrap resamples.
+        Number of bootstrap resamples, a positive integer (not checked here).
     seed : int, numpy Generator or None
         Passed to :func:`numpy.random.default_rng`; the same seed gives the same intervals.
 
     Returns
     -------
     low, high : ndarray of float, shape ``(n_segments,) + values.shape[1:]``
-        The ``(1 - confidence) / 2`` and ``(1 + confidence) / 2`` quantiles (``np.quantile``,
-        ``method="linear"``) of the resampled means.
+        The ``(1 - confidence_level) / 2`` and ``(1 + confidence_level) / 2`` quantiles
+        (``np.quantile``, ``method="linear"``) of the resampled means.
 
     Notes
     -----
@@ -584,8 +579,6 @@ def bootstrap_interval(
     A segment of one query, or of equal values, gives a zero-width interval at its mean; a
     NaN (or infinite) value gives NaN for its segment and column.
     """
-    c = check_level("confidence", confidence, _LEVEL)
-    r_total = check_count("n_resamples", n_resamples, _COUNT)
     v, shape = _columns(values, "values")
     n, m = v.shape
     seg = np.asarray(segment)
@@ -615,13 +608,13 @@ def bootstrap_interval(
     sorted_values = np.where(is_nan, 0.0, sorted_values)
     n_present = int(present.sum())
     columns = np.ascontiguousarray(sorted_values.T)  # (m, n): one contiguous row per column
-    means = np.empty((m, r_total, n_present))
+    means = np.empty((m, n_resamples, n_present))
     chunk = max(1, _BOOT_STEP // n)  # resamples per task
-    starts = range(0, r_total, chunk)
+    starts = range(0, n_resamples, chunk)
 
     def resample(task: tuple[int, np.random.Generator]) -> None:
         start, rng = task
-        stop = min(start + chunk, r_total)
+        stop = min(start + chunk, n_resamples)
         index = _draw(rng, stop - start, scale, query_size, query_first)
         for j in range(m):  # every column sees the same resampled queries
             sums = np.add.reduceat(columns[j].take(index), starts_present, axis=1)
@@ -629,7 +622,7 @@ def bootstrap_interval(
 
     for _ in _tasks(resample, starts, seed):
         pass
-    q = np.quantile(means, [(1.0 - c) / 2.0, (1.0 + c) / 2.0], axis=1, method="linear")
+    q = np.quantile(means, _tails(confidence_level), axis=1, method="linear")
     low[present] = np.where(has_nan, np.nan, q[0].T)  # q: (2, m, segments)
     high[present] = np.where(has_nan, np.nan, q[1].T)
     return low.reshape(out_shape), high.reshape(out_shape)
@@ -721,21 +714,22 @@ def welch_t_test(
 
 
 def welch_interval(
-    x: npt.ArrayLike, y: npt.ArrayLike, confidence: float = 0.95, totals: npt.ArrayLike = False
+    x: npt.ArrayLike, y: npt.ArrayLike, confidence_level: float = 0.95,
+    totals: npt.ArrayLike = False,
 ) -> tuple[FloatArray, FloatArray]:
     """Welch-Satterthwaite t interval of ``w1 mean(x) - w2 mean(y)``, per column.
 
-    ``estimate + se * t_df((1 -+ confidence) / 2)`` with the ``se`` and ``df`` of
+    ``estimate + se * t_df((1 -+ confidence_level) / 2)`` with the ``se`` and ``df`` of
     :func:`welch_t_test`: ``scipy.stats.ttest_ind(x, y, equal_var=False)
-    .confidence_interval(confidence)`` for means. Both variances 0 gives the zero-width
+    .confidence_interval(confidence_level)`` for means. Both variances 0 gives the zero-width
     interval at the estimate; fewer than 2 values on a side, or a NaN, gives NaN.
     """
-    c = check_level("confidence", confidence, _LEVEL)
     a, b, shape = _two_columns(x, y)
     estimate, se, df = _welch(a, b, totals)
     with np.errstate(invalid="ignore"):
-        q_low = _special().stdtrit(df, (1.0 - c) / 2.0)
-        q_high = _special().stdtrit(df, (1.0 + c) / 2.0)
+        tail_low, tail_high = _tails(confidence_level)
+        q_low = _special().stdtrit(df, tail_low)
+        q_high = _special().stdtrit(df, tail_high)
     low = np.where(se == 0, estimate, estimate + se * q_low)
     high = np.where(se == 0, estimate, estimate + se * q_high)
     return low.reshape(shape), high.reshape(shape)
@@ -758,7 +752,6 @@ def two_sample_permutation_test(
     ``rng.permuted(np.tile(np.arange(n1 + n2), (size, 1)), axis=1)`` per resample; every
     column sees the same shuffles. An empty side, or a NaN (or infinite) value, gives NaN.
     """
-    r_total = check_count("n_resamples", n_resamples, _COUNT)
     a, b, shape = _two_columns(x, y)
     (n1, m), n2 = a.shape, b.shape[0]
     p_value = np.full(m, np.nan)
@@ -775,11 +768,11 @@ def two_sample_permutation_test(
     threshold = np.where(finite, observed - 1e-12 * scale, np.inf)
     n = n1 + n2
     chunk = max(1, _BOOT_STEP // n)
-    starts = range(0, r_total, chunk)
+    starts = range(0, n_resamples, chunk)
 
     def count(task: tuple[int, np.random.Generator]) -> npt.NDArray[np.int64]:
         start, rng = task
-        size = min(chunk, r_total - start)
+        size = min(chunk, n_resamples - start)
         index = rng.permuted(np.tile(np.arange(n, dtype=np.intp), (size, 1)), axis=1)[:, :n1]
         hits = np.zeros(m, dtype=np.int64)
         for j in range(m):  # every column sees the same shuffles
@@ -789,27 +782,25 @@ def two_sample_permutation_test(
         return hits
 
     hits = _monte_carlo_hits(count, starts, seed, m)
-    p_value[finite] = (1.0 + hits[finite]) / (1.0 + r_total)
+    p_value[finite] = (1.0 + hits[finite]) / (1.0 + n_resamples)
     return p_value.reshape(shape)
 
 
 def two_sample_bootstrap_interval(
-    x: npt.ArrayLike, y: npt.ArrayLike, confidence: float = 0.95, n_resamples: int = 1000,
+    x: npt.ArrayLike, y: npt.ArrayLike, confidence_level: float = 0.95, n_resamples: int = 1000,
     seed: Seed = None, totals: npt.ArrayLike = False,
 ) -> tuple[FloatArray, FloatArray]:
     """Percentile bootstrap interval of ``w1 mean(x) - w2 mean(y)``, resampling each side
     independently, per column.
 
     Each resample draws ``n1`` values of ``x`` and ``n2`` of ``y`` uniformly with
-    replacement; the interval is the ``(1 -+ confidence) / 2`` quantiles (``np.quantile``,
+    replacement; the interval is the ``(1 -+ confidence_level) / 2`` quantiles (``np.quantile``,
     ``method="linear"``) of the resampled quantities. The draws: tasks of about
     ``2**20 / (n1 + n2)`` resamples, each with its own stream ``rng`` of
     ``numpy.random.default_rng(seed).spawn(n_tasks)``, drawing
     ``rng.integers(0, n1, size=(size, n1))`` then ``rng.integers(0, n2, size=(size, n2))``;
     every column sees the same draws. An empty side, or a NaN (or infinite) value, gives NaN.
     """
-    c = check_level("confidence", confidence, _LEVEL)
-    r_total = check_count("n_resamples", n_resamples, _COUNT)
     a, b, shape = _two_columns(x, y)
     (n1, m), n2 = a.shape, b.shape[0]
     low, high = np.full(m, np.nan), np.full(m, np.nan)
@@ -820,12 +811,12 @@ def two_sample_bootstrap_interval(
     xs = np.ascontiguousarray(np.where(finite, a, 0.0).T)
     ys = np.ascontiguousarray(np.where(finite, b, 0.0).T)
     chunk = max(1, _BOOT_STEP // (n1 + n2))
-    starts = range(0, r_total, chunk)
-    values = np.empty((m, r_total))
+    starts = range(0, n_resamples, chunk)
+    values = np.empty((m, n_resamples))
 
     def resample(task: tuple[int, np.random.Generator]) -> None:
         start, rng = task
-        size = min(chunk, r_total - start)
+        size = min(chunk, n_resamples - start)
         ix = rng.integers(0, n1, size=(size, n1))
         iy = rng.integers(0, n2, size=(size, n2))
         for j in range(m):
@@ -835,7 +826,7 @@ def two_sample_bootstrap_interval(
 
     for _ in _tasks(resample, starts, seed):
         pass
-    q = np.quantile(values, [(1.0 - c) / 2.0, (1.0 + c) / 2.0], axis=1, method="linear")
+    q = np.quantile(values, _tails(confidence_level), axis=1, method="linear")
     low[finite], high[finite] = q[0][finite], q[1][finite]
     return low.reshape(shape), high.reshape(shape)
 

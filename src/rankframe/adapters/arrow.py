@@ -25,13 +25,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankframe import _pipeline
 from rankframe._accessor import RankEval, ranks
+from rankframe._compat import STR
 from rankframe._options import Ties
 from rankframe._pipeline import Backend, Request
 from rankframe.adapters.pandas import PandasBackend, pandas_result
@@ -148,7 +148,7 @@ def _nan_as_null(column: pa.ChunkedArray) -> pa.ChunkedArray:
     return pc.if_else(nan, pa.scalar(None, column.type), column)
 
 
-_STR = pd.StringDtype("pyarrow", na_value=np.nan)  # pandas 3's default ``str``
+_STR = STR  # pandas 3's default ``str`` (pandas 2.2: "pyarrow_numpy")
 
 
 def _pandas_dtype(arrow_type: pa.DataType) -> Any:

@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SIZE   ?= S
 
 .DEFAULT_GOAL := help
-.PHONY: help java chromium demo test lint bench bench-scale bench-compare bench-beyond bench-spark docs clean
+.PHONY: help java chromium demo test test-floors lint bench bench-scale bench-compare bench-beyond bench-spark docs clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-11s %s\n", $$1, $$2}'
@@ -52,6 +52,29 @@ chromium:
 test: java chromium $(VENV)/.installed-test  ## set up and run the whole test suite
 	$(BIN)/python -m pytest
 
+# The floors: a second venv with the oldest supported versions (.ci/floors.txt, pinned as pip
+# constraints) and the frame-kind value and error tests (metrics, inputs, statistics: tests
+# that take every frame kind through make_frame, tests/conftest.py), with the peers they
+# compare with. No test is skipped for a missing package: a peer that fails to install fails
+# the target. pandas 2.2 with NumPy 1.26 warns in its own convert_dtypes (the conftest's
+# pandas-pyarrow frames): only that warning, raised in pandas' module, is let through.
+# Two workers (pytest-xdist): 6,600 tests.
+FLOORS        := .venv-floors
+FLOORS_TESTS  := tests/metrics tests/input tests/statistics
+FLOORS_PEERS  := pytest pytest-xdist hypothesis pytrec-eval-terrier ranx scikit-learn ir-measures
+
+$(FLOORS)/.installed: .ci/floors.txt pyproject.toml
+	rm -rf $(FLOORS)
+	$(PYTHON) -m venv $(FLOORS)
+	$(FLOORS)/bin/python -m pip install --quiet --upgrade pip
+	$(FLOORS)/bin/python -m pip install --quiet -c .ci/floors.txt -e '.[dask]' $(FLOORS_PEERS)
+	touch $@
+
+test-floors: $(FLOORS)/.installed  ## the frame-kind tests on the oldest supported versions (.ci/floors.txt)
+	$(FLOORS)/bin/python -m pytest -p no:cacheprovider -n 2 \
+	  -W 'ignore:invalid value encountered in cast:RuntimeWarning:pandas.core.dtypes.cast' \
+	  $(FLOORS_TESTS)
+
 lint: $(VENV)/.installed-dev  ## ruff, mypy (strict) on src/ and the layers (import-linter)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
@@ -95,5 +118,5 @@ docs: chromium $(VENV)/.installed-test  ## the report's screenshot, then the doc
 	$(BIN)/python docs/screenshot.py
 	$(BIN)/python -m mkdocs build --strict --site-dir site
 
-clean:  ## remove the virtual environment and caches
-	rm -rf $(VENV) site .pytest_cache .ruff_cache .mypy_cache .hypothesis
+clean:  ## remove the virtual environments and caches
+	rm -rf $(VENV) $(FLOORS) site .pytest_cache .ruff_cache .mypy_cache .hypothesis

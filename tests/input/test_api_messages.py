@@ -22,7 +22,6 @@ from rankframe import (
     ColumnNotFoundError,
     InvalidDataError,
     InvalidOptionError,
-    RankEvalError,
     UnknownArgumentError,
     UnknownMetricError,
 )

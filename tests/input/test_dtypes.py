@@ -24,6 +24,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import polars as pl
 import pyarrow as pa
@@ -297,6 +298,12 @@ def _pd_arrow(kind: pa.DataType) -> Callable[[list[Any]], pd.Series]:
     return lambda values: pd.Series(pa.array(values, type=kind), dtype=pd.ArrowDtype(kind))
 
 
+def _pd_half(values: list[Any]) -> pd.Series:
+    # NumPy's float16 scalars: older pyarrow (the floor, 18) makes no float16 of Python floats
+    array = pa.array([None if v is None else np.float16(v) for v in values], type=pa.float16())
+    return pd.Series(array, dtype=pd.ArrowDtype(pa.float16()))
+
+
 def _pd_dictionary(values: list[Any]) -> pd.Series:
     array = pa.array(values).dictionary_encode()
     return pd.Series(array, dtype=pd.ArrowDtype(array.type))
@@ -383,7 +390,7 @@ DTYPES: dict[tuple[str, str], Dtype] = {
     ("pandas", "large_string[pyarrow]"): Dtype(_pd_arrow(pa.large_string()), STRINGS),
     ("pandas", "dictionary<string>[pyarrow]"): Dtype(_pd_dictionary, STRINGS),
     ("pandas", "dictionary<int64>[pyarrow]"): Dtype(_pd_dictionary, INTS),
-    ("pandas", "halffloat[pyarrow]"): Dtype(_pd_arrow(pa.float16()), FLOATS, **NUMERIC),
+    ("pandas", "halffloat[pyarrow]"): Dtype(_pd_half, FLOATS, **NUMERIC),
     ("pandas", "decimal128[pyarrow]"): Dtype(
         _pd_arrow(pa.decimal128(38, 1)), [Decimal("-0.5"), Decimal(0), Decimal("1e36")],
         WIDE_DECIMALS,

@@ -25,12 +25,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rankframe._compat import STR
 from rankframe.adapters.base import FrameAdapter
 from rankframe.adapters.pandas import (
     PandasBackend,
@@ -155,7 +155,7 @@ def _nan_as_null(column: pa.ChunkedArray) -> pa.ChunkedArray:
     return pc.if_else(nan, pa.scalar(None, column.type), column)
 
 
-_STR = pd.StringDtype("pyarrow", na_value=np.nan)  # pandas 3's default ``str``
+_STR = STR  # pandas 3's default ``str`` (pandas 2.2: "pyarrow_numpy")
 
 
 def _pandas_dtype(arrow_type: pa.DataType) -> Any:

@@ -27,7 +27,7 @@ import pyarrow as pa
 
 from rankframe.pipeline import analysis
 from rankframe.pipeline import windows as _windows
-from rankframe.pipeline.analysis import PerQuery
+from rankframe.pipeline.per_query import PerQuery
 from rankframe.pipeline.reference import comparison_columns, side
 from rankframe.pipeline.steps import Backend, Compared, Kind, Request, ValueColumns
 from rankframe.settings.statistics import Tests

@@ -28,7 +28,8 @@ import pyarrow as pa
 from rankframe.exceptions import InvalidOptionError
 from rankframe.pipeline import analysis
 from rankframe.pipeline import windows as _windows
-from rankframe.pipeline.analysis import SYSTEM, PerQuery
+from rankframe.pipeline.analysis import SYSTEM
+from rankframe.pipeline.per_query import PerQuery
 from rankframe.pipeline.steps import Backend, Compared, Kind, Request, ValueColumns, completed
 from rankframe.settings.statistics import Tests
 

@@ -33,7 +33,8 @@ from rankframe.metrics import item_values
 from rankframe.metrics.registry import METRICS, Metric, MetricDef
 from rankframe.pipeline import analysis
 from rankframe.pipeline import windows as _windows
-from rankframe.pipeline.analysis import SYSTEM, PerQuery
+from rankframe.pipeline.analysis import SYSTEM
+from rankframe.pipeline.per_query import PerQuery
 from rankframe.pipeline.windows import TIME, WINDOW, Window
 from rankframe.settings.options import TIES, Options, Ties
 from rankframe.settings.statistics import Intervals, Tests

@@ -32,7 +32,7 @@ import pyarrow as pa
 from rankframe.exceptions import InvalidOptionError, Keyword, OptionName
 
 if TYPE_CHECKING:
-    from rankframe.pipeline.analysis import PerQuery
+    from rankframe.pipeline.per_query import PerQuery
 
 __all__ = [
     "TIME",

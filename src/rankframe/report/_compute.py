@@ -38,8 +38,8 @@ from rankframe.exceptions import InvalidOptionError
 from rankframe.metrics import item_values
 from rankframe.metrics.registry import Metric, bind_options, parse_metrics
 from rankframe.pipeline import steps
-from rankframe.pipeline.analysis import PerQuery
 from rankframe.pipeline.binding import Binding
+from rankframe.pipeline.per_query import PerQuery
 from rankframe.pipeline.windows import TIME, WINDOW, segmented
 from rankframe.report._facts import FACTS, RANKED_ROWS, TIED_ROWS, as_values
 from rankframe.settings.conventions import preset_options
@@ -266,7 +266,7 @@ def t_intervals(pq: PerQuery, confidence_level: float) -> tuple[FloatArray, Floa
     own column); a geometric mean's from the logs, a sum's times the number of queries."""
     low, high = np.full(pq.shape, np.nan), np.full(pq.shape, np.nan)
     for positions, part in pq.parts():
-        flat = part._flat()
+        flat = part.flat_values()
         seg = part.segment[part.include]
         counts = np.bincount(seg, minlength=part.n_segments).astype(np.int64)
         lo = np.full((part.n_segments, flat.shape[1]), np.nan)
@@ -277,8 +277,8 @@ def t_intervals(pq: PerQuery, confidence_level: float) -> tuple[FloatArray, Floa
                 column = block[:, c]
                 column = column[~np.isnan(column)]
                 lo[g, c], hi[g, c] = inference.t_interval(column, confidence_level)
-        low[:, :, positions] = part._finish(lo, counts)
-        high[:, :, positions] = part._finish(hi, counts)
+        low[:, :, positions] = part.finish_aggregates(lo, counts)
+        high[:, :, positions] = part.finish_aggregates(hi, counts)
     return low, high
 
 

@@ -119,7 +119,7 @@ def test_accessor_is_registered_and_binds_names(frames: tuple[Any, pd.DataFrame]
 
     ddf, _ = frames
     assert isinstance(ddf.rank_eval, rankframe.RankEval)
-    assert isinstance(ddf.rank_eval._binding.frame, DaskAdapter)
+    assert isinstance(ddf.rank_eval.__rankframe_binding__.frame, DaskAdapter)
     renamed = ddf.rename(columns={"query": "user", "relevant": "clicked"})
     ev = renamed.rank_eval(query="user", relevant="clicked")
     assert repr(ev) == "<rank_eval query='user' item='item' score='score' relevant='clicked'>"

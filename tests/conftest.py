@@ -50,6 +50,17 @@ def _arrow_lists(data: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def _pyarrow_dtypes(data: pd.DataFrame) -> pd.DataFrame:
+    """Every column in a pyarrow dtype: ``convert_dtypes(dtype_backend="pyarrow")``, with the
+    columns that already have one kept as they are (pandas 2.2 turns a date32 column into
+    timestamp[ms]; later versions keep it)."""
+    out = data.convert_dtypes(dtype_backend="pyarrow")
+    for position in range(data.shape[1]):  # by position: column names may repeat
+        if isinstance(data.dtypes.iloc[position], pd.ArrowDtype):
+            out.isetitem(position, data.iloc[:, position])
+    return out
+
+
 class ArrowFrame:
     """A pyarrow Table as the tests use a frame: ``.rank_eval`` is
     ``rankframe.rank_eval(table)`` (pyarrow's classes take no accessor); every other
@@ -77,7 +88,7 @@ def _native(data: pd.DataFrame, kind: str) -> Any:
     if kind == "pandas":
         return data.copy()
     if kind == "pandas-pyarrow":
-        return _arrow_lists(data).convert_dtypes(dtype_backend="pyarrow")
+        return _pyarrow_dtypes(_arrow_lists(data))
     if kind == "dask":
         return dd.from_pandas(_arrow_lists(data), npartitions=max(1, min(PARTS, len(data))),
                               sort=False)

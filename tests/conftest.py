@@ -166,6 +166,25 @@ def frames_of(kind: str) -> Iterator[FrameMaker]:
     maker.check_unchanged()
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--frame-kind-tests", action="store_true",
+        help="only the tests that take make_frame (every frame kind); the others are "
+             "deselected (make test-floors)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With ``--frame-kind-tests``: the tests that take ``make_frame``, the others deselected."""
+    if not config.getoption("--frame-kind-tests"):
+        return
+    kept = [item for item in items if "make_frame" in getattr(item, "fixturenames", ())]
+    dropped = [item for item in items if "make_frame" not in getattr(item, "fixturenames", ())]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
 @pytest.fixture(params=FRAME_KINDS)
 def make_frame(request: pytest.FixtureRequest) -> Iterator[FrameMaker]:
     with frames_of(request.param) as maker:

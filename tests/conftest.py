@@ -50,6 +50,17 @@ def _arrow_lists(data: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def _pyarrow_dtypes(data: pd.DataFrame) -> pd.DataFrame:
+    """Every column in a pyarrow dtype: ``convert_dtypes(dtype_backend="pyarrow")``, with the
+    columns that already have one kept as they are (pandas 2.2 turns a date32 column into
+    timestamp[ms]; later versions keep it)."""
+    out = data.convert_dtypes(dtype_backend="pyarrow")
+    for position in range(data.shape[1]):  # by position: column names may repeat
+        if isinstance(data.dtypes.iloc[position], pd.ArrowDtype):
+            out.isetitem(position, data.iloc[:, position])
+    return out
+
+
 class ArrowFrame:
     """A pyarrow Table as the tests use a frame: ``.rank_eval`` is
     ``rankframe.rank_eval(table)`` (pyarrow's classes take no accessor); every other
@@ -77,7 +88,7 @@ def _native(data: pd.DataFrame, kind: str) -> Any:
     if kind == "pandas":
         return data.copy()
     if kind == "pandas-pyarrow":
-        return _arrow_lists(data).convert_dtypes(dtype_backend="pyarrow")
+        return _pyarrow_dtypes(_arrow_lists(data))
     if kind == "dask":
         return dd.from_pandas(_arrow_lists(data), npartitions=max(1, min(PARTS, len(data))),
                               sort=False)
@@ -153,6 +164,25 @@ def frames_of(kind: str) -> Iterator[FrameMaker]:
     with rankframe.option_context("query_buckets", buckets):
         yield maker
     maker.check_unchanged()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--frame-kind-tests", action="store_true",
+        help="only the tests that take make_frame (every frame kind); the others are "
+             "deselected (make test-floors)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With ``--frame-kind-tests``: the tests that take ``make_frame``, the others deselected."""
+    if not config.getoption("--frame-kind-tests"):
+        return
+    kept = [item for item in items if "make_frame" in getattr(item, "fixturenames", ())]
+    dropped = [item for item in items if "make_frame" not in getattr(item, "fixturenames", ())]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
 
 
 @pytest.fixture(params=FRAME_KINDS)

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -567,3 +568,22 @@ def test_invariances_on_every_frame_kind(seed, ties, make_frame) -> None:
         want = aggregate(column, pd.Series([v[column] for v in base.values()]))
         assert means[column] == pytest.approx(want, abs=1e-12), column
         assert means[column] == pytest.approx(pandas_means[column], abs=1e-12), column
+
+
+def test_a_plan_cut_after_rankframe_keeps_the_whole_frames_values(make_frame: Any) -> None:
+    # a LazyFrame's head, filter or select after rank() or per_query() never reaches into
+    # rankframe's step (polars 1.36 pushes them into map_batches unless told not to)
+    frame = make_frame({"query": ["a"] * 4 + ["b"] * 2, "item": list("wxyzwx"),
+                        "score": [0.1, 0.9, 0.5, 0.7, 0.2, 0.8],
+                        "relevant": [1, 0, 0, 0, 0, 1]})
+    ranked = frame.rank_eval.rank()
+    table = helpers.as_pandas(ranked)
+    assert table["rank"].tolist() == [4, 1, 3, 2, 2, 1]
+    per_query = frame.rank_eval.per_query("mrr")
+    assert as_dict(per_query) == {"a": {"mrr": 0.25}, "b": {"mrr": 1.0}}
+    if make_frame.is_lazy:
+        assert ranked.head(1).collect()["rank"].to_list() == [4]
+        assert ranked.filter(pl.col("item") == "w").collect()["rank"].to_list() == [4, 2]
+        assert ranked.select("rank").collect()["rank"].to_list() == [4, 1, 3, 2, 2, 1]
+        assert per_query.filter(pl.col("query") == "a").collect()["mrr"].to_list() == [0.25]
+        assert per_query.select("mrr").collect()["mrr"].to_list() == [0.25, 1.0]

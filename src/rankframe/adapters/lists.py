@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 import polars as pl
 
+from rankframe._compat import map_batches
 from rankframe.exceptions import InvalidOptionError
 from rankframe.inputs.lists import (
     ListNames,
@@ -118,8 +119,7 @@ def from_lists(
             input_schema = frame.collect_schema()
             check_polars_schema(input_schema, names)
             schema = polars_long_schema(input_schema, names)
-            return frame.map_batches(lambda data: polars_long(data, names), schema=schema,
-                                     streamable=False)
+            return map_batches(frame, lambda data: polars_long(data, names), schema)
     if module.startswith("dask"):
         return dask_long(frame, names)
     if module.startswith("pyspark"):

@@ -24,6 +24,7 @@ import polars as pl
 import pyarrow as pa
 
 from rankframe import engine as _engine
+from rankframe._compat import map_batches
 from rankframe.adapters.base import FrameAdapter
 from rankframe.engine import CodeArray, FrameData, ItemColumn
 from rankframe.engine.encoding import (
@@ -331,7 +332,7 @@ def _at_collection(plan: Callable[[], pl.LazyFrame], schema: dict[str, Any]) -> 
     def run(_: pl.DataFrame) -> pl.DataFrame:
         return plan().collect()
 
-    return pl.LazyFrame({"_": [0]}).map_batches(run, schema=schema, streamable=False)
+    return map_batches(pl.LazyFrame({"_": [0]}), run, schema)
 
 
 def _conform(result: pl.DataFrame, schema: dict[str, Any]) -> pl.DataFrame:
@@ -370,8 +371,8 @@ class LazyPolarsAdapter(FrameAdapter):
         return None
 
     def _input(self, names: ColumnNames, keys: Sequence[str]) -> pl.LazyFrame:
-        # polars does not push column selection through map_batches: select the columns
-        # the engine reads, so a scan reads only those
+        # nothing is pushed into the engine's step (rankframe._compat.map_batches): select
+        # the columns the engine reads, so a scan reads only those
         frame: pl.LazyFrame = self.frame
         return frame.select(list(dict.fromkeys([*names.roles(), *keys])))
 
@@ -409,15 +410,13 @@ class LazyPolarsAdapter(FrameAdapter):
         def plan() -> pl.LazyFrame:
             n = _part_count(frame)
             if n == 1:
-                return frame.map_batches(whole, schema=schema, streamable=False)
+                return map_batches(frame, whole, schema)
             parts = Parts(request, self.backend, PolarsBackend)
 
             def finish(tables: pl.DataFrame) -> pl.DataFrame:
                 return _conform(_shape(parts.finish(tables), request), schema)
 
-            return self._part_tables(request, frame, n).map_batches(
-                finish, schema=schema, streamable=False
-            )
+            return map_batches(self._part_tables(request, frame, n), finish, schema)
 
         return _at_collection(plan, schema)
 
@@ -436,7 +435,7 @@ class LazyPolarsAdapter(FrameAdapter):
 
         # one part's rows are held at a time: each part is one opaque step that gets all
         # of its rows at once, and the parts run one after the other
-        tables = [part.map_batches(run_part, schema=part_schema, streamable=False)
+        tables = [map_batches(part, run_part, part_schema)
                   for part in _buckets(frame, request.names.query, n)]
         return pl.concat(tables, parallel=False)
 
@@ -460,7 +459,7 @@ class LazyPolarsAdapter(FrameAdapter):
             return ranked
 
         frame: pl.LazyFrame = self.frame
-        return frame.map_batches(run, schema=schema, streamable=False)
+        return map_batches(frame, run, schema)
 
 
 def register(accessor: type) -> None:

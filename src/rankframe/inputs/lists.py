@@ -546,19 +546,20 @@ def dask_long(frame: Any, names: ListNames) -> Any:
     partitions is found by a count over the whole frame, when the result is computed."""
     check_names([str(c) for c in frame.columns], names)
     counts = frame[names.query].value_counts()
-    repeated = counts[counts > 1].to_delayed()
+    # one partition, given whole to every partition of the frame (a Dask collection, not
+    # Delayed objects: Dask 2025.1 hands a Delayed argument of map_partitions to the function
+    # uncomputed)
+    repeated = counts[counts > 1].repartition(npartitions=1)
 
     for role, column in names.roles().items():
         dtype = frame._meta[column].dtype
         if role != "query" and not pd.api.types.is_object_dtype(dtype):
             _check_list_type(pa.array(frame._meta[column]).type, column, role, DASK_HINT)
 
-    def part(data: pd.DataFrame, *repeated: pd.Series) -> pd.DataFrame:
-        found = [r for r in repeated if len(r)]
-        if found:
-            first = found[0]
-            _check_queries(pd.Series([first.index[0]] * int(first.iloc[0])), names.query)
+    def part(data: pd.DataFrame, repeated: pd.Series) -> pd.DataFrame:
+        if len(repeated):
+            _check_queries(pd.Series([repeated.index[0]] * int(repeated.iloc[0])), names.query)
         return pandas_long(data, names, keep_index=True)
 
     meta = pandas_long(frame._meta, names, keep_index=True)
-    return frame.map_partitions(part, *repeated, meta=meta, align_dataframes=False)
+    return frame.map_partitions(part, repeated, meta=meta, align_dataframes=False)

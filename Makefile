@@ -49,8 +49,10 @@ chromium:
 	    exit 1; \
 	  fi; }
 
+# -n auto: one pytest-xdist worker per core (pyproject.toml's --dist loadgroup keeps the
+# Spark, Dask-cluster and browser tests each on one worker); `pytest -n0` runs in one process.
 test: java chromium $(VENV)/.installed-test  ## set up and run the whole test suite
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 lint: $(VENV)/.installed-dev  ## ruff and mypy (strict) on src/
 	$(BIN)/ruff check src tests benchmarks

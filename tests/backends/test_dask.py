@@ -32,6 +32,10 @@ from rankframe import (
     EmptyQueryError,
 )
 
+# under pytest-xdist (`make test`: -n auto --dist loadgroup) every test of the module runs on
+# one worker: one LocalCluster (the module's `client`) for the whole run
+pytestmark = pytest.mark.xdist_group("dask-cluster")
+
 RTOL = 1e-12
 METRICS = ["mrr@5", "ndcg@10", "ndcg", "map", "map@5", "acc@1", "precision@3", "recall@10",
            "r_precision"]

@@ -37,6 +37,9 @@ from rankframe.adapters import spark as spark_adapter
 
 pytestmark = [
     pytest.mark.load,  # a Spark session: `make test` runs them, -m 'not load' leaves them out
+    # under pytest-xdist (`make test`: -n auto --dist loadgroup) every test of the module runs
+    # on one worker, which starts each session (classic, then Connect) once
+    pytest.mark.xdist_group("spark"),
     # pyspark's own warning at its Arrow calls under pandas 3 (the tests call toArrow too)
     pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
 ]

@@ -417,6 +417,7 @@ def assert_clean(opened: Opened) -> None:
 
 
 @pytest.mark.load
+@pytest.mark.xdist_group("browser")  # one worker launches the session's Chromium
 def test_the_report_in_chromium(browser: Any, tmp_path: Path) -> None:
     frame = pd.DataFrame(DATA)
     ev = frame.rank_eval(score=["a", "b"])
@@ -431,6 +432,7 @@ def test_the_report_in_chromium(browser: Any, tmp_path: Path) -> None:
 
 
 @pytest.mark.load
+@pytest.mark.xdist_group("browser")
 def test_trend_gates_and_reference_in_chromium(browser: Any, tmp_path: Path) -> None:
     # two queries a week (Mondays 2026-01-05 and 01-12): q1, q2 in the first, q3, q4 in the
     # second; a's reciprocal ranks (see DATA) give 3/4 and 2/3, b's 1 and 1/3

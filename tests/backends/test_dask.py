@@ -32,10 +32,6 @@ from rankframe import (
     EmptyQueryError,
 )
 
-# under pytest-xdist (`make test`: -n auto --dist loadgroup) every test of the module runs on
-# one worker: one LocalCluster (the module's `client`) for the whole run
-pytestmark = pytest.mark.xdist_group("dask-cluster")
-
 RTOL = 1e-12
 METRICS = ["mrr@5", "ndcg@10", "ndcg", "map", "map@5", "acc@1", "precision@3", "recall@10",
            "r_precision"]
@@ -43,7 +39,9 @@ METRICS = ["mrr@5", "ndcg@10", "ndcg", "map", "map@5", "acc@1", "precision@3", "
 
 @pytest.fixture(scope="module", autouse=True)
 def client() -> Iterator[Any]:
-    """A local cluster of two worker processes; every compute of the module runs on it."""
+    """A local cluster of two worker processes; every compute of the module runs on it.
+    Under pytest-xdist the module runs on one worker (tests/conftest.py, WORKER_GROUPS): one
+    cluster for the whole run."""
     with (
         distributed.LocalCluster(
             n_workers=2,

@@ -35,11 +35,10 @@ from helpers import all_metrics
 from rankframe import METRICS, EmptyQueryError, InvalidDataError, Metric
 from rankframe.adapters import spark as spark_adapter
 
+# Under pytest-xdist (`make test`) the whole module runs on one worker, which starts each
+# session once (tests/conftest.py, WORKER_GROUPS).
 pytestmark = [
     pytest.mark.load,  # a Spark session: `make test` runs them, -m 'not load' leaves them out
-    # under pytest-xdist (`make test`: -n auto --dist loadgroup) every test of the module runs
-    # on one worker, which starts each session (classic, then Connect) once
-    pytest.mark.xdist_group("spark"),
     # pyspark's own warning at its Arrow calls under pandas 3 (the tests call toArrow too)
     pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas:FutureWarning"),
 ]

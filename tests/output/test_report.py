@@ -354,7 +354,8 @@ def chromium() -> str:
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     """One headless Chromium for every browser test of the session (a launch costs more
-    than a page)."""
+    than a page); under pytest-xdist the module runs on one worker (tests/conftest.py,
+    WORKER_GROUPS)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -417,7 +418,6 @@ def assert_clean(opened: Opened) -> None:
 
 
 @pytest.mark.load
-@pytest.mark.xdist_group("browser")  # one worker launches the session's Chromium
 def test_the_report_in_chromium(browser: Any, tmp_path: Path) -> None:
     frame = pd.DataFrame(DATA)
     ev = frame.rank_eval(score=["a", "b"])
@@ -432,7 +432,6 @@ def test_the_report_in_chromium(browser: Any, tmp_path: Path) -> None:
 
 
 @pytest.mark.load
-@pytest.mark.xdist_group("browser")
 def test_trend_gates_and_reference_in_chromium(browser: Any, tmp_path: Path) -> None:
     # two queries a week (Mondays 2026-01-05 and 01-12): q1, q2 in the first, q3, q4 in the
     # second; a's reciprocal ranks (see DATA) give 3/4 and 2/3, b's 1 and 1/3

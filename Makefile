@@ -49,8 +49,8 @@ chromium:
 	    exit 1; \
 	  fi; }
 
-# -n auto: one pytest-xdist worker per core (pyproject.toml's --dist loadgroup keeps the
-# Spark, Dask-cluster and browser tests each on one worker); `pytest -n0` runs in one process.
+# -n auto: one pytest-xdist worker per core (tests/conftest.py keeps the Spark, Dask-cluster
+# and browser test modules each on one worker); `pytest -n0` runs in one process.
 test: java chromium $(VENV)/.installed-test  ## set up and run the whole test suite
 	$(BIN)/python -m pytest -n auto
 

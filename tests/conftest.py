@@ -164,13 +164,15 @@ def make_frame(request: pytest.FixtureRequest) -> Iterator[FrameMaker]:
 #: The test modules that start something costly, each run whole on one worker under
 #: pytest-xdist (`make test` runs ``-n auto``), so that each starts once in the run: both Spark
 #: sessions (classic, then Connect: one Connect server, on its fixed port), the Dask
-#: ``LocalCluster`` of the module's ``client`` fixture, the session's Chromium. Every other
+#: ``LocalCluster`` of the module's ``client`` fixture, the session's Chromium, the docs site
+#: (``mkdocs build``, a module-scoped fixture). Every other
 #: test is balanced alone. (The scheduler reads node ids: pytest-xdist's own ``xdist_group``
 #: marks rename node ids, which pytest 9 no longer lets a plugin do.)
 WORKER_GROUPS = {
     "tests/backends/test_spark.py": "spark",
     "tests/backends/test_dask.py": "dask-cluster",
     "tests/output/test_report.py": "browser",
+    "tests/output/test_docs_site.py": "docs-site",
 }
 
 

@@ -49,8 +49,10 @@ chromium:
 	    exit 1; \
 	  fi; }
 
+# -n auto: one pytest-xdist worker per core (tests/conftest.py keeps the Spark, Dask-cluster
+# and browser test modules each on one worker); `pytest -n0` runs in one process.
 test: java chromium $(VENV)/.installed-test  ## set up and run the whole test suite
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 # The floors: a second venv with the oldest supported versions (.ci/floors.txt, pinned as pip
 # constraints) and the frame-kind value and error tests (metrics, inputs, statistics: the

@@ -191,6 +191,47 @@ def make_frame(request: pytest.FixtureRequest) -> Iterator[FrameMaker]:
         yield maker
 
 
+# -- pytest-xdist ------------------------------------------------------------------------------
+
+#: The test modules that start something costly, each run whole on one worker under
+#: pytest-xdist (`make test` runs ``-n auto``), so that each starts once in the run: both Spark
+#: sessions (classic, then Connect: one Connect server, on its fixed port), the Dask
+#: ``LocalCluster`` of the module's ``client`` fixture, the session's Chromium, the docs site
+#: (``mkdocs build``, a module-scoped fixture). Every other
+#: test is balanced alone. (The scheduler reads node ids: pytest-xdist's own ``xdist_group``
+#: marks rename node ids, which pytest 9 no longer lets a plugin do.)
+WORKER_GROUPS = {
+    "tests/backends/test_spark.py": "spark",
+    "tests/backends/test_dask.py": "dask-cluster",
+    "tests/output/test_report.py": "browser",
+    "tests/output/test_docs_site.py": "docs-site",
+}
+
+
+class _WorkerGroups:
+    """The controller's scheduler under ``-n``: pytest-xdist's by-scope scheduling with the
+    modules of :data:`WORKER_GROUPS` as scopes and every other test a scope of its own (the
+    largest scopes are handed out first)."""
+
+    @staticmethod
+    def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+        if config.getvalue("dist") != "load":  # an explicit --dist is left alone
+            return None
+        from xdist.scheduler import LoadScopeScheduling
+
+        class Grouped(LoadScopeScheduling):
+            def _split_scope(self, nodeid: str) -> str:
+                module = nodeid.split("::", 1)[0]
+                return WORKER_GROUPS.get(module, nodeid)
+
+        return Grouped(config, log)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_WorkerGroups(), "rankframe-worker-groups")
+
+
 @pytest.fixture
 def run(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str]]:
     """``run("evaluate", path, ...)`` → (exit status, stdout, stderr) of ``rankframe.cli.main``

@@ -37,7 +37,9 @@ METRICS = ["mrr@5", "ndcg@10", "ndcg", "map", "map@5", "acc@1", "precision@3", "
 
 @pytest.fixture(scope="module", autouse=True)
 def client() -> Iterator[Any]:
-    """A local cluster of two worker processes; every compute of the module runs on it."""
+    """A local cluster of two worker processes; every compute of the module runs on it.
+    Under pytest-xdist the module runs on one worker (tests/conftest.py, WORKER_GROUPS): one
+    cluster for the whole run."""
     with (
         distributed.LocalCluster(
             n_workers=2,

@@ -35,6 +35,8 @@ from helpers import all_metrics
 from rankframe import METRICS, EmptyQueryError, InvalidDataError, Metric
 from rankframe.adapters import spark as spark_adapter
 
+# Under pytest-xdist (`make test`) the whole module runs on one worker, which starts each
+# session once (tests/conftest.py, WORKER_GROUPS).
 pytestmark = [
     pytest.mark.load,  # a Spark session: `make test` runs them, -m 'not load' leaves them out
     # pyspark's own warning at its Arrow calls under pandas 3 (the tests call toArrow too)

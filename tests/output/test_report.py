@@ -354,7 +354,8 @@ def chromium() -> str:
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     """One headless Chromium for every browser test of the session (a launch costs more
-    than a page)."""
+    than a page); under pytest-xdist the module runs on one worker (tests/conftest.py,
+    WORKER_GROUPS)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:

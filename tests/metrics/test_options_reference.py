@@ -71,8 +71,11 @@ class Dataset:
                 if not any(ref.is_relevant(r.relevant, min_relevance) for r in g)]
 
 
-# seed % 4 picks the id and grade types; seeds 0-3 cover each once, 4-5 add more ties.
-SEEDS = [0, 1, 2, 3, 4, 5]
+# seed % 4 picks the id and grade types: seeds 0-3 cover each once. Every seed has ties
+# everywhere (scores drawn from 8 values with repeats, infinities, a query whose scores all
+# tie), so the seeds 4 and 5 the grids once had (the types of 0 and 1 again, other draws)
+# tested no new path: dropped to shorten the test loop (issue 34).
+SEEDS = [0, 1, 2, 3]
 
 
 def generate(seed: int) -> Dataset:
@@ -133,7 +136,7 @@ def generate(seed: int) -> Dataset:
     return Dataset(rows, theme, grades)
 
 
-DATA = {seed: generate(seed) for seed in SEEDS}
+DATA = {seed: generate(seed) for seed in range(6)}  # test_min_relevance reads 4 and 5
 
 
 # -- comparing -------------------------------------------------------------------------------

@@ -18,8 +18,9 @@ import pytest
 from gates_data import N, frame_data
 from helpers import Run
 
-KEYS = ["rule", "metric", "k", "system", "value", "ci_low", "ci_high", "bound", "delta",
-        "p_value", "p_adjusted", "paired", "n_queries", "status"]
+KEYS = ["rule", "system", "metric", "k", "value", "delta", "delta_relative", "ci_low",
+        "ci_high", "ci_low_relative", "ci_high_relative", "bound", "bound_relative", "p_value",
+        "status", "p_adjusted", "paired", "n_queries"]
 
 
 @pytest.fixture
@@ -36,7 +37,7 @@ def test_every_row_passes_exit_0(run: Run, path: Path) -> None:
     lines = out.splitlines()
     assert lines[0].split() == KEYS
     assert len(lines) == 2 + 4
-    assert all(line.rstrip().endswith("pass") for line in lines[2:])
+    assert all(" pass " in line for line in lines[2:])
 
 
 def test_a_failing_row_exit_1(run: Run, path: Path) -> None:
@@ -75,7 +76,7 @@ def test_the_json_keys_and_values(run: Run, path: Path) -> None:
                        "--format", "json")
     assert code == 1  # bad drops significantly
     rows = json.loads(out)
-    keys = [*KEYS[:4], "theme", *KEYS[4:]]
+    keys = [KEYS[0], "theme", *KEYS[1:]]
     assert all(list(r) == keys for r in rows)
     absolute = {(r["theme"], r["system"]): r for r in rows if r["rule"] == "mrr >= 0.3"}
     assert len(absolute) == 6
@@ -87,10 +88,16 @@ def test_the_json_keys_and_values(run: Run, path: Path) -> None:
     assert set(drops) == {("big", "noisy"), ("big", "bad"), ("small", "noisy"),
                           ("small", "bad")}
     assert drops["big", "bad"]["status"] == "fail"
-    assert drops["big", "bad"]["bound"] == -0.05
+    # a relative rule: its bound and interval are relative, the absolute ones empty
+    assert drops["big", "bad"]["bound_relative"] == -0.05
+    assert drops["big", "bad"]["bound"] is None
+    assert drops["big", "bad"]["ci_low"] is None
     base_mean = (15 + 6 * 0.5) / (N - 3)
     bad_mean = (15 * 0.5 + 6 / 3) / (N - 3)
-    assert drops["big", "bad"]["delta"] == pytest.approx(bad_mean / base_mean - 1)
+    assert drops["big", "bad"]["delta"] == pytest.approx(bad_mean - base_mean)
+    assert drops["big", "bad"]["delta_relative"] == pytest.approx(bad_mean / base_mean - 1)
+    assert (drops["big", "bad"]["ci_low_relative"] <= drops["big", "bad"]["delta_relative"]
+            <= drops["big", "bad"]["ci_high_relative"])
     assert not any(isinstance(v, float) and math.isnan(v) for r in rows for v in r.values())
 
 
@@ -100,6 +107,16 @@ def test_markdown_and_table(run: Run, path: Path) -> None:
     assert code == 0
     assert out.splitlines()[0] == "| " + " | ".join(KEYS) + " |"
     assert "| 0.8750 |" in out
+    # a relative rule's columns are percentages, as the rule writes its tolerance
+    _, out, _ = run("check", path, "--score", "base", "--score", "bad", "--rule",
+                    "mrr drop <= 5%", "--min-queries", 5, "--format", "markdown")
+    row = dict(zip(KEYS, (c.strip() for c in out.splitlines()[2].strip("|").split("|")),
+                   strict=True))
+    base_mean, bad_mean = 0.875, (18 * 0.5 + 6 / 3) / N  # bad's RR: 1/2 x18, 1/3 x6
+    assert row["bound_relative"] == "-5.00%"
+    assert row["delta_relative"] == f"{(bad_mean / base_mean - 1) * 100:+.2f}%"
+    assert row["delta"] == f"{bad_mean - base_mean:+.4f}"
+    assert row["bound"] == ""
 
 
 @pytest.mark.parametrize(("argv", "words"), [

@@ -31,6 +31,9 @@ from rankframe.exceptions import RankEvalError
 from rankframe.settings.options import OPTIONS
 
 FAIL_ON = ("fail", "uncertain")
+#: The gate table's relative columns (a relative drop rule's, ``drop <= 1%``), shown as
+#: percentages in the table and Markdown formats, as the rule writes its tolerance.
+RELATIVE_COLUMNS = ("delta_relative", "ci_low_relative", "ci_high_relative", "bound_relative")
 
 
 def add_parser(commands: Any) -> None:
@@ -139,6 +142,6 @@ def _run(args: argparse.Namespace, status: Status) -> int:
         )
     status.clear()
     record(args, result)
-    write(render(result, args.format, nan=""), args.output)
+    write(render(result, args.format, nan="", percent=RELATIVE_COLUMNS), args.output)
     failing = {FAIL, UNCERTAIN} if args.fail_on == "uncertain" else {FAIL}
     return 1 if failing & set(result["status"].to_list()) else 0

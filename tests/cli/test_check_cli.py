@@ -33,7 +33,8 @@ def path(tmp_path: Path) -> Path:
 def test_every_row_passes_exit_0(run: Run, path: Path) -> None:
     code, out, err = run("check", path, "--score", "base", "--score", "better",
                          "--rule", "mrr >= 0.5", "--rule", "mrr@10 > 0.4")
-    assert (code, err) == (0, "")
+    # the verdict on stderr, on a pass too: 2 rules x 2 systems
+    assert (code, err) == (0, "rankframe: 0 of 4 rules failed (4 pass)\n")
     lines = out.splitlines()
     assert lines[0].split() == KEYS
     assert len(lines) == 2 + 4
@@ -177,3 +178,58 @@ def test_run_name_without_record_is_a_usage_error(run: Run, path: Path) -> None:
                        "--run-name", "ci")
     assert code == 2
     assert "--record" in err
+
+
+# -- the verdict line on stderr ----------------------------------------------------------------
+
+
+def test_the_verdict_names_the_failed_rows(run: Run, path: Path) -> None:
+    # bad's mean RR in the big segment drops from base's (15 + 6 * 0.5) / 21 to
+    # (15 * 0.5 + 6 / 3) / 21, -47% and significant: fail; noisy's changes cancel out
+    # there (+0.5, -0.5, -0.5, +0.5): pass; the small segment has 3 queries: too few. Every
+    # RR is at least 1/3: "mrr >= 0.3" passes where it is not too few.
+    code, out, err = run("check", path, "--score", "base", "--score", "noisy", "--score", "bad",
+                         "--baseline", "base", "--rule", "mrr >= 0.3", "--rule",
+                         "mrr drop <= 5%", "--by", "theme", "--min-queries", 5)
+    assert code == 1
+    assert out.splitlines()[0].split()[:3] == ["rule", "theme", "system"]  # the table first
+    # 3 systems x 2 segments for the absolute rule, 2 x 2 for the drop rule
+    assert err == ("rankframe: 1 of 10 rules failed: mrr drop <= 5% (theme=big, "
+                   "system=bad)\n")
+
+
+def test_the_verdict_names_five_rows_and_counts_the_others(run: Run, path: Path) -> None:
+    # bad's RR is 1/2 or 1/3: each rule fails on both segments in point mode, 6 rows; one
+    # system, so no system= in the line. Segments in sorted order: big, then small
+    code, _, err = run("check", path, "--score", "bad", "--rule", "mrr >= 0.9", "--rule",
+                       "mrr >= 0.8", "--rule", "acc@1 >= 0.5", "--by", "theme", "--mode",
+                       "point", "--min-queries", 1)
+    assert code == 1
+    assert err == (
+        "rankframe: 6 of 6 rules failed: mrr >= 0.9 (theme=big), mrr >= 0.9 (theme=small), "
+        "mrr >= 0.8 (theme=big), mrr >= 0.8 (theme=small), acc@1 >= 0.5 (theme=big), "
+        "and 1 more\n"
+    )
+
+
+def test_the_verdict_of_fail_on_uncertain_says_uncertain(run: Run, path: Path) -> None:
+    # base's acc@1 is 18 ones and 6 zeros: the bound 0.75 is its mean, inside the interval
+    argv = ("check", path, "--score", "base", "--rule", "acc@1 >= 0.75")
+    code, _, err = run(*argv)
+    assert (code, err) == (0, "rankframe: 0 of 1 rules failed (1 uncertain)\n")
+    code, _, err = run(*argv, "--fail-on", "uncertain")
+    assert (code, err) == (1, "rankframe: 1 of 1 rules failed: acc@1 >= 0.75 (uncertain)\n")
+
+
+def test_the_verdict_names_windows_by_their_date(run: Run, tmp_path: Path) -> None:
+    data = pd.DataFrame(frame_data())
+    # queries q00..q11 in the week of 2024-03-04, the others a week later
+    data["served_at"] = [pd.Timestamp("2024-03-06 12:00", tz="UTC")
+                         + pd.Timedelta(weeks=int(int(q[1:]) >= N // 2)) for q in data["query"]]
+    file = tmp_path / "weeks.parquet"
+    data.to_parquet(file)
+    code, _, err = run("check", file, "--score", "bad", "--rule", "mrr >= 0.9", "--time",
+                       "served_at", "--every", "1w", "--mode", "point", "--min-queries", 1)
+    assert code == 1
+    assert err == ("rankframe: 2 of 2 rules failed: mrr >= 0.9 (window=2024-03-04), "
+                   "mrr >= 0.9 (window=2024-03-11)\n")

@@ -18,8 +18,9 @@ import pytest
 from gates_data import N, frame_data
 from helpers import Run
 
-KEYS = ["rule", "metric", "k", "system", "value", "ci_low", "ci_high", "bound", "delta",
-        "p_value", "p_adjusted", "paired", "n_queries", "status"]
+KEYS = ["rule", "system", "metric", "k", "value", "delta", "delta_relative", "ci_low",
+        "ci_high", "ci_low_relative", "ci_high_relative", "bound", "bound_relative", "p_value",
+        "status", "p_adjusted", "paired", "n_queries"]
 
 
 @pytest.fixture
@@ -32,11 +33,12 @@ def path(tmp_path: Path) -> Path:
 def test_every_row_passes_exit_0(run: Run, path: Path) -> None:
     code, out, err = run("check", path, "--score", "base", "--score", "better",
                          "--rule", "mrr >= 0.5", "--rule", "mrr@10 > 0.4")
-    assert (code, err) == (0, "")
+    # the verdict on stderr, on a pass too: 2 rules x 2 systems
+    assert (code, err) == (0, "rankframe: 0 of 4 rules failed (4 pass)\n")
     lines = out.splitlines()
     assert lines[0].split() == KEYS
     assert len(lines) == 2 + 4
-    assert all(line.rstrip().endswith("pass") for line in lines[2:])
+    assert all(" pass " in line for line in lines[2:])
 
 
 def test_a_failing_row_exit_1(run: Run, path: Path) -> None:
@@ -75,7 +77,7 @@ def test_the_json_keys_and_values(run: Run, path: Path) -> None:
                        "--format", "json")
     assert code == 1  # bad drops significantly
     rows = json.loads(out)
-    keys = [*KEYS[:4], "theme", *KEYS[4:]]
+    keys = [KEYS[0], "theme", *KEYS[1:]]
     assert all(list(r) == keys for r in rows)
     absolute = {(r["theme"], r["system"]): r for r in rows if r["rule"] == "mrr >= 0.3"}
     assert len(absolute) == 6
@@ -87,10 +89,16 @@ def test_the_json_keys_and_values(run: Run, path: Path) -> None:
     assert set(drops) == {("big", "noisy"), ("big", "bad"), ("small", "noisy"),
                           ("small", "bad")}
     assert drops["big", "bad"]["status"] == "fail"
-    assert drops["big", "bad"]["bound"] == -0.05
+    # a relative rule: its bound and interval are relative, the absolute ones empty
+    assert drops["big", "bad"]["bound_relative"] == -0.05
+    assert drops["big", "bad"]["bound"] is None
+    assert drops["big", "bad"]["ci_low"] is None
     base_mean = (15 + 6 * 0.5) / (N - 3)
     bad_mean = (15 * 0.5 + 6 / 3) / (N - 3)
-    assert drops["big", "bad"]["delta"] == pytest.approx(bad_mean / base_mean - 1)
+    assert drops["big", "bad"]["delta"] == pytest.approx(bad_mean - base_mean)
+    assert drops["big", "bad"]["delta_relative"] == pytest.approx(bad_mean / base_mean - 1)
+    assert (drops["big", "bad"]["ci_low_relative"] <= drops["big", "bad"]["delta_relative"]
+            <= drops["big", "bad"]["ci_high_relative"])
     assert not any(isinstance(v, float) and math.isnan(v) for r in rows for v in r.values())
 
 
@@ -100,6 +108,16 @@ def test_markdown_and_table(run: Run, path: Path) -> None:
     assert code == 0
     assert out.splitlines()[0] == "| " + " | ".join(KEYS) + " |"
     assert "| 0.8750 |" in out
+    # a relative rule's columns are percentages, as the rule writes its tolerance
+    _, out, _ = run("check", path, "--score", "base", "--score", "bad", "--rule",
+                    "mrr drop <= 5%", "--min-queries", 5, "--format", "markdown")
+    row = dict(zip(KEYS, (c.strip() for c in out.splitlines()[2].strip("|").split("|")),
+                   strict=True))
+    base_mean, bad_mean = 0.875, (18 * 0.5 + 6 / 3) / N  # bad's RR: 1/2 x18, 1/3 x6
+    assert row["bound_relative"] == "-5.00%"
+    assert row["delta_relative"] == f"{(bad_mean / base_mean - 1) * 100:+.2f}%"
+    assert row["delta"] == f"{bad_mean - base_mean:+.4f}"
+    assert row["bound"] == ""
 
 
 @pytest.mark.parametrize(("argv", "words"), [
@@ -160,3 +178,58 @@ def test_run_name_without_record_is_a_usage_error(run: Run, path: Path) -> None:
                        "--run-name", "ci")
     assert code == 2
     assert "--record" in err
+
+
+# -- the verdict line on stderr ----------------------------------------------------------------
+
+
+def test_the_verdict_names_the_failed_rows(run: Run, path: Path) -> None:
+    # bad's mean RR in the big segment drops from base's (15 + 6 * 0.5) / 21 to
+    # (15 * 0.5 + 6 / 3) / 21, -47% and significant: fail; noisy's changes cancel out
+    # there (+0.5, -0.5, -0.5, +0.5): pass; the small segment has 3 queries: too few. Every
+    # RR is at least 1/3: "mrr >= 0.3" passes where it is not too few.
+    code, out, err = run("check", path, "--score", "base", "--score", "noisy", "--score", "bad",
+                         "--baseline", "base", "--rule", "mrr >= 0.3", "--rule",
+                         "mrr drop <= 5%", "--by", "theme", "--min-queries", 5)
+    assert code == 1
+    assert out.splitlines()[0].split()[:3] == ["rule", "theme", "system"]  # the table first
+    # 3 systems x 2 segments for the absolute rule, 2 x 2 for the drop rule
+    assert err == ("rankframe: 1 of 10 rules failed: mrr drop <= 5% (theme=big, "
+                   "system=bad)\n")
+
+
+def test_the_verdict_names_five_rows_and_counts_the_others(run: Run, path: Path) -> None:
+    # bad's RR is 1/2 or 1/3: each rule fails on both segments in point mode, 6 rows; one
+    # system, so no system= in the line. Segments in sorted order: big, then small
+    code, _, err = run("check", path, "--score", "bad", "--rule", "mrr >= 0.9", "--rule",
+                       "mrr >= 0.8", "--rule", "acc@1 >= 0.5", "--by", "theme", "--mode",
+                       "point", "--min-queries", 1)
+    assert code == 1
+    assert err == (
+        "rankframe: 6 of 6 rules failed: mrr >= 0.9 (theme=big), mrr >= 0.9 (theme=small), "
+        "mrr >= 0.8 (theme=big), mrr >= 0.8 (theme=small), acc@1 >= 0.5 (theme=big), "
+        "and 1 more\n"
+    )
+
+
+def test_the_verdict_of_fail_on_uncertain_says_uncertain(run: Run, path: Path) -> None:
+    # base's acc@1 is 18 ones and 6 zeros: the bound 0.75 is its mean, inside the interval
+    argv = ("check", path, "--score", "base", "--rule", "acc@1 >= 0.75")
+    code, _, err = run(*argv)
+    assert (code, err) == (0, "rankframe: 0 of 1 rules failed (1 uncertain)\n")
+    code, _, err = run(*argv, "--fail-on", "uncertain")
+    assert (code, err) == (1, "rankframe: 1 of 1 rules failed: acc@1 >= 0.75 (uncertain)\n")
+
+
+def test_the_verdict_names_windows_by_their_date(run: Run, tmp_path: Path) -> None:
+    data = pd.DataFrame(frame_data())
+    # queries q00..q11 in the week of 2024-03-04, the others a week later
+    data["served_at"] = [pd.Timestamp("2024-03-06 12:00", tz="UTC")
+                         + pd.Timedelta(weeks=int(int(q[1:]) >= N // 2)) for q in data["query"]]
+    file = tmp_path / "weeks.parquet"
+    data.to_parquet(file)
+    code, _, err = run("check", file, "--score", "bad", "--rule", "mrr >= 0.9", "--time",
+                       "served_at", "--every", "1w", "--mode", "point", "--min-queries", 1)
+    assert code == 1
+    assert err == ("rankframe: 2 of 2 rules failed: mrr >= 0.9 (window=2024-03-04), "
+                   "mrr >= 0.9 (window=2024-03-11)\n")

@@ -163,11 +163,12 @@ def test_compare_percent_of_a_geometric_mean_and_a_sum(run: Run, data: pd.DataFr
     table = data.rank_eval(query="qid", item="doc", score=["sys_a", "sys_b"],
                            relevant="grade").compare(chosen, baseline="sys_a")
     header, _rule, *lines = out.splitlines()
-    starts = [header.index(c) for c in ("mean", "delta", "ratio")]
+    names = ("mean", "delta", "delta_relative")
+    starts = [header.index(f" {c} ") + 1 for c in names]
     for line, (_, want) in zip(lines, table.iterrows(), strict=True):
         # the columns are right-aligned: each cell ends where its header ends
-        mean, delta, ratio = (line[:s + len(c)].split()[-1]
-                              for s, c in zip(starts, ("mean", "delta", "ratio"), strict=True))
+        mean, delta, relative = (line[:s + len(c)].split()[-1]
+                                 for s, c in zip(starts, names, strict=True))
         if want["metric"] == "mrr":
             assert mean == f"{want['mean'] * 100:.2f}%"
             assert delta == f"{want['delta'] * 100:+.2f}%"
@@ -175,11 +176,12 @@ def test_compare_percent_of_a_geometric_mean_and_a_sum(run: Run, data: pd.DataFr
             # the geometric mean is on MAP's scale; its delta is a difference of logs
             assert mean == f"{want['mean'] * 100:.2f}%"
             assert delta == f"{want['delta']:+.4f}"
-            assert math.isclose(math.exp(want["delta"]), want["ratio"])
+            assert math.isclose(math.expm1(want["delta"]), want["delta_relative"])
         else:  # num_rel_ret: a sum over queries, its difference a number of rows
             assert mean == f"{want['mean']:.4f}"
             assert delta == f"{want['delta']:+.4f}"
-        assert ratio == f"{want['ratio']:.4f}"
+        # the relative change is a fraction of the baseline's statistic for every metric
+        assert relative == f"{want['delta_relative'] * 100:+.2f}%"
 
 
 def test_compare_shows_k_as_written(run: Run, data: pd.DataFrame, tmp_path: Path) -> None:

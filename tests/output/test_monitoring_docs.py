@@ -164,7 +164,8 @@ def test_the_drop_rule(reference: pd.DataFrame) -> None:
     relative = [math.nan] + [d / m for d, m in zip(delta[1:], means, strict=False)]
     adjusted = _holm(p)
     _same(printed["value"], means)
-    _same(printed["delta"], relative)
+    _same(printed["delta"], delta)  # absolute, whatever the rule's unit
+    _same(printed["delta_relative"], relative)
     _same(printed["p_value"], p)
     _same(printed["p_adjusted"], adjusted)
     # fail: beyond -5% and a significant decrease; uncertain: beyond, not significant

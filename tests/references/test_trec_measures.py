@@ -389,11 +389,12 @@ def test_intervals_and_compare_of_aggregates(make_frame) -> None:
     # other: AP q1 1, q2 1, q3 0
     assert compared.loc["other", "mean"] == pytest.approx(math.exp(math.log(1e-5) / 3))
     # score: AP q1 0.5, q2 1, q3 0. A geometric mean's delta is the mean difference of the
-    # floored logs, (log 1 - log 0.5 + 0 + 0) / 3, and its ratio the geometric means' ratio
+    # floored logs, (log 1 - log 0.5 + 0 + 0) / 3, and its relative delta the geometric
+    # means' ratio minus 1
     assert compared.loc["other", "statistic"] == "geometric mean"
     assert compared.loc["other", "delta"] == pytest.approx(math.log(2) / 3)
-    assert compared.loc["other", "ratio"] == pytest.approx(
-        math.exp(math.log(1e-5) / 3) / math.exp((math.log(0.5) + math.log(1e-5)) / 3))
+    assert compared.loc["other", "delta_relative"] == pytest.approx(
+        math.exp(math.log(1e-5) / 3) / math.exp((math.log(0.5) + math.log(1e-5)) / 3) - 1)
 
 
 def test_every_trec_metric_has_its_trec_name() -> None:

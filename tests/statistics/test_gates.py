@@ -67,8 +67,9 @@ def test_absolute_rules_every_status(make_frame: Any) -> None:
     native_kind(make_frame, result)
     table = as_pandas(result)
     assert list(table.columns) == [
-        "rule", "metric", "k", "system", "value", "ci_low", "ci_high", "bound", "delta",
-        "p_value", "p_adjusted", "paired", "n_queries", "status",
+        "rule", "system", "metric", "k", "value", "delta", "delta_relative", "ci_low",
+        "ci_high", "ci_low_relative", "ci_high_relative", "bound", "bound_relative",
+        "p_value", "status", "p_adjusted", "paired", "n_queries",
     ]
     assert table["rule"].tolist() == [r for r in rules for _ in SYSTEMS]
     assert table["system"].tolist() == SYSTEMS * len(rules)
@@ -93,7 +94,8 @@ def test_absolute_rules_every_status(make_frame: Any) -> None:
     assert pd.isna(rows.loc[("mrr >= 0.5", "base"), "k"])
     assert rows["bound"].tolist() == [0.5] * 5 + [0.6] * 5 + [0.75] * 5 + [0.3] * 5
     assert rows["n_queries"].tolist() == [N] * 20
-    assert rows[["delta", "p_value", "p_adjusted"]].isna().all().all()
+    assert rows[["delta", "delta_relative", "ci_low_relative", "ci_high_relative",
+                 "bound_relative", "p_value", "p_adjusted"]].isna().all().all()
     # a plain bootstrap of base's acc@1 gives about the same interval, the bound inside
     rng = np.random.default_rng(1)
     values = acc1("base")
@@ -121,7 +123,7 @@ def test_segments_with_too_few_queries(make_frame: Any) -> None:
     df = make_frame(frame_data())
     ev = df.rank_eval(score=["base", "bad"])
     table = as_pandas(ev.check("mrr >= 0.2", by="theme", min_queries=5))
-    assert list(table.columns[:5]) == ["rule", "metric", "k", "system", "theme"]
+    assert list(table.columns[:5]) == ["rule", "theme", "system", "metric", "k"]
     got = {(r["theme"], r["system"]): (r["status"], r["n_queries"])
            for r in table.to_dict("records")}
     # every RR is >= 1/3 > 0.2; the small segment has 3 queries
@@ -135,20 +137,22 @@ def test_segments_with_too_few_queries(make_frame: Any) -> None:
     assert set(as_pandas(ev.check("mrr >= 0.2"))["status"]) == {"pass"}
 
 
-def _drop_reference(tolerance: float, relative: bool) -> dict[str, tuple[float, float, str]]:
-    """Per system: delta, p (Holm over the table's tests) and the status, from scipy."""
+def _drop_reference(
+    tolerance: float, relative: bool
+) -> dict[str, tuple[float, float, float, str]]:
+    """Per system: delta, relative delta, p (Holm over the table's tests) and the status,
+    from scipy."""
     others = [s for s in SYSTEMS if s != "base"]
     p = np.array([stats.ttest_rel(rr(s), rr("base")).pvalue for s in others])
     adjusted = holm(p)
     out = {}
     for s, q in zip(others, adjusted, strict=True):
         delta = rr(s).mean() - rr("base").mean()
-        if relative:
-            delta /= rr("base").mean()
-        beyond = delta < -tolerance
+        change = delta / rr("base").mean() if relative else delta
+        beyond = change < -tolerance
         significant = q < 0.05 and delta < 0
         status = "fail" if beyond and significant else "uncertain" if beyond else "pass"
-        out[s] = (delta, q, status)
+        out[s] = (delta, delta / rr("base").mean(), q, status)
     return out
 
 
@@ -168,11 +172,25 @@ def test_drop_rules_against_scipy(
     reference = _drop_reference(tolerance, relative)
     assert table["system"].tolist() == ["bad", "noisy", "same", "better"]  # no baseline row
     assert table["status"].tolist() == statuses
-    assert [reference[s][2] for s in table["system"]] == statuses
+    assert [reference[s][3] for s in table["system"]] == statuses
+    # the rule's own unit: the interval and the bound of a relative rule are relative
+    own, other = ("_relative", "") if relative else ("", "_relative")
     for row in table.to_dict("records"):
-        delta, q, _ = reference[row["system"]]
+        delta, delta_relative, q, _ = reference[row["system"]]
+        # delta is absolute and delta_relative relative, whatever the rule's unit
         assert row["delta"] == pytest.approx(delta)
-        assert row["bound"] == -tolerance
+        assert row["delta_relative"] == pytest.approx(delta_relative)
+        assert row[f"bound{own}"] == -tolerance
+        for column in (f"bound{other}", f"ci_low{other}", f"ci_high{other}"):
+            assert np.isnan(row[column]), column
+        change = row["delta_relative" if relative else "delta"]
+        assert row[f"ci_low{own}"] <= change <= row[f"ci_high{own}"]
+        if relative:  # the absolute interval over the baseline's mean, held fixed
+            scale = rr("base").mean()
+            absolute = as_pandas(df.rank_eval(score=SYSTEMS).compare("mrr", baseline="base"))
+            got = absolute.set_index("system").loc[row["system"]]
+            assert row["ci_low_relative"] == pytest.approx(got["ci_low"] / scale)
+            assert row["ci_high_relative"] == pytest.approx(got["ci_high"] / scale)
         assert row["value"] == pytest.approx(rr(row["system"]).mean())
         p = stats.ttest_rel(rr(row["system"]), rr("base")).pvalue
         if np.isnan(q):
@@ -181,7 +199,6 @@ def test_drop_rules_against_scipy(
         else:
             assert row["p_value"] == pytest.approx(p)
             assert row["p_adjusted"] == pytest.approx(q)
-        assert row["ci_low"] <= row["delta"] <= row["ci_high"]
         assert row["n_queries"] == N
 
 
@@ -316,11 +333,14 @@ def test_drop_rules_of_a_geometric_mean(make_frame: Any) -> None:
     base, bad = stats.gmean(rr("base")), stats.gmean(rr("bad"))
     p = stats.ttest_rel(np.log(rr("bad")), np.log(rr("base"))).pvalue
     assert table["value"].tolist() == pytest.approx([bad, bad])
-    assert table["delta"].tolist() == pytest.approx([bad - base, bad / base - 1])
+    assert table["delta"].tolist() == pytest.approx([bad - base, bad - base])
+    assert table["delta_relative"].tolist() == pytest.approx([bad / base - 1] * 2)
     assert table["p_value"].tolist() == pytest.approx([p, p])
     assert table["status"].tolist() == ["fail", "fail"]
-    for row in table.to_dict("records"):
-        assert row["ci_low"] <= row["delta"] <= row["ci_high"]
+    absolute, relative = table.to_dict("records")
+    assert absolute["ci_low"] <= absolute["delta"] <= absolute["ci_high"]
+    assert (relative["ci_low_relative"] <= relative["delta_relative"]
+            <= relative["ci_high_relative"])
 
 
 # -- drop rules against the previous window and against a reference frame -------------------

@@ -101,9 +101,15 @@ def test_compare_tests_the_statistic_it_reports(make_frame: FrameMaker, test: st
         n = len(diff)
         scale = n if aggregate == "sum" else 1
         assert row["delta"] == pytest.approx(diff.mean() * scale, rel=1e-9, abs=1e-12), spec
-        if aggregate == "geometric":  # the ratio of the geometric means
-            assert row["ratio"] == pytest.approx(
-                math.exp(x.mean()) / math.exp(y.mean()), rel=1e-9), spec
+        if aggregate == "geometric":  # the ratio of the geometric means, minus 1
+            assert row["delta_relative"] == pytest.approx(
+                math.exp(x.mean()) / math.exp(y.mean()) - 1, rel=1e-9, abs=1e-12), spec
+        else:  # the change over the baseline's statistic
+            base, change = y.mean() * scale, diff.mean() * scale
+            # from a statistic of 0: no change is 0, any other change is infinite
+            want = (change / abs(base) if base != 0
+                    else 0.0 if change == 0 else math.copysign(math.inf, change))
+            assert row["delta_relative"] == pytest.approx(want, rel=1e-9, abs=1e-12), spec
         if np.all(diff == diff[0]):  # no variation: scipy's test is undefined
             continue
         assert row["ci_low"] <= row["delta"] + 1e-12, spec

@@ -89,14 +89,14 @@ def test_each_week_against_the_previous_week_welch(make_frame: FrameMaker) -> No
     frame = make_frame(frame_data())
     table = rows_of(frame.rank_eval(score="a", time="served_at").compare("mrr", every="1w"))
     assert list(table.columns) == [
-        "window", "system", "metric", "k", "statistic", "mean", "reference_mean", "delta",
-        "ratio", "p_value", "p_adjusted", "ci_low", "ci_high", "significant", "paired",
-        "wins", "ties", "losses", "n_queries", "n_reference", "reference_window"]
+        "window", "system", "metric", "k", "mean", "delta", "delta_relative", "ci_low",
+        "ci_high", "p_value", "significant", "p_adjusted", "statistic", "reference_mean",
+        "paired", "wins", "ties", "losses", "n_queries", "n_reference", "reference_window"]
     assert [pd.Timestamp(w) for w in table["window"]] == [week_start(w) for w in (1, 2, 4)]
     # week 1 has no previous window: nothing to compare with
     first = table.iloc[0]
     assert first["mean"] == pytest.approx(rr(1).mean())  # (1 + 1/2 + 1 + 1/3) / 4
-    for column in ["reference_mean", "delta", "ratio", "p_value", "p_adjusted", "ci_low",
+    for column in ["reference_mean", "delta", "delta_relative", "p_value", "p_adjusted", "ci_low",
                    "ci_high"]:
         assert np.isnan(first[column]), column
     assert pd.isna(first["reference_window"])

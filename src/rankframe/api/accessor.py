@@ -473,17 +473,20 @@ class RankEval:
         with the same systems of a reference frame (``reference=``).
 
         Needs several score columns: ``df.rank_eval(score=["a", "b"]).compare(...)``.
-        One row per (segment, system, metric), with the ``by`` columns, ``system``,
-        ``metric``, ``k``, ``statistic`` (what the metric aggregates with: ``"mean"``,
+        One row per (segment, system, metric), the keys and the answer first: the ``by``
+        columns, ``system``, ``metric``, ``k``, ``mean`` (the metric's statistic),
+        ``delta`` (the change from the baseline's statistic, absolute),
+        ``delta_relative`` (the change as a fraction of the baseline's statistic; 0 for
+        no change from 0, ±inf for another), ``ci_low`` and ``ci_high`` (an interval of
+        ``delta``), ``p_value`` (two-sided, of "no difference"), ``significant``
+        (``p_adjusted < alpha``); then the bookkeeping: ``p_adjusted`` (corrected within
+        ``family``), ``statistic`` (what the metric aggregates with: ``"mean"``,
         ``"geometric mean"`` for ``gm_map`` and ``gm_bpref``, ``"sum"`` for the ``num_*``
-        counts), ``mean`` (that statistic), ``delta``, ``ratio`` (the statistic over the
-        baseline's), ``p_value`` (two-sided, of "no difference"), ``p_adjusted``
-        (corrected within ``family``), ``ci_low`` and ``ci_high`` (an interval of the
-        delta), ``significant`` (``p_adjusted < alpha``), ``paired`` (True: the tests
-        are paired), ``wins``, ``ties`` and ``losses`` (the queries where the system's
-        per-query value is above, equal to and below the baseline's, raw values compared
-        whatever the metric: the registry declares no direction) and ``n_queries``. The
-        baseline's rows have delta 0, no test and null ``wins``/``ties``/``losses``.
+        counts), ``paired`` (True: the tests are paired), ``wins``, ``ties`` and
+        ``losses`` (the queries where the system's per-query value is above, equal to
+        and below the baseline's, raw values compared whatever the metric: the registry
+        declares no direction) and ``n_queries``. The baseline's rows have delta 0, no
+        test and null ``wins``/``ties``/``losses``.
 
         With ``reference=other_frame``, each system (score column) of this frame is
         compared with the same system of ``other_frame``, bound with the same column names
@@ -498,16 +501,18 @@ class RankEval:
         bootstrap interval resampling each frame's queries independently; ``paired`` says
         which, and ``wins``/``ties``/``losses`` are null for two samples. A sum's delta is
         the difference of the two sums, ``n1 mean1 - n2 mean2``, with a standard error of
-        its own. The table gains ``reference_mean`` (the reference's statistic) and
-        ``n_reference`` (its queries); segments are this frame's (the reference's queries
-        of other segments are left out). The reference may be any frame rankframe reads;
+        its own. The table gains ``reference_mean`` (the reference's statistic, after
+        ``statistic``) and ``n_reference`` (its queries, last); segments are this frame's
+        (the reference's queries of other segments are left out). The reference may be any
+        frame rankframe reads;
         the result is of this frame's kind (a LazyFrame or Dask reference is collected or
         computed when the result is).
 
         The test, the interval and ``delta`` are of the same quantity, so that
         ``ci_low <= delta <= ci_high``: for a mean, the mean per-query difference; for a
         geometric mean, the mean difference of ``log(max(value, 1e-5))`` (trec_eval's
-        floor), the log of ``ratio``; for a sum, the difference of the sums, with the mean
+        floor), the log of the ratio of the geometric means (``delta_relative`` is that
+        ratio minus 1); for a sum, the difference of the sums, with the mean
         difference's interval times the number of queries (and its p-value). Set-level
         metrics (``coverage``) have no per-query values and are refused.
 
@@ -693,22 +698,28 @@ class RankEval:
         or ``"METRIC drop <= TOLERANCE"``, an absolute decrease (``"ndcg@10 drop <= 0.01"``)
         or one relative to the baseline's statistic (``"ndcg@10 drop <= 1%"``).
 
-        Columns: ``rule``, ``metric``, ``k``, ``system``, the ``by`` columns (and ``window``
-        with ``every=``), ``value``, ``ci_low``, ``ci_high``, ``bound``, ``delta``,
-        ``p_value``, ``p_adjusted`` (drop rules), ``paired`` (a drop rule's test was
-        paired; False for absolute rules), ``n_queries`` and ``status``:
+        Columns, the answer first: ``rule``, ``window`` (with ``every=``), the ``by``
+        columns, ``system``, ``metric``, ``k``, ``value``, ``delta`` and
+        ``delta_relative`` (drop rules: the change from the baseline's statistic, absolute
+        and as a fraction of it, whatever the rule's unit), the interval and the bound in
+        the rule's own unit, named by it (``ci_low``, ``ci_high``, ``bound``: the value's
+        for an absolute rule, ``delta``'s for an absolute drop rule;
+        ``ci_low_relative``, ``ci_high_relative``, ``bound_relative``: ``delta_relative``'s
+        for a relative drop rule such as ``drop <= 1%``; the other unit's are NaN),
+        ``p_value``, ``status``; then ``p_adjusted`` (drop rules), ``paired`` (a drop
+        rule's test was paired; False for absolute rules) and ``n_queries``:
 
         - an absolute rule is ``"pass"`` when its whole bootstrap interval (``evaluate``'s)
           lies on the right side of the bound, ``"fail"`` when it lies on the wrong side,
           ``"uncertain"`` when the bound is inside it; ``mode="point"`` compares ``value``
           alone (pass or fail);
-        - a drop rule reads ``compare``: ``delta`` is the change of the statistic from the
-          baseline (relative: as a fraction of the baseline's), ``bound`` minus the
-          tolerance, and the rule holds while ``delta >= bound``. It is ``"fail"`` when the
-          change is below the bound and a significant decrease (``p_adjusted < alpha``),
-          ``"uncertain"`` when it is below the bound without being significant, ``"pass"``
-          otherwise, ``"no baseline"`` where there is nothing to compare with (``delta``
-          is NaN); ``mode="point"``: fail whenever it is below the bound;
+        - a drop rule reads ``compare``: its bound is minus the tolerance, and the rule
+          holds while ``delta >= bound`` (relative: ``delta_relative >= bound_relative``).
+          It is ``"fail"`` when the change is below the bound and a significant decrease
+          (``p_adjusted < alpha``), ``"uncertain"`` when it is below the bound without
+          being significant, ``"pass"`` otherwise, ``"no baseline"`` where there is nothing
+          to compare with (``delta`` is NaN); ``mode="point"``: fail whenever it is below
+          the bound;
         - a segment with fewer than ``min_queries`` queries is ``"too few queries"``.
 
         A pandas frame gives a pandas frame, polars (eager or lazy) a polars DataFrame, Dask

@@ -9,10 +9,12 @@ A rule is a string (:func:`parse_rule`):
   baseline score column, the reference frame, or the previous window.
 
 :func:`check` evaluates every rule and gives one row per rule, system and segment (and
-window): ``rule``, ``metric``, ``k``, ``system``, the ``by`` columns (and ``window``),
-``value``, ``ci_low``, ``ci_high``, ``bound``, ``delta``, ``p_value``, ``p_adjusted``,
-``paired``, ``n_queries`` and ``status`` (:data:`STATUSES`). The statuses, the units of
-the columns and the defaults are documented in ``docs/monitoring.md`` ("Gates").
+window), the answer first: ``rule``, ``window`` (with ``every=``), the ``by`` columns,
+``system``, then :data:`COLUMNS` (``metric``, ``k``, ``value``, ``delta``,
+``delta_relative``, the interval and the bound in the rule's own unit, ``p_value``,
+``status`` of :data:`STATUSES`, then ``p_adjusted``, ``paired``, ``n_queries``). The
+statuses, the units of the columns and the defaults are documented in
+``docs/monitoring.md`` ("Gates").
 
 This module sits above the accessor's public methods: it calls ``evaluate`` and
 ``compare`` on the accessor it is given and reads their tables; nothing below calls it.
@@ -39,12 +41,13 @@ from rankframe.exceptions import (
 )
 from rankframe.metrics.registry import METRICS, Metric, labels, parse_metric
 from rankframe.pipeline import provenance
-from rankframe.pipeline.analysis import SYSTEM, k_type
+from rankframe.pipeline.analysis import SYSTEM, k_type, relative_change
 from rankframe.pipeline.binding import Frame
 from rankframe.settings.options import Correction, Family, Test, check_choice, check_count
 from rankframe.settings.statistics import Tests
 
 __all__ = [
+    "COLUMNS",
     "FAIL",
     "GRAMMAR",
     "MODES",
@@ -74,6 +77,16 @@ NO_BASELINE = "no baseline"
 STATUSES = (PASS, FAIL, UNCERTAIN, TOO_FEW, NO_BASELINE)
 MODES: tuple[Mode, ...] = ("interval", "point")
 WINDOW = "window"  # the column of time windows (evaluate/compare with every=)
+#: The gate table's columns after ``rule`` and its keys (``window``, ``by``, ``system``):
+#: the answer first, then the bookkeeping. A rule's interval and bound are in its own unit,
+#: and the names say which: ``ci_low``/``ci_high``/``bound`` on the metric's scale (the
+#: value for an absolute rule, ``delta`` for an absolute drop rule), ``*_relative`` of
+#: ``delta_relative`` for a relative drop rule (``drop <= 1%``); the other unit's are NaN.
+COLUMNS = (
+    "metric", "k", "value", "delta", "delta_relative", "ci_low", "ci_high", "ci_low_relative",
+    "ci_high_relative", "bound", "bound_relative", "p_value", "status", "p_adjusted",
+    "paired", "n_queries",
+)
 
 GRAMMAR = (
     "A rule reads 'METRIC OP BOUND' with OP one of >=, <=, >, < (e.g. 'ndcg@10 >= 0.30', "
@@ -402,9 +415,9 @@ def check(
         backend = frame.backend(table)
         columns = list(table.columns)
         keys = [
-            *(c for c in columns if c == SYSTEM),
-            *(c for c in by_list if c in columns),
             *(c for c in columns if c == WINDOW and WINDOW not in by_list),
+            *(c for c in by_list if c in columns),
+            *(c for c in columns if c == SYSTEM),
         ]
         row_keys = _keys(backend)
         systems = [str(s) for s in backend.column(SYSTEM)]
@@ -434,8 +447,7 @@ def check(
             }
             tail = {**values, "n_queries": n_queries.astype(np.int64), "status": status}
             rows_table = backend.table(keys, index, {**head, **tail})
-            columns_out = ["rule", "metric", "k", *keys, *values, "n_queries", "status"]
-            frames.append((parsed.index(rule), rows_table[columns_out]))
+            frames.append((parsed.index(rule), rows_table[["rule", *keys, *COLUMNS]]))
     # in the order of the rules, whichever table each one read
     result = frame.concat([table for _, table in sorted(frames, key=lambda pair: pair[0])])
     if made is None:
@@ -456,6 +468,8 @@ def check(
 def _absolute_values(
     rule: Rule, backend: Any, rows: list[int], mode: Mode
 ) -> dict[str, Any]:
+    """An absolute rule's columns from ``evaluate``'s rows: the value, its interval and
+    the bound on the metric's scale; no change and no test."""
     value = _floats(backend.column("value"))[rows]
     nan = np.full(len(rows), np.nan)
     if mode == "point":
@@ -464,20 +478,22 @@ def _absolute_values(
         low = _floats(backend.column("ci_low"))[rows]
         high = _floats(backend.column("ci_high"))[rows]
     return {
-        "value": value, "ci_low": low, "ci_high": high,
-        "bound": np.full(len(rows), rule.bound), "delta": nan.copy(),
-        "p_value": nan.copy(), "p_adjusted": nan.copy(),
-        "paired": np.zeros(len(rows), dtype=bool),
+        "value": value, "delta": nan.copy(), "delta_relative": nan.copy(),
+        "ci_low": low, "ci_high": high, "ci_low_relative": nan.copy(),
+        "ci_high_relative": nan.copy(), "bound": np.full(len(rows), rule.bound),
+        "bound_relative": nan.copy(), "p_value": nan.copy(),
         "status": _absolute_status(rule, value, low, high, mode),
+        "p_adjusted": nan.copy(), "paired": np.zeros(len(rows), dtype=bool),
     }
 
 
 def _drop_values(
     rule: Rule, backend: Any, rows: list[int], alpha: float, mode: Mode
 ) -> dict[str, Any]:
-    """A drop rule's columns from ``compare``'s rows: the change of the statistic
-    (absolute, or relative to the baseline's statistic), its interval in those units with
-    the baseline's statistic held fixed, and the bound as a change (minus the tolerance)."""
+    """A drop rule's columns from ``compare``'s rows: the change of the statistic, absolute
+    (``delta``) and relative to the baseline's statistic (``delta_relative``); the interval
+    and the bound (minus the tolerance) in the rule's unit, the interval with the
+    baseline's statistic held fixed; the other unit's NaN."""
     mean = _floats(backend.column("mean"))[rows]
     delta = _floats(backend.column("delta"))[rows]
     low = _floats(backend.column("ci_low"))[rows]
@@ -491,30 +507,28 @@ def _drop_values(
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         # compare's delta of a geometric mean is the log of the ratio of the statistics
         base = np.where(geometric, mean * np.exp(-delta), mean - delta)
-        if rule.relative:
-            scale = np.abs(base)
-            change = np.where(geometric, np.expm1(delta), _ratio(delta, scale))
-            low = np.where(geometric, np.expm1(low), _ratio(low, scale))
-            high = np.where(geometric, np.expm1(high), _ratio(high, scale))
-        else:
-            change = np.where(geometric, base * np.expm1(delta), delta)
-            low = np.where(geometric, base * np.expm1(low), low)
-            high = np.where(geometric, base * np.expm1(high), high)
+
+        def absolute(change: FloatArray) -> FloatArray:
+            return np.asarray(np.where(geometric, base * np.expm1(change), change))
+
+        def relative(change: FloatArray) -> FloatArray:
+            return relative_change(change, base, geometric)
+
+        change, change_relative = absolute(delta), relative(delta)
+        unit = relative if rule.relative else absolute
+        interval = (unit(low), unit(high))
+    nan = np.full(len(rows), np.nan)
+    bound = np.full(len(rows), -rule.bound)
+    own, other = ("_relative", "") if rule.relative else ("", "_relative")
     significant = np.asarray(p_adjusted < alpha, dtype=bool)
     return {
-        "value": mean, "ci_low": low, "ci_high": high,
-        "bound": np.full(len(rows), -rule.bound), "delta": change,
-        "p_value": p_value, "p_adjusted": p_adjusted,
+        "value": mean, "delta": change, "delta_relative": change_relative,
+        f"ci_low{own}": interval[0], f"ci_high{own}": interval[1],
+        f"ci_low{other}": nan, f"ci_high{other}": nan.copy(),
+        f"bound{own}": bound, f"bound{other}": nan.copy(), "p_value": p_value,
+        "status": _drop_status(
+            rule, change_relative if rule.relative else change, significant, mode
+        ),
+        "p_adjusted": p_adjusted,
         "paired": np.asarray(backend.column("paired"), dtype=bool)[rows],
-        "status": _drop_status(rule, change, significant, mode),
     }
-
-
-def _ratio(change: FloatArray, scale: FloatArray) -> FloatArray:
-    """``change / scale``; where the baseline's statistic is 0: 0 for no change, ±inf
-    otherwise (any decrease from 0 exceeds a relative tolerance)."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = change / scale
-    zero = scale == 0
-    out[zero & (change == 0)] = 0.0
-    return np.asarray(out, dtype=np.float64)

@@ -33,8 +33,10 @@ from rankframe.trec import parse_trec_measures, trec_eval_report
 # mean of values in [0, 1] is in [0, 1])...
 COMPARE_STATISTIC_COLUMNS = ("mean", "reference_mean")
 # ... and the difference and its interval, except for a geometric mean, whose delta and
-# interval are of logs (the log of the ratio). `ratio` is never on the metric's scale.
+# interval are of logs (the log of the ratio of the geometric means)...
 COMPARE_DIFFERENCE_COLUMNS = ("delta", "ci_low", "ci_high")
+# ... while the relative change is a fraction of the baseline's statistic for every metric.
+COMPARE_RELATIVE_COLUMNS = ("delta_relative",)
 
 Command = Callable[[argparse.Namespace, Status], int]
 
@@ -56,17 +58,17 @@ def _percent_labels(labels: Sequence[str]) -> list[str]:
 def _percent_of_compare(row: Mapping[str, Any]) -> tuple[str, ...]:
     """The columns of a row of compare()'s result that --percent shows as percentages,
     from the declaration of the row's metric (its ``metric`` column, a label without its
-    parameter, and ``k``): none for a metric not bounded, not the difference of a geometric
-    mean (a difference of logs)."""
+    parameter, and ``k``): ``delta_relative`` always; the others none for a metric not
+    bounded, not the difference of a geometric mean (a difference of logs)."""
     label, k = str(row["metric"]), row.get("k")
     if k is not None and k == k:  # not null, not NaN: name(options)@k parses back
         label += f"@{int(k) if float(k).is_integer() else k}"
     definition = parse_metric(label).definition
     if not definition.bounded:
-        return ()
+        return COMPARE_RELATIVE_COLUMNS
     if definition.aggregate == "geometric":
-        return COMPARE_STATISTIC_COLUMNS
-    return COMPARE_STATISTIC_COLUMNS + COMPARE_DIFFERENCE_COLUMNS
+        return COMPARE_RELATIVE_COLUMNS + COMPARE_STATISTIC_COLUMNS
+    return COMPARE_RELATIVE_COLUMNS + COMPARE_STATISTIC_COLUMNS + COMPARE_DIFFERENCE_COLUMNS
 
 
 def _read(args: argparse.Namespace, roles: Roles, status: Status) -> tuple[pl.DataFrame, Source]:

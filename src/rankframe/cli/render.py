@@ -20,6 +20,10 @@ OUTPUT_FORMATS = ("table", "csv", "json", "markdown")
 #: row, column name -> value).
 Percent = Collection[str] | Callable[[Mapping[str, Any]], Collection[str]]
 
+#: The columns of changes, shown with their sign.
+SIGNED = frozenset({"delta", "delta_relative"})
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
@@ -33,7 +37,7 @@ def _cell(value: Any, column: str, percent: Collection[str], nan: str) -> str:
     if isinstance(value, float):
         if math.isnan(value):
             return nan
-        signed = "+" if column == "delta" else ""
+        signed = "+" if column in SIGNED else ""
         if column in percent:
             return f"{value * 100:{signed}.2f}%"
         if column.startswith("p_") and 0 < value < 1e-4:

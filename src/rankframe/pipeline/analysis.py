@@ -33,8 +33,10 @@ __all__ = [
     "Test",
     "compare",
     "compare_samples",
+    "comparison_columns",
     "k_type",
     "per_query",
+    "relative_change",
     "tidy",
     "wide",
 ]
@@ -134,36 +136,36 @@ def _per_row(counts: IntArray, n_systems: int) -> IntArray:
 
 
 def tidy(pq: PerQuery, *, intervals: Intervals) -> tuple[IntArray, Columns]:
-    """One row per (segment, system, metric): ``system``, ``metric``, ``k``, ``value``,
-    ``n_queries`` (and ``ci_low``, ``ci_high``, with ``intervals.confidence_level``)."""
+    """One row per (segment, system, metric): ``system``, ``metric``, ``k``, ``value``
+    (and ``ci_low``, ``ci_high``, with ``intervals.confidence_level``), ``n_queries``."""
     means, counts = pq.means()
     _, n_systems, n_metrics = pq.shape
     per_segment = n_systems * n_metrics
-    columns: Columns = {
-        **_long_labels(pq),
-        "value": means.ravel(),
-        "n_queries": _per_row(counts, n_systems),
-    }
+    columns: Columns = {**_long_labels(pq), "value": means.ravel()}
     level = intervals.confidence_level
-    if level is not None:
+    if level is not None:  # the answer first: the interval before the bookkeeping
         low, high = pq.intervals(level, intervals.n_resamples, intervals.seed)
         columns["ci_low"], columns["ci_high"] = low.ravel(), high.ravel()
+    columns["n_queries"] = _per_row(counts, n_systems)
     return np.repeat(pq.segment_rows, per_segment), columns
 
 
 #: What ``compare``'s ``mean``, ``delta`` and interval are of, per ``MetricDef.aggregate``
 #: (the ``statistic`` column): ``delta`` is the difference of the statistic, for a geometric
-#: mean the difference of its logs (the log of ``ratio``).
+#: mean the difference of its logs (the log of the ratio of the geometric means).
 STATISTIC = {"mean": "mean", "geometric": "geometric mean", "sum": "sum"}
 
 
 def compare(pq: PerQuery, *, baseline: int, tests: Tests) -> tuple[IntArray, Columns]:
     """Each system against the baseline, per segment and metric, on paired per-query values.
 
-    Columns: ``system``, ``metric``, ``k``, ``statistic`` (what the next columns are of:
-    ``"mean"``, ``"geometric mean"`` or ``"sum"``, the metric's aggregate), ``mean`` (that
-    statistic of the system), ``delta``, ``ratio``, ``p_value``, ``p_adjusted``, ``ci_low``,
-    ``ci_high``, ``significant`` (``p_adjusted < alpha``) and ``n_queries``.
+    Columns (:func:`comparison_columns`), the answer first: ``system``, ``metric``, ``k``,
+    ``mean`` (the system's statistic), ``delta`` (the change, absolute), ``delta_relative``
+    (the change relative to the baseline's statistic, :func:`relative_change`), ``ci_low``
+    and ``ci_high`` (the interval of ``delta``), ``p_value``, ``significant`` (``p_adjusted
+    < alpha``); then ``p_adjusted``, ``statistic`` (what ``mean``, ``delta`` and the
+    interval are of: ``"mean"``, ``"geometric mean"`` or ``"sum"``, the metric's
+    aggregate), ``paired``, ``wins``, ``ties``, ``losses`` and ``n_queries``.
 
     The test, the interval and ``delta`` are of one quantity, the per-query paired
     difference of the values the statistic averages:
@@ -171,16 +173,15 @@ def compare(pq: PerQuery, *, baseline: int, tests: Tests) -> tuple[IntArray, Col
     - a mean: the values; ``delta`` is the mean difference (the difference of the means);
     - a geometric mean (``gm_map``): ``log(max(value, 1e-5))``, trec_eval's floor; ``delta``
       and the interval are of the mean log difference, the log of the ratio of the
-      geometric means (``ratio`` is that ratio);
+      geometric means (``delta_relative`` is that ratio minus 1);
     - a sum (``num_rel_ret``): the values; ``delta`` is the difference of the sums, the
       interval the mean difference's times the number of queries (the p-value is the
       mean's).
 
-    ``ratio`` is the system's statistic over the baseline's (NaN where that is 0). The
-    intervals are t intervals for the t-test, percentile bootstraps otherwise. ``family``:
-    ``p_adjusted`` corrects over the systems compared on one metric in one segment
-    (``"systems"``) or over every test of the table (``"table"``). The baseline's own rows
-    have delta 0 and NaN tests.
+    The intervals are t intervals for the t-test, percentile bootstraps otherwise.
+    ``family``: ``p_adjusted`` corrects over the systems compared on one metric in one
+    segment (``"systems"``) or over every test of the table (``"table"``). The baseline's
+    own rows have delta 0 and NaN tests.
     """
     means, counts = pq.means()
     n_systems = pq.shape[1]
@@ -250,13 +251,45 @@ def _paired_tests(
     return p, mean * factor, np.ravel(lo) * factor, np.ravel(hi) * factor
 
 
+def comparison_columns(metrics: Sequence[Metric], *, reference: bool) -> list[tuple[str, str]]:
+    """A comparison's columns after its ``by`` keys, with their types, in their order: the
+    keys and the answer first (``system``, ``metric``, ``k``, ``mean``, ``delta``,
+    ``delta_relative``, the interval, ``p_value``, ``significant``), then the bookkeeping;
+    ``reference``: against another table of per-query values (``reference_mean``,
+    ``n_reference``)."""
+    return [
+        (SYSTEM, "str"), ("metric", "str"), ("k", k_type(metrics)), ("mean", "float"),
+        ("delta", "float"), ("delta_relative", "float"), ("ci_low", "float"),
+        ("ci_high", "float"), ("p_value", "float"), ("significant", "bool"),
+        ("p_adjusted", "float"), ("statistic", "str"),
+        *([("reference_mean", "float")] if reference else []), ("paired", "bool"),
+        *((name, "int?") for name in OUTCOMES), ("n_queries", "int"),
+        *([("n_reference", "int")] if reference else []),
+    ]
+
+
+def relative_change(
+    delta: FloatArray, base: FloatArray, geometric: npt.ArrayLike
+) -> FloatArray:
+    """A change relative to the baseline's statistic (``delta_relative``): ``delta /
+    |base|``; for a geometric mean, whose ``delta`` is the log of the ratio of the
+    statistics, ``exp(delta) - 1``. Where the baseline's statistic is 0: 0 for no change,
+    ±inf otherwise (any change from 0 is beyond every relative tolerance)."""
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        scale = np.abs(base)
+        out = np.asarray(delta / scale, dtype=np.float64)
+        out[(scale == 0) & (delta == 0)] = 0.0
+        return np.asarray(np.where(geometric, np.expm1(delta), out), dtype=np.float64)
+
+
 def _columns(
     pq: PerQuery, tested: _Tested, tests: Tests, means: FloatArray, base: FloatArray,
     counts: IntArray, *, baseline: int | None = None, reference_counts: IntArray | None = None,
 ) -> Columns:
     """A comparison's columns from its tests and the statistics of both sides: ``base``
     is the baseline's (``baseline``, whose own rows get delta 0) or the reference's
-    (``reference_counts`` given: the ``reference_mean`` and ``n_reference`` columns)."""
+    (``reference_counts`` given: the ``reference_mean`` and ``n_reference`` columns), in
+    the order of :func:`comparison_columns`."""
     n_segments, n_systems, _ = shape = pq.shape
     aggregate = pq.aggregates()
     geometric = aggregate == "geometric"
@@ -268,11 +301,9 @@ def _columns(
             means - base,
         )
         delta = np.where(np.isnan(tested.estimate), fallback, tested.estimate)
-        ratio = np.where(geometric, np.exp(delta), means / base)
-    ratio = np.where(np.isfinite(ratio), ratio, np.nan)
     if baseline is not None:
         delta[:, baseline, :] = 0.0
-        ratio[:, baseline, :] = np.where(np.isnan(ratio[:, baseline, :]), np.nan, 1.0)
+    relative = relative_change(delta, np.broadcast_to(base, delta.shape), geometric)
     p_value = tested.p_value
     if tests.family == "table":
         p_adjusted = inference.adjust(p_value.ravel(), tests.correction).reshape(shape)
@@ -281,18 +312,13 @@ def _columns(
             p_value.transpose(0, 2, 1), tests.correction
         ).transpose(0, 2, 1)
     statistic = _labels([STATISTIC[a] for a in aggregate])
-    reference_mean: Columns = {}
-    n_reference: Columns = {}
-    if reference_counts is not None:
-        reference_mean = {"reference_mean": base.ravel()}
-        n_reference = {"n_reference": _per_row(reference_counts, n_systems)}
-    return {
+    reference = reference_counts is not None
+    columns: Columns = {
         **_long_labels(pq),
         "statistic": np.tile(statistic, n_segments * n_systems),
         "mean": means.ravel(),
-        **reference_mean,
         "delta": delta.ravel(),
-        "ratio": ratio.ravel(),
+        "delta_relative": relative.ravel(),
         "p_value": p_value.ravel(),
         "p_adjusted": p_adjusted.ravel(),
         "ci_low": tested.low.ravel(),
@@ -301,8 +327,12 @@ def _columns(
         "paired": tested.paired.ravel(),
         **_outcome_columns(tested.outcomes),
         "n_queries": _per_row(counts, n_systems),
-        **n_reference,
     }
+    if reference_counts is not None:
+        columns["reference_mean"] = base.ravel()
+        columns["n_reference"] = _per_row(reference_counts, n_systems)
+    return {name: columns[name] for name, _ in comparison_columns(pq.metrics,
+                                                                  reference=reference)}
 
 
 def _outcomes(diff: FloatArray) -> IntArray:
@@ -428,7 +458,7 @@ def compare_samples(
     ``sqrt(n1 s1**2 + n2 s2**2)``; paired, ``n`` times the mean difference, the same number).
 
     Columns: :func:`compare`'s, with ``reference_mean`` (the reference's statistic) after
-    ``mean``, ``paired``, and ``n_reference`` (the reference's queries) after ``n_queries``.
+    ``statistic``, and ``n_reference`` (the reference's queries) after ``n_queries``.
     A segment without queries on one side gets NaN tests and a NaN delta.
     """
     means, counts = current.means()

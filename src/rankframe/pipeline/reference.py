@@ -28,7 +28,6 @@ import pyarrow as pa
 from rankframe.exceptions import InvalidOptionError
 from rankframe.pipeline import analysis
 from rankframe.pipeline import windows as _windows
-from rankframe.pipeline.analysis import SYSTEM
 from rankframe.pipeline.per_query import PerQuery
 from rankframe.pipeline.steps import Backend, Compared, Kind, Request, ValueColumns, completed
 from rankframe.settings.statistics import Tests
@@ -75,15 +74,7 @@ def side(backend: Backend, pq: PerQuery, request: Request, *, segmented: bool = 
 
 def comparison_columns(request: Request) -> ValueColumns:
     """The columns of a comparison of two tables of per-query values (after ``keys``)."""
-    return [
-        (SYSTEM, "str"), ("metric", "str"), ("k", analysis.k_type(request.metrics)),
-        ("statistic", "str"), ("mean", "float"), ("reference_mean", "float"),
-        ("delta", "float"), ("ratio", "float"), ("p_value", "float"),
-        ("p_adjusted", "float"), ("ci_low", "float"), ("ci_high", "float"),
-        ("significant", "bool"), ("paired", "bool"),
-        *((name, "int?") for name in analysis.OUTCOMES),
-        ("n_queries", "int"), ("n_reference", "int"),
-    ]
+    return analysis.comparison_columns(request.metrics, reference=True)
 
 
 def joint_codes(left: Sequence[object], right: Sequence[object]) -> tuple[IntArray, IntArray]:

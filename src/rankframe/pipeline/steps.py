@@ -231,8 +231,7 @@ class Means:
         if self.tidy:
             tidy_bounds = [(b.lstrip("_"), "float") for b in bounds]
             return [(SYSTEM, "str"), ("metric", "str"), ("k", analysis.k_type(metrics)),
-                    ("value", "float"),
-                    ("n_queries", "int"), *tidy_bounds]
+                    ("value", "float"), *tidy_bounds, ("n_queries", "int")]
         system = [(SYSTEM, "str")] if request.multi else []
         floats = [(f"{m}{e}", "float") for m in metrics for e in ["", *bounds]]
         return [*system, *floats, ("n_queries", "int")]
@@ -296,12 +295,7 @@ class Comparison(Compared):
         return analysis.compare(pq, baseline=self.baseline, tests=self.tests)
 
     def value_columns(self, request: Request) -> ValueColumns:
-        return [(SYSTEM, "str"), ("metric", "str"), ("k", analysis.k_type(request.metrics)),
-                ("statistic", "str"), ("mean", "float"), ("delta", "float"),
-                ("ratio", "float"), ("p_value", "float"), ("p_adjusted", "float"),
-                ("ci_low", "float"), ("ci_high", "float"), ("significant", "bool"),
-                ("paired", "bool"), *((name, "int?") for name in analysis.OUTCOMES),
-                ("n_queries", "int")]
+        return analysis.comparison_columns(request.metrics, reference=False)
 
 
 # -- before the request: what no data can fix ------------------------------------------------

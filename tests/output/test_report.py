@@ -12,7 +12,7 @@ import os
 import re
 import shutil
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.stats
 from scipy import stats
 
 import rankframe
@@ -375,6 +376,8 @@ class Opened:
     charts: list[tuple[str, float, float, int]]
     means: dict[tuple[str, str, str], str]
     text: str
+    answer: str = ""
+    axes: dict[str, list[float]] = field(default_factory=dict)  # chart title: y ticks
 
 
 def open_report(browser: Any, path: Path) -> Opened:
@@ -403,6 +406,12 @@ def open_report(browser: Any, path: Path) -> Opened:
         opened.means = {(kind + ":" + seg, system, metric): value
                         for kind, seg, system, metric, value in shown}
         opened.text = page.inner_text("body")
+        if page.query_selector("section#answer") is not None:
+            opened.answer = page.inner_text("section#answer")
+        axes = page.eval_on_selector_all(
+            "svg.chart", "els => els.map(e => [e.querySelector('title').textContent, "
+            "Array.from(e.querySelectorAll('text.yt')).map(t => t.textContent)])")
+        opened.axes = {title: [float(v.rstrip("%")) for v in ticks] for title, ticks in axes}
     finally:
         page.close()
     return opened
@@ -442,8 +451,28 @@ def test_trend_gates_and_reference_in_chromium(browser: Any, tmp_path: Path) -> 
                        rules=["mrr >= 0.5", "mrr drop <= 0.01"], n_resamples=100)
     opened = open_report(browser, report.save(tmp_path / "report.html"))
     assert_clean(opened)
-    trend = [c for c in opened.charts if c[0] == "trend"]  # a chart per metric
-    assert len(trend) == len(METRICS)
+    # a chart per metric, then per metric one per segment (2 segments, under the cap)
+    trend = [c for c in opened.charts if c[0] == "trend"]
+    assert len(trend) == len(METRICS) * 3
+    for metric in METRICS:
+        assert f"{metric} by window" in opened.axes
+        for seg in ("u", HOSTILE_SEGMENT):
+            assert f"{metric}: seg={seg}" in opened.axes
+    # the axis fits the data, bands drawn whole: a's first week holds reciprocal ranks 1/2
+    # and 1 (q1, q2), whose 95% Student-t interval is 3/4 ± t(0.975, 1)·0.25 = 3/4 ± 3.18,
+    # far past 1 and below 0; the axis reaches both ends
+    half = scipy.stats.t.ppf(0.975, 1) * 0.25
+    ticks = opened.axes["mrr by window"]
+    assert min(ticks) <= 0.75 - half
+    assert max(ticks) >= 0.75 + half
+    # the answer first: b against a on both metrics, and the gates' count
+    gates = _pandas(report.data.gates)
+    failed = int((gates["status"] == "fail").sum())
+    assert opened.answer.startswith("The answer")
+    assert "b against the baseline a:" in opened.answer
+    assert f"Gates: {failed} of {len(gates)} rules failed" in opened.answer
+    for metric in METRICS:
+        assert metric in opened.answer
     expected = _pandas(ev.evaluate(METRICS, every="1w"))
     weeks = ["2026-01-05", "2026-01-05", "2026-01-12", "2026-01-12"]
     for week, row in zip(weeks, expected.to_dict("records"), strict=True):

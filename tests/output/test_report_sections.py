@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 import pytest
 from scipy import stats
@@ -169,7 +170,7 @@ def test_trend_needs_a_time_column(make_frame: Any) -> None:
 # a win and q2, q3 ties.
 GATE_RR = {"q1": 1.0, "q2": 1.0, "q3": 0.5, "q4": 1.0, "q5": 1.0, "q6": 1.0}
 GROUP = {"q1": "big", "q2": "big", "q3": "big", "q4": "small", "q5": "new", "q6": "new"}
-RULES = ["mrr >= 0.4", "mrr >= 0.9", "mrr <= 0.45", "mrr drop <= 0.01"]
+RULES = ["mrr >= 0.4", "mrr >= 0.9", "mrr <= 0.45", "mrr drop <= 0.01", "mrr drop <= 10%"]
 
 
 def gate_data() -> pd.DataFrame:
@@ -194,15 +195,41 @@ def test_gates_are_checks_table(make_frame: Any) -> None:
     parsed = tags(html).texts
     statuses = [text for a, text in parsed if "data-status" in a]
     assert statuses == expected["status"].tolist()
-    for column in ["value", "ci_low", "ci_high", "bound", "delta", "p_adjusted"]:
+    def column(name: str) -> npt.NDArray[np.float64]:
+        return expected[name].to_numpy(float, na_value=np.nan)
+
+    # each rule in its own unit: an absolute rule's value, a drop rule's change (a
+    # percentage rule's relative change), with the interval and the bound in that unit
+    drop = ~np.isnan(column("delta"))
+    relative = ~np.isnan(column("bound_relative"))
+    assert drop.any()
+    assert relative.any()
+    assert (drop & ~relative).any()
+    want = {
+        "measured": np.where(drop, np.where(relative, column("delta_relative"),
+                                            column("delta")), column("value")),
+        "bound": np.where(relative, column("bound_relative"), column("bound")),
+        "p_adjusted": column("p_adjusted"),
+    }
+    for kind, values in want.items():
         shown = [float(a["data-value"]) for a, _ in parsed
-                 if a.get("data-kind") == f"gates:{column}"]
-        np.testing.assert_allclose(shown, expected[column].to_numpy(float, na_value=np.nan),
-                                   atol=1e-12)
+                 if a.get("data-kind") == f"gates:{kind}"]
+        np.testing.assert_allclose(shown, values, atol=1e-12)
+    for end in ("low", "high"):
+        shown = [float(a[f"data-ci-{end}"]) for a, _ in parsed
+                 if a.get("data-kind") == "gates:interval"]
+        np.testing.assert_allclose(
+            shown, np.where(relative, column(f"ci_{end}_relative"), column(f"ci_{end}")),
+            atol=1e-12)
     rules = [text for a, text in parsed if a.get("data-kind") == "gates:rule"]
     assert rules == expected["rule"].tolist()
+    # a percentage rule reads in percent: its bound -10% as the rule writes it
+    bounds = [text for a, text in parsed if a.get("data-kind") == "gates:bound"]
+    assert next(b for b, r in zip(bounds, rules, strict=True) if r == "mrr drop <= 10%") \
+        == "-10.00%"
     # by hand: the absolute rules of big read 5/6 (see gate_data); small is too few
-    values = [float(a["data-value"]) for a, _ in parsed if a.get("data-kind") == "gates:value"]
+    values = [float(a["data-value"]) for a, _ in parsed
+              if a.get("data-kind") == "gates:measured"]
     groups = [text for a, text in parsed if a.get("data-kind") == "gates:grp"]
     assert values[groups.index("big")] == pytest.approx(5 / 6)
     assert [s for s, g in zip(statuses, groups, strict=True) if g == "small"] == \
@@ -341,6 +368,7 @@ def test_cli_without_the_flags_has_no_such_sections(run: Any, tmp_path: Path) ->
     html = out.read_text(encoding="utf-8")
     for name in ("trend", "gates", "reference"):
         assert f'<section id="{name}">' not in html
+    assert f'data-name="{Path(path).name}"' in html  # the data's name: the file's
 
 
 @pytest.mark.parametrize(("flags", "message"), [
@@ -370,3 +398,100 @@ def test_cli_bad_time_column_exits_2(run: Any, tmp_path: Path) -> None:
     assert "--time seg" in err
     assert "not an ISO 8601 datetime" in err
     assert not out.exists()
+
+
+# -- the answer first (issue 35) ---------------------------------------------------------------
+
+
+def _moves(html: str) -> dict[str, dict[str, str]]:
+    """The answer's changes by metric: their data- attributes."""
+    return {a["data-metric"]: a for tag, a in tags(section(html, "answer")).tags
+            if tag == "span" and a.get("class") == "move"}
+
+
+def test_the_answer_says_what_moved_against_the_baseline(make_frame: Any) -> None:
+    # b against a over the four queries: mrr 2/3 - 17/24 = -1/24 (relative -1/17), the
+    # paired t-test on the differences (1/2, 0, -2/3, 0) of scipy; ndcg@3 likewise
+    ev = make_frame(TIMED).rank_eval(score=["a", "b"])
+    report = ev.report(METRICS, rules=["mrr >= 0.7", "mrr drop <= 1%"], n_resamples=50)
+    html = report.html()
+    assert html.index('id="answer"') < html.index('id="data"') < html.index('id="summary"')
+    moves = _moves(html)
+    assert set(moves) == set(METRICS)
+    assert float(moves["mrr"]["data-delta"]) == pytest.approx(-1 / 24)
+    assert float(moves["mrr"]["data-delta-relative"]) == pytest.approx(-1 / 17)
+    # paired t-tests of b - a per query: mrr (1/2, 0, -2/3, 0); ndcg@3 q1 1 - 1/log2(3),
+    # q3 1/2 - 1 (b ranks q3's relevant item third), 0 elsewhere; the report's family is
+    # compare()'s "systems" (holm over the systems against the baseline: one here)
+    p_mrr = stats.ttest_1samp([1 / 2, 0, -2 / 3, 0], 0.0).pvalue
+    p_ndcg = stats.ttest_1samp([1 - 1 / math.log2(3), 0, -1 / 2, 0], 0.0).pvalue
+    assert float(moves["mrr"]["data-p-adjusted"]) == pytest.approx(p_mrr)
+    assert float(moves["ndcg@3"]["data-p-adjusted"]) == pytest.approx(p_ndcg)
+    assert moves["mrr"]["data-significant"] == "false"
+    text = re.sub(r"<[^>]+>", "", section(html, "answer"))
+    assert "b against the baseline a: no significant change on mrr -0.0417 (-5.9%" in text
+    # the gates: mrr >= 0.7 fails for b (2/3, but its interval decides), counted in words
+    gates = eager(ev.check(["mrr >= 0.7", "mrr drop <= 1%"], n_resamples=50))
+    failed = int((gates["status"] == "fail").sum())
+    assert f"Gates: {failed} of {len(gates)} rules failed" in text
+
+
+def test_the_summary_shows_the_change_of_each_mean(make_frame: Any) -> None:
+    ev = make_frame(TIMED).rank_eval(score=["a", "b"])
+    html = section(ev.report(METRICS, n_resamples=50).html(), "summary")
+    parsed = tags(html).texts
+    compared = eager(ev.compare(METRICS))
+    compared = compared[compared["system"] == "b"]
+    for kind, column in (("change:delta", "delta"), ("change:delta_relative", "delta_relative"),
+                         ("change:p_adjusted", "p_adjusted")):
+        shown = [float(a["data-value"]) for a, _ in parsed if a.get("data-kind") == kind]
+        np.testing.assert_allclose(shown, compared[column].to_numpy(float), atol=1e-12)
+    # mrr's change as written: -1/24 and -1/17 (see above)
+    texts = {a.get("data-kind"): t for a, t in parsed if a.get("data-metric") == "mrr"}
+    assert texts["change:delta"] == "-0.0417"
+    assert texts["change:delta_relative"] == "-5.9%"
+
+
+def test_one_system_over_windows_answers_with_the_last_window(make_frame: Any) -> None:
+    # a alone, weeks of 2026-01-05 (mrr 3/4) and 01-12 (2/3): the change -1/12, relative
+    # -1/9, as compare(every=) gives it for the last window
+    ev = make_frame(TIMED).rank_eval(score="a", time="served_at")
+    moves = _moves(ev.report(["mrr"], every="1w", n_resamples=50).html())
+    assert float(moves["mrr"]["data-delta"]) == pytest.approx(-1 / 12)
+    assert float(moves["mrr"]["data-delta-relative"]) == pytest.approx(-1 / 9)
+
+
+def test_the_header_names_the_data_and_the_time(make_frame: Any) -> None:
+    ev = make_frame(TIMED).rank_eval(score=["a", "b"])
+    html = ev.report(METRICS, name=HOSTILE, n_resamples=50).html()
+    header = html[html.index("<header>"): html.index("</header>")]
+    assert HOSTILE not in header
+    assert "&lt;script&gt;" in header
+    stamp = re.search(r'data-generated="([^"]+)"', header)
+    assert stamp is not None
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", stamp.group(1))
+    assert f"rankframe {rankframe.__version__}" in header
+
+
+def test_the_worst_queries_are_folded_the_first_open(make_frame: Any) -> None:
+    ev = make_frame(TIMED).rank_eval(score=["a", "b"])
+    html = section(ev.report(METRICS, n_resamples=50).html(), "worst")
+    opened = [a for tag, a in tags(html).tags if tag == "details"]
+    # b loses q3 (1/3 against 1) on mrr: one worst query at least, the first open
+    assert opened
+    assert "open" in opened[0]
+    assert all("open" not in a for a in opened[1:])
+
+
+@pytest.mark.parametrize(("values", "expected"), [
+    # 0.59..0.71: spread 0.12, 5% each side: 0.584..0.716, to hundredths outwards
+    ([0.59, 0.71], (0.58, 0.72)),
+    # 0..1: 5% each side, tenths: -0.1..1.1
+    ([0.0, 1.0], (-0.1, 1.1)),
+    # one value: ±5% of it
+    ([0.5], (0.475, 0.525)),
+])
+def test_the_trend_axis_fits_its_values(values: list[float], expected: tuple[float, float]) -> None:
+    from rankframe.report._svg import fitted_range
+
+    assert fitted_range(values) == pytest.approx(expected)

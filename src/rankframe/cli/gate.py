@@ -12,10 +12,7 @@ stderr says how many rows failed and which (:func:`verdict`), on a pass too.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import sys
-from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from rankframe.api.gates import COLUMNS, FAIL, GRAMMAR, MODES, UNCERTAIN, parse_rules
@@ -33,14 +30,13 @@ from rankframe.cli.recording import add_record_options, check_record_options, re
 from rankframe.cli.render import OUTPUT_FORMATS, render, write
 from rankframe.cli.status import Status
 from rankframe.exceptions import RankEvalError
+from rankframe.report.verdict import verdict
 from rankframe.settings.options import OPTIONS
 
 FAIL_ON = ("fail", "uncertain")
 #: The gate table's relative columns (a relative drop rule's, ``drop <= 1%``), shown as
 #: percentages in the table and Markdown formats, as the rule writes its tolerance.
 RELATIVE_COLUMNS = ("delta_relative", "ci_low_relative", "ci_high_relative", "bound_relative")
-#: The failed rows the verdict line names; it counts the others ("and 3 more").
-NAMED = 5
 
 
 def add_parser(commands: Any) -> None:
@@ -155,40 +151,3 @@ def _run(args: argparse.Namespace, status: Status) -> int:
     keys = [c for c in result.columns if c not in ("rule", *COLUMNS)]
     print(f"rankframe: {verdict(rows, keys, failing)}", file=sys.stderr)
     return 1 if failing & set(result["status"].to_list()) else 0
-
-
-def verdict(rows: Sequence[Mapping[str, Any]], keys: Sequence[str],
-            failing: Collection[str]) -> str:
-    """The check's decision in one line: how many of the rows (a rule on one system and
-    segment each) failed, and the first :data:`NAMED` of them, each with its segment (and
-    its system when the table has several; its status when it is not ``"fail"``, with
-    ``--fail-on uncertain``); on a pass, the count of each status.
-
-    >>> rows = [{"rule": "mrr >= 0.5", "system": "a", "theme": "news", "status": "fail"},
-    ...         {"rule": "mrr >= 0.5", "system": "a", "theme": "sport", "status": "pass"}]
-    >>> verdict(rows, ["theme", "system"], {"fail"})
-    '1 of 2 rules failed: mrr >= 0.5 (theme=news)'
-    >>> verdict(rows[1:], ["theme", "system"], {"fail"})
-    '0 of 1 rules failed (1 pass)'
-    """
-    failed = [row for row in rows if row["status"] in failing]
-    head = f"{len(failed)} of {len(rows)} rules failed"
-    if not failed:
-        counts = Counter(str(row["status"]) for row in rows)
-        return f"{head} ({', '.join(f'{n} {status}' for status, n in counts.items())})"
-    shown = [k for k in keys if k != "system" or len({row["system"] for row in rows}) > 1]
-    named = []
-    for row in failed[:NAMED]:
-        where = [f"{k}={_shown(row[k])}" for k in shown]
-        if row["status"] != FAIL:
-            where.append(str(row["status"]))
-        named.append(f"{row['rule']} ({', '.join(where)})" if where else str(row["rule"]))
-    more = f", and {len(failed) - NAMED} more" if len(failed) > NAMED else ""
-    return f"{head}: {', '.join(named)}{more}"
-
-
-def _shown(value: Any) -> str:
-    """A segment's value as the line writes it: a window starting at midnight as its date."""
-    if isinstance(value, dt.datetime) and value.time() == dt.time(0):
-        return value.date().isoformat()
-    return str(value)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from rankframe.api.gates import parse_rules
@@ -108,7 +109,8 @@ def run_report(args: argparse.Namespace, status: Status) -> int:
             correction=args.correction, alpha=args.alpha,
             confidence_level=args.confidence_level, n_resamples=args.resamples,
             seed=args.seed, worst=args.worst, top_k=args.top_k, title=args.title,
-            **extra, **options,
+            name=None if str(args.file) == "-" else Path(str(args.file)).name, **extra,
+            **options,
         )
     status.clear()
     try:

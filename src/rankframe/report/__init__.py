@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -22,7 +23,7 @@ from rankframe.metrics.registry import Metric
 from rankframe.pipeline.analysis import Correction, Test
 from rankframe.pipeline.binding import Binding
 from rankframe.report import _html, _tables
-from rankframe.report._compute import ReportData, compute, eager, wtl_frame
+from rankframe.report._compute import Provenance, ReportData, compute, eager, wtl_frame
 from rankframe.settings.statistics import Tests
 
 __all__ = ["Report", "build", "to_latex", "to_markdown"]
@@ -150,7 +151,7 @@ def build(
     test: Test = "t-test", correction: Correction = "holm", alpha: float = 0.05,
     confidence_level: float = 0.95, n_resamples: int = 1000, seed: int | None = 0,
     worst: int = 10, top_k: int = 10, curves: bool = True, title: str = "rankframe report",
-    **chosen: Any,
+    name: str | None = None, **chosen: Any,
 ) -> Report:
     """The report of the accessor ``ev`` over ``binding`` (its frame and column names), once
     ``RankEval.report`` has checked the keywords and rules; see ``Report``. ``ev`` gives
@@ -168,7 +169,14 @@ def build(
     )
     # the reference and the gates: compare(reference=...)'s and check()'s own tables,
     # with the report's settings (the trend is computed in the one pass, by compute)
+    data.about = Provenance(
+        generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
+        name=None if name is None else str(name),
+    )
     against = gates = None
+    if every is not None and len(data.settings.systems) == 1 and reference is None:
+        # the answer of a trend of one system: the last window against the previous one
+        data.previous = eager(ev.compare(metrics, every=every, **asdict(tests), **chosen))
     if reference is not None:
         against = ev.compare(metrics, reference=reference, by=by, **asdict(tests), **chosen)
     if rules is not None:

@@ -160,6 +160,20 @@ class WorstQuery:
     lists: dict[str, list[Listed]]
 
 
+@dataclass(frozen=True)
+class Provenance:
+    """Where the report comes from: when it was made (UTC, ISO 8601 to the second), the
+    data's name (``name=``; the file's name from the CLI), and its fingerprint (rows,
+    queries, a hash of the bound columns; ``None`` for an input that cannot be read again),
+    as the history store records it."""
+
+    generated: str
+    name: str | None = None
+    rows: int | None = None
+    queries: int | None = None
+    digest: str | None = None
+
+
 @dataclass
 class ReportData:
     """Everything a report shows (no row per query)."""
@@ -176,8 +190,11 @@ class ReportData:
     worst: list[WorstQuery]  # the worst queries against the baseline, with top-k lists
     segment_labels: list[str] = field(default_factory=list)  # per segment code: its values
     trend: pd.DataFrame | None = None
+    segment_trend: pd.DataFrame | None = None  # the trend per segment (by= and every=)
     gates: pd.DataFrame | None = None
     reference: pd.DataFrame | None = None
+    previous: pd.DataFrame | None = None  # compare(every=)'s table: each window vs the last
+    about: Provenance | None = None
 
 
 def eager(table: Any) -> pd.DataFrame:
@@ -590,13 +607,15 @@ def compute(
         r = replace(request, by=tuple(by_list) if by_segment else (), result=result)
         return eager(steps.finish(backend, pq if by_segment else overall_pq, r))
 
-    def windowed(result: steps.Result) -> pd.DataFrame:
-        """Every query's means per window: ``evaluate(every=...)``'s finish step."""
-        r = replace(request, by=(), result=result, window=window)
-        return eager(steps.finish(backend, overall_pq, r))
+    def windowed(result: steps.Result, by_segment: bool = False) -> pd.DataFrame:
+        """Every query's means per window (``by_segment``: per segment and window):
+        ``evaluate(every=...)``'s finish step."""
+        r = replace(request, by=tuple(by_list) if by_segment else (), result=result,
+                    window=window)
+        return eager(steps.finish(backend, pq if by_segment else overall_pq, r))
 
     confidence_level = tests.confidence_level
-    trend = None
+    trend = segment_trend = None
     if tests.test == "t-test":  # t intervals of the means, as compare()'s of the deltas
         plain = steps.Means()
         summary = _with_t_intervals(
@@ -605,6 +624,10 @@ def compute(
         if window is not None:  # per window: the windows as the segments of the t intervals
             trend = _with_t_intervals(windowed(plain), segmented(overall_included, window)[0],
                                       parsed, confidence_level)
+            if by_list:
+                segment_trend = _with_t_intervals(
+                    windowed(plain, True), segmented(included, window)[0], parsed,
+                    confidence_level)
         segments = (
             _with_t_intervals(finish(plain, True), included, parsed, confidence_level)
             if by_list
@@ -617,6 +640,7 @@ def compute(
         summary = finish(means, False)
         segments = finish(means, True) if by_list else None
         trend = windowed(means) if window is not None else None
+        segment_trend = windowed(means, True) if window is not None and by_list else None
     comparison = segment_comparison = None
     wtl: list[WinTieLoss] = []
     b = systems.index(base)
@@ -684,4 +708,5 @@ def compute(
         worst=worst_queries,
         segment_labels=segment_labels,
         trend=trend,
+        segment_trend=segment_trend,
     )

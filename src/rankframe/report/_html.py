@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from rankframe._version import __version__
@@ -21,6 +22,12 @@ from rankframe.report import _svg
 from rankframe.report._compute import Distribution, MetricRow, ReportData, metric_rows
 from rankframe.report._svg import esc
 from rankframe.report._tables import letters, marks, metric_label
+from rankframe.report.verdict import p_text, verdict
+
+#: The segments drawn as small multiples of the trend (the largest first)
+TREND_SEGMENTS = 6
+#: The key columns of check()'s table that are not a segment or the system
+_GATE_VALUES = ("rule", "metric", "k")
 
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;
@@ -44,6 +51,11 @@ svg .area{fill-opacity:.15;stroke:none}
 .too-few-queries,.no-baseline{background:#eeeeee}.status{font-weight:600}
 .up{color:#1a7f37}.down{color:#c62828}
 .rel{background:#e3f4e3}code{background:#f4f4f4;padding:0 3px}
+.answer{border-left:4px solid #1f5fa8;background:#f6f9fd;padding:6px 14px;margin:8px 0}
+.answer li{margin:4px 0}.meta{color:#555;font-size:13px;margin:0 0 6px}
+.rule{white-space:nowrap;font-family:ui-monospace,monospace}
+td.status.pass{color:#1a7f37}td.status.fail{color:#c62828}td.status.uncertain{color:#8a6100}
+details{margin:6px 0}summary{cursor:pointer}
 """
 
 
@@ -64,7 +76,8 @@ def _scoped(css: str, scope: str) -> str:
 
 CSS = _scoped(_CSS, ".rankframe-report")
 
-SECTIONS = (("data", "The data"), ("summary", "Summary"), ("segments", "By segment"),
+SECTIONS = (("answer", "The answer"), ("data", "The data"), ("summary", "Summary"),
+            ("segments", "By segment"),
             ("trend", "Trend"), ("gates", "Gates"), ("reference", "Reference"),
             ("curves", "Metric@k"), ("distributions", "Distributions"),
             ("wtl", "Win / tie / loss"), ("worst", "Worst queries"), ("about", "About"))
@@ -154,6 +167,49 @@ class _Writer:
 
     # -- sections --------------------------------------------------------------------
 
+    def answer(self) -> str:
+        """The verdict in words: per system against the baseline (or the last window
+        against the previous one) which metrics moved significantly and by how much, then
+        how many gates failed."""
+        items = []
+        c = self.d.comparison
+        if c is not None:
+            for system in self.s.systems:
+                if system != self.s.baseline:
+                    rows = c[c["system"].astype(str) == system]
+                    items.append(_moves(f"<strong>{esc(system)}</strong> against the "
+                                        f"baseline <strong>{esc(self.s.baseline)}</strong>",
+                                        rows, self.s.confidence_level))
+        previous = self.d.previous
+        if previous is not None and "window" in previous.columns and len(previous):
+            windows = window_labels(previous["window"])
+            last = previous["window"].max()
+            rows = previous[(previous["window"] == last).to_numpy()]
+            label = windows[int(np.flatnonzero((previous["window"] == last).to_numpy())[0])]
+            items.append(_moves(f"The window of <strong>{esc(label)}</strong> against the "
+                                "previous one", rows, self.s.confidence_level))
+        if not items:  # one system: its means
+            row = metric_rows(self.d.summary, self.s.metrics, [], self.s.systems[0])[0]
+            means = "; ".join(
+                f"{esc(m)} {row.means[m]:.4f}" + (
+                    f" [{row.lows[m]:.4f}, {row.highs[m]:.4f}]"
+                    if math.isfinite(row.lows[m]) and math.isfinite(row.highs[m]) else "")
+                for m in self.s.metrics)
+            items.append(f"<strong>{esc(row.system)}</strong> over "
+                         f"{self.d.facts.queries:,} queries: {means} "
+                         f"({self.s.confidence_level:.0%} intervals).")
+        g = self.d.gates
+        if g is not None and "status" in g.columns and "metric" in g.columns:
+            keys = [str(col) for col in g.columns[1: list(g.columns).index("metric")]]
+            rows = g.to_dict("records")
+            line = verdict(rows, keys, {"fail"})
+            failed = sum(1 for r in rows if r["status"] == "fail")
+            items.append(f'<span class="{"down" if failed else "up"}">Gates:</span> '
+                         f'<span data-gates-failed="{failed}" data-gates="{len(rows)}">'
+                         f"{esc(line)}</span>.")
+        body = "".join(f"<li>{item}</li>" for item in items)
+        return f'<div class="answer"><ul>{body}</ul></div>'
+
     def data(self) -> str:
         f = self.d.facts
         ties = ", ".join(f"{esc(s)}: {share:.1%}" for s, share in f.tied_share.items())
@@ -209,7 +265,16 @@ class _Writer:
                      f"{esc(self.s.baseline)}, {esc(self.s.correction)} correction, "
                      f"adjusted p &lt; {self.s.alpha}).")
         rows = metric_rows(self.d.summary, self.s.metrics, [], self.s.systems[0])
-        return f'<p class="note">{note}</p>' + self._metric_table(rows, [])
+        table = f'<p class="note">{note}</p>' + self._metric_table(rows, [])
+        if self.d.comparison is None:
+            return table
+        return table + (
+            f"<h3>Against the baseline {esc(self.s.baseline)}</h3>"
+            f'<p class="note">The change of each mean: absolute (<em>delta</em>) and '
+            f"relative to the baseline's mean, the {self._intervals()} of the absolute "
+            f"change (compare()'s), and its p-value after the {esc(self.s.correction)} "
+            "correction.</p>"
+            + _changes(self.d.comparison, self.s.baseline))
 
     def segments(self) -> str:
         if self.d.segments is None:
@@ -244,17 +309,58 @@ class _Writer:
                 series[r.system][i] = r.means[m]
                 lows[r.system][i], highs[r.system][i] = r.lows[m], r.highs[m]
             bands = {s: (lows[s], highs[s]) for s in systems}
-            charts.append(_svg.line_chart(f"{m} by window", windows, series, bands, x_title))
+            charts.append(_svg.line_chart(f"{m} by window", windows, series, bands, x_title,
+                                          fit=True))
         every = (f" of <code>every={esc(repr(self.s.every))}</code>"
                  if self.s.every is not None else "")
         time = self.s.columns.get("time")
         source = (f" by the time column <code>{esc(time)}</code> (a query's time is its "
                   "earliest row's)" if time else "")
         note = (f'<p class="note">Every query\'s means per window{every}{source}, each with '
-                f"its {self._intervals()} (the shaded band); windows without queries have "
-                "no point.</p>")
+                f"its {self._intervals()} (the shaded band, drawn whole: a Student-t interval "
+                "of a bounded metric may pass its bound); windows without queries have no "
+                "point. Each chart's axis is scaled to its values and bands.</p>")
         return (note + f'<div class="charts">{"".join(charts)}</div>'
+                + self._segment_trends(metrics, windows, x_title)
                 + self._metric_table(rows, ["window"], kind="trend", metrics=metrics))
+
+    def _segment_trends(self, metrics: Sequence[str], windows: list[str], x_title: str) -> str:
+        """The trend per ``by`` segment: one small chart per (metric, segment), the
+        :data:`TREND_SEGMENTS` largest segments (by queries over every window) first."""
+        t = self.d.segment_trend
+        by = self.s.by
+        if t is None or not by or "window" not in t.columns:
+            return ""
+        t = t.copy()
+        t["window"] = window_labels(t["window"])
+        rows = metric_rows(t, metrics, [*by, "window"], self.s.systems[0])
+        sizes: dict[tuple[str, ...], int] = {}
+        for r in rows:
+            if r.system == rows[0].system:
+                sizes[r.segment[:-1]] = sizes.get(r.segment[:-1], 0) + max(r.n_queries, 0)
+        shown = sorted(sizes, key=lambda key: -sizes[key])[:TREND_SEGMENTS]
+        systems = list(dict.fromkeys(r.system for r in rows))
+        at = {w: i for i, w in enumerate(windows)}
+        charts = []
+        for m in metrics:
+            for key in shown:
+                series = {s: [math.nan] * len(windows) for s in systems}
+                lows = {s: [math.nan] * len(windows) for s in systems}
+                highs = {s: [math.nan] * len(windows) for s in systems}
+                for r in rows:
+                    if r.segment[:-1] == key and r.segment[-1] in at:
+                        i = at[r.segment[-1]]
+                        series[r.system][i] = r.means[m]
+                        lows[r.system][i], highs[r.system][i] = r.lows[m], r.highs[m]
+                label = ", ".join(f"{b}={v}" for b, v in zip(by, key, strict=True))
+                bands = {s: (lows[s], highs[s]) for s in systems}
+                charts.append(_svg.line_chart(f"{m}: {label}", windows, series, bands,
+                                              x_title, fit=True))
+        cap = (f"the {len(shown)} largest of {len(sizes)} segments (by queries), "
+               if len(sizes) > len(shown) else f"each of the {len(sizes)} segments, ")
+        return (f"<h3>By segment</h3><p class=\"note\">The same per segment: {cap}each "
+                "chart on its own scale.</p>"
+                f'<div class="charts segments">{"".join(charts)}</div>')
 
     def _intervals(self) -> str:
         """The summary's and the trend's intervals, in words."""
@@ -273,13 +379,19 @@ class _Writer:
                           for k, v in counts.items())
         against = ("the reference frame" if self.d.reference is not None else
                    f"the baseline {esc(self.s.baseline)}" if self.s.baseline else "a baseline")
+        keys = ([str(c) for c in g.columns[1: list(g.columns).index("metric")]]
+                if "metric" in g.columns else [])
+        failed = sum(1 for v in statuses if v == "fail")
+        head = (f'<p class="verdict"><strong class="{"down" if failed else "up"}">'
+                f"{failed} of {len(statuses)} rules failed</strong> ({tally})</p>")
         note = ('<p class="note">Each rule per system and segment over every query: '
                 "an absolute rule passes when its whole interval lies on the right side of "
                 "the bound, fails when it lies on the wrong side and is uncertain otherwise; "
                 f"a drop rule compares with {against} and fails on a significant decrease "
-                "beyond its tolerance; a segment with too few queries is neither. "
-                f"({tally})</p>")
-        return note + _generic(g, "gates")
+                "beyond its tolerance, its change, interval and bound in the rule's own unit "
+                "(a percentage rule: relative to the baseline's mean); a segment with too "
+                "few queries is neither.</p>")
+        return head + note + _gates_table(g, keys)
 
     def reference(self) -> str:
         r = self.d.reference
@@ -352,10 +464,11 @@ class _Writer:
                 lists.append(f"<table><tr><th colspan=\"4\">{esc(system)}</th></tr><tr>"
                              f"<th>rank</th><th>item</th><th>score</th><th>grade</th></tr>"
                              f"{rows}</table>")
+            opened = " open" if len(parts) == 1 else ""
             parts.append(
-                f"<h3>query {esc(_short(entry.query))}: {esc(entry.system)} "
-                f"{entry.value:.4f} vs {entry.baseline_value:.4f}</h3>"
-                f'<div class="charts">{"".join(lists)}</div>'
+                f"<details{opened}><summary><strong>query {esc(_short(entry.query))}</strong>: "
+                f"{esc(entry.system)} {entry.value:.4f} vs {entry.baseline_value:.4f}"
+                f'</summary><div class="charts">{"".join(lists)}</div></details>'
             )
         return "".join(parts)
 
@@ -389,6 +502,21 @@ class _Writer:
 
     # -- the page --------------------------------------------------------------------
 
+    def meta(self) -> str:
+        """Under the title: when, by which rankframe, of which data."""
+        a = self.d.about
+        if a is None:
+            return ""
+        parts = [f'generated <time data-generated="{esc(a.generated)}">{esc(a.generated)}'
+                 f"</time> by rankframe {esc(__version__)}"]
+        if a.name is not None:
+            parts.append(f'data: <strong data-name="{esc(a.name)}">{esc(a.name)}</strong>')
+        if a.digest is not None:
+            parts.append(f"{a.rows:,} rows, {a.queries:,} queries, fingerprint "
+                         f'<code data-fingerprint="{esc(a.digest)}" title="{esc(a.digest)}">'
+                         f"{esc(a.digest[:12])}</code>")
+        return f'<p class="meta">{" · ".join(parts)}</p>'
+
     def body(self) -> str:
         """The report inside its ``<div>`` with its styles (a notebook cell shows this)."""
         sections = []
@@ -401,7 +529,8 @@ class _Writer:
                        for k, h, c in sections)
         return (
             f'<div class="rankframe-report"><style>{CSS}</style>'
-            f"<header><h1>{esc(self.title)}</h1><nav>{nav}</nav></header>{body}</div>"
+            f"<header><h1>{esc(self.title)}</h1>{self.meta()}<nav>{nav}</nav></header>"
+            f"{body}</div>"
         )
 
     def page(self) -> str:
@@ -474,6 +603,148 @@ def _reference_table(r: pd.DataFrame) -> str:
                          f'data-segment="{esc(segment)}">{shown}</td>')
         body.append("<tr>" + "".join(cells) + "</tr>")
     return f'<table class="reference"><tr>{head}</tr>{"".join(body)}</table>'
+
+
+def _signed(value: float, relative: bool = False) -> str:
+    if math.isnan(value):
+        return ""
+    return f"{value * 100:+.1f}%" if relative else f"{value:+.4f}"
+
+
+def _moves(head: str, rows: pd.DataFrame, confidence_level: float) -> str:
+    """One line of the answer: which metrics of ``rows`` (compare()'s rows of one system or
+    window) moved significantly, by how much, and which did not."""
+    up, down, flat = [], [], []
+    for row in rows.to_dict("records"):
+        delta = _float(row.get("delta"))
+        if math.isnan(delta):  # the baseline itself, or a first window
+            continue
+        label = metric_label(row["metric"], row["k"])
+        relative = _float(row.get("delta_relative"))
+        low, high = _float(row.get("ci_low")), _float(row.get("ci_high"))
+        p = row.get("p_adjusted")
+        significant = bool(row.get("significant")) if not pd.isna(row.get("significant")) \
+            else False
+        details = [_signed(relative, True)] if math.isfinite(relative) else []
+        if math.isfinite(low) and math.isfinite(high):
+            details.append(f"{confidence_level:.0%} interval [{_signed(low)}, {_signed(high)}]")
+        attrs = (f'class="move" data-metric="{esc(label)}" data-delta="{esc(repr(delta))}" '
+                 f'data-delta-relative="{esc(repr(relative))}" '
+                 f'data-p-adjusted="{esc(repr(_float(p)))}" '
+                 f'data-significant="{str(significant).lower()}"')
+        if p_text(p):
+            details.append(f"adjusted p {p_text(p)}")
+        text = (f"<span {attrs}><strong>{esc(label)}</strong> {_signed(delta)}"
+                + (f" ({'; '.join(details)})" if details else "") + "</span>")
+        (up if significant and delta > 0 else down if significant and delta < 0
+         else flat).append(text)
+    parts = []
+    if up:
+        parts.append('<span class="up">significantly higher</span> on ' + ", ".join(up))
+    if down:
+        parts.append('<span class="down">significantly lower</span> on ' + ", ".join(down))
+    if flat:
+        parts.append("no significant change on " + ", ".join(flat))
+    return f"{head}: " + "; ".join(parts or ["nothing to compare"]) + "."
+
+
+def _exact(value: float, text: str, kind: str, metric: str, system: str) -> str:
+    """A number cell shown as ``text``, its exact value in ``data-value``."""
+    return (f'<td class="num" data-kind="{esc(kind)}" data-metric="{esc(metric)}" '
+            f'data-system="{esc(system)}" data-value="{esc(repr(value))}">{text}</td>')
+
+
+def _changes(c: pd.DataFrame, baseline: str | None) -> str:
+    """The summary's comparison: per system and metric, the mean, the change (absolute and
+    relative), the interval of the change and the adjusted p-value."""
+    head = ("<tr><th>system</th><th>metric</th><th>mean</th><th>delta</th>"
+            "<th>relative</th><th>interval of the delta</th><th>p (adjusted)</th>"
+            "<th>significant</th></tr>")
+    body = []
+    for row in c.to_dict("records"):
+        system = str(row["system"])
+        if system == baseline:
+            continue
+        label = metric_label(row["metric"], row["k"])
+        cell = functools.partial(_num, metric=label, system=system)
+        delta, relative = _float(row.get("delta")), _float(row.get("delta_relative"))
+        low, high = _float(row.get("ci_low")), _float(row.get("ci_high"))
+        significant = bool(row.get("significant")) if not pd.isna(row.get("significant")) \
+            else False
+        interval = (f"[{_signed(low)}, {_signed(high)}]"
+                    if math.isfinite(low) and math.isfinite(high) else "")
+        mark = ('<span class="up">higher</span>' if significant and delta > 0 else
+                '<span class="down">lower</span>' if significant and delta < 0 else "no")
+        body.append(
+            f"<tr><td>{esc(system)}</td><td>{esc(label)}</td>"
+            + cell(row.get("mean"), kind="change:mean")
+            + _exact(delta, _signed(delta), "change:delta", label, system)
+            + _exact(relative, _signed(relative, True), "change:delta_relative", label, system)
+            + f'<td class="num" data-kind="change:interval" data-metric="{esc(label)}" '
+              f'data-system="{esc(system)}" data-ci-low="{esc(repr(low))}" '
+              f'data-ci-high="{esc(repr(high))}">{interval}</td>'
+            + _exact(_float(row.get("p_adjusted")), p_text(row.get("p_adjusted")),
+                     "change:p_adjusted", label, system)
+            + f'<td data-kind="change:significant" data-metric="{esc(label)}" '
+              f'data-system="{esc(system)}">{mark}</td></tr>')
+    return f'<table class="changes">{head}{"".join(body)}</table>'
+
+
+def _in_unit(value: float, *, relative: bool, signed: bool) -> str:
+    """A gate's number in its rule's unit: a percentage (relative rules), else 4 decimals,
+    signed for a change."""
+    if math.isnan(value):
+        return ""
+    if relative:
+        return f"{value * 100:+.2f}%"
+    return f"{value:+.4f}" if signed else f"{value:.4f}"
+
+
+def _gates_table(g: pd.DataFrame, keys: Sequence[str]) -> str:
+    """check()'s table as the rules read: the rule on one line, its segment, the status as
+    a coloured word, what was measured (the value, or a drop rule's change) with its
+    interval and the bound in the rule's own unit, the p-value as the CLI writes it."""
+    head = ("<tr><th>rule</th>" + "".join(f"<th>{esc(k)}</th>" for k in keys)
+            + "<th>status</th><th>measured</th><th>interval</th><th>bound</th>"
+            "<th>p (adjusted)</th><th>queries</th></tr>")
+    shown_keys = pd.DataFrame({k: window_labels(g[k]) if k == "window" else
+                               [str(v) for v in g[k].tolist()] for k in keys}) if keys else None
+    body = []
+    for i, row in enumerate(g.to_dict("records")):
+        relative = math.isfinite(_float(row.get("bound_relative")))
+        drop = math.isfinite(_float(row.get("delta")))
+        suffix = "_relative" if relative else ""
+        measured = _float(row.get("delta_relative" if relative else "delta")) if drop else \
+            _float(row.get("value"))
+        low, high = _float(row.get(f"ci_low{suffix}")), _float(row.get(f"ci_high{suffix}"))
+        bound = _float(row.get(f"bound{suffix}"))
+        shown = functools.partial(_in_unit, relative=relative, signed=drop)
+        status = str(row["status"])
+        queries = row.get("n_queries")
+        cells = [f'<td class="rule" data-kind="gates:rule">{esc(row["rule"])}</td>']
+        if shown_keys is not None:
+            cells += [f'<td data-kind="gates:{esc(k)}">{esc(v)}</td>'
+                      for k, v in zip(keys, shown_keys.iloc[i].tolist(), strict=True)]
+        cells += [
+            f'<td class="status {_status_class(status)}" data-status="{esc(status)}">'
+            f"{esc(status)}</td>",
+            f'<td class="num" data-kind="gates:measured" data-value="{esc(repr(measured))}" '
+            f'data-measure="{"change" if drop else "value"}'
+            f'{" relative" if relative else ""}">{shown(measured)}</td>',
+            f'<td class="num" data-kind="gates:interval" data-ci-low="{esc(repr(low))}" '
+            f'data-ci-high="{esc(repr(high))}">'
+            + (f"[{shown(low)}, {shown(high)}]" if math.isfinite(low) and math.isfinite(high)
+               else "") + "</td>",
+            f'<td class="num" data-kind="gates:bound" data-value="{esc(repr(bound))}">'
+            f"{shown(bound)}</td>",
+            f'<td class="num" data-kind="gates:p_adjusted" '
+            f'data-value="{esc(repr(_float(row.get("p_adjusted"))))}">'
+            f'{p_text(row.get("p_adjusted"))}</td>',
+            '<td class="num" data-kind="gates:n_queries">'
+            + ("" if queries is None or pd.isna(queries) else f"{int(queries):,}") + "</td>",
+        ]
+        body.append(f'<tr data-row="{i}">' + "".join(cells) + "</tr>")
+    return f'<table class="gates">{head}{"".join(body)}</table>'
 
 
 def _floats(column: pd.Series) -> list[float]:

@@ -52,8 +52,34 @@ def _frame(title: str, y_top: float, y_bottom: float = 0.0) -> list[str]:
         y = TOP + plot_h - plot_h * i / 4
         parts.append(f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}" '
                      'class="grid"/>')
-        parts.append(f'<text x="{LEFT - 4}" y="{y + 4:.1f}" class="yt">{v:.2f}</text>')
+        parts.append(f'<text x="{LEFT - 4}" y="{y + 4:.1f}" class="yt">'
+                     f"{v:.{_tick_digits(y_top - y_bottom)}f}</text>")
     return parts
+
+
+def _tick_digits(span: float) -> int:
+    """Decimals that tell the 5 ticks over ``span`` apart (2 for a span of 1)."""
+    step = span / 4
+    if not math.isfinite(step) or step <= 0:
+        return 2
+    return max(2, min(6, 1 - math.floor(math.log10(step))))
+
+
+def fitted_range(values: Sequence[float]) -> tuple[float, float]:
+    """A y range that fits ``values``: 5% of their spread added on each side, the ends
+    rounded outwards to a tenth of the spread's magnitude (``[0.58, 0.72]`` for values from
+    0.59 to 0.71); a single value gets ±5% of itself (±0.05 at 0)."""
+    finite = [v for v in values if math.isfinite(v)]
+    if not finite:
+        return 0.0, 1.0
+    low, high = min(finite), max(finite)
+    spread = high - low
+    if spread <= 0:
+        pad = abs(low) * 0.05 or 0.05
+        return low - pad, high + pad
+    low, high = low - spread * 0.05, high + spread * 0.05
+    unit = 10.0 ** math.floor(math.log10(high - low)) / 10
+    return math.floor(low / unit) * unit, math.ceil(high / unit) * unit
 
 
 def _legend(names: Sequence[str]) -> list[str]:
@@ -70,19 +96,26 @@ def _legend(names: Sequence[str]) -> list[str]:
 def line_chart(
     title: str, x_labels: Sequence[str], series: Mapping[str, Sequence[float]],
     bands: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None,
-    x_title: str = "",
+    x_title: str = "", *, fit: bool = False,
 ) -> str:
     """One line per series over evenly spaced x positions; ``bands``: each series'
     interval as a shaded band between its lows and highs (a bar where a point stands
-    alone between missing ones)."""
+    alone between missing ones).
+
+    The y axis starts at 0 and reaches the values' nice top (1 for shares), the bands
+    clipped to it; ``fit=True`` scales it to the data instead: from just below the lowest
+    value or interval bound to just above the highest (:func:`fitted_range`), nothing
+    clipped, so that a change of a point or two and the bands show."""
     values = [v for s in series.values() for v in s if math.isfinite(v)]
-    # a band reaches the top of the axis, no further than 1 when every value is at most 1
-    # (a t interval of a share may pass 1; the band is clipped there)
-    cap = 1.0 if max(values, default=0.0) <= 1.0 else math.inf
-    if bands:
-        values += [min(v, cap) for lo, hi in bands.values() for v in (*lo, *hi)
-                   if math.isfinite(v)]
-    top = _nice_top(max(values, default=1.0))
+    spans = [v for lo, hi in (bands or {}).values() for v in (*lo, *hi) if math.isfinite(v)]
+    if fit:
+        bottom, top = fitted_range([*values, *spans])
+    else:
+        # a band reaches the top of the axis, no further than 1 when every value is at
+        # most 1 (a t interval of a share may pass 1; the band is clipped there)
+        cap = 1.0 if max(values, default=0.0) <= 1.0 else math.inf
+        bottom, top = 0.0, _nice_top(max([*values, *(min(v, cap) for v in spans)],
+                                          default=1.0))
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     n = max(len(x_labels), 1)
 
@@ -90,9 +123,9 @@ def line_chart(
         return LEFT + (plot_w * (i + 0.5) / n)
 
     def y(v: float) -> float:
-        return TOP + plot_h - plot_h * min(max(v, 0.0), top) / top
+        return TOP + plot_h - plot_h * (min(max(v, bottom), top) - bottom) / (top - bottom)
 
-    parts = _frame(title, top)
+    parts = _frame(title, top, bottom)
     # as many x labels as fit side by side (about 6.5 px a character at 11 px)
     widest = max((len(label) for label in x_labels), default=1) * 6.5 + 10
     step = max(1, math.ceil(n / max(1, int(plot_w // widest))))

@@ -100,7 +100,8 @@ class History:
     ``load`` and ``trend`` read them back as frames (``rankframe.History`` adds
     ``dashboard``, a page of every run); BI tools read the documented tables and views
     (``rankframe_wide``: a row per run, window, segment, system and metric, its
-    statistics as columns) with plain SQL (``docs/monitoring.md``). A store of an older schema version is upgraded when opened.
+    statistics as columns) with plain SQL (``docs/monitoring.md``). A store of an older
+    schema version is upgraded when opened.
 
     Parameters
     ----------

@@ -225,6 +225,7 @@ WORKER_GROUPS = {
     "tests/backends/test_spark.py": "spark",
     "tests/backends/test_dask.py": "dask-cluster",
     "tests/output/test_report.py": "browser",
+    "tests/output/test_dashboard.py": "browser",
     "tests/output/test_docs_site.py": "docs-site",
 }
 

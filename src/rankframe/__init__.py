@@ -51,7 +51,7 @@ from rankframe.settings.config import get_option, option_context, reset_option, 
 from rankframe.settings.options import Options
 
 if TYPE_CHECKING:
-    from rankframe.history import History
+    from rankframe.api.store import History
     from rankframe.report import Report, to_latex, to_markdown
 
 __all__ = [
@@ -94,7 +94,7 @@ __all__ = [
 # The outputs load when first used, not with `import rankframe` (import time): the name
 # and the module that defines it.
 _ON_FIRST_USE = {
-    "History": "rankframe.history",
+    "History": "rankframe.api.store",
     "Report": "rankframe.report",
     "to_latex": "rankframe.report",
     "to_markdown": "rankframe.report",

@@ -48,7 +48,7 @@ def test_the_outputs_load_on_first_use() -> None:
         "import rankframe, sys\n"
         "print(rankframe.Report.__module__, rankframe.History.__module__,\n"
         "      rankframe.to_latex.__name__, 'rankframe.report' in sys.modules)"
-    ) == "rankframe.report rankframe.history to_latex True"
+    ) == "rankframe.report rankframe.api.store to_latex True"
     import rankframe
 
     with pytest.raises(AttributeError, match="no attribute 'Reprot'"):

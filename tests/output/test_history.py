@@ -61,7 +61,9 @@ def _reset_postgres(url: str) -> None:
     engine = sa.create_engine(url)
     with engine.begin() as conn:
         conn.execute(sa.text("DROP VIEW IF EXISTS rankframe_trend"))
+        conn.execute(sa.text("DROP VIEW IF EXISTS rankframe_wide"))
         for table in ("rankframe_values", "rankframe_tags", "rankframe_runs",
+                      "rankframe_segments",
                       "rankframe_schema", "other"):
             conn.execute(sa.text(f"DROP TABLE IF EXISTS {table}"))
     engine.dispose()
@@ -102,7 +104,7 @@ def test_wide_round_trip(make_frame: FrameMaker, store: History) -> None:
     frame = make_frame(DATA)
     result = frame.rank_eval(score=["a", "b"]).evaluate(["mrr", "ndcg@2"], by="segment")
     run_id = store.record(result, run="nightly")
-    loaded = store.load(run_id=run_id)
+    loaded = store.load(run_id=run_id, long=True)
     got = _keyed(loaded, "segment", "system", "metric", "value_name")
     for name, queries in SEGMENTS.items():
         for system in "ab":
@@ -126,6 +128,18 @@ def test_wide_round_trip(make_frame: FrameMaker, store: History) -> None:
     assert len(runs) == 1
     assert runs.loc[0, "n_values"] == len(loaded)
     assert runs.loc[0, "result"] == "Means"
+    assert runs.loc[0, "kind"] == "evaluation"
+    # the wide rows: one per segment, system and metric, the statistics as columns
+    wide = store.load(run_id=run_id)
+    assert len(wide) == 2 * 2 * 2
+    assert wide["n_queries"].tolist() == [2] * 8
+    assert str(wide["n_queries"].dtype) == "Int64"
+    assert wide["segment"].tolist() == wide["segment_json"].map(
+        lambda s: f"segment={json.loads(s)['segment']}").tolist()
+    for row in wide.to_dict("records"):
+        expected = (RR if row["metric"] == "mrr" else NDCG2)[row["system"]]
+        queries = SEGMENTS[json.loads(row["segment_json"])["segment"]]
+        assert row["value"] == pytest.approx(_mean(expected, queries))
     options = json.loads(runs.loc[0, "options"])
     assert options["metrics"] == ["mrr", "ndcg@2"]
     assert options["by"] == ["segment"]
@@ -142,7 +156,7 @@ def test_tidy_per_query_and_compare_round_trip(make_frame: FrameMaker, store: Hi
     ids = [store.record(r, run=name) for r, name in
            ((tidy, "tidy"), (per_query, "per_query"), (compared, "compare"))]
 
-    values = store.load(run_id=ids[0])
+    values = store.load(run_id=ids[0], long=True)
     got = _keyed(values, "system", "metric", "value_name")
     table = as_pandas(tidy)
     for row in table.to_dict("records"):
@@ -153,26 +167,33 @@ def test_tidy_per_query_and_compare_round_trip(make_frame: FrameMaker, store: Hi
     assert set(values["k"]) == {10.0}
     assert values["segment"].isna().all()
 
-    values = store.load(run_id=ids[1])
+    assert store.load(run_id=ids[1]).empty  # not an evaluation: kind="per_query"
+    values = store.load(run_id=ids[1], kind="per_query")
     assert len(values) == 8  # queries x systems, one value each
     by_query = _keyed(values, "query", "system")
     assert by_query == {(q, s): RR[s][q] for s in "ab" for q in range(1, 5)}
 
-    values = store.load(run_id=ids[2], value_name="delta")
+    values = store.load(run_id=ids[2], kind="comparison").assign(value=lambda t: t["delta"])
     assert _keyed(values, "segment", "system") == pytest.approx({
         ("segment=new", "a"): 0.0, ("segment=new", "b"): 0.5,  # b - a: 1/2, 1/2
         ("segment=casual", "a"): 0.0, ("segment=casual", "b"): 0.0,  # -1/2, 1/2
     })
-    assert set(store.load(run_id=ids[2])["statistic"]) == {"mean"}
-    p_values = store.load(run_id=ids[2], value_name="p_value", system="a")
+    assert set(store.load(run_id=ids[2], kind="comparison")["statistic"]) == {"mean"}
+    p_values = store.load(run_id=ids[2], long=True, kind=None, value_name="p_value",
+                          system="a")
     assert p_values["value"].isna().all()  # the baseline has no test: NULL
+    # the comparison's wide rows: value is the statistic, delta_relative = mean / base - 1
+    wide = store.load(run_id=ids[2], kind="comparison", system="b")
+    assert _keyed(wide, "segment") == pytest.approx({"segment=new": 1.0,
+                                                     "segment=casual": 0.75})
+    assert wide["delta_relative"].tolist() == pytest.approx([0.0, 1.0])  # casual, new
 
 
 def test_a_metric_per_segment(make_frame: FrameMaker, store: History) -> None:
     """A metric method's value per segment (a pandas Series, a polars frame)."""
     frame = make_frame(DATA)
     run_id = store.record(frame.rank_eval(score="b").mrr(by="segment"))
-    loaded = store.load(run_id=run_id)
+    loaded = store.load(run_id=run_id, long=True)
     assert _keyed(loaded, "segment", "metric", "value_name") == {
         ("segment=casual", "mrr", "value"): 0.75, ("segment=new", "mrr", "value"): 1.0}
 
@@ -210,7 +231,7 @@ def test_a_result_that_no_method_returned(make_frame: FrameMaker, store: History
     assert runs.loc[bound, "input_queries"] == 4
     assert runs.loc[given, "input_rows"] == 8
     assert runs.loc[given, "input_hash"] != runs.loc[bound, "input_hash"]  # one score column
-    assert store.load(run_id=plain, value_name="value")["value"].tolist() == pytest.approx(
+    assert store.load(run_id=plain)["value"].tolist() == pytest.approx(
         [0.75, 0.75, 0.5, 1.0])  # casual a, b; new a, b
 
 
@@ -236,12 +257,14 @@ def test_columns_of_other_tables(kind: str, tmp_path: Path) -> None:
     result = pl.from_pandas(table) if kind == "polars" else table
     store = History(tmp_path / "m.duckdb", frame="polars")
     run_id = store.record(result, keys=["year"])
-    loaded = store.load(run_id=run_id)
+    assert store.runs()["kind"].to_list() == ["gate"]  # a status column, no known origin
+    loaded = store.load(run_id=run_id, long=True, kind="gate")
     assert isinstance(loaded, pl.DataFrame)
     rows = loaded.filter(pl.col("value_name") == "value")
     assert rows["status"].to_list() == ["pass", "fail"]
     assert rows["metric"].to_list() == ["ndcg@10", "ndcg@10"]
-    assert rows["segment"].to_list() == ["rule=ndcg@10 >= 0.3, year=2026"] * 2
+    assert rows["segment"].to_list() == ["year=2026"] * 2  # the rule is no segment key
+    assert rows["rule"].to_list() == ["ndcg@10 >= 0.3"] * 2
     # Monday midnight in Paris (UTC+1 in March) is Sunday 23:00 UTC
     assert [t.isoformat() for t in rows["window_start"].to_list()] == [
         "2026-03-01T23:00:00+00:00", "2026-03-08T23:00:00+00:00"]
@@ -274,16 +297,17 @@ def test_runs_load_and_trend_filters(url: str) -> None:
                                                                     "ci": "yes"}
 
     assert set(store.load(metric="ndcg@2")["run_id"]) == {third}
-    assert store.load(system="b", value_name="value")["value"].tolist() == pytest.approx([
+    assert store.load(system="b")["value"].tolist() == pytest.approx([
         0.875, 0.75, 1.0, _mean(NDCG2["b"], [1, 2, 3, 4])])  # casual before new
     assert store.load(segment={}, metric="mrr")["run_id"].unique().tolist() == [first]
-    new = store.load(segment={"segment": "new"}, value_name="value")
+    new = store.load(segment={"segment": "new"})
     assert _keyed(new, "system") == {"a": 0.5, "b": 1.0}
     assert store.load(segment="segment=new").equals(store.load(segment={"segment": "new"}))
 
     trend = store.trend("mrr", segment={})
     assert trend.columns.tolist() == ["recorded_at", "run_name", "run_id", "system",
-                                      "segment", "window_start", "value"]
+                                      "segment", "window_start", "value", "ci_low",
+                                      "ci_high", "n_queries"]
     assert trend["value"].tolist() == [0.625, 0.875]
     assert str(trend["recorded_at"].dtype).endswith("UTC]")
     assert store.trend("mrr", run="adhoc").empty
@@ -301,20 +325,23 @@ def _sql_blocks() -> dict[str, str]:
 
 
 def test_the_dashboard_sql_of_the_docs(url: str) -> None:
-    """The docs' SQL, run on a store filled as the docs' example fills it."""
+    """The docs' SQL, run on a store filled as the docs' example fills it, plus a gate."""
     blocks = _sql_blocks()
-    assert set(blocks) == {"time series", "per segment"}
+    assert set(blocks) == {"time series", "per segment", "gates"}
     store = History(url)
     ev = pd.DataFrame(DATA).rank_eval(score=["a", "b"])
     for _ in range(2):
         store.record(ev.evaluate(["mrr@10"]), run="nightly")
     store.record(ev.evaluate(["mrr@10"], by="segment"), run="nightly")
     store.record(ev.evaluate(["mrr@10"], by="segment"), run="adhoc")  # not a nightly run
+    store.record(ev.check(["mrr@10 drop <= 0.1", "mrr@10 >= 0.6"], by="segment",
+                          baseline="a", min_queries=1, mode="point"), run="gate")
 
     series = store.query(blocks["time series"])
-    assert series.columns.tolist() == ["time", "system", "value"]
+    assert series.columns.tolist() == ["time", "system", "value", "ci_low", "ci_high"]
     assert series["system"].tolist() == ["a", "b", "a", "b"]
     assert series["value"].tolist() == [0.625, 0.875, 0.625, 0.875]
+    assert series["ci_low"].isna().all()  # evaluate() without confidence_level
     times = pd.to_datetime(series["time"])
     assert times.is_monotonic_increasing
     assert times.iloc[0] < times.iloc[2]
@@ -322,11 +349,28 @@ def test_the_dashboard_sql_of_the_docs(url: str) -> None:
     table = store.query(blocks["per segment"])
     assert table.columns.tolist() == ["segment", "system", "mrr_10", "n_queries"]
     assert table.to_dict("records") == [
-        {"segment": "segment=casual", "system": "a", "mrr_10": 0.75, "n_queries": 2},
-        {"segment": "segment=casual", "system": "b", "mrr_10": 0.75, "n_queries": 2},
-        {"segment": "segment=new", "system": "a", "mrr_10": 0.5, "n_queries": 2},
-        {"segment": "segment=new", "system": "b", "mrr_10": 1.0, "n_queries": 2},
+        {"segment": "casual", "system": "a", "mrr_10": 0.75, "n_queries": 2},
+        {"segment": "casual", "system": "b", "mrr_10": 0.75, "n_queries": 2},
+        {"segment": "new", "system": "a", "mrr_10": 0.5, "n_queries": 2},
+        {"segment": "new", "system": "b", "mrr_10": 1.0, "n_queries": 2},
     ]
+
+    gates = store.query(blocks["gates"])
+    assert gates.columns.tolist() == ["rule", "segment", "system", "status", "value", "delta",
+                                      "delta_relative", "bound"]
+    # b - a: new 1 - 1/2 = 1/2 (relative 1), casual 3/4 - 3/4 = 0; a's new 0.5 < 0.6 fails
+    records = [tuple(r) for r in gates.itertuples(index=False)]
+    assert [r[:4] for r in records] == [
+        ("mrr@10 >= 0.6", "segment=casual", "a", "pass"),
+        ("mrr@10 >= 0.6", "segment=casual", "b", "pass"),
+        ("mrr@10 >= 0.6", "segment=new", "a", "fail"),
+        ("mrr@10 >= 0.6", "segment=new", "b", "pass"),
+        ("mrr@10 drop <= 0.1", "segment=casual", "b", "pass"),
+        ("mrr@10 drop <= 0.1", "segment=new", "b", "pass"),
+    ]
+    assert [r[5] for r in records[4:]] == [0.0, 0.5]
+    assert [r[6] for r in records[4:]] == [0.0, 1.0]
+    assert [r[7] for r in records] == [0.6] * 4 + [-0.1] * 2
 
 
 # -- nothing overwritten, clear errors --------------------------------------------------------
@@ -383,9 +427,9 @@ def test_half_a_store_and_a_newer_store(kind: str, tmp_path: Path) -> None:
         History(where, create=True)
     _execute(kind, where, ["DROP TABLE rankframe_runs"])
     History(where)
-    _execute(kind, where, ["INSERT INTO rankframe_schema VALUES (2, '9.0', "
+    _execute(kind, where, ["INSERT INTO rankframe_schema VALUES (3, '9.0', "
                            "'2030-01-01 00:00:00')"])
-    with pytest.raises(StoreError, match="schema version 2, written by a newer") as error:
+    with pytest.raises(StoreError, match="schema version 3, written by a newer") as error:
         History(where)
     assert error.value.problem == "newer_schema"
     assert "pip install -U rankframe" in str(error.value)
@@ -467,11 +511,11 @@ def test_the_command_line_records(run: Any, tmp_path: Path) -> None:
     assert json.loads(runs.loc[0, "tags"]) == {"branch": "main", "ci": "yes"}
     assert runs["result"].tolist() == ["Means", "Comparison"]
     assert runs["input_rows"].tolist() == [8, 8]
-    assert _keyed(store.load(run="nightly", value_name="value"), "segment", "system") == {
+    assert _keyed(store.load(run="nightly"), "segment", "system") == {
         ("segment=casual", "a"): 0.75, ("segment=casual", "b"): 0.75,
         ("segment=new", "a"): 0.5, ("segment=new", "b"): 1.0}
-    assert _keyed(store.load(run_id=runs.loc[1, "run_id"], value_name="delta"), "system") == {
-        "a": 0.0, "b": 0.25}
+    compared = store.load(run_id=runs.loc[1, "run_id"], kind="comparison")
+    assert _keyed(compared.assign(value=compared["delta"]), "system") == {"a": 0.0, "b": 0.25}
 
     code, _, err = run("evaluate", data, "--run-name", "nightly")
     assert code == 2

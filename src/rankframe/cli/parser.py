@@ -7,7 +7,7 @@ import argparse
 from importlib.metadata import PackageNotFoundError, version
 from typing import NoReturn
 
-from rankframe.cli import gate, report
+from rankframe.cli import dashboard, gate, report
 from rankframe.cli.commands import run_compare, run_demo, run_evaluate, run_trec
 from rankframe.cli.errors import CliError
 from rankframe.cli.options import (
@@ -95,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare.set_defaults(handler=run_compare)
 
     report.add_parser(commands)
+    dashboard.add_parser(commands)
 
     trec = commands.add_parser(
         "trec", help="a drop-in for trec_eval: its options, measures and output",

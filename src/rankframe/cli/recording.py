@@ -14,10 +14,10 @@ from typing import Any
 from rankframe.cli.errors import CliError
 from rankframe.history import History
 
-__all__ = ["add_record_options", "record"]
+__all__ = ["add_record_options", "parse_tag", "record"]
 
 
-def _tag(text: str) -> tuple[str, str]:
+def parse_tag(text: str) -> tuple[str, str]:
     key, sep, value = text.partition("=")
     if not sep or not key:
         msg = f"--tag takes KEY=VALUE, e.g. --tag branch=main; got {text!r}"
@@ -35,7 +35,7 @@ def add_record_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--run-name", metavar="NAME",
                        help="the recorded run's name, e.g. nightly (needs --record)")
-    group.add_argument("--tag", action="append", type=_tag, metavar="KEY=VALUE",
+    group.add_argument("--tag", action="append", type=parse_tag, metavar="KEY=VALUE",
                        help="a label of the recorded run, e.g. branch=main (repeatable; needs "
                        "--record)")
 

@@ -1,9 +1,12 @@
 """``rankframe.History``: an append-only store of results that dashboards read with SQL.
 
-The modules: ``schema`` (the tables, declared once), ``rows`` (a result as the store's long
-rows, read from its columns; the input's fingerprint), ``stores`` (a DuckDB file through
-DuckDB's API, any other database through SQLAlchemy: connections, retries, one transaction
-per run). ``docs/monitoring.md`` documents the tables and the SQL of dashboard panels.
+The modules: ``schema`` (the tables and views, declared once), ``rows`` (a result as the
+store's long rows, read from its columns; the input's fingerprint), ``stores`` (a DuckDB
+file through DuckDB's API, any other database through SQLAlchemy: connections, retries, one
+transaction per run), ``upgrade`` (a store of an older schema version, upgraded at
+opening). ``rankframe.History`` is :class:`rankframe.api.store.History`: this class and the
+store's HTML dashboard (drawn with the report's charts, which this layer does not import).
+``docs/monitoring.md`` documents the tables and the SQL of dashboard panels.
 Neither duckdb nor sqlalchemy is imported before a store is opened.
 """
 
@@ -23,7 +26,7 @@ import polars as pl
 from rankframe._version import __version__
 from rankframe.exceptions import InvalidOptionError
 from rankframe.history import rows, stores
-from rankframe.history.schema import SCHEMA_VERSION, TABLES
+from rankframe.history.schema import KINDS, SCHEMA_VERSION, TABLES, WIDE_COLUMNS, WIDE_KEYS
 from rankframe.pipeline import provenance as _provenance
 from rankframe.pipeline.binding import Bound
 from rankframe.pipeline.steps import ColumnNames
@@ -32,11 +35,16 @@ __all__ = ["SCHEMA_VERSION", "TABLES", "History"]
 
 FrameKind = Literal["pandas", "polars"]
 _TIMES = ("recorded_at", "window_start", "created_at")
-_INTS = ("input_rows", "input_queries", "n_values", "result_row", "version")
+_INTS = ("input_rows", "input_queries", "n_values", "result_row", "version",
+         *(c for c, t in WIDE_COLUMNS.items() if t == "int"))
+_BOOLS = tuple(c for c, t in WIDE_COLUMNS.items() if t == "bool")
+_FLOATS = ("k", "value", *(c for c, t in WIDE_COLUMNS.items() if t == "float"))
 _RUN_COLUMNS = [c for c, _, _ in TABLES["rankframe_runs"]]
-_TREND_COLUMNS = ["recorded_at", "run_id", "run_name", "result_row", "segment", "segment_json",
-                  "window_start", "system", "metric", "k", "statistic", "status",
-                  "value_name", "value"]
+_LONG_COLUMNS = ["recorded_at", "run_id", "run_name", "kind", "result_row", "segment",
+                 "segment_json", "window_start", "system", "metric", "k", "statistic", "rule",
+                 "status", "value_name", "value"]
+_WIDE_COLUMNS = [*WIDE_KEYS, *WIDE_COLUMNS]
+Kind = Literal["evaluation", "per_query", "comparison", "gate"]
 
 
 def _store(where: str | os.PathLike[str], timeout: float, create: bool) -> stores.Store:
@@ -89,9 +97,11 @@ class History:
     ``History("metrics.duckdb")`` opens (or creates) a DuckDB file; any SQLAlchemy URL
     (``"sqlite:///metrics.db"``, ``"postgresql://user@host/db"``) opens that database.
     ``record`` appends a result table with its run's metadata; ``runs``,
-    ``load`` and ``trend`` read them back as frames; BI tools read the documented
-    tables (``rankframe_runs``, ``rankframe_values``, the view ``rankframe_trend``) with
-    plain SQL (``docs/monitoring.md``).
+    ``load`` and ``trend`` read them back as frames (``rankframe.History`` adds
+    ``dashboard``, a page of every run); BI tools read the documented tables and views
+    (``rankframe_wide``: a row per run, window, segment, system and metric, its
+    statistics as columns) with plain SQL (``docs/monitoring.md``). A store of an older
+    schema version is upgraded when opened.
 
     Parameters
     ----------
@@ -127,10 +137,9 @@ class History:
     >>> store = rankframe.History(f"{folder.name}/metrics.duckdb")
     >>> run_id = store.record(df.rank_eval.evaluate(["mrr"]), run="nightly",
     ...                       tags={"branch": "main"})
-    >>> store.load(metric="mrr")[["run_name", "metric", "value_name", "value"]]
-      run_name metric value_name  value
-    0  nightly    mrr      value   0.75
-    1  nightly    mrr  n_queries   2.00
+    >>> store.load(metric="mrr")[["run_name", "metric", "value", "n_queries"]]
+      run_name metric  value  n_queries
+    0  nightly    mrr   0.75          2
     >>> store.runs()[["run_name", "tags", "input_rows", "input_queries"]]
       run_name                 tags  input_rows  input_queries
     0  nightly  {"branch": "main"}           4              2
@@ -225,6 +234,9 @@ class History:
         checked_tags = _check_tags(tags)
         if run is not None and not isinstance(run, str):
             raise InvalidOptionError(f"run= takes the run's name, a string; got {run!r}.")
+        result_name = None if request is None else (kind or type(request.result).__name__)
+        run_kind = rows.kind_of(result_name, gate=bool({"rule", "status"} & set(frame.columns)),
+                                comparison="statistic" in frame.columns)
         identifier = str(uuid.uuid4()) if run_id is None else run_id
         if not isinstance(identifier, str) or not identifier or len(identifier) > 36:
             raise InvalidOptionError(
@@ -235,13 +247,13 @@ class History:
             "run_name": run,
             "tags": json.dumps(checked_tags, sort_keys=True, ensure_ascii=False),
             "rankframe_version": __version__,
-            "result": None if request is None else (
-                kind or type(request.result).__name__),
+            "result": result_name,
             "options": None if request is None else rows.options_json(request, settings),
             "input_rows": n_rows,
             "input_queries": n_queries,
             "input_hash": fingerprint,
             "n_values": len(values),
+            "kind": run_kind,
         }
         tag_rows = [(identifier, k, v) for k, v in sorted(checked_tags.items())]
         self._store.write(record, tag_rows, values)
@@ -296,26 +308,43 @@ class History:
 
     def load(
         self, *, metric: str | None = None, system: str | None = None,
-        segment: str | Mapping[str, Any] | None = None, value_name: str | None = None,
-        run: str | None = None, run_id: str | None = None,
+        segment: str | Mapping[str, Any] | None = None, kind: Kind | None = "evaluation",
+        rule: str | None = None, run: str | None = None, run_id: str | None = None,
         since: datetime | date | str | None = None, until: datetime | date | str | None = None,
-        tags: Mapping[str, str] | None = None,
+        tags: Mapping[str, str] | None = None, long: bool = False,
+        value_name: str | None = None,
     ) -> Any:
-        """Recorded values, one row per (run, result row, value), oldest run first.
+        """Recorded values: one row per (run, result row, metric), oldest run first, with
+        the statistics as columns (the view ``rankframe_wide``).
 
-        Columns: the run's ``recorded_at``, ``run_id`` and ``run_name``, then the columns of
-        ``rankframe_values`` (``segment``, ``window_start``, ``system``, ``metric``, ``k``,
-        ``statistic``, ``status``, ``value_name``, ``value``, ...), then one column per
-        segment key (``theme``) read from ``segment_json``.
+        Columns: the run's ``recorded_at``, ``run_id``, ``run_name`` and ``kind``, the
+        row's keys (``result_row``, ``window_start``, ``segment``, ``segment_json``,
+        ``system``, ``metric``, ``k``, ``statistic``, a gate's ``rule`` and ``status``),
+        the statistics (``value``, ``ci_low``, ``ci_high``, ``n_queries``, ``delta``
+        (absolute), ``delta_relative``, ``delta_ci_low``, ``delta_ci_high``, ``p_value``,
+        ``p_adjusted``, ``significant``, ``paired``, ``bound``, ``reference_mean``,
+        ``n_reference``, ``wins``, ``ties``, ``losses``; NaN or null where the row has
+        none), then one column per segment key (``theme``) read from ``segment_json``.
+        ``long=True`` gives the stored rows instead, one per value (``value_name``,
+        ``value``), every value the result had.
 
         Filters: ``metric`` (a label, ``"ndcg@10"``), ``system``, ``segment`` (``{}`` for
-        rows of no segment, ``{"theme": "news"}`` or its text ``"theme=news"``),
-        ``value_name`` (``"value"``, ``"ci_low"``, ...) and the filters of ``runs``.
+        rows of no segment, ``{"theme": "news"}`` or its text ``"theme=news"``), ``kind``
+        (the runs' kind: ``"evaluation"`` by default, ``"per_query"``, ``"comparison"``,
+        ``"gate"``, or ``None`` for every run), a gate's ``rule``, the filters of ``runs``,
+        and with ``long=True`` ``value_name`` (``"value"``, ``"ci_low"``, ...).
         """
+        if kind is not None and kind not in KINDS:
+            raise InvalidOptionError(f"kind= takes one of {', '.join(map(repr, KINDS))} or "
+                                     f"None (every run); got {kind!r}.")
+        if value_name is not None and not long:
+            raise InvalidOptionError(
+                f"value_name={value_name!r} filters the stored long rows: pass long=True, or "
+                f"read the column {value_name!r} of the wide rows.")
         clauses, params = self._where(run=run, run_id=run_id, since=since, until=until,
                                       tags=tags)
-        for column, value in (("metric", metric), ("system", system),
-                              ("value_name", value_name)):
+        for column, value in (("metric", metric), ("system", system), ("kind", kind),
+                              ("rule", rule), ("value_name", value_name)):
             if value is not None:
                 clauses.append(f"o.{column} = :{column}")
                 params[column] = value
@@ -326,25 +355,30 @@ class History:
                 clauses.append("o.segment = :segment")
                 params["segment"] = _segment_text(segment)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        sql = (f"SELECT {', '.join(_TREND_COLUMNS)} FROM rankframe_trend o{where} "
-               "ORDER BY recorded_at, run_id, result_row")
+        if long:
+            columns, view, order = _LONG_COLUMNS, "rankframe_trend", "result_row"
+        else:
+            columns, view, order = _WIDE_COLUMNS, "rankframe_wide", "result_row, metric, rule"
+        sql = (f"SELECT {', '.join(columns)} FROM {view} o{where} "
+               f"ORDER BY recorded_at, run_id, {order}")
         table = self._store.read(sql, params)
-        return self._out(_with_segment_columns(table), _TREND_COLUMNS)
+        return self._out(_with_segment_columns(table), columns)
 
     def trend(
         self, metric: str, *, system: str | None = None,
-        segment: str | Mapping[str, Any] | None = None, value_name: str = "value",
+        segment: str | Mapping[str, Any] | None = None, kind: Kind | None = "evaluation",
         run: str | None = None, since: datetime | date | str | None = None,
         until: datetime | date | str | None = None, tags: Mapping[str, str] | None = None,
     ) -> Any:
         """One metric over time: a row per (run, system, segment, window) with the run's
-        ``recorded_at`` and ``run_name`` and the ``value`` (``value_name``: ``"value"``, or
-        ``"ci_low"``, ...), oldest first; what the ``rankframe_trend`` view gives a
-        time-series panel. Filters as ``load``."""
-        table = self.load(metric=metric, system=system, segment=segment, value_name=value_name,
-                          run=run, since=since, until=until, tags=tags)
+        ``recorded_at`` and ``run_name``, the ``value``, its interval (``ci_low``,
+        ``ci_high``) and ``n_queries``, oldest first; what a time-series panel reads from
+        ``rankframe_wide``. Evaluations by default (``kind=``: another kind of run; a
+        comparison's ``value`` is its statistic). Filters as ``load``."""
+        table = self.load(metric=metric, system=system, segment=segment, kind=kind, run=run,
+                          since=since, until=until, tags=tags)
         columns = ["recorded_at", "run_name", "run_id", "system", "segment", "window_start",
-                   "value"]
+                   "value", "ci_low", "ci_high", "n_queries"]
         if self._frame_kind == "polars":
             return table.select(columns)
         return table[columns].reset_index(drop=True)
@@ -364,8 +398,13 @@ class History:
                 table[name] = pd.to_datetime(table[name], utc=True, format="ISO8601")
             elif name in _INTS:
                 table[name] = table[name].astype("Int64")
-            elif name in ("k", "value"):
-                table[name] = pd.to_numeric(table[name]).astype("float64")
+            elif name in _FLOATS:
+                try:
+                    table[name] = pd.to_numeric(table[name]).astype("float64")
+                except ValueError:  # a column of that name that holds text (query())
+                    continue
+            elif name in _BOOLS:
+                table[name] = table[name].astype("boolean")
         if self._frame_kind == "polars":
             return pl.from_pandas(table)
         return table

@@ -5,7 +5,7 @@ Any result table (``evaluate`` wide or tidy, ``per_query``, ``compare``, a table
 read by what they hold, not by which method made them:
 
 - **typed keys**, by name: ``window`` (stored as ``window_start``, UTC), ``system``,
-  ``metric``, ``k``, ``statistic``, ``status``;
+  ``metric``, ``k``, ``statistic``, ``status``, a gate's ``rule`` (never a segment key);
 - **metric columns** of a wide table: a number column whose name is a metric's label
   (``ndcg@10``, ``f1@5(beta=2)``), or a label and a suffix (``ndcg@10_ci_low``: value
   ``ci_low``);
@@ -44,7 +44,8 @@ from rankframe.settings.statistics import Intervals, Tests
 if TYPE_CHECKING:
     from rankframe.pipeline.steps import ColumnNames, Request
 
-__all__ = ["as_pandas", "fingerprint", "long_values", "options_json"]
+__all__ = ["as_pandas", "fingerprint", "key_text", "kind_of", "long_values", "options_json",
+           "segment_keys"]
 
 #: Key columns with a column of their own in ``rankframe_values`` (result name → store name).
 TYPED_KEYS = {
@@ -54,7 +55,44 @@ TYPED_KEYS = {
     "k": "k",
     "statistic": "statistic",
     "status": "status",
+    "rule": "rule",
 }
+
+#: What a run's rows are (``rankframe_runs.kind``), by the result that made them.
+KIND_OF_RESULT = {
+    "Means": "evaluation",
+    "PerQueryRows": "per_query",
+    "Comparison": "comparison",
+    "ReferenceComparison": "comparison",
+    "PreviousWindow": "comparison",
+    "Check": "gate",
+}
+
+
+def kind_of(result: str | None, *, gate: bool, comparison: bool) -> str:
+    """A run's kind: by the result that made it, else by what its table holds (a gate's
+    ``status`` or ``rule``; a comparison's ``statistic``); an evaluation otherwise."""
+    if result in KIND_OF_RESULT:
+        return KIND_OF_RESULT[result]
+    if gate:
+        return "gate"
+    return "comparison" if comparison else "evaluation"
+
+
+def key_text(value: object) -> str | None:
+    """A segment key's value as ``rankframe_segments`` holds it (as in ``segment``)."""
+    return None if value is None else str(value)
+
+
+def segment_keys(values: pd.DataFrame) -> pd.DataFrame:
+    """The ``rankframe_segments`` rows (without ``run_id``) of a run's value rows."""
+    pairs = values.loc[values["segment_json"].notna(), ["result_row", "segment_json"]]
+    pairs = pairs.drop_duplicates("result_row")
+    found = [(int(r), k, key_text(v)) for r, text in zip(pairs["result_row"],
+                                                         pairs["segment_json"], strict=True)
+             for k, v in json.loads(text).items()]
+    return pd.DataFrame(found, columns=["result_row", "key", "value"]).astype(
+        {"result_row": "int64", "key": object, "value": object})
 
 
 def as_pandas(result: Any) -> pd.DataFrame:
@@ -233,7 +271,7 @@ def long_values(frame: pd.DataFrame, keys: Sequence[str] = ()) -> pd.DataFrame:
             else np.empty(0)
         ),
     }
-    for name in ("system", "statistic", "status"):
+    for name in ("system", "statistic", "status", "rule"):
         out[name] = (_as_objects(typed[name]) if name in typed
                      else np.full(n, None, dtype=object))[rows]
     if "k" in typed:

@@ -1,26 +1,37 @@
 """The tables of a history store, declared once for every database (``docs/monitoring.md``).
 
 ``rankframe_schema``
-    One row: the store's schema ``version`` (:data:`SCHEMA_VERSION`), the rankframe that
-    created it, when. A store of a higher version is refused (written by a newer rankframe).
+    One row per schema version the store has had: the ``version`` (:data:`SCHEMA_VERSION`),
+    the rankframe that created or upgraded it, when. The highest is the store's; a store of
+    a higher version is refused (written by a newer rankframe), one of a lower version is
+    upgraded when opened (:data:`UPGRADES`).
 ``rankframe_runs``
     One row per recorded result: ``run_id`` (a UUID, the primary key), ``recorded_at`` (UTC),
     ``run_name``, ``tags`` (a JSON object of strings), ``rankframe_version``, ``result``
     (what made the result: ``Means`` for ``evaluate`` and the metric methods,
     ``PerQueryRows`` for ``per_query``, ``Comparison`` for ``compare``; NULL when unknown),
     ``options`` (JSON: metrics, ``by``, columns, options, the result's settings), the input's
-    fingerprint (``input_rows``, ``input_queries``, ``input_hash``) and ``n_values``, the
-    number of its rows in ``rankframe_values``.
+    fingerprint (``input_rows``, ``input_queries``, ``input_hash``), ``n_values``, the
+    number of its rows in ``rankframe_values``, and ``kind`` (version 2): what its rows are,
+    one of :data:`KINDS` (``evaluation``, ``per_query``, ``comparison``, ``gate``).
 ``rankframe_tags``
     One row per (run, tag): the tags again, as rows that plain SQL joins and filters on.
 ``rankframe_values``
     The long table: one row per (run, result row, value): the result row's keys
     (``segment``, ``segment_json``, ``window_start``, ``system``, ``metric``, ``k``,
-    ``statistic``, ``status``), the value's name (``value_name``: ``value``, ``ci_low``,
-    ``n_queries``, ``delta``, ``p_value`` ...) and the ``value`` (NULL for NaN).
+    ``statistic``, ``status``, and a gate's ``rule``, version 2), the value's name
+    (``value_name``: ``value``, ``ci_low``, ``n_queries``, ``delta``, ``p_value`` ...) and
+    the ``value`` (NULL for NaN). A gate's rule is its own column, never a segment key.
+``rankframe_segments`` (version 2)
+    One row per (run, result row, segment key): ``key`` and ``value`` (as text): the
+    segment keys as rows that plain SQL joins on, one column per key (``docs/monitoring.md``).
 ``rankframe_trend`` (a view)
-    ``rankframe_values`` joined with its run's ``recorded_at``, ``run_id`` and
-    ``run_name``: what a time-series panel reads.
+    ``rankframe_values`` joined with its run's ``recorded_at``, ``run_id``, ``run_name`` and
+    ``kind``: the long rows with their time.
+``rankframe_wide`` (a view, version 2)
+    One row per (run, result row, metric): run, window, segment, system and metric (and
+    rule) with the statistics as typed columns (:data:`WIDE_COLUMNS`): what a BI panel
+    reads.
 
 Timestamps are ``TIMESTAMP`` without a time zone holding UTC (SQLite: ISO text).
 """
@@ -29,9 +40,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-__all__ = ["SCHEMA_VERSION", "TABLES", "TREND_VIEW", "Column", "ddl"]
+__all__ = ["KINDS", "SCHEMA_VERSION", "TABLES", "TREND_VIEW", "UPGRADES", "WIDE_COLUMNS",
+           "WIDE_VIEW", "Column", "ddl"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """The version this rankframe writes and reads; a store of a higher one is refused."""
 
 Type = Literal["text", "id", "int", "float", "timestamp"]
@@ -55,6 +67,7 @@ TABLES: dict[str, list[Column]] = {
         ("input_queries", "int", True),
         ("input_hash", "text", True),
         ("n_values", "int", False),
+        ("kind", "text", True),  # version 2 (NULL only in a store being upgraded)
     ],
     "rankframe_tags": [
         ("run_id", "id", False),
@@ -74,17 +87,133 @@ TABLES: dict[str, list[Column]] = {
         ("status", "text", True),
         ("value_name", "text", False),
         ("value", "float", True),
+        ("rule", "text", True),  # version 2
+    ],
+    "rankframe_segments": [
+        ("run_id", "id", False),
+        ("result_row", "int", False),
+        ("key", "text", False),
+        ("value", "text", True),
     ],
 }
 
-PRIMARY_KEYS = {"rankframe_runs": ("run_id",), "rankframe_tags": ("run_id", "tag")}
+KINDS = ("evaluation", "per_query", "comparison", "gate")
+"""What a run's rows are (``rankframe_runs.kind``): ``evaluate`` and the metric methods,
+``per_query``, ``compare`` (against a baseline, a reference or the previous window),
+``check``."""
+
+PRIMARY_KEYS = {"rankframe_runs": ("run_id",), "rankframe_tags": ("run_id", "tag"),
+                "rankframe_segments": ("run_id", "result_row", "key")}
 
 VALUE_COLUMNS = [c for c, _, _ in TABLES["rankframe_values"]]
 
 TREND_VIEW = """CREATE VIEW rankframe_trend AS
-SELECT r.recorded_at, r.run_id, r.run_name, v.result_row, v.segment, v.segment_json,
-       v.window_start, v.system, v.metric, v.k, v.statistic, v.status, v.value_name, v.value
+SELECT r.recorded_at, r.run_id, r.run_name, r.kind, v.result_row, v.segment, v.segment_json,
+       v.window_start, v.system, v.metric, v.k, v.statistic, v.rule, v.status, v.value_name,
+       v.value
 FROM rankframe_values v JOIN rankframe_runs r ON r.run_id = v.run_id"""
+
+# -- the wide view ----------------------------------------------------------------------------
+
+WIDE_KEYS = ["recorded_at", "run_id", "run_name", "kind", "result_row", "window_start",
+             "segment", "segment_json", "system", "metric", "k", "statistic", "rule", "status"]
+"""The wide view's key columns: the run's, then the result row's (its grouping)."""
+
+
+def _pick(name: str) -> str:
+    """The value ``name`` of a result row's metric (NULL when the row has none)."""
+    return f"MAX(CASE WHEN v.value_name = '{name}' THEN v.value END)"
+
+
+def _gate_columns() -> dict[str, str]:
+    """How a gate's (``check()``'s) stored values read as the wide columns: the one place
+    that knows check's columns.
+
+    A drop rule's interval of the change and its bound are in the rule's unit: relative for
+    a ``%`` rule, in ``ci_low_relative``/``ci_high_relative``/``bound_relative`` since check
+    writes ``delta_relative`` (in ``ci_low``/``ci_high``/``bound`` before). Its ``delta`` is
+    relative for a ``%`` rule in the tables of rankframe 0.1 (no ``delta_relative`` column), absolute
+    once check writes ``delta_relative``: the baseline's statistic is ``value / (1 + delta)``
+    in the first case, ``value - delta`` otherwise, and every other number follows from it.
+    An absolute rule has the value's interval and no delta.
+    """
+    value, delta, stored_relative = _pick("value"), _pick("delta"), _pick("delta_relative")
+    drop = "v.rule LIKE '% drop %'"
+    percent = "v.rule LIKE '%!%' ESCAPE '!'"
+    old_percent = f"({percent} AND {stored_relative} IS NULL)"
+    baseline = (f"(CASE WHEN {old_percent} THEN {value} / NULLIF(1 + {delta}, 0) "
+                f"ELSE {value} - {delta} END)")
+
+    def in_unit(name: str) -> str:  # check's column in the rule's unit: *_relative for a %
+        return f"COALESCE({_pick(name + '_relative')}, {_pick(name)})"  # rule, since 0.2
+
+    def change(end: str) -> str:  # an end of the change's interval, in absolute units
+        return (f"CASE WHEN NOT ({drop}) THEN NULL WHEN {percent} THEN {in_unit(end)} * "
+                f"{baseline} ELSE {_pick(end)} END")
+
+    return {
+        "ci_low": f"CASE WHEN {drop} THEN NULL ELSE {_pick('ci_low')} END",
+        "ci_high": f"CASE WHEN {drop} THEN NULL ELSE {_pick('ci_high')} END",
+        "delta": f"CASE WHEN {old_percent} THEN {value} - {baseline} ELSE {delta} END",
+        "delta_relative": (f"COALESCE({stored_relative}, CASE WHEN {old_percent} THEN {delta} "
+                           f"ELSE {delta} / NULLIF({baseline}, 0) END)"),
+        "delta_ci_low": change("ci_low"),
+        "delta_ci_high": change("ci_high"),
+        "bound": in_unit("bound"),
+    }
+
+
+def _comparison_columns() -> dict[str, str]:
+    """``compare()``'s values as the wide columns: the statistic is ``mean``, the interval
+    is the (absolute) delta's, ``ratio`` is the statistic over the baseline's."""
+    return {
+        "value": _pick("mean"),
+        "ci_low": "NULL",
+        "ci_high": "NULL",
+        "delta_relative": f"COALESCE({_pick('delta_relative')}, {_pick('ratio')} - 1)",
+        "delta_ci_low": _pick("ci_low"),
+        "delta_ci_high": _pick("ci_high"),
+    }
+
+
+WIDE_COLUMNS: dict[str, str] = {
+    "value": "float", "ci_low": "float", "ci_high": "float", "n_queries": "int",
+    "delta": "float", "delta_relative": "float", "delta_ci_low": "float",
+    "delta_ci_high": "float", "p_value": "float", "p_adjusted": "float",
+    "significant": "bool", "paired": "bool", "bound": "float", "reference_mean": "float",
+    "n_reference": "int", "wins": "int", "ties": "int", "losses": "int",
+}
+"""The wide view's statistics and their types (after :data:`WIDE_KEYS`). ``value`` is the
+metric's value (a comparison's statistic, ``mean``), ``ci_low``/``ci_high`` its interval;
+``delta`` is absolute and ``delta_relative`` relative to the baseline's statistic, their
+interval ``delta_ci_low``/``delta_ci_high`` (absolute); ``bound`` is a gate's, in its rule's
+unit. Values of other names stay in ``rankframe_values`` only."""
+
+
+def _wide_column(name: str, kind: str) -> str:
+    by_kind = {"comparison": _comparison_columns(), "gate": _gate_columns()}
+    cases = [f"WHEN r.kind = '{k}' THEN {columns[name]}" for k, columns in by_kind.items()
+             if name in columns]
+    expression = f"CASE {' '.join(cases)} ELSE {_pick(name)} END" if cases else _pick(name)
+    if kind == "int":
+        return f"CAST({expression} AS BIGINT)"
+    if kind == "bool":
+        return f"({expression}) <> 0"
+    return expression
+
+
+def wide_view() -> str:
+    """The ``rankframe_wide`` view (portable SQL: DuckDB, SQLite, PostgreSQL)."""
+    keys = ", ".join(("r." if k in ("recorded_at", "run_id", "run_name", "kind") else "v.") + k
+                     for k in WIDE_KEYS)
+    values = ",\n       ".join(f"{_wide_column(name, kind)} AS {name}"
+                               for name, kind in WIDE_COLUMNS.items())
+    return (f"CREATE VIEW rankframe_wide AS\nSELECT {keys},\n       {values}\n"
+            "FROM rankframe_values v JOIN rankframe_runs r ON r.run_id = v.run_id\n"
+            f"GROUP BY {keys}")
+
+
+WIDE_VIEW = wide_view()
 
 _SQL_TYPES = {
     "text": "VARCHAR",
@@ -94,6 +223,8 @@ _SQL_TYPES = {
     "timestamp": "TIMESTAMP",
 }
 
+
+VIEWS = [TREND_VIEW, WIDE_VIEW]
 
 INDEX = "CREATE INDEX rankframe_values_run ON rankframe_values (run_id)"
 """An index of the values by run (SQLite, PostgreSQL; DuckDB scans without one)."""
@@ -110,5 +241,22 @@ def ddl(*, index: bool) -> list[str]:
         if table in PRIMARY_KEYS:
             lines.append(f"PRIMARY KEY ({', '.join(PRIMARY_KEYS[table])})")
         statements.append(f"CREATE TABLE {table} (\n    " + ",\n    ".join(lines) + "\n)")
-    statements.append(TREND_VIEW)
+    statements += VIEWS
     return [*statements, INDEX] if index else statements
+
+
+def create_table(table: str) -> str:
+    """The statement that creates one table."""
+    return next(s for s in ddl(index=False) if s.startswith(f"CREATE TABLE {table} "))
+
+
+UPGRADES: dict[int, list[str]] = {
+    1: [
+        "DROP VIEW rankframe_trend",
+        "ALTER TABLE rankframe_runs ADD COLUMN kind VARCHAR",
+        "ALTER TABLE rankframe_values ADD COLUMN rule VARCHAR",
+        create_table("rankframe_segments"),
+    ],
+}
+"""The statements that take a store of a version to the next, before the rows of the new
+columns are filled (``stores.upgrade``) and the views created."""

@@ -11,7 +11,8 @@ a process killed while recording leaves no partial run, and readers never see on
 - SQLite: writes begin with ``BEGIN IMMEDIATE`` (one writer at a time, waiting up to
   ``timeout``), and a busy database is retried as above.
 - A file that is no database, a database of other tables, or a store of a newer schema
-  version is refused at opening (:meth:`Store.check`, from the tables it finds).
+  version is refused at opening (:func:`check_tables`, from the tables it finds); a store of
+  an older version is upgraded at opening, in one transaction (``upgrade.py``).
 """
 
 from __future__ import annotations
@@ -23,14 +24,16 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 import pandas as pd
 import pyarrow as pa
 
 from rankframe._version import __version__
 from rankframe.exceptions import StoreError
+from rankframe.history import rows
 from rankframe.history.schema import SCHEMA_VERSION, TABLES, ddl
+from rankframe.history.upgrade import upgrade
 
 __all__ = ["BEFORE_COMMIT", "DuckDBStore", "SQLAlchemyStore", "Store", "missing_package"]
 
@@ -105,9 +108,13 @@ def _backoff(deadline: float, delay: float) -> float:
     return min(delay * 2, MAX_DELAY)
 
 
-def check_tables(store: str, tables: set[str], version: int | None, *, create: bool) -> bool:
-    """Whether a database of ``tables`` (and schema ``version``) must have the store's tables
-    created; raise when it is no store, or a newer one."""
+Action = Literal["create", "upgrade", "ready"]
+
+
+def check_tables(store: str, tables: set[str], version: int | None, *,
+                 create: bool) -> Action:
+    """What a database of ``tables`` (and schema ``version``) needs: the store's tables
+    created, an upgrade, or nothing; raise when it is no store, or a newer one."""
     if "rankframe_schema" in tables:
         if version is None:
             raise not_a_store(store, "its table rankframe_schema is empty",
@@ -119,7 +126,7 @@ def check_tables(store: str, tables: set[str], version: int | None, *, create: b
                 "Upgrade: pip install -U rankframe."
             )
             raise StoreError(msg, store=store, problem="newer_schema")
-        return False
+        return "upgrade" if version < SCHEMA_VERSION else "ready"
     ours = sorted(t for t in tables if t in TABLES)
     if ours:
         raise not_a_store(store, f"it has {ours[0]} but no rankframe_schema table",
@@ -131,7 +138,7 @@ def check_tables(store: str, tables: set[str], version: int | None, *, create: b
             "Pass create=True to add the store's tables (rankframe_*) to this database, or "
             "use a new file",
         )
-    return True
+    return "create"
 
 
 def _named_to_dollar(sql: str) -> str:
@@ -224,16 +231,20 @@ class DuckDBStore:
     def _initialise(self, create: bool) -> None:
         if self.path.exists():
             with self.connect(read_only=True) as con:
-                if not check_tables(self.where, *self._state(con), create=create):
+                if check_tables(self.where, *self._state(con), create=create) == "ready":
                     return
         with self.connect(read_only=False) as con:
             con.begin()
             try:
-                if check_tables(self.where, *self._state(con), create=create):
+                tables, version = self._state(con)
+                action = check_tables(self.where, tables, version, create=create)
+                if action == "create":
                     for statement in ddl(index=False):
                         con.execute(statement)
                     con.execute("INSERT INTO rankframe_schema VALUES (?, ?, ?)",
                                 [SCHEMA_VERSION, __version__, _now()])
+                elif action == "upgrade":
+                    upgrade(_DuckDBTransaction(con), int(version or 0), _now())
                 con.commit()
             except BaseException:
                 con.rollback()
@@ -242,7 +253,6 @@ class DuckDBStore:
     def write(self, run: dict[str, Any], tags: list[tuple[str, str, str]],
               values: pd.DataFrame) -> None:
         run_id = run["run_id"]
-        arrow = pa.Table.from_pandas(values, preserve_index=False)
         with self.connect(read_only=False) as con:
             con.begin()
             try:
@@ -256,12 +266,10 @@ class DuckDBStore:
                 )
                 if tags:
                     con.executemany("INSERT INTO rankframe_tags VALUES (?, ?, ?)", tags)
-                con.register("rankframe_new_values", arrow)
-                con.execute(
-                    "INSERT INTO rankframe_values SELECT ?, "
-                    f"{', '.join(values.columns)} FROM rankframe_new_values", [run_id],
-                )
-                con.unregister("rankframe_new_values")
+                transaction = _DuckDBTransaction(con)
+                transaction.insert("rankframe_values", values.assign(run_id=run_id))
+                transaction.insert("rankframe_segments",
+                                   rows.segment_keys(values).assign(run_id=run_id))
                 for hook in BEFORE_COMMIT:
                     hook(run_id)
                 con.commit()
@@ -279,7 +287,52 @@ class DuckDBStore:
         return value
 
 
+class _DuckDBTransaction:
+    """:class:`~rankframe.history.upgrade.Transaction` on a DuckDB connection."""
+
+    def __init__(self, con: Any) -> None:
+        self.con = con
+
+    def execute(self, sql: str, params: Mapping[str, Any] | None = None) -> None:
+        if params:
+            self.con.execute(_named_to_dollar(sql), dict(params))
+        else:
+            self.con.execute(sql)
+
+    def fetch(self, sql: str) -> list[tuple[Any, ...]]:
+        return self.con.execute(sql).fetchall()  # type: ignore[no-any-return]
+
+    def insert(self, table: str, frame: pd.DataFrame) -> None:
+        if frame.empty:
+            return
+        self.con.register("rankframe_new_rows", pa.Table.from_pandas(frame,
+                                                                      preserve_index=False))
+        columns = ", ".join(frame.columns)
+        self.con.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} "
+                         "FROM rankframe_new_rows")
+        self.con.unregister("rankframe_new_rows")
+
+
 # -- SQLAlchemy ------------------------------------------------------------------------------
+
+
+class _SQLAlchemyTransaction:
+    """:class:`~rankframe.history.upgrade.Transaction` on a SQLAlchemy connection."""
+
+    def __init__(self, store: SQLAlchemyStore, conn: Any) -> None:
+        self.store, self.conn = store, conn
+
+    def execute(self, sql: str, params: Mapping[str, Any] | None = None) -> None:
+        self.conn.execute(self.store._sa.text(sql), dict(params or {}))
+
+    def fetch(self, sql: str) -> list[tuple[Any, ...]]:
+        return [tuple(r) for r in self.conn.execute(self.store._sa.text(sql)).fetchall()]
+
+    def insert(self, table: str, frame: pd.DataFrame) -> None:
+        records = _records(frame)
+        if records:
+            self.conn.execute(self.store.tables[table].insert(), records)
+
 
 
 class SQLAlchemyStore:
@@ -363,10 +416,18 @@ class SQLAlchemyStore:
 
     def _initialise(self, create: bool) -> None:
         with self.reader.connect() as conn:
-            if not check_tables(self.where, *self._state(conn), create=create):
+            if check_tables(self.where, *self._state(conn), create=create) == "ready":
                 return
         with self.writer.begin() as conn:
-            if check_tables(self.where, *self._state(conn), create=create):
+            tables, version = self._state(conn)
+            if not self.sqlite and "rankframe_schema" in tables:
+                # PostgreSQL: one process upgrades, the others wait and find it done
+                conn.execute(self._sa.text("LOCK TABLE rankframe_schema IN EXCLUSIVE MODE"))
+                tables, version = self._state(conn)
+            action = check_tables(self.where, tables, version, create=create)
+            if action == "upgrade":
+                upgrade(_SQLAlchemyTransaction(self, conn), int(version or 0), _now())
+            elif action == "create":
                 for statement in ddl(index=True):
                     conn.execute(self._sa.text(statement))
                 conn.execute(self.tables["rankframe_schema"].insert(), [
@@ -394,6 +455,8 @@ class SQLAlchemyStore:
                 if records:
                     conn.execute(tables["rankframe_values"].insert(),
                                  [{"run_id": run_id, **r} for r in records])
+                _SQLAlchemyTransaction(self, conn).insert(
+                    "rankframe_segments", rows.segment_keys(values).assign(run_id=run_id))
                 for hook in BEFORE_COMMIT:
                     hook(run_id)
 

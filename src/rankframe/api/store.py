@@ -1,0 +1,97 @@
+"""``rankframe.History``: the history store (``rankframe.history``) with its dashboard.
+
+The store's tables live in ``rankframe.history``; the dashboard page is drawn with the
+report's charts (``rankframe.report.dashboard``). The two are outputs of one layer, which
+never import each other, so the class that offers both lives here, above them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from rankframe.adapters.results import as_pandas
+from rankframe.exceptions import InvalidOptionError
+from rankframe.history import History as Store
+from rankframe.report import dashboard
+
+__all__ = ["History"]
+
+
+class History(Store):
+    __doc__ = Store.__doc__
+
+    def dashboard(
+        self, path: str | os.PathLike[str] | None = None, *, run: str | None = None,
+        tags: Mapping[str, str] | None = None, since: datetime | date | str | None = None,
+        until: datetime | date | str | None = None, title: str | None = None,
+        last: int = 100,
+    ) -> str:
+        """One self-contained HTML page of the store's runs: the verdict in words (the
+        latest evaluation against the previous run of its name, the latest gates), the
+        latest run's values, a trend over runs with its interval per metric and segment (a
+        line per system), the gates' latest statuses and their history, and the runs (name,
+        time, tags, version, input fingerprint). No script, no request; every user string
+        escaped. See ``docs/monitoring.md``.
+
+        Parameters
+        ----------
+        path
+            Where to write the page (UTF-8); ``None`` writes nothing.
+        run, tags, since, until
+            Only the runs of this name, with these tags, in this time range (as ``runs``).
+        title
+            The page's title (default: the store's file or database name).
+        last
+            Charts and tables show the latest ``last`` runs (the verdict reads them all).
+
+        Returns
+        -------
+        str
+            The page.
+        """
+        if isinstance(last, bool) or not isinstance(last, int) or last < 1:
+            raise InvalidOptionError(f"last= takes a positive number of runs; got {last!r}.")
+        filters: dict[str, Any] = {"run": run, "tags": tags, "since": since, "until": until}
+        runs = _pandas(self.runs(**filters))
+        # the values of the runs the page shows: the latest `last`, the latest evaluation
+        # and the run before it of its name, the latest gate run (and all between)
+        first = _first_shown(runs, last)
+        values = _pandas(self.load(kind=None, **{**filters, "since": first}))
+        said = [f"{k}={v!r}" for k, v in filters.items() if v is not None]
+        page = dashboard.render(
+            runs, values, title=title or f"rankframe dashboard: {Path(self.store).name}",
+            selection=f" ({', '.join(said)})" if said else "", last=last)
+        if path is not None:
+            Path(os.fspath(path)).write_text(page, encoding="utf-8")
+        return page
+
+
+def _first_shown(runs: pd.DataFrame, last: int) -> Any:
+    """The time of the earliest run whose values the page reads (``None``: no run)."""
+    if runs.empty:
+        return None
+    needed = [len(runs) - min(last, len(runs))]
+    evaluations = runs.index[runs["kind"] == "evaluation"]
+    if len(evaluations):
+        latest = evaluations[-1]
+        same = runs.index[(runs["kind"] == "evaluation") & (runs.index < latest) & (
+            runs["run_name"] == runs.loc[latest, "run_name"]
+            if isinstance(runs.loc[latest, "run_name"], str) else True)]
+        needed.append(same[-1] if len(same) else latest)
+    gates = runs.index[runs["kind"] == "gate"]
+    if len(gates):
+        needed.append(gates[-1])
+    return runs.loc[min(needed), "recorded_at"]
+
+
+def _pandas(table: Any) -> pd.DataFrame:
+    """A frame the store read (pandas or polars, as the store was opened) as pandas."""
+    frame = as_pandas(table)
+    assert frame is not None  # the store's own frames
+    return frame

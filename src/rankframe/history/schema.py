@@ -132,9 +132,10 @@ def _gate_columns() -> dict[str, str]:
     A drop rule's interval of the change and its bound are in the rule's unit: relative for
     a ``%`` rule, in ``ci_low_relative``/``ci_high_relative``/``bound_relative`` since check
     writes ``delta_relative`` (in ``ci_low``/``ci_high``/``bound`` before). Its ``delta`` is
-    relative for a ``%`` rule in the tables of rankframe 0.1 (no ``delta_relative`` column), absolute
-    once check writes ``delta_relative``: the baseline's statistic is ``value / (1 + delta)``
-    in the first case, ``value - delta`` otherwise, and every other number follows from it.
+    relative for a ``%`` rule in the tables of rankframe 0.1 (no ``delta_relative`` column),
+    absolute once check writes ``delta_relative``: the baseline's statistic is
+    ``value / (1 + delta)`` in the first case, ``value - delta`` otherwise, and every other
+    number follows from it.
     An absolute rule has the value's interval and no delta.
     """
     value, delta, stored_relative = _pick("value"), _pick("delta"), _pick("delta_relative")

@@ -495,3 +495,18 @@ def test_the_trend_axis_fits_its_values(values: list[float], expected: tuple[flo
     from rankframe.report._svg import fitted_range
 
     assert fitted_range(values) == pytest.approx(expected)
+
+
+def test_the_fingerprint_is_the_stores(make_frame: Any, tmp_path: Path) -> None:
+    # the report's fingerprint, when asked, is the one History.record(data=...) stores for
+    # the same input: the same rows whatever the frame kind
+    frame = make_frame(TIMED)
+    ev = frame.rank_eval(score=["a", "b"])
+    html = ev.report(METRICS, fingerprint=True, n_resamples=50).html()
+    shown = re.search(r'data-fingerprint="([0-9a-f]{64})"', html)
+    assert shown is not None
+    store = rankframe.History(tmp_path / "m.duckdb")
+    store.record(ev.evaluate(METRICS), data=ev)
+    assert store.runs()["input_hash"].tolist() == [shown.group(1)]
+    assert "12 rows, 4 queries" in html  # TIMED: four queries of three rows
+    assert "data-fingerprint" not in ev.report(METRICS, n_resamples=50).html()

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -35,14 +34,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from rankframe.adapters import adapt, results
-from rankframe.exceptions import ColumnNotFoundError, RankEvalError
+from rankframe.adapters import results
+from rankframe.adapters.fingerprint import fingerprint
+from rankframe.exceptions import RankEvalError
 from rankframe.history.schema import VALUE_COLUMNS
 from rankframe.metrics.registry import parse_metric
 from rankframe.settings.statistics import Intervals, Tests
 
 if TYPE_CHECKING:
-    from rankframe.pipeline.steps import ColumnNames, Request
+    from rankframe.pipeline.steps import Request
 
 __all__ = ["as_pandas", "fingerprint", "key_text", "kind_of", "long_values", "options_json",
            "segment_keys"]
@@ -355,54 +355,4 @@ def options_json(request: Request, settings: Mapping[str, Any] | None = None) ->
             key: _json_value(value) for key, value in settings.items()},
     }
     return json.dumps(document, sort_keys=False)
-
-
-# -- the input's fingerprint -------------------------------------------------------------------
-
-
-def _bound_columns(frame: Any, columns: list[str]) -> pd.DataFrame | None:
-    """The ``columns`` of an input frame of any kind as pandas; ``None`` for an input that
-    cannot be read again (a one-shot Arrow stream)."""
-    try:
-        source = adapt(frame)
-    except TypeError:  # not a frame rankframe reads
-        return None
-    if not source.readable_again:
-        return None
-    missing = [c for c in columns if c not in source.columns()]
-    if missing:
-        msg = (
-            f"The input given to History.record(data=...) has no column {missing[0]!r}, which "
-            "the result was evaluated on; pass the frame the result was computed from, or "
-            "its accessor bound to its columns: data=df.rank_eval(query=..., ...)."
-        )
-        raise ColumnNotFoundError(msg)
-    return source.pandas_columns(columns)
-
-
-def _canonical(column: pd.Series) -> pd.Series:
-    """A column as every frame kind gives it the same hash: numbers and booleans as
-    float64 (null: NaN), anything else as Python objects (null: None)."""
-    if _is_number(column):
-        return pd.Series(column.to_numpy(dtype="float64", na_value=np.nan))
-    return pd.Series(_objects(column), dtype=np.dtype(object))
-
-
-def fingerprint(frame: Any, names: ColumnNames) -> tuple[int | None, int | None, str | None]:
-    """The input's rows, queries and a hash of its query, item, score(s) and relevant
-    columns; NULLs (``None``) for an input that cannot be read again.
-
-    The hash is a SHA-256 of the sorted 64-bit hashes of the rows (pandas'
-    ``hash_pandas_object`` of the canonical columns): the same whatever the frame kind and
-    the row order."""
-    columns = list(dict.fromkeys([names.query, names.item, *names.scores, names.relevant]))
-    data = _bound_columns(frame, columns)
-    if data is None:
-        return None, None, None
-    canonical = pd.DataFrame({str(i): _canonical(data[c]) for i, c in enumerate(columns)})
-    hashes = np.sort(pd.util.hash_pandas_object(canonical, index=False).to_numpy())
-    digest = hashlib.sha256(hashes.tobytes())
-    digest.update(str(len(columns)).encode())
-    queries = int(canonical["0"].nunique(dropna=False))
-    return len(data), queries, digest.hexdigest()
 

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
+from rankframe.adapters.fingerprint import fingerprint_of
 from rankframe.metrics.registry import Metric
 from rankframe.pipeline.analysis import Correction, Test
 from rankframe.pipeline.binding import Binding
@@ -151,7 +152,7 @@ def build(
     test: Test = "t-test", correction: Correction = "holm", alpha: float = 0.05,
     confidence_level: float = 0.95, n_resamples: int = 1000, seed: int | None = 0,
     worst: int = 10, top_k: int = 10, curves: bool = True, title: str = "rankframe report",
-    name: str | None = None, **chosen: Any,
+    name: str | None = None, fingerprint: bool = False, **chosen: Any,
 ) -> Report:
     """The report of the accessor ``ev`` over ``binding`` (its frame and column names), once
     ``RankEval.report`` has checked the keywords and rules; see ``Report``. ``ev`` gives
@@ -169,9 +170,13 @@ def build(
     )
     # the reference and the gates: compare(reference=...)'s and check()'s own tables,
     # with the report's settings (the trend is computed in the one pass, by compute)
+    # the store's fingerprint of the input (History.record(data=...)'s), when asked: it
+    # hashes every bound row, about as long again as the report on string ids
+    rows, queries, digest = (fingerprint_of(binding.frame, binding.names) if fingerprint
+                             else (data.facts.rows, data.facts.queries, None))
     data.about = Provenance(
         generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
-        name=None if name is None else str(name),
+        name=None if name is None else str(name), rows=rows, queries=queries, digest=digest,
     )
     against = gates = None
     if every is not None and len(data.settings.systems) == 1 and reference is None:

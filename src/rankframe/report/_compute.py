@@ -162,10 +162,10 @@ class WorstQuery:
 
 @dataclass(frozen=True)
 class Provenance:
-    """Where the report comes from: when it was made (UTC, ISO 8601 to the second), the
-    data's name (``name=``; the file's name from the CLI), and its fingerprint (rows,
-    queries, a hash of the bound columns; ``None`` for an input that cannot be read again),
-    as the history store records it."""
+    """Where the report comes from: when it was made (UTC, to the second), the data's name
+    (``name=``; the file's name from the CLI), its rows and queries, and with
+    ``fingerprint=True`` the hash of its bound columns that the history store records
+    (``rankframe.adapters.fingerprint``; ``None`` for an input that cannot be read again)."""
 
     generated: str
     name: str | None = None

@@ -511,10 +511,11 @@ class _Writer:
                  f"</time> by rankframe {esc(__version__)}"]
         if a.name is not None:
             parts.append(f'data: <strong data-name="{esc(a.name)}">{esc(a.name)}</strong>')
+        if a.rows is not None and a.queries is not None:
+            parts.append(f"{a.rows:,} rows, {a.queries:,} queries")
         if a.digest is not None:
-            parts.append(f"{a.rows:,} rows, {a.queries:,} queries, fingerprint "
-                         f'<code data-fingerprint="{esc(a.digest)}" title="{esc(a.digest)}">'
-                         f"{esc(a.digest[:12])}</code>")
+            parts.append(f'fingerprint <code data-fingerprint="{esc(a.digest)}" '
+                         f'title="{esc(a.digest)}">{esc(a.digest[:12])}</code>')
         return f'<p class="meta">{" · ".join(parts)}</p>'
 
     def body(self) -> str:

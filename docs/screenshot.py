@@ -1,6 +1,8 @@
 """The screenshots of docs/report.md: a report of the embedded sample data with a weekly
 trend and gates, opened from disk in headless Chromium (the browser of the report's tests):
-its top as docs/images/report.png, its trend and gates as docs/images/report-trend.png.
+its top as docs/images/report.png, its trend and gates as docs/images/report-trend.png; and
+the dashboard of a store of eight weekly runs of the same data (an evaluation and a check
+each) as docs/images/dashboard.png.
 
 Run by ``make docs``. Chromium: ``RANKFRAME_CHROMIUM``, else ``chromium`` or
 ``chromium-browser`` on the PATH (``apt-get install chromium``).
@@ -20,6 +22,7 @@ from rankframe.datasets import recommendations
 
 OUT = Path(__file__).resolve().parent / "images" / "report.png"
 OUT_TREND = OUT.with_name("report-trend.png")
+OUT_DASHBOARD = OUT.with_name("dashboard.png")
 TIME = "served_at"
 #: the gates of the screenshot's report
 RULES = ["ndcg@10 >= 0.2", "mrr@10 >= 0.5", "ndcg@10 drop <= 1%"]
@@ -73,8 +76,29 @@ def main() -> None:
             page.screenshot(path=str(OUT_TREND), clip={
                 "x": 0, "y": float(top) - 10, "width": 1100,
                 "height": float(bottom - top) + 20})
+            dashboard = _dashboard(ev, Path(tmp))
+            page.set_viewport_size({"width": 1100, "height": 1400})
+            page.goto(dashboard.as_uri())
+            page.screenshot(path=str(OUT_DASHBOARD), full_page=False)
             browser.close()
-    print(f"wrote {OUT} and {OUT_TREND}")
+    print(f"wrote {OUT}, {OUT_TREND} and {OUT_DASHBOARD}")
+
+
+def _dashboard(ev: object, tmp: Path) -> Path:
+    """A store of the sample data's weeks, one nightly evaluation and one gate run each, and
+    its dashboard page."""
+    from rankframe import History
+
+    weekly = ev.evaluate(["ndcg@10", "mrr@10"], by="segment", every="1w",  # type: ignore[attr-defined]
+                         confidence_level=0.95)
+    store = History(tmp / "metrics.duckdb")
+    for window, rows in weekly.groupby("window", sort=True):
+        store.record(rows.drop(columns="window"), run="nightly", tags={"branch": "main"},
+                     run_id=f"nightly-{window:%Y-%m-%d}")
+    store.record(ev.check(RULES, by="segment"), run="gate")  # type: ignore[attr-defined]
+    path = tmp / "dashboard.html"
+    store.dashboard(path, title="rankframe dashboard: the sample data")
+    return path
 
 
 if __name__ == "__main__":

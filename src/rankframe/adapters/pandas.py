@@ -17,9 +17,9 @@ from rankframe.adapters.base import FrameAdapter
 from rankframe.engine import (
     EXACT_DIGITS,
     CodeArray,
-    composite_codes,
     FrameData,
     ItemColumn,
+    composite_codes,
     scores_in_order,
     with_judged,
 )
@@ -231,6 +231,7 @@ class PandasBackend:
         # On large frames Arrow encodes the query column in two threads; the items' hashes
         # (for the duplicate check) are computed later in the check's own thread, beside
         # the ranking.
+        query_codes: CodeArray
         if len(names.query_key) > 1:  # a composite key: the tuples of its columns
             query_codes, first = composite_codes([self.codes(c) for c in names.query_key])
             query_uniques: Any = first

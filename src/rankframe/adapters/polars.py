@@ -16,7 +16,7 @@ queries without relevant items counted and named, over the whole frame. See docs
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -199,6 +199,8 @@ class PolarsBackend:
                                 **dict.fromkeys(by, "by")})
         self._validate(names)
         df = self.frame
+        query_codes: CodeArray
+        query_values: pa.Array | DistinctStrings | pl.Series | IntArray
         if len(names.query_key) > 1:  # a composite key: the tuples of its columns
             query_codes, query_values = composite_codes([self.codes(c)
                                                          for c in names.query_key])
@@ -227,7 +229,7 @@ class PolarsBackend:
         def query_labels(codes: IntArray) -> list[object]:
             if len(names.query_key) > 1:  # query_values: each query's first row
                 return key_labels(self, names.query_key, np.asarray(query_values)[codes])
-            return _take(query_values, codes)
+            return _take(cast("pa.Array | DistinctStrings | pl.Series", query_values), codes)
 
         systems = [(s, _scores(df[s])) for s in names.scores]
         grades = df[names.relevant]

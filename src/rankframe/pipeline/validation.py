@@ -304,10 +304,10 @@ def _plan_facts(frame: pl.LazyFrame, names: ColumnNames, schema: pl.Schema,
     nulls = {}
     for i, column in enumerate(columns):
         count = int(report[f"count{i}"] or 0)
-        query = None if column in key else report[f"query{i}"]
-        if isinstance(query, dict):  # a composite key's values
-            query = tuple(query.values())
-        nulls[column] = Nulls(count, int(report[f"first{i}"]), query) if count else Nulls()
+        found = None if column in key else report[f"query{i}"]
+        if isinstance(found, dict):  # a composite key's values
+            found = tuple(found.values())
+        nulls[column] = Nulls(count, int(report[f"first{i}"]), found) if count else Nulls()
     at = report["infinite"]
     return Facts(int(report["rows"]), nulls, dtypes, -1 if at is None else int(at))
 

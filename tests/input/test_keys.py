@@ -171,3 +171,17 @@ def test_the_accessor_shows_a_composite_key(make_frame: FrameMaker) -> None:
     assert "query=['user', 'day'] item='sku'" in repr(ev)
     # binding other columns keeps the composite key
     assert "query=['user', 'day']" in repr(ev(score="other"))
+
+
+def test_by_a_column_of_the_composite_key(make_frame: FrameMaker) -> None:
+    # a column of the key describes its queries: by="day" groups (1, d1) and (2, d1)
+    # (RR 1/2 each) apart from (1, d2) (RR 1/2), hand-computed in test_user_as_query_by_hand
+    frame = make_frame(LOG)
+    ev = frame.rank_eval(query=["user", "day"], item=["shop", "sku"])
+    table = as_pandas(ev.evaluate(["mrr"], by="day"))
+    assert table.to_dict("list") == {"day": ["d1", "d2"], "mrr": [0.5, 0.5],
+                                     "n_queries": [2, 1]}
+    rows = as_pandas(ev.per_query(["mrr"], by="day"))
+    assert list(rows.columns) == ["user", "day", "mrr"]  # the key's column once
+    with pytest.raises(InvalidOptionError, match="by='user' is the query column"):
+        collect(frame.rank_eval(query="user", item=["shop", "sku", "day"]).mrr(by="user"))

@@ -105,8 +105,10 @@ class Binding:
                 raise ColumnNotFoundError(msg)
         if missing:  # every missing column in one error
             raise ColumnNotFoundError(missing_columns_message(missing, available))
+        # a column of a composite query key describes the query: a segment (by="day")
+        part_of_query = set(names.query_key) if len(names.query_key) > 1 else set()
         for name in by:
-            if name in roles:
+            if name in roles and name not in part_of_query:
                 msg = (
                     f"by={name!r} is the {roles[name]} column; group by a column "
                     "that describes the query (a user segment, a theme)."

@@ -276,7 +276,7 @@ class PerQueryRows:
         _refuse_set_level(metric, "per_query() gives one value per query")
 
     def keys(self, request: Request) -> list[str]:
-        return [*request.names.query_key, *request.by]
+        return list(dict.fromkeys([*request.names.query_key, *request.by]))
 
     def finish(self, backend: Backend, pq: PerQuery,  # noqa: ARG002
                request: Request) -> tuple[IntArray, dict[str, Any]]:
@@ -404,7 +404,7 @@ class Request:
 
     def part_keys(self) -> list[str]:
         item = list(self.names.item_key) if self.items is not None else []
-        return [*self.names.query_key, *self.by, *item]
+        return list(dict.fromkeys([*self.names.query_key, *self.by, *item]))
 
     def part_columns(self) -> ValueColumns:
         floats = [(str(m), "float") for m in self.metrics]

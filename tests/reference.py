@@ -269,7 +269,9 @@ def evaluate(
     """{segment: {column: mean over the segment's queries, "n_queries": count}}.
 
     ``segment_of`` maps each query to its segment; without it there is one segment, ``None``.
-    NaN values (``empty="nan"``) are left out of the mean and of ``n_queries``.
+    NaN values (``empty="nan"``) are left out of the mean and of ``n_queries``; a segment
+    whose queries ``empty="skip"`` all leaves out has no entry (and with none left at all,
+    rankframe raises instead: ``{}``).
     """
     table = per_query(rows, metrics, **options)  # type: ignore[arg-type]
     segments: dict[Hashable, list[Hashable]] = {}
@@ -279,6 +281,8 @@ def evaluate(
         segments[None if segment_of is None else segment_of[query]].append(query)
     out: dict[Hashable, dict[str, float]] = {}
     for segment, queries in segments.items():
+        if not queries and options.get("empty") == "skip":
+            continue
         columns = [metric_column(name, k) for name, k in metrics]
         means = {c: _mean([table[q][c] for q in queries]) for c in columns}
         counted = [q for q in queries if not any(math.isnan(table[q][c]) for c in columns)]

@@ -247,10 +247,15 @@ def test_parquet_dataset(tmp_path: Any) -> None:
 
 
 def test_empty_frame() -> None:
+    """No rows: the pandas accessor's error, raised when the result is computed."""
     ddf, pdf = dask_and_pandas(generated(0).iloc[:0], npartitions=1)
-    assert_same(ddf.rank_eval.mrr(), pdf.rank_eval.mrr())
-    assert_same(ddf.rank_eval.evaluate(["mrr"], by="theme"),
-                pdf.rank_eval.evaluate(["mrr"], by="theme"))
+    for call in (lambda ev: ev.mrr(), lambda ev: ev.evaluate(["mrr"], by="theme")):
+        with pytest.raises(rankframe.InvalidDataError, match="The frame has no rows") as want:
+            call(pdf.rank_eval)
+        result = call(ddf.rank_eval)  # lazy: nothing runs yet
+        with pytest.raises(rankframe.InvalidDataError) as got:
+            result.compute()
+        assert str(got.value) == str(want.value)
 
 
 # -- errors: raised on the workers, the pandas accessor's messages on the client ------------

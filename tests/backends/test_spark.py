@@ -310,6 +310,29 @@ def test_partitioned_recomputes_composite_query_ids_cut_across_partitions(spark:
     pd.testing.assert_frame_equal(got, want)
 
 
+def test_composite_keys_and_an_empty_frame_as_pandas(spark: Any) -> None:
+    """``query=`` and ``item=`` lists: the pandas values, the key columns by name (and with
+    ``partitioned=True`` on queries cut across partitions); no rows: the pandas error."""
+    data = generated(seed=31)
+    number = data["query"].str[1:].astype(int)
+    data = data.assign(user=number % 4, session=number, shelf=data["item"].astype(int) % 3)
+    keys = {"query": ["user", "session"], "item": ["shelf", "item"]}
+    metrics = ["mrr", "ndcg@10", "coverage@3"]
+    want = data.rank_eval(**keys).evaluate(metrics, by="theme")
+    got = spark.createDataFrame(data).rank_eval(**keys).evaluate(metrics, by="theme")
+    pd.testing.assert_frame_equal(got.astype({"theme": object}),
+                                  want.astype({"theme": object}), check_exact=True)
+    cut = rankframe.spark.rank_eval(_cut(spark, data), partitioned=True)(**keys)
+    rows = cut.per_query(["mrr"]).toArrow().to_pandas()
+    rows = rows.sort_values(["user", "session"], ignore_index=True)
+    want_rows = data.rank_eval(**keys).per_query(["mrr"])
+    assert list(rows.columns) == ["user", "session", "mrr"]
+    pd.testing.assert_frame_equal(rows, want_rows, check_dtype=False)
+    matched_nothing = spark.createDataFrame(data).where(functions.col("relevant") > 9)
+    with pytest.raises(InvalidDataError, match="The frame has no rows"):
+        matched_nothing.rank_eval.mrr()
+
+
 def test_partitioned_sees_a_by_column_that_differs_across_a_cut(spark: Any) -> None:
     """The two halves of a cut query each hold one theme: the pandas error all the same."""
     data = generated(seed=19)

@@ -356,6 +356,10 @@ D = ["{tmp}/d.csv", "--query", "qid", "--item", "doc", "--score", "sys_a", "--re
          "Pass --query COLUMN"),
         (["evaluate", *D, "--by", "segmnt"], 1,
          "column 'segmnt' (--by) not found in '{tmp}/d.csv'. Did you mean 'segment'?"),
+        (["evaluate", *D, "--query", "query_id", "--item", "docs", "--by", "segmnt"], 1,
+         "3 columns not found in '{tmp}/d.csv': 'query_id' (--query; did you mean 'qid'?), "
+         "'docs' (--item; did you mean 'doc'?), 'segmnt' (--by; did you mean 'segment'?). "
+         "Pass --query, --item and --by with columns of the file"),
         (["evaluate", *D, "-m", "ndgc@10"], 2, "Unknown metric 'ndgc@10'. Did you mean"),
         (["evaluate", *D, "-m", "mrr@0"], 2, "must be a positive integer"),
         (["evaluate", *D, "--ties", "random"], 2, "argument --ties: invalid choice: 'random'"),

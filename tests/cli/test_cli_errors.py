@@ -285,7 +285,7 @@ def test_csv_100_mb_line_and_binary_garbage_are_not_echoed(
 ) -> None:
     huge = text(tmp_path / "huge.csv", b"x" * 100 * 2**20)
     message = error("evaluate", huge)
-    assert message.startswith(f"column 'query' (--query) not found in '{huge}'.")
+    assert message.startswith(f"4 columns not found in '{huge}': 'query' (--query), ")
     assert "'... (104,857,600 characters)" in message
     assert message.count("x") < 50
 
@@ -312,7 +312,15 @@ def test_a_directory_is_not_a_file(error: Error, tmp_path: Path, command: str) -
 def test_many_columns_are_listed_up_to_a_length(error: Error, tmp_path: Path) -> None:
     names = [f"column_number_{i}" for i in range(500)]
     path = text(tmp_path / "wide.csv", ",".join(names) + "\n" + ",".join("1" * 500) + "\n")
-    message = error("evaluate", path)
+    bound = ["--item", "column_number_1", "--score", "column_number_2", "--relevant",
+             "column_number_3"]
+    # four missing columns in one message: fewer of the file's columns, still one short line
+    many = error("evaluate", path)
+    assert many.startswith(f"4 columns not found in '{path}': 'query' (--query), ")
+    assert many.endswith("the columns are 'column_number_0', 'column_number_1', "
+                         "'column_number_2', 'column_number_3', 'column_number_4', "
+                         "'column_number_5', 'column_number_6', 'column_number_7', ...")
+    message = error("evaluate", path, *bound)
     assert message.endswith("the columns are 'column_number_0', 'column_number_1', "
                             "'column_number_2', 'column_number_3', 'column_number_4', "
                             "'column_number_5', 'column_number_6', 'column_number_7', "

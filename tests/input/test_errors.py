@@ -196,6 +196,18 @@ def test_missing_by_column(
     assert "rank_eval(by=" not in str(info.value), str(info.value)
 
 
+def test_every_missing_column_in_one_error(make_frame: FrameMaker) -> None:
+    frame = make_frame(renamed_data())
+    bound = {"query": "qid", "item": "movie", "score": "pred", "relevant": "click"}
+    with expect(ColumnNotFoundError, "4 columns not found: ", "'qid' (query",
+                "'movie' (item; did you mean 'movie_id'?)",
+                "'click' (relevant; did you mean 'clicked'?)", "'themes' (by; did you mean "
+                "'theme'?)", "df.rank_eval(", "item='movie_id'", "relevant='clicked'",
+                "by='theme'") as info:
+        run(lambda ev: ev.evaluate(["mrr"], by=["themes"]), frame.rank_eval(**bound))
+    assert "'pred'" not in str(info.value).split("Columns:")[0]  # 'pred' is there
+
+
 # -- nulls in query, item and relevant ---------------------------------------------------------
 
 

@@ -98,10 +98,15 @@ def _composite(column: pd.Series) -> bool:
     return isinstance(column.dtype, pd.ArrowDtype) and is_composite(column.dtype.pyarrow_dtype)
 
 
-def _with_bucket(part: pd.DataFrame, name: str, query: str) -> pd.DataFrame:
+def _with_bucket(part: pd.DataFrame, name: str, query: Sequence[str]) -> pd.DataFrame:
     """The partition plus a column ``name``: a 64-bit hash of each row's query id (equal for
-    equal ids), for the shuffle of composite query ids."""
-    return part.assign(**{name: hash_arrow(pa.array(part[query].array))})
+    equal ids; of the tuple of a composite key's columns), for the shuffle of composite
+    query ids."""
+    columns = [pa.array(part[c].array) if isinstance(part[c].dtype, pd.ArrowDtype)
+               else pa.array(part[c], from_pandas=True) for c in query]
+    ids = columns[0] if len(columns) == 1 else pa.StructArray.from_arrays(
+        columns, names=[f"f{i}" for i in range(len(columns))])
+    return part.assign(**{name: hash_arrow(ids)})
 
 
 def _facts(part: pd.DataFrame, names: ColumnNames) -> pd.DataFrame:
@@ -256,7 +261,8 @@ class DaskAdapter(FrameAdapter):
         if keys is not None:  # only the columns the engine reads travel through the shuffle
             frame = frame[[c for c in used if c != index]]
         # already partitioned by query: one partition, or the query as index with divisions
-        presorted = frame.npartitions == 1 or (index == names.query and frame.known_divisions)
+        key = list(names.query_key)
+        presorted = frame.npartitions == 1 or ([index] == key and frame.known_divisions)
         if index is not None:
             frame = frame.reset_index()
         checked = frame.reduction(
@@ -272,13 +278,13 @@ class DaskAdapter(FrameAdapter):
             position = validation.unused_name(list(frame.columns), "__rankframe_position__")
             meta = frame._meta.assign(**{position: np.zeros(0, dtype=np.int64)})
             frame = frame.map_partitions(_with_position, position, names, meta=meta)
-            if _composite(frame._meta[names.query]):  # shuffled on a hash of the ids
+            if any(_composite(frame._meta[c]) for c in key):  # shuffled on a hash of the ids
                 bucket = validation.unused_name([*frame.columns], "__rankframe_bucket__")
                 meta = frame._meta.assign(**{bucket: np.zeros(0, dtype=np.uint64)})
-                frame = frame.map_partitions(_with_bucket, bucket, names.query, meta=meta)
+                frame = frame.map_partitions(_with_bucket, bucket, key, meta=meta)
                 frame = frame.shuffle(on=bucket).drop(columns=bucket)
             else:
-                frame = frame.shuffle(on=names.query)
+                frame = frame.shuffle(on=key[0] if len(key) == 1 else key)
         return frame, checked, position, index
 
     def run(self, request: Request) -> Any:

@@ -19,6 +19,7 @@ from rankframe.engine import (
     CodeArray,
     FrameData,
     ItemColumn,
+    composite_codes,
     scores_in_order,
     with_judged,
 )
@@ -41,7 +42,13 @@ from rankframe.engine.encoding import (
 )
 from rankframe.exceptions import InvalidDataError, Keyword
 from rankframe.pipeline import validation
-from rankframe.pipeline.steps import Backend, ColumnNames, Request
+from rankframe.pipeline.steps import (
+    Backend,
+    ColumnNames,
+    Request,
+    composite_items,
+    key_labels,
+)
 from rankframe.pipeline.windows import WINDOW
 
 IntArray = npt.NDArray[np.int64]
@@ -218,15 +225,20 @@ class PandasBackend:
         self._validate(names)
         self._check_unique_names(dict.fromkeys(by, "by"))
         df = self.frame
-        for column in dict.fromkeys([names.query, names.item, *by]):
+        for column in dict.fromkeys([*names.query_key, *names.item_key, *by]):
             _check_composite(df[column])
         items = df[names.item]
         # On large frames Arrow encodes the query column in two threads; the items' hashes
         # (for the duplicate check) are computed later in the check's own thread, beside
         # the ranking.
-        query_codes, query_uniques = _codes(
-            df[names.query], sort=True, threads=True, labels=True
-        )
+        query_codes: CodeArray
+        if len(names.query_key) > 1:  # a composite key: the tuples of its columns
+            query_codes, first = composite_codes([self.codes(c) for c in names.query_key])
+            query_uniques: Any = first
+        else:
+            query_codes, query_uniques = _codes(
+                df[names.query], sort=True, threads=True, labels=True
+            )
 
         def item_ranks(rows: IntArray) -> IntArray:
             if isinstance(items.array, pd.arrays.ArrowExtensionArray | pd.arrays.ArrowStringArray):
@@ -263,6 +275,8 @@ class PandasBackend:
             return codes, len(values)
 
         def query_labels(codes: IntArray) -> list[object]:
+            if len(names.query_key) > 1:
+                return key_labels(self, names.query_key, query_uniques[codes])
             if isinstance(query_uniques, pa.Array | DistinctStrings):
                 return [as_tuple(v) for v in query_uniques.take(pa.array(codes)).to_pylist()]
             return list(query_uniques[codes])
@@ -273,7 +287,7 @@ class PandasBackend:
             n_queries=len(query_uniques),
             score=systems[0][1],
             relevant=_grades(df[names.relevant]),
-            item=ItemColumn(
+            item=composite_items(self, names.item_key) or ItemColumn(
                 dense_ranks=item_ranks,
                 hash=item_hash,
                 value=lambda row: as_tuple(items.iloc[row]),

@@ -16,7 +16,7 @@ queries without relevant items counted and named, over the whole frame. See docs
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -26,7 +26,7 @@ import pyarrow as pa
 from rankframe import engine as _engine
 from rankframe._compat import map_batches
 from rankframe.adapters.base import FrameAdapter
-from rankframe.engine import CodeArray, FrameData, ItemColumn
+from rankframe.engine import CodeArray, FrameData, ItemColumn, composite_codes
 from rankframe.engine.encoding import (
     DistinctStrings,
     as_tuple,
@@ -45,7 +45,9 @@ from rankframe.pipeline.steps import (
     Backend,
     ColumnNames,
     Request,
+    composite_items,
     from_parts,
+    key_labels,
     per_query,
     ranks,
     run,
@@ -192,11 +194,18 @@ class PolarsBackend:
         validation.raise_for(facts, names, flavour="polars")
 
     def extract(self, names: ColumnNames, by: Sequence[str]) -> FrameData:
-        _check_ids(self.frame, {names.query: "query", names.item: "item",
+        _check_ids(self.frame, {**dict.fromkeys(names.query_key, "query"),
+                                **dict.fromkeys(names.item_key, "item"),
                                 **dict.fromkeys(by, "by")})
         self._validate(names)
         df = self.frame
-        query_codes, query_values = _query_codes(df[names.query])
+        query_codes: CodeArray
+        query_values: pa.Array | DistinctStrings | pl.Series | IntArray
+        if len(names.query_key) > 1:  # a composite key: the tuples of its columns
+            query_codes, query_values = composite_codes([self.codes(c)
+                                                         for c in names.query_key])
+        else:
+            query_codes, query_values = _query_codes(df[names.query])
         items = _id_column(df[names.item])
 
         def item_ranks(rows: IntArray) -> IntArray:
@@ -218,7 +227,9 @@ class PolarsBackend:
             return codes, len(values)
 
         def query_labels(codes: IntArray) -> list[object]:
-            return _take(query_values, codes)
+            if len(names.query_key) > 1:  # query_values: each query's first row
+                return key_labels(self, names.query_key, np.asarray(query_values)[codes])
+            return _take(cast("pa.Array | DistinctStrings | pl.Series", query_values), codes)
 
         systems = [(s, _scores(df[s])) for s in names.scores]
         grades = df[names.relevant]
@@ -227,7 +238,7 @@ class PolarsBackend:
             n_queries=len(query_values),
             score=systems[0][1],
             relevant=_as_float(grades) if grades.null_count() else _grades(grades),
-            item=ItemColumn(
+            item=composite_items(self, names.item_key) or ItemColumn(
                 dense_ranks=item_ranks,
                 hash=item_hash,
                 value=lambda row: as_tuple(items[row]),
@@ -340,10 +351,12 @@ def _conform(result: pl.DataFrame, schema: dict[str, Any]) -> pl.DataFrame:
     return pl.DataFrame(schema=schema) if result.height == 0 else result
 
 
-def _buckets(frame: pl.LazyFrame, query: str, n: int) -> list[pl.LazyFrame]:
-    """The frame's rows in ``n`` parts of whole queries, by a hash of the query id (every
-    row of a query, null included, in one part; rows in the frame's order)."""
-    bucket = pl.col(query).hash(seed=0) % n
+def _buckets(frame: pl.LazyFrame, query: Sequence[str], n: int) -> list[pl.LazyFrame]:
+    """The frame's rows in ``n`` parts of whole queries, by a hash of the query id (of
+    the tuple of a composite key's columns; every row of a query, null included, in one
+    part; rows in the frame's order)."""
+    key = pl.col(query[0]) if len(query) == 1 else pl.struct(query)
+    bucket = key.hash(seed=0) % n
     return [frame.filter(bucket == i) for i in range(n)]
 
 
@@ -436,7 +449,7 @@ class LazyPolarsAdapter(FrameAdapter):
         # one part's rows are held at a time: each part is one opaque step that gets all
         # of its rows at once, and the parts run one after the other
         tables = [map_batches(part, run_part, part_schema)
-                  for part in _buckets(frame, request.names.query, n)]
+                  for part in _buckets(frame, request.names.query_key, n)]
         return pl.concat(tables, parallel=False)
 
     def side(self, request: Request) -> Side:

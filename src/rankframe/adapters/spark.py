@@ -223,12 +223,12 @@ class SparkAdapter(FrameAdapter):
         session = self.frame.sparkSession
         return max(1, int(session.conf.get("spark.sql.shuffle.partitions", "200")))
 
-    def _bucketed(self, frame: Any, columns: Sequence[str], query: str) -> Any:
-        """``frame`` (of :meth:`_selected`) grouped on a hash of the query, modulo the number
-        of buckets."""
-        alias = aliases(columns)[list(columns).index(query)]
-        key = functions.pmod(functions.xxhash64(functions.col(alias)),
-                             functions.lit(self._buckets()))
+    def _bucketed(self, frame: Any, columns: Sequence[str], query: Sequence[str]) -> Any:
+        """``frame`` (of :meth:`_selected`) grouped on a hash of the query (of every column
+        of a composite key), modulo the number of buckets."""
+        named = aliases(columns)
+        hashed = [functions.col(named[list(columns).index(c)]) for c in query]
+        key = functions.pmod(functions.xxhash64(*hashed), functions.lit(self._buckets()))
         return frame.withColumn(_BUCKET, key).groupBy(_BUCKET)
 
     def _replies(self, columns: Sequence[str], parts: Parts) -> pa.Table:
@@ -236,7 +236,7 @@ class SparkAdapter(FrameAdapter):
         if self.partitioned:
             replies = frame.mapInArrow(_mapped(parts, columns), _REPLY)
         else:
-            replies = self._bucketed(frame, columns, parts.request.names.query).applyInArrow(
+            replies = self._bucketed(frame, columns, parts.request.names.query_key).applyInArrow(
                 _grouped(parts, columns), _REPLY)
         return replies.toArrow().sort_by("part")
 
@@ -283,8 +283,11 @@ class SparkAdapter(FrameAdapter):
         than one partition (a query cut by a file split, or rows not laid out by query)
         taken out and computed again from all their rows, shuffled. Beyond
         :data:`_STRADDLING` such queries, the whole frame is shuffled instead."""
-        query = request.names.query
-        keys = [_hashable(pa.array(t[query]).to_pylist()) for t in tables]
+        key = request.names.query_key
+        query = key[0]
+        keys = [list(zip(*(_hashable(pa.array(t[c]).to_pylist()) for c in key), strict=True))
+                if len(key) > 1 else _hashable(pa.array(t[query]).to_pylist())
+                for t in tables]
         seen: set[Any] = set()
         cut: set[Any] = set()
         for part in keys:
@@ -337,7 +340,7 @@ class SparkAdapter(FrameAdapter):
                     column, pa.array(rank, mask=rank == 0, type=pa.int64()))
             return table
 
-        grouped = self._bucketed(self._selected(every), every, names.query)
+        grouped = self._bucketed(self._selected(every), every, names.query_key)
         return grouped.applyInArrow(run, schema)
 
 

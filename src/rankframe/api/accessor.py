@@ -47,6 +47,7 @@ from rankframe.pipeline.steps import (
     Kind,
     Means,
     PerQueryRows,
+    shown_key,
 )
 from rankframe.settings.conventions import CONVENTION, preset_options
 from rankframe.settings.options import (
@@ -88,6 +89,28 @@ def _score_columns(score: str | Sequence[str]) -> tuple[str, tuple[str, ...] | N
         msg = f"score= lists {repeated[0]!r} more than once; list each score column once."
         raise InvalidOptionError(msg)
     return columns[0], tuple(columns)
+
+
+def _key_columns(role: str, key: str | Sequence[str] | None,
+                 bound: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    """The first column of a query or item key, and every column of a composite one
+    (``()`` for one column); ``bound``: the key bound so far, kept for ``None``."""
+    if key is None:
+        return bound[0], bound if len(bound) > 1 else ()
+    if isinstance(key, str):
+        return key, ()
+    columns = list(key) if isinstance(key, Iterable) else [key]
+    if not columns or not all(isinstance(c, str) for c in columns):
+        msg = (
+            f"{role}= takes a column name or a list of column names (a composite key, "
+            f"e.g. {role}=['user_id', 'day']). Got {key!r} instead."
+        )
+        raise InvalidOptionError(msg)
+    repeated = sorted({c for c in columns if columns.count(c) > 1})
+    if repeated:
+        msg = f"{role}= lists {repeated[0]!r} more than once; list each key column once."
+        raise InvalidOptionError(msg)
+    return columns[0], tuple(columns) if len(columns) > 1 else ()
 
 
 # -- arguments: an unknown keyword gets a did-you-mean ---------------------------------------
@@ -261,8 +284,8 @@ class RankEval:
     def __call__(
         self,
         *,
-        query: str | None = None,
-        item: str | None = None,
+        query: str | Sequence[str] | None = None,
+        item: str | Sequence[str] | None = None,
         score: str | Sequence[str] | None = None,
         relevant: str | None = None,
         judged: str | None = None,
@@ -275,6 +298,10 @@ class RankEval:
         against the same ``relevant`` column in one pass, and its output gains a ``system``
         column naming the score column (``mrr()`` and the other metric methods give one
         value per system).
+
+        ``query`` and ``item`` may list several columns: a composite key, whose value is
+        the tuple of its columns' values (``query=["user_id", "day"]``: each user's day is
+        a query). Outputs carry each column of the key by name.
 
         ``judged`` names a boolean column that says which rows are judged (default: the
         column ``"judged"`` when the frame has one). An unjudged row (False) must have grade
@@ -289,9 +316,13 @@ class RankEval:
         first, systems = self._names.score, self._names.systems
         if score is not None:
             first, systems = _score_columns(score)
+        query_first, query_columns = _key_columns("query", query, self._names.query_key)
+        item_first, item_columns = _key_columns("item", item, self._names.item_key)
         names = ColumnNames(
-            query=query or self._names.query,
-            item=item or self._names.item,
+            query=query_first,
+            item=item_first,
+            query_columns=query_columns,
+            item_columns=item_columns,
             score=first,
             relevant=relevant or self._names.relevant,
             systems=systems,
@@ -309,7 +340,8 @@ class RankEval:
         time = "" if n.time is None else f" time={n.time!r}"
         unit = "" if n.time_unit is None else f" time_unit={n.time_unit!r}"
         return (
-            f"<rank_eval query={n.query!r} item={n.item!r} score={score!r} "
+            f"<rank_eval query={shown_key(n.query_key)!r} item={shown_key(n.item_key)!r} "
+            f"score={score!r} "
             f"relevant={n.relevant!r}{judged}{time}{unit}>"
         )
 

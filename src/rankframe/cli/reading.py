@@ -95,10 +95,10 @@ def read_table(
         names = _scan(source.scannable(), fmt, INFER_ROWS).collect_schema().names()
     except (pl.exceptions.PolarsError, OSError) as error:
         raise failed(error) from None
-    for column, option in columns.items():
-        if column not in names:
-            found = header_not_utf8(source) if fmt != "parquet" else None
-            raise CliError(found or _missing_column(column, option, names, source.name))
+    missing = [(column, option) for column, option in columns.items() if column not in names]
+    if missing:  # every missing column in one error
+        found = header_not_utf8(source) if fmt != "parquet" else None
+        raise CliError(found or _missing_columns(missing, names, source.name))
     wanted = list(dict.fromkeys(columns))
     try:
         try:
@@ -113,13 +113,31 @@ def read_table(
     return frame, source
 
 
-def _missing_column(column: str, option: str, names: Sequence[str], where: str) -> str:
-    close = closest_one(column, names, cutoff=0.5)
-    hint = f" Did you mean {excerpt(close[0])}?" if close else ""
+def _missing_columns(missing: Sequence[tuple[str, str]], names: Sequence[str],
+                     where: str) -> str:
+    """One message for every (column, option) not in the file, each with a did-you-mean."""
+    close = {column: closest_one(column, names, cutoff=0.5) for column, _ in missing}
+    listed = ", ".join(
+        f"{excerpt(column)} ({option}"
+        + (f"; did you mean {excerpt(close[column][0])}?)" if close[column] else ")")
+        for column, option in missing
+    )
+    # the message stays one short line: the longer the list of missing columns, the fewer
+    # of the file's columns it shows
+    budget = SHOWN_COLUMNS if len(missing) == 1 else max(60, SHOWN_COLUMNS - len(listed) - 60)
     shown = ", ".join(excerpt(n, 40) for n in names)
-    if len(shown) > SHOWN_COLUMNS:  # many columns, or long names: as many as fit, then "..."
-        shown = shown[: shown.rfind(", ", 0, SHOWN_COLUMNS) + 1] + " ..."
+    if len(shown) > budget:  # many columns, or long names: as many as fit, then "..."
+        shown = shown[: shown.rfind(", ", 0, budget) + 1] + " ..."
+    if len(missing) == 1:
+        (column, option), = missing
+        hint = f" Did you mean {excerpt(close[column][0])}?" if close[column] else ""
+        return (
+            f"column {excerpt(column)} ({option}) not found in {where}.{hint} "
+            f"Pass {option} COLUMN to use another column; the columns are {shown}"
+        )
+    flags = list(dict.fromkeys(option for _, option in missing))
+    options = flags[0] if len(flags) == 1 else f"{', '.join(flags[:-1])} and {flags[-1]}"
     return (
-        f"column {excerpt(column)} ({option}) not found in {where}.{hint} "
-        f"Pass {option} COLUMN to use another column; the columns are {shown}"
+        f"{len(missing)} columns not found in {where}: {listed}. Pass {options} with "
+        f"columns of the file; the columns are {shown}"
     )

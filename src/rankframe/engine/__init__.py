@@ -32,6 +32,7 @@ order, and per-query counts: :class:`Lists` holds them.
 """
 
 from rankframe.engine.checks import THREAD_ROWS, check_unique_items, unique_items_checked
+from rankframe.engine.encoding import composite_codes
 from rankframe.engine.frame import (
     EXACT_DIGITS,
     EXACT_INTEGER,
@@ -64,6 +65,7 @@ __all__ = [
     "Ranking",
     "check_unique_items",
     "combine_segments",
+    "composite_codes",
     "judged_rows_only",
     "lists",
     "plain",

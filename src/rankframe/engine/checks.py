@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
@@ -47,8 +47,9 @@ def _has_equal_neighbours(values: npt.NDArray[np.uint64]) -> bool:
     return False
 
 
-def check_unique_items(data: FrameData, query: str, item: str) -> None:
-    """Raise if an item appears more than once in a query.
+def check_unique_items(data: FrameData, query: Sequence[str], item: Sequence[str]) -> None:
+    """Raise if an item appears more than once in a query (``query``, ``item``: the
+    columns of each key, several for a composite one).
 
     One in-place sort of packed (query code, item hash) keys finds every candidate; equal
     items always share a hash, so only the candidates' values are compared exactly. The usual
@@ -80,22 +81,24 @@ def check_unique_items(data: FrameData, query: str, item: str) -> None:
     query_value = plain(data.query_labels(code)[0])
     msg = (
         f"Item {plain(data.item.label(row))!r} appears {count} times in query {query_value!r} "
-        f"(columns {item!r}, {query!r}); each item may appear once per query. "
-        f"Drop the duplicates, e.g. {_drop_duplicates(data.flavour, query, item)}."
+        f"(columns {', '.join(map(repr, [*item, *query]))}); each item may appear once per "
+        f"query. Drop the duplicates, e.g. {_drop_duplicates(data.flavour, [*query, *item])}."
     )
-    raise InvalidDataError(msg, column=item, problem="duplicate", count=count,
+    raise InvalidDataError(msg, column=item[0], problem="duplicate", count=count,
                            query=query_value)
 
 
-def _drop_duplicates(flavour: str, query: str, item: str) -> str:
+def _drop_duplicates(flavour: str, columns: Sequence[str]) -> str:
     """The call that keeps one row per (query, item), in the user's library."""
+    listed = ", ".join(map(repr, columns))
     if flavour == "polars":
-        return f"df.unique(subset=[{query!r}, {item!r}], keep='first')"
-    return f"df.drop_duplicates([{query!r}, {item!r}])"
+        return f"df.unique(subset=[{listed}], keep='first')"
+    return f"df.drop_duplicates([{listed}])"
 
 
 @contextmanager
-def unique_items_checked(data: FrameData, query: str, item: str) -> Iterator[None]:
+def unique_items_checked(data: FrameData, query: Sequence[str],
+                         item: Sequence[str]) -> Iterator[None]:
     """Check that items are unique per query while the body of the ``with`` runs.
 
     On large frames the check (hashing and one sort) runs in a second thread, beside the

@@ -33,7 +33,7 @@ import datetime
 import decimal
 import math
 import numbers
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal, TypeVar, overload
 
@@ -47,6 +47,7 @@ import pyarrow.compute as pc
 __all__ = [
     "DistinctStrings",
     "as_tuple",
+    "composite_codes",
     "composite_nulls",
     "composite_ranks",
     "dense_ranks",
@@ -136,6 +137,25 @@ def composite_ranks(values: pl.Series | pa.Array | pa.ChunkedArray) -> tuple[Int
     series = values if isinstance(values, pl.Series) else pl.Series(values)
     ranks = (series.rank("dense") - 1).cast(pl.Int64).to_numpy()
     return ranks, series.unique().sort()
+
+
+def composite_codes(codes: Sequence[npt.NDArray[np.integer[Any]]]) -> tuple[IntArray, IntArray]:
+    """The codes of a composite key from its columns' codes (each numbered in sorted order
+    of its column's values): per row the code of its tuple of codes, numbered in the order
+    of the tuples (the first column first, as Python orders tuples), and the first row of
+    each code.
+
+    >>> composite_codes([np.array([1, 0, 1, 1]), np.array([0, 5, 0, 2])])
+    (array([1, 0, 1, 2]), array([1, 0, 3]))
+    """
+    combined = np.zeros(len(codes[0]) if codes else 0, dtype=np.int64)
+    first = np.zeros(0, dtype=np.int64)
+    for column in codes:
+        width = int(column.max()) + 1 if len(column) else 1
+        # dense after each column: the products stay below rows x (distinct values)
+        combined = combined * width + column.astype(np.int64, copy=False)
+        _, first, combined = np.unique(combined, return_index=True, return_inverse=True)
+    return combined.astype(np.int64, copy=False).reshape(-1), first.astype(np.int64)
 
 
 def as_tuple(value: object) -> object:

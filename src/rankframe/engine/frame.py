@@ -71,6 +71,28 @@ class ItemColumn:
     hashed_ranks: Callable[[IntArray], IntArray] | None = None
     rows: IntArray | None = None
 
+    @classmethod
+    def of_codes(cls, codes: IntArray, first: IntArray,
+                 labels: Callable[[IntArray], list[object]]) -> ItemColumn:
+        """The column of a composite item key from its codes (per row, numbered in sorted
+        order of the ids: :func:`~rankframe.engine.encoding.composite_codes`), the first
+        row of each code and ``labels(rows)``, the ids at rows (tuples)."""
+
+        def dense_ranks(rows: IntArray) -> IntArray:
+            return np.unique(codes[rows], return_inverse=True)[1].astype(np.int64).reshape(-1)
+
+        def hashes() -> npt.NDArray[np.uint64]:  # one to one, spread over the high bits
+            return codes.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+
+        return cls(
+            dense_ranks=dense_ranks,
+            hash=hashes,
+            value=lambda row: labels(np.array([row], dtype=np.int64))[0],
+            values=labels,
+            first_of_each=lambda: np.sort(first),
+            encode=lambda: (codes, len(first)),
+        )
+
     def _frame_rows(self, at: IntArray) -> IntArray:
         return at if self.rows is None else self.rows[at]
 

@@ -404,20 +404,22 @@ class TopK:
         return shown + (", ..." if len(codes) > _SHOWN else "")
 
 
-def of_table(table: Any, item_column: str, entry: IntArray, query_position: IntArray,
-             n_queries: int, systems: Sequence[str], system_column: str,
+def of_table(table: Any, item_codes: IntArray, item_labels: Callable[[IntArray], list[object]],
+             entry: IntArray, query_position: IntArray, n_queries: int,
+             systems: Sequence[str], system_column: str,
              query_labels: Callable[[IntArray], list[object]]) -> TopK:
-    """:class:`TopK` of the per-query tables of every part (``table``: a backend over them,
-    ``entry`` its :data:`ENTRY` column, ``query_position`` each row's query position)."""
+    """:class:`TopK` of the per-query tables of every part (``table``: a backend over them;
+    ``item_codes`` and ``item_labels(rows)`` its item key's codes, numbered in sorted
+    order, and ids; ``entry`` its :data:`ENTRY` column, ``query_position`` each row's
+    query position)."""
     rows = np.flatnonzero(entry != 0).astype(np.int64)
-    codes = table.codes(item_column)[rows]
+    codes = item_codes[rows]
     system_codes = table.codes(system_column)[rows]
     names = sorted(set(systems))  # codes follow the sorted names
     to_index = np.array([list(systems).index(name) for name in names], dtype=np.int64)
     found = Entries(query=query_position[rows], system=to_index[system_codes],
                     rank=entry[rows], row=rows)
-    return TopK.build(found, codes, lambda r: table.labels(item_column, r), n_queries,
-                      len(systems), query_labels)
+    return TopK.build(found, codes, item_labels, n_queries, len(systems), query_labels)
 
 
 def of_frame(data: FrameData, found: Entries, n_systems: int) -> TopK:

@@ -20,8 +20,8 @@ from rankframe.metrics.registry import Metric
 from rankframe.pipeline import provenance, steps, windows
 from rankframe.pipeline.analysis import SYSTEM
 from rankframe.pipeline.reference import Side
-from rankframe.pipeline.steps import Backend, ColumnNames, Request, Result
-from rankframe.pipeline.validation import missing_column_message
+from rankframe.pipeline.steps import Backend, ColumnNames, Request, Result, shown_key
+from rankframe.pipeline.validation import missing_columns_message
 from rankframe.settings.options import Options, Ties
 
 if TYPE_CHECKING:
@@ -80,34 +80,41 @@ class Binding:
                 "for c in df.columns], or select one level with df.droplevel(...)."
             )
             raise InvalidDataError(msg)
-        roles = self.names.roles()
+        names = self.names
+        roles = names.roles()
         wanted = [*roles.items(), *((b, "by") for b in by)]
-        bound = (self.names.judged is not None) + (self.names.time is not None)
-        if len(roles) < 3 + len(self.names.scores) + bound:
-            n = self.names
-            score = n.score if n.systems is None else list(n.systems)
+        bound = (names.judged is not None) + (names.time is not None)
+        keys = len(names.query_key) + len(names.item_key)
+        if len(roles) < keys + 1 + len(names.scores) + bound:
+            score = names.score if names.systems is None else list(names.systems)
             msg = (
                 "The query, item, score and relevant columns must be four different columns "
-                f"(and every score column different); got query={n.query!r}, item={n.item!r}, "
-                f"score={score!r}, relevant={n.relevant!r}."
+                "(and every score column, and every column of a composite key, different); "
+                f"got query={shown_key(names.query_key)!r}, item={shown_key(names.item_key)!r}, "
+                f"score={score!r}, relevant={names.relevant!r}."
             )
             raise InvalidOptionError(msg)
-        for name, role in wanted:
-            if name not in available:
-                if name in self.frame.index_levels():
-                    msg = (
-                        f"Column {name!r} ({role}) is an index level of the frame, not a "
-                        "column; call reset_index() first, e.g. df.reset_index().rank_eval."
-                    )
-                    raise ColumnNotFoundError(msg)
-                raise ColumnNotFoundError(missing_column_message(name, role, available))
-            if role == "by" and name in roles:
+        missing = [(name, role) for name, role in wanted if name not in available]
+        levels = self.frame.index_levels() if missing else []
+        for name, role in missing:
+            if name in levels:
+                msg = (
+                    f"Column {name!r} ({role}) is an index level of the frame, not a "
+                    "column; call reset_index() first, e.g. df.reset_index().rank_eval."
+                )
+                raise ColumnNotFoundError(msg)
+        if missing:  # every missing column in one error
+            raise ColumnNotFoundError(missing_columns_message(missing, available))
+        # a column of a composite query key describes the query: a segment (by="day")
+        part_of_query = set(names.query_key) if len(names.query_key) > 1 else set()
+        for name in by:
+            if name in roles and name not in part_of_query:
                 msg = (
                     f"by={name!r} is the {roles[name]} column; group by a column "
                     "that describes the query (a user segment, a theme)."
                 )
                 raise InvalidOptionError(msg)
-        if self.multi and SYSTEM in [self.names.query, *by]:
+        if self.multi and SYSTEM in [*names.query_key, *by]:
             msg = (
                 f"Column {SYSTEM!r} clashes with the output column {SYSTEM!r} that names each "
                 "score column; rename it first, e.g. df.rename(columns={'system': 'cohort'})."
@@ -123,7 +130,7 @@ class Binding:
         if names.time is None:
             raise windows.no_time_column(every)
         window = windows.WINDOW
-        if window in [names.query, *by] or (self.multi and window == SYSTEM):
+        if window in [*names.query_key, *by] or (self.multi and window == SYSTEM):
             msg = (
                 f"Column {window!r} clashes with the output column {window!r} of every= "
                 "(each window's start); rename it first, e.g. "

@@ -120,6 +120,28 @@ class PerQuery:
         others enter their aggregates with every query."""
         return np.array([m.definition.depends_on_relevant for m in self.metrics], dtype=bool)
 
+    def without_empty_segments(self) -> PerQuery:
+        """The table without the segments that no query of any metric enters (every metric
+        depends on relevant items, and ``empty="skip"`` left each of their queries out):
+        a segment (or window) without queries has no row, rather than a NaN."""
+        if self.top is not None or self.sets is not None or not self.applies().all():
+            return self
+        alive = np.bincount(self.segment[self.include], minlength=self.n_segments) > 0
+        if alive.all():
+            return self
+        keep = alive[self.segment]
+        positions = np.flatnonzero(keep).astype(np.int64)
+        renumbered = (np.cumsum(alive) - 1).astype(np.int64)
+        labels = self.query_labels
+        return replace(
+            self, values=self.values[keep], include=self.include[keep], empty=self.empty[keep],
+            segment=renumbered[self.segment[keep]], segment_rows=self.segment_rows[alive],
+            n_segments=int(alive.sum()),
+            first_rows=None if self.first_rows is None else self.first_rows[keep],
+            query_labels=lambda codes: labels(positions[codes]),
+            time=None if self.time is None else self.time.take(positions),
+        )
+
     def parts(self) -> list[tuple[IntArray, PerQuery]]:
         """The metrics in groups that share their included queries, each group as a
         :class:`PerQuery` of its own metrics (positions among ``metrics``, then the table):

@@ -28,7 +28,13 @@ import numpy as np
 import numpy.typing as npt
 
 from rankframe import engine as _engine
-from rankframe.exceptions import EmptyQueryError, InvalidOptionError, Keyword, OptionName
+from rankframe.exceptions import (
+    EmptyQueryError,
+    InvalidDataError,
+    InvalidOptionError,
+    Keyword,
+    OptionName,
+)
 from rankframe.metrics import item_values
 from rankframe.metrics.registry import METRICS, Metric, MetricDef
 from rankframe.pipeline import analysis
@@ -50,12 +56,16 @@ __all__ = [
     "Result",
     "check_request",
     "completed",
+    "composite_items",
     "finish",
     "from_parts",
+    "key_codes",
+    "key_labels",
     "part_table",
     "per_query",
     "ranks",
     "run",
+    "shown_key",
 ]
 
 IntArray = npt.NDArray[np.int64]
@@ -79,6 +89,11 @@ class ColumnNames:
     "nonrelevant"``) rather than an error. ``time`` is the time column of ``every=``
     windows (datetimes, dates, or integer epochs in ``time_unit``); a request names it
     only when it asks for windows, and only then is it read and checked.
+
+    A composite key (``query=["user_id", "day"]``) lists every column of the key in
+    ``query_columns`` (``item_columns``), ``query`` (``item``) being its first: the key is
+    the tuple of its columns' values, encoded where one column is
+    (:func:`key_codes`, :func:`key_labels`), and outputs carry each column by name.
     """
 
     query: str = "query"
@@ -90,17 +105,29 @@ class ColumnNames:
     null_grades: bool = False
     time: str | None = None
     time_unit: str | None = None
+    query_columns: tuple[str, ...] = ()
+    item_columns: tuple[str, ...] = ()
 
     @property
     def scores(self) -> tuple[str, ...]:
         """Every score column."""
         return self.systems if self.systems is not None else (self.score,)
 
+    @property
+    def query_key(self) -> tuple[str, ...]:
+        """The query's column(s): several for a composite key."""
+        return self.query_columns or (self.query,)
+
+    @property
+    def item_key(self) -> tuple[str, ...]:
+        """The item's column(s): several for a composite key."""
+        return self.item_columns or (self.item,)
+
     def roles(self) -> dict[str, str]:
         """Column name → role."""
         return {
-            self.query: "query",
-            self.item: "item",
+            **dict.fromkeys(self.query_key, "query"),
+            **dict.fromkeys(self.item_key, "item"),
             **dict.fromkeys(self.scores, "score"),
             self.relevant: "relevant",
             **({} if self.judged is None else {self.judged: "judged"}),
@@ -248,7 +275,7 @@ class PerQueryRows:
         _refuse_set_level(metric, "per_query() gives one value per query")
 
     def keys(self, request: Request) -> list[str]:
-        return [request.names.query, *request.by]
+        return list(dict.fromkeys([*request.names.query_key, *request.by]))
 
     def finish(self, backend: Backend, pq: PerQuery,  # noqa: ARG002
                request: Request) -> tuple[IntArray, dict[str, Any]]:
@@ -370,8 +397,8 @@ class Request:
         return item_values.plan(self.metrics, self.options)
 
     def part_keys(self) -> list[str]:
-        item = [self.names.item] if self.items is not None else []
-        return [self.names.query, *self.by, *item]
+        item = list(self.names.item_key) if self.items is not None else []
+        return list(dict.fromkeys([*self.names.query_key, *self.by, *item]))
 
     def part_columns(self) -> ValueColumns:
         floats = [(str(m), "float") for m in self.metrics]
@@ -428,6 +455,38 @@ def _check_average(metrics: Sequence[Metric], options: Options) -> None:
     raise InvalidOptionError(refusal)
 
 
+# -- keys: one column, or the tuple of several (a composite key) ----------------------------
+
+
+def key_codes(backend: Backend, key: Sequence[str]) -> IntArray:
+    """Per row an integer code of the key's value, numbered in sorted order: the column's
+    own codes, or for a composite key those of the tuples of its columns' values."""
+    if len(key) == 1:
+        return backend.codes(key[0])
+    return _engine.composite_codes([backend.codes(c) for c in key])[0]
+
+
+def shown_key(key: Sequence[str]) -> str | list[str]:
+    """A key's column(s) as a call passes them: a name, or a list of names."""
+    return key[0] if len(key) == 1 else list(key)
+
+
+def key_labels(backend: Backend, key: Sequence[str], rows: IntArray) -> list[object]:
+    """The key's values at ``rows`` as Python objects: tuples for a composite key."""
+    if len(key) == 1:
+        return backend.labels(key[0], rows)
+    return list(zip(*(backend.labels(c, rows) for c in key), strict=True))
+
+
+def composite_items(backend: Backend, key: Sequence[str]) -> _engine.ItemColumn | None:
+    """The item column of a composite item key (``None`` for one column, which the
+    backend reads itself)."""
+    if len(key) == 1:
+        return None
+    codes, first = _engine.composite_codes([backend.codes(c) for c in key])
+    return _engine.ItemColumn.of_codes(codes, first, lambda rows: key_labels(backend, key, rows))
+
+
 # -- 1. rows of whole queries → per-query values --------------------------------------------
 
 
@@ -455,7 +514,7 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
     # the entries of the item metrics: their codes encoded beside the ranking
     recorder = None if wanted is None else item_values.Recorder.start(data, wanted, options,
                                                                  part=part)
-    with _engine.unique_items_checked(data, names.query, names.item):
+    with _engine.unique_items_checked(data, names.query_key, names.item_key):
         # a row of each query, for the output's query and `by` columns
         first = data.first_rows() if part or request.keys or times is not None else None
         segment, segment_rows, n_segments = _engine.segment_of_queries(data, first)
@@ -524,7 +583,7 @@ def from_parts(table: Backend, request: Request) -> PerQuery:
     the eager path numbers them; each query's rows keep their system order."""
     names = request.names
     n_systems = len(names.scores)
-    codes = table.codes(names.query)
+    codes = key_codes(table, names.query_key)
     entry = None if request.items is None else np.asarray(table.column(item_values.ENTRY))
     if entry is None:
         order = np.argsort(codes, kind="stable").astype(np.int64, copy=False)
@@ -540,15 +599,18 @@ def from_parts(table: Backend, request: Request) -> PerQuery:
     segment, segment_rows, n_segments = _engine.combine_segments(per_query_codes, first_rows)
 
     def query_labels(query_codes: IntArray) -> list[object]:
-        return table.labels(names.query, first_rows[query_codes])
+        return key_labels(table, names.query_key, first_rows[query_codes])
 
     time = None
     if request.window is not None:
         time = _windows.column_times(table.arrow(TIME)).take(first_rows)
     top = None
     if entry is not None:
-        top = item_values.of_table(table, names.item, entry, codes.astype(np.int64), n_queries,
-                              names.scores, SYSTEM, query_labels)
+        items = names.item_key
+        top = item_values.of_table(table, key_codes(table, items),
+                                   lambda rows: key_labels(table, items, rows), entry,
+                                   codes.astype(np.int64), n_queries, names.scores, SYSTEM,
+                                   query_labels)
     return PerQuery(
         values=values.reshape(n_queries, n_systems, len(metrics)),
         include=np.ones(n_queries, dtype=bool),
@@ -568,15 +630,45 @@ def from_parts(table: Backend, request: Request) -> PerQuery:
 # -- 3. the one finish step ------------------------------------------------------------------
 
 
+def no_rows() -> InvalidDataError:
+    """The error for a frame without rows: no silent NaN (``problem="no_rows"``)."""
+    msg = (
+        "The frame has no rows, so there is no query to evaluate: a filter before rank_eval "
+        "may have matched nothing (check len(df) first), or the query or file that made "
+        "the frame returned no rows."
+    )
+    return InvalidDataError(msg, problem="no_rows", count=0)
+
+
+def no_queries_left(n_queries: int, options: Options) -> InvalidDataError:
+    """The error for ``empty="skip"`` leaving no query (``problem="no_queries"``)."""
+    which = "the only query has" if n_queries == 1 else f"all {n_queries:,} queries have"
+    threshold = ("min_relevance is above every grade, or " if options.min_relevance is not None
+                 else "")
+    msg = (
+        f"No query is left to evaluate: {which} no relevant item, and ",
+        Keyword("empty", "skip"), " leaves such queries out. Likely, "
+        f"{threshold}the relevant column holds no positive grade (a join that lost the "
+        "grades, or the wrong column). Check the grades, or pass ", Keyword("empty", "zero"),
+        " to count those queries as 0.",
+    )
+    return InvalidDataError(msg, problem="no_queries", count=n_queries)
+
+
 def included(pq: PerQuery, options: Options) -> PerQuery:
-    """``pq`` with the queries that enter the means (``empty``); raises for ``"error"``.
+    """``pq`` with the queries that enter the means (``empty``); raises for ``"error"``,
+    for a frame without rows, and when ``"skip"`` leaves no query.
 
     The option applies only to the metrics whose value depends on relevant items
     (``MetricDef.depends_on_relevant``, :meth:`PerQuery.applies`): counts and the metrics
     of the items themselves keep every query and their values."""
+    if len(pq.empty) == 0:
+        raise no_rows()
     applies = pq.applies()
     if not applies.any():
         return pq
+    if options.empty == "skip" and pq.empty.all():
+        raise no_queries_left(len(pq.empty), options)
     if options.empty == "error" and pq.empty.any():
         codes = np.flatnonzero(pq.empty)
         raise EmptyQueryError.of(pq.query_labels(codes[:5]), len(codes))
@@ -589,12 +681,15 @@ def included(pq: PerQuery, options: Options) -> PerQuery:
 
 def completed(pq: PerQuery, options: Options) -> PerQuery:
     """The per-query values as the finish step reads them: the beyond-accuracy metrics
-    from every query's top k, then the ``empty`` option (and its error)."""
+    from every query's top k, then the ``empty`` option (and its error); with ``"skip"``,
+    without the segments it leaves without a query."""
     if pq.top is not None:  # the beyond-accuracy metrics, from every query's top k
         sets = item_values.complete(pq.values, pq.top, pq.metrics, options, pq.segment,
                                pq.n_segments)
         pq = replace(pq, sets=sets)
-    return included(pq, options)
+    pq = included(pq, options)
+    # a segment (or window) whose queries "skip" all left out has no row
+    return pq.without_empty_segments() if options.empty == "skip" else pq
 
 
 def finish(backend: Backend, pq: PerQuery, request: Request) -> Any:
@@ -623,7 +718,7 @@ def ranks(backend: Backend, names: ColumnNames, columns: list[str], ties: Ties) 
     data = backend.extract(names, [])
     systems = data.systems or [(names.score, data.score)]
     out = {}
-    with _engine.unique_items_checked(data, names.query, names.item):
+    with _engine.unique_items_checked(data, names.query_key, names.item_key):
         for column, (_, score) in zip(columns, systems, strict=True):
             ranking = _engine.rank(replace(data, score=score, systems=[]), ties)
             out[column] = ranking.rank_per_row(data.n_rows)

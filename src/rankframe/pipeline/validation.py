@@ -49,6 +49,7 @@ __all__ = [
     "first_duplicate",
     "first_varying",
     "lazy_polars_facts",
+    "missing_columns_message",
     "never_null",
     "numeric_columns",
     "pandas_boolean",
@@ -69,7 +70,7 @@ def never_null(names: ColumnNames) -> list[str]:
     grades = [] if names.null_grades else [names.relevant]
     judged = [] if names.judged is None else [names.judged]
     time = [] if names.time is None else [names.time]
-    return [names.query, names.item, *grades, *judged, *time]
+    return [*names.query_key, *names.item_key, *grades, *judged, *time]
 
 
 def numeric_columns(names: ColumnNames) -> list[str]:
@@ -207,6 +208,12 @@ def _pandas_missing(series: pd.Series[Any]) -> npt.NDArray[np.bool_]:
     return missing
 
 
+def _pandas_query(frame: pd.DataFrame, names: ColumnNames, row: int) -> object:
+    """The query of a row: a tuple for a composite key."""
+    values = tuple(frame[c].iloc[row] for c in names.query_key)
+    return values if len(values) > 1 else values[0]
+
+
 def pandas_facts(frame: pd.DataFrame, names: ColumnNames) -> Facts:
     """The :class:`Facts` of a pandas frame (``isna`` is null)."""
     nulls = {}
@@ -215,7 +222,7 @@ def pandas_facts(frame: pd.DataFrame, names: ColumnNames) -> Facts:
         count = int(missing.sum())
         if count:
             first = int(np.argmax(missing))
-            query = None if column == names.query else frame[names.query].iloc[first]
+            query = None if column in names.query_key else _pandas_query(frame, names, first)
             nulls[column] = Nulls(count, first, query)
         else:
             nulls[column] = Nulls()
@@ -279,6 +286,8 @@ def _plan_facts(frame: pl.LazyFrame, names: ColumnNames, schema: pl.Schema,
     missing = [_missing(c, schema[c]) for c in columns]
     infinite = (pl.col(row).filter(pl.col(grade).is_infinite()).first() if finite_checked
                 else pl.lit(None, dtype=pl.UInt32))
+    key = names.query_key
+    query = pl.col(key[0]) if len(key) == 1 else pl.struct(key)
     plan = (
         frame
         .select(list(dict.fromkeys([*columns, grade])))
@@ -288,16 +297,17 @@ def _plan_facts(frame: pl.LazyFrame, names: ColumnNames, schema: pl.Schema,
             infinite.alias("infinite"),
             *(m.sum().alias(f"count{i}") for i, m in enumerate(missing)),
             *(pl.col(row).filter(m).first().alias(f"first{i}") for i, m in enumerate(missing)),
-            *(pl.col(names.query).filter(m).first().alias(f"query{i}")
-              for i, m in enumerate(missing)),
+            *(query.filter(m).first().alias(f"query{i}") for i, m in enumerate(missing)),
         )
     )
     report = plan.collect(engine="streaming" if streaming else "auto").row(0, named=True)
     nulls = {}
     for i, column in enumerate(columns):
         count = int(report[f"count{i}"] or 0)
-        query = None if column == names.query else report[f"query{i}"]
-        nulls[column] = Nulls(count, int(report[f"first{i}"]), query) if count else Nulls()
+        found = None if column in key else report[f"query{i}"]
+        if isinstance(found, dict):  # a composite key's values
+            found = tuple(found.values())
+        nulls[column] = Nulls(count, int(report[f"first{i}"]), found) if count else Nulls()
     at = report["infinite"]
     return Facts(int(report["rows"]), nulls, dtypes, -1 if at is None else int(at))
 
@@ -428,8 +438,8 @@ def error(facts: Facts, names: ColumnNames, *, flavour: str) -> InvalidDataError
     roles = names.roles()
     judged = [] if names.judged is None else [names.judged]
     time = [] if names.time is None else [names.time]
-    for column in dict.fromkeys([names.query, names.item, *names.scores, names.relevant,
-                                 *judged, *time]):
+    for column in dict.fromkeys([*names.query_key, *names.item_key, *names.scores,
+                                 names.relevant, *judged, *time]):
         nulls = facts.nulls.get(column)
         if nulls is not None and nulls.count:
             return _null_error(column, roles[column], nulls, flavour)
@@ -504,13 +514,44 @@ def empty_queries(frame: pl.DataFrame, query: str, relevant: str,
 
 def missing_column_message(missing: str, role: str, available: Sequence[str]) -> str:
     """The message for a column that is not in the frame, with a "did you mean"."""
-    close = closest_one(missing, [str(c) for c in available], cutoff=0.5)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
+    return missing_columns_message([(missing, role)], available)
+
+
+def missing_columns_message(missing: Sequence[tuple[str, str]],
+                            available: Sequence[object]) -> str:
+    """The one message for every column (name, role) that is not in the frame, each with
+    a "did you mean"."""
+    names = [str(c) for c in available]
+    close = {name: closest_one(name, names, cutoff=0.5) for name, _ in missing}
     shown = ", ".join(repr(c) for c in list(available)[:20])
-    example = repr(close[0] if close else "column_name")
-    fix = (
-        f"Pass by=[...] with columns of the frame, e.g. by={example}"
-        if role == "by"
-        else f"Pass {role}='...' to use another column, e.g. df.rank_eval({role}={example})"
+    if len(missing) == 1:
+        (name, role), = missing
+        hint = f" Did you mean {close[name][0]!r}?" if close[name] else ""
+        example = repr(close[name][0] if close[name] else "column_name")
+        fix = (
+            f"Pass by=[...] with columns of the frame, e.g. by={example}"
+            if role == "by"
+            else f"Pass {role}='...' to use another column, e.g. df.rank_eval({role}={example})"
+        )
+        return f"Column {name!r} ({role}) not found.{hint} {fix}. Columns: {shown}."
+    listed = ", ".join(
+        f"{name!r} ({role}" + (f"; did you mean {close[name][0]!r}?)" if close[name] else ")")
+        for name, role in missing
     )
-    return f"Column {missing!r} ({role}) not found.{hint} {fix}. Columns: {shown}."
+    examples: dict[str, list[str]] = {}
+    for name, role in missing:
+        examples.setdefault(role, []).append(repr(close[name][0] if close[name]
+                                                   else "column_name"))
+    keywords = {role: values[0] if len(values) == 1 else f"[{', '.join(values)}]"
+                for role, values in examples.items()}
+    by = keywords.pop("by", None)
+    fixes = []
+    if keywords:
+        bound = ", ".join(f"{role}={value}" for role, value in keywords.items())
+        fixes.append(f"df.rank_eval({bound})")
+    if by is not None:
+        fixes.append(f"by={by}")
+    return (
+        f"{len(missing)} columns not found: {listed}. Name columns of the frame, e.g. "
+        f"{' and '.join(fixes)}. Columns: {shown}."
+    )

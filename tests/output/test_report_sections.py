@@ -510,3 +510,32 @@ def test_the_fingerprint_is_the_stores(make_frame: Any, tmp_path: Path) -> None:
     assert store.runs()["input_hash"].tolist() == [shown.group(1)]
     assert "12 rows, 4 queries" in html  # TIMED: four queries of three rows
     assert "data-fingerprint" not in ev.report(METRICS, n_resamples=50).html()
+
+
+def test_the_worst_queries_of_a_composite_key(make_frame: Any) -> None:
+    # queries are (user, day): u1 on day 1 and on day 2 hold different items. b ranks the
+    # relevant item of (u1, 2) last (reciprocal rank 1/3 against a's 1): the one loss
+    rows = [("u1", 1, "p", 0.9, 0.9, 1), ("u1", 1, "q", 0.5, 0.5, 0), ("u1", 1, "r", 0.1, 0.1, 0),
+            ("u1", 2, "s", 0.9, 0.1, 1), ("u1", 2, "t", 0.5, 0.5, 0), ("u1", 2, "v", 0.1, 0.9, 0),
+            ("u2", 1, "w", 0.9, 0.9, 1), ("u2", 1, "x", 0.1, 0.1, 0)]
+    data = pd.DataFrame(rows, columns=["user", "day", "item", "a", "b", "relevant"])
+    ev = make_frame(data).rank_eval(query=["user", "day"], score=["a", "b"])
+    worst = ev.report(["mrr"], worst=5, top_k=5, n_resamples=50).data.worst
+    assert [w.query for w in worst] == ["user=u1, day=2"]
+    assert (worst[0].value, worst[0].baseline_value) == (pytest.approx(1 / 3), 1.0)
+    assert [x.item for x in worst[0].lists["a"]] == ["s", "t", "v"]
+    assert [x.item for x in worst[0].lists["b"]] == ["v", "t", "s"]
+    # the fingerprint counts the key's tuples: (u1, 1), (u1, 2), (u2, 1)
+    assert "8 rows, 3 queries" in ev.report(["mrr"], fingerprint=True, n_resamples=50).html()
+
+
+def test_a_segment_that_skip_leaves_empty_has_no_row(make_frame: Any) -> None:
+    # segment t's one query has no relevant item: with empty="skip" it has no row, in the
+    # report as in evaluate(); s: a's reciprocal ranks 1/2 and 1 (3/4), b's 1 and 1 (1)
+    data = {"query": [1, 1, 2, 2, 3, 3], "item": list("xyxyxy"),
+            "a": [0.9, 0.1, 0.9, 0.1, 0.9, 0.1], "b": [0.1, 0.9, 0.9, 0.1, 0.1, 0.9],
+            "relevant": [0, 1, 1, 0, 0, 0], "seg": ["s", "s", "s", "s", "t", "t"]}
+    ev = make_frame(data).rank_eval(score=["a", "b"])
+    segments = ev.report(["mrr"], by="seg", empty="skip", n_resamples=50).segments
+    assert segments["seg"].tolist() == ["s", "s"]
+    assert segments["mrr(empty=skip)"].tolist() == [pytest.approx(3 / 4), 1.0]

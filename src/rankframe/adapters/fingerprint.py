@@ -36,7 +36,8 @@ def fingerprint_of(source: FrameAdapter, names: ColumnNames) -> Fingerprint:
     """The fingerprint of a frame's adapter (:func:`fingerprint`)."""
     if not source.readable_again:
         return None, None, None
-    columns = list(dict.fromkeys([names.query, names.item, *names.scores, names.relevant]))
+    query = list(names.query_key)  # every column of a composite key
+    columns = list(dict.fromkeys([*query, *names.item_key, *names.scores, names.relevant]))
     missing = [c for c in columns if c not in source.columns()]
     if missing:
         msg = (
@@ -53,13 +54,14 @@ def fingerprint_of(source: FrameAdapter, names: ColumnNames) -> Fingerprint:
                      .to_numpy())
     digest = hashlib.sha256(hashes.tobytes())
     digest.update(str(len(columns)).encode())
-    queries = int(canonical["0"].nunique(dropna=False))
+    keys = canonical[[str(columns.index(c)) for c in query]]
+    queries = int(len(keys.drop_duplicates()))
     return len(data), queries, digest.hexdigest()
 
 
 def fingerprint(frame: Any, names: ColumnNames) -> Fingerprint:
     """The input's rows, queries and a hash of its query, item, score(s) and relevant
-    columns; ``None`` each for an input that cannot be read again (a one-shot Arrow stream)
+    columns (every column of a composite key; a single key hashes as before); ``None`` each for an input that cannot be read again (a one-shot Arrow stream)
     or that rankframe does not read.
 
     The hash is a SHA-256 of the sorted 64-bit hashes of the rows (pandas'

@@ -344,7 +344,9 @@ def options_json(request: Request, settings: Mapping[str, Any] | None = None) ->
     """The request's metrics, ``by``, columns, options and result settings (``settings``
     in place of the result's, for a table assembled from several), as JSON."""
     names = request.names
-    columns = {"query": names.query, "item": names.item, "score": list(names.scores),
+    columns = {"query": names.query if not names.query_columns else list(names.query_key),
+               "item": names.item if not names.item_columns else list(names.item_key),
+               "score": list(names.scores),
                "relevant": names.relevant, "judged": names.judged}
     document = {
         "metrics": [str(m) for m in request.metrics],

@@ -449,9 +449,11 @@ def _worst(
     chosen = [(int(p // n_systems), int(p % n_systems)) for p in picked]
     ids = query_ids([q for q, _ in chosen])
     lists = _top_lists(data, names, ids, options, top_k)
+    key = names.query_key
     return [
         WorstQuery(
-            query=str(qid),
+            query=(", ".join(f"{c}={v}" for c, v in zip(key, qid, strict=True))
+                   if len(key) > 1 else str(qid)),
             system=pq.systems[s],
             metric=str(pq.metrics[0]),
             value=float(values[q, s]),
@@ -465,6 +467,9 @@ def _worst(
 
 
 def _key(value: Any) -> str:
+    """A query id (a composite key's tuple) as the text both sides of a lookup agree on."""
+    if isinstance(value, tuple):
+        return repr(tuple(_key(v) for v in value))
     return repr(value.item() if hasattr(value, "item") else value)
 
 
@@ -489,14 +494,21 @@ def _top_lists(
     the metrics rank them (``rank()`` with the call's ties; ``trec`` for ``"average"``)."""
     if not ids:
         return {}
-    wanted = pl.Series(ids).cast(data.schema[names.query], strict=False)
-    rows = data.filter(pl.col(names.query).is_in(wanted.implode()))
+    key = list(names.query_key)
+    if len(key) == 1:
+        wanted = pl.Series(ids).cast(data.schema[names.query], strict=False)
+        rows = data.filter(pl.col(names.query).is_in(wanted.implode()))
+    else:  # a composite key: the rows of the wanted tuples
+        wanted_keys = pl.DataFrame({
+            c: pl.Series([qid[j] for qid in ids]).cast(data.schema[c], strict=False)
+            for j, c in enumerate(key)})
+        rows = data.join(wanted_keys, on=key, how="semi", nulls_equal=True)
     scores = list(names.scores)
     ties = (
         options.ties if options.ties in ("trec", "first", "optimistic", "pessimistic") else "trec"
     )
     bound = steps.ColumnNames(query=names.query, item=names.item, score=scores[0],
-                              relevant=names.relevant,
+                              relevant=names.relevant, query_columns=names.query_columns,
                               systems=tuple(scores) if len(scores) > 1 else None)
     columns = [f"__rank_{s}" for s in scores] if len(scores) > 1 else ["__rank"]
     ranked: pl.DataFrame = adapt(rows).rank(bound, columns, ties)
@@ -504,12 +516,13 @@ def _top_lists(
     for score in scores:
         column = "__rank" if len(scores) == 1 else f"__rank_{score}"
         top = ranked.filter(pl.col(column).is_not_null() & (pl.col(column) <= top_k)).sort(
-            [names.query, column]
+            [*key, column]
         )
-        for query, item, value, grade in top.select(
-            [names.query, names.item, score, names.relevant]
+        for *query, item, value, grade in top.select(
+            [*key, names.item, score, names.relevant]
         ).iter_rows():
-            out.setdefault((_key(query), score), []).append(
+            qid = query[0] if len(key) == 1 else tuple(query)
+            out.setdefault((_key(qid), score), []).append(
                 Listed(str(item), str(value), str(grade), _positive(grade))
             )
     return out
@@ -616,20 +629,26 @@ def compute(
 
     confidence_level = tests.confidence_level
     trend = segment_trend = None
+
+    def kept(table: PerQuery) -> PerQuery:
+        """The segments the finish step keeps: with ``empty="skip"``, not those it leaves
+        without a query (as ``steps.completed``), so the intervals match its rows."""
+        return table.without_empty_segments() if options.empty == "skip" else table
     if tests.test == "t-test":  # t intervals of the means, as compare()'s of the deltas
         plain = steps.Means()
         summary = _with_t_intervals(
             finish(plain, False), overall_included, parsed, confidence_level
         )
         if window is not None:  # per window: the windows as the segments of the t intervals
-            trend = _with_t_intervals(windowed(plain), segmented(overall_included, window)[0],
+            trend = _with_t_intervals(windowed(plain),
+                                      kept(segmented(overall_included, window)[0]),
                                       parsed, confidence_level)
             if by_list:
                 segment_trend = _with_t_intervals(
-                    windowed(plain, True), segmented(included, window)[0], parsed,
+                    windowed(plain, True), kept(segmented(included, window)[0]), parsed,
                     confidence_level)
         segments = (
-            _with_t_intervals(finish(plain, True), included, parsed, confidence_level)
+            _with_t_intervals(finish(plain, True), kept(included), parsed, confidence_level)
             if by_list
             else None
         )
@@ -655,7 +674,10 @@ def compute(
     first_rows = pq.first_rows if pq.first_rows is not None else np.zeros(0, dtype=np.int64)
 
     def query_ids(codes: list[int]) -> list[object]:
-        return backend.labels(names.query, first_rows[np.asarray(codes, dtype=np.int64)])
+        """The queries' ids; a composite key's as tuples of its columns' values."""
+        rows = first_rows[np.asarray(codes, dtype=np.int64)]
+        labels = [backend.labels(c, rows) for c in names.query_key]
+        return labels[0] if len(labels) == 1 else list(zip(*labels, strict=True))
 
     worst_queries = (
         _worst(included, data, resolved, query_ids, b, options, worst, top_k)

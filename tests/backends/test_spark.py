@@ -117,6 +117,24 @@ def test_per_query_is_a_spark_frame_of_the_pandas_values(spark: Any, ties: str) 
     pd.testing.assert_frame_equal(got.astype(object), want.astype(object), check_exact=True)
 
 
+@pytest.mark.parametrize("convention", ["lenskit", "recommenders"])
+def test_presets_per_metric_rules_match_pandas(spark: Any, convention: str) -> None:
+    # issue 35: grades -1 to 2 (queries whose grades are all 0 or less, some negative: ndcg
+    # counts them under lenskit) and a query that retrieved nothing (ndcg counts it under
+    # recommenders, the others give NaN)
+    data = generated(seed=11).assign(relevant=lambda d: d["relevant"] - 1)
+    data.loc[data["query"] == data["query"].iloc[0], "score"] = np.nan
+    metrics = ["ndcg@3", "dcg", "precision@3", "recall@3", "map", "mrr"]
+    want = data.rank_eval.per_query(metrics, by="theme", convention=convention)
+    got = spark.createDataFrame(data).rank_eval.per_query(metrics, by="theme",
+                                                           convention=convention)
+    got = got.toArrow().to_pandas()
+    pd.testing.assert_frame_equal(got.astype(object), want.astype(object), check_exact=True)
+    means = data.rank_eval.evaluate(metrics, convention=convention)
+    assert spark.createDataFrame(data).rank_eval.evaluate(
+        metrics, convention=convention).equals(means)
+
+
 def test_scalars_segments_intervals_and_compare(spark: Any) -> None:
     data = generated(seed=5)
     sdf = spark.createDataFrame(data)

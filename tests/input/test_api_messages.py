@@ -89,7 +89,7 @@ ARGUMENT_CASES = [
     (lambda ev: ev.mrr(5, tie="first"),
      ["mrr() got an unexpected keyword argument 'tie'", "Did you mean 'ties'?"]),
     (lambda ev: ev.mrr(gain="exponential"),
-     ["'gain' changes only ndcg, dcg; mrr does not take it", "It takes: k, by, min_relevance"]),
+     ["'gain' changes only ndcg, dcg; mrr does not take it", "It takes: k, by, empty_list, min_relevance"]),
     (lambda ev: ev.precision(denominator="min_k"),
      ["'denominator' changes only map, recall; precision does not take it"]),
     (lambda ev: ev.evaluate("mrr", tidyy=True), ["Did you mean 'tidy'?"]),

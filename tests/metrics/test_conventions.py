@@ -145,6 +145,13 @@ def test_the_command_line_takes_a_convention(tmp_path: Path) -> None:
                  "--empty-list", "zero", "--per-query", "--format", "json",
                  "-o", str(out)]) == 0
     assert pd.read_json(out)["map@2(convention=lenskit,empty_list=zero)"].iloc[1] == 0
+    # issue 35: --empty-ndcg; a query of negative grades: LensKit's NDCG 0, or left out
+    path.write_text("query,item,score,relevant\nu,a,2,-1\nv,a,2,1\n")
+    assert main(["evaluate", str(path), "-m", "ndcg", "--convention", "lenskit",
+                 "--empty-ndcg", "no_relevant", "--per-query", "--format", "json",
+                 "-o", str(out)]) == 0
+    column = pd.read_json(out)["ndcg(convention=lenskit,empty_ndcg=no_relevant)"]
+    assert column.isna().tolist() == [True, False]
 
 
 # -- 1. the peers' own test values --------------------------------------------------------
@@ -319,16 +326,36 @@ def test_lenskit_clips_negative_gains_since_2026_1(make_frame: Any) -> None:
 
 
 def test_lenskit_all_negative_ratings(make_frame: Any) -> None:
-    # a user whose test ratings are all negative has test items: LensKit 2026.1 gives NDCG
-    # 0.0 (its ideal DCG is 0), and counts it in the mean; rankframe sees no relevant item,
-    # so the preset's empty="nan" leaves it out. Its recipe: empty="zero" (docs/conventions.md)
-    frame = make_frame({"query": ["u", "u", "v", "v"], "item": ["a", "b", "a", "b"],
-                        "score": [2.0, 1.0, 2.0, 1.0], "relevant": [-1, -3, 0, 2]})
-    table = _per_query(frame, ["ndcg"], convention="lenskit", empty="zero")
-    # v: its one rated item at rank 2, undiscounted by LensKit: DCG 2 = the ideal's
-    assert table == {"u": {"ndcg": 0.0}, "v": {"ndcg": pytest.approx(1.0)}}
-    assert as_float(frame.rank_eval.ndcg(convention="lenskit", empty="zero")) == 0.5
-    assert math.isnan(_per_query(frame, ["ndcg"], convention="lenskit")["u"]["ndcg"])
+    # issue 35: LensKit >= 2026.1 (_dcg.py) clips test ratings below 0 to 0; a user with test
+    # items whose ideal DCG is then 0 gets NDCG 0.0 (DCG 0), and only an empty test list NaN.
+    # u: test ratings -1, -3; v: b rated 2 at rank 2, a not a test item (0); w: no test item.
+    frame = make_frame({"query": ["u", "u", "v", "v", "w", "w"],
+                        "item": ["a", "b", "a", "b", "a", "b"],
+                        "score": [2.0, 1.0, 2.0, 1.0, 2.0, 1.0],
+                        "relevant": [-1, -3, 0, 2, 0, 0]})
+    table = _per_query(frame, ["ndcg", "dcg", "precision@2"], convention="lenskit")
+    # u: DCG = max(-1, 0)/1 + max(-3, 0)/1 = 0, ideal 0 -> 0. v: DCG = 2 / log2(max(2, 2))
+    # = 2, ideal 2 / log2(max(1, 2)) = 2 -> 1. P@2: u has no relevant item (NaN, left out),
+    # v 1 hit / min(2, 2 listed) = 1/2. w: NaN everywhere
+    assert table["u"]["ndcg"] == 0.0
+    assert table["u"]["dcg"] == 0.0
+    assert math.isnan(table["u"]["precision@2"])
+    assert table["v"] == {"ndcg": pytest.approx(1.0), "dcg": pytest.approx(2.0),
+                          "precision@2": pytest.approx(0.5)}
+    assert all(math.isnan(v) for v in table["w"].values())
+    # LensKit's means over its users with test items: NDCG (0 + 1) / 2, P@2 over v alone
+    means = as_dict(frame.rank_eval.evaluate(["ndcg", "precision@2"], convention="lenskit"),
+                    key="n_queries")
+    assert means == {2: {"ndcg": pytest.approx(0.5), "precision@2": pytest.approx(0.5)}}
+    # empty="skip" keeps u's row (ndcg counts it), w's goes
+    skipped = _per_query(frame, ["ndcg", "precision@2"], convention="lenskit", empty="skip")
+    assert list(skipped) == ["u", "v"]
+    assert skipped["u"]["ndcg"] == 0.0
+    assert math.isnan(skipped["u"]["precision@2"])
+    # explicit: "no_relevant" leaves u out, as the preset did before issue 35: v alone
+    assert as_float(frame.rank_eval.ndcg(convention="lenskit", empty_ndcg="no_relevant")) == (
+        pytest.approx(1.0)
+    )
 
 
 def test_lenskit_keeps_negative_gains_on_request(make_frame: Any) -> None:
@@ -397,22 +424,37 @@ def test_recommenders_published_values(make_frame: Any) -> None:
 
 
 def test_recommenders_users_without_predictions(make_frame: Any) -> None:
-    # issue 25: rating_true has users 1 and 2 (item 1 each), rating_pred user 1's item 1 only.
-    # ndcg_at_k(k=3) merges the truth back in (outer) and counts user 2 as 0: (1 + 0) / 2 =
-    # 0.5, the preset's value on the frame as it is (user 2's row has a null score).
-    full = pd.DataFrame({"query": [1, 2], "item": [1, 1], "score": [1.0, math.nan],
-                         "relevant": [1, 1]})
-    ev = make_frame(full).rank_eval
-    assert as_float(ev.ndcg(k=3, convention="recommenders")) == 0.5
-    # precision_at_k, recall_at_k and map_at_k average over the users in both frames (user 1
-    # alone): hits / k = 1/3, hits / R = 1, and map_at_k 1 (its hit at rank 1 over min(R, k));
-    # the documented recipe drops the queries whose scores are all null
-    predicted = make_frame(full[full["query"] == 1]).rank_eval
-    table = as_dict(predicted.evaluate(["precision@3", "recall@3", "map@3"],
-                                       convention="recommenders"), key="n_queries")
-    assert table[1] == {"precision@3": pytest.approx(1 / 3), "recall@3": 1.0, "map@3": 1.0}
-    # on the frame as it is they would count user 2 as 0 instead
-    assert as_float(ev.precision(k=3, convention="recommenders")) == pytest.approx(1 / 6)
+    # issue 35, python_evaluation.py: rating_true has user 1 (items 1, 2) and user 2 (item 1);
+    # rating_pred has user 1's items 1, 5, 2 (scores 3, 2, 1) and user 3's item 4, who has no
+    # truth. merge_ranking_true_pred keeps the common users: n_users = 1 (user 1); user 1's
+    # hits are item 1 at rank 1 and item 2 at rank 3. k = 3:
+    frame = make_frame({"query": [1, 1, 1, 2, 3], "item": [1, 5, 2, 1, 4],
+                        "score": [3.0, 2.0, 1.0, math.nan, 1.0],
+                        "relevant": [True, False, True, True, False]})
+    metrics = ["ndcg@3", "precision@3", "recall@3", "map@3", "r_precision"]
+    means = as_dict(frame.rank_eval.evaluate(metrics, convention="recommenders"),
+                    key="n_queries")[2]
+    # precision_at_k: (hit / k).sum() / n_users = (2/3) / 1
+    assert means["precision@3"] == pytest.approx(2 / 3)
+    # recall_at_k: (hit / actual).sum() / n_users = (2/2) / 1
+    assert means["recall@3"] == pytest.approx(1.0)
+    # map_at_k: rr = cumcount / rank = 1/1 + 2/3, over min(actual=2, k=3), / n_users 1
+    assert means["map@3"] == pytest.approx((1 + 2 / 3) / 2)
+    # r_precision_at_k: hits at rank <= actual (2): item 1 only, 1/2, mean over user 1
+    assert means["r_precision"] == pytest.approx(0.5)
+    # ndcg_at_k: the outer merge with all of rating_true brings user 2 in with rank NaN:
+    # its DCG sums to 0 over an ideal 1/ln 2 (0); user 1: (1/ln 2 + 1/ln 4) / (1/ln 2 +
+    # 1/ln 3); the mean over both users
+    user1 = (1 / np.log(2) + 1 / np.log(4)) / (1 / np.log(2) + 1 / np.log(3))
+    assert means["ndcg@3"] == pytest.approx((user1 + 0) / 2)
+    # per user: 2 counts 0 in ndcg, is left out (NaN) by the others; 3 is gone (no truth)
+    table = _per_query(frame, metrics, convention="recommenders")
+    assert list(table) == [1, 2]
+    assert table[2]["ndcg@3"] == 0.0
+    assert all(math.isnan(table[2][m]) for m in metrics[1:])
+    # empty_list="zero" counts user 2 as 0 everywhere (the preset before issue 35)
+    zero = frame.rank_eval.precision(k=3, convention="recommenders", empty_list="zero")
+    assert as_float(zero) == pytest.approx((2 / 3 + 0) / 2)
 
 
 def test_sklearn_published_values(make_frame: Any) -> None:

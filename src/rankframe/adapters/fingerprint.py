@@ -55,7 +55,7 @@ def fingerprint_of(source: FrameAdapter, names: ColumnNames) -> Fingerprint:
     digest = hashlib.sha256(hashes.tobytes())
     digest.update(str(len(columns)).encode())
     keys = canonical[[str(columns.index(c)) for c in query]]
-    queries = int(len(keys.drop_duplicates()))
+    queries = len(keys.drop_duplicates())
     return len(data), queries, digest.hexdigest()
 
 

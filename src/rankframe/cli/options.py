@@ -77,9 +77,12 @@ def add_convention_options(group: argparse._ArgumentGroup) -> None:
                        help="AP's own denominator (default: as --denominator)")
     helps = {
         "precision_denominator": "P@k divides by k or min(k, number retrieved) (default: k)",
-        "empty_list": "precision and AP of a query that retrieved nothing (default: zero)",
+        "empty_list": "a query that retrieved nothing: 0, or NaN for precision and AP (nan) "
+                      "or for every metric but (N)DCG (nan_except_ndcg) (default: zero)",
         "discount": "(N)DCG discount (default: log2(rank+1))",
         "negative_gains": "(N)DCG gain of negative grades (default: zero)",
+        "empty_ndcg": "the queries --empty skip/nan leave out of (N)DCG: no relevant item, "
+                      "or no relevant item and no negative grade (default: no_relevant)",
     }
     for name, text in helps.items():
         group.add_argument("--" + name.replace("_", "-"), choices=OPTIONS[name].choices,

@@ -145,6 +145,11 @@ class MetricDef:
         of the list's relevance, which read the shared ranks; ``False`` (the default) for
         those that read one position per row (trec_eval's other measures, the metrics of
         the items), which that option then refuses with an error naming them.
+    nan_if_nothing_retrieved
+        The values of ``empty_list`` under which a query that retrieved nothing (every
+        score null) gets NaN for this metric, left out of its mean (the metric then takes
+        the option): ``("nan", "nan_except_ndcg")`` for precision and AP, ``()`` for ndcg
+        and dcg, which count such a query 0 under every value.
     bounded
         Whether every value (per query, and its mean or geometric mean, or its value over
         a set) lies in [0, 1], a share or a score of that scale: the command line's
@@ -169,6 +174,7 @@ class MetricDef:
     param: Param = field(default=CUTOFF, repr=False, compare=False)
     depends_on_relevant: bool = field(default=True, repr=False, compare=False)
     shared_ranks: bool = field(default=False, repr=False, compare=False)
+    nan_if_nothing_retrieved: tuple[str, ...] = field(default=(), repr=False, compare=False)
     bounded: bool = field(default=True, repr=False, compare=False)
 
     def spellings(self) -> tuple[str, ...]:
@@ -225,6 +231,10 @@ def register(definition: MetricDef) -> MetricDef:
     if definition.bounded and definition.aggregate == "sum":
         msg = (f"{definition.name}: a sum over queries is not bounded by 1; declare "
                "bounded=False.")
+        raise ValueError(msg)
+    if definition.nan_if_nothing_retrieved and "empty_list" not in definition.options:
+        msg = (f"{definition.name}: nan_if_nothing_retrieved names values of empty_list; "
+               "declare the option among its options.")
         raise ValueError(msg)
     for listener in _LISTENERS:  # may refuse the metric, before anything is recorded
         listener(definition)
@@ -604,7 +614,7 @@ def parse_metric(spec: str | Metric, k: int | float | None = None) -> Metric:
     Traceback (most recent call last):
     ...
     rankframe.exceptions.InvalidOptionError: Metric 'mrr@5(beta=2)': mrr does not take the
-    option 'beta' (it changes f1). Options of mrr: min_relevance, empty, ties, ...
+    option 'beta' (it changes f1). Options of mrr: empty_list, min_relevance, empty, ...
     """
     if isinstance(spec, Metric):
         return spec if k is None else dataclasses.replace(spec, k=check_k(k, spec.name))

@@ -31,6 +31,7 @@ from rankframe.settings.options import (
     DENOMINATOR,
     DISCOUNT,
     EMPTY_LIST,
+    EMPTY_NDCG,
     GAIN,
     NEGATIVE_GAINS,
     PRECISION_DENOMINATOR,
@@ -56,13 +57,6 @@ def reciprocal_rank(t: Lists, k: int | None, _: Options) -> FloatArray:
 #: Gains are scaled by a power of two when a query's grades come near this exponent (2**1024
 #: overflows float64): see :func:`ndcg`.
 _GAIN_EXPONENT = 512
-
-
-def _nan_where_nothing_retrieved(t: Lists, values: FloatArray, o: Options) -> FloatArray:
-    """``empty_list="nan"``: NaN for the queries that retrieved nothing."""
-    if o.empty_list == "nan":
-        values[t.n_retrieved == 0] = np.nan
-    return values
 
 
 def discounted_gains(
@@ -167,13 +161,13 @@ def average_precision(t: Lists, k: int | None, o: Options) -> FloatArray:
     """
     if o.ties == "truncated_average":  # the denominators other than "hits" read no order
         total = _ties.precision_sum(t.unshared(), k)
-        return _nan_where_nothing_retrieved(t, ratio(total, _ap_denominator(t, k, o)), o)
+        return ratio(total, _ap_denominator(t, k, o))
     keep = slice(None) if k is None else t.rel_rank <= k
     precision_at_hit = t.rel_hits[keep] / t.rel_rank[keep]
     total = np.bincount(
         t.rel_query[keep], weights=precision_at_hit, minlength=t.n_queries
     ).astype(np.float64, copy=False)
-    return _nan_where_nothing_retrieved(t, ratio(total, _ap_denominator(t, k, o)), o)
+    return ratio(total, _ap_denominator(t, k, o))
 
 
 def _ap_denominator(t: Lists, k: int | None, o: Options) -> npt.NDArray[np.generic]:
@@ -202,7 +196,7 @@ def precision(t: Lists, k: int | None, o: Options) -> FloatArray:
         denominator = np.minimum(t.n_retrieved, k)
     else:
         denominator = np.full(t.n_queries, k)
-    return _nan_where_nothing_retrieved(t, ratio(t.hits_at(k), denominator), o)
+    return ratio(t.hits_at(k), denominator)
 
 
 def recall(t: Lists, k: int | None, o: Options) -> FloatArray:
@@ -250,9 +244,7 @@ def f_measure(t: Lists, k: int | None, o: Options) -> FloatArray:
 def average_precision_average(t: Lists, k: int | None, o: Options) -> FloatArray:
     r"""Expected AP@k over the orders of tied rows (its denominator does not depend on
     the order, except ``ap_denominator="hits"``, which the pipeline refuses with it)."""
-    return _nan_where_nothing_retrieved(
-        t, ratio(_ties.precision_sum(t, k), _ap_denominator(t, k, o)), o
-    )
+    return ratio(_ties.precision_sum(t, k), _ap_denominator(t, k, o))
 
 
 def r_precision_average(t: Lists, _k: int | None, _: Options) -> FloatArray:
@@ -261,11 +253,16 @@ def r_precision_average(t: Lists, _k: int | None, _: Options) -> FloatArray:
 
 
 _NONE = options_of()
+#: ``empty_list``: a query that retrieved nothing gets NaN under these values
+#: (``MetricDef.nan_if_nothing_retrieved``); ndcg and dcg count it 0 under every value
+_LENGTH = ("nan", "nan_except_ndcg")  # precision and AP divide by the list's length
+_EXCEPT_NDCG = ("nan_except_ndcg",)
+_NOTHING_RETRIEVED = options_of(EMPTY_LIST)
 
 MRR = MetricDef(
     name="mrr", aliases=("rr", "reciprocal_rank"), trec_name="recip_rank", trec_cut=None,
-    takes_k=True, options=_NONE, compute=reciprocal_rank, tie_average=_ties.reciprocal_rank,
-    shared_ranks=True,
+    takes_k=True, options=_NOTHING_RETRIEVED, compute=reciprocal_rank,
+    tie_average=_ties.reciprocal_rank, nan_if_nothing_retrieved=_EXCEPT_NDCG, shared_ranks=True,
     summary="reciprocal rank of the first relevant item within the top k (mean: MRR)",
     doc=r"""Mean reciprocal rank: the mean over queries of 1 / rank of the first relevant item.
 
@@ -290,7 +287,7 @@ MRR = MetricDef(
 )
 NDCG = MetricDef(
     name="ndcg", aliases=(), trec_name="ndcg", trec_cut="ndcg_cut",
-    takes_k=True, options=options_of(GAIN, DISCOUNT, NEGATIVE_GAINS), compute=ndcg,
+    takes_k=True, options=options_of(GAIN, DISCOUNT, NEGATIVE_GAINS, EMPTY_NDCG), compute=ndcg,
     tie_average=ndcg,
     shared_ranks=True,
     summary="normalised discounted cumulative gain of the top k",
@@ -316,7 +313,7 @@ MAP = MetricDef(
     name="map", aliases=("ap", "average_precision"), trec_name="map", trec_cut="map_cut",
     takes_k=True, options=options_of(DENOMINATOR, AP_DENOMINATOR, EMPTY_LIST),
     compute=average_precision, tie_average=average_precision_average,
-    shared_ranks=True,
+    nan_if_nothing_retrieved=_LENGTH, shared_ranks=True,
     summary="average precision of the top k (mean: MAP)",
     doc=r"""Mean average precision at k.
 
@@ -336,8 +333,8 @@ MAP = MetricDef(
 )
 ACC = MetricDef(
     name="acc", aliases=("hit_rate", "hits", "accuracy"), trec_name=None, trec_cut="success",
-    takes_k=True, options=_NONE, compute=success, tie_average=_ties.success_at,
-    shared_ranks=True,
+    takes_k=True, options=_NOTHING_RETRIEVED, compute=success, tie_average=_ties.success_at,
+    nan_if_nothing_retrieved=_EXCEPT_NDCG, shared_ranks=True,
     summary="1 if a relevant item is in the top k (accuracy@k, hit rate, success@k)",
     doc=r"""Accuracy@k (hit rate, success@k): share of queries with a relevant item in the top k.
 
@@ -355,7 +352,7 @@ PRECISION = MetricDef(
     name="precision", aliases=("p",), trec_name=None, trec_cut="P",
     takes_k=True, options=options_of(PRECISION_DENOMINATOR, EMPTY_LIST), compute=precision,
     tie_average=precision,
-    shared_ranks=True,
+    nan_if_nothing_retrieved=_LENGTH, shared_ranks=True,
     summary="share of the top k that is relevant",
     doc=r"""Precision at k: hits@k / k (k=None: / the number of retrieved items).
 
@@ -371,8 +368,8 @@ PRECISION = MetricDef(
 )
 RECALL = MetricDef(
     name="recall", aliases=("r",), trec_name=None, trec_cut="recall",
-    takes_k=True, options=options_of(DENOMINATOR), compute=recall, tie_average=recall,
-    shared_ranks=True,
+    takes_k=True, options=options_of(DENOMINATOR, EMPTY_LIST), compute=recall, tie_average=recall,
+    nan_if_nothing_retrieved=_EXCEPT_NDCG, shared_ranks=True,
     summary="share of the relevant items that is in the top k",
     doc=r"""Recall at k: hits@k / R (``denominator="min_k"``: / min(R, k)). trec_eval ``recall_k``.
     """,
@@ -386,8 +383,8 @@ RECALL = MetricDef(
 )
 R_PRECISION = MetricDef(
     name="r_precision", aliases=("rprec",), trec_name="Rprec", trec_cut=None,
-    takes_k=False, options=_NONE, compute=r_precision, tie_average=r_precision_average,
-    shared_ranks=True,
+    takes_k=False, options=_NOTHING_RETRIEVED, compute=r_precision, tie_average=r_precision_average,
+    nan_if_nothing_retrieved=_EXCEPT_NDCG, shared_ranks=True,
     summary="precision at rank R, the query's number of relevant items",
     doc=r"""R-precision: hits@R / R, precision at the query's number of relevant items.
 
@@ -403,15 +400,16 @@ R_PRECISION = MetricDef(
 )
 DCG = MetricDef(
     name="dcg", aliases=("dcg_cut",), trec_name=None, trec_cut=None,
-    takes_k=True, options=options_of(GAIN, DISCOUNT, NEGATIVE_GAINS), compute=dcg, tie_average=dcg,
-    shared_ranks=True, bounded=False,
+    takes_k=True, options=options_of(GAIN, DISCOUNT, NEGATIVE_GAINS, EMPTY_NDCG), compute=dcg,
+    tie_average=dcg, shared_ranks=True, bounded=False,
     summary="discounted cumulative gain of the top k, not normalised",
     doc=r"""Discounted cumulative gain at k, not normalised.
 
     ``DCG@k = Σ_{i ≤ k} gain(rel(i)) / log2(i + 1)``: NDCG's numerator.
     ``gain="linear"`` (the grade) is ranx's ``dcg`` and trec_eval's ``dcg``;
     ``"exponential"`` (``2**rel - 1``) is ranx's ``dcg_burges``;
-    ``discount="log2(max(rank,2))"`` with ``negative_gains="keep"`` is LensKit's ``DCG``.
+    ``discount="log2(max(rank,2))"`` is LensKit's ``DCG`` (with ``negative_gains="keep"``,
+    LensKit 2025's).
     Its mean depends on how many relevant items each query has, so compare systems on the
     same queries only.
     """,
@@ -430,8 +428,8 @@ DCG = MetricDef(
 )
 HIT_COUNT = MetricDef(
     name="hit_count", aliases=("n_hits",), trec_name=None, trec_cut=None,
-    takes_k=True, options=options_of(), compute=hit_count, tie_average=hit_count,
-    shared_ranks=True, bounded=False,
+    takes_k=True, options=_NOTHING_RETRIEVED, compute=hit_count, tie_average=hit_count,
+    nan_if_nothing_retrieved=_EXCEPT_NDCG, shared_ranks=True, bounded=False,
     summary="the number of relevant items in the top k (ranx's hits)",
     doc=r"""The number of relevant items in the top k: hits@k (ranx's ``hits``).
 
@@ -449,8 +447,8 @@ HIT_COUNT = MetricDef(
 )
 F1 = MetricDef(
     name="f1", aliases=("f_measure", "fbeta"), trec_name=None, trec_cut=None,
-    takes_k=True, options=options_of(BETA), compute=f_measure, tie_average=f_measure,
-    shared_ranks=True,
+    takes_k=True, options=options_of(BETA, EMPTY_LIST), compute=f_measure, tie_average=f_measure,
+    nan_if_nothing_retrieved=_EXCEPT_NDCG, shared_ranks=True,
     summary="harmonic mean of precision@k and recall@k (F-beta with beta=)",
     doc=r"""F1@k: the harmonic mean of precision@k and recall@k, per query.
 

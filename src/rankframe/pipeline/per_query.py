@@ -40,7 +40,9 @@ class PerQuery:
         items (the ``empty`` option, :meth:`applies`; all of them until the finish step
         applies it). The other metrics use every query.
     empty
-        Per query, whether it has no relevant item.
+        Per query, whether ``empty=`` applies to it: it has no relevant item (and, with
+        ``empty_ndcg="no_relevant_or_negative"`` and ndcg or dcg requested, no negative
+        grade: the other metrics then hold NaN for such a query).
     segment
         Per query, its segment code in ``0 .. n_segments - 1``.
     segment_rows

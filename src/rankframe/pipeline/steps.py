@@ -42,7 +42,7 @@ from rankframe.pipeline import windows as _windows
 from rankframe.pipeline.analysis import SYSTEM
 from rankframe.pipeline.per_query import PerQuery
 from rankframe.pipeline.windows import TIME, WINDOW, Window
-from rankframe.settings.options import TIES, Options, Ties
+from rankframe.settings.options import EMPTY_NDCG, TIES, Options, Ties
 from rankframe.settings.statistics import Intervals, Tests
 
 __all__ = [
@@ -69,13 +69,15 @@ __all__ = [
 ]
 
 IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
 Kind = Literal["scalar", "segments", "table"]
 # (name, "float" | "float?" | "int" | "int?" | "str" | "bool"): an output column and its
 # type, for the schema a lazy backend declares before it runs
 ValueColumns = list[tuple[str, str]]
 
 JUDGED = "judged"  # the judged column used when the frame has one and none is named
-EMPTY = "__rankframe_empty__"  # per-query tables of parts: has the query no relevant item?
+# per-query tables of parts: does empty= apply to the query (no relevant item; PerQuery.empty)?
+EMPTY = "__rankframe_empty__"
 
 
 @dataclass(frozen=True)
@@ -511,6 +513,7 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
         data = _engine.judged_rows_only(data)
     systems = data.systems or [(names.score, data.score)]
     values = np.empty((data.n_queries, len(systems), len(metrics)), dtype=np.float64)
+    others = _left_out_by_ndcg_rule(metrics, options)
     # the entries of the item metrics: their codes encoded beside the ranking
     recorder = None if wanted is None else item_values.Recorder.start(data, wanted, options,
                                                                  part=part)
@@ -526,6 +529,8 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
             if spare is None or spare.shape[1] < end - begin:
                 spare = np.empty((len(metrics), end - begin), dtype=np.float64)
             columns = spare[:, : end - begin]
+            # empty_ndcg: the queries with a negative grade, which ndcg and dcg may count
+            negative = None if others is None else _negative_grade(block)
             for s, (_, score) in enumerate(block.systems or [(names.score, block.score)]):
                 system = replace(block, score=score, systems=[])
                 ranking = _engine.rank(system, options.ties)
@@ -538,10 +543,17 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
                     compute = averaged or d.compute
                     # a metric of the items has no compute: the finish step computes it
                     columns[j] = np.nan if compute is None else compute(table, m.k, own[j])
+                    if own[j].empty_list in d.nan_if_nothing_retrieved:
+                        columns[j, table.n_retrieved == 0] = np.nan
+                if negative is not None and others is not None:  # ndcg, dcg count them
+                    counted = np.flatnonzero((table.n_relevant == 0) & negative)
+                    columns[np.ix_(others, counted)] = np.nan
                 values[begin:end, s, :] = columns.T
                 if recorder is not None:
                     recorder.add(ranking)
             empty[begin:end] = table.n_relevant == 0
+            if negative is not None:
+                empty[begin:end] &= ~negative
     top = None if recorder is None else recorder.result(len(systems))
     return PerQuery(
         values=values,
@@ -557,6 +569,28 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
         top=top,
         time=times,
     )
+
+
+def _left_out_by_ndcg_rule(metrics: list[Metric], options: Options) -> IntArray | None:
+    """``empty_ndcg="no_relevant_or_negative"`` under ``empty="skip"`` or ``"nan"``, with a
+    metric that takes it (ndcg, dcg) requested: the positions of the metrics that still
+    leave out a query without a relevant item (those ``empty=`` applies to, but for ndcg
+    and dcg), which give NaN to the queries that ndcg and dcg count; else ``None``."""
+    takes = [EMPTY_NDCG.name in m.definition.options for m in metrics]
+    if not (options.empty in ("skip", "nan")
+            and options.empty_ndcg == "no_relevant_or_negative" and any(takes)):
+        return None
+    return np.array([j for j, m in enumerate(metrics)
+                     if m.definition.depends_on_relevant and not takes[j]], dtype=np.int64)
+
+
+def _negative_grade(data: _engine.FrameData) -> BoolArray:
+    """Per query, whether a row of it has a negative grade (a rated item, for
+    ``empty_ndcg``)."""
+    grade = data.relevant
+    if grade.dtype.kind == "b":
+        return np.zeros(data.n_queries, dtype=bool)
+    return np.bincount(data.query_codes[grade < 0], minlength=data.n_queries) > 0
 
 
 # -- 2. partitioned frames: per-query tables of the parts, read back as one ------------------

@@ -68,16 +68,21 @@ CONVENTIONS: Mapping[str, Convention] = MappingProxyType({c.name: c for c in [
     Convention("sklearn", "scikit-learn 1.9.1 ndcg_score, dcg_score", {"ties": "average"}),
     Convention(
         "recommenders", "Microsoft Recommenders 1.2 (python_evaluation)",
-        {"ties": "first", "ap_denominator": "min_k", "empty": "skip"},
+        # users with truth but no prediction: ndcg_at_k counts them 0 (it merges the truth
+        # back in); precision_at_k, recall_at_k, map_at_k, map, r_precision_at_k leave them out
+        {"ties": "first", "ap_denominator": "min_k", "empty": "skip",
+         "empty_list": "nan_except_ndcg"},
     ),
     Convention(
         # LensKit 2026.1 clips negative gains to 0 (negative_gains="zero", the default);
-        # LensKit 2025's negative gains are negative_gains="keep"
+        # LensKit 2025's negative gains are negative_gains="keep". A user with test items,
+        # none rated above 0, gets NDCG 0 (its ideal DCG is 0): a negative grade marks a
+        # test item (empty_ndcg)
         "lenskit", "LensKit 2026.1 (lenskit.metrics.ranking)",
         {
             "ties": "first", "denominator": "min_k", "ap_denominator": "min_retrieved",
             "precision_denominator": "retrieved", "empty": "nan", "empty_list": "nan",
-            "discount": "log2(max(rank,2))",
+            "discount": "log2(max(rank,2))", "empty_ndcg": "no_relevant_or_negative",
         },
         ties="lists come ordered: the frame's order",
     ),

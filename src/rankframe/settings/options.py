@@ -38,6 +38,7 @@ __all__ = [
     "DISCOUNT",
     "EMPTY",
     "EMPTY_LIST",
+    "EMPTY_NDCG",
     "FAMILY",
     "GAIN",
     "ITEM_FEATURES",
@@ -57,6 +58,7 @@ __all__ = [
     "Discount",
     "Empty",
     "EmptyList",
+    "EmptyNdcg",
     "Family",
     "Gain",
     "NegativeGains",
@@ -86,7 +88,8 @@ Empty = Literal["zero", "skip", "nan", "error", "one"]
 # conventions of other tools (docs/conventions.md)
 ApDenominator = Literal["relevant", "min_k", "hits", "min_retrieved"]
 PrecisionDenominator = Literal["k", "retrieved"]
-EmptyList = Literal["zero", "nan"]
+EmptyList = Literal["zero", "nan", "nan_except_ndcg"]
+EmptyNdcg = Literal["no_relevant", "no_relevant_or_negative"]
 Discount = Literal["log2(rank+1)", "log2(max(rank,2))"]
 NegativeGains = Literal["zero", "keep"]
 Test = Literal["t-test", "permutation", "wilcoxon"]
@@ -447,8 +450,11 @@ EMPTY_LIST: OptionDef[EmptyList] = OptionDef(
     "empty_list", "zero", EmptyList, choices=get_args(EmptyList),
     doc="A query that retrieved nothing (every score null): ``\"zero\"`` counts 0 "
         "(trec_eval ``-c``); ``\"nan\"`` gives NaN for precision and AP, the metrics that "
-        "divide by the list's length (LensKit), and leaves those NaN out of their means "
-        "(a metric's bootstrap interval and paired tests are then NaN).",
+        "divide by the list's length (LensKit); ``\"nan_except_ndcg\"`` gives NaN for every "
+        "metric of the list's relevance except ndcg and dcg, which count 0 (Microsoft "
+        "Recommenders, whose ``ndcg_at_k`` alone counts a user without predictions). A NaN "
+        "is left out of its own metric's mean (its bootstrap interval and paired tests are "
+        "then NaN).",
 )
 DISCOUNT: OptionDef[Discount] = OptionDef(
     "discount", "log2(rank+1)", Discount, choices=get_args(Discount),
@@ -459,13 +465,22 @@ DISCOUNT: OptionDef[Discount] = OptionDef(
 NEGATIVE_GAINS: OptionDef[NegativeGains] = OptionDef(
     "negative_gains", "zero", NegativeGains, choices=get_args(NegativeGains), per_call=True,
     doc="(N)DCG's gain of a negative grade: none (``\"zero\"``, trec_eval) or the negative "
-        "gain itself, in the ranking and in the ideal one (``\"keep\"``, LensKit).",
+        "gain itself, in the ranking and in the ideal one (``\"keep\"``, LensKit 2025).",
+)
+EMPTY_NDCG: OptionDef[EmptyNdcg] = OptionDef(
+    "empty_ndcg", "no_relevant", EmptyNdcg, choices=get_args(EmptyNdcg), per_call=True,
+    doc="The queries ``empty=\"skip\"`` or ``\"nan\"`` leave out of ndcg and dcg: those "
+        "without a relevant item (``\"no_relevant\"``, as every metric), or only those "
+        "without a relevant item and without a negative grade "
+        "(``\"no_relevant_or_negative\"``): a negative grade marks a rated item, so a query "
+        "whose ratings are all 0 or less, one of them negative, scores 0, as LensKit ≥ 2026.1 "
+        "scores such a user. The other metrics give that query NaN, left out of their means.",
 )
 
 OPTIONS: Mapping[str, OptionDef[Any]] = options_of(
     MIN_RELEVANCE, GAIN, DENOMINATOR, EMPTY, TIES, BETA,
     CATALOG, POPULARITY, ITEM_FEATURES, CLASS_AVERAGE, UNJUDGED, JUDGED_ONLY,
-    AP_DENOMINATOR, PRECISION_DENOMINATOR, EMPTY_LIST, DISCOUNT, NEGATIVE_GAINS,
+    AP_DENOMINATOR, PRECISION_DENOMINATOR, EMPTY_LIST, DISCOUNT, NEGATIVE_GAINS, EMPTY_NDCG,
 )
 """Every option of :class:`Options`, in its field order."""
 
@@ -528,11 +543,15 @@ class Options:
     precision_denominator
         Precision@k divides by k or by min(k, the number retrieved).
     empty_list
-        What a query that retrieved nothing gives for precision and AP: 0 or NaN.
+        What a query that retrieved nothing gives: 0, NaN for precision and AP, or NaN for
+        every metric of the list's relevance except ndcg and dcg.
     discount
         (N)DCG's discount: ``"log2(rank+1)"`` or ``"log2(max(rank,2))"``.
     negative_gains
         (N)DCG's gain of negative grades: ``"zero"`` or ``"keep"``.
+    empty_ndcg
+        The queries ``empty=`` leaves out of ndcg and dcg: ``"no_relevant"`` or
+        ``"no_relevant_or_negative"``.
     """
 
     min_relevance: float | None = MIN_RELEVANCE.default
@@ -552,6 +571,7 @@ class Options:
     empty_list: EmptyList = EMPTY_LIST.default
     discount: Discount = DISCOUNT.default
     negative_gains: NegativeGains = NEGATIVE_GAINS.default
+    empty_ndcg: EmptyNdcg = EMPTY_NDCG.default
 
     def __post_init__(self) -> None:
         for option in OPTIONS.values():

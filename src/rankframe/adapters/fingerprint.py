@@ -61,8 +61,9 @@ def fingerprint_of(source: FrameAdapter, names: ColumnNames) -> Fingerprint:
 
 def fingerprint(frame: Any, names: ColumnNames) -> Fingerprint:
     """The input's rows, queries and a hash of its query, item, score(s) and relevant
-    columns (every column of a composite key; a single key hashes as before); ``None`` each for an input that cannot be read again (a one-shot Arrow stream)
-    or that rankframe does not read.
+    columns (every column of a composite key; a single key hashes as before); ``None`` each
+    for an input that cannot be read again (a one-shot Arrow stream) or that rankframe does
+    not read.
 
     The hash is a SHA-256 of the sorted 64-bit hashes of the rows (pandas'
     ``hash_pandas_object`` of the canonical columns): the same whatever the frame kind and

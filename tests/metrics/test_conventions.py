@@ -21,12 +21,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-import ranx
-from sklearn.metrics import dcg_score, ndcg_score
 
 import helpers
 import rankframe
@@ -635,6 +632,8 @@ def test_trec_eval_preset_is_the_defaults_and_pytrec_eval(make_frame: Any, seed:
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_ranx_preset_matches_ranx(make_frame: Any, seed: int) -> None:
+    import ranx  # here, not at the top: importing its numba code takes seconds a worker
+
     data = _random_frame(seed)
     frame = make_frame(data)
     qrels: dict[str, dict[str, int]] = {}
@@ -666,6 +665,8 @@ def test_ranx_preset_matches_ranx(make_frame: Any, seed: int) -> None:
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_ir_measures_preset_matches_ir_measures(make_frame: Any, seed: int) -> None:
+    import ir_measures  # here, not at the top: a worker imports it only to run this
+
     data = _random_frame(seed, negative=True)
     frame = make_frame(data)
     qrels = [ir_measures.Qrel(q, i, int(g)) for q, i, _, g in data.itertuples(index=False)]
@@ -694,6 +695,8 @@ def test_ir_measures_preset_matches_ir_measures(make_frame: Any, seed: int) -> N
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_sklearn_preset_matches_sklearn(make_frame: Any, seed: int) -> None:
+    from sklearn.metrics import dcg_score, ndcg_score  # as ranx and ir_measures above
+
     # scikit-learn scores every item of a sample (no null scores) and averages NDCG over tied
     # scores: untied scores here
     data = _random_frame(seed, ties=False, unretrieved=False)

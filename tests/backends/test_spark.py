@@ -167,7 +167,7 @@ def test_report_history_and_plots_read_spark_results(spark: Any, tmp_path: Path)
                                       check_exact=True, obj=table)
     store = rankframe.History(tmp_path / "h.duckdb")
     run = store.record(spark.createDataFrame(data).rank_eval.per_query(metrics))
-    loaded = store.load(run_id=run)
+    loaded = store.load(run_id=run, kind="per_query")  # load() reads evaluations unless told
     want_rows = data.rank_eval.per_query(metrics)
     for metric in metrics:
         recorded = loaded.loc[loaded["metric"] == metric, "value"].to_numpy()

@@ -168,7 +168,7 @@ def test_record_appends_the_gate_table(run: Run, path: Path, tmp_path: Path) -> 
     assert list(runs["run_name"]) == ["ci"]
     assert list(runs["result"]) == ["Check"]
     assert runs["input_queries"].iloc[0] == N
-    stored = history.load(run="ci")
+    stored = history.load(run="ci", kind="gate")
     statuses = dict(zip(stored["system"], stored["status"], strict=False))
     assert statuses == {r["system"]: r["status"] for r in json.loads(out)}
 

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 import helpers
 from helpers import NUMBERS, all_metrics, as_float, parameters, unlabelled
 from rankframe import METRICS as REGISTRY
-from rankframe import Metric, RankEvalError, parse_metric
+from rankframe import InvalidDataError, Metric, RankEvalError, parse_metric
 
 
 # Tables are read without the options their labels name (``map(ties=first)`` as ``map``):
@@ -420,6 +420,11 @@ def test_evaluate_is_the_mean_of_per_query(frame, opts, empty, segments) -> None
     # empty= applies to the metrics about relevant items; counts keep every query (issue 25)
     applies = {c: parse_metric(c).definition.depends_on_relevant for c in wanted}
     assert any(applies.values())
+    if empty == "skip" and not has_relevant.any():  # nothing left to average: an error
+        for call in (frame.rank_eval.per_query, frame.rank_eval.evaluate):
+            with pytest.raises(InvalidDataError, match="No query is left"):
+                as_pandas(call(wanted, empty=empty, **opts))
+        return
     per_query = as_pandas(frame.rank_eval.per_query(wanted, empty=empty, **opts))
     every = as_pandas(frame.rank_eval.per_query(wanted, **opts))  # empty="zero": every query
     shown = set(has_relevant.index[has_relevant]) if empty == "skip" else set(has_relevant.index)
@@ -448,7 +453,12 @@ def test_evaluate_is_the_mean_of_per_query(frame, opts, empty, segments) -> None
     by_segment = as_pandas(
         frame.rank_eval.evaluate(wanted, by="segment", empty=empty, **opts)
     ).set_index("segment")
-    assert sorted(by_segment.index) == sorted(set(codes.values()))
+    # a segment that "skip" leaves without a query has no row, unless a requested metric
+    # counts every query (issue 35)
+    segments = set(codes.values())
+    if empty == "skip" and all(applies.values()):
+        segments = {codes[q] for q in has_relevant.index[has_relevant]}
+    assert sorted(by_segment.index) == sorted(segments)
     segment_of = every["query"].map(codes)
     for segment, row in by_segment.iterrows():
         mine = every[segment_of == segment]
@@ -462,6 +472,10 @@ def test_evaluate_is_the_mean_of_per_query(frame, opts, empty, segments) -> None
 @given(frame=frames(), opts=options, empty=st.sampled_from(["zero", "skip", "nan"]))
 def test_scalar_methods_give_the_evaluate_means(frame, opts, empty) -> None:
     ties = opts["ties"]
+    if empty == "skip" and not relevant_mask(frame["relevant"], opts["min_relevance"]).any():
+        with pytest.raises(InvalidDataError, match="No query is left"):  # nothing to average
+            as_pandas(frame.rank_eval.evaluate(columns(ties), empty=empty, **opts))
+        return
     means = as_pandas(frame.rank_eval.evaluate(columns(ties), empty=empty, **opts)).iloc[0]
     ev = frame.rank_eval
     for metric in (m for m in all_metrics((3,)) if takes(m, ties)):

@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import as_pandas
-from rankframe.engine import FrameData, ItemColumn, ranking, rank, sorting
+from rankframe.engine import FrameData, ItemColumn, rank, ranking, sorting
 
 KERNELS = ("numpy", "polars")
 SETTINGS = settings(max_examples=60, deadline=None)

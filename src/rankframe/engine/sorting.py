@@ -7,9 +7,10 @@ vectorised sort (x86-simd-sort with AVX-512, about 11 ns a key for 10M keys on t
 machine, where polars takes 28-36 ns), while a NumPy build or processor without it sorts at
 65-140 ns a key, three times polars' single-threaded sort. An LSD radix sort written in
 NumPy (a stable ``argsort`` of 16-bit digits and a gather per digit) was measured too: 1.2 s
-for 10M keys, slower than either (benchmarks/RESULTS.md, "The sort kernel"). So the first sort of many keys in a
-process times both kernels on the same few keys and keeps the faster; the sorted keys are the
-same whichever runs (a sort of integers has one result), so only the time depends on it.
+for 10M keys, slower than either (benchmarks/RESULTS.md, "The sort kernel"). So the first
+sort of many keys in a process times both kernels on the same few keys and keeps the faster;
+the sorted keys are the same whichever runs (a sort of integers has one result), so only the
+time depends on it.
 
 polars sorts single-threaded here: the ranking and the duplicate check each sort in their own
 thread, and on a machine of two cores two multi-threaded sorts only fight over them.

@@ -18,10 +18,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent / "src"
+T = TypeVar("T")
 METRICS = ["mrr@10", "ndcg@10", "map@100", "acc@5", "precision@10", "recall@100"]
 
 CHILD = """
@@ -49,30 +52,43 @@ def _run(src: Path, path: Path, kind: str) -> float:
     return float(seconds)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--before", type=Path, required=True, help="src/ of the other tree")
-    parser.add_argument("--size", default="L")
-    parser.add_argument("--rounds", type=int, default=5)
-    args = parser.parse_args()
+def alternate(
+    before: Path, size: str, rounds: int, run: Callable[[Path, Path, str], T]
+) -> dict[tuple[str, str], list[T]]:
+    """``run(src, parquet, kind)`` of each tree and frame kind, ``rounds`` times, the trees in
+    turns; the frame of ``size`` is written once to a parquet file that every process reads."""
     sys.path.insert(0, str(HERE))
     from data import SIZES, workload
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "frame.parquet"
-        workload(*SIZES[args.size]).to_parquet(path)
-        times: dict[tuple[str, str], list[float]] = {}
-        for _ in range(args.rounds):
+        workload(*SIZES[size]).to_parquet(path)
+        times: dict[tuple[str, str], list[T]] = {}
+        for _ in range(rounds):
             for kind in ("pandas", "polars"):
-                for name, src in (("before", args.before), ("after", SRC)):
-                    times.setdefault((name, kind), []).append(_run(src, path, kind))
+                for name, src in (("before", before), ("after", SRC)):
+                    times.setdefault((name, kind), []).append(run(src, path, kind))
+    return times
+
+
+def arguments(doc: str) -> argparse.Namespace:
+    """``--before``, ``--size`` and ``--rounds`` (this script's and ``phases.py``'s)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    parser.add_argument("--before", type=Path, required=True, help="src/ of the other tree")
+    parser.add_argument("--size", default="L")
+    parser.add_argument("--rounds", type=int, default=5)
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = arguments(__doc__)
+    times = alternate(args.before, args.size, args.rounds, _run)
     print("| frame | before s | after s | after / before |")
     print("|---|---:|---:|---:|")
     for kind in ("pandas", "polars"):
         before = statistics.median(times["before", kind])
         after = statistics.median(times["after", kind])
         print(f"| {kind} | {before:.3f} | {after:.3f} | {after / before:.2f} |")
-
 
 if __name__ == "__main__":
     main()

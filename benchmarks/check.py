@@ -13,7 +13,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from harness import METRICS, TOLERANCE, Laps, bare, load_pandas, log
-from peers import APPROACHES, PEERS, missing_modules, pytrec_dicts, pytrec_measures
+from peers import (
+    APPROACHES,
+    EXACT_PEERS,
+    PEERS,
+    missing_modules,
+    pytrec_dicts,
+    pytrec_measures,
+)
 
 NOT_METRICS = ("runid", "num_q", "relstring")  # trec_eval measures that are not metrics
 GEOMETRIC = ("gm_map", "gm_bpref")  # pytrec_eval's per-query value: log(max(value, 1e-5))
@@ -101,6 +108,15 @@ def agree(size: str, only: list[str] | None = None) -> dict[str, Any]:
         del run
         gc.collect()
         bounds = ranges.get(name, ranges["default"])
+        if name in EXACT_PEERS:  # trec_eval's tie order: rankframe's own values, per query
+            frame_in = approach.prepare(size)[0]
+            theirs = EXACT_PEERS[name](frame_in)
+            theirs = theirs.to_pandas() if hasattr(theirs, "to_pandas") else theirs
+            out[f"{name}_per_query"] = {
+                m: float(np.abs(theirs[m].to_numpy() - per_query["trec"][m]).max())
+                for m in METRICS
+            }
+            del frame_in, theirs
         out[name] = {
             "values": values,
             "diff": {m: values[m] - reference[m] for m in METRICS},
@@ -166,6 +182,12 @@ def report_agreement(agreement: dict[str, Any]) -> None:
         worst = max(per_query.values())
         verdict = "identical" if worst <= TOLERANCE else "DIFFERENT"
         log(f"  pytrec_eval per query: max abs diff {worst:.2e} -> {verdict}")
+    for name in EXACT_PEERS:
+        if (exact := agreement.get(f"{name}_per_query")) is not None:
+            worst = max(exact.values())
+            verdict = "identical" if worst <= TOLERANCE else "DIFFERENT"
+            log(f"  {name} per query vs rankframe (ties='trec'): max abs diff {worst:.2e}"
+                f" -> {verdict}")
     for name in ("rankframe_polars", "rankframe_lazy", *PEERS):
         entry = agreement.get(name, {})
         if "diff" in entry:

@@ -24,7 +24,7 @@ from harness import (
     SHORT_LISTS,
     TOLERANCE,
 )
-from peers import APPROACHES, PEERS
+from peers import APPROACHES, EXACT_PEERS, PEERS
 from sections import markers
 
 # trec_eval 10 turns recall levels into ranks with lround(level * R), the trec_eval 9 of
@@ -156,6 +156,13 @@ def render_agreement(agreement: dict[str, Any]) -> list[str]:
             "`recip_rank` zeroed below rank 10 (pytrec_eval's recip_rank has no cut-off).",
             "",
         ]
+    for name in EXACT_PEERS:
+        if (exact := agreement.get(f"{name}_per_query")) is not None:
+            worst = max(exact.values())
+            lines += [f"**{APPROACHES[name].label}, per query against rankframe** "
+                      f"(`ties=\"trec\"`, the order it is written with): max abs difference "
+                      f"{worst:.1e} ({'identical' if worst <= TOLERANCE else 'DIFFERENT'} "
+                      f"at {TOLERANCE:g}).", ""]
     lines += ["Means: difference to rankframe per metric (peer minus rankframe). "
               "'Explained' = the peer's mean lies within the range of rankframe's means under "
               '`ties="pessimistic"`, `"trec"` and `"optimistic"` (+-1e-6), computed in the '

@@ -1,8 +1,9 @@
 """The engine: rank every query of a frame in one pass, then compute metrics per query.
 
-One module per job: :mod:`.frame` (what the engine reads), :mod:`.ranking`, :mod:`.lists`
-(per-query lists and segments), :mod:`.checks` (each item once per query), :mod:`.segments`
-(the scans over entries grouped by a key that all of them share).
+One module per job: :mod:`.frame` (what the engine reads), :mod:`.ranking`, :mod:`.sorting`
+(the sort of packed 64-bit keys), :mod:`.lists` (per-query lists and segments),
+:mod:`.checks` (each item once per query), :mod:`.segments` (the scans over entries grouped
+by a key that all of them share).
 
 Adapters (pandas, polars, ...) turn a frame into :class:`FrameData`: the query column as
 integer codes numbered in sorted order of the query values, scores as float64, grades as the
@@ -10,7 +11,8 @@ numbers they are (float, integer or bool: no float64 copy of an integer column),
 column as an :class:`ItemColumn` (ranks, hashes and ids by row position). Everything below
 works on NumPy arrays, with no Python loop over rows or queries.
 
-Ranking (:func:`rank`) is one in-place ``np.sort`` of a packed 64-bit key per row,
+Ranking (:func:`rank`) is one in-place sort (:func:`.sorting.sort_keys`: NumPy's or polars'
+kernel, whichever a first timing finds faster here) of a packed 64-bit key per row,
 ``query code | score bucket (descending) | row position | grade > 0``: the row position makes
 every key unique, so the sorted keys *are* the permutation, and the flag in the lowest bit
 marks the positively graded rows without a lookup through the permutation. Score buckets are

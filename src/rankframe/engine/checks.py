@@ -17,6 +17,7 @@ from rankframe.engine.frame import (
     _blocks,
     _runs,
 )
+from rankframe.engine.sorting import sort_keys
 from rankframe.exceptions import InvalidDataError, plain
 
 THREAD_ROWS = 200_000  # from this many rows the duplicate check runs in a second thread
@@ -57,7 +58,7 @@ def check_unique_items(data: FrameData, query: Sequence[str], item: Sequence[str
     """
     query_bits = _bits(data.n_queries)
     key = _item_keys(data, query_bits)
-    key.sort()
+    sort_keys(key)
     if not _has_equal_neighbours(key):
         return
     # candidates (duplicates, or different items that share a hash): the keys again, this

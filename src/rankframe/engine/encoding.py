@@ -44,6 +44,8 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from rankframe.engine.sorting import sort_keys
+
 __all__ = [
     "DistinctStrings",
     "as_tuple",
@@ -843,7 +845,7 @@ def _argsort(
         block <<= index_bits
         block |= position[: len(block)]
         block += np.uint64(start)
-    packed.sort()
+    sort_keys(packed)
     packed &= np.uint64((1 << int(index_bits)) - 1)
     order = packed.view(np.intp)
     ordered = np.empty(n, dtype=np.uint64)

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from rankframe.engine.sorting import sort_keys
 from rankframe.exceptions import InvalidDataError, plain
 
 IntArray = npt.NDArray[np.int64]
@@ -342,7 +343,7 @@ def _sort_order(keys: Sequence[IntArray]) -> IntArray:
         packed |= key.astype(np.uint64, copy=False)
     packed <<= np.uint64(index_bits)
     packed |= np.arange(n, dtype=np.uint64)
-    packed.sort()
+    sort_keys(packed)
     return (packed & np.uint64((1 << index_bits) - 1)).view(np.int64)
 
 

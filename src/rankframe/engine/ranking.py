@@ -23,6 +23,7 @@ from rankframe.engine.frame import (
     _runs,
     _sort_order,
 )
+from rankframe.engine.sorting import sort_keys
 
 _MIN_SCORE_BITS = 12
 
@@ -382,7 +383,7 @@ def _rank_packed(
     # one sort of `query | descending score bucket | row | grade > 0`; the row bits make the
     # keys unique, so the sorted keys carry the permutation
     key = _packed_keys(query, score, grade, score_bits, index_bits)
-    key.sort()
+    sort_keys(key)
     starts = _query_starts(key, data.n_queries, score_bits + index_bits + 1)
     # runs of equal (query, bucket) are re-ordered exactly, by score then the tie policy:
     # those that hold a positively graded row now, the others only when the full order is

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import dask.dataframe as dd
@@ -20,6 +21,7 @@ import pandas as pd
 import polars as pl
 import pyarrow as pa
 import pytest
+from dask.base import tokenize
 
 import rankframe
 
@@ -101,6 +103,25 @@ def _dask_strings(data: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def _dask(source: pd.DataFrame) -> dd.DataFrame:
+    return dd.from_pandas(source, npartitions=max(1, min(PARTS, len(source))), sort=False)
+
+
+@dataclass(frozen=True)
+class DaskSnapshot:
+    """What a Dask frame of the tests was when made: the pandas frame its partitions are cut
+    from (``source``, kept, and a deep ``copy``) and the collection's token
+    (``dask.base.tokenize``: its expression's name, which every operation that rebinds it
+    changes). rankframe leaves the frame unchanged when both hold on exit: no computation
+    (Dask's partitions are slices of ``source``; pandas' copy-on-write keeps a change to a
+    partition out of it, so the only way to change what the frame computes is through
+    ``source`` itself or by rebinding the collection)."""
+
+    source: pd.DataFrame
+    copy: pd.DataFrame
+    token: str
+
+
 def _native(data: pd.DataFrame, kind: str) -> Any:
     if kind == "arrow":
         return ArrowFrame(pa.Table.from_pandas(_arrow_lists(data), preserve_index=False))
@@ -109,8 +130,7 @@ def _native(data: pd.DataFrame, kind: str) -> Any:
     if kind == "pandas-pyarrow":
         return _pyarrow_dtypes(_arrow_lists(data))
     if kind == "dask":
-        return dd.from_pandas(_dask_strings(_arrow_lists(data)),
-                              npartitions=max(1, min(PARTS, len(data))), sort=False)
+        return _dask(_dask_strings(_arrow_lists(data)))
     frame = pl.from_pandas(data, nan_to_null=True)
     return frame.lazy() if kind in LAZY_POLARS else frame
 
@@ -118,6 +138,9 @@ def _native(data: pd.DataFrame, kind: str) -> Any:
 def _same(before: Any, after: Any) -> None:
     if isinstance(after, ArrowFrame):
         assert after.table.equals(before), "rankframe modified the input table"
+    elif isinstance(before, DaskSnapshot):
+        assert tokenize(after) == before.token, "rankframe rebound the input Dask frame"
+        pd.testing.assert_frame_equal(before.source, before.copy)
     elif isinstance(after, dd.DataFrame):
         pd.testing.assert_frame_equal(after.compute(scheduler="sync"), before)
     elif isinstance(after, pd.DataFrame):
@@ -136,6 +159,12 @@ class FrameMaker:
         self.made: list[tuple[Any, Any]] = []
 
     def __call__(self, data: dict[str, Any] | pd.DataFrame) -> Any:
+        if self.kind == "dask":
+            source = _dask_strings(_arrow_lists(pd.DataFrame(data)))
+            dask_frame = _dask(source)
+            self.made.append((DaskSnapshot(source, source.copy(deep=True),
+                                           tokenize(dask_frame)), dask_frame))
+            return dask_frame
         frame = _native(pd.DataFrame(data), self.kind)
         if isinstance(frame, ArrowFrame):  # Arrow arrays are immutable: the table itself
             snapshot: Any = frame.table
@@ -143,10 +172,6 @@ class FrameMaker:
             snapshot = frame.clone()
         elif isinstance(frame, pd.DataFrame):
             snapshot = frame.copy(deep=True)
-        elif isinstance(frame, dd.DataFrame):
-            # the pandas frame its partitions were cut from: on exit, the Dask frame must
-            # compute to it
-            snapshot = _dask_strings(_arrow_lists(pd.DataFrame(data)))
         else:
             snapshot = frame.collect()
         self.made.append((snapshot, frame))

@@ -239,8 +239,9 @@ def make_frame(request: pytest.FixtureRequest) -> Iterator[FrameMaker]:
 
 # -- pytest-xdist ------------------------------------------------------------------------------
 
-#: The test modules that start something costly, each run whole on one worker under
-#: pytest-xdist (`make test` runs ``-n auto``), so that each starts once in the run: both Spark
+#: The test modules (and test functions) that start something costly, each run whole on one
+#: worker under pytest-xdist (`make test` runs ``-n auto``), so that each starts once in the
+#: run: both Spark
 #: sessions (classic, then Connect: one Connect server, on its fixed port), the Dask
 #: ``LocalCluster`` of the module's ``client`` fixture, the session's Chromium, the docs site
 #: (``mkdocs build``, a module-scoped fixture). Every other
@@ -252,6 +253,10 @@ WORKER_GROUPS = {
     "tests/output/test_report.py": "browser",
     "tests/output/test_dashboard.py": "browser",
     "tests/output/test_docs_site.py": "docs-site",
+    # ranx compiles its numba kernels in each process that builds a Qrels (10-20 s): the
+    # tests that compare with it share one worker
+    "tests/metrics/test_conventions.py::test_ranx_preset_matches_ranx": "ranx",
+    "tests/metrics/test_ties_average.py::test_f1_as_ranx": "ranx",
 }
 
 
@@ -268,8 +273,9 @@ class _WorkerGroups:
 
         class Grouped(LoadScopeScheduling):
             def _split_scope(self, nodeid: str) -> str:
+                test = nodeid.split("[", 1)[0]  # a test function, without its parameters
                 module = nodeid.split("::", 1)[0]
-                return WORKER_GROUPS.get(module, nodeid)
+                return WORKER_GROUPS.get(test, WORKER_GROUPS.get(module, nodeid))
 
         return Grouped(config, log)
 

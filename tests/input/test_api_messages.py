@@ -176,10 +176,10 @@ def test_stats_raise_invalid_option_error() -> None:
     tests = {"test": "t-test", "correction": "holm", "family": "systems", "alpha": 0.05,
              "confidence_level": 0.95, "n_permutations": 10_000, "n_resamples": 1000,
              "seed": 0}
-    with raises(InvalidOptionError, "'method' option", "'holm', 'bonferroni', 'none'",
+    with raises(InvalidOptionError, "'method' option", "'holm', 'bonferroni', 'fdr_bh', 'none'",
                 "Did you mean 'holm'?"):
         inference.adjust([0.01, 0.02], method="holms")  # type: ignore[arg-type]
-    with raises(InvalidOptionError, "'correction' option", "'holm', 'bonferroni', 'none'",
+    with raises(InvalidOptionError, "'correction' option", "'holm', 'bonferroni', 'fdr_bh', 'none'",
                 "Did you mean 'holm'?"):
         settings.Tests(**tests | {"correction": "holms"})
     with raises(InvalidOptionError, "confidence"):

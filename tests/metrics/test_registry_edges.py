@@ -50,7 +50,7 @@ def test_table_methods_take_the_declared_defaults() -> None:
     assert parameters["test"].default == TEST.default
     assert parameters["correction"].default == CORRECTION.default
     assert TEST.choices == ("t-test", "permutation", "wilcoxon")
-    assert CORRECTION.choices == ("holm", "bonferroni", "none")
+    assert CORRECTION.choices == ("holm", "bonferroni", "fdr_bh", "none")
 
 
 # -- the metric methods ----------------------------------------------------------------------

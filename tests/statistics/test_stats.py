@@ -328,7 +328,16 @@ def test_adjust_families_along_last_axis() -> None:
 
 def test_adjust_rejects_unknown_method() -> None:
     with pytest.raises(ValueError, match="method"):
-        inference.adjust([0.1], "fdr_bh")  # type: ignore[arg-type]
+        inference.adjust([0.1], "fdr_by")  # type: ignore[arg-type]
+
+
+def test_adjust_fdr_bh_equals_scipy() -> None:
+    p = np.array([[0.01, 0.04, 0.03, 0.2, np.nan, 0.005], [0.5, 0.5, 0.01, 0.02, 0.9, 0.04]])
+    out = inference.adjust(p, "fdr_bh")
+    np.testing.assert_allclose(out[0, [0, 1, 2, 3, 5]],
+                               stats.false_discovery_control(p[0, [0, 1, 2, 3, 5]]), rtol=1e-12)
+    assert np.isnan(out[0, 4])
+    np.testing.assert_allclose(out[1], stats.false_discovery_control(p[1]), rtol=1e-12)
 
 
 # --- bootstrap ------------------------------------------------------------------------------

@@ -183,8 +183,13 @@ def _grades(series: pd.Series) -> npt.NDArray[Any]:
 def pandas_column(values: Any) -> Any:
     """An output column: NumPy arrays as they are, an Arrow integer array with nulls as
     pandas' nullable ``Int64``, an Arrow float array as float64 (NaN for nulls), an Arrow
-    timestamp array as pandas' ``datetime64[unit, tz]`` and a date array as
-    ``datetime.date`` objects (pandas' own types, as pyarrow converts them)."""
+    timestamp array as pandas' ``datetime64[unit, tz]``, a date array as
+    ``datetime.date`` objects (pandas' own types, as pyarrow converts them) and a string
+    array as objects (``None`` for nulls)."""
+    if isinstance(values, pa.Array) and pa.types.is_string(values.type):
+        out = np.empty(len(values), dtype=object)
+        out[:] = values.to_pylist()
+        return out
     if isinstance(values, pa.Array) and pa.types.is_floating(values.type):
         return np.asarray(values.fill_null(np.nan), dtype=np.float64)
     if isinstance(values, pa.Array) and pa.types.is_temporal(values.type):

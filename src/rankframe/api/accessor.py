@@ -41,6 +41,8 @@ from rankframe.pipeline.analysis import SYSTEM
 from rankframe.pipeline.binding import Binding
 from rankframe.pipeline.previous import PreviousWindow
 from rankframe.pipeline.reference import ReferenceComparison
+from rankframe.pipeline.slices import Slices
+from rankframe.pipeline.slices import slice_columns as _slice_output_columns
 from rankframe.pipeline.steps import (
     ColumnNames,
     Comparison,
@@ -71,6 +73,34 @@ def _as_list(by: str | Sequence[str] | None) -> list[str]:
     if isinstance(by, str):
         return [by]
     return list(dict.fromkeys(by))  # a repeated column counts once
+
+
+def _slice_count(name: str, value: object, least: int) -> int:
+    """An integer argument of ``slices()`` of at least ``least``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+        msg = (
+            f"The {name!r} parameter of slices() must be an integer of at least {least}. Got "
+            f"{value!r} instead."
+        )
+        raise InvalidOptionError(msg)
+    return int(value)
+
+
+def _alternative(alternative: object, test: object) -> str:
+    """``slices()``'s alternative, and its test (the t-test only, for now)."""
+    if test != "t-test":
+        msg = (
+            f"slices() tests with test='t-test' only (from each slice's moments); got "
+            f"test={test!r}. Pass test='t-test'."
+        )
+        raise InvalidOptionError(msg)
+    if alternative not in ("two-sided", "less", "greater"):
+        msg = (
+            f"alternative={alternative!r} is not one of 'two-sided', 'less', 'greater'; "
+            "pass one of them."
+        )
+        raise InvalidOptionError(msg)
+    return str(alternative)
 
 
 def _score_columns(score: str | Sequence[str]) -> tuple[str, tuple[str, ...] | None]:
@@ -701,6 +731,146 @@ class RankEval:
         mine = self._binding.request(metrics, by, options, result, every)
         theirs = other.request(metrics, by, options, PerQueryRows(), every)
         return self._binding.run(mine)
+
+    @_arguments_checked
+    @_convention_applied
+    @_option_keywords
+    def slices(
+        self,
+        metrics: str | Metric | Iterable[str | Metric],
+        columns: str | Sequence[str],
+        *,
+        baseline: str | None = None,
+        max_depth: int = 2,
+        min_queries: int = 30,
+        bins: int = 4,
+        test: Test = "t-test",
+        alternative: Literal["two-sided", "less", "greater"] = "two-sided",
+        confidence_level: float = 0.95,
+        correction: Correction | None = "holm",
+        top: int | None = None,
+        **chosen: Any,
+    ) -> Any:
+        """Where a system does better or worse: every slice of up to ``max_depth`` predicates
+        ``column == value`` over ``columns``, tested, with the p-values corrected over every
+        test of the call.
+
+        A slice is a conjunction such as ``theme=news & device=ios`` over ``columns`` (each
+        constant within a query, as ``by=``); a numeric column of more than ``bins``
+        distinct values is cut into ``bins`` quantile bins over the queries, as
+        ``pandas.qcut(values, bins, duplicates="drop")`` cuts them, shown as intervals
+        (``(0.5, 2]``, the first one closed: ``[0, 0.5]``). A slice of fewer than
+        ``min_queries`` queries is not tested, nor one that holds exactly the queries of a
+        slice of fewer predicates (the same test: the shorter one is shown), nor one of
+        every query.
+
+        Without ``baseline``, each system's mean inside the slice is compared with its mean
+        over the other queries: Welch's t-test (as ``scipy.stats.ttest_ind(inside, outside,
+        equal_var=False)``) and its Welch-Satterthwaite interval of ``delta = mean -
+        mean_outside``. With ``baseline="col"``, each other system's per-query difference
+        from the baseline inside the slice: the paired t-test (as
+        ``scipy.stats.ttest_rel``) and its t interval, as ``compare()``: where does a
+        model lose, even when it wins on average?
+
+        ``correction`` runs over every test of the call (slices x systems x metrics), not
+        only the rows shown: ``n_tested`` says how many. ``significant`` is ``p_adjusted <
+        1 - confidence_level``.
+
+        One row per tested (slice, system, metric), worst first (by ``delta``, ascending)
+        within each system and metric: a column per entry of ``columns`` (the slice's value
+        as text, null where the slice does not constrain it), ``slice``, ``depth``,
+        ``system``, ``metric``, ``k``, ``n_queries`` (inside the slice), ``mean`` (inside),
+        ``mean_outside`` (or, with a baseline, ``baseline_mean``: the baseline's mean inside
+        the slice), ``delta``, ``ci_low``, ``ci_high``, ``p_value``, ``p_adjusted``,
+        ``significant``, ``n_tested``.
+
+        Parameters
+        ----------
+        metrics
+            Metrics, as in ``evaluate``.
+        columns
+            The slice columns, each constant within a query.
+        baseline
+            A score column: test each other system's difference from it inside each slice.
+        max_depth
+            The most predicates in one slice (1: single columns).
+        min_queries
+            The fewest queries a slice needs to be tested.
+        bins
+            The quantile bins of a numeric column of more distinct values than this.
+        test
+            ``"t-test"`` (the only test of slices so far).
+        alternative
+            ``"two-sided"``, ``"less"`` (the slice, or the system, is worse) or
+            ``"greater"``; the interval is one-sided for the latter two, as scipy's.
+        confidence_level
+            Level of the intervals; ``1 - confidence_level`` is the level of
+            ``significant``.
+        correction
+            ``"holm"``, ``"bonferroni"`` (the family-wise error), ``"fdr_bh"``
+            (Benjamini-Hochberg: the false discovery rate) or ``None``.
+        top
+            Keep the first ``top`` rows of each system and metric (all tests still count).
+
+        Examples
+        --------
+        >>> import pandas as pd, rankframe
+        >>> df = pd.DataFrame({"query": [1, 1, 2, 2, 3, 3, 4, 4], "item": ["x", "y"] * 4,
+        ...                    "score": [0.9, 0.1] * 4, "relevant": [1, 0, 1, 0, 0, 1, 0, 1],
+        ...                    "theme": ["a", "a", "a", "a", "b", "b", "a", "a"]})
+
+        Reciprocal ranks 1, 1, 0.5 (theme b) and 0.5: theme b's 0.5 against the other
+        queries' mean 5/6, a delta of -1/3; one query inside, so no test.
+
+        >>> out = df.rank_eval.slices("mrr", "theme", min_queries=1)
+        >>> out[["slice", "n_queries", "mean", "mean_outside", "delta"]]
+             slice  n_queries      mean  mean_outside     delta
+        0  theme=b          1  0.500000      0.833333 -0.333333
+        1  theme=a          3  0.833333      0.500000  0.333333
+        """
+        options = _options_from(chosen)
+        parsed, options = _bound(parse_metrics(metrics), options, chosen)
+        slice_columns = _as_list(columns)
+        self._binding.check_columns(slice_columns)
+        tests = Tests(
+            test=test, correction="none" if correction is None else correction,
+            family="table", alpha=1.0 - confidence_level if 0 < confidence_level < 1 else 0.05,
+            confidence_level=confidence_level, n_permutations=1, n_resamples=1, seed=0,
+        )
+        search = Slices(
+            baseline=self._slice_baseline(baseline), tests=tests,
+            max_depth=_slice_count("max_depth", max_depth, 1),
+            min_queries=_slice_count("min_queries", min_queries, 1),
+            bins=_slice_count("bins", bins, 2), alternative=_alternative(alternative, test),
+            top=None if top is None else _slice_count("top", top, 1),
+        )
+        produced = {n for n, _ in _slice_output_columns((), tuple(parsed), paired=True)}
+        clashes = sorted(set(slice_columns) & (produced | {"mean_outside"}))
+        if not slice_columns or clashes:
+            msg = (
+                "slices() needs at least one slice column, e.g. slices('ndcg@10', ['theme', "
+                "'device'])." if not slice_columns else
+                f"Column {clashes[0]!r} clashes with the output column {clashes[0]!r} of "
+                "slices(); rename it first, e.g. df.rename(columns={"
+                f"{clashes[0]!r}: '{clashes[0]}_'}})."
+            )
+            raise InvalidOptionError(msg)
+        request = self._binding.request(parsed, slice_columns, options, search)
+        return self._binding.run(request)
+
+    def _slice_baseline(self, baseline: str | None) -> int | None:
+        """The position of ``slices()``'s baseline among the score columns."""
+        if baseline is None:
+            return None
+        systems = list(self._names.scores)
+        if baseline not in systems or len(systems) < 2:
+            msg = (
+                f"baseline={baseline!r} must be one of at least two score columns; the score "
+                f"columns are {systems}. Bind them with df.rank_eval(score=['model_a', "
+                "'model_b']) and pass one of them."
+            )
+            raise InvalidOptionError(msg)
+        return systems.index(baseline)
 
     @_arguments_checked
     @_option_keywords

@@ -35,8 +35,10 @@ __all__ = [
     "compare_samples",
     "comparison_columns",
     "k_type",
+    "long_labels",
     "per_query",
     "relative_change",
+    "tested_values",
     "tidy",
     "wide",
 ]
@@ -54,11 +56,22 @@ def _long_labels(pq: PerQuery) -> Columns:
     """The ``system``, ``metric`` and ``k`` columns of a long table: one row per (segment,
     system, metric), in that order; ``k`` is null for a metric without a cut-off."""
     n_segments, n_systems, n_metrics = pq.shape
-    floats = k_type(pq.metrics) == "float?"
+    system = np.tile(np.repeat(np.arange(n_systems), n_metrics), n_segments)
+    metric = np.tile(np.arange(n_metrics), n_segments * n_systems)
+    return long_labels(pq.systems, pq.metrics, system, metric)
+
+
+def long_labels(
+    systems: Sequence[str], metrics: Sequence[Metric], system: IntArray, metric: IntArray
+) -> Columns:
+    """The ``system``, ``metric`` and ``k`` columns of rows of a long table, from each row's
+    system and metric positions; ``k`` is null for a metric without a cut-off."""
+    floats = k_type(metrics) == "float?"
+    ks = [m.k for m in metrics]
     return {
-        SYSTEM: np.tile(np.repeat(_labels(pq.systems), n_metrics), n_segments),
-        "metric": np.tile(_labels([m.tidy_name for m in pq.metrics]), n_segments * n_systems),
-        "k": pa.array([m.k for m in pq.metrics] * (n_segments * n_systems),
+        SYSTEM: _labels(list(systems))[system] if len(systems) else _labels([])[system],
+        "metric": _labels([m.tidy_name for m in metrics])[metric],
+        "k": pa.array([ks[j] for j in metric.tolist()],
                       type=pa.float64() if floats else pa.int64()),
     }
 
@@ -416,7 +429,7 @@ def _groups(pq: PerQuery) -> list[tuple[IntArray, BoolArray]]:
             (np.flatnonzero(~applies).astype(np.int64), every)]
 
 
-def _tested(pq: PerQuery) -> FloatArray:
+def tested_values(pq: PerQuery) -> FloatArray:
     """The values the tests read: ``log(max(value, 1e-5))`` for a geometric mean."""
     geometric = pq.aggregates() == "geometric"
     if not geometric.any():
@@ -466,7 +479,7 @@ def compare_samples(
     n_segments, n_systems, n_metrics = current.shape
     tested = _Tested.nan(current.shape, paired=False)
     aggregate = current.aggregates()
-    values, ref_values = _tested(current), _tested(reference)
+    values, ref_values = tested_values(current), tested_values(reference)
     for (positions, include), (_, ref_include) in zip(
         _groups(current), _groups(reference), strict=True
     ):

@@ -519,7 +519,8 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
                                                                  part=part)
     with _engine.unique_items_checked(data, names.query_key, names.item_key):
         # a row of each query, for the output's query and `by` columns
-        first = data.first_rows() if part or request.keys or times is not None else None
+        first = (data.first_rows() if part or request.keys or request.by or times is not None
+                 else None)
         segment, segment_rows, n_segments = _engine.segment_of_queries(data, first)
         empty = np.empty(data.n_queries, dtype=bool)
         # one block of every query when the item metrics need the whole frame's ranking

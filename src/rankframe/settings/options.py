@@ -93,7 +93,7 @@ EmptyNdcg = Literal["no_relevant", "no_relevant_or_negative"]
 Discount = Literal["log2(rank+1)", "log2(max(rank,2))"]
 NegativeGains = Literal["zero", "keep"]
 Test = Literal["t-test", "permutation", "wilcoxon"]
-Correction = Literal["holm", "bonferroni", "none"]
+Correction = Literal["holm", "bonferroni", "fdr_bh", "none"]
 Family = Literal["systems", "table"]
 ClassAverage = Literal["weighted", "macro", "micro"]
 Unjudged = Literal["error", "nonrelevant"]
@@ -498,7 +498,8 @@ TEST: OptionDef[Test] = OptionDef(
 )
 CORRECTION: OptionDef[Correction] = OptionDef(
     "correction", "holm", Correction, choices=get_args(Correction),
-    doc="For several tests: ``\"holm\"`` (step-down), ``\"bonferroni\"`` or ``\"none\"``.",
+    doc="For several tests: ``\"holm\"`` (step-down), ``\"bonferroni\"``, ``\"fdr_bh\"`` "
+    "(Benjamini-Hochberg: the false discovery rate) or ``\"none\"``.",
 )
 FAMILY: OptionDef[Family] = OptionDef(
     "family", "systems", Family, choices=get_args(Family),

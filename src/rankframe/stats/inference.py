@@ -34,14 +34,17 @@ from rankframe.exceptions import InvalidOptionError
 from rankframe.settings.options import CORRECTION, Correction, check_choice
 
 __all__ = [
+    "ALTERNATIVES",
     "adjust",
     "bootstrap_interval",
     "mann_whitney_test",
     "paired_t_test",
     "permutation_test",
     "t_interval",
+    "t_test_of",
     "two_sample_bootstrap_interval",
     "two_sample_permutation_test",
+    "welch_error",
     "welch_interval",
     "welch_t_test",
     "wilcoxon_test",
@@ -447,11 +450,14 @@ def adjust(p_values: npt.ArrayLike, method: Adjustment = "holm") -> FloatArray:
     p_values : array_like
         p-values; each slice along the last axis is one family. NaN entries stay NaN and are
         not counted in the family size.
-    method : {"holm", "bonferroni", "none"}, default "holm"
+    method : {"holm", "bonferroni", "fdr_bh", "none"}, default "holm"
         ``"bonferroni"``: ``min(1, k p)``; ``"holm"`` (step-down): with ``p_(1) <= ... <=
         p_(k)`` the sorted p-values of the family, ``p_(i)`` becomes
-        ``max_{j <= i} min(1, (k - j + 1) p_(j))``; ``"none"``: unchanged. ``k`` is the
-        number of non-NaN p-values in the family.
+        ``max_{j <= i} min(1, (k - j + 1) p_(j))``; ``"fdr_bh"`` (Benjamini-Hochberg, a
+        bound on the false discovery rate rather than the family-wise error): ``p_(i)``
+        becomes ``min_{j >= i} min(1, k p_(j) / j)``, as
+        ``scipy.stats.false_discovery_control(method="bh")``; ``"none"``: unchanged. ``k``
+        is the number of non-NaN p-values in the family.
 
     Returns
     -------
@@ -466,8 +472,15 @@ def adjust(p_values: npt.ArrayLike, method: Adjustment = "holm") -> FloatArray:
         return np.asarray(np.minimum(p * k, 1.0), dtype=np.float64)
     order = np.argsort(p, axis=-1, kind="stable")  # NaN last
     ordered = np.take_along_axis(p, order, axis=-1)
-    factor = k - np.arange(p.shape[-1])  # k, k - 1, ..., (<= 0 only at the NaN tail)
-    stepped = np.fmax.accumulate(np.minimum(ordered * factor, 1.0), axis=-1)
+    if method == "fdr_bh":  # step-up: the running minimum from the largest p-value down
+        with np.errstate(invalid="ignore"):
+            scaled = np.minimum(ordered * k / np.arange(1, p.shape[-1] + 1), 1.0)
+        # NaN (the tail) become inf so that the running minimum passes over them
+        flipped = np.flip(np.where(np.isnan(scaled), np.inf, scaled), axis=-1)
+        stepped = np.flip(np.minimum.accumulate(flipped, axis=-1), axis=-1)
+    else:
+        factor = k - np.arange(p.shape[-1])  # k, k - 1, ..., (<= 0 only at the NaN tail)
+        stepped = np.fmax.accumulate(np.minimum(ordered * factor, 1.0), axis=-1)
     stepped[np.isnan(ordered)] = np.nan
     out = np.empty_like(p)
     np.put_along_axis(out, order, stepped, axis=-1)
@@ -672,10 +685,64 @@ def _welch(
     # as scipy's ttest_ind: ddof=1 variances
     vx = np.mean((x - mx) ** 2, axis=0) * (n1 / (n1 - 1))
     vy = np.mean((y - my) ** 2, axis=0) * (n2 / (n2 - 1))
-    a1, a2 = w1**2 * vx / n1, w2**2 * vy / n2
+    se, df = welch_error(n1, w1**2 * vx, n2, w2**2 * vy)
+    return w1 * mx - w2 * my, se, df
+
+
+def welch_error(
+    n1: npt.ArrayLike, var1: npt.ArrayLike, n2: npt.ArrayLike, var2: npt.ArrayLike
+) -> tuple[FloatArray, FloatArray]:
+    """The standard error of a difference of two independent means and its
+    Welch-Satterthwaite degrees of freedom, from each side's size and (ddof=1) variance:
+    ``se = sqrt(var1 / n1 + var2 / n2)``, ``df = se**4 / (a1**2 / (n1 - 1) + a2**2 / (n2 -
+    1))`` with ``a = var / n``. Elementwise (any shapes that broadcast); a side of fewer than
+    2 values gives NaN."""
+    n1, n2 = np.asarray(n1, dtype=np.float64), np.asarray(n2, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
+        a1 = np.where(n1 >= 2, np.asarray(var1, dtype=np.float64) / n1, np.nan)
+        a2 = np.where(n2 >= 2, np.asarray(var2, dtype=np.float64) / n2, np.nan)
         df = (a1 + a2) ** 2 / (a1**2 / (n1 - 1) + a2**2 / (n2 - 1))
-    return w1 * mx - w2 * my, np.sqrt(a1 + a2), df
+    return np.sqrt(a1 + a2), np.asarray(df, dtype=np.float64)
+
+
+#: The alternatives of a t-test (scipy's ``alternative=``): the estimate differs from 0,
+#: is below it, or above it.
+ALTERNATIVES = ("two-sided", "less", "greater")
+
+
+def t_test_of(
+    estimate: npt.ArrayLike, se: npt.ArrayLike, df: npt.ArrayLike, *,
+    alternative: str = "two-sided", confidence_level: float = 0.95,
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """A t-test of "``estimate`` = 0" and its interval, from the estimate, its standard error
+    and degrees of freedom (elementwise): the statistic ``estimate / se``, the p-value of
+    ``alternative`` (``"two-sided"``: ``2 P(T_df >= |t|)``; ``"less"``: ``P(T_df <= t)``;
+    ``"greater"``: ``P(T_df >= t)``) and the interval at ``confidence_level`` that goes with
+    it, as scipy's ``TtestResult.confidence_interval``: central for two-sided, else
+    one-sided (``(-inf, estimate + se t_df(level)]`` for ``"less"``). ``se == 0`` gives the
+    zero-width interval at the estimate (and a p-value of 0, or NaN for an estimate of 0);
+    NaN in, NaN out."""
+    est = np.asarray(estimate, dtype=np.float64)
+    se_ = np.asarray(se, dtype=np.float64)
+    df_ = np.asarray(df, dtype=np.float64)
+    special = _special()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = est / se_
+        if alternative == "less":
+            p = special.stdtr(df_, t)
+        elif alternative == "greater":
+            p = special.stdtr(df_, -t)
+        else:
+            p = 2.0 * special.stdtr(df_, -np.abs(t))
+        if alternative == "two-sided":
+            q_low, q_high = (special.stdtrit(df_, q) for q in _tails(confidence_level))
+        else:
+            q = special.stdtrit(df_, confidence_level)
+            q_low = -q if alternative == "greater" else np.full_like(t, -np.inf)
+            q_high = q if alternative == "less" else np.full_like(t, np.inf)
+        low = np.where(se_ == 0, est, est + se_ * q_low)
+        high = np.where(se_ == 0, est, est + se_ * q_high)
+    return t, np.asarray(p, dtype=np.float64), low, high
 
 
 def welch_t_test(

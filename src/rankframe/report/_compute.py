@@ -288,8 +288,12 @@ def t_intervals(pq: PerQuery, confidence_level: float) -> tuple[FloatArray, Floa
         counts = np.bincount(seg, minlength=part.n_segments).astype(np.int64)
         lo = np.full((part.n_segments, flat.shape[1]), np.nan)
         hi = lo.copy()
+        # each segment's rows in their order, from one stable sort (a mask per segment
+        # read every query once per segment: 520 segments x windows took minutes on 1M)
+        order = np.argsort(seg, kind="stable")
+        ends = np.cumsum(counts)
         for g in range(part.n_segments):
-            block = flat[seg == g]
+            block = flat[order[ends[g] - counts[g]:ends[g]]]
             for c in range(flat.shape[1]):
                 column = block[:, c]
                 column = column[~np.isnan(column)]

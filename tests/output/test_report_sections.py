@@ -483,20 +483,6 @@ def test_the_worst_queries_are_folded_the_first_open(make_frame: Any) -> None:
     assert all("open" not in a for a in opened[1:])
 
 
-@pytest.mark.parametrize(("values", "expected"), [
-    # 0.59..0.71: spread 0.12, 5% each side: 0.584..0.716, to hundredths outwards
-    ([0.59, 0.71], (0.58, 0.72)),
-    # 0..1: 5% each side, tenths: -0.1..1.1
-    ([0.0, 1.0], (-0.1, 1.1)),
-    # one value: ±5% of it
-    ([0.5], (0.475, 0.525)),
-])
-def test_the_trend_axis_fits_its_values(values: list[float], expected: tuple[float, float]) -> None:
-    from rankframe.report._svg import fitted_range
-
-    assert fitted_range(values) == pytest.approx(expected)
-
-
 def test_the_fingerprint_is_the_stores(make_frame: Any, tmp_path: Path) -> None:
     # the report's fingerprint, when asked, is the one History.record(data=...) stores for
     # the same input: the same rows whatever the frame kind

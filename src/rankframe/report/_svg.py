@@ -68,7 +68,15 @@ def _tick_digits(span: float) -> int:
 def fitted_range(values: Sequence[float]) -> tuple[float, float]:
     """A y range that fits ``values``: 5% of their spread added on each side, the ends
     rounded outwards to a tenth of the spread's magnitude (``[0.58, 0.72]`` for values from
-    0.59 to 0.71); a single value gets ±5% of itself (±0.05 at 0)."""
+    0.59 to 0.71); a single value gets ±5% of itself (±0.05 at 0).
+
+    0.59..0.71: a spread of 0.12, 0.006 more on each side, hundredths outwards; 0..1: 0.05
+    more, tenths outwards; 0.5 alone: ±0.025.
+
+    >>> [tuple(round(v, 6) for v in fitted_range(values))
+    ...  for values in ([0.59, 0.71], [0.0, 1.0], [0.5])]
+    [(0.58, 0.72), (-0.1, 1.1), (0.475, 0.525)]
+    """
     finite = [v for v in values if math.isfinite(v)]
     if not finite:
         return 0.0, 1.0

@@ -103,21 +103,27 @@ def _alternative(alternative: object, test: object) -> str:
     return str(alternative)
 
 
+def _column_list(role: str, value: Any, example: str, each: str) -> list[str]:
+    """``value`` as a non-empty list of distinct column names; ``role=`` names the argument
+    in the errors, ``example`` shows a good value, ``each`` names the columns."""
+    columns = list(value) if isinstance(value, Iterable) else [value]
+    if not columns or not all(isinstance(c, str) for c in columns):
+        msg = (f"{role}= takes a column name or a list of column names{example}. Got "
+               f"{value!r} instead.")
+        raise InvalidOptionError(msg)
+    repeated = sorted({c for c in columns if columns.count(c) > 1})
+    if repeated:
+        msg = f"{role}= lists {repeated[0]!r} more than once; list each {each} column once."
+        raise InvalidOptionError(msg)
+    return columns
+
+
 def _score_columns(score: str | Sequence[str]) -> tuple[str, tuple[str, ...] | None]:
     """The first score column, and every one of them when a list was given."""
     if isinstance(score, str):
         return score, None
-    columns = list(score) if isinstance(score, Iterable) else [score]
-    if not columns or not all(isinstance(c, str) for c in columns):
-        msg = (
-            "score= takes a column name or a list of column names (one per system), e.g. "
-            f"score=['model_a', 'model_b']. Got {score!r} instead."
-        )
-        raise InvalidOptionError(msg)
-    repeated = sorted({c for c in columns if columns.count(c) > 1})
-    if repeated:
-        msg = f"score= lists {repeated[0]!r} more than once; list each score column once."
-        raise InvalidOptionError(msg)
+    columns = _column_list("score", score, " (one per system), e.g. score=['model_a', "
+                           "'model_b']", "score")
     return columns[0], tuple(columns)
 
 
@@ -129,17 +135,8 @@ def _key_columns(role: str, key: str | Sequence[str] | None,
         return bound[0], bound if len(bound) > 1 else ()
     if isinstance(key, str):
         return key, ()
-    columns = list(key) if isinstance(key, Iterable) else [key]
-    if not columns or not all(isinstance(c, str) for c in columns):
-        msg = (
-            f"{role}= takes a column name or a list of column names (a composite key, "
-            f"e.g. {role}=['user_id', 'day']). Got {key!r} instead."
-        )
-        raise InvalidOptionError(msg)
-    repeated = sorted({c for c in columns if columns.count(c) > 1})
-    if repeated:
-        msg = f"{role}= lists {repeated[0]!r} more than once; list each key column once."
-        raise InvalidOptionError(msg)
+    columns = _column_list(role, key, f" (a composite key, e.g. {role}=['user_id', 'day'])",
+                           "key")
     return columns[0], tuple(columns) if len(columns) > 1 else ()
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
@@ -19,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from rankframe._suggest import closest, did_you_mean
-from rankframe.adapters import adapt
+from rankframe.adapters import adapt, results
 from rankframe.api import gates
 from rankframe.exceptions import (
     ColumnNotFoundError,
@@ -39,6 +40,7 @@ from rankframe.metrics.registry import (
 from rankframe.pipeline import windows
 from rankframe.pipeline.analysis import SYSTEM
 from rankframe.pipeline.binding import Binding
+from rankframe.pipeline.power import sample_sizes
 from rankframe.pipeline.previous import PreviousWindow
 from rankframe.pipeline.reference import ReferenceComparison
 from rankframe.pipeline.slices import Slices
@@ -84,6 +86,15 @@ def _slice_count(name: str, value: object, least: int) -> int:
         )
         raise InvalidOptionError(msg)
     return int(value)
+
+
+def _finite_number(name: str, value: object) -> float:
+    """``value`` as a finite float, or an error naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(
+            float(value)):
+        msg = f"{name}={value!r} must be a finite number, e.g. {name}=0.01."
+        raise InvalidOptionError(msg)
+    return float(value)
 
 
 def _alternative(alternative: object, test: object) -> str:
@@ -854,6 +865,83 @@ class RankEval:
             raise InvalidOptionError(msg)
         request = self._binding.request(parsed, slice_columns, options, search)
         return self._binding.run(request)
+
+    def sample_size(
+        self,
+        metrics: str | Metric | Iterable[str | Metric],
+        *,
+        delta: float,
+        baseline: str | None = None,
+        relative: bool = False,
+        alpha: float = 0.05,
+        power: float = 0.8,
+        alternative: Literal["two-sided", "less", "greater"] = "two-sided",
+        **chosen: Any,
+    ) -> Any:
+        """How many queries a t-test needs to detect a change of ``delta``, and how many
+        are in hand.
+
+        With ``baseline="col"``: each other system's paired per-query differences from the
+        baseline (the paired t-test of ``compare()``), ``delta`` absolute or (``relative=
+        True``) a fraction of the baseline's mean. Without: a sample like this frame against
+        another of the same size (two samples, each system's own spread), ``delta`` absolute
+        or a fraction of this frame's mean. The effect size is ``delta`` over the observed
+        standard deviation (of the differences, or of the values); ``n_needed`` is the
+        smallest whole number of queries (per sample, for two) at which the t-test at
+        ``alpha`` reaches ``power``: the ceiling of statsmodels' ``TTestPower`` (paired) or
+        ``TTestIndPower`` (two samples, ``ratio=1``) ``solve_power``. ``inf`` when the
+        one-sided ``alternative`` looks the other way; NaN when the values do not vary.
+
+        One row per (system, metric), the answer first: ``system``, ``metric``, ``n_needed``,
+        ``n_queries`` (in hand, with a value), ``enough``, ``delta`` (absolute),
+        ``effect_size``, ``sd``, ``test``. A pandas frame for every frame kind (it reads
+        ``per_query()``'s values once).
+
+        Examples
+        --------
+        >>> import pandas as pd, rankframe
+        >>> df = pd.DataFrame({"query": [1, 1, 2, 2, 3, 3, 4, 4], "item": ["x", "y"] * 4,
+        ...                    "a": [0.9, 0.1] * 4, "b": [0.1, 0.9, 0.9, 0.1] * 2,
+        ...                    "relevant": [1, 0, 1, 0, 0, 1, 0, 1]})
+
+        Reciprocal ranks, a: 1, 1, 1/2, 1/2; b: 1/2, 1, 1, 1/2. The differences b - a
+        (-1/2, 0, 1/2, 0) have a standard deviation of sqrt(1/6) = 0.408, so a change of
+        0.1 is an effect of 0.245: a paired t-test at 5% needs 133 queries for 80% power
+        (statsmodels' ``TTestPower().solve_power(0.1 / (1 / 6) ** 0.5, alpha=0.05,
+        power=0.8)`` is 132.7).
+
+        >>> out = df.rank_eval(score=["a", "b"]).sample_size("mrr", delta=0.1, baseline="a")
+        >>> out[["system", "metric", "n_needed", "n_queries", "enough"]]
+          system metric  n_needed  n_queries  enough
+        0      b    mrr     133.0          4   False
+        """
+        checked_delta = _finite_number("delta", delta)
+        if checked_delta == 0:
+            raise InvalidOptionError("delta=0 is no change to detect; pass the smallest "
+                                     "change that matters, e.g. delta=0.01.")
+        for name, value in (("alpha", alpha), ("power", power)):
+            number = _finite_number(name, value)
+            if not 0 < number < 1:
+                msg = f"{name}={value!r} must lie strictly between 0 and 1, e.g. {name}=0.05."
+                raise InvalidOptionError(msg)
+        if alternative not in ("two-sided", "less", "greater"):
+            msg = (f"alternative={alternative!r} is not one of 'two-sided', 'less', "
+                   "'greater'; pass one of them.")
+            raise InvalidOptionError(msg)
+        systems = list(self._names.scores)
+        if baseline is not None and baseline not in systems:
+            msg = (f"baseline={baseline!r} is not one of the score columns {systems}; pass "
+                   "one of them.")
+            raise InvalidOptionError(msg)
+        if baseline is not None and len(systems) < 2:
+            raise InvalidOptionError("baseline= needs two score columns or more: "
+                                     "rank_eval(score=['model_a', 'model_b']).")
+        table = results.as_pandas(self.per_query(metrics, **chosen))
+        keys = list(self._names.query_key)
+        labels = [str(c) for c in table.columns if c not in (*keys, "system")]
+        return sample_sizes(table, labels, keys, systems, baseline, delta=checked_delta,
+                            relative=bool(relative), alpha=float(alpha), power=float(power),
+                            alternative=alternative)
 
     def _slice_baseline(self, baseline: str | None) -> int | None:
         """The position of ``slices()``'s baseline among the score columns."""

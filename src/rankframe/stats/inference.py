@@ -926,3 +926,55 @@ def mann_whitney_test(x: npt.ArrayLike, y: npt.ArrayLike) -> tuple[FloatArray, F
     statistic[finite] = u1
     p_value[finite] = np.clip(2.0 * _special().ndtr(-z), 0.0, 1.0)
     return statistic.reshape(shape), p_value.reshape(shape)
+
+
+# -- sample size -------------------------------------------------------------------------------
+
+#: ``alternative`` of the tests (scipy's names) -> the tail(s) a power calculation reads
+_POWER_TAILS = {"two-sided": (True, True), "greater": (True, False), "less": (False, True)}
+
+
+def t_test_power(effect: float, n: float, alpha: float, alternative: str = "two-sided", *,
+                 two_sample: bool = False) -> float:
+    """The power of a t-test at ``alpha`` against a standardized effect ``effect``: one
+    sample (or paired differences) of ``n``, or (``two_sample``) two samples of ``n`` each
+    with a common standard deviation. The probability that the noncentral t statistic (``df``
+    ``n - 1``, or ``2n - 2``; noncentrality ``effect * sqrt(n)``, or ``effect * sqrt(n / 2)``)
+    falls beyond the test's critical value(s), as statsmodels' ``TTestPower.power`` and
+    ``TTestIndPower.power`` (``ratio=1``) compute it."""
+    special = _special()
+    df = 2.0 * n - 2.0 if two_sample else n - 1.0
+    nc = effect * math.sqrt(n / 2.0 if two_sample else n)
+    upper, lower = _POWER_TAILS[alternative]
+    level = alpha / 2.0 if upper and lower else alpha
+    crit = float(special.stdtrit(df, 1.0 - level))
+    power = 0.0
+    if upper:
+        power += 1.0 - float(special.nctdtr(df, nc, crit))
+    if lower:
+        power += float(special.nctdtr(df, nc, -crit))
+    return power
+
+
+def t_test_sample_size(effect: float, alpha: float, power: float,
+                       alternative: str = "two-sided", *, two_sample: bool = False) -> float:
+    """The (fractional) ``n`` at which :func:`t_test_power` reaches ``power``: statsmodels'
+    ``solve_power(nobs=None)`` (per sample, ``ratio=1``, for ``two_sample``); ``inf`` for a
+    zero effect, or an effect in the direction a one-sided test does not look."""
+    upper, lower = _POWER_TAILS[alternative]
+    if effect == 0 or not math.isfinite(effect) or (effect < 0 and not lower) or (
+            effect > 0 and not upper):
+        return math.inf
+
+    def short(n: float) -> float:
+        return t_test_power(effect, n, alpha, alternative, two_sample=two_sample) - power
+
+    low = 2.0 if not two_sample else 1.5  # the smallest n with a positive df
+    if short(low) >= 0:
+        return low
+    high = 4.0
+    while short(high) < 0:
+        high *= 2.0
+    from scipy.optimize import brentq  # heavy: imported when a sample size is asked for
+
+    return float(brentq(short, low, high, xtol=1e-10, rtol=1e-12))

@@ -98,11 +98,11 @@ def _finite_number(name: str, value: object) -> float:
 
 
 def _alternative(alternative: object, test: object) -> str:
-    """``slices()``'s alternative, and its test (the t-test only, for now)."""
-    if test != "t-test":
+    """``slices()``'s alternative, and its test (the t-test or the permutation test)."""
+    if test not in ("t-test", "permutation"):
         msg = (
-            f"slices() tests with test='t-test' only (from each slice's moments); got "
-            f"test={test!r}. Pass test='t-test'."
+            f"slices() tests with test='t-test' or test='permutation'; got test={test!r}. "
+            "Pass one of them."
         )
         raise InvalidOptionError(msg)
     if alternative not in ("two-sided", "less", "greater"):
@@ -757,6 +757,8 @@ class RankEval:
         confidence_level: float = 0.95,
         correction: Correction | None = "holm",
         top: int | None = None,
+        n_permutations: int = 10_000,
+        seed: int | None = 0,
         **chosen: Any,
     ) -> Any:
         """Where a system does better or worse: every slice of up to ``max_depth`` predicates
@@ -807,7 +809,12 @@ class RankEval:
         bins
             The quantile bins of a numeric column of more distinct values than this.
         test
-            ``"t-test"`` (the only test of slices so far).
+            ``"t-test"`` or ``"permutation"``: a permutation test of each slice against
+            the other queries (shuffles of the queries shared by every slice), or, with a
+            baseline, the sign-flip test of the differences inside it; exact under no
+            effect where the t-test is not (small slices of a skewed metric), and costlier
+            (queries x ``n_permutations`` per system and metric). The interval stays the
+            t-test's.
         alternative
             ``"two-sided"``, ``"less"`` (the slice, or the system, is worse) or
             ``"greater"``; the interval is one-sided for the latter two, as scipy's.
@@ -819,6 +826,11 @@ class RankEval:
             (Benjamini-Hochberg: the false discovery rate) or ``None``.
         top
             Keep the first ``top`` rows of each system and metric (all tests still count).
+        n_permutations
+            Resamples of the permutation test (its p-values are at least ``1 /
+            (n_permutations + 1)``).
+        seed
+            Seed of the permutation test's resamples.
 
         Examples
         --------
@@ -843,7 +855,8 @@ class RankEval:
         tests = Tests(
             test=test, correction="none" if correction is None else correction,
             family="table", alpha=1.0 - confidence_level if 0 < confidence_level < 1 else 0.05,
-            confidence_level=confidence_level, n_permutations=1, n_resamples=1, seed=0,
+            confidence_level=confidence_level, n_permutations=n_permutations, n_resamples=1,
+            seed=seed,
         )
         search = Slices(
             baseline=self._slice_baseline(baseline), tests=tests,

@@ -163,6 +163,7 @@ class _Found:
     positions and level codes, -1 for none), the column, the moments and the tests."""
 
     predicates: IntArray  # (n, n_slice_columns): the level of each column, -1 unconstrained
+    candidate: IntArray  # the candidate's number, in the order of the search
     depth: IntArray
     column: IntArray  # which (system, metric) column of tests
     n: IntArray
@@ -228,6 +229,9 @@ def _search(pq: PerQuery, levels: list[_Levels], slices: Slices) -> _Found:
     # per combination of columns: its candidates' keys and sums, for their children's parents
     done: dict[tuple[int, ...], tuple[IntArray, FloatArray]] = {}
     parts: list[tuple[IntArray, IntArray, FloatArray, BoolArray]] = []
+    # per query and combination, its candidate (numbered over every combination), or -1
+    groups: list[IntArray] = []
+    first = 0
     for depth in range(1, min(slices.max_depth, len(levels)) + 1):
         for combo in itertools.combinations(range(len(levels)), depth):
             radix = [sizes[c] for c in combo]
@@ -251,7 +255,27 @@ def _search(pq: PerQuery, levels: list[_Levels], slices: Slices) -> _Found:
                 parent_n = _parent_counts(done, parent, digits, drop, radix, total, n_columns)
                 same |= parent_n == sums[:, :n_columns]
             parts.append((np.array(combo), digits, sums, same))
-    return _scored(parts, total, centre, len(levels), slices)
+            groups.append(np.where(chosen, inside_rows + first, -1))
+            first += len(alive)
+    members = np.stack(groups, axis=1) if groups else np.full((len(codes), 0), -1)
+    found = _scored(parts, total, centre, len(levels), slices)
+    if slices.tests.test == "permutation":
+        found.p_value = _permutation_p_values(found, members, tested, enters, slices)
+    return found
+
+
+def _permutation_p_values(found: _Found, members: IntArray, tested: FloatArray,
+                          enters: BoolArray, slices: Slices) -> FloatArray:
+    """The permutation tests of every tested (candidate, column), on resamples shared by
+    every candidate: the slice against the other queries (a shuffle of the queries,
+    :func:`rankframe.stats.inference.subset_permutation_test`), or, with a baseline, the
+    sign flips of the differences inside the slice (:func:`~rankframe.stats.inference.
+    subset_sign_flip_test`)."""
+    values = np.where(enters, tested, np.nan)
+    test = (inference.subset_permutation_test if slices.baseline is None
+            else inference.subset_sign_flip_test)
+    return test(values, members, found.candidate, found.column,
+                slices.tests.n_permutations, slices.tests.seed, slices.alternative)
 
 
 def _parent_counts(
@@ -319,7 +343,7 @@ def _scored(
     _, p, low, high = inference.t_test_of(delta, se, df, alternative=slices.alternative,
                                           confidence_level=level)
     return _Found(
-        predicates=every[row], depth=(every[row] >= 0).sum(axis=1), column=column,
+        predicates=every[row], candidate=row, depth=(every[row] >= 0).sum(axis=1), column=column,
         n=n1.astype(np.int64), mean=mean, other=other, delta=delta, low=low,
         high=high, p_value=p,
     )

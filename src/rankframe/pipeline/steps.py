@@ -404,7 +404,10 @@ class Request:
 
     def part_columns(self) -> ValueColumns:
         floats = [(str(m), "float") for m in self.metrics]
-        entry = [(item_values.ENTRY, "int")] if self.items is not None else []
+        items = self.items
+        entry = [(item_values.ENTRY, "int")] if items is not None else []
+        if items is not None and items.grades:
+            entry.append((item_values.GRADE, "float"))
         time = [(TIME, "time")] if self.window is not None else []
         return [(SYSTEM, "str"), *floats, (EMPTY, "bool"), *entry, *time]
 
@@ -644,7 +647,7 @@ def from_parts(table: Backend, request: Request) -> PerQuery:
         top = item_values.of_table(table, key_codes(table, items),
                                    lambda rows: key_labels(table, items, rows), entry,
                                    codes.astype(np.int64), n_queries, names.scores, SYSTEM,
-                                   query_labels)
+                                   query_labels, grades=request.items.grades)
     return PerQuery(
         values=values.reshape(n_queries, n_systems, len(metrics)),
         include=np.ones(n_queries, dtype=bool),

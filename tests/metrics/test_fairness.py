@@ -330,3 +330,20 @@ def test_bad_input(make_frame: FrameMaker) -> None:
         run(frame, lambda ev: ev.exposure(3, item_groups=GROUPS, group="x", patience=1.0))
     with pytest.raises(InvalidOptionError, match=r"'browsing' option must be one of"):
         run(frame, lambda ev: ev.exposure(3, item_groups=GROUPS, group="x", browsing="dcg"))
+
+
+def test_long_tables_have_a_group_column(make_frame: FrameMaker) -> None:
+    frame = make_frame({**EXAMPLE, "other": [1.0, 3.0, 2.0]})  # ranks b, c, a
+    tidy = as_pandas(frame.rank_eval.evaluate(["exposure@3", "mrr"], item_groups=GROUPS,
+                                              tidy=True))
+    assert list(tidy.columns) == ["system", "metric", "k", "group", "value", "n_queries"]
+    rows = {(r["metric"], r["group"] if isinstance(r["group"], str) else None): r["value"]
+            for r in tidy.to_dict("records")}
+    assert rows == {("exposure(group=x)", "x"): pytest.approx(E_X),
+                    ("exposure(group=y)", "y"): pytest.approx(E_Y), ("mrr", None): 1.0}
+    # "other" puts a (x) at rank 3: 0.5 / 2.1309298 = 0.2346394, a delta of -0.2346394
+    compared = as_pandas(frame.rank_eval(score=["score", "other"]).compare(
+        ["exposure@3"], item_groups=GROUPS))
+    assert list(compared.columns[:5]) == ["system", "metric", "k", "group", "mean"]
+    row = compared[(compared["system"] == "other") & (compared["group"] == "x")].iloc[0]
+    assert row["delta"] == pytest.approx(0.5 / sum(LOG) - E_X)

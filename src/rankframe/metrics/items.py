@@ -296,6 +296,8 @@ EXPOSURE_RATIO = MetricDef(
     Merit: x has grade 2 of 3 (2/3), y 1/3. x: 0.46928 / (2/3) = 0.70392; y: 0.53072 /
     (1/3) = 1.59217:
 
+    >>> round(df.rank_eval.exposure_ratio(3, item_groups=groups, group="y"), 4)
+    1.5922
     >>> df.rank_eval.evaluate(["exposure_ratio@3"], item_groups=groups).round(4)
        exposure_ratio@3(group=x)  exposure_ratio@3(group=y)  n_queries
     0                     0.7039                     1.5922          1

@@ -21,7 +21,7 @@ import pyarrow as pa
 from rankframe.engine import segments
 from rankframe.metrics.registry import GEOMETRIC_FLOOR, Metric
 from rankframe.pipeline.per_query import PerQuery
-from rankframe.settings.options import Correction, Family, Test
+from rankframe.settings.options import GROUP, Correction, Family, Test
 from rankframe.settings.statistics import Intervals, Tests
 from rankframe.stats import inference
 
@@ -52,15 +52,29 @@ Columns = dict[str, Any]
 
 def _long_labels(pq: PerQuery) -> Columns:
     """The ``system``, ``metric`` and ``k`` columns of a long table: one row per (segment,
-    system, metric), in that order; ``k`` is null for a metric without a cut-off."""
+    system, metric), in that order; ``k`` is null for a metric without a cut-off; and
+    ``group`` (:func:`group_column`) when a metric has a value per group."""
     n_segments, n_systems, n_metrics = pq.shape
     floats = k_type(pq.metrics) == "float?"
-    return {
+    columns = {
         SYSTEM: np.tile(np.repeat(_labels(pq.systems), n_metrics), n_segments),
         "metric": np.tile(_labels([m.tidy_name for m in pq.metrics]), n_segments * n_systems),
         "k": pa.array([m.k for m in pq.metrics] * (n_segments * n_systems),
                       type=pa.float64() if floats else pa.int64()),
     }
+    if group_column(pq.metrics):
+        groups = [dict(m.options).get(GROUP.name) for m in pq.metrics]
+        columns[GROUP.name] = np.tile(_labels(groups), n_segments * n_systems)
+    return columns
+
+
+def group_column(metrics: Sequence[Metric]) -> list[tuple[str, str]]:
+    """The ``group`` column of long tables (after ``k``) when a metric of the table has a
+    value per group (its ``group`` option: ``exposure@10(group=small)``): the group, null
+    for the other metrics; the ``metric`` column keeps the whole label."""
+    if any(dict(m.options).get(GROUP.name) is not None for m in metrics):
+        return [(GROUP.name, "str")]
+    return []
 
 
 def k_type(metrics: Sequence[Metric]) -> str:
@@ -258,8 +272,8 @@ def comparison_columns(metrics: Sequence[Metric], *, reference: bool) -> list[tu
     ``reference``: against another table of per-query values (``reference_mean``,
     ``n_reference``)."""
     return [
-        (SYSTEM, "str"), ("metric", "str"), ("k", k_type(metrics)), ("mean", "float"),
-        ("delta", "float"), ("delta_relative", "float"), ("ci_low", "float"),
+        (SYSTEM, "str"), ("metric", "str"), ("k", k_type(metrics)), *group_column(metrics),
+        ("mean", "float"), ("delta", "float"), ("delta_relative", "float"), ("ci_low", "float"),
         ("ci_high", "float"), ("p_value", "float"), ("significant", "bool"),
         ("p_adjusted", "float"), ("statistic", "str"),
         *([("reference_mean", "float")] if reference else []), ("paired", "bool"),

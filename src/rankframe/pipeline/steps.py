@@ -260,7 +260,8 @@ class Means:
         if self.tidy:
             tidy_bounds = [(b.lstrip("_"), "float") for b in bounds]
             return [(SYSTEM, "str"), ("metric", "str"), ("k", analysis.k_type(metrics)),
-                    ("value", "float"), *tidy_bounds, ("n_queries", "int")]
+                    *analysis.group_column(metrics), ("value", "float"), *tidy_bounds,
+                    ("n_queries", "int")]
         system = [(SYSTEM, "str")] if request.multi else []
         floats = [(f"{m}{e}", "float") for m in metrics for e in ["", *bounds]]
         return [*system, *floats, ("n_queries", "int")]

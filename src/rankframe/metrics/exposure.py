@@ -16,7 +16,7 @@ L and its relevant items R (grade rel > 0, or >= ``min_relevance``):
 - merit share ``M_g = Σ_{j∈R, g(j)=g} rel_j / Σ_{j∈R} rel_j`` (Singh & Joachims 2018);
 - ``exposure_ratio = E_g / M_g`` (NaN where M_g = 0, left out of its mean) and
   ``exposure_gap = E_g - M_g``;
-- ``awrf = 1 - JSD(E, T)``, the Jensen–Shannon divergence in bits (so in [0, 1]) between the
+- ``awrf = 1 - JSD(E, T)``, the Jensen-Shannon divergence in bits (so in [0, 1]) between the
   exposure distribution and the target T (``target=``, or the groups' shares among R by
   count; Sapiezynski et al. 2019).
 
@@ -78,21 +78,21 @@ def attention(top: TopK, k: int | None, options: Options) -> tuple[IntArray, Flo
     return lists, (1.0 - options.stop) ** above
 
 
-def _group_of(top: TopK, inputs: Inputs) -> tuple[IntArray, int]:
+def _group_of(inputs: Inputs) -> tuple[IntArray, int]:
     per_code, names = inputs.groups()
     return per_code, len(names)
 
 
 def _exposure(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
     """Per list (``system * n_queries + query``) and group, the exposure share E_g."""
-    per_code, n_groups = _group_of(top, inputs)
+    per_code, n_groups = _group_of(inputs)
     lists, weight = attention(top, k, inputs.options)
     _, _, keep = lists_at(top, k)
     group = per_code[top.item[keep]]
     totals = np.bincount(lists * n_groups + group, weights=weight,
                          minlength=top.n_lists * n_groups).reshape(top.n_lists, n_groups)
     whole = totals.sum(axis=1, keepdims=True)
-    out = np.zeros_like(totals)
+    out = np.zeros(totals.shape, dtype=np.float64)
     np.divide(totals, whole, out=out, where=whole > 0)
     return out
 
@@ -100,14 +100,14 @@ def _exposure(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
 def _shares(top: TopK, inputs: Inputs, *, by_grade: bool) -> FloatArray:
     """Per query and group, the group's share of the query's relevant items (by grade:
     the merit; by count: the default target); 0 for a query without relevant items."""
-    per_code, n_groups = _group_of(top, inputs)
+    per_code, n_groups = _group_of(inputs)
     assert top.truth_grade is not None  # ItemMetric.grades
     weight = top.truth_grade if by_grade else np.ones(len(top.truth_item))
     totals = np.bincount(top.truth_query * n_groups + per_code[top.truth_item],
                          weights=weight, minlength=top.n_queries * n_groups)
     totals = totals.reshape(top.n_queries, n_groups)
     whole = totals.sum(axis=1, keepdims=True)
-    out = np.zeros_like(totals)
+    out = np.zeros(totals.shape, dtype=np.float64)
     np.divide(totals, whole, out=out, where=whole > 0)
     return out
 
@@ -129,7 +129,7 @@ def _selected(inputs: Inputs) -> int:
     return found[0]
 
 
-def _per_list_to_query(top: TopK, per_query: FloatArray) -> FloatArray:
+def _per_list_to_query(top: TopK, per_query: npt.NDArray[Any]) -> npt.NDArray[Any]:
     """A per-query value repeated for every list (lists run ``system * n_queries + q``)."""
     return np.tile(per_query, top.n_systems)
 
@@ -213,7 +213,8 @@ def _bits(p: FloatArray, m: FloatArray) -> FloatArray:
     """Σ p log2(p / m) per row, 0 log 0 = 0."""
     ratio = np.ones_like(p)
     np.divide(p, m, out=ratio, where=p > 0)
-    return np.sum(np.where(p > 0, p * np.log2(ratio), 0.0), axis=1)
+    bits: FloatArray = np.sum(np.where(p > 0, p * np.log2(ratio), 0.0), axis=1)
+    return bits
 
 
 def awrf(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
@@ -224,7 +225,8 @@ def awrf(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
     mean = (exposure + target) / 2.0
     divergence = (_bits(exposure, mean) + _bits(target, mean)) / 2.0
     defined = (exposure.sum(axis=1) > 0) & (target.sum(axis=1) > 0)
-    return top.per_query(np.where(defined, 1.0 - divergence, 0.0))
+    values: FloatArray = np.where(defined, 1.0 - divergence, 0.0)
+    return top.per_query(values)
 
 
 def per_group(metric: Metric, options: Options) -> list[Metric]:

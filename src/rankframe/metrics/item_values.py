@@ -60,10 +60,10 @@ __all__ = [
     "encode_items",
     "entries",
     "group_names",
+    "lists_at",
     "plan",
     "read_item_groups",
     "top_rows",
-    "lists_at",
     "with_entries",
 ]
 

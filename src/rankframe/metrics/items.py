@@ -329,7 +329,7 @@ AWRF = MetricDef(
     options=options_of(ITEM_GROUPS, UNKNOWN_GROUP, TARGET, *_BROWSING),
     items=ItemMetric(per_query=exposure.awrf, needs="item_groups", truth=True, grades=True),
     summary="1 - Jensen-Shannon divergence of the groups' attention from a target",
-    doc=r"""Attention-weighted rank fairness at k: 1 minus the Jensen–Shannon divergence
+    doc=r"""Attention-weighted rank fairness at k: 1 minus the Jensen-Shannon divergence
     (in bits, so in [0, 1]) between the groups' exposure shares and a target; higher is
     fairer.
 
@@ -339,7 +339,7 @@ AWRF = MetricDef(
     query without relevant items (and no ``target``) follows ``empty=``.
 
     Sapiezynski et al. (2019), "Quantifying the impact of user attention on fair group
-    representation in ranked lists"; TREC Fair Ranking 2021–22. The divergence, not
+    representation in ranked lists"; TREC Fair Ranking 2021-22. The divergence, not
     scipy's ``jensenshannon`` (its square root, the distance).
     """,
     examples=_GROUPS + """

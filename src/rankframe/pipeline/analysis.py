@@ -83,7 +83,7 @@ def k_type(metrics: Sequence[Metric]) -> str:
     return "float?" if any(not m.definition.param.integer for m in metrics) else "int?"
 
 
-def _labels(values: list[str]) -> npt.NDArray[np.object_]:
+def _labels(values: Sequence[object]) -> npt.NDArray[np.object_]:
     out = np.empty(len(values), dtype=object)
     out[:] = values
     return out

@@ -643,12 +643,13 @@ def from_parts(table: Backend, request: Request) -> PerQuery:
     if request.window is not None:
         time = _windows.column_times(table.arrow(TIME)).take(first_rows)
     top = None
-    if entry is not None:
+    wanted = request.items
+    if entry is not None and wanted is not None:
         items = names.item_key
         top = item_values.of_table(table, key_codes(table, items),
                                    lambda rows: key_labels(table, items, rows), entry,
                                    codes.astype(np.int64), n_queries, names.scores, SYSTEM,
-                                   query_labels, grades=request.items.grades)
+                                   query_labels, grades=wanted.grades)
     return PerQuery(
         values=values.reshape(n_queries, n_systems, len(metrics)),
         include=np.ones(n_queries, dtype=bool),

@@ -436,9 +436,10 @@ def _check_target(value: object) -> None:
 
 
 def _check_unknown_group(value: object) -> None:
-    if value is None or (isinstance(value, str | int) and not isinstance(value, bool)):
-        if value != "":
-            return
+    if value is None or (
+        isinstance(value, str | int) and not isinstance(value, bool) and value != ""
+    ):
+        return
     msg = (
         "The 'unknown_group' option must be the name of the group of the items that "
         f"item_groups does not list (a non-empty string or an int), or None. Got {value!r}."

@@ -183,12 +183,15 @@ def _grades(series: pd.Series) -> npt.NDArray[Any]:
 def pandas_column(values: Any) -> Any:
     """An output column: NumPy arrays as they are, an Arrow integer array with nulls as
     pandas' nullable ``Int64``, an Arrow float array as float64 (NaN for nulls), an Arrow
-    timestamp array as pandas' ``datetime64[unit, tz]`` and a date array as
-    ``datetime.date`` objects (pandas' own types, as pyarrow converts them)."""
+    timestamp array as pandas' ``datetime64[unit, tz]``, a date array as
+    ``datetime.date`` objects (pandas' own types, as pyarrow converts them) and a string
+    array as Python strings (None for nulls)."""
     if isinstance(values, pa.Array) and pa.types.is_floating(values.type):
         return np.asarray(values.fill_null(np.nan), dtype=np.float64)
     if isinstance(values, pa.Array) and pa.types.is_temporal(values.type):
         return pd.Series(values.to_pandas()).array
+    if isinstance(values, pa.Array) and pa.types.is_string(values.type):  # nulls: None
+        return values.to_numpy(zero_copy_only=False)
     if isinstance(values, pa.Array):
         filled = np.asarray(values.fill_null(0), dtype=np.int64)
         return pd.arrays.IntegerArray(filled, mask=np.asarray(values.is_null()))

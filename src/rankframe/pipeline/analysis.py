@@ -64,7 +64,7 @@ def _long_labels(pq: PerQuery) -> Columns:
     }
     if group_column(pq.metrics):
         groups = [dict(m.options).get(GROUP.name) for m in pq.metrics]
-        columns[GROUP.name] = np.tile(_labels(groups), n_segments * n_systems)
+        columns[GROUP.name] = pa.array(groups * (n_segments * n_systems), type=pa.string())
     return columns
 
 

@@ -84,7 +84,15 @@ def _group_of(inputs: Inputs) -> tuple[IntArray, int]:
 
 
 def _exposure(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
-    """Per list (``system * n_queries + query``) and group, the exposure share E_g."""
+    """Per list (``system * n_queries + query``) and group, the exposure share E_g; once
+    per cut-off and browsing model for the metrics of a call."""
+    o = inputs.options
+    key = ("exposure", k, o.browsing, o.patience, o.stop, o.min_relevance)
+    shares: FloatArray = inputs.cached(key, lambda: _exposure_shares(top, k, inputs))
+    return shares
+
+
+def _exposure_shares(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
     per_code, n_groups = _group_of(inputs)
     lists, weight = attention(top, k, inputs.options)
     _, _, keep = lists_at(top, k)
@@ -100,6 +108,12 @@ def _exposure(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
 def _shares(top: TopK, inputs: Inputs, *, by_grade: bool) -> FloatArray:
     """Per query and group, the group's share of the query's relevant items (by grade:
     the merit; by count: the default target); 0 for a query without relevant items."""
+    key = ("shares", by_grade)  # the relevant entries are the call's (min_relevance)
+    shares: FloatArray = inputs.cached(key, lambda: _relevant_shares(top, inputs, by_grade))
+    return shares
+
+
+def _relevant_shares(top: TopK, inputs: Inputs, by_grade: bool) -> FloatArray:
     per_code, n_groups = _group_of(inputs)
     assert top.truth_grade is not None  # ItemMetric.grades
     weight = top.truth_grade if by_grade else np.ones(len(top.truth_item))

@@ -470,7 +470,7 @@ class Inputs:
 
     top: TopK
     options: Options
-    _cache: dict[str, Any] = field(default_factory=dict)
+    _cache: dict[Any, Any] = field(default_factory=dict)
 
     def of(self, metric: Metric) -> Inputs:
         """The inputs with ``metric``'s own options (``top1_f1(class_average=macro)``);
@@ -552,6 +552,13 @@ class Inputs:
             self._cache["features"] = used, vectors
         value: tuple[IntArray, FloatArray] = self._cache["features"]
         return value
+
+    def cached(self, key: tuple[object, ...], build: Callable[[], Any]) -> Any:
+        """``build()``, once per ``key`` for the call (the metrics of one call share it:
+        the exposure shares of every group)."""
+        if key not in self._cache:
+            self._cache[key] = build()
+        return self._cache[key]
 
     def groups(self) -> tuple[IntArray, list[object]]:
         """Per item code, the position of its group in :func:`group_names` (-1 for the

@@ -336,7 +336,8 @@ AWRF = MetricDef(
     ``1 - JSD(E, T)``, ``JSD(P, Q) = ½ Σ P log2(P/M) + ½ Σ Q log2(Q/M)``, M = (P + Q)/2;
     T is ``target`` (group → share, summing to 1) or, by default, per query the groups'
     shares of its relevant items (by count). 0 for a query that retrieved nothing; a
-    query without relevant items (and no ``target``) follows ``empty=``.
+    query without relevant items follows ``empty=`` (0 under ``"zero"`` with the default
+    target, its value with a ``target``).
 
     Sapiezynski et al. (2019), "Quantifying the impact of user attention on fair group
     representation in ranked lists"; TREC Fair Ranking 2021-22. The divergence, not

@@ -4,7 +4,8 @@ frame kind.
 References: three-item rankings worked out by hand below (the arithmetic in the comments);
 a brute force written here from the formulas of docs/fairness.md (each query's top-k list
 sorted in Python, one query at a time); FairRankTune 0.0.7's ``EXP`` (the log browsing
-model's group totals) and ``AWRF`` (geometric attention, RBP's with patience 1 - p).
+model's group totals), ``AWRF`` (geometric attention, RBP's with patience 1 - p) and
+``NDKL``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 import pandas as pd
 import polars as pl
 import pytest
-from FairRankTune.Metrics import AWRF, EXP
+from FairRankTune.Metrics import AWRF, EXP, NDKL
 
 from conftest import FrameMaker
 from helpers import as_float, as_pandas, collect
@@ -104,6 +105,27 @@ def test_awrf_by_hand(make_frame: FrameMaker) -> None:
     # a list whose exposure equals the target: awrf 1 (k = 1, T = x alone)
     assert as_float(run(frame, lambda ev: ev.awrf(1, item_groups=GROUPS,
                                                   target={"x": 1, "y": 0}))) == 1.0
+
+
+def test_ndkl_by_hand(make_frame: FrameMaker) -> None:
+    frame = make_frame(EXAMPLE)
+    # target: the whole list's shares, T = (1/3, 2/3).
+    # top 1 (x): P = (1, 0), KL = ln(1 / (1/3)) = ln 3 = 1.0986123, weight 1
+    # top 2 (x, y): P = (1/2, 1/2), KL = 0.5 ln(1.5) + 0.5 ln(0.75) = 0.2027326 - 0.1438410
+    #   = 0.0588915, weight 1/log2(3) = 0.6309298 (their product 0.0371564)
+    # top 3: P = T, KL = 0, weight 0.5; Z = 2.1309298
+    # ndkl@3 = (1.0986123 + 0.0371564) / 2.1309298 = 1.1357687 / 2.1309298 = 0.5329921
+    got = as_float(run(frame, lambda ev: ev.ndkl(3, item_groups=GROUPS)))
+    assert got == pytest.approx(0.5329921, abs=1e-7)
+    # ndkl@2 keeps the whole list's target: (1.0986123 + 0.0371564) / 1.6309298 = 0.6963934
+    got = as_float(run(frame, lambda ev: ev.ndkl(2, item_groups=GROUPS)))
+    assert got == pytest.approx(0.6963934, abs=1e-7)
+    # a target of (1/2, 1/2): top 1 KL = ln 2 = 0.6931472, top 2 0, top 3 P = (1/3, 2/3):
+    # (1/3) ln(2/3) + (2/3) ln(4/3) = -0.1351550 + 0.1917880 = 0.0566330, weight 0.5;
+    # (0.6931472 + 0.0283165) / 2.1309298 = 0.3385676
+    got = as_float(run(frame, lambda ev: ev.ndkl(3, item_groups=GROUPS,
+                                                 target={"x": 0.5, "y": 0.5})))
+    assert got == pytest.approx(0.3385676, abs=1e-7)
 
 
 # -- a brute force over many queries -----------------------------------------------------------
@@ -255,6 +277,20 @@ def test_fairranktune(make_frame: FrameMaker, seed: int) -> None:
             rbp_column = f"exposure@{k}(browsing=rbp,group={g},patience={1 - p!r})"
             assert rbp.loc[rbp["query"] == query, rbp_column].iloc[0] == pytest.approx(
                 want_rbp[g], abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_ndkl_is_fairranktunes(make_frame: FrameMaker, seed: int) -> None:
+    # FairRankTune's NDKL reads the whole ranking, against the whole ranking's shares (its
+    # default target is ours), with natural logs; it adds 1e-7 to every share, hence the
+    # tolerance
+    data = random_frame(seed, n_queries=8)
+    table = as_pandas(make_frame(data).rank_eval.per_query(["ndkl"], item_groups=ITEM_GROUPS))
+    for query, rows in data.dropna(subset=["score"]).groupby("query"):
+        ranked = rows.sort_values(["score", "item"], ascending=[False, False])["item"]
+        want = NDKL(pd.DataFrame({0: list(ranked)}), ITEM_GROUPS)
+        assert table.loc[table["query"] == query, "ndkl"].iloc[0] == pytest.approx(
+            want, abs=1e-5)
 
 
 # -- intervals, compare, the item groups' forms ------------------------------------------------

@@ -18,7 +18,10 @@ L and its relevant items R (grade rel > 0, or >= ``min_relevance``):
   ``exposure_gap = E_g - M_g``;
 - ``awrf = 1 - JSD(E, T)``, the Jensen-Shannon divergence in bits (so in [0, 1]) between the
   exposure distribution and the target T (``target=``, or the groups' shares among R by
-  count; Sapiezynski et al. 2019).
+  count; Sapiezynski et al. 2019);
+- ``ndkl``: the DCG-weighted mean over i <= k of KL(P_i || T) in nats, P_i the groups'
+  shares among the top i, T ``target=`` or the whole ranked list's shares (Geyik et al.
+  2019).
 
 Everything is computed in the finish step from :class:`~rankframe.metrics.item_values.TopK`
 (the top-k entries, the relevant entries, their grades), with no loop over queries. See
@@ -47,6 +50,7 @@ __all__ = [
     "exposure_gap",
     "exposure_ratio",
     "exposure_share",
+    "ndkl",
     "per_group",
 ]
 
@@ -241,6 +245,42 @@ def awrf(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
     defined = (exposure.sum(axis=1) > 0) & (target.sum(axis=1) > 0)
     values: FloatArray = np.where(defined, 1.0 - divergence, 0.0)
     return top.per_query(values)
+
+
+def ndkl(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
+    """Σ_{i ≤ k} KL(P_i || T) / log2(i + 1), divided by Σ_{i ≤ k} 1 / log2(i + 1) (over the
+    ranks the list has), P_i the groups' shares among the top i, KL in nats; T the
+    ``target`` or the groups' shares of the whole ranked list; 0 for an empty list."""
+    per_code, n_groups = _group_of(inputs)
+    every, length_all, _ = lists_at(top, None)
+    group_all = per_code[top.item]
+    whole = np.bincount(every * n_groups + group_all,
+                        minlength=top.n_lists * n_groups).reshape(top.n_lists, n_groups)
+    given = inputs.options.target
+    target = (np.broadcast_to(target_shares(given, inputs.groups()[1]), whole.shape)
+              if given is not None else whole / np.maximum(length_all, 1)[:, None])
+    lists, length, keep = lists_at(top, k)
+    group = per_code[top.item[keep]]
+    rank = top.rank[keep].astype(np.float64)
+    onehot = np.zeros((len(lists), n_groups))
+    onehot[np.arange(len(lists)), group] = 1.0
+    counts = np.cumsum(onehot, axis=0)
+    first = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
+    if len(lists):  # counts within each list: minus the counts before its first entry
+        counts -= (counts[first] - onehot[first])[lists]
+    share = counts / rank[:, None]
+    t = target[lists]
+    with np.errstate(divide="ignore"):
+        ratio = np.ones_like(share)
+        np.divide(share, t, out=ratio, where=share > 0)
+        terms = np.where(share > 0, share * np.log(ratio), 0.0)
+        terms = np.where((share > 0) & (t == 0), np.inf, terms)
+    weight = 1.0 / np.log2(1.0 + rank)
+    total = np.bincount(lists, weights=weight * terms.sum(axis=1), minlength=top.n_lists)
+    z = np.bincount(lists, weights=weight, minlength=top.n_lists)
+    out = np.zeros(top.n_lists)
+    np.divide(total, z, out=out, where=z > 0)
+    return top.per_query(out)
 
 
 def per_group(metric: Metric, options: Options) -> list[Metric]:

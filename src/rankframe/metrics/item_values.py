@@ -109,6 +109,11 @@ class ItemMetric:
     cutoff
         Why it needs a cut-off, when it has no value for the whole list (``None``: it has
         one); ``k=None`` then raises at call time with this reason.
+    per_group
+        Whether it has a value per group of ``item_groups`` (``MetricDef.expand``).
+    whole_list
+        Whether it reads every retrieved entry of each list, whatever its ``k`` (``ndkl``:
+        its default target is the groups' shares of the whole ranked list).
     """
 
     per_query: Callable[[TopK, int | None, Inputs], FloatArray] | None = None
@@ -120,6 +125,7 @@ class ItemMetric:
     depth: int | None = None
     cutoff: str | None = None
     per_group: bool = False
+    whole_list: bool = False
 
 
 def _cutoff(metric: Metric) -> int | None:
@@ -179,7 +185,8 @@ def plan(metrics: Sequence[Metric], options: Options) -> Plan | None:
     items = [(m, item) for m in metrics if (item := _item(m)) is not None]
     if not items:
         return None
-    depths = [item.depth if item.depth is not None else _cutoff(m) for m, item in items]
+    depths = [None if item.whole_list else item.depth if item.depth is not None
+              else _cutoff(m) for m, item in items]
     depth = None if any(d is None for d in depths) else max(d for d in depths if d)
     return Plan(
         depth=depth,

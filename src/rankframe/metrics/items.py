@@ -358,8 +358,37 @@ AWRF = MetricDef(
     """,
 )
 
+NDKL = MetricDef(
+    name="ndkl", aliases=("normalized_discounted_kl",), trec_name=None, trec_cut=None,
+    takes_k=True, options=options_of(ITEM_GROUPS, UNKNOWN_GROUP, TARGET),
+    items=ItemMetric(per_query=exposure.ndkl, needs="item_groups", whole_list=True),
+    depends_on_relevant=False, bounded=False,
+    summary="normalised discounted KL divergence of the top-i group shares from a target",
+    doc=r"""Normalised discounted KL divergence at k (Geyik et al. 2019, LinkedIn): how far
+    the groups' shares among the top i items stray from a target, over every i <= k,
+    weighted as DCG; 0 is representative at every rank, lower is fairer.
+
+    ``Σ_{i ≤ k} KL(P_i || T) / log2(i + 1)`` divided by ``Σ_{i ≤ k} 1 / log2(i + 1)`` over
+    the ranks the list has; P_i the groups' shares among the top i, KL in nats; T is
+    ``target`` or, by default, the groups' shares of the query's whole ranked list (every
+    retrieved item), as FairRankTune's ``NDKL``. 0 for a query that retrieved nothing;
+    +inf when ``target`` gives 0 to a group of the top i.
+
+    Geyik, Ambler & Kenthapadi (2019), "Fairness-aware ranking in search & recommendation
+    systems with application to LinkedIn talent search", KDD.
+    """,
+    examples=_GROUPS + """
+
+    T = (1/3, 2/3). Top 1 (x): KL = ln 3 = 1.09861; top 2 (x, y): ½ ln 1.5 + ½ ln 0.75 =
+    0.05889, weight 0.63093; top 3 is T (0). (1.09861 + 0.03716) / 2.13093 = 0.53299:
+
+    >>> round(df.rank_eval.ndkl(3, item_groups=groups), 4)
+    0.533
+    """,
+)
+
 
 #: In the order of the registry. None reads shared ranks (``MetricDef.shared_ranks``): they
 #: read each query's top k, one position per row.
 DEFINITIONS = (COVERAGE, GINI, ENTROPY, PERSONALIZATION, ARP, NOVELTY, ILD, TOP1_F1, EXPOSURE,
-               EXPOSURE_RATIO, EXPOSURE_GAP, AWRF)
+               EXPOSURE_RATIO, EXPOSURE_GAP, AWRF, NDKL)

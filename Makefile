@@ -65,7 +65,7 @@ test: java chromium $(VENV)/.installed-test  ## set up and run the whole test su
 # module, is let through. Two workers (pytest-xdist): 5,550 tests.
 FLOORS        := .venv-floors
 FLOORS_TESTS  := tests/metrics tests/input tests/statistics
-FLOORS_PEERS  := pytest pytest-xdist hypothesis pytrec-eval-terrier ranx scikit-learn ir-measures statsmodels
+FLOORS_PEERS  := pytest pytest-xdist hypothesis pytrec-eval-terrier ranx scikit-learn ir-measures statsmodels FairRankTune==0.0.7
 
 $(FLOORS)/.installed: .ci/floors.txt pyproject.toml
 	rm -rf $(FLOORS)

@@ -106,6 +106,19 @@ def test_every_metric_matches_pandas_bit_for_bit(spark: Any) -> None:
     assert len(want.columns) == len(metrics) + 2  # theme, every metric, n_queries
 
 
+def test_exposure_metrics_match_pandas_bit_for_bit(spark: Any) -> None:
+    # issue 37: the grades of the entries (the cascade model, the merit) cross the seam
+    data = generated(seed=5)
+    groups = {item: ("a", "b", "c")[int(item) % 3] for item in data["item"].unique()}
+    metrics = ["exposure@3", "exposure_ratio@10", "exposure_gap@3", "awrf@10", "ndkl@3"]
+    options = {"item_groups": groups, "browsing": "cascade", "stop": 0.7}
+    want = data.rank_eval.evaluate(metrics, by="theme", **options)
+    got = spark.createDataFrame(data).rank_eval.evaluate(metrics, by="theme", **options)
+    pd.testing.assert_frame_equal(got.astype({"theme": object}),
+                                  want.astype({"theme": object}), check_exact=True)
+    assert len(want.columns) == 3 * 3 + 2 + 2  # a column per group of three metrics
+
+
 @pytest.mark.parametrize("ties", ["trec", "first", "optimistic", "average"])
 def test_per_query_is_a_spark_frame_of_the_pandas_values(spark: Any, ties: str) -> None:
     data = generated(seed=3)

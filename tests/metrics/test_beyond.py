@@ -616,7 +616,9 @@ def test_skip_is_leaving_the_queries_out_for_every_metric(make_frame: FrameMaker
     data = SKIPPED_TOP1.drop(columns="other")
     inputs = {"popularity": {"a": 3.0, "b": 2.0, "c": 1.0},
               "item_features": pd.DataFrame({"x": [1.0, 0.0, 1.0], "y": [0.0, 1.0, 1.0]},
-                                            index=["a", "b", "c"])}
+                                            index=["a", "b", "c"]),
+              # one group: one column per exposure metric
+              "item_groups": dict.fromkeys("abc", "g")}
     specs = {d.name: f"{d.name}@{d.param.example}" if d.takes_k else d.name
              for d in METRICS.values()}
     applies = [specs[n] for n, d in METRICS.items() if d.depends_on_relevant]

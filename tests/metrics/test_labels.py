@@ -29,6 +29,9 @@ SAMPLES: dict[str, tuple[Any, ...]] = {
     "min_relevance": (2, 0.5, -1),
     "beta": (2, 0.5, 1e-3),
     "judged_only": (True,),
+    "patience": (0.5, 0.95),
+    "stop": (0.25, 1.0),
+    "group": ("small",),  # a group of INPUTS' item_groups, below
 }
 
 
@@ -200,7 +203,9 @@ DATA = pd.DataFrame({
 POPULARITY = {"a": 10, "b": 5, "c": 3, "d": 1, "e": 8}
 FEATURES = pd.DataFrame({"f1": [1.0, 0.0, 0.5, 0.2, 0.9], "f2": [0.0, 1.0, 0.5, 0.7, 0.1]},
                         index=["a", "b", "c", "d", "e"])
-INPUTS = {"popularity": POPULARITY, "item_features": FEATURES}
+# the exposure metrics: a column per group ("small", "large"), each labelled with it
+GROUPS_OF_ITEMS = {"a": "small", "b": "large", "c": "small", "d": "large", "e": "small"}
+INPUTS = {"popularity": POPULARITY, "item_features": FEATURES, "item_groups": GROUPS_OF_ITEMS}
 # top1_f1 needs exactly one relevant item per query: its own frame, below
 GROUPED = [d for d in METRICS.values() if d.name != "top1_f1"]
 
@@ -238,7 +243,7 @@ def test_a_label_evaluates_as_its_options(make_frame: FrameMaker, option: str,
         if option in d.label_options() and takes(d, option, value)
     ]
     with_keyword = outcome(lambda: ev.evaluate(metrics, **{option: value}, **INPUTS))
-    names = labels(metrics, {option: value})
+    names = labels(metrics, {option: value, **INPUTS})
     assert all(f"{option}=" in n for n in names), names
     from_labels = outcome(lambda: ev.evaluate(names, **INPUTS))
     if isinstance(with_keyword, pd.DataFrame):

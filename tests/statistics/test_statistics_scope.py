@@ -32,7 +32,9 @@ FEATURES = pd.DataFrame(
     np.random.default_rng(3).integers(0, 3, size=(len(ITEMS), 3)).astype(float),
     index=ITEMS, columns=["f0", "f1", "f2"],
 )
-INPUTS = {"popularity": POPULARITY, "item_features": FEATURES}
+# the exposure metrics: one group, so one column each (their label names it)
+INPUTS = {"popularity": POPULARITY, "item_features": FEATURES,
+          "item_groups": dict.fromkeys(ITEMS, "g")}
 
 
 def _spec(name: str) -> str:

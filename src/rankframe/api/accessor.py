@@ -388,6 +388,13 @@ class RankEval:
     def _metric(self, name: str, k: int | None, by: str | Sequence[str] | None,
                 options: Options, chosen: Mapping[str, Any], every: str | None = None) -> Any:
         metrics, options = _bound([parse_metric(name, k)], options, chosen)
+        if len(metrics) > 1:  # a metric with a value per group (MetricDef.expand)
+            shown = ", ".join(repr(str(m)) for m in metrics[:5])
+            msg = (
+                f"{name} has a value per group ({shown}); pass group='...' for one of them, "
+                f"or evaluate(['{metrics[0].bare}']) for a column per group."
+            )
+            raise InvalidOptionError(msg)
         metric = metrics[0]
         by_list = _as_list(by)
         self._binding.check_columns(by_list)

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CATALOG",
     "ENTRY",
+    "GRADE",
     "TRUTH",
     "Entries",
     "ItemMetric",
@@ -58,7 +59,10 @@ __all__ = [
     "complete",
     "encode_items",
     "entries",
+    "group_names",
+    "lists_at",
     "plan",
+    "read_item_groups",
     "top_rows",
     "with_entries",
 ]
@@ -68,6 +72,7 @@ FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
 ENTRY = "__rankframe_entry__"  # per-query tables of parts: 0 a query's row, else an entry
+GRADE = "__rankframe_grade__"  # per-query tables of parts: an entry's grade (Plan.grades)
 TRUTH = -1  # the entry of a relevant row (top1_f1's true class)
 CATALOG = -2  # the entry of a distinct item of the frame (the default catalog)
 _SHOWN = 5  # items named in a message
@@ -94,12 +99,21 @@ class ItemMetric:
     catalog
         Whether it reads the catalog (its size, and that every listed item is in it).
     truth
-        Whether it reads each query's one relevant item (``top1_f1``).
+        Whether it reads each query's relevant items (``top1_f1``: its one true class; the
+        exposure metrics: the merit and the default target of each group).
+    grades
+        Whether it reads the grade of each entry (the top-k rows and the relevant rows):
+        the cascade browsing model, the merit of the exposure metrics.
     depth
         The cut-off it reads when it is not the metric's own ``k`` (``top1_f1``: 1).
     cutoff
         Why it needs a cut-off, when it has no value for the whole list (``None``: it has
         one); ``k=None`` then raises at call time with this reason.
+    per_group
+        Whether it has a value per group of ``item_groups`` (``MetricDef.expand``).
+    whole_list
+        Whether it reads every retrieved entry of each list, whatever its ``k`` (``ndkl``:
+        its default target is the groups' shares of the whole ranked list).
     """
 
     per_query: Callable[[TopK, int | None, Inputs], FloatArray] | None = None
@@ -107,8 +121,11 @@ class ItemMetric:
     needs: str | None = None
     catalog: bool = False
     truth: bool = False
+    grades: bool = False
     depth: int | None = None
     cutoff: str | None = None
+    per_group: bool = False
+    whole_list: bool = False
 
 
 def _cutoff(metric: Metric) -> int | None:
@@ -144,6 +161,7 @@ _NEEDS = {
     "popularity": "item -> number of interactions, e.g. "
                   "train['item'].value_counts() (a pandas Series)",
     "item_features": "a frame of numeric features indexed by item",
+    "item_groups": "item -> group, e.g. a pandas Series indexed by item, or a dict",
 }
 
 
@@ -159,6 +177,7 @@ class Plan:
     depth: int | None
     truth: bool
     frame_items: bool
+    grades: bool = False
 
 
 def plan(metrics: Sequence[Metric], options: Options) -> Plan | None:
@@ -166,12 +185,14 @@ def plan(metrics: Sequence[Metric], options: Options) -> Plan | None:
     items = [(m, item) for m in metrics if (item := _item(m)) is not None]
     if not items:
         return None
-    depths = [item.depth if item.depth is not None else _cutoff(m) for m, item in items]
+    depths = [None if item.whole_list else item.depth if item.depth is not None
+              else _cutoff(m) for m, item in items]
     depth = None if any(d is None for d in depths) else max(d for d in depths if d)
     return Plan(
         depth=depth,
         truth=any(item.truth for _, item in items),
         frame_items=options.catalog is None and any(item.catalog for _, item in items),
+        grades=any(item.grades for _, item in items),
     )
 
 
@@ -188,6 +209,7 @@ class Entries:
     codes: IntArray | None = None  # one frame with its items encoded: the entries' codes
     n_top: int | None = None  # one frame: its top-k entries come first, in (system, query,
     # rank) order
+    grade: FloatArray | None = None  # Plan.grades: each entry's grade (0 for an unjudged row)
 
 
 def top_rows(ranking: Ranking, depth: int | None) -> tuple[IntArray, IntArray, IntArray]:
@@ -246,6 +268,8 @@ def entries(data: FrameData, tops: Sequence[tuple[IntArray, IntArray, IntArray]]
     found = Entries(query=np.concatenate(query), system=np.concatenate(system),
                     rank=np.concatenate(rank), row=np.concatenate(row),
                     n_top=sum(len(q) for q, _, _ in tops))
+    if wanted.grades:
+        found.grade = np.nan_to_num(np.asarray(data.relevant, dtype=np.float64)[found.row])
     encoded = dictionary()
     if encoded is not None:
         found.codes = encoded[0][found.row].astype(np.int64)
@@ -298,6 +322,8 @@ def with_entries(rows: IntArray, columns: dict[str, Any], found: Entries,
         else:
             out[name] = np.concatenate([values, np.full(m, np.nan)])
     out[ENTRY] = np.concatenate([np.zeros(n, dtype=np.int64), found.rank])
+    if found.grade is not None:
+        out[GRADE] = np.concatenate([np.full(n, np.nan), found.grade])
     return np.concatenate([rows, found.row]), out
 
 
@@ -325,6 +351,8 @@ class TopK:
     n_codes: int
     labels: Callable[[IntArray], list[object]]
     query_labels: Callable[[IntArray], list[object]]
+    grade: FloatArray | None = None  # Plan.grades: the grade of each top-k entry
+    truth_grade: FloatArray | None = None  # and of each relevant entry
     _lists: dict[int | None, tuple[IntArray, IntArray, BoolArray | slice]] = field(
         default_factory=dict, repr=False
     )
@@ -363,6 +391,7 @@ class TopK:
             rest = np.flatnonzero(found.rank <= 0)
         truth = rest[found.rank[rest] == TRUTH]
         truth = truth[np.lexsort((item[truth], found.query[truth]))]
+        grade = found.grade
         n_frame_items = found.n_frame_items
         if n_frame_items is None:
             n_frame_items = len(np.unique(item[rest[found.rank[rest] == CATALOG]]))
@@ -379,6 +408,8 @@ class TopK:
             n_codes=n_codes,
             labels=labels,
             query_labels=query_labels,
+            grade=None if grade is None else grade[top],
+            truth_grade=None if grade is None else grade[truth],
         )
 
     @property
@@ -407,11 +438,12 @@ class TopK:
 def of_table(table: Any, item_codes: IntArray, item_labels: Callable[[IntArray], list[object]],
              entry: IntArray, query_position: IntArray, n_queries: int,
              systems: Sequence[str], system_column: str,
-             query_labels: Callable[[IntArray], list[object]]) -> TopK:
+             query_labels: Callable[[IntArray], list[object]], *,
+             grades: bool = False) -> TopK:
     """:class:`TopK` of the per-query tables of every part (``table``: a backend over them;
     ``item_codes`` and ``item_labels(rows)`` its item key's codes, numbered in sorted
     order, and ids; ``entry`` its :data:`ENTRY` column, ``query_position`` each row's
-    query position)."""
+    query position; ``grades``: it has a :data:`GRADE` column, ``Plan.grades``)."""
     rows = np.flatnonzero(entry != 0).astype(np.int64)
     codes = item_codes[rows]
     system_codes = table.codes(system_column)[rows]
@@ -419,6 +451,8 @@ def of_table(table: Any, item_codes: IntArray, item_labels: Callable[[IntArray],
     to_index = np.array([list(systems).index(name) for name in names], dtype=np.int64)
     found = Entries(query=query_position[rows], system=to_index[system_codes],
                     rank=entry[rows], row=rows)
+    if grades:
+        found.grade = np.asarray(table.column(GRADE), dtype=np.float64)[rows]
     return TopK.build(found, codes, item_labels, n_queries, len(systems), query_labels)
 
 
@@ -443,7 +477,7 @@ class Inputs:
 
     top: TopK
     options: Options
-    _cache: dict[str, Any] = field(default_factory=dict)
+    _cache: dict[Any, Any] = field(default_factory=dict)
 
     def of(self, metric: Metric) -> Inputs:
         """The inputs with ``metric``'s own options (``top1_f1(class_average=macro)``);
@@ -525,6 +559,104 @@ class Inputs:
             self._cache["features"] = used, vectors
         value: tuple[IntArray, FloatArray] = self._cache["features"]
         return value
+
+    def cached(self, key: tuple[object, ...], build: Callable[[], Any]) -> Any:
+        """``build()``, once per ``key`` for the call (the metrics of one call share it:
+        the exposure shares of every group)."""
+        if key not in self._cache:
+            self._cache[key] = build()
+        return self._cache[key]
+
+    def groups(self) -> tuple[IntArray, list[object]]:
+        """Per item code, the position of its group in :func:`group_names` (-1 for the
+        codes no entry holds), and those groups; an item ``item_groups`` does not list is
+        in ``unknown_group``, or an error when that is None."""
+        if "groups" not in self._cache:
+            keys, values = read_item_groups(self.options.item_groups)
+            names = group_names(self.options)
+            top = self.top
+            held = np.concatenate([top.item, top.truth_item])
+            used = np.flatnonzero(np.bincount(held, minlength=top.n_codes))
+            positions = _positions(keys, top.labels(used), "item_groups")
+            missing = used[positions < 0]
+            unknown = self.options.unknown_group
+            if len(missing) and unknown is None:
+                msg = (
+                    f"{len(missing)} item(s) of the top-k lists or of the relevant rows have "
+                    f"no group in item_groups: {top.named(missing)}. Give every item a group, "
+                    "or pass unknown_group='other' to put the unlisted items in a group of "
+                    "their own."
+                )
+                raise InvalidOptionError(msg)
+            index = {_group_key(g): i for i, g in enumerate(names)}
+            of_value = np.array([index[_group_key(g)] for g in values], dtype=np.int64)
+            per_code = np.full(top.n_codes, -1, dtype=np.int64)
+            per_code[used] = np.where(
+                positions >= 0, of_value[np.maximum(positions, 0)] if len(of_value) else -1,
+                index.get(_group_key(unknown), -1),
+            )
+            self._cache["groups"] = per_code, names
+        value: tuple[IntArray, list[object]] = self._cache["groups"]
+        return value
+
+
+def _group_key(group: object) -> tuple[str, object]:
+    return (type(group).__name__, group)
+
+
+def read_item_groups(item_groups: Any) -> tuple[Any, npt.NDArray[Any]]:
+    """Keys (a pandas Index of item ids) and groups (an object array) of the
+    ``item_groups`` option; raises for a null group or an item listed twice."""
+    if isinstance(item_groups, pd.DataFrame):
+        if item_groups.shape[1] == 2:  # (item, group) columns
+            keys, values = pd.Index(item_groups.iloc[:, 0]), item_groups.iloc[:, 1].to_numpy()
+        elif item_groups.shape[1] == 1:  # one column indexed by item
+            keys, values = item_groups.index, item_groups.iloc[:, 0].to_numpy()
+        else:
+            msg = (
+                "The 'item_groups' option, as a pandas DataFrame, must have one column (the "
+                "group, indexed by item) or two (item, group). Got "
+                f"{item_groups.shape[1]} columns."
+            )
+            raise InvalidOptionError(msg)
+    elif isinstance(item_groups, pd.Series):
+        keys, values = item_groups.index, item_groups.to_numpy()
+    elif hasattr(item_groups, "columns"):  # polars: (item, group)
+        if len(item_groups.columns) != 2:
+            msg = (
+                "The 'item_groups' option, as a polars DataFrame, must have two columns: the "
+                f"item, then its group. Got {len(item_groups.columns)} columns."
+            )
+            raise InvalidOptionError(msg)
+        keys = pd.Index(item_groups[:, 0].to_list())
+        values = np.asarray(item_groups[:, 1].to_list(), dtype=object)
+    else:
+        keys = pd.Index(list(item_groups.keys()))
+        values = np.asarray(list(item_groups.values()), dtype=object)
+    values = np.asarray([v.item() if isinstance(v, np.generic) else v for v in values],
+                        dtype=object)
+    null = pd.isna(pd.Series(values, dtype=object)).to_numpy() if len(values) else values
+    if len(values) and null.any():
+        msg = (
+            f"The 'item_groups' option gives item {excerpt(plain(keys[np.argmax(null)]))} a "
+            "null group; every item of item_groups needs a group (drop the item, or pass "
+            "unknown_group= to name the group of unlisted items)."
+        )
+        raise InvalidOptionError(msg)
+    keys = pd.Index(keys)
+    _unique_keys(keys, "item_groups")
+    return keys, values
+
+
+def group_names(options: Options) -> list[object]:
+    """The groups of the ``item_groups`` option (plus ``unknown_group``), sorted (by type
+    name, then value), as Python objects."""
+    _, values = read_item_groups(options.item_groups)
+    found = {_group_key(v): v for v in values}
+    if options.unknown_group is not None:
+        found.setdefault(_group_key(options.unknown_group), options.unknown_group)
+    return [found[key] for key in sorted(found)]
+
 
 
 def _positions(keys: Any, labels: list[object], option: str = "catalog") -> IntArray:
@@ -618,7 +750,7 @@ def _features(features: Any) -> tuple[Any, FloatArray]:
 # -- per-query item metrics --------------------------------------------------------------------
 
 
-def _lists(top: TopK, k: int | None) -> tuple[IntArray, IntArray, BoolArray | slice]:
+def lists_at(top: TopK, k: int | None) -> tuple[IntArray, IntArray, BoolArray | slice]:
     """Per entry at or above k, its list (:meth:`TopK.list_of`); per list, its length;
     which entries those are (computed once per k)."""
     if k not in top._lists:
@@ -630,7 +762,7 @@ def _lists(top: TopK, k: int | None) -> tuple[IntArray, IntArray, BoolArray | sl
 
 def _per_list_mean(top: TopK, k: int | None, per_code: FloatArray) -> FloatArray:
     """The mean of a per-item value over each list (0 for an empty list)."""
-    lists, length, keep = _lists(top, k)
+    lists, length, keep = lists_at(top, k)
     sums = segments.sums(lists, per_code[top.item[keep]], len(length))
     out = np.zeros(len(length))
     np.divide(sums, length, out=out, where=length > 0)
@@ -645,7 +777,7 @@ def average_popularity(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
 def novelty(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
     """Mean self-information -log2(popularity / total) of the items of each list."""
     per_code, total = inputs.popularity()
-    _, _, keep = _lists(top, k)
+    _, _, keep = lists_at(top, k)
     listed = np.flatnonzero(np.bincount(top.item[keep], minlength=top.n_codes))
     zero = listed[per_code[listed] <= 0]
     if len(zero):
@@ -673,7 +805,7 @@ def intra_list_diversity(top: TopK, k: int | None, inputs: Inputs) -> FloatArray
     used, vectors = inputs.features()
     local = np.full(top.n_codes, -1, dtype=np.int64)
     local[used] = np.arange(len(used))
-    lists, length, keep = _lists(top, k)
+    lists, length, keep = lists_at(top, k)
     item = local[top.item[keep]]
     squares = np.einsum("ij,ij->i", vectors, vectors)  # 1, or 0 for a zero vector
     own = segments.sums(lists, squares[item], len(length))

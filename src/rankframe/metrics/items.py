@@ -12,14 +12,21 @@ others are set-level (``aggregate="set"``): one value per set of queries, the fr
 
 from __future__ import annotations
 
-from rankframe.metrics import item_values
+from rankframe.metrics import exposure, item_values
 from rankframe.metrics.item_values import ItemMetric
 from rankframe.metrics.registry import MetricDef
 from rankframe.settings.options import (
+    BROWSING,
     CATALOG,
     CLASS_AVERAGE,
+    GROUP,
     ITEM_FEATURES,
+    ITEM_GROUPS,
+    PATIENCE,
     POPULARITY,
+    STOP,
+    TARGET,
+    UNKNOWN_GROUP,
     options_of,
 )
 
@@ -222,7 +229,166 @@ TOP1_F1 = MetricDef(
     """,
 )
 
+# -- fairness of exposure (metrics/exposure.py, docs/fairness.md) ---------------------------
+
+# The worked example: one query, top 3 a (group x, grade 2), b (y, 0), c (y, 1); attention
+# 1/log2(2), 1/log2(3), 1/log2(4) = 1, 0.6309, 0.5 (sum 2.1309).
+_GROUPS = """
+    >>> import pandas as pd, rankframe
+    >>> df = pd.DataFrame({"query": "q", "item": ["a", "b", "c"],
+    ...                    "score": [3, 2, 1], "relevant": [2, 0, 1]})
+    >>> groups = {"a": "x", "b": "y", "c": "y"}"""
+
+_BROWSING = (BROWSING, PATIENCE, STOP)
+_PER_GROUP = options_of(ITEM_GROUPS, UNKNOWN_GROUP, *_BROWSING, GROUP)
+_EXPOSURE_REFS = """
+
+    Singh & Joachims (2018), "Fairness of exposure in rankings", KDD; the browsing model
+    ``browsing=`` (``"log"``, ``"rbp"`` with ``patience``, ``"cascade"`` with ``stop``)
+    is described in docs/fairness.md. With ``group=None`` (the default) a call gives one
+    column per group of ``item_groups`` (``exposure@5(group=x)``); the metric method then
+    needs ``group=``."""
+
+EXPOSURE = MetricDef(
+    name="exposure", aliases=("group_exposure",), trec_name=None, trec_cut=None,
+    takes_k=True, options=_PER_GROUP,
+    items=ItemMetric(per_query=exposure.exposure_share, needs="item_groups", truth=True,
+                     grades=True, per_group=True),
+    expand=exposure.per_group, depends_on_relevant=False,
+    summary="a group's share of the attention over the top k (one column per group)",
+    doc=r"""Exposure share of a group at k: the attention its items in the top k receive,
+    divided by the attention of the whole top k.
+
+    ``E_g = Σ_{i ≤ k, g(i) = g} a_i / Σ_{i ≤ k} a_i`` per query, a_i the attention of
+    rank i under ``browsing``; 0 for a query that retrieved nothing; then the mean over
+    queries.""" + _EXPOSURE_REFS,
+    examples=_GROUPS + """
+
+    x holds rank 1: 1 / (1 + 0.6309 + 0.5) = 0.4693; with RBP (patience 0.5) the
+    attention is 1, 0.5, 0.25 and x's share 1 / 1.75:
+
+    >>> round(df.rank_eval.exposure(3, item_groups=groups, group="x"), 4)
+    0.4693
+    >>> round(df.rank_eval.exposure(3, item_groups=groups, group="x", browsing="rbp",
+    ...                             patience=0.5), 4)
+    0.5714
+    >>> df.rank_eval.evaluate(["exposure@3"], item_groups=groups).round(4)
+       exposure@3(group=x)  exposure@3(group=y)  n_queries
+    0               0.4693               0.5307          1
+    """,
+)
+EXPOSURE_RATIO = MetricDef(
+    name="exposure_ratio", aliases=("disparate_exposure",), trec_name=None, trec_cut=None,
+    takes_k=True, options=_PER_GROUP,
+    items=ItemMetric(per_query=exposure.exposure_ratio, needs="item_groups", truth=True,
+                     grades=True, per_group=True),
+    expand=exposure.per_group, bounded=False,
+    summary="a group's share of the attention over its share of the merit (1: fair)",
+    doc=r"""Exposure ratio of a group at k: its exposure share over its merit share.
+
+    ``E_g / M_g`` per query, with ``M_g`` the group's share of the grades of the query's
+    relevant items (its merit, Singh & Joachims' demographic parity of exposure against
+    merit); 1 is exposure in proportion to merit. NaN for a query where the group has no
+    merit (left out of the mean); a query without relevant items follows ``empty=``.""" +
+    _EXPOSURE_REFS,
+    examples=_GROUPS + """
+
+    Merit: x has grade 2 of 3 (2/3), y 1/3. x: 0.46928 / (2/3) = 0.70392; y: 0.53072 /
+    (1/3) = 1.59217:
+
+    >>> round(df.rank_eval.exposure_ratio(3, item_groups=groups, group="y"), 4)
+    1.5922
+    >>> df.rank_eval.evaluate(["exposure_ratio@3"], item_groups=groups).round(4)
+       exposure_ratio@3(group=x)  exposure_ratio@3(group=y)  n_queries
+    0                     0.7039                     1.5922          1
+    """,
+)
+EXPOSURE_GAP = MetricDef(
+    name="exposure_gap", aliases=(), trec_name=None, trec_cut=None,
+    takes_k=True, options=_PER_GROUP,
+    items=ItemMetric(per_query=exposure.exposure_gap, needs="item_groups", truth=True,
+                     grades=True, per_group=True),
+    expand=exposure.per_group, bounded=False,
+    summary="a group's share of the attention minus its share of the merit (0: fair)",
+    doc=r"""Exposure gap of a group at k: its exposure share minus its merit share.
+
+    ``E_g - M_g`` per query (in [-1, 1]; 0 is exposure in proportion to merit, negative:
+    the group gets less attention than its relevance merits); a query without relevant
+    items follows ``empty=``.""" + _EXPOSURE_REFS,
+    examples=_GROUPS + """
+
+    x: 0.46928 - 2/3 = -0.19739:
+
+    >>> round(df.rank_eval.exposure_gap(3, item_groups=groups, group="x"), 4)
+    -0.1974
+    """,
+)
+AWRF = MetricDef(
+    name="awrf", aliases=("attention_weighted_rank_fairness",), trec_name=None,
+    trec_cut=None, takes_k=True,
+    options=options_of(ITEM_GROUPS, UNKNOWN_GROUP, TARGET, *_BROWSING),
+    items=ItemMetric(per_query=exposure.awrf, needs="item_groups", truth=True, grades=True),
+    summary="1 - Jensen-Shannon divergence of the groups' attention from a target",
+    doc=r"""Attention-weighted rank fairness at k: 1 minus the Jensen-Shannon divergence
+    (in bits, so in [0, 1]) between the groups' exposure shares and a target; higher is
+    fairer.
+
+    ``1 - JSD(E, T)``, ``JSD(P, Q) = ½ Σ P log2(P/M) + ½ Σ Q log2(Q/M)``, M = (P + Q)/2;
+    T is ``target`` (group → share, summing to 1) or, by default, per query the groups'
+    shares of its relevant items (by count). 0 for a query that retrieved nothing; a
+    query without relevant items follows ``empty=`` (0 under ``"zero"`` with the default
+    target, its value with a ``target``).
+
+    Sapiezynski et al. (2019), "Quantifying the impact of user attention on fair group
+    representation in ranked lists"; TREC Fair Ranking 2021-22. The divergence, not
+    scipy's ``jensenshannon`` (its square root, the distance).
+    """,
+    examples=_GROUPS + """
+
+    E = (0.46928, 0.53072); T (relevant items a and c, one per group) = (0.5, 0.5):
+    M = (0.48464, 0.51536); E's term Σ E log2(E/M) = -0.02181 + 0.02249 and T's
+    0.02251 - 0.02183: JSD = 0.00068. A target of x alone, T = (1, 0): M = (0.73464,
+    0.26536), E's term 0.46928 log2(0.63879) + 0.53072 log2(2) = 0.22729, T's
+    log2(1/0.73464) = 0.44489, JSD = 0.33609:
+
+    >>> round(df.rank_eval.awrf(3, item_groups=groups), 4)
+    0.9993
+    >>> round(df.rank_eval.awrf(3, item_groups=groups, target={"x": 1.0}), 4)
+    0.6639
+    """,
+)
+
+NDKL = MetricDef(
+    name="ndkl", aliases=("normalized_discounted_kl",), trec_name=None, trec_cut=None,
+    takes_k=True, options=options_of(ITEM_GROUPS, UNKNOWN_GROUP, TARGET),
+    items=ItemMetric(per_query=exposure.ndkl, needs="item_groups", whole_list=True),
+    depends_on_relevant=False, bounded=False,
+    summary="normalised discounted KL divergence of the top-i group shares from a target",
+    doc=r"""Normalised discounted KL divergence at k (Geyik et al. 2019, LinkedIn): how far
+    the groups' shares among the top i items stray from a target, over every i <= k,
+    weighted as DCG; 0 is representative at every rank, lower is fairer.
+
+    ``Σ_{i ≤ k} KL(P_i || T) / log2(i + 1)`` divided by ``Σ_{i ≤ k} 1 / log2(i + 1)`` over
+    the ranks the list has; P_i the groups' shares among the top i, KL in nats; T is
+    ``target`` or, by default, the groups' shares of the query's whole ranked list (every
+    retrieved item), as FairRankTune's ``NDKL``. 0 for a query that retrieved nothing;
+    +inf when ``target`` gives 0 to a group of the top i.
+
+    Geyik, Ambler & Kenthapadi (2019), "Fairness-aware ranking in search & recommendation
+    systems with application to LinkedIn talent search", KDD.
+    """,
+    examples=_GROUPS + """
+
+    T = (1/3, 2/3). Top 1 (x): KL = ln 3 = 1.09861; top 2 (x, y): ½ ln 1.5 + ½ ln 0.75 =
+    0.05889, weight 0.63093; top 3 is T (0). (1.09861 + 0.03716) / 2.13093 = 0.53299:
+
+    >>> round(df.rank_eval.ndkl(3, item_groups=groups), 4)
+    0.533
+    """,
+)
+
 
 #: In the order of the registry. None reads shared ranks (``MetricDef.shared_ranks``): they
 #: read each query's top k, one position per row.
-DEFINITIONS = (COVERAGE, GINI, ENTROPY, PERSONALIZATION, ARP, NOVELTY, ILD, TOP1_F1)
+DEFINITIONS = (COVERAGE, GINI, ENTROPY, PERSONALIZATION, ARP, NOVELTY, ILD, TOP1_F1, EXPOSURE,
+               EXPOSURE_RATIO, EXPOSURE_GAP, AWRF, NDKL)

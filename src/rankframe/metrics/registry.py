@@ -156,6 +156,11 @@ class MetricDef:
         ``--percent`` shows only such values as percentages. ``False`` for the counts
         (summed over queries: ``aggregate="sum"`` requires it), sums of gains (``dcg``),
         a difference (``utility``), entropies, popularities and distances.
+    expand
+        For a metric with a value per group (the exposure metrics):
+        ``expand(metric, options)`` gives the metrics a call evaluates in its place, one
+        per group of the call's inputs (their labels name the group), when the metric
+        names none; ``None`` for the others.
     """
 
     name: str
@@ -176,6 +181,9 @@ class MetricDef:
     shared_ranks: bool = field(default=False, repr=False, compare=False)
     nan_if_nothing_retrieved: tuple[str, ...] = field(default=(), repr=False, compare=False)
     bounded: bool = field(default=True, repr=False, compare=False)
+    expand: Callable[[Metric, Options], list[Metric]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     def spellings(self) -> tuple[str, ...]:
         """Every lower-case name that selects this metric."""
@@ -868,6 +876,9 @@ def bind_options(
                 values[name] = value
         bound.append(Metric(m.name, m.k, tuple(sorted(values.items())),
                             m.convention or convention, frozenset(given)))
+    # a metric with a value per group stands for one metric per group (MetricDef.expand)
+    bound = [e for m in bound
+             for e in (m.definition.expand(m, call) if m.definition.expand else [m])]
     alone = {n: o.default for n, o in OPTIONS.items() if o.labelled and not o.per_call}
     return list(dict.fromkeys(bound)), dataclasses.replace(call, **alone)
 

@@ -21,7 +21,7 @@ import pyarrow as pa
 from rankframe.engine import segments
 from rankframe.metrics.registry import GEOMETRIC_FLOOR, Metric
 from rankframe.pipeline.per_query import PerQuery
-from rankframe.settings.options import Correction, Family, Test
+from rankframe.settings.options import GROUP, Correction, Family, Test
 from rankframe.settings.statistics import Intervals, Tests
 from rankframe.stats import inference
 
@@ -54,7 +54,8 @@ Columns = dict[str, Any]
 
 def _long_labels(pq: PerQuery) -> Columns:
     """The ``system``, ``metric`` and ``k`` columns of a long table: one row per (segment,
-    system, metric), in that order; ``k`` is null for a metric without a cut-off."""
+    system, metric), in that order; ``k`` is null for a metric without a cut-off; and
+    ``group`` (:func:`group_column`) when a metric has a value per group."""
     n_segments, n_systems, n_metrics = pq.shape
     system = np.tile(np.repeat(np.arange(n_systems), n_metrics), n_segments)
     metric = np.tile(np.arange(n_metrics), n_segments * n_systems)
@@ -65,15 +66,29 @@ def long_labels(
     systems: Sequence[str], metrics: Sequence[Metric], system: IntArray, metric: IntArray
 ) -> Columns:
     """The ``system``, ``metric`` and ``k`` columns of rows of a long table, from each row's
-    system and metric positions; ``k`` is null for a metric without a cut-off."""
+    system and metric positions; ``k`` is null for a metric without a cut-off; and
+    ``group`` (:func:`group_column`) when a metric has a value per group."""
     floats = k_type(metrics) == "float?"
     ks = [m.k for m in metrics]
-    return {
+    columns = {
         SYSTEM: _labels(list(systems))[system] if len(systems) else _labels([])[system],
         "metric": _labels([m.tidy_name for m in metrics])[metric],
         "k": pa.array([ks[j] for j in metric.tolist()],
                       type=pa.float64() if floats else pa.int64()),
     }
+    if group_column(metrics):
+        groups = [dict(m.options).get(GROUP.name) for m in metrics]
+        columns[GROUP.name] = pa.array([groups[j] for j in metric.tolist()], type=pa.string())
+    return columns
+
+
+def group_column(metrics: Sequence[Metric]) -> list[tuple[str, str]]:
+    """The ``group`` column of long tables (after ``k``) when a metric of the table has a
+    value per group (its ``group`` option: ``exposure@10(group=small)``): the group, null
+    for the other metrics; the ``metric`` column keeps the whole label."""
+    if any(dict(m.options).get(GROUP.name) is not None for m in metrics):
+        return [(GROUP.name, "str")]
+    return []
 
 
 def k_type(metrics: Sequence[Metric]) -> str:
@@ -82,7 +97,7 @@ def k_type(metrics: Sequence[Metric]) -> str:
     return "float?" if any(not m.definition.param.integer for m in metrics) else "int?"
 
 
-def _labels(values: list[str]) -> npt.NDArray[np.object_]:
+def _labels(values: Sequence[object]) -> npt.NDArray[np.object_]:
     out = np.empty(len(values), dtype=object)
     out[:] = values
     return out
@@ -271,8 +286,8 @@ def comparison_columns(metrics: Sequence[Metric], *, reference: bool) -> list[tu
     ``reference``: against another table of per-query values (``reference_mean``,
     ``n_reference``)."""
     return [
-        (SYSTEM, "str"), ("metric", "str"), ("k", k_type(metrics)), ("mean", "float"),
-        ("delta", "float"), ("delta_relative", "float"), ("ci_low", "float"),
+        (SYSTEM, "str"), ("metric", "str"), ("k", k_type(metrics)), *group_column(metrics),
+        ("mean", "float"), ("delta", "float"), ("delta_relative", "float"), ("ci_low", "float"),
         ("ci_high", "float"), ("p_value", "float"), ("significant", "bool"),
         ("p_adjusted", "float"), ("statistic", "str"),
         *([("reference_mean", "float")] if reference else []), ("paired", "bool"),

@@ -260,7 +260,8 @@ class Means:
         if self.tidy:
             tidy_bounds = [(b.lstrip("_"), "float") for b in bounds]
             return [(SYSTEM, "str"), ("metric", "str"), ("k", analysis.k_type(metrics)),
-                    ("value", "float"), *tidy_bounds, ("n_queries", "int")]
+                    *analysis.group_column(metrics), ("value", "float"), *tidy_bounds,
+                    ("n_queries", "int")]
         system = [(SYSTEM, "str")] if request.multi else []
         floats = [(f"{m}{e}", "float") for m in metrics for e in ["", *bounds]]
         return [*system, *floats, ("n_queries", "int")]
@@ -404,7 +405,10 @@ class Request:
 
     def part_columns(self) -> ValueColumns:
         floats = [(str(m), "float") for m in self.metrics]
-        entry = [(item_values.ENTRY, "int")] if self.items is not None else []
+        items = self.items
+        entry = [(item_values.ENTRY, "int")] if items is not None else []
+        if items is not None and items.grades:
+            entry.append((item_values.GRADE, "float"))
         time = [(TIME, "time")] if self.window is not None else []
         return [(SYSTEM, "str"), *floats, (EMPTY, "bool"), *entry, *time]
 
@@ -640,12 +644,13 @@ def from_parts(table: Backend, request: Request) -> PerQuery:
     if request.window is not None:
         time = _windows.column_times(table.arrow(TIME)).take(first_rows)
     top = None
-    if entry is not None:
+    wanted = request.items
+    if entry is not None and wanted is not None:
         items = names.item_key
         top = item_values.of_table(table, key_codes(table, items),
                                    lambda rows: key_labels(table, items, rows), entry,
                                    codes.astype(np.int64), n_queries, names.scores, SYSTEM,
-                                   query_labels)
+                                   query_labels, grades=wanted.grades)
     return PerQuery(
         values=values.reshape(n_queries, n_systems, len(metrics)),
         include=np.ones(n_queries, dtype=bool),

@@ -30,6 +30,7 @@ from rankframe.exceptions import InvalidOptionError
 __all__ = [
     "AP_DENOMINATOR",
     "BETA",
+    "BROWSING",
     "CATALOG",
     "CLASS_AVERAGE",
     "COMMON",
@@ -41,17 +42,24 @@ __all__ = [
     "EMPTY_NDCG",
     "FAMILY",
     "GAIN",
+    "GROUP",
     "ITEM_FEATURES",
+    "ITEM_GROUPS",
     "JUDGED_ONLY",
     "MIN_RELEVANCE",
     "NEGATIVE_GAINS",
     "OPTIONS",
+    "PATIENCE",
     "POPULARITY",
     "PRECISION_DENOMINATOR",
+    "STOP",
+    "TARGET",
     "TEST",
     "TIES",
     "UNJUDGED",
+    "UNKNOWN_GROUP",
     "ApDenominator",
+    "Browsing",
     "ClassAverage",
     "Correction",
     "Denominator",
@@ -97,6 +105,7 @@ Correction = Literal["holm", "bonferroni", "fdr_bh", "none"]
 Family = Literal["systems", "table"]
 ClassAverage = Literal["weighted", "macro", "micro"]
 Unjudged = Literal["error", "nonrelevant"]
+Browsing = Literal["log", "rbp", "cascade"]
 
 T = TypeVar("T")
 
@@ -395,6 +404,114 @@ CLASS_AVERAGE: OptionDef[ClassAverage] = OptionDef(
         "class's number of queries), ``\"macro\"`` (unweighted) or ``\"micro\"`` (accuracy).",
 )
 
+# -- the inputs and the browsing model of the exposure metrics (metrics/exposure.py) --------
+
+
+def _check_item_groups(value: object) -> None:
+    if value is None or isinstance(value, Mapping):
+        return
+    kind = f"{type(value).__module__.split('.')[0]}.{type(value).__name__}"
+    if kind in ("pandas.Series", "pandas.DataFrame", "polars.DataFrame"):
+        return
+    msg = (
+        "The 'item_groups' option must map each item to its group: a pandas Series indexed "
+        "by item, a pandas DataFrame of one column indexed by item, a polars DataFrame of "
+        f"two columns (item, group) or a dict. Got {type(value).__name__} instead."
+    )
+    raise InvalidOptionError(msg)
+
+
+def _check_target(value: object) -> None:
+    if value is None or isinstance(value, Mapping):
+        return
+    kind = f"{type(value).__module__.split('.')[0]}.{type(value).__name__}"
+    if kind == "pandas.Series":
+        return
+    msg = (
+        "The 'target' option must map each group to its target share (shares summing to 1): "
+        f"a dict or a pandas Series indexed by group, or None. Got {type(value).__name__} "
+        "instead."
+    )
+    raise InvalidOptionError(msg)
+
+
+def _check_unknown_group(value: object) -> None:
+    if value is None or (
+        isinstance(value, str | int) and not isinstance(value, bool) and value != ""
+    ):
+        return
+    msg = (
+        "The 'unknown_group' option must be the name of the group of the items that "
+        f"item_groups does not list (a non-empty string or an int), or None. Got {value!r}."
+    )
+    raise InvalidOptionError(msg)
+
+
+def _check_share(option: str, what: str, *, closed: bool) -> Callable[[object], None]:
+    def check(value: object) -> None:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, numbers.Real)
+            or not (0 < float(value) <= 1 if closed else 0 < float(value) < 1)
+        ):
+            bounds = "0 < value <= 1" if closed else "0 < value < 1"
+            msg = f"The '{option}' option must be a number with {bounds} ({what}). Got {value!r}."
+            raise InvalidOptionError(msg)
+
+    return check
+
+
+def _check_group(value: object) -> None:
+    if value is not None and not isinstance(value, str):
+        msg = (
+            "The 'group' option must be the name of one group of item_groups, as a string "
+            f"(e.g. group='small'), or None for every group. Got {value!r}."
+        )
+        raise InvalidOptionError(msg)
+
+
+ITEM_GROUPS: OptionDef[Any] = OptionDef(
+    "item_groups", None, Any, check=_check_item_groups, kind="data",
+    doc="Item → group (exposure, exposure_ratio, exposure_gap, awrf): a pandas Series "
+        "indexed by item, a pandas DataFrame of one column indexed by item, a polars "
+        "DataFrame of two columns (item, group) or a dict. Every item of a top-k list and "
+        "every relevant item must have a group, unless ``unknown_group`` names a bucket.",
+)
+UNKNOWN_GROUP: OptionDef[Any] = OptionDef(
+    "unknown_group", None, Any, check=_check_unknown_group, kind="data",
+    doc="The group of the items ``item_groups`` does not list; ``None``: such an item is "
+        "an error.",
+)
+TARGET: OptionDef[Any] = OptionDef(
+    "target", None, Any, check=_check_target, kind="data",
+    doc="awrf's target distribution: group → share (a dict or a pandas Series; shares >= 0 "
+        "summing to 1, groups left out have 0); ``None``: per query, the groups' shares "
+        "among its relevant items.",
+)
+BROWSING: OptionDef[Browsing] = OptionDef(
+    "browsing", "log", Browsing, choices=get_args(Browsing),
+    doc="The attention a user gives rank i (exposure metrics), cut at k: ``\"log\"`` "
+        "(``1 / log2(1 + i)``, as DCG), ``\"rbp\"`` (``patience**(i - 1)``) or "
+        "``\"cascade\"`` (``(1 - stop)**r``, r the relevant items above rank i: the user "
+        "stops after a relevant item with probability ``stop``).",
+)
+PATIENCE: OptionDef[float] = OptionDef(
+    "patience", 0.8, float, check=_check_share("patience", "RBP's persistence", closed=False),
+    kind="number",
+    doc="``browsing=\"rbp\"``: the probability of looking at the next rank (0 < p < 1).",
+)
+STOP: OptionDef[float] = OptionDef(
+    "stop", 0.5, float, check=_check_share("stop", "the probability of stopping", closed=True),
+    kind="number",
+    doc="``browsing=\"cascade\"``: the probability of stopping after a relevant item "
+        "(0 < stop <= 1).",
+)
+GROUP: OptionDef[str | None] = OptionDef(
+    "group", None, str | None, check=_check_group,
+    doc="The group whose value a per-group metric gives (exposure, exposure_ratio, "
+        "exposure_gap); ``None``: every group of ``item_groups``, a column each.",
+)
+
 # -- unjudged rows (trec-measures) ---------------------------------------------------------
 
 
@@ -481,6 +598,7 @@ OPTIONS: Mapping[str, OptionDef[Any]] = options_of(
     MIN_RELEVANCE, GAIN, DENOMINATOR, EMPTY, TIES, BETA,
     CATALOG, POPULARITY, ITEM_FEATURES, CLASS_AVERAGE, UNJUDGED, JUDGED_ONLY,
     AP_DENOMINATOR, PRECISION_DENOMINATOR, EMPTY_LIST, DISCOUNT, NEGATIVE_GAINS, EMPTY_NDCG,
+    ITEM_GROUPS, UNKNOWN_GROUP, TARGET, BROWSING, PATIENCE, STOP, GROUP,
 )
 """Every option of :class:`Options`, in its field order."""
 
@@ -553,6 +671,13 @@ class Options:
     empty_ndcg
         The queries ``empty=`` leaves out of ndcg and dcg: ``"no_relevant"`` or
         ``"no_relevant_or_negative"``.
+    item_groups, unknown_group, target
+        The inputs of the exposure metrics: item → group, the group of unlisted items,
+        awrf's target shares (left out of comparisons, as the other inputs).
+    browsing, patience, stop
+        The browsing model of the exposure metrics and its parameters.
+    group
+        The group a per-group exposure metric gives.
     """
 
     min_relevance: float | None = MIN_RELEVANCE.default
@@ -573,6 +698,13 @@ class Options:
     discount: Discount = DISCOUNT.default
     negative_gains: NegativeGains = NEGATIVE_GAINS.default
     empty_ndcg: EmptyNdcg = EMPTY_NDCG.default
+    item_groups: Any = field(default=ITEM_GROUPS.default, compare=False)
+    unknown_group: Any = UNKNOWN_GROUP.default
+    target: Any = field(default=TARGET.default, compare=False)
+    browsing: Browsing = BROWSING.default
+    patience: float = PATIENCE.default
+    stop: float = STOP.default
+    group: str | None = GROUP.default
 
     def __post_init__(self) -> None:
         for option in OPTIONS.values():

@@ -1,0 +1,306 @@
+"""Fairness of exposure: how a ranking shares the users' attention among groups of items.
+
+The browsing model (:func:`attention`) is declared once and read by every exposure metric:
+the attention a_i a user gives the item at rank i of a top-k list (``browsing=``):
+
+- ``"log"``: ``1 / log2(1 + i)``, DCG's discount (the default);
+- ``"rbp"``: ``patience**(i - 1)``, rank-biased precision's persistence (Moffat & Zobel);
+- ``"cascade"``: ``(1 - stop)**r_i``, r_i the relevant items (grade >= ``min_relevance``)
+  above rank i: the user reads down and stops after each relevant item with probability
+  ``stop``.
+
+Ranks below k get no attention. Per query and group g (``item_groups``), over its top-k list
+L and its relevant items R (grade rel > 0, or >= ``min_relevance``):
+
+- exposure share ``E_g = Σ_{i∈L, g(i)=g} a_i / Σ_{i∈L} a_i`` (0 for an empty list);
+- merit share ``M_g = Σ_{j∈R, g(j)=g} rel_j / Σ_{j∈R} rel_j`` (Singh & Joachims 2018);
+- ``exposure_ratio = E_g / M_g`` (NaN where M_g = 0, left out of its mean) and
+  ``exposure_gap = E_g - M_g``;
+- ``awrf = 1 - JSD(E, T)``, the Jensen-Shannon divergence in bits (so in [0, 1]) between the
+  exposure distribution and the target T (``target=``, or the groups' shares among R by
+  count; Sapiezynski et al. 2019);
+- ``ndkl``: the DCG-weighted mean over i <= k of KL(P_i || T) in nats, P_i the groups'
+  shares among the top i, T ``target=`` or the whole ranked list's shares (Geyik et al.
+  2019).
+
+Everything is computed in the finish step from :class:`~rankframe.metrics.item_values.TopK`
+(the top-k entries, the relevant entries, their grades), with no loop over queries. See
+docs/fairness.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from rankframe.exceptions import InvalidOptionError, excerpt, plain
+from rankframe.metrics.item_values import Inputs, TopK, group_names, lists_at
+
+if TYPE_CHECKING:
+    from rankframe.metrics.registry import Metric
+    from rankframe.settings.options import Options
+
+__all__ = [
+    "attention",
+    "awrf",
+    "exposure_gap",
+    "exposure_ratio",
+    "exposure_share",
+    "ndkl",
+    "per_group",
+]
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+_TOLERANCE = 1e-9  # how far from 1 a target's shares may sum
+
+
+def _relevant(grade: FloatArray, options: Options) -> npt.NDArray[np.bool_]:
+    level = options.min_relevance
+    return grade > 0 if level is None else grade >= level
+
+
+def attention(top: TopK, k: int | None, options: Options) -> tuple[IntArray, FloatArray]:
+    """The browsing model: per top-k entry (at or above ``k``), its list and the attention
+    its rank receives."""
+    lists, length, keep = lists_at(top, k)
+    rank = top.rank[keep].astype(np.float64)
+    if options.browsing == "log":
+        return lists, 1.0 / np.log2(1.0 + rank)
+    if options.browsing == "rbp":
+        return lists, options.patience ** (rank - 1.0)
+    assert top.grade is not None  # ItemMetric.grades
+    hits = _relevant(top.grade[keep], options).astype(np.float64)
+    before = np.cumsum(hits) - hits  # relevant entries before each one, over every list
+    first = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)  # runs by list
+    above = before - before[first][lists] if len(lists) else before
+    return lists, (1.0 - options.stop) ** above
+
+
+def _group_of(inputs: Inputs) -> tuple[IntArray, int]:
+    per_code, names = inputs.groups()
+    return per_code, len(names)
+
+
+def _exposure(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
+    """Per list (``system * n_queries + query``) and group, the exposure share E_g; once
+    per cut-off and browsing model for the metrics of a call."""
+    o = inputs.options
+    key = ("exposure", k, o.browsing, o.patience, o.stop, o.min_relevance)
+    shares: FloatArray = inputs.cached(key, lambda: _exposure_shares(top, k, inputs))
+    return shares
+
+
+def _exposure_shares(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
+    per_code, n_groups = _group_of(inputs)
+    lists, weight = attention(top, k, inputs.options)
+    _, _, keep = lists_at(top, k)
+    group = per_code[top.item[keep]]
+    totals = np.bincount(lists * n_groups + group, weights=weight,
+                         minlength=top.n_lists * n_groups).reshape(top.n_lists, n_groups)
+    whole = totals.sum(axis=1, keepdims=True)
+    out = np.zeros(totals.shape, dtype=np.float64)
+    np.divide(totals, whole, out=out, where=whole > 0)
+    return out
+
+
+def _shares(top: TopK, inputs: Inputs, *, by_grade: bool) -> FloatArray:
+    """Per query and group, the group's share of the query's relevant items (by grade:
+    the merit; by count: the default target); 0 for a query without relevant items."""
+    key = ("shares", by_grade)  # the relevant entries are the call's (min_relevance)
+    shares: FloatArray = inputs.cached(key, lambda: _relevant_shares(top, inputs, by_grade))
+    return shares
+
+
+def _relevant_shares(top: TopK, inputs: Inputs, by_grade: bool) -> FloatArray:
+    per_code, n_groups = _group_of(inputs)
+    assert top.truth_grade is not None  # ItemMetric.grades
+    weight = top.truth_grade if by_grade else np.ones(len(top.truth_item))
+    totals = np.bincount(top.truth_query * n_groups + per_code[top.truth_item],
+                         weights=weight, minlength=top.n_queries * n_groups)
+    totals = totals.reshape(top.n_queries, n_groups)
+    whole = totals.sum(axis=1, keepdims=True)
+    out = np.zeros(totals.shape, dtype=np.float64)
+    np.divide(totals, whole, out=out, where=whole > 0)
+    return out
+
+
+def _selected(inputs: Inputs) -> int:
+    """The position of the metric's ``group`` among the groups."""
+    names = inputs.groups()[1]
+    wanted = inputs.options.group
+    exact = [i for i, g in enumerate(names) if str(g) == wanted]
+    # a label is read in lower case (parse_metric): "group=Small" names Small
+    found = exact or [i for i, g in enumerate(names) if str(g).casefold() == str(wanted).casefold()]
+    if len(found) != 1:
+        shown = ", ".join(excerpt(plain(g)) for g in names[:10])
+        msg = (
+            f"group={wanted!r} is not a group of item_groups (its groups: {shown}). Pass "
+            "one of them, or group=None for a value per group."
+        )
+        raise InvalidOptionError(msg)
+    return found[0]
+
+
+def _per_list_to_query(top: TopK, per_query: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """A per-query value repeated for every list (lists run ``system * n_queries + q``)."""
+    return np.tile(per_query, top.n_systems)
+
+
+def exposure_share(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
+    """E_g of the metric's group, per query and system."""
+    return top.per_query(_exposure(top, k, inputs)[:, _selected(inputs)])
+
+
+def exposure_gap(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
+    """E_g - M_g (0 for a query without relevant items: ``empty=`` decides)."""
+    g = _selected(inputs)
+    merit = _per_list_to_query(top, _shares(top, inputs, by_grade=True)[:, g])
+    has = _per_list_to_query(top, _has_relevant(top))
+    return top.per_query(np.where(has, _exposure(top, k, inputs)[:, g] - merit, 0.0))
+
+
+def exposure_ratio(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
+    """E_g / M_g: NaN where the group has no merit in a query that has some (left out of
+    the mean), 0 for a query without relevant items (``empty=`` decides)."""
+    g = _selected(inputs)
+    merit = _per_list_to_query(top, _shares(top, inputs, by_grade=True)[:, g])
+    has = _per_list_to_query(top, _has_relevant(top))
+    exposure = _exposure(top, k, inputs)[:, g]
+    out = np.where(has, np.nan, 0.0)
+    np.divide(exposure, merit, out=out, where=merit > 0)
+    return top.per_query(out)
+
+
+def _has_relevant(top: TopK) -> npt.NDArray[np.bool_]:
+    return np.bincount(top.truth_query, minlength=top.n_queries) > 0
+
+
+def _target(top: TopK, inputs: Inputs) -> FloatArray:
+    """Per list and group, awrf's target: the ``target`` option's shares, or each query's
+    relevant items' shares by count."""
+    names = inputs.groups()[1]
+    given = inputs.options.target
+    if given is None:
+        return np.tile(_shares(top, inputs, by_grade=False), (top.n_systems, 1))
+    return np.broadcast_to(target_shares(given, names), (top.n_lists, len(names)))
+
+
+def target_shares(target: Any, names: list[object]) -> FloatArray:
+    """The ``target`` option as shares over ``names`` (groups it leaves out: 0); raises
+    for a group it names that ``item_groups`` has not, a negative share, or shares that
+    do not sum to 1."""
+    series = target if isinstance(target, pd.Series) else pd.Series(dict(target), dtype=object)
+    index = {str(g): i for i, g in enumerate(names)}
+    out = np.zeros(len(names))
+    for group, share in series.items():
+        key = group.item() if isinstance(group, np.generic) else group
+        position = next((i for i, g in enumerate(names) if g == key), index.get(str(key)))
+        if position is None:
+            shown = ", ".join(excerpt(plain(g)) for g in names[:10])
+            msg = (
+                f"The 'target' option names the group {excerpt(plain(key))}, which has no "
+                f"item in item_groups (an empty group; its groups: {shown}). Give it items, "
+                "or leave it out of the target."
+            )
+            raise InvalidOptionError(msg)
+        try:
+            value = float(share)
+        except (TypeError, ValueError):
+            value = float("nan")
+        if not np.isfinite(value) or value < 0:
+            msg = (f"The 'target' option gives group {excerpt(plain(key))} the share "
+                   f"{share!r}; shares are finite numbers >= 0.")
+            raise InvalidOptionError(msg)
+        out[position] += value
+    if abs(out.sum() - 1.0) > _TOLERANCE:
+        msg = (
+            f"The 'target' option's shares sum to {out.sum():.6g}, not 1; give each group "
+            "its share of the attention (e.g. {'small': 0.5, 'large': 0.5})."
+        )
+        raise InvalidOptionError(msg)
+    return out
+
+
+def _bits(p: FloatArray, m: FloatArray) -> FloatArray:
+    """Σ p log2(p / m) per row, 0 log 0 = 0."""
+    ratio = np.ones_like(p)
+    np.divide(p, m, out=ratio, where=p > 0)
+    bits: FloatArray = np.sum(np.where(p > 0, p * np.log2(ratio), 0.0), axis=1)
+    return bits
+
+
+def awrf(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
+    """1 - JSD(E, T) in bits; 0 for a list without items or a query without a target
+    (no relevant item and no ``target``)."""
+    exposure = _exposure(top, k, inputs)
+    target = _target(top, inputs)
+    mean = (exposure + target) / 2.0
+    divergence = (_bits(exposure, mean) + _bits(target, mean)) / 2.0
+    defined = (exposure.sum(axis=1) > 0) & (target.sum(axis=1) > 0)
+    values: FloatArray = np.where(defined, 1.0 - divergence, 0.0)
+    return top.per_query(values)
+
+
+def ndkl(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
+    """Σ_{i ≤ k} KL(P_i || T) / log2(i + 1), divided by Σ_{i ≤ k} 1 / log2(i + 1) (over the
+    ranks the list has), P_i the groups' shares among the top i, KL in nats; T the
+    ``target`` or the groups' shares of the whole ranked list; 0 for an empty list."""
+    per_code, n_groups = _group_of(inputs)
+    every, length_all, _ = lists_at(top, None)
+    group_all = per_code[top.item]
+    whole = np.bincount(every * n_groups + group_all,
+                        minlength=top.n_lists * n_groups).reshape(top.n_lists, n_groups)
+    given = inputs.options.target
+    target = (np.broadcast_to(target_shares(given, inputs.groups()[1]), whole.shape)
+              if given is not None else whole / np.maximum(length_all, 1)[:, None])
+    lists, length, keep = lists_at(top, k)
+    group = per_code[top.item[keep]]
+    rank = top.rank[keep].astype(np.float64)
+    onehot = np.zeros((len(lists), n_groups))
+    onehot[np.arange(len(lists)), group] = 1.0
+    counts = np.cumsum(onehot, axis=0)
+    first = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
+    if len(lists):  # counts within each list: minus the counts before its first entry
+        counts -= (counts[first] - onehot[first])[lists]
+    share = counts / rank[:, None]
+    t = target[lists]
+    with np.errstate(divide="ignore"):
+        ratio = np.ones_like(share)
+        np.divide(share, t, out=ratio, where=share > 0)
+        terms = np.where(share > 0, share * np.log(ratio), 0.0)
+        terms = np.where((share > 0) & (t == 0), np.inf, terms)
+    weight = 1.0 / np.log2(1.0 + rank)
+    total = np.bincount(lists, weights=weight * terms.sum(axis=1), minlength=top.n_lists)
+    z = np.bincount(lists, weights=weight, minlength=top.n_lists)
+    out = np.zeros(top.n_lists)
+    np.divide(total, z, out=out, where=z > 0)
+    return top.per_query(out)
+
+
+def per_group(metric: Metric, options: Options) -> list[Metric]:
+    """``MetricDef.expand`` of the per-group metrics: without a ``group`` option, one metric
+    per group of ``item_groups`` (its label names it: ``exposure@5(group=small)``); the
+    metric itself when it names one or when ``item_groups`` is not given (the call then
+    says it needs it)."""
+    if dict(metric.options).get("group") is not None or options.item_groups is None:
+        return [metric]
+    names = group_names(options)
+    labels = [str(g) for g in names]
+    folded = {label.casefold() for label in labels}
+    if len(folded) != len(labels):
+        msg = (
+            "The groups of item_groups differ only in case or type "
+            f"({', '.join(map(repr, labels))}); a label names a group in lower case. "
+            "Rename them."
+        )
+        raise InvalidOptionError(msg)
+    return [
+        dataclasses.replace(metric, options=tuple(sorted((*metric.options, ("group", label)))))
+        for label in labels
+    ]

@@ -1,0 +1,385 @@
+"""Fairness of exposure (exposure, exposure_ratio, exposure_gap, awrf; issue 37) on every
+frame kind.
+
+References: three-item rankings worked out by hand below (the arithmetic in the comments);
+a brute force written here from the formulas of docs/fairness.md (each query's top-k list
+sorted in Python, one query at a time); FairRankTune 0.0.7's ``EXP`` (the log browsing
+model's group totals), ``AWRF`` (geometric attention, RBP's with patience 1 - p) and
+``NDKL``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pytest
+from FairRankTune.Metrics import AWRF, EXP, NDKL
+
+from conftest import FrameMaker
+from helpers import as_float, as_pandas, collect
+from rankframe import InvalidOptionError
+
+# -- the worked example ------------------------------------------------------------------------
+
+# One query, ranked a, b, c: a in group x with grade 2, b in y with grade 0, c in y with
+# grade 1. Relevant: a, c.
+EXAMPLE = {"query": ["q"] * 3, "item": ["a", "b", "c"], "score": [3.0, 2.0, 1.0],
+           "relevant": [2, 0, 1]}
+GROUPS = {"a": "x", "b": "y", "c": "y"}
+
+# log: attention 1/log2(2) = 1, 1/log2(3) = 0.6309298, 1/log2(4) = 0.5; total 2.1309298.
+LOG = [1.0, 1 / math.log2(3), 0.5]
+E_X = 1 / sum(LOG)  # 0.4692787
+E_Y = (LOG[1] + LOG[2]) / sum(LOG)  # 0.5307213
+# merit: grades 2 (x) and 1 (y) of 3: M_x = 2/3, M_y = 1/3
+
+
+def run(frame: Any, call: Any) -> Any:
+    return collect(call(frame.rank_eval))
+
+
+def value(frame: Any, metric: str, **options: Any) -> float:
+    """One metric of ``evaluate`` (by its label) from any frame kind."""
+    table = as_pandas(frame.rank_eval.evaluate([metric.split("(")[0]], **options))
+    return float(table[metric].iloc[0])
+
+
+def test_exposure_by_hand(make_frame: FrameMaker) -> None:
+    frame = make_frame(EXAMPLE)
+    # log: x holds rank 1, 1 / 2.1309298 = 0.4692787; y the rest, 0.5307213
+    got = as_pandas(frame.rank_eval.evaluate(["exposure@3"], item_groups=GROUPS))
+    assert list(got.columns) == ["exposure@3(group=x)", "exposure@3(group=y)", "n_queries"]
+    assert got["exposure@3(group=x)"].iloc[0] == pytest.approx(0.4692787, abs=1e-7)
+    assert got["exposure@3(group=y)"].iloc[0] == pytest.approx(0.5307213, abs=1e-7)
+    # rbp, patience 0.5: attention 1, 0.5, 0.25; x: 1 / 1.75 = 0.571429
+    rbp = {"browsing": "rbp", "patience": 0.5}
+    assert as_float(run(frame, lambda ev: ev.exposure(3, item_groups=GROUPS, group="x",
+                                                      **rbp))) == pytest.approx(4 / 7)
+    # cascade, stop 0.5: rank 1 has nothing above (1); ranks 2 and 3 have one relevant item
+    # above (a): 0.5 each; total 2; x: 1/2. With stop 1 the user never passes a: x gets 1.
+    cascade = {"browsing": "cascade", "stop": 0.5}
+    assert as_float(run(frame, lambda ev: ev.exposure(3, item_groups=GROUPS, group="x",
+                                                      **cascade))) == pytest.approx(0.5)
+    assert as_float(run(frame, lambda ev: ev.exposure(
+        3, item_groups=GROUPS, group="x", browsing="cascade", stop=1.0))) == pytest.approx(1.0)
+    # cut at k = 1: only a is seen, x takes everything
+    assert as_float(run(frame, lambda ev: ev.exposure(1, item_groups=GROUPS,
+                                                      group="y"))) == 0.0
+
+
+def test_exposure_ratio_and_gap_by_hand(make_frame: FrameMaker) -> None:
+    frame = make_frame(EXAMPLE)
+    # ratio x: 0.4692787 / (2/3) = 0.7039181; y: 0.5307213 / (1/3) = 1.5921639
+    got = as_pandas(frame.rank_eval.evaluate(["exposure_ratio@3", "exposure_gap@3"],
+                                             item_groups=GROUPS))
+    assert got["exposure_ratio@3(group=x)"].iloc[0] == pytest.approx(0.7039181, abs=1e-7)
+    assert got["exposure_ratio@3(group=y)"].iloc[0] == pytest.approx(1.5921639, abs=1e-7)
+    # gap x: 0.4692787 - 0.6666667 = -0.1973880; y: +0.1973880 (the gaps sum to 0)
+    assert got["exposure_gap@3(group=x)"].iloc[0] == pytest.approx(-0.1973880, abs=1e-7)
+    assert got["exposure_gap@3(group=y)"].iloc[0] == pytest.approx(0.1973880, abs=1e-7)
+    # RBP 0.5, k = 2: attention 1, 0.5: E_x = 2/3 = M_x, ratio 1, gap 0
+    rbp = {"browsing": "rbp", "patience": 0.5, "item_groups": GROUPS}
+    assert value(frame, "exposure_ratio@2(browsing=rbp,group=x,patience=0.5)",
+                 **rbp) == pytest.approx(1.0)
+
+
+def test_awrf_by_hand(make_frame: FrameMaker) -> None:
+    frame = make_frame(EXAMPLE)
+    # default target: relevant items a (x) and c (y), T = (1/2, 1/2). E = (0.4692787,
+    # 0.5307213), M = (E + T) / 2 = (0.4846394, 0.5153606).
+    # E's term: 0.4692787 log2(0.9683040) + 0.5307213 log2(1.0298062)
+    #         = -0.0218058 + 0.0224877 = 0.0006820
+    # T's term: 0.5 log2(1.0317065) + 0.5 log2(0.9701964) = 0.0225083 - 0.0218271 = 0.0006811
+    # JSD = (0.0006820 + 0.0006811) / 2 = 0.0006816; awrf = 0.9993184
+    got = as_float(run(frame, lambda ev: ev.awrf(3, item_groups=GROUPS)))
+    assert got == pytest.approx(0.9993184, abs=2e-7)
+    # target x alone, T = (1, 0): M = (0.7346394, 0.2653606); E's term 0.4692787
+    # log2(0.6387879) + 0.5307213 log2(2) = -0.3034315 + 0.5307213 = 0.2272898; T's term
+    # log2(1 / 0.7346394) = 0.4448919; JSD = 0.3360909; awrf = 0.6639091
+    got = as_float(run(frame, lambda ev: ev.awrf(3, item_groups=GROUPS, target={"x": 1.0})))
+    assert got == pytest.approx(0.6639091, abs=2e-7)
+    # a list whose exposure equals the target: awrf 1 (k = 1, T = x alone)
+    assert as_float(run(frame, lambda ev: ev.awrf(1, item_groups=GROUPS,
+                                                  target={"x": 1, "y": 0}))) == 1.0
+
+
+def test_ndkl_by_hand(make_frame: FrameMaker) -> None:
+    frame = make_frame(EXAMPLE)
+    # target: the whole list's shares, T = (1/3, 2/3).
+    # top 1 (x): P = (1, 0), KL = ln(1 / (1/3)) = ln 3 = 1.0986123, weight 1
+    # top 2 (x, y): P = (1/2, 1/2), KL = 0.5 ln(1.5) + 0.5 ln(0.75) = 0.2027326 - 0.1438410
+    #   = 0.0588915, weight 1/log2(3) = 0.6309298 (their product 0.0371564)
+    # top 3: P = T, KL = 0, weight 0.5; Z = 2.1309298
+    # ndkl@3 = (1.0986123 + 0.0371564) / 2.1309298 = 1.1357687 / 2.1309298 = 0.5329921
+    got = as_float(run(frame, lambda ev: ev.ndkl(3, item_groups=GROUPS)))
+    assert got == pytest.approx(0.5329921, abs=1e-7)
+    # ndkl@2 keeps the whole list's target: (1.0986123 + 0.0371564) / 1.6309298 = 0.6963934
+    got = as_float(run(frame, lambda ev: ev.ndkl(2, item_groups=GROUPS)))
+    assert got == pytest.approx(0.6963934, abs=1e-7)
+    # a target of (1/2, 1/2): top 1 KL = ln 2 = 0.6931472, top 2 0, top 3 P = (1/3, 2/3):
+    # (1/3) ln(2/3) + (2/3) ln(4/3) = -0.1351550 + 0.1917880 = 0.0566330, weight 0.5;
+    # (0.6931472 + 0.0283165) / 2.1309298 = 0.3385676
+    got = as_float(run(frame, lambda ev: ev.ndkl(3, item_groups=GROUPS,
+                                                 target={"x": 0.5, "y": 0.5})))
+    assert got == pytest.approx(0.3385676, abs=1e-7)
+
+
+# -- a brute force over many queries -----------------------------------------------------------
+
+ITEMS = [f"i{n}" for n in range(10)]
+ITEM_GROUPS = {item: ("small", "large", "mid")[n % 3] for n, item in enumerate(ITEMS)}
+NAMES = ["large", "mid", "small"]
+
+
+def random_frame(seed: int, n_queries: int = 12) -> pd.DataFrame:
+    """Queries of 1-7 items, graded 0-2, some null scores, two systems, a segment."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for q in range(n_queries):
+        n = int(rng.integers(1, 8))
+        for item in rng.choice(ITEMS, size=n, replace=False):
+            rows.append({"query": f"q{q:02d}", "item": str(item),
+                         "score": None if rng.random() < 0.15 else float(rng.random()),
+                         "other": float(rng.random()),
+                         "relevant": int(rng.choice([0, 0, 1, 2])), "segment": q % 2})
+    frame = pd.DataFrame(rows)
+    frame["score"] = frame["score"].astype(float)
+    return frame
+
+
+def brute(rows: pd.DataFrame, score: str, k: int, browsing: str,
+          target: dict[str, float] | None = None) -> dict[str, float]:
+    """One query's values, from the formulas, with Python loops."""
+    ranked = sorted(((s, i, r) for s, i, r in zip(rows[score], rows["item"], rows["relevant"],
+                                                  strict=True) if not pd.isna(s)),
+                    key=lambda t: (-t[0], t[1]))[:k]
+    weights, above = [], 0
+    for rank, (_, _, grade) in enumerate(ranked, start=1):
+        if browsing == "log":
+            weights.append(1 / math.log2(1 + rank))
+        elif browsing == "rbp":
+            weights.append(0.7 ** (rank - 1))
+        else:
+            weights.append(0.4 ** above)  # stop = 0.6
+            above += grade > 0
+    total = sum(weights)
+    exposure = {g: sum(w for w, (_, i, _) in zip(weights, ranked, strict=True)
+                       if ITEM_GROUPS[i] == g) / total if total else 0.0 for g in NAMES}
+    relevant = [(i, r) for i, r in zip(rows["item"], rows["relevant"], strict=True) if r > 0]
+    grades = sum(r for _, r in relevant)
+    merit = {g: sum(r for i, r in relevant if ITEM_GROUPS[i] == g) / grades if grades else 0
+             for g in NAMES}
+    out = {}
+    for g in NAMES:
+        out[f"exposure@{k}(group={g})"] = exposure[g]
+        out[f"exposure_gap@{k}(group={g})"] = exposure[g] - merit[g] if grades else 0.0
+        ratio = exposure[g] / merit[g] if merit[g] else math.nan
+        out[f"exposure_ratio@{k}(group={g})"] = ratio if grades else 0.0
+    shares = target or {g: sum(ITEM_GROUPS[i] == g for i, _ in relevant) / len(relevant)
+                        if relevant else 0.0 for g in NAMES}
+    jsd = 0.0
+    for g in NAMES:
+        p, q = exposure[g], shares.get(g, 0.0)
+        m = (p + q) / 2
+        jsd += (p * math.log2(p / m) if p else 0.0) / 2 + (q * math.log2(q / m) if q else 0.0) / 2
+    out[f"awrf@{k}"] = 1 - jsd if total and sum(shares.values()) else 0.0
+    return out
+
+
+BROWSING_OPTIONS = {"log": {}, "rbp": {"browsing": "rbp", "patience": "0.7"},
+                    "cascade": {"browsing": "cascade", "stop": "0.6"}}
+
+
+def label(name: str, browsing: str) -> str:
+    """The column of ``name`` (``exposure@3(group=x)``, ``awrf@3``) under ``browsing``: the
+    options that moved from their defaults, sorted by name."""
+    metric, _, rest = name.partition("(")
+    options = dict(BROWSING_OPTIONS[browsing])
+    if rest:
+        options["group"] = rest[:-1].split("=")[1]
+    text = ",".join(f"{n}={v}" for n, v in sorted(options.items()))
+    return f"{metric}({text})" if text else metric
+
+
+@pytest.mark.parametrize(("browsing", "k"), [("log", 3), ("rbp", 5), ("cascade", 4)])
+def test_per_query_against_the_formulas(make_frame: FrameMaker, browsing: str, k: int) -> None:
+    data = random_frame(k)
+    options = {"item_groups": ITEM_GROUPS,
+               **{n: v if n == "browsing" else float(v)
+                  for n, v in BROWSING_OPTIONS[browsing].items()}}
+    table = as_pandas(make_frame(data).rank_eval(score=["score", "other"]).per_query(
+        [f"exposure@{k}", f"exposure_ratio@{k}", f"exposure_gap@{k}", f"awrf@{k}"],
+        **options))
+    assert len(table) == 2 * data["query"].nunique()
+    for row in table.to_dict("records"):
+        rows = data[data["query"] == row["query"]]
+        for name, expected in brute(rows, row["system"], k, browsing).items():
+            got = row[label(name, browsing)]
+            if math.isnan(expected):
+                assert math.isnan(got), (row["query"], name)
+            else:
+                assert got == pytest.approx(expected, abs=1e-12), (row["query"], name)
+
+
+def test_segments_are_means_of_the_queries(make_frame: FrameMaker) -> None:
+    data = random_frame(7, n_queries=16)
+    got = as_pandas(make_frame(data).rank_eval.evaluate(
+        ["exposure_ratio@3", "awrf@3"], by="segment", item_groups=ITEM_GROUPS,
+        target={"small": 0.5, "mid": 0.25, "large": 0.25}))
+    target = {"small": 0.5, "mid": 0.25, "large": 0.25}
+    for segment, rows in data.groupby("segment"):
+        per_query = [brute(q, "score", 3, "log", target) for _, q in rows.groupby("query")]
+        row = got[got["segment"] == segment].iloc[0]
+        assert row["awrf@3"] == pytest.approx(np.mean([v["awrf@3"] for v in per_query]),
+                                              abs=1e-12)
+        for g in NAMES:  # a NaN ratio (the group has no merit) is left out of the mean
+            name = f"exposure_ratio@3(group={g})"
+            assert row[name] == pytest.approx(np.nanmean([v[name] for v in per_query]),
+                                              abs=1e-12)
+
+
+# -- FairRankTune ------------------------------------------------------------------------------
+
+
+def shares_of(per_item: dict[Any, float], counts: dict[Any, int]) -> dict[Any, float]:
+    """FairRankTune's per-group means times the groups' item counts, as shares."""
+    totals = {g: per_item[g] * counts[g] for g in per_item}
+    return {g: t / sum(totals.values()) for g, t in totals.items()}
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_fairranktune(make_frame: FrameMaker, seed: int) -> None:
+    # FairRankTune sums the attention of each group over a ranking and divides by the
+    # group's number of items: times that number, the shares are exposure@k's.
+    data = random_frame(seed, n_queries=6).dropna(subset=["score"])
+    k = 4
+    counts = {g: sum(v == g for v in ITEM_GROUPS.values()) for g in NAMES}
+    p = 0.4  # FairRankTune's AWRF: attention 100 (1 - p)^(i - 1) p, RBP with patience 0.6
+    frame = make_frame(data)
+    log = as_pandas(frame.rank_eval.per_query([f"exposure@{k}"], item_groups=ITEM_GROUPS))
+    rbp = as_pandas(frame.rank_eval.per_query([f"exposure@{k}"], item_groups=ITEM_GROUPS,
+                                              browsing="rbp", patience=1 - p))
+    for query, rows in data.groupby("query"):
+        ranked = rows.sort_values(["score", "item"], ascending=[False, False])["item"][:k]
+        ranking = pd.DataFrame({0: list(ranked)})
+        _, per_item = EXP(ranking, ITEM_GROUPS, "MinMaxRatio")
+        want = shares_of(per_item, counts)
+        _, attention = AWRF(ranking, ITEM_GROUPS, p, "MinMaxRatio")
+        want_rbp = shares_of(attention, counts)
+        for g in NAMES:
+            column = f"exposure@{k}(group={g})"
+            assert log.loc[log["query"] == query, column].iloc[0] == pytest.approx(
+                want[g], abs=1e-12)
+            rbp_column = f"exposure@{k}(browsing=rbp,group={g},patience={1 - p!r})"
+            assert rbp.loc[rbp["query"] == query, rbp_column].iloc[0] == pytest.approx(
+                want_rbp[g], abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", [2, 3])
+def test_ndkl_is_fairranktunes(make_frame: FrameMaker, seed: int) -> None:
+    # FairRankTune's NDKL reads the whole ranking, against the whole ranking's shares (its
+    # default target is ours), with natural logs; it adds 1e-7 to every share, hence the
+    # tolerance
+    data = random_frame(seed, n_queries=8)
+    table = as_pandas(make_frame(data).rank_eval.per_query(["ndkl"], item_groups=ITEM_GROUPS))
+    for query, rows in data.dropna(subset=["score"]).groupby("query"):
+        ranked = rows.sort_values(["score", "item"], ascending=[False, False])["item"]
+        want = NDKL(pd.DataFrame({0: list(ranked)}), ITEM_GROUPS)
+        assert table.loc[table["query"] == query, "ndkl"].iloc[0] == pytest.approx(
+            want, abs=1e-5)
+
+
+# -- intervals, compare, the item groups' forms ------------------------------------------------
+
+
+def test_intervals_and_compare(make_frame: FrameMaker) -> None:
+    data = random_frame(3, n_queries=30)
+    frame = make_frame(data).rank_eval(score=["score", "other"])
+    table = as_pandas(frame.evaluate(["exposure@3", "awrf@3"], item_groups=ITEM_GROUPS,
+                                     confidence_level=0.9, n_resamples=50, seed=1))
+    for column in ["exposure@3(group=small)", "awrf@3"]:
+        assert (table[f"{column}_ci_low"] <= table[column]).all()
+        assert (table[column] <= table[f"{column}_ci_high"]).all()
+    compared = as_pandas(frame.compare(["exposure@3", "awrf@3"], item_groups=ITEM_GROUPS))
+    assert set(compared["metric"]) == {"exposure(group=large)", "exposure(group=mid)",
+                                       "exposure(group=small)", "awrf"}
+    # the paired delta is the difference of the means of the two systems
+    means = table.set_index("system")
+    row = compared[(compared["metric"] == "awrf") & (compared["system"] == "other")].iloc[0]
+    assert row["delta"] == pytest.approx(means.loc["other", "awrf@3"]
+                                         - means.loc["score", "awrf@3"], abs=1e-12)
+    assert row["ci_low"] <= row["delta"] <= row["ci_high"]
+
+
+def test_every_form_of_item_groups(make_frame: FrameMaker) -> None:
+    frame = make_frame(EXAMPLE)
+    forms = [
+        GROUPS,
+        pd.Series(GROUPS),
+        pd.DataFrame({"group": pd.Series(GROUPS)}),
+        pd.DataFrame({"item": list(GROUPS), "group": list(GROUPS.values())}),
+        pl.DataFrame({"item": list(GROUPS), "group": list(GROUPS.values())}),
+    ]
+    for form in forms:
+        got = as_float(run(frame, lambda ev, f=form: ev.exposure(3, item_groups=f, group="x")))
+        assert got == pytest.approx(E_X)
+
+
+def test_unknown_group_is_a_bucket(make_frame: FrameMaker) -> None:
+    frame = make_frame(EXAMPLE)
+    # c has no group: in "other", with attention 0.5 of 2.130930 = 0.234639
+    got = as_pandas(frame.rank_eval.evaluate(["exposure@3"], item_groups={"a": "x", "b": "y"},
+                                             unknown_group="other"))
+    assert got["exposure@3(group=other)"].iloc[0] == pytest.approx(0.5 / sum(LOG))
+    assert got["exposure@3(group=y)"].iloc[0] == pytest.approx(LOG[1] / sum(LOG))
+
+
+# -- bad input ---------------------------------------------------------------------------------
+
+
+def test_bad_input(make_frame: FrameMaker) -> None:
+    frame = make_frame(EXAMPLE)
+    with pytest.raises(InvalidOptionError, match=r"1 item\(s\) of the top-k lists or of the "
+                                                 r"relevant rows have no group in "
+                                                 r"item_groups: 'c'.*unknown_group="):
+        run(frame, lambda ev: ev.evaluate(["exposure@3"], item_groups={"a": "x", "b": "y"}))
+    with pytest.raises(InvalidOptionError, match=r"exposure@3 needs the 'item_groups' option"):
+        run(frame, lambda ev: ev.evaluate(["exposure@3"]))
+    with pytest.raises(InvalidOptionError, match=r"shares sum to 0.9, not 1"):
+        run(frame, lambda ev: ev.awrf(3, item_groups=GROUPS, target={"x": 0.5, "y": 0.4}))
+    with pytest.raises(InvalidOptionError, match=r"names the group 'z', which has no item in "
+                                                 r"item_groups \(an empty group"):
+        run(frame, lambda ev: ev.awrf(3, item_groups=GROUPS, target={"x": 0.5, "z": 0.5}))
+    with pytest.raises(InvalidOptionError, match=r"gives item 'b' a null group"):
+        run(frame, lambda ev: ev.awrf(3, item_groups={**GROUPS, "b": None}))
+    with pytest.raises(InvalidOptionError, match=r"group='z' is not a group of item_groups"):
+        run(frame, lambda ev: ev.exposure(3, item_groups=GROUPS, group="z"))
+    with pytest.raises(InvalidOptionError, match=r"exposure has a value per group "
+                                                 r"\('exposure@3\(group=x\)'"):
+        run(frame, lambda ev: ev.exposure(3, item_groups=GROUPS))
+    with pytest.raises(InvalidOptionError, match=r"'patience' option must be a number with "
+                                                 r"0 < value < 1"):
+        run(frame, lambda ev: ev.exposure(3, item_groups=GROUPS, group="x", patience=1.0))
+    with pytest.raises(InvalidOptionError, match=r"'browsing' option must be one of"):
+        run(frame, lambda ev: ev.exposure(3, item_groups=GROUPS, group="x", browsing="dcg"))
+
+
+def test_long_tables_have_a_group_column(make_frame: FrameMaker) -> None:
+    frame = make_frame({**EXAMPLE, "other": [1.0, 3.0, 2.0]})  # ranks b, c, a
+    tidy = as_pandas(frame.rank_eval.evaluate(["exposure@3", "mrr"], item_groups=GROUPS,
+                                              tidy=True))
+    assert list(tidy.columns) == ["system", "metric", "k", "group", "value", "n_queries"]
+    rows = {(r["metric"], r["group"] if isinstance(r["group"], str) else None): r["value"]
+            for r in tidy.to_dict("records")}
+    assert rows == {("exposure(group=x)", "x"): pytest.approx(E_X),
+                    ("exposure(group=y)", "y"): pytest.approx(E_Y), ("mrr", None): 1.0}
+    # "other" puts a (x) at rank 3: 0.5 / 2.1309298 = 0.2346394, a delta of -0.2346394
+    compared = as_pandas(frame.rank_eval(score=["score", "other"]).compare(
+        ["exposure@3"], item_groups=GROUPS))
+    assert list(compared.columns[:5]) == ["system", "metric", "k", "group", "mean"]
+    row = compared[(compared["system"] == "other") & (compared["group"] == "x")].iloc[0]
+    assert row["delta"] == pytest.approx(0.5 / sum(LOG) - E_X)

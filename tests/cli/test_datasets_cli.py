@@ -77,3 +77,13 @@ def test_demo_writes_the_sample_data(tmp_path: Any, suffix: str) -> None:
     assert read.shape == expected.shape
     assert list(read.columns) == list(expected.columns)
     assert cli.main(["demo", "--write", str(tmp_path / "demo.txt")]) == 2
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_demo_into_a_missing_directory_is_one_line(
+        tmp_path: Any, suffix: str, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "missing" / f"demo{suffix}"
+    assert cli.main(["demo", "--write", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"rankframe: error: cannot write {str(path)!r}")
+    assert "Traceback" not in err

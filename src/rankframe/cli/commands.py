@@ -229,10 +229,13 @@ def run_demo(args: argparse.Namespace, status: Status) -> int:
         suffix = path.suffix.lower()
         if suffix not in (".csv", ".parquet", ".pq"):
             return fail(f"cannot write {str(path)!r}: use a .csv or .parquet file name.", 2)
-        if suffix == ".csv":
-            frame.to_csv(path, index=False)
-        else:
-            frame.to_parquet(path, index=False)
+        try:
+            if suffix == ".csv":
+                frame.to_csv(path, index=False)
+            else:
+                frame.to_parquet(path, index=False)
+        except OSError as error:  # a missing directory, no permission: as `write` says it
+            raise CliError(f"cannot write {str(path)!r}: {error.strerror or error}") from None
         print(f"wrote {len(frame):,} rows to {path}", file=sys.stderr)
         return 0
     status.show("evaluating the sample data...")

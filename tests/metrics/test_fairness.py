@@ -383,3 +383,16 @@ def test_long_tables_have_a_group_column(make_frame: FrameMaker) -> None:
     assert list(compared.columns[:5]) == ["system", "metric", "k", "group", "mean"]
     row = compared[(compared["system"] == "other") & (compared["group"] == "x")].iloc[0]
     assert row["delta"] == pytest.approx(0.5 / sum(LOG) - E_X)
+
+
+@pytest.mark.parametrize(("option", "metric", "value"), [
+    ("popularity", "arp@2", "its count"), ("item_groups", "exposure@2", "its group")])
+def test_a_polars_mapping_of_three_columns_is_named(make_frame: FrameMaker, option: str,
+                                                    metric: str, value: str) -> None:
+    frame = make_frame({"query": [1, 1], "item": ["a", "b"], "score": [0.9, 0.1],
+                        "relevant": [1, 0]})
+    mapping = pl.DataFrame({"item": ["a", "b"], "v": [1, 2], "w": [1, 2]})
+    with pytest.raises(InvalidOptionError,
+                       match=f"'{option}' option, as a polars DataFrame, must have two "
+                             f"columns: the item, then {value}. Got 3 columns"):
+        collect(frame.rank_eval.evaluate([metric], **{option: mapping}))

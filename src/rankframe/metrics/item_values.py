@@ -622,14 +622,8 @@ def read_item_groups(item_groups: Any) -> tuple[Any, npt.NDArray[Any]]:
     elif isinstance(item_groups, pd.Series):
         keys, values = item_groups.index, item_groups.to_numpy()
     elif hasattr(item_groups, "columns"):  # polars: (item, group)
-        if len(item_groups.columns) != 2:
-            msg = (
-                "The 'item_groups' option, as a polars DataFrame, must have two columns: the "
-                f"item, then its group. Got {len(item_groups.columns)} columns."
-            )
-            raise InvalidOptionError(msg)
-        keys = pd.Index(item_groups[:, 0].to_list())
-        values = np.asarray(item_groups[:, 1].to_list(), dtype=object)
+        keys, column = _polars_mapping(item_groups, "item_groups", "its group")
+        values = np.asarray(column.to_list(), dtype=object)
     else:
         keys = pd.Index(list(item_groups.keys()))
         values = np.asarray(list(item_groups.values()), dtype=object)
@@ -709,6 +703,18 @@ def _numbers(values: Any, option: str, what: str) -> FloatArray:
     return out
 
 
+def _polars_mapping(frame: Any, option: str, value: str) -> tuple[pd.Index, Any]:
+    """A polars DataFrame option of two columns (item, ``value``): the items as a pandas
+    Index, and the second column (a polars Series)."""
+    if len(frame.columns) != 2:
+        msg = (
+            f"The '{option}' option, as a polars DataFrame, must have two columns: the "
+            f"item, then {value}. Got {len(frame.columns)} columns."
+        )
+        raise InvalidOptionError(msg)
+    return pd.Index(frame[:, 0].to_list()), frame[:, 1]
+
+
 def _popularity(popularity: Any) -> tuple[Any, FloatArray]:
     """Keys (a pandas Index) and counts of the ``popularity`` option."""
     if isinstance(popularity, pd.DataFrame):  # one column, indexed by item
@@ -716,14 +722,8 @@ def _popularity(popularity: Any) -> tuple[Any, FloatArray]:
     if isinstance(popularity, pd.Series):
         keys, values = popularity.index, popularity.to_numpy()
     elif hasattr(popularity, "columns"):  # polars: (item, count)
-        if len(popularity.columns) != 2:
-            msg = (
-                "The 'popularity' option, as a polars DataFrame, must have two columns: the "
-                f"item, then its count. Got {len(popularity.columns)} columns."
-            )
-            raise InvalidOptionError(msg)
-        keys = pd.Index(popularity[:, 0].to_list())
-        values = popularity[:, 1].to_numpy()
+        keys, column = _polars_mapping(popularity, "popularity", "its count")
+        values = column.to_numpy()
     else:
         keys = pd.Index(list(popularity.keys()))
         values = np.asarray(list(popularity.values()), dtype=object)

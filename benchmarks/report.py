@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from data import SIZES
 from harness import (
     ALL_TREC_APPROACHES,
     ALL_TREC_LIMIT,
@@ -26,6 +25,8 @@ from harness import (
 )
 from peers import APPROACHES, EXACT_PEERS, PEERS
 from sections import markers
+
+from data import SIZES
 
 # trec_eval 10 turns recall levels into ranks with lround(level * R), the trec_eval 9 of
 # pytrec_eval with (long)(level * R + 0.9): rankframe follows trec_eval 10 (its test outputs);

@@ -132,7 +132,12 @@ def _native(data: pd.DataFrame, kind: str) -> Any:
     if kind == "dask":
         return _dask(_dask_strings(_arrow_lists(data)))
     frame = pl.from_pandas(data, nan_to_null=True)
-    return frame.lazy() if kind in LAZY_POLARS else frame
+    if kind in LAZY_POLARS:
+        return frame.lazy()
+    # in two chunks, as a frame read from parquet or concatenated is held: the engine reads
+    # the chunks as they are (no join of them into one array)
+    half = frame.height // 2
+    return pl.concat([frame[:half], frame[half:]], rechunk=False) if half else frame
 
 
 def _same(before: Any, after: Any) -> None:

@@ -110,12 +110,13 @@ def _check_ids(frame: pl.DataFrame, roles: dict[str, str]) -> None:
             raise InvalidDataError(msg)
 
 
-def _arrow(series: pl.Series) -> pa.Array:
-    """The column as Arrow: strings as string views, polars' own layout (no copy)."""
+def _arrow(series: pl.Series) -> pa.ChunkedArray:
+    """The column as Arrow, chunk by chunk as polars holds it (no copy): strings as string
+    views, polars' own layout. ``Series.to_arrow`` would join the chunks of a frame read
+    from parquet into one array, a copy of the column (0.14 GiB and 0.25 s for 10M ids)."""
     series = _id_column(series)
-    if series.dtype == pl.String:
-        return series.to_arrow(compat_level=pl.CompatLevel.newest())
-    return series.to_arrow()
+    level = pl.CompatLevel.newest() if series.dtype == pl.String else pl.CompatLevel.oldest()
+    return series.to_frame().to_arrow(compat_level=level).column(0)
 
 
 def _by_polars(dtype: Any) -> bool:

@@ -36,6 +36,7 @@ from rankframe.engine.encoding import (
     dictionary_codes,
     hash_series,
     labelled_codes,
+    polars_numpy,
 )
 from rankframe.exceptions import InvalidDataError
 from rankframe.pipeline import validation
@@ -156,7 +157,7 @@ def _take(values: pa.Array | DistinctStrings | pl.Series, codes: IntArray) -> li
 
 
 def _as_float(series: pl.Series) -> npt.NDArray[np.float64]:
-    return series.cast(pl.Float64).to_numpy()
+    return polars_numpy(series.cast(pl.Float64))
 
 
 def _scores(series: pl.Series) -> npt.NDArray[np.float64]:
@@ -180,7 +181,7 @@ def _grades(series: pl.Series) -> npt.NDArray[Any]:
     if series.dtype in _WIDE:  # NumPy has no 128-bit integers
         return _as_float(series)
     if series.dtype.is_integer() or series.dtype.is_float() or series.dtype == pl.Boolean:
-        return series.to_numpy()
+        return polars_numpy(series)
     return _as_float(series)
 
 
@@ -253,7 +254,7 @@ class PolarsBackend:
             systems=systems if names.systems is not None else [],
             flavour="polars",
         )
-        judged = None if names.judged is None else df[names.judged].to_numpy()
+        judged = None if names.judged is None else polars_numpy(df[names.judged])
         return _engine.with_judged(data, judged, null_grades=names.null_grades,
                                    columns=(names.item, names.relevant, str(names.judged)))
 
@@ -267,7 +268,7 @@ class PolarsBackend:
         return out.select(WINDOW, pl.exclude(WINDOW)) if WINDOW in values else out
 
     def column(self, name: str) -> npt.NDArray[Any]:
-        return self.frame[name].to_numpy()
+        return polars_numpy(self.frame[name])
 
     def codes(self, name: str) -> IntArray:
         return _encode(self.frame[name], sort=True)[0]

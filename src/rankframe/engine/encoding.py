@@ -76,11 +76,20 @@ _Column = TypeVar("_Column", pa.Array, pa.ChunkedArray)
 CodeArray = npt.NDArray[np.int32] | npt.NDArray[np.int64]
 
 
+def polars_numpy(values: pl.Series) -> npt.NDArray[Any]:
+    """``values.to_numpy()``, with a series of several chunks (a frame read from parquet)
+    joined by NumPy, chunk by chunk: ``Series.to_numpy`` first joins them in polars' own
+    allocator, which keeps the freed pages (0.08 GiB for 10M floats) after the run."""
+    if values.n_chunks() == 1 or values.null_count():
+        return values.to_numpy()
+    return np.concatenate([chunk.to_numpy() for chunk in values.get_chunks()])
+
+
 def hash_series(values: pl.Series) -> npt.NDArray[np.uint64]:
     """Per value a 64-bit hash, equal for equal values (0.0 and -0.0 included)."""
     if values.dtype in (pl.Categorical, pl.Enum):
         values = values.cast(pl.String)
-    return values.hash().to_numpy()
+    return polars_numpy(values.hash())
 
 
 def is_composite(kind: pa.DataType) -> bool:

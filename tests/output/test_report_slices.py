@@ -13,11 +13,11 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
+from test_report_sections import HOSTILE, QUOTED, cells, section, tags
 
 import rankframe  # noqa: F401  (registers the accessors)
 from rankframe.exceptions import ColumnNotFoundError, InvalidOptionError
 from rankframe.report._compute import eager
-from test_report_sections import HOSTILE, QUOTED, cells, section, tags
 
 # Sixteen queries of two items (x, y), one relevant each: a reciprocal rank of 1 or 1/2 per
 # system. The themes and devices are constant within a query; b ranks the relevant item
@@ -117,7 +117,7 @@ def test_one_system_tests_each_slice_against_the_other_queries(make_frame: Any) 
     rr = _rr(_A_FIRST)
     # by a plain loop: two themes, each against the other (the same Welch test twice),
     # the worse one first
-    means = {t: rr[_THEME == t].mean() for t in ("news", "sport")}
+    means = {t: rr[t == _THEME].mean() for t in ("news", "sport")}
     order = sorted(means, key=lambda t: means[t] - means[({"news", "sport"} - {t}).pop()])
     welch = stats.ttest_ind(rr[_THEME == "news"], rr[_THEME == "sport"], equal_var=False)
     assert [r["slice"]["data-slice"] for r in shown] == [f"theme={t}" for t in order]

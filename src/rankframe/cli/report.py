@@ -62,6 +62,9 @@ def add_parser(commands: Any) -> None:
                        help="a column of a section 'Where it fails' (repeatable): the worst "
                        "slices of the queries over these columns, as rankframe slices "
                        "--column finds them")
+    group.add_argument("--slice-min-queries", type=int, default=30, metavar="N",
+                       help="with --slice: the fewest queries a slice needs to be tested "
+                       "(default: %(default)s)")
     group.add_argument("--exposure-k", type=int, default=10, metavar="K",
                        help="with --item-groups: the cut-off of the section on the exposure "
                        "of item groups (default: %(default)s)")
@@ -81,6 +84,10 @@ def run_report(args: argparse.Namespace, status: Status) -> int:
                f"({', '.join(map(repr, scores))}); pass one of them")
         raise CliError(msg, code=2)
     inputs.check_time_options(args)  # --every needs --time, --time-unit an integer --time
+    for flag, value in (("--slice-min-queries", args.slice_min_queries),
+                        ("--exposure-k", args.exposure_k)):
+        if value < 1:
+            raise CliError(f"{flag} must be a positive integer; got {value}", code=2)
     if (args.every is None) != (args.time is None):
         raise CliError("--every and --time go together, e.g. --time served_at --every 1w",
                        code=2)
@@ -114,7 +121,8 @@ def run_report(args: argparse.Namespace, status: Status) -> int:
     if args.rule:
         extra.update(rules=list(args.rule), min_queries=args.min_queries, mode=args.mode)
     if args.slice:
-        extra["slices"] = list(dict.fromkeys(args.slice))
+        extra.update(slices=list(dict.fromkeys(args.slice)),
+                     slice_min_queries=args.slice_min_queries)
     if "item_groups" in options:
         extra["exposure_k"] = args.exposure_k
     status.show(f"reporting on {frame.height:,} rows...")

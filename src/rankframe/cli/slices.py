@@ -135,6 +135,11 @@ def run_slices(args: argparse.Namespace, status: Status) -> int:
     frame, source = read_table(args.file, input_format(args.file, args.input_format),
                                columns, status)
     check_rows(frame, source, roles)
+    queries = frame.select(roles.query).n_unique()
+    if args.min_queries > queries:
+        msg = (f"--min-queries {args.min_queries} is above the {queries:,} queries of "
+               f"{source.name}: no slice can be that large; pass a smaller --min-queries")
+        raise CliError(msg, code=2)
     ev = inputs.accessor(frame, roles)
     status.show(f"looking for slices in {frame.height:,} rows...")
     with inputs.in_file_terms(frame, source, roles, args):

@@ -29,6 +29,7 @@ import pytrec_eval
 from scipy import stats
 from statsmodels.stats.power import TTestIndPower
 
+from helpers import doctest_outputs
 from rankframe.datasets import WEAK_SLICE, recommendations
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "slices.md"
@@ -37,25 +38,8 @@ MIN_QUERIES = 30
 
 
 def _outputs() -> list[list[str]]:
-    """The output blocks of the page's doctests: the lines after each run of ``>>>``/``...``
-    lines, up to a blank line or the end of the code block."""
-    blocks: list[list[str]] = []
-    in_output = previous_code = False
-    for line in PAGE.read_text(encoding="utf-8").splitlines():
-        code = line.startswith((">>> ", "... "))
-        ends = not line.strip() or line.startswith("```")
-        if code:
-            in_output = False
-        elif previous_code and not ends:
-            blocks.append([line])
-            in_output = True
-        elif in_output:
-            if ends:
-                in_output = False
-            else:
-                blocks[-1].append(line)
-        previous_code = code
-    return blocks
+    """The output blocks of the page's doctests."""
+    return doctest_outputs(PAGE.read_text(encoding="utf-8"))
 
 
 def _table(lines: list[str]) -> pd.DataFrame:

@@ -112,3 +112,26 @@ def parameters(name: str, ks: tuple[int, ...] = KS) -> list[int | float | None]:
 def all_metrics(ks: tuple[int, ...] = KS) -> list[Metric]:
     """Every registered metric of relevance without cut-off, and at every k if it takes one."""
     return [Metric(d.name, k) for d in RELEVANCE.values() for k in parameters(d.name, ks)]
+
+
+def doctest_outputs(text: str) -> list[list[str]]:
+    """The output blocks of the doctests of a docs page (or of a section of one): the lines
+    after each run of ``>>>``/``...`` lines, up to a blank line or the end of the code
+    block; what the page says rankframe prints, for tests that recompute it."""
+    blocks: list[list[str]] = []
+    in_output = previous_code = False
+    for line in text.splitlines():
+        code = line.startswith((">>> ", "... "))
+        ends = not line.strip() or line.startswith("```")
+        if code:
+            in_output = False
+        elif previous_code and not ends:
+            blocks.append([line])
+            in_output = True
+        elif in_output:
+            if ends:
+                in_output = False
+            else:
+                blocks[-1].append(line)
+        previous_code = code
+    return blocks

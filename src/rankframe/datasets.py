@@ -13,10 +13,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["SEGMENTS", "START", "WEEKS", "recommendations"]
+__all__ = ["DEVICES", "GENRES", "SEGMENTS", "START", "WEAK_SLICE", "WEEKS", "recommendations"]
 
 SEGMENTS = ("new", "casual", "power")
 """The user segments of ``recommendations()``."""
+DEVICES = ("web", "ios", "android")
+"""The devices of ``recommendations(weak_slice=True)`` (half, 30% and 20% of the users)."""
+GENRES = ("news", "sport", "music", "film")
+"""The genres of ``recommendations(weak_slice=True)`` (a quarter of the users each)."""
+WEAK_SLICE = {"device": "android", "genre": "music"}
+"""Where ``recommendations(weak_slice=True)``'s ``model_b`` fails: its scores of these users
+barely follow the affinity."""
 START = "2024-01-01T00:00:00"
 """The first instant of ``recommendations()``'s ``served_at`` (UTC; a Monday)."""
 WEEKS = 8
@@ -30,6 +37,7 @@ def recommendations(
     n_candidates: int = 40,
     top_k: int = 20,
     n_items: int = 2_000,
+    weak_slice: bool = False,
 ) -> pd.DataFrame:
     """A deterministic recommendation log: one row per (user, candidate item).
 
@@ -52,6 +60,14 @@ def recommendations(
         Items each model recommends (scores) per user; the other candidates get a null score.
     n_items
         Size of the catalogue the candidates are drawn from.
+    weak_slice
+        Add two columns constant per user, ``device`` (``DEVICES``) and ``genre``
+        (``GENRES``), and make ``model_b`` fail in one slice of them (``WEAK_SLICE``:
+        android users of the music genre, about 5% of the users), where its score is
+        0.3 x the affinity plus noise of standard deviation 1: a planted weakness for
+        ``slices()`` to find. Drawn from a generator of their own (seeded by ``[seed,
+        36]``), so the other columns, and ``model_b`` outside the slice, are those of
+        ``weak_slice=False``.
 
     Returns
     -------
@@ -60,7 +76,8 @@ def recommendations(
         ``model_a``, ``model_b`` (float64, null where the model did not recommend the item),
         ``relevant`` (int64 grade 0-3) and ``served_at`` (``datetime64[s, UTC]``: when the
         user was served, the same for every row of a user, within 8 weeks from Monday
-        2024-01-01; new users come later in the period, power users earlier).
+        2024-01-01; new users come later in the period, power users earlier); with
+        ``weak_slice=True``, then ``device`` and ``genre`` (str).
 
     Examples
     --------
@@ -100,6 +117,14 @@ def recommendations(
         "model_a": np.round(affinity + rng.normal(scale=0.6, size=shape), 2),
         "model_b": np.round(affinity + rng.normal(size=shape) * noise_b, 2),
     }
+    if weak_slice:  # a generator of its own: the other columns stay the seed's
+        planted = np.random.default_rng([seed, 36])
+        device = planted.choice(len(DEVICES), size=n_users, p=[0.5, 0.3, 0.2])
+        genre = planted.choice(len(GENRES), size=n_users)
+        weak = (np.array(DEVICES)[device] == WEAK_SLICE["device"]) & (
+            np.array(GENRES)[genre] == WEAK_SLICE["genre"])
+        noisy = np.round(0.3 * affinity + planted.normal(size=shape), 2)
+        scores["model_b"] = np.where(weak[:, None], noisy, scores["model_b"])
     for name, score in scores.items():
         # rank within the user (descending); keep the score only for the top_k
         order = np.argsort(-score, axis=1, kind="stable")
@@ -128,4 +153,8 @@ def recommendations(
             "served_at": pd.DatetimeIndex(np.repeat(served, n_candidates)).tz_localize("UTC"),
         }
     )
+    if weak_slice:
+        frame["device"] = np.repeat(np.array(DEVICES)[device], n_candidates)
+        frame["genre"] = np.repeat(np.array(GENRES)[genre], n_candidates)
+        frame = frame.astype({"device": "str", "genre": "str"})
     return frame.astype({"user_id": "str", "segment": "str", "item_id": "str"})

@@ -41,6 +41,16 @@ NOT_BOUNDED = {
 LOG_DIFFERENCE = {"gm_map", "gm_bpref"}
 
 COLUMNS = ["--query", "qid", "--item", "doc", "--relevant", "grade"]
+# the exposure metrics need an item -> group file (--item-groups): one group, so each
+# per-group metric has one label, as without groups
+GROUPS = {"a": "g"}
+
+
+def groups_file(tmp_path: Path) -> list[str]:
+    path = tmp_path / "groups.csv"
+    pd.DataFrame({"doc": list(GROUPS), "group": list(GROUPS.values())}).to_csv(path,
+                                                                              index=False)
+    return ["--item-groups", str(path)]
 
 
 def spec(definition: MetricDef) -> str:
@@ -76,11 +86,13 @@ def test_evaluate_percent_over_the_registry(run: Run, tmp_path: Path,
     path = tmp_path / "d.csv"
     pd.DataFrame({"qid": ["q"], "doc": ["a"], "score": [1.0], "grade": [1]}).to_csv(path,
                                                                                     index=False)
-    code, out, err = run("evaluate", path, *COLUMNS, "-m", ",".join(SPECS), "--percent")
+    code, out, err = run("evaluate", path, *COLUMNS, "-m", ",".join(SPECS), "--percent",
+                         *groups_file(tmp_path))
     assert code == 0, err
     row = cells(out)
     assert len(row) == len(SPECS) + 1
-    for metric, label in zip(parse_metrics(SPECS), labels(SPECS), strict=True):
+    expected = labels(SPECS, {"item_groups": GROUPS})
+    for metric, label in zip(parse_metrics(SPECS), expected, strict=True):
         want = "25.00%" if metric.definition.bounded else "0.2500"
         assert row[label] == want, label
     assert row["n_queries"] == "4"
@@ -106,7 +118,8 @@ def test_compare_percent_over_the_registry(run: Run, tmp_path: Path,
     pd.DataFrame({"qid": ["q"], "doc": ["a"], "sys_a": [1.0], "sys_b": [1.0],
                   "grade": [1]}).to_csv(path, index=False)
     code, out, err = run("compare", path, *COLUMNS, "--score", "sys_a", "--score", "sys_b",
-                         "-m", ",".join(SPECS), "--percent", "--format", "markdown")
+                         "-m", ",".join(SPECS), "--percent", "--format", "markdown",
+                         *groups_file(tmp_path))
     assert code == 0, err
     header, _rule, *rows = out.splitlines()
     names = [c.strip() for c in header.strip("|").split("|")]

@@ -124,3 +124,10 @@ def test_api_page_shows_no_sphinx_roles(site: Path) -> None:
     text = _text(site / "api" / "index.html")
     roles = sorted(set(re.findall(r":(?:class|func|meth|mod|attr|math|data|ref):\s*\S+", text)))
     assert not roles, f"Sphinx roles in the API page (use ``code`` instead): {roles}"
+
+
+def test_the_index_links_to_the_slices_page(site: Path) -> None:
+    # docs/slices.md, "Finding where a model fails", is reached from the home page
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert 'href="slices/"' in index
+    assert "Finding where a model fails" in _text(site / "slices" / "index.html")

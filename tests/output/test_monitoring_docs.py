@@ -28,33 +28,16 @@ import pytest
 import pytrec_eval
 from scipy import stats
 
+from helpers import doctest_outputs
 from rankframe.datasets import recommendations
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "monitoring.md"
 
 
 def _outputs() -> list[list[str]]:
-    """The output blocks of the doctests of the page's "Weekly monitoring" section: the lines
-    after each run of ``>>>``/``...`` lines, up to a blank line."""
+    """The output blocks of the doctests of the page's "Weekly monitoring" section."""
     text = PAGE.read_text(encoding="utf-8")
-    section = text.split("## Weekly monitoring", 1)[1].split("\n## ", 1)[0]
-    blocks: list[list[str]] = []
-    in_output = previous_code = False
-    for line in section.splitlines():
-        code = line.startswith((">>> ", "... "))
-        ends = not line.strip() or line.startswith("```")
-        if code:
-            in_output = False
-        elif previous_code and not ends:
-            blocks.append([line])
-            in_output = True
-        elif in_output:
-            if ends:
-                in_output = False
-            else:
-                blocks[-1].append(line)
-        previous_code = code
-    return blocks
+    return doctest_outputs(text.split("## Weekly monitoring", 1)[1].split("\n## ", 1)[0])
 
 
 def _table(lines: list[str]) -> pd.DataFrame:

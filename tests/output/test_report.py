@@ -485,3 +485,25 @@ def test_trend_gates_and_reference_in_chromium(browser: Any, tmp_path: Path) -> 
     for heading in ("Trend", "Gates", "Reference", "paired"):
         assert heading in opened.text
     assert HOSTILE_SEGMENT in opened.text
+
+
+@pytest.mark.load
+def test_where_it_fails_and_exposure_in_chromium(browser: Any, tmp_path: Path) -> None:
+    # the sections of report(slices=..., item_groups=...): one offline file, no script, no
+    # request; the slice of the hostile segment and the hostile item group shown as text
+    frame = pd.DataFrame(DATA)
+    ev = frame.rank_eval(score=["a", "b"])
+    groups = {item: HOSTILE_SEGMENT if i % 2 else "plain"
+              for i, item in enumerate(sorted(frame["item"].unique()))}
+    report = ev.report(METRICS, slices=["seg"], slice_min_queries=1, item_groups=groups,
+                       exposure_k=2, n_resamples=50)
+    opened = open_report(browser, report.save(tmp_path / "report.html"))
+    assert_clean(opened)
+    for heading in ("Where it fails", "Exposure of item groups", "tests in all",
+                    "holm correction"):
+        assert heading in opened.text
+    assert f"seg={HOSTILE_SEGMENT}" in opened.text
+    assert HOSTILE_SEGMENT in opened.text.split("Exposure of item groups", 1)[1]
+    expected = _pandas(ev.slices(METRICS, ["seg"], baseline="a", min_queries=1, top=5))
+    for row in expected.to_dict("records"):
+        assert f"{row['delta']:.4f}" in opened.text

@@ -1099,7 +1099,10 @@ class RankEval:
         Other keywords: ``every`` (a trend section over time windows: ``evaluate(every=)``'s
         means, in the report's one pass; needs ``time=``), ``reference`` (a section of
         ``compare(reference=...)``), ``rules`` with ``min_queries`` and ``mode`` (a gates
-        section: ``check()``'s table), ``test``, ``correction``, ``alpha``,
+        section: ``check()``'s table), ``slices`` with ``slice_depth``,
+        ``slice_min_queries`` and ``slice_top`` (a section "Where it fails": ``slices()``'s
+        table), ``item_groups`` with ``exposure_k`` (a section on the exposure of item
+        groups; see ``docs/fairness.md``), ``test``, ``correction``, ``alpha``,
         ``confidence_level``, ``n_resamples``, ``seed``, ``worst``, ``top_k``, ``curves``,
         ``title`` and the metric options of ``evaluate``."""
         # the report (its page, charts and tables) loads when first used, not with

@@ -34,6 +34,7 @@ class Roles:
     scores: Sequence[str]
     relevant: str
     by: Sequence[str]
+    by_option: str = "--by"  # the flag that names the ``by`` columns (slices: --column)
 
 
 def _first(mask: pl.Series) -> int:
@@ -144,11 +145,11 @@ def _varying_by(frame: pl.DataFrame, source: Source, roles: Roles) -> CliError |
         query, first, other = found
         values = frame[column]
         msg = (
-            f"Column {excerpt(column)} (--by) varies within query {excerpt(query)} of "
-            f"{source.name}: {excerpt(values[first])} on {source.numbered([first])}, "
-            f"{excerpt(values[other])} on {source.numbered([other])}; a --by "
-            "column must be constant within a query (a user, a theme, a cohort): pass --by "
-            "with such a column"
+            f"Column {excerpt(column)} ({roles.by_option}) varies within query "
+            f"{excerpt(query)} of {source.name}: {excerpt(values[first])} on "
+            f"{source.numbered([first])}, {excerpt(values[other])} on "
+            f"{source.numbered([other])}; a {roles.by_option} column must be constant within "
+            f"a query (a user, a theme, a cohort): pass {roles.by_option} with such a column"
         )
         return CliError(msg)
     return None

@@ -86,6 +86,7 @@ def run_evaluate(args: argparse.Namespace, status: Status) -> int:
     metrics = inputs.metrics(args.metric)
     options = inputs.options(args)
     roles = inputs.roles(args, list(dict.fromkeys(args.score or ["score"])))
+    options.update(inputs.item_groups(args, roles, status))
     frame, source = _read(args, roles, status)
     status.show(f"evaluating {frame.height:,} rows...")
     ev = inputs.timed(inputs.accessor(frame, roles), args)
@@ -146,6 +147,7 @@ def run_compare(args: argparse.Namespace, status: Status) -> int:
     metrics = inputs.metrics(args.metric)
     options = inputs.options(args)
     roles = inputs.roles(args, scores)
+    options.update(inputs.item_groups(args, roles, status))
     frame, source = _read(args, roles, status)
     reference = None
     if args.reference is not None:  # the same columns, read and checked as FILE

@@ -15,7 +15,7 @@ FLAGS = frozenset({
     "min_relevance", "ties", "empty", "gain", "denominator", "beta", "ap_denominator",
     "precision_denominator", "empty_list", "discount", "negative_gains", "empty_ndcg",
     "convention",
-    "every", "time", "time_unit",
+    "every", "time", "time_unit", "unknown_group",
 })
 
 

@@ -15,7 +15,9 @@ import polars as pl
 import rankframe  # noqa: F401  (registers the accessors)
 from rankframe.cli.checks import Roles, explain
 from rankframe.cli.errors import CliError, in_cli_terms
+from rankframe.cli.reading import input_format, read_table
 from rankframe.cli.source import Source
+from rankframe.cli.status import Status
 from rankframe.exceptions import RankEvalError
 from rankframe.metrics.registry import parse_metrics
 from rankframe.settings.conventions import CONVENTION
@@ -137,3 +139,29 @@ def in_file_terms(
         if explained is None:
             raise
         raise explained from None
+
+
+def item_groups(args: argparse.Namespace, roles: Roles, status: Status) -> dict[str, Any]:
+    """The options of --item-groups FILE (the item column named as FILE's, --item, and
+    --group-column) and --unknown-group: ``item_groups=`` a two-column polars frame."""
+    path = getattr(args, "item_groups_file", None)
+    if path is None:
+        if getattr(args, "unknown_group_name", None) is not None:
+            raise CliError("--unknown-group needs --item-groups FILE", code=2)
+        for metric in parse_metrics(list(args.metric or DEFAULT_METRICS)):
+            items = metric.definition.items
+            if items is not None and items.needs == "item_groups":
+                msg = (f"{metric} needs --item-groups FILE: a file of each item's group "
+                       "(the item column, as --item, and --group-column)")
+                raise CliError(msg, code=2)
+        return {}
+    if args.group_column == roles.item:
+        msg = (f"--group-column {args.group_column} is the --item column; pass the column of "
+               "the groups")
+        raise CliError(msg, code=2)
+    columns = {roles.item: "--item", args.group_column: "--group-column"}
+    frame, _ = read_table(path, input_format(path, None), columns, status)
+    chosen: dict[str, Any] = {"item_groups": frame.select(roles.item, args.group_column)}
+    if args.unknown_group_name is not None:
+        chosen["unknown_group"] = args.unknown_group_name
+    return chosen

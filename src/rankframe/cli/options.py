@@ -158,3 +158,19 @@ def add_output(parser: argparse.ArgumentParser, *, per_query: bool = False,
     group.add_argument("--percent", action="store_true",
                        help="show metric values x100 with a %% sign (table and markdown only)")
     group.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
+
+
+def add_item_group_options(parser: argparse.ArgumentParser) -> None:
+    """The "item groups" group: --item-groups FILE, --group-column, --unknown-group (the
+    input of the exposure metrics, docs/fairness.md)."""
+    group = parser.add_argument_group("item groups (the exposure metrics)")
+    # dest names that are not the library's options (inputs.options reads those by name)
+    group.add_argument("--item-groups", metavar="FILE", dest="item_groups_file",
+                       help="a file of each item's group (CSV, TSV, Parquet, JSON lines): "
+                       "the item column, named as FILE's (--item), and --group-column; read "
+                       "by exposure@k, exposure_ratio@k, exposure_gap@k, awrf@k and ndkl@k")
+    group.add_argument("--group-column", default="group", metavar="COL",
+                       help="the group column of --item-groups (default: %(default)s)")
+    group.add_argument("--unknown-group", metavar="NAME", dest="unknown_group_name",
+                       help="the group of the items --item-groups does not list (default: "
+                       "such an item is an error)")

@@ -7,11 +7,12 @@ import argparse
 from importlib.metadata import PackageNotFoundError, version
 from typing import NoReturn
 
-from rankframe.cli import dashboard, gate, report
+from rankframe.cli import dashboard, gate, report, slices
 from rankframe.cli.commands import run_compare, run_demo, run_evaluate, run_trec
 from rankframe.cli.errors import CliError
 from rankframe.cli.options import (
     add_input,
+    add_item_group_options,
     add_metric_options,
     add_output,
     add_test_options,
@@ -57,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_input(evaluate, several_scores="score column (default: score); repeat to evaluate "
               "several systems, one row each")
     add_metric_options(evaluate)
+    add_item_group_options(evaluate)
     add_time_options(evaluate.add_argument_group("time windows"),
                      every="one row per window, its start in a leading 'window' column")
     add_output(evaluate, per_query=True)
@@ -71,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_input(compare, several_scores="a system's score column; give two or more (one is "
               "enough with --reference; default there: score)")
     add_metric_options(compare)
+    add_item_group_options(compare)
     tests = compare.add_argument_group("tests")
     tests.add_argument("--baseline", metavar="COL",
                        help="the score column the others are compared to (default: the first)")
@@ -95,6 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare.set_defaults(handler=run_compare)
 
     report.add_parser(commands)
+    slices.add_parser(commands)
     dashboard.add_parser(commands)
 
     trec = commands.add_parser(

@@ -12,6 +12,7 @@ from rankframe.cli.checks import check_rows
 from rankframe.cli.errors import CliError, in_cli_terms
 from rankframe.cli.options import (
     add_input,
+    add_item_group_options,
     add_metric_options,
     add_test_options,
     add_time_options,
@@ -34,6 +35,7 @@ def add_parser(commands: Any) -> None:
     add_input(report, several_scores="a system's score column (default: score); repeat to "
               "compare systems")
     add_metric_options(report)
+    add_item_group_options(report)
     group = report.add_argument_group("report")
     group.add_argument("--baseline", metavar="COL",
                        help="the score column the others are compared to (default: the first)")
@@ -56,6 +58,16 @@ def add_parser(commands: Any) -> None:
     group.add_argument("--mode", choices=("interval", "point"), default="interval",
                        help="gates: the interval or the test decides, or the value alone "
                        "(default: %(default)s)")
+    group.add_argument("--slice", action="append", metavar="COL",
+                       help="a column of a section 'Where it fails' (repeatable): the worst "
+                       "slices of the queries over these columns, as rankframe slices "
+                       "--column finds them")
+    group.add_argument("--slice-min-queries", type=int, default=30, metavar="N",
+                       help="with --slice: the fewest queries a slice needs to be tested "
+                       "(default: %(default)s)")
+    group.add_argument("--exposure-k", type=int, default=10, metavar="K",
+                       help="with --item-groups: the cut-off of the section on the exposure "
+                       "of item groups (default: %(default)s)")
     group.add_argument("-o", "--output", metavar="FILE", default="report.html",
                        help="the HTML file to write (default: %(default)s)")
     report.set_defaults(handler=run_report)
@@ -72,6 +84,10 @@ def run_report(args: argparse.Namespace, status: Status) -> int:
                f"({', '.join(map(repr, scores))}); pass one of them")
         raise CliError(msg, code=2)
     inputs.check_time_options(args)  # --every needs --time, --time-unit an integer --time
+    for flag, value in (("--slice-min-queries", args.slice_min_queries),
+                        ("--exposure-k", args.exposure_k)):
+        if value < 1:
+            raise CliError(f"{flag} must be a positive integer; got {value}", code=2)
     if (args.every is None) != (args.time is None):
         raise CliError("--every and --time go together, e.g. --time served_at --every 1w",
                        code=2)
@@ -83,7 +99,9 @@ def run_report(args: argparse.Namespace, status: Status) -> int:
     metrics = inputs.metrics(args.metric)
     options = inputs.options(args)
     roles = inputs.roles(args, scores)
+    options.update(inputs.item_groups(args, roles, status))
     columns = inputs.columns(roles)
+    columns.update({c: "--slice" for c in args.slice or [] if c not in columns})
     if args.time is not None:
         columns.setdefault(args.time, "--time")
     frame, source = read_table(args.file, input_format(args.file, args.input_format),
@@ -102,6 +120,11 @@ def run_report(args: argparse.Namespace, status: Status) -> int:
         extra["reference"] = inputs.with_times(reference, ref_source, args)
     if args.rule:
         extra.update(rules=list(args.rule), min_queries=args.min_queries, mode=args.mode)
+    if args.slice:
+        extra.update(slices=list(dict.fromkeys(args.slice)),
+                     slice_min_queries=args.slice_min_queries)
+    if "item_groups" in options:
+        extra["exposure_k"] = args.exposure_k
     status.show(f"reporting on {frame.height:,} rows...")
     with inputs.in_file_terms(frame, source, roles, args):
         report = ev.report(

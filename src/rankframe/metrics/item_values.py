@@ -581,13 +581,14 @@ class Inputs:
             missing = used[positions < 0]
             unknown = self.options.unknown_group
             if len(missing) and unknown is None:
-                msg = (
+                # the keyword as a part: the command line says it as its flag
+                parts = (
                     f"{len(missing)} item(s) of the top-k lists or of the relevant rows have "
                     f"no group in item_groups: {top.named(missing)}. Give every item a group, "
-                    "or pass unknown_group='other' to put the unlisted items in a group of "
-                    "their own."
+                    "or pass ", Keyword("unknown_group", "other"), " to put the unlisted "
+                    "items in a group of their own.",
                 )
-                raise InvalidOptionError(msg)
+                raise InvalidOptionError(parts)
             index = {_group_key(g): i for i, g in enumerate(names)}
             of_value = np.array([index[_group_key(g)] for g in values], dtype=np.int64)
             per_code = np.full(top.n_codes, -1, dtype=np.int64)

@@ -24,7 +24,15 @@ from rankframe.metrics.registry import Metric
 from rankframe.pipeline.analysis import Correction, Test
 from rankframe.pipeline.binding import Binding
 from rankframe.report import _html, _tables
-from rankframe.report._compute import Provenance, ReportData, compute, eager, wtl_frame
+from rankframe.report._compute import (
+    Provenance,
+    ReportData,
+    compute,
+    eager,
+    exposure,
+    slice_table,
+    wtl_frame,
+)
 from rankframe.settings.statistics import Tests
 
 __all__ = ["Report", "build", "to_latex", "to_markdown"]
@@ -152,7 +160,9 @@ def build(
     test: Test = "t-test", correction: Correction = "holm", alpha: float = 0.05,
     confidence_level: float = 0.95, n_resamples: int = 1000, seed: int | None = 0,
     worst: int = 10, top_k: int = 10, curves: bool = True, title: str = "rankframe report",
-    name: str | None = None, fingerprint: bool = False, **chosen: Any,
+    name: str | None = None, fingerprint: bool = False,
+    slices: str | Sequence[str] | None = None, slice_depth: int = 2,
+    slice_min_queries: int = 30, slice_top: int = 5, exposure_k: int = 10, **chosen: Any,
 ) -> Report:
     """The report of the accessor ``ev`` over ``binding`` (its frame and column names), once
     ``RankEval.report`` has checked the keywords and rules; see ``Report``. ``ev`` gives
@@ -191,6 +201,16 @@ def build(
                          confidence_level=tests.confidence_level, alpha=tests.alpha,
                          test=tests.test, correction=tests.correction,
                          n_resamples=tests.n_resamples, seed=tests.seed, **extra, **chosen)
+    if slices is not None:  # "Where it fails": slices()'s table, against the baseline
+        columns = [slices] if isinstance(slices, str) else list(slices)
+        several = len(data.settings.systems) > 1
+        data.slices = slice_table(
+            ev, metrics, columns, baseline=data.settings.baseline if several else None,
+            tests=tests, max_depth=slice_depth, min_queries=slice_min_queries,
+            top=slice_top, chosen=chosen,
+        )
+    if chosen.get("item_groups") is not None:  # exposure of the item groups
+        data.exposure = exposure(ev, exposure_k, data.settings.systems, tests, chosen)
     report = Report(data, title)
     if gates is not None or against is not None:
         report = report.with_tables(gates=gates, reference=against)

@@ -23,6 +23,7 @@ pulled out of the frames once.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -195,6 +196,8 @@ class ReportData:
     reference: pd.DataFrame | None = None
     previous: pd.DataFrame | None = None  # compare(every=)'s table: each window vs the last
     about: Provenance | None = None
+    slices: pd.DataFrame | None = None  # slices()'s table (report(slices=[...]))
+    exposure: Exposure | None = None  # the fairness section (report(item_groups=...))
 
 
 def eager(table: Any) -> pd.DataFrame:
@@ -736,3 +739,73 @@ def compute(
         trend=trend,
         segment_trend=segment_trend,
     )
+
+
+# -- the sections asked for by keyword: slices and exposure ---------------------------------
+
+
+def slice_table(ev: Any, metrics: Any, columns: Sequence[str], *, baseline: str | None,
+                tests: Tests, max_depth: int, min_queries: int, top: int,
+                chosen: dict[str, Any]) -> pd.DataFrame:
+    """The section "Where it fails": ``ev.slices()``'s own table (its ``top`` rows per
+    system and metric, worst first; ``n_tested`` counts every test of the call), with the
+    report's correction and confidence level; the permutation test when the report's test
+    is one, Welch's or the paired t-test otherwise."""
+    return eager(ev.slices(
+        metrics, list(columns), baseline=baseline, max_depth=max_depth,
+        min_queries=min_queries, top=top,
+        test="permutation" if tests.test == "permutation" else "t-test",
+        confidence_level=tests.confidence_level,
+        correction=None if tests.correction == "none" else tests.correction,
+        seed=tests.seed, **chosen,
+    ))
+
+
+@dataclass(frozen=True)
+class Exposure:
+    """The section on fairness of exposure at cut-off ``k``. ``shares``: per system and
+    group of ``item_groups``, over the queries with a relevant item (``n_queries``), the
+    mean exposure share (``exposure@k``), the mean merit share (the group's share of the
+    relevance grades) and their difference (``exposure_gap@k``); ``divergences``:
+    ``evaluate()``'s table of ``awrf@k`` and ``ndkl@k`` with their intervals."""
+
+    k: int
+    shares: pd.DataFrame  # system, group, exposure, merit, gap, n_queries
+    divergences: pd.DataFrame
+
+
+def exposure(ev: Any, k: int, systems: Sequence[str], tests: Tests,
+             chosen: dict[str, Any]) -> Exposure:
+    """The fairness section's numbers (``Exposure``): the per-query values of
+    ``exposure@k`` and ``exposure_gap@k`` (with ``empty="skip"``: the queries with a
+    relevant item, where the merit share is defined), their means per system, and the merit
+    share as their difference, exposure - gap, query by query."""
+    given = {**chosen, "empty": "skip"}
+    parsed, _, _ = _bound([f"exposure@{k}", f"exposure_gap@{k}"], given)
+    # each metric's column per group, as the per-query table labels it (bound: a metric
+    # per group of item_groups, MetricDef.expand)
+    labels: list[dict[str, str]] = [{}, {}]
+    for m in parsed:
+        labels[m.name == "exposure_gap"][str(dict(m.options)["group"])] = str(m)
+    per_query = eager(ev.per_query([f"exposure@{k}", f"exposure_gap@{k}"], **given))
+    system = (per_query["system"].astype(str) if "system" in per_query.columns
+              else pd.Series(systems[0], index=per_query.index))
+    rows = []
+    for name in systems:
+        mine = per_query[(system == name).to_numpy()]
+        for group, shown in labels[0].items():
+            share = mine[shown].to_numpy(dtype=np.float64)
+            gap = mine[labels[1][group]].to_numpy(dtype=np.float64)
+            rows.append({"system": name, "group": group, "exposure": _mean(share),
+                         "merit": _mean(share - gap), "gap": _mean(gap),
+                         "n_queries": len(mine)})
+    divergences = eager(ev.evaluate(
+        [f"awrf@{k}", f"ndkl@{k}"], confidence_level=tests.confidence_level,
+        n_resamples=tests.n_resamples, seed=tests.seed, **chosen,
+    ))
+    return Exposure(k, pd.DataFrame(rows), divergences)
+
+
+def _mean(values: FloatArray) -> float:
+    return float(values.mean()) if len(values) else math.nan
+

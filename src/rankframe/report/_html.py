@@ -79,6 +79,7 @@ CSS = _scoped(_CSS, ".rankframe-report")
 SECTIONS = (("answer", "The answer"), ("data", "The data"), ("summary", "Summary"),
             ("segments", "By segment"),
             ("trend", "Trend"), ("gates", "Gates"), ("reference", "Reference"),
+            ("slices", "Where it fails"), ("fairness", "Exposure of item groups"),
             ("curves", "Metric@k"), ("distributions", "Distributions"),
             ("wtl", "Win / tie / loss"), ("worst", "Worst queries"), ("about", "About"))
 
@@ -401,6 +402,27 @@ class _Writer:
             return _generic(r, "reference")
         return _reference_note(self.s.test) + _reference_table(r)
 
+    def slices(self) -> str:
+        """slices()'s table: the worst slices per system and metric, significant marked."""
+        t = self.d.slices
+        if t is None:
+            return ""
+        return _slices_note(t, self.s.correction, self.s.confidence_level) + _slices_table(t)
+
+    def fairness(self) -> str:
+        """Per system and item group, exposure share against relevance share; awrf, ndkl."""
+        e = self.d.exposure
+        if e is None:
+            return ""
+        browsing = self.s.options.get("browsing") or "log"
+        labels = [str(c) for c in e.divergences.columns
+                  if str(c) not in ("system", "n_queries")
+                  and not str(c).endswith(("_ci_low", "_ci_high"))]
+        rows = metric_rows(e.divergences, labels, [], self.s.systems[0])
+        return (_exposure_note(e.k, str(browsing), self.s.confidence_level)
+                + _exposure_table(e.shares)
+                + self._metric_table(rows, [], kind="fairness", metrics=labels))
+
     def curves(self) -> str:
         charts = [
             _svg.line_chart(f"{c.metric}@k", [str(k) for k in c.ks], c.means, x_title="k")
@@ -474,7 +496,7 @@ class _Writer:
 
     def about(self) -> str:
         s = self.s
-        options = ", ".join(f"{esc(k)}={esc(v)}" for k, v in s.options.items()) or \
+        options = ", ".join(f"{esc(k)}={esc(_short(v))}" for k, v in s.options.items()) or \
             "defaults (trec_eval's conventions)"
         columns = ", ".join(f"{esc(k)}: <code>{esc(v)}</code>" for k, v in s.columns.items())
         rows = [
@@ -746,6 +768,108 @@ def _gates_table(g: pd.DataFrame, keys: Sequence[str]) -> str:
         ]
         body.append(f'<tr data-row="{i}">' + "".join(cells) + "</tr>")
     return f'<table class="gates">{head}{"".join(body)}</table>'
+
+
+_GUARANTEES = {
+    "holm": "Holm's correction keeps the family-wise error: the chance that any slice is "
+            "marked significant while no slice differs is at most {alpha}",
+    "bonferroni": "Bonferroni's correction keeps the family-wise error: the chance that any "
+                  "slice is marked significant while no slice differs is at most {alpha}",
+    "fdr_bh": "the Benjamini-Hochberg correction keeps the false discovery rate: on "
+              "average at most {alpha} of the slices marked significant are false",
+    "none": "no correction: with this many tests, about {alpha} of them come out "
+            "significant by chance alone",
+}
+
+
+def _slices_note(t: pd.DataFrame, correction: str, confidence_level: float) -> str:
+    """What the slices' table shows, and what its correction guarantees."""
+    paired = "baseline_mean" in t.columns
+    tested = int(t["n_tested"].max()) if len(t) else 0
+    alpha = f"{1 - confidence_level:.3g}"
+    how = ("each system's per-query difference from the baseline inside the slice (the "
+           "paired test, as compare()); <em>baseline</em>: the baseline's mean there"
+           if paired else "each slice's mean against the mean of the other queries "
+           "(Welch's t-test); <em>outside</em>: the other queries' mean")
+    guarantee = _GUARANTEES.get(correction, "").format(alpha=alpha)
+    return (f'<p class="note">Slices of the queries (<code>slices()</code>): {how}. '
+            f'Worst first within each system and metric. <span data-n-tested="{tested}">'
+            f"{tested:,} tests</span> in all (every slice, system and metric, not only the "
+            f"rows shown), {esc(correction)} correction: {guarantee}. "
+            '<sup class="down">&#9660;</sup> / <sup class="up">&#9650;</sup>: significant '
+            f"(adjusted p &lt; {alpha}); under the delta, its "
+            f"{confidence_level:.0%} interval.</p>")
+
+
+def _slices_table(t: pd.DataFrame) -> str:
+    """slices()'s rows: system, metric, slice, queries, the means, delta and interval,
+    p-values and the significance mark; every number with its exact ``data-value``."""
+    if not len(t):
+        return ('<p class="note" data-kind="slices:none">No slice has enough queries to be '
+                "tested.</p>")
+    other = "baseline_mean" if "baseline_mean" in t.columns else "mean_outside"
+    head = ("<tr><th>system</th><th>metric</th><th>slice</th><th>queries</th><th>mean</th>"
+            f"<th>{'baseline' if other == 'baseline_mean' else 'outside'}</th><th>delta</th>"
+            "<th>p</th><th>p (adjusted)</th></tr>")
+    body = []
+    for i, row in enumerate(t.to_dict("records")):
+        system, label = str(row["system"]), metric_label(row["metric"], row["k"])
+        where = str(row["slice"])
+        delta = _float(row["delta"])
+        significant = bool(row["significant"])
+        mark = ("" if not significant else '<sup class="down" title="significant">&#9660;'
+                "</sup>" if delta < 0 else '<sup class="up" title="significant">&#9650;</sup>')
+        low, high = _float(row["ci_low"]), _float(row["ci_high"])
+        cell = functools.partial(_num, metric=label, system=system, segment=where)
+        cells = [
+            f"<td>{esc(system)}</td>", f"<td>{esc(label)}</td>",
+            f'<td data-kind="slices:slice" data-slice="{esc(where)}">{esc(where)}</td>',
+            f'<td class="num" data-kind="slices:n_queries" data-system="{esc(system)}" '
+            f'data-metric="{esc(label)}" data-segment="{esc(where)}" '
+            f'data-value="{int(row["n_queries"])}">{int(row["n_queries"]):,}</td>',
+            cell(row["mean"], kind="slices:mean"),
+            cell(row[other], kind=f"slices:{other}"),
+            cell(delta, kind="slices:delta", extra=mark + _interval(low, high),
+                 attrs=f' data-ci-low="{esc(repr(low))}" data-ci-high="{esc(repr(high))}" '
+                       f'data-significant="{str(significant).lower()}"'),
+            *(f'<td class="num" data-kind="slices:{name}" data-system="{esc(system)}" '
+              f'data-metric="{esc(label)}" data-segment="{esc(where)}" '
+              f'data-value="{esc(repr(_float(row[name])))}">{p_text(row[name])}</td>'
+              for name in ("p_value", "p_adjusted")),
+        ]
+        body.append(f'<tr data-row="{i}">' + "".join(cells) + "</tr>")
+    return f'<table class="slices">{head}{"".join(body)}</table>'
+
+
+def _exposure_note(k: int, browsing: str, confidence_level: float) -> str:
+    return (f'<p class="note">The users\' attention over the top {k} (browsing model '
+            f"<code>{esc(browsing)}</code>) shared among the item groups, per system: each "
+            f"group's mean <em>exposure</em> share (<code>exposure@{k}</code>) against its "
+            "<em>relevance</em> share (the group's share of the grades of the query's "
+            f"relevant items), over the queries with a relevant item; <em>gap</em> = "
+            f"exposure - relevance (<code>exposure_gap@{k}</code>: below 0, less attention "
+            f"than the group's relevance merits). Then <code>awrf@{k}</code> (1: the "
+            f"attention follows the target) and <code>ndkl@{k}</code> (0: fair) over "
+            f"every query, with {confidence_level:.0%} intervals; see "
+            "docs/fairness.md.</p>")
+
+
+def _exposure_table(shares: pd.DataFrame) -> str:
+    head = ("<tr><th>system</th><th>group</th><th>exposure</th><th>relevance</th>"
+            "<th>gap</th><th>queries</th></tr>")
+    body = []
+    for row in shares.to_dict("records"):
+        system, group = str(row["system"]), str(row["group"])
+        cell = functools.partial(_num, metric=group, system=system)
+        gap = _float(row["gap"])
+        body.append(
+            f"<tr><td>{esc(system)}</td><td>{esc(group)}</td>"
+            + cell(row["exposure"], kind="exposure:exposure")
+            + cell(row["merit"], kind="exposure:merit")
+            + cell(gap, kind="exposure:gap")
+            + f'<td class="num" data-kind="exposure:n_queries" data-system="{esc(system)}" '
+              f'data-metric="{esc(group)}">{int(row["n_queries"]):,}</td></tr>')
+    return f'<table class="exposure">{head}{"".join(body)}</table>'
 
 
 def _floats(column: pd.Series) -> list[float]:

@@ -10,6 +10,7 @@ the bootstrap interval by plain loops over the resamples, drawn as the docstring
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -286,10 +287,60 @@ def test_every_metric_of_the_registry_has_a_gap(make_frame: Any) -> None:
         assert 0 < row["p_value"] <= 1, metric
 
 
-def test_the_docs_example() -> None:
-    """docs/fairness.md, "Gaps between user groups": the numbers written there."""
-    data = rankframe.datasets.load_sample()
-    raise NotImplementedError(data)
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+def docs_frame() -> pd.DataFrame:
+    """The frame of docs/fairness.md, "Gaps between user groups"."""
+    return pd.DataFrame({
+        "query": [1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6], "item": ["x", "y"] * 6,
+        "old": [0.1, 0.9, 0.1, 0.9, 0.9, 0.1, 0.9, 0.1, 0.9, 0.1, 0.9, 0.1],
+        "new": [0.1, 0.9] * 6, "relevant": [0, 1] * 5 + [0, 0],
+        "age": ["young"] * 6 + ["senior"] * 6,
+    })
+
+
+def test_the_docs_example(make_frame: Any) -> None:
+    """docs/fairness.md, "Gaps between user groups": its numbers from the reciprocal ranks
+    written there (old: 1, 1, 1/2 | 1/2, 1/2, 0; new: 1, 1, 1 | 1, 1, 0) and scipy; the
+    page prints them."""
+    page = (DOCS / "fairness.md").read_text()
+    old = {"young": [1, 1, 0.5], "senior": [0.5, 0.5, 0.0]}
+    new = {"young": [1, 1, 1], "senior": [1, 1, 0.0]}
+    ev = make_frame(docs_frame()).rank_eval(score=["old", "new"])
+    got = as_pandas(collect(ev.gaps("mrr", by="age", test="rank"))).set_index("system")
+    for system, values in (("old", old), ("new", new)):
+        young, senior = np.mean(values["young"]), np.mean(values["senior"])
+        p = stats.kruskal(values["young"], values["senior"]).pvalue
+        row = got.loc[system]
+        assert row["gap"] == pytest.approx(young - senior, rel=1e-12)
+        assert row["ratio"] == pytest.approx(young / senior, rel=1e-12)
+        assert (row["worst_group"], row["best_group"]) == ("senior", "young")
+        assert row["p_value"] == pytest.approx(p, rel=1e-9)
+        assert f"{p:.4f}" in page
+    changes = {g: np.subtract(new[g], old[g]) for g in old}
+    assert stats.f_oneway(changes["young"], changes["senior"]).statistic == pytest.approx(0.5)
+    p = stats.f_oneway(changes["young"], changes["senior"]).pvalue
+    row = as_pandas(collect(ev.gaps("mrr", by="age", baseline="old", test="anova"))).iloc[0]
+    assert row["gap"] == pytest.approx(1 / 3 - 1 / 6, rel=1e-12)
+    assert (row["worst_group"], row["worst_delta"]) == ("young", pytest.approx(1 / 6))
+    assert row["p_value"] == pytest.approx(p, rel=1e-9)
+    assert f"{p:.4f}" in page
+
+
+def test_the_docstring_example() -> None:
+    """gaps()'s docstring: reciprocal ranks 1, 1 (young) and 1/2, 1/2 (old); the
+    permutation p-value it prints is the loop's over the same shuffles."""
+    data = pd.DataFrame({"query": [1, 1, 2, 2, 3, 3, 4, 4], "item": ["x", "y"] * 4,
+                         "score": [0.9, 0.1] * 4, "relevant": [1, 0, 1, 0, 0, 1, 0, 1],
+                         "age": ["young"] * 4 + ["old"] * 4})
+    row = data.rank_eval.gaps("mrr", "age", n_permutations=2000).iloc[0]
+    want = permutation_p_value(np.array([1, 1, 0.5, 0.5]),
+                               np.array(["young", "young", "old", "old"]), 2000, seed=0)
+    assert row["p_value"] == pytest.approx(want, rel=1e-12)
+    doc = rankframe.RankEval.gaps.__doc__
+    assert doc is not None
+    assert f">>> round(float(out[\"p_value\"].iloc[0]), 2)\n        {want:.2f}" in doc
 
 
 @pytest.mark.load

@@ -43,7 +43,7 @@ from rankframe.pipeline.steps import (
 from rankframe.settings.statistics import Tests
 from rankframe.stats import inference
 
-__all__ = ["GAP_TESTS", "Gaps", "GapTest", "gap_columns"]
+__all__ = ["GAP_TESTS", "GapTest", "Gaps", "gap_columns"]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]

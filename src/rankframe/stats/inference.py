@@ -1237,15 +1237,15 @@ def group_permutation_test(
     shuffles of :func:`subset_permutation_test`). In a resample, the column's present
     queries in their shuffled order take the group labels of the present queries in query
     order: with every value present, the query ``order[i]``'s value goes to group
-    ``group[i]``. Every column sees the same shuffles; a resample costs ``n_queries x
-    n_groups`` per column (one matrix product).
+    ``group[i]``. Every column sees the same shuffles; a resample costs a gather and a sum
+    of ``n_queries`` values per column, on top of the shuffle itself (about as costly: for
+    10,000 queries, 10,000 shuffles take seconds).
     """
     x, shape, g, present = _groups_checked(values, group, n_groups)
     n, m = x.shape
     filled = np.where(present, x, 0.0)
     exp = np.broadcast_to(np.asarray(exponentiate, dtype=bool), (m,))
-    means, counts = group_means(filled if present.all() else np.where(present, x, np.nan),
-                                g, n_groups)
+    means, counts = group_means(np.where(present, x, np.nan), g, n_groups)
     means, counts = means.reshape(n_groups, m), counts.reshape(n_groups, m)
     observed = group_gap(means, exp)
     stat = np.where(exp, np.exp(means), means)
@@ -1254,11 +1254,19 @@ def group_permutation_test(
     p_value = np.full(m, np.nan)
     if n == 0 or not testable.any():
         return p_value.reshape(shape)
-    labels = [g[present[:, j]] for j in range(m)]
-    onehot = [np.eye(n_groups)[labels[j]] for j in range(m)]  # (pool, n_groups)
-    with np.errstate(divide="ignore"):
-        inverse = np.where(counts > 0, 1.0 / np.maximum(counts, 1), np.nan)
-    used = np.flatnonzero(testable)
+    columns = np.ascontiguousarray(filled.T)  # (m, n): one contiguous row per column
+    # the columns that share their present queries share the gathers of a resample: the
+    # present queries in the order of their groups, and where each group starts
+    pools = []
+    masks, which = np.unique(present.T, axis=0, return_inverse=True)
+    for u, mask in enumerate(masks):
+        used = np.flatnonzero((np.ravel(which) == u) & testable)
+        if len(used):
+            labels = g[mask]
+            by_group = np.argsort(labels, kind="stable")
+            size = np.bincount(labels, minlength=n_groups)
+            pools.append((mask, bool(mask.all()), int(mask.sum()), by_group,
+                          offsets(size)[size > 0], size[size > 0], used))
     chunk = max(1, _BOOT_STEP // n)
     starts = range(0, n_resamples, chunk)
 
@@ -1267,11 +1275,13 @@ def group_permutation_test(
         size = min(chunk, n_resamples - start)
         order = rng.permuted(np.tile(np.arange(n, dtype=np.intp), (size, 1)), axis=1)
         hits = np.zeros(m, dtype=np.int64)
-        for j in used:
-            kept = order[present[order, j]].reshape(size, len(labels[j]))
-            resampled = (filled[kept, j] @ onehot[j]) * inverse[:, j]  # (size, n_groups)
-            gap = group_gap(resampled[:, :, None], exp[j : j + 1])[:, 0]
-            hits[j] = np.count_nonzero(gap >= observed[j] - tol[j])
+        for mask, whole, pool, by_group, first, members, used in pools:
+            kept = order if whole else order[mask[order]].reshape(size, pool)
+            index = kept[:, by_group]  # the values each group receives, group by group
+            for j in used:
+                sums = np.add.reduceat(columns[j].take(index), first, axis=1)
+                gap = group_gap((sums / members)[:, :, None], exp[j : j + 1])[:, 0]
+                hits[j] = np.count_nonzero(gap >= observed[j] - tol[j])
         return hits
 
     hits = _monte_carlo_hits(count, starts, seed, m)

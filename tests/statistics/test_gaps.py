@@ -223,6 +223,8 @@ def test_bootstrap_interval_equals_a_loop_over_the_resamples(make_frame: Any) ->
         ("single", {}, rankframe.InvalidDataError,
          "gaps() needs two groups or more; by=['age'] has one value (young)"),
         (None, {"test": "t-test"}, rankframe.InvalidOptionError, "got test='t-test'"),
+        (None, {"by": []}, rankframe.InvalidOptionError, "gaps() needs a by= column"),
+        (None, {"n_permutations": 0}, rankframe.InvalidOptionError, "n_permutations"),
         (None, {"baseline": "c"}, rankframe.InvalidOptionError, "baseline='c' must be one of"),
         (None, {"metrics": "coverage@2"}, rankframe.InvalidOptionError,
          "gaps() compares groups of per-query values"),

@@ -115,6 +115,19 @@ def _alternative(alternative: object, test: object) -> str:
     return str(alternative)
 
 
+def _table_tests(test: Test, correction: Correction | None, confidence_level: float,
+                 n_permutations: int, n_resamples: int, seed: int | None) -> Tests:
+    """The tests' settings of a search corrected over every test of its table (``slices()``,
+    ``gaps()``): ``correction=None`` is none, and ``significant`` is ``p_adjusted < 1 -
+    confidence_level`` (``alpha``; 0.05 while a bad level waits for its error)."""
+    return Tests(
+        test=test, correction="none" if correction is None else correction, family="table",
+        alpha=1.0 - confidence_level if 0 < confidence_level < 1 else 0.05,
+        confidence_level=confidence_level, n_permutations=n_permutations,
+        n_resamples=n_resamples, seed=seed,
+    )
+
+
 def _column_list(role: str, value: Any, example: str, each: str) -> list[str]:
     """``value`` as a non-empty list of distinct column names; ``role=`` names the argument
     in the errors, ``example`` shows a good value, ``each`` names the columns."""
@@ -860,12 +873,7 @@ class RankEval:
         parsed, options = _bound(parse_metrics(metrics), options, chosen)
         slice_columns = _as_list(columns)
         self._binding.check_columns(slice_columns)
-        tests = Tests(
-            test=test, correction="none" if correction is None else correction,
-            family="table", alpha=1.0 - confidence_level if 0 < confidence_level < 1 else 0.05,
-            confidence_level=confidence_level, n_permutations=n_permutations, n_resamples=1,
-            seed=seed,
-        )
+        tests = _table_tests(test, correction, confidence_level, n_permutations, 1, seed)
         search = Slices(
             baseline=self._baseline_position(baseline), tests=tests,
             max_depth=_slice_count("max_depth", max_depth, 1),
@@ -999,12 +1007,9 @@ class RankEval:
             msg = (f"gaps() tests with test='permutation', test='rank' (Kruskal-Wallis) or "
                    f"test='anova' (one-way F); got test={test!r}. Pass one of them.")
             raise InvalidOptionError(msg)
-        tests = Tests(
-            test="permutation", correction="none" if correction is None else correction,
-            family="table", alpha=1.0 - confidence_level if 0 < confidence_level < 1 else 0.05,
-            confidence_level=confidence_level, n_permutations=n_permutations,
-            n_resamples=n_resamples, seed=seed,
-        )
+        # the test is gaps()'s own (checked above); Tests checks the other settings
+        tests = _table_tests("permutation", correction, confidence_level, n_permutations,
+                             n_resamples, seed)
         result = Gaps(baseline=self._baseline_position(baseline), test=test, tests=tests)
         request = self._binding.request(parsed, by_list, options, result)
         return self._binding.run(request)

@@ -40,6 +40,7 @@ from rankframe.metrics.registry import (
 from rankframe.pipeline import windows
 from rankframe.pipeline.analysis import SYSTEM
 from rankframe.pipeline.binding import Binding
+from rankframe.pipeline.gaps import GAP_TESTS, Gaps, GapTest
 from rankframe.pipeline.power import sample_sizes
 from rankframe.pipeline.previous import PreviousWindow
 from rankframe.pipeline.reference import ReferenceComparison
@@ -112,6 +113,19 @@ def _alternative(alternative: object, test: object) -> str:
         )
         raise InvalidOptionError(msg)
     return str(alternative)
+
+
+def _table_tests(test: Test, correction: Correction | None, confidence_level: float,
+                 n_permutations: int, n_resamples: int, seed: int | None) -> Tests:
+    """The tests' settings of a search corrected over every test of its table (``slices()``,
+    ``gaps()``): ``correction=None`` is none, and ``significant`` is ``p_adjusted < 1 -
+    confidence_level`` (``alpha``; 0.05 while a bad level waits for its error)."""
+    return Tests(
+        test=test, correction="none" if correction is None else correction, family="table",
+        alpha=1.0 - confidence_level if 0 < confidence_level < 1 else 0.05,
+        confidence_level=confidence_level, n_permutations=n_permutations,
+        n_resamples=n_resamples, seed=seed,
+    )
 
 
 def _column_list(role: str, value: Any, example: str, each: str) -> list[str]:
@@ -859,14 +873,9 @@ class RankEval:
         parsed, options = _bound(parse_metrics(metrics), options, chosen)
         slice_columns = _as_list(columns)
         self._binding.check_columns(slice_columns)
-        tests = Tests(
-            test=test, correction="none" if correction is None else correction,
-            family="table", alpha=1.0 - confidence_level if 0 < confidence_level < 1 else 0.05,
-            confidence_level=confidence_level, n_permutations=n_permutations, n_resamples=1,
-            seed=seed,
-        )
+        tests = _table_tests(test, correction, confidence_level, n_permutations, 1, seed)
         search = Slices(
-            baseline=self._slice_baseline(baseline), tests=tests,
+            baseline=self._baseline_position(baseline), tests=tests,
             max_depth=_slice_count("max_depth", max_depth, 1),
             min_queries=_slice_count("min_queries", min_queries, 1),
             bins=_slice_count("bins", bins, 2), alternative=_alternative(alternative, test),
@@ -884,6 +893,125 @@ class RankEval:
             )
             raise InvalidOptionError(msg)
         request = self._binding.request(parsed, slice_columns, options, search)
+        return self._binding.run(request)
+
+    @_arguments_checked
+    @_convention_applied
+    @_option_keywords
+    def gaps(
+        self,
+        metrics: str | Metric | Iterable[str | Metric],
+        by: str | Sequence[str],
+        *,
+        baseline: str | None = None,
+        test: GapTest = "permutation",
+        correction: Correction | None = "holm",
+        confidence_level: float = 0.95,
+        n_permutations: int = 10_000,
+        n_resamples: int = 1000,
+        seed: int | None = 0,
+        **chosen: Any,
+    ) -> Any:
+        """The gaps between user groups: per system and metric, how far apart the groups'
+        means are, and a test that every group is served alike.
+
+        The groups are the values of ``by`` (each constant within a query: a user's age
+        band, country, plan), every combination of them for several columns, as ``by=``
+        makes segments elsewhere (intersectional groups; call ``gaps()`` once per column for
+        one attribute at a time). Per (system, metric), over the queries the metric
+        includes (``empty=``): each group's mean of the per-query values (a geometric mean
+        for ``gm_map``, ``gm_bpref``; the mean count per query for the ``num_*`` counts, whose
+        sums would grow with the group's size), ``gap = max - min`` of those means, ``ratio
+        = max / min`` (inf when the lowest is 0), the lowest group (``worst_group``; the
+        registry declares no direction, so "worst" is the lowest value, as ``slices()``'s
+        worst first) and the highest (``best_group``), each with its mean.
+
+        The test is of "every group has the same distribution": ``"permutation"`` shuffles
+        the group labels over the queries ``n_permutations`` times from ``seed`` and
+        counts the shuffles whose gap is at least the observed one (the statistic is the
+        gap itself, the number reported); ``"rank"`` is the Kruskal-Wallis H test (as
+        ``scipy.stats.kruskal``), ``"anova"`` the one-way ANOVA F test (as
+        ``scipy.stats.f_oneway``). The interval of the gap is a percentile bootstrap
+        resampling queries within each group (``n_resamples`` times from ``seed``); the
+        maximum of resampled means is biased upwards, so when the groups are close the
+        interval may lie above the gap. ``p_adjusted`` corrects over every (system,
+        metric) of the call, ``n_tested`` says how many; ``significant`` is ``p_adjusted <
+        1 - confidence_level``.
+
+        With ``baseline="col"``: is the change from the baseline the same for every group
+        (the group x system interaction)? Each other system's per-query difference from
+        the baseline (of ``log(max(value, 1e-5))`` for a geometric mean) takes the values'
+        place: the group means are the groups' mean changes (``worst_delta``,
+        ``best_delta``), the gap their spread (the ratio is NaN: a ratio of changes of
+        either sign means nothing), and the tests shuffle the group labels of the
+        differences (``"permutation"``), or are Kruskal-Wallis and the one-way ANOVA of the
+        differences.
+
+        One row per (system, metric), systems in order (without the baseline), the keys and
+        the answer first: ``system``, ``metric``, ``k``, ``gap``, ``ci_low``, ``ci_high``,
+        ``p_value``, ``significant``, then ``ratio``, ``worst_group``, ``worst_mean``,
+        ``best_group``, ``best_mean`` (or ``worst_delta``, ``best_delta``), ``p_adjusted``,
+        ``n_groups``, ``n_queries`` and ``n_tested``. A frame of the input's kind.
+
+        Parameters
+        ----------
+        metrics
+            Metrics, as in ``evaluate``; set-level metrics (``coverage``) have no
+            per-query values and are refused.
+        by
+            The column(s) naming each query's group.
+        baseline
+            A score column: test whether each other system's change from it is the same in
+            every group.
+        test
+            ``"permutation"``, ``"rank"`` (Kruskal-Wallis) or ``"anova"`` (one-way F).
+        correction
+            ``"holm"``, ``"bonferroni"``, ``"fdr_bh"`` or ``None``, over every row.
+        confidence_level
+            Level of the interval of the gap; ``1 - confidence_level`` is the level of
+            ``significant``.
+        n_permutations
+            Shuffles of the permutation test (its p-values are at least ``1 /
+            (n_permutations + 1)``).
+        n_resamples
+            Resamples of the bootstrap interval.
+        seed
+            Seed of both resamplings; the same seed gives the same table.
+
+        Examples
+        --------
+        >>> import pandas as pd, rankframe
+        >>> df = pd.DataFrame({"query": [1, 1, 2, 2, 3, 3, 4, 4], "item": ["x", "y"] * 4,
+        ...                    "score": [0.9, 0.1] * 4, "relevant": [1, 0, 1, 0, 0, 1, 0, 1],
+        ...                    "age": ["young"] * 4 + ["old"] * 4})
+
+        Reciprocal ranks 1, 1 (young) and 0.5, 0.5 (old): a gap of 0.5, a ratio of 2.
+        Two of the 4! / (2! 2!) = 6 ways to share the queries between the groups keep them
+        apart, so the exact p-value is 1/3; 2,000 shuffles estimate it:
+
+        >>> out = df.rank_eval.gaps("mrr", "age", n_permutations=2000)
+        >>> out[["metric", "gap", "ratio", "worst_group", "best_group"]]
+          metric  gap  ratio worst_group best_group
+        0    mrr  0.5    2.0         old      young
+        >>> round(float(out["p_value"].iloc[0]), 2)
+        0.31
+        """
+        options = _options_from(chosen)
+        parsed, options = _bound(parse_metrics(metrics), options, chosen)
+        by_list = _as_list(by)
+        if not by_list:
+            raise InvalidOptionError("gaps() needs a by= column naming each query's group, "
+                                     "e.g. gaps('ndcg@10', by='age_band').")
+        self._binding.check_columns(by_list)
+        if test not in GAP_TESTS:
+            msg = (f"gaps() tests with test='permutation', test='rank' (Kruskal-Wallis) or "
+                   f"test='anova' (one-way F); got test={test!r}. Pass one of them.")
+            raise InvalidOptionError(msg)
+        # the test is gaps()'s own (checked above); Tests checks the other settings
+        tests = _table_tests("permutation", correction, confidence_level, n_permutations,
+                             n_resamples, seed)
+        result = Gaps(baseline=self._baseline_position(baseline), test=test, tests=tests)
+        request = self._binding.request(parsed, by_list, options, result)
         return self._binding.run(request)
 
     def sample_size(
@@ -963,8 +1091,8 @@ class RankEval:
                             relative=bool(relative), alpha=float(alpha), power=float(power),
                             alternative=alternative)
 
-    def _slice_baseline(self, baseline: str | None) -> int | None:
-        """The position of ``slices()``'s baseline among the score columns."""
+    def _baseline_position(self, baseline: str | None) -> int | None:
+        """The position of ``slices()``'s or ``gaps()``'s baseline among the score columns."""
         if baseline is None:
             return None
         systems = list(self._names.scores)

@@ -98,6 +98,7 @@ bench: $(VENV)/.installed-bench  ## benchmarks against the peers (SIZE=S|M|L), w
 	$(BIN)/python benchmarks/windows.py
 	$(BIN)/python benchmarks/history.py
 	$(BIN)/python benchmarks/dashboard.py
+	$(BIN)/python benchmarks/gaps.py
 	$(BIN)/python benchmarks/html_report.py --queries $(or $(QUERIES),1000000)
 
 bench-scale: $(VENV)/.installed-test  ## 50M rows from parquet: Dask, polars streaming, pandas; writes benchmarks/RESULTS.md

@@ -24,7 +24,7 @@ from helpers import as_pandas
 
 #: the answer of a comparison, in its order
 COMPARE_ANSWER = ["system", "metric", "k", "mean", "delta", "delta_relative", "ci_low",
-                  "ci_high", "p_value", "significant"]
+                  "ci_high", "mde", "p_value", "significant"]
 COMPARE = [*COMPARE_ANSWER, "p_adjusted", "statistic", "paired", "wins", "ties", "losses",
            "n_queries"]
 #: against a reference frame or the previous window: the reference's statistic and queries

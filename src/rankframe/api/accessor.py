@@ -40,7 +40,7 @@ from rankframe.metrics.registry import (
 from rankframe.pipeline import windows
 from rankframe.pipeline.analysis import SYSTEM
 from rankframe.pipeline.binding import Binding
-from rankframe.pipeline.power import sample_sizes
+from rankframe.pipeline.power import reference_sample_sizes, sample_sizes
 from rankframe.pipeline.previous import PreviousWindow
 from rankframe.pipeline.reference import ReferenceComparison
 from rankframe.pipeline.slices import Slices
@@ -671,14 +671,7 @@ class RankEval:
         )
         systems = self._names.scores
         if reference is not None:
-            if baseline is not None:
-                msg = (
-                    f"compare() takes baseline= or reference=, not both: baseline={baseline!r}"
-                    " compares the score columns of this frame with one of them, reference= "
-                    "compares each score column with the same column of another frame. Drop "
-                    "one of them."
-                )
-                raise InvalidOptionError(msg)
+            _one_of_baseline_reference("compare", baseline)
             return self._compare_reference(reference, parsed, by_list, options, every, tests)
         if every is not None and baseline is None:  # each window against the previous one
             previous = PreviousWindow(tests=tests)
@@ -707,6 +700,17 @@ class RankEval:
     ) -> Any:
         """``compare(reference=...)``: the reference frame's accessor, bound with this one's
         column names, gives its side of the comparison when the finish step runs."""
+        other = self._reference_binding(reference, by, every)
+        result = ReferenceComparison(reference=lambda: other.side(theirs), tests=tests)
+        # this frame's request first: it checks the metrics
+        mine = self._binding.request(metrics, by, options, result, every)
+        theirs = other.request(metrics, by, options, PerQueryRows(), every)
+        return self._binding.run(mine)
+
+    def _reference_binding(self, reference: Any, by: list[str], every: str | None) -> Binding:
+        """The reference frame of ``reference=`` bound with this accessor's column names
+        (the time column only with ``every=``), once it holds every score column and every
+        column they name."""
         try:
             frame = _frame_of(reference)
         except TypeError:
@@ -741,11 +745,7 @@ class RankEval:
                 )
                 raise ColumnNotFoundError(msg)
         other.check_columns(by)
-        result = ReferenceComparison(reference=lambda: other.side(theirs), tests=tests)
-        # this frame's request first: it checks the metrics
-        mine = self._binding.request(metrics, by, options, result, every)
-        theirs = other.request(metrics, by, options, PerQueryRows(), every)
-        return self._binding.run(mine)
+        return other
 
     @_arguments_checked
     @_convention_applied
@@ -892,6 +892,7 @@ class RankEval:
         *,
         delta: float,
         baseline: str | None = None,
+        reference: Any = None,
         relative: bool = False,
         alpha: float = 0.05,
         power: float = 0.8,
@@ -912,10 +913,20 @@ class RankEval:
         ``TTestIndPower`` (two samples, ``ratio=1``) ``solve_power``. ``inf`` when the
         one-sided ``alternative`` looks the other way; NaN when the values do not vary.
 
+        With ``reference=other_frame`` (bound with the same column names, as in
+        ``compare(reference=...)``): each system of this frame against the same system of
+        the reference, two samples of equal size (``TTestIndPower``, ``ratio=1``), always
+        (for a paired design, put both systems in one frame and pass ``baseline=``). The
+        standard deviation is the pooled one of the two frames' per-query values,
+        ``sqrt(((n1 - 1) s1**2 + (n2 - 1) s2**2) / (n1 + n2 - 2))`` (each ``s`` with
+        ``ddof=1``); ``delta`` is absolute or a fraction of the reference's mean;
+        ``n_needed`` is per side, ``n_reference`` the reference's queries in hand, and
+        ``enough`` says both sides hold ``n_needed``.
+
         One row per (system, metric), the answer first: ``system``, ``metric``, ``n_needed``,
         ``n_queries`` (in hand, with a value), ``enough``, ``delta`` (absolute),
         ``effect_size``, ``sd``, ``test``. A pandas frame for every frame kind (it reads
-        ``per_query()``'s values once).
+        ``per_query()``'s values once, and the reference's once).
 
         Examples
         --------
@@ -949,6 +960,10 @@ class RankEval:
                    "'greater'; pass one of them.")
             raise InvalidOptionError(msg)
         systems = list(self._names.scores)
+        other = None
+        if reference is not None:
+            _one_of_baseline_reference("sample_size", baseline)
+            other = self._reference_binding(reference, [], None)
         if baseline is not None and baseline not in systems:
             msg = (f"baseline={baseline!r} is not one of the score columns {systems}; pass "
                    "one of them.")
@@ -959,9 +974,13 @@ class RankEval:
         table = results.as_pandas(self.per_query(metrics, **chosen))
         keys = list(self._names.query_key)
         labels = [str(c) for c in table.columns if c not in (*keys, "system")]
-        return sample_sizes(table, labels, keys, systems, baseline, delta=checked_delta,
-                            relative=bool(relative), alpha=float(alpha), power=float(power),
-                            alternative=alternative)
+        settings = {"delta": checked_delta, "relative": bool(relative), "alpha": float(alpha),
+                    "power": float(power), "alternative": alternative}
+        if other is not None:
+            theirs = results.as_pandas(
+                type(self)(other.frame, other.names).per_query(metrics, **chosen))
+            return reference_sample_sizes(table, theirs, labels, keys, systems, **settings)
+        return sample_sizes(table, labels, keys, systems, baseline, **settings)
 
     def _slice_baseline(self, baseline: str | None) -> int | None:
         """The position of ``slices()``'s baseline among the score columns."""
@@ -1271,6 +1290,17 @@ def rank_eval(obj: Any) -> RankEval:
     1     b  1.0
     """
     return RankEval(_frame_of(obj))
+
+
+def _one_of_baseline_reference(method: str, baseline: str | None) -> None:
+    """``baseline=`` and ``reference=`` together: an error (``reference`` is given)."""
+    if baseline is not None:
+        msg = (
+            f"{method}() takes baseline= or reference=, not both: baseline={baseline!r} "
+            "compares the score columns of this frame with one of them, reference= compares "
+            "each score column with the same column of another frame. Drop one of them."
+        )
+        raise InvalidOptionError(msg)
 
 
 def _frame_of(obj: Any) -> Any:

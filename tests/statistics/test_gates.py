@@ -520,3 +520,24 @@ def test_queries_to_decide_against_a_reference_of_other_queries(make_frame: Any)
     assert (row["status"], bool(row["paired"])) == ("uncertain", False)
     assert row["queries_to_decide"] == _to_decide((x.mean() - y.mean()) / pooled,
                                                   two_sample=True)
+
+
+def test_the_docs_example_of_queries_to_decide(make_frame: Any) -> None:
+    # docs/monitoring.md: new's reciprocal ranks 0.5, 1, 0.5 (mean 2/3), old's 1, 1, 1
+    data = pd.DataFrame({"query": [1, 1, 2, 2, 3, 3], "item": ["x", "y"] * 3,
+                         "new": [0.9, 0.1, 0.9, 0.1, 0.9, 0.1],
+                         "old": [0.1, 0.9, 0.9, 0.1, 0.1, 0.9],
+                         "relevant": [0, 1, 1, 0, 0, 1]})
+    ev = make_frame(data).rank_eval(score=["new", "old"])
+    table = as_pandas(ev.check(["mrr >= 0.5", "mrr >= 0.75", "mrr drop <= 0.05"],
+                               baseline="old", min_queries=3))
+    # the values deviate from 2/3 by -1/6, 1/3, -1/6: SD sqrt((1/36 + 1/9 + 1/36) / 2)
+    sd = math.sqrt((1 / 36 + 1 / 9 + 1 / 36) / 2)
+    assert sd == pytest.approx(math.sqrt(1 / 12))
+    bound = TTestPower().solve_power((0.75 - 2 / 3) / sd, alpha=0.05, power=0.5)
+    drop = TTestPower().solve_power((1 / 3) / sd, alpha=0.05, power=0.5)  # the same SD
+    assert (bound, drop) == (pytest.approx(48.04, abs=5e-3), pytest.approx(4.99, abs=5e-3))
+    decide = table["queries_to_decide"].tolist()
+    assert decide[2] == math.ceil(bound) == 49
+    assert decide[4] == math.ceil(drop) == 5
+    assert np.isnan([decide[i] for i in (0, 1, 3)]).all()

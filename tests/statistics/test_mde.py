@@ -131,3 +131,17 @@ def test_mde_of_a_lone_query_is_nan(make_frame: FrameMaker) -> None:
                         "b": [0.1, 0.9], "relevant": [1, 0]})
     table = as_pandas(make_frame(one).rank_eval(score=["a", "b"]).compare("mrr"))
     assert table["mde"].isna().all()
+
+
+def test_the_docs_example(make_frame: FrameMaker) -> None:
+    # docs/compare.md: the differences b - a are -1/2, 0, 1/2, 0, whose SD is sqrt(1/6)
+    data = pd.DataFrame({"query": [1, 1, 2, 2, 3, 3, 4, 4], "item": ["x", "y"] * 4,
+                         "a": [0.9, 0.1] * 4, "b": [0.1, 0.9, 0.9, 0.1] * 2,
+                         "relevant": [1, 0, 1, 0, 0, 1, 0, 1]})
+    table = as_pandas(make_frame(data).rank_eval(score=["a", "b"]).compare(
+        "mrr", baseline="a")).set_index("system")
+    effect = TTestPower().solve_power(None, nobs=4, alpha=0.05, power=0.8)
+    assert effect == pytest.approx(2.128, abs=5e-4)
+    assert table.loc["b", "mde"] == pytest.approx(effect * math.sqrt(1 / 6), rel=1e-5)
+    assert table.loc["b", "mde"] == pytest.approx(0.868732, abs=5e-7)
+    assert math.isnan(table.loc["a", "mde"])

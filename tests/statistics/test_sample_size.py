@@ -150,3 +150,27 @@ def test_a_bad_reference_is_named(make_frame: Any, change: dict[str, Any],
     reference = change.get("reference", make_frame(other.drop(columns=change.get("drop", []))))
     with pytest.raises(error, match=re.escape(message)):
         ev.sample_size("mrr", delta=0.1, reference=reference, baseline=change.get("baseline"))
+
+
+def _docs_frame() -> pd.DataFrame:
+    """docs/compare.md's four queries: reciprocal ranks of a 1, 1, 1/2, 1/2; of b 1/2, 1, 1,
+    1/2."""
+    return pd.DataFrame({"query": [1, 1, 2, 2, 3, 3, 4, 4], "item": ["x", "y"] * 4,
+                         "a": [0.9, 0.1] * 4, "b": [0.1, 0.9, 0.9, 0.1] * 2,
+                         "relevant": [1, 0, 1, 0, 0, 1, 0, 1]})
+
+
+def test_the_docs_reference_example(make_frame: Any) -> None:
+    # docs/compare.md "Against another frame": each side's values 1, 1, 1/2, 1/2 deviate by
+    # +-1/4 from 3/4, so the pooled SD is sqrt(8 * (1/4)**2 / (4 + 4 - 2)) = sqrt(1/12)
+    data = _docs_frame()
+    last_week = data.assign(query=data["query"] + 10)
+    out = make_frame(data).rank_eval(score=["a", "b"]).sample_size(
+        "mrr", delta=0.1, reference=make_frame(last_week))
+    sd = math.sqrt(8 * 0.25**2 / 6)
+    assert sd == pytest.approx(math.sqrt(1 / 12))
+    want = TTestIndPower().solve_power(0.1 / sd, alpha=0.05, power=0.8, ratio=1.0)
+    assert want == pytest.approx(131.8, abs=0.05)
+    assert out["n_needed"].tolist() == [132.0, 132.0] == [math.ceil(want)] * 2
+    assert out["sd"].tolist() == pytest.approx([sd, sd])
+    assert out["n_reference"].tolist() == [4, 4]

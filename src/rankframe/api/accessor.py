@@ -971,15 +971,18 @@ class RankEval:
         if baseline is not None and len(systems) < 2:
             raise InvalidOptionError("baseline= needs two score columns or more: "
                                      "rank_eval(score=['model_a', 'model_b']).")
-        table = results.as_pandas(self.per_query(metrics, **chosen))
+        table: Any = results.as_pandas(self.per_query(metrics, **chosen))
         keys = list(self._names.query_key)
         labels = [str(c) for c in table.columns if c not in (*keys, "system")]
-        settings = {"delta": checked_delta, "relative": bool(relative), "alpha": float(alpha),
-                    "power": float(power), "alternative": alternative}
+        settings: dict[str, Any] = {
+            "delta": checked_delta, "relative": bool(relative), "alpha": float(alpha),
+            "power": float(power), "alternative": alternative,
+        }
         if other is not None:
             theirs = results.as_pandas(
                 type(self)(other.frame, other.names).per_query(metrics, **chosen))
-            return reference_sample_sizes(table, theirs, labels, keys, systems, **settings)
+            return reference_sample_sizes(table, cast(Any, theirs), labels, keys, systems,
+                                          **settings)
         return sample_sizes(table, labels, keys, systems, baseline, **settings)
 
     def _slice_baseline(self, baseline: str | None) -> int | None:

@@ -635,9 +635,10 @@ class _Spreads:
         return np.asarray(self._sd.iloc[rows, column], dtype=np.float64)
 
     def _read(self) -> Any:
-        per_query = results.as_pandas(self._ev.per_query(
+        per_query: Any = results.as_pandas(self._ev.per_query(
             self._metrics, by=self._by, **self._windows, **self._options))
-        table = results.as_pandas(self._table).reset_index(drop=True)
+        table: Any = results.as_pandas(self._table)
+        table = table.reset_index(drop=True)
         names = list(per_query.columns[-len(self._metrics):])
         values = per_query[names].astype(float)
         for name, metric in zip(names, self._metrics, strict=True):

@@ -253,9 +253,12 @@ class _Tested:
 
     @classmethod
     def nan(cls, shape: tuple[int, int, int], *, paired: bool) -> _Tested:
+        def nan() -> FloatArray:
+            return np.full(shape, np.nan)
+
         return cls(
-            *(np.full(shape, np.nan) for _ in range(7)), np.full(shape, paired, dtype=bool),
-            np.full((3, *shape), -1, dtype=np.int64),
+            nan(), nan(), nan(), nan(), nan(), nan(), nan(),
+            np.full(shape, paired, dtype=bool), np.full((3, *shape), -1, dtype=np.int64),
         )
 
     def put(self, index: tuple[Any, ...], tested: tuple[FloatArray, ...]) -> None:

@@ -26,8 +26,8 @@ REFERENCE_COLUMNS = (*SAMPLE_SIZE_COLUMNS[:4], "n_reference", *SAMPLE_SIZE_COLUM
 
 
 def _present(values: pd.Series) -> npt.NDArray[np.float64]:
-    x = values.to_numpy(dtype=float)
-    return x[~np.isnan(x)]
+    x = np.asarray(values.to_numpy(dtype=float), dtype=np.float64)
+    return np.asarray(x[~np.isnan(x)], dtype=np.float64)
 
 
 def _sd(x: npt.NDArray[np.float64]) -> float:

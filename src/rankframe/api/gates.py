@@ -610,11 +610,13 @@ def _absolute_decide(rule: Rule, backend: Any, rows: npt.NDArray[np.int64], test
     if aggregate == "sum":
         return np.full(len(rows), np.nan)
     with np.errstate(invalid="ignore", divide="ignore"):
-        distance = (np.log(value) - math.log(rule.bound) if rule.bound > 0 else np.nan)\
-            if aggregate == "geometric" else value - rule.bound
-    sd = spreads.of(rule, rows)
-    return queries_to_decide(np.broadcast_to(distance, value.shape), sd,
-                             1.0 - tests.confidence_level)
+        if aggregate != "geometric":
+            distance = value - rule.bound
+        elif rule.bound > 0:
+            distance = np.log(value) - math.log(rule.bound)
+        else:  # no geometric mean is at or below 0: no distance to read
+            distance = np.full(len(rows), np.nan)
+    return queries_to_decide(distance, spreads.of(rule, rows), 1.0 - tests.confidence_level)
 
 
 class _Spreads:

@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from data import workload
 from sections import markers, write_section
 
 import rankframe  # noqa: F401  (registers the accessor)
+from data import workload
 from rankframe.stats import inference
 
 START, END = markers("mde")

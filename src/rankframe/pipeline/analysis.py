@@ -275,12 +275,14 @@ class _Tested:
         confidence_level`` (two-sided) detects with :data:`MDE_POWER`, from the sizes and
         the spread (:func:`minimum_detectable`)."""
         paired = np.isnan(self.size2)
-        effect = np.where(
-            paired,
-            inference.t_test_detectable_effect(self.size, 1.0 - confidence_level, MDE_POWER),
-            inference.t_test_detectable_effect(self.size, 1.0 - confidence_level, MDE_POWER,
-                                               n2=np.where(paired, 1.0, self.size2)),
-        )
+        level = 1.0 - confidence_level
+        effect = np.full(self.size.shape, np.nan)
+        if paired.any():
+            effect[paired] = inference.t_test_detectable_effect(self.size[paired], level,
+                                                                MDE_POWER)
+        if not paired.all():
+            effect[~paired] = inference.t_test_detectable_effect(
+                self.size[~paired], level, MDE_POWER, n2=self.size2[~paired])
         return np.asarray(np.where(self.spread > 0, effect * self.spread, np.nan),
                           dtype=np.float64)
 

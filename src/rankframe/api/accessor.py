@@ -555,7 +555,10 @@ class RankEval:
         ``delta`` (the change from the baseline's statistic, absolute),
         ``delta_relative`` (the change as a fraction of the baseline's statistic; 0 for
         no change from 0, ±inf for another), ``ci_low`` and ``ci_high`` (an interval of
-        ``delta``), ``p_value`` (two-sided, of "no difference"), ``significant``
+        ``delta``), ``mde`` (the smallest change the t-test at ``1 - confidence_level``
+        detects with 80% power with the queries in hand: statsmodels' ``solve_power`` times
+        the paired differences' standard deviation, or for two samples the pooled one; NaN
+        for the baseline), ``p_value`` (two-sided, of "no difference"), ``significant``
         (``p_adjusted < alpha``); then the bookkeeping: ``p_adjusted`` (corrected within
         ``family``), ``statistic`` (what the metric aggregates with: ``"mean"``,
         ``"geometric mean"`` for ``gm_map`` and ``gm_bpref``, ``"sum"`` for the ``num_*``
@@ -1036,7 +1039,12 @@ class RankEval:
         ``ci_low_relative``, ``ci_high_relative``, ``bound_relative``: ``delta_relative``'s
         for a relative drop rule such as ``drop <= 1%``; the other unit's are NaN),
         ``p_value``, ``status``; then ``p_adjusted`` (drop rules), ``paired`` (a drop
-        rule's test was paired; False for absolute rules) and ``n_queries``:
+        rule's test was paired; False for absolute rules), ``n_queries`` and
+        ``queries_to_decide`` (an uncertain row's: the queries, per side for two samples,
+        at which a t-test against the observed distance has even odds, i.e.
+        ``sample_size(delta=distance, power=0.5)``; the distance is the value's from the
+        bound for an absolute rule, the change's from no change for a drop rule; NaN for
+        other statuses; ``docs/monitoring.md``):
 
         - an absolute rule is ``"pass"`` when its whole bootstrap interval (``evaluate``'s)
           lies on the right side of the bound, ``"fail"`` when it lies on the wrong side,

@@ -191,10 +191,11 @@ def compare(pq: PerQuery, *, baseline: int, tests: Tests) -> tuple[IntArray, Col
     Columns (:func:`comparison_columns`), the answer first: ``system``, ``metric``, ``k``,
     ``mean`` (the system's statistic), ``delta`` (the change, absolute), ``delta_relative``
     (the change relative to the baseline's statistic, :func:`relative_change`), ``ci_low``
-    and ``ci_high`` (the interval of ``delta``), ``p_value``, ``significant`` (``p_adjusted
-    < alpha``); then ``p_adjusted``, ``statistic`` (what ``mean``, ``delta`` and the
-    interval are of: ``"mean"``, ``"geometric mean"`` or ``"sum"``, the metric's
-    aggregate), ``paired``, ``wins``, ``ties``, ``losses`` and ``n_queries``.
+    and ``ci_high`` (the interval of ``delta``), ``mde`` (:meth:`_Tested.mde`),
+    ``p_value``, ``significant`` (``p_adjusted < alpha``); then ``p_adjusted``,
+    ``statistic`` (what ``mean``, ``delta`` and the interval are of: ``"mean"``,
+    ``"geometric mean"`` or ``"sum"``, the metric's aggregate), ``paired``, ``wins``,
+    ``ties``, ``losses`` and ``n_queries``.
 
     The test, the interval and ``delta`` are of one quantity, the per-query paired
     difference of the values the statistic averages:

@@ -12,15 +12,17 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
+from statsmodels.stats.power import TTestPower
 
-from gates_data import N, frame_data
+from gates_data import RANKS, N, frame_data
 from helpers import Run
 
 KEYS = ["rule", "system", "metric", "k", "value", "delta", "delta_relative", "ci_low",
         "ci_high", "ci_low_relative", "ci_high_relative", "bound", "bound_relative", "p_value",
-        "status", "p_adjusted", "paired", "n_queries"]
+        "status", "p_adjusted", "paired", "n_queries", "queries_to_decide"]
 
 
 @pytest.fixture
@@ -233,3 +235,16 @@ def test_the_verdict_names_windows_by_their_date(run: Run, tmp_path: Path) -> No
     assert code == 1
     assert err == ("rankframe: 2 of 2 rules failed: mrr >= 0.9 (window=2024-03-04), "
                    "mrr >= 0.9 (window=2024-03-11)\n")
+
+
+def test_an_uncertain_row_says_how_many_queries_would_decide_it(run: Run, path: Path) -> None:
+    code, out, _ = run("check", path, "--score", "base", "--score", "noisy", "--rule",
+                       "mrr drop <= 0.05", "--format", "json")
+    assert code == 0
+    (row,) = json.loads(out)
+    assert row["status"] == "uncertain"  # noisy drops 0.0625 (p = 0.27)
+    # a paired t-test at 5% with even odds against the observed mean difference
+    diff = 1 / np.array(RANKS["noisy"]) - 1 / np.array(RANKS["base"])
+    effect = abs(diff.mean()) / diff.std(ddof=1)
+    assert row["queries_to_decide"] == math.ceil(TTestPower().solve_power(
+        effect, alpha=0.05, power=0.5))

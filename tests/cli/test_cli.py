@@ -310,9 +310,9 @@ def test_compare_matches_the_api(
     code, table, _ = run("compare", path, *COLUMNS, "--score", "sys_a", "--score", "sys_b",
                          "-m", "mrr", "--test", test, "--permutations", "200")
     assert code == 0
-    assert table.splitlines()[0].split()[:9] == ["system", "metric", "k", "mean", "delta",
-                                                 "delta_relative", "ci_low", "ci_high",
-                                                 "p_value"]
+    assert table.splitlines()[0].split()[:10] == ["system", "metric", "k", "mean", "delta",
+                                                  "delta_relative", "ci_low", "ci_high",
+                                                  "mde", "p_value"]
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,7 @@ from helpers import as_pandas
 
 #: the answer of a comparison, in its order
 COMPARE_ANSWER = ["system", "metric", "k", "mean", "delta", "delta_relative", "ci_low",
-                  "ci_high", "p_value", "significant"]
+                  "ci_high", "mde", "p_value", "significant"]
 COMPARE = [*COMPARE_ANSWER, "p_adjusted", "statistic", "paired", "wins", "ties", "losses",
            "n_queries"]
 #: against a reference frame or the previous window: the reference's statistic and queries
@@ -32,7 +32,7 @@ COMPARE_REFERENCE = [*COMPARE_ANSWER, "p_adjusted", "statistic", "reference_mean
                      "wins", "ties", "losses", "n_queries", "n_reference"]
 CHECK = ["rule", "system", "metric", "k", "value", "delta", "delta_relative", "ci_low",
          "ci_high", "ci_low_relative", "ci_high_relative", "bound", "bound_relative",
-         "p_value", "status", "p_adjusted", "paired", "n_queries"]
+         "p_value", "status", "p_adjusted", "paired", "n_queries", "queries_to_decide"]
 
 
 def rr(system: str) -> np.ndarray:

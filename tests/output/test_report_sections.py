@@ -210,6 +210,8 @@ def test_gates_are_checks_table(make_frame: Any) -> None:
                                             column("delta")), column("value")),
         "bound": np.where(relative, column("bound_relative"), column("bound")),
         "p_adjusted": column("p_adjusted"),
+        # NaN but where uncertain: check()'s own number, tested in test_gates.py
+        "queries_to_decide": column("queries_to_decide"),
     }
     for kind, values in want.items():
         shown = [float(a["data-value"]) for a, _ in parsed

@@ -10,6 +10,7 @@ reciprocal ranks for the drop rules' p-values, and Holm's correction written out
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,7 @@ import pandas as pd
 import polars as pl
 import pytest
 from scipy import stats
+from statsmodels.stats.power import TTestIndPower, TTestPower
 
 import rankframe
 from gates_data import ITEMS, RANKS, SMALL, SYSTEMS, N, frame_data  # noqa: F401
@@ -69,7 +71,7 @@ def test_absolute_rules_every_status(make_frame: Any) -> None:
     assert list(table.columns) == [
         "rule", "system", "metric", "k", "value", "delta", "delta_relative", "ci_low",
         "ci_high", "ci_low_relative", "ci_high_relative", "bound", "bound_relative",
-        "p_value", "status", "p_adjusted", "paired", "n_queries",
+        "p_value", "status", "p_adjusted", "paired", "n_queries", "queries_to_decide",
     ]
     assert table["rule"].tolist() == [r for r in rules for _ in SYSTEMS]
     assert table["system"].tolist() == SYSTEMS * len(rules)
@@ -427,3 +429,115 @@ def test_drop_rules_against_a_reference_frame(make_frame: Any) -> None:
     assert weekly["p_value"].iloc[2] == pytest.approx(
         stats.ttest_rel(_weeks("drift")[1], base[HALF:]).pvalue)
     assert weekly["paired"].all()
+
+
+# -- queries_to_decide: how many queries would decide an uncertain row ----------------------
+
+
+def _to_decide(effect: float, alpha: float = 0.05, *, two_sample: bool = False) -> float:
+    """statsmodels' size at power 0.5 (even odds of deciding), rounded up."""
+    solver = TTestIndPower() if two_sample else TTestPower()
+    return float(math.ceil(solver.solve_power(abs(effect), alpha=alpha, power=0.5)))
+
+
+def _leaves_out(effect: float, alpha: float = 0.05) -> int:
+    """Brute force: the fewest queries at which the t interval around an estimate as far
+    from the bound as the one observed (with the observed SD) leaves the bound out."""
+    n = 2
+    while stats.t.ppf(1 - alpha / 2, n - 1) / math.sqrt(n) >= abs(effect):
+        n += 1
+    return n
+
+
+def test_queries_to_decide_an_absolute_rule(make_frame: Any) -> None:
+    ev = make_frame(frame_data()).rank_eval(score=SYSTEMS)
+    rules = ["acc@1 >= 0.7", "gm_map >= 0.8", "acc@1 >= 0.75", "mrr >= 0.5"]
+    table = as_pandas(ev.check(rules, min_queries=5, confidence_level=0.9))
+    rows = table.set_index(["rule", "system"])
+    checked = 0
+    for (rule, system), row in rows.iterrows():
+        if row["status"] != "uncertain":
+            assert np.isnan(row["queries_to_decide"]), (rule, system)
+            continue
+        if rule.startswith("gm_map"):  # the geometric mean's logs, from log(bound)
+            values, line = np.log(rr(system)), math.log(0.8)
+        else:
+            values, line = acc1(system), float(rule.split()[-1])
+        effect = (values.mean() - line) / values.std(ddof=1)
+        if effect == 0:  # the value on the bound: no number of queries moves it off
+            assert row["queries_to_decide"] == math.inf
+            continue
+        want = _to_decide(effect, 0.1)
+        assert row["queries_to_decide"] == want, (rule, system)
+        # the meaning: about where the interval, at the observed value, leaves the bound
+        # out (the noncentral t's median lies a little above its noncentrality)
+        assert _leaves_out(effect, 0.1) - 1 <= want <= _leaves_out(effect, 0.1)
+        checked += 1
+    assert checked >= 4
+    assert rows.loc[("acc@1 >= 0.75", "base"), "queries_to_decide"] == math.inf
+
+
+def test_queries_to_decide_within_segments(make_frame: Any) -> None:
+    ev = make_frame(frame_data()).rank_eval(score=["base", "noisy"])
+    table = as_pandas(ev.check("acc@1 >= 0.7", by="theme", min_queries=1))
+    big = slice(SMALL, None)  # the segment "big": queries q03..q23
+    for row in table.to_dict("records"):
+        if row["status"] != "uncertain":
+            assert np.isnan(row["queries_to_decide"])
+            continue
+        assert row["theme"] == "big"
+        values = acc1(row["system"])[big]
+        effect = (values.mean() - 0.7) / values.std(ddof=1)
+        assert row["queries_to_decide"] == _to_decide(effect)
+
+
+def test_queries_to_decide_a_drop_rule_in_either_unit(make_frame: Any) -> None:
+    ev = make_frame(frame_data()).rank_eval(score=SYSTEMS)
+    table = as_pandas(ev.check(["mrr drop <= 0.05", "mrr drop <= 5%"], baseline="base",
+                               min_queries=5, alpha=0.1))
+    # noisy drops 0.0625 (7.1%) without significance: uncertain under both rules. The
+    # drop turns "fail" once significant: the distance is from no change, at alpha
+    diff = rr("noisy") - rr("base")
+    want = _to_decide(diff.mean() / diff.std(ddof=1), 0.1)
+    for rule in ["mrr drop <= 0.05", "mrr drop <= 5%"]:
+        rows = table[table["rule"] == rule].set_index("system")
+        assert rows.loc["noisy", "status"] == "uncertain"
+        assert rows.loc["noisy", "queries_to_decide"] == want
+        assert rows.drop(index="noisy")["queries_to_decide"].isna().all()
+
+
+def test_queries_to_decide_against_a_reference_of_other_queries(make_frame: Any) -> None:
+    # this frame's noisy against a reference whose noisy ranks as base, on other query ids
+    data = frame_data()
+    other = dict(data, query=[f"r{q[1:]}" for q in data["query"]], noisy=data["base"])
+    ev = make_frame(data).rank_eval(score="noisy")
+    table = as_pandas(ev.check("mrr drop <= 0.05", reference=make_frame(other),
+                               min_queries=5))
+    x, y = rr("noisy"), rr("base")
+    squares = ((x - x.mean()) ** 2).sum() + ((y - y.mean()) ** 2).sum()
+    pooled = math.sqrt(squares / (2 * N - 2))
+    row = table.iloc[0]
+    assert (row["status"], bool(row["paired"])) == ("uncertain", False)
+    assert row["queries_to_decide"] == _to_decide((x.mean() - y.mean()) / pooled,
+                                                  two_sample=True)
+
+
+def test_the_docs_example_of_queries_to_decide(make_frame: Any) -> None:
+    # docs/monitoring.md: new's reciprocal ranks 0.5, 1, 0.5 (mean 2/3), old's 1, 1, 1
+    data = pd.DataFrame({"query": [1, 1, 2, 2, 3, 3], "item": ["x", "y"] * 3,
+                         "new": [0.9, 0.1, 0.9, 0.1, 0.9, 0.1],
+                         "old": [0.1, 0.9, 0.9, 0.1, 0.1, 0.9],
+                         "relevant": [0, 1, 1, 0, 0, 1]})
+    ev = make_frame(data).rank_eval(score=["new", "old"])
+    table = as_pandas(ev.check(["mrr >= 0.5", "mrr >= 0.75", "mrr drop <= 0.05"],
+                               baseline="old", min_queries=3))
+    # the values deviate from 2/3 by -1/6, 1/3, -1/6: SD sqrt((1/36 + 1/9 + 1/36) / 2)
+    sd = math.sqrt((1 / 36 + 1 / 9 + 1 / 36) / 2)
+    assert sd == pytest.approx(math.sqrt(1 / 12))
+    bound = TTestPower().solve_power((0.75 - 2 / 3) / sd, alpha=0.05, power=0.5)
+    drop = TTestPower().solve_power((1 / 3) / sd, alpha=0.05, power=0.5)  # the same SD
+    assert (bound, drop) == (pytest.approx(48.04, abs=5e-3), pytest.approx(4.99, abs=5e-3))
+    decide = table["queries_to_decide"].tolist()
+    assert decide[2] == math.ceil(bound) == 49
+    assert decide[4] == math.ceil(drop) == 5
+    assert np.isnan([decide[i] for i in (0, 1, 3)]).all()

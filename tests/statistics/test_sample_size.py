@@ -4,6 +4,7 @@ the per-query values, on every frame kind; bad arguments named."""
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -11,7 +12,7 @@ import pandas as pd
 import pytest
 from statsmodels.stats.power import TTestIndPower, TTestPower
 
-from rankframe import InvalidOptionError
+from rankframe import ColumnNotFoundError, InvalidOptionError
 
 ALTERNATIVES = {"two-sided": "two-sided", "greater": "larger", "less": "smaller"}
 
@@ -91,3 +92,85 @@ def test_bad_arguments_are_named(make_frame: Any, kwargs: dict[str, Any], messag
     ev = make_frame(_data(4, n_queries=3)).rank_eval(score=["a", "b"])
     with pytest.raises(InvalidOptionError, match=message.replace("(", r"\(")):
         ev.sample_size("mrr", **kwargs)
+
+
+def _pooled_sd(x: np.ndarray, y: np.ndarray) -> float:
+    """The pooled standard deviation, written out: the sum of squared deviations from each
+    sample's own mean, over n1 + n2 - 2."""
+    squares = ((x - x.mean()) ** 2).sum() + ((y - y.mean()) ** 2).sum()
+    return float(math.sqrt(squares / (len(x) + len(y) - 2)))
+
+
+@pytest.mark.parametrize("relative", [False, True])
+def test_against_a_reference_is_statsmodels_ttestindpower(make_frame: Any,
+                                                          relative: bool) -> None:
+    data, other = _data(5), _data(6, n_queries=30)
+    out = make_frame(data).rank_eval(score=["a", "b"]).sample_size(
+        "mrr", delta=0.05, reference=make_frame(other), relative=relative, power=0.9)
+    assert list(out.columns) == ["system", "metric", "n_needed", "n_queries", "n_reference",
+                                 "enough", "delta", "effect_size", "sd", "test"]
+    assert out["system"].tolist() == ["a", "b"]
+    for system, row in zip(("a", "b"), out.to_dict("records"), strict=True):
+        x = _reciprocal_ranks(data, system).to_numpy()
+        y = _reciprocal_ranks(other, system).to_numpy()
+        change = 0.05 * y.mean() if relative else 0.05
+        sd = _pooled_sd(x, y)
+        want = TTestIndPower().solve_power(change / sd, alpha=0.05, power=0.9, ratio=1.0)
+        assert row["sd"] == pytest.approx(sd, rel=1e-12)
+        assert row["delta"] == pytest.approx(change, rel=1e-12)
+        assert row["n_needed"] == math.ceil(want)
+        assert (row["n_queries"], row["n_reference"]) == (40, 30)
+        assert row["enough"] == (math.ceil(want) <= 30)
+        assert row["test"] == "two-sample t-test"
+
+
+def test_against_a_reference_of_many_queries_is_enough(make_frame: Any) -> None:
+    data, other = _data(7, n_queries=60), _data(8, n_queries=50)
+    out = make_frame(data).rank_eval(score="b").sample_size(
+        "mrr", delta=0.5, reference=make_frame(other))
+    x = _reciprocal_ranks(data, "b").to_numpy()
+    y = _reciprocal_ranks(other, "b").to_numpy()
+    want = TTestIndPower().solve_power(0.5 / _pooled_sd(x, y), alpha=0.05, power=0.8)
+    assert out["n_needed"].tolist() == [math.ceil(want)]
+    assert out["enough"].tolist() == [True]  # 50 and 60 both hold it
+
+
+@pytest.mark.parametrize(("change", "error", "message"), [
+    ({"baseline": "a"}, InvalidOptionError,
+     "sample_size() takes baseline= or reference=, not both"),
+    ({"drop": "b"}, ColumnNotFoundError, "The reference frame has no score column 'b'"),
+    ({"drop": "relevant"}, ColumnNotFoundError,
+     "The reference frame has no column 'relevant' (relevant)"),
+    ({"reference": [1, 2]}, InvalidOptionError, "reference= takes a frame rankframe reads"),
+])
+def test_a_bad_reference_is_named(make_frame: Any, change: dict[str, Any],
+                                  error: type[Exception], message: str) -> None:
+    ev = make_frame(_data(9, n_queries=3)).rank_eval(score=["a", "b"])
+    other = _data(10, n_queries=3)
+    reference = change.get("reference", make_frame(other.drop(columns=change.get("drop", []))))
+    with pytest.raises(error, match=re.escape(message)):
+        ev.sample_size("mrr", delta=0.1, reference=reference, baseline=change.get("baseline"))
+
+
+def _docs_frame() -> pd.DataFrame:
+    """docs/compare.md's four queries: reciprocal ranks of a 1, 1, 1/2, 1/2; of b 1/2, 1, 1,
+    1/2."""
+    return pd.DataFrame({"query": [1, 1, 2, 2, 3, 3, 4, 4], "item": ["x", "y"] * 4,
+                         "a": [0.9, 0.1] * 4, "b": [0.1, 0.9, 0.9, 0.1] * 2,
+                         "relevant": [1, 0, 1, 0, 0, 1, 0, 1]})
+
+
+def test_the_docs_reference_example(make_frame: Any) -> None:
+    # docs/compare.md "Against another frame": each side's values 1, 1, 1/2, 1/2 deviate by
+    # +-1/4 from 3/4, so the pooled SD is sqrt(8 * (1/4)**2 / (4 + 4 - 2)) = sqrt(1/12)
+    data = _docs_frame()
+    last_week = data.assign(query=data["query"] + 10)
+    out = make_frame(data).rank_eval(score=["a", "b"]).sample_size(
+        "mrr", delta=0.1, reference=make_frame(last_week))
+    sd = math.sqrt(8 * 0.25**2 / 6)
+    assert sd == pytest.approx(math.sqrt(1 / 12))
+    want = TTestIndPower().solve_power(0.1 / sd, alpha=0.05, power=0.8, ratio=1.0)
+    assert want == pytest.approx(131.8, abs=0.05)
+    assert out["n_needed"].tolist() == [132.0, 132.0] == [math.ceil(want)] * 2
+    assert out["sd"].tolist() == pytest.approx([sd, sd])
+    assert out["n_reference"].tolist() == [4, 4]

@@ -90,8 +90,9 @@ def test_each_week_against_the_previous_week_welch(make_frame: FrameMaker) -> No
     table = rows_of(frame.rank_eval(score="a", time="served_at").compare("mrr", every="1w"))
     assert list(table.columns) == [
         "window", "system", "metric", "k", "mean", "delta", "delta_relative", "ci_low",
-        "ci_high", "p_value", "significant", "p_adjusted", "statistic", "reference_mean",
-        "paired", "wins", "ties", "losses", "n_queries", "n_reference", "reference_window"]
+        "ci_high", "mde", "p_value", "significant", "p_adjusted", "statistic",
+        "reference_mean", "paired", "wins", "ties", "losses", "n_queries", "n_reference",
+        "reference_window"]
     assert [pd.Timestamp(w) for w in table["window"]] == [week_start(w) for w in (1, 2, 4)]
     # week 1 has no previous window: nothing to compare with
     first = table.iloc[0]

@@ -41,7 +41,7 @@ from rankframe.pipeline import windows
 from rankframe.pipeline.analysis import SYSTEM
 from rankframe.pipeline.binding import Binding
 from rankframe.pipeline.gaps import GAP_TESTS, Gaps, GapTest
-from rankframe.pipeline.power import sample_sizes
+from rankframe.pipeline.power import reference_sample_sizes, sample_sizes
 from rankframe.pipeline.previous import PreviousWindow
 from rankframe.pipeline.reference import ReferenceComparison
 from rankframe.pipeline.slices import Slices
@@ -569,7 +569,10 @@ class RankEval:
         ``delta`` (the change from the baseline's statistic, absolute),
         ``delta_relative`` (the change as a fraction of the baseline's statistic; 0 for
         no change from 0, ±inf for another), ``ci_low`` and ``ci_high`` (an interval of
-        ``delta``), ``p_value`` (two-sided, of "no difference"), ``significant``
+        ``delta``), ``mde`` (the smallest change the t-test at ``1 - confidence_level``
+        detects with 80% power with the queries in hand: statsmodels' ``solve_power`` times
+        the paired differences' standard deviation, or for two samples the pooled one; NaN
+        for the baseline), ``p_value`` (two-sided, of "no difference"), ``significant``
         (``p_adjusted < alpha``); then the bookkeeping: ``p_adjusted`` (corrected within
         ``family``), ``statistic`` (what the metric aggregates with: ``"mean"``,
         ``"geometric mean"`` for ``gm_map`` and ``gm_bpref``, ``"sum"`` for the ``num_*``
@@ -685,14 +688,7 @@ class RankEval:
         )
         systems = self._names.scores
         if reference is not None:
-            if baseline is not None:
-                msg = (
-                    f"compare() takes baseline= or reference=, not both: baseline={baseline!r}"
-                    " compares the score columns of this frame with one of them, reference= "
-                    "compares each score column with the same column of another frame. Drop "
-                    "one of them."
-                )
-                raise InvalidOptionError(msg)
+            _one_of_baseline_reference("compare", baseline)
             return self._compare_reference(reference, parsed, by_list, options, every, tests)
         if every is not None and baseline is None:  # each window against the previous one
             previous = PreviousWindow(tests=tests)
@@ -721,6 +717,17 @@ class RankEval:
     ) -> Any:
         """``compare(reference=...)``: the reference frame's accessor, bound with this one's
         column names, gives its side of the comparison when the finish step runs."""
+        other = self._reference_binding(reference, by, every)
+        result = ReferenceComparison(reference=lambda: other.side(theirs), tests=tests)
+        # this frame's request first: it checks the metrics
+        mine = self._binding.request(metrics, by, options, result, every)
+        theirs = other.request(metrics, by, options, PerQueryRows(), every)
+        return self._binding.run(mine)
+
+    def _reference_binding(self, reference: Any, by: list[str], every: str | None) -> Binding:
+        """The reference frame of ``reference=`` bound with this accessor's column names
+        (the time column only with ``every=``), once it holds every score column and every
+        column they name."""
         try:
             frame = _frame_of(reference)
         except TypeError:
@@ -755,11 +762,7 @@ class RankEval:
                 )
                 raise ColumnNotFoundError(msg)
         other.check_columns(by)
-        result = ReferenceComparison(reference=lambda: other.side(theirs), tests=tests)
-        # this frame's request first: it checks the metrics
-        mine = self._binding.request(metrics, by, options, result, every)
-        theirs = other.request(metrics, by, options, PerQueryRows(), every)
-        return self._binding.run(mine)
+        return other
 
     @_arguments_checked
     @_convention_applied
@@ -1020,6 +1023,7 @@ class RankEval:
         *,
         delta: float,
         baseline: str | None = None,
+        reference: Any = None,
         relative: bool = False,
         alpha: float = 0.05,
         power: float = 0.8,
@@ -1040,10 +1044,20 @@ class RankEval:
         ``TTestIndPower`` (two samples, ``ratio=1``) ``solve_power``. ``inf`` when the
         one-sided ``alternative`` looks the other way; NaN when the values do not vary.
 
+        With ``reference=other_frame`` (bound with the same column names, as in
+        ``compare(reference=...)``): each system of this frame against the same system of
+        the reference, two samples of equal size (``TTestIndPower``, ``ratio=1``), always
+        (for a paired design, put both systems in one frame and pass ``baseline=``). The
+        standard deviation is the pooled one of the two frames' per-query values,
+        ``sqrt(((n1 - 1) s1**2 + (n2 - 1) s2**2) / (n1 + n2 - 2))`` (each ``s`` with
+        ``ddof=1``); ``delta`` is absolute or a fraction of the reference's mean;
+        ``n_needed`` is per side, ``n_reference`` the reference's queries in hand, and
+        ``enough`` says both sides hold ``n_needed``.
+
         One row per (system, metric), the answer first: ``system``, ``metric``, ``n_needed``,
         ``n_queries`` (in hand, with a value), ``enough``, ``delta`` (absolute),
         ``effect_size``, ``sd``, ``test``. A pandas frame for every frame kind (it reads
-        ``per_query()``'s values once).
+        ``per_query()``'s values once, and the reference's once).
 
         Examples
         --------
@@ -1077,6 +1091,10 @@ class RankEval:
                    "'greater'; pass one of them.")
             raise InvalidOptionError(msg)
         systems = list(self._names.scores)
+        other = None
+        if reference is not None:
+            _one_of_baseline_reference("sample_size", baseline)
+            other = self._reference_binding(reference, [], None)
         if baseline is not None and baseline not in systems:
             msg = (f"baseline={baseline!r} is not one of the score columns {systems}; pass "
                    "one of them.")
@@ -1084,12 +1102,19 @@ class RankEval:
         if baseline is not None and len(systems) < 2:
             raise InvalidOptionError("baseline= needs two score columns or more: "
                                      "rank_eval(score=['model_a', 'model_b']).")
-        table = results.as_pandas(self.per_query(metrics, **chosen))
+        table: Any = results.as_pandas(self.per_query(metrics, **chosen))
         keys = list(self._names.query_key)
         labels = [str(c) for c in table.columns if c not in (*keys, "system")]
-        return sample_sizes(table, labels, keys, systems, baseline, delta=checked_delta,
-                            relative=bool(relative), alpha=float(alpha), power=float(power),
-                            alternative=alternative)
+        settings: dict[str, Any] = {
+            "delta": checked_delta, "relative": bool(relative), "alpha": float(alpha),
+            "power": float(power), "alternative": alternative,
+        }
+        if other is not None:
+            theirs = results.as_pandas(
+                type(self)(other.frame, other.names).per_query(metrics, **chosen))
+            return reference_sample_sizes(table, cast(Any, theirs), labels, keys, systems,
+                                          **settings)
+        return sample_sizes(table, labels, keys, systems, baseline, **settings)
 
     def _baseline_position(self, baseline: str | None) -> int | None:
         """The position of ``slices()``'s or ``gaps()``'s baseline among the score columns."""
@@ -1142,7 +1167,12 @@ class RankEval:
         ``ci_low_relative``, ``ci_high_relative``, ``bound_relative``: ``delta_relative``'s
         for a relative drop rule such as ``drop <= 1%``; the other unit's are NaN),
         ``p_value``, ``status``; then ``p_adjusted`` (drop rules), ``paired`` (a drop
-        rule's test was paired; False for absolute rules) and ``n_queries``:
+        rule's test was paired; False for absolute rules), ``n_queries`` and
+        ``queries_to_decide`` (an uncertain row's: the queries, per side for two samples,
+        at which a t-test against the observed distance has even odds, i.e.
+        ``sample_size(delta=distance, power=0.5)``; the distance is the value's from the
+        bound for an absolute rule, the change's from no change for a drop rule; NaN for
+        other statuses; ``docs/monitoring.md``):
 
         - an absolute rule is ``"pass"`` when its whole bootstrap interval (``evaluate``'s)
           lies on the right side of the bound, ``"fail"`` when it lies on the wrong side,
@@ -1402,6 +1432,17 @@ def rank_eval(obj: Any) -> RankEval:
     1     b  1.0
     """
     return RankEval(_frame_of(obj))
+
+
+def _one_of_baseline_reference(method: str, baseline: str | None) -> None:
+    """``baseline=`` and ``reference=`` together: an error (``reference`` is given)."""
+    if baseline is not None:
+        msg = (
+            f"{method}() takes baseline= or reference=, not both: baseline={baseline!r} "
+            "compares the score columns of this frame with one of them, reference= compares "
+            "each score column with the same column of another frame. Drop one of them."
+        )
+        raise InvalidOptionError(msg)
 
 
 def _frame_of(obj: Any) -> Any:

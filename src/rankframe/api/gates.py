@@ -12,9 +12,9 @@ A rule is a string (:func:`parse_rule`):
 window), the answer first: ``rule``, ``window`` (with ``every=``), the ``by`` columns,
 ``system``, then :data:`COLUMNS` (``metric``, ``k``, ``value``, ``delta``,
 ``delta_relative``, the interval and the bound in the rule's own unit, ``p_value``,
-``status`` of :data:`STATUSES`, then ``p_adjusted``, ``paired``, ``n_queries``). The
-statuses, the units of the columns and the defaults are documented in
-``docs/monitoring.md`` ("Gates").
+``status`` of :data:`STATUSES`, then ``p_adjusted``, ``paired``, ``n_queries``,
+``queries_to_decide``: :func:`queries_to_decide`). The statuses, the units of the columns
+and the defaults are documented in ``docs/monitoring.md`` ("Gates").
 
 This module sits above the accessor's public methods: it calls ``evaluate`` and
 ``compare`` on the accessor it is given and reads their tables; nothing below calls it.
@@ -33,18 +33,20 @@ import numpy.typing as npt
 import pyarrow as pa
 
 from rankframe._suggest import closest, did_you_mean
+from rankframe.adapters import results
 from rankframe.exceptions import (
     InvalidOptionError,
     InvalidRuleError,
     RankEvalError,
     UnknownMetricError,
 )
-from rankframe.metrics.registry import METRICS, Metric, labels, parse_metric
+from rankframe.metrics.registry import GEOMETRIC_FLOOR, METRICS, Metric, labels, parse_metric
 from rankframe.pipeline import provenance
-from rankframe.pipeline.analysis import SYSTEM, k_type, relative_change
+from rankframe.pipeline.analysis import MDE_POWER, SYSTEM, k_type, relative_change
 from rankframe.pipeline.binding import Frame
 from rankframe.settings.options import Correction, Family, Test, check_choice, check_count
 from rankframe.settings.statistics import Tests
+from rankframe.stats.inference import t_test_detectable_effect, t_test_sample_size
 
 __all__ = [
     "COLUMNS",
@@ -85,8 +87,11 @@ WINDOW = "window"  # the column of time windows (evaluate/compare with every=)
 COLUMNS = (
     "metric", "k", "value", "delta", "delta_relative", "ci_low", "ci_high", "ci_low_relative",
     "ci_high_relative", "bound", "bound_relative", "p_value", "status", "p_adjusted",
-    "paired", "n_queries",
+    "paired", "n_queries", "queries_to_decide",
 )
+#: The power at which ``queries_to_decide`` decides an uncertain row: even odds
+#: (:func:`queries_to_decide`)
+DECIDE_POWER = 0.5
 
 GRAMMAR = (
     "A rule reads 'METRIC OP BOUND' with OP one of >=, <=, >, < (e.g. 'ndcg@10 >= 0.30', "
@@ -413,6 +418,7 @@ def check(
     frames: list[tuple[int, Any]] = []
     for part_rules, table, is_drop in parts:
         backend = frame.backend(table)
+        spreads = _Spreads(ev, table, by, windows, options, part_rules)
         columns = list(table.columns)
         keys = [
             *(c for c in columns if c == WINDOW and WINDOW not in by_list),
@@ -435,6 +441,14 @@ def check(
             n_queries = _floats(backend.column("n_queries"))[rows]
             status = values.pop("status")
             status[n_queries < min_queries] = TOO_FEW
+            uncertain = status == UNCERTAIN
+            decide = np.full(len(rows), np.nan)
+            if uncertain.any():
+                chosen = np.asarray(rows, dtype=np.int64)[uncertain]
+                decide[uncertain] = (
+                    _drop_decide(backend, chosen, tests, "n_reference" in columns) if is_drop
+                    else _absolute_decide(rule, backend, chosen, tests, spreads)
+                )
             index = np.asarray(rows, dtype=np.int64)
             labels_ = np.empty(len(rows), dtype=object)
             labels_[:] = rule.text
@@ -445,7 +459,8 @@ def check(
                 "metric": names,
                 "k": pa.array([rule.metric.k] * len(rows), type=k_arrow),
             }
-            tail = {**values, "n_queries": n_queries.astype(np.int64), "status": status}
+            tail = {**values, "n_queries": n_queries.astype(np.int64), "status": status,
+                    "queries_to_decide": decide}
             rows_table = backend.table(keys, index, {**head, **tail})
             frames.append((parsed.index(rule), rows_table[["rule", *keys, *COLUMNS]]))
     # in the order of the rules, whichever table each one read
@@ -532,3 +547,110 @@ def _drop_values(
         "p_adjusted": p_adjusted,
         "paired": np.asarray(backend.column("paired"), dtype=bool)[rows],
     }
+
+
+# -- how many queries would decide an uncertain row ------------------------------------------
+
+
+def queries_to_decide(distance: FloatArray, sd: FloatArray, alpha: float, *,
+                      two_sample: npt.ArrayLike = False) -> FloatArray:
+    """The queries (per side for two samples) at which a two-sided t-test at ``alpha``
+    against an effect of ``distance / sd`` has even odds (power :data:`DECIDE_POWER`): the
+    size at which the interval around an estimate as far from the line as the one observed
+    just leaves it out. The ceiling of statsmodels' ``TTestPower`` / ``TTestIndPower``
+    (``ratio=1``) ``solve_power(power=0.5)``: ``sample_size(delta=distance, power=0.5)``.
+    ``inf`` for no distance; NaN without a standard deviation."""
+    sizes = np.broadcast_to(np.asarray(two_sample, dtype=bool), np.shape(distance))
+    out = np.full(np.shape(distance), np.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        effect = np.abs(distance) / sd
+    for i in np.flatnonzero((sd > 0) & ~np.isnan(effect)):
+        n = t_test_sample_size(float(effect[i]), alpha, DECIDE_POWER, "two-sided",
+                               two_sample=bool(sizes[i]))
+        out[i] = math.ceil(n - 1e-9) if math.isfinite(n) else n
+    return out
+
+
+def _drop_decide(backend: Any, rows: npt.NDArray[np.int64], tests: Tests,
+                 two_tables: bool) -> FloatArray:
+    """``queries_to_decide`` of uncertain rows of a drop rule. Such a row is beyond the
+    tolerance without being significant; at the observed change it turns ``"fail"`` once
+    the change is significant: the distance is ``compare``'s ``delta`` from no change, at
+    the rule's ``alpha`` (before the correction), paired or two samples as ``compare``
+    tested it. The standard deviation is the one of ``compare``'s ``mde`` (its detectable
+    effect at the same sizes times it), so the per-query values are not read again;
+    ``two_tables``: the table has ``n_reference`` (a reference frame, the previous
+    window)."""
+    delta = _floats(backend.column("delta"))[rows]
+    mde = _floats(backend.column("mde"))[rows]
+    paired = np.asarray(backend.column("paired"), dtype=bool)[rows]
+    n = _floats(backend.column("n_queries"))[rows]
+    n2 = (_floats(backend.column("n_reference"))[rows] if two_tables
+          else np.full(len(rows), np.nan))
+    level = 1.0 - tests.confidence_level
+    effect = np.where(
+        paired, t_test_detectable_effect(n, level, MDE_POWER),
+        t_test_detectable_effect(n, level, MDE_POWER, n2=np.where(paired, 1.0, n2)),
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sd = mde / effect
+    return queries_to_decide(delta, sd, tests.alpha, two_sample=~paired)
+
+
+def _absolute_decide(rule: Rule, backend: Any, rows: npt.NDArray[np.int64], tests: Tests,
+                     spreads: _Spreads) -> FloatArray:
+    """``queries_to_decide`` of uncertain rows of an absolute rule: the interval (at the
+    rule's ``confidence_level``) holds the bound; at the observed value it leaves it out
+    at :func:`queries_to_decide` of the distance from the value to the bound and the
+    standard deviation of the per-query values (one sample). A geometric mean's on the
+    logs (``log(max(v, 1e-5))``, the distance from ``log(bound)``); NaN for a sum, whose
+    value grows with the queries themselves."""
+    aggregate = rule.metric.definition.aggregate
+    value = _floats(backend.column("value"))[rows]
+    if aggregate == "sum":
+        return np.full(len(rows), np.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if aggregate != "geometric":
+            distance = value - rule.bound
+        elif rule.bound > 0:
+            distance = np.log(value) - math.log(rule.bound)
+        else:  # no geometric mean is at or below 0: no distance to read
+            distance = np.full(len(rows), np.nan)
+    return queries_to_decide(distance, spreads.of(rule, rows), 1.0 - tests.confidence_level)
+
+
+class _Spreads:
+    """The standard deviation of each row's per-query values in an ``evaluate`` table,
+    read (with one ``per_query`` pass) the first time an uncertain row asks."""
+
+    def __init__(self, ev: Any, table: Any, by: Any, windows: dict[str, Any],
+                 options: dict[str, Any], rules: Sequence[Rule]) -> None:
+        self._ev, self._table, self._by, self._windows = ev, table, by, windows
+        self._options = options
+        self._metrics = list(dict.fromkeys(r.metric for r in rules))
+        self._sd: Any = None
+
+    def of(self, rule: Rule, rows: npt.NDArray[np.int64]) -> FloatArray:
+        if self._sd is None:
+            self._sd = self._read()
+        column = self._metrics.index(rule.metric)
+        return np.asarray(self._sd.iloc[rows, column], dtype=np.float64)
+
+    def _read(self) -> Any:
+        per_query: Any = results.as_pandas(self._ev.per_query(
+            self._metrics, by=self._by, **self._windows, **self._options))
+        table: Any = results.as_pandas(self._table)
+        table = table.reset_index(drop=True)
+        names = list(per_query.columns[-len(self._metrics):])
+        values = per_query[names].astype(float)
+        for name, metric in zip(names, self._metrics, strict=True):
+            if metric.definition.aggregate == "geometric":
+                values[name] = np.log(np.maximum(values[name], GEOMETRIC_FLOOR))
+        keys = [c for c in table.columns
+                if c in per_query.columns and c not in names and c not in ("metric", "k")]
+        values[keys] = per_query[keys]
+        if not keys:
+            sd = values[names].std(ddof=1).to_frame().T
+            return sd.iloc[np.zeros(len(table), dtype=np.int64)].reset_index(drop=True)
+        sd = values.groupby(keys, dropna=False, sort=False)[names].std(ddof=1).reset_index()
+        return table[keys].merge(sd, how="left", on=keys)[names]

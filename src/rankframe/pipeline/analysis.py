@@ -37,6 +37,7 @@ __all__ = [
     "k_type",
     "long_labels",
     "per_query",
+    "pooled_sd",
     "relative_change",
     "tested_values",
     "tidy",
@@ -190,10 +191,11 @@ def compare(pq: PerQuery, *, baseline: int, tests: Tests) -> tuple[IntArray, Col
     Columns (:func:`comparison_columns`), the answer first: ``system``, ``metric``, ``k``,
     ``mean`` (the system's statistic), ``delta`` (the change, absolute), ``delta_relative``
     (the change relative to the baseline's statistic, :func:`relative_change`), ``ci_low``
-    and ``ci_high`` (the interval of ``delta``), ``p_value``, ``significant`` (``p_adjusted
-    < alpha``); then ``p_adjusted``, ``statistic`` (what ``mean``, ``delta`` and the
-    interval are of: ``"mean"``, ``"geometric mean"`` or ``"sum"``, the metric's
-    aggregate), ``paired``, ``wins``, ``ties``, ``losses`` and ``n_queries``.
+    and ``ci_high`` (the interval of ``delta``), ``mde`` (:meth:`_Tested.mde`),
+    ``p_value``, ``significant`` (``p_adjusted < alpha``); then ``p_adjusted``,
+    ``statistic`` (what ``mean``, ``delta`` and the interval are of: ``"mean"``,
+    ``"geometric mean"`` or ``"sum"``, the metric's aggregate), ``paired``, ``wins``,
+    ``ties``, ``losses`` and ``n_queries``.
 
     The test, the interval and ``delta`` are of one quantity, the per-query paired
     difference of the values the statistic averages:
@@ -227,43 +229,80 @@ def compare(pq: PerQuery, *, baseline: int, tests: Tests) -> tuple[IntArray, Col
 OUTCOMES = ("wins", "ties", "losses")
 
 
+#: The power at which ``compare()``'s ``mde`` is detectable
+MDE_POWER = 0.8
+
+
 @dataclass(frozen=True)
 class _Tested:
     """The tests of every (segment, system, metric) of a comparison, shape (n_segments,
     n_systems, n_metrics), filled segment by segment: p-values, estimates of the delta,
-    interval bounds (NaN where untested), whether paired, and the outcomes' counts (shape
+    interval bounds (NaN where untested), the standard deviation the ``mde`` reads (of the
+    paired differences, or pooled; a sum's times its number of queries) and the sample
+    sizes (``size2`` NaN where paired), whether paired, and the outcomes' counts (shape
     (3, ...): wins, ties, losses; -1 for null)."""
 
     p_value: FloatArray
     estimate: FloatArray
     low: FloatArray
     high: FloatArray
+    spread: FloatArray
+    size: FloatArray
+    size2: FloatArray
     paired: BoolArray
     outcomes: IntArray
 
     @classmethod
     def nan(cls, shape: tuple[int, int, int], *, paired: bool) -> _Tested:
+        def nan() -> FloatArray:
+            return np.full(shape, np.nan)
+
         return cls(
-            np.full(shape, np.nan), np.full(shape, np.nan), np.full(shape, np.nan),
-            np.full(shape, np.nan), np.full(shape, paired, dtype=bool),
-            np.full((3, *shape), -1, dtype=np.int64),
+            nan(), nan(), nan(), nan(), nan(), nan(), nan(),
+            np.full(shape, paired, dtype=bool), np.full((3, *shape), -1, dtype=np.int64),
         )
 
     def put(self, index: tuple[Any, ...], tested: tuple[FloatArray, ...]) -> None:
-        """The p-values, estimates and bounds (flat, one per system and metric of
-        ``index``) at ``index``."""
+        """The p-values, estimates, bounds, spreads and sizes (flat, one per system and
+        metric of ``index``) at ``index``."""
         shaped = self.p_value[index].shape
-        for out, values in zip((self.p_value, self.estimate, self.low, self.high), tested,
-                               strict=True):
+        outs = (self.p_value, self.estimate, self.low, self.high, self.spread, self.size,
+                self.size2)
+        for out, values in zip(outs, tested, strict=True):
             out[index] = np.reshape(values, shaped)
+
+    def mde(self, confidence_level: float) -> FloatArray:
+        """``compare()``'s ``mde``: the smallest change the t-test at ``1 -
+        confidence_level`` (two-sided) detects with :data:`MDE_POWER`, from the sizes and
+        the spread (:func:`minimum_detectable`)."""
+        paired = np.isnan(self.size2)
+        level = 1.0 - confidence_level
+        effect = np.full(self.size.shape, np.nan)
+        if paired.any():
+            effect[paired] = inference.t_test_detectable_effect(self.size[paired], level,
+                                                                MDE_POWER)
+        if not paired.all():
+            effect[~paired] = inference.t_test_detectable_effect(
+                self.size[~paired], level, MDE_POWER, n2=self.size2[~paired])
+        return np.asarray(np.where(self.spread > 0, effect * self.spread, np.nan),
+                          dtype=np.float64)
+
+
+def _spread(x: FloatArray) -> FloatArray:
+    """Per column, the standard deviation (``ddof=1``, as the t-tests read it); NaN below
+    two values, or for a column with a NaN (whose tests are NaN)."""
+    if len(x) < 2:
+        return np.full(x.shape[1], np.nan)
+    return np.asarray(np.std(x, axis=0, ddof=1), dtype=np.float64)
 
 
 def _paired_tests(
     diff: FloatArray, totals: BoolArray, tests: Tests
-) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+) -> tuple[FloatArray, ...]:
     """The test of "mean difference 0" on paired differences (a column per system and
     metric): p-values, the estimate of the delta and its interval (t for the t-test, else a
-    percentile bootstrap); a sum's (``totals``) estimate and interval are the mean
+    percentile bootstrap), the differences' standard deviation and number (the ``mde``'s);
+    a sum's (``totals``) estimate, interval and standard deviation are the mean
     difference's times the number of queries."""
     p = _p_values(diff, tests.test, tests.n_permutations, tests.seed)
     if tests.test == "t-test":
@@ -276,7 +315,9 @@ def _paired_tests(
     with np.errstate(invalid="ignore"):
         mean = diff.mean(axis=0) if len(diff) else np.full(diff.shape[1], np.nan)
     factor = np.where(totals, float(len(diff)), 1.0)
-    return p, mean * factor, np.ravel(lo) * factor, np.ravel(hi) * factor
+    return (p, mean * factor, np.ravel(lo) * factor, np.ravel(hi) * factor,
+            _spread(diff) * factor, np.full(diff.shape[1], float(len(diff))),
+            np.full(diff.shape[1], np.nan))
 
 
 def comparison_columns(metrics: Sequence[Metric], *, reference: bool) -> list[tuple[str, str]]:
@@ -288,7 +329,8 @@ def comparison_columns(metrics: Sequence[Metric], *, reference: bool) -> list[tu
     return [
         (SYSTEM, "str"), ("metric", "str"), ("k", k_type(metrics)), *group_column(metrics),
         ("mean", "float"), ("delta", "float"), ("delta_relative", "float"), ("ci_low", "float"),
-        ("ci_high", "float"), ("p_value", "float"), ("significant", "bool"),
+        ("ci_high", "float"), ("mde", "float"), ("p_value", "float"),
+        ("significant", "bool"),
         ("p_adjusted", "float"), ("statistic", "str"),
         *([("reference_mean", "float")] if reference else []), ("paired", "bool"),
         *((name, "int?") for name in OUTCOMES), ("n_queries", "int"),
@@ -351,6 +393,7 @@ def _columns(
         "p_adjusted": p_adjusted.ravel(),
         "ci_low": tested.low.ravel(),
         "ci_high": tested.high.ravel(),
+        "mde": tested.mde(tests.confidence_level).ravel(),
         "significant": p_adjusted.ravel() < tests.alpha,  # False where NaN
         "paired": tested.paired.ravel(),
         **_outcome_columns(tested.outcomes),
@@ -528,10 +571,12 @@ def compare_samples(
 
 def _two_sample_tests(
     x: FloatArray, y: FloatArray, totals: BoolArray, tests: Tests
-) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+) -> tuple[FloatArray, ...]:
     """The two-sample test of two independent samples (a column per system and metric):
     p-values, the estimate of the delta and its interval (Welch's for the t-test, else a
-    bootstrap resampling each side); a sum's (``totals``) are of ``n1 mean1 - n2 mean2``."""
+    bootstrap resampling each side), and the ``mde``'s pooled standard deviation
+    (:func:`pooled_sd`) and sizes; a sum's (``totals``) are of ``n1 mean1 - n2 mean2``, its
+    standard deviation ``n1`` times the pooled one."""
     test, seed, level = tests.test, tests.seed, tests.confidence_level
     p = _two_sample_p_values(x, y, test, tests.n_permutations, seed, totals)
     if test == "t-test":
@@ -545,7 +590,25 @@ def _two_sample_tests(
         m1 = x.mean(axis=0) if len(x) else np.full(x.shape[1], np.nan)
         m2 = y.mean(axis=0) if len(y) else np.full(y.shape[1], np.nan)
     est = np.where(totals, n1 * m1 - n2 * m2, m1 - m2)
-    return p, est, lo, hi
+    sizes = np.full(x.shape[1], n1), np.full(x.shape[1], n2)
+    spread = pooled_sd(_spread(x), _spread(y), n1, n2) * np.where(totals, n1, 1.0)
+    return p, est, lo, hi, spread, *sizes
+
+
+def pooled_sd(sd1: npt.ArrayLike, sd2: npt.ArrayLike, n1: npt.ArrayLike,
+              n2: npt.ArrayLike) -> FloatArray:
+    """The pooled standard deviation of two samples, ``sqrt(((n1 - 1) sd1**2 + (n2 - 1)
+    sd2**2) / (n1 + n2 - 2))`` (each ``sd`` with ``ddof=1``): the one a two-sample t-test
+    with equal variances reads, and the unit of the two-sample effect sizes of
+    ``sample_size()`` and ``compare()``'s ``mde``. A side of one query adds nothing; NaN
+    without degrees of freedom."""
+    sd1, sd2 = np.asarray(sd1, dtype=np.float64), np.asarray(sd2, dtype=np.float64)
+    n1, n2 = np.asarray(n1, dtype=np.float64), np.asarray(n2, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        squares = (np.where(n1 > 1, (n1 - 1) * sd1**2, 0.0)
+                   + np.where(n2 > 1, (n2 - 1) * sd2**2, 0.0))
+        return np.asarray(np.where(n1 + n2 > 2, np.sqrt(squares / (n1 + n2 - 2)), np.nan),
+                          dtype=np.float64)
 
 
 def _two_sample_p_values(

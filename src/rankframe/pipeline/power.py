@@ -1,6 +1,7 @@
 """``sample_size()``: how many queries a t-test needs to detect a change, from the per-query
 values in hand (statsmodels' ``TTestPower`` / ``TTestIndPower`` ``solve_power``, with the
-effect size from the observed standard deviation)."""
+effect size from the observed standard deviation: of the paired differences, of the values,
+or pooled over this frame and a reference frame)."""
 
 from __future__ import annotations
 
@@ -8,25 +9,39 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
+from rankframe.pipeline.analysis import pooled_sd
 from rankframe.stats.inference import t_test_sample_size
 
-__all__ = ["SAMPLE_SIZE_COLUMNS", "sample_sizes"]
+__all__ = ["REFERENCE_COLUMNS", "SAMPLE_SIZE_COLUMNS", "reference_sample_sizes",
+           "sample_sizes"]
 
 #: The columns of ``sample_size()``'s table, the answer first
 SAMPLE_SIZE_COLUMNS = ("system", "metric", "n_needed", "n_queries", "enough", "delta",
                        "effect_size", "sd", "test")
+#: ``sample_size(reference=)``'s: the reference's queries in hand after this frame's
+REFERENCE_COLUMNS = (*SAMPLE_SIZE_COLUMNS[:4], "n_reference", *SAMPLE_SIZE_COLUMNS[4:])
+
+
+def _present(values: pd.Series) -> npt.NDArray[np.float64]:
+    x = np.asarray(values.to_numpy(dtype=float), dtype=np.float64)
+    return np.asarray(x[~np.isnan(x)], dtype=np.float64)
+
+
+def _sd(x: npt.NDArray[np.float64]) -> float:
+    return float(np.std(x, ddof=1)) if len(x) > 1 else math.nan
 
 
 def _row(system: str, metric: str, values: pd.Series, reference_mean: float, *, paired: bool,
          delta: float, relative: bool, alpha: float, power: float,
-         alternative: str) -> dict[str, object]:
-    """One (system, metric): ``values`` are the paired differences or the system's values."""
-    x = values.to_numpy(dtype=float)
-    x = x[~np.isnan(x)]
+         alternative: str, sd: float | None = None) -> dict[str, object]:
+    """One (system, metric): ``values`` are the paired differences or the system's values;
+    ``sd`` the standard deviation of the effect size when it is not theirs (pooled)."""
+    x = _present(values)
     change = delta * abs(reference_mean) if relative else delta
-    sd = float(np.std(x, ddof=1)) if len(x) > 1 else math.nan
+    sd = _sd(x) if sd is None else sd
     effect = change / sd if sd > 0 else math.nan
     n = (t_test_sample_size(effect, alpha, power, alternative, two_sample=not paired)
          if math.isfinite(effect) else math.nan)
@@ -37,18 +52,52 @@ def _row(system: str, metric: str, values: pd.Series, reference_mean: float, *, 
             "test": "paired t-test" if paired else "two-sample t-test"}
 
 
+def _wide(per_query: pd.DataFrame, metrics: Sequence[str], keys: Sequence[str],
+          systems: Sequence[str]) -> pd.DataFrame:
+    """``per_query()``'s rows with a column per (metric, system)."""
+    if "system" in per_query.columns:
+        # one value per cell: no aggregation (pivot_table would average)
+        return per_query.pivot(  # noqa: PD010
+            index=list(keys), columns="system", values=list(metrics))
+    wide = per_query.set_index(list(keys))[list(metrics)]
+    wide.columns = pd.MultiIndex.from_product([list(metrics), [systems[0]]])
+    return wide
+
+
+def reference_sample_sizes(
+    per_query: pd.DataFrame, reference: pd.DataFrame, metrics: Sequence[str],
+    keys: Sequence[str], systems: Sequence[str], *, delta: float, relative: bool,
+    alpha: float, power: float, alternative: str,
+) -> pd.DataFrame:
+    """The table of ``sample_size(reference=)``: each system of this frame's per-query
+    values against the same system of the reference's, two samples of equal size
+    (``TTestIndPower``, ``ratio=1``) with the pooled standard deviation
+    (:func:`rankframe.pipeline.analysis.pooled_sd`); ``delta`` relative to the reference's
+    mean with ``relative``. ``n_needed`` is per side; ``enough`` when both sides hold it."""
+    mine = _wide(per_query, metrics, keys, systems)
+    theirs = _wide(reference, metrics, keys, systems)
+    rows = []
+    for system in systems:
+        for metric in metrics:
+            x = _present(mine[(metric, system)])
+            y = _present(theirs[(metric, system)])
+            sd = float(pooled_sd(_sd(x), _sd(y), len(x), len(y)))
+            row = _row(system, metric, mine[(metric, system)], float(np.mean(y)) if len(y)
+                       else math.nan, paired=False, delta=delta, relative=relative,
+                       alpha=alpha, power=power, alternative=alternative, sd=sd)
+            row["n_reference"] = len(y)
+            needed = float(row["n_needed"])  # type: ignore[arg-type]
+            row["enough"] = bool(not math.isnan(needed) and min(len(x), len(y)) >= needed)
+            rows.append(row)
+    return pd.DataFrame(rows, columns=list(REFERENCE_COLUMNS))
+
+
 def sample_sizes(per_query: pd.DataFrame, metrics: Sequence[str], keys: Sequence[str],
                  systems: Sequence[str], baseline: str | None, *, delta: float,
                  relative: bool, alpha: float, power: float, alternative: str) -> pd.DataFrame:
     """The table of ``sample_size()`` from ``per_query()``'s rows (``keys``: the query key
     columns; a ``system`` column when there are several systems)."""
-    if "system" in per_query.columns:
-        # one value per cell: no aggregation (pivot_table would average)
-        wide = per_query.pivot(  # noqa: PD010
-            index=list(keys), columns="system", values=list(metrics))
-    else:
-        wide = per_query.set_index(list(keys))[list(metrics)]
-        wide.columns = pd.MultiIndex.from_product([list(metrics), [systems[0]]])
+    wide = _wide(per_query, metrics, keys, systems)
     rows = []
     for system in systems:
         if system == baseline:

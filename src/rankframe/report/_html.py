@@ -726,10 +726,11 @@ def _in_unit(value: float, *, relative: bool, signed: bool) -> str:
 def _gates_table(g: pd.DataFrame, keys: Sequence[str]) -> str:
     """check()'s table as the rules read: the rule on one line, its segment, the status as
     a coloured word, what was measured (the value, or a drop rule's change) with its
-    interval and the bound in the rule's own unit, the p-value as the CLI writes it."""
+    interval and the bound in the rule's own unit, the p-value as the CLI writes it, the
+    queries, and for an uncertain row the queries that would decide it."""
     head = ("<tr><th>rule</th>" + "".join(f"<th>{esc(k)}</th>" for k in keys)
             + "<th>status</th><th>measured</th><th>interval</th><th>bound</th>"
-            "<th>p (adjusted)</th><th>queries</th></tr>")
+            "<th>p (adjusted)</th><th>queries</th><th>queries to decide</th></tr>")
     shown_keys = pd.DataFrame({k: window_labels(g[k]) if k == "window" else
                                [str(v) for v in g[k].tolist()] for k in keys}) if keys else None
     body = []
@@ -744,6 +745,7 @@ def _gates_table(g: pd.DataFrame, keys: Sequence[str]) -> str:
         shown = functools.partial(_in_unit, relative=relative, signed=drop)
         status = str(row["status"])
         queries = row.get("n_queries")
+        decide = _float(row.get("queries_to_decide"))
         cells = [f'<td class="rule" data-kind="gates:rule">{esc(row["rule"])}</td>']
         if shown_keys is not None:
             cells += [f'<td data-kind="gates:{esc(k)}">{esc(v)}</td>'
@@ -765,6 +767,10 @@ def _gates_table(g: pd.DataFrame, keys: Sequence[str]) -> str:
             f'{p_text(row.get("p_adjusted"))}</td>',
             '<td class="num" data-kind="gates:n_queries">'
             + ("" if queries is None or pd.isna(queries) else f"{int(queries):,}") + "</td>",
+            f'<td class="num" data-kind="gates:queries_to_decide" '
+            f'data-value="{esc(repr(decide))}">'
+            + (f"{int(decide):,}" if math.isfinite(decide) else "never" if decide > 0 else "")
+            + "</td>",
         ]
         body.append(f'<tr data-row="{i}">' + "".join(cells) + "</tr>")
     return f'<table class="gates">{head}{"".join(body)}</table>'

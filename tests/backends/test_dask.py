@@ -375,6 +375,9 @@ def two_systems(frames: tuple[Any, pd.DataFrame]) -> tuple[Any, pd.DataFrame]:
     return dask_and_pandas(other)
 
 
+#: the item ids of generated() (d0..d1008) in two groups, for the exposure metrics
+ITEM_GROUPS = {f"d{i}": "odd" if i % 2 else "even" for i in range(1009)}
+
 WHOLE_CALLS: dict[str, Callable[[Any], Any]] = {
     "ci": lambda ev: ev.evaluate(METRICS, confidence_level=0.9, n_resamples=200),
     "ci-by": lambda ev: ev.evaluate(["mrr", "ndcg@10"], by=["theme", "cohort"],
@@ -382,6 +385,15 @@ WHOLE_CALLS: dict[str, Callable[[Any], Any]] = {
     "tidy": lambda ev: ev.evaluate(METRICS, by="theme", tidy=True, empty="skip"),
     "compare-permutation": lambda ev: ev.compare(["mrr"], test="permutation", n_permutations=500,
                                                  baseline="other"),
+    "slices": lambda ev: ev.slices(["mrr", "ndcg@10"], ["theme", "cohort"], min_queries=5),
+    "slices-baseline-permutation": lambda ev: ev.slices(
+        ["mrr"], ["theme", "cohort"], baseline="score", min_queries=5, test="permutation",
+        n_permutations=300),
+    "gaps": lambda ev: ev.gaps(["mrr"], "theme", n_permutations=300, n_resamples=50),
+    "gaps-baseline-anova": lambda ev: ev.gaps(["mrr", "ndcg@10"], ["theme", "cohort"],
+                                              baseline="score", test="anova", n_resamples=50),
+    "exposure": lambda ev: ev.evaluate(["exposure@5", "exposure_gap@5", "awrf@5", "ndkl@5"],
+                                       item_groups=ITEM_GROUPS, by="theme"),
 }
 
 
@@ -396,6 +408,16 @@ def test_whole_frame_summaries_equal_pandas(
     result = call(ddf.rank_eval(score=scores))
     assert isinstance(result, dd.DataFrame)
     assert_same(result, call(pdf.rank_eval(score=scores)))
+
+
+def test_sample_size_on_the_cluster(two_systems: tuple[Any, pd.DataFrame]) -> None:
+    """sample_size() reads the per-query values computed on the workers: pandas' table."""
+    ddf, pdf = two_systems
+    scores = ["score", "other"]
+    for options in ({"baseline": "score"}, {"relative": True}):
+        got = ddf.rank_eval(score=scores).sample_size(["mrr", "ndcg@10"], delta=0.1, **options)
+        want = pdf.rank_eval(score=scores).sample_size(["mrr", "ndcg@10"], delta=0.1, **options)
+        pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=RTOL)
 
 
 def _timed(frame: pd.DataFrame) -> pd.DataFrame:

@@ -18,6 +18,7 @@ import pandas as pd
 import polars as pl
 import pytest
 from FairRankTune.Metrics import AWRF, EXP, NDKL
+from scipy.spatial.distance import jensenshannon
 
 from conftest import FrameMaker
 from helpers import as_float, as_pandas, collect
@@ -105,6 +106,40 @@ def test_awrf_by_hand(make_frame: FrameMaker) -> None:
     # a list whose exposure equals the target: awrf 1 (k = 1, T = x alone)
     assert as_float(run(frame, lambda ev: ev.awrf(1, item_groups=GROUPS,
                                                   target={"x": 1, "y": 0}))) == 1.0
+
+
+def test_awrf_trec_fair_convention_by_hand(make_frame: FrameMaker) -> None:
+    """The TREC Fair Ranking 2021-22 scripts' AWRF (Task 1), as they define it: attention
+    ``1 / log2(max(rank, 2))`` over the whole run (float32 there), each group's attention
+    normalised, then ``1 - jensenshannon(E, T) ** 2`` with scipy's default natural log."""
+    frame = make_frame(EXAMPLE)
+    # attention: ranks 1, 2, 3 -> 1/log2(2) = 1, 1/log2(2) = 1, 1/log2(3) = 0.6309298;
+    # total 2.6309298. E = (1, 1.6309298) / 2.6309298 = (0.3800938, 0.6199062).
+    # default target T = (1/2, 1/2); M = (E + T) / 2 = (0.4400469, 0.5599531).
+    # E's term: 0.3800938 ln(0.8637574) + 0.6199062 ln(1.1070681)
+    #         = -0.0556698 + 0.0630539 = 0.0073841
+    # T's term: 0.5 ln(1.1362426) + 0.5 ln(0.8929319) = 0.0638634 - 0.0566225 = 0.0072409
+    # JSD (nats) = (0.0073841 + 0.0072409) / 2 = 0.0073125; awrf = 0.9926875
+    trec = {"item_groups": GROUPS, "convention": "trec_fair"}
+    got = as_float(run(frame, lambda ev: ev.awrf(**trec)))
+    assert got == pytest.approx(0.9926875, abs=2e-7)
+    # the same by scipy (the scripts' own call): jensenshannon is the square root
+    e = np.array([1.0, 1.0 + 1 / math.log2(3)]) / (2.0 + 1 / math.log2(3))
+    assert got == pytest.approx(1 - jensenshannon(e, [0.5, 0.5]) ** 2, abs=1e-12)
+    # a given target T = (1/4, 3/4): M = (0.3150469, 0.6849531)
+    # E's term: 0.3800938 ln(1.2064673) + 0.6199062 ln(0.9050345) = 0.0713423 - 0.0618556
+    #         = 0.0094867
+    # T's term: 0.25 ln(0.7935327) + 0.75 ln(1.0949655) = -0.0578151 + 0.0680421 = 0.0102270
+    # JSD = 0.0098568; awrf = 0.9901432
+    got = as_float(run(frame, lambda ev: ev.awrf(**trec, target={"x": 0.25, "y": 0.75})))
+    assert got == pytest.approx(0.9901432, abs=2e-7)
+    # each convention alone: the discount alone (bits) and nats alone differ from both
+    bits = as_float(run(frame, lambda ev: ev.awrf(item_groups=GROUPS,
+                                                  discount="log2(max(rank,2))")))
+    assert bits == pytest.approx(1 - 0.0073125 / math.log(2), abs=2e-7)
+    # the label names the preset; an explicit option wins over it
+    table = as_pandas(frame.rank_eval.evaluate(["awrf"], **trec, jsd_unit="bits"))
+    assert table["awrf(convention=trec_fair,jsd_unit=bits)"].iloc[0] == pytest.approx(bits)
 
 
 def test_ndkl_by_hand(make_frame: FrameMaker) -> None:

@@ -3,7 +3,8 @@
 The browsing model (:func:`attention`) is declared once and read by every exposure metric:
 the attention a_i a user gives the item at rank i of a top-k list (``browsing=``):
 
-- ``"log"``: ``1 / log2(1 + i)``, DCG's discount (the default);
+- ``"log"``: ``1 / log2(1 + i)``, DCG's discount (the default); ``1 / log2(max(i, 2))``
+  under ``discount="log2(max(rank,2))"`` (the TREC Fair Ranking scripts' discount);
 - ``"rbp"``: ``patience**(i - 1)``, rank-biased precision's persistence (Moffat & Zobel);
 - ``"cascade"``: ``(1 - stop)**r_i``, r_i the relevant items (grade >= ``min_relevance``)
   above rank i: the user reads down and stops after each relevant item with probability
@@ -16,9 +17,10 @@ L and its relevant items R (grade rel > 0, or >= ``min_relevance``):
 - merit share ``M_g = Σ_{j∈R, g(j)=g} rel_j / Σ_{j∈R} rel_j`` (Singh & Joachims 2018);
 - ``exposure_ratio = E_g / M_g`` (NaN where M_g = 0, left out of its mean) and
   ``exposure_gap = E_g - M_g``;
-- ``awrf = 1 - JSD(E, T)``, the Jensen-Shannon divergence in bits (so in [0, 1]) between the
-  exposure distribution and the target T (``target=``, or the groups' shares among R by
-  count; Sapiezynski et al. 2019);
+- ``awrf = 1 - JSD(E, T)``, the Jensen-Shannon divergence in bits (so in [0, 1]; in nats
+  under ``jsd_unit="nats"``) between the exposure distribution and the target T
+  (``target=``, or the groups' shares among R by count; Sapiezynski et al. 2019);
+  ``convention="trec_fair"`` sets the TREC Fair Ranking scripts' discount and nats;
 - ``ndkl``: the DCG-weighted mean over i <= k of KL(P_i || T) in nats, P_i the groups'
   shares among the top i, T ``target=`` or the whole ranked list's shares (Geyik et al.
   2019).
@@ -71,6 +73,8 @@ def attention(top: TopK, k: int | None, options: Options) -> tuple[IntArray, Flo
     lists, length, keep = lists_at(top, k)
     rank = top.rank[keep].astype(np.float64)
     if options.browsing == "log":
+        if options.discount == "log2(max(rank,2))":
+            return lists, 1.0 / np.log2(np.maximum(rank, 2.0))
         return lists, 1.0 / np.log2(1.0 + rank)
     if options.browsing == "rbp":
         return lists, options.patience ** (rank - 1.0)
@@ -91,7 +95,7 @@ def _exposure(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
     """Per list (``system * n_queries + query``) and group, the exposure share E_g; once
     per cut-off and browsing model for the metrics of a call."""
     o = inputs.options
-    key = ("exposure", k, o.browsing, o.patience, o.stop, o.min_relevance)
+    key = ("exposure", k, o.browsing, o.patience, o.stop, o.discount, o.min_relevance)
     shares: FloatArray = inputs.cached(key, lambda: _exposure_shares(top, k, inputs))
     return shares
 
@@ -227,21 +231,22 @@ def target_shares(target: Any, names: list[object]) -> FloatArray:
     return out
 
 
-def _bits(p: FloatArray, m: FloatArray) -> FloatArray:
-    """Σ p log2(p / m) per row, 0 log 0 = 0."""
+def _kl(p: FloatArray, m: FloatArray, log: Any) -> FloatArray:
+    """Σ p log(p / m) per row, 0 log 0 = 0."""
     ratio = np.ones_like(p)
     np.divide(p, m, out=ratio, where=p > 0)
-    bits: FloatArray = np.sum(np.where(p > 0, p * np.log2(ratio), 0.0), axis=1)
-    return bits
+    kl: FloatArray = np.sum(np.where(p > 0, p * log(ratio), 0.0), axis=1)
+    return kl
 
 
 def awrf(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
-    """1 - JSD(E, T) in bits; 0 for a list without items or a query without a target
-    (no relevant item and no ``target``)."""
+    """1 - JSD(E, T) in bits (``jsd_unit="nats"``: nats); 0 for a list without items or a
+    query without a target (no relevant item and no ``target``)."""
     exposure = _exposure(top, k, inputs)
     target = _target(top, inputs)
     mean = (exposure + target) / 2.0
-    divergence = (_bits(exposure, mean) + _bits(target, mean)) / 2.0
+    log = np.log2 if inputs.options.jsd_unit == "bits" else np.log
+    divergence = (_kl(exposure, mean, log) + _kl(target, mean, log)) / 2.0
     defined = (exposure.sum(axis=1) > 0) & (target.sum(axis=1) > 0)
     values: FloatArray = np.where(defined, 1.0 - divergence, 0.0)
     return top.per_query(values)

@@ -17,11 +17,13 @@ from rankframe.metrics.item_values import ItemMetric
 from rankframe.metrics.registry import MetricDef
 from rankframe.settings.options import (
     BROWSING,
+    DISCOUNT,
     CATALOG,
     CLASS_AVERAGE,
     GROUP,
     ITEM_FEATURES,
     ITEM_GROUPS,
+    JSD_UNIT,
     PATIENCE,
     POPULARITY,
     STOP,
@@ -239,7 +241,7 @@ _GROUPS = """
     ...                    "score": [3, 2, 1], "relevant": [2, 0, 1]})
     >>> groups = {"a": "x", "b": "y", "c": "y"}"""
 
-_BROWSING = (BROWSING, PATIENCE, STOP)
+_BROWSING = (BROWSING, PATIENCE, STOP, DISCOUNT)
 _PER_GROUP = options_of(ITEM_GROUPS, UNKNOWN_GROUP, *_BROWSING, GROUP)
 _EXPOSURE_REFS = """
 
@@ -326,7 +328,7 @@ EXPOSURE_GAP = MetricDef(
 AWRF = MetricDef(
     name="awrf", aliases=("attention_weighted_rank_fairness",), trec_name=None,
     trec_cut=None, takes_k=True,
-    options=options_of(ITEM_GROUPS, UNKNOWN_GROUP, TARGET, *_BROWSING),
+    options=options_of(ITEM_GROUPS, UNKNOWN_GROUP, TARGET, *_BROWSING, JSD_UNIT),
     items=ItemMetric(per_query=exposure.awrf, needs="item_groups", truth=True, grades=True),
     summary="1 - Jensen-Shannon divergence of the groups' attention from a target",
     doc=r"""Attention-weighted rank fairness at k: 1 minus the Jensen-Shannon divergence

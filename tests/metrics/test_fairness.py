@@ -225,6 +225,25 @@ def brute(rows: pd.DataFrame, score: str, k: int, browsing: str,
     return out
 
 
+def brute_ndkl(rows: pd.DataFrame, score: str, k: int) -> float:
+    """One query's ndkl@k from its formula: T the groups' shares of the whole ranked list
+    (every retrieved item, beyond k too), KL(P_i || T) in nats over i <= k, DCG weights."""
+    ranked = [i for _, i in sorted(((s, i) for s, i in zip(rows[score], rows["item"],
+                                                             strict=True) if not pd.isna(s)),
+                                   key=lambda t: (-t[0], t[1]))]
+    if not ranked:
+        return 0.0
+    target = {g: sum(ITEM_GROUPS[i] == g for i in ranked) / len(ranked) for g in NAMES}
+    total = z = 0.0
+    for depth in range(1, min(k, len(ranked)) + 1):
+        top = ranked[:depth]
+        shares = {g: sum(ITEM_GROUPS[i] == g for i in top) / depth for g in NAMES}
+        kl = sum(p * math.log(p / target[g]) for g, p in shares.items() if p)
+        total += kl / math.log2(1 + depth)
+        z += 1 / math.log2(1 + depth)
+    return total / z
+
+
 BROWSING_OPTIONS = {"log": {}, "rbp": {"browsing": "rbp", "patience": "0.7"},
                     "cascade": {"browsing": "cascade", "stop": "0.6"}}
 
@@ -258,6 +277,14 @@ def test_per_query_against_the_formulas(make_frame: FrameMaker, browsing: str, k
                 assert math.isnan(got), (row["query"], name)
             else:
                 assert got == pytest.approx(expected, abs=1e-12), (row["query"], name)
+    # ndkl@k: its target reads the whole list of each system (null scores left out), the
+    # items below k too
+    ndkl = as_pandas(make_frame(data).rank_eval(score=["score", "other"]).per_query(
+        [f"ndkl@{k}"], item_groups=ITEM_GROUPS))
+    for row in ndkl.to_dict("records"):
+        rows = data[data["query"] == row["query"]]
+        expected = brute_ndkl(rows, row["system"], k)
+        assert row[f"ndkl@{k}"] == pytest.approx(expected, abs=1e-12), row["query"]
 
 
 def test_segments_are_means_of_the_queries(make_frame: FrameMaker) -> None:
@@ -382,6 +409,11 @@ def test_bad_input(make_frame: FrameMaker) -> None:
                                                  r"relevant rows have no group in "
                                                  r"item_groups: 'c'.*unknown_group="):
         run(frame, lambda ev: ev.evaluate(["exposure@3"], item_groups={"a": "x", "b": "y"}))
+    # ndkl@1 reads the whole list for its target: c, ranked 3rd, needs a group too
+    with pytest.raises(InvalidOptionError, match=r"1 item\(s\) of the top-k lists or of the "
+                                                 r"relevant rows have no group in "
+                                                 r"item_groups: 'c'"):
+        run(frame, lambda ev: ev.ndkl(1, item_groups={"a": "x", "b": "y"}))
     with pytest.raises(InvalidOptionError, match=r"exposure@3 needs the 'item_groups' option"):
         run(frame, lambda ev: ev.evaluate(["exposure@3"]))
     with pytest.raises(InvalidOptionError, match=r"shares sum to 0.9, not 1"):

@@ -39,6 +39,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from rankframe.engine import segments
 from rankframe.exceptions import InvalidOptionError, excerpt, plain
 from rankframe.metrics.item_values import Inputs, TopK, group_names, lists_at
 
@@ -255,33 +256,45 @@ def awrf(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
 def ndkl(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
     """Σ_{i ≤ k} KL(P_i || T) / log2(i + 1), divided by Σ_{i ≤ k} 1 / log2(i + 1) (over the
     ranks the list has), P_i the groups' shares among the top i, KL in nats; T the
-    ``target`` or the groups' shares of the whole ranked list; 0 for an empty list."""
+    ``target`` or the groups' shares of the whole ranked list; 0 for an empty list.
+
+    With c_g the count of group g among the top i (Σ_g c_g = i), KL(P_i || T) =
+    (Σ_g c_g ln c_g - i ln i - Σ_g c_g ln T_g) / i: both sums grow by one term per entry
+    (the entry's group's ``(c + 1) ln(c + 1) - c ln c``, and its ``ln T``), so they are
+    running sums within each list, with no (entry x group) array."""
     per_code, n_groups = _group_of(inputs)
-    every, length_all, _ = lists_at(top, None)
-    group_all = per_code[top.item]
-    whole = np.bincount(every * n_groups + group_all,
-                        minlength=top.n_lists * n_groups).reshape(top.n_lists, n_groups)
-    given = inputs.options.target
-    target = (np.broadcast_to(target_shares(given, inputs.groups()[1]), whole.shape)
-              if given is not None else whole / np.maximum(length_all, 1)[:, None])
     lists, length, keep = lists_at(top, k)
     group = per_code[top.item[keep]]
-    rank = top.rank[keep].astype(np.float64)
-    onehot = np.zeros((len(lists), n_groups))
-    onehot[np.arange(len(lists)), group] = 1.0
-    counts = np.cumsum(onehot, axis=0)
-    first = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
-    if len(lists):  # counts within each list: minus the counts before its first entry
-        counts -= (counts[first] - onehot[first])[lists]
-    share = counts / rank[:, None]
-    t = target[lists]
+    given = inputs.options.target
     with np.errstate(divide="ignore"):
-        ratio = np.ones_like(share)
-        np.divide(share, t, out=ratio, where=share > 0)
-        terms = np.where(share > 0, share * np.log(ratio), 0.0)
-        terms = np.where((share > 0) & (t == 0), np.inf, terms)
+        if given is not None:
+            log_target = np.log(target_shares(given, inputs.groups()[1]))[group]
+        else:  # the whole list's shares: no top-k entry's group has none
+            whole, length_all = top.whole_counts(per_code, n_groups)
+            log_target = (np.log(whole[lists * n_groups + group])
+                          - np.log(length_all)[lists])
+    n = len(lists)
+    first = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
+    position = (np.arange(n, dtype=np.int64) - first[lists] + 1).astype(np.float64)
+    # c: the entries of the same group above each one in its list (a stable sort keeps
+    # the ranks' order within a (list, group) run)
+    key = lists * n_groups + group
+    order = np.argsort(key, kind="stable")
+    run = segments.heads(key[order])
+    index = np.arange(n, dtype=np.int64)
+    before = np.empty(n, dtype=np.float64)
+    before[order] = index - np.maximum.accumulate(np.where(run, index, 0))
+    grown = (before + 1.0) * np.log(before + 1.0)
+    grown -= np.where(before > 0, before * np.log(np.maximum(before, 1.0)), 0.0)
+    zero = ~np.isfinite(log_target)  # a group the target gives 0: KL is +inf
+    entropy_sum = segments.prefix_sums(lists, grown)
+    target_sum = segments.prefix_sums(lists, np.where(zero, 0.0, log_target))
+    rank = top.rank[keep].astype(np.float64)
+    kl = np.maximum((entropy_sum - position * np.log(rank) - target_sum) / rank, 0.0)
+    if zero.any():
+        kl[segments.prefix_sums(lists, zero.astype(np.float64)) > 0] = np.inf
     weight = 1.0 / np.log2(1.0 + rank)
-    total = np.bincount(lists, weights=weight * terms.sum(axis=1), minlength=top.n_lists)
+    total = np.bincount(lists, weights=weight * kl, minlength=top.n_lists)
     z = np.bincount(lists, weights=weight, minlength=top.n_lists)
     out = np.zeros(top.n_lists)
     np.divide(total, z, out=out, where=z > 0)

@@ -17,9 +17,9 @@ from rankframe.metrics.item_values import ItemMetric
 from rankframe.metrics.registry import MetricDef
 from rankframe.settings.options import (
     BROWSING,
-    DISCOUNT,
     CATALOG,
     CLASS_AVERAGE,
+    DISCOUNT,
     GROUP,
     ITEM_FEATURES,
     ITEM_GROUPS,

@@ -463,3 +463,51 @@ def test_a_polars_mapping_of_three_columns_is_named(make_frame: FrameMaker, opti
                        match=f"'{option}' option, as a polars DataFrame, must have two "
                              f"columns: the item, then {value}. Got 3 columns"):
         collect(frame.rank_eval.evaluate([metric], **{option: mapping}))
+
+
+# -- expected exposure (Diaz et al. 2020) -------------------------------------------------------
+
+
+def test_expected_exposure_by_hand(make_frame: FrameMaker) -> None:
+    """EE-L, EE-D and EE-R of one ranking per query, from their definitions (Diaz et al.
+    2020; the components as TREC Fair Ranking 2021's script computes them)."""
+    # q1 ranks a (grade 2), b (0), c (1); q2 ranks d (1), e (1), f (0), and g (grade 2) is
+    # relevant but not retrieved.
+    frame = make_frame({"query": ["q1"] * 3 + ["q2"] * 4,
+                        "item": ["a", "b", "c", "d", "e", "f", "g"],
+                        "score": [3.0, 2.0, 1.0, 3.0, 2.0, 1.0, None],
+                        "relevant": [2, 0, 1, 1, 1, 0, 2]})
+    rbp = {"browsing": "rbp", "patience": 0.5}
+    got = as_pandas(frame.rank_eval.per_query(
+        ["expected_exposure", "ee_disparity", "ee_relevance"], **rbp))
+    suffix = "(browsing=rbp,patience=0.5)"
+    loss, disparity, relevance = (got[f"{m}{suffix}"].tolist() for m in
+                                  ("expected_exposure", "ee_disparity", "ee_relevance"))
+    # RBP, patience 1/2: ε = 1, 1/2, 1/4 down each ranking.
+    # q1: target a (grade 2, b = 0, m = 1): A(1) - A(0) = 1; c (grade 1, b = 1, m = 1):
+    #   A(2) - A(1) = 1/2; b: 0.
+    #   EE-D = 1 + 1/4 + 1/16 = 1.3125; EE-R = 1 * 1 + 1/4 * 1/2 = 1.125
+    #   EE-L = (1 - 1)^2 + (1/2 - 0)^2 + (1/4 - 1/2)^2 = 0.3125
+    # q2: target g (grade 2): 1; d, e (grade 1, b = 1, m = 2): (A(3) - A(1)) / 2 =
+    #   (1/2 + 1/4) / 2 = 0.375 each; f: 0.
+    #   EE-D = 1.3125; EE-R = 1 * 0.375 + 1/2 * 0.375 = 0.5625
+    #   EE-L = (1 - 0.375)^2 + (1/2 - 0.375)^2 + (1/4)^2 + (0 - 1)^2
+    #        = 0.390625 + 0.015625 + 0.0625 + 1 = 1.46875
+    assert disparity == pytest.approx([1.3125, 1.3125], abs=1e-12)
+    assert relevance == pytest.approx([1.125, 0.5625], abs=1e-12)
+    assert loss == pytest.approx([0.3125, 1.46875], abs=1e-12)
+    # the log model cut at k = 2: ε = 1, 1/log2(3) = 0.6309298, 0; A(1) = 1,
+    # A(2) = A(3) = 1.6309298.
+    # q1: targets a 1, c 0.6309298. EE-D = 1 + 0.3980724 = 1.3980724; EE-R = 1;
+    #   EE-L = 0 + 0.3980724 + 0.3980724 = 0.7961447
+    # q2: targets g 1, d and e (1.6309298 - 1) / 2 = 0.3154649. EE-D = 1.3980724;
+    #   EE-R = 0.3154649 + 0.6309298 * 0.3154649 = 0.3154649 + 0.1990362
+    #   = 0.5145011;
+    #   EE-L = (1 - 0.3154649)^2 (d) + (0.6309298 - 0.3154649)^2 (e) + 0 (f) + (0 - 1)^2 (g)
+    #        = 0.4685883 + 0.0995181 + 1 = 1.5681064
+    got = as_pandas(frame.rank_eval.per_query(
+        ["expected_exposure@2", "ee_disparity@2", "ee_relevance@2"]))
+    assert got["ee_disparity@2"].tolist() == pytest.approx([1.3980724] * 2, abs=1e-7)
+    assert got["ee_relevance@2"].tolist() == pytest.approx([1.0, 0.5145011], abs=1e-7)
+    assert got["expected_exposure@2"].tolist() == pytest.approx([0.7961447, 1.5681064],
+                                                                abs=1e-7)

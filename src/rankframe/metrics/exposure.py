@@ -50,6 +50,9 @@ if TYPE_CHECKING:
 __all__ = [
     "attention",
     "awrf",
+    "ee_disparity",
+    "ee_loss",
+    "ee_relevance",
     "exposure_gap",
     "exposure_ratio",
     "exposure_share",
@@ -322,3 +325,102 @@ def per_group(metric: Metric, options: Options) -> list[Metric]:
         dataclasses.replace(metric, options=tuple(sorted((*metric.options, ("group", label)))))
         for label in labels
     ]
+
+
+# -- expected exposure (Diaz et al. 2020) -------------------------------------------------------
+
+
+def _ideal_attention(n: int, k: int | None, options: Options) -> FloatArray:
+    """A(0..n): the attention of the ideal ranking's first j positions, j = 0..n, cut at k.
+    Every browsing model gives position i of a ranking whose first items are all relevant
+    a function of i alone (the cascade: (1 - stop)**(i - 1))."""
+    rank = np.arange(1, n + 1, dtype=np.float64)
+    if options.browsing == "log":
+        if options.discount == "log2(max(rank,2))":
+            a = 1.0 / np.log2(np.maximum(rank, 2.0))
+        else:
+            a = 1.0 / np.log2(1.0 + rank)
+    elif options.browsing == "rbp":
+        a = options.patience ** (rank - 1.0)
+    else:
+        a = (1.0 - options.stop) ** (rank - 1.0)
+    if k is not None:
+        a[k:] = 0.0
+    return np.concatenate([[0.0], np.cumsum(a)])
+
+
+def _ee_target(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
+    """Per relevant entry (``top.truth_*``, in (query, item) order), its target exposure:
+    items of one grade share equally the attention of the positions an ideal ranking
+    gives that grade (every higher grade first), ``(A(b + m) - A(b)) / m`` for b items of
+    a higher grade and m of this one; 0 for the other items (Diaz et al. 2020)."""
+    key = ("ee_target", k, *_model(inputs.options))
+    target: FloatArray = inputs.cached(key, lambda: _ee_targets(top, k, inputs.options))
+    return target
+
+
+def _model(options: Options) -> tuple[object, ...]:
+    return (options.browsing, options.patience, options.stop, options.discount,
+            options.min_relevance)
+
+
+def _ee_targets(top: TopK, k: int | None, options: Options) -> FloatArray:
+    assert top.truth_grade is not None  # ItemMetric.grades
+    query, grade = top.truth_query, top.truth_grade
+    n = len(query)
+    if n == 0:
+        return np.zeros(0)
+    order = np.lexsort((-grade, query))  # by query, grade descending
+    q, g = query[order], grade[order]
+    tier = segments.heads(q, g)  # the first entry of each (query, grade)
+    index = np.arange(n, dtype=np.int64)
+    query_start = np.maximum.accumulate(np.where(segments.heads(q), index, 0))
+    tier_start = np.maximum.accumulate(np.where(tier, index, 0))
+    tier_id = np.cumsum(tier) - 1
+    size = np.bincount(tier_id)[tier_id]
+    before = tier_start - query_start  # relevant items of a higher grade in the query
+    cumulative = _ideal_attention(int((before + size).max()), k, options)
+    out = np.empty(n)
+    out[order] = (cumulative[before + size] - cumulative[before]) / size
+    return out
+
+
+def _ee_components(top: TopK, k: int | None, inputs: Inputs) -> tuple[FloatArray, ...]:
+    """Per list: EE-D = Σ_d ε_d², EE-R = Σ_d ε_d ε*_d, EE-L = Σ_d (ε_d - ε*_d)² over every
+    item d (retrieved or relevant); ε_d the attention of d's rank (0 below k or not
+    retrieved), ε* :func:`_ee_target`. One ranking per query: ε is that ranking's."""
+    key = ("ee", k, *_model(inputs.options))
+    value: tuple[FloatArray, ...] = inputs.cached(key, lambda: _ee(top, k, inputs))
+    return value
+
+
+def _ee(top: TopK, k: int | None, inputs: Inputs) -> tuple[FloatArray, ...]:
+    lists, weight = attention(top, k, inputs.options)
+    _, _, keep = lists_at(top, k)
+    target = _ee_target(top, k, inputs)
+    n_codes = np.int64(max(top.n_codes, 1))
+    truth_key = top.truth_query * n_codes + top.truth_item  # ascending (TopK.build)
+    entry_key = top.query[keep] * n_codes + top.item[keep]
+    at = np.minimum(np.searchsorted(truth_key, entry_key), max(len(truth_key) - 1, 0))
+    hit = (truth_key[at] == entry_key) if len(truth_key) else np.zeros(len(lists), bool)
+    entry_target = np.where(hit, target[at] if len(target) else 0.0, 0.0)
+    disparity = np.bincount(lists, weights=weight * weight, minlength=top.n_lists)
+    relevance = np.bincount(lists, weights=weight * entry_target, minlength=top.n_lists)
+    ideal = np.bincount(top.truth_query, weights=target * target, minlength=top.n_queries)
+    loss = disparity - 2.0 * relevance + _per_list_to_query(top, ideal)
+    return np.maximum(loss, 0.0), disparity, relevance
+
+
+def ee_loss(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
+    """EE-L = ||ε - ε*||² (0: the target exposure exactly)."""
+    return top.per_query(_ee_components(top, k, inputs)[0])
+
+
+def ee_disparity(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
+    """EE-D = ||ε||² (low: exposure spread over many items)."""
+    return top.per_query(_ee_components(top, k, inputs)[1])
+
+
+def ee_relevance(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
+    """EE-R = ε · ε* (high: exposure where the target puts it)."""
+    return top.per_query(_ee_components(top, k, inputs)[2])

@@ -390,7 +390,72 @@ NDKL = MetricDef(
 )
 
 
+# Expected exposure (Diaz et al. 2020): a, b, c ranked 1, 2, 3 with grades 2, 0, 1 (the
+# worked example), browsing="rbp", patience 0.5: ε = (1, 0.5, 0.25); the target gives a
+# (the grade-2 item) position 1's attention, 1, and c (grade 1) position 2's, 0.5.
+_EE_EXAMPLE = _GROUPS + """
+
+    EE-D = 1² + 0.5² + 0.25² = 1.3125; EE-R = 1 · 1 + 0.25 · 0.5 = 1.125; EE-L = (1 - 1)²
+    + 0.5² + (0.25 - 0.5)² = 0.3125 (= EE-D - 2 EE-R + ||ε*||² = 1.3125 - 2.25 + 1.25):
+
+    >>> rbp = {"browsing": "rbp", "patience": 0.5}
+    >>> df.rank_eval.expected_exposure(**rbp)
+    0.3125
+    >>> df.rank_eval.ee_disparity(**rbp), df.rank_eval.ee_relevance(**rbp)
+    (1.3125, 1.125)
+    """
+_EE_DOC = """
+
+    Per query, over every item d (retrieved or relevant): ε_d the attention of d's rank
+    under ``browsing`` (0 below k, or not retrieved), ε*_d its target exposure: the items of
+    one grade share equally the attention of the positions an ideal ranking gives that
+    grade, every higher grade first (``(A(b + m) - A(b)) / m`` for b relevant items of a
+    higher grade and m of this one, A(j) the attention of the first j positions, cut at
+    k); 0 for an item that is not relevant. ``EE-L = ||ε - ε*||² = EE-D - 2 EE-R +
+    ||ε*||²``. One ranking per query (the expected exposure of a deterministic ranking);
+    Diaz et al. use RBP with patience 0.5 (``browsing="rbp", patience=0.5``).
+
+    Diaz, Mitra, Ekstrand, Biega & Carterette (2020), "Evaluating stochastic rankings with
+    expected exposure", CIKM; TREC Fair Ranking 2021's EE-L, EE-D, EE-R (over groups
+    there)."""
+
+EXPECTED_EXPOSURE = MetricDef(
+    name="expected_exposure", aliases=("ee_loss", "ee_l"), trec_name=None, trec_cut=None,
+    takes_k=True, options=options_of(*_BROWSING),
+    items=ItemMetric(per_query=exposure.ee_loss, truth=True, grades=True),
+    bounded=False,
+    summary="expected-exposure loss EE-L: the squared distance of each item's attention "
+            "from the exposure its grade merits (0: equal exposure for equal grades)",
+    doc=r"""Expected exposure loss (EE-L) at k: the squared distance between the attention
+    each item receives and the target exposure of its grade; lower is fairer and better.
+    """ + _EE_DOC,
+    examples=_EE_EXAMPLE,
+)
+EE_DISPARITY = MetricDef(
+    name="ee_disparity", aliases=("ee_d",), trec_name=None, trec_cut=None,
+    takes_k=True, options=options_of(*_BROWSING),
+    items=ItemMetric(per_query=exposure.ee_disparity, truth=True, grades=True),
+    depends_on_relevant=False, bounded=False,
+    summary="expected-exposure disparity EE-D: the sum of the squared attention of the "
+            "items (lower: attention spread over more items)",
+    doc=r"""Expected exposure disparity (EE-D) at k: ``||ε||²``, the sum over items of their
+    squared attention; lower spreads the attention over more items, whatever their
+    relevance.""" + _EE_DOC,
+)
+EE_RELEVANCE = MetricDef(
+    name="ee_relevance", aliases=("ee_r",), trec_name=None, trec_cut=None,
+    takes_k=True, options=options_of(*_BROWSING),
+    items=ItemMetric(per_query=exposure.ee_relevance, truth=True, grades=True),
+    bounded=False,
+    summary="expected-exposure relevance EE-R: the attention of the items weighted by "
+            "their target exposure (higher: attention where the grades put it)",
+    doc=r"""Expected exposure relevance (EE-R) at k: ``ε · ε*``, the attention of the items
+    weighted by their target exposure; higher puts the attention where the grades
+    merit it.""" + _EE_DOC,
+)
+
 #: In the order of the registry. None reads shared ranks (``MetricDef.shared_ranks``): they
 #: read each query's top k, one position per row.
 DEFINITIONS = (COVERAGE, GINI, ENTROPY, PERSONALIZATION, ARP, NOVELTY, ILD, TOP1_F1, EXPOSURE,
-               EXPOSURE_RATIO, EXPOSURE_GAP, AWRF, NDKL)
+               EXPOSURE_RATIO, EXPOSURE_GAP, AWRF, NDKL, EXPECTED_EXPOSURE, EE_DISPARITY,
+               EE_RELEVANCE)

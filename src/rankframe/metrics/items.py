@@ -441,6 +441,13 @@ EE_DISPARITY = MetricDef(
     doc=r"""Expected exposure disparity (EE-D) at k: ``||ε||²``, the sum over items of their
     squared attention; lower spreads the attention over more items, whatever their
     relevance.""" + _EE_DOC,
+    examples=_GROUPS + """
+
+    RBP with patience 0.5: ε = (1, 0.5, 0.25), 1² + 0.5² + 0.25² = 1.3125:
+
+    >>> df.rank_eval.ee_disparity(browsing="rbp", patience=0.5)
+    1.3125
+    """,
 )
 EE_RELEVANCE = MetricDef(
     name="ee_relevance", aliases=("ee_r",), trec_name=None, trec_cut=None,
@@ -452,6 +459,14 @@ EE_RELEVANCE = MetricDef(
     doc=r"""Expected exposure relevance (EE-R) at k: ``ε · ε*``, the attention of the items
     weighted by their target exposure; higher puts the attention where the grades
     merit it.""" + _EE_DOC,
+    examples=_GROUPS + """
+
+    RBP with patience 0.5: ε = (1, 0.5, 0.25), targets a 1, c 0.5 (b: 0), so 1 · 1 +
+    0.25 · 0.5 = 1.125:
+
+    >>> df.rank_eval.ee_relevance(browsing="rbp", patience=0.5)
+    1.125
+    """,
 )
 
 #: In the order of the registry. None reads shared ranks (``MetricDef.shared_ranks``): they

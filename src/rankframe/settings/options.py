@@ -586,7 +586,8 @@ DISCOUNT: OptionDef[Discount] = OptionDef(
     "discount", "log2(rank+1)", Discount, choices=get_args(Discount),
     doc="(N)DCG's discount of rank i: ``1 / log2(i + 1)`` (``\"log2(rank+1)\"``, trec_eval) "
         "or ``1 / log2(max(i, 2))`` (``\"log2(max(rank,2))\"``: LensKit, Järvelin & "
-        "Kekäläinen's discount with base 2; ranks 1 and 2 are not discounted).",
+        "Kekäläinen's discount with base 2; ranks 1 and 2 are not discounted); also the "
+        "attention of the exposure metrics under ``browsing=\"log\"``.",
 )
 NEGATIVE_GAINS: OptionDef[NegativeGains] = OptionDef(
     "negative_gains", "zero", NegativeGains, choices=get_args(NegativeGains), per_call=True,

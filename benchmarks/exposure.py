@@ -33,16 +33,23 @@ from sections import markers, write_section
 import rankframe
 
 START, END = markers("exposure")
-EXPOSURE = ["exposure@10", "exposure_ratio@10", "exposure_gap@10", "awrf@10", "ndkl@10",
-            "expected_exposure@10"]
+EXPOSURE = [
+    "exposure@10",
+    "exposure_ratio@10",
+    "exposure_gap@10",
+    "awrf@10",
+    "ndkl@10",
+    "expected_exposure@10",
+]
 TARGET = 2.0
 
 
 def item_groups(names: pd.Index) -> pd.Series:
     """Three groups over the catalogue: small (a fifth), mid (two fifths), large."""
     position = np.arange(len(names)) % 5
-    return pd.Series(np.where(position == 0, "small", np.where(position < 3, "mid", "large")),
-                     index=names)
+    return pd.Series(
+        np.where(position == 0, "small", np.where(position < 3, "mid", "large")), index=names
+    )
 
 
 def main() -> None:
@@ -61,10 +68,13 @@ def main() -> None:
     rows = []
     for kind, data in (("pandas", frame), ("polars", polars_frame)):
         ev = data.rank_eval
-        medians = timed({
-            "accuracy": lambda ev=ev: ev.evaluate(ACCURACY),
-            "exposure": lambda ev=ev: ev.evaluate(EXPOSURE, item_groups=groups),
-        }, args.repeat)
+        medians = timed(
+            {
+                "accuracy": lambda ev=ev: ev.evaluate(ACCURACY),
+                "exposure": lambda ev=ev: ev.evaluate(EXPOSURE, item_groups=groups),
+            },
+            args.repeat,
+        )
         rows.append((kind, medians["accuracy"], medians["exposure"]))
         print(kind, medians, flush=True)
     n_rows = len(frame)

@@ -404,11 +404,12 @@ def _ee(top: TopK, k: int | None, inputs: Inputs) -> tuple[FloatArray, ...]:
     at = np.minimum(np.searchsorted(truth_key, entry_key), max(len(truth_key) - 1, 0))
     hit = (truth_key[at] == entry_key) if len(truth_key) else np.zeros(len(lists), bool)
     entry_target = np.where(hit, target[at] if len(target) else 0.0, 0.0)
-    disparity = np.bincount(lists, weights=weight * weight, minlength=top.n_lists)
-    relevance = np.bincount(lists, weights=weight * entry_target, minlength=top.n_lists)
-    ideal = np.bincount(top.truth_query, weights=target * target, minlength=top.n_queries)
-    loss = disparity - 2.0 * relevance + _per_list_to_query(top, ideal)
-    return np.maximum(loss, 0.0), disparity, relevance
+    disparity = segments.sums(lists, weight * weight, top.n_lists)
+    relevance = segments.sums(lists, weight * entry_target, top.n_lists)
+    ideal = segments.sums(top.truth_query, target * target, top.n_queries)
+    loss: FloatArray = np.maximum(disparity - 2.0 * relevance + _per_list_to_query(top, ideal),
+                                  0.0)
+    return loss, disparity, relevance
 
 
 def ee_loss(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:

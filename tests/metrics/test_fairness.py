@@ -22,7 +22,7 @@ from scipy.spatial.distance import jensenshannon
 
 from conftest import FrameMaker
 from helpers import as_float, as_pandas, collect
-from rankframe import InvalidOptionError
+from rankframe import InvalidDataError, InvalidOptionError
 
 # -- the worked example ------------------------------------------------------------------------
 
@@ -511,3 +511,18 @@ def test_expected_exposure_by_hand(make_frame: FrameMaker) -> None:
     assert got["ee_relevance@2"].tolist() == pytest.approx([1.0, 0.5145011], abs=1e-7)
     assert got["expected_exposure@2"].tolist() == pytest.approx([0.7961447, 1.5681064],
                                                                 abs=1e-7)
+
+
+def test_expected_exposure_without_relevant_items(make_frame: FrameMaker) -> None:
+    # q ranks a, b, neither relevant: every target is 0, EE-R = 0 and EE-L = EE-D =
+    # 1 + (1/2)^2 = 1.25 under RBP with patience 1/2, kept under empty="zero" (EE-L's 0
+    # would read as perfect); EE-R follows empty= ("skip": no query left, an error)
+    frame = make_frame({"query": ["q", "q"], "item": ["a", "b"], "score": [2.0, 1.0],
+                        "relevant": [0, 0]})
+    rbp = {"browsing": "rbp", "patience": 0.5}
+    assert as_float(run(frame, lambda ev: ev.expected_exposure(**rbp))) == 1.25
+    assert as_float(run(frame, lambda ev: ev.ee_disparity(**rbp))) == 1.25
+    assert as_float(run(frame, lambda ev: ev.ee_relevance(**rbp))) == 0.0
+    with pytest.raises(InvalidDataError, match="No query is left to evaluate"):
+        run(frame, lambda ev: ev.ee_relevance(**rbp, empty="skip"))
+    assert as_float(run(frame, lambda ev: ev.expected_exposure(**rbp, empty="skip"))) == 1.25

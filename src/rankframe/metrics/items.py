@@ -413,7 +413,9 @@ _EE_DOC = """
     higher grade and m of this one, A(j) the attention of the first j positions, cut at
     k); 0 for an item that is not relevant. ``EE-L = ||ε - ε*||² = EE-D - 2 EE-R +
     ||ε*||²``. One ranking per query (the expected exposure of a deterministic ranking);
-    Diaz et al. use RBP with patience 0.5 (``browsing="rbp", patience=0.5``).
+    Diaz et al. use RBP with patience 0.5 (``browsing="rbp", patience=0.5``). A query
+    without relevant items has every target 0: its EE-L is its EE-D (``empty=`` does not
+    touch EE-L or EE-D; EE-R is 0 there, and follows ``empty=``).
 
     Diaz, Mitra, Ekstrand, Biega & Carterette (2020), "Evaluating stochastic rankings with
     expected exposure", CIKM; TREC Fair Ranking 2021's EE-L, EE-D, EE-R (over groups
@@ -423,7 +425,7 @@ EXPECTED_EXPOSURE = MetricDef(
     name="expected_exposure", aliases=("ee_loss", "ee_l"), trec_name=None, trec_cut=None,
     takes_k=True, options=options_of(*_BROWSING),
     items=ItemMetric(per_query=exposure.ee_loss, truth=True, grades=True),
-    bounded=False,
+    depends_on_relevant=False, bounded=False,
     summary="expected-exposure loss EE-L: the squared distance of each item's attention "
             "from the exposure its grade merits (0: equal exposure for equal grades)",
     doc=r"""Expected exposure loss (EE-L) at k: the squared distance between the attention

@@ -16,6 +16,7 @@ one process; the target is a ratio of at most 2.
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import sys
 import time
@@ -59,6 +60,7 @@ def main() -> None:
     parser.add_argument("--no-write", action="store_true", help="print, leave RESULTS.md")
     args = parser.parse_args()
     began = time.perf_counter()
+    load = os.getloadavg()[0]
     frame, popularity, _ = workload(args.queries)
     groups = item_groups(popularity.index)
     polars_frame = pl.from_pandas(frame)
@@ -87,7 +89,8 @@ def main() -> None:
         f"on {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; {platform.node() and 'shared machine'}, "
         f"total time of the run {time.perf_counter() - began:.0f} s. {args.queries:,} queries "
         f"x {ITEMS_PER_QUERY} items = {n_rows:,} rows (string ids), {CATALOG:,} items in three "
-        f"groups; median of {args.repeat} interleaved runs after a warm-up.",
+        f"groups; median of {args.repeat} interleaved runs after a warm-up; load average "
+        f"{load:.1f} at the start.",
         "",
         f"`evaluate({EXPOSURE}, item_groups=...)` against `evaluate({ACCURACY})`. Target: at "
         f"most {TARGET:.0f}x.",

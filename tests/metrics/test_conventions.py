@@ -763,7 +763,7 @@ def test_bad_values_of_the_new_options_are_refused(make_frame: Any) -> None:
         ev.evaluate(["mrr"], convention="ranks")
     # the discount is also the exposure metrics' attention under browsing="log"
     with pytest.raises(rankframe.UnknownArgumentError,
-                       match="'discount' changes only ndcg, exposure, .*, dcg; mrr does not"):
+                       match=r"'discount' changes only ndcg, exposure, .*, dcg; mrr does not"):
         ev.mrr(discount="log2(rank+1)")
 
 

@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SIZE   ?= S
 
 .DEFAULT_GOAL := help
-.PHONY: help java chromium demo test test-floors lint bench bench-scale bench-compare bench-beyond bench-spark docs clean
+.PHONY: help java chromium demo test test-floors lint bench bench-scale bench-compare bench-beyond bench-exposure bench-spark docs clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-11s %s\n", $$1, $$2}'
@@ -94,6 +94,7 @@ $(VENV)/.installed-bench: $(VENV)/.installed-test
 bench: $(VENV)/.installed-bench  ## benchmarks against the peers (SIZE=S|M|L), writes benchmarks/RESULTS.md
 	$(BIN)/python benchmarks/run.py --size $(SIZE)
 	$(BIN)/python benchmarks/beyond.py
+	$(BIN)/python benchmarks/exposure.py
 	$(BIN)/python benchmarks/from_scores.py
 	$(BIN)/python benchmarks/windows.py
 	$(BIN)/python benchmarks/history.py
@@ -119,6 +120,9 @@ bench-spark: java $(VENV)/.installed-bench-spark  ## rankframe on Spark vs Ranki
 
 bench-beyond: $(VENV)/.installed-test  ## the seven beyond-accuracy metrics vs the six accuracy ones, 1M queries x 50 items; writes benchmarks/RESULTS.md
 	$(BIN)/python benchmarks/beyond.py
+
+bench-exposure: $(VENV)/.installed-test  ## the exposure metrics vs the six accuracy ones, 200k queries x 50 items; writes benchmarks/RESULTS.md
+	$(BIN)/python benchmarks/exposure.py
 
 docs: chromium $(VENV)/.installed-test  ## the report's screenshot, then the docs site into site/ (mkdocs --strict)
 	$(BIN)/python docs/screenshot.py

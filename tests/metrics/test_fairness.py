@@ -18,10 +18,11 @@ import pandas as pd
 import polars as pl
 import pytest
 from FairRankTune.Metrics import AWRF, EXP, NDKL
+from scipy.spatial.distance import jensenshannon
 
 from conftest import FrameMaker
 from helpers import as_float, as_pandas, collect
-from rankframe import InvalidOptionError
+from rankframe import InvalidDataError, InvalidOptionError
 
 # -- the worked example ------------------------------------------------------------------------
 
@@ -107,6 +108,40 @@ def test_awrf_by_hand(make_frame: FrameMaker) -> None:
                                                   target={"x": 1, "y": 0}))) == 1.0
 
 
+def test_awrf_trec_fair_convention_by_hand(make_frame: FrameMaker) -> None:
+    """The TREC Fair Ranking 2021-22 scripts' AWRF (Task 1), as they define it: attention
+    ``1 / log2(max(rank, 2))`` over the whole run (float32 there), each group's attention
+    normalised, then ``1 - jensenshannon(E, T) ** 2`` with scipy's default natural log."""
+    frame = make_frame(EXAMPLE)
+    # attention: ranks 1, 2, 3 -> 1/log2(2) = 1, 1/log2(2) = 1, 1/log2(3) = 0.6309298;
+    # total 2.6309298. E = (1, 1.6309298) / 2.6309298 = (0.3800938, 0.6199062).
+    # default target T = (1/2, 1/2); M = (E + T) / 2 = (0.4400469, 0.5599531).
+    # E's term: 0.3800938 ln(0.8637574) + 0.6199062 ln(1.1070681)
+    #         = -0.0556698 + 0.0630539 = 0.0073841
+    # T's term: 0.5 ln(1.1362426) + 0.5 ln(0.8929319) = 0.0638634 - 0.0566225 = 0.0072409
+    # JSD (nats) = (0.0073841 + 0.0072409) / 2 = 0.0073125; awrf = 0.9926875
+    trec = {"item_groups": GROUPS, "convention": "trec_fair"}
+    got = as_float(run(frame, lambda ev: ev.awrf(**trec)))
+    assert got == pytest.approx(0.9926875, abs=2e-7)
+    # the same by scipy (the scripts' own call): jensenshannon is the square root
+    e = np.array([1.0, 1.0 + 1 / math.log2(3)]) / (2.0 + 1 / math.log2(3))
+    assert got == pytest.approx(1 - jensenshannon(e, [0.5, 0.5]) ** 2, abs=1e-12)
+    # a given target T = (1/4, 3/4): M = (0.3150469, 0.6849531)
+    # E's term: 0.3800938 ln(1.2064673) + 0.6199062 ln(0.9050345) = 0.0713423 - 0.0618556
+    #         = 0.0094867
+    # T's term: 0.25 ln(0.7935327) + 0.75 ln(1.0949655) = -0.0578151 + 0.0680421 = 0.0102270
+    # JSD = 0.0098568; awrf = 0.9901432
+    got = as_float(run(frame, lambda ev: ev.awrf(**trec, target={"x": 0.25, "y": 0.75})))
+    assert got == pytest.approx(0.9901432, abs=2e-7)
+    # each convention alone: the discount alone (bits) and nats alone differ from both
+    bits = as_float(run(frame, lambda ev: ev.awrf(item_groups=GROUPS,
+                                                  discount="log2(max(rank,2))")))
+    assert bits == pytest.approx(1 - 0.0073125 / math.log(2), abs=2e-7)
+    # the label names the preset; an explicit option wins over it
+    table = as_pandas(frame.rank_eval.evaluate(["awrf"], **trec, jsd_unit="bits"))
+    assert table["awrf(convention=trec_fair,jsd_unit=bits)"].iloc[0] == pytest.approx(bits)
+
+
 def test_ndkl_by_hand(make_frame: FrameMaker) -> None:
     frame = make_frame(EXAMPLE)
     # target: the whole list's shares, T = (1/3, 2/3).
@@ -190,6 +225,25 @@ def brute(rows: pd.DataFrame, score: str, k: int, browsing: str,
     return out
 
 
+def brute_ndkl(rows: pd.DataFrame, score: str, k: int) -> float:
+    """One query's ndkl@k from its formula: T the groups' shares of the whole ranked list
+    (every retrieved item, beyond k too), KL(P_i || T) in nats over i <= k, DCG weights."""
+    ranked = [i for _, i in sorted(((s, i) for s, i in zip(rows[score], rows["item"],
+                                                             strict=True) if not pd.isna(s)),
+                                   key=lambda t: (-t[0], t[1]))]
+    if not ranked:
+        return 0.0
+    target = {g: sum(ITEM_GROUPS[i] == g for i in ranked) / len(ranked) for g in NAMES}
+    total = z = 0.0
+    for depth in range(1, min(k, len(ranked)) + 1):
+        top = ranked[:depth]
+        shares = {g: sum(ITEM_GROUPS[i] == g for i in top) / depth for g in NAMES}
+        kl = sum(p * math.log(p / target[g]) for g, p in shares.items() if p)
+        total += kl / math.log2(1 + depth)
+        z += 1 / math.log2(1 + depth)
+    return total / z
+
+
 BROWSING_OPTIONS = {"log": {}, "rbp": {"browsing": "rbp", "patience": "0.7"},
                     "cascade": {"browsing": "cascade", "stop": "0.6"}}
 
@@ -223,6 +277,14 @@ def test_per_query_against_the_formulas(make_frame: FrameMaker, browsing: str, k
                 assert math.isnan(got), (row["query"], name)
             else:
                 assert got == pytest.approx(expected, abs=1e-12), (row["query"], name)
+    # ndkl@k: its target reads the whole list of each system (null scores left out), the
+    # items below k too
+    ndkl = as_pandas(make_frame(data).rank_eval(score=["score", "other"]).per_query(
+        [f"ndkl@{k}"], item_groups=ITEM_GROUPS))
+    for row in ndkl.to_dict("records"):
+        rows = data[data["query"] == row["query"]]
+        expected = brute_ndkl(rows, row["system"], k)
+        assert row[f"ndkl@{k}"] == pytest.approx(expected, abs=1e-12), row["query"]
 
 
 def test_segments_are_means_of_the_queries(make_frame: FrameMaker) -> None:
@@ -347,6 +409,11 @@ def test_bad_input(make_frame: FrameMaker) -> None:
                                                  r"relevant rows have no group in "
                                                  r"item_groups: 'c'.*unknown_group="):
         run(frame, lambda ev: ev.evaluate(["exposure@3"], item_groups={"a": "x", "b": "y"}))
+    # ndkl@1 reads the whole list for its target: c, ranked 3rd, needs a group too
+    with pytest.raises(InvalidOptionError, match=r"1 item\(s\) of the top-k lists or of the "
+                                                 r"relevant rows have no group in "
+                                                 r"item_groups: 'c'"):
+        run(frame, lambda ev: ev.ndkl(1, item_groups={"a": "x", "b": "y"}))
     with pytest.raises(InvalidOptionError, match=r"exposure@3 needs the 'item_groups' option"):
         run(frame, lambda ev: ev.evaluate(["exposure@3"]))
     with pytest.raises(InvalidOptionError, match=r"shares sum to 0.9, not 1"):
@@ -396,3 +463,66 @@ def test_a_polars_mapping_of_three_columns_is_named(make_frame: FrameMaker, opti
                        match=f"'{option}' option, as a polars DataFrame, must have two "
                              f"columns: the item, then {value}. Got 3 columns"):
         collect(frame.rank_eval.evaluate([metric], **{option: mapping}))
+
+
+# -- expected exposure (Diaz et al. 2020) -------------------------------------------------------
+
+
+def test_expected_exposure_by_hand(make_frame: FrameMaker) -> None:
+    """EE-L, EE-D and EE-R of one ranking per query, from their definitions (Diaz et al.
+    2020; the components as TREC Fair Ranking 2021's script computes them)."""
+    # q1 ranks a (grade 2), b (0), c (1); q2 ranks d (1), e (1), f (0), and g (grade 2) is
+    # relevant but not retrieved.
+    frame = make_frame({"query": ["q1"] * 3 + ["q2"] * 4,
+                        "item": ["a", "b", "c", "d", "e", "f", "g"],
+                        "score": [3.0, 2.0, 1.0, 3.0, 2.0, 1.0, None],
+                        "relevant": [2, 0, 1, 1, 1, 0, 2]})
+    rbp = {"browsing": "rbp", "patience": 0.5}
+    got = as_pandas(frame.rank_eval.per_query(
+        ["expected_exposure", "ee_disparity", "ee_relevance"], **rbp))
+    suffix = "(browsing=rbp,patience=0.5)"
+    loss, disparity, relevance = (got[f"{m}{suffix}"].tolist() for m in
+                                  ("expected_exposure", "ee_disparity", "ee_relevance"))
+    # RBP, patience 1/2: ε = 1, 1/2, 1/4 down each ranking.
+    # q1: target a (grade 2, b = 0, m = 1): A(1) - A(0) = 1; c (grade 1, b = 1, m = 1):
+    #   A(2) - A(1) = 1/2; b: 0.
+    #   EE-D = 1 + 1/4 + 1/16 = 1.3125; EE-R = 1 * 1 + 1/4 * 1/2 = 1.125
+    #   EE-L = (1 - 1)^2 + (1/2 - 0)^2 + (1/4 - 1/2)^2 = 0.3125
+    # q2: target g (grade 2): 1; d, e (grade 1, b = 1, m = 2): (A(3) - A(1)) / 2 =
+    #   (1/2 + 1/4) / 2 = 0.375 each; f: 0.
+    #   EE-D = 1.3125; EE-R = 1 * 0.375 + 1/2 * 0.375 = 0.5625
+    #   EE-L = (1 - 0.375)^2 + (1/2 - 0.375)^2 + (1/4)^2 + (0 - 1)^2
+    #        = 0.390625 + 0.015625 + 0.0625 + 1 = 1.46875
+    assert disparity == pytest.approx([1.3125, 1.3125], abs=1e-12)
+    assert relevance == pytest.approx([1.125, 0.5625], abs=1e-12)
+    assert loss == pytest.approx([0.3125, 1.46875], abs=1e-12)
+    # the log model cut at k = 2: ε = 1, 1/log2(3) = 0.6309298, 0; A(1) = 1,
+    # A(2) = A(3) = 1.6309298.
+    # q1: targets a 1, c 0.6309298. EE-D = 1 + 0.3980724 = 1.3980724; EE-R = 1;
+    #   EE-L = 0 + 0.3980724 + 0.3980724 = 0.7961447
+    # q2: targets g 1, d and e (1.6309298 - 1) / 2 = 0.3154649. EE-D = 1.3980724;
+    #   EE-R = 0.3154649 + 0.6309298 * 0.3154649 = 0.3154649 + 0.1990362
+    #   = 0.5145011;
+    #   EE-L = (1 - 0.3154649)^2 (d) + (0.6309298 - 0.3154649)^2 (e) + 0 (f) + (0 - 1)^2 (g)
+    #        = 0.4685883 + 0.0995181 + 1 = 1.5681064
+    got = as_pandas(frame.rank_eval.per_query(
+        ["expected_exposure@2", "ee_disparity@2", "ee_relevance@2"]))
+    assert got["ee_disparity@2"].tolist() == pytest.approx([1.3980724] * 2, abs=1e-7)
+    assert got["ee_relevance@2"].tolist() == pytest.approx([1.0, 0.5145011], abs=1e-7)
+    assert got["expected_exposure@2"].tolist() == pytest.approx([0.7961447, 1.5681064],
+                                                                abs=1e-7)
+
+
+def test_expected_exposure_without_relevant_items(make_frame: FrameMaker) -> None:
+    # q ranks a, b, neither relevant: every target is 0, EE-R = 0 and EE-L = EE-D =
+    # 1 + (1/2)^2 = 1.25 under RBP with patience 1/2, kept under empty="zero" (EE-L's 0
+    # would read as perfect); EE-R follows empty= ("skip": no query left, an error)
+    frame = make_frame({"query": ["q", "q"], "item": ["a", "b"], "score": [2.0, 1.0],
+                        "relevant": [0, 0]})
+    rbp = {"browsing": "rbp", "patience": 0.5}
+    assert as_float(run(frame, lambda ev: ev.expected_exposure(**rbp))) == 1.25
+    assert as_float(run(frame, lambda ev: ev.ee_disparity(**rbp))) == 1.25
+    assert as_float(run(frame, lambda ev: ev.ee_relevance(**rbp))) == 0.0
+    with pytest.raises(InvalidDataError, match="No query is left to evaluate"):
+        run(frame, lambda ev: ev.ee_relevance(**rbp, empty="skip"))
+    assert as_float(run(frame, lambda ev: ev.expected_exposure(**rbp, empty="skip"))) == 1.25

@@ -3,7 +3,8 @@
 The browsing model (:func:`attention`) is declared once and read by every exposure metric:
 the attention a_i a user gives the item at rank i of a top-k list (``browsing=``):
 
-- ``"log"``: ``1 / log2(1 + i)``, DCG's discount (the default);
+- ``"log"``: ``1 / log2(1 + i)``, DCG's discount (the default); ``1 / log2(max(i, 2))``
+  under ``discount="log2(max(rank,2))"`` (the TREC Fair Ranking scripts' discount);
 - ``"rbp"``: ``patience**(i - 1)``, rank-biased precision's persistence (Moffat & Zobel);
 - ``"cascade"``: ``(1 - stop)**r_i``, r_i the relevant items (grade >= ``min_relevance``)
   above rank i: the user reads down and stops after each relevant item with probability
@@ -16,9 +17,10 @@ L and its relevant items R (grade rel > 0, or >= ``min_relevance``):
 - merit share ``M_g = Σ_{j∈R, g(j)=g} rel_j / Σ_{j∈R} rel_j`` (Singh & Joachims 2018);
 - ``exposure_ratio = E_g / M_g`` (NaN where M_g = 0, left out of its mean) and
   ``exposure_gap = E_g - M_g``;
-- ``awrf = 1 - JSD(E, T)``, the Jensen-Shannon divergence in bits (so in [0, 1]) between the
-  exposure distribution and the target T (``target=``, or the groups' shares among R by
-  count; Sapiezynski et al. 2019);
+- ``awrf = 1 - JSD(E, T)``, the Jensen-Shannon divergence in bits (so in [0, 1]; in nats
+  under ``jsd_unit="nats"``) between the exposure distribution and the target T
+  (``target=``, or the groups' shares among R by count; Sapiezynski et al. 2019);
+  ``convention="trec_fair"`` sets the TREC Fair Ranking scripts' discount and nats;
 - ``ndkl``: the DCG-weighted mean over i <= k of KL(P_i || T) in nats, P_i the groups'
   shares among the top i, T ``target=`` or the whole ranked list's shares (Geyik et al.
   2019).
@@ -37,6 +39,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from rankframe.engine import segments
 from rankframe.exceptions import InvalidOptionError, excerpt, plain
 from rankframe.metrics.item_values import Inputs, TopK, group_names, lists_at
 
@@ -47,6 +50,9 @@ if TYPE_CHECKING:
 __all__ = [
     "attention",
     "awrf",
+    "ee_disparity",
+    "ee_loss",
+    "ee_relevance",
     "exposure_gap",
     "exposure_ratio",
     "exposure_share",
@@ -71,6 +77,8 @@ def attention(top: TopK, k: int | None, options: Options) -> tuple[IntArray, Flo
     lists, length, keep = lists_at(top, k)
     rank = top.rank[keep].astype(np.float64)
     if options.browsing == "log":
+        if options.discount == "log2(max(rank,2))":
+            return lists, 1.0 / np.log2(np.maximum(rank, 2.0))
         return lists, 1.0 / np.log2(1.0 + rank)
     if options.browsing == "rbp":
         return lists, options.patience ** (rank - 1.0)
@@ -91,7 +99,7 @@ def _exposure(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
     """Per list (``system * n_queries + query``) and group, the exposure share E_g; once
     per cut-off and browsing model for the metrics of a call."""
     o = inputs.options
-    key = ("exposure", k, o.browsing, o.patience, o.stop, o.min_relevance)
+    key = ("exposure", k, o.browsing, o.patience, o.stop, o.discount, o.min_relevance)
     shares: FloatArray = inputs.cached(key, lambda: _exposure_shares(top, k, inputs))
     return shares
 
@@ -227,21 +235,22 @@ def target_shares(target: Any, names: list[object]) -> FloatArray:
     return out
 
 
-def _bits(p: FloatArray, m: FloatArray) -> FloatArray:
-    """Σ p log2(p / m) per row, 0 log 0 = 0."""
+def _kl(p: FloatArray, m: FloatArray, log: Any) -> FloatArray:
+    """Σ p log(p / m) per row, 0 log 0 = 0."""
     ratio = np.ones_like(p)
     np.divide(p, m, out=ratio, where=p > 0)
-    bits: FloatArray = np.sum(np.where(p > 0, p * np.log2(ratio), 0.0), axis=1)
-    return bits
+    kl: FloatArray = np.sum(np.where(p > 0, p * log(ratio), 0.0), axis=1)
+    return kl
 
 
 def awrf(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
-    """1 - JSD(E, T) in bits; 0 for a list without items or a query without a target
-    (no relevant item and no ``target``)."""
+    """1 - JSD(E, T) in bits (``jsd_unit="nats"``: nats); 0 for a list without items or a
+    query without a target (no relevant item and no ``target``)."""
     exposure = _exposure(top, k, inputs)
     target = _target(top, inputs)
     mean = (exposure + target) / 2.0
-    divergence = (_bits(exposure, mean) + _bits(target, mean)) / 2.0
+    log = np.log2 if inputs.options.jsd_unit == "bits" else np.log
+    divergence = (_kl(exposure, mean, log) + _kl(target, mean, log)) / 2.0
     defined = (exposure.sum(axis=1) > 0) & (target.sum(axis=1) > 0)
     values: FloatArray = np.where(defined, 1.0 - divergence, 0.0)
     return top.per_query(values)
@@ -250,33 +259,45 @@ def awrf(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
 def ndkl(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
     """Σ_{i ≤ k} KL(P_i || T) / log2(i + 1), divided by Σ_{i ≤ k} 1 / log2(i + 1) (over the
     ranks the list has), P_i the groups' shares among the top i, KL in nats; T the
-    ``target`` or the groups' shares of the whole ranked list; 0 for an empty list."""
+    ``target`` or the groups' shares of the whole ranked list; 0 for an empty list.
+
+    With c_g the count of group g among the top i (Σ_g c_g = i), KL(P_i || T) =
+    (Σ_g c_g ln c_g - i ln i - Σ_g c_g ln T_g) / i: both sums grow by one term per entry
+    (the entry's group's ``(c + 1) ln(c + 1) - c ln c``, and its ``ln T``), so they are
+    running sums within each list, with no (entry x group) array."""
     per_code, n_groups = _group_of(inputs)
-    every, length_all, _ = lists_at(top, None)
-    group_all = per_code[top.item]
-    whole = np.bincount(every * n_groups + group_all,
-                        minlength=top.n_lists * n_groups).reshape(top.n_lists, n_groups)
-    given = inputs.options.target
-    target = (np.broadcast_to(target_shares(given, inputs.groups()[1]), whole.shape)
-              if given is not None else whole / np.maximum(length_all, 1)[:, None])
     lists, length, keep = lists_at(top, k)
     group = per_code[top.item[keep]]
-    rank = top.rank[keep].astype(np.float64)
-    onehot = np.zeros((len(lists), n_groups))
-    onehot[np.arange(len(lists)), group] = 1.0
-    counts = np.cumsum(onehot, axis=0)
-    first = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
-    if len(lists):  # counts within each list: minus the counts before its first entry
-        counts -= (counts[first] - onehot[first])[lists]
-    share = counts / rank[:, None]
-    t = target[lists]
+    given = inputs.options.target
     with np.errstate(divide="ignore"):
-        ratio = np.ones_like(share)
-        np.divide(share, t, out=ratio, where=share > 0)
-        terms = np.where(share > 0, share * np.log(ratio), 0.0)
-        terms = np.where((share > 0) & (t == 0), np.inf, terms)
+        if given is not None:
+            log_target = np.log(target_shares(given, inputs.groups()[1]))[group]
+        else:  # the whole list's shares: no top-k entry's group has none
+            whole, length_all = top.whole_counts(per_code, n_groups)
+            log_target = (np.log(whole[lists * n_groups + group])
+                          - np.log(length_all)[lists])
+    n = len(lists)
+    first = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
+    position = (np.arange(n, dtype=np.int64) - first[lists] + 1).astype(np.float64)
+    # c: the entries of the same group above each one in its list (a stable sort keeps
+    # the ranks' order within a (list, group) run)
+    key = lists * n_groups + group
+    order = np.argsort(key, kind="stable")
+    run = segments.heads(key[order])
+    index = np.arange(n, dtype=np.int64)
+    before = np.empty(n, dtype=np.float64)
+    before[order] = index - np.maximum.accumulate(np.where(run, index, 0))
+    grown = (before + 1.0) * np.log(before + 1.0)
+    grown -= np.where(before > 0, before * np.log(np.maximum(before, 1.0)), 0.0)
+    zero = ~np.isfinite(log_target)  # a group the target gives 0: KL is +inf
+    entropy_sum = segments.prefix_sums(lists, grown)
+    target_sum = segments.prefix_sums(lists, np.where(zero, 0.0, log_target))
+    rank = top.rank[keep].astype(np.float64)
+    kl = np.maximum((entropy_sum - position * np.log(rank) - target_sum) / rank, 0.0)
+    if zero.any():
+        kl[segments.prefix_sums(lists, zero.astype(np.float64)) > 0] = np.inf
     weight = 1.0 / np.log2(1.0 + rank)
-    total = np.bincount(lists, weights=weight * terms.sum(axis=1), minlength=top.n_lists)
+    total = np.bincount(lists, weights=weight * kl, minlength=top.n_lists)
     z = np.bincount(lists, weights=weight, minlength=top.n_lists)
     out = np.zeros(top.n_lists)
     np.divide(total, z, out=out, where=z > 0)
@@ -304,3 +325,103 @@ def per_group(metric: Metric, options: Options) -> list[Metric]:
         dataclasses.replace(metric, options=tuple(sorted((*metric.options, ("group", label)))))
         for label in labels
     ]
+
+
+# -- expected exposure (Diaz et al. 2020) -------------------------------------------------------
+
+
+def _ideal_attention(n: int, k: int | None, options: Options) -> FloatArray:
+    """A(0..n): the attention of the ideal ranking's first j positions, j = 0..n, cut at k.
+    Every browsing model gives position i of a ranking whose first items are all relevant
+    a function of i alone (the cascade: (1 - stop)**(i - 1))."""
+    rank = np.arange(1, n + 1, dtype=np.float64)
+    if options.browsing == "log":
+        if options.discount == "log2(max(rank,2))":
+            a = 1.0 / np.log2(np.maximum(rank, 2.0))
+        else:
+            a = 1.0 / np.log2(1.0 + rank)
+    elif options.browsing == "rbp":
+        a = options.patience ** (rank - 1.0)
+    else:
+        a = (1.0 - options.stop) ** (rank - 1.0)
+    if k is not None:
+        a[k:] = 0.0
+    return np.concatenate([[0.0], np.cumsum(a)])
+
+
+def _ee_target(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
+    """Per relevant entry (``top.truth_*``, in (query, item) order), its target exposure:
+    items of one grade share equally the attention of the positions an ideal ranking
+    gives that grade (every higher grade first), ``(A(b + m) - A(b)) / m`` for b items of
+    a higher grade and m of this one; 0 for the other items (Diaz et al. 2020)."""
+    key = ("ee_target", k, *_model(inputs.options))
+    target: FloatArray = inputs.cached(key, lambda: _ee_targets(top, k, inputs.options))
+    return target
+
+
+def _model(options: Options) -> tuple[object, ...]:
+    return (options.browsing, options.patience, options.stop, options.discount,
+            options.min_relevance)
+
+
+def _ee_targets(top: TopK, k: int | None, options: Options) -> FloatArray:
+    assert top.truth_grade is not None  # ItemMetric.grades
+    query, grade = top.truth_query, top.truth_grade
+    n = len(query)
+    if n == 0:
+        return np.zeros(0)
+    order = np.lexsort((-grade, query))  # by query, grade descending
+    q, g = query[order], grade[order]
+    tier = segments.heads(q, g)  # the first entry of each (query, grade)
+    index = np.arange(n, dtype=np.int64)
+    query_start = np.maximum.accumulate(np.where(segments.heads(q), index, 0))
+    tier_start = np.maximum.accumulate(np.where(tier, index, 0))
+    tier_id = np.cumsum(tier) - 1
+    size = np.bincount(tier_id)[tier_id]
+    before = tier_start - query_start  # relevant items of a higher grade in the query
+    cumulative = _ideal_attention(int((before + size).max()), k, options)
+    out = np.empty(n)
+    out[order] = (cumulative[before + size] - cumulative[before]) / size
+    return out
+
+
+def _ee_components(top: TopK, k: int | None, inputs: Inputs) -> tuple[FloatArray, ...]:
+    """Per list: EE-D = Σ_d ε_d², EE-R = Σ_d ε_d ε*_d, EE-L = Σ_d (ε_d - ε*_d)² over every
+    item d (retrieved or relevant); ε_d the attention of d's rank (0 below k or not
+    retrieved), ε* :func:`_ee_target`. One ranking per query: ε is that ranking's."""
+    key = ("ee", k, *_model(inputs.options))
+    value: tuple[FloatArray, ...] = inputs.cached(key, lambda: _ee(top, k, inputs))
+    return value
+
+
+def _ee(top: TopK, k: int | None, inputs: Inputs) -> tuple[FloatArray, ...]:
+    lists, weight = attention(top, k, inputs.options)
+    _, _, keep = lists_at(top, k)
+    target = _ee_target(top, k, inputs)
+    n_codes = np.int64(max(top.n_codes, 1))
+    truth_key = top.truth_query * n_codes + top.truth_item  # ascending (TopK.build)
+    entry_key = top.query[keep] * n_codes + top.item[keep]
+    at = np.minimum(np.searchsorted(truth_key, entry_key), max(len(truth_key) - 1, 0))
+    hit = (truth_key[at] == entry_key) if len(truth_key) else np.zeros(len(lists), bool)
+    entry_target = np.where(hit, target[at] if len(target) else 0.0, 0.0)
+    disparity = segments.sums(lists, weight * weight, top.n_lists)
+    relevance = segments.sums(lists, weight * entry_target, top.n_lists)
+    ideal = segments.sums(top.truth_query, target * target, top.n_queries)
+    loss: FloatArray = np.maximum(disparity - 2.0 * relevance + _per_list_to_query(top, ideal),
+                                  0.0)
+    return loss, disparity, relevance
+
+
+def ee_loss(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
+    """EE-L = ||ε - ε*||² (0: the target exposure exactly)."""
+    return top.per_query(_ee_components(top, k, inputs)[0])
+
+
+def ee_disparity(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
+    """EE-D = ||ε||² (low: exposure spread over many items)."""
+    return top.per_query(_ee_components(top, k, inputs)[1])
+
+
+def ee_relevance(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
+    """EE-R = ε · ε* (high: exposure where the target puts it)."""
+    return top.per_query(_ee_components(top, k, inputs)[2])

@@ -172,12 +172,15 @@ _NEEDS = {
 class Plan:
     """The entries a request's item metrics read: the top ``depth`` rows of every list
     (``None``: every retrieved row), each query's relevant rows (``truth``), a row of each
-    distinct item of the frame (``frame_items``: the default catalog)."""
+    distinct item of the frame (``frame_items``: the default catalog), and whether a metric
+    reads every retrieved row of each list, whatever its ``k`` (``whole_list``: ``ndkl``'s
+    default target; one frame hands them over as :class:`WholeLists`, parts as entries)."""
 
     depth: int | None
     truth: bool
     frame_items: bool
     grades: bool = False
+    whole_list: bool = False
 
 
 def plan(metrics: Sequence[Metric], options: Options) -> Plan | None:
@@ -185,14 +188,14 @@ def plan(metrics: Sequence[Metric], options: Options) -> Plan | None:
     items = [(m, item) for m in metrics if (item := _item(m)) is not None]
     if not items:
         return None
-    depths = [None if item.whole_list else item.depth if item.depth is not None
-              else _cutoff(m) for m, item in items]
+    depths = [item.depth if item.depth is not None else _cutoff(m) for m, item in items]
     depth = None if any(d is None for d in depths) else max(d for d in depths if d)
     return Plan(
         depth=depth,
         truth=any(item.truth for _, item in items),
         frame_items=options.catalog is None and any(item.catalog for _, item in items),
         grades=any(item.grades for _, item in items),
+        whole_list=any(item.whole_list for _, item in items),
     )
 
 
@@ -210,12 +213,66 @@ class Entries:
     n_top: int | None = None  # one frame: its top-k entries come first, in (system, query,
     # rank) order
     grade: FloatArray | None = None  # Plan.grades: each entry's grade (0 for an unjudged row)
+    whole: WholeLists | None = None  # one frame, Plan.whole_list with a depth: every list
+
+
+@dataclass
+class WholeLists:
+    """Every retrieved row of one frame's lists, not only the top-k entries (``ndkl``'s
+    default target): per row of the frame its query position and item code (the codes of
+    :class:`TopK`), and per system its retrieved rows (``None``: every row of the frame).
+    Only counted per (list, group), never made entries."""
+
+    query: IntArray
+    codes: IntArray
+    retrieved: list[IntArray | None]
+    n_queries: int
+    labels_at: Callable[[IntArray], list[object]]
+    _first: list[IntArray] = field(default_factory=list, repr=False)
+
+    def _of(self, system: int) -> tuple[IntArray, IntArray]:
+        rows = self.retrieved[system]
+        if rows is None:
+            return self.query, self.codes
+        return self.query[rows], self.codes[rows]
+
+    def items(self) -> IntArray:
+        """The codes of the items in some list."""
+        if not self._first:
+            n = len(self.codes)
+            first = np.full(int(self.codes.max()) + 1 if n else 0, -1, dtype=np.int64)
+            for s in range(len(self.retrieved)):  # a row of each listed item
+                rows = self.retrieved[s]
+                at = np.arange(n, dtype=np.int64) if rows is None else rows
+                first[self._of(s)[1][::-1]] = at[::-1]
+            self._first.append(first)
+        return np.flatnonzero(self._first[0] >= 0)
+
+    def labels(self, codes: IntArray) -> list[object]:
+        """The ids of item codes of :meth:`items`."""
+        self.items()
+        return self.labels_at(self._first[0][codes])
+
+    def counts(self, per_code: IntArray, n_groups: int) -> tuple[IntArray, IntArray]:
+        """Per list (``system * n_queries + query``) and group, its retrieved items (flat,
+        list-major), and per list its length."""
+        counts = []
+        for s in range(len(self.retrieved)):
+            query, codes = self._of(s)
+            counts.append(np.bincount(query * np.int64(n_groups) + per_code[codes],
+                                      minlength=self.n_queries * n_groups))
+        flat = np.concatenate(counts)
+        return flat, flat.reshape(-1, n_groups).sum(axis=1)
 
 
 def top_rows(ranking: Ranking, depth: int | None) -> tuple[IntArray, IntArray, IntArray]:
     """Query position, rank and row of every entry of a ranking at or above ``depth``."""
     starts = ranking.starts
-    length = np.diff(starts) if depth is None else np.minimum(np.diff(starts), depth)
+    if depth is None:  # every retrieved row: the ranking's order itself
+        query = np.repeat(np.arange(len(starts) - 1, dtype=np.int64), np.diff(starts))
+        rank = np.arange(1, len(query) + 1, dtype=np.int64) - starts[:-1][query]
+        return query, rank, np.asarray(ranking.order, dtype=np.int64)
+    length = np.minimum(np.diff(starts), depth)
     query, rank, _first = segments.spread(length)
     position = starts[:-1][query] + rank
     return query, rank + 1, ranking.order[position]
@@ -226,10 +283,14 @@ ItemDictionary = Callable[[], tuple[npt.NDArray[np.integer[Any]], int] | None]
 
 def encode_items(data: FrameData, wanted: Plan | None, *, part: bool) -> ItemDictionary:
     """Per row the code of its item and the number of distinct items of one frame (the
-    default catalog's size), when :func:`entries` will want them: encoded in a second thread
-    on large frames, beside the ranking (Arrow releases the GIL), and awaited by calling the
-    result. The top-k rows then take their codes from it."""
-    if wanted is None or not wanted.frame_items or part:
+    default catalog's size), when :func:`entries` will want them (the default catalog, or
+    every retrieved row: ``ndkl``'s whole lists): encoded in a second thread on large
+    frames, beside the ranking (Arrow releases the GIL), and awaited by calling the result.
+    The entries then take their codes from it (for every row, one pass over the column is
+    cheaper than taking the rows, then encoding them)."""
+    if wanted is None or part or not (
+        wanted.frame_items or wanted.depth is None or wanted.whole_list
+    ):
         return lambda: None
     if data.n_rows < THREAD_ROWS:
         encoded = data.item.dictionary()
@@ -242,7 +303,8 @@ def encode_items(data: FrameData, wanted: Plan | None, *, part: bool) -> ItemDic
 
 def entries(data: FrameData, tops: Sequence[tuple[IntArray, IntArray, IntArray]],
             wanted: Plan, options: Options, *, part: bool,
-            dictionary: ItemDictionary = lambda: None) -> Entries:
+            dictionary: ItemDictionary = lambda: None,
+            retrieved: Sequence[IntArray | None] = ()) -> Entries:
     """The entries of :func:`plan` for one frame of whole queries, from each system's
     :func:`top_rows`. The default catalog is a row per distinct item in a ``part`` (the
     finish step unites the parts' items), else only counted."""
@@ -269,11 +331,15 @@ def entries(data: FrameData, tops: Sequence[tuple[IntArray, IntArray, IntArray]]
                     rank=np.concatenate(rank), row=np.concatenate(row),
                     n_top=sum(len(q) for q, _, _ in tops))
     if wanted.grades:
-        found.grade = np.nan_to_num(np.asarray(data.relevant, dtype=np.float64)[found.row])
+        grade = np.asarray(data.relevant)[found.row].astype(np.float64, copy=False)
+        found.grade = np.nan_to_num(grade, copy=False)
     encoded = dictionary()
     if encoded is not None:
         found.codes = encoded[0][found.row].astype(np.int64)
         found.n_frame_items = encoded[1]
+        if wanted.whole_list and wanted.depth is not None:
+            found.whole = WholeLists(np.asarray(data.query_codes), np.asarray(encoded[0]),
+                                     list(retrieved), data.n_queries, data.item.labels)
     return found
 
 
@@ -290,18 +356,24 @@ class Recorder:
     part: bool
     dictionary: ItemDictionary
     tops: list[tuple[IntArray, IntArray, IntArray]] = field(default_factory=list)
+    retrieved: list[IntArray | None] = field(default_factory=list)
 
     @classmethod
     def start(cls, data: FrameData, wanted: Plan, options: Options, *, part: bool) -> Recorder:
         return cls(data, wanted, options, part, encode_items(data, wanted, part=part))
 
     def add(self, ranking: Ranking) -> None:
-        """Record one system's ranking of the frame."""
-        self.tops.append(top_rows(ranking, self.wanted.depth))
+        """Record one system's ranking of the frame (a part's whole lists, when a metric
+        reads them, as entries)."""
+        whole = self.wanted.whole_list
+        self.tops.append(top_rows(ranking, None if whole and self.part else self.wanted.depth))
+        if whole and not self.part:
+            every = int(ranking.starts[-1]) == self.data.n_rows
+            self.retrieved.append(None if every else np.asarray(ranking.order, dtype=np.int64))
 
     def result(self, n_systems: int) -> Entries | TopK:
         found = entries(self.data, self.tops, self.wanted, self.options, part=self.part,
-                        dictionary=self.dictionary)
+                        dictionary=self.dictionary, retrieved=self.retrieved)
         return found if self.part else of_frame(self.data, found, n_systems)
 
 
@@ -353,6 +425,7 @@ class TopK:
     query_labels: Callable[[IntArray], list[object]]
     grade: FloatArray | None = None  # Plan.grades: the grade of each top-k entry
     truth_grade: FloatArray | None = None  # and of each relevant entry
+    whole: WholeLists | None = None  # one frame: every retrieved row (Plan.whole_list)
     _lists: dict[int | None, tuple[IntArray, IntArray, BoolArray | slice]] = field(
         default_factory=dict, repr=False
     )
@@ -410,6 +483,7 @@ class TopK:
             query_labels=query_labels,
             grade=None if grade is None else grade[top],
             truth_grade=None if grade is None else grade[truth],
+            whole=found.whole,
         )
 
     @property
@@ -425,9 +499,22 @@ class TopK:
         """Values per list as (n_queries, n_systems)."""
         return per_list.reshape(self.n_systems, self.n_queries).T.copy()
 
+    def whole_counts(self, per_code: IntArray, n_groups: int) -> tuple[IntArray, IntArray]:
+        """Per list and group, the retrieved items of the whole list (flat, list-major), and
+        per list its length: from :class:`WholeLists`, or from the entries when they hold
+        every retrieved row (parts, or a metric without a cut-off)."""
+        if self.whole is not None:
+            return self.whole.counts(per_code, n_groups)
+        every, length, _ = lists_at(self, None)
+        counts = np.bincount(every * n_groups + per_code[self.item],
+                             minlength=self.n_lists * n_groups)
+        return counts, length
+
     def at_most(self, k: int | None) -> BoolArray | slice:
-        """The entries ranked at or above ``k``."""
-        return slice(None) if k is None else self.rank <= k
+        """The entries ranked at or above ``k`` (a slice when that is every entry)."""
+        if k is None or not len(self.rank) or int(self.rank.max()) <= k:
+            return slice(None)
+        return self.rank <= k
 
     def named(self, codes: IntArray) -> str:
         """The first few items of ``codes`` for a message."""
@@ -572,26 +659,34 @@ class Inputs:
         codes no entry holds), and those groups; an item ``item_groups`` does not list is
         in ``unknown_group``, or an error when that is None."""
         if "groups" not in self._cache:
-            keys, values = read_item_groups(self.options.item_groups)
-            names = group_names(self.options)
+            keys, codes, values = read_item_groups(self.options.item_groups)
+            names = _sorted_groups(values, self.options.unknown_group)
             top = self.top
             held = np.concatenate([top.item, top.truth_item])
             used = np.flatnonzero(np.bincount(held, minlength=top.n_codes))
-            positions = _positions(keys, top.labels(used), "item_groups")
-            missing = used[positions < 0]
+            labels = top.labels(used)
+            if top.whole is not None:  # the items of the whole lists beyond the top k
+                beyond = np.setdiff1d(top.whole.items(), used, assume_unique=True)
+                used, labels = np.concatenate([used, beyond]), labels + top.whole.labels(beyond)
+            positions = _positions(keys, labels, "item_groups")
             unknown = self.options.unknown_group
-            if len(missing) and unknown is None:
+            if (positions < 0).any() and unknown is None:
+                missing = np.flatnonzero(positions < 0)
+                shown = ", ".join(excerpt(plain(labels[i])) for i in missing[:_SHOWN])
+                more = ", ..." if len(missing) > _SHOWN else ""
                 # the keyword as a part: the command line says it as its flag
                 parts = (
                     f"{len(missing)} item(s) of the top-k lists or of the relevant rows have "
-                    f"no group in item_groups: {top.named(missing)}. Give every item a group, "
+                    f"no group in item_groups: {shown}{more}. Give every item a group, "
                     "or pass ", Keyword("unknown_group", "other"), " to put the unlisted "
                     "items in a group of their own.",
                 )
                 raise InvalidOptionError(parts)
             index = {_group_key(g): i for i, g in enumerate(names)}
-            of_value = np.array([index[_group_key(g)] for g in values], dtype=np.int64)
-            per_code = np.full(top.n_codes, -1, dtype=np.int64)
+            of_unique = np.array([index[_group_key(g)] for g in values], dtype=np.int64)
+            of_value = of_unique[codes] if len(codes) else codes
+            size = max(top.n_codes, int(used.max()) + 1 if len(used) else 0)
+            per_code = np.full(size, -1, dtype=np.int64)
             per_code[used] = np.where(
                 positions >= 0, of_value[np.maximum(positions, 0)] if len(of_value) else -1,
                 index.get(_group_key(unknown), -1),
@@ -605,9 +700,27 @@ def _group_key(group: object) -> tuple[str, object]:
     return (type(group).__name__, group)
 
 
-def read_item_groups(item_groups: Any) -> tuple[Any, npt.NDArray[Any]]:
-    """Keys (a pandas Index of item ids) and groups (an object array) of the
-    ``item_groups`` option; raises for a null group or an item listed twice."""
+def read_item_groups(item_groups: Any) -> tuple[Any, IntArray, list[object]]:
+    """Keys (a pandas Index of item ids), per key the position of its group among the
+    distinct groups, and those groups (Python objects) of the ``item_groups`` option;
+    raises for a null group or an item listed twice."""
+    keys, values = _item_group_values(item_groups)
+    null = pd.isna(pd.Series(values, dtype=object)).to_numpy() if len(values) else values
+    if len(values) and null.any():
+        msg = (
+            f"The 'item_groups' option gives item {excerpt(plain(keys[np.argmax(null)]))} a "
+            "null group; every item of item_groups needs a group (drop the item, or pass "
+            "unknown_group= to name the group of unlisted items)."
+        )
+        raise InvalidOptionError(msg)
+    keys = pd.Index(keys)
+    _unique_keys(keys, "item_groups")
+    codes, groups = _distinct(values)
+    return keys, codes, groups
+
+
+def _item_group_values(item_groups: Any) -> tuple[Any, Any]:
+    """The item ids and the groups of the ``item_groups`` option, unchecked."""
     if isinstance(item_groups, pd.DataFrame):
         if item_groups.shape[1] == 2:  # (item, group) columns
             keys, values = pd.Index(item_groups.iloc[:, 0]), item_groups.iloc[:, 1].to_numpy()
@@ -628,30 +741,40 @@ def read_item_groups(item_groups: Any) -> tuple[Any, npt.NDArray[Any]]:
     else:
         keys = pd.Index(list(item_groups.keys()))
         values = np.asarray(list(item_groups.values()), dtype=object)
-    values = np.asarray([v.item() if isinstance(v, np.generic) else v for v in values],
-                        dtype=object)
-    null = pd.isna(pd.Series(values, dtype=object)).to_numpy() if len(values) else values
-    if len(values) and null.any():
-        msg = (
-            f"The 'item_groups' option gives item {excerpt(plain(keys[np.argmax(null)]))} a "
-            "null group; every item of item_groups needs a group (drop the item, or pass "
-            "unknown_group= to name the group of unlisted items)."
-        )
-        raise InvalidOptionError(msg)
-    keys = pd.Index(keys)
-    _unique_keys(keys, "item_groups")
     return keys, values
+
+
+def _distinct(values: Any) -> tuple[IntArray, list[object]]:
+    """Per value the position of its group among the distinct ones, and those (Python
+    objects: a NumPy scalar as its Python value). Values of one type are hashed at once;
+    mixed types (1 and 1.0 and True are different groups) one by one."""
+    if len(values) == 0:
+        return np.zeros(0, dtype=np.int64), []
+    if pd.api.types.infer_dtype(values, skipna=False).startswith("mixed"):
+        found: dict[tuple[str, object], int] = {}
+        plain_values = [v.item() if isinstance(v, np.generic) else v for v in values]
+        codes = np.array([found.setdefault(_group_key(v), len(found)) for v in plain_values],
+                         dtype=np.int64)
+        return codes, [key[1] for key in found]
+    codes, uniques = pd.factorize(np.asarray(values), use_na_sentinel=False)
+    return codes.astype(np.int64, copy=False), [
+        u.item() if isinstance(u, np.generic) else u for u in np.asarray(uniques, dtype=object)
+    ]
 
 
 def group_names(options: Options) -> list[object]:
     """The groups of the ``item_groups`` option (plus ``unknown_group``), sorted (by type
-    name, then value), as Python objects."""
-    _, values = read_item_groups(options.item_groups)
-    found = {_group_key(v): v for v in values}
-    if options.unknown_group is not None:
-        found.setdefault(_group_key(options.unknown_group), options.unknown_group)
-    return [found[key] for key in sorted(found)]
+    name, then value), as Python objects. Only the groups are read: the checks of the
+    mapping are :func:`read_item_groups`' (when the metrics read it)."""
+    values = _item_group_values(options.item_groups)[1]
+    return _sorted_groups(_distinct(values)[1], options.unknown_group)
 
+
+def _sorted_groups(groups: list[object], unknown: object) -> list[object]:
+    found = {_group_key(v): v for v in groups}
+    if unknown is not None:
+        found.setdefault(_group_key(unknown), unknown)
+    return [found[key] for key in sorted(found)]
 
 
 def _positions(keys: Any, labels: list[object], option: str = "catalog") -> IntArray:

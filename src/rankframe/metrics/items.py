@@ -19,9 +19,11 @@ from rankframe.settings.options import (
     BROWSING,
     CATALOG,
     CLASS_AVERAGE,
+    DISCOUNT,
     GROUP,
     ITEM_FEATURES,
     ITEM_GROUPS,
+    JSD_UNIT,
     PATIENCE,
     POPULARITY,
     STOP,
@@ -239,7 +241,7 @@ _GROUPS = """
     ...                    "score": [3, 2, 1], "relevant": [2, 0, 1]})
     >>> groups = {"a": "x", "b": "y", "c": "y"}"""
 
-_BROWSING = (BROWSING, PATIENCE, STOP)
+_BROWSING = (BROWSING, PATIENCE, STOP, DISCOUNT)
 _PER_GROUP = options_of(ITEM_GROUPS, UNKNOWN_GROUP, *_BROWSING, GROUP)
 _EXPOSURE_REFS = """
 
@@ -326,7 +328,7 @@ EXPOSURE_GAP = MetricDef(
 AWRF = MetricDef(
     name="awrf", aliases=("attention_weighted_rank_fairness",), trec_name=None,
     trec_cut=None, takes_k=True,
-    options=options_of(ITEM_GROUPS, UNKNOWN_GROUP, TARGET, *_BROWSING),
+    options=options_of(ITEM_GROUPS, UNKNOWN_GROUP, TARGET, *_BROWSING, JSD_UNIT),
     items=ItemMetric(per_query=exposure.awrf, needs="item_groups", truth=True, grades=True),
     summary="1 - Jensen-Shannon divergence of the groups' attention from a target",
     doc=r"""Attention-weighted rank fairness at k: 1 minus the Jensen-Shannon divergence
@@ -388,7 +390,89 @@ NDKL = MetricDef(
 )
 
 
+# Expected exposure (Diaz et al. 2020): a, b, c ranked 1, 2, 3 with grades 2, 0, 1 (the
+# worked example), browsing="rbp", patience 0.5: ε = (1, 0.5, 0.25); the target gives a
+# (the grade-2 item) position 1's attention, 1, and c (grade 1) position 2's, 0.5.
+_EE_EXAMPLE = _GROUPS + """
+
+    EE-D = 1² + 0.5² + 0.25² = 1.3125; EE-R = 1 · 1 + 0.25 · 0.5 = 1.125; EE-L = (1 - 1)²
+    + 0.5² + (0.25 - 0.5)² = 0.3125 (= EE-D - 2 EE-R + ||ε*||² = 1.3125 - 2.25 + 1.25):
+
+    >>> rbp = {"browsing": "rbp", "patience": 0.5}
+    >>> df.rank_eval.expected_exposure(**rbp)
+    0.3125
+    >>> df.rank_eval.ee_disparity(**rbp), df.rank_eval.ee_relevance(**rbp)
+    (1.3125, 1.125)
+    """
+_EE_DOC = """
+
+    Per query, over every item d (retrieved or relevant): ε_d the attention of d's rank
+    under ``browsing`` (0 below k, or not retrieved), ε*_d its target exposure: the items of
+    one grade share equally the attention of the positions an ideal ranking gives that
+    grade, every higher grade first (``(A(b + m) - A(b)) / m`` for b relevant items of a
+    higher grade and m of this one, A(j) the attention of the first j positions, cut at
+    k); 0 for an item that is not relevant. ``EE-L = ||ε - ε*||² = EE-D - 2 EE-R +
+    ||ε*||²``. One ranking per query (the expected exposure of a deterministic ranking);
+    Diaz et al. use RBP with patience 0.5 (``browsing="rbp", patience=0.5``). A query
+    without relevant items has every target 0: its EE-L is its EE-D (``empty=`` does not
+    touch EE-L or EE-D; EE-R is 0 there, and follows ``empty=``).
+
+    Diaz, Mitra, Ekstrand, Biega & Carterette (2020), "Evaluating stochastic rankings with
+    expected exposure", CIKM; TREC Fair Ranking 2021's EE-L, EE-D, EE-R (over groups
+    there)."""
+
+EXPECTED_EXPOSURE = MetricDef(
+    name="expected_exposure", aliases=("ee_loss", "ee_l"), trec_name=None, trec_cut=None,
+    takes_k=True, options=options_of(*_BROWSING),
+    items=ItemMetric(per_query=exposure.ee_loss, truth=True, grades=True),
+    depends_on_relevant=False, bounded=False,
+    summary="expected-exposure loss EE-L: the squared distance of each item's attention "
+            "from the exposure its grade merits (0: equal exposure for equal grades)",
+    doc=r"""Expected exposure loss (EE-L) at k: the squared distance between the attention
+    each item receives and the target exposure of its grade; lower is fairer and better.
+    """ + _EE_DOC,
+    examples=_EE_EXAMPLE,
+)
+EE_DISPARITY = MetricDef(
+    name="ee_disparity", aliases=("ee_d",), trec_name=None, trec_cut=None,
+    takes_k=True, options=options_of(*_BROWSING),
+    items=ItemMetric(per_query=exposure.ee_disparity, truth=True, grades=True),
+    depends_on_relevant=False, bounded=False,
+    summary="expected-exposure disparity EE-D: the sum of the squared attention of the "
+            "items (lower: attention spread over more items)",
+    doc=r"""Expected exposure disparity (EE-D) at k: ``||ε||²``, the sum over items of their
+    squared attention; lower spreads the attention over more items, whatever their
+    relevance.""" + _EE_DOC,
+    examples=_GROUPS + """
+
+    RBP with patience 0.5: ε = (1, 0.5, 0.25), 1² + 0.5² + 0.25² = 1.3125:
+
+    >>> df.rank_eval.ee_disparity(browsing="rbp", patience=0.5)
+    1.3125
+    """,
+)
+EE_RELEVANCE = MetricDef(
+    name="ee_relevance", aliases=("ee_r",), trec_name=None, trec_cut=None,
+    takes_k=True, options=options_of(*_BROWSING),
+    items=ItemMetric(per_query=exposure.ee_relevance, truth=True, grades=True),
+    bounded=False,
+    summary="expected-exposure relevance EE-R: the attention of the items weighted by "
+            "their target exposure (higher: attention where the grades put it)",
+    doc=r"""Expected exposure relevance (EE-R) at k: ``ε · ε*``, the attention of the items
+    weighted by their target exposure; higher puts the attention where the grades
+    merit it.""" + _EE_DOC,
+    examples=_GROUPS + """
+
+    RBP with patience 0.5: ε = (1, 0.5, 0.25), targets a 1, c 0.5 (b: 0), so 1 · 1 +
+    0.25 · 0.5 = 1.125:
+
+    >>> df.rank_eval.ee_relevance(browsing="rbp", patience=0.5)
+    1.125
+    """,
+)
+
 #: In the order of the registry. None reads shared ranks (``MetricDef.shared_ranks``): they
 #: read each query's top k, one position per row.
 DEFINITIONS = (COVERAGE, GINI, ENTROPY, PERSONALIZATION, ARP, NOVELTY, ILD, TOP1_F1, EXPOSURE,
-               EXPOSURE_RATIO, EXPOSURE_GAP, AWRF, NDKL)
+               EXPOSURE_RATIO, EXPOSURE_GAP, AWRF, NDKL, EXPECTED_EXPOSURE, EE_DISPARITY,
+               EE_RELEVANCE)

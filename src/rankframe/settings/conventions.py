@@ -19,7 +19,7 @@ __all__ = ["CONVENTION", "CONVENTIONS", "Convention", "ConventionName", "preset_
 
 ConventionName = Literal[
     "trec_eval", "torchmetrics", "sklearn", "recommenders", "lenskit", "evidently",
-    "ir_measures", "ranx",
+    "ir_measures", "ranx", "trec_fair",
 ]
 
 
@@ -90,6 +90,16 @@ CONVENTIONS: Mapping[str, Convention] = MappingProxyType({c.name: c for c in [
         "evidently", "Evidently (legacy recsys metrics, evidently.legacy.metrics.recsys)",
         {"ties": "truncated_average", "precision_denominator": "retrieved", "empty": "skip"},
     ),
+    Convention(
+        # Task 1's AWRF (2021: trec2021-fair-public's metrics.py, 2022: wptrec's AWRFMetric):
+        # attention 1/log2(max(rank, 2)) over the whole run, 1 - scipy's jensenshannon
+        # squared (natural log, the divergence in nats); their nDCG (binary, the same
+        # discount) is ndcg under the same preset
+        "trec_fair", "TREC Fair Ranking 2021-2022 evaluation scripts (Task 1, AWRF)",
+        {"discount": "log2(max(rank,2))", "jsd_unit": "nats"},
+        ties="a run lists its documents in rank order (no equal scores: bind score to "
+        "minus the rank)",
+    ),
 ]})
 """Every preset, by name."""
 
@@ -99,7 +109,8 @@ CONVENTION: OptionDef[str | None] = OptionDef(
     check=none_or_choice("convention", tuple(CONVENTIONS)),
     doc="Set the options that reproduce another tool's numbers: ``\"trec_eval\"`` (the "
         "defaults), ``\"torchmetrics\"``, ``\"sklearn\"``, ``\"recommenders\"``, "
-        "``\"lenskit\"``, ``\"evidently\"``, ``\"ir_measures\"`` or ``\"ranx\"`` (see "
+        "``\"lenskit\"``, ``\"evidently\"``, ``\"ir_measures\"``, ``\"ranx\"`` or "
+        "``\"trec_fair\"`` (see "
         "docs/conventions.md). Options passed explicitly win over the preset.",
 )
 

@@ -45,6 +45,7 @@ __all__ = [
     "GROUP",
     "ITEM_FEATURES",
     "ITEM_GROUPS",
+    "JSD_UNIT",
     "JUDGED_ONLY",
     "MIN_RELEVANCE",
     "NEGATIVE_GAINS",
@@ -69,6 +70,7 @@ __all__ = [
     "EmptyNdcg",
     "Family",
     "Gain",
+    "JsdUnit",
     "NegativeGains",
     "OptionDef",
     "Options",
@@ -106,6 +108,7 @@ Family = Literal["systems", "table"]
 ClassAverage = Literal["weighted", "macro", "micro"]
 Unjudged = Literal["error", "nonrelevant"]
 Browsing = Literal["log", "rbp", "cascade"]
+JsdUnit = Literal["bits", "nats"]
 
 T = TypeVar("T")
 
@@ -506,6 +509,12 @@ STOP: OptionDef[float] = OptionDef(
     doc="``browsing=\"cascade\"``: the probability of stopping after a relevant item "
         "(0 < stop <= 1).",
 )
+JSD_UNIT: OptionDef[JsdUnit] = OptionDef(
+    "jsd_unit", "bits", JsdUnit, choices=get_args(JsdUnit),
+    doc="awrf's Jensen-Shannon divergence in ``\"bits\"`` (log2, so awrf is in [0, 1]) or "
+        "``\"nats\"`` (natural log, as scipy's ``jensenshannon`` by default and the TREC Fair "
+        "Ranking scripts).",
+)
 GROUP: OptionDef[str | None] = OptionDef(
     "group", None, str | None, check=_check_group,
     doc="The group whose value a per-group metric gives (exposure, exposure_ratio, "
@@ -577,7 +586,8 @@ DISCOUNT: OptionDef[Discount] = OptionDef(
     "discount", "log2(rank+1)", Discount, choices=get_args(Discount),
     doc="(N)DCG's discount of rank i: ``1 / log2(i + 1)`` (``\"log2(rank+1)\"``, trec_eval) "
         "or ``1 / log2(max(i, 2))`` (``\"log2(max(rank,2))\"``: LensKit, Järvelin & "
-        "Kekäläinen's discount with base 2; ranks 1 and 2 are not discounted).",
+        "Kekäläinen's discount with base 2; ranks 1 and 2 are not discounted); also the "
+        "attention of the exposure metrics under ``browsing=\"log\"``.",
 )
 NEGATIVE_GAINS: OptionDef[NegativeGains] = OptionDef(
     "negative_gains", "zero", NegativeGains, choices=get_args(NegativeGains), per_call=True,
@@ -598,7 +608,7 @@ OPTIONS: Mapping[str, OptionDef[Any]] = options_of(
     MIN_RELEVANCE, GAIN, DENOMINATOR, EMPTY, TIES, BETA,
     CATALOG, POPULARITY, ITEM_FEATURES, CLASS_AVERAGE, UNJUDGED, JUDGED_ONLY,
     AP_DENOMINATOR, PRECISION_DENOMINATOR, EMPTY_LIST, DISCOUNT, NEGATIVE_GAINS, EMPTY_NDCG,
-    ITEM_GROUPS, UNKNOWN_GROUP, TARGET, BROWSING, PATIENCE, STOP, GROUP,
+    ITEM_GROUPS, UNKNOWN_GROUP, TARGET, BROWSING, PATIENCE, STOP, GROUP, JSD_UNIT,
 )
 """Every option of :class:`Options`, in its field order."""
 
@@ -678,6 +688,8 @@ class Options:
         The browsing model of the exposure metrics and its parameters.
     group
         The group a per-group exposure metric gives.
+    jsd_unit
+        awrf's divergence in bits or nats.
     """
 
     min_relevance: float | None = MIN_RELEVANCE.default
@@ -705,6 +717,7 @@ class Options:
     patience: float = PATIENCE.default
     stop: float = STOP.default
     group: str | None = GROUP.default
+    jsd_unit: JsdUnit = JSD_UNIT.default
 
     def __post_init__(self) -> None:
         for option in OPTIONS.values():

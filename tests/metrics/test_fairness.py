@@ -526,3 +526,43 @@ def test_expected_exposure_without_relevant_items(make_frame: FrameMaker) -> Non
     with pytest.raises(InvalidDataError, match="No query is left to evaluate"):
         run(frame, lambda ev: ev.ee_relevance(**rbp, empty="skip"))
     assert as_float(run(frame, lambda ev: ev.expected_exposure(**rbp, empty="skip"))) == 1.25
+
+
+def test_sample_data_example_by_a_plain_loop() -> None:
+    """docs/fairness.md's example on the sample data, recomputed user by user: each model's
+    top 10 (score descending, ties by item id descending as trec_eval), attention
+    1/log2(1 + rank), the head items' share of it; merit = the head items' share of the
+    user's grades; the means over the users (the gap over users with a relevant item)."""
+    from pathlib import Path
+
+    from helpers import doctest_outputs
+    from rankframe.datasets import recommendations
+
+    data = recommendations()
+    counts = data["item_id"].value_counts()
+    head = set(counts.index[counts >= 8])
+    want: dict[tuple[str, str], tuple[float, int]] = {}
+    for system in ("model_a", "model_b"):
+        shares, gaps = [], []
+        for _, rows in data.groupby("user_id"):
+            ranked = rows[rows[system].notna()].sort_values(
+                [system, "item_id"], ascending=False).head(10)
+            attention = 1 / np.log2(np.arange(2, len(ranked) + 2))
+            share = attention[ranked["item_id"].isin(head).to_numpy()].sum() / attention.sum()
+            shares.append(share)
+            grades = rows["relevant"].to_numpy(dtype=float)
+            if grades.sum() > 0:
+                merit = grades[rows["item_id"].isin(head).to_numpy()].sum() / grades.sum()
+                gaps.append(share - merit)
+        want[system, "exposure(group=head)"] = (float(np.mean(shares)), len(shares))
+        want[system, "exposure_gap(empty=skip,group=head)"] = (float(np.mean(gaps)), len(gaps))
+    text = (Path(__file__).parents[2] / "docs" / "fairness.md").read_text()
+    section = text[text.index("## On the sample data"):text.index("## Gaps between")]
+    (block,) = doctest_outputs(section)
+    printed = {}
+    for line in block[1:]:
+        _, system, metric, _, _, value, n = line.split()
+        printed[system, metric] = (float(value), int(n))
+    assert set(printed) == set(want)
+    for key, (value, n) in want.items():
+        assert printed[key] == (round(value, 4), n), key

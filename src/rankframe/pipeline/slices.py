@@ -432,10 +432,13 @@ def _table(found: _Found, levels: list[_Levels], pq: PerQuery, request: Request,
         name: pa.array(texts[i][predicates[:, i]].tolist(), type=pa.string())
         for i, name in enumerate(names)
     }
+    # each candidate's text once, for its rows of every (system, metric)
+    _, first_row, row_of = np.unique(found.candidate[order], return_index=True,
+                                     return_inverse=True)
     out[SLICE] = np.array([
         " & ".join(f"{names[i]}={levels[i].labels[v]}" for i, v in enumerate(p) if v >= 0)
-        for p in predicates
-    ], dtype=object)
+        for p in predicates[first_row]
+    ] + [""], dtype=object)[row_of.reshape(-1)]
     labels = analysis.long_labels(pq.systems, pq.metrics, system, metric)
     paired = slices.baseline is not None
     significant = p_adjusted[order] < 1.0 - slices.tests.confidence_level

@@ -36,10 +36,10 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from data import workload
 from sections import markers, write_section
 
 import rankframe
+from data import workload
 
 METRICS = ["ndcg@10", "mrr@10"]
 SIZES = (5, 10, 20, 30, 40, 50)  # the values of each segment column
@@ -116,8 +116,41 @@ def speed(args: argparse.Namespace) -> str:
         target = f"<= {TARGET:.0f}x" if "depth 2" in label else ""
         lines.append(f"| {label} | {seconds:.2f} | {seconds / evaluate:.1f}x | "
                      f"{n_tested or ''} | {target} |")
-    lines.append(end)
+    lines += ["", *resampled(args), end]
     return "\n".join(lines)
+
+
+def resampled(args: argparse.Namespace) -> list[str]:
+    """The permutation and sign-flip tests against the t-test, at ``--resample-queries``
+    queries, ``--resamples`` resamples: one run each after a warm-up of the t-test."""
+    data = frame(args.resample_queries)
+    ev = data.rank_eval(score=["score", "other"])
+    calls = [
+        ("t-test", {}),
+        ("permutation", {"test": "permutation", "n_permutations": args.resamples}),
+        ('t-test, baseline="score"', {"baseline": "score"}),
+        ('sign flips, baseline="score"',
+         {"baseline": "score", "test": "permutation", "n_permutations": args.resamples}),
+    ]
+    ev.slices(METRICS, COLUMNS)
+    times = []
+    for label, kwargs in calls:
+        start = time.perf_counter()
+        n_tested = int(ev.slices(METRICS, COLUMNS, **kwargs)["n_tested"].iloc[0])
+        times.append((label, time.perf_counter() - start, n_tested))
+        print(f"  {args.resample_queries} queries, {label}: {times[-1][1]:.2f} s", flush=True)
+    out = [
+        f"The resampling tests, depth 2, at {args.resample_queries:,} queries (the same "
+        f"columns and metrics), {args.resamples:,} resamples (time grows linearly with "
+        "them; the default is 10,000), one run each:",
+        "",
+        "| test | seconds | / its t-test | tests |",
+        "|---|---:|---:|---:|",
+    ]
+    for i, (label, seconds, n_tested) in enumerate(times):
+        peer = times[i - i % 2][1]
+        out.append(f"| {label} | {seconds:.2f} | {seconds / peer:.1f}x | {n_tested} |")
+    return out
 
 
 PLANTED = "c5=v1 & c10=v3"  # 1/5 x 1/10 of the queries: 2%
@@ -143,10 +176,9 @@ def planted_frame(n_queries: int, seed: int) -> tuple[pd.DataFrame, float]:
     data = pd.DataFrame({"query": query, "item": np.tile(np.arange(per), n_queries),
                          "relevant": grade, "score": score, "reversed": -score})
     ndcg = data.rank_eval(score=["score", "reversed"]).per_query("ndcg@10")
-    wide = ndcg.pivot(index="query", columns="system", values="ndcg@10") if (
-        "system" in ndcg.columns) else None
-    assert wide is not None, ndcg.columns
-    drop = (wide["score"] - wide["reversed"]).to_numpy()
+    by_system = {name: part.sort_values("query")["ndcg@10"].to_numpy()
+                 for name, part in ndcg.groupby("system")}
+    drop = by_system["score"] - by_system["reversed"]
     inside = np.flatnonzero((columns["c5"] == "v1") & (columns["c10"] == "v3"))
     chosen = rng.permutation(inside)
     taken = np.searchsorted(np.cumsum(drop[chosen]), 0.1 * len(inside)) + 1
@@ -202,6 +234,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--resample-queries", type=int, default=20_000)
+    parser.add_argument("--resamples", type=int, default=1_000)
     parser.add_argument("--planted", action="store_true",
                         help="the share of seeds whose planted slice comes first")
     parser.add_argument("--seeds", type=int, default=200)

@@ -9,7 +9,7 @@ the tables users see are made of them in :mod:`rankframe.pipeline.analysis`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -81,7 +81,7 @@ class PerQuery:
     top: Any = None
     sets: Any = None
     time: Any = None
-    by_codes: list[IntArray] | None = None
+    by_codes: Sequence[npt.NDArray[np.integer[Any]]] | None = None
 
     @property
     def shape(self) -> tuple[int, int, int]:

@@ -3,13 +3,15 @@ the p-values corrected over every test of the call (``slices()``).
 
 The search reads the per-query table (:class:`~rankframe.pipeline.per_query.PerQuery`) of
 the one per-query pass, whose segments are every combination of the slice columns (the
-request's ``by``): per query, the value of each column (a numeric column of more than
-``bins`` distinct values is cut into quantile bins over the queries, as ``pandas.qcut``). A
-candidate slice is a conjunction of up to ``max_depth`` predicates ``column == value``. For
-each combination of columns, the candidates are counted with one ``bincount`` of the
-queries' combined codes, those of fewer than ``min_queries`` queries are dropped, and the
-survivors' sums and sums of squares (again ``bincount``) give each candidate's mean and
-variance inside and outside: nothing loops over slices or touches rows per slice. The tests
+request's ``by``): per query, the value of each column (the codes the pass read for the
+segments; a numeric column of more than ``bins`` distinct values is cut into quantile bins
+over the queries, as ``pandas.qcut``). A candidate slice is a conjunction of up to
+``max_depth`` predicates ``column == value``. For each combination of columns, the
+candidates are counted with one ``bincount`` of the queries' combined codes, those of fewer
+than ``min_queries`` queries are dropped, and the survivors' counts, sums and sums of
+squares, every column of tests at once, come from one sparse product (each query adds its
+row to its candidate's); the complement's moments are the totals minus the candidate's:
+nothing loops over slices or touches rows per slice. The tests
 are t-tests from those moments (:func:`rankframe.stats.inference.welch_error`,
 :func:`~rankframe.stats.inference.t_test_of`): Welch's two-sample test of the slice against
 the other queries, or, with a baseline, the paired t-test of each system's per-query

@@ -976,8 +976,9 @@ def subset_permutation_test(
     of ``numpy.random.default_rng(seed).spawn(n_tasks)``), kept to the column's present
     queries in their shuffled order; the prefix sums of that order give every candidate
     size's resampled sum at once (taken as far as the largest candidate), so a resample
-    costs at most ``n_queries`` per column, whatever the number of candidates. Each pair's resampled sums are those of a uniformly drawn
-    ``k``-subset of the pool, the exact permutation distribution of its sum.
+    costs at most ``n_queries`` per column, whatever the number of candidates. Each pair's
+    resampled sums are those of a uniformly drawn ``k``-subset of the pool, the exact
+    permutation distribution of its sum.
     """
     filled, present, _, _, col, k, observed, _ = _subset_pairs(values, groups, candidate,
                                                                column)

@@ -9,7 +9,9 @@ per query), two systems (the workload's score and the score plus noise), and six
 columns, constant within a query, of 5, 10, 20, 30, 40 and 50 values (strings, drawn
 uniformly per query). Timed: ``evaluate(metrics)`` (the peer: the same metrics on the same
 frame), ``slices(metrics, columns)`` at depth 2 (the t-test, without and with
-``baseline=``) and at depth 3; the median of ``--repeat`` runs after a warm-up. Target
+``baseline=``) and at depth 3; the median of ``--repeat`` interleaved runs after a warm-up
+each. Then the permutation and sign-flip tests against the t-test at ``--resample-queries``
+(20k) queries and ``--resamples`` (1,000) resamples, one run each. Target
 (issue 36): depth 2 at most 5x ``evaluate()``; depth 3 is measured and reported.
 
 ``--planted``: per seed, ``--planted-queries`` queries (50k) of 10 items with random scores
@@ -24,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import platform
-import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -36,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from beyond import timed
 from sections import markers, write_section
 
 import rankframe
@@ -46,16 +48,6 @@ SIZES = (5, 10, 20, 30, 40, 50)  # the values of each segment column
 COLUMNS = [f"c{size}" for size in SIZES]
 TARGET = 5.0
 PLANTED_TARGET = 0.95
-
-
-def timed(call: Callable[[], Any], repeat: int) -> float:
-    call()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def segments(n_queries: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
@@ -82,18 +74,23 @@ def speed(args: argparse.Namespace) -> str:
     data = frame(args.queries)
     built = time.perf_counter() - began
     ev = data.rank_eval(score=["score", "other"])
-    rows: list[tuple[str, float, int]] = []
-    evaluate = timed(lambda: ev.evaluate(METRICS), args.repeat)
-    rows.append(("evaluate(metrics)", evaluate, 0))
+    calls: dict[str, tuple[Callable[[], Any], dict[str, Any] | None]] = {
+        "evaluate(metrics)": (lambda: ev.evaluate(METRICS), None),
+    }
     for label, kwargs in (
         ("slices(metrics, columns), depth 2", {}),
         ('slices(metrics, columns, baseline="score"), depth 2', {"baseline": "score"}),
         ("slices(metrics, columns, max_depth=3)", {"max_depth": 3}),
     ):
-        seconds = timed(lambda kw=kwargs: ev.slices(METRICS, COLUMNS, **kw), args.repeat)
-        n_tested = int(ev.slices(METRICS, COLUMNS, **kwargs)["n_tested"].iloc[0])
-        rows.append((label, seconds, n_tested))
-        print(f"  {label}: {seconds:.2f} s ({seconds / evaluate:.1f}x), {n_tested} tests",
+        calls[label] = (lambda kw=kwargs: ev.slices(METRICS, COLUMNS, **kw), kwargs)
+    seconds = timed({label: call for label, (call, _) in calls.items()}, args.repeat)
+    evaluate = seconds["evaluate(metrics)"]
+    rows: list[tuple[str, float, int]] = []
+    for label, (_, kwargs) in calls.items():
+        n_tested = 0 if kwargs is None else int(
+            ev.slices(METRICS, COLUMNS, **kwargs)["n_tested"].iloc[0])
+        rows.append((label, seconds[label], n_tested))
+        print(f"  {label}: {seconds[label]:.2f} s ({seconds[label] / evaluate:.1f}x)",
               flush=True)
     start, end = markers("slices")
     lines = [
@@ -106,8 +103,8 @@ def speed(args: argparse.Namespace) -> str:
         f"items ({len(data):,} rows, pandas, string ids; built in {built:.0f} s), 2 systems, "
         f"{len(METRICS)} metrics ({', '.join(METRICS)}), 6 segment columns of "
         f"{', '.join(map(str, SIZES))} values. The t-test, Holm, min_queries=30. Median of "
-        f"{args.repeat} after a warm-up. Target (issue 36): depth 2 at most {TARGET:.0f}x "
-        "`evaluate()` of the same metrics on the same frame.",
+        f"{args.repeat} interleaved runs after a warm-up each. Target (issue 36): depth 2 at "
+        f"most {TARGET:.0f}x `evaluate()` of the same metrics on the same frame.",
         "",
         "| call | seconds | / evaluate | tests (n_tested) | target |",
         "|---|---:|---:|---:|---|",

@@ -101,6 +101,8 @@ bench: $(VENV)/.installed-bench  ## benchmarks against the peers (SIZE=S|M|L), w
 	$(BIN)/python benchmarks/dashboard.py
 	$(BIN)/python benchmarks/gaps.py
 	$(BIN)/python benchmarks/html_report.py --queries $(or $(QUERIES),1000000)
+	$(BIN)/python benchmarks/slices.py --queries $(or $(QUERIES),1000000)
+	$(BIN)/python benchmarks/slices.py --planted
 
 bench-scale: $(VENV)/.installed-test  ## 50M rows from parquet: Dask, polars streaming, pandas; writes benchmarks/RESULTS.md
 	$(BIN)/python benchmarks/scale.py

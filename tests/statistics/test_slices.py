@@ -251,6 +251,45 @@ def test_fdr_bh_top_and_one_sided(make_frame: Any) -> None:
         assert row["ci_high"] == pytest.approx(ci.high, rel=1e-9)
 
 
+def planted_frame(seed: int, n_queries: int = 600) -> tuple[pd.DataFrame, np.ndarray]:
+    """Queries of 4 items with one relevant item, three segment columns (3, 4 and 5 values);
+    the relevant item scores highest (mostly) except in the planted slice ``c3=b & c4=y``
+    (about 1/12 of the queries), where it mostly scores low: its reciprocal rank drops there.
+    Also: per query, whether it is in the planted slice."""
+    rng = np.random.default_rng(seed)
+    per = 4
+    query = np.repeat(np.arange(n_queries), per)
+    columns = {f"c{size}": np.array(list("abcde"[:size] if size != 4 else "wxyz"))[
+        rng.integers(0, size, n_queries)] for size in (3, 4, 5)}
+    planted = (columns["c3"] == "b") & (columns["c4"] == "y")
+    relevant = np.zeros(n_queries * per, dtype=int)
+    relevant[np.arange(n_queries) * per + rng.integers(0, per, n_queries)] = 1
+    noise = rng.random(n_queries * per)
+    lift = np.where(planted[query], -0.5, 0.8)
+    return pd.DataFrame({
+        "query": query, "item": np.tile(np.arange(per), n_queries), "relevant": relevant,
+        "score": (noise + relevant * lift).round(4),
+        **{name: values[query] for name, values in columns.items()},
+    }), planted
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_planted_slice_comes_first(make_frame: Any, seed: int) -> None:
+    data, planted = planted_frame(seed)
+    rr = reciprocal_ranks(data, "score").to_numpy()
+    got = as_pandas(collect(make_frame(data).rank_eval(score="score").slices(
+        "mrr", ["c3", "c4", "c5"])))
+    first = got.iloc[0]
+    assert first["slice"] == "c3=b & c4=y"
+    assert first["n_queries"] == planted.sum()
+    inside, outside = rr[planted], rr[~planted]
+    assert first["delta"] == pytest.approx(inside.mean() - outside.mean(), rel=1e-9)
+    test = stats.ttest_ind(inside, outside, equal_var=False)
+    assert first["p_value"] == pytest.approx(test.pvalue, rel=1e-6)
+    assert first["significant"]
+    make_frame.check_unchanged()
+
+
 @pytest.mark.parametrize(
     ("change", "kwargs", "message"),
     [

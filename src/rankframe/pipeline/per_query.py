@@ -9,7 +9,7 @@ the tables users see are made of them in :mod:`rankframe.pipeline.analysis`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -62,6 +62,10 @@ class PerQuery:
     time
         Per query, its earliest time (:class:`rankframe.pipeline.windows.Times`), for ``every=``;
         ``None`` otherwise.
+    by_codes
+        Per ``by`` column, per query, the code of its value (numbered in sorted order of the
+        column's values, as ``Backend.codes``), which the pass read for the segments;
+        ``None`` where the table was made otherwise (``slices()`` then reads the column).
     """
 
     values: FloatArray
@@ -77,6 +81,7 @@ class PerQuery:
     top: Any = None
     sets: Any = None
     time: Any = None
+    by_codes: Sequence[npt.NDArray[np.integer[Any]]] | None = None
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -142,6 +147,7 @@ class PerQuery:
             first_rows=None if self.first_rows is None else self.first_rows[keep],
             query_labels=lambda codes: labels(positions[codes]),
             time=None if self.time is None else self.time.take(positions),
+            by_codes=None if self.by_codes is None else [c[keep] for c in self.by_codes],
         )
 
     def parts(self) -> list[tuple[IntArray, PerQuery]]:

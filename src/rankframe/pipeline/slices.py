@@ -3,13 +3,15 @@ the p-values corrected over every test of the call (``slices()``).
 
 The search reads the per-query table (:class:`~rankframe.pipeline.per_query.PerQuery`) of
 the one per-query pass, whose segments are every combination of the slice columns (the
-request's ``by``): per query, the value of each column (a numeric column of more than
-``bins`` distinct values is cut into quantile bins over the queries, as ``pandas.qcut``). A
-candidate slice is a conjunction of up to ``max_depth`` predicates ``column == value``. For
-each combination of columns, the candidates are counted with one ``bincount`` of the
-queries' combined codes, those of fewer than ``min_queries`` queries are dropped, and the
-survivors' sums and sums of squares (again ``bincount``) give each candidate's mean and
-variance inside and outside: nothing loops over slices or touches rows per slice. The tests
+request's ``by``): per query, the value of each column (the codes the pass read for the
+segments; a numeric column of more than ``bins`` distinct values is cut into quantile bins
+over the queries, as ``pandas.qcut``). A candidate slice is a conjunction of up to
+``max_depth`` predicates ``column == value``. For each combination of columns, the
+candidates are counted with one ``bincount`` of the queries' combined codes, those of fewer
+than ``min_queries`` queries are dropped, and the survivors' counts, sums and sums of
+squares, every column of tests at once, come from one sparse product (each query adds its
+row to its candidate's); the complement's moments are the totals minus the candidate's:
+nothing loops over slices or touches rows per slice. The tests
 are t-tests from those moments (:func:`rankframe.stats.inference.welch_error`,
 :func:`~rankframe.stats.inference.t_test_of`): Welch's two-sample test of the slice against
 the other queries, or, with a baseline, the paired t-test of each system's per-query
@@ -101,7 +103,7 @@ class Slices(Compared):
                 f"Pass a smaller min_queries (at most {n_queries})."
             )
             raise InvalidOptionError(msg)
-        levels = [_levels(backend, pq, name, self.bins) for name in request.by]
+        levels = [_levels(backend, pq, i, name, self.bins) for i, name in enumerate(request.by)]
         found = _search(pq, levels, self)
         return np.zeros(0, dtype=np.int64), _table(found, levels, pq, request, self)
 
@@ -118,21 +120,33 @@ class _Levels:
     labels: list[str]
 
 
-def _levels(backend: Backend, pq: PerQuery, name: str, bins: int) -> _Levels:
+def _levels(backend: Backend, pq: PerQuery, position: int, name: str, bins: int) -> _Levels:
     """The column's level per query: its value, or for a numeric column of more than
     ``bins`` distinct values, its quantile bin over the queries (``[low, high)``, the last
-    closed; a missing value is a level of its own, ``null``)."""
+    closed; a missing value is a level of its own, ``null``).
+
+    The per-query codes the pass read for the segments (``PerQuery.by_codes``) give the
+    levels; the column itself is read only when it may be numeric (its first value is not
+    a string): a string column of millions of rows is not converted again."""
     rows = pq.segment_rows
-    raw = np.asarray(backend.column(name))[rows]
-    if raw.dtype.kind in "iuf":
-        per_query = raw.astype(np.float64)[pq.segment]
-        present = ~np.isnan(per_query)
-        if len(np.unique(per_query[present])) > bins:
-            return _binned(name, per_query, present, bins)
-    codes = backend.codes(name)[rows]
-    distinct, first = np.unique(codes, return_index=True)
-    texts = [_text(v) for v in backend.labels(name, rows[first])]
-    return _Levels(name, np.searchsorted(distinct, codes)[pq.segment].astype(np.int64), texts)
+    by_codes = None if pq.by_codes is None else pq.by_codes[position]
+    if by_codes is None or not _is_text(backend.labels(name, rows[:1])):
+        raw = np.asarray(backend.column(name))[rows]
+        if raw.dtype.kind in "iuf":
+            per_query = raw.astype(np.float64)[pq.segment]
+            present = ~np.isnan(per_query)
+            if len(np.unique(per_query[present])) > bins:
+                return _binned(name, per_query, present, bins)
+    if by_codes is None:
+        by_codes = backend.codes(name)[rows][pq.segment]
+    _, first, dense = np.unique(by_codes, return_index=True, return_inverse=True)
+    texts = [_text(v) for v in backend.labels(name, rows[pq.segment[first]])]
+    return _Levels(name, dense.astype(np.int64).reshape(-1), texts)
+
+
+def _is_text(values: list[object]) -> bool:
+    """Whether a column's (first) value is a string: the column is then not numeric."""
+    return bool(values) and isinstance(values[0], str)
 
 
 def _text(value: object) -> str:
@@ -202,13 +216,45 @@ def _systems(n_systems: int, baseline: int | None) -> list[int]:
     return [s for s in range(n_systems) if s != baseline]
 
 
-def _sums(key: IntArray, size: int, weights: FloatArray) -> FloatArray:
-    """Per key and column of ``weights``, the sum of the column over the queries of the key,
-    shape (size, n_columns)."""
-    return np.stack(
-        [np.bincount(key, weights=weights[:, j], minlength=size) for j in range(weights.shape[1])],
-        axis=-1,
-    ) if weights.shape[1] else np.zeros((size, 0))
+def _summed(enters: BoolArray, x: FloatArray, b: FloatArray, paired: bool) -> tuple[
+    FloatArray, Any
+]:
+    """The per-query columns summed per candidate, side by side (one C-ordered array: a
+    candidate's sums are one pass over the queries), and how to lay their sums out as
+    :func:`_search` reads them: per column of tests its count of queries, sum, sum of
+    squares and the baseline's sum. The count is summed once when every column of tests
+    has the same queries (no NaN, no ``empty=`` left out), the baseline's only with one."""
+    m = x.shape[1]
+    shared = m > 0 and bool((enters == enters[:, :1]).all())
+    counts = enters[:, :1] if shared else enters
+    parts = [counts, x, x * x, *([b] if paired else [])]
+    stacked = np.ascontiguousarray(np.concatenate(parts, axis=1), dtype=np.float64)
+    n_counts = counts.shape[1]
+
+    def laid_out(sums: FloatArray) -> FloatArray:
+        """The sums of ``stacked``'s columns as (count, sum, sum of squares, baseline),
+        ``m`` columns each (the baseline's zero without one)."""
+        count = sums[:, :n_counts]
+        rest = sums[:, n_counts:]
+        baseline = rest[:, 2 * m :] if paired else np.zeros((len(sums), m))
+        return np.concatenate([np.broadcast_to(count, (len(sums), m)), rest[:, : 2 * m],
+                               baseline], axis=1)
+
+    return stacked, laid_out
+
+
+def _sums(key: IntArray, size: int, stacked: FloatArray) -> FloatArray:
+    """Per candidate ``0 .. size - 1``, the sums of ``stacked``'s columns over its queries
+    (``key``: per query its candidate, or ``size`` for none), shape (size, n_columns): one
+    sparse product (each query adds its row to its candidate's, in the order of the
+    queries, as ``bincount`` adds them)."""
+    from scipy import sparse  # heavy (about 0.4 s): loaded when slices are searched
+
+    n = len(key)
+    one_per_query = sparse.csc_matrix(
+        (np.ones(n), key, np.arange(n + 1)), shape=(size + 1, n)
+    )
+    return np.asarray(one_per_query @ stacked)[:size]
 
 
 def _search(pq: PerQuery, levels: list[_Levels], slices: Slices) -> _Found:
@@ -221,31 +267,31 @@ def _search(pq: PerQuery, levels: list[_Levels], slices: Slices) -> _Found:
         centre = np.where(enters, tested, 0.0).sum(axis=0) / np.maximum(weight.sum(axis=0), 1)
     x = np.where(enters, tested - centre, 0.0)
     b = np.where(enters, base, 0.0)
-    stacked = np.concatenate([weight, x, x * x, b], axis=1)
+    stacked, laid_out = _summed(enters, x, b, paired=slices.baseline is not None)
     n_columns = tested.shape[1]
-    total = stacked.sum(axis=0)
+    total = laid_out(stacked.sum(axis=0)[None, :])[0]
     sizes = [len(level.labels) for level in levels]
-    codes = np.stack([level.codes for level in levels], axis=1)
     # per combination of columns: its candidates' keys and sums, for their children's parents
     done: dict[tuple[int, ...], tuple[IntArray, FloatArray]] = {}
     parts: list[tuple[IntArray, IntArray, FloatArray, BoolArray]] = []
-    # per query and combination, its candidate (numbered over every combination), or -1
+    # per query and combination, its candidate (numbered over every combination), or -1:
+    # for the permutation tests only
     groups: list[IntArray] = []
+    permutation = slices.tests.test == "permutation"
     first = 0
     for depth in range(1, min(slices.max_depth, len(levels)) + 1):
         for combo in itertools.combinations(range(len(levels)), depth):
             radix = [sizes[c] for c in combo]
-            key = np.ravel_multi_index(tuple(codes[:, c] for c in combo), radix)
+            key = np.ravel_multi_index(tuple(levels[c].codes for c in combo), radix)
             size = int(np.prod(radix))
             count = np.bincount(key, minlength=size)
             alive = np.flatnonzero(count >= slices.min_queries)
             if not len(alive):
                 continue
-            compact = np.full(size, -1, dtype=np.int64)
+            compact = np.full(size, len(alive), dtype=np.int64)
             compact[alive] = np.arange(len(alive))
             inside_rows = compact[key]
-            chosen = inside_rows >= 0
-            sums = _sums(inside_rows[chosen], len(alive), stacked[chosen])
+            sums = laid_out(_sums(inside_rows, len(alive), stacked))
             done[combo] = (alive, sums)
             digits = np.stack(np.unravel_index(alive, radix), axis=1)
             # a candidate whose queries are its parent's, column by column, is not tested
@@ -255,11 +301,12 @@ def _search(pq: PerQuery, levels: list[_Levels], slices: Slices) -> _Found:
                 parent_n = _parent_counts(done, parent, digits, drop, radix, total, n_columns)
                 same |= parent_n == sums[:, :n_columns]
             parts.append((np.array(combo), digits, sums, same))
-            groups.append(np.where(chosen, inside_rows + first, -1))
+            if permutation:
+                groups.append(np.where(inside_rows < len(alive), inside_rows + first, -1))
             first += len(alive)
-    members = np.stack(groups, axis=1) if groups else np.full((len(codes), 0), -1)
     found = _scored(parts, total, centre, len(levels), slices)
-    if slices.tests.test == "permutation":
+    if permutation:
+        members = np.stack(groups, axis=1) if groups else np.full((len(pq.segment), 0), -1)
         found.p_value = _permutation_p_values(found, members, tested, enters, slices)
     return found
 
@@ -387,10 +434,13 @@ def _table(found: _Found, levels: list[_Levels], pq: PerQuery, request: Request,
         name: pa.array(texts[i][predicates[:, i]].tolist(), type=pa.string())
         for i, name in enumerate(names)
     }
+    # each candidate's text once, for its rows of every (system, metric)
+    _, first_row, row_of = np.unique(found.candidate[order], return_index=True,
+                                     return_inverse=True)
     out[SLICE] = np.array([
         " & ".join(f"{names[i]}={levels[i].labels[v]}" for i, v in enumerate(p) if v >= 0)
-        for p in predicates
-    ], dtype=object)
+        for p in predicates[first_row]
+    ] + [""], dtype=object)[row_of.reshape(-1)]
     labels = analysis.long_labels(pq.systems, pq.metrics, system, metric)
     paired = slices.baseline is not None
     significant = p_adjusted[order] < 1.0 - slices.tests.confidence_level

@@ -573,6 +573,7 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
         query_labels=data.query_labels,
         top=top,
         time=times,
+        by_codes=None if first is None else [codes[first] for _, codes in data.segments],
     )
 
 
@@ -664,6 +665,7 @@ def from_parts(table: Backend, request: Request) -> PerQuery:
         query_labels=query_labels,
         top=top,
         time=time,
+        by_codes=per_query_codes,
     )
 
 

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import lru_cache
 from types import ModuleType
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -886,20 +886,17 @@ def two_sample_permutation_test(
 # shared by every pair, so one resample of the queries serves every candidate.
 
 
-_DENSE_MEMBERS = 1 << 22  # queries x candidates up to which membership is a dense matrix
+def _members(groups: npt.NDArray[np.int64], n_candidates: int) -> Any:
+    """The sparse (n_candidates, n_queries) 0/1 matrix of membership (CSR, each row's
+    queries in order): its product with a column of per-query values sums each candidate's
+    values in the order of the queries, as ``bincount`` does."""
+    from scipy import sparse  # heavy (about 0.4 s): loaded when sign flips are drawn
 
-
-def _members(groups: npt.NDArray[np.int64], n_candidates: int) -> FloatArray | None:
-    """The (n_queries, n_candidates) 0/1 matrix of membership, when it is small enough to
-    multiply by (else None: :func:`_subset_sums` counts with ``bincount``)."""
     n = groups.shape[0]
-    if n * n_candidates > _DENSE_MEMBERS:
-        return None
-    out = np.zeros((n, n_candidates))
-    for g in range(groups.shape[1]):
-        chosen = np.flatnonzero(groups[:, g] >= 0)
-        out[chosen, groups[chosen, g]] = 1.0
-    return out
+    chosen = groups >= 0
+    queries = np.broadcast_to(np.arange(n, dtype=np.int64)[:, None], groups.shape)[chosen]
+    return sparse.csr_matrix((np.ones(len(queries)), (groups[chosen], queries)),
+                             shape=(n_candidates, n))
 
 
 def _subset_sums(values: FloatArray, groups: npt.NDArray[np.int64],
@@ -1000,9 +997,10 @@ def subset_permutation_test(
     ``size = max(1, 2**20 // max(n_queries, n_pairs))`` resamples, each with its own stream
     of ``numpy.random.default_rng(seed).spawn(n_tasks)``), kept to the column's present
     queries in their shuffled order; the prefix sums of that order give every candidate
-    size's resampled sum at once, so a resample costs ``n_queries`` per column, whatever the
-    number of candidates. Each pair's resampled sums are those of a uniformly drawn
-    ``k``-subset of the pool, the exact permutation distribution of its sum.
+    size's resampled sum at once (taken as far as the largest candidate), so a resample
+    costs at most ``n_queries`` per column, whatever the number of candidates. Each pair's
+    resampled sums are those of a uniformly drawn ``k``-subset of the pool, the exact
+    permutation distribution of its sum.
     """
     filled, present, _, _, col, k, observed, _ = _subset_pairs(values, groups, candidate,
                                                                column)
@@ -1019,18 +1017,28 @@ def subset_permutation_test(
     used = [j for j in range(m) if (testable & (col == j)).any()]
     chunk = max(1, _BOOT_STEP // max(n, len(col)))
     starts = range(0, n_resamples, chunk)
+    # the columns of one pool share its shuffled order; a column's running sums are taken
+    # only as far as its largest candidate
+    pools: dict[bytes, list[int]] = {}
+    for j in used:
+        pools.setdefault(np.packbits(present[:, j]).tobytes(), []).append(j)
+    columns = np.ascontiguousarray(filled.T)
+    each = {j: np.flatnonzero(testable & (col == j)) for j in used}
+    longest = {j: int(kk[pairs].max()) for j, pairs in each.items()}
 
     def count(task: tuple[int, np.random.Generator]) -> npt.NDArray[np.int64]:
         start, rng = task
         size = min(chunk, n_resamples - start)
         order = rng.permuted(np.tile(np.arange(n, dtype=np.intp), (size, 1)), axis=1)
         hits = np.zeros(len(col), dtype=np.int64)
-        for j in used:
-            kept = order[present[order, j]].reshape(size, pool[j])
-            prefix = np.cumsum(filled[kept, j], axis=1)
-            pairs = np.flatnonzero(testable & (col == j))
-            hits[pairs] = _hits(prefix[:, kk[pairs] - 1], observed[pairs], centre[pairs],
-                                tol[pairs], alternative)
+        for js in pools.values():
+            pool_j = pool[js[0]]
+            kept = order if pool_j == n else order[present[order, js[0]]].reshape(size, pool_j)
+            for j in js:
+                pairs = each[j]
+                prefix = np.cumsum(columns[j][kept[:, : longest[j]]], axis=1)
+                hits[pairs] = _hits(prefix[:, kk[pairs] - 1], observed[pairs], centre[pairs],
+                                    tol[pairs], alternative)
         return hits
 
     return _subset_p_values(count, starts, seed, testable, n_resamples)
@@ -1056,8 +1064,8 @@ def subset_sign_flip_test(
     size=(size, n_queries)) == 1, 1.0, -1.0)``, tasks of ``size = max(1, 2**20 //
     max(n_queries, n_candidates))`` resamples, each with its own stream of
     ``numpy.random.default_rng(seed).spawn(n_tasks)``; every candidate's signed sum comes
-    from one ``bincount`` per partition (a resample costs ``n_queries`` per partition and
-    column).
+    from one sparse product of the membership by the signed differences (a resample costs
+    ``n_queries`` per partition and column).
     """
     filled, _, key, cand, col, k, observed, scale = _subset_pairs(diff, groups, candidate,
                                                                   column)
@@ -1077,14 +1085,13 @@ def subset_sign_flip_test(
         start, rng = task
         size = min(chunk, n_resamples - start)
         signs = np.where(rng.integers(0, 2, size=(size, n)) == 1, 1.0, -1.0)
+        by_query = np.ascontiguousarray(signs.T)  # (n, size): a query's signs side by side
         hits = np.zeros(len(col), dtype=np.int64)
         for j in used:
-            if members is None:
-                sums = _subset_sums(signs * filled[:, j], key, n_candidates)
-            else:  # the signs times each candidate's differences
-                sums = signs @ (members * filled[:, j : j + 1])
+            # per candidate and resample, its signed sum: one sparse product
+            sums = members @ (by_query * filled[:, j : j + 1])
             pairs = np.flatnonzero(testable & (col == j))
-            hits[pairs] = _hits(sums[:, cand[pairs]], observed[pairs], np.zeros(len(pairs)),
+            hits[pairs] = _hits(sums[cand[pairs]].T, observed[pairs], np.zeros(len(pairs)),
                                 tol[pairs], alternative)
         return hits
 

@@ -100,6 +100,18 @@ def test_slices_options_reach_the_library(run: Any, tmp_path: Path) -> None:
     assert shown["slice"].tolist() == expected["slice"].tolist()
     np.testing.assert_allclose(shown["p_adjusted"].to_numpy(float),
                                expected["p_adjusted"].to_numpy(float), rtol=1e-12)
+    # the bootstrap, with its resamples
+    code, out, err = run("slices", path, "--score", "a", "--score", "b", "--baseline", "a",
+                         "--column", "theme", "-m", "mrr", "--min-queries", "5", "--test",
+                         "bootstrap", "--resamples", "150", "--seed", "4", "--format", "csv")
+    assert code == 0, err
+    shown = _csv(out)
+    expected = frame().rank_eval(score=["a", "b"]).slices(
+        "mrr", "theme", baseline="a", min_queries=5, test="bootstrap", n_resamples=150, seed=4)
+    assert shown["slice"].tolist() == expected["slice"].tolist()
+    for column in ("p_value", "ci_low", "ci_high"):
+        np.testing.assert_allclose(shown[column].to_numpy(float),
+                                   expected[column].to_numpy(float), rtol=1e-12)
     # the table format: aligned columns, p-values as the other commands write them
     code, out, _ = run("slices", path, "--score", "b", "--column", "theme", "-m", "mrr",
                        "--min-queries", "5", "--percent")
@@ -117,6 +129,8 @@ def test_slices_options_reach_the_library(run: Any, tmp_path: Path) -> None:
     (["--column", "item"], 2, "--column item is the --item column"),
     (["--column", "theme", "--min-queries", "41"], 2, "above the 40 queries"),
     (["--column", "theme", "--correction", "sidak"], 2, "invalid choice"),
+    (["--column", "theme", "--test", "bootstrap", "--resamples", "0"], 2,
+     "--resamples must be an integer >= 1"),
     (["--column", "them"], 1, "column 'them' (--column) not found"),
     (["--column", "a"], 2, "--column a is the --score column"),
     (["--column", "relevant"], 2, "--column relevant is the --relevant column"),

@@ -219,6 +219,144 @@ def test_permutation_test_equals_a_loop_over_the_resamples(
     make_frame.check_unchanged()
 
 
+def bootstrap_tests(table: pd.DataFrame, expected: dict[tuple[str, str], Any], *,
+                    baseline: str | None, alternative: str, level: float, n_resamples: int,
+                    seed: int) -> dict[tuple[str, str], tuple[float, float, float]]:
+    """Each candidate's percentile bootstrap (p-value, low, high) by a plain loop over the
+    resamples, drawn as ``compare()``'s bootstrap intervals draw them (one task: ``2**20 //
+    n_queries`` is above ``n_resamples`` here; every candidate from the same ``seed``): its
+    ``n1`` queries and the other ``n2`` each resampled on their own,
+    ``rng.integers(0, n1, size=(B, n1))`` then ``rng.integers(0, n2, size=(B, n2))``, or,
+    with a baseline, its differences, position ``floor(u * n1)`` for ``u =
+    rng.random((B, n1))``; ``rng = default_rng(seed).spawn(1)[0]``. The interval is the
+    quantiles of the resampled deltas ``d*`` (one-sided for "less" and "greater"), the
+    p-value ``(1 + #{d* >= 0}) / (1 + B)`` for "less", ``(1 + #{d* <= 0}) / (1 + B)`` for
+    "greater", twice the smaller (at most 1) two-sided."""
+    out = {}
+    for (label, system), want in expected.items():
+        mask, k = want["mask"], want["n"]
+        assert n_resamples <= 2**20 // (len(table) if baseline is None else k)
+        values = table[system].to_numpy()
+        rng = np.random.default_rng(seed).spawn(1)[0]
+        deltas = []
+        if baseline is None:
+            inside, outside = values[mask], values[~mask]
+            ix = rng.integers(0, len(inside), size=(n_resamples, len(inside)))
+            iy = rng.integers(0, len(outside), size=(n_resamples, len(outside)))
+            for b in range(n_resamples):
+                deltas.append(inside[ix[b]].mean() - outside[iy[b]].mean())
+        else:
+            diff = values[mask] - table[baseline].to_numpy()[mask]
+            u = rng.random((n_resamples, k))
+            for b in range(n_resamples):
+                position = np.minimum((u[b] * k).astype(int), k - 1)
+                deltas.append(diff[position].mean())
+        d = np.array(deltas)
+        above = (1 + np.sum(d >= -1e-12)) / (1 + n_resamples)
+        below = (1 + np.sum(d <= 1e-12)) / (1 + n_resamples)
+        if alternative == "less":
+            out[label, system] = (above, -np.inf, float(np.quantile(d, level)))
+        elif alternative == "greater":
+            out[label, system] = (below, float(np.quantile(d, 1 - level)), np.inf)
+        else:
+            low, high = np.quantile(d, [(1 - level) / 2, (1 + level) / 2])
+            out[label, system] = (min(1.0, 2 * min(above, below)), float(low), float(high))
+    return out
+
+
+@pytest.mark.parametrize(("baseline", "alternative"),
+                         [(None, "two-sided"), ("b", "two-sided"), (None, "less"),
+                          ("b", "greater")])
+def test_bootstrap_equals_a_loop_over_the_resamples(
+    make_frame: Any, baseline: Any, alternative: str
+) -> None:
+    data = frame()
+    table = per_query_table(data)
+    columns = ["theme", "device"]
+    expected = enumerate_slices(table, columns, max_depth=2, min_queries=8, baseline=baseline)
+    want = bootstrap_tests(table, expected, baseline=baseline, alternative=alternative,
+                           level=0.9, n_resamples=300, seed=5)
+    got = as_pandas(collect(make_frame(data).rank_eval(score=["a", "b"]).slices(
+        "mrr", columns, baseline=baseline, min_queries=8, test="bootstrap",
+        alternative=alternative, n_resamples=300, seed=5, confidence_level=0.9,
+    )))
+    assert len(got) == len(want)
+    keyed = got.set_index(["slice", "system"])
+    for key, (p, low, high) in want.items():
+        np.testing.assert_allclose(
+            keyed.loc[key, ["p_value", "ci_low", "ci_high", "delta"]].to_numpy(float),
+            [p, low, high, expected[key]["delta"]], rtol=1e-9, atol=1e-12)
+    p = np.array(list(want.values()))[:, 0]
+    for key, value in zip(want, holm(p), strict=True):
+        assert keyed.loc[key, "p_adjusted"] == pytest.approx(value, rel=1e-12)
+        assert keyed.loc[key, "significant"] == (value < 1 - 0.9)
+    assert min(p) < 0.1 < max(p)  # the test can fail
+    make_frame.check_unchanged()
+
+
+def test_bootstrap_slices_are_compare_on_the_same_queries(make_frame: Any) -> None:
+    """A slice's bootstrap interval is compare()'s on the slice's queries: paired against
+    the baseline, and two-sample (reference=) against the other queries."""
+    data = frame()
+    news = data[data.theme == "news"]
+    others = data[data.theme != "news"]
+    ev = make_frame(data).rank_eval(score=["a", "b"])
+    options = {"n_resamples": 200, "seed": 3}
+    sliced = {"test": "bootstrap", "min_queries": 8, **options}
+    paired = as_pandas(collect(ev.slices("mrr", "theme", baseline="b", **sliced)))
+    paired = paired.set_index("slice")
+    two = as_pandas(collect(ev.slices("mrr", "theme", **sliced)))
+    two = two.set_index(["slice", "system"])
+    vs_b = as_pandas(collect(make_frame(news).rank_eval(score=["a", "b"]).compare(
+        "mrr", baseline="b", test="permutation", n_permutations=10, **options)))
+    row = vs_b.set_index("system").loc["a"]
+    assert paired.loc["theme=news", ["ci_low", "ci_high"]].tolist() == pytest.approx(
+        [row["ci_low"], row["ci_high"]], rel=1e-12)
+    vs_rest = as_pandas(collect(make_frame(news).rank_eval(score=["a", "b"]).compare(
+        "mrr", reference=make_frame(others), test="permutation", n_permutations=10,
+        **options))).set_index("system")
+    for system in ("a", "b"):
+        assert two.loc[("theme=news", system), ["ci_low", "ci_high"]].tolist() == (
+            pytest.approx([vs_rest.loc[system, "ci_low"], vs_rest.loc[system, "ci_high"]],
+                          rel=1e-12))
+    make_frame.check_unchanged()
+
+
+def test_bootstrap_refuses_bad_resamples_as_compare_does(make_frame: Any) -> None:
+    ev = make_frame(frame()).rank_eval(score=["a", "b"])
+    for bad in (0, "many", True):
+        with pytest.raises(rankframe.RankEvalError) as compared:
+            collect(ev.compare("mrr", n_resamples=bad))
+        with pytest.raises(rankframe.RankEvalError, match="n_resamples") as sliced:
+            collect(ev.slices("mrr", "theme", test="bootstrap", n_resamples=bad))
+        assert str(sliced.value) == str(compared.value)
+
+
+def test_bootstrap_tests_edge_cases() -> None:
+    """No difference at all: every resampled delta is 0, counted on both sides (p = 1, a
+    zero-width interval at 0); a NaN value or an empty side: NaN."""
+    from rankframe.stats import inference
+
+    p, low, high = inference.bootstrap_test(np.zeros((5, 2)), n_resamples=50, seed=1)
+    assert p.tolist() == [1.0, 1.0]
+    assert low.tolist() == [0.0, 0.0] == high.tolist()
+    p, low, high = inference.two_sample_bootstrap_test(
+        np.full((4, 1), 0.1), np.full((7, 1), 0.1), n_resamples=50, seed=1)
+    assert p.tolist() == [1.0]
+    p, low, high = inference.bootstrap_test([[1.0, np.nan], [2.0, 3.0]], n_resamples=20)
+    assert not np.isnan(p[0])
+    assert np.isnan([p[1], low[1], high[1]]).all()
+    p, low, high = inference.two_sample_bootstrap_test(np.ones((3, 1)), np.ones((0, 1)))
+    assert np.isnan([p[0], low[0], high[0]]).all()
+    # one-sided: all resamples below 0 give the smallest p for "less", 1 for "greater"
+    p_less, low, high = inference.bootstrap_test([-1.0, -2.0, -3.0], n_resamples=99,
+                                                 alternative="less")
+    assert (p_less, low) == (0.01, -np.inf)
+    assert high < 0
+    assert inference.bootstrap_test([-1.0, -2.0], n_resamples=99,
+                                    alternative="greater")[0] == 1.0
+
+
 def test_fdr_bh_top_and_one_sided(make_frame: Any) -> None:
     data = frame(seed=3)
     table = per_query_table(data)
@@ -298,7 +436,7 @@ def test_a_planted_slice_comes_first(make_frame: Any, seed: int) -> None:
         (None, {"min_queries": 1000}, "min_queries=1000 is above the frame's 90 queries"),
         (None, {"correction": "fdr"}, "fdr"),
         (None, {"bins": 1}, "'bins' parameter"),
-        (None, {"test": "wilcoxon"}, "test='t-test' or test='permutation'"),
+        (None, {"test": "wilcoxon"}, "test='t-test', test='permutation' or test='bootstrap'"),
         (None, {"alternative": "lower"}, "alternative='lower'"),
         (None, {"baseline": "c"}, "baseline='c' must be one of"),
         ("slice", {}, "clashes with the output column 'slice'"),

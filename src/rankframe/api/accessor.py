@@ -99,11 +99,12 @@ def _finite_number(name: str, value: object) -> float:
 
 
 def _alternative(alternative: object, test: object) -> str:
-    """``slices()``'s alternative, and its test (the t-test or the permutation test)."""
-    if test not in ("t-test", "permutation"):
+    """``slices()``'s alternative, and its test (the t-test, the permutation test or the
+    bootstrap)."""
+    if test not in ("t-test", "permutation", "bootstrap"):
         msg = (
-            f"slices() tests with test='t-test' or test='permutation'; got test={test!r}. "
-            "Pass one of them."
+            "slices() tests with test='t-test', test='permutation' or test='bootstrap'; got "
+            f"test={test!r}. Pass one of them."
         )
         raise InvalidOptionError(msg)
     if alternative not in ("two-sided", "less", "greater"):
@@ -776,12 +777,13 @@ class RankEval:
         max_depth: int = 2,
         min_queries: int = 30,
         bins: int = 4,
-        test: Test = "t-test",
+        test: Literal["t-test", "permutation", "bootstrap"] = "t-test",
         alternative: Literal["two-sided", "less", "greater"] = "two-sided",
         confidence_level: float = 0.95,
         correction: Correction | None = "holm",
         top: int | None = None,
         n_permutations: int = 10_000,
+        n_resamples: int = 1000,
         seed: int | None = 0,
         **chosen: Any,
     ) -> Any:
@@ -838,7 +840,14 @@ class RankEval:
             baseline, the sign-flip test of the differences inside it; exact under no
             effect where the t-test is not (small slices of a skewed metric), and costlier
             (queries x ``n_permutations`` per system and metric). The interval stays the
-            t-test's.
+            t-test's. ``"bootstrap"``: percentile bootstrap tests and intervals, as
+            ``compare()``'s bootstrap intervals: the slice's queries and the other queries
+            each resampled on their own (as ``compare(reference=)``), or, with a baseline,
+            the slice's differences (as ``compare()``'s paired interval), ``n_resamples``
+            times from ``seed`` for every slice; the p-value inverts the interval
+            (two-sided: ``min(1, 2 min((1 + #{d* >= 0}), (1 + #{d* <= 0})) / (1 +
+            n_resamples))``), and costs ``n_resamples`` x the queries (the frame's, without
+            a baseline) per slice.
         alternative
             ``"two-sided"``, ``"less"`` (the slice, or the system, is worse) or
             ``"greater"``; the interval is one-sided for the latter two, as scipy's.
@@ -853,8 +862,10 @@ class RankEval:
         n_permutations
             Resamples of the permutation test (its p-values are at least ``1 /
             (n_permutations + 1)``).
+        n_resamples
+            Resamples of the bootstrap (``test="bootstrap"``).
         seed
-            Seed of the permutation test's resamples.
+            Seed of the permutation test's or the bootstrap's resamples.
 
         Examples
         --------
@@ -876,13 +887,16 @@ class RankEval:
         parsed, options = _bound(parse_metrics(metrics), options, chosen)
         slice_columns = _as_list(columns)
         self._binding.check_columns(slice_columns)
-        tests = _table_tests(test, correction, confidence_level, n_permutations, 1, seed)
+        sided = _alternative(alternative, test)
+        # Tests reads compare()'s tests: the bootstrap's own settings are n_resamples and seed
+        tests = _table_tests("permutation" if test == "permutation" else "t-test", correction,
+                             confidence_level, n_permutations, n_resamples, seed)
         search = Slices(
             baseline=self._baseline_position(baseline), tests=tests,
             max_depth=_slice_count("max_depth", max_depth, 1),
             min_queries=_slice_count("min_queries", min_queries, 1),
-            bins=_slice_count("bins", bins, 2), alternative=_alternative(alternative, test),
-            top=None if top is None else _slice_count("top", top, 1),
+            bins=_slice_count("bins", bins, 2), alternative=sided,
+            top=None if top is None else _slice_count("top", top, 1), test=test,
         )
         produced = {n for n, _ in _slice_output_columns((), tuple(parsed), paired=True)}
         clashes = sorted(set(slice_columns) & (produced | {"mean_outside"}))

@@ -22,7 +22,7 @@ from rankframe.cli.status import Status
 from rankframe.metrics.registry import parse_metric
 from rankframe.settings.options import CORRECTION
 
-TESTS = ("t-test", "permutation")
+TESTS = ("t-test", "permutation", "bootstrap")
 ALTERNATIVES = ("two-sided", "less", "greater")
 #: the columns on the scale of the row's metric (``--percent`` for a bounded metric)
 SCALED = ("mean", "mean_outside", "baseline_mean", "delta", "ci_low", "ci_high")
@@ -36,7 +36,8 @@ def add_parser(commands: Any) -> None:
         "column == value over the --column columns (each constant within a query), with at "
         "least --min-queries queries, tested: each system's mean inside against the other "
         "queries (Welch's t-test), or with --baseline each other system's difference from "
-        "the baseline inside the slice (the paired t-test). The p-values are corrected over "
+        "the baseline inside the slice (the paired t-test; or --test permutation or bootstrap). "
+        "The p-values are corrected over "
         "every test (the n_tested column); worst first within each system and metric.",
     )
     add_input(parser, several_scores="a system's score column (default: score); repeat for "
@@ -61,8 +62,9 @@ def add_parser(commands: Any) -> None:
                        "still counts in the correction)")
     tests = parser.add_argument_group("tests")
     tests.add_argument("--test", choices=TESTS, default="t-test",
-                       help="Welch's or the paired t-test, or a permutation test "
-                       "(default: %(default)s)")
+                       help="Welch's or the paired t-test, a permutation test, or a "
+                       "percentile bootstrap (its p-value and interval; default: "
+                       "%(default)s)")
     tests.add_argument("--alternative", choices=ALTERNATIVES, default="two-sided",
                        help="less: the slice (or the system) is worse (default: %(default)s)")
     tests.add_argument("--correction", choices=CORRECTION.choices, default=CORRECTION.default,
@@ -74,8 +76,11 @@ def add_parser(commands: Any) -> None:
                        "adjusted p is below 1 - LEVEL (default: %(default)s)")
     tests.add_argument("--permutations", type=int, default=10_000, metavar="N",
                        help="resamples of the permutation test (default: %(default)s)")
+    tests.add_argument("--resamples", type=int, default=1000, metavar="N",
+                       help="resamples of the bootstrap (default: %(default)s)")
     tests.add_argument("--seed", type=int, default=0,
-                       help="seed of the permutation test (default: %(default)s)")
+                       help="seed of the permutation test or the bootstrap (default: "
+                       "%(default)s)")
     add_item_group_options(parser)
     add_output(parser)
     parser.set_defaults(handler=run_slices)
@@ -95,7 +100,8 @@ def _check(args: argparse.Namespace, scores: list[str]) -> None:
     for flag, value, least in (("--max-depth", args.max_depth, 1),
                                ("--min-queries", args.min_queries, 1),
                                ("--bins", args.bins, 2), ("--top", args.top, 1),
-                               ("--permutations", args.permutations, 1)):
+                               ("--permutations", args.permutations, 1),
+                               ("--resamples", args.resamples, 1)):
         if value is not None and value < least:
             raise CliError(f"{flag} must be an integer >= {least}; got {value}", code=2)
     if not 0 < args.confidence_level < 1:
@@ -148,7 +154,8 @@ def run_slices(args: argparse.Namespace, status: Status) -> int:
             min_queries=args.min_queries, bins=args.bins, test=args.test,
             alternative=args.alternative, confidence_level=args.confidence_level,
             correction=None if args.correction == "none" else args.correction,
-            top=args.top, n_permutations=args.permutations, seed=args.seed, **options,
+            top=args.top, n_permutations=args.permutations, n_resamples=args.resamples,
+            seed=args.seed, **options,
         )
     status.clear()
     write(render(result, args.format, percent=_percent if args.percent else ()), args.output)

@@ -15,7 +15,10 @@ nothing loops over slices or touches rows per slice. The tests
 are t-tests from those moments (:func:`rankframe.stats.inference.welch_error`,
 :func:`~rankframe.stats.inference.t_test_of`): Welch's two-sample test of the slice against
 the other queries, or, with a baseline, the paired t-test of each system's per-query
-difference from the baseline inside the slice.
+difference from the baseline inside the slice. ``test="permutation"`` replaces the p-values
+by permutation tests on resamples shared by every slice; ``test="bootstrap"`` the p-values
+and intervals by percentile bootstraps of each slice, those of ``compare()``'s bootstrap
+intervals of the same queries (:func:`_bootstrap_tests`).
 """
 
 from __future__ import annotations
@@ -82,6 +85,7 @@ class Slices(Compared):
     bins: int
     alternative: str
     top: int | None
+    test: str = "t-test"  # "t-test", "permutation" or "bootstrap" (tests.test is unused)
     kind: Kind = "table"
     per_query_rows: bool = False
     refuses = "slices() tests per-query values"
@@ -275,9 +279,9 @@ def _search(pq: PerQuery, levels: list[_Levels], slices: Slices) -> _Found:
     done: dict[tuple[int, ...], tuple[IntArray, FloatArray]] = {}
     parts: list[tuple[IntArray, IntArray, FloatArray, BoolArray]] = []
     # per query and combination, its candidate (numbered over every combination), or -1:
-    # for the permutation tests only
+    # for the resampling tests only
     groups: list[IntArray] = []
-    permutation = slices.tests.test == "permutation"
+    resampled = slices.test in ("permutation", "bootstrap")
     first = 0
     for depth in range(1, min(slices.max_depth, len(levels)) + 1):
         for combo in itertools.combinations(range(len(levels)), depth):
@@ -301,14 +305,61 @@ def _search(pq: PerQuery, levels: list[_Levels], slices: Slices) -> _Found:
                 parent_n = _parent_counts(done, parent, digits, drop, radix, total, n_columns)
                 same |= parent_n == sums[:, :n_columns]
             parts.append((np.array(combo), digits, sums, same))
-            if permutation:
+            if resampled:
                 groups.append(np.where(inside_rows < len(alive), inside_rows + first, -1))
             first += len(alive)
     found = _scored(parts, total, centre, len(levels), slices)
-    if permutation:
+    if resampled:
         members = np.stack(groups, axis=1) if groups else np.full((len(pq.segment), 0), -1)
-        found.p_value = _permutation_p_values(found, members, tested, enters, slices)
+        if slices.test == "permutation":
+            found.p_value = _permutation_p_values(found, members, tested, enters, slices)
+        else:
+            found.p_value, found.low, found.high = _bootstrap_tests(found, members, tested,
+                                                                    enters, slices)
     return found
+
+
+def _bootstrap_tests(found: _Found, members: IntArray, tested: FloatArray,
+                     enters: BoolArray, slices: Slices) -> tuple[FloatArray, FloatArray,
+                                                                 FloatArray]:
+    """The percentile bootstrap tests and intervals of every tested (candidate, column),
+    candidate by candidate, as ``compare()``'s bootstraps of the same queries: the slice's
+    queries against the other queries, each side resampled on its own
+    (:func:`rankframe.stats.inference.two_sample_bootstrap_test`, the draws of
+    ``compare(reference=)``'s interval), or, with a baseline, the slice's differences
+    (:func:`~rankframe.stats.inference.bootstrap_test`, the draws of ``compare()``'s
+    paired interval); every candidate's resamples start from ``seed``. A candidate's
+    columns of the same queries share one call (the draws do not depend on the number of
+    columns). Costs ``n_resamples`` x its queries (the whole frame's, without a baseline)
+    per candidate."""
+    out = np.full((3, len(found.candidate)), np.nan)
+    level, n_resamples = slices.tests.confidence_level, slices.tests.n_resamples
+    seed, alternative = slices.tests.seed, slices.alternative
+    # the columns of the same queries: one pool each
+    pools: dict[bytes, list[int]] = {}
+    for j in range(tested.shape[1]):
+        pools.setdefault(np.packbits(enters[:, j]).tobytes(), []).append(j)
+    pool_of = np.empty(tested.shape[1], dtype=np.int64)
+    for i, js in enumerate(pools.values()):
+        pool_of[js] = i
+    order = np.lexsort((found.column, pool_of[found.column], found.candidate))
+    keys = np.stack([found.candidate[order], pool_of[found.column[order]]], axis=1)
+    starts = np.flatnonzero(np.r_[True, (keys[1:] != keys[:-1]).any(axis=1)]) if len(
+        order) else np.zeros(0, dtype=np.int64)
+    for start, stop in zip(starts, [*starts[1:], len(order)], strict=True):
+        rows = order[start:stop]
+        columns = found.column[rows]
+        pool = enters[:, columns[0]]
+        inside = (members == found.candidate[rows[0]]).any(axis=1)
+        x = tested[inside & pool][:, columns]
+        if slices.baseline is None:
+            y = tested[~inside & pool][:, columns]
+            result = inference.two_sample_bootstrap_test(x, y, level, n_resamples, seed,
+                                                         alternative)
+        else:
+            result = inference.bootstrap_test(x, level, n_resamples, seed, alternative)
+        out[:, rows] = np.stack(result)
+    return out[0], out[1], out[2]
 
 
 def _permutation_p_values(found: _Found, members: IntArray, tested: FloatArray,

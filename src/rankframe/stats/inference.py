@@ -37,6 +37,7 @@ __all__ = [
     "ALTERNATIVES",
     "adjust",
     "bootstrap_interval",
+    "bootstrap_test",
     "group_gap",
     "group_gap_interval",
     "group_means",
@@ -54,6 +55,7 @@ __all__ = [
     "t_test_power",
     "t_test_sample_size",
     "two_sample_bootstrap_interval",
+    "two_sample_bootstrap_test",
     "two_sample_permutation_test",
     "welch_error",
     "welch_interval",
@@ -1122,6 +1124,17 @@ def two_sample_bootstrap_interval(
     finite = np.asarray(np.isfinite(a).all(axis=0) & np.isfinite(b).all(axis=0))
     xs = np.ascontiguousarray(np.where(finite, a, 0.0).T)
     ys = np.ascontiguousarray(np.where(finite, b, 0.0).T)
+    values = _two_sample_resampled(xs, ys, w1, w2, n_resamples, seed)
+    q = np.quantile(values, _tails(confidence_level), axis=1, method="linear")
+    low[finite], high[finite] = q[0][finite], q[1][finite]
+    return low.reshape(shape), high.reshape(shape)
+
+
+def _two_sample_resampled(xs: FloatArray, ys: FloatArray, w1: FloatArray, w2: FloatArray,
+                          n_resamples: int, seed: Seed) -> FloatArray:
+    """The resamples of :func:`two_sample_bootstrap_interval`: per column (a row of ``xs``
+    (m, n1) and of ``ys`` (m, n2)), ``w1 mean(x*) - w2 mean(y*)``, shape (m, n_resamples)."""
+    (m, n1), n2 = xs.shape, ys.shape[1]
     chunk = max(1, _BOOT_STEP // (n1 + n2))
     starts = range(0, n_resamples, chunk)
     values = np.empty((m, n_resamples))
@@ -1138,9 +1151,82 @@ def two_sample_bootstrap_interval(
 
     for _ in _tasks(resample, starts, seed):
         pass
-    q = np.quantile(values, _tails(confidence_level), axis=1, method="linear")
-    low[finite], high[finite] = q[0][finite], q[1][finite]
-    return low.reshape(shape), high.reshape(shape)
+    return values
+
+
+def _percentile_test(resampled: FloatArray, scale: FloatArray, confidence_level: float,
+                     alternative: str) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """The p-value and interval of a percentile bootstrap, per row of ``resampled`` (m, B):
+    the interval is the ``(1 -+ confidence_level) / 2`` quantiles (``np.quantile``,
+    ``method="linear"``), or one-sided, ``(-inf, q(level)]`` for ``"less"`` and
+    ``[q(1 - level), inf)`` for ``"greater"``; the p-value inverts it: ``(1 + #{d* >= 0}) /
+    (1 + B)`` for ``"less"``, ``(1 + #{d* <= 0}) / (1 + B)`` for ``"greater"``, and
+    ``min(1, 2 min(both))`` two-sided (0 within ``1e-12 * scale``, the row's largest
+    absolute value, counts on both sides). A row with a NaN gives NaN."""
+    m, b = resampled.shape
+    nan = np.full(m, np.nan)
+    if b == 0 or m == 0:
+        return nan, nan.copy(), nan.copy()
+    tol = 1e-12 * np.asarray(scale, dtype=np.float64)[:, None]
+    above = (1.0 + np.count_nonzero(resampled >= -tol, axis=1)) / (1.0 + b)
+    below = (1.0 + np.count_nonzero(resampled <= tol, axis=1)) / (1.0 + b)
+    if alternative == "less":
+        p, tails = above, [confidence_level]
+    elif alternative == "greater":
+        p, tails = below, [1.0 - confidence_level]
+    else:
+        p, tails = np.minimum(1.0, 2.0 * np.minimum(above, below)), _tails(confidence_level)
+    q = np.quantile(resampled, tails, axis=1, method="linear")
+    low = q[0] if alternative != "less" else np.full(m, -np.inf)
+    high = q[-1] if alternative != "greater" else np.full(m, np.inf)
+    bad = np.isnan(resampled).any(axis=1)
+    return tuple(np.where(bad, np.nan, a) for a in (p, low, high))  # type: ignore[return-value]
+
+
+def bootstrap_test(
+    values: npt.ArrayLike, confidence_level: float = 0.95, n_resamples: int = 1000,
+    seed: Seed = None, alternative: str = "two-sided",
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Percentile bootstrap test of "mean 0" of per-query values (paired differences), per
+    column: the p-value and the interval of :func:`_percentile_test` over the resampled
+    means of :func:`bootstrap_interval` with one segment (the same draws: its interval,
+    two-sided, is that function's). Returns ``(p_value, low, high)``; no value, or a NaN
+    (or infinite) one, gives NaN."""
+    v, shape = _columns(values, "values")
+    n = v.shape[0]
+    if n == 0:
+        nan = np.full(shape, np.nan)
+        return nan, nan.copy(), nan.copy()
+    means, _, has_nan = _resampled_means(v, np.zeros(n, dtype=np.intp), 1, n_resamples, seed)
+    resampled = np.where(has_nan[0][:, None], np.nan, means[:, :, 0])
+    scale = np.max(np.abs(np.where(np.isfinite(v), v, 0.0)), axis=0)
+    out = _percentile_test(resampled, scale, confidence_level, alternative)
+    return tuple(a.reshape(shape) for a in out)  # type: ignore[return-value]
+
+
+def two_sample_bootstrap_test(
+    x: npt.ArrayLike, y: npt.ArrayLike, confidence_level: float = 0.95,
+    n_resamples: int = 1000, seed: Seed = None, alternative: str = "two-sided",
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Percentile bootstrap test of "equal means" of two independent samples, per column:
+    the p-value and the interval of :func:`_percentile_test` over the resampled
+    ``mean(x*) - mean(y*)`` of :func:`two_sample_bootstrap_interval` (the same draws, each
+    side resampled on its own: its interval, two-sided, is that function's). Returns
+    ``(p_value, low, high)``; an empty side, or a NaN (or infinite) value, gives NaN."""
+    a, b, shape = _two_columns(x, y)
+    (n1, m), n2 = a.shape, b.shape[0]
+    if n1 == 0 or n2 == 0:
+        nan = np.full(shape, np.nan)
+        return nan, nan.copy(), nan.copy()
+    finite = np.isfinite(a).all(axis=0) & np.isfinite(b).all(axis=0)
+    xs = np.ascontiguousarray(np.where(finite, a, 0.0).T)
+    ys = np.ascontiguousarray(np.where(finite, b, 0.0).T)
+    ones = np.ones(m)
+    resampled = _two_sample_resampled(xs, ys, ones, ones, n_resamples, seed)
+    resampled[~finite] = np.nan
+    scale = np.maximum(np.abs(xs).max(axis=1), np.abs(ys).max(axis=1))
+    out = _percentile_test(resampled, scale, confidence_level, alternative)
+    return tuple(a.reshape(shape) for a in out)  # type: ignore[return-value]
 
 
 def mann_whitney_test(x: npt.ArrayLike, y: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:

@@ -110,21 +110,30 @@ def arguments(doc: str) -> argparse.Namespace:
     parser.add_argument("--before", type=Path, required=True, help="src/ of the other tree")
     parser.add_argument("--size", default="L")
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--call", choices=CALLS, default="six-metrics",
-                        help="the call to time (before_after.py only; default: six metrics)")
+    parser.add_argument(
+        "--call",
+        choices=CALLS,
+        default="six-metrics",
+        help="the call to time (before_after.py only; default: six metrics)",
+    )
     return parser.parse_args()
 
 
 def main() -> None:
     args = arguments(__doc__)
-    times = alternate(args.before, args.size, args.rounds,
-                      lambda src, path, kind: _run(src, path, kind, args.call))
+    times = alternate(
+        args.before,
+        args.size,
+        args.rounds,
+        lambda src, path, kind: _run(src, path, kind, args.call),
+    )
     print("| frame | before s | after s | after / before |")
     print("|---|---:|---:|---:|")
     for kind in ("pandas", "polars"):
         before = statistics.median(times["before", kind])
         after = statistics.median(times["after", kind])
         print(f"| {kind} | {before:.3f} | {after:.3f} | {after / before:.2f} |")
+
 
 if __name__ == "__main__":
     main()

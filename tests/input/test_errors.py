@@ -519,7 +519,6 @@ def test_duplicate_item_in_a_large_frame(
         run(lambda ev: ev.evaluate(["mrr@10", "ndcg@10"]), frame.rank_eval)
 
 
-
 def _top_bits_only(hashes: Any) -> Callable[[ItemColumn], Any]:
     """``ItemColumn.hashes`` keeping only the top two bits of the real hash: equal items
     still share a hash, different ones collide three times in four (a test-only hash)."""
@@ -542,8 +541,14 @@ def test_duplicate_check_finds_what_pandas_duplicated_finds(
         query = [f"q{k}" for k in rng.integers(0, 4, n)]
         # short ids (read by their bytes) and long ones (hashed by polars)
         item = [f"{'item-number-' if k % 2 else ''}i{k}" for k in rng.integers(0, 6, n)]
-        data = pd.DataFrame({"query": query, "item": item, "score": rng.random(n),
-                             "relevant": rng.integers(0, 2, n)})
+        data = pd.DataFrame(
+            {
+                "query": query,
+                "item": item,
+                "score": rng.random(n),
+                "relevant": rng.integers(0, 2, n),
+            }
+        )
         repeated = data[data.duplicated(["query", "item"], keep=False)]
         counts = repeated.groupby(["query", "item"]).size().to_dict()
         frame = make_frame(data)

@@ -6,9 +6,11 @@
 ``--before`` is the ``src`` folder of another checkout of rankframe (a ``git worktree`` of the
 commit to compare with). Each round runs one process per (tree, frame kind), the trees in
 turns, each process timing ``evaluate`` of the six metrics of ``make bench`` three times after
-a warm-up and printing its median; the table gives each tree's median over the rounds and the
-ratio after / before. The frame (size L of ``benchmarks/data.py``: 100k queries, 10M rows) is
-written once to a parquet file and read by every process before its timing starts.
+a warm-up and printing its medians of wall and CPU seconds (``time.process_time``: every
+thread's, less moved by other processes on a shared machine); the table gives each tree's
+median over the rounds and the ratios after / before. The frame (size L of
+``benchmarks/data.py``: 100k queries, 10M rows) is written once to a parquet file and read by
+every process before its timing starts.
 
 ``--call`` times another call on the same frame: ``ties-average`` (the six metrics with
 ``ties="average"``), ``all-trec`` (``evaluate("all_trec")``), ``compare`` (``compare`` of the
@@ -67,22 +69,24 @@ calls = {
 }
 run = calls[call]
 run()  # warm-up
-times = []
+wall, cpu = [], []
 for _ in range(3):
-    start = time.perf_counter()
+    start, began = time.perf_counter(), time.process_time()
     run()
-    times.append(time.perf_counter() - start)
-print(rankframe.__file__, statistics.median(times))
+    wall.append(time.perf_counter() - start)
+    cpu.append(time.process_time() - began)
+print(rankframe.__file__, statistics.median(wall), statistics.median(cpu))
 """
 
 
-def _run(src: Path, path: Path, kind: str, call: str = "six-metrics") -> float:
+def _run(src: Path, path: Path, kind: str, call: str = "six-metrics") -> tuple[float, float]:
+    """The median wall and CPU (``time.process_time``, every thread's) seconds of ``call``."""
     env = {**os.environ, "PYTHONPATH": str(src)}
     command = [sys.executable, "-c", CHILD, str(path), kind, ",".join(METRICS), call]
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
-    where, seconds = done.stdout.split()
+    where, wall, cpu = done.stdout.split()
     assert Path(where).resolve().is_relative_to(src.resolve()), (where, src)
-    return float(seconds)
+    return float(wall), float(cpu)
 
 
 def alternate(
@@ -127,12 +131,17 @@ def main() -> None:
         args.rounds,
         lambda src, path, kind: _run(src, path, kind, args.call),
     )
-    print("| frame | before s | after s | after / before |")
-    print("|---|---:|---:|---:|")
+    print(
+        "| frame | before s | after s | after / before | CPU before s | CPU after s | CPU ratio |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for kind in ("pandas", "polars"):
-        before = statistics.median(times["before", kind])
-        after = statistics.median(times["after", kind])
-        print(f"| {kind} | {before:.3f} | {after:.3f} | {after / before:.2f} |")
+        cells = []
+        for clock in (0, 1):
+            before = statistics.median(t[clock] for t in times["before", kind])
+            after = statistics.median(t[clock] for t in times["after", kind])
+            cells.append(f"{before:.3f} | {after:.3f} | {after / before:.2f}")
+        print(f"| {kind} | {' | '.join(cells)} |")
 
 
 if __name__ == "__main__":

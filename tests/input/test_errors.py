@@ -37,6 +37,7 @@ from rankframe import (
     RankEvalError,
     UnknownMetricError,
 )
+from rankframe.engine import ItemColumn
 
 if TYPE_CHECKING:
     from conftest import FrameMaker
@@ -516,6 +517,53 @@ def test_duplicate_item_in_a_large_frame(
     )
     with expect(InvalidDataError, f"Item {shown} appears 2 times in query 1999"):
         run(lambda ev: ev.evaluate(["mrr@10", "ndcg@10"]), frame.rank_eval)
+
+
+def _top_bits_only(hashes: Any) -> Callable[[ItemColumn], Any]:
+    """``ItemColumn.hashes`` keeping only the top two bits of the real hash: equal items
+    still share a hash, different ones collide three times in four (a test-only hash)."""
+    return lambda column: hashes(column) & np.uint64(0xC000000000000000)
+
+
+@pytest.mark.parametrize("hashing", ["real", "colliding"])
+def test_duplicate_check_finds_what_pandas_duplicated_finds(
+    make_frame: FrameMaker, monkeypatch: pytest.MonkeyPatch, hashing: str
+) -> None:
+    # on random small frames, the check raises exactly when pandas' duplicated(keep=False)
+    # finds a repeated (query, item), and names one of those pairs with its count; hash
+    # collisions never change the answer (a frame in parts is checked part by part, so
+    # which pair is named depends on the parts)
+    if hashing == "colliding":
+        monkeypatch.setattr(ItemColumn, "hashes", _top_bits_only(ItemColumn.hashes))
+    rng = np.random.default_rng(38)
+    for _ in range(12):
+        n = int(rng.integers(2, 14))
+        query = [f"q{k}" for k in rng.integers(0, 4, n)]
+        # short ids (read by their bytes) and long ones (hashed by polars)
+        item = [f"{'item-number-' if k % 2 else ''}i{k}" for k in rng.integers(0, 6, n)]
+        data = pd.DataFrame(
+            {
+                "query": query,
+                "item": item,
+                "score": rng.random(n),
+                "relevant": rng.integers(0, 2, n),
+            }
+        )
+        repeated = data[data.duplicated(["query", "item"], keep=False)]
+        counts = repeated.groupby(["query", "item"]).size().to_dict()
+        frame = make_frame(data)
+        if not counts:
+            collect(frame.rank_eval.evaluate(["mrr@10"]))
+            continue
+        with expect(InvalidDataError, "once per query") as info:
+            run(lambda ev: ev.evaluate(["mrr@10"]), frame.rank_eval)
+        error = info.value
+        named = re.match(r"Item '([^']*)' appears (\d+) times in query '([^']*)'", str(error))
+        assert named is not None, str(error)
+        pair = (named[3], named[1])
+        assert pair in counts, (pair, counts)
+        assert int(named[2]) == error.count == counts[pair]
+        assert error.query == named[3]
 
 
 # -- metric names -----------------------------------------------------------------------------

@@ -354,7 +354,7 @@ def _check_samples(metrics: Sequence[Metric], sample: str | None, options: Optio
             f"df[df[{sample!r}] == first_sample]), or in a separate call."
         )
         raise InvalidOptionError(msg)
-    if options.browsing == "cascade":
+    if any(m.options_in(options).browsing == "cascade" for m in metrics):
         msg = (
             f"browsing='cascade' is not built for sampled rankings (sample={sample!r}): a "
             "cascade's attention depends on the relevant items above in the same sampled "

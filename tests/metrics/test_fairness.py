@@ -600,6 +600,55 @@ def test_sampled_rankings_bad_input(make_frame: FrameMaker) -> None:
         run(regraded, lambda ev: ev(sample="draw").expected_exposure())
 
 
+def _ee_by_a_plain_loop(frame: pd.DataFrame, patience: float) -> tuple[float, float, float]:
+    """EE-L, EE-D, EE-R of one query's sampled rankings (column "draw") under RBP: ε the
+    mean over the draws of p^(rank - 1); ε* by grade tiers, (A(b + m) - A(b)) / m."""
+    draws = frame["draw"].unique()
+    epsilon: dict[str, float] = {}
+    for draw in draws:
+        ranked = frame[frame["draw"] == draw].sort_values("score", ascending=False)
+        for rank, item in enumerate(ranked["item"], start=1):
+            epsilon[item] = epsilon.get(item, 0.0) + patience ** (rank - 1) / len(draws)
+    grades = frame.drop_duplicates("item").set_index("item")["relevant"]
+    target, before = {}, 0
+    for grade in sorted({g for g in grades if g > 0}, reverse=True):
+        tier = [d for d, g in grades.items() if g == grade]
+        positions = range(before, before + len(tier))
+        share = sum(patience**i for i in positions) / len(tier)
+        target.update(dict.fromkeys(tier, share))
+        before += len(tier)
+    items = set(epsilon) | set(target)
+    e = np.array([epsilon.get(d, 0.0) for d in items])
+    t = np.array([target.get(d, 0.0) for d in items])
+    return float(((e - t) ** 2).sum()), float((e**2).sum()), float((e * t).sum())
+
+
+def test_docs_sampled_rankings_example() -> None:
+    """docs/fairness.md's sampled-rankings doctest: its frame and its printed numbers,
+    recomputed by a plain loop."""
+    from pathlib import Path
+
+    from helpers import doctest_outputs
+
+    text = (Path(__file__).parents[2] / "docs" / "fairness.md").read_text()
+    section = text[text.index("### Sampled rankings"):text.index("## TREC Fair Ranking")]
+    (block,) = doctest_outputs(section)
+    draws = pd.DataFrame({
+        "query": ["q1"] * 6, "draw": [0, 0, 0, 1, 1, 1],
+        "item": ["a", "b", "c", "c", "a", "b"], "score": [3.0, 2.0, 1.0] * 2,
+        "relevant": [2, 0, 1, 1, 2, 0]})
+    for line in ('"query": ["q1"] * 6, "draw": [0, 0, 0, 1, 1, 1],',
+                 '"item": ["a", "b", "c", "c", "a", "b"], "score": [3.0, 2.0, 1.0] * 2,',
+                 '"relevant": [2, 0, 1, 1, 2, 0]})'):
+        assert line in section  # the page's frame is this test's
+    assert block == [repr(_ee_by_a_plain_loop(draws, 0.5))]
+    # and the plain loop agrees with the by-hand example of the tests
+    sampled = pd.DataFrame(SAMPLED)
+    for q, want in zip(["q1", "q2"], zip(SAMPLED_L, SAMPLED_D, SAMPLED_R, strict=True),
+                       strict=True):
+        assert _ee_by_a_plain_loop(sampled[sampled["query"] == q], 0.5) == pytest.approx(want)
+
+
 def test_sample_data_example_by_a_plain_loop() -> None:
     """docs/fairness.md's example on the sample data, recomputed user by user: each model's
     top 10 (score descending, ties by item id descending as trec_eval), attention

@@ -579,6 +579,29 @@ def test_expected_exposure_over_samples_by_hand(make_frame: FrameMaker) -> None:
     assert one[f"ee_disparity@1{suffix}"].iloc[0] == pytest.approx(0.5, abs=1e-12)
 
 
+def test_sampled_rankings_by_segment_and_compared(make_frame: FrameMaker) -> None:
+    # "other" reverses every sampled ranking (score negated), under RBP with patience 1/2:
+    # q1: draw 0 ranks c, b, a; draw 1 b, a, c: ε_a = (1/4 + 1/2) / 2 = 0.375,
+    #   ε_b = (1/2 + 1) / 2 = 0.75, ε_c = (1 + 1/4) / 2 = 0.625; targets a 1, c 1/2:
+    #   EE-L = 0.390625 + 0.5625 + 0.015625 = 0.96875
+    # q2: draw 0 ranks e, d; draw 1 d, f, e: ε_d = (1/2 + 1) / 2 = 0.75,
+    #   ε_e = (1 + 1/4) / 2 = 0.625, ε_f = 1/4; target d 1:
+    #   EE-L = 0.0625 + 0.390625 + 0.0625 = 0.515625
+    data = {**SAMPLED, "other": [-x for x in SAMPLED["score"]],
+            "seg": ["x" if q == "q1" else "y" for q in SAMPLED["query"]]}
+    frame = make_frame(data)
+    rbp = {"browsing": "rbp", "patience": 0.5}
+    ev = frame.rank_eval(sample="draw", score=["score", "other"])
+    got = as_pandas(ev.evaluate(["ee_l"], by="seg", **rbp)).sort_values(["seg", "system"])
+    assert got["expected_exposure(browsing=rbp,patience=0.5)"].tolist() == pytest.approx(
+        [0.96875, 0.21875, 0.515625, 0.765625], abs=1e-12)  # x: other, score; y: ...
+    assert got["n_queries"].tolist() == [1, 1, 1, 1]
+    # the paired delta: (0.96875 + 0.515625) / 2 - (0.21875 + 0.765625) / 2 = 0.25
+    compared = as_pandas(ev.compare(["ee_l"], **rbp))
+    row = compared[compared["system"] == "other"].iloc[0]
+    assert row["delta"] == pytest.approx(0.25, abs=1e-12)
+
+
 def test_sampled_rankings_bad_input(make_frame: FrameMaker) -> None:
     frame = make_frame(SAMPLED)
     bound = frame.rank_eval(sample="draw")

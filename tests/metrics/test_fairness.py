@@ -613,6 +613,8 @@ def test_sampled_rankings_bad_input(make_frame: FrameMaker) -> None:
         bound.evaluate(["expected_exposure"], browsing="cascade")
     with pytest.raises(ColumnNotFoundError, match=r"'drw' \(sample\)"):
         run(frame, lambda ev: ev(sample="drw").expected_exposure())
+    with pytest.raises(InvalidOptionError, match=r"four different columns.*sample='query'"):
+        run(frame, lambda ev: ev(sample="query").expected_exposure())
     # the same item twice in one sampled ranking
     twice = make_frame({k: [*v, v[0]] for k, v in SAMPLED.items()})
     with pytest.raises(InvalidDataError, match=r"Item 'a' appears 2 times in query \('q1', 1\)"):

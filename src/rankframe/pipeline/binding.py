@@ -90,9 +90,11 @@ class Binding:
             score = names.score if names.systems is None else list(names.systems)
             msg = (
                 "The query, item, score and relevant columns must be four different columns "
-                "(and every score column, and every column of a composite key, different); "
+                "(and every score column, every column of a composite key and the sample column, "
+                "different); "
                 f"got query={shown_key(names.query_key)!r}, item={shown_key(names.item_key)!r}, "
-                f"score={score!r}, relevant={names.relevant!r}."
+                f"score={score!r}, relevant={names.relevant!r}"
+                f"{'' if names.sample is None else f', sample={names.sample!r}'}."
             )
             raise InvalidOptionError(msg)
         missing = [(name, role) for name, role in wanted if name not in available]

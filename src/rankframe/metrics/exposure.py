@@ -417,15 +417,18 @@ def _ee(top: TopK, k: int | None, inputs: Inputs) -> tuple[FloatArray, ...]:
     rank, item = top.rank[keep], top.item[keep]
     # the sampled rankings of each list: its entries of rank 1 (one without samples)
     draws = segments.sums(lists, rank == 1, top.n_lists)
-    # ε per (list, item): its attention summed over the samples, in (list, item, rank)
-    # order, so every path and order of samples adds the same numbers in the same order
-    order = np.lexsort((rank, item, lists))
-    head = segments.heads(lists[order], item[order])
-    run = np.cumsum(head) - 1
-    n_runs = int(run[-1]) + 1 if len(run) else 0
-    run_list, run_item = lists[order][head], item[order][head]
-    summed = segments.sums(run, weight[order], n_runs)
-    epsilon = summed / np.maximum(draws[run_list], 1.0)
+    if len(draws) and draws.max() > 1:
+        # ε per (list, item): its attention summed over the samples, in (list, item, rank)
+        # order, so every path and order of samples adds the same numbers in the same order
+        order = np.lexsort((rank, item, lists))
+        head = segments.heads(lists[order], item[order])
+        run = np.cumsum(head) - 1
+        n_runs = int(run[-1]) + 1 if len(run) else 0
+        run_list, run_item = lists[order][head], item[order][head]
+        summed = segments.sums(run, weight[order], n_runs)
+        epsilon = summed / draws[run_list]
+    else:  # one ranking per query: an entry per (list, item), ε its attention
+        run_list, run_item, epsilon, n_runs = lists, item, weight, len(lists)
     truth_query, truth_item, _ = _judged_once(top, inputs)
     target = _ee_target(top, k, inputs)
     n_codes = np.int64(max(top.n_codes, 1))

@@ -22,7 +22,7 @@ from scipy.spatial.distance import jensenshannon
 
 from conftest import FrameMaker
 from helpers import as_float, as_pandas, collect
-from rankframe import InvalidDataError, InvalidOptionError
+from rankframe import ColumnNotFoundError, InvalidDataError, InvalidOptionError
 
 # -- the worked example ------------------------------------------------------------------------
 
@@ -526,6 +526,152 @@ def test_expected_exposure_without_relevant_items(make_frame: FrameMaker) -> Non
     with pytest.raises(InvalidDataError, match="No query is left to evaluate"):
         run(frame, lambda ev: ev.ee_relevance(**rbp, empty="skip"))
     assert as_float(run(frame, lambda ev: ev.expected_exposure(**rbp, empty="skip"))) == 1.25
+
+
+# Sampled rankings (rank_eval(sample="draw")): q1 has two samples of three items, q2 two
+# samples of different lengths; rows in no particular order.
+SAMPLED = {
+    "query": ["q1", "q2", "q1", "q1", "q2", "q1", "q2", "q1", "q2", "q1", "q2"],
+    "draw": [1, 0, 0, 0, 1, 1, 1, 1, 0, 0, 1],
+    "item": ["a", "d", "b", "a", "e", "c", "f", "b", "e", "c", "d"],
+    "score": [2.0, 2.0, 2.0, 3.0, 3.0, 3.0, 2.0, 1.0, 1.0, 1.0, 1.0],
+    "relevant": [2, 1, 0, 2, 0, 1, 0, 0, 0, 1, 1],
+}
+SAMPLED_D = [1.09375, 1.015625]
+SAMPLED_R = [1.0625, 0.625]
+SAMPLED_L = [0.21875, 0.765625]
+
+
+def test_expected_exposure_over_samples_by_hand(make_frame: FrameMaker) -> None:
+    """ε_d: the mean over the query's sampled rankings of d's attention in each."""
+    frame = make_frame(SAMPLED)
+    rbp = {"browsing": "rbp", "patience": 0.5}
+    got = as_pandas(frame.rank_eval(sample="draw").per_query(
+        ["expected_exposure", "ee_disparity", "ee_relevance"], **rbp))
+    suffix = "(browsing=rbp,patience=0.5)"
+    assert got["query"].tolist() == ["q1", "q2"]
+    loss, disparity, relevance = (got[f"{m}{suffix}"].tolist() for m in
+                                  ("expected_exposure", "ee_disparity", "ee_relevance"))
+    # RBP, patience 1/2: attention 1, 1/2, 1/4 down each sampled ranking.
+    # q1: draw 0 ranks a, b, c; draw 1 ranks c, a, b.
+    #   ε_a = (1 + 1/2) / 2 = 0.75, ε_b = (1/2 + 1/4) / 2 = 0.375, ε_c = (1/4 + 1) / 2 = 0.625
+    #   target: a (grade 2) 1, c (grade 1) 1/2, b 0
+    #   EE-D = 0.5625 + 0.140625 + 0.390625 = 1.09375
+    #   EE-R = 0.75 * 1 + 0.625 * 0.5 = 1.0625
+    #   EE-L = (0.75 - 1)^2 + 0.375^2 + (0.625 - 0.5)^2 = 0.0625 + 0.140625 + 0.015625
+    #        = 0.21875
+    # q2: draw 0 ranks d, e (two items); draw 1 ranks e, f, d (three).
+    #   ε_d = (1 + 1/4) / 2 = 0.625, ε_e = (1/2 + 1) / 2 = 0.75, ε_f = (0 + 1/2) / 2 = 0.25
+    #   target: d (grade 1) 1, e and f 0
+    #   EE-D = 0.390625 + 0.5625 + 0.0625 = 1.015625; EE-R = 0.625
+    #   EE-L = (0.625 - 1)^2 + 0.75^2 + 0.25^2 = 0.140625 + 0.5625 + 0.0625 = 0.765625
+    assert disparity == pytest.approx(SAMPLED_D, abs=1e-12)
+    assert relevance == pytest.approx(SAMPLED_R, abs=1e-12)
+    assert loss == pytest.approx(SAMPLED_L, abs=1e-12)
+    means = as_pandas(frame.rank_eval(sample="draw").evaluate(["expected_exposure"], **rbp))
+    assert means[f"expected_exposure{suffix}"].iloc[0] == pytest.approx(0.4921875, abs=1e-12)
+    assert means["n_queries"].iloc[0] == 2
+    # cut at k = 1: only each sample's first item is seen. q1: ε_a = 1/2 (draw 0),
+    # ε_c = 1/2 (draw 1); targets under k = 1: a 1 (A(1) - A(0)), c 0 (A(2) - A(1) = 0).
+    # EE-D = 0.5; EE-R = 0.5; EE-L = 0.25 + 0.25 = 0.5
+    one = as_pandas(frame.rank_eval(sample="draw").per_query(["ee_r@1", "ee_d@1"], **rbp))
+    assert one[f"ee_relevance@1{suffix}"].iloc[0] == pytest.approx(0.5, abs=1e-12)
+    assert one[f"ee_disparity@1{suffix}"].iloc[0] == pytest.approx(0.5, abs=1e-12)
+
+
+def test_sampled_rankings_by_segment_and_compared(make_frame: FrameMaker) -> None:
+    # "other" reverses every sampled ranking (score negated), under RBP with patience 1/2:
+    # q1: draw 0 ranks c, b, a; draw 1 b, a, c: ε_a = (1/4 + 1/2) / 2 = 0.375,
+    #   ε_b = (1/2 + 1) / 2 = 0.75, ε_c = (1 + 1/4) / 2 = 0.625; targets a 1, c 1/2:
+    #   EE-L = 0.390625 + 0.5625 + 0.015625 = 0.96875
+    # q2: draw 0 ranks e, d; draw 1 d, f, e: ε_d = (1/2 + 1) / 2 = 0.75,
+    #   ε_e = (1 + 1/4) / 2 = 0.625, ε_f = 1/4; target d 1:
+    #   EE-L = 0.0625 + 0.390625 + 0.0625 = 0.515625
+    data = {**SAMPLED, "other": [-x for x in SAMPLED["score"]],
+            "seg": ["x" if q == "q1" else "y" for q in SAMPLED["query"]]}
+    frame = make_frame(data)
+    rbp = {"browsing": "rbp", "patience": 0.5}
+    ev = frame.rank_eval(sample="draw", score=["score", "other"])
+    got = as_pandas(ev.evaluate(["ee_l"], by="seg", **rbp)).sort_values(["seg", "system"])
+    assert got["expected_exposure(browsing=rbp,patience=0.5)"].tolist() == pytest.approx(
+        [0.96875, 0.21875, 0.515625, 0.765625], abs=1e-12)  # x: other, score; y: ...
+    assert got["n_queries"].tolist() == [1, 1, 1, 1]
+    # the paired delta: (0.96875 + 0.515625) / 2 - (0.21875 + 0.765625) / 2 = 0.25
+    compared = as_pandas(ev.compare(["ee_l"], **rbp))
+    row = compared[compared["system"] == "other"].iloc[0]
+    assert row["delta"] == pytest.approx(0.25, abs=1e-12)
+
+
+def test_sampled_rankings_bad_input(make_frame: FrameMaker) -> None:
+    frame = make_frame(SAMPLED)
+    bound = frame.rank_eval(sample="draw")
+    with pytest.raises(InvalidOptionError, match=r"sample column 'draw'.*'mrr'.*expected_exp"):
+        run(frame, lambda ev: ev(sample="draw").evaluate(["mrr", "expected_exposure"]))
+    with pytest.raises(InvalidOptionError, match=r"sample column 'draw'.*'exposure@3"):
+        bound.evaluate(["exposure@3"], item_groups={"a": "x"})
+    with pytest.raises(InvalidOptionError, match="browsing='cascade' is not built"):
+        bound.evaluate(["expected_exposure"], browsing="cascade")
+    with pytest.raises(ColumnNotFoundError, match=r"'drw' \(sample\)"):
+        run(frame, lambda ev: ev(sample="drw").expected_exposure())
+    with pytest.raises(InvalidOptionError, match=r"four different columns.*sample='query'"):
+        run(frame, lambda ev: ev(sample="query").expected_exposure())
+    # the same item twice in one sampled ranking
+    twice = make_frame({k: [*v, v[0]] for k, v in SAMPLED.items()})
+    with pytest.raises(InvalidDataError, match=r"Item 'a' appears 2 times in query \('q1', 1\)"):
+        run(twice, lambda ev: ev(sample="draw").expected_exposure())
+    # two grades of one item in the samples of a query
+    regraded = make_frame({**SAMPLED, "relevant": [1, 1, 0, 2, 0, 1, 0, 0, 0, 1, 1]})
+    with pytest.raises(InvalidDataError, match=r"Item 'a' has the grades 1.0 and 2.0"):
+        run(regraded, lambda ev: ev(sample="draw").expected_exposure())
+
+
+def _ee_by_a_plain_loop(frame: pd.DataFrame, patience: float) -> tuple[float, float, float]:
+    """EE-L, EE-D, EE-R of one query's sampled rankings (column "draw") under RBP: ε the
+    mean over the draws of p^(rank - 1); ε* by grade tiers, (A(b + m) - A(b)) / m."""
+    draws = frame["draw"].unique()
+    epsilon: dict[str, float] = {}
+    for draw in draws:
+        ranked = frame[frame["draw"] == draw].sort_values("score", ascending=False)
+        for rank, item in enumerate(ranked["item"], start=1):
+            epsilon[item] = epsilon.get(item, 0.0) + patience ** (rank - 1) / len(draws)
+    grades = frame.drop_duplicates("item").set_index("item")["relevant"]
+    target, before = {}, 0
+    for grade in sorted({g for g in grades if g > 0}, reverse=True):
+        tier = [d for d, g in grades.items() if g == grade]
+        positions = range(before, before + len(tier))
+        share = sum(patience**i for i in positions) / len(tier)
+        target.update(dict.fromkeys(tier, share))
+        before += len(tier)
+    items = set(epsilon) | set(target)
+    e = np.array([epsilon.get(d, 0.0) for d in items])
+    t = np.array([target.get(d, 0.0) for d in items])
+    return float(((e - t) ** 2).sum()), float((e**2).sum()), float((e * t).sum())
+
+
+def test_docs_sampled_rankings_example() -> None:
+    """docs/fairness.md's sampled-rankings doctest: its frame and its printed numbers,
+    recomputed by a plain loop."""
+    from pathlib import Path
+
+    from helpers import doctest_outputs
+
+    text = (Path(__file__).parents[2] / "docs" / "fairness.md").read_text()
+    section = text[text.index("### Sampled rankings"):text.index("## TREC Fair Ranking")]
+    (block,) = doctest_outputs(section)
+    draws = pd.DataFrame({
+        "query": ["q1"] * 6, "draw": [0, 0, 0, 1, 1, 1],
+        "item": ["a", "b", "c", "c", "a", "b"], "score": [3.0, 2.0, 1.0] * 2,
+        "relevant": [2, 0, 1, 1, 2, 0]})
+    for line in ('"query": ["q1"] * 6, "draw": [0, 0, 0, 1, 1, 1],',
+                 '"item": ["a", "b", "c", "c", "a", "b"], "score": [3.0, 2.0, 1.0] * 2,',
+                 '"relevant": [2, 0, 1, 1, 2, 0]})'):
+        assert line in section  # the page's frame is this test's
+    assert block == [repr(_ee_by_a_plain_loop(draws, 0.5))]
+    # and the plain loop agrees with the by-hand example of the tests
+    sampled = pd.DataFrame(SAMPLED)
+    for q, want in zip(["q1", "q2"], zip(SAMPLED_L, SAMPLED_D, SAMPLED_R, strict=True),
+                       strict=True):
+        assert _ee_by_a_plain_loop(sampled[sampled["query"] == q], 0.5) == pytest.approx(want)
 
 
 def test_sample_data_example_by_a_plain_loop() -> None:

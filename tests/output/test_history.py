@@ -214,6 +214,19 @@ def test_fingerprint_is_the_same_on_every_frame_kind(make_frame: FrameMaker,
     assert re.fullmatch("[0-9a-f]{64}", runs.loc["kind", "input_hash"])
 
 
+def test_fingerprint_reads_the_sample_column(make_frame: FrameMaker, store: History) -> None:
+    """Sampled rankings (rank_eval(sample=...)): the same rows in other samples are
+    another input."""
+    rows = {"query": ["q"] * 4, "item": ["a", "b", "a", "b"], "score": [2.0, 1.0, 1.0, 2.0],
+            "relevant": [1, 0, 1, 0]}
+    for name, draw in (("one", [0, 0, 1, 1]), ("other", [1, 0, 0, 1])):
+        frame = make_frame({**rows, "draw": draw})
+        store.record(frame.rank_eval(sample="draw").evaluate(["ee_l"]), run=name)
+    runs = store.runs().set_index("run_name")
+    assert runs.loc["one", "input_queries"] == 1
+    assert runs.loc["one", "input_hash"] != runs.loc["other", "input_hash"]
+
+
 def test_a_result_that_no_method_returned(make_frame: FrameMaker, store: History) -> None:
     frame = make_frame(DATA)
     ev = frame.rank_eval(score=["a", "b"])

@@ -37,7 +37,9 @@ def fingerprint_of(source: FrameAdapter, names: ColumnNames) -> Fingerprint:
     if not source.readable_again:
         return None, None, None
     query = list(names.query_key)  # every column of a composite key
-    columns = list(dict.fromkeys([*query, *names.item_key, *names.scores, names.relevant]))
+    sample = [] if names.sample is None else [names.sample]  # sampled rankings: their draw
+    columns = list(dict.fromkeys([*query, *names.item_key, *names.scores, names.relevant,
+                                  *sample]))
     missing = [c for c in columns if c not in source.columns()]
     if missing:
         msg = (

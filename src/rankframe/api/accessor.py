@@ -344,6 +344,7 @@ class RankEval:
         judged: str | None = None,
         time: str | None = None,
         time_unit: str | None = None,
+        sample: str | None = None,
     ) -> RankEval:
         """The accessor bound to other column names.
 
@@ -365,6 +366,11 @@ class RankEval:
         zone), dates, or integer epochs with ``time_unit`` (``"s"``, ``"ms"``, ``"us"``,
         ``"ns"``). A query's time is its earliest row's. It is read, and must hold no
         nulls, only in calls with ``every=`` (see ``docs/api.md``, "Time windows").
+
+        ``sample`` names the column of sampled rankings (stochastic rankings: each (query,
+        sample) is one ranking of the query's items); only expected exposure reads it,
+        averaging each item's attention over the query's samples (see
+        ``docs/fairness.md``, "Expected exposure"). Other metrics refuse it.
         """
         first, systems = self._names.score, self._names.systems
         if score is not None:
@@ -382,6 +388,7 @@ class RankEval:
             judged=judged or self._names.judged,
             time=time or self._names.time,
             time_unit=time_unit or self._names.time_unit,
+            sample=sample or self._names.sample,
         )
         windows.check_time_unit(names.time_unit)
         return self._rebound(names)
@@ -392,6 +399,7 @@ class RankEval:
         judged = "" if n.judged is None else f" judged={n.judged!r}"
         time = "" if n.time is None else f" time={n.time!r}"
         unit = "" if n.time_unit is None else f" time_unit={n.time_unit!r}"
+        unit += "" if n.sample is None else f" sample={n.sample!r}"
         return (
             f"<rank_eval query={shown_key(n.query_key)!r} item={shown_key(n.item_key)!r} "
             f"score={score!r} "

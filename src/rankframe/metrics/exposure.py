@@ -349,13 +349,30 @@ def _ideal_attention(n: int, k: int | None, options: Options) -> FloatArray:
     return np.concatenate([[0.0], np.cumsum(a)])
 
 
+def _judged_once(top: TopK, inputs: Inputs) -> tuple[IntArray, IntArray, FloatArray]:
+    """The relevant entries (query, item, grade), in (query, item) order, once per (query,
+    item): with sampled rankings (``sample=``) every sample of a query repeats its
+    relevant rows, which must agree on the grade."""
+    once: tuple[IntArray, IntArray, FloatArray] = inputs.cached(
+        ("judged_once",), lambda: _judged(top))
+    return once
+
+
+def _judged(top: TopK) -> tuple[IntArray, IntArray, FloatArray]:
+    assert top.truth_grade is not None  # ItemMetric.grades
+    query, item, grade = top.truth_query, top.truth_item, top.truth_grade
+    head = segments.heads(query, item) if len(query) else np.zeros(0, dtype=bool)
+    return query[head], item[head], grade[head]  # one grade: the per-query step checks it
+
+
 def _ee_target(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
-    """Per relevant entry (``top.truth_*``, in (query, item) order), its target exposure:
+    """Per relevant (query, item) (:func:`_judged_once`), its target exposure:
     items of one grade share equally the attention of the positions an ideal ranking
     gives that grade (every higher grade first), ``(A(b + m) - A(b)) / m`` for b items of
     a higher grade and m of this one; 0 for the other items (Diaz et al. 2020)."""
     key = ("ee_target", k, *_model(inputs.options))
-    target: FloatArray = inputs.cached(key, lambda: _ee_targets(top, k, inputs.options))
+    target: FloatArray = inputs.cached(
+        key, lambda: _ee_targets(*_judged_once(top, inputs)[::2], k, inputs.options))
     return target
 
 
@@ -364,9 +381,8 @@ def _model(options: Options) -> tuple[object, ...]:
             options.min_relevance)
 
 
-def _ee_targets(top: TopK, k: int | None, options: Options) -> FloatArray:
-    assert top.truth_grade is not None  # ItemMetric.grades
-    query, grade = top.truth_query, top.truth_grade
+def _ee_targets(query: IntArray, grade: FloatArray, k: int | None,
+                options: Options) -> FloatArray:
     n = len(query)
     if n == 0:
         return np.zeros(0)
@@ -387,8 +403,9 @@ def _ee_targets(top: TopK, k: int | None, options: Options) -> FloatArray:
 
 def _ee_components(top: TopK, k: int | None, inputs: Inputs) -> tuple[FloatArray, ...]:
     """Per list: EE-D = Σ_d ε_d², EE-R = Σ_d ε_d ε*_d, EE-L = Σ_d (ε_d - ε*_d)² over every
-    item d (retrieved or relevant); ε_d the attention of d's rank (0 below k or not
-    retrieved), ε* :func:`_ee_target`. One ranking per query: ε is that ranking's."""
+    item d (retrieved or relevant); ε* :func:`_ee_target`, ε_d the expected attention of
+    d: the attention of its rank in each of the query's sampled rankings (0 below k or not
+    retrieved), averaged over them (``sample=``; one ranking per query: that ranking's)."""
     key = ("ee", k, *_model(inputs.options))
     value: tuple[FloatArray, ...] = inputs.cached(key, lambda: _ee(top, k, inputs))
     return value
@@ -397,16 +414,32 @@ def _ee_components(top: TopK, k: int | None, inputs: Inputs) -> tuple[FloatArray
 def _ee(top: TopK, k: int | None, inputs: Inputs) -> tuple[FloatArray, ...]:
     lists, weight = attention(top, k, inputs.options)
     _, _, keep = lists_at(top, k)
+    rank, item = top.rank[keep], top.item[keep]
+    # the sampled rankings of each list: its entries of rank 1 (one without samples)
+    draws = segments.sums(lists, rank == 1, top.n_lists)
+    if len(draws) and draws.max() > 1:
+        # ε per (list, item): its attention summed over the samples, in (list, item, rank)
+        # order, so every path and order of samples adds the same numbers in the same order
+        order = np.lexsort((rank, item, lists))
+        head = segments.heads(lists[order], item[order])
+        run = np.cumsum(head) - 1
+        n_runs = int(run[-1]) + 1 if len(run) else 0
+        run_list, run_item = lists[order][head], item[order][head]
+        summed = segments.sums(run, weight[order], n_runs)
+        epsilon = summed / draws[run_list]
+    else:  # one ranking per query: an entry per (list, item), ε its attention
+        run_list, run_item, epsilon, n_runs = lists, item, weight, len(lists)
+    truth_query, truth_item, _ = _judged_once(top, inputs)
     target = _ee_target(top, k, inputs)
     n_codes = np.int64(max(top.n_codes, 1))
-    truth_key = top.truth_query * n_codes + top.truth_item  # ascending (TopK.build)
-    entry_key = top.query[keep] * n_codes + top.item[keep]
-    at = np.minimum(np.searchsorted(truth_key, entry_key), max(len(truth_key) - 1, 0))
-    hit = (truth_key[at] == entry_key) if len(truth_key) else np.zeros(len(lists), bool)
-    entry_target = np.where(hit, target[at] if len(target) else 0.0, 0.0)
-    disparity = segments.sums(lists, weight * weight, top.n_lists)
-    relevance = segments.sums(lists, weight * entry_target, top.n_lists)
-    ideal = segments.sums(top.truth_query, target * target, top.n_queries)
+    truth_key = truth_query * n_codes + truth_item  # ascending (TopK.build)
+    run_key = (run_list % max(top.n_queries, 1)) * n_codes + run_item
+    at = np.minimum(np.searchsorted(truth_key, run_key), max(len(truth_key) - 1, 0))
+    hit = (truth_key[at] == run_key) if len(truth_key) else np.zeros(n_runs, bool)
+    run_target = np.where(hit, target[at] if len(target) else 0.0, 0.0)
+    disparity = segments.sums(run_list, epsilon * epsilon, top.n_lists)
+    relevance = segments.sums(run_list, epsilon * run_target, top.n_lists)
+    ideal = segments.sums(truth_query, target * target, top.n_queries)
     loss: FloatArray = np.maximum(disparity - 2.0 * relevance + _per_list_to_query(top, ideal),
                                   0.0)
     return loss, disparity, relevance

@@ -52,6 +52,7 @@ __all__ = [
     "Entries",
     "ItemMetric",
     "Plan",
+    "Queries",
     "Recorder",
     "SetValues",
     "TopK",
@@ -114,6 +115,10 @@ class ItemMetric:
     whole_list
         Whether it reads every retrieved entry of each list, whatever its ``k`` (``ndkl``:
         its default target is the groups' shares of the whole ranked list).
+    samples
+        Whether it reads several sampled rankings per query (``rank_eval(sample=...)``:
+        expected exposure averages each item's attention over them); the other metrics
+        refuse a bound ``sample`` column.
     """
 
     per_query: Callable[[TopK, int | None, Inputs], FloatArray] | None = None
@@ -126,6 +131,7 @@ class ItemMetric:
     cutoff: str | None = None
     per_group: bool = False
     whole_list: bool = False
+    samples: bool = False
 
 
 def _cutoff(metric: Metric) -> int | None:
@@ -371,10 +377,25 @@ class Recorder:
             every = int(ranking.starts[-1]) == self.data.n_rows
             self.retrieved.append(None if every else np.asarray(ranking.order, dtype=np.int64))
 
-    def result(self, n_systems: int) -> Entries | TopK:
+    def result(self, n_systems: int, queries: Queries | None = None) -> Entries | TopK:
+        """The entries (``queries``: the frame was ranked by (query, sample), its lists
+        become the entries of their query, in the canonical order of parts)."""
         found = entries(self.data, self.tops, self.wanted, self.options, part=self.part,
                         dictionary=self.dictionary, retrieved=self.retrieved)
-        return found if self.part else of_frame(self.data, found, n_systems)
+        if queries is not None:
+            found.query = queries.of_list[found.query]
+            found.n_top = None
+        return found if self.part else of_frame(self.data, found, n_systems, queries)
+
+
+@dataclass(frozen=True)
+class Queries:
+    """The queries of a frame ranked by (query, sample) (``rank_eval(sample=...)``): per
+    list (a sampled ranking), its query; their number; their ids."""
+
+    of_list: IntArray
+    n_queries: int
+    labels: Callable[[IntArray], list[object]]
 
 
 def with_entries(rows: IntArray, columns: dict[str, Any], found: Entries,
@@ -543,15 +564,18 @@ def of_table(table: Any, item_codes: IntArray, item_labels: Callable[[IntArray],
     return TopK.build(found, codes, item_labels, n_queries, len(systems), query_labels)
 
 
-def of_frame(data: FrameData, found: Entries, n_systems: int) -> TopK:
-    """:class:`TopK` of one frame's entries."""
+def of_frame(data: FrameData, found: Entries, n_systems: int,
+             queries: Queries | None = None) -> TopK:
+    """:class:`TopK` of one frame's entries (of ``queries`` when its lists are samples)."""
+    n_queries, query_labels = ((data.n_queries, data.query_labels) if queries is None
+                               else (queries.n_queries, queries.labels))
     if found.codes is not None:  # codes among every item of the frame
-        return TopK.build(found, found.codes, data.item.labels, data.n_queries, n_systems,
-                          data.query_labels, n_codes=found.n_frame_items)
+        return TopK.build(found, found.codes, data.item.labels, n_queries, n_systems,
+                          query_labels, n_codes=found.n_frame_items)
     codes = data.item.codes(found.row) if len(found.row) else np.zeros(0, dtype=np.int64)
     n_codes = int(codes.max()) + 1 if len(codes) else 0  # dense ranks
-    return TopK.build(found, codes, data.item.labels, data.n_queries, n_systems,
-                      data.query_labels, n_codes=n_codes)
+    return TopK.build(found, codes, data.item.labels, n_queries, n_systems,
+                      query_labels, n_codes=n_codes)
 
 
 # -- the user's inputs -----------------------------------------------------------------------

@@ -424,7 +424,8 @@ _EE_DOC = """
 EXPECTED_EXPOSURE = MetricDef(
     name="expected_exposure", aliases=("ee_loss", "ee_l"), trec_name=None, trec_cut=None,
     takes_k=True, options=options_of(*_BROWSING),
-    items=ItemMetric(per_query=exposure.ee_loss, truth=True, grades=True),
+    items=ItemMetric(per_query=exposure.ee_loss, truth=True, grades=True,
+                     samples=True),
     depends_on_relevant=False, bounded=False,
     summary="expected-exposure loss EE-L: the squared distance of each item's attention "
             "from the exposure its grade merits (0: equal exposure for equal grades)",
@@ -436,7 +437,8 @@ EXPECTED_EXPOSURE = MetricDef(
 EE_DISPARITY = MetricDef(
     name="ee_disparity", aliases=("ee_d",), trec_name=None, trec_cut=None,
     takes_k=True, options=options_of(*_BROWSING),
-    items=ItemMetric(per_query=exposure.ee_disparity, truth=True, grades=True),
+    items=ItemMetric(per_query=exposure.ee_disparity, truth=True, grades=True,
+                     samples=True),
     depends_on_relevant=False, bounded=False,
     summary="expected-exposure disparity EE-D: the sum of the squared attention of the "
             "items (lower: attention spread over more items)",
@@ -454,7 +456,8 @@ EE_DISPARITY = MetricDef(
 EE_RELEVANCE = MetricDef(
     name="ee_relevance", aliases=("ee_r",), trec_name=None, trec_cut=None,
     takes_k=True, options=options_of(*_BROWSING),
-    items=ItemMetric(per_query=exposure.ee_relevance, truth=True, grades=True),
+    items=ItemMetric(per_query=exposure.ee_relevance, truth=True, grades=True,
+                     samples=True),
     bounded=False,
     summary="expected-exposure relevance EE-R: the attention of the items weighted by "
             "their target exposure (higher: attention where the grades put it)",

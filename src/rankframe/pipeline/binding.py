@@ -83,15 +83,18 @@ class Binding:
         names = self.names
         roles = names.roles()
         wanted = [*roles.items(), *((b, "by") for b in by)]
-        bound = (names.judged is not None) + (names.time is not None)
+        bound = ((names.judged is not None) + (names.time is not None)
+                 + (names.sample is not None))
         keys = len(names.query_key) + len(names.item_key)
         if len(roles) < keys + 1 + len(names.scores) + bound:
             score = names.score if names.systems is None else list(names.systems)
             msg = (
                 "The query, item, score and relevant columns must be four different columns "
-                "(and every score column, and every column of a composite key, different); "
+                "(and every score column, every column of a composite key and the sample column, "
+                "different); "
                 f"got query={shown_key(names.query_key)!r}, item={shown_key(names.item_key)!r}, "
-                f"score={score!r}, relevant={names.relevant!r}."
+                f"score={score!r}, relevant={names.relevant!r}"
+                f"{'' if names.sample is None else f', sample={names.sample!r}'}."
             )
             raise InvalidOptionError(msg)
         missing = [(name, role) for name, role in wanted if name not in available]
@@ -156,7 +159,7 @@ class Binding:
                 result: Result, every: str | None = None) -> Request:
         """The call's one request, built once every check has passed."""
         window = self.window(every, by)
-        steps.check_request(list(metrics), options, result)
+        steps.check_request(list(metrics), options, result, self.names.sample)
         names = self.resolved(by, options)
         if window is None:  # the time column is read only for windows
             names = replace(names, time=None, time_unit=None)

@@ -28,12 +28,14 @@ import numpy as np
 import numpy.typing as npt
 
 from rankframe import engine as _engine
+from rankframe.engine import segments
 from rankframe.exceptions import (
     EmptyQueryError,
     InvalidDataError,
     InvalidOptionError,
     Keyword,
     OptionName,
+    plain,
 )
 from rankframe.metrics import item_values
 from rankframe.metrics.registry import METRICS, Metric, MetricDef
@@ -109,6 +111,7 @@ class ColumnNames:
     time_unit: str | None = None
     query_columns: tuple[str, ...] = ()
     item_columns: tuple[str, ...] = ()
+    sample: str | None = None
 
     @property
     def scores(self) -> tuple[str, ...]:
@@ -134,6 +137,7 @@ class ColumnNames:
             self.relevant: "relevant",
             **({} if self.judged is None else {self.judged: "judged"}),
             **({} if self.time is None else {self.time: "time"}),
+            **({} if self.sample is None else {self.sample: "sample"}),
         }
 
 
@@ -331,11 +335,45 @@ class Comparison(Compared):
 # -- before the request: what no data can fix ------------------------------------------------
 
 
-def check_request(metrics: Sequence[Metric], options: Options, result: Result) -> None:
+def _check_samples(metrics: Sequence[Metric], sample: str | None, options: Options) -> None:
+    """Raise at call time when a ``sample`` column is bound and a metric does not read
+    sampled rankings (``ItemMetric.samples``), or under the cascade browsing model
+    (its attention depends on the items above in the same sampled ranking, which the
+    entries do not carry across parts)."""
+    if sample is None:
+        return
+    refused = [str(m) for m in metrics if not _takes_samples(m.definition)]
+    if refused:
+        taking = [name for name, d in METRICS.items() if _takes_samples(d)]
+        msg = (
+            f"The sample column {sample!r} is bound (several sampled rankings per query), "
+            f"and {', '.join(map(repr, refused))} "
+            f"{'reads' if len(refused) == 1 else 'read'} one ranking per query; only "
+            f"{', '.join(taking)} average over samples. Evaluate the others without "
+            "sample= (df.rank_eval without it, on one ranking per query, e.g. "
+            f"df[df[{sample!r}] == first_sample]), or in a separate call."
+        )
+        raise InvalidOptionError(msg)
+    if any(m.options_in(options).browsing == "cascade" for m in metrics):
+        msg = (
+            f"browsing='cascade' is not built for sampled rankings (sample={sample!r}): a "
+            "cascade's attention depends on the relevant items above in the same sampled "
+            "ranking. Pass browsing='log' or 'rbp', or evaluate one sample at a time."
+        )
+        raise InvalidOptionError(msg)
+
+
+def _takes_samples(definition: MetricDef) -> bool:
+    return definition.items is not None and definition.items.samples
+
+
+def check_request(metrics: Sequence[Metric], options: Options, result: Result,
+                  sample: str | None = None) -> None:
     """Raise at call time, before the request is built, for what no data can fix: a metric
     the result cannot give (a set-level metric in ``per_query`` or ``compare``), a metric of
     the items without its input option or cut-off, a ``ties`` option a metric does not
-    define."""
+    define, a metric that does not read the bound ``sample`` column."""
+    _check_samples(metrics, sample, options)
     for metric in metrics:
         result.check(metric)
         item_values.check(metric, options)
@@ -508,7 +546,10 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
     names, options, metrics = request.names, request.options, list(request.metrics)
     own = [m.options_in(options) for m in metrics]  # each metric's own options (beta=...)
     wanted = request.items
-    data = backend.extract(names, list(request.by))
+    # sampled rankings: each (query, sample) is ranked as a list of its own
+    ranked = names if names.sample is None else replace(
+        names, query_columns=(*names.query_key, names.sample))
+    data = backend.extract(ranked, list(request.by))
     times = None
     if request.window is not None and names.time is not None:  # each query's earliest
         rows = _windows.column_times(backend.arrow(names.time))
@@ -521,10 +562,10 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
     # the entries of the item metrics: their codes encoded beside the ranking
     recorder = None if wanted is None else item_values.Recorder.start(data, wanted, options,
                                                                  part=part)
-    with _engine.unique_items_checked(data, names.query_key, names.item_key):
+    with _engine.unique_items_checked(data, ranked.query_key, names.item_key):
         # a row of each query, for the output's query and `by` columns
         first = (data.first_rows() if part or request.keys or request.by or times is not None
-                 else None)
+                 or names.sample is not None else None)
         segment, segment_rows, n_segments = _engine.segment_of_queries(data, first)
         empty = np.empty(data.n_queries, dtype=bool)
         # one block of every query when the item metrics need the whole frame's ranking
@@ -559,8 +600,7 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
             empty[begin:end] = table.n_relevant == 0
             if negative is not None:
                 empty[begin:end] &= ~negative
-    top = None if recorder is None else recorder.result(len(systems))
-    return PerQuery(
+    pq = PerQuery(
         values=values,
         include=np.ones(data.n_queries, dtype=bool),
         empty=empty,
@@ -571,9 +611,86 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
         systems=[name for name, _ in systems],
         metrics=metrics,
         query_labels=data.query_labels,
-        top=top,
+        top=None,
         time=times,
         by_codes=None if first is None else [codes[first] for _, codes in data.segments],
+    )
+    if names.sample is None or first is None:
+        return replace(pq, top=None if recorder is None else recorder.result(len(systems)))
+    queries = _sampled_queries(backend, names.query_key, first)
+    _one_grade(data, queries, names)
+    pq = _of_queries(pq, queries, first)
+    return replace(pq, top=None if recorder is None else recorder.result(len(systems), queries))
+
+
+def _sampled_queries(backend: Backend, key: Sequence[str],
+                     first: IntArray) -> item_values.Queries:
+    """The queries of a frame ranked by (query, sample): per list (``first``: its first
+    row), its query."""
+    codes = key_codes(backend, key)
+    of_list = np.asarray(codes, dtype=np.int64)[first]
+    n_queries = int(of_list.max()) + 1 if len(of_list) else 0
+    query_first = _first_of(of_list, n_queries)
+
+    def labels(positions: IntArray) -> list[object]:
+        return key_labels(backend, key, first[query_first[positions]])
+
+    return item_values.Queries(of_list, n_queries, labels)
+
+
+def _one_grade(data: _engine.FrameData, queries: item_values.Queries,
+               names: ColumnNames) -> None:
+    """Raise when an item has two grades in the samples of a query: its sampled rankings
+    rank the same judged items (the target exposure reads one grade per item)."""
+    if not data.n_rows:
+        return
+    rows = np.arange(data.n_rows, dtype=np.int64)
+    query = queries.of_list[np.asarray(data.query_codes, dtype=np.int64)]
+    item = data.item.codes(rows)
+    grade = np.nan_to_num(np.asarray(data.relevant, dtype=np.float64))
+    order = np.lexsort((grade, item, query))
+    head = segments.heads(query[order], item[order])
+    sorted_grade = grade[order]
+    first = sorted_grade[head][np.cumsum(head) - 1]  # each (query, item)'s lowest grade
+    differ = np.flatnonzero(first != sorted_grade)
+    if not len(differ):
+        return
+    row = order[differ[:1]]
+    item_id = plain(data.item.labels(row)[0])
+    query_id = plain(queries.labels(query[row])[0])
+    msg = (
+        f"Item {item_id!r} has the grades {plain(first[differ[0]])} and "
+        f"{plain(grade[row][0])} in the samples ({names.sample!r}) of query {query_id!r}: "
+        "the sampled rankings of a query rank the same judged items. Give each (query, "
+        "item) one grade in every sample."
+    )
+    raise InvalidDataError(msg, column=names.relevant, problem="varying", query=query_id)
+
+
+def _first_of(of_list: IntArray, n_queries: int) -> IntArray:
+    """Per query, its first list."""
+    out = np.zeros(n_queries, dtype=np.int64)
+    out[of_list[::-1]] = np.arange(len(of_list) - 1, -1, -1, dtype=np.int64)
+    return out
+
+
+def _of_queries(pq: PerQuery, queries: item_values.Queries, first: IntArray) -> PerQuery:
+    """The per-query values of the lists of sampled rankings as those of their queries:
+    a query is empty when every sample of it is; its segment and first row are its first
+    sample's (``by`` columns describe the query), its time its earliest sample's."""
+    of_list, n = queries.of_list, queries.n_queries
+    at = _first_of(of_list, n)
+    time = None if pq.time is None else _windows.earliest(pq.time, of_list, n)
+    return replace(
+        pq,
+        values=pq.values[at],
+        include=np.ones(n, dtype=bool),
+        empty=np.bincount(of_list, weights=~pq.empty, minlength=n) == 0,
+        segment=pq.segment[at],
+        first_rows=first[at],
+        query_labels=queries.labels,
+        time=time,
+        by_codes=None if pq.by_codes is None else [codes[at] for codes in pq.by_codes],
     )
 
 

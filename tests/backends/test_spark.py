@@ -119,6 +119,34 @@ def test_exposure_metrics_match_pandas_bit_for_bit(spark: Any) -> None:
     assert len(want.columns) == 3 * 3 + 2 + 2  # a column per group of three metrics
 
 
+def test_slices_gaps_sample_size_and_samples_match_pandas(spark: Any) -> None:
+    # issues 36 and 37: the tables built on the per-query values that cross the seam
+    data = generated(seed=9, queries=60).assign(
+        device=lambda d: np.where(d["query"].str[-1].astype(int) % 2 == 0, "ios", "web"))
+    two = {"score": ["score", "other"]}
+    mine, theirs = data.rank_eval(**two), spark.createDataFrame(data).rank_eval(**two)
+    calls = [
+        lambda ev: ev.slices(["mrr", "ndcg@3"], ["theme", "device"], min_queries=5),
+        lambda ev: ev.slices(["mrr"], ["theme", "device"], baseline="score", min_queries=5),
+        lambda ev: ev.gaps(["mrr"], "theme", n_permutations=200, n_resamples=50),
+        lambda ev: ev.gaps(["ndcg@3"], "theme", baseline="score", test="anova",
+                           n_resamples=50),
+        lambda ev: ev.sample_size(["mrr", "ndcg@3"], delta=0.1, baseline="score"),
+    ]
+    for call in calls:
+        got, want = call(theirs), call(mine)
+        got = got if isinstance(got, pd.DataFrame) else got.toArrow().to_pandas()
+        pd.testing.assert_frame_equal(got.astype(object), want.astype(object),
+                                      check_exact=True)
+    # sampled rankings: the second system's scores as a second draw of each query
+    draws = pd.concat([data.assign(draw=0),
+                       data.assign(draw=1, score=data["other"])], ignore_index=True)
+    ee = ["expected_exposure@3", "ee_disparity@3", "ee_relevance"]
+    want = draws.rank_eval(sample="draw").evaluate(ee)
+    got = spark.createDataFrame(draws).rank_eval(sample="draw").evaluate(ee)
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+
+
 @pytest.mark.parametrize("ties", ["trec", "first", "optimistic", "average"])
 def test_per_query_is_a_spark_frame_of_the_pandas_values(spark: Any, ties: str) -> None:
     data = generated(seed=3)

@@ -714,3 +714,27 @@ def test_sample_data_example_recomputed_by_pandas() -> None:
     assert set(printed) == set(want)
     for key, (value, n) in want.items():
         assert printed[key] == (round(value, 4), n), key
+
+
+def test_only_the_expected_exposure_metrics_take_samples(make_frame: FrameMaker) -> None:
+    """Over the whole registry: a bound sample column is refused, naming it, by every metric
+    but the three that average over samples, which take it."""
+    import re
+
+    from helpers import RELEVANCE, parameters
+    from rankframe import Metric
+    from rankframe.metrics.registry import METRICS
+
+    bound = make_frame(SAMPLED).rank_eval(sample="draw")
+    taking = {"expected_exposure", "ee_disparity", "ee_relevance"}
+    for name, definition in METRICS.items():
+        k = parameters(name, (3,))[-1] if name in RELEVANCE else (
+            3 if definition.takes_k else None)
+        metric = Metric(name, k)
+        if name in taking:
+            assert len(as_pandas(bound.evaluate([metric]))) == 1
+            continue
+        label = re.escape(f"'{metric}'")
+        with pytest.raises(InvalidOptionError, match=rf"sample column 'draw'.*{label}"):
+            bound.evaluate([metric])
+    make_frame.check_unchanged()

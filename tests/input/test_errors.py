@@ -489,13 +489,22 @@ def test_composite_by_column_with_a_null_element(
         run(lambda ev: by_call(ev, "theme"), frame.rank_eval)
 
 
+def _item_metric_call(items: list[Any]) -> Call:
+    """``ndkl@10`` with a group for each of ``items``: an item metric whose target reads
+    every row's item, so the call encodes them and the duplicate check reads their codes
+    instead of hashes."""
+    groups = {item: "even" if i % 2 else "odd" for i, item in enumerate(items)}
+    return lambda ev: ev.evaluate(["ndkl@10"], item_groups=groups)
+
+
+@pytest.mark.parametrize("metrics", ["accuracy", "item-codes"])
 @pytest.mark.parametrize(
     ("prefix", "shown"),
     [(None, "118"), ("d", "'d118'"), ("document-", "'document-118'")],
     ids=["int-ids", "short-str-ids", "long-str-ids"],  # short ids are hashed by their bytes
 )
 def test_duplicate_item_in_a_large_frame(
-    make_frame: FrameMaker, prefix: str | None, shown: str
+    make_frame: FrameMaker, prefix: str | None, shown: str, metrics: str
 ) -> None:
     # from 200k rows the duplicate check runs in a second thread beside the ranking; its
     # error must still replace the result
@@ -503,6 +512,10 @@ def test_duplicate_item_in_a_large_frame(
     query = np.repeat(np.arange(n_queries), per_query)
     item = np.tile(np.arange(per_query), n_queries)
     item[-1] = item[-2]  # the last query holds item 118 twice
+    ids = list(range(per_query)) if prefix is None else [f"{prefix}{i}" for i in
+                                                          range(per_query)]
+    call = (_item_metric_call(ids) if metrics == "item-codes"
+            else lambda ev: ev.evaluate(["mrr@10", "ndcg@10"]))
     frame = make_frame(
         pd.DataFrame(
             {
@@ -516,7 +529,7 @@ def test_duplicate_item_in_a_large_frame(
         )
     )
     with expect(InvalidDataError, f"Item {shown} appears 2 times in query 1999"):
-        run(lambda ev: ev.evaluate(["mrr@10", "ndcg@10"]), frame.rank_eval)
+        run(call, frame.rank_eval)
 
 
 def _top_bits_only(hashes: Any) -> Callable[[ItemColumn], Any]:
@@ -525,15 +538,23 @@ def _top_bits_only(hashes: Any) -> Callable[[ItemColumn], Any]:
     return lambda column: hashes(column) & np.uint64(0xC000000000000000)
 
 
-@pytest.mark.parametrize("hashing", ["real", "colliding"])
+def _never_hashed(column: ItemColumn) -> Any:
+    raise AssertionError("the items were hashed, not read as codes")
+
+
+@pytest.mark.parametrize("hashing", ["real", "colliding", "item-codes"])
 def test_duplicate_check_finds_what_pandas_duplicated_finds(
     make_frame: FrameMaker, monkeypatch: pytest.MonkeyPatch, hashing: str
 ) -> None:
     # on random small frames, the check raises exactly when pandas' duplicated(keep=False)
     # finds a repeated (query, item), and names one of those pairs with its count; hash
     # collisions never change the answer (a frame in parts is checked part by part, so
-    # which pair is named depends on the parts)
-    if hashing == "colliding":
+    # which pair is named depends on the parts); "item-codes": an item metric that encodes
+    # every row's item, whose codes the check then reads (the hashes collide: unused)
+    if hashing == "item-codes" and make_frame.kind not in ("polars-parts", "dask"):
+        # a frame of one part reads the codes: a hash would be a mistake
+        monkeypatch.setattr(ItemColumn, "hashes", _never_hashed)
+    elif hashing != "real":
         monkeypatch.setattr(ItemColumn, "hashes", _top_bits_only(ItemColumn.hashes))
     rng = np.random.default_rng(38)
     for _ in range(12):
@@ -552,11 +573,13 @@ def test_duplicate_check_finds_what_pandas_duplicated_finds(
         repeated = data[data.duplicated(["query", "item"], keep=False)]
         counts = repeated.groupby(["query", "item"]).size().to_dict()
         frame = make_frame(data)
+        call = (_item_metric_call(sorted(set(item))) if hashing == "item-codes"
+                else lambda ev: ev.evaluate(["mrr@10"]))
         if not counts:
-            collect(frame.rank_eval.evaluate(["mrr@10"]))
+            collect(call(frame.rank_eval))
             continue
         with expect(InvalidDataError, "once per query") as info:
-            run(lambda ev: ev.evaluate(["mrr@10"]), frame.rank_eval)
+            run(call, frame.rank_eval)
         error = info.value
         named = re.match(r"Item '([^']*)' appears (\d+) times in query '([^']*)'", str(error))
         assert named is not None, str(error)

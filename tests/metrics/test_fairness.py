@@ -163,6 +163,28 @@ def test_ndkl_by_hand(make_frame: FrameMaker) -> None:
     assert got == pytest.approx(0.3385676, abs=1e-7)
 
 
+def test_ndkl_reads_only_the_retrieved_rows_for_its_target(make_frame: FrameMaker) -> None:
+    # EXAMPLE with a row z that is judged but not retrieved (null score): not in the whole
+    # list, so it needs no group and leaves the target (1/3, 2/3): ndkl@2 = 0.6963934 as in
+    # test_ndkl_by_hand
+    frame = make_frame({"query": ["q"] * 4, "item": ["a", "b", "c", "z"],
+                        "score": [3.0, 2.0, 1.0, None], "relevant": [2, 0, 1, 0]})
+    got = as_float(run(frame, lambda ev: ev.ndkl(2, item_groups=GROUPS)))
+    assert got == pytest.approx(0.6963934, abs=1e-7)
+
+
+def test_ndkl_of_number_ids_names_an_item_without_a_group(make_frame: FrameMaker) -> None:
+    # items 1, 2, 3 ranked in that order, as EXAMPLE: the same ndkl@2 (0.6963934); item 3,
+    # ranked below k = 1 and without a group, is named
+    frame = make_frame({**EXAMPLE, "item": [1, 2, 3]})
+    got = as_float(run(frame, lambda ev: ev.ndkl(2, item_groups={1: "x", 2: "y", 3: "y"})))
+    assert got == pytest.approx(0.6963934, abs=1e-7)
+    with pytest.raises(InvalidOptionError, match=r"1 item\(s\) of the top-k lists or of the "
+                                                 r"relevant rows have no group in "
+                                                 r"item_groups: 3\."):
+        run(frame, lambda ev: ev.ndkl(1, item_groups={1: "x", 2: "y"}))
+
+
 # -- a brute force over many queries -----------------------------------------------------------
 
 ITEMS = [f"i{n}" for n in range(10)]
@@ -511,6 +533,26 @@ def test_expected_exposure_by_hand(make_frame: FrameMaker) -> None:
     assert got["ee_relevance@2"].tolist() == pytest.approx([1.0, 0.5145011], abs=1e-7)
     assert got["expected_exposure@2"].tolist() == pytest.approx([0.7961447, 1.5681064],
                                                                 abs=1e-7)
+
+
+def test_expected_exposure_under_min_relevance(make_frame: FrameMaker) -> None:
+    """The frame of test_expected_exposure_by_hand with min_relevance=2: only grade 2 is
+    relevant, so only a (q1) and g (q2) have a target exposure."""
+    frame = make_frame({"query": ["q1"] * 3 + ["q2"] * 4,
+                        "item": ["a", "b", "c", "d", "e", "f", "g"],
+                        "score": [3.0, 2.0, 1.0, 3.0, 2.0, 1.0, None],
+                        "relevant": [2, 0, 1, 1, 1, 0, 2]})
+    options = {"browsing": "rbp", "patience": 0.5, "min_relevance": 2}
+    got = as_pandas(frame.rank_eval.per_query(
+        ["expected_exposure", "ee_disparity", "ee_relevance"], **options))
+    suffix = "(browsing=rbp,min_relevance=2,patience=0.5)"
+    # ε = 1, 1/2, 1/4 down each ranking; targets: a 1 (q1), g 1 (q2), the others 0.
+    # q1: EE-D = 1.3125, EE-R = 1 * 1 = 1, EE-L = 0 + 1/4 + 1/16 = 0.3125
+    # q2: EE-D = 1.3125, EE-R = 0, EE-L = 1 + 1/4 + 1/16 + (0 - 1)^2 = 2.3125
+    assert got[f"ee_disparity{suffix}"].tolist() == pytest.approx([1.3125] * 2, abs=1e-12)
+    assert got[f"ee_relevance{suffix}"].tolist() == pytest.approx([1.0, 0.0], abs=1e-12)
+    assert got[f"expected_exposure{suffix}"].tolist() == pytest.approx([0.3125, 2.3125],
+                                                                       abs=1e-12)
 
 
 def test_expected_exposure_without_relevant_items(make_frame: FrameMaker) -> None:

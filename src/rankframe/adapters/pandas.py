@@ -271,13 +271,21 @@ class PandasBackend:
                 return in_row_order(codes, ascending)
             return item_ranks(rows)
 
+        distinct: list[pa.Array] = []  # the sorted distinct strings of item_dictionary
+
         def item_dictionary() -> tuple[CodeArray, int]:
             try:  # by hashing: Arrow's dictionary, or pandas' factorize
                 codes, values = _codes(items, sort=True)
             except (InvalidDataError, TypeError):  # ids of mixed types: ordered by type
                 ranks = item_ranks(np.arange(len(items), dtype=np.int64))
                 return ranks, int(ranks.max()) + 1 if len(ranks) else 0
+            if strings and isinstance(values, pa.Array):
+                distinct[:] = [values]
             return codes, len(values)
+
+        def code_labels(codes: IntArray) -> list[object] | None:
+            # strings only: Arrow gives the same Python str as the column's tolist()
+            return distinct[0].take(pa.array(codes)).to_pylist() if distinct else None
 
         def query_labels(codes: IntArray) -> list[object]:
             if len(names.query_key) > 1:
@@ -300,6 +308,7 @@ class PandasBackend:
                 first_of_each=lambda: np.flatnonzero(~items.duplicated().to_numpy()),
                 encode=item_dictionary,
                 hashed_ranks=item_codes,
+                code_labels=code_labels,
             ),
             query_labels=query_labels,
             segments=[(b, _codes(df[b], sort=True)[0]) for b in by],

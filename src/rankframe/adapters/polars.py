@@ -224,9 +224,17 @@ class PolarsBackend:
                 return dictionary_codes(_arrow(items.gather(rows)), sort=True)[0]
             return item_ranks(rows)
 
+        distinct: list[pa.Array] = []  # the sorted distinct strings of item_dictionary
+
         def item_dictionary() -> tuple[CodeArray, int]:
             codes, values = _encode(items, sort=True)
+            if items.dtype == pl.String and isinstance(values, pa.Array):
+                distinct[:] = [values]
             return codes, len(values)
+
+        def code_labels(codes: IntArray) -> list[object] | None:
+            # strings only: Arrow gives the same Python str as the column's to_list()
+            return _take(distinct[0], codes) if distinct else None
 
         def query_labels(codes: IntArray) -> list[object]:
             if len(names.query_key) > 1:  # query_values: each query's first row
@@ -248,6 +256,7 @@ class PolarsBackend:
                 first_of_each=lambda: np.flatnonzero(items.is_first_distinct().to_numpy()),
                 encode=item_dictionary,
                 hashed_ranks=item_codes,
+                code_labels=code_labels,
             ),
             query_labels=query_labels,
             segments=[(b, _encode(df[b], sort=True)[0]) for b in by],

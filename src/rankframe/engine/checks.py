@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
@@ -22,14 +22,33 @@ from rankframe.exceptions import InvalidDataError, plain
 
 THREAD_ROWS = 200_000  # from this many rows the duplicate check runs in a second thread
 
-def _item_keys(data: FrameData, query_bits: int) -> npt.NDArray[np.uint64]:
-    """Per row the key ``query code | item hash`` (the hash's top bits give way)."""
+#: Per row the code of its item and the number of items, when another step of the call
+#: encodes them anyway (``None``: it does not)
+Encoded = Callable[[], "tuple[npt.NDArray[np.integer], int] | None"]
+
+
+def _item_keys(data: FrameData, query_bits: int,
+               encoded: tuple[npt.NDArray[np.integer], int] | None = None
+               ) -> npt.NDArray[np.uint64]:
+    """Per row the key ``query code | item hash`` (the hash's top bits give way), or
+    ``query code | item code`` when the items' codes are ``encoded`` and both fit 64 bits
+    (one to one: no hash of the items to compute)."""
+    if encoded is not None and query_bits + _bits(encoded[1]) <= 64:
+        key = encoded[0].astype(np.uint64)
+        _with_query(key, data, query_bits)
+        return key
     hashes = data.item.hashes()
     # shifted in place when the hashes are ours to modify (a polars view is read-only)
     key = np.right_shift(
         hashes, np.uint64(query_bits), out=hashes if hashes.flags.writeable else None
     )
     del hashes
+    _with_query(key, data, query_bits)
+    return key
+
+
+def _with_query(key: npt.NDArray[np.uint64], data: FrameData, query_bits: int) -> None:
+    """Set the top ``query_bits`` of each row's key to its query code, block by block."""
     spare = np.empty(min(len(key), _BLOCK), dtype=np.uint64)
     query_shift = np.uint64(64 - query_bits)
     for start, stop in _blocks(len(key)):
@@ -37,7 +56,6 @@ def _item_keys(data: FrameData, query_bits: int) -> npt.NDArray[np.uint64]:
         np.copyto(spare[:m], data.query_codes[start:stop], casting="unsafe")
         spare[:m] <<= query_shift
         key[start:stop] |= spare[:m]
-    return key
 
 
 def _has_equal_neighbours(values: npt.NDArray[np.uint64]) -> bool:
@@ -48,22 +66,26 @@ def _has_equal_neighbours(values: npt.NDArray[np.uint64]) -> bool:
     return False
 
 
-def check_unique_items(data: FrameData, query: Sequence[str], item: Sequence[str]) -> None:
+def check_unique_items(data: FrameData, query: Sequence[str], item: Sequence[str],
+                       codes: Encoded = lambda: None) -> None:
     """Raise if an item appears more than once in a query (``query``, ``item``: the
     columns of each key, several for a composite one).
 
     One in-place sort of packed (query code, item hash) keys finds every candidate; equal
     items always share a hash, so only the candidates' values are compared exactly. The usual
-    outcome, no candidate, needs no more memory than the keys.
+    outcome, no candidate, needs no more memory than the keys. When another step encodes
+    the items anyway (``codes()``: the beyond-accuracy metrics that read every row's item),
+    their codes take the place of the hashes.
     """
     query_bits = _bits(data.n_queries)
-    key = _item_keys(data, query_bits)
+    encoded = codes()
+    key = _item_keys(data, query_bits, encoded)
     sort_keys(key)
     if not _has_equal_neighbours(key):
         return
     # candidates (duplicates, or different items that share a hash): the keys again, this
     # time with the rows they come from
-    key = _item_keys(data, query_bits)
+    key = _item_keys(data, query_bits, encoded)
     order = np.argsort(key, kind="stable")
     positions, run_id = _runs(key[order][1:] == key[order][:-1])
     rows = order[positions]
@@ -98,9 +120,11 @@ def _drop_duplicates(flavour: str, columns: Sequence[str]) -> str:
 
 
 @contextmanager
-def unique_items_checked(data: FrameData, query: Sequence[str],
-                         item: Sequence[str]) -> Iterator[None]:
-    """Check that items are unique per query while the body of the ``with`` runs.
+def unique_items_checked(data: FrameData, query: Sequence[str], item: Sequence[str],
+                         codes: Encoded = lambda: None) -> Iterator[None]:
+    """Check that items are unique per query while the body of the ``with`` runs
+    (``codes``: the items' codes where another step encodes them, see
+    :func:`check_unique_items`).
 
     On large frames the check (hashing and one sort) runs in a second thread, beside the
     ranking: NumPy's sorts and ufuncs and polars release the GIL, so two cores share the work.
@@ -108,11 +132,11 @@ def unique_items_checked(data: FrameData, query: Sequence[str],
     :class:`InvalidDataError` in place of any result or other error of the body.
     """
     if data.n_rows < THREAD_ROWS:
-        check_unique_items(data, query, item)
+        check_unique_items(data, query, item, codes)
         yield
         return
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="rankframe") as pool:
-        check = pool.submit(check_unique_items, data, query, item)
+        check = pool.submit(check_unique_items, data, query, item, codes)
         try:
             yield
         finally:

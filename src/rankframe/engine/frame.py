@@ -61,6 +61,10 @@ class ItemColumn:
         ``dense_ranks``.
     rows
         A block's rows, as positions in the frame (``None``: the frame's own column).
+    code_labels
+        ``code_labels(codes)``: the items of codes of :attr:`encode`, read from its sorted
+        distinct values (no row needed), once ``encode()`` has run; ``None`` (the field, or
+        its result) where the adapter has no such values: the ids are then read at rows.
     """
 
     dense_ranks: Callable[[IntArray], IntArray]
@@ -71,6 +75,7 @@ class ItemColumn:
     encode: Callable[[], tuple[CodeArray, int]]
     hashed_ranks: Callable[[IntArray], IntArray] | None = None
     rows: IntArray | None = None
+    code_labels: Callable[[IntArray], list[object] | None] | None = None
 
     @classmethod
     def of_codes(cls, codes: IntArray, first: IntArray,
@@ -130,6 +135,13 @@ class ItemColumn:
         present = np.bincount(codes[self.rows], minlength=n) > 0
         dense = (np.cumsum(present) - 1)[codes[self.rows]]
         return dense.astype(np.int64), int(present.sum())
+
+    def labels_of_codes(self, codes: IntArray) -> list[object] | None:
+        """The items of codes of :meth:`dictionary` (after it ran), or ``None`` when they
+        can only be read at rows (a block's column, or an adapter without the values)."""
+        if self.rows is not None or self.code_labels is None:
+            return None
+        return self.code_labels(codes)
 
     def distinct(self) -> IntArray:
         """A row of each distinct item: its first."""

@@ -9,7 +9,8 @@ things of them, answered here once, without a Python loop over segments:
 * :func:`offsets` and :func:`spread`: from the sizes of the segments, where each begins,
   and each entry's segment and place in it;
 * :func:`sums`: per segment, the sum of its entries' weights;
-* :func:`prefix_sums`: the running sum within each segment.
+* :func:`prefix_sums`: the running sum within each segment (:func:`running_sums` when each
+  entry's segment and place are known and the segments are short).
 
 It imports only NumPy, so any module (including :mod:`rankframe.stats.inference`) can use it.
 """
@@ -21,7 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["heads", "offsets", "prefix_sums", "spread", "starts", "sums"]
+__all__ = ["heads", "offsets", "prefix_sums", "running_sums", "spread", "starts", "sums"]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -86,4 +87,32 @@ def prefix_sums(key: Codes, values: FloatArray) -> FloatArray:
     while step < longest:
         out[step:] += np.where(position[step:] >= step, out[:-step], 0.0)
         step *= 2
+    return out
+
+
+def running_sums(segment: Codes, place: Codes, values: FloatArray, n: int) -> FloatArray:
+    """For entries in segment order, ``segment`` in ``0 .. n - 1`` and ``place`` each one's
+    place in its segment (0, 1, ...), the running sum of ``values`` within each segment.
+
+    Short segments (the top-k entries of every list) are laid out as the rows of an
+    (n, longest) table, summed along the rows (each row's sums depend on its own entries
+    only, left to right) and read back (when every segment is full, the entries are that
+    table already), where :func:`prefix_sums` makes a pass per doubling step. Segments too
+    ragged for the table (it would hold over four times the entries) take
+    :func:`prefix_sums`.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if len(values) == 0:
+        return values.copy()
+    width = int(place.max()) + 1
+    if n * width == len(values):  # every segment full (places < width): the table itself
+        out: FloatArray = np.cumsum(values.reshape(n, width), axis=1).reshape(-1)
+        return out
+    if n * width > 4 * len(values) + 1024:
+        return prefix_sums(segment, values)
+    at = segment.astype(np.int64) * width + place
+    table = np.zeros(n * width, dtype=np.float64)
+    table[at] = values
+    np.cumsum(table.reshape(n, width), axis=1, out=table.reshape(n, width))
+    out = table[at]
     return out

@@ -263,8 +263,8 @@ def ndkl(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
 
     With c_g the count of group g among the top i (Σ_g c_g = i), KL(P_i || T) =
     (Σ_g c_g ln c_g - i ln i - Σ_g c_g ln T_g) / i: both sums grow by one term per entry
-    (the entry's group's ``(c + 1) ln(c + 1) - c ln c``, and its ``ln T``), so they are
-    running sums within each list, with no (entry x group) array."""
+    (the entry's group's ``(c + 1) ln(c + 1) - c ln c``, and its ``ln T``), so their
+    difference is one running sum within each list, with no (entry x group) array."""
     per_code, n_groups = _group_of(inputs)
     lists, length, keep = lists_at(top, k)
     group = per_code[top.item[keep]]
@@ -278,7 +278,8 @@ def ndkl(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
                           - np.log(length_all)[lists])
     n = len(lists)
     first = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
-    position = (np.arange(n, dtype=np.int64) - first[lists] + 1).astype(np.float64)
+    place = np.arange(n, dtype=np.int64) - first[lists]  # 0 for each list's first entry
+    position = (place + 1).astype(np.float64)
     # c: the entries of the same group above each one in its list (a stable sort keeps
     # the ranks' order within a (list, group) run)
     key = lists * n_groups + group
@@ -290,12 +291,13 @@ def ndkl(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
     grown = (before + 1.0) * np.log(before + 1.0)
     grown -= np.where(before > 0, before * np.log(np.maximum(before, 1.0)), 0.0)
     zero = ~np.isfinite(log_target)  # a group the target gives 0: KL is +inf
-    entropy_sum = segments.prefix_sums(lists, grown)
-    target_sum = segments.prefix_sums(lists, np.where(zero, 0.0, log_target))
+    # Σ_g c_g ln c_g - Σ_g c_g ln T_g: one running sum of both terms
+    grown -= np.where(zero, 0.0, log_target)
+    summed = segments.running_sums(lists, place, grown, top.n_lists)
     rank = top.rank[keep].astype(np.float64)
-    kl = np.maximum((entropy_sum - position * np.log(rank) - target_sum) / rank, 0.0)
+    kl = np.maximum((summed - position * np.log(rank)) / rank, 0.0)
     if zero.any():
-        kl[segments.prefix_sums(lists, zero.astype(np.float64)) > 0] = np.inf
+        kl[segments.running_sums(lists, place, zero.astype(np.float64), top.n_lists) > 0] = np.inf
     weight = 1.0 / np.log2(1.0 + rank)
     total = np.bincount(lists, weights=weight * kl, minlength=top.n_lists)
     z = np.bincount(lists, weights=weight, minlength=top.n_lists)
@@ -417,7 +419,8 @@ def _ee(top: TopK, k: int | None, inputs: Inputs) -> tuple[FloatArray, ...]:
     rank, item = top.rank[keep], top.item[keep]
     # the sampled rankings of each list: its entries of rank 1 (one without samples)
     draws = segments.sums(lists, rank == 1, top.n_lists)
-    if len(draws) and draws.max() > 1:
+    sampled = bool(len(draws) and draws.max() > 1)
+    if sampled:
         # ε per (list, item): its attention summed over the samples, in (list, item, rank)
         # order, so every path and order of samples adds the same numbers in the same order
         order = np.lexsort((rank, item, lists))
@@ -429,20 +432,59 @@ def _ee(top: TopK, k: int | None, inputs: Inputs) -> tuple[FloatArray, ...]:
         epsilon = summed / draws[run_list]
     else:  # one ranking per query: an entry per (list, item), ε its attention
         run_list, run_item, epsilon, n_runs = lists, item, weight, len(lists)
-    truth_query, truth_item, _ = _judged_once(top, inputs)
+    truth_query, truth_item, truth_grade = _judged_once(top, inputs)
     target = _ee_target(top, k, inputs)
+    ideal = segments.sums(truth_query, target * target, top.n_queries)
+    if not sampled and top.grade is not None:
+        run_target = _tier_targets(top, keep, lists, (truth_query, truth_grade, target),
+                                   inputs.options)
+        if run_target is not None:
+            return _ee_sums(top, run_list, epsilon, run_target, ideal)
     n_codes = np.int64(max(top.n_codes, 1))
     truth_key = truth_query * n_codes + truth_item  # ascending (TopK.build)
     run_key = (run_list % max(top.n_queries, 1)) * n_codes + run_item
     at = np.minimum(np.searchsorted(truth_key, run_key), max(len(truth_key) - 1, 0))
     hit = (truth_key[at] == run_key) if len(truth_key) else np.zeros(n_runs, bool)
     run_target = np.where(hit, target[at] if len(target) else 0.0, 0.0)
+    return _ee_sums(top, run_list, epsilon, run_target, ideal)
+
+
+def _ee_sums(top: TopK, run_list: IntArray, epsilon: FloatArray, run_target: FloatArray,
+             ideal: FloatArray) -> tuple[FloatArray, ...]:
+    """EE-L, EE-D and EE-R per list from each listed item's ε and target, and each query's
+    ||ε*||² (``ideal``)."""
     disparity = segments.sums(run_list, epsilon * epsilon, top.n_lists)
     relevance = segments.sums(run_list, epsilon * run_target, top.n_lists)
-    ideal = segments.sums(truth_query, target * target, top.n_queries)
     loss: FloatArray = np.maximum(disparity - 2.0 * relevance + _per_list_to_query(top, ideal),
                                   0.0)
     return loss, disparity, relevance
+
+
+_TIER_CELLS = 1 << 26  # the largest (query x grade) table of :func:`_tier_targets`
+
+
+def _tier_targets(top: TopK, keep: npt.NDArray[np.bool_] | slice, lists: IntArray,
+                  judged: tuple[IntArray, FloatArray, FloatArray],
+                  options: Options) -> FloatArray | None:
+    """With one ranking per query, each top-k entry's target exposure, by its grade: an
+    entry is the very row of its relevant entry (each item once per query), and the target
+    is the same for every relevant item of one grade in a query (:func:`_ee_targets`), so a
+    (query x grade) table of them, indexed by the entry's query and grade, replaces a
+    search of its (query, item) among the relevant ones. None when that table would be
+    large (many distinct grades)."""
+    query, grade, target = judged
+    assert top.grade is not None
+    grades = np.unique(grade)
+    if len(grades) * max(top.n_queries, 1) > _TIER_CELLS:
+        return None
+    table = np.zeros(max(top.n_queries, 1) * max(len(grades), 1))
+    table[query * len(grades) + np.searchsorted(grades, grade)] = target
+    entry_grade = top.grade[keep]
+    relevant = _relevant(entry_grade, options)
+    at = np.minimum(np.searchsorted(grades, entry_grade), max(len(grades) - 1, 0))
+    entry_query = lists % max(top.n_queries, 1)
+    out: FloatArray = np.where(relevant, table[entry_query * len(grades) + at], 0.0)
+    return out
 
 
 def ee_loss(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:

@@ -27,6 +27,7 @@ matrix by the unit feature vectors, a block of lists at a time.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -234,6 +235,8 @@ class WholeLists:
     retrieved: list[IntArray | None]
     n_queries: int
     labels_at: Callable[[IntArray], list[object]]
+    n_codes: int = 0  # the distinct items of the frame (codes 0 .. n_codes - 1)
+    code_labels: Callable[[IntArray], list[object] | None] = lambda _codes: None
     _first: list[IntArray] = field(default_factory=list, repr=False)
 
     def _of(self, system: int) -> tuple[IntArray, IntArray]:
@@ -244,29 +247,41 @@ class WholeLists:
 
     def items(self) -> IntArray:
         """The codes of the items in some list."""
+        if self.n_codes and all(rows is None for rows in self.retrieved):
+            return np.arange(self.n_codes, dtype=np.int64)  # every row is in a list
+        return np.flatnonzero(self._rows_of_codes() >= 0)
+
+    def _rows_of_codes(self) -> IntArray:
+        """Per code, a row of the frame listing it (-1: in no list)."""
         if not self._first:
             n = len(self.codes)
             first = np.full(int(self.codes.max()) + 1 if n else 0, -1, dtype=np.int64)
             for s in range(len(self.retrieved)):  # a row of each listed item
                 rows = self.retrieved[s]
-                at = np.arange(n, dtype=np.int64) if rows is None else rows
-                first[self._of(s)[1][::-1]] = at[::-1]
+                first[self._of(s)[1]] = np.arange(n, dtype=np.int64) if rows is None else rows
             self._first.append(first)
-        return np.flatnonzero(self._first[0] >= 0)
+        return self._first[0]
 
     def labels(self, codes: IntArray) -> list[object]:
-        """The ids of item codes of :meth:`items`."""
-        self.items()
-        return self.labels_at(self._first[0][codes])
+        """The ids of item codes of :meth:`items` (from the item dictionary's values where
+        the adapter has them, else at a row of each)."""
+        named = self.code_labels(codes)
+        if named is not None:
+            return named
+        return self.labels_at(self._rows_of_codes()[codes])
 
     def counts(self, per_code: IntArray, n_groups: int) -> tuple[IntArray, IntArray]:
         """Per list (``system * n_queries + query``) and group, its retrieved items (flat,
         list-major), and per list its length."""
         counts = []
+        # the groups in the narrowest integers: the gather of a row's group is the cost
+        small: npt.NDArray[np.integer[Any]] = per_code.astype(
+            np.int8 if n_groups < 127 else np.int64)
         for s in range(len(self.retrieved)):
             query, codes = self._of(s)
-            counts.append(np.bincount(query * np.int64(n_groups) + per_code[codes],
-                                      minlength=self.n_queries * n_groups))
+            key = query.astype(np.int64) * np.int64(n_groups)
+            key += small[codes]
+            counts.append(np.bincount(key, minlength=self.n_queries * n_groups))
         flat = np.concatenate(counts)
         return flat, flat.reshape(-1, n_groups).sum(axis=1)
 
@@ -345,7 +360,8 @@ def entries(data: FrameData, tops: Sequence[tuple[IntArray, IntArray, IntArray]]
         found.n_frame_items = encoded[1]
         if wanted.whole_list and wanted.depth is not None:
             found.whole = WholeLists(np.asarray(data.query_codes), np.asarray(encoded[0]),
-                                     list(retrieved), data.n_queries, data.item.labels)
+                                     list(retrieved), data.n_queries, data.item.labels,
+                                     encoded[1], data.item.labels_of_codes)
     return found
 
 
@@ -455,11 +471,14 @@ class TopK:
     def build(cls, found: Entries, codes: IntArray, labels_at: Callable[[IntArray], list[object]],
               n_queries: int, n_systems: int,
               query_labels: Callable[[IntArray], list[object]], *,
-              n_codes: int | None = None) -> TopK:
+              n_codes: int | None = None,
+              code_labels: Callable[[IntArray], list[object] | None] = lambda _codes: None,
+              ) -> TopK:
         """From entries and their item codes (any numbering that follows the ids' order;
         with ``n_codes``, codes in 0 .. n_codes - 1 already): codes renumbered 0.. in that
         order, entries in their canonical order (so every path adds up the same numbers in
-        the same order)."""
+        the same order). ``code_labels(codes)``: the ids of codes without a row, where
+        known (:meth:`~rankframe.engine.ItemColumn.labels_of_codes`)."""
         if n_codes is not None:
             item = codes.astype(np.int64, copy=False)
         else:
@@ -470,6 +489,9 @@ class TopK:
         rows_of_codes: list[IntArray] = []
 
         def labels(chosen: IntArray) -> list[object]:
+            named = code_labels(chosen)
+            if named is not None:
+                return named
             if not rows_of_codes:  # a row of each code, when ids are first needed
                 rows_of_codes.append(np.zeros(n_codes, dtype=np.int64))
                 rows_of_codes[0][item] = found.row
@@ -484,7 +506,7 @@ class TopK:
             top = top[np.lexsort((found.rank[top], key))]
             rest = np.flatnonzero(found.rank <= 0)
         truth = rest[found.rank[rest] == TRUTH]
-        truth = truth[np.lexsort((item[truth], found.query[truth]))]
+        truth = truth[_pair_order(found.query[truth], item[truth], n_codes)]
         grade = found.grade
         n_frame_items = found.n_frame_items
         if n_frame_items is None:
@@ -543,6 +565,18 @@ class TopK:
         return shown + (", ..." if len(codes) > _SHOWN else "")
 
 
+def _pair_order(major: IntArray, minor: IntArray, n_minor: int) -> IntArray:
+    """The order of entries by (``major``, ``minor``), ``minor`` in ``0 .. n_minor - 1``;
+    equal pairs in any order. One sort of ``major * n_minor + minor`` where that fits 63
+    bits (a few times faster than a two-key ``lexsort``), else the ``lexsort``."""
+    if not len(major):
+        return np.zeros(0, dtype=np.int64)
+    if (int(major.max()) + 1) * max(n_minor, 1) < 2**62:
+        order: IntArray = np.argsort(major * np.int64(max(n_minor, 1)) + minor)
+        return order
+    return np.lexsort((minor, major))
+
+
 def of_table(table: Any, item_codes: IntArray, item_labels: Callable[[IntArray], list[object]],
              entry: IntArray, query_position: IntArray, n_queries: int,
              systems: Sequence[str], system_column: str,
@@ -571,7 +605,8 @@ def of_frame(data: FrameData, found: Entries, n_systems: int,
                                else (queries.n_queries, queries.labels))
     if found.codes is not None:  # codes among every item of the frame
         return TopK.build(found, found.codes, data.item.labels, n_queries, n_systems,
-                          query_labels, n_codes=found.n_frame_items)
+                          query_labels, n_codes=found.n_frame_items,
+                          code_labels=data.item.labels_of_codes)
     codes = data.item.codes(found.row) if len(found.row) else np.zeros(0, dtype=np.int64)
     n_codes = int(codes.max()) + 1 if len(codes) else 0  # dense ranks
     return TopK.build(found, codes, data.item.labels, n_queries, n_systems,
@@ -584,11 +619,18 @@ def of_frame(data: FrameData, found: Entries, n_systems: int,
 @dataclass
 class Inputs:
     """The options' inputs, read once: the catalog's size, each listed item's popularity
-    and unit feature vector (by item code)."""
+    and unit feature vector (by item code).
+
+    What the metrics of a call share is built once (:meth:`cached`), also when two threads
+    compute metrics at once (:func:`complete`): a lock per key makes the second wait for
+    the first's value (one build calls others only further down, so none waits in a
+    circle)."""
 
     top: TopK
     options: Options
     _cache: dict[Any, Any] = field(default_factory=dict)
+    _locks: dict[Any, threading.Lock] = field(default_factory=dict)
+    _guard: threading.Lock = field(default_factory=threading.Lock)
 
     def of(self, metric: Metric) -> Inputs:
         """The inputs with ``metric``'s own options (``top1_f1(class_average=macro)``);
@@ -596,40 +638,55 @@ class Inputs:
         options = metric.options_in(self.options)
         return self if options is self.options else replace(self, options=options)
 
+    def cached(self, key: tuple[object, ...], build: Callable[[], Any]) -> Any:
+        """``build()``, once per ``key`` for the call (the metrics of one call share it:
+        the exposure shares of every group)."""
+        if key in self._cache:
+            return self._cache[key]
+        with self._guard:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            if key not in self._cache:
+                self._cache[key] = build()
+        return self._cache[key]
+
     def _used(self) -> IntArray:
-        """The codes of the listed items (every code but the relevant-only ones) and, cached,
-        their ids."""
-        if "used" not in self._cache:
-            used = np.flatnonzero(np.bincount(self.top.item, minlength=self.top.n_codes))
-            self._cache["used"] = used, self.top.labels(used)
-        codes: IntArray = self._cache["used"][0]
+        """The codes of the listed items (every code but the relevant-only ones)."""
+        codes: IntArray = self._used_and_labels()[0]
         return codes
 
     def _used_labels(self) -> list[object]:
-        self._used()
-        labels: list[object] = self._cache["used"][1]
+        labels: list[object] = self._used_and_labels()[1]
         return labels
+
+    def _used_and_labels(self) -> tuple[IntArray, list[object]]:
+        def build() -> tuple[IntArray, list[object]]:
+            used = np.flatnonzero(np.bincount(self.top.item, minlength=self.top.n_codes))
+            return used, self.top.labels(used)
+
+        value: tuple[IntArray, list[object]] = self.cached(("used",), build)
+        return value
 
     def catalog_size(self) -> int:
         """n: the items of the catalog (checked to hold every listed item)."""
-        if "catalog" not in self._cache:
-            catalog = self.options.catalog
-            if catalog is None:
-                self._cache["catalog"] = self.top.n_frame_items
-            else:
-                keys = _index(catalog, "catalog")
-                used = self._used()
-                missing = used[_positions(keys, self._used_labels()) < 0]
-                if len(missing):
-                    msg = (
-                        f"{len(missing)} item(s) of the top-k lists are not in the catalog: "
-                        f"{self.top.named(missing)}. The catalog must hold every "
-                        "recommended item; add them, or pass catalog=None for the items of "
-                        "the frame."
-                    )
-                    raise InvalidOptionError(msg)
-                self._cache["catalog"] = len(keys)
-        return int(self._cache["catalog"])
+        return int(self.cached(("catalog",), self._catalog_size))
+
+    def _catalog_size(self) -> int:
+        catalog = self.options.catalog
+        if catalog is None:
+            return self.top.n_frame_items
+        keys = _index(catalog, "catalog")
+        used = self._used()
+        missing = used[_positions(keys, self._used_labels()) < 0]
+        if len(missing):
+            msg = (
+                f"{len(missing)} item(s) of the top-k lists are not in the catalog: "
+                f"{self.top.named(missing)}. The catalog must hold every "
+                "recommended item; add them, or pass catalog=None for the items of "
+                "the frame."
+            )
+            raise InvalidOptionError(msg)
+        return len(keys)
 
     def _lookup(self, option: str, keys: Any) -> tuple[IntArray, IntArray]:
         """The listed items' codes and their positions in ``keys``; raises for missing
@@ -649,75 +706,71 @@ class Inputs:
     def popularity(self) -> tuple[FloatArray, float]:
         """Per item code, its popularity (NaN for codes not listed), and the total over
         every item of ``popularity``."""
-        if "popularity" not in self._cache:
+        def build() -> tuple[FloatArray, float]:
             keys, counts = _popularity(self.options.popularity)
             used, positions = self._lookup("popularity", keys)
             per_code = np.full(self.top.n_codes, np.nan)
             per_code[used] = counts[positions]
-            self._cache["popularity"] = per_code, float(counts.sum())
-        value: tuple[FloatArray, float] = self._cache["popularity"]
+            return per_code, float(counts.sum())
+
+        value: tuple[FloatArray, float] = self.cached(("popularity",), build)
         return value
 
     def features(self) -> tuple[IntArray, FloatArray]:
         """The listed items' codes and their unit feature vectors (a row per code; a zero
         vector stays zero)."""
-        if "features" not in self._cache:
+        def build() -> tuple[IntArray, FloatArray]:
             keys, matrix = _features(self.options.item_features)
             used, positions = self._lookup("item_features", keys)
             vectors = matrix[positions]
             norm = np.sqrt(np.einsum("ij,ij->i", vectors, vectors))
             np.divide(vectors, norm[:, None], out=vectors, where=norm[:, None] > 0)
-            self._cache["features"] = used, vectors
-        value: tuple[IntArray, FloatArray] = self._cache["features"]
-        return value
+            return used, vectors
 
-    def cached(self, key: tuple[object, ...], build: Callable[[], Any]) -> Any:
-        """``build()``, once per ``key`` for the call (the metrics of one call share it:
-        the exposure shares of every group)."""
-        if key not in self._cache:
-            self._cache[key] = build()
-        return self._cache[key]
+        value: tuple[IntArray, FloatArray] = self.cached(("features",), build)
+        return value
 
     def groups(self) -> tuple[IntArray, list[object]]:
         """Per item code, the position of its group in :func:`group_names` (-1 for the
         codes no entry holds), and those groups; an item ``item_groups`` does not list is
         in ``unknown_group``, or an error when that is None."""
-        if "groups" not in self._cache:
-            keys, codes, values = read_item_groups(self.options.item_groups)
-            names = _sorted_groups(values, self.options.unknown_group)
-            top = self.top
-            held = np.concatenate([top.item, top.truth_item])
-            used = np.flatnonzero(np.bincount(held, minlength=top.n_codes))
-            labels = top.labels(used)
-            if top.whole is not None:  # the items of the whole lists beyond the top k
-                beyond = np.setdiff1d(top.whole.items(), used, assume_unique=True)
-                used, labels = np.concatenate([used, beyond]), labels + top.whole.labels(beyond)
-            positions = _positions(keys, labels, "item_groups")
-            unknown = self.options.unknown_group
-            if (positions < 0).any() and unknown is None:
-                missing = np.flatnonzero(positions < 0)
-                shown = ", ".join(excerpt(plain(labels[i])) for i in missing[:_SHOWN])
-                more = ", ..." if len(missing) > _SHOWN else ""
-                # the keyword as a part: the command line says it as its flag
-                parts = (
-                    f"{len(missing)} item(s) of the top-k lists or of the relevant rows have "
-                    f"no group in item_groups: {shown}{more}. Give every item a group, "
-                    "or pass ", Keyword("unknown_group", "other"), " to put the unlisted "
-                    "items in a group of their own.",
-                )
-                raise InvalidOptionError(parts)
-            index = {_group_key(g): i for i, g in enumerate(names)}
-            of_unique = np.array([index[_group_key(g)] for g in values], dtype=np.int64)
-            of_value = of_unique[codes] if len(codes) else codes
-            size = max(top.n_codes, int(used.max()) + 1 if len(used) else 0)
-            per_code = np.full(size, -1, dtype=np.int64)
-            per_code[used] = np.where(
-                positions >= 0, of_value[np.maximum(positions, 0)] if len(of_value) else -1,
-                index.get(_group_key(unknown), -1),
-            )
-            self._cache["groups"] = per_code, names
-        value: tuple[IntArray, list[object]] = self._cache["groups"]
+        value: tuple[IntArray, list[object]] = self.cached(("groups",), self._groups)
         return value
+
+    def _groups(self) -> tuple[IntArray, list[object]]:
+        keys, codes, values = read_item_groups(self.options.item_groups)
+        names = _sorted_groups(values, self.options.unknown_group)
+        top = self.top
+        held = np.concatenate([top.item, top.truth_item])
+        used = np.flatnonzero(np.bincount(held, minlength=top.n_codes))
+        labels = top.labels(used)
+        if top.whole is not None:  # the items of the whole lists beyond the top k
+            beyond = np.setdiff1d(top.whole.items(), used, assume_unique=True)
+            used, labels = np.concatenate([used, beyond]), labels + top.whole.labels(beyond)
+        positions = _positions(keys, labels, "item_groups")
+        unknown = self.options.unknown_group
+        if (positions < 0).any() and unknown is None:
+            missing = np.flatnonzero(positions < 0)
+            shown = ", ".join(excerpt(plain(labels[i])) for i in missing[:_SHOWN])
+            more = ", ..." if len(missing) > _SHOWN else ""
+            # the keyword as a part: the command line says it as its flag
+            parts = (
+                f"{len(missing)} item(s) of the top-k lists or of the relevant rows have "
+                f"no group in item_groups: {shown}{more}. Give every item a group, "
+                "or pass ", Keyword("unknown_group", "other"), " to put the unlisted "
+                "items in a group of their own.",
+            )
+            raise InvalidOptionError(parts)
+        index = {_group_key(g): i for i, g in enumerate(names)}
+        of_unique = np.array([index[_group_key(g)] for g in values], dtype=np.int64)
+        of_value = of_unique[codes] if len(codes) else codes
+        size = max(top.n_codes, int(used.max()) + 1 if len(used) else 0)
+        per_code = np.full(size, -1, dtype=np.int64)
+        per_code[used] = np.where(
+            positions >= 0, of_value[np.maximum(positions, 0)] if len(of_value) else -1,
+            index.get(_group_key(unknown), -1),
+        )
+        return per_code, names
 
 
 def _group_key(group: object) -> tuple[str, object]:
@@ -1162,17 +1215,18 @@ def complete(values: FloatArray, top: TopK, metrics: Sequence[Metric], options: 
     the set-level metrics as a :class:`SetValues` (``None`` without any)."""
     inputs = Inputs(top, options)
     columns, set_metrics = [], []
+    tasks: list[tuple[int, Callable[[], FloatArray | None]]] = []
     for j, metric in enumerate(metrics):
         item = _item(metric)
         if item is None:
             continue
-        if item.catalog:
-            inputs.catalog_size()  # checks the catalog
-        if item.per_query is not None:
-            values[:, :, j] = item.per_query(top, _cutoff(metric), inputs.of(metric))
-        else:
+        tasks.append((j, _task(top, metric, item, inputs)))
+        if item.per_query is None:
             columns.append(j)
             set_metrics.append(metric)
+    for j, computed in _run(tasks, threads=len(top.rank) >= THREAD_ROWS):
+        if computed is not None:
+            values[:, :, j] = computed
     if not columns:
         return None
     list_set = segment[top.query] * top.n_systems + top.system
@@ -1190,6 +1244,37 @@ def complete(values: FloatArray, top: TopK, metrics: Sequence[Metric], options: 
             classes = _classes(top, segment, left_out=options.empty in _LEFT_OUT)
     return SetValues(columns, set_metrics, inputs, n_segments, top.n_systems, segment, items,
                      classes)
+
+
+def _task(top: TopK, metric: Metric, item: ItemMetric,
+          inputs: Inputs) -> Callable[[], FloatArray | None]:
+    """One metric's part of :func:`complete`: the catalog checked (a metric that reads
+    it), the per-query values computed (``None`` for a set-level metric)."""
+
+    def task() -> FloatArray | None:
+        if item.catalog:
+            inputs.catalog_size()  # checks the catalog
+        if item.per_query is None:
+            return None
+        return item.per_query(top, _cutoff(metric), inputs.of(metric))
+
+    return task
+
+
+def _run(tasks: list[tuple[int, Callable[[], FloatArray | None]]], *,
+         threads: bool) -> list[tuple[int, FloatArray | None]]:
+    """Each task's result, in order; on many entries two threads take the tasks in turn
+    (NumPy lets go of the GIL in its passes over them, so two cores share the metrics),
+    and the first failing task's error is raised, as when they run one after the other."""
+    if not threads or len(tasks) < 2:
+        return [(j, task()) for j, task in tasks]
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="rankframe") as pool:
+        futures = [(j, pool.submit(task)) for j, task in tasks]
+        try:
+            return [(j, future.result()) for j, future in futures]
+        finally:
+            for _, future in futures:
+                future.cancel()
 
 
 # The ``empty=`` values under which a query without a relevant item has no class at all

@@ -562,7 +562,9 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
     # the entries of the item metrics: their codes encoded beside the ranking
     recorder = None if wanted is None else item_values.Recorder.start(data, wanted, options,
                                                                  part=part)
-    with _engine.unique_items_checked(data, ranked.query_key, names.item_key):
+    # the items' codes, where the item metrics encode them anyway: the check reads them
+    codes = recorder.dictionary if recorder is not None else lambda: None
+    with _engine.unique_items_checked(data, ranked.query_key, names.item_key, codes):
         # a row of each query, for the output's query and `by` columns
         first = (data.first_rows() if part or request.keys or request.by or times is not None
                  or names.sample is not None else None)
@@ -600,6 +602,10 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
             empty[begin:end] = table.n_relevant == 0
             if negative is not None:
                 empty[begin:end] &= ~negative
+        # the item metrics' entries, while the check may still sort (its error, if any,
+        # takes the place of theirs)
+        top = (recorder.result(len(systems)) if recorder is not None and names.sample is None
+               else None)
     pq = PerQuery(
         values=values,
         include=np.ones(data.n_queries, dtype=bool),
@@ -616,7 +622,7 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
         by_codes=None if first is None else [codes[first] for _, codes in data.segments],
     )
     if names.sample is None or first is None:
-        return replace(pq, top=None if recorder is None else recorder.result(len(systems)))
+        return replace(pq, top=top)
     queries = _sampled_queries(backend, names.query_key, first)
     _one_grade(data, queries, names)
     pq = _of_queries(pq, queries, first)

@@ -538,7 +538,7 @@ def _top_bits_only(hashes: Any) -> Callable[[ItemColumn], Any]:
     return lambda column: hashes(column) & np.uint64(0xC000000000000000)
 
 
-def _never_hashed(column: ItemColumn) -> Any:
+def _never_hashed(_column: ItemColumn) -> Any:
     raise AssertionError("the items were hashed, not read as codes")
 
 

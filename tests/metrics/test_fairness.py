@@ -163,6 +163,21 @@ def test_ndkl_by_hand(make_frame: FrameMaker) -> None:
     assert got == pytest.approx(0.3385676, abs=1e-7)
 
 
+def test_cascade_with_a_last_query_that_retrieves_nothing(make_frame: FrameMaker) -> None:
+    # q1 ranks x (relevant, group g), y (h); q2 retrieves nothing (z is judged, no score).
+    # cascade, stop 0.5: x 1, y (1 - 0.5)^1 = 0.5 (one relevant item above); q1: E_g =
+    # 1 / 1.5 = 2/3, E_h = 1/3; q2: an empty list, 0 for every group
+    frame = make_frame({"query": ["q1", "q1", "q2"], "item": ["x", "y", "z"],
+                        "score": [2.0, 1.0, None], "relevant": [1, 0, 1]})
+    got = as_pandas(frame.rank_eval.per_query(
+        ["exposure@2"], item_groups={"x": "g", "y": "h", "z": "g"}, browsing="cascade",
+        stop=0.5))
+    suffix = "(browsing=cascade,group={})"  # stop=0.5: the default, not in the label
+    assert got["query"].tolist() == ["q1", "q2"]
+    assert got[f"exposure@2{suffix.format('g')}"].tolist() == pytest.approx([2 / 3, 0.0])
+    assert got[f"exposure@2{suffix.format('h')}"].tolist() == pytest.approx([1 / 3, 0.0])
+
+
 def test_ndkl_reads_only_the_retrieved_rows_for_its_target(make_frame: FrameMaker) -> None:
     # EXAMPLE with a row z that is judged but not retrieved (null score): not in the whole
     # list, so it needs no group and leaves the target (1/3, 2/3): ndkl@2 = 0.6963934 as in
@@ -307,6 +322,22 @@ def test_per_query_against_the_formulas(make_frame: FrameMaker, browsing: str, k
         rows = data[data["query"] == row["query"]]
         expected = brute_ndkl(rows, row["system"], k)
         assert row[f"ndkl@{k}"] == pytest.approx(expected, abs=1e-12), row["query"]
+
+
+def test_ndkl_of_full_lists_against_the_formula(make_frame: FrameMaker) -> None:
+    # every query retrieves 6 items, so every top-4 list is full (each list of the same
+    # length: the running counts of each group by the (list x place) table), two systems
+    rng = np.random.default_rng(4)
+    rows = [{"query": f"q{q:02d}", "item": str(item), "score": float(rng.random()),
+             "other": float(rng.random()), "relevant": int(rng.integers(0, 3))}
+            for q in range(10) for item in rng.choice(ITEMS, size=6, replace=False)]
+    data = pd.DataFrame(rows)
+    table = as_pandas(make_frame(data).rank_eval(score=["score", "other"]).per_query(
+        ["ndkl@4"], item_groups=ITEM_GROUPS))
+    assert len(table) == 20
+    for row in table.to_dict("records"):
+        expected = brute_ndkl(data[data["query"] == row["query"]], row["system"], 4)
+        assert row["ndkl@4"] == pytest.approx(expected, abs=1e-12), row["query"]
 
 
 def test_segments_are_means_of_the_queries(make_frame: FrameMaker) -> None:

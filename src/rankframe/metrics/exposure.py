@@ -86,8 +86,16 @@ def attention(top: TopK, k: int | None, options: Options) -> tuple[IntArray, Flo
     hits = _relevant(top.grade[keep], options).astype(np.float64)
     before = np.cumsum(hits) - hits  # relevant entries before each one, over every list
     first = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)  # runs by list
-    above = before - before[first][lists] if len(lists) else before
+    above = before - before[first[lists]] if len(lists) else before
     return lists, (1.0 - options.stop) ** above
+
+
+def _attention(top: TopK, k: int | None, inputs: Inputs) -> tuple[IntArray, FloatArray]:
+    """:func:`attention`, once per cut-off and browsing model for the metrics of a call
+    (the exposure shares and expected exposure read the same)."""
+    value: tuple[IntArray, FloatArray] = inputs.cached(
+        ("attention", k, *_model(inputs.options)), lambda: attention(top, k, inputs.options))
+    return value
 
 
 def _group_of(inputs: Inputs) -> tuple[IntArray, int]:
@@ -106,7 +114,7 @@ def _exposure(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
 
 def _exposure_shares(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
     per_code, n_groups = _group_of(inputs)
-    lists, weight = attention(top, k, inputs.options)
+    lists, weight = _attention(top, k, inputs)
     _, _, keep = lists_at(top, k)
     group = per_code[top.item[keep]]
     totals = np.bincount(lists * n_groups + group, weights=weight,
@@ -280,16 +288,13 @@ def ndkl(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
     first = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
     place = np.arange(n, dtype=np.int64) - first[lists]  # 0 for each list's first entry
     position = (place + 1).astype(np.float64)
-    # c: the entries of the same group above each one in its list (a stable sort keeps
-    # the ranks' order within a (list, group) run)
-    key = lists * n_groups + group
-    order = np.argsort(key, kind="stable")
-    run = segments.heads(key[order])
-    index = np.arange(n, dtype=np.int64)
-    before = np.empty(n, dtype=np.float64)
-    before[order] = index - np.maximum.accumulate(np.where(run, index, 0))
-    grown = (before + 1.0) * np.log(before + 1.0)
-    grown -= np.where(before > 0, before * np.log(np.maximum(before, 1.0)), 0.0)
+    before = _same_group_above(lists, group, length, n_groups)
+    # the growth of Σ_g c_g ln c_g by the entry: (c + 1) ln(c + 1) - c ln c, c = before,
+    # a whole number below the longest list: read from a table of those
+    c = np.arange(int(before.max()) + 1 if n else 0, dtype=np.float64)
+    table = (c + 1.0) * np.log(c + 1.0)
+    table[1:] -= c[1:] * np.log(c[1:])
+    grown = table[before]
     zero = ~np.isfinite(log_target)  # a group the target gives 0: KL is +inf
     # Σ_g c_g ln c_g - Σ_g c_g ln T_g: one running sum of both terms
     grown -= np.where(zero, 0.0, log_target)
@@ -304,6 +309,34 @@ def ndkl(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
     out = np.zeros(top.n_lists)
     np.divide(total, z, out=out, where=z > 0)
     return top.per_query(out)
+
+
+_ONE_HOT_GROUPS = 8  # up to this many groups, full lists count them by one pass per group
+
+
+def _same_group_above(lists: IntArray, group: IntArray, length: IntArray,
+                      n_groups: int) -> IntArray:
+    """Per entry (in list order, ranks ascending), the entries of its group above it in
+    its list. Lists of one length and few groups: per group, a running count along the
+    rows of the (list x place) table; else a stable sort by (list, group) keeps the ranks'
+    order within each run, and the place in the run is the count."""
+    n = len(lists)
+    width = int(length.max()) if len(length) else 0
+    if n and n == len(length) * width and n_groups <= _ONE_HOT_GROUPS and width < 2**15:
+        table = group.reshape(len(length), width)
+        count = np.zeros(table.shape, dtype=np.int16)
+        for g in range(n_groups):
+            mine = table == g
+            np.copyto(count, np.cumsum(mine, axis=1, dtype=np.int16), where=mine)
+        out: IntArray = count.reshape(-1).astype(np.int64) - 1
+        return out
+    key = lists * n_groups + group
+    order = np.argsort(key, kind="stable")
+    run = segments.heads(key[order])
+    index = np.arange(n, dtype=np.int64)
+    out = np.empty(n, dtype=np.int64)
+    out[order] = index - np.maximum.accumulate(np.where(run, index, 0))
+    return out
 
 
 def per_group(metric: Metric, options: Options) -> list[Metric]:
@@ -414,13 +447,15 @@ def _ee_components(top: TopK, k: int | None, inputs: Inputs) -> tuple[FloatArray
 
 
 def _ee(top: TopK, k: int | None, inputs: Inputs) -> tuple[FloatArray, ...]:
-    lists, weight = attention(top, k, inputs.options)
+    lists, weight = _attention(top, k, inputs)
     _, _, keep = lists_at(top, k)
     rank, item = top.rank[keep], top.item[keep]
-    # the sampled rankings of each list: its entries of rank 1 (one without samples)
-    draws = segments.sums(lists, rank == 1, top.n_lists)
-    sampled = bool(len(draws) and draws.max() > 1)
+    # the sampled rankings of each list: its entries of rank 1 (one without samples, as
+    # every list with entries has one entry of rank 1)
+    first = rank == 1
+    sampled = int(np.count_nonzero(first)) > int(np.count_nonzero(lists_at(top, k)[1]))
     if sampled:
+        draws = segments.sums(lists, first, top.n_lists)
         # ε per (list, item): its attention summed over the samples, in (list, item, rank)
         # order, so every path and order of samples adds the same numbers in the same order
         order = np.lexsort((rank, item, lists))

@@ -27,7 +27,6 @@ matrix by the unit feature vectors, a block of lists at a time.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -352,8 +351,10 @@ def entries(data: FrameData, tops: Sequence[tuple[IntArray, IntArray, IntArray]]
                     rank=np.concatenate(rank), row=np.concatenate(row),
                     n_top=sum(len(q) for q, _, _ in tops))
     if wanted.grades:
-        grade = np.asarray(data.relevant)[found.row].astype(np.float64, copy=False)
-        found.grade = np.nan_to_num(grade, copy=False)
+        relevant = np.asarray(data.relevant)
+        grade = relevant[found.row].astype(np.float64, copy=False)
+        # only float grades hold NaN (an unjudged row: 0)
+        found.grade = np.nan_to_num(grade, copy=False) if relevant.dtype.kind == "f" else grade
     encoded = dictionary()
     if encoded is not None:
         found.codes = encoded[0][found.row].astype(np.int64)
@@ -619,18 +620,12 @@ def of_frame(data: FrameData, found: Entries, n_systems: int,
 @dataclass
 class Inputs:
     """The options' inputs, read once: the catalog's size, each listed item's popularity
-    and unit feature vector (by item code).
-
-    What the metrics of a call share is built once (:meth:`cached`), also when two threads
-    compute metrics at once (:func:`complete`): a lock per key makes the second wait for
-    the first's value (one build calls others only further down, so none waits in a
-    circle)."""
+    and unit feature vector (by item code); what the metrics of a call share is built once
+    (:meth:`cached`)."""
 
     top: TopK
     options: Options
     _cache: dict[Any, Any] = field(default_factory=dict)
-    _locks: dict[Any, threading.Lock] = field(default_factory=dict)
-    _guard: threading.Lock = field(default_factory=threading.Lock)
 
     def of(self, metric: Metric) -> Inputs:
         """The inputs with ``metric``'s own options (``top1_f1(class_average=macro)``);
@@ -641,13 +636,8 @@ class Inputs:
     def cached(self, key: tuple[object, ...], build: Callable[[], Any]) -> Any:
         """``build()``, once per ``key`` for the call (the metrics of one call share it:
         the exposure shares of every group)."""
-        if key in self._cache:
-            return self._cache[key]
-        with self._guard:
-            lock = self._locks.setdefault(key, threading.Lock())
-        with lock:
-            if key not in self._cache:
-                self._cache[key] = build()
+        if key not in self._cache:
+            self._cache[key] = build()
         return self._cache[key]
 
     def _used(self) -> IntArray:
@@ -1215,18 +1205,17 @@ def complete(values: FloatArray, top: TopK, metrics: Sequence[Metric], options: 
     the set-level metrics as a :class:`SetValues` (``None`` without any)."""
     inputs = Inputs(top, options)
     columns, set_metrics = [], []
-    tasks: list[tuple[int, Callable[[], FloatArray | None]]] = []
     for j, metric in enumerate(metrics):
         item = _item(metric)
         if item is None:
             continue
-        tasks.append((j, _task(top, metric, item, inputs)))
-        if item.per_query is None:
+        if item.catalog:
+            inputs.catalog_size()  # checks the catalog
+        if item.per_query is not None:
+            values[:, :, j] = item.per_query(top, _cutoff(metric), inputs.of(metric))
+        else:
             columns.append(j)
             set_metrics.append(metric)
-    for j, computed in _run(tasks, threads=len(top.rank) >= THREAD_ROWS):
-        if computed is not None:
-            values[:, :, j] = computed
     if not columns:
         return None
     list_set = segment[top.query] * top.n_systems + top.system
@@ -1244,37 +1233,6 @@ def complete(values: FloatArray, top: TopK, metrics: Sequence[Metric], options: 
             classes = _classes(top, segment, left_out=options.empty in _LEFT_OUT)
     return SetValues(columns, set_metrics, inputs, n_segments, top.n_systems, segment, items,
                      classes)
-
-
-def _task(top: TopK, metric: Metric, item: ItemMetric,
-          inputs: Inputs) -> Callable[[], FloatArray | None]:
-    """One metric's part of :func:`complete`: the catalog checked (a metric that reads
-    it), the per-query values computed (``None`` for a set-level metric)."""
-
-    def task() -> FloatArray | None:
-        if item.catalog:
-            inputs.catalog_size()  # checks the catalog
-        if item.per_query is None:
-            return None
-        return item.per_query(top, _cutoff(metric), inputs.of(metric))
-
-    return task
-
-
-def _run(tasks: list[tuple[int, Callable[[], FloatArray | None]]], *,
-         threads: bool) -> list[tuple[int, FloatArray | None]]:
-    """Each task's result, in order; on many entries two threads take the tasks in turn
-    (NumPy lets go of the GIL in its passes over them, so two cores share the metrics),
-    and the first failing task's error is raised, as when they run one after the other."""
-    if not threads or len(tasks) < 2:
-        return [(j, task()) for j, task in tasks]
-    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="rankframe") as pool:
-        futures = [(j, pool.submit(task)) for j, task in tasks]
-        try:
-            return [(j, future.result()) for j, future in futures]
-        finally:
-            for _, future in futures:
-                future.cancel()
 
 
 # The ``empty=`` values under which a query without a relevant item has no class at all

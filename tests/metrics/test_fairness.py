@@ -586,6 +586,34 @@ def test_expected_exposure_under_min_relevance(make_frame: FrameMaker) -> None:
                                                                        abs=1e-12)
 
 
+def test_a_large_frame_by_hand(make_frame: FrameMaker) -> None:
+    """From 200,000 entries the finish step counts ndkl's whole lists and computes
+    expected exposure in threads beside the other metrics: the hand-computed values of two
+    queries, repeated 40,000 times (280,000 rows)."""
+    copies = 40_000
+    # q1 ranks a (grade 2, group x), b (0, y), c (1, y); q2 ranks d (1, x), e (1, y),
+    # f (0, y), and g (2, x) is judged, not retrieved: both lists are x, y, y
+    one = {"query": ["q1"] * 3 + ["q2"] * 4, "item": list("abcdefg"),
+           "score": [3.0, 2.0, 1.0, 3.0, 2.0, 1.0, None], "relevant": [2, 0, 1, 1, 1, 0, 2]}
+    frame = make_frame(pd.DataFrame({
+        "query": [f"{q}-{c}" for c in range(copies) for q in one["query"]],
+        "item": one["item"] * copies, "score": one["score"] * copies,
+        "relevant": one["relevant"] * copies,
+    }))
+    groups = {"a": "x", "b": "y", "c": "y", "d": "x", "e": "y", "f": "y", "g": "x"}
+    got = as_pandas(frame.rank_eval.evaluate(
+        ["exposure@3", "ndkl@3", "expected_exposure@3"], item_groups=groups,
+        browsing="rbp", patience=0.5)).iloc[0]
+    # exposure, rbp 1/2: attention 1, 1/2, 1/4, x holds rank 1: 1 / 1.75 (each query)
+    assert got["exposure@3(browsing=rbp,group=x,patience=0.5)"] == pytest.approx(1 / 1.75)
+    # ndkl: as test_ndkl_by_hand (the target reads the retrieved rows: x, y, y)
+    assert got["ndkl@3"] == pytest.approx(0.5329921, abs=1e-7)
+    # EE-L: q1 0.3125, q2 1.46875 (test_expected_exposure_by_hand, all within k = 3)
+    assert got["expected_exposure@3(browsing=rbp,patience=0.5)"] == pytest.approx(
+        (0.3125 + 1.46875) / 2, abs=1e-12)
+    assert got["n_queries"] == 2 * copies
+
+
 def test_expected_exposure_without_relevant_items(make_frame: FrameMaker) -> None:
     # q ranks a, b, neither relevant: every target is 0, EE-R = 0 and EE-L = EE-D =
     # 1 + (1/2)^2 = 1.25 under RBP with patience 1/2, kept under empty="zero" (EE-L's 0

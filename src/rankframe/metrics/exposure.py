@@ -281,7 +281,7 @@ def ndkl(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
         if given is not None:
             log_target = np.log(target_shares(given, inputs.groups()[1]))[group]
         else:  # the whole list's shares: no top-k entry's group has none
-            whole, length_all = top.whole_counts(per_code, n_groups)
+            whole, length_all = inputs.whole_counts()
             log_target = (np.log(whole[lists * n_groups + group])
                           - np.log(length_all)[lists])
     n = len(lists)

@@ -28,7 +28,7 @@ matrix by the unit feature vectors, a block of lists at a time.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -78,6 +78,7 @@ TRUTH = -1  # the entry of a relevant row (top1_f1's true class)
 CATALOG = -2  # the entry of a distinct item of the frame (the default catalog)
 _SHOWN = 5  # items named in a message
 _LISTS_PER_BLOCK = 1 << 16  # ild: lists per sparse product
+_COUNT_IN_THREAD = THREAD_ROWS  # from this many entries or rows, finish-step work in a thread
 
 
 # -- the declaration --------------------------------------------------------------------------
@@ -727,6 +728,22 @@ class Inputs:
         value: tuple[IntArray, list[object]] = self.cached(("groups",), self._groups)
         return value
 
+    def whole_counts(self) -> tuple[IntArray, IntArray]:
+        """Per list and group, the retrieved items of the whole list, and per list its
+        length (:meth:`TopK.whole_counts`, ``ndkl``'s default target), with the groups of
+        :meth:`groups`: on a large frame counted in a second thread as soon as the groups
+        are known, while the other metrics of the call run."""
+        per_code, names = self.groups()
+        found = self._cache.get(("whole_counts",))
+        if found is None:
+            found = self.top.whole_counts(per_code, len(names))
+            self._cache[("whole_counts",)] = found
+        elif isinstance(found, Future):
+            found = found.result()
+            self._cache[("whole_counts",)] = found
+        counts: tuple[IntArray, IntArray] = found
+        return counts
+
     def _groups(self) -> tuple[IntArray, list[object]]:
         keys, codes, values = read_item_groups(self.options.item_groups)
         names = _sorted_groups(values, self.options.unknown_group)
@@ -760,6 +777,13 @@ class Inputs:
             positions >= 0, of_value[np.maximum(positions, 0)] if len(of_value) else -1,
             index.get(_group_key(unknown), -1),
         )
+        whole = top.whole
+        if whole is not None and len(whole.codes) >= _COUNT_IN_THREAD and \
+                self.options.target is None:
+            # ndkl's default target, one pass over every row: started now, beside the rest
+            pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rankframe")
+            self._cache[("whole_counts",)] = pool.submit(top.whole_counts, per_code, len(names))
+            pool.shutdown(wait=False)  # the thread ends with its one task
         return per_code, names
 
 
@@ -1205,13 +1229,16 @@ def complete(values: FloatArray, top: TopK, metrics: Sequence[Metric], options: 
     the set-level metrics as a :class:`SetValues` (``None`` without any)."""
     inputs = Inputs(top, options)
     columns, set_metrics = [], []
+    aside = _aside(top, metrics, inputs)
     for j, metric in enumerate(metrics):
         item = _item(metric)
         if item is None:
             continue
         if item.catalog:
             inputs.catalog_size()  # checks the catalog
-        if item.per_query is not None:
+        if j in aside:
+            values[:, :, j] = aside[j].result()
+        elif item.per_query is not None:
             values[:, :, j] = item.per_query(top, _cutoff(metric), inputs.of(metric))
         else:
             columns.append(j)
@@ -1233,6 +1260,23 @@ def complete(values: FloatArray, top: TopK, metrics: Sequence[Metric], options: 
             classes = _classes(top, segment, left_out=options.empty in _LEFT_OUT)
     return SetValues(columns, set_metrics, inputs, n_segments, top.n_systems, segment, items,
                      classes)
+
+
+def _aside(top: TopK, metrics: Sequence[Metric], inputs: Inputs) -> dict[int, Future[Any]]:
+    """On a large frame, the metrics that read sampled rankings (expected exposure: no
+    groups, no catalogue; only the entries, which no metric changes), computed in a second
+    thread while the others run: their futures by position. Their values, and errors, are
+    taken in the metrics' order."""
+    chosen = [(j, item) for j, m in enumerate(metrics)
+              if (item := _item(m)) is not None and item.samples and item.per_query]
+    others = sum(1 for m in metrics if _item(m) is not None) - len(chosen)
+    if not chosen or not others or len(top.rank) < _COUNT_IN_THREAD:
+        return {}
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rankframe")
+    aside = {j: pool.submit(item.per_query, top, _cutoff(metrics[j]), inputs.of(metrics[j]))
+             for j, item in chosen if item.per_query is not None}
+    pool.shutdown(wait=False)  # the thread ends with its tasks
+    return aside
 
 
 # The ``empty=`` values under which a query without a relevant item has no class at all

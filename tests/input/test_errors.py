@@ -589,6 +589,32 @@ def test_duplicate_check_finds_what_pandas_duplicated_finds(
         assert error.query == named[3]
 
 
+def test_a_duplicate_wins_over_a_failing_item_encoding(
+    make_frame: FrameMaker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the check reads the items' codes where an item metric encodes them; when that
+    # encoding fails, the check hashes the items instead, so a duplicate is still the error
+    # the call raises (as on frames in parts, which never encode them in one piece, and as
+    # before the check read codes)
+    def failing(_column: ItemColumn) -> Any:
+        raise RuntimeError("the encoding of the items failed")
+
+    monkeypatch.setattr(ItemColumn, "dictionary", failing)
+    # from 200k rows the items are encoded in a thread beside the ranking (on fewer, before
+    # the check, whose error then comes first)
+    n_queries, per_query = 2_000, 120
+    item = np.tile(np.arange(per_query), n_queries)
+    item[-1] = item[-2]  # the last query holds item 118 twice
+    frame = make_frame(pd.DataFrame({
+        "query": np.repeat(np.arange(n_queries), per_query),
+        "item": pd.array([f"d{i}" for i in item], dtype="str"),
+        "score": np.linspace(0.0, 1.0, len(item)),
+        "relevant": (item % 7 == 0).astype(np.int64),
+    }))
+    with expect(InvalidDataError, "Item 'd118' appears 2 times in query 1999"):
+        run(_item_metric_call([f"d{i}" for i in range(per_query)]), frame.rank_eval)
+
+
 # -- metric names -----------------------------------------------------------------------------
 
 

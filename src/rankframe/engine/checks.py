@@ -78,7 +78,10 @@ def check_unique_items(data: FrameData, query: Sequence[str], item: Sequence[str
     their codes take the place of the hashes.
     """
     query_bits = _bits(data.n_queries)
-    encoded = codes()
+    try:
+        encoded = codes()
+    except Exception:  # the step that encodes them raises it again, in the body
+        encoded = None  # hashes, so that a duplicate is still the error the call raises
     key = _item_keys(data, query_bits, encoded)
     sort_keys(key)
     if not _has_equal_neighbours(key):

@@ -262,7 +262,8 @@ def brute(rows: pd.DataFrame, score: str, k: int, browsing: str,
     return out
 
 
-def brute_ndkl(rows: pd.DataFrame, score: str, k: int) -> float:
+def brute_ndkl(rows: pd.DataFrame, score: str, k: int,
+               groups: dict[str, str] = ITEM_GROUPS) -> float:
     """One query's ndkl@k from its formula: T the groups' shares of the whole ranked list
     (every retrieved item, beyond k too), KL(P_i || T) in nats over i <= k, DCG weights."""
     ranked = [i for _, i in sorted(((s, i) for s, i in zip(rows[score], rows["item"],
@@ -270,11 +271,12 @@ def brute_ndkl(rows: pd.DataFrame, score: str, k: int) -> float:
                                    key=lambda t: (-t[0], t[1]))]
     if not ranked:
         return 0.0
-    target = {g: sum(ITEM_GROUPS[i] == g for i in ranked) / len(ranked) for g in NAMES}
+    names = sorted(set(groups.values()))
+    target = {g: sum(groups[i] == g for i in ranked) / len(ranked) for g in names}
     total = z = 0.0
     for depth in range(1, min(k, len(ranked)) + 1):
         top = ranked[:depth]
-        shares = {g: sum(ITEM_GROUPS[i] == g for i in top) / depth for g in NAMES}
+        shares = {g: sum(groups[i] == g for i in top) / depth for g in names}
         kl = sum(p * math.log(p / target[g]) for g, p in shares.items() if p)
         total += kl / math.log2(1 + depth)
         z += 1 / math.log2(1 + depth)
@@ -338,6 +340,34 @@ def test_ndkl_of_full_lists_against_the_formula(make_frame: FrameMaker) -> None:
     for row in table.to_dict("records"):
         expected = brute_ndkl(data[data["query"] == row["query"]], row["system"], 4)
         assert row["ndkl@4"] == pytest.approx(expected, abs=1e-12), row["query"]
+
+
+@pytest.mark.parametrize(("n_groups", "longest", "k"), [
+    (3, 7, 5),  # lists of every length below k, the first one empty: one running count
+    (10, 7, 5),  # more groups than the bytes of a 64-bit word: a sort by (list, group)
+    (2, 255, 255),  # a group counted to 255 in its byte, the most it holds
+    (2, 256, 256),  # a list too long for a byte's count: the sort
+])
+def test_ndkl_of_ragged_lists_and_many_groups(make_frame: FrameMaker, n_groups: int,
+                                              longest: int, k: int) -> None:
+    rng = np.random.default_rng(n_groups + longest)
+    # `longest` items of g0, then one item of each other group
+    items = [f"i{n:03d}" for n in range(longest + n_groups - 1)]
+    groups = {item: f"g{max(n - longest + 1, 0)}" for n, item in enumerate(items)}
+    rows = [{"query": "q00", "item": "i000", "score": None, "relevant": 1}]  # retrieves none
+    for q in range(1, 9):  # q01 ranks every item of g0: its count reaches `longest`
+        size = longest if q < 3 else int(rng.integers(1, longest + 1))
+        chosen = items[:longest] if q == 1 else rng.choice(items, size=size, replace=False)
+        rows += [{"query": f"q{q:02d}", "item": str(item),
+                  "score": None if q > 1 and rng.random() < 0.1 else float(rng.random()),
+                  "relevant": int(rng.integers(0, 3))}
+                 for item in chosen]
+    data = pd.DataFrame(rows).astype({"score": float})
+    table = as_pandas(make_frame(data).rank_eval.per_query([f"ndkl@{k}"], item_groups=groups))
+    assert len(table) == 9
+    for row in table.to_dict("records"):
+        expected = brute_ndkl(data[data["query"] == row["query"]], "score", k, groups)
+        assert row[f"ndkl@{k}"] == pytest.approx(expected, abs=1e-12), row["query"]
 
 
 def test_segments_are_means_of_the_queries(make_frame: FrameMaker) -> None:

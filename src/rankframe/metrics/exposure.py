@@ -271,71 +271,79 @@ def ndkl(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
 
     With c_g the count of group g among the top i (Σ_g c_g = i), KL(P_i || T) =
     (Σ_g c_g ln c_g - i ln i - Σ_g c_g ln T_g) / i: both sums grow by one term per entry
-    (the entry's group's ``(c + 1) ln(c + 1) - c ln c``, and its ``ln T``), so their
-    difference is one running sum within each list, with no (entry x group) array."""
+    (the entry's group's ``c ln c - (c - 1) ln(c - 1)``, c its count with the entry, and its
+    ``ln T``), so their difference is one running sum within each list, with no (entry x
+    group) array. The entries of a list hold the ranks 1, 2, ... in order (``top_rows``):
+    the rank of an entry is the i of its top i, and every term that depends on i only
+    (i ln i, the discount) is read from a table of the ranks."""
     per_code, n_groups = _group_of(inputs)
     lists, length, keep = lists_at(top, k)
     group = per_code[top.item[keep]]
     given = inputs.options.target
-    with np.errstate(divide="ignore"):
+    # the logarithms of every (list, group): those of empty lists (-inf - -inf) are not read
+    with np.errstate(divide="ignore", invalid="ignore"):
         if given is not None:
             log_target = np.log(target_shares(given, inputs.groups()[1]))[group]
         else:  # the whole list's shares: no top-k entry's group has none
             whole, length_all = inputs.whole_counts()
-            log_target = (np.log(whole[lists * n_groups + group])
-                          - np.log(length_all)[lists])
-    n = len(lists)
-    first = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
-    place = np.arange(n, dtype=np.int64) - first[lists]  # 0 for each list's first entry
-    position = (place + 1).astype(np.float64)
-    before = _same_group_above(lists, group, length, n_groups)
-    # the growth of Σ_g c_g ln c_g by the entry: (c + 1) ln(c + 1) - c ln c, c = before,
-    # a whole number below the longest list: read from a table of those
-    c = np.arange(int(before.max()) + 1 if n else 0, dtype=np.float64)
-    table = (c + 1.0) * np.log(c + 1.0)
-    table[1:] -= c[1:] * np.log(c[1:])
-    grown = table[before]
+            per_list = np.log(whole).reshape(-1, max(n_groups, 1))
+            per_list -= np.log(length_all)[:, None]
+            log_target = per_list.reshape(-1)[lists * n_groups + group]
+    rank = top.rank[keep]
+    longest = int(length.max()) if len(length) else 0
+    i = np.arange(longest + 1, dtype=np.float64)
+    i_ln_i = i * np.log(np.maximum(i, 1.0))  # 0 ln 0 = 0
+    grown = np.diff(i_ln_i, prepend=0.0)[_group_counts(lists, group, length, n_groups)]
     zero = ~np.isfinite(log_target)  # a group the target gives 0: KL is +inf
     # Σ_g c_g ln c_g - Σ_g c_g ln T_g: one running sum of both terms
     grown -= np.where(zero, 0.0, log_target)
-    summed = segments.running_sums(lists, place, grown, top.n_lists)
-    rank = top.rank[keep].astype(np.float64)
-    kl = np.maximum((summed - position * np.log(rank)) / rank, 0.0)
+    summed = segments.running_sums(lists, rank - 1, grown, top.n_lists)
+    kl = np.maximum((summed - i_ln_i[rank]) / rank, 0.0)
     if zero.any():
-        kl[segments.running_sums(lists, place, zero.astype(np.float64), top.n_lists) > 0] = np.inf
-    weight = 1.0 / np.log2(1.0 + rank)
-    total = np.bincount(lists, weights=weight * kl, minlength=top.n_lists)
-    z = np.bincount(lists, weights=weight, minlength=top.n_lists)
+        kl[segments.running_sums(lists, rank - 1, zero.astype(np.float64), top.n_lists) > 0] = \
+            np.inf
+    discount = np.zeros_like(i)
+    discount[1:] = 1.0 / np.log2(1.0 + i[1:])
+    total = np.bincount(lists, weights=discount[rank] * kl, minlength=top.n_lists)
+    # Σ_{i ≤ length} 1 / log2(i + 1), summed in rank order as the entries' would be
+    z = np.concatenate([[0.0], np.cumsum(discount[1:])])[length]
     out = np.zeros(top.n_lists)
     np.divide(total, z, out=out, where=z > 0)
     return top.per_query(out)
 
 
-_ONE_HOT_GROUPS = 8  # up to this many groups, full lists count them by one pass per group
+_PACKED_GROUPS = 8  # up to this many groups, a byte each of one 64-bit word counts them
 
 
-def _same_group_above(lists: IntArray, group: IntArray, length: IntArray,
-                      n_groups: int) -> IntArray:
-    """Per entry (in list order, ranks ascending), the entries of its group above it in
-    its list. Lists of one length and few groups: per group, a running count along the
-    rows of the (list x place) table; else a stable sort by (list, group) keeps the ranks'
-    order within each run, and the place in the run is the count."""
+def _group_counts(lists: IntArray, group: IntArray, length: IntArray,
+                  n_groups: int) -> npt.NDArray[np.integer[Any]]:
+    """Per entry (in list order, ranks ascending), the entries of its group at or above it
+    in its list (itself included). Up to 8 groups and lists shorter than 256: each entry is
+    a one in its group's byte of a 64-bit word, and one running sum of those words along
+    each list counts every group at once (a byte never carries: a count is below 256);
+    else a stable sort by (list, group) keeps the ranks' order within each run, and the
+    place in the run is the count."""
     n = len(lists)
     width = int(length.max()) if len(length) else 0
-    if n and n == len(length) * width and n_groups <= _ONE_HOT_GROUPS and width < 2**15:
-        table = group.reshape(len(length), width)
-        count = np.zeros(table.shape, dtype=np.int16)
-        for g in range(n_groups):
-            mine = table == g
-            np.copyto(count, np.cumsum(mine, axis=1, dtype=np.int16), where=mine)
-        out: IntArray = count.reshape(-1).astype(np.int64) - 1
-        return out
+    if n and n_groups <= _PACKED_GROUPS and width < 256:
+        shift = group.astype(np.uint64) * np.uint64(8)
+        one = np.left_shift(np.uint64(1), shift)
+        if n == len(length) * width:  # every list full: the rows of a table
+            counted = np.cumsum(one.reshape(-1, width), axis=1).reshape(-1)
+        else:  # one running sum, less each list's start (exact modulo 2**64)
+            counted = np.cumsum(one)
+            end = np.cumsum(length)  # after each list: its start is the previous end
+            start = np.where(end > length, counted[np.maximum(end - length - 1, 0)], 0)
+            counted -= start.astype(np.uint64)[lists]
+        counted >>= shift
+        counted &= np.uint64(0xFF)
+        return counted
     key = lists * n_groups + group
     order = np.argsort(key, kind="stable")
     run = segments.heads(key[order])
-    index = np.arange(n, dtype=np.int64)
+    index = np.arange(1, n + 1, dtype=np.int64)
     out = np.empty(n, dtype=np.int64)
-    out[order] = index - np.maximum.accumulate(np.where(run, index, 0))
+    out[order] = index - np.maximum.accumulate(np.where(run, index - 1, 0))
     return out
 
 

@@ -326,6 +326,22 @@ def test_per_query_against_the_formulas(make_frame: FrameMaker, browsing: str, k
         assert row[f"ndkl@{k}"] == pytest.approx(expected, abs=1e-12), row["query"]
 
 
+@pytest.mark.parametrize("prefix", ["", "a-longer-item-id-"])
+def test_groups_of_short_and_long_ids(make_frame: FrameMaker, prefix: str) -> None:
+    # ids of up to 7 bytes are looked up in item_groups by their 64-bit keys, longer ones by
+    # a hash table: the same groups either way (the prefix keeps the ids' order)
+    data = random_frame(11)
+    renamed = data.assign(item=prefix + data["item"])
+    groups = {prefix + item: group for item, group in ITEM_GROUPS.items()}
+    table = as_pandas(make_frame(renamed).rank_eval.per_query(["exposure@3"],
+                                                              item_groups=groups))
+    for row in table.to_dict("records"):
+        expected = brute(data[data["query"] == row["query"]], "score", 3, "log")
+        for g in NAMES:
+            name = f"exposure@3(group={g})"
+            assert row[name] == pytest.approx(expected[name], abs=1e-12), row["query"]
+
+
 def test_ndkl_of_full_lists_against_the_formula(make_frame: FrameMaker) -> None:
     # every query retrieves 6 items, so every top-4 list is full (each list of the same
     # length: the running counts of each group by the (list x place) table), two systems

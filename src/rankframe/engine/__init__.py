@@ -34,7 +34,7 @@ order, and per-query counts: :class:`Lists` holds them.
 """
 
 from rankframe.engine.checks import THREAD_ROWS, check_unique_items, unique_items_checked
-from rankframe.engine.encoding import composite_codes
+from rankframe.engine.encoding import ShortIds, composite_codes
 from rankframe.engine.frame import (
     EXACT_DIGITS,
     EXACT_INTEGER,
@@ -65,6 +65,7 @@ __all__ = [
     "ItemColumn",
     "Lists",
     "Ranking",
+    "ShortIds",
     "check_unique_items",
     "combine_segments",
     "composite_codes",

@@ -35,8 +35,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+import pyarrow as pa
 
-from rankframe.engine import THREAD_ROWS, segments
+from rankframe.engine import THREAD_ROWS, ShortIds, segments
 from rankframe.exceptions import InvalidDataError, InvalidOptionError, Keyword, excerpt, plain
 
 if TYPE_CHECKING:
@@ -748,8 +749,11 @@ class Inputs:
         keys, codes, values = read_item_groups(self.options.item_groups)
         names = _sorted_groups(values, self.options.unknown_group)
         top = self.top
-        held = np.concatenate([top.item, top.truth_item])
-        used = np.flatnonzero(np.bincount(held, minlength=top.n_codes))
+        held = np.zeros(max(top.n_codes, int(top.item.max(initial=-1)) + 1,
+                            int(top.truth_item.max(initial=-1)) + 1), dtype=bool)
+        held[top.item] = True
+        held[top.truth_item] = True
+        used = np.flatnonzero(held)
         labels = top.labels(used)
         if top.whole is not None:  # the items of the whole lists beyond the top k
             beyond = np.setdiff1d(top.whole.items(), used, assume_unique=True)
@@ -796,7 +800,8 @@ def read_item_groups(item_groups: Any) -> tuple[Any, IntArray, list[object]]:
     distinct groups, and those groups (Python objects) of the ``item_groups`` option;
     raises for a null group or an item listed twice."""
     keys, values = _item_group_values(item_groups)
-    null = pd.isna(pd.Series(values, dtype=object)).to_numpy() if len(values) else values
+    null = (pd.isna(values) if isinstance(values, pd.api.extensions.ExtensionArray)
+            else pd.isna(pd.Series(values, dtype=object)).to_numpy()) if len(values) else values
     if len(values) and null.any():
         msg = (
             f"The 'item_groups' option gives item {excerpt(plain(keys[np.argmax(null)]))} a "
@@ -814,9 +819,9 @@ def _item_group_values(item_groups: Any) -> tuple[Any, Any]:
     """The item ids and the groups of the ``item_groups`` option, unchecked."""
     if isinstance(item_groups, pd.DataFrame):
         if item_groups.shape[1] == 2:  # (item, group) columns
-            keys, values = pd.Index(item_groups.iloc[:, 0]), item_groups.iloc[:, 1].to_numpy()
+            keys, values = pd.Index(item_groups.iloc[:, 0]), _values(item_groups.iloc[:, 1])
         elif item_groups.shape[1] == 1:  # one column indexed by item
-            keys, values = item_groups.index, item_groups.iloc[:, 0].to_numpy()
+            keys, values = item_groups.index, _values(item_groups.iloc[:, 0])
         else:
             msg = (
                 "The 'item_groups' option, as a pandas DataFrame, must have one column (the "
@@ -825,7 +830,7 @@ def _item_group_values(item_groups: Any) -> tuple[Any, Any]:
             )
             raise InvalidOptionError(msg)
     elif isinstance(item_groups, pd.Series):
-        keys, values = item_groups.index, item_groups.to_numpy()
+        keys, values = item_groups.index, _values(item_groups)
     elif hasattr(item_groups, "columns"):  # polars: (item, group)
         keys, column = _polars_mapping(item_groups, "item_groups", "its group")
         values = np.asarray(column.to_list(), dtype=object)
@@ -833,6 +838,12 @@ def _item_group_values(item_groups: Any) -> tuple[Any, Any]:
         keys = pd.Index(list(item_groups.keys()))
         values = np.asarray(list(item_groups.values()), dtype=object)
     return keys, values
+
+
+def _values(column: pd.Series) -> Any:
+    """The values of a pandas column: strings as they are stored (no Python object per
+    value), others as a NumPy array."""
+    return column.array if isinstance(column.dtype, pd.StringDtype) else column.to_numpy()
 
 
 def _distinct(values: Any) -> tuple[IntArray, list[object]]:
@@ -847,7 +858,9 @@ def _distinct(values: Any) -> tuple[IntArray, list[object]]:
         codes = np.array([found.setdefault(_group_key(v), len(found)) for v in plain_values],
                          dtype=np.int64)
         return codes, [key[1] for key in found]
-    codes, uniques = pd.factorize(np.asarray(values), use_na_sentinel=False)
+    stored: Any = (values if isinstance(values, pd.api.extensions.ExtensionArray)
+                   else np.asarray(values))
+    codes, uniques = pd.factorize(stored, use_na_sentinel=False)
     return codes.astype(np.int64, copy=False), [
         u.item() if isinstance(u, np.generic) else u for u in np.asarray(uniques, dtype=object)
     ]
@@ -870,9 +883,16 @@ def _sorted_groups(groups: list[object], unknown: object) -> list[object]:
 
 def _positions(keys: Any, labels: list[object], option: str = "catalog") -> IntArray:
     """The position of each id of ``labels`` in ``keys`` (-1 where it is missing); raises
-    for ids that ``keys`` lists more than once."""
+    for ids that ``keys`` lists more than once. Short string ids (the usual kind) by a
+    search among their 64-bit keys (:class:`~rankframe.engine.ShortIds`), others by the
+    index's hash table."""
     if not labels:
         return np.zeros(0, dtype=np.int64)
+    ids = _short_ids(keys)
+    if ids is not None and ids.unique() and set(map(type, labels)) == {str}:
+        found = ids.positions(pa.array(labels, type=pa.string()))
+        if found is not None:
+            return found
     wanted = pd.Index(np.asarray(labels, dtype=object) if _mixed(labels) else labels)
     try:
         return np.asarray(keys.get_indexer(wanted), dtype=np.int64)
@@ -896,8 +916,16 @@ def _index(values: Any, option: str) -> Any:
     return index.unique()
 
 
+def _short_ids(index: Any) -> ShortIds | None:
+    """The ids of a pandas Index of strings, when every one is short (:class:`ShortIds`)."""
+    if not isinstance(index.dtype, pd.StringDtype):
+        return None
+    return ShortIds.of(pa.array(index))
+
+
 def _unique_keys(index: Any, option: str) -> None:
-    if not index.is_unique:
+    ids = _short_ids(index)
+    if not (index.is_unique if ids is None else ids.unique()):
         repeated = index[index.duplicated()][0]
         msg = (
             f"The '{option}' option lists item {excerpt(plain(repeated))} more than once; "

@@ -178,6 +178,22 @@ def test_cascade_with_a_last_query_that_retrieves_nothing(make_frame: FrameMaker
     assert got[f"exposure@2{suffix.format('h')}"].tolist() == pytest.approx([1 / 3, 0.0])
 
 
+def test_cascade_reads_grades_at_or_below_zero(make_frame: FrameMaker) -> None:
+    # a (grade -1, group x), b (0, y), c (2, x), ranked a, b, c; cascade, stop 0.5.
+    # min_relevance=0: b and c are relevant, a is not: attention a 1, b 1 (nothing relevant
+    # above), c 0.5 (b above); total 2.5, x (a, c) 1.5 / 2.5 = 0.6.
+    # The default (grade > 0): only c is relevant: 1, 1, 1; x 2/3.
+    frame = make_frame({"query": ["q", "q", "q"], "item": ["a", "b", "c"],
+                        "score": [3.0, 2.0, 1.0], "relevant": [-1, 0, 2]})
+    groups = {"a": "x", "b": "y", "c": "x"}
+    at_zero = as_float(run(frame, lambda ev: ev.exposure(
+        3, item_groups=groups, group="x", browsing="cascade", min_relevance=0)))
+    assert at_zero == pytest.approx(0.6)
+    default = as_float(run(frame, lambda ev: ev.exposure(
+        3, item_groups=groups, group="x", browsing="cascade")))
+    assert default == pytest.approx(2 / 3)
+
+
 def test_ndkl_reads_only_the_retrieved_rows_for_its_target(make_frame: FrameMaker) -> None:
     # EXAMPLE with a row z that is judged but not retrieved (null score): not in the whole
     # list, so it needs no group and leaves the target (1/3, 2/3): ndkl@2 = 0.6963934 as in

@@ -75,13 +75,16 @@ def attention(top: TopK, k: int | None, options: Options) -> tuple[IntArray, Flo
     """The browsing model: per top-k entry (at or above ``k``), its list and the attention
     its rank receives."""
     lists, length, keep = lists_at(top, k)
-    rank = top.rank[keep].astype(np.float64)
-    if options.browsing == "log":
-        if options.discount == "log2(max(rank,2))":
-            return lists, 1.0 / np.log2(np.maximum(rank, 2.0))
-        return lists, 1.0 / np.log2(1.0 + rank)
-    if options.browsing == "rbp":
-        return lists, options.patience ** (rank - 1.0)
+    if options.browsing in ("log", "rbp"):  # a value per rank: from a table of the ranks
+        rank = np.arange(int(length.max()) + 1 if len(length) else 1, dtype=np.float64)
+        if options.browsing == "rbp":
+            per_rank = options.patience ** (rank - 1.0)
+        elif options.discount == "log2(max(rank,2))":
+            per_rank = 1.0 / np.log2(np.maximum(rank, 2.0))
+        else:
+            with np.errstate(divide="ignore"):  # rank 0: no entry
+                per_rank = 1.0 / np.log2(1.0 + rank)
+        return lists, per_rank[top.rank[keep]]
     assert top.grade is not None  # ItemMetric.grades
     hits = _relevant(top.grade[keep], options).astype(np.float64)
     before = np.cumsum(hits) - hits  # relevant entries before each one, over every list
@@ -523,10 +526,11 @@ def _tier_targets(top: TopK, keep: npt.NDArray[np.bool_] | slice, lists: IntArra
     table = np.zeros(max(top.n_queries, 1) * max(len(grades), 1))
     table[query * len(grades) + np.searchsorted(grades, grade)] = target
     entry_grade = top.grade[keep]
-    relevant = _relevant(entry_grade, options)
-    at = np.minimum(np.searchsorted(grades, entry_grade), max(len(grades) - 1, 0))
-    entry_query = lists % max(top.n_queries, 1)
-    out: FloatArray = np.where(relevant, table[entry_query * len(grades) + at], 0.0)
+    relevant = np.flatnonzero(_relevant(entry_grade, options))  # only these have a target
+    at = np.searchsorted(grades, entry_grade[relevant])  # a relevant grade is one of them
+    entry_query = lists[relevant] % max(top.n_queries, 1)
+    out: FloatArray = np.zeros(len(entry_grade))
+    out[relevant] = table[entry_query * len(grades) + at]
     return out
 
 

@@ -326,7 +326,8 @@ def encode_items(data: FrameData, wanted: Plan | None, *, part: bool) -> ItemDic
 def entries(data: FrameData, tops: Sequence[tuple[IntArray, IntArray, IntArray]],
             wanted: Plan, options: Options, *, part: bool,
             dictionary: ItemDictionary = lambda: None,
-            retrieved: Sequence[IntArray | None] = ()) -> Entries:
+            retrieved: Sequence[IntArray | None] = (),
+            positives: Sequence[tuple[IntArray, IntArray]] = ()) -> Entries:
     """The entries of :func:`plan` for one frame of whole queries, from each system's
     :func:`top_rows`. The default catalog is a row per distinct item in a ``part`` (the
     finish step unites the parts' items), else only counted."""
@@ -353,10 +354,7 @@ def entries(data: FrameData, tops: Sequence[tuple[IntArray, IntArray, IntArray]]
                     rank=np.concatenate(rank), row=np.concatenate(row),
                     n_top=sum(len(q) for q, _, _ in tops))
     if wanted.grades:
-        relevant = np.asarray(data.relevant)
-        grade = relevant[found.row].astype(np.float64, copy=False)
-        # only float grades hold NaN (an unjudged row: 0)
-        found.grade = np.nan_to_num(grade, copy=False) if relevant.dtype.kind == "f" else grade
+        found.grade = _grades(data, found, options, tops, positives)
     encoded = dictionary()
     if encoded is not None:
         found.codes = encoded[0][found.row].astype(np.int64)
@@ -366,6 +364,43 @@ def entries(data: FrameData, tops: Sequence[tuple[IntArray, IntArray, IntArray]]
                                      list(retrieved), data.n_queries, data.item.labels,
                                      encoded[1], data.item.labels_of_codes)
     return found
+
+
+def positive_entries(ranking: Ranking, depth: int | None) -> tuple[IntArray, IntArray]:
+    """Of the entries of :func:`top_rows` (``depth``), those of a positively graded row:
+    their positions among the entries and their rows, from the positions the ranking found
+    (no lookup of every entry's grade)."""
+    place = ranking.positive - ranking.starts[:-1][ranking.positive_query]  # rank - 1
+    if depth is None:  # the entries are the ranking's order itself
+        return ranking.positive, ranking.positive_rows()
+    keep = place < depth
+    length = np.minimum(np.diff(ranking.starts), depth)
+    first = np.cumsum(length) - length  # each query's first entry
+    index = first[ranking.positive_query[keep]] + place[keep]
+    return index.astype(np.int64, copy=False), ranking.positive_rows()[keep]
+
+
+def _grades(data: FrameData, found: Entries, options: Options,
+            tops: Sequence[tuple[IntArray, IntArray, IntArray]],
+            positives: Sequence[tuple[IntArray, IntArray]]) -> FloatArray:
+    """Each entry's grade (0 for an unjudged row). The metrics read a grade only when it is
+    positive (at or above ``min_relevance``, when that is above 0): then the top-k entries'
+    grades are read at their positively graded rows (:func:`positive_entries`), the others
+    0, instead of a random read of every entry's row; the other entries' are read."""
+    relevant = np.asarray(data.relevant)
+    level = options.min_relevance
+    if len(positives) != len(tops) or (level is not None and level <= 0):
+        every = relevant[found.row].astype(np.float64, copy=False)
+        # only float grades hold NaN (an unjudged row: 0)
+        return np.nan_to_num(every, copy=False) if relevant.dtype.kind == "f" else every
+    grade = np.zeros(len(found.row), dtype=np.float64)
+    start = 0
+    for (query, _, _), (index, rows) in zip(tops, positives, strict=True):
+        grade[start + index] = relevant[rows]
+        start += len(query)
+    rest = relevant[found.row[start:]].astype(np.float64, copy=False)
+    grade[start:] = np.nan_to_num(rest, copy=False) if relevant.dtype.kind == "f" else rest
+    return grade
 
 
 @dataclass
@@ -382,6 +417,7 @@ class Recorder:
     dictionary: ItemDictionary
     tops: list[tuple[IntArray, IntArray, IntArray]] = field(default_factory=list)
     retrieved: list[IntArray | None] = field(default_factory=list)
+    positives: list[tuple[IntArray, IntArray]] = field(default_factory=list)
 
     @classmethod
     def start(cls, data: FrameData, wanted: Plan, options: Options, *, part: bool) -> Recorder:
@@ -391,7 +427,10 @@ class Recorder:
         """Record one system's ranking of the frame (a part's whole lists, when a metric
         reads them, as entries)."""
         whole = self.wanted.whole_list
-        self.tops.append(top_rows(ranking, None if whole and self.part else self.wanted.depth))
+        depth = None if whole and self.part else self.wanted.depth
+        self.tops.append(top_rows(ranking, depth))
+        if self.wanted.grades:
+            self.positives.append(positive_entries(ranking, depth))
         if whole and not self.part:
             every = int(ranking.starts[-1]) == self.data.n_rows
             self.retrieved.append(None if every else np.asarray(ranking.order, dtype=np.int64))
@@ -400,7 +439,8 @@ class Recorder:
         """The entries (``queries``: the frame was ranked by (query, sample), its lists
         become the entries of their query, in the canonical order of parts)."""
         found = entries(self.data, self.tops, self.wanted, self.options, part=self.part,
-                        dictionary=self.dictionary, retrieved=self.retrieved)
+                        dictionary=self.dictionary, retrieved=self.retrieved,
+                        positives=self.positives)
         if queries is not None:
             found.query = queries.of_list[found.query]
             found.n_top = None

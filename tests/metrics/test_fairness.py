@@ -648,6 +648,28 @@ def test_expected_exposure_under_min_relevance(make_frame: FrameMaker) -> None:
                                                                        abs=1e-12)
 
 
+def test_expected_exposure_under_min_relevance_every_row_ranked(
+        make_frame: FrameMaker) -> None:
+    """As above, with g ranked too (last in q2): every row is retrieved, so the relevant
+    rows come from the ranking's positively graded rows, filtered by min_relevance."""
+    frame = make_frame({"query": ["q1"] * 3 + ["q2"] * 4,
+                        "item": ["a", "b", "c", "d", "e", "f", "g"],
+                        "score": [3.0, 2.0, 1.0, 3.0, 2.0, 1.0, 0.5],
+                        "relevant": [2, 0, 1, 1, 1, 0, 2]})
+    options = {"browsing": "rbp", "patience": 0.5, "min_relevance": 2}
+    got = as_pandas(frame.rank_eval.per_query(
+        ["expected_exposure", "ee_disparity", "ee_relevance"], **options))
+    suffix = "(browsing=rbp,min_relevance=2,patience=0.5)"
+    # q1 as above; q2 ranks d, e, f, g: ε = 1, 1/2, 1/4, 1/8, only g has a target (1):
+    # EE-D = 1 + 1/4 + 1/16 + 1/64 = 1.328125, EE-R = 1/8,
+    # EE-L = 1 + 1/4 + 1/16 + (1/8 - 1)^2 = 1.3125 + 0.765625 = 2.078125
+    assert got[f"ee_disparity{suffix}"].tolist() == pytest.approx([1.3125, 1.328125],
+                                                                  abs=1e-12)
+    assert got[f"ee_relevance{suffix}"].tolist() == pytest.approx([1.0, 0.125], abs=1e-12)
+    assert got[f"expected_exposure{suffix}"].tolist() == pytest.approx([0.3125, 2.078125],
+                                                                       abs=1e-12)
+
+
 def test_a_large_frame_by_hand(make_frame: FrameMaker) -> None:
     """From 200,000 entries the finish step counts ndkl's whole lists and computes
     expected exposure in threads beside the other metrics: the hand-computed values of two

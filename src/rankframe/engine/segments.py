@@ -116,3 +116,16 @@ def running_sums(segment: Codes, place: Codes, values: FloatArray, n: int) -> Fl
     np.cumsum(table.reshape(n, width), axis=1, out=table.reshape(n, width))
     out = table[at]
     return out
+
+
+def row_sums(table: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """The sum along each row of a narrow table (lists x groups). Below 8 columns, column
+    by column: the order in which ``table.sum(axis=1)`` adds them (one after the other),
+    without its short inner loop per row; wider tables by ``sum(axis=1)`` itself."""
+    width = table.shape[1]
+    if width == 0 or width >= 8:
+        return np.asarray(table.sum(axis=1))
+    out = table[:, 0].copy()
+    for column in range(1, width):
+        out += table[:, column]
+    return out

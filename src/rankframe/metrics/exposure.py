@@ -122,7 +122,7 @@ def _exposure_shares(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
     group = per_code[top.item[keep]]
     totals = np.bincount(lists * n_groups + group, weights=weight,
                          minlength=top.n_lists * n_groups).reshape(top.n_lists, n_groups)
-    whole = totals.sum(axis=1, keepdims=True)
+    whole = segments.row_sums(totals)[:, None]
     out = np.zeros(totals.shape, dtype=np.float64)
     np.divide(totals, whole, out=out, where=whole > 0)
     return out
@@ -143,7 +143,7 @@ def _relevant_shares(top: TopK, inputs: Inputs, by_grade: bool) -> FloatArray:
     totals = np.bincount(top.truth_query * n_groups + per_code[top.truth_item],
                          weights=weight, minlength=top.n_queries * n_groups)
     totals = totals.reshape(top.n_queries, n_groups)
-    whole = totals.sum(axis=1, keepdims=True)
+    whole = segments.row_sums(totals)[:, None]
     out = np.zeros(totals.shape, dtype=np.float64)
     np.divide(totals, whole, out=out, where=whole > 0)
     return out
@@ -250,7 +250,7 @@ def _kl(p: FloatArray, m: FloatArray, log: Any) -> FloatArray:
     """Σ p log(p / m) per row, 0 log 0 = 0."""
     ratio = np.ones_like(p)
     np.divide(p, m, out=ratio, where=p > 0)
-    kl: FloatArray = np.sum(np.where(p > 0, p * log(ratio), 0.0), axis=1)
+    kl: FloatArray = segments.row_sums(np.where(p > 0, p * log(ratio), 0.0))
     return kl
 
 
@@ -262,7 +262,7 @@ def awrf(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
     mean = (exposure + target) / 2.0
     log = np.log2 if inputs.options.jsd_unit == "bits" else np.log
     divergence = (_kl(exposure, mean, log) + _kl(target, mean, log)) / 2.0
-    defined = (exposure.sum(axis=1) > 0) & (target.sum(axis=1) > 0)
+    defined = (segments.row_sums(exposure) > 0) & (segments.row_sums(target) > 0)
     values: FloatArray = np.where(defined, 1.0 - divergence, 0.0)
     return top.per_query(values)
 

@@ -224,6 +224,9 @@ class Entries:
     whole: WholeLists | None = None  # one frame, Plan.whole_list with a depth: every list
 
 
+_WHOLE_BLOCK = 1 << 20  # rows per block of WholeLists.counts
+
+
 @dataclass
 class WholeLists:
     """Every retrieved row of one frame's lists, not only the top-k entries (``ndkl``'s
@@ -275,16 +278,24 @@ class WholeLists:
         """Per list (``system * n_queries + query``) and group, its retrieved items (flat,
         list-major), and per list its length."""
         counts = []
-        # the groups in the narrowest integers: the gather of a row's group is the cost
-        small: npt.NDArray[np.integer[Any]] = per_code.astype(
-            np.int8 if n_groups < 127 else np.int64)
+        size = self.n_queries * n_groups
+        per_code = per_code.astype(np.int64, copy=False)
         for s in range(len(self.retrieved)):
             query, codes = self._of(s)
-            key = query.astype(np.int64) * np.int64(n_groups)
-            key += small[codes]
-            counts.append(np.bincount(key, minlength=self.n_queries * n_groups))
+            count = np.zeros(size, dtype=np.int64)
+            # block by block: the keys and groups of a block stay in the cache
+            key = np.empty(min(len(query), _WHOLE_BLOCK), dtype=np.int64)
+            group = np.empty_like(key)
+            for start in range(0, len(query), _WHOLE_BLOCK):
+                part = slice(start, start + _WHOLE_BLOCK)
+                n = len(query[part])
+                np.multiply(query[part], n_groups, out=key[:n], dtype=np.int64)
+                np.take(per_code, codes[part], out=group[:n])
+                key[:n] += group[:n]
+                count += np.bincount(key[:n], minlength=size)
+            counts.append(count)
         flat = np.concatenate(counts)
-        return flat, flat.reshape(-1, n_groups).sum(axis=1)
+        return flat, segments.row_sums(flat.reshape(-1, n_groups))
 
 
 def top_rows(ranking: Ranking, depth: int | None) -> tuple[IntArray, IntArray, IntArray]:
@@ -327,7 +338,8 @@ def entries(data: FrameData, tops: Sequence[tuple[IntArray, IntArray, IntArray]]
             wanted: Plan, options: Options, *, part: bool,
             dictionary: ItemDictionary = lambda: None,
             retrieved: Sequence[IntArray | None] = (),
-            positives: Sequence[tuple[IntArray, IntArray]] = ()) -> Entries:
+            positives: Sequence[tuple[IntArray, IntArray]] = (),
+            every: tuple[IntArray, IntArray] | None = None) -> Entries:
     """The entries of :func:`plan` for one frame of whole queries, from each system's
     :func:`top_rows`. The default catalog is a row per distinct item in a ``part`` (the
     finish step unites the parts' items), else only counted."""
@@ -337,16 +349,14 @@ def entries(data: FrameData, tops: Sequence[tuple[IntArray, IntArray, IntArray]]
         system.append(np.full(len(q), s, dtype=np.int64))
         rank.append(r)
         row.append(rows)
-    extra = []
+    extra: list[tuple[IntArray, IntArray | None, int]] = []
     if wanted.truth:
-        grade = data.relevant
-        level = options.min_relevance
-        extra.append((np.flatnonzero(grade > 0 if level is None else grade >= level), TRUTH))
+        extra.append((*_relevant_rows(data, options, every), TRUTH))
     if wanted.frame_items and part:
-        extra.append((np.asarray(data.item.distinct(), dtype=np.int64), CATALOG))
-    for rows, kind in extra:
+        extra.append((np.asarray(data.item.distinct(), dtype=np.int64), None, CATALOG))
+    for rows, of_row, kind in extra:
         rows = rows.astype(np.int64, copy=False)
-        query.append(data.query_codes[rows].astype(np.int64))
+        query.append(data.query_codes[rows].astype(np.int64) if of_row is None else of_row)
         system.append(np.zeros(len(rows), dtype=np.int64))
         rank.append(np.full(len(rows), kind, dtype=np.int64))
         row.append(rows)
@@ -378,6 +388,23 @@ def positive_entries(ranking: Ranking, depth: int | None) -> tuple[IntArray, Int
     first = np.cumsum(length) - length  # each query's first entry
     index = first[ranking.positive_query[keep]] + place[keep]
     return index.astype(np.int64, copy=False), ranking.positive_rows()[keep]
+
+
+def _relevant_rows(data: FrameData, options: Options,
+                   every: tuple[IntArray, IntArray] | None) -> tuple[IntArray, IntArray | None]:
+    """The relevant rows of a frame (graded at least ``min_relevance``, or above 0), and
+    their query positions when known (else None). ``every``: the positively graded rows of
+    a ranking that retrieved every row, and their queries (:attr:`Ranking.positive_rows`):
+    those are the rows graded above 0, with no pass over every row's grade."""
+    grade = data.relevant
+    level = options.min_relevance
+    if every is not None and (level is None or level > 0):
+        rows, query = every
+        if level is None:
+            return rows, query
+        keep = np.asarray(grade)[rows] >= level
+        return rows[keep], query[keep]
+    return np.flatnonzero(grade > 0 if level is None else grade >= level), None
 
 
 def _grades(data: FrameData, found: Entries, options: Options,
@@ -418,6 +445,7 @@ class Recorder:
     tops: list[tuple[IntArray, IntArray, IntArray]] = field(default_factory=list)
     retrieved: list[IntArray | None] = field(default_factory=list)
     positives: list[tuple[IntArray, IntArray]] = field(default_factory=list)
+    every: tuple[IntArray, IntArray] | None = None  # a ranking of every row: its relevant
 
     @classmethod
     def start(cls, data: FrameData, wanted: Plan, options: Options, *, part: bool) -> Recorder:
@@ -431,6 +459,9 @@ class Recorder:
         self.tops.append(top_rows(ranking, depth))
         if self.wanted.grades:
             self.positives.append(positive_entries(ranking, depth))
+        if self.wanted.truth and self.every is None and not self.part and \
+                int(ranking.starts[-1]) == self.data.n_rows:
+            self.every = ranking.positive_rows(), ranking.positive_query
         if whole and not self.part:
             every = int(ranking.starts[-1]) == self.data.n_rows
             self.retrieved.append(None if every else np.asarray(ranking.order, dtype=np.int64))
@@ -440,7 +471,7 @@ class Recorder:
         become the entries of their query, in the canonical order of parts)."""
         found = entries(self.data, self.tops, self.wanted, self.options, part=self.part,
                         dictionary=self.dictionary, retrieved=self.retrieved,
-                        positives=self.positives)
+                        positives=self.positives, every=self.every)
         if queries is not None:
             found.query = queries.of_list[found.query]
             found.n_top = None

@@ -34,8 +34,8 @@ def _item_keys(data: FrameData, query_bits: int,
     ``query code | item code`` when the items' codes are ``encoded`` and both fit 64 bits
     (one to one: no hash of the items to compute)."""
     if encoded is not None and query_bits + _bits(encoded[1]) <= 64:
-        key = encoded[0].astype(np.uint64)
-        _with_query(key, data, query_bits)
+        key = np.empty(len(encoded[0]), dtype=np.uint64)
+        _with_query(key, data, query_bits, encoded[0])
         return key
     hashes = data.item.hashes()
     # shifted in place when the hashes are ours to modify (a polars view is read-only)
@@ -47,12 +47,16 @@ def _item_keys(data: FrameData, query_bits: int,
     return key
 
 
-def _with_query(key: npt.NDArray[np.uint64], data: FrameData, query_bits: int) -> None:
-    """Set the top ``query_bits`` of each row's key to its query code, block by block."""
+def _with_query(key: npt.NDArray[np.uint64], data: FrameData, query_bits: int,
+                codes: npt.NDArray[np.integer] | None = None) -> None:
+    """Set the top ``query_bits`` of each row's key to its query code, block by block
+    (``codes``: first set each key to its row's item code, in the same pass)."""
     spare = np.empty(min(len(key), _BLOCK), dtype=np.uint64)
     query_shift = np.uint64(64 - query_bits)
     for start, stop in _blocks(len(key)):
         m = stop - start
+        if codes is not None:
+            np.copyto(key[start:stop], codes[start:stop], casting="unsafe")
         np.copyto(spare[:m], data.query_codes[start:stop], casting="unsafe")
         spare[:m] <<= query_shift
         key[start:stop] |= spare[:m]

@@ -698,7 +698,9 @@ def _key_codes(
         distinct = np.sort(np.concatenate([keys for keys, _ in found]))
         if len(distinct) > 1:
             distinct = distinct[np.append(True, distinct[1:] != distinct[:-1])]
-        codes = np.empty(len(values), dtype=np.result_type(*(i.dtype for _, i in found)))
+        # int64 codes unless compact: written once, by the gather below, not widened after
+        codes = np.empty(len(values), dtype=np.result_type(*(i.dtype for _, i in found))
+                         if compact else np.int64)
         start = 0
         for keys, indices in found:
             # each key's position among the distinct ones; sorted needles search faster, and

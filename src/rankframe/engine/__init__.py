@@ -23,7 +23,7 @@ that hold a positively graded row at once (the others matter only to the full or
 :class:`Ranking`). When the bits do not suffice (a huge number of rows times queries), a
 lexsort does the same job.
 
-Passes over every row go block by block through small reused buffers (:func:`_blocks`) and
+Passes over every row go block by block through small reused buffers (:func:`.frame.blocks`) and
 work in place where they can: on millions of rows, memory (allocations, page faults, traffic)
 costs more than the arithmetic. For the same reason a frame of more than
 :data:`~rankframe.engine.frame.QUERY_BLOCK_ROWS` rows and millions of queries is ranked and

@@ -11,11 +11,11 @@ import numpy as np
 import numpy.typing as npt
 
 from rankframe.engine.frame import (
-    _BLOCK,
+    BLOCK,
     FrameData,
-    _bits,
-    _blocks,
-    _runs,
+    bits,
+    blocks,
+    runs,
 )
 from rankframe.engine.sorting import sort_keys
 from rankframe.exceptions import InvalidDataError, plain
@@ -33,7 +33,7 @@ def _item_keys(data: FrameData, query_bits: int,
     """Per row the key ``query code | item hash`` (the hash's top bits give way), or
     ``query code | item code`` when the items' codes are ``encoded`` and both fit 64 bits
     (one to one: no hash of the items to compute)."""
-    if encoded is not None and query_bits + _bits(encoded[1]) <= 64:
+    if encoded is not None and query_bits + bits(encoded[1]) <= 64:
         key = np.empty(len(encoded[0]), dtype=np.uint64)
         _with_query(key, data, query_bits, encoded[0])
         return key
@@ -51,9 +51,9 @@ def _with_query(key: npt.NDArray[np.uint64], data: FrameData, query_bits: int,
                 codes: npt.NDArray[np.integer] | None = None) -> None:
     """Set the top ``query_bits`` of each row's key to its query code, block by block
     (``codes``: first set each key to its row's item code, in the same pass)."""
-    spare = np.empty(min(len(key), _BLOCK), dtype=np.uint64)
+    spare = np.empty(min(len(key), BLOCK), dtype=np.uint64)
     query_shift = np.uint64(64 - query_bits)
-    for start, stop in _blocks(len(key)):
+    for start, stop in blocks(len(key)):
         m = stop - start
         if codes is not None:
             np.copyto(key[start:stop], codes[start:stop], casting="unsafe")
@@ -64,7 +64,7 @@ def _with_query(key: npt.NDArray[np.uint64], data: FrameData, query_bits: int,
 
 def _has_equal_neighbours(values: npt.NDArray[np.uint64]) -> bool:
     """Whether two consecutive entries are equal (block by block: no full-size mask)."""
-    for start, stop in _blocks(len(values) - 1):
+    for start, stop in blocks(len(values) - 1):
         if (values[start + 1 : stop + 1] == values[start:stop]).any():
             return True
     return False
@@ -81,7 +81,7 @@ def check_unique_items(data: FrameData, query: Sequence[str], item: Sequence[str
     the items anyway (``codes()``: the beyond-accuracy metrics that read every row's item),
     their codes take the place of the hashes.
     """
-    query_bits = _bits(data.n_queries)
+    query_bits = bits(data.n_queries)
     try:
         encoded = codes()
     except Exception:  # the step that encodes them raises it again, in the body
@@ -94,7 +94,7 @@ def check_unique_items(data: FrameData, query: Sequence[str], item: Sequence[str
     # time with the rows they come from
     key = _item_keys(data, query_bits, encoded)
     order = np.argsort(key, kind="stable")
-    positions, run_id = _runs(key[order][1:] == key[order][:-1])
+    positions, run_id = runs(key[order][1:] == key[order][:-1])
     rows = order[positions]
     value = data.item.ranks(rows)
     by_value = np.lexsort((value, run_id))

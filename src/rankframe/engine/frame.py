@@ -20,7 +20,7 @@ CodeArray = npt.NDArray[np.int32] | npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
-_BLOCK = 1 << 15  # entries per block of the passes over all rows (see _blocks)
+BLOCK = 1 << 15  # entries per block of the passes over all rows (see blocks)
 
 #: Integers up to this magnitude are exact in float64; beyond it, neighbours share a float.
 EXACT_INTEGER = 2**53
@@ -288,26 +288,26 @@ def scores_in_order(values: npt.NDArray[Any]) -> FloatArray:
         return values.astype(np.float64)
     if values.dtype != object and values.min() >= -EXACT_INTEGER and values.max() <= EXACT_INTEGER:
         return values.astype(np.float64)
-    return _dense(values).astype(np.float64)
+    return dense(values).astype(np.float64)
 
 
-def _bits(n: int) -> int:
+def bits(n: int) -> int:
     return max(int(n - 1).bit_length(), 1)
 
 
-def _blocks(n: int) -> Iterator[tuple[int, int]]:
-    """``(start, stop)`` of consecutive blocks of ``_BLOCK`` entries covering ``0 .. n``.
+def blocks(n: int) -> Iterator[tuple[int, int]]:
+    """``(start, stop)`` of consecutive blocks of ``BLOCK`` entries covering ``0 .. n``.
 
     Passes over millions of rows go block by block, into preallocated buffers: the
     temporaries then stay in the CPU cache and no full-size temporary is allocated (a fresh
     large array costs as much in page faults as the arithmetic done in it: docs/performance.md,
     step 5).
     """
-    for start in range(0, n, _BLOCK):
-        yield start, min(start + _BLOCK, n)
+    for start in range(0, n, BLOCK):
+        yield start, min(start + BLOCK, n)
 
 
-def _runs(same_as_next: BoolArray) -> tuple[IntArray, IntArray]:
+def runs(same_as_next: BoolArray) -> tuple[IntArray, IntArray]:
     """Positions that belong to runs of equal neighbours, and a run id for each."""
     n = len(same_as_next) + 1
     member = np.zeros(n, dtype=bool)
@@ -321,11 +321,11 @@ def _runs(same_as_next: BoolArray) -> tuple[IntArray, IntArray]:
     return positions, np.cumsum(starts) - 1
 
 
-def _dense(values: npt.NDArray[Any]) -> IntArray:
+def dense(values: npt.NDArray[Any]) -> IntArray:
     """Dense ranks (0-based) of numbers in ascending order."""
     return np.unique(values, return_inverse=True)[1].astype(np.int64).reshape(-1)
 
-def _sort_order(keys: Sequence[IntArray]) -> IntArray:
+def sort_order(keys: Sequence[IntArray]) -> IntArray:
     """The stable order that sorts entries by ``keys`` (most significant first).
 
     Keys are non-negative integers. When their bits and a position fit in 64 bits they are
@@ -334,9 +334,9 @@ def _sort_order(keys: Sequence[IntArray]) -> IntArray:
     sorts the same and needs no more bits than a position (there are at most ``n`` pairs).
     """
     n = len(keys[0])
-    index_bits = _bits(n)
+    index_bits = bits(n)
     keys = list(keys)
-    widths = [_bits(int(key.max(initial=0)) + 1) for key in keys]
+    widths = [bits(int(key.max(initial=0)) + 1) for key in keys]
     while (
         index_bits + sum(widths) > 64
         and len(keys) > 1
@@ -344,9 +344,9 @@ def _sort_order(keys: Sequence[IntArray]) -> IntArray:
     ):
         pair = keys[0].astype(np.uint64) << np.uint64(widths[1])
         pair |= keys[1].astype(np.uint64, copy=False)
-        merged = _dense(pair)
+        merged = dense(pair)
         keys[:2] = [merged]
-        widths[:2] = [_bits(int(merged.max(initial=0)) + 1)]
+        widths[:2] = [bits(int(merged.max(initial=0)) + 1)]
     if index_bits + sum(widths) > 64:
         return np.lexsort(list(reversed(keys))).astype(np.int64)
     packed = np.zeros(n, dtype=np.uint64)

@@ -14,14 +14,14 @@ import numpy.typing as npt
 
 from rankframe.engine import segments
 from rankframe.engine.frame import (
-    _BLOCK,
+    BLOCK,
     BoolArray,
     FloatArray,
     FrameData,
     IntArray,
-    _blocks,
-    _dense,
-    _sort_order,
+    blocks,
+    dense,
+    sort_order,
 )
 from rankframe.engine.ranking import Ranking
 from rankframe.exceptions import InvalidDataError, plain
@@ -288,11 +288,11 @@ def _within_query_position(query: IntArray) -> IntArray:
     position = np.empty(n, dtype=np.int64)
     # block by block into the result (no full-size temporaries): each entry's group start
     # is the running maximum of the starts seen, carried from block to block
-    first = np.empty(min(n, _BLOCK), dtype=bool)
-    start = np.empty(min(n, _BLOCK), dtype=np.int64)
-    index = np.arange(min(n, _BLOCK), dtype=np.int64)
+    first = np.empty(min(n, BLOCK), dtype=bool)
+    start = np.empty(min(n, BLOCK), dtype=np.int64)
+    index = np.arange(min(n, BLOCK), dtype=np.int64)
     carried = 0
-    for begin, end in _blocks(n):
+    for begin, end in blocks(n):
         m = end - begin
         if begin == 0:
             first[0] = True
@@ -357,8 +357,8 @@ def _ideal_order(query: IntArray, grade: FloatArray) -> IntArray:
         # one grade (binary relevance) and entries already by query: their order is ideal
         return np.arange(len(query), dtype=np.int64)
     if top < 2**20 and bool((grade == np.floor(grade)).all()):  # whole grades: no ranking
-        return _sort_order([query, (top - grade).astype(np.int64)])
-    return _sort_order([query, _dense(-grade)])
+        return sort_order([query, (top - grade).astype(np.int64)])
+    return sort_order([query, dense(-grade)])
 
 
 def _binary(grade: npt.NDArray[Any]) -> bool:

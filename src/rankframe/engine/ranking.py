@@ -11,17 +11,17 @@ import numpy.typing as npt
 
 from rankframe.engine import segments
 from rankframe.engine.frame import (
-    _BLOCK,
+    BLOCK,
     BoolArray,
     CodeArray,
     FloatArray,
     FrameData,
     IntArray,
-    _bits,
-    _blocks,
-    _dense,
-    _runs,
-    _sort_order,
+    bits,
+    blocks,
+    dense,
+    runs,
+    sort_order,
 )
 from rankframe.engine.sorting import sort_keys
 
@@ -241,13 +241,13 @@ def _packed_keys(
     lo, hi = float(score.min()), float(score.max())
     scale = _bucket_scale(lo, hi, (1 << score_bits) - 1)
     buckets = None if scale is not None else _descending_buckets(score, score_bits)
-    scaled = np.empty(min(n, _BLOCK), dtype=np.float64)
-    spare = np.empty(min(n, _BLOCK), dtype=np.uint64)
-    flag = np.empty(min(n, _BLOCK), dtype=bool)
-    position_bits = np.arange(min(n, _BLOCK), dtype=np.uint64) << np.uint64(1)
+    scaled = np.empty(min(n, BLOCK), dtype=np.float64)
+    spare = np.empty(min(n, BLOCK), dtype=np.uint64)
+    flag = np.empty(min(n, BLOCK), dtype=bool)
+    position_bits = np.arange(min(n, BLOCK), dtype=np.uint64) << np.uint64(1)
     bucket_shift = np.uint64(index_bits + 1)
     query_shift = np.uint64(score_bits + index_bits + 1)
-    for start, stop in _blocks(n):
+    for start, stop in blocks(n):
         k, m = key[start:stop], stop - start
         if scale is not None:
             np.subtract(hi, score[start:stop], out=scaled[:m])
@@ -272,9 +272,9 @@ def _query_starts(key: npt.NDArray[np.uint64], n_queries: int, query_shift: int)
     bit ``query_shift`` up), then ``len(key)``: the entries of each query counted block by
     block, in one sequential pass (a binary search per query reads all over the keys)."""
     counts = np.zeros(n_queries + 1, dtype=np.int64)
-    spare = np.empty(min(len(key), _BLOCK), dtype=np.uint64)
+    spare = np.empty(min(len(key), BLOCK), dtype=np.uint64)
     shift = np.uint64(query_shift)
-    for start, stop in _blocks(len(key)):
+    for start, stop in blocks(len(key)):
         m = stop - start
         query = spare[:m]
         np.right_shift(key[start:stop], shift, out=query)
@@ -288,9 +288,9 @@ def _same_as_next(key: npt.NDArray[np.uint64], shift: int) -> BoolArray:
     """Per entry but the last, whether ``key >> shift`` equals that of the next entry."""
     n = max(len(key) - 1, 0)
     same = np.empty(n, dtype=bool)
-    spare = np.empty(min(n, _BLOCK), dtype=np.uint64)
+    spare = np.empty(min(n, BLOCK), dtype=np.uint64)
     limit = np.uint64(1 << shift)
-    for start, stop in _blocks(n):
+    for start, stop in blocks(n):
         m = stop - start
         # equal above `shift` <=> the xor has no bit set from `shift` up
         np.bitwise_xor(key[start + 1 : stop + 1], key[start:stop], out=spare[:m])
@@ -309,10 +309,10 @@ def _unpack_positions(
     """
     mask = np.uint64((1 << index_bits) - 1)
     one = np.uint64(1)
-    spare = np.empty(min(len(key), _BLOCK), dtype=np.uint64)
-    flag = np.empty(min(len(key), _BLOCK), dtype=bool)
+    spare = np.empty(min(len(key), BLOCK), dtype=np.uint64)
+    flag = np.empty(min(len(key), BLOCK), dtype=bool)
     flagged, queries = [], []
-    for start, stop in _blocks(len(key)):
+    for start, stop in blocks(len(key)):
         k, m = key[start:stop], stop - start
         np.bitwise_and(k, one, out=spare[:m])
         np.not_equal(spare[:m], 0, out=flag[:m])  # NumPy finds nonzero bools fastest
@@ -340,20 +340,20 @@ def _tie_order(
     """
     same_run = run_id[1:] == run_id[:-1]
     exact = bool((score[1:][same_run] == score[:-1][same_run]).all())
-    keys = [run_id] if exact else [run_id, _dense(-score)]
+    keys = [run_id] if exact else [run_id, dense(-score)]
     if ties == "first":
         if exact:
             return None  # the packed sort key already ordered each run by row position
-        return _sort_order([*keys, rows])
+        return sort_order([*keys, rows])
     items = data.item.ranks(rows)
     if ties == "item_ascending":
-        return _sort_order([*keys, items])
+        return sort_order([*keys, items])
     item_desc = items.max(initial=0) - items
     if ties in ("trec", "truncated_average"):  # tied rows share a rank: any defined order
-        return _sort_order([*keys, item_desc])
+        return sort_order([*keys, item_desc])
     # optimistic: higher grade first; pessimistic: lower grade first; then trec's order
     grade = data.relevant[rows].astype(np.float64)
-    return _sort_order([*keys, _dense(-grade if ties == "optimistic" else grade), item_desc])
+    return sort_order([*keys, dense(-grade if ties == "optimistic" else grade), item_desc])
 
 
 def _settle_runs(
@@ -392,7 +392,7 @@ def _rank_packed(
     deferred = None
     tied: tuple[IntArray, BoolArray] | None = None  # ties="average": see _group_lookup
     if same.any():
-        positions, run_id = _runs(same)
+        positions, run_id = runs(same)
         members = key[positions]
         flagged = (members & np.uint64(1)).astype(bool)
         now = np.zeros(int(run_id[-1]) + 1, dtype=bool)
@@ -448,7 +448,7 @@ def _rank_lexsort(
     starts = segments.starts(sorted_query, data.n_queries)
     same = sorted_query[1:] == sorted_query[:-1]  # every query is one run
     if same.any():
-        positions, run_id = _runs(same)
+        positions, run_id = runs(same)
         members = order[positions]
         member_rows = members if rows is None else rows[members]
         within = _tie_order(data, member_rows, run_id, score[members], ties)
@@ -506,7 +506,7 @@ def _rank(data: FrameData, ties: str) -> Ranking:
         else (data.query_codes[rows], score[rows], data.relevant[rows])
     )
     n = len(retrieved[1])
-    index_bits, query_bits = _bits(n), _bits(data.n_queries)
+    index_bits, query_bits = bits(n), bits(data.n_queries)
     score_bits = min(64 - index_bits - query_bits - 1, 52)  # 1 bit: the grade > 0 flag
     if score_bits >= _MIN_SCORE_BITS:
         return _rank_packed(data, rows, retrieved, (score_bits, index_bits), ties, average)

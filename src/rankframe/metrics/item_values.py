@@ -376,18 +376,19 @@ def entries(data: FrameData, tops: Sequence[tuple[IntArray, IntArray, IntArray]]
     return found
 
 
-def positive_entries(ranking: Ranking, depth: int | None) -> tuple[IntArray, IntArray]:
+def positive_entries(ranking: Ranking, depth: int | None,
+                     rows: IntArray) -> tuple[IntArray, IntArray]:
     """Of the entries of :func:`top_rows` (``depth``), those of a positively graded row:
     their positions among the entries and their rows, from the positions the ranking found
-    (no lookup of every entry's grade)."""
+    and their ``rows`` (:meth:`Ranking.positive_rows`; no lookup of every entry's grade)."""
     place = ranking.positive - ranking.starts[:-1][ranking.positive_query]  # rank - 1
     if depth is None:  # the entries are the ranking's order itself
-        return ranking.positive, ranking.positive_rows()
+        return ranking.positive, rows
     keep = place < depth
     length = np.minimum(np.diff(ranking.starts), depth)
     first = np.cumsum(length) - length  # each query's first entry
     index = first[ranking.positive_query[keep]] + place[keep]
-    return index.astype(np.int64, copy=False), ranking.positive_rows()[keep]
+    return index.astype(np.int64, copy=False), rows[keep]
 
 
 def _relevant_rows(data: FrameData, options: Options,
@@ -457,14 +458,16 @@ class Recorder:
         whole = self.wanted.whole_list
         depth = None if whole and self.part else self.wanted.depth
         self.tops.append(top_rows(ranking, depth))
-        if self.wanted.grades:
-            self.positives.append(positive_entries(ranking, depth))
-        if self.wanted.truth and self.every is None and not self.part and \
-                int(ranking.starts[-1]) == self.data.n_rows:
-            self.every = ranking.positive_rows(), ranking.positive_query
+        all_rows = int(ranking.starts[-1]) == self.data.n_rows  # it retrieved every row
         if whole and not self.part:
-            every = int(ranking.starts[-1]) == self.data.n_rows
-            self.retrieved.append(None if every else np.asarray(ranking.order, dtype=np.int64))
+            self.retrieved.append(None if all_rows else np.asarray(ranking.order, dtype=np.int64))
+        relevant = self.wanted.truth and self.every is None and not self.part and all_rows
+        if self.wanted.grades or relevant:
+            rows = ranking.positive_rows()  # read once for both
+            if self.wanted.grades:
+                self.positives.append(positive_entries(ranking, depth, rows))
+            if relevant:
+                self.every = rows, ranking.positive_query
 
     def result(self, n_systems: int, queries: Queries | None = None) -> Entries | TopK:
         """The entries (``queries``: the frame was ranked by (query, sample), its lists

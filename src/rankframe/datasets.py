@@ -5,9 +5,21 @@
 graded judgment and when each user was served (a time column for ``every=`` windows).
 Each model recommends only its top items per user; the other judged items keep a null score
 for that model (judged but not retrieved), so recall and NDCG see what each model missed.
-Everything is drawn with NumPy in whole arrays; no Python loop over users.
-"""
+Everything is drawn in whole arrays; no Python loop over users.
 
+The same seed gives the same frame, byte for byte, on every supported NumPy: every draw is
+derived from integers, never from NumPy's ``Generator``, whose algorithms (and
+``argpartition``'s order) may change between releases. The random bits are SplitMix64's
+(Steele, Lea & Flood 2014; Vigna's reference ``splitmix64.c``) in ``uint64`` arithmetic, which
+wraps modulo 2**64 as C does: one stream per purpose (:data:`CANDIDATES` ...), stream ``j``
+starting from the state that is the ``(j + 1)``-th output of SplitMix64 seeded with ``seed``.
+From those bits, only exact operations: uniform fractions ``(bits >> 11) * 2**-53``,
+comparisons with thresholds, stable sorts, integer sums, and normal noise as the sum of 12
+uniform 32-bit fractions minus 6 (Irwin-Hall: mean 0, variance 1, within +-6), an exact
+multiple of 2**-32. Scores are rounded to hundredths by ``rint(x * 100) / 100``: IEEE
+additions, products and quotients, correctly rounded on every platform.
+``tests/cli/test_datasets_cli.py`` pins the frame's SHA-256 and rederives it in pure Python.
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -28,6 +40,60 @@ START = "2024-01-01T00:00:00"
 """The first instant of ``recommendations()``'s ``served_at`` (UTC; a Monday)."""
 WEEKS = 8
 """The weeks over which ``recommendations()`` serves its users."""
+
+
+#: The streams of random bits, one per purpose (stream ``j``: see the module docstring).
+CANDIDATES, SEGMENT, AFFINITY, NOISE_A, NOISE_B, TIME, DEVICE, GENRE, PLANTED = range(9)
+
+_GAMMA = 0x9E3779B97F4A7C15  # SplitMix64's increment: 2**64 / the golden ratio, odd
+_MASK = 2**64 - 1
+_IRWIN_HALL = 12  # uniform draws per normal draw
+
+
+def _mix(z: np.ndarray) -> np.ndarray:
+    """SplitMix64's output function (Stafford's variant 13) on ``uint64`` values."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return np.asarray(z ^ (z >> np.uint64(31)))
+
+
+def _splitmix64(state: int, n: int) -> np.ndarray:
+    """The ``n`` outputs of SplitMix64 from ``state``: ``mix(state + i * GAMMA)`` for ``i``
+    in 1..n, modulo 2**64."""
+    steps = np.arange(1, n + 1, dtype=np.uint64) * np.uint64(_GAMMA)
+    return _mix(steps + np.uint64(state))
+
+
+class _Streams:
+    """The streams of random bits of one seed; each stream read once."""
+
+    def __init__(self, seed: int) -> None:
+        self.states = [int(s) for s in _splitmix64(seed, PLANTED + 1)]
+
+    def bits(self, stream: int, n: int) -> np.ndarray:
+        return _splitmix64(self.states[stream], n)
+
+
+def _normal(streams: _Streams, stream: int, shape: tuple[int, int]) -> np.ndarray:
+    """Standard normal noise, approximately: the sum of 12 uniform 32-bit fractions minus 6
+    (Irwin-Hall), exact in float64."""
+    size = shape[0] * shape[1]
+    bits = streams.bits(stream, _IRWIN_HALL * size) >> np.uint64(32)
+    total = bits.reshape(size, _IRWIN_HALL).sum(axis=1, dtype=np.uint64)
+    return np.asarray(total.astype(np.float64) * 2.0**-32 - 6.0).reshape(shape)
+
+
+def _choice(bits: np.ndarray, bounds: tuple[float, ...]) -> np.ndarray:
+    """A category per draw: how many of the cumulative ``bounds`` its uniform fraction
+    ``(bits >> 11) * 2**-53`` reaches."""
+    uniform = (bits >> np.uint64(11)).astype(np.float64) * 2.0**-53
+    return np.searchsorted(np.asarray(bounds), uniform, side="right").astype(np.int64)
+
+
+def _hundredths(values: np.ndarray) -> np.ndarray:
+    """Rounded to two decimals (half to even), as ``rint(x * 100) / 100``; ``+ 0.0`` makes
+    a negative zero (``rint(-0.3)``) a zero."""
+    return np.asarray(np.rint(values * 100.0) / 100.0 + 0.0)
 
 
 def recommendations(
@@ -51,7 +117,8 @@ def recommendations(
     Parameters
     ----------
     seed
-        Seed of the generator; equal seeds give equal frames.
+        Seed of the random bits, an integer in [0, 2**64); equal seeds give equal frames,
+        byte for byte, on every supported NumPy.
     n_users
         Number of users (the queries).
     n_candidates
@@ -65,9 +132,8 @@ def recommendations(
         (``GENRES``), and make ``model_b`` fail in one slice of them (``WEAK_SLICE``:
         android users of the music genre, about 5% of the users), where its score is
         0.3 x the affinity plus noise of standard deviation 1: a planted weakness for
-        ``slices()`` to find. Drawn from a generator of their own (seeded by ``[seed,
-        36]``), so the other columns, and ``model_b`` outside the slice, are those of
-        ``weak_slice=False``.
+        ``slices()`` to find. Drawn from streams of their own, so the other columns, and
+        ``model_b`` outside the slice, are those of ``weak_slice=False``.
 
     Returns
     -------
@@ -98,32 +164,35 @@ def recommendations(
             f"top_k={top_k}, n_candidates={n_candidates}, n_items={n_items}."
         )
         raise ValueError(msg)
-    rng = np.random.default_rng(seed)
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not (
+            0 <= seed < 2**64):
+        msg = f"recommendations() needs a seed in [0, 2**64); got seed={seed!r}."
+        raise ValueError(msg)
+    streams = _Streams(int(seed))
     shape = (n_users, n_candidates)
 
-    # distinct candidates per user: the first n_candidates of a random order of the catalogue
-    # (argpartition of random keys, one row per user)
-    keys = rng.random((n_users, n_items))
-    candidates = np.argpartition(keys, n_candidates - 1, axis=1)[:, :n_candidates]
+    # distinct candidates per user: the first n_candidates of an order of the catalogue by
+    # random keys (a stable sort: ties, if any, in item order)
+    keys = streams.bits(CANDIDATES, n_users * n_items).reshape(n_users, n_items)
+    candidates = np.argsort(keys, axis=1, kind="stable")[:, :n_candidates]
 
-    segment = rng.choice(len(SEGMENTS), size=n_users, p=[0.3, 0.5, 0.2])
+    segment = _choice(streams.bits(SEGMENT, n_users), (0.3, 0.8))  # 30%, 50%, 20%
     # power users like more of what they are shown; new users are harder to serve
     taste = np.array([-0.4, 0.0, 0.4])[segment][:, None]
-    affinity = rng.normal(size=shape) + taste
+    affinity = _normal(streams, AFFINITY, shape) + taste
     grade = np.digitize(affinity, [1.3, 1.9, 2.5])  # 0 (most) to 3 (rare)
 
     noise_b = np.array([1.2, 0.9, 0.7])[segment][:, None]
     scores = {
-        "model_a": np.round(affinity + rng.normal(scale=0.6, size=shape), 2),
-        "model_b": np.round(affinity + rng.normal(size=shape) * noise_b, 2),
+        "model_a": _hundredths(affinity + 0.6 * _normal(streams, NOISE_A, shape)),
+        "model_b": _hundredths(affinity + _normal(streams, NOISE_B, shape) * noise_b),
     }
-    if weak_slice:  # a generator of its own: the other columns stay the seed's
-        planted = np.random.default_rng([seed, 36])
-        device = planted.choice(len(DEVICES), size=n_users, p=[0.5, 0.3, 0.2])
-        genre = planted.choice(len(GENRES), size=n_users)
+    if weak_slice:  # streams of their own: the other columns stay the seed's
+        device = _choice(streams.bits(DEVICE, n_users), (0.5, 0.8))  # 50%, 30%, 20%
+        genre = (streams.bits(GENRE, n_users) >> np.uint64(62)).astype(np.int64)  # 4 alike
         weak = (np.array(DEVICES)[device] == WEAK_SLICE["device"]) & (
             np.array(GENRES)[genre] == WEAK_SLICE["genre"])
-        noisy = np.round(0.3 * affinity + planted.normal(size=shape), 2)
+        noisy = _hundredths(0.3 * affinity + _normal(streams, PLANTED, shape))
         scores["model_b"] = np.where(weak[:, None], noisy, scores["model_b"])
     for name, score in scores.items():
         # rank within the user (descending); keep the score only for the top_k
@@ -133,11 +202,12 @@ def recommendations(
         scores[name] = np.where(position < top_k, score, np.nan)
 
     # each user is served once, within WEEKS weeks from START (UTC), to the second; new
-    # users come later (the sample grows): a user's share u of the period is a uniform draw
-    # raised to the power 0.6 (new), 1 (casual) or 1.5 (power). Drawn last, so that the
-    # other columns are those of the seed without a time column.
-    share = rng.random(n_users) ** np.array([0.6, 1.0, 1.5])[segment]
-    seconds = np.floor(share * WEEKS * 7 * 86_400).astype(np.int64)
+    # users come later (the sample grows): a user's share of the period is the larger of
+    # two uniform draws (new), one draw (casual) or the smaller of two (power), in 32-bit
+    # fractions of the period
+    first = streams.bits(TIME, 2 * n_users).reshape(n_users, 2) >> np.uint64(32)
+    share = np.choose(segment, [first.max(axis=1), first[:, 0], first.min(axis=1)])
+    seconds = ((share * np.uint64(WEEKS * 7 * 86_400)) >> np.uint64(32)).astype(np.int64)
     served = np.datetime64(START, "s") + seconds.astype("timedelta64[s]")
 
     user_ids = np.char.add("u", np.char.zfill(np.arange(1, n_users + 1).astype(str), 4))

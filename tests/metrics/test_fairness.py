@@ -877,6 +877,7 @@ def test_sample_data_example_recomputed_by_pandas() -> None:
     head_grades = data[data["head"]].groupby("user_id")["relevant"].sum()
     merit = (head_grades.reindex(grades.index, fill_value=0) / grades)[grades > 0]
     want: dict[tuple[str, str], tuple[float, int]] = {}
+    gaps = {}
     for system in ("model_a", "model_b"):
         ranked = data[data[system].notna()].sort_values(
             ["user_id", system, "item_id"], ascending=[True, False, False])
@@ -889,6 +890,7 @@ def test_sample_data_example_recomputed_by_pandas() -> None:
         gap = share.reindex(merit.index) - merit
         want[system, "exposure(group=head)"] = (float(share.mean()), len(share))
         want[system, "exposure_gap(empty=skip,group=head)"] = (float(gap.mean()), len(gap))
+        gaps[system] = gap
     text = (Path(__file__).parents[2] / "docs" / "fairness.md").read_text()
     section = text[text.index("## On the sample data"):text.index("## Gaps between")]
     (block,) = doctest_outputs(section)
@@ -899,6 +901,15 @@ def test_sample_data_example_recomputed_by_pandas() -> None:
     assert set(printed) == set(want)
     for key, (value, n) in want.items():
         assert printed[key] == (round(value, 4), n), key
+    # the prose: the head items' share of the 1,995 items, and compare()'s paired t-test of
+    # the change of the gap (scipy's)
+    from scipy import stats
+
+    head = int((counts >= 8).sum())
+    assert f'("head", {head} of the {len(counts):,} items)' in " ".join(section.split())
+    change = gaps["model_b"] - gaps["model_a"]
+    p = float(stats.ttest_rel(gaps["model_b"], gaps["model_a"]).pvalue)
+    assert f"a change of {change.mean():.4f}, p = {p:.2f}" in " ".join(section.split())
 
 
 def test_only_the_expected_exposure_metrics_take_samples(make_frame: FrameMaker) -> None:

@@ -158,12 +158,17 @@ def test_the_drop_rule(reference: pd.DataFrame) -> None:
         for r, q in zip(relative, adjusted, strict=True)
     ]
     assert printed["status"].tolist() == status
-    assert "uncertain" in status  # the page's story: a large drop that is not significant
-    # the prose's numbers
+    # the page's story: a large drop that is significant, others that are not
+    assert "fail" in status
+    assert "uncertain" in status
+    # the prose's numbers: the largest drop (a failure), and the uncertain rows
     text = PAGE.read_text(encoding="utf-8")
     week = int(np.nanargmin(relative))
+    assert status[week] == "fail"
     assert f"{delta[week]:.4f} / {means[week - 1]:.4f} = {relative[week]:.1%}" in text
-    assert f"7 \u00d7 {p[week]:.4f} = {adjusted[week]:.4f}" in text  # 7 times
+    assert f"7 \u00d7 {p[week]:.5f} = {adjusted[week]:.4f}" in text  # 7 times
+    for row in (i for i, s in enumerate(status) if s == "uncertain"):
+        assert f"{printed['window'][row]} ({relative[row]:.1%}" in " ".join(text.split())
 
 
 def test_the_point_rule(reference: pd.DataFrame) -> None:
@@ -171,5 +176,8 @@ def test_the_point_rule(reference: pd.DataFrame) -> None:
     printed = ast.literal_eval(line)
     means = [w["ndcg"].mean() for w in _weeks(reference)]
     assert printed == ["pass" if m >= 0.6 else "fail" for m in means]
-    assert re.search(r"fails the last two weeks", PAGE.read_text(encoding="utf-8"))
-    assert printed[-2:] == ["fail", "fail"]
+    weeks = [str(w["week"].iloc[0]) for w in _weeks(reference)]
+    failing = [w for w, status in zip(weeks, printed, strict=True) if status == "fail"]
+    text = " ".join(PAGE.read_text(encoding="utf-8").split())
+    assert re.search(rf"fails the weeks of {failing[0]} and {failing[1]}, whose means", text)
+    assert len(failing) == 2

@@ -138,14 +138,16 @@ def test_each_slice_against_the_other_users(users: pd.DataFrame) -> None:
     assert printed["significant"].tolist() == [str(p < 0.05) for p in top["p_adjusted"]]
     assert ast.literal_eval(outputs[1][0]) == [f"{p:.1e}" for p in table["p_adjusted"][:3]]
     assert int(outputs[2][0]) == len(table) == 19  # 3 devices + 4 genres + 12 pairs
-    # the planted slice leads; its parents hold it, with about a quarter of its delta
+    # the planted slice leads; its parents hold it, with a fifth of its delta or so
     planted = f"device={WEAK_SLICE['device']} & genre={WEAK_SLICE['genre']}"
     assert table["slice"].iloc[0] == planted
     for parent in table["delta"].iloc[1:3]:
-        assert 0.2 < parent / table["delta"].iloc[0] < 0.3
+        assert 0.15 < parent / table["delta"].iloc[0] < 0.25
     text = PAGE.read_text(encoding="utf-8")
     assert f"{-table['delta'].iloc[0]:.2f} below" in text
-    assert f"(108 of their {top['n'].iloc[1]} and {top['n'].iloc[2]} users)" in text
+    assert (f"({top['n'].iloc[0]} of their {top['n'].iloc[1]} and {top['n'].iloc[2]} users)"
+            in text)
+    assert f"{-table['delta'].iloc[0]:.2f} is found with {top['n'].iloc[0]} users" in text
 
 
 def test_against_the_baseline(users: pd.DataFrame) -> None:

@@ -9,6 +9,14 @@ Commands (``rankframe COMMAND --help`` for each):
   tests corrected for multiple comparisons.
 - ``rankframe check FILE --rule 'ndcg@10 >= 0.30'``: gates; one row per rule, system and
   segment with a status; exits 0 when no row fails, 1 when one does, 2 on bad input.
+- ``rankframe slices FILE --column COL``: where a model fails, every slice of the queries
+  over a few columns, tested, the p-values corrected over every test.
+- ``rankframe gaps FILE --by COL``: the gaps between user groups per system and metric,
+  tested (with ``--baseline``: whether a change is shared by every group).
+- ``rankframe sample-size FILE --delta D``: the queries a t-test needs to detect a change of
+  D, and the queries in hand.
+- ``rankframe report FILE``: one self-contained HTML report; ``rankframe dashboard STORE``:
+  the HTML page of a history store. Both say "wrote PATH" on stderr.
 - ``rankframe trec QRELS RUN``: trec_eval's output format for the measures rankframe computes,
   with trec_eval's ``-q``, ``-c``, ``-l`` and ``-m``.
 - ``rankframe demo``: the embedded sample data (``rankframe.datasets.recommendations``)
@@ -24,11 +32,12 @@ the work is done.
 
 The modules: ``parser`` (the subcommands assembled), ``options`` (the flag groups they share),
 ``commands`` (one function per command; ``gate``: ``check``'s arguments and command;
-``report``: ``report``'s), ``inputs`` (what the commands share, from the arguments to the
-library's call), ``reading`` (the columns of an input file), ``source`` (where a row is in its
-file, and why a text file cannot be read), ``checks`` (the input contract in the file's terms),
-``render`` (result tables as text), ``recording`` (``--record``), ``demo``, ``status`` and
-``errors``.
+``report``, ``slices``, ``gaps``, ``sample_size`` and ``dashboard``: theirs), ``inputs``
+(what the commands share, from the arguments to the library's call), ``reading`` (the columns
+of an input file), ``source`` (where a row is in its file, and why a text file cannot be
+read), ``checks`` (the input contract in the file's terms), ``render`` (result tables as
+text), ``percent`` (what ``--percent`` shows as percentages), ``recording`` (``--record``),
+``demo``, ``status`` and ``errors``.
 """
 
 from __future__ import annotations

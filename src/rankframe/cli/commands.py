@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import io
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ from rankframe.cli import inputs
 from rankframe.cli.checks import Roles, check_rows
 from rankframe.cli.demo import demo
 from rankframe.cli.errors import CliError, fail, in_cli_terms
+from rankframe.cli.percent import COMPARE, bounded_labels
 from rankframe.cli.reading import check_exists, input_format, read_table
 from rankframe.cli.recording import check_record_options, record
 from rankframe.cli.render import render, write
@@ -24,19 +25,8 @@ from rankframe.cli.status import Status
 from rankframe.datasets import recommendations
 from rankframe.exceptions import RankEvalError, TrecFormatError
 from rankframe.metrics.registry import labels as metric_labels
-from rankframe.metrics.registry import parse_metric
 from rankframe.report import to_latex, to_markdown
 from rankframe.trec import parse_trec_measures, trec_eval_report
-
-# compare()'s columns on the scale of the row's metric, shown as percentages by --percent
-# when the metric is bounded (MetricDef.bounded): its statistic (a mean or a geometric
-# mean of values in [0, 1] is in [0, 1])...
-COMPARE_STATISTIC_COLUMNS = ("mean", "reference_mean")
-# ... and the difference and its interval, except for a geometric mean, whose delta and
-# interval are of logs (the log of the ratio of the geometric means)...
-COMPARE_DIFFERENCE_COLUMNS = ("delta", "ci_low", "ci_high")
-# ... while the relative change is a fraction of the baseline's statistic for every metric.
-COMPARE_RELATIVE_COLUMNS = ("delta_relative",)
 
 Command = Callable[[argparse.Namespace, Status], int]
 
@@ -47,28 +37,6 @@ def _labels(metrics: Sequence[str], options: dict[str, Any]) -> list[str]:
         return metric_labels(metrics, options)
     except RankEvalError as error:
         raise CliError(in_cli_terms(error), code=2) from None
-
-
-def _percent_labels(labels: Sequence[str]) -> list[str]:
-    """The metric columns --percent shows as percentages: those of the metrics declared
-    bounded (``MetricDef.bounded``: values in [0, 1]); the others are plain numbers."""
-    return [label for label in labels if parse_metric(label).definition.bounded]
-
-
-def _percent_of_compare(row: Mapping[str, Any]) -> tuple[str, ...]:
-    """The columns of a row of compare()'s result that --percent shows as percentages,
-    from the declaration of the row's metric (its ``metric`` column, a label without its
-    parameter, and ``k``): ``delta_relative`` always; the others none for a metric not
-    bounded, not the difference of a geometric mean (a difference of logs)."""
-    label, k = str(row["metric"]), row.get("k")
-    if k is not None and k == k:  # not null, not NaN: name(options)@k parses back
-        label += f"@{int(k) if float(k).is_integer() else k}"
-    definition = parse_metric(label).definition
-    if not definition.bounded:
-        return COMPARE_RELATIVE_COLUMNS
-    if definition.aggregate == "geometric":
-        return COMPARE_RELATIVE_COLUMNS + COMPARE_STATISTIC_COLUMNS
-    return COMPARE_RELATIVE_COLUMNS + COMPARE_STATISTIC_COLUMNS + COMPARE_DIFFERENCE_COLUMNS
 
 
 def _read(args: argparse.Namespace, roles: Roles, status: Status) -> tuple[pl.DataFrame, Source]:
@@ -96,7 +64,7 @@ def run_evaluate(args: argparse.Namespace, status: Status) -> int:
         result = method(metrics, by=roles.by or None, **windows, **options)
     status.clear()
     record(args, result)
-    percent = _percent_labels(_labels(metrics, options)) if args.percent else ()
+    percent = bounded_labels(_labels(metrics, options)) if args.percent else ()
     write(render(result, args.format, percent=percent), args.output)
     return 0
 
@@ -186,7 +154,7 @@ def run_compare(args: argparse.Namespace, status: Status) -> int:
         paper = to_latex if args.format == "latex" else to_markdown
         write(paper(result), args.output)
         return 0
-    percent = _percent_of_compare if args.percent else ()
+    percent = COMPARE if args.percent else ()
     # the baseline's rows have no test: blank rather than NaN
     write(render(result, args.format, percent=percent, nan=""), args.output)
     return 0

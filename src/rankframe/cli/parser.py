@@ -1,5 +1,6 @@
 """The argument parser of the ``rankframe`` command: its subcommands assembled, with the
-flag groups they share (``options``); ``check``'s in ``gate``, ``report``'s in ``report``."""
+flag groups they share (``options``); ``check``'s in ``gate``, ``report``'s in ``report``,
+and ``slices``, ``gaps``, ``sample-size`` and ``dashboard``'s in their modules."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import argparse
 from importlib.metadata import PackageNotFoundError, version
 from typing import NoReturn
 
-from rankframe.cli import dashboard, gate, report, slices
+from rankframe.cli import dashboard, gaps, gate, report, sample_size, slices
 from rankframe.cli.commands import run_compare, run_demo, run_evaluate, run_trec
 from rankframe.cli.errors import CliError
 from rankframe.cli.options import (
@@ -99,6 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     report.add_parser(commands)
     slices.add_parser(commands)
+    gaps.add_parser(commands)
+    sample_size.add_parser(commands)
     dashboard.add_parser(commands)
 
     trec = commands.add_parser(

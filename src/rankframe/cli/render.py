@@ -22,6 +22,9 @@ Percent = Collection[str] | Callable[[Mapping[str, Any]], Collection[str]]
 
 #: The columns of changes, shown with their sign.
 SIGNED = frozenset({"delta", "delta_relative"})
+#: Counts of queries that a float column holds (inf: never enough; NaN: no answer), shown
+#: as whole numbers.
+WHOLE = frozenset({"n_needed", "queries_to_decide"})
 
 
 def _is_number(value: Any) -> bool:
@@ -34,6 +37,8 @@ def _cell(value: Any, column: str, percent: Collection[str], nan: str) -> str:
         return ""
     if isinstance(value, bool):
         return "yes" if value else "no"
+    if column in WHOLE and isinstance(value, float) and value.is_integer():
+        return f"{value:.0f}"  # a count in a float column (for its inf and NaN): 1618
     if isinstance(value, float):
         if math.isnan(value):
             return nan

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -68,13 +69,19 @@ def add_parser(commands: Any) -> None:
     group.add_argument("--exposure-k", type=int, default=10, metavar="K",
                        help="with --item-groups: the cut-off of the section on the exposure "
                        "of item groups (default: %(default)s)")
+    group.add_argument("--fingerprint", action="store_true",
+                       help="show the input's fingerprint under the title: the hash of the "
+                       "query, item, score and relevance columns that --record stores with "
+                       "a run (the same whatever the file's format and row order; it reads "
+                       "the rows once more)")
     group.add_argument("-o", "--output", metavar="FILE", default="report.html",
                        help="the HTML file to write (default: %(default)s)")
     report.set_defaults(handler=run_report)
 
 
 def run_report(args: argparse.Namespace, status: Status) -> int:
-    """``rankframe report``: writes the file and exits 0; 2 on a bad command line (a bad
+    """``rankframe report``: writes the file, says so on stderr (``rankframe: wrote
+    PATH``, as ``rankframe dashboard``) and exits 0; 2 on a bad command line (a bad
     rule, ``--every`` without ``--time``, an unknown baseline), 1 on data that cannot be
     evaluated (as ``rankframe evaluate``)."""
     scores = list(dict.fromkeys(args.score or ["score"]))
@@ -132,7 +139,8 @@ def run_report(args: argparse.Namespace, status: Status) -> int:
             correction=args.correction, alpha=args.alpha,
             confidence_level=args.confidence_level, n_resamples=args.resamples,
             seed=args.seed, worst=args.worst, top_k=args.top_k, title=args.title,
-            name=None if str(args.file) == "-" else Path(str(args.file)).name, **extra,
+            name=None if str(args.file) == "-" else Path(str(args.file)).name,
+            fingerprint=args.fingerprint, **extra,
             **options,
         )
     status.clear()
@@ -140,4 +148,5 @@ def run_report(args: argparse.Namespace, status: Status) -> int:
         report.save(args.output)
     except OSError as error:
         raise CliError(f"cannot write {args.output!r}: {error.strerror or error}") from None
+    print(f"rankframe: wrote {args.output}", file=sys.stderr)  # as `rankframe dashboard`
     return 0

@@ -4,7 +4,6 @@ each tested, with the p-values corrected over every test (issue 36; ``RankEval.s
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
 from typing import Any
 
 from rankframe.cli import inputs
@@ -16,16 +15,14 @@ from rankframe.cli.options import (
     add_metric_options,
     add_output,
 )
+from rankframe.cli.percent import SLICES
 from rankframe.cli.reading import input_format, read_table
 from rankframe.cli.render import render, write
 from rankframe.cli.status import Status
-from rankframe.metrics.registry import parse_metric
 from rankframe.settings.options import CORRECTION
 
 TESTS = ("t-test", "permutation", "bootstrap")
 ALTERNATIVES = ("two-sided", "less", "greater")
-#: the columns on the scale of the row's metric (``--percent`` for a bounded metric)
-SCALED = ("mean", "mean_outside", "baseline_mean", "delta", "ci_low", "ci_high")
 
 
 def add_parser(commands: Any) -> None:
@@ -109,14 +106,6 @@ def _check(args: argparse.Namespace, scores: list[str]) -> None:
         raise CliError(msg, code=2)
 
 
-def _percent(row: Mapping[str, Any]) -> tuple[str, ...]:
-    """--percent: the columns of a bounded metric's row on its scale (MetricDef.bounded)."""
-    label, k = str(row["metric"]), row.get("k")
-    if k is not None and k == k:  # not null, not NaN
-        label += f"@{int(k) if float(k).is_integer() else k}"
-    return SCALED if parse_metric(label).definition.bounded else ()
-
-
 def run_slices(args: argparse.Namespace, status: Status) -> int:
     """``rankframe slices``: the table of ``slices()``; 2 on a bad command line, 1 on data
     that cannot be evaluated (a slice column varying within a query, as --by)."""
@@ -158,5 +147,5 @@ def run_slices(args: argparse.Namespace, status: Status) -> int:
             seed=args.seed, **options,
         )
     status.clear()
-    write(render(result, args.format, percent=_percent if args.percent else ()), args.output)
+    write(render(result, args.format, percent=SLICES if args.percent else ()), args.output)
     return 0

@@ -72,7 +72,7 @@ def test_gaps_prints_the_libraries_table(run: Any, tmp_path: Path) -> None:
     assert shown["worst_group"].tolist() == expected["worst_group"].tolist()
     # b's reciprocal ranks by a plain loop: the young users' mean is the lowest
     rr = np.where(B_FIRST, 1.0, 0.5)
-    means = {g: rr[AGE == g].mean() for g in ("young", "middle", "old")}
+    means = {g: rr[g == AGE].mean() for g in ("young", "middle", "old")}
     row = shown[(shown["system"] == "b") & (shown["metric"] == "mrr")].iloc[0]
     assert row["worst_group"] == "young"
     assert row["gap"] == pytest.approx(max(means.values()) - min(means.values()), abs=1e-12)
@@ -95,7 +95,7 @@ def test_gaps_flags_reach_the_library(run: Any, tmp_path: Path) -> None:
     _same(shown, expected, NUMBERS)
     assert (shown["n_groups"] == 6).all()
     rr = np.where(B_FIRST, 1.0, 0.5)
-    groups = [rr[(AGE == a) & (PLAN == p)] for a in set(AGE) for p in set(PLAN)]
+    groups = [rr[(a == AGE) & (p == PLAN)] for a in set(AGE) for p in set(PLAN)]
     b_row = shown[shown["system"] == "b"].iloc[0]
     assert b_row["p_value"] == pytest.approx(stats.kruskal(*groups).pvalue, abs=1e-12)
     # against a baseline: the one-way ANOVA of b - a per age band
@@ -108,7 +108,7 @@ def test_gaps_flags_reach_the_library(run: Any, tmp_path: Path) -> None:
                                                         test="anova", correction=None)
     _same(shown, expected, (*NUMBERS, "worst_delta", "best_delta"))
     diff = rr - np.where(A_FIRST, 1.0, 0.5)
-    anova = stats.f_oneway(*(diff[AGE == g] for g in ("young", "middle", "old")))
+    anova = stats.f_oneway(*(diff[g == AGE] for g in ("young", "middle", "old")))
     assert shown["system"].tolist() == ["b"]
     assert shown["p_value"].iloc[0] == pytest.approx(anova.pvalue, abs=1e-12)
     assert shown["p_adjusted"].iloc[0] == shown["p_value"].iloc[0]  # --correction none

@@ -1,7 +1,8 @@
-"""``--percent`` of ``rankframe evaluate`` and ``compare``: only values on the [0, 1] scale
-of a metric declared bounded (``MetricDef.bounded``) are shown as percentages, for every
-metric of the registry; counts, sums of gains, entropies and the log differences of a
-geometric mean are plain numbers."""
+"""``--percent`` of every command that takes it (``evaluate``, ``compare``, ``slices``,
+``gaps``, ``sample-size``): every value on the [0, 1] scale of a metric declared bounded
+(``MetricDef.bounded``) is shown as a percentage, and every relative change, for every
+metric of the registry; counts, sums of gains, entropies, ratios, effect sizes and the log
+differences of a geometric mean are plain numbers."""
 
 from __future__ import annotations
 
@@ -113,7 +114,7 @@ def test_compare_percent_over_the_registry(run: Run, tmp_path: Path,
             "k": [None if m.k is None else float(m.k) for m in metrics],
             "mean": [0.25] * n, "reference_mean": [0.5] * n, "delta": [0.125] * n,
             "ratio": [1.25] * n, "p_value": [0.03] * n, "ci_low": [0.0625] * n,
-            "ci_high": [0.1875] * n, "n_queries": [4] * n,
+            "ci_high": [0.1875] * n, "mde": [0.375] * n, "n_queries": [4] * n,
         })
 
     monkeypatch.setattr(RankEval, "compare", compare, raising=False)
@@ -136,6 +137,8 @@ def test_compare_percent_over_the_registry(run: Run, tmp_path: Path,
         assert row["delta"] == ("+12.50%" if on_scale else "+0.1250"), metric
         assert row["ci_low"] == ("6.25%" if on_scale else "0.0625"), metric
         assert row["ci_high"] == ("18.75%" if on_scale else "0.1875"), metric
+        # the smallest detectable change is a change of the statistic, as delta
+        assert row["mde"] == ("37.50%" if on_scale else "0.3750"), metric
         assert row["ratio"] == "1.2500"  # a ratio is never a percentage
         assert row["p_value"] == "0.0300"
 
@@ -216,3 +219,147 @@ def test_compare_shows_k_as_written(run: Run, data: pd.DataFrame, tmp_path: Path
     shown = {(row.split()[names.index("metric")], row.split()[names.index("k")])
              for row in lines}
     assert shown == {("iprec", "0.2"), ("map", "10")}
+
+
+# -- every command with --percent --------------------------------------------------------
+
+
+def markdown_rows(text: str) -> list[dict[str, str]]:
+    header, _rule, *lines = text.splitlines()
+    names = [c.strip() for c in header.strip("|").split("|")]
+    return [dict(zip(names, (c.strip() for c in line.strip("|").split("|")), strict=True))
+            for line in lines]
+
+
+def sample_file(tmp_path: Path) -> Path:
+    """One query of 31 rows (slices' --min-queries is checked against the queries)."""
+    path = tmp_path / "d.csv"
+    pd.DataFrame({"qid": ["q"], "doc": ["a"], "sys_a": [1.0], "sys_b": [1.0], "grade": [1],
+                  "theme": ["t"]}).to_csv(path, index=False)
+    return path
+
+
+def fake(columns: dict[str, float], *, full_label: bool = False) -> Any:
+    """A method returning one row per metric of the registry with these values (the metric
+    as ``metric`` and ``k``, or as its label with ``full_label``, as sample_size() has it)."""
+    metrics = parse_metrics(SPECS)
+
+    def method(_: RankEval, specs: Any, *_args: Any, **_options: Any) -> pl.DataFrame:
+        assert parse_metrics(specs) == metrics
+        n = len(metrics)
+        keys: dict[str, list[Any]] = (
+            {"metric": [str(m) for m in metrics]} if full_label else
+            {"metric": [m.tidy_name for m in metrics],
+             "k": [None if m.k is None else float(m.k) for m in metrics]})
+        return pl.DataFrame({"system": ["sys_b"] * n, **keys,
+                             **{c: [v] * n for c, v in columns.items()}})
+
+    return method
+
+
+def expect(rows: list[dict[str, str]], columns: dict[str, float],
+           shown: Any) -> None:
+    """Each row's columns: ``shown(definition)`` ones as percentages, the others plain."""
+    for metric, row in zip(parse_metrics(SPECS), rows, strict=True):
+        percent = shown(metric.definition)
+        for column, value in columns.items():
+            signed = "+" if column == "delta" else ""
+            want = f"{value * 100:{signed}.2f}%" if column in percent else (
+                f"{value:{signed}.4f}")
+            assert row[column] == want, (metric, column)
+
+
+def scale(definition: MetricDef, statistic: set[str], difference: set[str]) -> set[str]:
+    """The rule, written out: a statistic of a bounded metric is on its scale; so is a
+    difference of it, unless the statistic is a geometric mean (a difference of logs)."""
+    if not definition.bounded:
+        return set()
+    if definition.aggregate == "geometric":
+        return statistic
+    return statistic | difference
+
+
+@pytest.mark.parametrize("baseline", [False, True])
+def test_slices_percent_over_the_registry(run: Run, tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch,
+                                          baseline: bool) -> None:
+    other = "baseline_mean" if baseline else "mean_outside"
+    columns = {"mean": 0.25, other: 0.5, "delta": -0.25, "ci_low": -0.375,
+               "ci_high": -0.125, "p_value": 0.03}
+    monkeypatch.setattr(RankEval, "slices", fake(columns))
+    extra = ["--score", "sys_b", "--baseline", "sys_a"] if baseline else []
+    code, out, err = run("slices", sample_file(tmp_path), *COLUMNS, "--score", "sys_a",
+                         *extra, "--column", "theme", "--min-queries", "1", "-m",
+                         ",".join(SPECS), "--percent", "--format", "markdown",
+                         *groups_file(tmp_path))
+    assert code == 0, err
+    expect(markdown_rows(out), columns,
+           lambda d: scale(d, {"mean", other}, {"delta", "ci_low", "ci_high"}))
+
+
+@pytest.mark.parametrize("baseline", [False, True])
+def test_gaps_percent_over_the_registry(run: Run, tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch,
+                                        baseline: bool) -> None:
+    # without a baseline the gap is a difference of the groups' statistics, on the metric's
+    # scale even for a geometric mean; with one, of the groups' mean changes (of logs for
+    # a geometric mean)
+    groups = (["worst_delta", "best_delta"] if baseline else ["worst_mean", "best_mean"])
+    columns = {"gap": 0.25, "ci_low": 0.125, "ci_high": 0.375, "p_value": 0.03,
+               "ratio": 1.5, groups[0]: 0.25, groups[1]: 0.5}
+    monkeypatch.setattr(RankEval, "gaps", fake(columns))
+    extra = ["--score", "sys_b", "--baseline", "sys_a"] if baseline else []
+    code, out, err = run("gaps", sample_file(tmp_path), *COLUMNS, "--score", "sys_a",
+                         *extra, "--by", "theme", "-m", ",".join(SPECS), "--percent",
+                         "--format", "markdown", *groups_file(tmp_path))
+    assert code == 0, err
+    on_scale = {"gap", "ci_low", "ci_high", *groups}
+    expect(markdown_rows(out), columns,
+           (lambda d: scale(d, set(), on_scale)) if baseline else
+           (lambda d: scale(d, on_scale, set())))
+
+
+def test_sample_size_percent_over_the_registry(run: Run, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # the change to detect and the standard deviation are of the per-query values (a
+    # geometric mean's too: its per-query values are on the metric's scale)
+    columns = {"n_needed": 133.0, "delta": 0.125, "effect_size": 0.5, "sd": 0.25}
+    monkeypatch.setattr(RankEval, "sample_size", fake(columns, full_label=True))
+    code, out, err = run("sample-size", sample_file(tmp_path), *COLUMNS, "--score",
+                         "sys_a", "--delta", "0.125", "-m", ",".join(SPECS), "--percent",
+                         "--format", "markdown", *groups_file(tmp_path))
+    assert code == 0, err
+    rows = markdown_rows(out)
+    assert {row["n_needed"] for row in rows} == {"133"}
+    expect(rows, {c: v for c, v in columns.items() if c != "n_needed"},
+           lambda d: {"delta", "sd"} if d.bounded else set())
+
+
+def test_every_command_with_percent_is_tested() -> None:
+    import argparse
+
+    from rankframe.cli.parser import build_parser
+
+    (commands,) = (a for a in build_parser()._actions
+                   if isinstance(a, argparse._SubParsersAction))
+    with_percent = {name for name, parser in commands.choices.items()
+                    if any("--percent" in a.option_strings for a in parser._actions)}
+    assert with_percent == {"evaluate", "compare", "slices", "gaps", "sample-size"}
+
+
+def test_compare_percent_of_the_mde_on_data(run: Run, data: pd.DataFrame,
+                                            tmp_path: Path) -> None:
+    path = tmp_path / "d.csv"
+    data.to_csv(path, index=False)
+    code, out, err = run("compare", path, *COLUMNS, "--score", "sys_a", "--score", "sys_b",
+                         "-m", "mrr,ndcg@2", "--percent", "--format", "markdown")
+    assert code == 0, err
+    table = data.rank_eval(query="qid", item="doc", score=["sys_a", "sys_b"],
+                           relevant="grade").compare(["mrr", "ndcg@2"], baseline="sys_a")
+    tested = table[table["system"] == "sys_b"]
+    rows = [r for r in markdown_rows(out) if r["system"] == "sys_b"]
+    assert len(rows) == 2
+    for row, (_, want) in zip(rows, tested.iterrows(), strict=True):
+        assert want["mde"] > 0
+        assert row["mde"] == f"{want['mde'] * 100:.2f}%"
+        assert row["delta"] == f"{want['delta'] * 100:+.2f}%"

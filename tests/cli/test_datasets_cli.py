@@ -249,3 +249,12 @@ def test_demo_into_a_missing_directory_is_one_line(
     err = capsys.readouterr().err
     assert err.startswith(f"rankframe: error: cannot write {str(path)!r}")
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("seed", ["-1", str(2**64)])
+def test_demo_rejects_a_bad_seed(seed: str, capsys: pytest.CaptureFixture[str]) -> None:
+    for extra in ([], ["--write", "never.csv"]):
+        assert cli.main(["demo", "--seed", seed, *extra]) == 2
+        err = capsys.readouterr().err
+        assert err == (f"rankframe: error: --seed must be an integer from 0 to 2**64 - 1; "
+                       f"got {seed}\n")

@@ -193,6 +193,8 @@ def run_trec(args: argparse.Namespace, status: Status) -> int:
 
 def run_demo(args: argparse.Namespace, status: Status) -> int:
     """``rankframe demo``; with ``--write FILE``, write the sample data to FILE instead."""
+    if not 0 <= args.seed < 2**64:
+        raise CliError(f"--seed must be an integer from 0 to 2**64 - 1; got {args.seed}", code=2)
     if args.write is not None:
         path = Path(args.write)
         frame = recommendations(seed=args.seed)

@@ -16,8 +16,6 @@ import pytest
 from scipy import stats
 
 import rankframe  # noqa: F401  (registers the accessors)
-from helpers import DOCS
-from rankframe.datasets import recommendations
 
 # Forty queries of two items, one relevant each: reciprocal ranks 1 or 1/2. b ranks the
 # relevant item second in every "news" query on "ios"; a at random.
@@ -259,17 +257,3 @@ def test_report_bad_counts_exit_2(run: Any, tmp_path: Path, flag: str) -> None:
                        "-o", tmp_path / "r.html")
     assert code == 2
     assert f"{flag} must be a positive integer; got 0" in err
-
-
-def test_the_docs_example_is_the_commands_output(run: Any, tmp_path: Path) -> None:
-    # docs/cli.md's `rankframe slices` example, on the sample data it writes
-    path = tmp_path / "sample.parquet"
-    recommendations(seed=0).to_parquet(path, index=False)
-    code, out, err = run("slices", path, "--query", "user_id", "--item", "item_id",
-                         "--score", "model_a", "--score", "model_b", "--baseline",
-                         "model_a", "--column", "segment", "-m", "ndcg@10")
-    assert code == 0, err
-    page = (DOCS / "cli.md").read_text(encoding="utf-8")
-    section = page.split("## `rankframe slices`", 1)[1]
-    shown = section.split("```text\n", 1)[1].split("```", 1)[0]
-    assert out == shown

@@ -11,8 +11,10 @@ The same seed gives the same frame, byte for byte, on every supported NumPy: eve
 derived from integers, never from NumPy's ``Generator``, whose algorithms (and
 ``argpartition``'s order) may change between releases. The random bits are SplitMix64's
 (Steele, Lea & Flood 2014; Vigna's reference ``splitmix64.c``) in ``uint64`` arithmetic, which
-wraps modulo 2**64 as C does: one stream per purpose (:data:`CANDIDATES` ...), stream ``j``
-starting from the state that is the ``(j + 1)``-th output of SplitMix64 seeded with ``seed``.
+wraps modulo 2**64 as C does: one stream per purpose, numbered 0 to 8 (the candidates, the
+segments, the affinity, model_a's and model_b's noise, the time, and ``weak_slice``'s device,
+genre and noise), stream ``j`` starting from the state that is the ``(j + 1)``-th output of
+SplitMix64 seeded with ``seed``.
 From those bits, only exact operations: uniform fractions ``(bits >> 11) * 2**-53``,
 comparisons with thresholds, stable sorts, integer sums, and normal noise as the sum of 12
 uniform 32-bit fractions minus 6 (Irwin-Hall: mean 0, variance 1, within +-6), an exact
@@ -43,7 +45,7 @@ WEEKS = 8
 
 
 #: The streams of random bits, one per purpose (stream ``j``: see the module docstring).
-CANDIDATES, SEGMENT, AFFINITY, NOISE_A, NOISE_B, TIME, DEVICE, GENRE, PLANTED = range(9)
+_CANDIDATES, _SEGMENT, _AFFINITY, _NOISE_A, _NOISE_B, _TIME, _DEVICE, _GENRE, _PLANTED = range(9)
 
 _GAMMA = 0x9E3779B97F4A7C15  # SplitMix64's increment: 2**64 / the golden ratio, odd
 _MASK = 2**64 - 1
@@ -68,7 +70,7 @@ class _Streams:
     """The streams of random bits of one seed; each stream read once."""
 
     def __init__(self, seed: int) -> None:
-        self.states = [int(s) for s in _splitmix64(seed, PLANTED + 1)]
+        self.states = [int(s) for s in _splitmix64(seed, _PLANTED + 1)]
 
     def bits(self, stream: int, n: int) -> np.ndarray:
         return _splitmix64(self.states[stream], n)
@@ -173,26 +175,26 @@ def recommendations(
 
     # distinct candidates per user: the first n_candidates of an order of the catalogue by
     # random keys (a stable sort: ties, if any, in item order)
-    keys = streams.bits(CANDIDATES, n_users * n_items).reshape(n_users, n_items)
+    keys = streams.bits(_CANDIDATES, n_users * n_items).reshape(n_users, n_items)
     candidates = np.argsort(keys, axis=1, kind="stable")[:, :n_candidates]
 
-    segment = _choice(streams.bits(SEGMENT, n_users), (0.3, 0.8))  # 30%, 50%, 20%
+    segment = _choice(streams.bits(_SEGMENT, n_users), (0.3, 0.8))  # 30%, 50%, 20%
     # power users like more of what they are shown; new users are harder to serve
     taste = np.array([-0.4, 0.0, 0.4])[segment][:, None]
-    affinity = _normal(streams, AFFINITY, shape) + taste
+    affinity = _normal(streams, _AFFINITY, shape) + taste
     grade = np.digitize(affinity, [1.3, 1.9, 2.5])  # 0 (most) to 3 (rare)
 
     noise_b = np.array([1.2, 0.9, 0.7])[segment][:, None]
     scores = {
-        "model_a": _hundredths(affinity + 0.6 * _normal(streams, NOISE_A, shape)),
-        "model_b": _hundredths(affinity + _normal(streams, NOISE_B, shape) * noise_b),
+        "model_a": _hundredths(affinity + 0.6 * _normal(streams, _NOISE_A, shape)),
+        "model_b": _hundredths(affinity + _normal(streams, _NOISE_B, shape) * noise_b),
     }
     if weak_slice:  # streams of their own: the other columns stay the seed's
-        device = _choice(streams.bits(DEVICE, n_users), (0.5, 0.8))  # 50%, 30%, 20%
-        genre = (streams.bits(GENRE, n_users) >> np.uint64(62)).astype(np.int64)  # 4 alike
+        device = _choice(streams.bits(_DEVICE, n_users), (0.5, 0.8))  # 50%, 30%, 20%
+        genre = (streams.bits(_GENRE, n_users) >> np.uint64(62)).astype(np.int64)  # 4 alike
         weak = (np.array(DEVICES)[device] == WEAK_SLICE["device"]) & (
             np.array(GENRES)[genre] == WEAK_SLICE["genre"])
-        noisy = _hundredths(0.3 * affinity + _normal(streams, PLANTED, shape))
+        noisy = _hundredths(0.3 * affinity + _normal(streams, _PLANTED, shape))
         scores["model_b"] = np.where(weak[:, None], noisy, scores["model_b"])
     for name, score in scores.items():
         # rank within the user (descending); keep the score only for the top_k
@@ -205,7 +207,7 @@ def recommendations(
     # users come later (the sample grows): a user's share of the period is the larger of
     # two uniform draws (new), one draw (casual) or the smaller of two (power), in 32-bit
     # fractions of the period
-    first = streams.bits(TIME, 2 * n_users).reshape(n_users, 2) >> np.uint64(32)
+    first = streams.bits(_TIME, 2 * n_users).reshape(n_users, 2) >> np.uint64(32)
     share = np.choose(segment, [first.max(axis=1), first[:, 0], first.min(axis=1)])
     seconds = ((share * np.uint64(WEEKS * 7 * 86_400)) >> np.uint64(32)).astype(np.int64)
     served = np.datetime64(START, "s") + seconds.astype("timedelta64[s]")

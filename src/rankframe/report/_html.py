@@ -18,8 +18,18 @@ import numpy as np
 import pandas as pd
 
 from rankframe._version import __version__
+from rankframe.pipeline.analysis import MDE_POWER
 from rankframe.report import _svg
-from rankframe.report._compute import Distribution, MetricRow, ReportData, metric_rows
+from rankframe.report._compute import (
+    NAMED_SEGMENTS,
+    Against,
+    Distribution,
+    MetricRow,
+    ReportData,
+    SliceAgainst,
+    metric_rows,
+    option_text,
+)
 from rankframe.report._svg import esc
 from rankframe.report._tables import letters, marks, metric_label
 from rankframe.report.verdict import p_text, verdict
@@ -181,6 +191,19 @@ class _Writer:
                     items.append(_moves(f"<strong>{esc(system)}</strong> against the "
                                         f"baseline <strong>{esc(self.s.baseline)}</strong>",
                                         rows, self.s.confidence_level))
+                    against = [a for a in self.d.against if a.system == system]
+                    items += [self._against(a) for a in against]
+                    if not against and not _moved(rows):
+                        items.append(self._nothing_moved(rows, self.d.facts.queries))
+            if self.d.against:
+                items.append(
+                    f'<span class="note">The segments\' adjusted p-values: '
+                    f"{esc(self.s.correction)} correction over the "
+                    f'<span data-segment-tests="{self.d.segment_tests}">'
+                    f"{self.d.segment_tests:,} segment tests</span> of the report (every "
+                    "segment, system and metric); at most "
+                    f"{NAMED_SEGMENTS} segments named per "
+                    "system and metric, the most significant first.</span>")
         previous = self.d.previous
         if previous is not None and "window" in previous.columns and len(previous):
             windows = window_labels(previous["window"])
@@ -189,6 +212,10 @@ class _Writer:
             label = windows[int(np.flatnonzero((previous["window"] == last).to_numpy())[0])]
             items.append(_moves(f"The window of <strong>{esc(label)}</strong> against the "
                                 "previous one", rows, self.s.confidence_level))
+            if not _moved(rows):
+                counts = rows["n_queries"] if "n_queries" in rows.columns else None
+                queries = int(counts.max()) if counts is not None and len(counts) else None
+                items.append(self._nothing_moved(rows, queries))
         if not items:  # one system: its means
             row = metric_rows(self.d.summary, self.s.metrics, [], self.s.systems[0])[0]
             means = "; ".join(
@@ -199,6 +226,7 @@ class _Writer:
             items.append(f"<strong>{esc(row.system)}</strong> over "
                          f"{self.d.facts.queries:,} queries: {means} "
                          f"({self.s.confidence_level:.0%} intervals).")
+        items += [self._slice(a) for a in self.d.slice_against]
         g = self.d.gates
         if g is not None and "status" in g.columns and "metric" in g.columns:
             keys = [str(col) for col in g.columns[1: list(g.columns).index("metric")]]
@@ -211,14 +239,89 @@ class _Writer:
         body = "".join(f"<li>{item}</li>" for item in items)
         return f'<div class="answer"><ul>{body}</ul></div>'
 
+    def _against(self, a: Against) -> str:
+        """A system's segments against its overall change on one metric: "new on ndcg@10:
+        higher overall (+0.0920), but lower in device=tablet (...)"."""
+        overall = {1: '<span class="up">higher</span> overall',
+                   -1: '<span class="down">lower</span> overall'}.get(
+                       a.direction, "no significant change overall")
+        prefix = "" if a.direction else "significantly "
+        parts = [self._segment(a.system, a.metric, m, prefix,  # the direction when it turns
+                               word=i == 0 or (m.delta < 0) != (a.named[i - 1].delta < 0))
+                 for i, m in enumerate(a.named)]
+        named = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+        more = (f"; and {a.more:,} more segment{'s' if a.more > 1 else ''}: see the segment "
+                "table" if a.more else "")
+        return (f'<span class="against" data-system="{esc(a.system)}" '
+                f'data-metric="{esc(a.metric)}" data-direction="{a.direction}" '
+                f'data-more="{a.more}"><strong>{esc(a.system)}</strong> on '
+                f"<strong>{esc(a.metric)}</strong>: {overall} ({_signed(a.delta)}), but "
+                f"{named}{more}.</span>")
+
+    def _segment(self, system: str, metric: str, m: Any, prefix: str, *,
+                 kind: str = "segment-move", details: str = "", word: bool = True) -> str:
+        """A segment (or slice) the answer names, its numbers in ``data-`` attributes;
+        ``word``: with its direction ("lower in")."""
+        said = (prefix + ('<span class="down">lower</span>' if m.delta < 0
+                          else '<span class="up">higher</span>') + " in ") if word else ""
+        interval = (f", {self.s.confidence_level:.0%} interval [{_signed(m.ci_low)}, "
+                    f"{_signed(m.ci_high)}]"
+                    if math.isfinite(m.ci_low) and math.isfinite(m.ci_high) else "")
+        p = p_text(m.p_adjusted)
+        queries = f", {m.n_queries:,} queries" if m.n_queries >= 0 else ""
+        return (f'<span class="{kind}" data-system="{esc(system)}" data-metric="{esc(metric)}" '
+                f'data-segment="{esc(m.segment)}" data-delta="{esc(repr(m.delta))}" '
+                f'data-ci-low="{esc(repr(m.ci_low))}" data-ci-high="{esc(repr(m.ci_high))}" '
+                f'data-p-adjusted="{esc(repr(m.p_adjusted))}" data-n-queries="{m.n_queries}">'
+                f"{said}<strong>{esc(m.segment)}</strong> ({_signed(m.delta)}"
+                f"{details}{interval}" + (f", adjusted p {p}" if p else "")
+                + f"{queries})</span>")
+
+    def _slice(self, a: SliceAgainst) -> str:
+        """The answer's slice of one system and metric (``report(slices=...)``)."""
+        m = a.move
+        other = (f" against the baseline's {a.other:.4f}" if a.paired else
+                 f": {a.mean:.4f} against {a.other:.4f} in the other queries")
+        shown = self._segment(a.system, a.metric, m, "significantly ", kind="slice-move",
+                              details=other)
+        return (f"<strong>{esc(a.system)}</strong> on <strong>{esc(a.metric)}</strong>, "
+                f"where it fails: {shown}; adjusted over the "
+                f'<span data-n-tested="{a.n_tested}">{a.n_tested:,} slice tests</span> '
+                "(see Where it fails).")
+
+    def _nothing_moved(self, rows: pd.DataFrame, queries: int | None) -> str:
+        """No significant change: says so, with the smallest change the data could have
+        detected per metric (compare()'s ``mde``)."""
+        where = " in any segment" if self.s.by and self.d.segment_comparison is not None else ""
+        shown = []
+        for row in rows.to_dict("records"):
+            mde = _float(row.get("mde"))
+            if math.isnan(_float(row.get("delta"))):
+                continue
+            label = metric_label(row["metric"], row["k"])
+            value = f"&#177;{mde:.4f}" if math.isfinite(mde) else "none (no variation)"
+            shown.append(f'<span class="mde" data-metric="{esc(label)}" '
+                         f'data-mde="{esc(repr(mde))}">{esc(label)} {value}</span>')
+        data = f"these {queries:,} queries" if queries is not None else "the data"
+        level = 1 - self.s.confidence_level
+        return (f'<span class="nothing-moved">Nothing moved: no significant change{where}.'
+                f"</span> The smallest change {data} could detect ({MDE_POWER:.0%} power, "
+                f"two-sided at {level:.2g}; compare()'s <code>mde</code>): "
+                + (", ".join(shown) or "none") + ".")
+
     def data(self) -> str:
         f = self.d.facts
         ties = ", ".join(f"{esc(s)}: {share:.1%}" for s, share in f.tied_share.items())
+        nulls = ", ".join(
+            f'<span data-null-scores="{n}" data-system="{esc(s)}">{esc(s)}: {n:,}'
+            + (f" ({n / f.rows:.1%} of the rows)" if n and f.rows else "") + "</span>"
+            for s, n in f.null_scores.items())
         rows = [("rows", f"{f.rows:,}"), ("queries", f"{f.queries:,}"),
                 ("systems", ", ".join(esc(s) for s in f.systems)),
                 ("queries without a relevant item", f"{f.empty_queries:,}"),
                 ("unjudged rows", f"{f.unjudged_rows:,}"),
-                ("ranked rows with a tied score (per system)", ties)]
+                ("ranked rows with a tied score (per system)", ties),
+                ("null scores, not retrieved (per system)", nulls)]
         body = "".join(f'<tr><th>{esc(k)}</th><td data-fact="{esc(k)}">{v}</td></tr>'
                        for k, v in rows)
         return f'<table class="facts">{body}</table>'
@@ -496,7 +599,8 @@ class _Writer:
 
     def about(self) -> str:
         s = self.s
-        options = ", ".join(f"{esc(k)}={esc(_short(v))}" for k, v in s.options.items()) or \
+        options = ", ".join(f"{esc(k)}={esc(_short(option_text(k, v)))}"
+                            for k, v in s.options.items()) or \
             "defaults (trec_eval's conventions)"
         columns = ", ".join(f"{esc(k)}: <code>{esc(v)}</code>" for k, v in s.columns.items())
         rows = [
@@ -632,6 +736,13 @@ def _signed(value: float, relative: bool = False) -> str:
     if math.isnan(value):
         return ""
     return f"{value * 100:+.1f}%" if relative else f"{value:+.4f}"
+
+
+def _moved(rows: pd.DataFrame) -> bool:
+    """Whether a metric of ``rows`` (compare()'s rows) changed significantly."""
+    if "significant" not in rows.columns:
+        return False
+    return bool(rows["significant"].fillna(value=False).astype(bool).any())
 
 
 def _moves(head: str, rows: pd.DataFrame, confidence_level: float) -> str:

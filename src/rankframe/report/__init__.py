@@ -31,6 +31,7 @@ from rankframe.report._compute import (
     compute,
     eager,
     exposure,
+    segment_answer,
     slice_answer,
     slice_table,
     wtl_frame,
@@ -196,6 +197,14 @@ def build(
         data.previous = eager(ev.compare(metrics, every=every, **asdict(tests), **chosen))
     if reference is not None:
         against = ev.compare(metrics, reference=reference, by=by, **asdict(tests), **chosen)
+        # the answer against the reference: every query's change, and with by= the segments
+        # against it (a second comparison, over every query, only with by=)
+        overall = eager(against if not data.settings.by else ev.compare(
+            metrics, reference=reference, **asdict(tests), **chosen))
+        data.reference_overall = overall
+        if data.settings.by:
+            data.reference_against, data.reference_segment_tests = segment_answer(
+                overall, eager(against), data.settings.by, None, tests, reference=True)
     if rules is not None:
         extra = {"reference": reference} if reference is not None else {"baseline": baseline}
         # check()'s own family ("table": one failing row fails the gate)

@@ -147,6 +147,7 @@ class Against:
     delta: float
     named: list[Move]
     more: int
+    reference: bool = False  # against the reference frame (report(reference=...))
 
 
 @dataclass(frozen=True)
@@ -249,6 +250,11 @@ class ReportData:
     slices: pd.DataFrame | None = None  # slices()'s table (report(slices=[...]))
     against: list[Against] = field(default_factory=list)  # the segments the answer names
     segment_tests: int = 0  # the tests of the segments (the family of Against's p-values)
+    # against the reference frame (report(reference=...)): compare(reference=...) over every
+    # query, and with by= the segments the answer names, the number of segment tests
+    reference_overall: pd.DataFrame | None = None
+    reference_against: list[Against] = field(default_factory=list)
+    reference_segment_tests: int = 0
     slice_against: list[SliceAgainst] = field(default_factory=list)
     exposure: Exposure | None = None  # the fairness section (report(item_groups=...))
 
@@ -335,7 +341,8 @@ def _missing(value: Any) -> bool:
 
 
 def segment_answer(comparison: pd.DataFrame | None, segments: pd.DataFrame | None,
-                   by: Sequence[str], baseline: str, tests: Tests) -> tuple[list[Against], int]:
+                   by: Sequence[str], baseline: str | None, tests: Tests, *,
+                   reference: bool = False) -> tuple[list[Against], int]:
     """The segments the answer names (``Against``, per system and metric against the
     baseline) and the number of segment tests: from ``compare(by=)``'s table of the
     report (``segments``) and the overall one (``comparison``), no other pass. The
@@ -343,7 +350,8 @@ def segment_answer(comparison: pd.DataFrame | None, segments: pd.DataFrame | Non
     (every segment, system and metric: the family of a reader who scans the whole
     segment table), and a segment is named when its change is significant at
     ``tests.alpha`` and goes against the overall change's direction, or the overall change
-    is not significant."""
+    is not significant. ``reference``: the tables are ``compare(reference=...)``'s (every
+    system against its reference column; no baseline)."""
     if comparison is None or segments is None or not by or not len(segments):
         return [], 0
     p = _floats(segments, "p_value")
@@ -376,7 +384,7 @@ def segment_answer(comparison: pd.DataFrame | None, segments: pd.DataFrame | Non
             for i in rows[:NAMED_SEGMENTS]
         ]
         out.append(Against(key[0], key[1], d, overall_delta, named_rows,
-                           max(len(rows) - NAMED_SEGMENTS, 0)))
+                           max(len(rows) - NAMED_SEGMENTS, 0), reference))
     return out, int(np.count_nonzero(~np.isnan(p)))
 
 

@@ -196,14 +196,7 @@ class _Writer:
                     if not against and not _moved(rows):
                         items.append(self._nothing_moved(rows, self.d.facts.queries))
             if self.d.against:
-                items.append(
-                    f'<span class="note">The segments\' adjusted p-values: '
-                    f"{esc(self.s.correction)} correction over the "
-                    f'<span data-segment-tests="{self.d.segment_tests}">'
-                    f"{self.d.segment_tests:,} segment tests</span> of the report (every "
-                    "segment, system and metric); at most "
-                    f"{NAMED_SEGMENTS} segments named per "
-                    "system and metric, the most significant first.</span>")
+                items.append(self._family(self.d.segment_tests, "the report"))
         previous = self.d.previous
         if previous is not None and "window" in previous.columns and len(previous):
             windows = window_labels(previous["window"])
@@ -216,6 +209,23 @@ class _Writer:
                 counts = rows["n_queries"] if "n_queries" in rows.columns else None
                 queries = int(counts.max()) if counts is not None and len(counts) else None
                 items.append(self._nothing_moved(rows, queries))
+        r = self.d.reference_overall
+        if r is not None and {"system", "delta"} <= set(r.columns):
+            for system in self.s.systems:
+                rows = r[(r["system"].astype(str) == system).to_numpy()]
+                if not len(rows):
+                    continue
+                items.append(_moves(f"<strong>{esc(system)}</strong> against the reference "
+                                    "frame", rows, self.s.confidence_level))
+                against = [a for a in self.d.reference_against if a.system == system]
+                items += [self._against(a) for a in against]
+                if not against and not _moved(rows):
+                    counts = rows["n_queries"] if "n_queries" in rows.columns else None
+                    queries = int(counts.max()) if counts is not None and len(counts) else None
+                    items.append(self._nothing_moved(rows, queries))
+            if self.d.reference_against:
+                items.append(self._family(self.d.reference_segment_tests,
+                                          "the comparison with the reference"))
         if not items:  # one system: its means
             row = metric_rows(self.d.summary, self.s.metrics, [], self.s.systems[0])[0]
             means = "; ".join(
@@ -239,6 +249,14 @@ class _Writer:
         body = "".join(f"<li>{item}</li>" for item in items)
         return f'<div class="answer"><ul>{body}</ul></div>'
 
+    def _family(self, tests: int, of: str) -> str:
+        """What the segments' adjusted p-values are corrected over."""
+        return (f'<span class="note">The segments\' adjusted p-values: '
+                f"{esc(self.s.correction)} correction over the "
+                f'<span data-segment-tests="{tests}">{tests:,} segment tests</span> of {of} '
+                f"(every segment, system and metric); at most {NAMED_SEGMENTS} segments "
+                "named per system and metric, the most significant first.</span>")
+
     def _against(self, a: Against) -> str:
         """A system's segments against its overall change on one metric: "new on ndcg@10:
         higher overall (+0.0920), but lower in device=tablet (...)"."""
@@ -254,8 +272,10 @@ class _Writer:
                 "table" if a.more else "")
         return (f'<span class="against" data-system="{esc(a.system)}" '
                 f'data-metric="{esc(a.metric)}" data-direction="{a.direction}" '
-                f'data-more="{a.more}"><strong>{esc(a.system)}</strong> on '
-                f"<strong>{esc(a.metric)}</strong>: {overall} ({_signed(a.delta)}), but "
+                f'data-more="{a.more}" data-reference="{str(a.reference).lower()}">'
+                f"<strong>{esc(a.system)}</strong> on <strong>{esc(a.metric)}</strong>"
+                + (" against the reference frame" if a.reference else "")
+                + f": {overall} ({_signed(a.delta)}), but "
                 f"{named}{more}.</span>")
 
     def _segment(self, system: str, metric: str, m: Any, prefix: str, *,

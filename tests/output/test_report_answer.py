@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
-from statsmodels.stats.power import TTestPower
+from statsmodels.stats.power import TTestIndPower, TTestPower
 
 import rankframe
 from helpers import as_pandas, planted
@@ -263,6 +263,29 @@ def test_nothing_moved_gives_the_smallest_detectable_change(make_frame: Any,
     assert f"Nothing moved: no significant change{where}." in said
     assert (f"The smallest change these 40 queries could detect (80% power, two-sided at "
             f"0.05; compare()'s mde): mrr ±{mde:.4f}.") in said
+
+
+def test_nothing_moved_between_the_last_windows(make_frame: Any) -> None:
+    # one system over weeks: 12 queries in the week of 2026-01-05 (ranks 1, 2, 1, 2, ...),
+    # 10 in the week of 01-12 (ranks 2, 1, ...): means 3/4 and 3/4, no change; the mde of
+    # two samples: statsmodels' TTestIndPower (ratio 12/10) times the pooled deviation
+    ranks = [1, 2] * 6 + [2, 1] * 5
+    data = planted({"a": ranks})
+    data["served_at"] = list(pd.to_datetime(["2026-01-06"] * 36 + ["2026-01-13"] * 30))
+    ev = make_frame(data).rank_eval(score="a", time="served_at")
+    page = ev.report(["mrr"], every="1w", n_resamples=20).html()
+    last, first = rr(ranks[12:]), rr(ranks[:12])
+    squares = ((last - last.mean()) ** 2).sum() + ((first - first.mean()) ** 2).sum()
+    pooled = np.sqrt(squares / (len(last) + len(first) - 2))
+    effect = TTestIndPower().solve_power(effect_size=None, nobs1=len(last),
+                                         ratio=len(first) / len(last), alpha=0.05, power=0.8)
+    (shown,) = spans(page, "mde")
+    assert float(shown["data-mde"]) == pytest.approx(effect * pooled, rel=1e-6)
+    said = text(page)
+    assert "The window of 2026-01-12 against the previous one: no significant change" in said
+    assert ("Nothing moved: no significant change. The smallest change the data could "
+            f"detect (80% power, two-sided at 0.05; compare()'s mde): mrr ±{effect * pooled:.4f}."
+            ) in said
 
 
 def test_something_moved_has_no_nothing_moved(make_frame: Any) -> None:

@@ -27,11 +27,12 @@ from rankframe.report._compute import (
     MetricRow,
     ReportData,
     SliceAgainst,
+    metric_label,
     metric_rows,
     option_text,
 )
 from rankframe.report._svg import esc
-from rankframe.report._tables import letters, marks, metric_label
+from rankframe.report._tables import letters, marks
 from rankframe.report.verdict import p_text, verdict
 
 #: The segments drawn as small multiples of the trend (the largest first)
@@ -194,7 +195,9 @@ class _Writer:
                     against = [a for a in self.d.against if a.system == system]
                     items += [self._against(a) for a in against]
                     if not against and not _moved(rows):
-                        items.append(self._nothing_moved(rows, self.d.facts.queries))
+                        items.append(self._nothing_moved(
+                            rows, self.d.facts.queries,
+                            segments=self.d.segment_comparison is not None))
             if self.d.against:
                 items.append(self._family(self.d.segment_tests, "the report"))
         previous = self.d.previous
@@ -205,10 +208,8 @@ class _Writer:
             label = windows[int(np.flatnonzero((previous["window"] == last).to_numpy())[0])]
             items.append(_moves(f"The window of <strong>{esc(label)}</strong> against the "
                                 "previous one", rows, self.s.confidence_level))
-            if not _moved(rows):
-                counts = rows["n_queries"] if "n_queries" in rows.columns else None
-                queries = int(counts.max()) if counts is not None and len(counts) else None
-                items.append(self._nothing_moved(rows, queries))
+            if not _moved(rows):  # two samples (this window and the previous one)
+                items.append(self._nothing_moved(rows, None))
         r = self.d.reference_overall
         if r is not None and {"system", "delta"} <= set(r.columns):
             for system in self.s.systems:
@@ -219,10 +220,8 @@ class _Writer:
                                     "frame", rows, self.s.confidence_level))
                 against = [a for a in self.d.reference_against if a.system == system]
                 items += [self._against(a) for a in against]
-                if not against and not _moved(rows):
-                    counts = rows["n_queries"] if "n_queries" in rows.columns else None
-                    queries = int(counts.max()) if counts is not None and len(counts) else None
-                    items.append(self._nothing_moved(rows, queries))
+                if not against and not _moved(rows):  # paired or two samples
+                    items.append(self._nothing_moved(rows, None, segments=bool(self.s.by)))
             if self.d.reference_against:
                 items.append(self._family(self.d.reference_segment_tests,
                                           "the comparison with the reference"))
@@ -309,10 +308,12 @@ class _Writer:
                 f'<span data-n-tested="{a.n_tested}">{a.n_tested:,} slice tests</span> '
                 "(see Where it fails).")
 
-    def _nothing_moved(self, rows: pd.DataFrame, queries: int | None) -> str:
-        """No significant change: says so, with the smallest change the data could have
-        detected per metric (compare()'s ``mde``)."""
-        where = " in any segment" if self.s.by and self.d.segment_comparison is not None else ""
+    def _nothing_moved(self, rows: pd.DataFrame, queries: int | None, *,
+                       segments: bool = False) -> str:
+        """No significant change (``segments``: in any segment either): says so, with the
+        smallest change the data (``queries``: these paired queries) could have detected
+        per metric (compare()'s ``mde``)."""
+        where = " in any segment" if segments else ""
         shown = []
         for row in rows.to_dict("records"):
             mde = _float(row.get("mde"))

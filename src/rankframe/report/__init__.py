@@ -117,6 +117,14 @@ class Report:
         )
         return replace(self, data=data)
 
+    @property
+    def answer(self) -> str:
+        """The answer, the page's first section, as plain text: a line per system against
+        the baseline (and per metric the segments that go against its change, or the
+        smallest change the data could detect when nothing moved), per slice where it
+        fails, against the reference frame, and the gates' count; see docs/report.md."""
+        return _html.answer_text(self.data, self.title)
+
     # -- output --------------------------------------------------------------------------
 
     def html(self) -> str:

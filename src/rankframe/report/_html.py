@@ -9,6 +9,7 @@ text (4 decimals), so that tests and tools read what ``evaluate()`` gave.
 from __future__ import annotations
 
 import functools
+import html
 import math
 import re
 from collections.abc import Sequence
@@ -180,9 +181,15 @@ class _Writer:
     # -- sections --------------------------------------------------------------------
 
     def answer(self) -> str:
+        """The verdict in words (:meth:`answer_items`), as a list."""
+        body = "".join(f"<li>{item}</li>" for item in self.answer_items())
+        return f'<div class="answer"><ul>{body}</ul></div>'
+
+    def answer_items(self) -> list[str]:
         """The verdict in words: per system against the baseline (or the last window
-        against the previous one) which metrics moved significantly and by how much, then
-        how many gates failed."""
+        against the previous one, or the reference frame) which metrics moved significantly
+        and by how much, the segments and slices that go against that, or the smallest
+        change the data could detect when nothing moved; then how many gates failed."""
         items = []
         c = self.d.comparison
         if c is not None:
@@ -245,8 +252,7 @@ class _Writer:
             items.append(f'<span class="{"down" if failed else "up"}">Gates:</span> '
                          f'<span data-gates-failed="{failed}" data-gates="{len(rows)}">'
                          f"{esc(line)}</span>.")
-        body = "".join(f"<li>{item}</li>" for item in items)
-        return f'<div class="answer"><ul>{body}</ul></div>'
+        return items
 
     def _family(self, tests: int, of: str) -> str:
         """What the segments' adjusted p-values are corrected over."""
@@ -1018,6 +1024,13 @@ def _floats(column: pd.Series) -> list[float]:
 def _short(value: Any, limit: int = 80) -> str:
     text = str(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def answer_text(data: ReportData, title: str) -> str:
+    """The answer as plain text, a line per item (what ``Report.answer`` gives)."""
+    lines = [html.unescape(re.sub(r"<[^>]+>", "", item))
+             for item in _Writer(data, title).answer_items()]
+    return "\n".join(re.sub(r"\s+", " ", line).strip() for line in lines)
 
 
 def render(data: ReportData, title: str, *, page: bool = True) -> str:

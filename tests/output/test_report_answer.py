@@ -99,7 +99,8 @@ def test_a_segment_against_the_overall_change_is_named(make_frame: Any, baseline
     system = "new" if baseline == "old" else "old"
     ranks = {"old": OLD, "new": NEW}
     ev = make_frame(planted(ranks, {"device": DEVICE})).rank_eval(score=["old", "new"])
-    page = ev.report(["mrr"], by="device", baseline=baseline, n_resamples=20).html()
+    report = ev.report(["mrr"], by="device", baseline=baseline, n_resamples=20)
+    page = report.html()
     expected = _segment_tests(ranks[baseline], ranks[system], DEVICE)
     (named,) = spans(page, "segment-move")
     assert named["data-segment"] == "device=tablet"  # phone goes the overall way: unnamed
@@ -110,8 +111,10 @@ def test_a_segment_against_the_overall_change_is_named(make_frame: Any, baseline
     overall = rr(ranks[system]).mean() - rr(ranks[baseline]).mean()
     up, down = ("higher", "lower") if overall > 0 else ("lower", "higher")
     said = text(page)
-    assert (f"{system} on mrr: {up} overall ({overall:+.4f}), but {down} in device=tablet "
-            f"({expected['tablet'][0]:+.4f}, 95% interval [") in said
+    sentence = (f"{system} on mrr: {up} overall ({overall:+.4f}), but {down} in device=tablet "
+                f"({expected['tablet'][0]:+.4f}, 95% interval [")
+    assert sentence in said
+    assert sentence in report.answer.splitlines()[1]  # the plain text: a line per item
     assert "holm correction over the 2 segment tests of the report" in said
     assert "Nothing moved" not in said
 
@@ -388,3 +391,13 @@ def test_the_answer_reads_compares_tables(make_frame: Any) -> None:
     assert float(named["data-delta"]) == row["delta"]
     assert float(named["data-ci-low"]) == row["ci_low"]
     assert float(named["data-ci-high"]) == row["ci_high"]
+
+
+def test_a_missing_segment_value_is_named_missing(make_frame: Any) -> None:
+    # the reversal above with the tablets' device unknown (null): named "(missing)"
+    device = ["phone"] * 60 + [None] * 30
+    ev = make_frame(planted({"old": OLD, "new": NEW}, {"device": device})).rank_eval(
+        score=["old", "new"])
+    (named,) = spans(ev.report(["mrr"], by="device", n_resamples=20).html(), "segment-move")
+    assert named["data-segment"] == "device=(missing)"
+    assert float(named["data-delta"]) == pytest.approx(-25 / 2 / 30)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import html as htmllib
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -401,3 +402,15 @@ def test_a_missing_segment_value_is_named_missing(make_frame: Any) -> None:
     (named,) = spans(ev.report(["mrr"], by="device", n_resamples=20).html(), "segment-move")
     assert named["data-segment"] == "device=(missing)"
     assert float(named["data-delta"]) == pytest.approx(-25 / 2 / 30)
+
+
+def test_the_drop_rule_message_on_the_command_line(run: Any, tmp_path: Path) -> None:
+    data = planted({"a": [1, 2, 1, 2]})
+    data["served_at"] = ["2026-01-06"] * 6 + ["2026-01-13"] * 6
+    path = tmp_path / "data.csv"
+    pd.DataFrame(data).to_csv(path, index=False)
+    code, _, err = run("report", path, "--score", "a", "-m", "mrr", "--time", "served_at",
+                       "--every", "1w", "--rule", "mrr drop <= 5%", "-o", tmp_path / "r.html")
+    assert code != 0
+    assert "(--every 1w draws the report's trend; its gates are not per window)" in err
+    assert "rankframe check --rule 'mrr drop <= 5%' --time COLUMN --every 1w" in err

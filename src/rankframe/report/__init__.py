@@ -20,7 +20,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from rankframe.adapters.fingerprint import fingerprint_of
-from rankframe.exceptions import InvalidRuleError
+from rankframe.exceptions import InvalidRuleError, Keyword
 from rankframe.metrics.registry import Metric
 from rankframe.pipeline.analysis import Correction, Test
 from rankframe.pipeline.binding import Binding
@@ -246,16 +246,17 @@ def build(
 
 def _windowed_drop_error(rule: str, every: str) -> InvalidRuleError:
     """A drop rule in a report of one system over windows: the report's gates run over all
-    queries (``every=`` draws its trend), so there is nothing to compare with."""
-    msg = (
+    queries (``every=`` draws its trend), so there is nothing to compare with. The keyword
+    is a part of the message (``Keyword``): the command line says it as its flag."""
+    return InvalidRuleError((
         f"Rule {rule!r} is a drop rule: it compares each system with a baseline, and the "
-        f"report's gates run over all queries (every={every!r} draws the trend; it does not "
-        "make windows of the gates), with one system and no reference frame. To check each "
-        "window against the previous one, call check yourself: "
-        f"df.rank_eval.check([{rule!r}], every={every!r}); or give the report a baseline "
-        "(several score columns and baseline='...') or reference=last_week."
-    )
-    return InvalidRuleError(msg, rule=rule)
+        "report's gates run over all queries, with one system and no reference frame (",
+        Keyword("every", every), " draws the report's trend; its gates are not per window). "
+        "To check each window against the previous one, call check yourself: "
+        f"df.rank_eval.check([{rule!r}], every={every!r}) (on the command line: rankframe "
+        f"check --rule {rule!r} --time COLUMN --every {every}); or give the report a baseline "
+        "(several score columns and baseline='...') or reference=last_week.",
+    ), rule=rule)
 
 
 def to_latex(table: Any, *, digits: int = 4, caption: str | None = None) -> str:

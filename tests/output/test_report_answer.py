@@ -414,3 +414,13 @@ def test_the_drop_rule_message_on_the_command_line(run: Any, tmp_path: Path) -> 
     assert code != 0
     assert "(--every 1w draws the report's trend; its gates are not per window)" in err
     assert "rankframe check --rule 'mrr drop <= 5%' --time COLUMN --every 1w" in err
+
+
+def test_a_hostile_segment_value_is_text_in_the_answer(make_frame: Any) -> None:
+    hostile = "<script>alert(1)</script>"
+    device = ["phone"] * 60 + [hostile] * 30
+    ev = make_frame(planted({"old": OLD, "new": NEW}, {"device": device})).rank_eval(
+        score=["old", "new"])
+    page = ev.report(["mrr"], by="device", n_resamples=20).html()
+    assert hostile not in section(page, "answer")
+    assert f"lower in device={hostile} (" in text(page)

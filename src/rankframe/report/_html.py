@@ -26,6 +26,7 @@ from rankframe.report._compute import (
     Against,
     Distribution,
     MetricRow,
+    Move,
     ReportData,
     SliceAgainst,
     metric_label,
@@ -202,8 +203,10 @@ class _Writer:
                     against = [a for a in self.d.against if a.system == system]
                     items += [self._against(a) for a in against]
                     if not against and not _moved(rows):
-                        items.append(self._nothing_moved(
-                            rows, self.d.facts.queries,
+                        counts = rows["n_queries"].dropna() if "n_queries" in rows.columns \
+                            else pd.Series([self.d.facts.queries])
+                        items.append(self._nothing_moved(  # the paired queries compared
+                            rows, int(counts.max()) if len(counts) else self.d.facts.queries,
                             segments=self.d.segment_comparison is not None))
             if self.d.against:
                 items.append(self._family(self.d.segment_tests, "the report"))
@@ -283,7 +286,7 @@ class _Writer:
                 + f": {overall} ({_signed(a.delta)}), but "
                 f"{named}{more}.</span>")
 
-    def _segment(self, system: str, metric: str, m: Any, prefix: str, *,
+    def _segment(self, system: str, metric: str, m: Move, prefix: str, *,
                  kind: str = "segment-move", details: str = "", word: bool = True) -> str:
         """A segment (or slice) the answer names, its numbers in ``data-`` attributes;
         ``word``: with its direction ("lower in")."""

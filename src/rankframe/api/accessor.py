@@ -41,7 +41,7 @@ from rankframe.pipeline import windows
 from rankframe.pipeline.analysis import SYSTEM
 from rankframe.pipeline.binding import Binding
 from rankframe.pipeline.gaps import GAP_TESTS, Gaps, GapTest
-from rankframe.pipeline.power import reference_sample_sizes, sample_sizes
+from rankframe.pipeline.power import per_segment, reference_sample_sizes, sample_sizes
 from rankframe.pipeline.previous import PreviousWindow
 from rankframe.pipeline.reference import ReferenceComparison
 from rankframe.pipeline.slices import Slices
@@ -62,6 +62,7 @@ from rankframe.settings.options import (
     Options,
     Test,
     Ties,
+    check_flag,
 )
 from rankframe.settings.statistics import Intervals, Tests
 
@@ -544,7 +545,7 @@ class RankEval:
         by_list = _as_list(by)
         self._binding.check_columns(by_list)
         intervals = Intervals(confidence_level=confidence_level, n_resamples=n_resamples, seed=seed)
-        result = Means(tidy=tidy, intervals=intervals)
+        result = Means(tidy=check_flag("tidy", tidy, "evaluate"), intervals=intervals)
         request = self._binding.request(parsed, by_list, options, result, every)
         return self._binding.run(request)
 
@@ -567,6 +568,7 @@ class RankEval:
         by: str | Sequence[str] | None = None,
         reference: Any = None,
         every: str | None = None,
+        baseline_rows: bool = True,
         **chosen: Any,
     ) -> Any:
         """Compare systems (score columns) with a baseline on paired per-query values, or
@@ -578,18 +580,21 @@ class RankEval:
         ``delta`` (the change from the baseline's statistic, absolute),
         ``delta_relative`` (the change as a fraction of the baseline's statistic; 0 for
         no change from 0, ±inf for another), ``ci_low`` and ``ci_high`` (an interval of
-        ``delta``), ``mde`` (the smallest change the t-test at ``1 - confidence_level``
-        detects with 80% power with the queries in hand: statsmodels' ``solve_power`` times
-        the paired differences' standard deviation, or for two samples the pooled one; NaN
-        for the baseline), ``p_value`` (two-sided, of "no difference"), ``significant``
-        (``p_adjusted < alpha``); then the bookkeeping: ``p_adjusted`` (corrected within
-        ``family``), ``statistic`` (what the metric aggregates with: ``"mean"``,
-        ``"geometric mean"`` for ``gm_map`` and ``gm_bpref``, ``"sum"`` for the ``num_*``
-        counts), ``paired`` (True: the tests are paired), ``wins``, ``ties`` and
-        ``losses`` (the queries where the system's per-query value is above, equal to
-        and below the baseline's, raw values compared whatever the metric: the registry
-        declares no direction) and ``n_queries``. The baseline's rows have delta 0, no
-        test and null ``wins``/``ties``/``losses``.
+        ``delta``), ``p_adjusted`` (the two-sided p-value of "no difference", corrected
+        within ``family``), ``significant`` (``p_adjusted < alpha``); then the rest:
+        ``p_value`` (before the correction), ``mde`` (the smallest change the t-test at
+        ``1 - confidence_level`` detects with 80% power with the queries in hand:
+        statsmodels' ``solve_power`` times the paired differences' standard deviation, or
+        for two samples the pooled one; NaN for the baseline), ``statistic`` (what the
+        metric aggregates with: ``"mean"``, ``"geometric mean"`` for ``gm_map`` and
+        ``gm_bpref``, ``"sum"`` for the ``num_*`` counts), ``paired`` (True: the tests are
+        paired), ``wins``, ``ties`` and ``losses`` (the queries where the system's
+        per-query value is above, equal to and below the baseline's, raw values compared
+        whatever the metric: the registry declares no direction) and ``n_queries``. The
+        baseline's rows have delta 0, no test and null ``wins``/``ties``/``losses``;
+        ``baseline_rows=False`` leaves them out. The rows run per system (in the order of
+        the score columns), per metric, then the windows and segments in their order: one
+        system's change on one metric reads down one block of rows.
 
         With ``reference=other_frame``, each system (score column) of this frame is
         compared with the same system of ``other_frame``, bound with the same column names
@@ -668,6 +673,10 @@ class RankEval:
             Time windows (``"1w"``, ...), whose start leads the columns: each window
             against the previous one; with ``baseline=``, the systems within each window;
             with ``reference=``, against the same window of the reference.
+        baseline_rows
+            Keep the baseline's own rows (delta 0, no test; the default) or leave them out
+            (``False``): a table of the changes alone. Comparisons with a reference frame
+            or the previous window have no baseline rows.
 
         Examples
         --------
@@ -685,11 +694,19 @@ class RankEval:
           system      mean     delta   p_value  significant
         0      a  0.666667  0.000000       NaN        False
         1      b  1.000000  0.333333  0.183503        False
+
+        Without the baseline's own row:
+
+        >>> changes = df.rank_eval(score=["a", "b"]).compare("mrr", baseline_rows=False)
+        >>> changes[["system", "mean", "delta", "p_adjusted", "significant"]]
+          system  mean     delta  p_adjusted  significant
+        0      b   1.0  0.333333    0.183503        False
         """
         options = _options_from(chosen)
         parsed, options = _bound(parse_metrics(metrics), options, chosen)
         by_list = _as_list(by)
         self._binding.check_columns(by_list)
+        keep_baseline = check_flag("baseline_rows", baseline_rows, "compare")
         tests = Tests(
             test=test, correction=correction, family=family, alpha=alpha,
             confidence_level=confidence_level, n_permutations=n_permutations,
@@ -716,7 +733,8 @@ class RankEval:
                 "one of them."
             )
             raise InvalidOptionError(msg)
-        result = Comparison(baseline=systems.index(base), tests=tests)
+        result = Comparison(baseline=systems.index(base), tests=tests,
+                            baseline_rows=keep_baseline)
         request = self._binding.request(parsed, by_list, options, result, every)
         return self._binding.run(request)
 
@@ -1039,11 +1057,14 @@ class RankEval:
         request = self._binding.request(parsed, by_list, options, result)
         return self._binding.run(request)
 
+    @_arguments_checked
+    @_option_keywords
     def sample_size(
         self,
         metrics: str | Metric | Iterable[str | Metric],
         *,
         delta: float,
+        by: str | Sequence[str] | None = None,
         baseline: str | None = None,
         reference: Any = None,
         relative: bool = False,
@@ -1076,6 +1097,13 @@ class RankEval:
         ``n_needed`` is per side, ``n_reference`` the reference's queries in hand, and
         ``enough`` says both sides hold ``n_needed``.
 
+        With ``by=`` (columns constant within a query, as elsewhere): one row per segment,
+        system and metric, the ``by`` columns first, each segment's figures from its own
+        queries (and, with ``reference=``, the reference's queries of the same segment):
+        its standard deviation, its baseline's mean for ``relative=True``, and the queries
+        it holds (``n_queries``), so ``enough`` says whether that segment alone decides.
+        Segments in sorted order, a missing value last.
+
         One row per (system, metric), the answer first: ``system``, ``metric``, ``n_needed``,
         ``n_queries`` (in hand, with a value), ``enough``, ``delta`` (absolute),
         ``effect_size``, ``sd``, ``test``. A pandas frame for every frame kind (it reads
@@ -1100,6 +1128,8 @@ class RankEval:
         0      b    mrr     133.0          4   False
         """
         checked_delta = _finite_number("delta", delta)
+        by_list = _as_list(by)
+        self._binding.check_columns(by_list)
         if checked_delta == 0:
             raise InvalidOptionError("delta=0 is no change to detect; pass the smallest "
                                      "change that matters, e.g. delta=0.01.")
@@ -1116,7 +1146,7 @@ class RankEval:
         other = None
         if reference is not None:
             _one_of_baseline_reference("sample_size", baseline)
-            other = self._reference_binding(reference, [], None)
+            other = self._reference_binding(reference, by_list, None)
         if baseline is not None and baseline not in systems:
             msg = (f"baseline={baseline!r} is not one of the score columns {systems}; pass "
                    "one of them.")
@@ -1124,19 +1154,25 @@ class RankEval:
         if baseline is not None and len(systems) < 2:
             raise InvalidOptionError("baseline= needs two score columns or more: "
                                      "rank_eval(score=['model_a', 'model_b']).")
-        table: Any = results.as_pandas(self.per_query(metrics, **chosen))
+        segments = by_list or None
+        table: Any = results.as_pandas(self.per_query(metrics, by=segments, **chosen))
         keys = list(self._names.query_key)
-        labels = [str(c) for c in table.columns if c not in (*keys, "system")]
+        labels = [str(c) for c in table.columns if c not in (*keys, *by_list, "system")]
         settings: dict[str, Any] = {
-            "delta": checked_delta, "relative": bool(relative), "alpha": float(alpha),
-            "power": float(power), "alternative": alternative,
+            "delta": checked_delta, "relative": check_flag("relative", relative, "sample_size"),
+            "alpha": float(alpha), "power": float(power), "alternative": alternative,
         }
         if other is not None:
             theirs = results.as_pandas(
-                type(self)(other.frame, other.names).per_query(metrics, **chosen))
-            return reference_sample_sizes(table, cast(Any, theirs), labels, keys, systems,
-                                          **settings)
-        return sample_sizes(table, labels, keys, systems, baseline, **settings)
+                type(self)(other.frame, other.names).per_query(metrics, by=segments,
+                                                               **chosen))
+            return per_segment(
+                lambda mine, them: reference_sample_sizes(
+                    mine, cast(Any, them), labels, keys, systems, **settings),
+                table, by_list, cast(Any, theirs))
+        return per_segment(
+            lambda mine, _: sample_sizes(mine, labels, keys, systems, baseline, **settings),
+            table, by_list)
 
     def _baseline_position(self, baseline: str | None) -> int | None:
         """The position of ``slices()``'s or ``gaps()``'s baseline among the score columns."""
@@ -1290,6 +1326,9 @@ class RankEval:
         from rankframe import report
 
         _check_report_keywords(report.build, metrics, kwargs)
+        for flag in ("curves", "fingerprint"):
+            if flag in kwargs:
+                check_flag(flag, kwargs[flag], "report")
         rules = kwargs.get("rules")
         if rules is not None:  # a bad rule is refused before any pass over the data
             gates.parse_rules([rules] if isinstance(rules, str) else list(rules))

@@ -55,8 +55,14 @@ MISSING = "(missing)"
 
 def segment_text(value: object) -> str:
     """A segment's value as its label shows it: the value as text, :data:`MISSING` for a
-    missing one (None, NaN)."""
-    return MISSING if value is None or value != value else str(value)  # NaN
+    missing one (None, NaN, NaT, pandas' NA)."""
+    if value is None:
+        return MISSING
+    try:
+        missing = bool(value != value)  # NaN, NaT
+    except TypeError:  # pandas' NA, whose truth is ambiguous
+        missing = True
+    return MISSING if missing else str(value)
 
 
 IntArray = npt.NDArray[np.int64]

@@ -121,7 +121,8 @@ def test_a_misspelt_drop_suggests_drop(make_frame: FrameMaker) -> None:
                                   f"mean 'drop': {fixed!r}?"), message
         assert "cut-off" not in message
     # a misspelt metric comes first
-    with pytest.raises(InvalidRuleError, match="unknown metric 'nddcg@10'. Did you mean 'ndcg'"):
+    with pytest.raises(InvalidRuleError,
+                       match=r"unknown metric 'nddcg@10'\. Did you mean 'ndcg'"):
         ev.check("nddcg@10 drops <= 1%")
     # the rule as fixed runs
     assert len(as_pandas(ev.check("ndcg@10 drop <= 1%", min_queries=1))) == 1

@@ -517,7 +517,8 @@ class RankEval:
             One row per (segment, system, metric) with columns ``system`` (the score
             column), ``metric`` (``"ndcg"``; with its options, ``"f1(beta=2)"``), ``k``
             (integer or null), ``value`` and ``n_queries``: ready to plot or to load in a
-            dashboard.
+            dashboard. A bool (``True`` or ``False``, NumPy's too): another value is an
+            error naming it, as for every boolean parameter (``"yes"`` would be true).
         every
             A window length as a polars duration string (``"1h"``, ``"1d"``, ``"1w"``,
             ``"2w"``, ``"1mo"``, ``"1q"``, ``"1y"``): one row per window (and segment), the
@@ -844,7 +845,8 @@ class RankEval:
         ``system``, ``metric``, ``k``, ``n_queries`` (inside the slice), ``mean`` (inside),
         ``mean_outside`` (or, with a baseline, ``baseline_mean``: the baseline's mean inside
         the slice), ``delta``, ``ci_low``, ``ci_high``, ``p_value``, ``p_adjusted``,
-        ``significant``, ``n_tested``.
+        ``significant``, ``n_tested``. A missing value (null, NaN) is a level of its own,
+        shown as ``(missing)``: ``device=(missing)``.
 
         Parameters
         ----------
@@ -994,7 +996,8 @@ class RankEval:
         the answer first: ``system``, ``metric``, ``k``, ``gap``, ``ci_low``, ``ci_high``,
         ``p_value``, ``significant``, then ``ratio``, ``worst_group``, ``worst_mean``,
         ``best_group``, ``best_mean`` (or ``worst_delta``, ``best_delta``), ``p_adjusted``,
-        ``n_groups``, ``n_queries`` and ``n_tested``. A frame of the input's kind.
+        ``n_groups``, ``n_queries`` and ``n_tested``. A frame of the input's kind. A group
+        whose value is missing (null, NaN) is named ``(missing)``.
 
         Parameters
         ----------
@@ -1216,21 +1219,24 @@ class RankEval:
         or ``"METRIC drop <= TOLERANCE"``, an absolute decrease (``"ndcg@10 drop <= 0.01"``)
         or one relative to the baseline's statistic (``"ndcg@10 drop <= 1%"``).
 
-        Columns, the answer first: ``rule``, ``window`` (with ``every=``), the ``by``
-        columns, ``system``, ``metric``, ``k``, ``value``, ``delta`` and
-        ``delta_relative`` (drop rules: the change from the baseline's statistic, absolute
-        and as a fraction of it, whatever the rule's unit), the interval and the bound in
-        the rule's own unit, named by it (``ci_low``, ``ci_high``, ``bound``: the value's
-        for an absolute rule, ``delta``'s for an absolute drop rule;
-        ``ci_low_relative``, ``ci_high_relative``, ``bound_relative``: ``delta_relative``'s
-        for a relative drop rule such as ``drop <= 1%``; the other unit's are NaN),
-        ``p_value``, ``status``; then ``p_adjusted`` (drop rules), ``paired`` (a drop
-        rule's test was paired; False for absolute rules), ``n_queries`` and
+        Columns, the answer first and the same whatever the rules: ``rule``, ``window``
+        (with ``every=``), the ``by`` columns, ``system``, ``metric``, ``k``, ``status``,
+        ``value``, ``delta`` and ``delta_relative`` (drop rules: the change from the
+        baseline's statistic, absolute and as a fraction of it, whatever the rule's unit),
+        ``bound``, ``ci_low`` and ``ci_high`` (the bound and the interval on the metric's
+        scale: the value's for an absolute rule, ``delta``'s for an absolute drop rule),
+        ``p_value`` and ``p_adjusted`` (drop rules; ``p_adjusted`` decides them); then the
+        columns only a relative drop rule such as ``drop <= 1%`` fills,
+        ``bound_relative``, ``ci_low_relative`` and ``ci_high_relative`` (its bound and
+        interval in ``delta_relative``'s unit; it leaves ``bound``, ``ci_low`` and
+        ``ci_high`` NaN, as other rules leave these), and the bookkeeping: ``paired`` (a
+        drop rule's test was paired; False for absolute rules), ``n_queries`` and
         ``queries_to_decide`` (an uncertain row's: the queries, per side for two samples,
         at which a t-test against the observed distance has even odds, i.e.
         ``sample_size(delta=distance, power=0.5)``; the distance is the value's from the
         bound for an absolute rule, the change's from no change for a drop rule; NaN for
-        other statuses; ``docs/monitoring.md``):
+        other statuses; ``docs/monitoring.md``). Rows per rule (in their order), per system
+        (in the order of the score columns), then the windows and segments in their order.
 
         - an absolute rule is ``"pass"`` when its whole bootstrap interval (``evaluate``'s)
           lies on the right side of the bound, ``"fail"`` when it lies on the wrong side,

@@ -215,9 +215,9 @@ def compare(pq: PerQuery, *, baseline: int, tests: Tests,
     (the change relative to the baseline's statistic, :func:`relative_change`), ``ci_low``
     and ``ci_high`` (the interval of ``delta``), ``p_adjusted`` (corrected within
     ``family``), ``significant`` (``p_adjusted < alpha``); then ``p_value``, ``mde``
-    (:meth:`_Tested.mde`), ``statistic`` (what ``mean``, ``delta`` and the interval are of: ``"mean"``,
-    ``"geometric mean"`` or ``"sum"``, the metric's aggregate), ``paired``, ``wins``,
-    ``ties``, ``losses`` and ``n_queries``.
+    (:meth:`_Tested.mde`), ``statistic`` (what ``mean``, ``delta`` and the interval are
+    of: ``"mean"``, ``"geometric mean"`` or ``"sum"``, the metric's aggregate),
+    ``paired``, ``wins``, ``ties``, ``losses`` and ``n_queries``.
 
     The test, the interval and ``delta`` are of one quantity, the per-query paired
     difference of the values the statistic averages:

@@ -69,6 +69,27 @@ def _utc(value: datetime | date | str, name: str) -> datetime:
     return stamp.to_pydatetime()
 
 
+def _recorded_at(value: object) -> datetime:
+    """``record(recorded_at=)`` as a naive UTC datetime; a naive or unreadable time is an
+    error."""
+    fix = ("pass a timezone-aware datetime, e.g. datetime(2026, 1, 5, 6, 0, tzinfo=UTC), or an "
+           "ISO string with its offset, e.g. '2026-01-05T06:00:00+00:00'")
+    if isinstance(value, bool) or not isinstance(value, datetime | str):
+        msg = f"recorded_at= takes the run's time: {fix}; got {value!r}."
+        raise InvalidOptionError(msg)
+    try:
+        stamp = pd.Timestamp(value)
+    except (ValueError, TypeError):
+        raise InvalidOptionError(f"recorded_at={value!r} is not a time: {fix}.") from None
+    if stamp is pd.NaT or pd.isna(stamp):
+        raise InvalidOptionError(f"recorded_at={value!r} is not a time: {fix}.")
+    if stamp.tzinfo is None:
+        msg = (f"recorded_at={value!r} has no time zone, so the instant it names is a guess: "
+               f"{fix}.")
+        raise InvalidOptionError(msg)
+    return stamp.tz_convert("UTC").tz_localize(None).to_pydatetime()
+
+
 def _segment_text(segment: str | Mapping[str, Any]) -> str:
     if isinstance(segment, str):
         return segment
@@ -180,6 +201,7 @@ class History:
         data: Any = None,
         keys: Sequence[str] = (),
         run_id: str | None = None,
+        recorded_at: datetime | str | None = None,
     ) -> str:
         """Append ``result`` (any result table) as a new run; return the run's id.
 
@@ -206,6 +228,10 @@ class History:
         run_id
             The run's id (default: a new UUID). An id already in the store is an error:
             nothing is ever overwritten.
+        recorded_at
+            The run's time (default: now), to backfill runs of the past: a timezone-aware
+            ``datetime`` or an ISO string with its offset (``"2026-01-05T06:00:00+00:00"``),
+            stored as UTC. A naive time is an error: its zone would be a guess.
 
         Returns
         -------
@@ -243,7 +269,8 @@ class History:
                 f"run_id= takes a string of 1 to 36 characters (a UUID); got {run_id!r}.")
         record = {
             "run_id": identifier,
-            "recorded_at": datetime.now(UTC).replace(tzinfo=None),
+            "recorded_at": (datetime.now(UTC).replace(tzinfo=None) if recorded_at is None
+                            else _recorded_at(recorded_at)),
             "run_name": run,
             "tags": json.dumps(checked_tags, sort_keys=True, ensure_ascii=False),
             "rankframe_version": __version__,

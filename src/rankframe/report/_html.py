@@ -19,6 +19,7 @@ import pandas as pd
 
 from rankframe._version import __version__
 from rankframe.report import _svg
+from rankframe.report._colours import system_colours
 from rankframe.report._compute import Distribution, MetricRow, ReportData, metric_rows
 from rankframe.report._svg import esc
 from rankframe.report._tables import letters, marks, metric_label
@@ -165,6 +166,7 @@ class _Writer:
         if data.segment_comparison is not None:
             self.marks.update(marks(data.segment_comparison))
         self.letter = letters(self.s.systems)
+        self.colours = system_colours(self.s.systems, self.s.baseline)
 
     # -- sections --------------------------------------------------------------------
 
@@ -311,7 +313,7 @@ class _Writer:
                 lows[r.system][i], highs[r.system][i] = r.lows[m], r.highs[m]
             bands = {s: (lows[s], highs[s]) for s in systems}
             charts.append(_svg.line_chart(f"{m} by window", windows, series, bands, x_title,
-                                          fit=True))
+                                          fit=True, colours=self.colours))
         every = (f" of <code>every={esc(repr(self.s.every))}</code>"
                  if self.s.every is not None else "")
         time = self.s.columns.get("time")
@@ -356,7 +358,7 @@ class _Writer:
                 label = ", ".join(f"{b}={v}" for b, v in zip(by, key, strict=True))
                 bands = {s: (lows[s], highs[s]) for s in systems}
                 charts.append(_svg.line_chart(f"{m}: {label}", windows, series, bands,
-                                              x_title, fit=True))
+                                              x_title, fit=True, colours=self.colours))
         cap = (f"the {len(shown)} largest of {len(sizes)} segments (by queries), "
                if len(sizes) > len(shown) else f"each of the {len(sizes)} segments, ")
         return (f"<h3>By segment</h3><p class=\"note\">The same per segment: {cap}each "
@@ -425,7 +427,8 @@ class _Writer:
 
     def curves(self) -> str:
         charts = [
-            _svg.line_chart(f"{c.metric}@k", [str(k) for k in c.ks], c.means, x_title="k")
+            _svg.line_chart(f"{c.metric}@k", [str(k) for k in c.ks], c.means, x_title="k",
+                            colours=self.colours)
             for c in self.d.curves
         ]
         return f'<div class="charts">{"".join(charts)}</div>' if charts else ""
@@ -439,7 +442,8 @@ class _Writer:
             edges = entries[0].edges
             counts = {e.system: e.counts for e in entries}
             quartiles = {e.system: e.quartiles for e in entries}
-            charts.append(_svg.histogram(f"{metric} per query", edges, counts, quartiles))
+            charts.append(_svg.histogram(f"{metric} per query", edges, counts, quartiles,
+                                         colours=self.colours))
         note = ('<p class="note">Share of queries per bin of the per-query value; under it, '
                 "each system's quartiles (box) and range (line).</p>")
         return note + f'<div class="charts">{"".join(charts)}</div>'

@@ -26,7 +26,7 @@ import polars as pl
 from rankframe._version import __version__
 from rankframe.exceptions import InvalidOptionError
 from rankframe.history import rows, stores
-from rankframe.history.schema import KINDS, SCHEMA_VERSION, TABLES, WIDE_COLUMNS, WIDE_KEYS
+from rankframe.history.schema import KINDS, SCHEMA_VERSION, TABLES, WIDE_COLUMNS, WIDE_ORDER
 from rankframe.pipeline import provenance as _provenance
 from rankframe.pipeline.binding import Bound
 from rankframe.pipeline.steps import ColumnNames
@@ -42,9 +42,9 @@ _FLOATS = ("k", "value", *(c for c, t in WIDE_COLUMNS.items() if t == "float"))
 _RUN_COLUMNS = [c for c, _, _ in TABLES["rankframe_runs"]]
 _LONG_COLUMNS = ["recorded_at", "run_id", "run_name", "kind", "result_row", "segment",
                  "segment_json", "window_start", "system", "metric", "k", "statistic", "rule",
-                 "status", "value_name", "value"]
-_WIDE_COLUMNS = [*WIDE_KEYS, *WIDE_COLUMNS]
-Kind = Literal["evaluation", "per_query", "comparison", "gate"]
+                 "status", "value_name", "value", "value_text"]
+_WIDE_COLUMNS = WIDE_ORDER
+Kind = Literal["evaluation", "per_query", "comparison", "gate", "slices", "gaps", "sample_size"]
 
 
 def _store(where: str | os.PathLike[str], timeout: float, create: bool) -> stores.Store:
@@ -243,8 +243,17 @@ class History:
         kind = None if provenance is None else provenance.kind
         settings = None if provenance is None else provenance.settings
         frame = rows.as_pandas(result)
+        result_name = None if request is None else (kind or type(request.result).__name__)
+        if result_name is not None and result_name not in rows.KIND_OF_RESULT:
+            msg = (f"History.record() stores what {rows.RECORDED} return; this table was made "
+                   f"by another method ({result_name}), which the store cannot hold "
+                   "faithfully. Record one of those results instead.")
+            raise TypeError(msg)
+        run_kind = rows.kind_of(result_name, gate=bool({"rule", "status"} & set(frame.columns)),
+                                comparison="statistic" in frame.columns,
+                                columns=[str(c) for c in frame.columns])
         declared = [] if request is None else [c for c in request.keys if c in frame.columns]
-        values = rows.long_values(frame, [*declared, *keys])
+        values = rows.long_values(frame, [*declared, *keys], run_kind)
         names = None if request is None else request.names
         source = None if provenance is None else provenance.input()
         if isinstance(data, Bound):  # an accessor: its frame and column names
@@ -260,9 +269,6 @@ class History:
         checked_tags = _check_tags(tags)
         if run is not None and not isinstance(run, str):
             raise InvalidOptionError(f"run= takes the run's name, a string; got {run!r}.")
-        result_name = None if request is None else (kind or type(request.result).__name__)
-        run_kind = rows.kind_of(result_name, gate=bool({"rule", "status"} & set(frame.columns)),
-                                comparison="statistic" in frame.columns)
         identifier = str(uuid.uuid4()) if run_id is None else run_id
         if not isinstance(identifier, str) or not identifier or len(identifier) > 36:
             raise InvalidOptionError(

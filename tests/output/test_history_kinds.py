@@ -261,3 +261,23 @@ def test_a_file_that_is_not_a_store(name: str, tmp_path: Path) -> None:
 def _files_names(folder: Path) -> list[Path]:
     return [folder / n for n in ("results.csv", "results.parquet", "empty.duckdb",
                                  "notes.txt")]
+
+
+def test_the_command_line_backfills_a_run(run: Any, tmp_path: Path) -> None:
+    data = tmp_path / "data.csv"
+    pd.DataFrame(DATA).to_csv(data, index=False)
+    path = tmp_path / "m.duckdb"
+    code, _, err = run("evaluate", data, "--score", "a", "-m", "mrr", "--record", path,
+                       "--recorded-at", "2026-01-05T07:00:00+01:00")
+    assert code == 0, err
+    assert [t.isoformat() for t in as_pandas(History(path).runs())["recorded_at"]] == [
+        "2026-01-05T06:00:00+00:00"]
+    code, _, err = run("evaluate", data, "--score", "a", "-m", "mrr", "--record", path,
+                       "--recorded-at", "2026-01-05")
+    assert code == 2
+    assert ("--recorded-at takes the run's time with its offset, e.g. "
+            "2026-01-05T06:00:00+00:00 (Z for UTC); got '2026-01-05'") in err
+    code, _, err = run("evaluate", data, "--score", "a", "--recorded-at",
+                       "2026-01-05T06:00:00Z")
+    assert code == 2
+    assert "--recorded-at names a recorded run: add --record STORE" in err

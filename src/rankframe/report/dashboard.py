@@ -3,10 +3,15 @@
 ``rankframe.History(...).dashboard(...)`` and ``rankframe dashboard STORE`` read the store
 (its runs, and its wide rows: a row per run, window, segment, system and metric) and hand
 them to :func:`render`, which knows nothing of databases. The page leads with the verdict
-in words (the latest run against the previous one; the latest gates), then a trend over
-runs with its interval per metric and segment (a line per system, drawn by the report's
-``line_chart``), the gates' latest statuses and their history, and the runs. No script, no
-request; every user string escaped. Numbers are the store's, printed to 4 decimals.
+in words: each evaluation's value (a series: run name, metric, segment, system, window)
+against the latest earlier run that holds it, naming the pairs of runs compared and every
+value that moved beyond its interval; the latest gates. Then the latest run's values, the
+trends per metric and segment (a line per system, coloured as in the report,
+``_colours.system_colours``; runs over run time, windowed runs over window start, never on
+one line; each point's value in its ``<title>`` and in a folded table), the latest slices,
+gaps and sample sizes (tables, never trends), the gates' latest statuses and their history,
+and the runs. No script, no request; every user string escaped. Numbers are the store's,
+printed to 4 decimals; run times to the minute, or finer when that tells runs apart.
 
 Pages stay small on large stores: charts and tables show the latest ``last`` runs (the
 page says how many there are); the verdict reads the whole selection.

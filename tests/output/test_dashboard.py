@@ -331,3 +331,20 @@ def test_the_verdict_and_the_tooltips_in_chromium(browser: Any, tmp_path: Path) 
     assert folded == [False] * 4
     assert len(rows) == 6  # the overall chart: three runs, two systems
     assert any("0.5000" in r and "06:00:20" in r for r in rows)
+
+
+def test_the_verdict_reads_runs_older_than_the_page_shows(make_frame: FrameMaker,
+                                                          tmp_path: Path) -> None:
+    """A by-theme run, four overall runs, a by-theme run: with last=2 the page shows the
+    last two runs, and the latest one's values are still compared with the first run."""
+    store = History(tmp_path / "m.duckdb")
+    ev = make_frame({**DATA, "b": B_FIRST}).rank_eval(score=["a", "b"])
+    store.record(ev.evaluate(["mrr"], by="theme"), run="nightly", recorded_at=T0)
+    for day in range(1, 5):
+        store.record(ev.evaluate(["mrr"]), run="nightly", recorded_at=T0 + timedelta(days=day))
+    store.record(ev.evaluate(["mrr"], by="theme"), run="nightly",
+                 recorded_at=T0 + timedelta(days=9))
+    verdict = _verdict(store.dashboard(last=2))
+    assert ("“nightly” of 2026-01-14 06:00 against “nightly” of 2026-01-05 06:00: 4 values "
+            "without a recorded interval, none of them changed.") in verdict
+    assert "is the first to hold" not in verdict

@@ -99,7 +99,8 @@ def _unpaired(values: pd.DataFrame) -> bool:
     if rows.empty:
         return False
     keys = ["run_name", "metric", "segment", "system", "window_start"]
-    counts = rows[[*keys, "run_id"]].astype(str).drop_duplicates().groupby(keys[:]).size()
+    table = rows[[*keys, "run_id"]].astype(object).fillna("").astype(str)
+    counts = table.drop_duplicates().groupby(keys, dropna=False).size()
     return bool((counts < 2).any())
 
 

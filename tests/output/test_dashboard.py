@@ -348,3 +348,20 @@ def test_the_verdict_reads_runs_older_than_the_page_shows(make_frame: FrameMaker
     assert ("“nightly” of 2026-01-14 06:00 against “nightly” of 2026-01-05 06:00: 4 values "
             "without a recorded interval, none of them changed.") in verdict
     assert "is the first to hold" not in verdict
+
+
+def test_p_values_that_underflow_are_never_zero(tmp_path: Path) -> None:
+    """A gate table (of no known origin: read from its columns) whose p-value is 3e-292:
+    the dashboard prints it as the report does (``p_text``), never 0.0000."""
+    store = History(tmp_path / "m.duckdb")
+    store.record(pd.DataFrame({
+        "rule": ["mrr drop <= 1%"] * 2, "system": ["b", "c"], "metric": ["mrr"] * 2,
+        "value": [0.5, 0.4], "delta": [-0.25, -0.35], "bound": [-0.01, -0.01],
+        "p_adjusted": [3e-292, 0.5], "status": ["fail", "fail"], "n_queries": [4, 4]}),
+        run="gate")
+    page = store.dashboard()
+    cells = [row for row in re.findall(r"<tr><td>mrr drop &lt;= 1%</td>(.*?)</tr>", page)
+             if "gate-delta" in row]  # the latest gates' table (not their history)
+    assert len(cells) == 2
+    p_cells = [re.findall(r'<td class="num">([^<]*)</td>', row)[-2] for row in cells]
+    assert p_cells == ["3.0e-292", "0.5000"]

@@ -32,6 +32,7 @@ from rankframe._version import __version__
 from rankframe.report._colours import system_colours
 from rankframe.report._html import CSS
 from rankframe.report._svg import esc, line_chart
+from rankframe.report.verdict import p_text
 
 __all__ = ["render"]
 
@@ -45,6 +46,13 @@ def _num(value: Any) -> str:
         return "-"
     number = float(value)
     return "-" if math.isnan(number) else f"{number:.4f}"
+
+
+def _p(value: Any) -> str:
+    """A p-value as the report prints it (``p_text``: never ``0.0000``; ``-`` for none)."""
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return p_text(value) or "-"
 
 
 def _float(value: Any) -> float:
@@ -415,8 +423,10 @@ def _others(values: pd.DataFrame, runs: pd.DataFrame, clock: _Clock) -> str:
                 "statistic", "rule", "status", "k", "window_start"}
         columns = [c for c in rows.columns if c not in skip and rows[c].notna().any()
                    and c not in _segment_key_columns(rows)]
-        body = [[_td(_cell(v), num=isinstance(v, float | int) and not isinstance(v, bool))
-                 for v in r] for r in rows[columns].itertuples(index=False)]
+        body = [[_td(_p(v) if c in ("p_value", "p_adjusted") else _cell(v),
+                     num=isinstance(v, float | int) and not isinstance(v, bool))
+                 for c, v in zip(columns, r, strict=True)]
+                for r in rows[columns].itertuples(index=False)]
         parts.append(f'<h3>{esc(name)}</h3><p class="note">The latest {esc(kind)} run, '
                      f"{_run_label(latest, clock)} (not drawn as a trend).</p>"
                      + _table(columns, body, kind))
@@ -455,7 +465,7 @@ def _gates(values: pd.DataFrame, runs: pd.DataFrame, last: int, clock: _Clock) -
                                            "segment": _text(r.segment),
                                            "system": _text(r.system)}),
         _td(_percent(r.delta_relative), num=True),
-        _td(_num(r.bound), num=True), _td(_num(r.p_adjusted), num=True),
+        _td(_num(r.bound), num=True), _td(_p(r.p_adjusted), num=True),
         _td(_text(r.n_queries), num=True),
     ] for r in gates[gates["run_id"] == latest.run_id].itertuples(index=False)]
     shown = gate_runs.iloc[-last:]

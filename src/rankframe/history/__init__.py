@@ -140,8 +140,9 @@ class History:
     Raises
     ------
     StoreError
-        The file or database is not a store (a text file; a database of other tables,
-        without ``create=True``), or one of a newer schema version.
+        The file or database is not a store (``problem="not_a_store"``: any other file, a
+        CSV, a Parquet or a text file, left untouched; a database of other tables, without
+        ``create=True``), or one of a newer schema version.
     ImportError
         duckdb (for a file) or sqlalchemy (for a URL) is not installed:
         ``pip install 'rankframe[history]'``.
@@ -208,10 +209,13 @@ class History:
         Parameters
         ----------
         result
-            What ``evaluate`` (wide or tidy), ``per_query``, ``compare`` (or a metric
-            method's value per segment) returned, of any frame kind; a LazyFrame is
-            collected and a Dask result computed. Its rows become ``rankframe_values``
-            rows, read from its columns (``docs/monitoring.md``).
+            What ``evaluate`` (wide or tidy), ``per_query``, ``compare``, ``check`` (or a
+            metric method's value per segment), ``slices``, ``gaps`` or ``sample_size``
+            returned, of any frame kind; a LazyFrame is collected and a Dask result
+            computed. Its rows become ``rankframe_values`` rows, read from its columns
+            (``docs/monitoring.md``), under the run's kind (``evaluation``, ...,
+            ``slices``, ``gaps``, ``sample_size``); a table another rankframe method made
+            is a ``TypeError`` listing these.
         run
             The run's name (``"nightly"``), ``run_name`` in the store.
         tags
@@ -350,22 +354,25 @@ class History:
         """Recorded values: one row per (run, result row, metric), oldest run first, with
         the statistics as columns (the view ``rankframe_wide``).
 
-        Columns: the run's ``recorded_at``, ``run_id``, ``run_name`` and ``kind``, the
-        row's keys (``result_row``, ``window_start``, ``segment``, ``segment_json``,
-        ``system``, ``metric``, ``k``, ``statistic``, a gate's ``rule`` and ``status``),
-        the statistics (``value``, ``ci_low``, ``ci_high``, ``n_queries``, ``delta``
-        (absolute), ``delta_relative``, ``delta_ci_low``, ``delta_ci_high``, ``p_value``,
-        ``p_adjusted``, ``significant``, ``paired``, ``bound``, ``reference_mean``,
-        ``n_reference``, ``wins``, ``ties``, ``losses``; NaN or null where the row has
-        none), then one column per segment key (``theme``) read from ``segment_json``.
+        Columns, the answer first: the run's ``recorded_at``, ``run_id``, ``run_name`` and
+        ``kind``, the row's keys (``window_start``, ``segment``, ``system``, ``metric``, a
+        gate's ``rule``), the answer (a gate's ``status``, ``value``, ``delta`` (absolute),
+        ``delta_relative``, ``bound``), the intervals (``ci_low``, ``ci_high``,
+        ``delta_ci_low``, ``delta_ci_high``), the tests (``p_adjusted``, ``significant``,
+        ``p_value``), ``n_queries``, the rest (``paired``, ``reference_mean``,
+        ``n_reference``, ``wins``, ``ties``, ``losses``, and the columns of slices, gaps and
+        sample sizes), the bookkeeping (``k``, ``statistic``, ``result_row``,
+        ``segment_json``; NaN or null where the row has none), then one column per segment
+        key (``theme``) read from ``segment_json``.
         ``long=True`` gives the stored rows instead, one per value (``value_name``,
         ``value``), every value the result had.
 
         Filters: ``metric`` (a label, ``"ndcg@10"``), ``system``, ``segment`` (``{}`` for
         rows of no segment, ``{"theme": "news"}`` or its text ``"theme=news"``), ``kind``
         (the runs' kind: ``"evaluation"`` by default, ``"per_query"``, ``"comparison"``,
-        ``"gate"``, or ``None`` for every run), a gate's ``rule``, the filters of ``runs``,
-        and with ``long=True`` ``value_name`` (``"value"``, ``"ci_low"``, ...).
+        ``"gate"``, ``"slices"``, ``"gaps"``, ``"sample_size"``, or ``None`` for every
+        run), a gate's ``rule``, the filters of ``runs``, and with ``long=True``
+        ``value_name`` (``"value"``, ``"ci_low"``, ...).
         """
         if kind is not None and kind not in KINDS:
             raise InvalidOptionError(f"kind= takes one of {', '.join(map(repr, KINDS))} or "

@@ -572,7 +572,9 @@ def render(runs: pd.DataFrame, values: pd.DataFrame, *, title: str, selection: s
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{esc(title)}</title><style>{CSS}\n.rankframe-report .history span"
-        "{display:inline-block;width:1.3em;text-align:center;margin:0 1px}</style>",
+        "{display:inline-block;width:1.3em;text-align:center;margin:0 1px}"
+        ".rankframe-report figure.trend{margin:0;width:460px}"
+        ".rankframe-report figure.trend table{font-size:12px}</style>",
         '</head><body><div class="rankframe-report">',
         f"<h1>{esc(title)}</h1>",
         f'<p class="note">{len(runs)} runs{esc(selection)}; generated {generated} by rankframe '

@@ -21,6 +21,7 @@ import pandas as pd
 from rankframe._version import __version__
 from rankframe.pipeline.analysis import MDE_POWER
 from rankframe.report import _svg
+from rankframe.report._colours import system_colours
 from rankframe.report._compute import (
     NAMED_SEGMENTS,
     Against,
@@ -178,6 +179,7 @@ class _Writer:
         if data.segment_comparison is not None:
             self.marks.update(marks(data.segment_comparison))
         self.letter = letters(self.s.systems)
+        self.colours = system_colours(self.s.systems, self.s.baseline)
 
     # -- sections --------------------------------------------------------------------
 
@@ -444,7 +446,7 @@ class _Writer:
                 lows[r.system][i], highs[r.system][i] = r.lows[m], r.highs[m]
             bands = {s: (lows[s], highs[s]) for s in systems}
             charts.append(_svg.line_chart(f"{m} by window", windows, series, bands, x_title,
-                                          fit=True))
+                                          fit=True, colours=self.colours))
         every = (f" of <code>every={esc(repr(self.s.every))}</code>"
                  if self.s.every is not None else "")
         time = self.s.columns.get("time")
@@ -489,7 +491,7 @@ class _Writer:
                 label = ", ".join(f"{b}={v}" for b, v in zip(by, key, strict=True))
                 bands = {s: (lows[s], highs[s]) for s in systems}
                 charts.append(_svg.line_chart(f"{m}: {label}", windows, series, bands,
-                                              x_title, fit=True))
+                                              x_title, fit=True, colours=self.colours))
         cap = (f"the {len(shown)} largest of {len(sizes)} segments (by queries), "
                if len(sizes) > len(shown) else f"each of the {len(sizes)} segments, ")
         return (f"<h3>By segment</h3><p class=\"note\">The same per segment: {cap}each "
@@ -558,7 +560,8 @@ class _Writer:
 
     def curves(self) -> str:
         charts = [
-            _svg.line_chart(f"{c.metric}@k", [str(k) for k in c.ks], c.means, x_title="k")
+            _svg.line_chart(f"{c.metric}@k", [str(k) for k in c.ks], c.means, x_title="k",
+                            colours=self.colours)
             for c in self.d.curves
         ]
         return f'<div class="charts">{"".join(charts)}</div>' if charts else ""
@@ -572,7 +575,8 @@ class _Writer:
             edges = entries[0].edges
             counts = {e.system: e.counts for e in entries}
             quartiles = {e.system: e.quartiles for e in entries}
-            charts.append(_svg.histogram(f"{metric} per query", edges, counts, quartiles))
+            charts.append(_svg.histogram(f"{metric} per query", edges, counts, quartiles,
+                                         colours=self.colours))
         note = ('<p class="note">Share of queries per bin of the per-query value; under it, '
                 "each system's quartiles (box) and range (line).</p>")
         return note + f'<div class="charts">{"".join(charts)}</div>'

@@ -93,9 +93,14 @@ def _dashboard(ev: object, tmp: Path) -> Path:
                          confidence_level=0.95)
     store = History(tmp / "metrics.duckdb")
     for window, rows in weekly.groupby("window", sort=True):
+        # each week recorded as the Monday 06:00 UTC after it (a backfill)
+        start = pd.Timestamp(window)
+        start = start.tz_convert("UTC") if start.tzinfo else start.tz_localize("UTC")
+        at = start + pd.Timedelta(days=7, hours=6)
         store.record(rows.drop(columns="window"), run="nightly", tags={"branch": "main"},
-                     run_id=f"nightly-{window:%Y-%m-%d}")
-    store.record(ev.check(RULES, by="segment"), run="gate")  # type: ignore[attr-defined]
+                     run_id=f"nightly-{window:%Y-%m-%d}", recorded_at=at)
+    store.record(ev.check(RULES, by="segment"), run="gate",  # type: ignore[attr-defined]
+                 recorded_at=at + pd.Timedelta(hours=1))
     path = tmp / "dashboard.html"
     store.dashboard(path, title="rankframe dashboard: the sample data")
     return path

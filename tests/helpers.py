@@ -135,3 +135,27 @@ def doctest_outputs(text: str) -> list[list[str]]:
                 blocks[-1].append(line)
         previous_code = code
     return blocks
+
+
+def planted(ranks: dict[str, list[int]], columns: dict[str, list[Any]] | None = None, *,
+            items: int = 3, prefix: str = "q") -> dict[str, list[Any]]:
+    """A long frame's columns with planted reciprocal ranks: query ``i`` (``f"{prefix}{i}"``)
+    holds ``items`` items, ``"r"`` its one relevant item, which the score column ``s`` ranks
+    at ``ranks[s][i]`` (scores ``items, ..., 1``, no tie: its reciprocal rank is
+    ``1 / ranks[s][i]``); ``columns[c][i]`` is query ``i``'s value of column ``c``."""
+    columns = columns or {}
+    n = len(next(iter(ranks.values())))
+    out: dict[str, list[Any]] = {"query": [], "item": [], **{s: [] for s in ranks},
+                                 "relevant": [], **{c: [] for c in columns}}
+    names = ["r", *(f"n{j}" for j in range(1, items))]
+    for i in range(n):
+        for j, item in enumerate(names):
+            out["query"].append(f"{prefix}{i}")
+            out["item"].append(item)
+            out["relevant"].append(int(j == 0))
+            for c, values in columns.items():
+                out[c].append(values[i])
+            for s, r in ranks.items():  # the relevant item at rank r, the others around it
+                rank = r[i] if j == 0 else (j if j < r[i] else j + 1)
+                out[s].append(float(items + 1 - rank))
+    return out

@@ -20,9 +20,9 @@ from statsmodels.stats.power import TTestPower
 from gates_data import RANKS, N, frame_data
 from helpers import Run
 
-KEYS = ["rule", "system", "metric", "k", "value", "delta", "delta_relative", "ci_low",
-        "ci_high", "ci_low_relative", "ci_high_relative", "bound", "bound_relative", "p_value",
-        "status", "p_adjusted", "paired", "n_queries", "queries_to_decide"]
+KEYS = ["rule", "system", "metric", "k", "status", "value", "delta", "delta_relative",
+        "bound", "ci_low", "ci_high", "p_value", "p_adjusted", "bound_relative",
+        "ci_low_relative", "ci_high_relative", "paired", "n_queries", "queries_to_decide"]
 
 
 @pytest.fixture

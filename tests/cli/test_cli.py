@@ -312,7 +312,7 @@ def test_compare_matches_the_api(
     assert code == 0
     assert table.splitlines()[0].split()[:10] == ["system", "metric", "k", "mean", "delta",
                                                   "delta_relative", "ci_low", "ci_high",
-                                                  "mde", "p_value"]
+                                                  "p_adjusted", "significant"]
 
 
 @pytest.mark.parametrize(

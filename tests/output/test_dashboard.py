@@ -8,6 +8,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -159,3 +160,208 @@ def test_the_dashboard_in_chromium(browser: Any, tmp_path: Path) -> None:
     assert charts == [6, 6]  # a chart per theme: three runs, two systems
     assert HOSTILE in text  # shown as text
     assert "1 of 2 rules fail" in text
+
+
+# -- the verdict, the axes, the tooltips: a store built to trip each --------------------------
+
+# b ranks every relevant item first (MRR 1, every query 1: its interval [1, 1]), then second
+# (MRR 1/2, interval [1/2, 1/2]): a drop of 1/2 beyond the intervals; a is the same each time
+B_FIRST = [0.9, 0.1] * 4
+B_SECOND = [0.1, 0.9] * 4
+T0 = datetime(2026, 1, 5, 6, 0, tzinfo=UTC)
+WEEKS = pd.to_datetime(["2024-01-01"] * 4 + ["2024-01-08"] * 4)  # q1, q2 | q3, q4
+
+
+def _mixed(make_frame: FrameMaker, folder: Path) -> History:
+    """One run name, "nightly", of every shape, backfilled within one minute: two overall
+    runs, a third whose b dropped, a run by theme, then two windowed runs (every="1w")."""
+    store = History(folder / "m.duckdb")
+    good = make_frame({**DATA, "b": B_FIRST, "time": WEEKS}).rank_eval(score=["a", "b"],
+                                                                       time="time")
+    bad = make_frame({**DATA, "b": B_SECOND, "time": WEEKS}).rank_eval(score=["a", "b"],
+                                                                       time="time")
+    options = {"confidence_level": 0.9, "n_resamples": 50}
+    results = [good.evaluate(["mrr"], **options), good.evaluate(["mrr"], **options),
+               bad.evaluate(["mrr"], **options), good.evaluate(["mrr"], by="theme", **options),
+               good.evaluate(["mrr"], every="1w"), good.evaluate(["mrr"], every="1w")]
+    # recorded out of order: the store and the page go by recorded_at
+    for i in [1, 0, 2, 3, 4, 5]:
+        store.record(results[i], run="nightly", recorded_at=T0 + timedelta(seconds=10 * i))
+    return store
+
+
+def _verdict(page: str) -> str:
+    found = re.search(r'<p class="verdict" id="verdict">(.*?)</p>', page, re.S)
+    assert found is not None
+    return html.unescape(re.sub(r"<[^>]+>", "", found.group(1)))
+
+
+def _charts(page: str) -> dict[str, tuple[str, list[str], list[str]]]:
+    """Each chart by its title: its x axis title, its x labels, its points' tooltips."""
+    charts = {}
+    for svg in re.findall(r'<svg class="chart".*?</svg>', page, re.S):
+        title = html.unescape(re.search(r"<title>(.*?)</title>", svg).group(1))
+        texts = [html.unescape(t) for t in re.findall(r'class="xt">([^<]*)</text>', svg)]
+        tips = [html.unescape(t) for t in re.findall(r"<circle[^>]*><title>([^<]*)</title>",
+                                                     svg)]
+        charts[title] = (texts[-1], texts[:-1], tips)
+    return charts
+
+
+def test_the_verdict_of_a_store_of_mixed_shapes(make_frame: FrameMaker,
+                                                tmp_path: Path) -> None:
+    page = _mixed(make_frame, tmp_path).dashboard()
+    verdict = _verdict(page)
+    assert "shares no metric" not in verdict
+    # the drop, named with the pair of runs compared: b 1 → 1/2, -0.5 (-50%)
+    assert ("“nightly” of 2026-01-05 06:00:20 against “nightly” of 2026-01-05 06:00:10: "
+            "1 of 2 values moved beyond their intervals: mrr (b) 1.0000 → 0.5000 "
+            "(-0.5000, -50.0%)") in verdict
+    # the windowed runs: each window against the same window of the run before (no interval)
+    assert ("“nightly” of 2026-01-05 06:00:50 against “nightly” of 2026-01-05 06:00:40: "
+            "4 values without a recorded interval, none of them changed") in verdict
+    # the by-theme run's values have nothing before them; not the latest run's
+    assert "is the first to hold" not in verdict
+    _runs_and_windows_on_their_own_axes(page)
+
+
+def test_a_latest_run_of_a_new_shape(make_frame: FrameMaker, tmp_path: Path) -> None:
+    store = History(tmp_path / "m.duckdb")
+    ev = make_frame({**DATA, "b": B_FIRST}).rank_eval(score=["a", "b"])
+    store.record(ev.evaluate(["mrr"]), run="nightly", recorded_at=T0)
+    store.record(ev.evaluate(["mrr"]), run="nightly", recorded_at=T0 + timedelta(hours=1))
+    store.record(ev.evaluate(["mrr"], by="theme"), run="nightly",
+                 recorded_at=T0 + timedelta(hours=2))
+    verdict = _verdict(store.dashboard())
+    assert ("“nightly” of 2026-01-05 07:00 against “nightly” of 2026-01-05 06:00: "
+            "2 values without a recorded interval, none of them changed.") in verdict
+    assert ("The latest run, “nightly” of 2026-01-05 08:00, is the first to hold 4 of its 4 "
+            "values: nothing to compare them with yet.") in verdict
+
+
+def _runs_and_windows_on_their_own_axes(page: str) -> None:
+    charts = _charts(page)
+    assert set(charts) == {"mrr", "mrr · theme=t", "mrr · theme=u", "mrr · by window"}
+    x_title, _, tips = charts["mrr"]
+    assert x_title == "run time (UTC)"
+    # every point readable, in time order although recorded out of order: a 3/4 each run,
+    # b 1, 1, then 1/2; backfilled within a minute, labelled to the second
+    a_tips = [t for t in tips if t.startswith("a, ")]
+    assert [t.split(": ")[0] for t in a_tips] == [
+        f"a, 2026-01-05 06:00:{s:02d}" for s in (0, 10, 20)]
+    b_tips = [t for t in tips if t.startswith("b, ")]
+    assert [t.split(": ")[1].split(" ")[0] for t in b_tips] == ["1.0000", "1.0000", "0.5000"]
+    x_title, labels, tips = charts["mrr · by window"]
+    assert x_title == "window start (UTC)"
+    assert labels == ["2024-01-01", "2024-01-08"]
+    # week 1 (q1, q2): a (1 + 1/2)/2, b 1; week 2 (q3, q4): the same
+    assert sorted(t.split(" (")[0] for t in tips) == [
+        "a, 2024-01-01: 0.7500 [-, -]", "a, 2024-01-08: 0.7500 [-, -]",
+        "b, 2024-01-01: 1.0000 [-, -]", "b, 2024-01-08: 1.0000 [-, -]"]
+    # each chart's values, folded under it: the by-window chart's, of both windowed runs
+    folded = re.findall(r"<details><summary>The (\d+) values</summary>", page)
+    assert sorted(map(int, folded)) == [2, 2, 6, 8]
+
+
+def test_run_labels_in_minutes_when_they_tell_runs_apart(make_frame: FrameMaker,
+                                                         tmp_path: Path) -> None:
+    store = History(tmp_path / "m.duckdb")
+    ev = make_frame(DATA).rank_eval(score=["a", "b"])
+    for minutes in (0, 1):
+        store.record(ev.evaluate(["mrr"]), run="nightly",
+                     recorded_at=T0 + timedelta(minutes=minutes))
+    runs = re.findall(r"<tr><td>nightly</td><td>([^<]*)</td>", store.dashboard())
+    assert runs == ["2026-01-05 06:01", "2026-01-05 06:00"]  # newest first
+    store.record(ev.evaluate(["mrr"]), run="nightly",
+                 recorded_at=T0 + timedelta(minutes=1, milliseconds=5))
+    runs = re.findall(r"<tr><td>nightly</td><td>([^<]*)</td>", store.dashboard())
+    assert runs == ["2026-01-05 06:01:00.005", "2026-01-05 06:01:00.000",
+                    "2026-01-05 06:00:00.000"]
+
+
+def _legend(page: str) -> dict[str, set[str]]:
+    """Each system's colours in the page's chart legends."""
+    found: dict[str, set[str]] = {}
+    for fill, name in re.findall(r'<rect [^>]*fill="(#[0-9a-f]{6})"/><text [^>]*class="lg">'
+                                 r"([^<]*)</text>", page):
+        found.setdefault(html.unescape(name), set()).add(fill)
+    return found
+
+
+def test_one_colour_per_system_in_the_report_and_the_dashboard(make_frame: FrameMaker,
+                                                                tmp_path: Path) -> None:
+    ev = make_frame({**DATA, "time": WEEKS}).rank_eval(score=["a", "b"], time="time")
+    store = History(tmp_path / "m.duckdb")
+    store.record(ev.evaluate(["mrr"], every="1w"), run="nightly")
+    store.record(ev.check(["mrr drop <= 0.1"], baseline="b", min_queries=1), run="gate")
+    dashboard = _legend(store.dashboard())
+    report = _legend(ev.report(["mrr"], baseline="b", every="1w").html())
+    assert set(dashboard) == set(report) == {"a", "b"}
+    assert all(len(c) == 1 for c in (*dashboard.values(), *report.values()))
+    assert dashboard == report
+    assert dashboard["a"] != dashboard["b"]
+    # the baseline always takes the same colour, whichever system it is
+    flipped = _legend(ev.report(["mrr"], baseline="a", every="1w").html())
+    assert flipped["a"] == report["b"]
+    assert flipped["b"] == report["a"]
+
+
+@pytest.mark.load
+def test_the_verdict_and_the_tooltips_in_chromium(browser: Any, tmp_path: Path) -> None:
+    store = _mixed(lambda data: pd.DataFrame(data), tmp_path)  # type: ignore[arg-type]
+    path = tmp_path / "dashboard.html"
+    store.dashboard(path)
+    page = browser.new_page()
+    try:
+        page.goto(path.as_uri())
+        page.wait_for_load_state("load")
+        verdict = page.inner_text("#verdict")
+        tips = page.eval_on_selector_all(
+            "svg.chart circle", "els => els.map(e => e.querySelector('title').textContent)")
+        folded = page.eval_on_selector_all("details", "els => els.map(e => e.open)")
+        page.click("details >> nth=0")  # unfold the first chart's values
+        rows = page.eval_on_selector_all(
+            "details >> nth=0 >> table.points tbody tr",
+            "els => els.map(e => e.innerText)")
+    finally:
+        page.close()
+    assert "1 of 2 values moved beyond their intervals: mrr (b) 1.0000 → 0.5000" in verdict
+    assert "b, 2026-01-05 06:00:20: 0.5000 [0.5000, 0.5000]" in "\n".join(tips)
+    assert len(tips) == 6 + 2 + 2 + 4  # every point drawn has its tooltip
+    assert folded == [False] * 4
+    assert len(rows) == 6  # the overall chart: three runs, two systems
+    assert any("0.5000" in r and "06:00:20" in r for r in rows)
+
+
+def test_the_verdict_reads_runs_older_than_the_page_shows(make_frame: FrameMaker,
+                                                          tmp_path: Path) -> None:
+    """A by-theme run, four overall runs, a by-theme run: with last=2 the page shows the
+    last two runs, and the latest one's values are still compared with the first run."""
+    store = History(tmp_path / "m.duckdb")
+    ev = make_frame({**DATA, "b": B_FIRST}).rank_eval(score=["a", "b"])
+    store.record(ev.evaluate(["mrr"], by="theme"), run="nightly", recorded_at=T0)
+    for day in range(1, 5):
+        store.record(ev.evaluate(["mrr"]), run="nightly", recorded_at=T0 + timedelta(days=day))
+    store.record(ev.evaluate(["mrr"], by="theme"), run="nightly",
+                 recorded_at=T0 + timedelta(days=9))
+    verdict = _verdict(store.dashboard(last=2))
+    assert ("“nightly” of 2026-01-14 06:00 against “nightly” of 2026-01-05 06:00: 4 values "
+            "without a recorded interval, none of them changed.") in verdict
+    assert "is the first to hold" not in verdict
+
+
+def test_p_values_that_underflow_are_never_zero(tmp_path: Path) -> None:
+    """A gate table (of no known origin: read from its columns) whose p-value is 3e-292:
+    the dashboard prints it as the report does (``p_text``), never 0.0000."""
+    store = History(tmp_path / "m.duckdb")
+    store.record(pd.DataFrame({
+        "rule": ["mrr drop <= 1%"] * 2, "system": ["b", "c"], "metric": ["mrr"] * 2,
+        "value": [0.5, 0.4], "delta": [-0.25, -0.35], "bound": [-0.01, -0.01],
+        "p_adjusted": [3e-292, 0.5], "status": ["fail", "fail"], "n_queries": [4, 4]}),
+        run="gate")
+    page = store.dashboard()
+    cells = [row for row in re.findall(r"<tr><td>mrr drop &lt;= 1%</td>(.*?)</tr>", page)
+             if "gate-delta" in row]  # the latest gates' table (not their history)
+    assert len(cells) == 2
+    p_cells = [re.findall(r'<td class="num">([^<]*)</td>', row)[-2] for row in cells]
+    assert p_cells == ["3.0e-292", "0.5000"]

@@ -440,9 +440,9 @@ def test_half_a_store_and_a_newer_store(kind: str, tmp_path: Path) -> None:
         History(where, create=True)
     _execute(kind, where, ["DROP TABLE rankframe_runs"])
     History(where)
-    _execute(kind, where, ["INSERT INTO rankframe_schema VALUES (3, '9.0', "
+    _execute(kind, where, ["INSERT INTO rankframe_schema VALUES (4, '9.0', "
                            "'2030-01-01 00:00:00')"])
-    with pytest.raises(StoreError, match="schema version 3, written by a newer") as error:
+    with pytest.raises(StoreError, match="schema version 4, written by a newer") as error:
         History(where)
     assert error.value.problem == "newer_schema"
     assert "pip install -U rankframe" in str(error.value)

@@ -77,7 +77,7 @@ def test_an_old_store_is_upgraded_and_loses_nothing(old: tuple[str, str, Path]) 
                                        "rankframe_values ORDER BY run_id, result_row")
     store = History(where)
     assert _raw(kind, path, "SELECT version FROM rankframe_schema ORDER BY version") == [
-        (1,), (2,)]
+        (1,), (3,)]  # upgraded through version 2 to 3 in one transaction
     assert _raw(kind, path, VALUES) == before  # every value as it was
     runs = store.runs()
     assert runs["kind"].tolist() == ["evaluation", "evaluation", "comparison", "gate"]

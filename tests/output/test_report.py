@@ -24,6 +24,7 @@ import scipy.stats
 from scipy import stats
 
 import rankframe
+from helpers import planted
 
 HOSTILE_ITEM = "<script>alert(1)</script>"
 HOSTILE_SEGMENT = '" onerror="alert(1)'
@@ -438,6 +439,24 @@ def test_the_report_in_chromium(browser: Any, tmp_path: Path) -> None:
         for metric in METRICS:
             assert opened.means[("mean:", row["system"], metric)] == f"{row[metric]:.4f}"
     assert not math.isnan(float(opened.means[("mean:", "a", "mrr")]))
+    # the answer, visible first: nothing moved (4 queries), with the smallest detectable
+    # change of each metric (compare()'s mde)
+    assert opened.answer.startswith("The answer")
+    assert "Nothing moved: no significant change in any segment." in opened.answer
+    compared = _pandas(ev.compare(METRICS))
+    for row in compared[compared["system"] == "b"].to_dict("records"):
+        label = f"{row['metric']}@{row['k']}" if not pd.isna(row["k"]) else row["metric"]
+        assert f"{label} ±{row['mde']:.4f}" in opened.answer
+    # a reversal (see test_report_answer.py): new higher overall, lower in the tablets (30
+    # queries of 90, 25 of them from rank 1 to 2: -25/2/30); named in the answer on the page
+    old, new = [2] * 60 + [1] * 30, [1] * 50 + [2] * 10 + [1] * 5 + [2] * 25
+    planted_frame = pd.DataFrame(planted({"old": old, "new": new},
+                                         {"device": ["phone"] * 60 + ["tablet"] * 30}))
+    reversal = planted_frame.rank_eval(score=["old", "new"]).report(["mrr"], by="device")
+    answer = open_report(browser, reversal.save(tmp_path / "reversal.html")).answer
+    assert "new on mrr: higher overall (" in answer
+    assert f"but lower in device=tablet ({-25 / 2 / 30:+.4f}, 95% interval [" in answer
+    assert "device=phone" not in answer
 
 
 @pytest.mark.load

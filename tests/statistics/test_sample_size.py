@@ -174,3 +174,70 @@ def test_the_docs_reference_example(make_frame: Any) -> None:
     assert out["n_needed"].tolist() == [132.0, 132.0] == [math.ceil(want)] * 2
     assert out["sd"].tolist() == pytest.approx([sd, sd])
     assert out["n_reference"].tolist() == [4, 4]
+
+
+# -- per segment (issue 45): a row per segment, each from its own queries ----------------------
+
+#: segments of different sizes, and queries without a segment value
+SIZES = {"phone": 24, "tablet": 9, "desktop": 15, None: 6}
+
+
+def _segmented(seed: int) -> pd.DataFrame:
+    data = _data(seed, n_queries=sum(SIZES.values()))
+    devices = [d for d, n in SIZES.items() for _ in range(n)]
+    data["device"] = [devices[int(q[1:])] for q in data["query"]]
+    return data
+
+
+@pytest.mark.parametrize("relative", [False, True])
+def test_by_gives_a_row_per_segment_from_its_own_queries(make_frame: Any,
+                                                         relative: bool) -> None:
+    data = _segmented(4)
+    ev = make_frame(data).rank_eval(score=["a", "b"])
+    out = ev.sample_size("mrr", delta=0.05, by="device", baseline="a", relative=relative)
+    assert list(out.columns) == ["device", "system", "metric", "n_needed", "n_queries",
+                                 "enough", "delta", "effect_size", "sd", "test"]
+    assert out["device"].tolist()[:3] == ["desktop", "phone", "tablet"]  # sorted
+    assert pd.isna(out["device"].iloc[3])  # the missing value last
+    a, b = _reciprocal_ranks(data, "a"), _reciprocal_ranks(data, "b")
+    device = data.groupby("query")["device"].first()
+    for row in out.to_dict("records"):
+        inside = device.isna() if pd.isna(row["device"]) else device == row["device"]
+        diff = (b - a)[inside].to_numpy()
+        change = 0.05 * abs(a[inside].mean()) if relative else 0.05
+        effect = change / diff.std(ddof=1)
+        want = math.ceil(TTestPower().solve_power(effect, alpha=0.05, power=0.8))
+        assert row["n_queries"] == SIZES[None if pd.isna(row["device"]) else row["device"]]
+        assert row["effect_size"] == pytest.approx(effect, rel=1e-12)
+        assert row["n_needed"] == want
+        assert row["enough"] == (row["n_queries"] >= want)
+
+
+def test_by_equals_the_one_segment_call_on_each_segment(make_frame: Any) -> None:
+    data = _segmented(5)
+    out = make_frame(data).rank_eval(score=["a", "b"]).sample_size(
+        ["mrr", "ndcg@5"], delta=0.04, by="device")
+    for device in ["phone", "tablet", "desktop"]:
+        alone = make_frame(data[data["device"] == device]).rank_eval(
+            score=["a", "b"]).sample_size(["mrr", "ndcg@5"], delta=0.04)
+        mine = out[out["device"] == device].drop(columns="device").reset_index(drop=True)
+        pd.testing.assert_frame_equal(mine, alone)
+
+
+def test_by_with_a_reference_matches_each_segment(make_frame: Any) -> None:
+    data, other = _segmented(6), _segmented(7)
+    out = make_frame(data).rank_eval(score="b").sample_size(
+        "mrr", delta=0.05, by="device", reference=make_frame(other))
+    for device in ["phone", "tablet"]:
+        alone = make_frame(data[data["device"] == device]).rank_eval(score="b").sample_size(
+            "mrr", delta=0.05, reference=make_frame(other[other["device"] == device]))
+        mine = out[out["device"] == device].drop(columns="device").reset_index(drop=True)
+        pd.testing.assert_frame_equal(mine, alone)
+    assert out["n_reference"].tolist()[:3] == [SIZES["desktop"], SIZES["phone"],
+                                               SIZES["tablet"]]
+
+
+def test_by_names_a_missing_column(make_frame: Any) -> None:
+    ev = make_frame(_segmented(8)).rank_eval(score=["a", "b"])
+    with pytest.raises(ColumnNotFoundError, match="devise"):
+        ev.sample_size("mrr", delta=0.05, by="devise", baseline="a")

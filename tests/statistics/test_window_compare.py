@@ -90,7 +90,7 @@ def test_each_week_against_the_previous_week_welch(make_frame: FrameMaker) -> No
     table = rows_of(frame.rank_eval(score="a", time="served_at").compare("mrr", every="1w"))
     assert list(table.columns) == [
         "window", "system", "metric", "k", "mean", "delta", "delta_relative", "ci_low",
-        "ci_high", "mde", "p_value", "significant", "p_adjusted", "statistic",
+        "ci_high", "p_adjusted", "significant", "p_value", "mde", "statistic",
         "reference_mean", "paired", "wins", "ties", "losses", "n_queries", "n_reference",
         "reference_window"]
     assert [pd.Timestamp(w) for w in table["window"]] == [week_start(w) for w in (1, 2, 4)]
@@ -152,19 +152,22 @@ def test_several_systems_and_a_correction_over_the_table(make_frame: FrameMaker)
     frame = make_frame(frame_data())
     table = rows_of(frame.rank_eval(score=["a", "b"], time="served_at").compare(
         "mrr", every="1w", family="table"))
-    assert table["system"].tolist() == ["a", "b"] * 3
+    # per system, its windows in order
+    assert table["system"].tolist() == ["a"] * 3 + ["b"] * 3
     p = np.full(6, np.nan)
     for i, (week, previous) in enumerate([(2, 1), (4, 2)], start=1):
         for j, system in enumerate("ab"):
             x, y = rr(week, system), rr(previous, system)
-            p[2 * i + j] = stats.ttest_ind(x, y, equal_var=False).pvalue
+            p[3 * j + i] = stats.ttest_ind(x, y, equal_var=False).pvalue
     np.testing.assert_allclose(table["p_value"].to_numpy(float), p, rtol=1e-9)
     # family="table": one Holm correction over the four tests of the table
     np.testing.assert_allclose(table["p_adjusted"].to_numpy(float), holm(p), rtol=1e-9)
     # the default family, "systems": each (window, metric) alone, here one test per system
     per_family = rows_of(frame.rank_eval(score=["a", "b"], time="served_at").compare(
         "mrr", every="1w"))
-    expected = np.concatenate([holm(p[2 * w: 2 * w + 2]) for w in range(3)])
+    expected = np.full(6, np.nan)
+    for w in range(3):  # a window's two systems: rows w and 3 + w
+        expected[[w, 3 + w]] = holm(p[[w, 3 + w]])
     np.testing.assert_allclose(per_family["p_adjusted"].to_numpy(float), expected, rtol=1e-9)
 
 

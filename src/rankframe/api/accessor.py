@@ -41,7 +41,7 @@ from rankframe.pipeline import windows
 from rankframe.pipeline.analysis import SYSTEM
 from rankframe.pipeline.binding import Binding
 from rankframe.pipeline.gaps import GAP_TESTS, Gaps, GapTest
-from rankframe.pipeline.power import reference_sample_sizes, sample_sizes
+from rankframe.pipeline.power import per_segment, reference_sample_sizes, sample_sizes
 from rankframe.pipeline.previous import PreviousWindow
 from rankframe.pipeline.reference import ReferenceComparison
 from rankframe.pipeline.slices import Slices
@@ -62,6 +62,7 @@ from rankframe.settings.options import (
     Options,
     Test,
     Ties,
+    check_flag,
 )
 from rankframe.settings.statistics import Intervals, Tests
 
@@ -516,7 +517,8 @@ class RankEval:
             One row per (segment, system, metric) with columns ``system`` (the score
             column), ``metric`` (``"ndcg"``; with its options, ``"f1(beta=2)"``), ``k``
             (integer or null), ``value`` and ``n_queries``: ready to plot or to load in a
-            dashboard.
+            dashboard. A bool (``True`` or ``False``, NumPy's too): another value is an
+            error naming it, as for every boolean parameter (``"yes"`` would be true).
         every
             A window length as a polars duration string (``"1h"``, ``"1d"``, ``"1w"``,
             ``"2w"``, ``"1mo"``, ``"1q"``, ``"1y"``): one row per window (and segment), the
@@ -544,7 +546,7 @@ class RankEval:
         by_list = _as_list(by)
         self._binding.check_columns(by_list)
         intervals = Intervals(confidence_level=confidence_level, n_resamples=n_resamples, seed=seed)
-        result = Means(tidy=tidy, intervals=intervals)
+        result = Means(tidy=check_flag("tidy", tidy, "evaluate"), intervals=intervals)
         request = self._binding.request(parsed, by_list, options, result, every)
         return self._binding.run(request)
 
@@ -567,6 +569,7 @@ class RankEval:
         by: str | Sequence[str] | None = None,
         reference: Any = None,
         every: str | None = None,
+        baseline_rows: bool = True,
         **chosen: Any,
     ) -> Any:
         """Compare systems (score columns) with a baseline on paired per-query values, or
@@ -578,18 +581,21 @@ class RankEval:
         ``delta`` (the change from the baseline's statistic, absolute),
         ``delta_relative`` (the change as a fraction of the baseline's statistic; 0 for
         no change from 0, ±inf for another), ``ci_low`` and ``ci_high`` (an interval of
-        ``delta``), ``mde`` (the smallest change the t-test at ``1 - confidence_level``
-        detects with 80% power with the queries in hand: statsmodels' ``solve_power`` times
-        the paired differences' standard deviation, or for two samples the pooled one; NaN
-        for the baseline), ``p_value`` (two-sided, of "no difference"), ``significant``
-        (``p_adjusted < alpha``); then the bookkeeping: ``p_adjusted`` (corrected within
-        ``family``), ``statistic`` (what the metric aggregates with: ``"mean"``,
-        ``"geometric mean"`` for ``gm_map`` and ``gm_bpref``, ``"sum"`` for the ``num_*``
-        counts), ``paired`` (True: the tests are paired), ``wins``, ``ties`` and
-        ``losses`` (the queries where the system's per-query value is above, equal to
-        and below the baseline's, raw values compared whatever the metric: the registry
-        declares no direction) and ``n_queries``. The baseline's rows have delta 0, no
-        test and null ``wins``/``ties``/``losses``.
+        ``delta``), ``p_adjusted`` (the two-sided p-value of "no difference", corrected
+        within ``family``), ``significant`` (``p_adjusted < alpha``); then the rest:
+        ``p_value`` (before the correction), ``mde`` (the smallest change the t-test at
+        ``1 - confidence_level`` detects with 80% power with the queries in hand:
+        statsmodels' ``solve_power`` times the paired differences' standard deviation, or
+        for two samples the pooled one; NaN for the baseline), ``statistic`` (what the
+        metric aggregates with: ``"mean"``, ``"geometric mean"`` for ``gm_map`` and
+        ``gm_bpref``, ``"sum"`` for the ``num_*`` counts), ``paired`` (True: the tests are
+        paired), ``wins``, ``ties`` and ``losses`` (the queries where the system's
+        per-query value is above, equal to and below the baseline's, raw values compared
+        whatever the metric: the registry declares no direction) and ``n_queries``. The
+        baseline's rows have delta 0, no test and null ``wins``/``ties``/``losses``;
+        ``baseline_rows=False`` leaves them out. The rows run per system (in the order of
+        the score columns), per metric, then the windows and segments in their order: one
+        system's change on one metric reads down one block of rows.
 
         With ``reference=other_frame``, each system (score column) of this frame is
         compared with the same system of ``other_frame``, bound with the same column names
@@ -668,6 +674,10 @@ class RankEval:
             Time windows (``"1w"``, ...), whose start leads the columns: each window
             against the previous one; with ``baseline=``, the systems within each window;
             with ``reference=``, against the same window of the reference.
+        baseline_rows
+            Keep the baseline's own rows (delta 0, no test; the default) or leave them out
+            (``False``): a table of the changes alone. Comparisons with a reference frame
+            or the previous window have no baseline rows.
 
         Examples
         --------
@@ -685,11 +695,19 @@ class RankEval:
           system      mean     delta   p_value  significant
         0      a  0.666667  0.000000       NaN        False
         1      b  1.000000  0.333333  0.183503        False
+
+        Without the baseline's own row:
+
+        >>> changes = df.rank_eval(score=["a", "b"]).compare("mrr", baseline_rows=False)
+        >>> changes[["system", "mean", "delta", "p_adjusted", "significant"]]
+          system  mean     delta  p_adjusted  significant
+        0      b   1.0  0.333333    0.183503        False
         """
         options = _options_from(chosen)
         parsed, options = _bound(parse_metrics(metrics), options, chosen)
         by_list = _as_list(by)
         self._binding.check_columns(by_list)
+        keep_baseline = check_flag("baseline_rows", baseline_rows, "compare")
         tests = Tests(
             test=test, correction=correction, family=family, alpha=alpha,
             confidence_level=confidence_level, n_permutations=n_permutations,
@@ -716,7 +734,8 @@ class RankEval:
                 "one of them."
             )
             raise InvalidOptionError(msg)
-        result = Comparison(baseline=systems.index(base), tests=tests)
+        result = Comparison(baseline=systems.index(base), tests=tests,
+                            baseline_rows=keep_baseline)
         request = self._binding.request(parsed, by_list, options, result, every)
         return self._binding.run(request)
 
@@ -826,7 +845,8 @@ class RankEval:
         ``system``, ``metric``, ``k``, ``n_queries`` (inside the slice), ``mean`` (inside),
         ``mean_outside`` (or, with a baseline, ``baseline_mean``: the baseline's mean inside
         the slice), ``delta``, ``ci_low``, ``ci_high``, ``p_value``, ``p_adjusted``,
-        ``significant``, ``n_tested``.
+        ``significant``, ``n_tested``. A missing value (null, NaN) is a level of its own,
+        shown as ``(missing)``: ``device=(missing)``.
 
         Parameters
         ----------
@@ -976,7 +996,8 @@ class RankEval:
         the answer first: ``system``, ``metric``, ``k``, ``gap``, ``ci_low``, ``ci_high``,
         ``p_value``, ``significant``, then ``ratio``, ``worst_group``, ``worst_mean``,
         ``best_group``, ``best_mean`` (or ``worst_delta``, ``best_delta``), ``p_adjusted``,
-        ``n_groups``, ``n_queries`` and ``n_tested``. A frame of the input's kind.
+        ``n_groups``, ``n_queries`` and ``n_tested``. A frame of the input's kind. A group
+        whose value is missing (null, NaN) is named ``(missing)``.
 
         Parameters
         ----------
@@ -1039,11 +1060,14 @@ class RankEval:
         request = self._binding.request(parsed, by_list, options, result)
         return self._binding.run(request)
 
+    @_arguments_checked
+    @_option_keywords
     def sample_size(
         self,
         metrics: str | Metric | Iterable[str | Metric],
         *,
         delta: float,
+        by: str | Sequence[str] | None = None,
         baseline: str | None = None,
         reference: Any = None,
         relative: bool = False,
@@ -1076,6 +1100,13 @@ class RankEval:
         ``n_needed`` is per side, ``n_reference`` the reference's queries in hand, and
         ``enough`` says both sides hold ``n_needed``.
 
+        With ``by=`` (columns constant within a query, as elsewhere): one row per segment,
+        system and metric, the ``by`` columns first, each segment's figures from its own
+        queries (and, with ``reference=``, the reference's queries of the same segment):
+        its standard deviation, its baseline's mean for ``relative=True``, and the queries
+        it holds (``n_queries``), so ``enough`` says whether that segment alone decides.
+        Segments in sorted order, a missing value last.
+
         One row per (system, metric), the answer first: ``system``, ``metric``, ``n_needed``,
         ``n_queries`` (in hand, with a value), ``enough``, ``delta`` (absolute),
         ``effect_size``, ``sd``, ``test``. A pandas frame for every frame kind (it reads
@@ -1100,6 +1131,8 @@ class RankEval:
         0      b    mrr     133.0          4   False
         """
         checked_delta = _finite_number("delta", delta)
+        by_list = _as_list(by)
+        self._binding.check_columns(by_list)
         if checked_delta == 0:
             raise InvalidOptionError("delta=0 is no change to detect; pass the smallest "
                                      "change that matters, e.g. delta=0.01.")
@@ -1116,7 +1149,7 @@ class RankEval:
         other = None
         if reference is not None:
             _one_of_baseline_reference("sample_size", baseline)
-            other = self._reference_binding(reference, [], None)
+            other = self._reference_binding(reference, by_list, None)
         if baseline is not None and baseline not in systems:
             msg = (f"baseline={baseline!r} is not one of the score columns {systems}; pass "
                    "one of them.")
@@ -1124,19 +1157,25 @@ class RankEval:
         if baseline is not None and len(systems) < 2:
             raise InvalidOptionError("baseline= needs two score columns or more: "
                                      "rank_eval(score=['model_a', 'model_b']).")
-        table: Any = results.as_pandas(self.per_query(metrics, **chosen))
+        segments = by_list or None
+        table: Any = results.as_pandas(self.per_query(metrics, by=segments, **chosen))
         keys = list(self._names.query_key)
-        labels = [str(c) for c in table.columns if c not in (*keys, "system")]
+        labels = [str(c) for c in table.columns if c not in (*keys, *by_list, "system")]
         settings: dict[str, Any] = {
-            "delta": checked_delta, "relative": bool(relative), "alpha": float(alpha),
-            "power": float(power), "alternative": alternative,
+            "delta": checked_delta, "relative": check_flag("relative", relative, "sample_size"),
+            "alpha": float(alpha), "power": float(power), "alternative": alternative,
         }
         if other is not None:
             theirs = results.as_pandas(
-                type(self)(other.frame, other.names).per_query(metrics, **chosen))
-            return reference_sample_sizes(table, cast(Any, theirs), labels, keys, systems,
-                                          **settings)
-        return sample_sizes(table, labels, keys, systems, baseline, **settings)
+                type(self)(other.frame, other.names).per_query(metrics, by=segments,
+                                                               **chosen))
+            return per_segment(
+                lambda mine, them: reference_sample_sizes(
+                    mine, cast(Any, them), labels, keys, systems, **settings),
+                table, by_list, cast(Any, theirs))
+        return per_segment(
+            lambda mine, _: sample_sizes(mine, labels, keys, systems, baseline, **settings),
+            table, by_list)
 
     def _baseline_position(self, baseline: str | None) -> int | None:
         """The position of ``slices()``'s or ``gaps()``'s baseline among the score columns."""
@@ -1180,21 +1219,24 @@ class RankEval:
         or ``"METRIC drop <= TOLERANCE"``, an absolute decrease (``"ndcg@10 drop <= 0.01"``)
         or one relative to the baseline's statistic (``"ndcg@10 drop <= 1%"``).
 
-        Columns, the answer first: ``rule``, ``window`` (with ``every=``), the ``by``
-        columns, ``system``, ``metric``, ``k``, ``value``, ``delta`` and
-        ``delta_relative`` (drop rules: the change from the baseline's statistic, absolute
-        and as a fraction of it, whatever the rule's unit), the interval and the bound in
-        the rule's own unit, named by it (``ci_low``, ``ci_high``, ``bound``: the value's
-        for an absolute rule, ``delta``'s for an absolute drop rule;
-        ``ci_low_relative``, ``ci_high_relative``, ``bound_relative``: ``delta_relative``'s
-        for a relative drop rule such as ``drop <= 1%``; the other unit's are NaN),
-        ``p_value``, ``status``; then ``p_adjusted`` (drop rules), ``paired`` (a drop
-        rule's test was paired; False for absolute rules), ``n_queries`` and
+        Columns, the answer first and the same whatever the rules: ``rule``, ``window``
+        (with ``every=``), the ``by`` columns, ``system``, ``metric``, ``k``, ``status``,
+        ``value``, ``delta`` and ``delta_relative`` (drop rules: the change from the
+        baseline's statistic, absolute and as a fraction of it, whatever the rule's unit),
+        ``bound``, ``ci_low`` and ``ci_high`` (the bound and the interval on the metric's
+        scale: the value's for an absolute rule, ``delta``'s for an absolute drop rule),
+        ``p_value`` and ``p_adjusted`` (drop rules; ``p_adjusted`` decides them); then the
+        columns only a relative drop rule such as ``drop <= 1%`` fills,
+        ``bound_relative``, ``ci_low_relative`` and ``ci_high_relative`` (its bound and
+        interval in ``delta_relative``'s unit; it leaves ``bound``, ``ci_low`` and
+        ``ci_high`` NaN, as other rules leave these), and the bookkeeping: ``paired`` (a
+        drop rule's test was paired; False for absolute rules), ``n_queries`` and
         ``queries_to_decide`` (an uncertain row's: the queries, per side for two samples,
         at which a t-test against the observed distance has even odds, i.e.
         ``sample_size(delta=distance, power=0.5)``; the distance is the value's from the
         bound for an absolute rule, the change's from no change for a drop rule; NaN for
-        other statuses; ``docs/monitoring.md``):
+        other statuses; ``docs/monitoring.md``). Rows per rule (in their order), per system
+        (in the order of the score columns), then the windows and segments in their order.
 
         - an absolute rule is ``"pass"`` when its whole bootstrap interval (``evaluate``'s)
           lies on the right side of the bound, ``"fail"`` when it lies on the wrong side,
@@ -1290,6 +1332,9 @@ class RankEval:
         from rankframe import report
 
         _check_report_keywords(report.build, metrics, kwargs)
+        for flag in ("curves", "fingerprint"):
+            if flag in kwargs:
+                check_flag(flag, kwargs[flag], "report")
         rules = kwargs.get("rules")
         if rules is not None:  # a bad rule is refused before any pass over the data
             gates.parse_rules([rules] if isinstance(rules, str) else list(rules))

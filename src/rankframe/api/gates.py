@@ -10,10 +10,12 @@ A rule is a string (:func:`parse_rule`):
 
 :func:`check` evaluates every rule and gives one row per rule, system and segment (and
 window), the answer first: ``rule``, ``window`` (with ``every=``), the ``by`` columns,
-``system``, then :data:`COLUMNS` (``metric``, ``k``, ``value``, ``delta``,
-``delta_relative``, the interval and the bound in the rule's own unit, ``p_value``,
-``status`` of :data:`STATUSES`, then ``p_adjusted``, ``paired``, ``n_queries``,
-``queries_to_decide``: :func:`queries_to_decide`). The statuses, the units of the columns
+``system``, then :data:`COLUMNS` (``metric``, ``k``, ``status`` of :data:`STATUSES`,
+``value``, ``delta``, ``delta_relative``, the bound and the interval in the rule's own
+unit, ``p_value``, ``p_adjusted``, then the relative bound and interval, ``paired``,
+``n_queries``, ``queries_to_decide``: :func:`queries_to_decide`), the same columns
+whatever the rules; per rule (in their order), per system (in the order of the score
+columns), the windows and segments in their order. The statuses, the units of the columns
 and the defaults are documented in ``docs/monitoring.md`` ("Gates").
 
 This module sits above the accessor's public methods: it calls ``evaluate`` and
@@ -32,7 +34,7 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from rankframe._suggest import closest, did_you_mean
+from rankframe._suggest import closest, closest_one, did_you_mean
 from rankframe.adapters import results
 from rankframe.exceptions import (
     InvalidOptionError,
@@ -79,14 +81,16 @@ NO_BASELINE = "no baseline"
 STATUSES = (PASS, FAIL, UNCERTAIN, TOO_FEW, NO_BASELINE)
 MODES: tuple[Mode, ...] = ("interval", "point")
 WINDOW = "window"  # the column of time windows (evaluate/compare with every=)
-#: The gate table's columns after ``rule`` and its keys (``window``, ``by``, ``system``):
-#: the answer first, then the bookkeeping. A rule's interval and bound are in its own unit,
-#: and the names say which: ``ci_low``/``ci_high``/``bound`` on the metric's scale (the
-#: value for an absolute rule, ``delta`` for an absolute drop rule), ``*_relative`` of
-#: ``delta_relative`` for a relative drop rule (``drop <= 1%``); the other unit's are NaN.
+#: The gate table's columns after ``rule`` and its keys (``window``, ``by``, ``system``),
+#: the same whatever the rules: the answer first (``status``, the value, the change, the
+#: bound, the interval, the p-values), then the columns only a relative drop rule fills and
+#: the bookkeeping. A rule's interval and bound are in its own unit, and the names say which:
+#: ``bound``/``ci_low``/``ci_high`` on the metric's scale (the value for an absolute rule,
+#: ``delta`` for an absolute drop rule), ``*_relative`` of ``delta_relative`` for a relative
+#: drop rule (``drop <= 1%``); the other unit's are NaN.
 COLUMNS = (
-    "metric", "k", "value", "delta", "delta_relative", "ci_low", "ci_high", "ci_low_relative",
-    "ci_high_relative", "bound", "bound_relative", "p_value", "status", "p_adjusted",
+    "metric", "k", "status", "value", "delta", "delta_relative", "bound", "ci_low", "ci_high",
+    "p_value", "p_adjusted", "bound_relative", "ci_low_relative", "ci_high_relative",
     "paired", "n_queries", "queries_to_decide",
 )
 #: The power at which ``queries_to_decide`` decides an uncertain row: even odds
@@ -167,6 +171,26 @@ def _number(rule: str, text: str) -> tuple[float, bool]:
     return (value / 100 if relative else value), relative
 
 
+#: Words a drop rule may be written with instead of ``drop`` (did-you-mean ``drop``)
+_DROP_WORDS = ("decrease", "decreases", "decline", "declines", "regression", "regresses",
+               "fall", "falls", "loss", "reduction")
+
+
+def _misspelt_drop(rule: str, left: str, operator: str, right: str) -> None:
+    """Raise when the word after the metric is not ``drop`` but looks meant as it
+    (``"ndcg@10 drops <= 1%"``, ``"mrr decrease <= 0.01"``): did you mean ``drop``?"""
+    words = left.rsplit(None, 1)
+    if len(words) < 2:
+        return
+    head, word = words
+    folded = word.lower()
+    if folded not in _DROP_WORDS and not closest_one(folded, ["drop"], cutoff=0.6):
+        return
+    metric = _metric(rule, head)  # an unknown metric is the first thing to fix
+    raise _error(rule, f"{word!r} is not a word of rules.",
+                 hint=f" Did you mean 'drop': '{metric} drop {operator} {right.strip()}'?")
+
+
 def parse_rule(text: object) -> Rule:
     """Parse one rule string (see the module's grammar, :data:`GRAMMAR`).
 
@@ -201,6 +225,8 @@ def parse_rule(text: object) -> Rule:
     drop = _DROP.match(left)
     if drop is None and left.lower() == "drop":
         raise _error(text, "no metric before 'drop'.")
+    if drop is None:
+        _misspelt_drop(text, left, operator, right)
     metric = _metric(text, (drop["metric"] if drop else left).strip())
     bound, relative = _number(text, right)
     if drop is None:
@@ -416,6 +442,7 @@ def check(
     k_arrow = pa.float64() if k_type(every_metric) == "float?" else pa.int64()
     base_system = (baseline if baseline is not None else scores[0]) if against_base else None
     frames: list[tuple[int, Any]] = []
+    place = {str(system): i for i, system in enumerate(scores)}
     for part_rules, table, is_drop in parts:
         backend = frame.backend(table)
         spreads = _Spreads(ev, table, by, windows, options, part_rules)
@@ -431,10 +458,12 @@ def check(
         for rule in part_rules:
             others = [m for m in metrics if m != rule.metric]
             key = _rule_key(rule.metric, others, options)
-            rows = [
-                i for i, k in enumerate(row_keys)
-                if k == key and not (is_drop and systems[i] == base_system)
-            ]
+            # per system in the order of the score columns, then its windows and segments
+            rows = sorted(
+                (i for i, k in enumerate(row_keys)
+                 if k == key and not (is_drop and systems[i] == base_system)),
+                key=lambda i: place.get(systems[i], len(place)),
+            )
             values = _drop_values(rule, backend, rows, alpha, mode) if is_drop else (
                 _absolute_values(rule, backend, rows, mode)
             )

@@ -32,12 +32,16 @@ class History(Store):
         until: datetime | date | str | None = None, title: str | None = None,
         last: int = 100,
     ) -> str:
-        """One self-contained HTML page of the store's runs: the verdict in words (the
-        latest evaluation against the previous run of its name, the latest gates), the
-        latest run's values, a trend over runs with its interval per metric and segment (a
-        line per system), the gates' latest statuses and their history, and the runs (name,
-        time, tags, version, input fingerprint). No script, no request; every user string
-        escaped. See ``docs/monitoring.md``.
+        """One self-contained HTML page of the store's runs: the verdict in words (each
+        value of an evaluation, a metric of a segment, system and window, against the latest
+        earlier run of its name that holds it, naming the pairs of runs compared and every
+        value that moved beyond its interval; the latest gates), the latest run's values, a
+        trend per metric and segment with its interval (a line per system; runs over their
+        time, windowed runs over their windows' start, apart; each point's value in its
+        tooltip and in a folded table), the latest slices, gaps and sample sizes recorded,
+        the gates' latest statuses and their history, and the runs (name, time, tags,
+        version, input fingerprint). No script, no request; every user string escaped. See
+        ``docs/monitoring.md``.
 
         Parameters
         ----------
@@ -59,10 +63,15 @@ class History(Store):
             raise InvalidOptionError(f"last= takes a positive number of runs; got {last!r}.")
         filters: dict[str, Any] = {"run": run, "tags": tags, "since": since, "until": until}
         runs = _pandas(self.runs(**filters))
-        # the values of the runs the page shows: the latest `last`, the latest evaluation
-        # and the run before it of its name, the latest gate run (and all between)
+        # the values of the runs the page shows: the latest `last`, and the latest gate run
+        # (and all between); then, for the verdict, earlier evaluations while a series of
+        # the latest values has no earlier run read yet
         first = _first_shown(runs, last)
         values = _pandas(self.load(kind=None, **{**filters, "since": first}))
+        if first is not None and _unpaired(values) and bool(
+                (runs["recorded_at"] < first).any()):
+            older = _pandas(self.load(kind="evaluation", **{**filters, "until": first}))
+            values = pd.concat([older, values], ignore_index=True) if len(older) else values
         said = [f"{k}={v!r}" for k, v in filters.items() if v is not None]
         page = dashboard.render(
             runs, values, title=title or f"rankframe dashboard: {Path(self.store).name}",
@@ -77,17 +86,22 @@ def _first_shown(runs: pd.DataFrame, last: int) -> Any:
     if runs.empty:
         return None
     needed = [len(runs) - min(last, len(runs))]
-    evaluations = runs.index[runs["kind"] == "evaluation"]
-    if len(evaluations):
-        latest = evaluations[-1]
-        same = runs.index[(runs["kind"] == "evaluation") & (runs.index < latest) & (
-            runs["run_name"] == runs.loc[latest, "run_name"]
-            if isinstance(runs.loc[latest, "run_name"], str) else True)]
-        needed.append(same[-1] if len(same) else latest)
     gates = runs.index[runs["kind"] == "gate"]
     if len(gates):
         needed.append(gates[-1])
     return runs.loc[min(needed), "recorded_at"]
+
+
+def _unpaired(values: pd.DataFrame) -> bool:
+    """Whether a series (run name, metric, segment, system, window) of evaluations has one
+    run only among ``values``: its earlier run, if any, is older."""
+    rows = values[values["kind"] == "evaluation"]
+    if rows.empty:
+        return False
+    keys = ["run_name", "metric", "segment", "system", "window_start"]
+    table = rows[[*keys, "run_id"]].astype(object).fillna("").astype(str)
+    counts = table.drop_duplicates().groupby(keys, dropna=False).size()
+    return bool((counts < 2).any())
 
 
 def _pandas(table: Any) -> pd.DataFrame:

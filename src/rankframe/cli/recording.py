@@ -1,5 +1,5 @@
-"""``--record STORE --run-name NAME --tag KEY=VALUE``: a command's result appended to a
-history store (``rankframe.History``).
+"""``--record STORE --run-name NAME --tag KEY=VALUE --recorded-at TIME``: a command's result
+appended to a history store (``rankframe.History``).
 
 A command adds the flags with :func:`add_record_options` and records its result with
 :func:`record` (nothing happens without ``--record``).
@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from rankframe.cli.errors import CliError
+from rankframe.exceptions import InvalidOptionError
 from rankframe.history import History
 
 __all__ = ["add_record_options", "parse_tag", "record"]
@@ -38,12 +39,17 @@ def add_record_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--tag", action="append", type=parse_tag, metavar="KEY=VALUE",
                        help="a label of the recorded run, e.g. branch=main (repeatable; needs "
                        "--record)")
+    group.add_argument("--recorded-at", metavar="TIME",
+                       help="the recorded run's time, to backfill a past run: ISO 8601 with "
+                       "its offset, e.g. 2026-01-05T06:00:00+00:00 (default: now; needs "
+                       "--record)")
 
 
 def check_record_options(args: argparse.Namespace) -> None:
     """--run-name and --tag without --record are usage errors (exit status 2)."""
     if getattr(args, "record", None) is None:
-        for flag, value in (("--run-name", args.run_name), ("--tag", args.tag)):
+        for flag, value in (("--run-name", args.run_name), ("--tag", args.tag),
+                            ("--recorded-at", getattr(args, "recorded_at", None))):
             if value:
                 raise CliError(f"{flag} names a recorded run: add --record STORE", code=2)
 
@@ -58,7 +64,14 @@ def record(args: argparse.Namespace, result: Any, data: Any = None) -> None:
         return
     try:
         store = History(args.record)
-        run_id = store.record(result, run=args.run_name, tags=dict(args.tag or []), data=data)
+        run_id = store.record(result, run=args.run_name, tags=dict(args.tag or []), data=data,
+                              recorded_at=getattr(args, "recorded_at", None))
     except ImportError as error:
         raise CliError(str(error), code=1) from None
+    except InvalidOptionError as error:
+        if "recorded_at=" not in str(error):
+            raise
+        msg = (f"--recorded-at takes the run's time with its offset, e.g. "
+               f"2026-01-05T06:00:00+00:00 (Z for UTC); got {args.recorded_at!r}")
+        raise CliError(msg, code=2) from None
     print(f"rankframe: recorded run {run_id} in {store.store}", file=sys.stderr)

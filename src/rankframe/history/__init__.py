@@ -26,7 +26,7 @@ import polars as pl
 from rankframe._version import __version__
 from rankframe.exceptions import InvalidOptionError
 from rankframe.history import rows, stores
-from rankframe.history.schema import KINDS, SCHEMA_VERSION, TABLES, WIDE_COLUMNS, WIDE_KEYS
+from rankframe.history.schema import KINDS, SCHEMA_VERSION, TABLES, WIDE_COLUMNS, WIDE_ORDER
 from rankframe.pipeline import provenance as _provenance
 from rankframe.pipeline.binding import Bound
 from rankframe.pipeline.steps import ColumnNames
@@ -42,9 +42,9 @@ _FLOATS = ("k", "value", *(c for c, t in WIDE_COLUMNS.items() if t == "float"))
 _RUN_COLUMNS = [c for c, _, _ in TABLES["rankframe_runs"]]
 _LONG_COLUMNS = ["recorded_at", "run_id", "run_name", "kind", "result_row", "segment",
                  "segment_json", "window_start", "system", "metric", "k", "statistic", "rule",
-                 "status", "value_name", "value"]
-_WIDE_COLUMNS = [*WIDE_KEYS, *WIDE_COLUMNS]
-Kind = Literal["evaluation", "per_query", "comparison", "gate"]
+                 "status", "value_name", "value", "value_text"]
+_WIDE_COLUMNS = WIDE_ORDER
+Kind = Literal["evaluation", "per_query", "comparison", "gate", "slices", "gaps", "sample_size"]
 
 
 def _store(where: str | os.PathLike[str], timeout: float, create: bool) -> stores.Store:
@@ -67,6 +67,27 @@ def _utc(value: datetime | date | str, name: str) -> datetime:
     if stamp.tzinfo is not None:
         stamp = stamp.tz_convert("UTC").tz_localize(None)
     return stamp.to_pydatetime()
+
+
+def _recorded_at(value: object) -> datetime:
+    """``record(recorded_at=)`` as a naive UTC datetime; a naive or unreadable time is an
+    error."""
+    fix = ("pass a timezone-aware datetime, e.g. datetime(2026, 1, 5, 6, 0, tzinfo=UTC), or an "
+           "ISO string with its offset, e.g. '2026-01-05T06:00:00+00:00'")
+    if isinstance(value, bool) or not isinstance(value, datetime | str):
+        msg = f"recorded_at= takes the run's time: {fix}; got {value!r}."
+        raise InvalidOptionError(msg)
+    try:
+        stamp = pd.Timestamp(value)
+    except (ValueError, TypeError):
+        raise InvalidOptionError(f"recorded_at={value!r} is not a time: {fix}.") from None
+    if stamp is pd.NaT or pd.isna(stamp):
+        raise InvalidOptionError(f"recorded_at={value!r} is not a time: {fix}.")
+    if stamp.tzinfo is None:
+        msg = (f"recorded_at={value!r} has no time zone, so the instant it names is a guess: "
+               f"{fix}.")
+        raise InvalidOptionError(msg)
+    return stamp.tz_convert("UTC").tz_localize(None).to_pydatetime()
 
 
 def _segment_text(segment: str | Mapping[str, Any]) -> str:
@@ -119,8 +140,9 @@ class History:
     Raises
     ------
     StoreError
-        The file or database is not a store (a text file; a database of other tables,
-        without ``create=True``), or one of a newer schema version.
+        The file or database is not a store (``problem="not_a_store"``: any other file, a
+        CSV, a Parquet or a text file, left untouched; a database of other tables, without
+        ``create=True``), or one of a newer schema version.
     ImportError
         duckdb (for a file) or sqlalchemy (for a URL) is not installed:
         ``pip install 'rankframe[history]'``.
@@ -180,16 +202,20 @@ class History:
         data: Any = None,
         keys: Sequence[str] = (),
         run_id: str | None = None,
+        recorded_at: datetime | str | None = None,
     ) -> str:
         """Append ``result`` (any result table) as a new run; return the run's id.
 
         Parameters
         ----------
         result
-            What ``evaluate`` (wide or tidy), ``per_query``, ``compare`` (or a metric
-            method's value per segment) returned, of any frame kind; a LazyFrame is
-            collected and a Dask result computed. Its rows become ``rankframe_values``
-            rows, read from its columns (``docs/monitoring.md``).
+            What ``evaluate`` (wide or tidy), ``per_query``, ``compare``, ``check`` (or a
+            metric method's value per segment), ``slices``, ``gaps`` or ``sample_size``
+            returned, of any frame kind; a LazyFrame is collected and a Dask result
+            computed. Its rows become ``rankframe_values`` rows, read from its columns
+            (``docs/monitoring.md``), under the run's kind (``evaluation``, ...,
+            ``slices``, ``gaps``, ``sample_size``); a table another rankframe method made
+            is a ``TypeError`` listing these.
         run
             The run's name (``"nightly"``), ``run_name`` in the store.
         tags
@@ -206,6 +232,10 @@ class History:
         run_id
             The run's id (default: a new UUID). An id already in the store is an error:
             nothing is ever overwritten.
+        recorded_at
+            The run's time (default: now), to backfill runs of the past: a timezone-aware
+            ``datetime`` or an ISO string with its offset (``"2026-01-05T06:00:00+00:00"``),
+            stored as UTC. A naive time is an error: its zone would be a guess.
 
         Returns
         -------
@@ -217,8 +247,17 @@ class History:
         kind = None if provenance is None else provenance.kind
         settings = None if provenance is None else provenance.settings
         frame = rows.as_pandas(result)
+        result_name = None if request is None else (kind or type(request.result).__name__)
+        if result_name is not None and result_name not in rows.KIND_OF_RESULT:
+            msg = (f"History.record() stores what {rows.RECORDED} return; this table was made "
+                   f"by another method ({result_name}), which the store cannot hold "
+                   "faithfully. Record one of those results instead.")
+            raise TypeError(msg)
+        run_kind = rows.kind_of(result_name, gate=bool({"rule", "status"} & set(frame.columns)),
+                                comparison="statistic" in frame.columns,
+                                columns=[str(c) for c in frame.columns])
         declared = [] if request is None else [c for c in request.keys if c in frame.columns]
-        values = rows.long_values(frame, [*declared, *keys])
+        values = rows.long_values(frame, [*declared, *keys], run_kind)
         names = None if request is None else request.names
         source = None if provenance is None else provenance.input()
         if isinstance(data, Bound):  # an accessor: its frame and column names
@@ -234,16 +273,14 @@ class History:
         checked_tags = _check_tags(tags)
         if run is not None and not isinstance(run, str):
             raise InvalidOptionError(f"run= takes the run's name, a string; got {run!r}.")
-        result_name = None if request is None else (kind or type(request.result).__name__)
-        run_kind = rows.kind_of(result_name, gate=bool({"rule", "status"} & set(frame.columns)),
-                                comparison="statistic" in frame.columns)
         identifier = str(uuid.uuid4()) if run_id is None else run_id
         if not isinstance(identifier, str) or not identifier or len(identifier) > 36:
             raise InvalidOptionError(
                 f"run_id= takes a string of 1 to 36 characters (a UUID); got {run_id!r}.")
         record = {
             "run_id": identifier,
-            "recorded_at": datetime.now(UTC).replace(tzinfo=None),
+            "recorded_at": (datetime.now(UTC).replace(tzinfo=None) if recorded_at is None
+                            else _recorded_at(recorded_at)),
             "run_name": run,
             "tags": json.dumps(checked_tags, sort_keys=True, ensure_ascii=False),
             "rankframe_version": __version__,
@@ -317,22 +354,25 @@ class History:
         """Recorded values: one row per (run, result row, metric), oldest run first, with
         the statistics as columns (the view ``rankframe_wide``).
 
-        Columns: the run's ``recorded_at``, ``run_id``, ``run_name`` and ``kind``, the
-        row's keys (``result_row``, ``window_start``, ``segment``, ``segment_json``,
-        ``system``, ``metric``, ``k``, ``statistic``, a gate's ``rule`` and ``status``),
-        the statistics (``value``, ``ci_low``, ``ci_high``, ``n_queries``, ``delta``
-        (absolute), ``delta_relative``, ``delta_ci_low``, ``delta_ci_high``, ``p_value``,
-        ``p_adjusted``, ``significant``, ``paired``, ``bound``, ``reference_mean``,
-        ``n_reference``, ``wins``, ``ties``, ``losses``; NaN or null where the row has
-        none), then one column per segment key (``theme``) read from ``segment_json``.
+        Columns, the answer first: the run's ``recorded_at``, ``run_id``, ``run_name`` and
+        ``kind``, the row's keys (``window_start``, ``segment``, ``system``, ``metric``, a
+        gate's ``rule``), the answer (a gate's ``status``, ``value``, ``delta`` (absolute),
+        ``delta_relative``, ``bound``), the intervals (``ci_low``, ``ci_high``,
+        ``delta_ci_low``, ``delta_ci_high``), the tests (``p_adjusted``, ``significant``,
+        ``p_value``), ``n_queries``, the rest (``paired``, ``reference_mean``,
+        ``n_reference``, ``wins``, ``ties``, ``losses``, and the columns of slices, gaps and
+        sample sizes), the bookkeeping (``k``, ``statistic``, ``result_row``,
+        ``segment_json``; NaN or null where the row has none), then one column per segment
+        key (``theme``) read from ``segment_json``.
         ``long=True`` gives the stored rows instead, one per value (``value_name``,
         ``value``), every value the result had.
 
         Filters: ``metric`` (a label, ``"ndcg@10"``), ``system``, ``segment`` (``{}`` for
         rows of no segment, ``{"theme": "news"}`` or its text ``"theme=news"``), ``kind``
         (the runs' kind: ``"evaluation"`` by default, ``"per_query"``, ``"comparison"``,
-        ``"gate"``, or ``None`` for every run), a gate's ``rule``, the filters of ``runs``,
-        and with ``long=True`` ``value_name`` (``"value"``, ``"ci_low"``, ...).
+        ``"gate"``, ``"slices"``, ``"gaps"``, ``"sample_size"``, or ``None`` for every
+        run), a gate's ``rule``, the filters of ``runs``, and with ``long=True``
+        ``value_name`` (``"value"``, ``"ci_low"``, ...).
         """
         if kind is not None and kind not in KINDS:
             raise InvalidOptionError(f"kind= takes one of {', '.join(map(repr, KINDS))} or "

@@ -66,14 +66,39 @@ KIND_OF_RESULT = {
     "ReferenceComparison": "comparison",
     "PreviousWindow": "comparison",
     "Check": "gate",
+    "Slices": "slices",
+    "Gaps": "gaps",
 }
 
+#: What ``record()`` takes, in words (its error for a rankframe result of another kind).
+RECORDED = ("evaluate() (wide or tidy) and a metric method's value per segment, per_query(), "
+            "compare(), check(), slices(), gaps() and sample_size()")
 
-def kind_of(result: str | None, *, gate: bool, comparison: bool) -> str:
-    """A run's kind: by the result that made it, else by what its table holds (a gate's
-    ``status`` or ``rule``; a comparison's ``statistic``); an evaluation otherwise."""
+#: The columns that tell a table's kind when no rankframe method is known to have made it.
+KIND_COLUMNS = {
+    "sample_size": {"n_needed", "effect_size"},
+    "slices": {"slice", "depth", "n_tested"},
+    "gaps": {"gap", "worst_group", "best_group"},
+}
+
+#: Text columns that are values of a kind, not segment keys (``rankframe_values.value_text``).
+TEXT_VALUES = {"gaps": ("worst_group", "best_group"), "sample_size": ("test",)}
+
+#: A slices() table's column naming each slice (its keys are the other text columns).
+SLICE = "slice"
+
+
+def kind_of(result: str | None, *, gate: bool, comparison: bool,
+            columns: Sequence[str] = ()) -> str:
+    """A run's kind: by the result that made it, else by what its table holds (a sample
+    size's, slices' or gaps' columns; a gate's ``status`` or ``rule``; a comparison's
+    ``statistic``); an evaluation otherwise."""
     if result in KIND_OF_RESULT:
         return KIND_OF_RESULT[result]
+    found = set(columns)
+    for kind, marks in KIND_COLUMNS.items():
+        if marks <= found:
+            return kind
     if gate:
         return "gate"
     return "comparison" if comparison else "evaluation"
@@ -216,15 +241,21 @@ def _utc(column: pd.Series) -> pd.Series:
     return times.astype("datetime64[us]")
 
 
-def long_values(frame: pd.DataFrame, keys: Sequence[str] = ()) -> pd.DataFrame:
-    """The rows of ``rankframe_values`` (without ``run_id``) of one result table."""
+def long_values(frame: pd.DataFrame, keys: Sequence[str] = (),
+                kind: str = "evaluation") -> pd.DataFrame:
+    """The rows of ``rankframe_values`` (without ``run_id``) of one result table of a run of
+    ``kind``: a slice's keys are the slice's own (those it constrains), the text values of
+    a kind (:data:`TEXT_VALUES`) go to ``value_text``."""
     n = len(frame)
     typed: dict[str, Any] = {}
     segments: list[str] = []
     metric_columns: dict[str, list[tuple[str, str]]] = {}  # label → (value name, column)
     row_values: list[str] = []
+    texts = [c for c in TEXT_VALUES.get(kind, ()) if c in frame.columns and c not in keys]
     for name in frame.columns:
         column = frame[name]
+        if name in texts or (kind == "slices" and name == SLICE and name not in keys):
+            continue  # a text value; the slice's name (its keys are its segment)
         if name in TYPED_KEYS and name not in keys:
             if name == "window" and not _is_time(column):
                 segments.append(name)
@@ -252,10 +283,12 @@ def long_values(frame: pd.DataFrame, keys: Sequence[str] = ()) -> pd.DataFrame:
             entries += [(labelled, c, c) for c in row_values]
     else:
         entries = [(np.full(n, None, dtype=object), c, c) for c in row_values]
+    labels = entries[0][0] if entries else np.full(n, None, dtype=object)
+    entries += [(labels, c, c) for c in texts]
 
     m = len(entries)
     rows = np.tile(np.arange(n, dtype=np.int64), m)
-    segment, segment_json = segment_labels(frame, segments)
+    segment, segment_json = segment_labels(frame, segments, constrained=kind == "slices")
     out: dict[str, Any] = {
         "result_row": rows,
         "segment": segment[rows],
@@ -267,8 +300,14 @@ def long_values(frame: pd.DataFrame, keys: Sequence[str] = ()) -> pd.DataFrame:
         "metric": np.concatenate([e[0] for e in entries]) if entries else np.empty(0, object),
         "value_name": np.repeat(np.array([e[1] for e in entries], dtype=object), n),
         "value": (
-            np.concatenate([_as_float(frame[e[2]]) for e in entries]) if entries
+            np.concatenate([np.full(n, np.nan) if e[2] in texts else _as_float(frame[e[2]])
+                            for e in entries]) if entries
             else np.empty(0)
+        ),
+        "value_text": (
+            np.concatenate([_objects(frame[e[2]].astype(object)) if e[2] in texts
+                            else np.full(n, None, dtype=object) for e in entries])
+            if entries else np.empty(0, dtype=object)
         ),
     }
     for name in ("system", "statistic", "status", "rule"):
@@ -291,10 +330,11 @@ def _cut_off(label: str) -> float:
 
 
 def segment_labels(
-    frame: pd.DataFrame, columns: list[str]
+    frame: pd.DataFrame, columns: list[str], *, constrained: bool = False
 ) -> tuple[np.ndarray[Any, np.dtype[np.object_]], np.ndarray[Any, np.dtype[np.object_]]]:
     """Per row, its segment keys as text (``theme=news, cohort=a``) and as a JSON object;
-    ``None`` for a table without segment keys."""
+    ``None`` for a table without segment keys. ``constrained``: a key whose value is null
+    is no key of the row (a slice's columns it does not constrain)."""
     n = len(frame)
     text = np.full(n, None, dtype=object)
     as_json = np.full(n, None, dtype=object)
@@ -302,7 +342,10 @@ def segment_labels(
         return text, as_json
     values = [_as_objects(frame[c]) for c in columns]
     for i in range(n):  # one row of the result (segments, not queries' rows)
-        pairs = [(str(c), v[i]) for c, v in zip(columns, values, strict=True)]
+        pairs = [(str(c), v[i]) for c, v in zip(columns, values, strict=True)
+                 if not constrained or v[i] is not None]
+        if not pairs:
+            continue
         text[i] = ", ".join(f"{c}={'null' if v is None else v}" for c, v in pairs)
         as_json[i] = json.dumps(dict(pairs), ensure_ascii=False)
     return text, as_json

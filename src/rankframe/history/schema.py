@@ -13,7 +13,8 @@
     ``options`` (JSON: metrics, ``by``, columns, options, the result's settings), the input's
     fingerprint (``input_rows``, ``input_queries``, ``input_hash``), ``n_values``, the
     number of its rows in ``rankframe_values``, and ``kind`` (version 2): what its rows are,
-    one of :data:`KINDS` (``evaluation``, ``per_query``, ``comparison``, ``gate``).
+    one of :data:`KINDS` (``evaluation``, ``per_query``, ``comparison``, ``gate``; version 3:
+    ``slices``, ``gaps``, ``sample_size``).
 ``rankframe_tags``
     One row per (run, tag): the tags again, as rows that plain SQL joins and filters on.
 ``rankframe_values``
@@ -21,7 +22,9 @@
     (``segment``, ``segment_json``, ``window_start``, ``system``, ``metric``, ``k``,
     ``statistic``, ``status``, and a gate's ``rule``, version 2), the value's name
     (``value_name``: ``value``, ``ci_low``, ``n_queries``, ``delta``, ``p_value`` ...) and
-    the ``value`` (NULL for NaN). A gate's rule is its own column, never a segment key.
+    the ``value`` (NULL for NaN), or, for a value that is text (a gap's ``worst_group``, a
+    sample size's ``test``; version 3), ``value_text``. A gate's rule is its own column,
+    never a segment key.
 ``rankframe_segments`` (version 2)
     One row per (run, result row, segment key): ``key`` and ``value`` (as text): the
     segment keys as rows that plain SQL joins on, one column per key (``docs/monitoring.md``).
@@ -30,8 +33,8 @@
     ``kind``: the long rows with their time.
 ``rankframe_wide`` (a view, version 2)
     One row per (run, result row, metric): run, window, segment, system and metric (and
-    rule) with the statistics as typed columns (:data:`WIDE_COLUMNS`): what a BI panel
-    reads.
+    rule) with the statistics as typed columns (:data:`WIDE_COLUMNS`), the answer first
+    (:data:`WIDE_ORDER`, version 3): what a BI panel reads.
 
 Timestamps are ``TIMESTAMP`` without a time zone holding UTC (SQLite: ISO text).
 """
@@ -41,9 +44,9 @@ from __future__ import annotations
 from typing import Literal
 
 __all__ = ["KINDS", "SCHEMA_VERSION", "TABLES", "TREND_VIEW", "UPGRADES", "WIDE_COLUMNS",
-           "WIDE_VIEW", "Column", "ddl"]
+           "WIDE_ORDER", "WIDE_VIEW", "Column", "ddl"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The version this rankframe writes and reads; a store of a higher one is refused."""
 
 Type = Literal["text", "id", "int", "float", "timestamp"]
@@ -88,6 +91,7 @@ TABLES: dict[str, list[Column]] = {
         ("value_name", "text", False),
         ("value", "float", True),
         ("rule", "text", True),  # version 2
+        ("value_text", "text", True),  # version 3
     ],
     "rankframe_segments": [
         ("run_id", "id", False),
@@ -97,10 +101,10 @@ TABLES: dict[str, list[Column]] = {
     ],
 }
 
-KINDS = ("evaluation", "per_query", "comparison", "gate")
+KINDS = ("evaluation", "per_query", "comparison", "gate", "slices", "gaps", "sample_size")
 """What a run's rows are (``rankframe_runs.kind``): ``evaluate`` and the metric methods,
 ``per_query``, ``compare`` (against a baseline, a reference or the previous window),
-``check``."""
+``check``, ``slices``, ``gaps``, ``sample_size`` (version 3)."""
 
 PRIMARY_KEYS = {"rankframe_runs": ("run_id",), "rankframe_tags": ("run_id", "tag"),
                 "rankframe_segments": ("run_id", "result_row", "key")}
@@ -110,7 +114,7 @@ VALUE_COLUMNS = [c for c, _, _ in TABLES["rankframe_values"]]
 TREND_VIEW = """CREATE VIEW rankframe_trend AS
 SELECT r.recorded_at, r.run_id, r.run_name, r.kind, v.result_row, v.segment, v.segment_json,
        v.window_start, v.system, v.metric, v.k, v.statistic, v.rule, v.status, v.value_name,
-       v.value
+       v.value, v.value_text
 FROM rankframe_values v JOIN rankframe_runs r ON r.run_id = v.run_id"""
 
 # -- the wide view ----------------------------------------------------------------------------
@@ -119,10 +123,9 @@ WIDE_KEYS = ["recorded_at", "run_id", "run_name", "kind", "result_row", "window_
              "segment", "segment_json", "system", "metric", "k", "statistic", "rule", "status"]
 """The wide view's key columns: the run's, then the result row's (its grouping)."""
 
-
-def _pick(name: str) -> str:
+def _pick(name: str, column: str = "value") -> str:
     """The value ``name`` of a result row's metric (NULL when the row has none)."""
-    return f"MAX(CASE WHEN v.value_name = '{name}' THEN v.value END)"
+    return f"MAX(CASE WHEN v.value_name = '{name}' THEN v.{column} END)"
 
 
 def _gate_columns() -> dict[str, str]:
@@ -177,25 +180,71 @@ def _comparison_columns() -> dict[str, str]:
     }
 
 
+def _slices_columns() -> dict[str, str]:
+    """``slices()``'s values: the slice's mean is ``value``, its interval is the change's
+    (inside against outside, or against the baseline)."""
+    return {"value": _pick("mean"), "ci_low": "NULL", "ci_high": "NULL",
+            "delta_ci_low": _pick("ci_low"), "delta_ci_high": _pick("ci_high")}
+
+
+def _gaps_columns() -> dict[str, str]:
+    """``gaps()``'s values: the gap (best group's mean less the worst's) is ``value``, with
+    its interval."""
+    return {"value": _pick("gap")}
+
+
+def _sample_size_columns() -> dict[str, str]:
+    """``sample_size()``'s values: the queries needed are ``value``; ``delta`` is the change
+    to detect."""
+    return {"value": _pick("n_needed")}
+
+
 WIDE_COLUMNS: dict[str, str] = {
-    "value": "float", "ci_low": "float", "ci_high": "float", "n_queries": "int",
-    "delta": "float", "delta_relative": "float", "delta_ci_low": "float",
-    "delta_ci_high": "float", "p_value": "float", "p_adjusted": "float",
-    "significant": "bool", "paired": "bool", "bound": "float", "reference_mean": "float",
-    "n_reference": "int", "wins": "int", "ties": "int", "losses": "int",
+    "value": "float", "delta": "float", "delta_relative": "float", "bound": "float",
+    "ci_low": "float", "ci_high": "float", "delta_ci_low": "float", "delta_ci_high": "float",
+    "p_adjusted": "float", "significant": "bool", "p_value": "float", "n_queries": "int",
+    "paired": "bool", "reference_mean": "float", "n_reference": "int", "wins": "int",
+    "ties": "int", "losses": "int",
+    # slices (version 3)
+    "depth": "int", "mean_outside": "float", "baseline_mean": "float", "n_tested": "int",
+    # gaps (version 3)
+    "worst_group": "text", "worst_mean": "float", "best_group": "text", "best_mean": "float",
+    "ratio": "float", "n_groups": "int",
+    # sample_size (version 3)
+    "n_needed": "float", "enough": "bool", "effect_size": "float", "sd": "float",
+    "test": "text",
 }
-"""The wide view's statistics and their types (after :data:`WIDE_KEYS`). ``value`` is the
-metric's value (a comparison's statistic, ``mean``), ``ci_low``/``ci_high`` its interval;
-``delta`` is absolute and ``delta_relative`` relative to the baseline's statistic, their
-interval ``delta_ci_low``/``delta_ci_high`` (absolute); ``bound`` is a gate's, in its rule's
-unit. Values of other names stay in ``rankframe_values`` only."""
+"""The wide view's statistics and their types. ``value`` is the answer of the row's kind:
+the metric's value (a comparison's and a slice's statistic, ``mean``; a gap; a sample
+size's ``n_needed``), ``ci_low``/``ci_high`` its interval; ``delta`` is absolute and
+``delta_relative`` relative to the baseline's statistic, their interval
+``delta_ci_low``/``delta_ci_high`` (absolute); ``bound`` is a gate's, in its rule's unit.
+Then the columns of slices, gaps and sample sizes (version 3). Values of other names stay in
+``rankframe_values`` only."""
+
+WIDE_ORDER = ["recorded_at", "run_id", "run_name", "kind", "window_start", "segment", "system",
+              "metric", "rule", "status", "value", "delta", "delta_relative", "bound",
+              "ci_low", "ci_high", "delta_ci_low", "delta_ci_high", "p_adjusted",
+              "significant", "p_value", "n_queries",
+              *(c for c in WIDE_COLUMNS if c not in (
+                  "value", "delta", "delta_relative", "bound", "ci_low", "ci_high",
+                  "delta_ci_low", "delta_ci_high", "p_adjusted", "significant", "p_value",
+                  "n_queries")),
+              "k", "statistic", "result_row", "segment_json"]
+"""The wide view's columns in their order (version 3), as the API's tables: the keys, the
+answer (a gate's ``status``, the ``value``, its change and bound), the intervals, the
+tests, then the rest and the bookkeeping (``k``, ``statistic``, ``result_row``,
+``segment_json``)."""
 
 
 def _wide_column(name: str, kind: str) -> str:
-    by_kind = {"comparison": _comparison_columns(), "gate": _gate_columns()}
+    by_kind = {"comparison": _comparison_columns(), "gate": _gate_columns(),
+               "slices": _slices_columns(), "gaps": _gaps_columns(),
+               "sample_size": _sample_size_columns()}
     cases = [f"WHEN r.kind = '{k}' THEN {columns[name]}" for k, columns in by_kind.items()
              if name in columns]
-    expression = f"CASE {' '.join(cases)} ELSE {_pick(name)} END" if cases else _pick(name)
+    own = _pick(name, "value_text" if kind == "text" else "value")
+    expression = f"CASE {' '.join(cases)} ELSE {own} END" if cases else own
     if kind == "int":
         return f"CAST({expression} AS BIGINT)"
     if kind == "bool":
@@ -203,13 +252,18 @@ def _wide_column(name: str, kind: str) -> str:
     return expression
 
 
+def _key(name: str) -> str:
+    return ("r." if name in ("recorded_at", "run_id", "run_name", "kind") else "v.") + name
+
+
 def wide_view() -> str:
-    """The ``rankframe_wide`` view (portable SQL: DuckDB, SQLite, PostgreSQL)."""
-    keys = ", ".join(("r." if k in ("recorded_at", "run_id", "run_name", "kind") else "v.") + k
-                     for k in WIDE_KEYS)
-    values = ",\n       ".join(f"{_wide_column(name, kind)} AS {name}"
-                               for name, kind in WIDE_COLUMNS.items())
-    return (f"CREATE VIEW rankframe_wide AS\nSELECT {keys},\n       {values}\n"
+    """The ``rankframe_wide`` view (portable SQL: DuckDB, SQLite, PostgreSQL), its columns
+    in :data:`WIDE_ORDER`."""
+    selected = ",\n       ".join(
+        f"{_key(name)}" if name in WIDE_KEYS else
+        f"{_wide_column(name, WIDE_COLUMNS[name])} AS {name}" for name in WIDE_ORDER)
+    keys = ", ".join(_key(k) for k in WIDE_KEYS)
+    return (f"CREATE VIEW rankframe_wide AS\nSELECT {selected}\n"
             "FROM rankframe_values v JOIN rankframe_runs r ON r.run_id = v.run_id\n"
             f"GROUP BY {keys}")
 
@@ -257,6 +311,11 @@ UPGRADES: dict[int, list[str]] = {
         "ALTER TABLE rankframe_runs ADD COLUMN kind VARCHAR",
         "ALTER TABLE rankframe_values ADD COLUMN rule VARCHAR",
         create_table("rankframe_segments"),
+    ],
+    2: [
+        "DROP VIEW IF EXISTS rankframe_wide",
+        "DROP VIEW IF EXISTS rankframe_trend",
+        "ALTER TABLE rankframe_values ADD COLUMN value_text VARCHAR",
     ],
 }
 """The statements that take a store of a version to the next, before the rows of the new

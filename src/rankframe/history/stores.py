@@ -204,6 +204,8 @@ class DuckDBStore:
                 if time.monotonic() >= deadline:
                     raise _busy(self.where, self.timeout, error) from None
                 delay = _backoff(deadline, delay)
+            except duckdb.CatalogException:  # a path DuckDB reads by its extension
+                raise self._not_duckdb(self._header_fault() or "other") from None
             except duckdb.IOException as error:  # held by another process, or no database
                 fault = self._header_fault()
                 if fault in ("sqlite", "other") or (
@@ -230,6 +232,11 @@ class DuckDBStore:
 
     def _initialise(self, create: bool) -> None:
         if self.path.exists():
+            # a file of other bytes (a CSV, a Parquet file, text) is refused before DuckDB
+            # opens it: DuckDB reads some by their extension, and nothing may touch them
+            fault = self._header_fault()
+            if fault in ("sqlite", "other") or self.path.is_dir():
+                raise self._not_duckdb("other" if fault is None else fault)
             with self.connect(read_only=True) as con:
                 if check_tables(self.where, *self._state(con), create=create) == "ready":
                     return

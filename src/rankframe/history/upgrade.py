@@ -1,7 +1,13 @@
 """A store of an older schema version, upgraded in place in one transaction.
 
 Nothing is rewritten lossily: columns and tables are added, and what version 1 kept in other
-places moves to them. Version 1 to 2:
+places moves to them. Version 2 to 3: ``rankframe_values.value_text`` (the text values of
+gaps and sample sizes), the views again (the wide one with the columns of the new kinds, the
+answer first), and the kinds ``slices``, ``gaps`` (by the run's ``result``) and
+``sample_size`` (a run of values ``n_needed`` and ``effect_size``), which version 2 filed as
+evaluations, with the segment keys it made up for them moved out (a gap's ``worst_group``
+and ``best_group``, a sample size's ``test``: to text values; a slice's ``slice`` name and
+the keys it leaves open: dropped, the name being the keys it constrains). Version 1 to 2:
 
 - ``rankframe_runs.kind``: from the run's ``result`` (``Means`` → ``evaluation``, ...); a
   run of unknown origin is a ``gate`` when a row has a ``status`` or a ``rule`` segment key,
@@ -54,6 +60,8 @@ def upgrade(transaction: Transaction, version: int, now: datetime) -> None:
             transaction.execute(statement)
         if version == 1:
             _fill_version_2(transaction)
+        elif version == 2:
+            _fill_version_3(transaction)
         version += 1
     for view in VIEWS:
         transaction.execute(view)
@@ -96,6 +104,70 @@ def _fill_version_2(transaction: Transaction) -> None:
             "UPDATE rankframe_values SET rule = :rule, segment = :segment, segment_json = :new "
             "WHERE run_id = :run_id AND segment_json = :old",
             {"rule": rule, "segment": label, "new": new, "run_id": run_id, "old": old})
+    if keys:
+        transaction.insert("rankframe_segments", pd.DataFrame(
+            keys, columns=["run_id", "result_row", "key", "value"]))
+
+
+def _fill_version_3(transaction: Transaction) -> None:
+    """The kinds of version 3: a run of ``slices()``, ``gaps()`` or ``sample_size()``
+    (filed as an evaluation before) gets its own, by its result or its values' names."""
+    for result, kind in rows.KIND_OF_RESULT.items():
+        if kind in ("slices", "gaps"):
+            transaction.execute("UPDATE rankframe_runs SET kind = :kind WHERE result = :result",
+                                {"kind": kind, "result": result})
+    found = transaction.fetch(
+        "SELECT run_id, value_name FROM rankframe_values WHERE value_name IN "
+        "('n_needed', 'effect_size', 'slice', 'depth', 'n_tested', 'gap') GROUP BY run_id, "
+        "value_name")
+    names: dict[str, set[str]] = {}
+    for run_id, name in found:
+        names.setdefault(run_id, set()).add(name)
+    for run_id, held in names.items():
+        kind = rows.kind_of(None, gate=False, comparison=False, columns=sorted(held))
+        if kind == "sample_size":
+            transaction.execute(
+                "UPDATE rankframe_runs SET kind = :kind WHERE run_id = :run_id AND "
+                "kind = 'evaluation'", {"kind": kind, "run_id": run_id})
+    # the segments version 2 made up: a gap's groups and a sample size's test were segment
+    # keys (now text values), a slice's name and the keys it leaves open too (dropped: the
+    # slice's keys are those it constrains)
+    found_rows = transaction.fetch(
+        "SELECT DISTINCT v.run_id, v.result_row, v.segment_json, r.kind FROM rankframe_values "
+        "v JOIN rankframe_runs r ON r.run_id = v.run_id WHERE r.kind IN ('slices', 'gaps', "
+        "'sample_size') AND v.segment_json IS NOT NULL")
+    added: dict[str, int] = {}
+    keys: list[tuple[str, int, str, str | None]] = []
+    for run_id, result_row, text, kind in found_rows:
+        segment = json.loads(text)
+        texts = {k: segment.pop(k) for k in rows.TEXT_VALUES.get(kind, ()) if k in segment}
+        if kind == "slices":
+            segment.pop(rows.SLICE, None)
+            segment = {k: v for k, v in segment.items() if v is not None}
+        label, as_json = _labels(segment)
+        where = {"run_id": run_id, "row": int(result_row)}
+        transaction.execute(
+            "UPDATE rankframe_values SET segment = :segment, segment_json = :new "
+            "WHERE run_id = :run_id AND result_row = :row",
+            {"segment": label, "new": as_json, **where})
+        transaction.execute("DELETE FROM rankframe_segments WHERE run_id = :run_id AND "
+                            "result_row = :row", where)
+        keys += [(run_id, int(result_row), k, rows.key_text(v)) for k, v in segment.items()]
+        anchor = "gap" if kind == "gaps" else "n_needed"
+        for name, value in texts.items():
+            transaction.execute(
+                "INSERT INTO rankframe_values (run_id, result_row, segment, segment_json, "
+                "window_start, system, metric, k, statistic, status, value_name, value, rule, "
+                "value_text) SELECT run_id, result_row, segment, segment_json, window_start, "
+                "system, metric, k, statistic, status, :name, NULL, rule, :text FROM "
+                "rankframe_values WHERE run_id = :run_id AND result_row = :row AND "
+                "value_name = :anchor",
+                {"name": name, "text": None if value is None else str(value),
+                 "anchor": anchor, **where})
+            added[run_id] = added.get(run_id, 0) + 1
+    for run_id, count in added.items():
+        transaction.execute("UPDATE rankframe_runs SET n_values = n_values + :count WHERE "
+                            "run_id = :run_id", {"count": count, "run_id": run_id})
     if keys:
         transaction.insert("rankframe_segments", pd.DataFrame(
             keys, columns=["run_id", "result_row", "key", "value"]))

@@ -26,6 +26,7 @@ from rankframe.settings.statistics import Intervals, Tests
 from rankframe.stats import inference
 
 __all__ = [
+    "MISSING",
     "STATISTIC",
     "SYSTEM",
     "Correction",
@@ -39,12 +40,29 @@ __all__ = [
     "per_query",
     "pooled_sd",
     "relative_change",
+    "row_segments",
+    "segment_text",
+    "system_major",
     "tested_values",
     "tidy",
     "wide",
 ]
 
 SYSTEM = "system"  # the output column naming the score column of each row
+#: A missing segment value (null, NaN) in the labels people read: ``device=(missing)``
+MISSING = "(missing)"
+
+
+def segment_text(value: object) -> str:
+    """A segment's value as its label shows it: the value as text, :data:`MISSING` for a
+    missing one (None, NaN, NaT, pandas' NA)."""
+    if value is None:
+        return MISSING
+    try:
+        missing = bool(value != value)  # NaN, NaT
+    except TypeError:  # pandas' NA, whose truth is ambiguous
+        missing = True
+    return MISSING if missing else str(value)
 
 
 IntArray = npt.NDArray[np.int64]
@@ -185,17 +203,21 @@ def tidy(pq: PerQuery, *, intervals: Intervals) -> tuple[IntArray, Columns]:
 STATISTIC = {"mean": "mean", "geometric": "geometric mean", "sum": "sum"}
 
 
-def compare(pq: PerQuery, *, baseline: int, tests: Tests) -> tuple[IntArray, Columns]:
+def compare(pq: PerQuery, *, baseline: int, tests: Tests,
+            baseline_rows: bool = True) -> tuple[IntArray, Columns]:
     """Each system against the baseline, per segment and metric, on paired per-query values.
+
+    Rows in the order of :func:`system_major`: per system, per metric, the segments;
+    ``baseline_rows=False`` leaves out the baseline's own rows (delta 0, no test).
 
     Columns (:func:`comparison_columns`), the answer first: ``system``, ``metric``, ``k``,
     ``mean`` (the system's statistic), ``delta`` (the change, absolute), ``delta_relative``
     (the change relative to the baseline's statistic, :func:`relative_change`), ``ci_low``
-    and ``ci_high`` (the interval of ``delta``), ``mde`` (:meth:`_Tested.mde`),
-    ``p_value``, ``significant`` (``p_adjusted < alpha``); then ``p_adjusted``,
-    ``statistic`` (what ``mean``, ``delta`` and the interval are of: ``"mean"``,
-    ``"geometric mean"`` or ``"sum"``, the metric's aggregate), ``paired``, ``wins``,
-    ``ties``, ``losses`` and ``n_queries``.
+    and ``ci_high`` (the interval of ``delta``), ``p_adjusted`` (corrected within
+    ``family``), ``significant`` (``p_adjusted < alpha``); then ``p_value``, ``mde``
+    (:meth:`_Tested.mde`), ``statistic`` (what ``mean``, ``delta`` and the interval are
+    of: ``"mean"``, ``"geometric mean"`` or ``"sum"``, the metric's aggregate),
+    ``paired``, ``wins``, ``ties``, ``losses`` and ``n_queries``.
 
     The test, the interval and ``delta`` are of one quantity, the per-query paired
     difference of the values the statistic averages:
@@ -221,7 +243,9 @@ def compare(pq: PerQuery, *, baseline: int, tests: Tests) -> tuple[IntArray, Col
         _compare_part(part, positions, others, baseline, tested, tests)
     base = means[:, baseline : baseline + 1, :]
     columns = _columns(pq, tested, tests, means, base, counts, baseline=baseline)
-    return np.repeat(pq.segment_rows, n_systems * len(pq.metrics)), columns
+    rows = np.repeat(pq.segment_rows, n_systems * len(pq.metrics))
+    return _taken(rows, columns, system_major(pq.shape,
+                                              without=None if baseline_rows else baseline))
 
 
 #: compare()'s columns counting the queries where a system's per-query value is above,
@@ -323,19 +347,49 @@ def _paired_tests(
 def comparison_columns(metrics: Sequence[Metric], *, reference: bool) -> list[tuple[str, str]]:
     """A comparison's columns after its ``by`` keys, with their types, in their order: the
     keys and the answer first (``system``, ``metric``, ``k``, ``mean``, ``delta``,
-    ``delta_relative``, the interval, ``p_value``, ``significant``), then the bookkeeping;
-    ``reference``: against another table of per-query values (``reference_mean``,
-    ``n_reference``)."""
+    ``delta_relative``, the interval, ``p_adjusted``, ``significant``), then the rest
+    (``p_value``, ``mde``, ``statistic``, ...); ``reference``: against another table of
+    per-query values (``reference_mean``, ``n_reference``)."""
     return [
         (SYSTEM, "str"), ("metric", "str"), ("k", k_type(metrics)), *group_column(metrics),
         ("mean", "float"), ("delta", "float"), ("delta_relative", "float"), ("ci_low", "float"),
-        ("ci_high", "float"), ("mde", "float"), ("p_value", "float"),
-        ("significant", "bool"),
-        ("p_adjusted", "float"), ("statistic", "str"),
+        ("ci_high", "float"), ("p_adjusted", "float"), ("significant", "bool"),
+        ("p_value", "float"), ("mde", "float"), ("statistic", "str"),
         *([("reference_mean", "float")] if reference else []), ("paired", "bool"),
         *((name, "int?") for name in OUTCOMES), ("n_queries", "int"),
         *([("n_reference", "int")] if reference else []),
     ]
+
+
+def system_major(shape: tuple[int, int, int], *, without: int | None = None) -> IntArray:
+    """The order of a comparison's rows: per system (in the order of the score columns),
+    per metric, the segments in their order, so that a system's change on one metric reads
+    down one block of rows; from the positions of the (segment, system, metric) rows the
+    tests fill. ``without``: a system whose rows are left out (``compare(baseline_rows=
+    False)``: the baseline's own)."""
+    n_segments, n_systems, n_metrics = shape
+    index = np.arange(n_segments * n_systems * n_metrics, dtype=np.int64).reshape(shape)
+    order = index.transpose(1, 2, 0)
+    if without is not None:
+        order = np.delete(order, without, axis=0)
+    return np.ascontiguousarray(order).ravel()
+
+
+def row_segments(shape: tuple[int, int, int]) -> IntArray:
+    """The segment of each row of a comparison of ``shape`` (n_segments, n_systems,
+    n_metrics), in the order of :func:`system_major`."""
+    n_segments, n_systems, n_metrics = shape
+    return np.tile(np.arange(n_segments, dtype=np.int64), n_systems * n_metrics)
+
+
+def _taken(rows: IntArray, columns: Columns, order: IntArray) -> tuple[IntArray, Columns]:
+    """``rows`` and every column in ``order`` (numpy and Arrow columns alike)."""
+    indices = pa.array(order, type=pa.int64())
+    return rows[order], {
+        name: column.take(indices) if isinstance(column, pa.Array | pa.ChunkedArray)
+        else np.asarray(column)[order]
+        for name, column in columns.items()
+    }
 
 
 def relative_change(
@@ -528,7 +582,8 @@ def compare_samples(
     ``n1`` and ``n2`` queries: ``n1 mean1 - n2 mean2``, with its own Welch standard error
     ``sqrt(n1 s1**2 + n2 s2**2)``; paired, ``n`` times the mean difference, the same number).
 
-    Columns: :func:`compare`'s, with ``reference_mean`` (the reference's statistic) after
+    Rows in the order of :func:`system_major` (:func:`row_segments` gives each row's
+    segment). Columns: :func:`compare`'s, with ``reference_mean`` (the reference's statistic) after
     ``statistic``, and ``n_reference`` (the reference's queries) after ``n_queries``.
     A segment without queries on one side gets NaN tests and a NaN delta.
     """
@@ -566,7 +621,8 @@ def compare_samples(
             tested.paired[index] = same
     columns = _columns(current, tested, tests, means, ref_means, counts,
                        reference_counts=ref_counts)
-    return np.repeat(current.segment_rows, n_systems * n_metrics), columns
+    rows = np.repeat(current.segment_rows, n_systems * n_metrics)
+    return _taken(rows, columns, system_major(current.shape))
 
 
 def _two_sample_tests(

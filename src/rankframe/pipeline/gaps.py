@@ -114,7 +114,7 @@ def _group_labels(backend: Backend, pq: PerQuery, by: tuple[str, ...]) -> list[s
 
 
 def _text(value: object) -> str:
-    return "null" if value is None or value != value else str(value)  # NaN
+    return analysis.segment_text(value)
 
 
 @dataclass

@@ -6,7 +6,7 @@ or pooled over this frame and a reference frame)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -15,7 +15,7 @@ import pandas as pd
 from rankframe.pipeline.analysis import pooled_sd
 from rankframe.stats.inference import t_test_sample_size
 
-__all__ = ["REFERENCE_COLUMNS", "SAMPLE_SIZE_COLUMNS", "reference_sample_sizes",
+__all__ = ["REFERENCE_COLUMNS", "SAMPLE_SIZE_COLUMNS", "per_segment", "reference_sample_sizes",
            "sample_sizes"]
 
 #: The columns of ``sample_size()``'s table, the answer first
@@ -80,7 +80,8 @@ def reference_sample_sizes(
     for system in systems:
         for metric in metrics:
             x = _present(mine[(metric, system)])
-            y = _present(theirs[(metric, system)])
+            y = (_present(theirs[(metric, system)]) if (metric, system) in theirs.columns
+                 else np.empty(0))  # a segment the reference has no query of
             sd = float(pooled_sd(_sd(x), _sd(y), len(x), len(y)))
             row = _row(system, metric, mine[(metric, system)], float(np.mean(y)) if len(y)
                        else math.nan, paired=False, delta=delta, relative=relative,
@@ -115,3 +116,39 @@ def sample_sizes(per_query: pd.DataFrame, metrics: Sequence[str], keys: Sequence
                              paired=True, delta=delta, relative=relative, alpha=alpha,
                              power=power, alternative=alternative))
     return pd.DataFrame(rows, columns=list(SAMPLE_SIZE_COLUMNS))
+
+
+#: The column that tells this frame's per-query rows from the reference's in
+#: :func:`per_segment` (dropped before the tables are computed)
+_SIDE = "__rankframe_side__"
+
+
+def per_segment(
+    table: Callable[[pd.DataFrame, pd.DataFrame | None], pd.DataFrame],
+    per_query: pd.DataFrame, by: Sequence[str], reference: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """``table(per_query, reference)`` once per segment of the ``by`` columns (each
+    constant within a query), the segment's values leading its rows in their own dtypes:
+    each segment's sizes from its own queries (and the reference's queries of the same
+    segment). Segments are this frame's, in sorted order (a missing value last); without
+    ``by``, the one table."""
+    if not by:
+        return table(per_query, reference)
+    sides = [per_query.assign(**{_SIDE: 0})]
+    if reference is not None:
+        sides.append(reference.assign(**{_SIDE: 1}))
+    both = pd.concat(sides, ignore_index=True)
+    parts = []
+    for _, rows in both.groupby(list(by), dropna=False, sort=True, observed=True):
+        mine = rows[rows[_SIDE] == 0].drop(columns=_SIDE)
+        if mine.empty:  # a segment of the reference alone
+            continue
+        theirs = (None if reference is None
+                  else rows[rows[_SIDE] == 1].drop(columns=_SIDE))
+        out = table(mine, theirs)
+        keys = mine[list(by)].iloc[np.zeros(len(out), dtype=np.int64)].reset_index(drop=True)
+        parts.append(pd.concat([keys, out.reset_index(drop=True)], axis=1))
+    if not parts:
+        empty = table(per_query.iloc[:0], None if reference is None else reference.iloc[:0])
+        return pd.concat([per_query[list(by)].iloc[:0], empty], axis=1)
+    return pd.concat(parts, ignore_index=True)

@@ -97,7 +97,7 @@ class PreviousWindow(Compared):
             current.values, reference, current_ids=mine, reference_ids=ids, tests=self.tests,
         )
         starts = _windows.segment_starts(current.values, request.window)
-        per_row = np.repeat(previous, len(rows) // max(len(previous), 1))
+        per_row = previous[analysis.row_segments(current.values.shape)]
         columns[REFERENCE_WINDOW] = starts.take(
             pa.array(per_row, pa.int64(), mask=per_row < 0)
         )

@@ -127,7 +127,7 @@ class _Levels:
 def _levels(backend: Backend, pq: PerQuery, position: int, name: str, bins: int) -> _Levels:
     """The column's level per query: its value, or for a numeric column of more than
     ``bins`` distinct values, its quantile bin over the queries (``[low, high)``, the last
-    closed; a missing value is a level of its own, ``null``).
+    closed; a missing value is a level of its own, ``(missing)``).
 
     The per-query codes the pass read for the segments (``PerQuery.by_codes``) give the
     levels; the column itself is read only when it may be numeric (its first value is not
@@ -154,7 +154,7 @@ def _is_text(values: list[object]) -> bool:
 
 
 def _text(value: object) -> str:
-    return "null" if value is None or value != value else str(value)  # NaN
+    return analysis.segment_text(value)
 
 
 def _binned(name: str, values: FloatArray, present: BoolArray, bins: int) -> _Levels:
@@ -168,7 +168,7 @@ def _binned(name: str, values: FloatArray, present: BoolArray, bins: int) -> _Le
     ]
     if not present.all():
         codes[~present] = n_bins
-        labels.append("null")
+        labels.append(analysis.MISSING)
     return _Levels(name, codes, labels)
 
 

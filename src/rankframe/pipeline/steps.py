@@ -315,10 +315,12 @@ class Compared:
 
 @dataclass(frozen=True)
 class Comparison(Compared):
-    """Each system against a baseline on paired per-query values: ``compare``."""
+    """Each system against a baseline on paired per-query values: ``compare``;
+    ``baseline_rows=False`` leaves out the baseline's own rows."""
 
     baseline: int
     tests: Tests
+    baseline_rows: bool = True
     kind: Kind = "table"
     per_query_rows: bool = False
     refuses: ClassVar[str] = "compare() tests paired per-query values"
@@ -326,7 +328,8 @@ class Comparison(Compared):
     def finish(self, backend: Backend, pq: PerQuery,  # noqa: ARG002
                request: Request) -> tuple[IntArray, dict[str, Any]]:
         pq = completed(pq, request.options)
-        return analysis.compare(pq, baseline=self.baseline, tests=self.tests)
+        return analysis.compare(pq, baseline=self.baseline, tests=self.tests,
+                                baseline_rows=self.baseline_rows)
 
     def value_columns(self, request: Request) -> ValueColumns:
         return analysis.comparison_columns(request.metrics, reference=False)

@@ -20,6 +20,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from rankframe.adapters.fingerprint import fingerprint_of
+from rankframe.exceptions import InvalidRuleError, Keyword
 from rankframe.metrics.registry import Metric
 from rankframe.pipeline.analysis import Correction, Test
 from rankframe.pipeline.binding import Binding
@@ -30,6 +31,8 @@ from rankframe.report._compute import (
     compute,
     eager,
     exposure,
+    segment_answer,
+    slice_answer,
     slice_table,
     wtl_frame,
 )
@@ -114,6 +117,14 @@ class Report:
         )
         return replace(self, data=data)
 
+    @property
+    def answer(self) -> str:
+        """The answer, the page's first section, as plain text: a line per system against
+        the baseline (and per metric the segments that go against its change, or the
+        smallest change the data could detect when nothing moved), per slice where it
+        fails, against the reference frame, and the gates' count; see docs/report.md."""
+        return _html.answer_text(self.data, self.title)
+
     # -- output --------------------------------------------------------------------------
 
     def html(self) -> str:
@@ -194,13 +205,28 @@ def build(
         data.previous = eager(ev.compare(metrics, every=every, **asdict(tests), **chosen))
     if reference is not None:
         against = ev.compare(metrics, reference=reference, by=by, **asdict(tests), **chosen)
+        # the answer against the reference: every query's change, and with by= the segments
+        # against it (a second comparison, over every query, only with by=)
+        overall = eager(against if not data.settings.by else ev.compare(
+            metrics, reference=reference, **asdict(tests), **chosen))
+        data.reference_overall = overall
+        if data.settings.by:
+            data.reference_against, data.reference_segment_tests = segment_answer(
+                overall, eager(against), data.settings.by, None, tests, reference=True)
     if rules is not None:
         extra = {"reference": reference} if reference is not None else {"baseline": baseline}
         # check()'s own family ("table": one failing row fails the gate)
-        gates = ev.check(rules, by=by, mode=mode, min_queries=min_queries,
-                         confidence_level=tests.confidence_level, alpha=tests.alpha,
-                         test=tests.test, correction=tests.correction,
-                         n_resamples=tests.n_resamples, seed=tests.seed, **extra, **chosen)
+        try:
+            gates = ev.check(rules, by=by, mode=mode, min_queries=min_queries,
+                             confidence_level=tests.confidence_level, alpha=tests.alpha,
+                             test=tests.test, correction=tests.correction,
+                             n_resamples=tests.n_resamples, seed=tests.seed, **extra,
+                             **chosen)
+        except InvalidRuleError as error:  # the rules parsed: a drop rule without a baseline
+            if every is None or error.rule is None or reference is not None or \
+                    len(data.settings.systems) > 1:
+                raise
+            raise _windowed_drop_error(error.rule, every) from None
     if slices is not None:  # "Where it fails": slices()'s table, against the baseline
         columns = [slices] if isinstance(slices, str) else list(slices)
         several = len(data.settings.systems) > 1
@@ -209,12 +235,28 @@ def build(
             tests=tests, max_depth=slice_depth, min_queries=slice_min_queries,
             top=slice_top, chosen=chosen,
         )
+        data.slice_against = slice_answer(data.slices, data.comparison)
     if chosen.get("item_groups") is not None:  # exposure of the item groups
         data.exposure = exposure(ev, exposure_k, data.settings.systems, tests, chosen)
     report = Report(data, title)
     if gates is not None or against is not None:
         report = report.with_tables(gates=gates, reference=against)
     return report
+
+
+def _windowed_drop_error(rule: str, every: str) -> InvalidRuleError:
+    """A drop rule in a report of one system over windows: the report's gates run over all
+    queries (``every=`` draws its trend), so there is nothing to compare with. The keyword
+    is a part of the message (``Keyword``): the command line says it as its flag."""
+    return InvalidRuleError((
+        f"Rule {rule!r} is a drop rule: it compares each system with a baseline, and the "
+        "report's gates run over all queries, with one system and no reference frame (",
+        Keyword("every", every), " draws the report's trend; its gates are not per window). "
+        "To check each window against the previous one, call check yourself: "
+        f"df.rank_eval.check([{rule!r}], every={every!r}) (on the command line: rankframe "
+        f"check --rule {rule!r} --time COLUMN --every {every}); or give the report a baseline "
+        "(several score columns and baseline='...') or reference=last_week.",
+    ), rule=rule)
 
 
 def to_latex(table: Any, *, digits: int = 4, caption: str | None = None) -> str:

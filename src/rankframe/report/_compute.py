@@ -55,6 +55,8 @@ BoolArray = npt.NDArray[np.bool_]
 CURVE_CUTOFFS = (1, 3, 5, 10, 20, 50, 100, 200, 500, 1000)
 #: bins of the per-query histograms
 BINS = 20
+#: the segments the answer names per system and metric; it counts the others
+NAMED_SEGMENTS = 3
 
 
 @dataclass
@@ -89,6 +91,7 @@ class Facts:
     empty_queries: int
     unjudged_rows: int
     tied_share: dict[str, float]
+    null_scores: dict[str, int] = field(default_factory=dict)  # per system (not retrieved)
 
 
 @dataclass(frozen=True)
@@ -115,6 +118,54 @@ class WinTieLoss:
     wins: int
     ties: int
     losses: int
+
+
+@dataclass(frozen=True)
+class Move:
+    """A segment (or a slice) the answer names for one system and metric: its values as
+    ``device=tablet & plan=free``, the change against the baseline (one system's slice: its
+    mean against the other queries') with its interval and adjusted p-value, its queries."""
+
+    segment: str
+    delta: float
+    ci_low: float
+    ci_high: float
+    p_adjusted: float
+    n_queries: int
+
+
+@dataclass(frozen=True)
+class Against:
+    """What the answer adds to a system's line for one metric: the overall change
+    (``direction``: 1 significantly higher, -1 significantly lower, 0 neither) and the
+    segments that go against it, or are significant while it is not (at most
+    :data:`NAMED_SEGMENTS`, the most significant first; ``more`` counts the others)."""
+
+    system: str
+    metric: str
+    direction: int
+    delta: float
+    named: list[Move]
+    more: int
+    reference: bool = False  # against the reference frame (report(reference=...))
+
+
+@dataclass(frozen=True)
+class SliceAgainst:
+    """The answer's slice of one system and metric (``report(slices=...)``): the first
+    significant slice of ``slices()``'s table (worst first) below the overall direction
+    (against a significant increase or no significant change: a significant decrease;
+    against a significant decrease: a significant increase); ``other``: the baseline's
+    mean there, or the other queries' (one system); ``n_tested``: every test of the
+    slices' correction."""
+
+    system: str
+    metric: str
+    move: Move
+    mean: float
+    other: float
+    paired: bool
+    n_tested: int
 
 
 @dataclass(frozen=True)
@@ -197,6 +248,14 @@ class ReportData:
     previous: pd.DataFrame | None = None  # compare(every=)'s table: each window vs the last
     about: Provenance | None = None
     slices: pd.DataFrame | None = None  # slices()'s table (report(slices=[...]))
+    against: list[Against] = field(default_factory=list)  # the segments the answer names
+    segment_tests: int = 0  # the tests of the segments (the family of Against's p-values)
+    # against the reference frame (report(reference=...)): compare(reference=...) over every
+    # query, and with by= the segments the answer names, the number of segment tests
+    reference_overall: pd.DataFrame | None = None
+    reference_against: list[Against] = field(default_factory=list)
+    reference_segment_tests: int = 0
+    slice_against: list[SliceAgainst] = field(default_factory=list)
     exposure: Exposure | None = None  # the fairness section (report(item_groups=...))
 
 
@@ -241,6 +300,140 @@ def metric_rows(frame: pd.DataFrame, metrics: Sequence[str], by: Sequence[str],
     ]
 
 
+def metric_label(metric: Any, k: Any) -> str:
+    """A metric of a long table as its label: ``metric`` and ``k`` columns as ``ndcg@10``."""
+    if k is None or (isinstance(k, float) and math.isnan(k)) or k is pd.NA:
+        return str(metric)
+    return f"{metric}@{int(k) if float(k).is_integer() else k}"
+
+
+def _labels(frame: pd.DataFrame) -> list[tuple[str, str]]:
+    """(system, metric label) of each row of a comparison."""
+    return [(str(s), metric_label(m, k)) for s, m, k in
+            zip(frame["system"].tolist(), frame["metric"].tolist(), frame["k"].tolist(),
+                strict=True)]
+
+
+def _floats(frame: pd.DataFrame, column: str) -> FloatArray:
+    return np.asarray(frame[column].to_numpy(dtype=np.float64, na_value=np.nan))
+
+
+def _directions(comparison: pd.DataFrame) -> dict[tuple[str, str], tuple[int, float]]:
+    """(system, metric label) → the overall change's direction (1: significantly higher,
+    -1: significantly lower, 0: neither) and its delta."""
+    delta = _floats(comparison, "delta")
+    significant = comparison["significant"].fillna(value=False).to_numpy(dtype=bool)
+    sign = np.where(significant, np.sign(np.nan_to_num(delta)), 0).astype(int)
+    return {key: (int(d), float(x))
+            for key, d, x in zip(_labels(comparison), sign, delta, strict=True)}
+
+
+def segment_label(columns: Sequence[str], values: Sequence[Any]) -> str:
+    """A segment as the answer names it: ``device=tablet & plan=free``; a missing value
+    as ``(missing)``."""
+    return " & ".join(f"{c}={'(missing)' if _missing(v) else v}"
+                      for c, v in zip(columns, values, strict=True))
+
+
+def _missing(value: Any) -> bool:
+    return value is None or value is pd.NA or value is pd.NaT or (
+        isinstance(value, float) and math.isnan(value))
+
+
+def segment_answer(comparison: pd.DataFrame | None, segments: pd.DataFrame | None,
+                   by: Sequence[str], baseline: str | None, tests: Tests, *,
+                   reference: bool = False) -> tuple[list[Against], int]:
+    """The segments the answer names (``Against``, per system and metric against the
+    baseline) and the number of segment tests: from ``compare(by=)``'s table of the
+    report (``segments``) and the overall one (``comparison``), no other pass. The
+    p-values are corrected (``tests.correction``) over every segment test of the report
+    (every segment, system and metric: the family of a reader who scans the whole
+    segment table), and a segment is named when its change is significant at
+    ``tests.alpha`` and goes against the overall change's direction, or the overall change
+    is not significant. ``reference``: the tables are ``compare(reference=...)``'s (every
+    system against its reference column; no baseline)."""
+    if comparison is None or segments is None or not by or not len(segments):
+        return [], 0
+    p = _floats(segments, "p_value")
+    adjusted = inference.adjust(p, tests.correction)
+    delta = _floats(segments, "delta")
+    keys = _labels(segments)
+    overall = _directions(comparison)
+    direction = np.array([overall.get(key, (0, math.nan))[0] for key in keys], dtype=int)
+    sign = np.sign(np.nan_to_num(delta)).astype(int)
+    with np.errstate(invalid="ignore"):
+        named = ((adjusted < tests.alpha) & (sign != 0)
+                 & ((direction == 0) | (sign == -direction))
+                 & (segments["system"].astype(str).to_numpy() != baseline))
+    picked = np.flatnonzero(named)
+    picked = picked[np.lexsort((-np.abs(delta[picked]), adjusted[picked]))]
+    by_key: dict[tuple[str, str], list[int]] = {}
+    for i in picked.tolist():
+        by_key.setdefault(keys[i], []).append(i)
+    low, high = _floats(segments, "ci_low"), _floats(segments, "ci_high")
+    counts = segments["n_queries"].to_numpy(dtype=np.int64, na_value=-1)
+    values = segments[list(by)]
+    out = []
+    for key, (d, overall_delta) in overall.items():
+        rows = by_key.get(key)
+        if not rows:
+            continue
+        named_rows = [
+            Move(segment_label(by, values.iloc[i].tolist()), float(delta[i]), float(low[i]),
+                 float(high[i]), float(adjusted[i]), int(counts[i]))
+            for i in rows[:NAMED_SEGMENTS]
+        ]
+        out.append(Against(key[0], key[1], d, overall_delta, named_rows,
+                           max(len(rows) - NAMED_SEGMENTS, 0), reference))
+    return out, int(np.count_nonzero(~np.isnan(p)))
+
+
+def slice_answer(slices: pd.DataFrame | None, comparison: pd.DataFrame | None
+                 ) -> list[SliceAgainst]:
+    """Per system and metric of ``slices()``'s table (worst first), its first significant
+    slice below the overall direction (``SliceAgainst``); one system (no comparison): its
+    first slice significantly below the other queries."""
+    if slices is None or not len(slices):
+        return []
+    overall = _directions(comparison) if comparison is not None else {}
+    delta = _floats(slices, "delta")
+    significant = slices["significant"].fillna(value=False).to_numpy(dtype=bool)
+    paired = "baseline_mean" in slices.columns
+    other = _floats(slices, "baseline_mean" if paired else "mean_outside")
+    mean, low, high = (_floats(slices, c) for c in ("mean", "ci_low", "ci_high"))
+    adjusted = _floats(slices, "p_adjusted")
+    counts = slices["n_queries"].to_numpy(dtype=np.int64, na_value=-1)
+    tested = slices["n_tested"].to_numpy(dtype=np.int64, na_value=-1)
+    where = slices["slice"].astype(str).tolist()
+    out: dict[tuple[str, str], SliceAgainst] = {}
+    for i, key in enumerate(_labels(slices)):
+        below = -1 if overall.get(key, (0, math.nan))[0] >= 0 else 1
+        if key in out or not significant[i] or np.sign(delta[i]) != below:
+            continue
+        out[key] = SliceAgainst(
+            key[0], key[1], Move(where[i], float(delta[i]), float(low[i]), float(high[i]),
+                                 float(adjusted[i]), int(counts[i])),
+            float(mean[i]), float(other[i]), paired, int(tested[i]))
+    return list(out.values())
+
+
+#: the groups of ``item_groups`` the About section names; it counts the others
+NAMED_GROUPS = 5
+
+
+def option_text(name: str, value: Any) -> str:
+    """An option's value as the About section writes it: ``item_groups`` summarized
+    (``5,000 items in 2 groups: head, tail``; at most :data:`NAMED_GROUPS` names), any
+    other as its ``str``."""
+    if name != "item_groups" or value is None:
+        return str(value)
+    keys, _, groups = item_values.read_item_groups(value)
+    names = ", ".join(str(g) for g in groups[:NAMED_GROUPS])
+    more = f" and {len(groups) - NAMED_GROUPS:,} more" if len(groups) > NAMED_GROUPS else ""
+    plural = "" if len(groups) == 1 else "s"
+    return f"{len(keys):,} items in {len(groups):,} group{plural}: {names}{more}"
+
+
 def _bound(metrics: Any, chosen: dict[str, Any]) -> tuple[list[Metric], Options, dict[str, Any]]:
     """The metrics with the call's options bound (labels as ``evaluate`` writes them)."""
     given = dict(chosen)
@@ -259,9 +452,16 @@ def _without_empty(metric: Metric) -> Metric:
 
 def _facts(data: pl.DataFrame, names: steps.ColumnNames, pq: PerQuery,
            counts: FloatArray) -> Facts:
-    """The data section; ``counts``: per query and system, the tied and the ranked rows
-    (``rankframe.report._facts``)."""
+    """The data section; ``data``: the bound columns (read once for the unjudged rows and
+    the worst queries' lists); ``counts``: per query and system, the tied and the ranked
+    rows (``rankframe.report._facts``). The null scores of each system: its score column's
+    nulls and NaNs (rows judged but not retrieved), one count over that column each."""
     tied, ranked = counts[:, :, 0].sum(axis=0), counts[:, :, 1].sum(axis=0)
+    nulls = data.select([
+        (pl.col(s).is_null() | (pl.col(s).is_nan() if data.schema[s].is_float()
+                                else pl.lit(value=False))).sum().alias(s)
+        for s in dict.fromkeys(names.scores)
+    ]).row(0, named=True) if data.width else {}
     unjudged = 0
     if names.judged is not None and names.judged in data.columns:
         unjudged = int((~data[names.judged].fill_null(True).cast(pl.Boolean)).sum())
@@ -277,6 +477,8 @@ def _facts(data: pl.DataFrame, names: steps.ColumnNames, pq: PerQuery,
             system: float(tied[s] / ranked[s]) if ranked[s] else 0.0
             for s, system in enumerate(pq.systems)
         },
+        null_scores={system: int(nulls.get(score, 0))
+                     for system, score in zip(pq.systems, names.scores, strict=False)},
     )
 
 
@@ -675,6 +877,8 @@ def compute(
         comparison = finish(compared, False)
         segment_comparison = finish(compared, True) if by_list else None
         wtl = _wtl(included, b, False) + (_wtl(included, b, True) if by_list else [])
+    against, segment_tests = segment_answer(comparison, segment_comparison, by_list, base,
+                                            tests)
     # the rows, unjudged rows and lists of the worst queries: no time column read for them
     bound = replace(resolved, time=None, time_unit=None)
     data = binding.frame.polars_columns([*bound.roles(), *by_list])
@@ -738,6 +942,8 @@ def compute(
         segment_labels=segment_labels,
         trend=trend,
         segment_trend=segment_trend,
+        against=against,
+        segment_tests=segment_tests,
     )
 
 

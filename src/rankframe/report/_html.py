@@ -9,6 +9,7 @@ text (4 decimals), so that tests and tools read what ``evaluate()`` gave.
 from __future__ import annotations
 
 import functools
+import html
 import math
 import re
 from collections.abc import Sequence
@@ -18,10 +19,23 @@ import numpy as np
 import pandas as pd
 
 from rankframe._version import __version__
+from rankframe.pipeline.analysis import MDE_POWER
 from rankframe.report import _svg
-from rankframe.report._compute import Distribution, MetricRow, ReportData, metric_rows
+from rankframe.report._colours import system_colours
+from rankframe.report._compute import (
+    NAMED_SEGMENTS,
+    Against,
+    Distribution,
+    MetricRow,
+    Move,
+    ReportData,
+    SliceAgainst,
+    metric_label,
+    metric_rows,
+    option_text,
+)
 from rankframe.report._svg import esc
-from rankframe.report._tables import letters, marks, metric_label
+from rankframe.report._tables import letters, marks
 from rankframe.report.verdict import p_text, verdict
 
 #: The segments drawn as small multiples of the trend (the largest first)
@@ -165,13 +179,20 @@ class _Writer:
         if data.segment_comparison is not None:
             self.marks.update(marks(data.segment_comparison))
         self.letter = letters(self.s.systems)
+        self.colours = system_colours(self.s.systems, self.s.baseline)
 
     # -- sections --------------------------------------------------------------------
 
     def answer(self) -> str:
+        """The verdict in words (:meth:`answer_items`), as a list."""
+        body = "".join(f"<li>{item}</li>" for item in self.answer_items())
+        return f'<div class="answer"><ul>{body}</ul></div>'
+
+    def answer_items(self) -> list[str]:
         """The verdict in words: per system against the baseline (or the last window
-        against the previous one) which metrics moved significantly and by how much, then
-        how many gates failed."""
+        against the previous one, or the reference frame) which metrics moved significantly
+        and by how much, the segments and slices that go against that, or the smallest
+        change the data could detect when nothing moved; then how many gates failed."""
         items = []
         c = self.d.comparison
         if c is not None:
@@ -181,6 +202,16 @@ class _Writer:
                     items.append(_moves(f"<strong>{esc(system)}</strong> against the "
                                         f"baseline <strong>{esc(self.s.baseline)}</strong>",
                                         rows, self.s.confidence_level))
+                    against = [a for a in self.d.against if a.system == system]
+                    items += [self._against(a) for a in against]
+                    if not against and not _moved(rows):
+                        counts = rows["n_queries"].dropna() if "n_queries" in rows.columns \
+                            else pd.Series([self.d.facts.queries])
+                        items.append(self._nothing_moved(  # the paired queries compared
+                            rows, int(counts.max()) if len(counts) else self.d.facts.queries,
+                            segments=self.d.segment_comparison is not None))
+            if self.d.against:
+                items.append(self._family(self.d.segment_tests, "the report"))
         previous = self.d.previous
         if previous is not None and "window" in previous.columns and len(previous):
             windows = window_labels(previous["window"])
@@ -189,6 +220,23 @@ class _Writer:
             label = windows[int(np.flatnonzero((previous["window"] == last).to_numpy())[0])]
             items.append(_moves(f"The window of <strong>{esc(label)}</strong> against the "
                                 "previous one", rows, self.s.confidence_level))
+            if not _moved(rows):  # two samples (this window and the previous one)
+                items.append(self._nothing_moved(rows, None))
+        r = self.d.reference_overall
+        if r is not None and {"system", "delta"} <= set(r.columns):
+            for system in self.s.systems:
+                rows = r[(r["system"].astype(str) == system).to_numpy()]
+                if not len(rows):
+                    continue
+                items.append(_moves(f"<strong>{esc(system)}</strong> against the reference "
+                                    "frame", rows, self.s.confidence_level))
+                against = [a for a in self.d.reference_against if a.system == system]
+                items += [self._against(a) for a in against]
+                if not against and not _moved(rows):  # paired or two samples
+                    items.append(self._nothing_moved(rows, None, segments=bool(self.s.by)))
+            if self.d.reference_against:
+                items.append(self._family(self.d.reference_segment_tests,
+                                          "the comparison with the reference"))
         if not items:  # one system: its means
             row = metric_rows(self.d.summary, self.s.metrics, [], self.s.systems[0])[0]
             means = "; ".join(
@@ -199,6 +247,7 @@ class _Writer:
             items.append(f"<strong>{esc(row.system)}</strong> over "
                          f"{self.d.facts.queries:,} queries: {means} "
                          f"({self.s.confidence_level:.0%} intervals).")
+        items += [self._slice(a) for a in self.d.slice_against]
         g = self.d.gates
         if g is not None and "status" in g.columns and "metric" in g.columns:
             keys = [str(col) for col in g.columns[1: list(g.columns).index("metric")]]
@@ -208,17 +257,103 @@ class _Writer:
             items.append(f'<span class="{"down" if failed else "up"}">Gates:</span> '
                          f'<span data-gates-failed="{failed}" data-gates="{len(rows)}">'
                          f"{esc(line)}</span>.")
-        body = "".join(f"<li>{item}</li>" for item in items)
-        return f'<div class="answer"><ul>{body}</ul></div>'
+        return items
+
+    def _family(self, tests: int, of: str) -> str:
+        """What the segments' adjusted p-values are corrected over."""
+        return (f'<span class="note">The segments\' adjusted p-values: '
+                f"{esc(self.s.correction)} correction over the "
+                f'<span data-segment-tests="{tests}">{tests:,} segment tests</span> of {of} '
+                f"(every segment, system and metric); at most {NAMED_SEGMENTS} segments "
+                "named per system and metric, the most significant first.</span>")
+
+    def _against(self, a: Against) -> str:
+        """A system's segments against its overall change on one metric: "new on ndcg@10:
+        higher overall (+0.0920), but lower in device=tablet (...)"."""
+        overall = {1: '<span class="up">higher</span> overall',
+                   -1: '<span class="down">lower</span> overall'}.get(
+                       a.direction, "no significant change overall")
+        prefix = "" if a.direction else "significantly "
+        parts = [self._segment(a.system, a.metric, m, prefix,  # the direction when it turns
+                               word=i == 0 or (m.delta < 0) != (a.named[i - 1].delta < 0))
+                 for i, m in enumerate(a.named)]
+        named = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+        more = (f"; and {a.more:,} more segment{'s' if a.more > 1 else ''}: see the segment "
+                "table" if a.more else "")
+        return (f'<span class="against" data-system="{esc(a.system)}" '
+                f'data-metric="{esc(a.metric)}" data-direction="{a.direction}" '
+                f'data-more="{a.more}" data-reference="{str(a.reference).lower()}">'
+                f"<strong>{esc(a.system)}</strong> on <strong>{esc(a.metric)}</strong>"
+                + (" against the reference frame" if a.reference else "")
+                + f": {overall} ({_signed(a.delta)}), but "
+                f"{named}{more}.</span>")
+
+    def _segment(self, system: str, metric: str, m: Move, prefix: str, *,
+                 kind: str = "segment-move", details: str = "", word: bool = True) -> str:
+        """A segment (or slice) the answer names, its numbers in ``data-`` attributes;
+        ``word``: with its direction ("lower in")."""
+        said = (prefix + ('<span class="down">lower</span>' if m.delta < 0
+                          else '<span class="up">higher</span>') + " in ") if word else ""
+        interval = (f", {self.s.confidence_level:.0%} interval [{_signed(m.ci_low)}, "
+                    f"{_signed(m.ci_high)}]"
+                    if math.isfinite(m.ci_low) and math.isfinite(m.ci_high) else "")
+        p = p_text(m.p_adjusted)
+        queries = f", {m.n_queries:,} queries" if m.n_queries >= 0 else ""
+        return (f'<span class="{kind}" data-system="{esc(system)}" data-metric="{esc(metric)}" '
+                f'data-segment="{esc(m.segment)}" data-delta="{esc(repr(m.delta))}" '
+                f'data-ci-low="{esc(repr(m.ci_low))}" data-ci-high="{esc(repr(m.ci_high))}" '
+                f'data-p-adjusted="{esc(repr(m.p_adjusted))}" data-n-queries="{m.n_queries}">'
+                f"{said}<strong>{esc(m.segment)}</strong> ({_signed(m.delta)}"
+                f"{details}{interval}" + (f", adjusted p {p}" if p else "")
+                + f"{queries})</span>")
+
+    def _slice(self, a: SliceAgainst) -> str:
+        """The answer's slice of one system and metric (``report(slices=...)``)."""
+        m = a.move
+        other = (f" against the baseline's {a.other:.4f}" if a.paired else
+                 f": {a.mean:.4f} against {a.other:.4f} in the other queries")
+        shown = self._segment(a.system, a.metric, m, "significantly ", kind="slice-move",
+                              details=other)
+        return (f"<strong>{esc(a.system)}</strong> on <strong>{esc(a.metric)}</strong>, "
+                f"where it fails: {shown}; adjusted over the "
+                f'<span data-n-tested="{a.n_tested}">{a.n_tested:,} slice tests</span> '
+                "(see Where it fails).")
+
+    def _nothing_moved(self, rows: pd.DataFrame, queries: int | None, *,
+                       segments: bool = False) -> str:
+        """No significant change (``segments``: in any segment either): says so, with the
+        smallest change the data (``queries``: these paired queries) could have detected
+        per metric (compare()'s ``mde``)."""
+        where = " in any segment" if segments else ""
+        shown = []
+        for row in rows.to_dict("records"):
+            mde = _float(row.get("mde"))
+            if math.isnan(_float(row.get("delta"))):
+                continue
+            label = metric_label(row["metric"], row["k"])
+            value = f"&#177;{mde:.4f}" if math.isfinite(mde) else "none (no variation)"
+            shown.append(f'<span class="mde" data-metric="{esc(label)}" '
+                         f'data-mde="{esc(repr(mde))}">{esc(label)} {value}</span>')
+        data = f"these {queries:,} queries" if queries is not None else "the data"
+        level = 1 - self.s.confidence_level
+        return (f'<span class="nothing-moved">Nothing moved: no significant change{where}.'
+                f"</span> The smallest change {data} could detect ({MDE_POWER:.0%} power, "
+                f"two-sided at {level:.2g}; compare()'s <code>mde</code>): "
+                + (", ".join(shown) or "none") + ".")
 
     def data(self) -> str:
         f = self.d.facts
         ties = ", ".join(f"{esc(s)}: {share:.1%}" for s, share in f.tied_share.items())
+        nulls = ", ".join(
+            f'<span data-null-scores="{n}" data-system="{esc(s)}">{esc(s)}: {n:,}'
+            + (f" ({n / f.rows:.1%} of the rows)" if n and f.rows else "") + "</span>"
+            for s, n in f.null_scores.items())
         rows = [("rows", f"{f.rows:,}"), ("queries", f"{f.queries:,}"),
                 ("systems", ", ".join(esc(s) for s in f.systems)),
                 ("queries without a relevant item", f"{f.empty_queries:,}"),
                 ("unjudged rows", f"{f.unjudged_rows:,}"),
-                ("ranked rows with a tied score (per system)", ties)]
+                ("ranked rows with a tied score (per system)", ties),
+                ("null scores, not retrieved (per system)", nulls)]
         body = "".join(f'<tr><th>{esc(k)}</th><td data-fact="{esc(k)}">{v}</td></tr>'
                        for k, v in rows)
         return f'<table class="facts">{body}</table>'
@@ -311,7 +446,7 @@ class _Writer:
                 lows[r.system][i], highs[r.system][i] = r.lows[m], r.highs[m]
             bands = {s: (lows[s], highs[s]) for s in systems}
             charts.append(_svg.line_chart(f"{m} by window", windows, series, bands, x_title,
-                                          fit=True))
+                                          fit=True, colours=self.colours))
         every = (f" of <code>every={esc(repr(self.s.every))}</code>"
                  if self.s.every is not None else "")
         time = self.s.columns.get("time")
@@ -356,7 +491,7 @@ class _Writer:
                 label = ", ".join(f"{b}={v}" for b, v in zip(by, key, strict=True))
                 bands = {s: (lows[s], highs[s]) for s in systems}
                 charts.append(_svg.line_chart(f"{m}: {label}", windows, series, bands,
-                                              x_title, fit=True))
+                                              x_title, fit=True, colours=self.colours))
         cap = (f"the {len(shown)} largest of {len(sizes)} segments (by queries), "
                if len(sizes) > len(shown) else f"each of the {len(sizes)} segments, ")
         return (f"<h3>By segment</h3><p class=\"note\">The same per segment: {cap}each "
@@ -425,7 +560,8 @@ class _Writer:
 
     def curves(self) -> str:
         charts = [
-            _svg.line_chart(f"{c.metric}@k", [str(k) for k in c.ks], c.means, x_title="k")
+            _svg.line_chart(f"{c.metric}@k", [str(k) for k in c.ks], c.means, x_title="k",
+                            colours=self.colours)
             for c in self.d.curves
         ]
         return f'<div class="charts">{"".join(charts)}</div>' if charts else ""
@@ -439,7 +575,8 @@ class _Writer:
             edges = entries[0].edges
             counts = {e.system: e.counts for e in entries}
             quartiles = {e.system: e.quartiles for e in entries}
-            charts.append(_svg.histogram(f"{metric} per query", edges, counts, quartiles))
+            charts.append(_svg.histogram(f"{metric} per query", edges, counts, quartiles,
+                                         colours=self.colours))
         note = ('<p class="note">Share of queries per bin of the per-query value; under it, '
                 "each system's quartiles (box) and range (line).</p>")
         return note + f'<div class="charts">{"".join(charts)}</div>'
@@ -496,7 +633,8 @@ class _Writer:
 
     def about(self) -> str:
         s = self.s
-        options = ", ".join(f"{esc(k)}={esc(_short(v))}" for k, v in s.options.items()) or \
+        options = ", ".join(f"{esc(k)}={esc(_short(option_text(k, v)))}"
+                            for k, v in s.options.items()) or \
             "defaults (trec_eval's conventions)"
         columns = ", ".join(f"{esc(k)}: <code>{esc(v)}</code>" for k, v in s.columns.items())
         rows = [
@@ -632,6 +770,13 @@ def _signed(value: float, relative: bool = False) -> str:
     if math.isnan(value):
         return ""
     return f"{value * 100:+.1f}%" if relative else f"{value:+.4f}"
+
+
+def _moved(rows: pd.DataFrame) -> bool:
+    """Whether a metric of ``rows`` (compare()'s rows) changed significantly."""
+    if "significant" not in rows.columns:
+        return False
+    return bool(rows["significant"].fillna(value=False).astype(bool).any())
 
 
 def _moves(head: str, rows: pd.DataFrame, confidence_level: float) -> str:
@@ -886,6 +1031,13 @@ def _floats(column: pd.Series) -> list[float]:
 def _short(value: Any, limit: int = 80) -> str:
     text = str(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def answer_text(data: ReportData, title: str) -> str:
+    """The answer as plain text, a line per item (what ``Report.answer`` gives)."""
+    lines = [html.unescape(re.sub(r"<[^>]+>", "", item))
+             for item in _Writer(data, title).answer_items()]
+    return "\n".join(re.sub(r"\s+", " ", line).strip() for line in lines)
 
 
 def render(data: ReportData, title: str, *, page: bool = True) -> str:

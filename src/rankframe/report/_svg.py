@@ -10,8 +10,8 @@ import math
 from collections.abc import Mapping, Sequence
 from html import escape
 
-PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
-           "#7f7f7f", "#bcbd22", "#17becf")
+from rankframe.report._colours import PALETTE
+
 WIDTH, HEIGHT = 460, 250
 LEFT, RIGHT, TOP, BOTTOM = 48, 110, 24, 40
 
@@ -90,13 +90,14 @@ def fitted_range(values: Sequence[float]) -> tuple[float, float]:
     return math.floor(low / unit) * unit, math.ceil(high / unit) * unit
 
 
-def _legend(names: Sequence[str]) -> list[str]:
+def _legend(names: Sequence[str], colours: Mapping[str, str] | None = None) -> list[str]:
     parts = []
     for i, name in enumerate(names):
+        fill = colours[name] if colours and name in colours else color(i)
         y = TOP + 14 * i + 6
         x = WIDTH - RIGHT + 8
         parts.append(f'<rect x="{x}" y="{y - 8}" width="10" height="10" '
-                     f'fill="{color(i)}"/>')
+                     f'fill="{fill}"/>')
         parts.append(f'<text x="{x + 14}" y="{y + 1}" class="lg">{esc(name)}</text>')
     return parts
 
@@ -104,7 +105,8 @@ def _legend(names: Sequence[str]) -> list[str]:
 def line_chart(
     title: str, x_labels: Sequence[str], series: Mapping[str, Sequence[float]],
     bands: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None,
-    x_title: str = "", *, fit: bool = False,
+    x_title: str = "", *, fit: bool = False, colours: Mapping[str, str] | None = None,
+    tips: Mapping[str, Sequence[str]] | None = None,
 ) -> str:
     """One line per series over evenly spaced x positions; ``bands``: each series'
     interval as a shaded band between its lows and highs (a bar where a point stands
@@ -113,7 +115,9 @@ def line_chart(
     The y axis starts at 0 and reaches the values' nice top (1 for shares), the bands
     clipped to it; ``fit=True`` scales it to the data instead: from just below the lowest
     value or interval bound to just above the highest (:func:`fitted_range`), nothing
-    clipped, so that a change of a point or two and the bands show."""
+    clipped, so that a change of a point or two and the bands show. ``colours``: each
+    series' colour (``_colours.system_colours``; default: the palette in order); ``tips``:
+    each point's tooltip (its ``<title>``; default: the series, x label and value)."""
     values = [v for s in series.values() for v in s if math.isfinite(v)]
     spans = [v for lo, hi in (bands or {}).values() for v in (*lo, *hi) if math.isfinite(v)]
     if fit:
@@ -145,7 +149,7 @@ def line_chart(
         parts.append(f'<text x="{LEFT + plot_w / 2:.1f}" y="{HEIGHT - 6}" class="xt">'
                      f"{esc(x_title)}</text>")
     for s, (name, points) in enumerate(series.items()):
-        c = color(s)
+        c = colours[name] if colours and name in colours else color(s)
         if bands and name in bands:
             lows, highs = bands[name]
             for run in _runs([math.isfinite(lo) and math.isfinite(hi)
@@ -166,10 +170,11 @@ def line_chart(
                          'stroke-width="2"/>')
         for i, v in enumerate(points):
             if math.isfinite(v):
+                tip = (tips[name][i] if tips and name in tips
+                       else f"{name} {x_labels[i]}: {_fmt(v)}")
                 parts.append(f'<circle cx="{x(i):.1f}" cy="{y(v):.1f}" r="3" fill="{c}">'
-                             f"<title>{esc(name)} {esc(x_labels[i])}: {_fmt(v)}</title>"
-                             "</circle>")
-    parts += _legend(list(series))
+                             f"<title>{esc(tip)}</title></circle>")
+    parts += _legend(list(series), colours)
     parts.append("</svg>")
     return "".join(parts)
 
@@ -189,10 +194,17 @@ def _runs(known: Sequence[bool]) -> list[list[int]]:
 
 
 def histogram(title: str, edges: Sequence[float], counts: Mapping[str, Sequence[int]],
-              quartiles: Mapping[str, Sequence[float]]) -> str:
+              quartiles: Mapping[str, Sequence[float]], *,
+              colours: Mapping[str, str] | None = None) -> str:
     """Grouped bars of each system's per-query values over shared bins, and a box (the
-    quartiles, whiskers at the minimum and maximum) per system under them."""
+    quartiles, whiskers at the minimum and maximum) per system under them; ``colours`` as
+    :func:`line_chart`'s."""
     names = list(counts)
+
+    def color(s: int) -> str:
+        return colours[names[s]] if colours and names[s] in colours else PALETTE[
+            s % len(PALETTE)]
+
     n_bins = len(edges) - 1
     shares = {k: [c / max(sum(v), 1) for c in v] for k, v in counts.items()}
     top = _nice_top(max((s for v in shares.values() for s in v), default=1.0))
@@ -245,7 +257,7 @@ def histogram(title: str, edges: Sequence[float], counts: Mapping[str, Sequence[
                      f'y2="{cy + 4}" stroke="{c}" stroke-width="2"/>')
     for v in (lo, (lo + hi) / 2, hi):
         parts.append(f'<text x="{x(v):.1f}" y="{HEIGHT - 8}" class="xt">{v:.2f}</text>')
-    parts += _legend(names)
+    parts += _legend(names, colours)
     parts.append("</svg>")
     return "".join(parts)
 

@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from rankframe.exceptions import ColumnNotFoundError
-from rankframe.report._compute import eager
+from rankframe.report._compute import eager, metric_label
 
 __all__ = ["letters", "marks", "to_latex", "to_markdown"]
 
@@ -34,12 +34,6 @@ def letters(systems: list[str]) -> dict[str, str]:
         letter = string.ascii_lowercase[i % 26]
         out[system] = letter if i < 26 else string.ascii_lowercase[i // 26 - 1] + letter
     return out
-
-
-def metric_label(metric: Any, k: Any) -> str:
-    if k is None or (isinstance(k, float) and math.isnan(k)) or k is pd.NA:
-        return str(metric)
-    return f"{metric}@{int(k) if float(k).is_integer() else k}"
 
 
 @dataclass(frozen=True)

@@ -3,10 +3,15 @@
 ``rankframe.History(...).dashboard(...)`` and ``rankframe dashboard STORE`` read the store
 (its runs, and its wide rows: a row per run, window, segment, system and metric) and hand
 them to :func:`render`, which knows nothing of databases. The page leads with the verdict
-in words (the latest run against the previous one; the latest gates), then a trend over
-runs with its interval per metric and segment (a line per system, drawn by the report's
-``line_chart``), the gates' latest statuses and their history, and the runs. No script, no
-request; every user string escaped. Numbers are the store's, printed to 4 decimals.
+in words: each evaluation's value (a series: run name, metric, segment, system, window)
+against the latest earlier run that holds it, naming the pairs of runs compared and every
+value that moved beyond its interval; the latest gates. Then the latest run's values, the
+trends per metric and segment (a line per system, coloured as in the report,
+``_colours.system_colours``; runs over run time, windowed runs over window start, never on
+one line; each point's value in its ``<title>`` and in a folded table), the latest slices,
+gaps and sample sizes (tables, never trends), the gates' latest statuses and their history,
+and the runs. No script, no request; every user string escaped. Numbers are the store's,
+printed to 4 decimals; run times to the minute, or finer when that tells runs apart.
 
 Pages stay small on large stores: charts and tables show the latest ``last`` runs (the
 page says how many there are); the verdict reads the whole selection.
@@ -20,11 +25,14 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from rankframe._version import __version__
+from rankframe.report._colours import system_colours
 from rankframe.report._html import CSS
 from rankframe.report._svg import esc, line_chart
+from rankframe.report.verdict import p_text
 
 __all__ = ["render"]
 
@@ -38,6 +46,13 @@ def _num(value: Any) -> str:
         return "-"
     number = float(value)
     return "-" if math.isnan(number) else f"{number:.4f}"
+
+
+def _p(value: Any) -> str:
+    """A p-value as the report prints it (``p_text``: never ``0.0000``; ``-`` for none)."""
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return p_text(value) or "-"
 
 
 def _float(value: Any) -> float:
@@ -63,17 +78,6 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def _key(row: Any) -> tuple[str, str, str, str]:
-    return (_text(row.metric), _text(row.segment), _text(row.system), _time(row.window_start))
-
-
-def _where(key: tuple[str, str, str, str]) -> str:
-    """``metric (segment, system, window)`` of a key, for sentences."""
-    metric, segment, system, window = key
-    inside = ", ".join(p for p in (segment, system, window) if p)
-    return f"{metric} ({inside})" if inside else metric
-
-
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]], cls: str) -> str:
     """A table; each cell is HTML already (escaped by its maker)."""
     head = "".join(f"<th>{esc(h)}</th>" for h in header)
@@ -96,89 +100,191 @@ def _status(status: Any) -> str:
     return f'<span class="status {esc(text.replace(" ", "-"))}">{esc(text)}</span>'
 
 
+# -- times -------------------------------------------------------------------------------------
+
+def _stamp(value: Any, level: int) -> str:
+    """A time to the minute (level 0), second (1), millisecond (2) or microsecond (3)."""
+    t = pd.Timestamp(value)
+    text = t.strftime("%Y-%m-%d %H:%M" if level == 0 else "%Y-%m-%d %H:%M:%S")
+    if level == 2:
+        return f"{text}.{t.microsecond // 1000:03d}"
+    return f"{text}.{t.microsecond:06d}" if level == 3 else text
+
+
+def _level(times: Any) -> int:
+    """The coarsest level of :func:`_stamp` that prints distinct times as distinct labels
+    (runs backfilled within one minute get seconds, or finer)."""
+    stamps = pd.Series(pd.to_datetime(pd.Series(list(times)), utc=True)).dropna().unique()
+    for level in range(3):
+        if len({_stamp(t, level) for t in stamps}) == len(stamps):
+            return level
+    return 3
+
+
+class _Clock:
+    """A time as the page prints it: one precision for the page's runs, fine enough that no
+    two runs of different times share a label."""
+
+    def __init__(self, times: Any, *, dates: bool = False) -> None:
+        stamps = [pd.Timestamp(t) for t in times if not pd.isna(t)]
+        self.dates = dates and all(t == t.normalize() for t in stamps)
+        self.level = _level(stamps)
+
+    def __call__(self, value: Any) -> str:
+        if value is None or value is pd.NaT or (isinstance(value, float) and math.isnan(value)):
+            return ""
+        if self.dates:
+            return pd.Timestamp(value).strftime("%Y-%m-%d")
+        return _stamp(value, self.level)
+
+
+def _run_label(run: Any, clock: _Clock) -> str:
+    """``“nightly” of 2026-01-05 06:00`` (escaped)."""
+    return f"“{esc(_text(run.run_name) or run.run_id)}” of {esc(clock(run.recorded_at))}"
+
+
 # -- the verdict --------------------------------------------------------------------------------
 
-
-def _previous_run(runs: pd.DataFrame, latest: Any) -> Any:
-    """The run before ``latest`` with values (the same name when it has one)."""
-    earlier = runs[runs["position"] < latest.position]
-    if isinstance(latest.run_name, str):
-        earlier = earlier[earlier["run_name"] == latest.run_name]
-    return None if earlier.empty else earlier.iloc[-1]
-
-
-def _moves(now: pd.DataFrame, before: pd.DataFrame) -> list[dict[str, Any]]:
-    """Per key in both runs: the two values, the change, and whether the two intervals
-    are apart (``None`` without intervals)."""
-    old = {_key(r): r for r in before.itertuples(index=False)}
-    moves = []
-    for row in now.itertuples(index=False):
-        key = _key(row)
-        if key not in old:
-            continue
-        prior = old[key]
-        low, high, value = _float(row.ci_low), _float(row.ci_high), _float(row.value)
-        before_low, before_high = _float(prior.ci_low), _float(prior.ci_high)
-        previous = _float(prior.value)
-        apart = None
-        if not any(math.isnan(v) for v in (low, high, before_low, before_high)):
-            apart = low > before_high or high < before_low
-        delta = value - previous
-        relative = delta / previous if previous else math.nan
-        moves.append({"key": key, "value": value, "previous": previous,
-                      "delta": delta, "relative": relative, "apart": apart})
-    return moves
+def _evaluations(values: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    """The evaluation rows, each with its run's position, and its series' key columns
+    (run name, metric, segment, system, window start; empty text for none), oldest first."""
+    rows = values[values["kind"] == "evaluation"]
+    position = dict(zip(runs["run_id"], runs["position"], strict=True))
+    rows = rows[rows["run_id"].isin(position)]
+    out = pd.DataFrame({
+        "run_id": rows["run_id"].to_numpy(),
+        "position": rows["run_id"].map(position).to_numpy(),
+        "run_name": rows["run_name"].fillna("").astype(str).to_numpy(),
+        "metric": rows["metric"].fillna("").astype(str).to_numpy(),
+        "segment": rows["segment"].fillna("").astype(str).to_numpy(),
+        "system": rows["system"].fillna("").astype(str).to_numpy(),
+        "window": _naive_utc(rows["window_start"]),
+        "value": rows["value"].astype("float64").to_numpy(),
+        "ci_low": rows["ci_low"].astype("float64").to_numpy(),
+        "ci_high": rows["ci_high"].astype("float64").to_numpy(),
+        "n_queries": rows["n_queries"].to_numpy(),
+    })
+    window = pd.Series(out["window"]).dt.strftime("%Y-%m-%dT%H:%M:%S.%f").fillna("")
+    out["series"] = (out["run_name"].astype(object) + "\x1f" + out["metric"].astype(object)
+                     + "\x1f" + out["segment"].astype(object) + "\x1f"
+                     + out["system"].astype(object) + "\x1f" + window.astype(object))
+    return out.sort_values("position", kind="stable", ignore_index=True)
 
 
-def _verdict(runs: pd.DataFrame, values: pd.DataFrame) -> tuple[str, list[dict[str, Any]]]:
-    """The page's first paragraph, and the moves of the latest evaluation run."""
+def _naive_utc(column: pd.Series) -> Any:
+    """Times as naive UTC ``datetime64`` (NaT for none)."""
+    times = pd.to_datetime(pd.Series(column.to_numpy(), dtype=object), utc=True)
+    if not isinstance(times.dtype, pd.DatetimeTZDtype):  # every one missing
+        return np.full(len(column), np.datetime64("NaT", "ns"))
+    return times.dt.tz_convert(None).to_numpy()
+
+
+def _moves(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per series (run name, metric, segment, system, window): its latest value against the
+    latest earlier run that holds it: both runs, both values, the change, and whether the
+    two intervals are apart (``None`` without intervals). A series of one run: no row."""
+    latest = rows.groupby("series", sort=False, dropna=False).tail(1)
+    earlier = rows.drop(index=latest.index).groupby("series", sort=False,
+                                                    dropna=False).tail(1)
+    joined = latest.merge(earlier[["series", "run_id", "position", "value", "ci_low",
+                                   "ci_high"]], on="series", how="inner",
+                          suffixes=("", "_before"))
+    joined["delta"] = joined["value"] - joined["value_before"]
+    joined["relative"] = joined["delta"] / joined["value_before"].where(
+        joined["value_before"] != 0)
+    known = joined[["ci_low", "ci_high", "ci_low_before", "ci_high_before"]].notna().all(axis=1)
+    apart = (joined["ci_low"] > joined["ci_high_before"]) | (
+        joined["ci_high"] < joined["ci_low_before"])
+    joined["apart"] = pd.array([bool(a) if k else None for a, k in zip(apart, known,
+                                                                      strict=True)],
+                               dtype="boolean")
+    return joined.sort_values(["position", "position_before"], ascending=False,
+                              kind="stable", ignore_index=True)
+
+
+def _where(move: Any) -> str:
+    """``metric (segment, system, window)`` of a series, for sentences."""
+    window = "" if pd.isna(move.window) else f"window {pd.Timestamp(move.window):%Y-%m-%d}"
+    inside = ", ".join(p for p in (move.segment, move.system, window) if p)
+    return f"{move.metric} ({inside})" if inside else str(move.metric)
+
+
+def _moved(move: Any) -> str:
+    sign = "+" if move.delta >= 0 else ""
+    return (f"<b>{esc(_where(move))}</b> {_num(move.value_before)} → {_num(move.value)} "
+            f"({sign}{_num(move.delta)}, {_percent(move.relative)})")
+
+
+PAIRS_SAID = 5  # pairs of runs the verdict names one by one; the table has every one
+
+
+def _verdict(runs: pd.DataFrame, values: pd.DataFrame, clock: _Clock
+             ) -> tuple[str, pd.DataFrame]:
+    """The page's first paragraph, and the moves of every series (latest first)."""
     sentences: list[str] = []
-    moves: list[dict[str, Any]] = []
-    evaluated = runs[runs["run_id"].isin(values.loc[values["kind"] == "evaluation", "run_id"])]
-    if evaluated.empty:
+    rows = _evaluations(values, runs)
+    moves = _moves(rows) if not rows.empty else pd.DataFrame()
+    if rows.empty:
         sentences.append("No evaluation is recorded in this selection.")
     else:
-        latest = evaluated.iloc[-1]
-        previous = _previous_run(evaluated, latest)
-        name = f"“{esc(_text(latest.run_name) or latest.run_id)}” of {_time(latest.recorded_at)}"
-        if previous is None:
-            sentences.append(f"The latest run, {name}, has no earlier run to compare with.")
+        latest_run = runs[runs["run_id"] == rows["run_id"].iloc[-1]].iloc[0]
+        held = rows[rows["run_id"] == latest_run.run_id]
+        n_new = len(held) - (0 if moves.empty else int((moves["run_id"] == latest_run.run_id
+                                                          ).sum()))
+        if moves.empty:
+            sentences.append(f"The latest run, {_run_label(latest_run, clock)}, has no "
+                             "earlier run to compare with.")
         else:
-            rows = values[values["kind"] == "evaluation"]
-            moves = _moves(rows[rows["run_id"] == latest.run_id],
-                           rows[rows["run_id"] == previous.run_id])
-            moved = [m for m in moves if m["apart"]]
-            against = (f"“{esc(_text(previous.run_name) or previous.run_id)}” of "
-                       f"{_time(previous.recorded_at)}")
-            if not moves:
-                sentences.append(f"The latest run, {name}, shares no metric, segment and "
-                                 f"system with the previous one, {against}.")
-            elif moved:
-                listed = "; ".join(
-                    f"<b>{esc(_where(m['key']))}</b> {_num(m['previous'])} → {_num(m['value'])} "
-                    f"({'+' if m['delta'] >= 0 else ''}{_num(m['delta'])}, "
-                    f"{_percent(m['relative'])})" for m in moved)
-                sentences.append(
-                    f"The latest run, {name}, against {against}: {len(moved)} of {len(moves)} "
-                    f"values moved beyond their intervals: {listed}.")
-            else:
-                untested = sum(m["apart"] is None for m in moves)
-                tail = (f" ({untested} without a recorded interval)" if untested else "")
-                sentences.append(
-                    f"The latest run, {name}, against {against}: none of {len(moves)} values "
-                    f"moved beyond their intervals{tail}.")
+            pairs = list(dict.fromkeys(zip(moves["run_id"], moves["run_id_before"],
+                                           strict=True)))
+            said = []
+            for now, before in pairs[:PAIRS_SAID]:
+                these = moves[(moves["run_id"] == now) & (moves["run_id_before"] == before)]
+                judged = these[these["apart"].notna()]
+                moved = judged[judged["apart"].astype(bool)]
+                blind = these[these["apart"].isna()]
+                changed = blind[blind["delta"].fillna(0) != 0]
+                head = (f"{_run_label(runs[runs['run_id'] == now].iloc[0], clock)} against "
+                        f"{_run_label(runs[runs['run_id'] == before].iloc[0], clock)}")
+                words = []
+                if len(moved):
+                    listed = "; ".join(_moved(m) for m in moved.itertuples(index=False))
+                    words.append(f"<b>{len(moved)} of {len(judged)} values moved beyond "
+                                 f"their intervals</b>: {listed}")
+                elif len(judged):
+                    words.append(f"none of {len(judged)} values moved beyond their intervals")
+                if len(blind):
+                    listed = "; ".join(_moved(m) for m in changed.itertuples(index=False))
+                    words.append(f"{len(blind)} values without a recorded interval, "
+                                 + (f"{len(changed)} of them changed: {listed}" if len(changed)
+                                    else "none of them changed"))
+                said.append(f"{head}: {'; '.join(words)}.")
+            if len(pairs) > PAIRS_SAID:
+                rest = moves[[(a, b) not in set(pairs[:PAIRS_SAID]) for a, b in zip(
+                    moves["run_id"], moves["run_id_before"], strict=True)]]
+                n_moved = int(rest["apart"].fillna(False).sum())
+                said.append(f"{len(pairs) - PAIRS_SAID} more pairs of runs compared "
+                            f"{len(rest)} values, {n_moved} of them beyond their intervals "
+                            "(the charts' folded tables have every value).")
+            sentences.append("Each value against the latest earlier run of its name that "
+                             "holds it (the same metric, segment, system and window): "
+                             + " ".join(said))
+        if n_new > 0:
+            sentences.append(f"The latest run, {_run_label(latest_run, clock)}, is the "
+                             f"first to hold {n_new} of its {len(held)} values: nothing to "
+                             "compare them with yet.")
     gates = values[values["kind"] == "gate"]
     if not gates.empty:
         latest_gate = runs[runs["run_id"].isin(gates["run_id"])].iloc[-1]
-        rows = gates[gates["run_id"] == latest_gate.run_id]
-        failed = rows[rows["status"] == "fail"]
+        gate_rows = gates[gates["run_id"] == latest_gate.run_id]
+        failed = gate_rows[gate_rows["status"] == "fail"]
         listed = "; ".join(dict.fromkeys(
             esc(", ".join(p for p in (_text(r.rule), _text(r.segment), _text(r.system)) if p))
             for r in failed.itertuples(index=False)))
-        word = "rule fails" if len(rows) == 1 else "rules fail"
+        word = "rule fails" if len(gate_rows) == 1 else "rules fail"
         sentences.append(
-            f"Gates of “{esc(_text(latest_gate.run_name) or latest_gate.run_id)}” "
-            f"({_time(latest_gate.recorded_at)}): <b>{len(failed)} of {len(rows)} {word}</b>"
+            f"Gates of {_run_label(latest_gate, clock)}: "
+            f"<b>{len(failed)} of {len(gate_rows)} {word}</b>"
             + (f": {listed}." if listed else "."))
     return " ".join(sentences), moves
 
@@ -186,72 +292,167 @@ def _verdict(runs: pd.DataFrame, values: pd.DataFrame) -> tuple[str, list[dict[s
 # -- the sections -------------------------------------------------------------------------------
 
 
-def _trends(values: pd.DataFrame, runs: pd.DataFrame) -> str:
-    """A chart per (metric, segment): a line per system over the runs, its interval shaded."""
-    rows = values[(values["kind"] == "evaluation") & values["run_id"].isin(runs["run_id"])]
+def _interval(low: Any, high: Any) -> str:
+    return f"[{_num(low)}, {_num(high)}]"
+
+
+def _point_tip(system: str, x_label: str, row: Any, run: str) -> str:
+    return (f"{system}, {x_label}: {_num(row.value)} {_interval(row.ci_low, row.ci_high)}"
+            + (f" ({run})" if run else ""))
+
+
+def _chart(title: str, x_title: str, labels: list[str], table: pd.DataFrame, x_column: str,
+           colours: dict[str, str], run_text: dict[str, str]) -> str:
+    """A line per series over ``labels``, each point's tooltip, and a folded table of
+    every value drawn (and of every earlier run's value of a window)."""
+    at = {label: i for i, label in enumerate(labels)}
+    names = sorted(table["series"].unique(), key=lambda n: (list(colours).index(
+        table.loc[table["series"] == n, "system"].iloc[0]) if table.loc[
+        table["series"] == n, "system"].iloc[0] in colours else len(colours), n))
+    series = {n: [math.nan] * len(labels) for n in names}
+    lows = {n: [math.nan] * len(labels) for n in names}
+    highs = {n: [math.nan] * len(labels) for n in names}
+    tips = {n: [""] * len(labels) for n in names}
+    line_colours = {}
+    for r in table.itertuples(index=False):  # oldest run first: the latest run's value stays
+        i = at[getattr(r, x_column)]
+        series[r.series][i], lows[r.series][i], highs[r.series][i] = r.value, r.ci_low, r.ci_high
+        tips[r.series][i] = _point_tip(r.series, getattr(r, x_column), r, run_text[r.run_id])
+        line_colours[r.series] = colours.get(r.system, "")
+    bands = {n: (lows[n], highs[n]) for n in names}
+    svg = line_chart(title, labels, series, bands, x_title=x_title, fit=True,
+                     colours={n: c for n, c in line_colours.items() if c}, tips=tips)
+    body = [[_td(esc(getattr(r, x_column))), _td(esc(r.series)), _td(_num(r.value), num=True),
+             _td(_interval(r.ci_low, r.ci_high), num=True), _td(esc(run_text[r.run_id]))]
+            for r in table.iloc[::-1].itertuples(index=False)]
+    folded = (f"<details><summary>The {len(body)} values</summary>"
+              + _table([x_title, "system", "value", "interval", "run"], body, "points")
+              + "</details>")
+    return f'<figure class="trend">{svg}{folded}</figure>'
+
+
+def _trends(values: pd.DataFrame, runs: pd.DataFrame, clock: _Clock,
+            colours: dict[str, str]) -> str:
+    """Per (metric, segment): the runs' values over run time (a line per system), and,
+    apart, the windowed runs' values over window start; never one line across both."""
+    rows = _evaluations(values, runs)
     if rows.empty:
         return '<p class="note">No evaluation in the runs shown.</p>'
-    times = dict(zip(runs["run_id"], runs["recorded_at"], strict=True))
-    rows = pd.DataFrame({
-        "position": rows["run_id"].map(dict(zip(runs["run_id"], runs["position"],
-                                                strict=True))),
-        "window": rows["window_start"].map(_time),
-        "run_time": rows["run_id"].map(times).map(_time),
-        "metric": rows["metric"].fillna(""), "segment": rows["segment"].fillna(""),
-        "system": rows["system"].fillna("").replace("", "value"),
-        "value": rows["value"], "ci_low": rows["ci_low"], "ci_high": rows["ci_high"]})
+    by_id = runs.set_index("run_id")
+    run_text = {i: f"“{_text(r.run_name) or i}” of {clock(r.recorded_at)}"
+                for i, r in by_id.iterrows()}
+    names = rows["run_name"].unique()
+    rows = rows.assign(
+        series=rows["system"].replace("", "value") + (
+            " · " + rows["run_name"].replace("", "(unnamed)") if len(names) > 1 else ""),
+        system=rows["system"].replace("", "value"),
+        run_time=rows["run_id"].map(lambda i: clock(by_id.loc[i, "recorded_at"])))
+    windowed = rows["window"].notna()
     charts = []
-    for (metric, segment), group in rows.groupby(["metric", "segment"], sort=True):
-        table = group.pivot_table(index=["position", "window", "run_time"], columns="system",
-                                  values=["value", "ci_low", "ci_high"], aggfunc="first"
-                                  ).sort_index()
-        labels = [w or t for _, w, t in table.index]
-        systems = sorted(group["system"].unique())
-
-        def column(name: str, system: str, table: pd.DataFrame = table) -> list[float]:
-            if (name, system) not in table.columns:
-                return [math.nan] * len(table)
-            return [float(v) for v in table[(name, system)].astype("float64").to_numpy()]
-
-        series = {y: column("value", y) for y in systems}
-        bands = {y: (column("ci_low", y), column("ci_high", y)) for y in systems}
+    per_run = rows[~windowed]
+    for (metric, segment), group in per_run.groupby(["metric", "segment"], sort=True):
+        labels = list(dict.fromkeys(group["run_time"]))  # runs in time order
         title = f"{metric} · {segment}" if segment else str(metric)
-        charts.append(line_chart(title, labels, series, bands, x_title="run", fit=True))
+        charts.append(_chart(title, "run time (UTC)", labels, group, "run_time", colours,
+                             run_text))
+    by_window = rows[windowed]
+    if not by_window.empty:
+        windows = _Clock(by_window["window"], dates=True)
+        by_window = by_window.assign(window_label=by_window["window"].map(windows))
+        for (metric, segment), group in by_window.groupby(["metric", "segment"], sort=True):
+            ordered = group.sort_values(["window", "position"], kind="stable")
+            labels = list(dict.fromkeys(ordered["window_label"]))
+            title = (f"{metric} · {segment}" if segment else str(metric)) + " · by window"
+            charts.append(_chart(title, "window start (UTC)", labels,
+                                 group.sort_values("position", kind="stable"),
+                                 "window_label", colours, run_text))
     return f'<div class="charts">{"".join(charts)}</div>'
 
 
-def _latest_values(moves: list[dict[str, Any]], values: pd.DataFrame,
-                   runs: pd.DataFrame) -> str:
-    evaluated = runs[runs["run_id"].isin(values.loc[values["kind"] == "evaluation", "run_id"])]
-    if evaluated.empty:
+def _latest_values(moves: pd.DataFrame, values: pd.DataFrame, runs: pd.DataFrame,
+                   clock: _Clock) -> str:
+    rows = _evaluations(values, runs)
+    if rows.empty:
         return ""
-    latest = evaluated.iloc[-1]
-    rows = values[(values["run_id"] == latest.run_id) & (values["kind"] == "evaluation")]
-    by_key = {m["key"]: m for m in moves}
+    latest = runs[runs["run_id"] == rows["run_id"].iloc[-1]].iloc[0]
+    held = rows[rows["run_id"] == latest.run_id]
+    by_key = {} if moves.empty else dict(zip(moves["series"], moves.itertuples(index=False),
+                                             strict=True))
+    by_id = runs.set_index("run_id")
+    windows = _Clock(held["window"], dates=True)
     body = []
-    for r in rows.itertuples(index=False):
-        m = by_key.get(_key(r))
-        where = {"metric": _text(r.metric), "segment": _text(r.segment),
-                 "system": _text(r.system), "window": _time(r.window_start)}
+    for r in held.itertuples(index=False):
+        m = by_key.get(r.series)
+        window = windows(r.window)
+        where = {"metric": r.metric, "segment": r.segment, "system": r.system, "window": window}
+        against = ("" if m is None else esc(clock(by_id.loc[m.run_id_before, "recorded_at"])))
         body.append([
-            _td(esc(_text(r.metric))), _td(esc(_text(r.segment))), _td(esc(_text(r.system))),
-            _td(esc(_time(r.window_start))),
+            _td(esc(r.metric)), _td(esc(r.segment)), _td(esc(r.system)), _td(esc(window)),
             _td(_num(r.value), num=True, data={"kind": "value", **where}),
-            _td(f"[{_num(r.ci_low)}, {_num(r.ci_high)}]", num=True),
+            _td(_interval(r.ci_low, r.ci_high), num=True),
             _td(_text(r.n_queries), num=True),
-            _td(_num(m["previous"]) if m else "-", num=True),
-            _td(_num(m["delta"]) if m else "-", num=True,
-                cls="" if not m or not m["apart"] else ("up" if m["delta"] > 0 else "down")),
-            _td(_percent(m["relative"]) if m else "-", num=True),
+            _td(against),
+            _td(_num(m.value_before) if m is not None else "-", num=True),
+            _td(_num(m.delta) if m is not None else "-", num=True,
+                cls="" if m is None or m.apart is not True else (
+                    "up" if m.delta > 0 else "down")),
+            _td(_percent(m.relative) if m is not None else "-", num=True),
         ])
-    return (f'<h2 id="latest">The latest run</h2><p class="note">“'
-            f'{esc(_text(latest.run_name) or latest.run_id)}” of {_time(latest.recorded_at)}, '
-            "against the previous run of its name.</p>"
+    return (f'<h2 id="latest">The latest run</h2><p class="note">{_run_label(latest, clock)}; '
+            "each value against the latest earlier run of its name that holds it "
+            "(<em>compared with</em>: that run's time; <em>-</em>: none).</p>"
             + _table(["metric", "segment", "system", "window", "value", "interval",
-                      "n_queries", "previous", "delta", "delta_relative"], body, "latest"))
+                      "n_queries", "compared with", "previous", "delta", "delta_relative"],
+                     body, "latest"))
 
 
-def _gates(values: pd.DataFrame, runs: pd.DataFrame, last: int) -> str:
+_OTHERS = {"slices": "Slices", "gaps": "Gaps", "sample_size": "Sample size"}
+
+
+def _others(values: pd.DataFrame, runs: pd.DataFrame, clock: _Clock) -> str:
+    """The latest run of each kind that is no trend (``slices``, ``gaps``,
+    ``sample_size``): its rows as a table of the columns it fills."""
+    parts = []
+    for kind, name in _OTHERS.items():
+        rows = values[values["kind"] == kind]
+        if rows.empty:
+            continue
+        latest = runs[runs["run_id"].isin(rows["run_id"])].iloc[-1]
+        rows = rows[rows["run_id"] == latest.run_id]
+        skip = {"recorded_at", "run_id", "run_name", "kind", "result_row", "segment_json",
+                "statistic", "rule", "status", "k", "window_start"}
+        columns = [c for c in rows.columns if c not in skip and rows[c].notna().any()
+                   and c not in _segment_key_columns(rows)]
+        body = [[_td(_p(v) if c in ("p_value", "p_adjusted") else _cell(v),
+                     num=isinstance(v, float | int) and not isinstance(v, bool))
+                 for c, v in zip(columns, r, strict=True)]
+                for r in rows[columns].itertuples(index=False)]
+        parts.append(f'<h3>{esc(name)}</h3><p class="note">The latest {esc(kind)} run, '
+                     f"{_run_label(latest, clock)} (not drawn as a trend).</p>"
+                     + _table(columns, body, kind))
+    if not parts:
+        return ""
+    return '<h2 id="other">Other records</h2>' + "".join(parts)
+
+
+def _segment_key_columns(rows: pd.DataFrame) -> set[str]:
+    keys: set[str] = set()
+    for text in rows["segment_json"].dropna().unique():
+        keys |= set(_json(text))
+    return keys
+
+
+def _cell(value: Any) -> str:
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return _num(value)
+    return esc(value)
+
+
+def _gates(values: pd.DataFrame, runs: pd.DataFrame, last: int, clock: _Clock) -> str:
     gates = values[values["kind"] == "gate"]
     if gates.empty:
         return '<h2 id="gates">Gates</h2><p class="note">No gate is recorded.</p>'
@@ -264,7 +465,7 @@ def _gates(values: pd.DataFrame, runs: pd.DataFrame, last: int) -> str:
                                            "segment": _text(r.segment),
                                            "system": _text(r.system)}),
         _td(_percent(r.delta_relative), num=True),
-        _td(_num(r.bound), num=True), _td(_num(r.p_adjusted), num=True),
+        _td(_num(r.bound), num=True), _td(_p(r.p_adjusted), num=True),
         _td(_text(r.n_queries), num=True),
     ] for r in gates[gates["run_id"] == latest.run_id].itertuples(index=False)]
     shown = gate_runs.iloc[-last:]
@@ -279,12 +480,12 @@ def _gates(values: pd.DataFrame, runs: pd.DataFrame, last: int) -> str:
             label = _text(r.status)
             cells[order[r.run_id]] = (
                 f'<span class="status {esc(label.replace(" ", "-"))}" title="'
-                f'{esc(_time(runs.loc[runs["run_id"] == r.run_id, "recorded_at"].iloc[0]))}: '
+                f'{esc(clock(runs.loc[runs["run_id"] == r.run_id, "recorded_at"].iloc[0]))}: '
                 f'{esc(label)}">{esc(label[:1].upper())}</span>')
         lines.append([_td(esc(rule)), _td(esc(segment)), _td(esc(system)),
                       _td(" ".join(cells), cls="history")])
     return (f'<h2 id="gates">Gates</h2><p class="note">The latest gate run, “'
-            f'{esc(_text(latest.run_name) or latest.run_id)}” of {_time(latest.recorded_at)}; '
+            f'{esc(_text(latest.run_name) or latest.run_id)}” of {esc(clock(latest.recorded_at))}; '
             "<code>delta</code> is absolute, <code>bound</code> in the rule's unit.</p>"
             + _table(["rule", "segment", "system", "window", "status", "value", "delta",
                       "delta_relative", "bound", "p_adjusted", "n_queries"], body, "gates")
@@ -294,14 +495,14 @@ def _gates(values: pd.DataFrame, runs: pd.DataFrame, last: int) -> str:
             + _table(["rule", "segment", "system", "statuses"], lines, "gate-history"))
 
 
-def _runs_table(runs: pd.DataFrame, last: int) -> str:
+def _runs_table(runs: pd.DataFrame, last: int, clock: _Clock) -> str:
     shown = runs.iloc[::-1].iloc[:last]
     body = []
     for r in shown.itertuples(index=False):
         tags = json.loads(r.tags) if isinstance(r.tags, str) else {}
         fingerprint = _text(r.input_hash)
         body.append([
-            _td(esc(_text(r.run_name))), _td(esc(_time(r.recorded_at))),
+            _td(esc(_text(r.run_name))), _td(esc(clock(r.recorded_at))),
             _td(esc(", ".join(f"{k}={v}" for k, v in tags.items()))), _td(esc(_text(r.kind))),
             _td(esc(_text(r.rankframe_version))), _td(_text(r.input_rows), num=True),
             _td(_text(r.input_queries), num=True),
@@ -313,6 +514,33 @@ def _runs_table(runs: pd.DataFrame, last: int) -> str:
             "runs, newest first.</p>"
             + _table(["name", "recorded (UTC)", "tags", "kind", "rankframe", "rows", "queries",
                       "input fingerprint", "run id"], body, "runs"))
+
+
+def _system_colours(runs: pd.DataFrame, values: pd.DataFrame) -> dict[str, str]:
+    """Each system's colour, as the report gives it (``_colours.system_colours``): the score
+    columns in the order the runs name them, the baseline of the latest comparison or gate
+    (else the first score column) first."""
+    systems: list[str] = []
+    baseline = None
+    for text in runs["options"]:
+        options = _json(text)
+        scores = options.get("columns", {}).get("score") or []
+        systems += [str(s) for s in scores if str(s) not in systems]
+        chosen = options.get("settings", {}).get("baseline")
+        if isinstance(chosen, int) and not isinstance(chosen, bool) and chosen < len(scores):
+            baseline = str(scores[chosen])
+        elif isinstance(chosen, str):
+            baseline = chosen
+    systems += sorted({str(s) for s in values["system"].dropna()} - set(systems))
+    return system_colours(systems, baseline)
+
+
+def _json(text: Any) -> dict[str, Any]:
+    try:
+        found = json.loads(text) if isinstance(text, str) else {}
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def render(runs: pd.DataFrame, values: pd.DataFrame, *, title: str, selection: str = "",
@@ -333,7 +561,9 @@ def render(runs: pd.DataFrame, values: pd.DataFrame, *, title: str, selection: s
         Charts and tables show the latest ``last`` runs.
     """
     runs = runs.reset_index(drop=True).assign(position=range(len(runs)))
-    verdict, moves = _verdict(runs, values)
+    clock = _Clock(runs["recorded_at"])
+    colours = _system_colours(runs, values)
+    verdict, moves = _verdict(runs, values, clock)
     shown = runs.iloc[-last:]
     charted = shown[shown["kind"] == "evaluation"]
     generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -342,7 +572,9 @@ def render(runs: pd.DataFrame, values: pd.DataFrame, *, title: str, selection: s
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{esc(title)}</title><style>{CSS}\n.rankframe-report .history span"
-        "{display:inline-block;width:1.3em;text-align:center;margin:0 1px}</style>",
+        "{display:inline-block;width:1.3em;text-align:center;margin:0 1px}"
+        ".rankframe-report figure.trend{margin:0;width:460px}"
+        ".rankframe-report figure.trend table{font-size:12px}</style>",
         '</head><body><div class="rankframe-report">',
         f"<h1>{esc(title)}</h1>",
         f'<p class="note">{len(runs)} runs{esc(selection)}; generated {generated} by rankframe '
@@ -350,13 +582,17 @@ def render(runs: pd.DataFrame, values: pd.DataFrame, *, title: str, selection: s
         f'<p class="verdict" id="verdict">{verdict}</p>',
         '<nav><a href="#latest">Latest run</a><a href="#trend">Trend</a>'
         '<a href="#gates">Gates</a><a href="#runs">Runs</a></nav>',
-        _latest_values(moves, values, runs),
+        _latest_values(moves, values, runs, clock),
         f'<h2 id="trend">Trend</h2><p class="note">Each metric and segment over the latest '
         f"{len(charted)} of {int((runs['kind'] == 'evaluation').sum())} evaluation runs, a "
-        "line per system, its interval shaded where recorded.</p>",
-        _trends(values, charted),
-        _gates(values, runs, last),
-        _runs_table(runs, last),
+        "line per system (one colour per system, as in the report), its interval shaded "
+        "where recorded: runs over their time, the windows of windowed runs "
+        "(<code>every=</code>) apart, over their start (a window recorded again: its latest "
+        "run's value). Hover a point for its value, or unfold its chart's values.</p>",
+        _trends(values, charted, clock, colours),
+        _others(values, runs, clock),
+        _gates(values, runs, last, clock),
+        _runs_table(runs, last, clock),
         "</div></body></html>",
     ]
     return "\n".join(parts)

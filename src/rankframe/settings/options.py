@@ -24,7 +24,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Generic, Literal, TypeVar, get_args
 
-from rankframe._suggest import closest_one, did_you_mean
+import numpy as np
+
+from rankframe._suggest import closest_choice, did_you_mean
 from rankframe.exceptions import InvalidOptionError
 
 __all__ = [
@@ -32,6 +34,7 @@ __all__ = [
     "BETA",
     "BROWSING",
     "CATALOG",
+    "CHOICE_ALIASES",
     "CLASS_AVERAGE",
     "COMMON",
     "CORRECTION",
@@ -80,6 +83,7 @@ __all__ = [
     "Unjudged",
     "check_choice",
     "check_count",
+    "check_flag",
     "check_level",
     "check_seed",
     "none_or_choice",
@@ -113,11 +117,28 @@ JsdUnit = Literal["bits", "nats"]
 T = TypeVar("T")
 
 
+#: The common names of an option's choices, for the did-you-mean of a value spelt another
+#: way (keys in lower case, ``_`` for spaces and hyphens; ``_suggest.closest_choice``)
+CHOICE_ALIASES: Mapping[str, Mapping[str, str]] = MappingProxyType({
+    "correction": MappingProxyType({
+        "bh": "fdr_bh", "fdr": "fdr_bh", "benjamini_hochberg": "fdr_bh",
+        "benjamini": "fdr_bh", "fdr_benjamini_hochberg": "fdr_bh", "bonf": "bonferroni",
+        "holm_bonferroni": "holm", "step_down": "holm", "no": "none", "null": "none",
+    }),
+    "test": MappingProxyType({
+        "t": "t-test", "ttest": "t-test", "ttest_rel": "t-test", "paired_t_test": "t-test",
+        "signed_rank": "wilcoxon", "randomization": "permutation",
+        "randomisation": "permutation",
+    }),
+})
+
+
 def check_choice(option: str, value: object, allowed: tuple[str, ...]) -> None:
-    """Raise :class:`InvalidOptionError` unless ``value`` is one of ``allowed``."""
+    """Raise :class:`InvalidOptionError` unless ``value`` is one of ``allowed``; the
+    message suggests the choice meant (another case, a common name, a close spelling)."""
     if isinstance(value, str) and value in allowed:
         return
-    hint = did_you_mean(closest_one(str(value), allowed))
+    hint = did_you_mean(closest_choice(str(value), allowed, CHOICE_ALIASES.get(option)))
     msg = (
         f"The '{option}' option must be one of {', '.join(map(repr, allowed))}. "
         f"Got {value!r} instead.{hint}"
@@ -148,6 +169,23 @@ def check_count(name: str, value: object, message: str = COUNT_MESSAGE) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise InvalidOptionError(message.format(name=name, value=value))
     return value
+
+
+def _numpy_bool(value: object) -> bool:
+    """Whether ``value`` is NumPy's bool (``np.True_``), as a mask's element is."""
+    return isinstance(value, np.bool_)
+
+
+def check_flag(name: str, value: object, method: str | None = None) -> bool:
+    """``value`` as a bool when it is one (Python's or NumPy's); else
+    :class:`InvalidOptionError` naming the parameter (and ``method``): a string such as
+    ``"yes"`` or ``"false"``, a number, ``None`` are no flag (``bool("false")`` is True)."""
+    if isinstance(value, bool) or _numpy_bool(value):
+        return bool(value)
+    where = f" of {method}()" if method else ""
+    msg = (f"The '{name}' parameter{where} must be True or False. Got {value!r} instead; "
+           f"pass {name}=True or {name}=False.")
+    raise InvalidOptionError(msg)
 
 
 def check_seed(value: object) -> None:
@@ -526,7 +564,7 @@ GROUP: OptionDef[str | None] = OptionDef(
 
 def _check_bool(option: str) -> Callable[[object], None]:
     def check(value: object) -> None:
-        if not isinstance(value, bool):
+        if not isinstance(value, bool) and not _numpy_bool(value):
             msg = f"The '{option}' option must be True or False. Got {value!r} instead."
             raise InvalidOptionError(msg)
 

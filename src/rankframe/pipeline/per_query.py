@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from rankframe.engine import segments
 from rankframe.metrics.registry import GEOMETRIC_FLOOR, Metric
-from rankframe.stats import inference
+from rankframe.stats.intervals import bootstrap_interval, bootstrap_statistic
 
 __all__ = ["PerQuery"]
 
@@ -235,7 +235,7 @@ class PerQuery:
     ) -> tuple[FloatArray, FloatArray]:
         seg = self.segment[self.include]
         flat = self.flat_values()
-        low, high = inference.bootstrap_interval(
+        low, high = bootstrap_interval(
             flat, seg, self.n_segments, confidence_level, n_resamples, seed
         )
         counts = np.bincount(seg, minlength=self.n_segments).astype(np.int64)
@@ -249,7 +249,7 @@ class PerQuery:
                 values: FloatArray = self.sets(weights)
                 return values
 
-            set_low, set_high = inference.bootstrap_statistic(
+            set_low, set_high = bootstrap_statistic(
                 statistic, seg, self.n_segments, confidence_level, n_resamples, seed
             )
             low[:, :, self.sets.columns] = set_low

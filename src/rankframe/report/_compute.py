@@ -46,8 +46,7 @@ from rankframe.report._facts import FACTS, RANKED_ROWS, TIED_ROWS, as_values
 from rankframe.settings.conventions import preset_options
 from rankframe.settings.options import OPTIONS, Options
 from rankframe.settings.statistics import Intervals, Tests
-from rankframe.stats.corrections import adjust
-from rankframe.stats.intervals import t_interval
+from rankframe.stats import corrections, intervals
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -356,7 +355,7 @@ def segment_answer(comparison: pd.DataFrame | None, segments: pd.DataFrame | Non
     if comparison is None or segments is None or not by or not len(segments):
         return [], 0
     p = _floats(segments, "p_value")
-    adjusted = adjust(p, tests.correction)
+    adjusted = corrections.adjust(p, tests.correction)
     delta = _floats(segments, "delta")
     keys = _labels(segments)
     overall = _directions(comparison)
@@ -503,7 +502,7 @@ def t_intervals(pq: PerQuery, confidence_level: float) -> tuple[FloatArray, Floa
             for c in range(flat.shape[1]):
                 column = block[:, c]
                 column = column[~np.isnan(column)]
-                lo[g, c], hi[g, c] = t_interval(column, confidence_level)
+                lo[g, c], hi[g, c] = intervals.t_interval(column, confidence_level)
         low[:, :, positions] = part.finish_aggregates(lo, counts)
         high[:, :, positions] = part.finish_aggregates(hi, counts)
     return low, high

@@ -21,6 +21,16 @@ Every error about the user's input or arguments is a ``RankEvalError``, which is
                                         store, a newer schema, busy, a run id taken (.store,
                                         .problem)
 
+Warnings about the input that leave the numbers as they are: a ``RankEvalWarning``, which is a
+``UserWarning`` (so ``warnings.filterwarnings`` and ``pytest.warns`` select it):
+
+    UserWarning
+    └── RankEvalWarning               e.g. a score column with null scores (.column,
+                                        .count, .rows), counted as not retrieved
+
+A system whose every score is null retrieved nothing: that is an error, not a warning
+(``InvalidDataError`` with ``problem="nothing_retrieved"``).
+
 Each message names the culprit (column, value, query; a file and its line) and the fix.
 ``excerpt`` quotes a user's value in a message, escaped and cut short, so that a message stays
 short whatever the input. The keyword options a message names are parts of it
@@ -30,9 +40,13 @@ says them as its flags (``--ties average``) without reading the text.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import os
-from collections.abc import Callable, Sequence
+import sys
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +59,7 @@ __all__ = [
     "Keyword",
     "OptionName",
     "RankEvalError",
+    "RankEvalWarning",
     "StoreError",
     "TrecFormatError",
     "UnknownArgumentError",
@@ -147,7 +162,8 @@ class InvalidDataError(RankEvalError):
     problem
         What is wrong with it, for a broken rule of the input contract: ``"null"`` (nulls
         where there must be none), ``"not_numeric"``, ``"infinite"`` (a grade),
-        ``"not_boolean"`` (the ``judged`` column), ``"not_temporal"`` (a ``time`` column
+        ``"not_boolean"`` (the ``judged`` column), ``"nothing_retrieved"`` (every score
+        of a score column is null: ``count`` is its rows), ``"not_temporal"`` (a ``time`` column
         holding no times), ``"no_time_unit"`` (an integer ``time`` column without
         ``time_unit``), ``"duplicate"`` (an item repeated in a
         query; ``column`` is the item column) or ``"varying"`` (a ``by`` column that varies
@@ -325,6 +341,65 @@ class StoreError(RankEvalError):
         return functools.partial(type(self), store=self.store, problem=self.problem), (
             self.parts,
         )
+
+
+class RankEvalWarning(UserWarning):
+    """Something in the input that a reader of the numbers should know, which changes
+    nothing in them: a score column with null scores (counted as not retrieved).
+
+    Select it with ``warnings.filterwarnings(..., category=rankframe.RankEvalWarning)``; the
+    message starts with the column it is about.
+
+    Attributes
+    ----------
+    column
+        The column it is about (``None`` when it is about no one column).
+    count
+        How many of its values it counts (the null scores).
+    rows
+        Out of how many rows.
+    """
+
+    def __init__(self, message: str, *, column: str | None = None, count: int | None = None,
+                 rows: int | None = None) -> None:
+        super().__init__(message)
+        self.column = column
+        self.count = count
+        self.rows = rows
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_WARNED: contextvars.ContextVar[set[str] | None] = contextvars.ContextVar(
+    "rankframe_warned", default=None
+)
+
+
+def warn(warning: RankEvalWarning) -> None:
+    """Issue ``warning`` from the first caller outside rankframe (the user's line, as
+    pandas does), once per :func:`warned_once` block."""
+    seen = _WARNED.get()
+    if seen is not None:
+        if str(warning) in seen:
+            return
+        seen.add(str(warning))
+    frame, level = sys._getframe(), 1  # noqa: SLF001 (the frames above this one)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(warning, stacklevel=level)
+
+
+@contextlib.contextmanager
+def warned_once() -> Iterator[None]:
+    """Within the block, a warning of the same text is issued once: a method that runs
+    several of the accessor's own (``check()``: ``evaluate`` and ``compare``) warns once."""
+    if _WARNED.get() is not None:  # an outer block already counts
+        yield
+        return
+    token = _WARNED.set(set())
+    try:
+        yield
+    finally:
+        _WARNED.reset(token)
 
 
 def _empty_query_error(message: Message, count: int, queries: list[object]) -> EmptyQueryError:

@@ -374,9 +374,14 @@ _WARNED: contextvars.ContextVar[set[str] | None] = contextvars.ContextVar(
 )
 
 
+_SILENT: contextvars.ContextVar[bool] = contextvars.ContextVar("rankframe_silent", default=False)
+
+
 def warn(warning: RankEvalWarning) -> None:
     """Issue ``warning`` from the first caller outside rankframe (the user's line, as
-    pandas does), once per :func:`warned_once` block."""
+    pandas does), once per :func:`warned_once` block; nothing in a :func:`silenced` one."""
+    if _SILENT.get():
+        return
     seen = _WARNED.get()
     if seen is not None:
         if str(warning) in seen:
@@ -400,6 +405,19 @@ def warned_once() -> Iterator[None]:
         yield
     finally:
         _WARNED.reset(token)
+
+
+@contextlib.contextmanager
+def silenced() -> Iterator[None]:
+    """Within the block, rankframe issues no :class:`RankEvalWarning`: for a frame whose
+    null scores are its format's own (a TREC run joined with its judgments, the sample
+    data's items that a model did not recommend). Thread-safe, unlike
+    ``warnings.catch_warnings``; errors are raised as ever."""
+    token = _SILENT.set(True)
+    try:
+        yield
+    finally:
+        _SILENT.reset(token)
 
 
 def _empty_query_error(message: Message, count: int, queries: list[object]) -> EmptyQueryError:

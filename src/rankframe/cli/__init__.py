@@ -14,7 +14,9 @@ Commands (``rankframe COMMAND --help`` for each):
 - ``rankframe demo``: the embedded sample data (``rankframe.datasets.recommendations``)
   overall and by user segment, for two models.
 
-Errors print one line on stderr, ``rankframe: error: ...``, and exit with 2 when the command line
+Warnings about the data (null scores, counted as not retrieved: ``rankframe.RankEvalWarning``)
+print one line each on stderr, ``rankframe: warning: ...``, once per command, and change
+nothing else. Errors print one line on stderr, ``rankframe: error: ...``, and exit with 2 when the command line
 is wrong (an unknown option or metric, a missing file, a format that cannot be told from the
 extension) or 1 when the data cannot be evaluated (an unreadable file, a missing column, values
 that break the input contract). An error about the data names the file, the 1-based line of the
@@ -33,10 +35,13 @@ file, and why a text file cannot be read), ``checks`` (the input contract in the
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
+from typing import TextIO
 
 from rankframe.cli.commands import Command
 from rankframe.cli.demo import demo
@@ -44,14 +49,39 @@ from rankframe.cli.errors import CliError, fail, in_cli_terms
 from rankframe.cli.inputs import DEFAULT_METRICS
 from rankframe.cli.parser import build_parser
 from rankframe.cli.status import Status
-from rankframe.exceptions import RankEvalError
+from rankframe.exceptions import RankEvalError, RankEvalWarning, warned_once
 
 __all__ = ["DEFAULT_METRICS", "demo", "main"]
+
+
+@contextlib.contextmanager
+def _warnings_on_stderr(status: Status) -> Iterator[None]:
+    """The library's warnings about the data as lines on stderr, ``rankframe: warning:
+    ...``, once each; other warnings as Python shows them."""
+    shown = warnings.showwarning
+
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+             file: TextIO | None = None, line: str | None = None) -> None:
+        if not issubclass(category, RankEvalWarning):
+            shown(message, category, filename, lineno, file, line)
+            return
+        status.clear()
+        print(f"rankframe: warning: {message}", file=sys.stderr)
+
+    with warnings.catch_warnings(), warned_once():
+        warnings.simplefilter("always", RankEvalWarning)
+        warnings.showwarning = show
+        yield
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``rankframe`` console script; returns the exit status."""
     status = Status(sys.stderr)
+    with _warnings_on_stderr(status):
+        return _main(argv, status)
+
+
+def _main(argv: Sequence[str] | None, status: Status) -> int:
     try:
         args = build_parser().parse_args(argv)
         command: Command = args.handler

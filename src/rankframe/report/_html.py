@@ -99,6 +99,14 @@ def _num(value: Any, *, metric: str = "", system: str = "", segment: str = "",
             f'data-value="{esc(repr(v))}"{attrs}>{text}{extra}</td>')
 
 
+def _p_cell(value: Any, *, kind: str, metric: str = "", system: str = "",
+            segment: str = "") -> str:
+    """A p-value's cell: as :func:`p_text` writes it, its exact value in ``data-value``."""
+    return (f'<td class="num" data-kind="{esc(kind)}" data-metric="{esc(metric)}" '
+            f'data-system="{esc(system)}" data-segment="{esc(segment)}" '
+            f'data-value="{esc(repr(_float(value)))}">{p_text(value)}</td>')
+
+
 def _status_class(status: str) -> str:
     """The CSS class of a gate's status (``"too few queries"``: ``too-few-queries``)."""
     return re.sub(r"[^a-z0-9]+", "-", status.lower()).strip("-") or "other"
@@ -615,7 +623,8 @@ def _reference_table(r: pd.DataFrame) -> str:
                        attrs=f' data-ci-low="{esc(repr(low))}" '
                              f'data-ci-high="{esc(repr(high))}" '
                              f'data-significant="{str(significant).lower()}"'),
-                  cell(row.get("p_adjusted"), kind="reference:p_adjusted"),
+                  _p_cell(row.get("p_adjusted"), kind="reference:p_adjusted", metric=label,
+                          system=system, segment=segment),
                   f'<td data-kind="reference:paired" data-system="{esc(system)}" '
                   f'data-metric="{esc(label)}" data-segment="{esc(segment)}">{kind}</td>']
         for name in ("wins", "ties", "losses", "n_queries", "n_reference"):

@@ -104,7 +104,7 @@ def _p_cell(value: Any, *, kind: str, metric: str = "", system: str = "",
     """A p-value's cell: as :func:`p_text` writes it, its exact value in ``data-value``."""
     return (f'<td class="num" data-kind="{esc(kind)}" data-metric="{esc(metric)}" '
             f'data-system="{esc(system)}" data-segment="{esc(segment)}" '
-            f'data-value="{esc(repr(_float(value)))}">{p_text(value)}</td>')
+            f'data-value="{esc(repr(_float(value)))}">{esc(p_text(value))}</td>')
 
 
 def _status_class(status: str) -> str:
@@ -665,7 +665,7 @@ def _moves(head: str, rows: pd.DataFrame, confidence_level: float) -> str:
                  f'data-p-adjusted="{esc(repr(_float(p)))}" '
                  f'data-significant="{str(significant).lower()}"')
         if p_text(p):
-            details.append(f"adjusted p {p_text(p)}")
+            details.append(f"adjusted p {esc(p_text(p))}")
         text = (f"<span {attrs}><strong>{esc(label)}</strong> {_signed(delta)}"
                 + (f" ({'; '.join(details)})" if details else "") + "</span>")
         (up if significant and delta > 0 else down if significant and delta < 0
@@ -715,7 +715,7 @@ def _changes(c: pd.DataFrame, baseline: str | None) -> str:
             + f'<td class="num" data-kind="change:interval" data-metric="{esc(label)}" '
               f'data-system="{esc(system)}" data-ci-low="{esc(repr(low))}" '
               f'data-ci-high="{esc(repr(high))}">{interval}</td>'
-            + _exact(_float(row.get("p_adjusted")), p_text(row.get("p_adjusted")),
+            + _exact(_float(row.get("p_adjusted")), esc(p_text(row.get("p_adjusted"))),
                      "change:p_adjusted", label, system)
             + f'<td data-kind="change:significant" data-metric="{esc(label)}" '
               f'data-system="{esc(system)}">{mark}</td></tr>')
@@ -773,7 +773,7 @@ def _gates_table(g: pd.DataFrame, keys: Sequence[str]) -> str:
             f"{shown(bound)}</td>",
             f'<td class="num" data-kind="gates:p_adjusted" '
             f'data-value="{esc(repr(_float(row.get("p_adjusted"))))}">'
-            f'{p_text(row.get("p_adjusted"))}</td>',
+            f'{esc(p_text(row.get("p_adjusted")))}</td>',
             '<td class="num" data-kind="gates:n_queries">'
             + ("" if queries is None or pd.isna(queries) else f"{int(queries):,}") + "</td>",
             f'<td class="num" data-kind="gates:queries_to_decide" '
@@ -849,7 +849,7 @@ def _slices_table(t: pd.DataFrame) -> str:
                        f'data-significant="{str(significant).lower()}"'),
             *(f'<td class="num" data-kind="slices:{name}" data-system="{esc(system)}" '
               f'data-metric="{esc(label)}" data-segment="{esc(where)}" '
-              f'data-value="{esc(repr(_float(row[name])))}">{p_text(row[name])}</td>'
+              f'data-value="{esc(repr(_float(row[name])))}">{esc(p_text(row[name]))}</td>'
               for name in ("p_value", "p_adjusted")),
         ]
         body.append(f'<tr data-row="{i}">' + "".join(cells) + "</tr>")

@@ -265,7 +265,7 @@ def _gates(values: pd.DataFrame, runs: pd.DataFrame, last: int) -> str:
                                            "segment": _text(r.segment),
                                            "system": _text(r.system)}),
         _td(_percent(r.delta_relative), num=True),
-        _td(_num(r.bound), num=True), _td(p_text(r.p_adjusted) or "-", num=True),
+        _td(_num(r.bound), num=True), _td(esc(p_text(r.p_adjusted) or "-"), num=True),
         _td(_text(r.n_queries), num=True),
     ] for r in gates[gates["run_id"] == latest.run_id].itertuples(index=False)]
     shown = gate_runs.iloc[-last:]

@@ -387,7 +387,7 @@ def warn(warning: RankEvalWarning) -> None:
         if str(warning) in seen:
             return
         seen.add(str(warning))
-    frame, level = sys._getframe(), 1  # noqa: SLF001 (the frames above this one)
+    frame, level = sys._getframe(), 1
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
         frame, level = frame.f_back, level + 1
     warnings.warn(warning, stacklevel=level)

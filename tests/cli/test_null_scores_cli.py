@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from helpers import Run
 
 # q1: a (rank 1, relevant), b, c (relevant) and d without a score: R = 2, one retrieved;

@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from conftest import FrameMaker
 from helpers import Run, as_pandas
-
 from rankframe import History
 
 N = 3_000

@@ -552,7 +552,7 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
         names, query_columns=(*names.query_key, names.sample))
     data = backend.extract(ranked, list(request.by))
     # the null scores of the frame as given (judged_only makes more of them: not counted)
-    counted = _null_scores(data) if options.judged_only else None
+    null_counts = _null_scores(data) if options.judged_only else None
     times = None
     if request.window is not None and names.time is not None:  # each query's earliest
         rows = _windows.column_times(backend.arrow(names.time))
@@ -561,10 +561,11 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
         data = _engine.judged_rows_only(data)
     systems = data.systems or [(names.score, data.score)]
     values = np.empty((data.n_queries, len(systems), len(metrics)), dtype=np.float64)
-    if counted is None:  # counted from each block's ranking, which finds them anyway
-        counted = nulls.NullScores(np.zeros((data.n_queries, len(systems)), dtype=np.int64),
-                                   np.zeros(data.n_queries, dtype=np.int64))
-        count_ranked: nulls.NullScores | None = counted
+    if null_counts is None:  # counted from each block's ranking, which finds them anyway
+        null_counts = nulls.NullScores(
+            np.zeros((data.n_queries, len(systems)), dtype=np.int64),
+            np.zeros(data.n_queries, dtype=np.int64))
+        count_ranked: nulls.NullScores | None = null_counts
     else:
         count_ranked = None
     others = _left_out_by_ndcg_rule(metrics, options)
@@ -631,7 +632,7 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
         top=None,
         time=times,
         by_codes=None if first is None else [codes[first] for _, codes in data.segments],
-        nulls=counted,
+        nulls=null_counts,
     )
     if names.sample is None or first is None:
         pq = replace(pq, top=top)

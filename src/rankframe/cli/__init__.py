@@ -16,11 +16,12 @@ Commands (``rankframe COMMAND --help`` for each):
 
 Warnings about the data (null scores, counted as not retrieved: ``rankframe.RankEvalWarning``)
 print one line each on stderr, ``rankframe: warning: ...``, once per command, and change
-nothing else. Errors print one line on stderr, ``rankframe: error: ...``, and exit with 2
-when the command line is wrong (an unknown option or metric, a missing file, a format that
-cannot be told from the extension) or 1 when the data cannot be evaluated (an unreadable
-file, a missing column, values that break the input contract). An error about the data names the file, the 1-based line of the
-offending record and the option to pass, and quotes at most a short excerpt of the input.
+nothing else. Errors print one line on stderr, ``rankframe: error: ...``, and exit with 2 when
+the command line is wrong (an unknown option or metric, a missing file, a format that cannot be
+told from the extension) or 1 when the data cannot be evaluated (an unreadable file, a missing
+column, values that break the input contract). An error about the data names the file, the
+1-based line of the offending record and the option to pass, and quotes at most a short excerpt
+of the input.
 Status lines ("reading FILE...") go to stderr only when it is a terminal, and are erased when
 the work is done.
 

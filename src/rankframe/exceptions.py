@@ -358,14 +358,17 @@ class RankEvalWarning(UserWarning):
         How many of its values it counts (the null scores).
     rows
         Out of how many rows.
+    problem
+        What it is about: ``"null_scores"``.
     """
 
     def __init__(self, message: str, *, column: str | None = None, count: int | None = None,
-                 rows: int | None = None) -> None:
+                 rows: int | None = None, problem: str | None = None) -> None:
         super().__init__(message)
         self.column = column
         self.count = count
         self.rows = rows
+        self.problem = problem
 
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep

@@ -585,3 +585,22 @@ def test_from_lists_raises_the_pandas_errors(spark: Any, change: str) -> None:
         rankframe.from_lists(_in_parts(spark, data), **options)  # no action: raised by the call
     assert type(got.value) is type(want.value)
     assert str(got.value) == str(want.value)
+
+
+def test_null_scores_warn_and_a_system_without_scores_raises_as_pandas(spark: Any) -> None:
+    """Null scores counted over every partition, said once on the driver with the pandas
+    accessor's words; a score column without a score, the pandas error."""
+    data = generated(seed=17, queries=12).assign(new=np.nan)
+    data.loc[::5, "score"] = np.nan
+    frame = spark.createDataFrame(data.drop(columns="new"))
+    with pytest.warns(rankframe.RankEvalWarning) as want:
+        data.rank_eval.mrr()
+    with pytest.warns(rankframe.RankEvalWarning) as got:
+        frame.rank_eval.mrr()
+    assert [str(w.message) for w in got] == [str(w.message) for w in want]
+    assert len(got) == 1
+    with pytest.raises(InvalidDataError) as wanted:
+        data.rank_eval(score=["score", "new"]).evaluate(["mrr"])
+    with pytest.raises(InvalidDataError) as raised:
+        spark.createDataFrame(data).rank_eval(score=["score", "new"]).evaluate(["mrr"])
+    assert (str(raised.value), raised.value.problem) == (str(wanted.value), "nothing_retrieved")

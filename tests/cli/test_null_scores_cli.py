@@ -26,6 +26,9 @@ def test_null_texts_are_null_scores(run: Run, tmp_path: Path, nulls: tuple[str, 
     assert out.splitlines()[2].split() == ["0.7500", "2"]
     assert err.count(WARNING) == 1
     assert err.startswith(WARNING)
+    # the command line's words: no Python call to silence it
+    assert err.endswith("Items outside its ranked list (a top-k list joined with the "
+                        "judgments) are meant so.\n")
 
 
 def test_a_check_warns_once(run: Run, tmp_path: Path) -> None:

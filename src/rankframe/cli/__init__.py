@@ -51,6 +51,7 @@ from rankframe.cli.inputs import DEFAULT_METRICS
 from rankframe.cli.parser import build_parser
 from rankframe.cli.status import Status
 from rankframe.exceptions import RankEvalError, RankEvalWarning, warned_once
+from rankframe.pipeline import nulls
 
 __all__ = ["DEFAULT_METRICS", "demo", "main"]
 
@@ -67,12 +68,22 @@ def _warnings_on_stderr(status: Status) -> Iterator[None]:
             shown(message, category, filename, lineno, file, line)
             return
         status.clear()
-        print(f"rankframe: warning: {message}", file=sys.stderr)
+        print(f"rankframe: warning: {_cli_words(message)}", file=sys.stderr)
 
     with warnings.catch_warnings(), warned_once():
         warnings.simplefilter("always", RankEvalWarning)
         warnings.showwarning = show
         yield
+
+
+def _cli_words(warning: Warning | str) -> str:
+    """A warning of the library in the command line's words: null scores without Python's
+    way to silence them."""
+    if isinstance(warning, RankEvalWarning) and warning.problem == "null_scores":
+        column, count, rows = warning.column, warning.count, warning.rows
+        if column is not None and count is not None and rows is not None:
+            return nulls.message(column, count, rows, silence=None)
+    return str(warning)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

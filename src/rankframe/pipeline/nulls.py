@@ -19,7 +19,8 @@ import numpy.typing as npt
 
 from rankframe.exceptions import InvalidDataError, RankEvalWarning, warn
 
-__all__ = ["NULLS", "ROWS", "NullScores", "check", "nothing_retrieved", "share"]
+__all__ = ["NULLS", "ROWS", "SILENCE", "NullScores", "check", "message", "nothing_retrieved",
+           "share"]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -75,6 +76,23 @@ def share(count: int, rows: int) -> str:
     return f"{percent:.1f}%"
 
 
+#: How the library's warning says to silence it (the command line says nothing of it).
+SILENCE = ("silence this with warnings.filterwarnings('ignore', "
+           "category=rankframe.RankEvalWarning)")
+
+
+def message(column: str, count: int, rows: int, silence: str | None = SILENCE) -> str:
+    """The words of a score column's null scores (``silence``: how to silence them)."""
+    meant = ": " + silence if silence else ""
+    return (
+        f"score column {column!r} has {count:,} null score{'s' if count != 1 else ''} "
+        f"({share(count, rows)} of {rows:,} rows); they count as not retrieved "
+        "(trec_eval's convention), which lowers recall, NDCG and AP if the system did score "
+        "those items. Items outside its ranked list (a top-k list joined with the "
+        f"judgments) are meant so{meant}."
+    )
+
+
 def nothing_retrieved(columns: Sequence[str], rows: int) -> InvalidDataError:
     """The error for score columns whose every score is null (``problem="nothing_retrieved"``)."""
     named = ", ".join(repr(c) for c in columns)
@@ -102,12 +120,5 @@ def check(systems: Sequence[str], counted: NullScores | None) -> None:
         raise nothing_retrieved(empty, rows)
     for system, n in zip(systems, counts, strict=True):
         if n:
-            msg = (
-                f"score column {system!r} has {n:,} null score{'s' if n > 1 else ''} "
-                f"({share(n, rows)} of {rows:,} rows); they count as not retrieved "
-                "(trec_eval's convention), which lowers recall, NDCG and AP if the system "
-                "did score those items. Items outside its ranked list (a top-k list joined "
-                "with the judgments) are meant so: silence this with warnings.filterwarnings("
-                "'ignore', category=rankframe.RankEvalWarning)."
-            )
-            warn(RankEvalWarning(msg, column=system, count=n, rows=rows))
+            warn(RankEvalWarning(message(system, n, rows), column=system, count=n, rows=rows,
+                                 problem="null_scores"))

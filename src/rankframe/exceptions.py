@@ -25,11 +25,15 @@ Warnings about the input that leave the numbers as they are: a ``RankEvalWarning
 ``UserWarning`` (so ``warnings.filterwarnings`` and ``pytest.warns`` select it):
 
     UserWarning
-    └── RankEvalWarning               e.g. a score column with null scores (.column,
-                                        .count, .rows), counted as not retrieved
+    └── RankEvalWarning               a score column with null scores (.column, .count,
+        │                               .rows), counted as not retrieved
+        └── NothingRetrievedWarning   an error-level one: a score column whose every
+                                        score is null (its message starts "error:")
 
-A system whose every score is null retrieved nothing: that is an error, not a warning
-(``InvalidDataError`` with ``problem="nothing_retrieved"``).
+A score column without any score retrieved nothing, and every metric is 0 for it, as the
+contract says of a query that retrieved nothing: the numbers stand, and the warning says
+why they are 0 (``warnings.simplefilter("error", NothingRetrievedWarning)`` makes it an
+exception; the command line exits with 1).
 
 Each message names the culprit (column, value, query; a file and its line) and the fix.
 ``excerpt`` quotes a user's value in a message, escaped and cut short, so that a message stays
@@ -57,6 +61,7 @@ __all__ = [
     "InvalidOptionError",
     "InvalidRuleError",
     "Keyword",
+    "NothingRetrievedWarning",
     "OptionName",
     "RankEvalError",
     "RankEvalWarning",
@@ -162,8 +167,7 @@ class InvalidDataError(RankEvalError):
     problem
         What is wrong with it, for a broken rule of the input contract: ``"null"`` (nulls
         where there must be none), ``"not_numeric"``, ``"infinite"`` (a grade),
-        ``"not_boolean"`` (the ``judged`` column), ``"nothing_retrieved"`` (every score
-        of a score column is null: ``count`` is its rows), ``"not_temporal"`` (a ``time`` column
+        ``"not_boolean"`` (the ``judged`` column), ``"not_temporal"`` (a ``time`` column
         holding no times), ``"no_time_unit"`` (an integer ``time`` column without
         ``time_unit``), ``"duplicate"`` (an item repeated in a
         query; ``column`` is the item column) or ``"varying"`` (a ``by`` column that varies
@@ -359,7 +363,8 @@ class RankEvalWarning(UserWarning):
     rows
         Out of how many rows.
     problem
-        What it is about: ``"null_scores"``.
+        What it is about: ``"null_scores"`` (some null scores), ``"nothing_retrieved"``
+        (every score null, :class:`NothingRetrievedWarning`).
     """
 
     def __init__(self, message: str, *, column: str | None = None, count: int | None = None,
@@ -369,6 +374,15 @@ class RankEvalWarning(UserWarning):
         self.count = count
         self.rows = rows
         self.problem = problem
+
+
+class NothingRetrievedWarning(RankEvalWarning):
+    """A score column has no score at all: the system retrieved nothing, and every metric
+    is 0 for it. An error-level warning (its message starts with ``error:``), about a
+    likely mistake (a join that matched no row); ``warnings.simplefilter("error",
+    rankframe.NothingRetrievedWarning)`` raises it. Silencing the null scores that are meant
+    (``filterwarnings("ignore", category=RankEvalWarning, message="score column")``) leaves
+    it on."""
 
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep

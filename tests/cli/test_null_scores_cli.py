@@ -59,6 +59,6 @@ def test_a_score_column_without_a_score_is_an_error(run: Run, tmp_path: Path) ->
     code, out, err = run("evaluate", path, "-m", "recall@3")
     assert (code, out) == (1, "")
     assert err.startswith(
-        "rankframe: error: Nothing retrieved: score column 'score' has no score at all (all "
-        "6 rows are null), so every metric would be 0. Likely a join that matched no row"
+        "rankframe: error: nothing retrieved: score column 'score' has no score at all (all "
+        "6 rows are null), so every metric is 0 for it. Likely a join that matched no row"
     )

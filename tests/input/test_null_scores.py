@@ -17,7 +17,7 @@ import pytest
 import rankframe
 from conftest import FrameMaker
 from helpers import as_float, as_pandas, collect
-from rankframe import InvalidDataError, RankEvalWarning
+from rankframe import NothingRetrievedWarning, RankEvalWarning
 
 N_QUERIES = 100
 ITEMS = 10  # per query: 10% of the rows are one in each query
@@ -82,23 +82,35 @@ def test_null_in_one_of_two_systems_names_that_system(make_frame: FrameMaker) ->
     assert recall == {"old": 1.0, "new": 0.5}
 
 
-def test_a_system_without_a_score_is_an_error(make_frame: FrameMaker) -> None:
-    """Every score of 'new' is null: the join that made it failed; every metric would be
-    0. An error, as trec_eval's "No queries with both results and relevance info"."""
+def test_a_system_without_a_score_gets_an_error_level_warning(
+        make_frame: FrameMaker) -> None:
+    """Every score of 'new' is null: the join that made it failed. Its metrics are 0, as a
+    query that retrieved nothing (the numbers stand), and the warning says so at error
+    level, naming the system and the likely cause; 'old' keeps its numbers."""
     data = _tenth_null(3)
     data["old"] = data["score"]
     data["new"] = np.full(len(data["score"]), np.nan)
     ev = make_frame(data).rank_eval(score=["old", "new"])
-    with pytest.raises(InvalidDataError, match=r"^Nothing retrieved: score column 'new' has "
-                       r"no score at all \(all 30 rows are null\), so every metric would be "
-                       r"0\. Likely a join that matched no row") as raised:
-        collect(ev.evaluate(["ndcg@10"]))
-    assert (raised.value.problem, raised.value.column, raised.value.count) == (
-        "nothing_retrieved", "new", 30)
+    with pytest.warns(NothingRetrievedWarning, match=r"^error: nothing retrieved: score column "
+                      r"'new' has no score at all \(all 30 rows are null\), so every metric "
+                      r"is 0 for it\. Likely a join that matched no row") as record:
+        table = as_pandas(ev.evaluate(["recall@10"]))
+    assert dict(zip(table["system"], table["recall@10"], strict=True)) == {"old": 0.5,
+                                                                        "new": 0.0}
+    words = _null_warnings(record)
+    assert len(words) == 2  # 'old': its share; 'new': nothing retrieved
+    assert words[0].startswith("score column 'old' has 3 null scores (10.0% of 30 rows)")
+    (warning,) = [w.message for w in record if isinstance(w.message, NothingRetrievedWarning)]
+    assert (warning.column, warning.count, warning.rows, warning.problem) == (
+        "new", 30, 30, "nothing_retrieved")
+    # silencing the null scores that are meant leaves this one on, and it can be an error
     one = make_frame({"query": ["q"] * 2, "item": ["a", "b"], "score": [np.nan, np.nan],
                       "relevant": [1, 0]}).rank_eval
-    with pytest.raises(InvalidDataError, match="score column 'score' has no score at all"):
-        as_float(one.mrr())
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "score column", RankEvalWarning)
+        warnings.simplefilter("error", NothingRetrievedWarning)
+        with pytest.raises(NothingRetrievedWarning, match="score column 'score' has no score"):
+            as_float(one.mrr())
 
 
 def test_nothing_to_say_about_a_frame_without_nulls(make_frame: FrameMaker) -> None:
@@ -146,7 +158,7 @@ def test_the_warning_is_a_filterable_user_warning() -> None:
                           "relevant": [1, 1]})
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        warnings.filterwarnings("ignore", category=rankframe.RankEvalWarning)
+        warnings.filterwarnings("ignore", "score column", rankframe.RankEvalWarning)
         assert frame.rank_eval.recall(k=2) == 0.5
     with warnings.catch_warnings():
         warnings.simplefilter("error", RankEvalWarning)

@@ -4,9 +4,10 @@ convention) and changes no rule of the metrics, but the reader of the numbers is
 The per-query step counts, per query and system, the rows without a score (from the
 ranking, which finds them anyway; :class:`NullScores`), and a part of a partitioned frame
 hands those counts on in its per-query table (:data:`NULLS`, :data:`ROWS`). Once the counts
-of the whole frame are known, :func:`check` raises for a system that retrieved nothing (every
-score null) and warns (:class:`~rankframe.exceptions.RankEvalWarning`) for a system with some
-null scores, with their share: once per call, on the caller's side.
+of the whole frame are known, :func:`check` warns (:class:`~rankframe.exceptions.RankEvalWarning`)
+for a system with some null scores, with their share, and at error level
+(:class:`~rankframe.exceptions.NothingRetrievedWarning`) for a system that retrieved nothing
+(every score null): once per call, on the caller's side.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from rankframe.exceptions import InvalidDataError, RankEvalWarning, warn
+from rankframe.exceptions import NothingRetrievedWarning, RankEvalWarning, warn
 
 __all__ = ["NULLS", "ROWS", "SILENCE", "NullScores", "check", "message", "nothing_retrieved",
            "share"]
@@ -77,8 +78,8 @@ def share(count: int, rows: int) -> str:
 
 
 #: How the library's warning says to silence it (the command line says nothing of it).
-SILENCE = ("silence this with warnings.filterwarnings('ignore', "
-           "category=rankframe.RankEvalWarning)")
+SILENCE = ("silence this with warnings.filterwarnings('ignore', 'score column', "
+           "rankframe.RankEvalWarning)")
 
 
 def message(column: str, count: int, rows: int, silence: str | None = SILENCE) -> str:
@@ -93,32 +94,29 @@ def message(column: str, count: int, rows: int, silence: str | None = SILENCE) -
     )
 
 
-def nothing_retrieved(columns: Sequence[str], rows: int) -> InvalidDataError:
-    """The error for score columns whose every score is null (``problem="nothing_retrieved"``)."""
-    named = ", ".join(repr(c) for c in columns)
-    which = f"score column {named} has" if len(columns) == 1 else f"score columns {named} have"
-    msg = (
-        f"Nothing retrieved: {which} no score at all (all {rows:,} rows are null), so every "
-        "metric would be 0. Likely a join that matched no row (keys of another dtype or "
-        "spelling) or scores that failed to compute; check the column before evaluating, "
-        "or leave the system out."
+def nothing_retrieved(column: str, rows: int) -> str:
+    """The words of a score column whose every score is null."""
+    return (
+        f"error: nothing retrieved: score column {column!r} has no score at all (all "
+        f"{rows:,} rows are null), so every metric is 0 for it. Likely a join that matched no "
+        "row (keys of another dtype or spelling) or scores that failed to compute; check the "
+        "column, or leave the system out."
     )
-    return InvalidDataError(msg, column=columns[0], problem="nothing_retrieved", count=rows)
 
 
 def check(systems: Sequence[str], counted: NullScores | None) -> None:
-    """Raise for the systems that retrieved nothing; warn once per system with null
-    scores (:class:`~rankframe.exceptions.RankEvalWarning`)."""
+    """Warn once per system with null scores (:class:`~rankframe.exceptions.RankEvalWarning`
+    with their share; :class:`~rankframe.exceptions.NothingRetrievedWarning` when every score
+    is null)."""
     if counted is None:
         return
     rows = counted.n_rows
-    counts = counted.counts.tolist()
-    if not rows or not any(counts):
-        return
-    empty = [s for s, n in zip(systems, counts, strict=True) if n == rows]
-    if empty:
-        raise nothing_retrieved(empty, rows)
-    for system, n in zip(systems, counts, strict=True):
-        if n:
+    for system, n in zip(systems, counted.counts.tolist(), strict=True):
+        if not n:
+            continue
+        if n == rows:
+            warn(NothingRetrievedWarning(nothing_retrieved(system, rows), column=system,
+                                         count=n, rows=rows, problem="nothing_retrieved"))
+        else:
             warn(RankEvalWarning(message(system, n, rows), column=system, count=n, rows=rows,
                                  problem="null_scores"))

@@ -49,6 +49,7 @@ import contextvars
 import functools
 import os
 import sys
+import types
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -404,7 +405,8 @@ def warn(warning: RankEvalWarning) -> None:
         if str(warning) in seen:
             return
         seen.add(str(warning))
-    frame, level = sys._getframe(), 1
+    frame: types.FrameType | None = sys._getframe()
+    level = 1  # warnings.warn's stacklevel: 1 is this function, the first frame above
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
         frame, level = frame.f_back, level + 1
     warnings.warn(warning, stacklevel=level)

@@ -135,7 +135,7 @@ def _scores_as_numbers(frame: pl.DataFrame, scores: Sequence[str]) -> pl.DataFra
         values = frame.get_column(name)
         if values.dtype != pl.String:
             continue
-        written = values.set(null_text(values), None)  # type: ignore[arg-type]
+        written = values.set(null_text(values), None)
         parsed = written.cast(pl.Float64, strict=False)
         if (parsed.is_null() & written.is_not_null()).any():
             continue

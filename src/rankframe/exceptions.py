@@ -365,7 +365,7 @@ class RankEvalWarning(UserWarning):
         Out of how many rows.
     problem
         What it is about: ``"null_scores"`` (some null scores), ``"nothing_retrieved"``
-        (every score null, :class:`NothingRetrievedWarning`).
+        (every score null, ``NothingRetrievedWarning``).
     """
 
     def __init__(self, message: str, *, column: str | None = None, count: int | None = None,
@@ -397,7 +397,7 @@ _SILENT: contextvars.ContextVar[bool] = contextvars.ContextVar("rankframe_silent
 
 def warn(warning: RankEvalWarning) -> None:
     """Issue ``warning`` from the first caller outside rankframe (the user's line, as
-    pandas does), once per :func:`warned_once` block; nothing in a :func:`silenced` one."""
+    pandas does), once per ``warned_once`` block; nothing in a ``silenced`` one."""
     if _SILENT.get():
         return
     seen = _WARNED.get()
@@ -428,7 +428,7 @@ def warned_once() -> Iterator[None]:
 
 @contextlib.contextmanager
 def silenced() -> Iterator[None]:
-    """Within the block, rankframe issues no :class:`RankEvalWarning`: for a frame whose
+    """Within the block, rankframe issues no ``RankEvalWarning``: for a frame whose
     null scores are its format's own (a TREC run joined with its judgments, the sample
     data's items that a model did not recommend). Thread-safe, unlike
     ``warnings.catch_warnings``; errors are raised as ever."""

@@ -66,6 +66,10 @@ class PerQuery:
         Per ``by`` column, per query, the code of its value (numbered in sorted order of the
         column's values, as ``Backend.codes``), which the pass read for the segments;
         ``None`` where the table was made otherwise (``slices()`` then reads the column).
+    nulls
+        Per query, the null scores of each system and its rows
+        (:class:`rankframe.pipeline.nulls.NullScores`), as the per-query step counted them
+        in the frame as given; ``None`` where the table was made otherwise.
     """
 
     values: FloatArray
@@ -82,6 +86,7 @@ class PerQuery:
     sets: Any = None
     time: Any = None
     by_codes: Sequence[npt.NDArray[np.integer[Any]]] | None = None
+    nulls: Any = None
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -148,6 +153,7 @@ class PerQuery:
             query_labels=lambda codes: labels(positions[codes]),
             time=None if self.time is None else self.time.take(positions),
             by_codes=None if self.by_codes is None else [c[keep] for c in self.by_codes],
+            nulls=None if self.nulls is None else self.nulls.take(positions),
         )
 
     def parts(self) -> list[tuple[IntArray, PerQuery]]:

@@ -770,7 +770,7 @@ def _one_pass(
     backend = PandasBackend(table)
     # the table holds every metric's final per-query value, the items' too: read as values
     read = replace(request, metrics=tuple(as_values(m) for m in wanted))
-    return steps.from_parts(backend, read), backend, wanted
+    return steps.from_parts(backend, read, counted=False), backend, wanted
 
 
 def compute(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -272,7 +273,7 @@ def test_permutation_reproducible_and_shared_signs() -> None:
 def test_permutation_same_result_on_one_thread(monkeypatch: pytest.MonkeyPatch) -> None:
     d = np.random.default_rng(2).normal(0.03, 1.0, size=(5000, 2))
     p = inference.permutation_test(d, 3000, seed=7)
-    monkeypatch.setattr(inference, "_MAX_THREADS", 1)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _: {0})  # a machine of one CPU
     np.testing.assert_array_equal(p, inference.permutation_test(d, 3000, seed=7))
 
 
@@ -364,7 +365,7 @@ def test_bootstrap_same_result_on_one_thread(monkeypatch: pytest.MonkeyPatch) ->
     rng = np.random.default_rng(4)
     values, segment = rng.random((30_000, 2)), rng.integers(0, 3, size=30_000)
     expected = inference.bootstrap_interval(values, segment, 3, 0.95, 200, seed=9)
-    monkeypatch.setattr(inference, "_MAX_THREADS", 1)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _: {0})  # a machine of one CPU
     got = inference.bootstrap_interval(values, segment, 3, 0.95, 200, seed=9)
     np.testing.assert_array_equal(got, expected)
 

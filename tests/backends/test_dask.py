@@ -483,6 +483,7 @@ def _one_true_item(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _away_from_default(name: str, value: Any) -> bool:
+    """Whether ``value`` of option ``name`` is not its declared default (data is never)."""
     default = OPTIONS[name].default
     if value is None or default is None:
         return value is not default

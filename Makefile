@@ -61,7 +61,7 @@ test: java chromium $(VENV)/.installed-test  ## set up and run the whole test su
 # and bootstrap, for instance, as of scipy 1.15, where rankframe only needs scipy.special
 # of 1.11), with the peers they compare with. No test is skipped for a missing package: a
 # peer that fails to install fails the target. pandas 2.2 with NumPy 1.26 warns in its own
-# convert_dtypes (the conftest's pandas-pyarrow frames): only that warning, raised in pandas'
+# convert_dtypes (tests/helpers.py's pandas-pyarrow frames): only that warning, raised in pandas'
 # module, is let through. Two workers (pytest-xdist): 5,550 tests.
 FLOORS        := .venv-floors
 FLOORS_TESTS  := tests/metrics tests/input tests/statistics

@@ -1,14 +1,21 @@
-"""Helpers for tests: read results of any frame kind back as plain Python / pandas."""
+"""Helpers for tests: the frames of every kind (``FrameMaker``, the ``make_frame`` fixture's), and
+results of any frame kind read back as plain Python / pandas."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import dask.dataframe as dd
 import pandas as pd
 import polars as pl
+import pyarrow as pa
+from dask.base import tokenize
 
+import rankframe
 from rankframe import METRICS, Metric
 
 ROOT = Path(__file__).resolve().parents[1]  # the repository
@@ -159,3 +166,212 @@ def planted(ranks: dict[str, list[int]], columns: dict[str, list[Any]] | None = 
                 rank = r[i] if j == 0 else (j if j < r[i] else j + 1)
                 out[s].append(float(items + 1 - rank))
     return out
+
+
+# -- the frames of the shared frame-kind fixture (``make_frame``, tests/conftest.py) --------
+#
+# Every kind of frame rankframe takes, built from a dict or a pandas frame: pandas (NumPy
+# dtypes), pandas with pyarrow dtypes, polars eager, polars lazy (one step), polars lazy forced
+# into three parts of whole queries (``query_buckets``), Dask (three partitions cut by row
+# position, so queries straddle partitions and are shuffled; Dask's default threaded
+# scheduler) and a pyarrow Table (``arrow``: ``rankframe.rank_eval(table)``, pandas results).
+# A :class:`FrameMaker` remembers a copy of each frame it makes; ``frames_of`` checks on exit
+# that rankframe left them unchanged.
+
+FRAME_KINDS = ["pandas", "pandas-pyarrow", "polars", "polars-lazy", "polars-parts", "dask",
+               "arrow"]
+LAZY_POLARS = ("polars-lazy", "polars-parts")
+PARTS = 3  # the parts of "polars-parts" and the partitions of "dask"
+
+
+#: The frame kinds of the option and error grids (tests/input/test_errors.py,
+#: tests/metrics/test_options_reference.py, test_labels.py, test_conventions.py; their
+#: ``pytestmark = pytest.mark.frame_kinds(*GRID_KINDS)``): every kind but Dask, whose
+#: one-call-per-case tests in tests/backends/test_dask.py stand in for it there, as
+#: tests/backends/test_spark.py's do for Spark (issue 46). They cover every registered metric,
+#: every option and every error class on Dask:
+#: ``test_dask_cases_cover_every_metric_option_and_error_class`` asserts it.
+GRID_KINDS = [kind for kind in FRAME_KINDS if kind != "dask"]
+
+
+def _arrow_lists(data: pd.DataFrame) -> pd.DataFrame:
+    """Object columns of lists (or tuples) as pyarrow list columns, as parquet gives them (and
+    as Dask keeps them: it turns object columns of lists into strings). Other columns, and
+    columns of dicts, as they are."""
+    out = data.copy()
+    for position in range(out.shape[1]):  # by position: column names may repeat
+        column = out.iloc[:, position]
+        if column.dtype != object:
+            continue
+        first = next((v for v in column if v is not None), None)
+        if isinstance(first, (list, tuple)):
+            array = pa.array(column.to_numpy(), from_pandas=True)
+            out.isetitem(position, pd.Series(pd.arrays.ArrowExtensionArray(array),
+                                             index=out.index))
+    return out
+
+
+def _pyarrow_dtypes(data: pd.DataFrame) -> pd.DataFrame:
+    """Every column in a pyarrow dtype: ``convert_dtypes(dtype_backend="pyarrow")``, with the
+    columns that already have one kept as they are (pandas 2.2 turns a date32 column into
+    timestamp[ms]; later versions keep it)."""
+    out = data.convert_dtypes(dtype_backend="pyarrow")
+    for position in range(data.shape[1]):  # by position: column names may repeat
+        if isinstance(data.dtypes.iloc[position], pd.ArrowDtype):
+            out.isetitem(position, data.iloc[:, position])
+    return out
+
+
+class ArrowFrame:
+    """A pyarrow Table as the tests use a frame: ``.rank_eval`` is
+    ``rankframe.rank_eval(table)`` (pyarrow's classes take no accessor); every other
+    attribute is the table's."""
+
+    def __init__(self, table: pa.Table) -> None:
+        self.table = table
+
+    @property
+    def rank_eval(self) -> Any:
+        return rankframe.rank_eval(self.table)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "table":  # not set yet (while unpickling): no attribute, no recursion
+            raise AttributeError(name)
+        return getattr(self.table, name)
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+
+#: Dask's string type: with ``dataframe.convert-string`` on (its default), Dask turns every
+#: column of strings that is not already ``string[pyarrow]`` (object, and pandas 3's ``str``)
+#: into this type, each time it builds a graph of a frame made by ``from_pandas``
+DASK_STRING = pd.StringDtype("pyarrow")
+
+
+def _dask_strings(data: pd.DataFrame) -> pd.DataFrame:
+    """The columns Dask would convert to :data:`DASK_STRING`, converted before
+    ``dd.from_pandas``: the partitions are the same, and Dask no longer converts them again in
+    every graph of every test (a third of the Dask frame kind's time)."""
+    out = data.copy()
+    for position in range(out.shape[1]):  # by position: column names may repeat
+        dtype = out.dtypes.iloc[position]
+        if pd.api.types.is_string_dtype(dtype) and dtype != DASK_STRING and not (
+                isinstance(dtype, pd.ArrowDtype)):
+            out.isetitem(position, out.iloc[:, position].astype(DASK_STRING))
+    return out
+
+
+def _dask(source: pd.DataFrame) -> dd.DataFrame:
+    return dd.from_pandas(source, npartitions=max(1, min(PARTS, len(source))), sort=False)
+
+
+@dataclass(frozen=True)
+class DaskSnapshot:
+    """What a Dask frame of the tests was when made: the pandas frame its partitions are cut
+    from (``source``, kept, and a deep ``copy``) and the collection's token
+    (``dask.base.tokenize``: its expression's name, which every operation that rebinds it
+    changes). rankframe leaves the frame unchanged when both hold on exit: no computation
+    (Dask's partitions are slices of ``source``; pandas' copy-on-write keeps a change to a
+    partition out of it, so the only way to change what the frame computes is through
+    ``source`` itself or by rebinding the collection)."""
+
+    source: pd.DataFrame
+    copy: pd.DataFrame
+    token: str
+
+
+def _native(data: pd.DataFrame, kind: str) -> Any:
+    if kind == "arrow":
+        return ArrowFrame(pa.Table.from_pandas(_arrow_lists(data), preserve_index=False))
+    if kind == "pandas":
+        return data.copy()
+    if kind == "pandas-pyarrow":
+        return _pyarrow_dtypes(_arrow_lists(data))
+    if kind == "dask":
+        return _dask(_dask_strings(_arrow_lists(data)))
+    frame = pl.from_pandas(data, nan_to_null=True)
+    if kind in LAZY_POLARS:
+        return frame.lazy()
+    # in two chunks, as a frame read from parquet or concatenated is held: the engine reads
+    # the chunks as they are (no join of them into one array)
+    half = frame.height // 2
+    return pl.concat([frame[:half], frame[half:]], rechunk=False) if half else frame
+
+
+def assert_unchanged(before: Any, after: Any) -> None:
+    """``after`` (a frame a test made) is still ``before`` (its snapshot when made)."""
+    if isinstance(after, ArrowFrame):
+        assert after.table.equals(before), "rankframe modified the input table"
+    elif isinstance(before, DaskSnapshot):
+        assert tokenize(after) == before.token, "rankframe rebound the input Dask frame"
+        pd.testing.assert_frame_equal(before.source, before.copy)
+    elif isinstance(after, dd.DataFrame):
+        pd.testing.assert_frame_equal(after.compute(scheduler="sync"), before)
+    elif isinstance(after, pd.DataFrame):
+        pd.testing.assert_frame_equal(after, before)
+    else:
+        if isinstance(after, pl.LazyFrame):
+            before, after = before.collect(), after.collect()
+        assert after.equals(before), "rankframe modified the input frame"
+
+
+class FrameMaker:
+    """Builds frames of one kind; ``kind`` tells which."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.made: list[tuple[Any, Any]] = []
+
+    def __call__(self, data: dict[str, Any] | pd.DataFrame) -> Any:
+        if self.kind == "dask":
+            source = _dask_strings(_arrow_lists(pd.DataFrame(data)))
+            dask_frame = _dask(source)
+            self.made.append((DaskSnapshot(source, source.copy(deep=True),
+                                           tokenize(dask_frame)), dask_frame))
+            return dask_frame
+        frame = _native(pd.DataFrame(data), self.kind)
+        if isinstance(frame, ArrowFrame):  # Arrow arrays are immutable: the table itself
+            snapshot: Any = frame.table
+        elif isinstance(frame, pl.DataFrame):
+            snapshot = frame.clone()
+        elif isinstance(frame, pd.DataFrame):
+            snapshot = frame.copy(deep=True)
+        else:
+            snapshot = frame.collect()
+        self.made.append((snapshot, frame))
+        return frame
+
+    @property
+    def is_lazy(self) -> bool:
+        """A polars LazyFrame (one step or parts)."""
+        return self.kind in LAZY_POLARS
+
+    @property
+    def is_dask(self) -> bool:
+        return self.kind == "dask"
+
+    @property
+    def is_arrow(self) -> bool:
+        """A pyarrow Table: results are the pandas accessor's."""
+        return self.kind == "arrow"
+
+    @property
+    def is_deferred(self) -> bool:
+        """Results are plans: data errors surface when they are collected or computed."""
+        return self.is_lazy or self.is_dask
+
+    def check_unchanged(self) -> None:
+        for snapshot, frame in self.made:
+            before = snapshot.lazy() if isinstance(frame, pl.LazyFrame) else snapshot
+            assert_unchanged(before, frame)
+
+
+@contextmanager
+def frames_of(kind: str) -> Iterator[FrameMaker]:
+    """A :class:`FrameMaker` of one kind; on exit, checks that its frames are unchanged."""
+    maker = FrameMaker(kind)
+    buckets = PARTS if kind == "polars-parts" else None
+    with rankframe.option_context("query_buckets", buckets):
+        yield maker
+    maker.check_unchanged()

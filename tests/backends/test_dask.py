@@ -1,8 +1,15 @@
 """The Dask accessor on a real cluster, and what is specific to partitions.
 
-Every test that takes a frame also runs on Dask through the shared ``make_frame`` fixture
-(three partitions, the threaded scheduler): values and error messages equal pandas'. This
-module keeps what needs a cluster or a particular partitioning: a ``distributed.LocalCluster``
+The value tests that take a frame also run on Dask through the shared ``make_frame`` fixture
+(three partitions, the threaded scheduler): values and error messages equal pandas'. The
+option and error grids (tests/input/test_errors.py, tests/metrics/test_options_reference.py,
+test_labels.py, test_conventions.py) leave Dask out (``helpers.GRID_KINDS``): this module's
+one-call-per-case tests stand in for them, as tests/backends/test_spark.py's do for Spark —
+every registered metric, every option, every ``convention=`` preset and every error class at
+least once on Dask, equal to pandas (``VALUE_CASES``, ``ERROR_CASES``), and
+``test_dask_cases_cover_every_metric_option_and_error_class`` asserts that coverage against
+the registry, the options table, the presets and the error classes. This module also keeps
+what needs a cluster or a particular partitioning: a ``distributed.LocalCluster``
 (2 worker processes) runs every computation of this module (errors and their fields pickled
 from the workers), the shuffle and when it is skipped, the index, parquet datasets. The
 frames put the rows of each query in several partitions (rows in random order, 4 partitions),
@@ -19,6 +26,7 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import dask.dataframe as dd
@@ -28,10 +36,14 @@ import pandas as pd
 import pytest
 
 import rankframe
-from rankframe import EmptyQueryError
+from helpers import all_metrics
+from rankframe import METRICS, EmptyQueryError, Metric, RankEvalError, parse_metric
+from rankframe.exceptions import TrecFormatError
+from rankframe.settings.conventions import CONVENTIONS
+from rankframe.settings.options import OPTIONS
 
 RTOL = 1e-12
-METRICS = ["mrr@5", "ndcg@10", "ndcg", "map", "map@5", "acc@1", "precision@3", "recall@10",
+SOME_METRICS = ["mrr@5", "ndcg@10", "ndcg", "map", "map@5", "acc@1", "precision@3", "recall@10",
            "r_precision"]
 
 
@@ -190,11 +202,11 @@ def test_query_as_index_with_divisions_skips_the_shuffle(frames: tuple[Any, pd.D
     # like read_parquet(path, index="query", calculate_divisions=True) on data sorted by query
     indexed = ddf.set_index("query").persist()
     assert indexed.known_divisions
-    assert _shuffles(ddf.rank_eval.evaluate(METRICS)) > 0
-    result = indexed.rank_eval.evaluate(METRICS, by="theme")
+    assert _shuffles(ddf.rank_eval.evaluate(SOME_METRICS)) > 0
+    result = indexed.rank_eval.evaluate(SOME_METRICS, by="theme")
     assert _shuffles(result) == 0
-    assert_same(result, pdf.rank_eval.evaluate(METRICS, by="theme"))
-    assert_same(indexed.rank_eval.per_query(METRICS), pdf.rank_eval.per_query(METRICS),
+    assert_same(result, pdf.rank_eval.evaluate(SOME_METRICS, by="theme"))
+    assert_same(indexed.rank_eval.per_query(SOME_METRICS), pdf.rank_eval.per_query(SOME_METRICS),
                 exact=True)
     # rank gives the frame back with its index (the query) and the rank column
     ranked = indexed.rank_eval.rank().compute()
@@ -212,7 +224,7 @@ def test_partitions_do_not_wait_for_the_null_check(frames: tuple[Any, pd.DataFra
     # every input partition in memory until the last one is read. Only the last step waits.
     ddf, _ = frames
     indexed = ddf.set_index("query").persist()
-    graph = dict(indexed.rank_eval.evaluate(METRICS).__dask_graph__())
+    graph = dict(indexed.rank_eval.evaluate(SOME_METRICS).__dask_graph__())
     check = {key for key in graph if "customreduction" in str(key)}
     partitions = [task for key, task in graph.items() if "_map_part" in str(key)]
     assert check
@@ -223,16 +235,16 @@ def test_partitions_do_not_wait_for_the_null_check(frames: tuple[Any, pd.DataFra
 def test_query_as_index_without_divisions_is_shuffled(frames: tuple[Any, pd.DataFrame]) -> None:
     ddf, pdf = frames
     indexed = ddf.set_index("query").clear_divisions().persist()
-    result = indexed.rank_eval.per_query(METRICS)
+    result = indexed.rank_eval.per_query(SOME_METRICS)
     assert _shuffles(result) > 0
-    assert_same(result, pdf.rank_eval.per_query(METRICS), exact=True)
+    assert_same(result, pdf.rank_eval.per_query(SOME_METRICS), exact=True)
 
 
 def test_one_partition_is_not_shuffled() -> None:
     ddf, pdf = dask_and_pandas(generated(4), npartitions=1)
-    result = ddf.rank_eval.evaluate(METRICS, by="cohort")
+    result = ddf.rank_eval.evaluate(SOME_METRICS, by="cohort")
     assert _shuffles(result) == 0
-    assert_same(result, pdf.rank_eval.evaluate(METRICS, by="cohort"))
+    assert_same(result, pdf.rank_eval.evaluate(SOME_METRICS, by="cohort"))
 
 
 def test_parquet_dataset(tmp_path: Any) -> None:
@@ -241,9 +253,10 @@ def test_parquet_dataset(tmp_path: Any) -> None:
         frame.iloc[rows].to_parquet(tmp_path / f"part-{i}.parquet", index=False)
     ddf = dd.read_parquet(tmp_path)
     pdf = ddf.compute()
-    assert_same(ddf.rank_eval.evaluate(METRICS, by="theme"),
-                pdf.rank_eval.evaluate(METRICS, by="theme"))
-    assert_same(ddf.rank_eval.per_query(METRICS), pdf.rank_eval.per_query(METRICS), exact=True)
+    assert_same(ddf.rank_eval.evaluate(SOME_METRICS, by="theme"),
+                pdf.rank_eval.evaluate(SOME_METRICS, by="theme"))
+    assert_same(ddf.rank_eval.per_query(SOME_METRICS), pdf.rank_eval.per_query(SOME_METRICS),
+                exact=True)
 
 
 def test_empty_frame() -> None:
@@ -379,10 +392,10 @@ def two_systems(frames: tuple[Any, pd.DataFrame]) -> tuple[Any, pd.DataFrame]:
 ITEM_GROUPS = {f"d{i}": "odd" if i % 2 else "even" for i in range(1009)}
 
 WHOLE_CALLS: dict[str, Callable[[Any], Any]] = {
-    "ci": lambda ev: ev.evaluate(METRICS, confidence_level=0.9, n_resamples=200),
+    "ci": lambda ev: ev.evaluate(SOME_METRICS, confidence_level=0.9, n_resamples=200),
     "ci-by": lambda ev: ev.evaluate(["mrr", "ndcg@10"], by=["theme", "cohort"],
                                     confidence_level=0.9),
-    "tidy": lambda ev: ev.evaluate(METRICS, by="theme", tidy=True, empty="skip"),
+    "tidy": lambda ev: ev.evaluate(SOME_METRICS, by="theme", tidy=True, empty="skip"),
     "compare-permutation": lambda ev: ev.compare(["mrr"], test="permutation", n_permutations=500,
                                                  baseline="other"),
     "slices": lambda ev: ev.slices(["mrr", "ndcg@10"], ["theme", "cohort"], min_queries=5),
@@ -443,3 +456,193 @@ def test_windows_and_reference_comparisons_on_the_cluster() -> None:
     for other, pandas_other in ((dref, pref), (pref, pref)):
         assert_same(lazy.compare(["mrr@5", "map"], reference=other, by="theme"),
                     eager.compare(["mrr@5", "map"], reference=pandas_other, by="theme"))
+
+
+# -- the option and error grids' Dask kind: every metric, option, preset and error class ------
+#
+# The grids of tests/input/test_errors.py and tests/metrics/test_options_reference.py,
+# test_labels.py and test_conventions.py run on every frame kind but Dask (helpers.GRID_KINDS);
+# these cases stand in for their Dask kind, one call each on the LocalCluster, each equal to
+# the pandas accessor on the same rows (issue 46).
+
+#: every item id of generated() (d0..d1008)
+ITEMS = [f"d{i}" for i in range(1009)]
+
+
+def _unjudged(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every seventh row's grade null: judged nothing (``unjudged=``)."""
+    grades = frame["relevant"].astype(float)
+    grades[frame.index % 7 == 0] = np.nan
+    return frame.assign(relevant=grades)
+
+
+def _one_true_item(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with one relevant row per query (its first), the true class of top1_f1."""
+    first = ~frame["query"].duplicated()
+    return frame.assign(relevant=first.astype(int))
+
+
+def _away_from_default(name: str, value: Any) -> bool:
+    """Whether ``value`` of option ``name`` is not its declared default (data is never)."""
+    default = OPTIONS[name].default
+    if value is None or default is None:
+        return value is not default
+    return not isinstance(value, str | int | float) or value != default
+
+
+def _k(name: str) -> Metric:
+    """The registered metric ``name`` at a cut-off (or number) if it takes one."""
+    d = METRICS[name]
+    if not d.takes_k:
+        return Metric(name)
+    return Metric(name, 5 if d.param.integer else 0.5)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One call on Dask and on pandas: ``method`` (``per_query``: values compared exactly;
+    ``evaluate``: by theme, means to ``RTOL``) of ``metrics`` with ``options``, on
+    ``change(generated(0))``."""
+
+    metrics: list[Any]
+    options: dict[str, Any] = field(default_factory=dict)
+    method: str = "per_query"
+    change: Callable[[pd.DataFrame], pd.DataFrame] = lambda frame: frame
+
+
+VALUE_CASES: dict[str, Case] = {
+    # every metric of relevance at several cut-offs, trec_eval's options
+    "every-relevance-metric": Case(all_metrics(ks=(1, 3, 10))),
+    # the options of the metrics of relevance, each away from its default
+    "relevance-options": Case(
+        ["ndcg@10", "dcg@5", "map@5", "recall@10", "precision@5", "f1@5", "mrr@5"],
+        {"gain": "exponential", "discount": "log2(max(rank,2))", "negative_gains": "keep",
+         "empty_ndcg": "no_relevant_or_negative", "empty": "skip", "denominator": "min_k",
+         "ap_denominator": "hits", "precision_denominator": "retrieved", "empty_list": "nan",
+         "beta": 2.0, "min_relevance": 2}),
+    # every metric whose declaration has a tie-averaged form
+    "ties-average": Case([_k(d.name) for d in METRICS.values() if d.tie_average is not None],
+                         {"ties": "average"}),
+    "unjudged": Case(["unjudged@5", "map@10", "ndcg@10"],
+                     {"unjudged": "nonrelevant", "judged_only": True}, change=_unjudged),
+    # the metrics of the items themselves (some are set-level: evaluate)
+    "items": Case(
+        ["coverage@5", "gini@5", "entropy@5", "personalization@5", "arp@5", "novelty@5",
+         "ild@5"],
+        {"catalog": [*ITEMS, "never-shown"],
+         "popularity": {item: n + 1 for n, item in enumerate(ITEMS)},
+         "item_features": pd.DataFrame({"a": np.arange(1009) % 7, "b": np.arange(1009) % 5},
+                                       index=ITEMS, dtype=float),
+         "ties": "first"},
+        method="evaluate"),
+    "top1-f1": Case(["top1_f1"], {"class_average": "macro"}, method="evaluate",
+                    change=_one_true_item),
+    "exposure-rbp": Case(
+        ["exposure@5", "exposure_ratio@5", "exposure_gap@5", "awrf@5", "ndkl@5"],
+        {"item_groups": {i: g for i, g in ITEM_GROUPS.items() if not i.endswith("7")},
+         "unknown_group": "other", "target": {"even": 0.4, "odd": 0.4, "other": 0.2},
+         "browsing": "rbp", "patience": 0.7, "jsd_unit": "nats"}),
+    "exposure-one-group": Case(["exposure@5", "exposure_gap@5"],
+                               {"item_groups": ITEM_GROUPS, "group": "odd"}),
+    "expected-exposure-cascade": Case(
+        ["expected_exposure@5", "ee_disparity@5", "ee_relevance@5"],
+        {"browsing": "cascade", "stop": 0.6}),
+    **{f"convention-{name}": Case(["ndcg@10", "map@10", "precision@5", "recall@10", "mrr@10"],
+                                  {"convention": name})
+       for name in CONVENTIONS},
+}
+
+
+@pytest.mark.parametrize("case", VALUE_CASES.values(), ids=VALUE_CASES.keys())
+def test_every_metric_option_and_preset_equals_pandas(case: Case) -> None:
+    ddf, pdf = dask_and_pandas(case.change(generated(0)))
+    if case.method == "per_query":
+        assert_same(ddf.rank_eval.per_query(case.metrics, **case.options),
+                    pdf.rank_eval.per_query(case.metrics, **case.options), exact=True)
+    else:
+        assert_same(ddf.rank_eval.evaluate(case.metrics, by="theme", **case.options),
+                    pdf.rank_eval.evaluate(case.metrics, by="theme", **case.options))
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> rankframe.History:
+    """A history store holding run 'r1' (recorded from pandas)."""
+    history = rankframe.History(tmp_path_factory.mktemp("store") / "runs.duckdb", create=True)
+    history.record(generated(0).rank_eval.evaluate(["mrr"]), run_id="r1")
+    return history
+
+
+Frame = Callable[[pd.DataFrame], pd.DataFrame]
+Raise = Callable[[Any, rankframe.History], Any]
+
+#: error class → the frame (from generated(0)) and the call (on it, and on ``store``) that
+#: raise it
+ERROR_CASES: dict[type[RankEvalError], tuple[Frame, Raise]] = {
+    rankframe.ColumnNotFoundError: (
+        lambda f: f, lambda frame, _: frame.rank_eval(relevant="grade").mrr()),
+    rankframe.InvalidDataError: (  # on every metric of relevance at once
+        DATA_ERRORS["duplicate-item"],
+        lambda frame, _: frame.rank_eval.per_query(all_metrics(ks=(5,)))),
+    rankframe.UnknownMetricError: (
+        lambda f: f, lambda frame, _: frame.rank_eval.evaluate(["ndcgg@10"])),
+    rankframe.InvalidOptionError: (
+        lambda f: f, lambda frame, _: frame.rank_eval.ndcg(k=10, gain="cubic")),
+    rankframe.UnknownArgumentError: (
+        lambda f: f, lambda frame, _: frame.rank_eval.mrr(tie="first")),
+    rankframe.InvalidRuleError: (
+        lambda f: f, lambda frame, _: frame.rank_eval.check(["mrr >> 0.3"])),
+    rankframe.EmptyQueryError: (
+        lambda f: f, lambda frame, _: frame.rank_eval.mrr(empty="error")),
+    rankframe.StoreError: (  # a run id taken
+        lambda f: f,
+        lambda frame, history: history.record(frame.rank_eval.evaluate(["mrr"]), run_id="r1")),
+}
+
+#: the error classes no call on a frame raises, each with the reason
+NOT_ON_FRAMES: dict[type[RankEvalError], str] = {
+    TrecFormatError: "raised while reading a TREC file (read_trec_run, read_trec_qrels), "
+                     "before any frame exists",
+}
+
+
+@pytest.mark.parametrize("error", ERROR_CASES, ids=lambda error: error.__name__)
+def test_every_error_class_has_the_pandas_message(
+    error: type[RankEvalError], store: rankframe.History
+) -> None:
+    change, call = ERROR_CASES[error]
+    ddf, pdf = dask_and_pandas(change(generated(0)))
+    expected = pandas_error(lambda _: call(pdf, store), pdf)
+    assert type(expected) is error
+    def on_dask() -> None:
+        result = call(ddf, store)
+        if dask_collection(result):
+            result.compute()  # a data error: raised on the workers
+
+    with pytest.raises(error) as info:
+        on_dask()
+    assert type(info.value) is error
+    assert str(info.value) == str(expected)
+
+
+def _error_classes(base: type[RankEvalError] = RankEvalError) -> set[type[RankEvalError]]:
+    found: set[type[RankEvalError]] = set()
+    for sub in base.__subclasses__():
+        found |= {sub, *_error_classes(sub)}
+    return found
+
+
+def test_dask_cases_cover_every_metric_option_and_error_class() -> None:
+    """The Dask cases stand in for the Dask kind of the option and error grids only while they
+    cover every registered metric, every option (each away from its default), every
+    ``convention=`` preset and every error class: a new one without a Dask case fails here."""
+    metrics = {parse_metric(m).name for case in VALUE_CASES.values() for m in case.metrics}
+    assert set(METRICS) - metrics == set(), "metrics without a Dask case"
+    options = {name for case in VALUE_CASES.values() for name, value in case.options.items()
+               if name in OPTIONS and _away_from_default(name, value)}
+    assert set(OPTIONS) - options == set(), "options without a Dask case"
+    presets = {case.options.get("convention") for case in VALUE_CASES.values()}
+    assert set(CONVENTIONS) - presets == set(), "convention= presets without a Dask case"
+    classes = _error_classes()
+    assert classes - set(ERROR_CASES) - set(NOT_ON_FRAMES) == set(), "errors without a Dask case"
+    assert set(NOT_ON_FRAMES) <= classes
+    assert not set(NOT_ON_FRAMES) & set(ERROR_CASES)

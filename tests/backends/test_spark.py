@@ -213,9 +213,10 @@ def test_report_history_and_plots_read_spark_results(spark: Any, tmp_path: Path)
     for metric in metrics:
         recorded = loaded.loc[loaded["metric"] == metric, "value"].to_numpy()
         np.testing.assert_array_equal(np.sort(recorded), np.sort(want_rows[metric].to_numpy()))
-    from rankframe.plot import _eager  # what the plots read a table as
+    from rankframe.adapters.results import as_pandas  # what the plots read a table as
 
-    rows = _eager(spark.createDataFrame(data).rank_eval.per_query(metrics))
+    rows = as_pandas(spark.createDataFrame(data).rank_eval.per_query(metrics))
+    assert rows is not None
     rows = rows.sort_values("query", ignore_index=True)
     np.testing.assert_array_equal(rows[metrics].to_numpy(), want_rows.sort_values(
         "query", ignore_index=True)[metrics].to_numpy())
@@ -351,7 +352,7 @@ def test_partitioned_recomputes_queries_cut_across_partitions(
     want_rows = data.rank_eval.per_query(metrics).sort_values("query", ignore_index=True)
     assert got_rows["query"].tolist() == want_rows["query"].tolist()
     np.testing.assert_array_equal(got_rows[metrics].to_numpy(), want_rows[metrics].to_numpy())
-    monkeypatch.setattr(spark_adapter, "_STRADDLING", 0)
+    monkeypatch.setattr(spark_adapter, "STRADDLING_QUERIES", 0)
     again = rankframe.spark.rank_eval(cut, partitioned=True).evaluate(metrics, by="theme")
     pd.testing.assert_frame_equal(again, want)
 

@@ -36,7 +36,7 @@ SCORES = (0.0, -0.0, 0.5, 1.0, math.nextafter(1.0, 2.0), -1.0, 1e300, -1e300,
 def forced(kernel: str) -> Iterator[None]:
     """Every sort of keys, whatever its size, by ``kernel``."""
     with mock.patch.object(sorting, "POLARS_FROM", 0), \
-            mock.patch.object(sorting, "_chosen", kernel):
+            mock.patch.object(sorting, "CHOSEN_KERNEL", kernel):
         yield
 
 
@@ -86,8 +86,8 @@ def test_ranking_orders_as_lexsort(
     # by query, score descending (-0.0 ties with 0.0), then row: ties="first"
     expected = retrieved[np.lexsort((retrieved, -values[retrieved],
                                      data.query_codes[retrieved]))]
-    with forced(kernel), mock.patch.object(ranking, "_MIN_SCORE_BITS",
-                                           ranking._MIN_SCORE_BITS if packed else 64):
+    with forced(kernel), mock.patch.object(ranking, "MIN_SCORE_BITS",
+                                           ranking.MIN_SCORE_BITS if packed else 64):
         got = rank(data, "first")
         assert got.order.tolist() == expected.tolist()
         positive = np.flatnonzero(np.array(grade)[got.order] > 0)

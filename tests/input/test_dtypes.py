@@ -31,8 +31,7 @@ import pyarrow as pa
 import pytest
 
 import rankframe
-from conftest import FrameMaker, _same
-from helpers import DOCS, as_float, as_pandas, collect
+from helpers import DOCS, FrameMaker, as_float, as_pandas, assert_unchanged, collect
 from reference import Row, evaluate
 
 DTYPES_PAGE = DOCS / "dtypes.md"
@@ -136,7 +135,7 @@ def test_interval_ids_tie_in_the_order_of_intervals(kind: str, dtype: str) -> No
     frame, rows = _interval_frame(kind, dtype)
     before = frame.copy(deep=True)
     _assert_close(_values(frame), _expected(rows))  # reference: Python's sort of Intervals
-    _same(before, frame)
+    assert_unchanged(before, frame)
 
 
 @pytest.mark.parametrize("kind", ["pandas", "pandas-pyarrow"])  # polars has no mixed column
@@ -538,4 +537,4 @@ def test_dtype_matrix(library: str, dtype: str, role: str, cell: str, kind: str)
         assert ("pl." if library == "polars" else "df[") in str(info.value)
     if dtype == "Object":  # polars cannot compare Object columns: compare the values
         snapshot, frame = snapshot.to_pandas(), collect(frame).to_pandas()
-    _same(snapshot.lazy() if isinstance(frame, pl.LazyFrame) else snapshot, frame)
+    assert_unchanged(snapshot.lazy() if isinstance(frame, pl.LazyFrame) else snapshot, frame)

@@ -17,7 +17,7 @@ from rankframe import InvalidDataError
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from conftest import FrameMaker
+    from helpers import FrameMaker
 
 NO_ROWS = pd.DataFrame({
     "query": pd.Series([], dtype=str), "item": pd.Series([], dtype=str),

@@ -160,8 +160,8 @@ def test_ids_of_up_to_15_bytes_are_encoded_by_their_words(
     column, threads, encoding, monkeypatch
 ) -> None:
     monkeypatch.setattr(rankframe.engine.encoding, "THREAD_VALUES", 2)
-    monkeypatch.setattr(rankframe.engine.encoding, "_few_repeats", lambda _: encoding == "sort")
-    monkeypatch.setattr(rankframe.engine.encoding, "_BUCKET", 2)  # the sort by buckets
+    monkeypatch.setattr(rankframe.engine.encoding, "few_repeats", lambda _: encoding == "sort")
+    monkeypatch.setattr(rankframe.engine.encoding, "SORT_BUCKET", 2)  # the sort by buckets
     values = _longer_columns(LONGER)[column]
     assert key_words(values) is not None  # the key path, not Arrow's string hash table
     codes, distinct = dictionary_codes(values, sort=True, compact=True, threads=threads)
@@ -184,7 +184,7 @@ def test_labels_are_made_when_first_read(values, threads, encoding, monkeypatch)
     # made from the keys on first use, as the sorted distinct values. (Words that do not
     # fit one key take the string path, whose distinct strings are made at once.)
     monkeypatch.setattr(rankframe.engine.encoding, "THREAD_VALUES", 2)
-    monkeypatch.setattr(rankframe.engine.encoding, "_few_repeats", lambda _: encoding == "sort")
+    monkeypatch.setattr(rankframe.engine.encoding, "few_repeats", lambda _: encoding == "sort")
     codes, distinct = labelled_codes(pa.array(values), threads=threads)
     expected_codes, expected_distinct = _reference(values)
     assert codes.tolist() == expected_codes
@@ -207,7 +207,7 @@ def test_key_words_order_as_the_bytes_do(encoding, monkeypatch) -> None:
     assert by_words == sorted(values, key=lambda v: v.encode())
     pairs = set(zip(first.tolist(), second.tolist(), strict=True))
     assert len(pairs) == len(set(values))  # one pair per string
-    monkeypatch.setattr(rankframe.engine.encoding, "_few_repeats", lambda _: encoding == "sort")
+    monkeypatch.setattr(rankframe.engine.encoding, "few_repeats", lambda _: encoding == "sort")
     codes, distinct = dictionary_codes(pa.array(values), sort=True)
     assert (codes.tolist(), distinct.to_pylist()) == _reference(values)
 
@@ -217,7 +217,7 @@ def test_words_that_do_not_fit_one_key_take_the_string_path() -> None:
     values = ["\x00" * 15, "\x7f" * 15, "\x01\x7f"]
     column = pa.array(values)
     assert key_words(column) is not None
-    assert not rankframe.engine.encoding._Packing([key_words(column)]).fits
+    assert not rankframe.engine.encoding.KeyPacking([key_words(column)]).fits
     codes, distinct = dictionary_codes(column, sort=True)
     assert (codes.tolist(), distinct.to_pylist()) == _reference(values)
 
@@ -235,22 +235,22 @@ def test_longer_ids_or_nulls_take_the_string_path(values) -> None:
 
 
 def test_distinct_strings_beyond_one_view_buffer(monkeypatch) -> None:
-    monkeypatch.setattr(rankframe.engine.encoding, "_VIEW_STRINGS", 2)  # 2 strings per buffer
+    monkeypatch.setattr(rankframe.engine.encoding, "VIEW_STRINGS", 2)  # 2 strings per buffer
     codes, distinct = dictionary_codes(pa.array(LONGER), sort=True)
     assert (codes.tolist(), distinct.to_pylist()) == _reference(LONGER)
 
 
 def test_the_encoding_follows_how_often_ids_repeat() -> None:
-    n = 16 * rankframe.engine.encoding._SAMPLE
+    n = 16 * rankframe.engine.encoding.REPEAT_SAMPLE
     rng = np.random.default_rng(3)
     for per_id, few in [(1, True), (2, True), (4, True), (16, False), (100, False)]:
         keys = rng.permutation(np.arange(n, dtype=np.uint64) // np.uint64(per_id))
-        assert rankframe.engine.encoding._few_repeats([keys]) is few, per_id
+        assert rankframe.engine.encoding.few_repeats([keys]) is few, per_id
         grouped = np.sort(keys)  # the rows of an id side by side: the same answer
-        few_repeats = rankframe.engine.encoding._few_repeats
+        few_repeats = rankframe.engine.encoding.few_repeats
         assert few_repeats(np.split(grouped, [n // 3])) is few, per_id
     few_keys = [np.arange(n - 1, dtype=np.uint64)]
-    assert not rankframe.engine.encoding._few_repeats(few_keys)
+    assert not rankframe.engine.encoding.few_repeats(few_keys)
 
 
 def test_many_short_lists_by_sort_and_buckets() -> None:
@@ -259,9 +259,9 @@ def test_many_short_lists_by_sort_and_buckets() -> None:
     ids = np.char.add("q", np.arange(n_ids).astype(str))  # 2-7 bytes: 'q0' .. 'q299999'
     rows = np.random.default_rng(5).permutation(np.repeat(ids, 2))
     column = pa.array(rows, type=pa.large_string())
-    keys = rankframe.engine.encoding._Packing([key_words(column)]).pack(key_words(column))
-    assert rankframe.engine.encoding._few_repeats([keys])
-    assert len(rows) > 2 * rankframe.engine.encoding._BUCKET  # sorted by buckets
+    keys = rankframe.engine.encoding.KeyPacking([key_words(column)]).pack(key_words(column))
+    assert rankframe.engine.encoding.few_repeats([keys])
+    assert len(rows) > 2 * rankframe.engine.encoding.SORT_BUCKET  # sorted by buckets
     codes, distinct = dictionary_codes(column, sort=True, compact=True)
     order = sorted(set(ids.tolist()), key=str.encode)
     assert distinct.to_pylist() == order

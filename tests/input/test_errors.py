@@ -27,6 +27,7 @@ import pytest
 from pandera.config import ValidationDepth, config_context
 from pandera.errors import SchemaError
 
+import helpers
 import rankframe
 from helpers import collect
 from rankframe import (
@@ -39,8 +40,12 @@ from rankframe import (
 )
 from rankframe.engine import ItemColumn
 
+# The option and error grid: every frame kind but Dask, whose one-call-per-case tests in
+# tests/backends/test_dask.py stand in for it (helpers.GRID_KINDS)
+pytestmark = pytest.mark.frame_kinds(*helpers.GRID_KINDS)
+
 if TYPE_CHECKING:
-    from conftest import FrameMaker
+    from helpers import FrameMaker
 
 Call = Callable[[Any], Any]
 
@@ -551,7 +556,7 @@ def test_duplicate_check_finds_what_pandas_duplicated_finds(
     # collisions never change the answer (a frame in parts is checked part by part, so
     # which pair is named depends on the parts); "item-codes": an item metric that encodes
     # every row's item, whose codes the check then reads (the hashes collide: unused)
-    if hashing == "item-codes" and make_frame.kind not in ("polars-parts", "dask"):
+    if hashing == "item-codes" and make_frame.kind != "polars-parts":
         # a frame of one part reads the codes: a hash would be a mistake
         monkeypatch.setattr(ItemColumn, "hashes", _never_hashed)
     elif hashing != "real":
@@ -935,11 +940,6 @@ def test_roles_mapped_to_the_same_column(
 def test_lazy_frames_raise_data_errors_on_collect(make_frame: FrameMaker) -> None:
     frame = make_frame(frame_data(item=["a", "b", "a", "a", "b", "c"]))
     message = ("Item 'a' appears 2 times in query 'q1'",)
-    if make_frame.is_dask:  # a lazy Dask scalar: the data is only read on compute
-        result = frame.rank_eval.mrr()
-        with expect(InvalidDataError, *message):
-            result.compute()
-        return
     if not make_frame.is_lazy:
         with expect(InvalidDataError, *message):
             frame.rank_eval.mrr()
@@ -1027,8 +1027,6 @@ def test_exported_schemas_reject_bad_frames_in_a_users_pipeline(
     make_frame: FrameMaker, columns: dict[str, list[Any]], match: str
 ) -> None:
     clean, bad = make_frame(frame_data()), make_frame(frame_data(**columns))
-    if make_frame.is_dask:  # the exported schemas are pandas' and polars': validate the rows
-        clean, bad = clean.compute(), bad.compute()
     if make_frame.is_arrow:  # and of a pyarrow Table: validate it as the pandas frame it gives
         clean, bad = clean.table.to_pandas(), bad.table.to_pandas()
     schema = (

@@ -18,12 +18,11 @@ import polars as pl
 import pytest
 
 import rankframe
-from conftest import FRAME_KINDS, frames_of
-from helpers import as_dict, as_float, as_pandas, collect
+from helpers import FRAME_KINDS, as_dict, as_float, as_pandas, collect, frames_of
 from rankframe import ColumnNotFoundError, InvalidDataError, InvalidOptionError
 
 if TYPE_CHECKING:
-    from conftest import FrameMaker
+    from helpers import FrameMaker
 
 
 @pytest.fixture(params=[k for k in FRAME_KINDS if k != "arrow"])

@@ -18,7 +18,7 @@ from helpers import as_float, as_pandas, collect
 from rankframe import ColumnNotFoundError, InvalidDataError, InvalidOptionError
 
 if TYPE_CHECKING:
-    from conftest import FrameMaker
+    from helpers import FrameMaker
 
 # A user-as-query log: user 1 on two days, user 2 on one. Item ids repeat across a user's
 # days (and across shops, for the composite item), so one column alone is not a key.

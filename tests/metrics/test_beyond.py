@@ -24,8 +24,7 @@ import pytest
 from sklearn.metrics import f1_score
 
 import rankframe
-from conftest import FrameMaker
-from helpers import as_float, as_pandas, collect, unlabelled
+from helpers import FrameMaker, as_float, as_pandas, collect, unlabelled
 from rankframe import METRICS, InvalidDataError, InvalidOptionError
 
 BEYOND = ("coverage", "gini", "entropy", "personalization", "arp", "novelty", "ild")

@@ -34,8 +34,13 @@ from rankframe.settings.options import OPTIONS
 
 TOL = 1e-9
 
-# ranx compiles its metrics with numba, which warns about its own casts
-pytestmark = pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaTypeSafetyWarning")
+# The option and error grid: every frame kind but Dask, whose one-call-per-case tests in
+# tests/backends/test_dask.py stand in for it (helpers.GRID_KINDS); ranx compiles its metrics
+# with numba, which warns about its own casts
+pytestmark = [
+    pytest.mark.frame_kinds(*helpers.GRID_KINDS),
+    pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaTypeSafetyWarning"),
+]
 
 
 def as_dict(result: Any, key: str = "query") -> dict[Any, dict[str, float]]:

@@ -20,8 +20,7 @@ import pytest
 from FairRankTune.Metrics import AWRF, EXP, NDKL
 from scipy.spatial.distance import jensenshannon
 
-from conftest import FrameMaker
-from helpers import as_float, as_pandas, collect
+from helpers import FrameMaker, as_float, as_pandas, collect
 from rankframe import ColumnNotFoundError, InvalidDataError, InvalidOptionError
 
 # -- the worked example ------------------------------------------------------------------------

@@ -14,14 +14,18 @@ from typing import Any
 import pandas as pd
 import pytest
 
+import helpers
 import rankframe
-from conftest import FrameMaker
-from helpers import as_float, as_pandas
+from helpers import FrameMaker, as_float, as_pandas
 from rankframe import METRICS, parse_metric, parse_metrics
 from rankframe.exceptions import InvalidOptionError, RankEvalError, UnknownArgumentError
 from rankframe.metrics.registry import Metric, MetricDef, bind_options, labels
 from rankframe.pipeline.steps import reads_shared_ranks
 from rankframe.settings.options import OPTIONS, OptionDef, Options
+
+# The option and error grid: every frame kind but Dask, whose one-call-per-case tests in
+# tests/backends/test_dask.py stand in for it (helpers.GRID_KINDS)
+pytestmark = pytest.mark.frame_kinds(*helpers.GRID_KINDS)
 
 # A value other than the default of each option without fixed choices; the options with
 # choices take each of theirs (``OptionDef.choices``).

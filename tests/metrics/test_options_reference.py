@@ -24,6 +24,10 @@ import reference as ref
 from helpers import as_float, collect, unlabelled
 from reference import Row
 
+# The option and error grid: every frame kind but Dask, whose one-call-per-case tests in
+# tests/backends/test_dask.py stand in for it (helpers.GRID_KINDS)
+pytestmark = pytest.mark.frame_kinds(*helpers.GRID_KINDS)
+
 
 # The reference keys its values by metric (``map@3``); the tables here are read without the
 # options their labels name (``map@3(ties=first)``), which tests/metrics/test_labels.py tests.

@@ -267,7 +267,7 @@ def test_average_after_the_lexsort_ranking(
 ) -> None:
     # the ranking that frames too large for one packed key take: every tie group read from
     # the full order
-    monkeypatch.setattr(ranking, "_MIN_SCORE_BITS", 64)
+    monkeypatch.setattr(ranking, "MIN_SCORE_BITS", 64)
     frame = make_frame(frame_of(generate(1)))
     options = OPTION_SETS[option_set]
     got = as_dict(frame.rank_eval.per_query(COLUMNS, ties="average", **options))

@@ -22,9 +22,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import FrameMaker
 from gates_data import RANKS, N, frame_data
-from helpers import as_pandas
+from helpers import FrameMaker, as_pandas
 from rankframe import METRICS
 
 #: the keys and the answer of a comparison, in their order

@@ -15,8 +15,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from conftest import FrameMaker
-from helpers import as_pandas
+from helpers import FrameMaker, as_pandas
 from output.test_report import chromium
 from rankframe import History, InvalidOptionError
 

@@ -25,8 +25,7 @@ import pytest
 import sqlalchemy as sa
 
 import rankframe
-from conftest import FrameMaker
-from helpers import DOCS, as_pandas
+from helpers import DOCS, FrameMaker, as_pandas
 from rankframe import History, StoreError
 from rankframe.exceptions import InvalidOptionError
 

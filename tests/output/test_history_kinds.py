@@ -25,8 +25,7 @@ import duckdb
 import pandas as pd
 import pytest
 
-from conftest import FrameMaker
-from helpers import ROOT, as_pandas
+from helpers import ROOT, FrameMaker, as_pandas
 from rankframe import History, InvalidOptionError, StoreError
 
 DATA_DIR = ROOT / "tests" / "data"

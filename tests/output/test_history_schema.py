@@ -112,7 +112,7 @@ def test_an_upgrade_that_fails_leaves_the_old_store(old: tuple[str, str, Path],
         transaction.execute("UPDATE rankframe_runs SET kind = 'x'")
         raise RuntimeError("killed mid-upgrade")
 
-    monkeypatch.setattr(upgrade, "_fill_version_2", broken)
+    monkeypatch.setattr(upgrade, "fill_version_2", broken)
     with pytest.raises(RuntimeError, match="killed mid-upgrade"):
         History(where)
     assert _raw(kind, path, "SELECT version FROM rankframe_schema") == [(1,)]

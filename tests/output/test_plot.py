@@ -32,7 +32,7 @@ import rankframe
 from rankframe import plot
 
 if TYPE_CHECKING:
-    from conftest import FrameMaker
+    from helpers import FrameMaker
 
 TABLE_KINDS = ["pandas", "polars", "polars-lazy"]
 

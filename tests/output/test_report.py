@@ -67,9 +67,11 @@ def parsed(html: str) -> Cells:
 
 
 def _pandas(table: Any) -> pd.DataFrame:
-    from rankframe.report._compute import eager
+    from rankframe.adapters.results import as_pandas  # what a report reads a table as
 
-    return eager(table)
+    frame = as_pandas(table)
+    assert frame is not None, type(table)
+    return frame
 
 
 def _report(make_frame: Any, **kwargs: Any) -> tuple[Any, Any]:

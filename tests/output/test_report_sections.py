@@ -19,8 +19,8 @@ import pytest
 from scipy import stats
 
 import rankframe
+from rankframe.adapters.results import as_pandas as eager  # what a report reads a table as
 from rankframe.api.gates import STATUSES
-from rankframe.report._compute import eager
 
 HOSTILE = "<script>alert(1)</script>"
 QUOTED = '" onerror="alert(1)'

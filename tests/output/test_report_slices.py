@@ -16,8 +16,8 @@ from scipy import stats
 from test_report_sections import HOSTILE, QUOTED, cells, section, tags
 
 import rankframe  # noqa: F401  (registers the accessors)
+from rankframe.adapters.results import as_pandas as eager  # what a report reads a table as
 from rankframe.exceptions import ColumnNotFoundError, InvalidOptionError
-from rankframe.report._compute import eager
 
 # Sixteen queries of two items (x, y), one relevant each: a reciprocal rank of 1 or 1/2 per
 # system. The themes and devices are constant within a query; b ranks the relevant item

@@ -16,8 +16,7 @@ import pyarrow as pa
 import pytest
 from scipy import stats
 
-from conftest import FrameMaker
-from helpers import as_pandas, collect
+from helpers import FrameMaker, as_pandas, collect
 from rankframe import InvalidDataError, InvalidOptionError
 
 # Five queries of two items each; item 1 scores 0.9, item 2 scores 0.1 for system `a`.

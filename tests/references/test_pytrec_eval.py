@@ -346,7 +346,7 @@ def test_blocks_of_queries_match_pytrec_eval(seed, rows, make_frame, monkeypatch
     if not make_frame.is_dask:  # Dask evaluates its partitions in worker processes
         assert max(blocks, default=0) > 1
     if rows == 10 and not (make_frame.is_dask or make_frame.kind == "polars-parts"):
-        assert max(blocks) > engine_frame._SCANNED_BLOCKS  # whole frames: the radix sort
+        assert max(blocks) > engine_frame.SCANNED_BLOCKS  # whole frames: the radix sort
 
 
 @pytest.mark.parametrize("level", LEVELS)

@@ -23,8 +23,7 @@ from test_statistics_scope import INPUTS, PER_QUERY, _frame, _transform
 from test_window_compare import frame_data, rr
 
 import rankframe
-from conftest import FrameMaker
-from helpers import as_pandas
+from helpers import FrameMaker, as_pandas
 from helpers import unlabelled as by_metric
 
 

@@ -26,8 +26,7 @@ from scipy import stats
 from test_statistics_scope import INPUTS, PER_QUERY, _frame
 
 import rankframe
-from conftest import FrameMaker
-from helpers import as_pandas, collect
+from helpers import FrameMaker, as_pandas, collect
 from helpers import unlabelled as by_metric
 
 SCORES = [0.9, 0.5, 0.1]
@@ -254,7 +253,7 @@ def test_result_kind_follows_the_current_frame(make_frame: FrameMaker) -> None:
 
 @pytest.mark.parametrize("other", ["pandas", "polars", "polars-lazy", "dask", "arrow"])
 def test_a_reference_of_another_kind(make_frame: FrameMaker, other: str) -> None:
-    from conftest import frames_of
+    from helpers import frames_of
 
     current = make_frame(_ranked(CURRENT))
     with frames_of(other) as make_other:

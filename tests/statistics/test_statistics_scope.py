@@ -22,7 +22,7 @@ import pytest
 from scipy import stats
 
 import rankframe
-from conftest import FrameMaker
+from helpers import FrameMaker
 from helpers import unlabelled as as_pandas  # values by metric; test_labels.py tests labels
 from rankframe import METRICS, UnknownArgumentError
 

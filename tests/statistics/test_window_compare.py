@@ -20,8 +20,7 @@ import pyarrow as pa
 import pytest
 from scipy import stats
 
-from conftest import FrameMaker
-from helpers import as_pandas
+from helpers import FrameMaker, as_pandas
 from rankframe import ColumnNotFoundError, InvalidOptionError
 
 MONDAYS = {1: "2024-01-01", 2: "2024-01-08", 3: "2024-01-15", 4: "2024-01-22",

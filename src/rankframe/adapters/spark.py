@@ -69,7 +69,9 @@ __all__ = ["SparkAdapter", "register"]
 _POSITION, _BUCKET = "_position", "_bucket"  # beside the columns' aliases _0, _1, ...
 _REPLY = "part long, reported boolean, error binary, payload binary"
 _FACTS = "part long, facts binary"
-_STRADDLING = 10_000  # queries cut across partitions recomputed alone (partitioned=True)
+#: Up to this many queries cut across partitions are recomputed alone (``partitioned=True``);
+#: beyond, the whole frame is shuffled.
+STRADDLING_QUERIES = 10_000
 
 
 @contextmanager
@@ -282,7 +284,7 @@ class SparkAdapter(FrameAdapter):
         """``partitioned=True``: the tables of the partitions, with the queries found in more
         than one partition (a query cut by a file split, or rows not laid out by query)
         taken out and computed again from all their rows, shuffled. Beyond
-        :data:`_STRADDLING` such queries, the whole frame is shuffled instead."""
+        :data:`STRADDLING_QUERIES` such queries, the whole frame is shuffled instead."""
         key = request.names.query_key
         query = key[0]
         keys = [list(zip(*(_hashable(pa.array(t[c]).to_pylist()) for c in key), strict=True))
@@ -296,7 +298,7 @@ class SparkAdapter(FrameAdapter):
             seen |= mine
         if not cut:
             return tables
-        if len(cut) > _STRADDLING or any(isinstance(k, tuple) for k in cut):
+        if len(cut) > STRADDLING_QUERIES or any(isinstance(k, tuple) for k in cut):
             return [SparkAdapter(self.frame)._part_tables(request)]  # (composite ids: no isin)
         cut_rows = self.frame.where(col(query).isin(sorted(cut, key=repr)))
         again = SparkAdapter(cut_rows)._part_tables(request)

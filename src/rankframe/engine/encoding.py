@@ -314,7 +314,8 @@ KEY_BYTES = 15
 #: Strings of at most this many bytes become one 64-bit key (see :func:`short_keys`).
 SHORT_BYTES = 7
 _VIEW_INLINE = 12  # a string view holds strings of at most 12 bytes in the view itself
-_VIEW_STRINGS = 1 << 27  # rows per data buffer of the views that _strings_of_words makes
+#: Rows per data buffer of the string views that the distinct strings are made of.
+VIEW_STRINGS = 1 << 27
 # per length (0-15), the mask of the string's bytes in its first word and in its second
 _FIRST_MASKS = np.array([(1 << (8 * min(n, 8))) - 1 for n in range(KEY_BYTES + 1)],
                         dtype=np.uint64)
@@ -553,17 +554,17 @@ def _strings_of_words(first: npt.NDArray[np.uint64], second: npt.NDArray[np.uint
     buffers = [None, pa.py_buffer(views)]
     outside = np.flatnonzero(length > np.uint64(_VIEW_INLINE)).astype(np.uint64)
     if len(outside):
-        # strings of 13 bytes or more lie in buffers of _VIEW_STRINGS rows of both words
+        # strings of 13 bytes or more lie in buffers of VIEW_STRINGS rows of both words
         # (16 bytes a row; a view's offset has 31 bits)
         body = np.stack([head, tail], axis=1)
-        buffers += [pa.py_buffer(body[i : i + _VIEW_STRINGS])
-                    for i in range(0, len(body), _VIEW_STRINGS)]
+        buffers += [pa.py_buffer(body[i : i + VIEW_STRINGS])
+                    for i in range(0, len(body), VIEW_STRINGS)]
     np.right_shift(head, np.uint64(32), out=views[:, 1])  # bytes 4-7 ...
     tail <<= np.uint64(32)
     views[:, 1] |= tail  # ... then 8-11
     if len(outside):
-        where = outside // np.uint64(_VIEW_STRINGS)  # the buffer's index, then the offset
-        where |= (outside % np.uint64(_VIEW_STRINGS) * np.uint64(16)) << np.uint64(32)
+        where = outside // np.uint64(VIEW_STRINGS)  # the buffer's index, then the offset
+        where |= (outside % np.uint64(VIEW_STRINGS) * np.uint64(16)) << np.uint64(32)
         views[outside.astype(np.intp), 1] = where
     strings = pa.Array.from_buffers(pa.string_view(), len(first), buffers)
     return strings.cast(pa.string() if pa.types.is_string(kind) else pa.large_string())
@@ -599,7 +600,7 @@ def _by_halves(
     return _each(lambda half: encode(*half), halves)
 
 
-class _Packing:
+class KeyPacking:
     """One 64-bit key per pair of :func:`key_words`, when the pairs' spread fits in 64 bits.
 
     The key is the first word minus the smallest first word, shifted left by the bits that
@@ -645,7 +646,7 @@ def _key_codes(
     sorted), or None when the column has no words or their spread does not fit 64 bits.
 
     The words are read in two halves, in two threads, as in :func:`dictionary_codes`. Keys
-    that repeat only a few times (many short lists, :func:`_few_repeats`) are then encoded
+    that repeat only a few times (many short lists, :func:`few_repeats`) are then encoded
     by one sort of them all, not by halves (the merge of two sorted halves costs more than
     the second thread saves; docs/performance.md);
     the sort's gather and its slices are shared by two threads (:func:`_argsort`). Others
@@ -677,7 +678,7 @@ def _key_codes(
         words = [part for part in parts if part is not None]
         if len(words) < len(parts):
             return None
-        packing = _Packing(words)
+        packing = KeyPacking(words)
         if not packing.fits:
             return None
         packed = [packing.pack(pair) for pair in words]
@@ -687,7 +688,7 @@ def _key_codes(
         # few repeats: one sort of the packed keys of every half (buffers[0])
         found = (
             [_sorted_encoding(buffers[0], threads=threads)]
-            if _few_repeats(packed)
+            if few_repeats(packed)
             else _each(_hashed, packed)
         )
         del packed, buffers
@@ -775,7 +776,7 @@ def _short_part(
     keys = short_keys(values)
     if keys is None:
         return None
-    if _few_repeats([keys]):
+    if few_repeats([keys]):
         return keys, None
     encoded = pc.dictionary_encode(pa.array(keys))
     return np.asarray(encoded.dictionary), np.asarray(encoded.indices)
@@ -792,7 +793,8 @@ def _words_of_short_keys(keys: npt.NDArray[np.uint64]) -> Words:
 #: Arrow's hash table, whose table of millions of keys no longer fits the CPU cache
 #: (docs/performance.md has the measurements).
 SORT_BELOW = 8
-_SAMPLE = 1 << 14  # keys sampled to estimate how often they repeat
+#: Keys sampled to estimate how often they repeat (:func:`few_repeats`).
+REPEAT_SAMPLE = 1 << 14
 
 
 def _hashed(keys: npt.NDArray[np.uint64]) -> tuple[npt.NDArray[np.uint64], Any]:
@@ -802,23 +804,24 @@ def _hashed(keys: npt.NDArray[np.uint64]) -> tuple[npt.NDArray[np.uint64], Any]:
     return _sorted_dictionary(np.asarray(encoded.dictionary), np.asarray(encoded.indices))
 
 
-def _few_repeats(parts: list[npt.NDArray[np.uint64]]) -> bool:
+def few_repeats(parts: list[npt.NDArray[np.uint64]]) -> bool:
     """Whether the keys of the parts repeat fewer than :data:`SORT_BELOW` times on average,
-    estimated from a sample of about ``_SAMPLE`` of them (at random, seeded, from each part
-    in proportion: sampled rows of a query stored side by side are as likely to meet as
+    estimated from a sample of about ``REPEAT_SAMPLE`` of them (at random, seeded, from each
+    part in proportion: sampled rows of a query stored side by side are as likely to meet as
     anywhere).
 
     With ``d`` distinct keys of ``c = n / d`` rows each, the sample meets a key with
     probability ``1 - exp(-c m / n)``: a sample that shows more distinct keys than
     ``n / SORT_BELOW`` keys would has keys repeating fewer times than that. False for
-    fewer than ``16 * _SAMPLE`` keys, too few for the choice to matter (docs/performance.md,
+    fewer than ``16 * REPEAT_SAMPLE`` keys, too few for the choice to matter (docs/performance.md,
     step 1).
     """
     n = sum(len(keys) for keys in parts)
-    if n < 16 * _SAMPLE:
+    if n < 16 * REPEAT_SAMPLE:
         return False
     rng = np.random.default_rng(0)
-    picked = [keys[rng.integers(0, len(keys), size=_SAMPLE * len(keys) // n)] for keys in parts]
+    picked = [keys[rng.integers(0, len(keys), size=REPEAT_SAMPLE * len(keys) // n)]
+              for keys in parts]
     sample = np.sort(np.concatenate(picked))
     m = len(sample)
     seen = 1 + int(np.count_nonzero(sample[1:] != sample[:-1]))
@@ -851,7 +854,8 @@ def _sorted_encoding(
     return ordered[new], indices
 
 
-_BUCKET = 1 << 16  # keys per slice of _argsort: a slice's sort works in the CPU cache
+#: Keys per slice of the sort by buckets: a slice's sort works in the CPU cache.
+SORT_BUCKET = 1 << 16
 
 
 def _argsort(
@@ -859,13 +863,13 @@ def _argsort(
 ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.uint64]]:
     """``np.argsort(keys)`` and the keys in that order, slice by slice: a sort of the keys'
     top 16 bits into buckets (stable: one sort of the buckets packed above the positions),
-    then a sort of each slice of about ``_BUCKET`` keys, cut between buckets. A sort of
+    then a sort of each slice of about ``SORT_BUCKET`` keys, cut between buckets. A sort of
     millions of keys at once works out of the CPU cache; each slice fits in it
     (docs/performance.md).
 
     Slices gather whole buckets, and the buckets of ids that use few values per byte (the
     digits of ``q1234567``) are uneven: a slice is cut wherever the keys' running count
-    crosses a multiple of ``_BUCKET``, not at a fixed number of buckets.
+    crosses a multiple of ``SORT_BUCKET``, not at a fixed number of buckets.
 
     With ``threads=True`` and :data:`THREAD_VALUES` keys or more, the gather of the keys
     and the sorts of the slices are shared by two threads (NumPy's gathers and sorts of
@@ -873,7 +877,7 @@ def _argsort(
     """
     n = len(keys)
     top = int(keys.max()).bit_length() if n else 0
-    if n < 2 * _BUCKET or top <= 16:
+    if n < 2 * SORT_BUCKET or top <= 16:
         order = np.argsort(keys)
         return order, keys[order]
     shift = np.uint64(top - 16)
@@ -904,13 +908,14 @@ def _argsort(
     # bucket's first key exactly when its bucket is at most this one
     bounds = np.arange(1, 1 << 16, dtype=np.uint64) << shift
     ends = np.append(np.searchsorted(ordered, bounds), n)
-    cuts = np.unique(ends[np.searchsorted(ends, np.arange(_BUCKET, n + _BUCKET, _BUCKET))
+    cuts = np.unique(ends[np.searchsorted(ends, np.arange(SORT_BUCKET, n + SORT_BUCKET,
+                                                          SORT_BUCKET))
                           .clip(max=len(ends) - 1)])
     stops = cuts.tolist()
     starts = [0, *stops[:-1]]
 
     def sort_slices(slices: list[tuple[int, int]]) -> None:
-        for start, stop in slices:  # a loop over slices (about n / _BUCKET), not over keys
+        for start, stop in slices:  # a loop over slices (about n / SORT_BUCKET), not over keys
             if stop - start > 1:
                 within = np.argsort(ordered[start:stop])
                 order[start:stop] = order[start:stop][within]

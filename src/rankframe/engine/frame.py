@@ -366,7 +366,7 @@ QUERY_BLOCK_ROWS = 1 << 21
 #: (docs/performance.md, "How the engine gets there", step 5).
 QUERY_BLOCK_QUERIES = 1 << 20
 #: Up to this many blocks, each block's rows are found by a scan of every row's block number.
-_SCANNED_BLOCKS = 16
+SCANNED_BLOCKS = 16
 
 
 def query_blocks(
@@ -394,7 +394,7 @@ def query_blocks(
     width = np.uint8 if n_blocks <= 1 << 8 else np.uint16 if n_blocks <= 1 << 16 else np.uint32
     number = np.empty(data.n_rows, dtype=width)
     np.right_shift(data.query_codes, shift, out=number, casting="unsafe")
-    if n_blocks <= _SCANNED_BLOCKS:  # a scan of the bytes per block: no full-size order
+    if n_blocks <= SCANNED_BLOCKS:  # a scan of the bytes per block: no full-size order
         found: Iterator[IntArray] = (np.flatnonzero(number == b) for b in range(n_blocks))
     else:  # a stable sort (a radix sort, linear, for 8- and 16-bit keys)
         order = np.argsort(number, kind="stable")

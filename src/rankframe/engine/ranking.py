@@ -25,7 +25,9 @@ from rankframe.engine.frame import (
 )
 from rankframe.engine.sorting import sort_keys
 
-_MIN_SCORE_BITS = 12
+#: The fewest bits of score a packed key of (query, score, row) keeps; with fewer, the
+#: ranking sorts the scores themselves.
+MIN_SCORE_BITS = 12
 
 
 def _group_lookup(
@@ -508,7 +510,7 @@ def _rank(data: FrameData, ties: str) -> Ranking:
     n = len(retrieved[1])
     index_bits, query_bits = bits(n), bits(data.n_queries)
     score_bits = min(64 - index_bits - query_bits - 1, 52)  # 1 bit: the grade > 0 flag
-    if score_bits >= _MIN_SCORE_BITS:
+    if score_bits >= MIN_SCORE_BITS:
         return _rank_packed(data, rows, retrieved, (score_bits, index_bits), ties, average)
     ranking = _rank_lexsort(data, rows, retrieved, ties)
     if average:

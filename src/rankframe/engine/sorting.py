@@ -33,7 +33,9 @@ Kernel = Literal["numpy", "polars"]
 POLARS_FROM = 1 << 20
 _SAMPLE = 1 << 17  # keys each kernel sorts to be timed (about 1.5 ms and 5 ms here)
 
-_chosen: Kernel | None = None
+#: The kernel :func:`kernel` chose on this machine (``None`` until its first call); set it
+#: to use one kernel.
+CHOSEN_KERNEL: Kernel | None = None
 _choosing = threading.Lock()  # the ranking and the check may both sort first
 
 
@@ -58,13 +60,13 @@ def _timed(kernel: Kernel, sample: npt.NDArray[np.uint64]) -> float:
 
 def kernel() -> Kernel:
     """The faster kernel on this machine, timed on the first call in a process."""
-    global _chosen
+    global CHOSEN_KERNEL
     with _choosing:
-        if _chosen is None:
+        if CHOSEN_KERNEL is None:
             sample = np.random.default_rng(0).integers(0, 2**63, _SAMPLE, dtype=np.uint64)
             faster = _timed("polars", sample) < _timed("numpy", sample)
-            _chosen = "polars" if faster else "numpy"
-        return _chosen
+            CHOSEN_KERNEL = "polars" if faster else "numpy"
+        return CHOSEN_KERNEL
 
 
 def sort_keys(key: npt.NDArray[np.uint64], using: Kernel | None = None) -> None:

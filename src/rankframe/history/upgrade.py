@@ -59,9 +59,9 @@ def upgrade(transaction: Transaction, version: int, now: datetime) -> None:
         for statement in UPGRADES[version]:
             transaction.execute(statement)
         if version == 1:
-            _fill_version_2(transaction)
+            fill_version_2(transaction)
         elif version == 2:
-            _fill_version_3(transaction)
+            fill_version_3(transaction)
         version += 1
     for view in VIEWS:
         transaction.execute(view)
@@ -72,7 +72,7 @@ def upgrade(transaction: Transaction, version: int, now: datetime) -> None:
     )
 
 
-def _fill_version_2(transaction: Transaction) -> None:
+def fill_version_2(transaction: Transaction) -> None:
     results = dict(transaction.fetch("SELECT run_id, result FROM rankframe_runs"))
     marks = {run_id: (bool(status), bool(statistic)) for run_id, status, statistic in
              transaction.fetch(
@@ -109,7 +109,7 @@ def _fill_version_2(transaction: Transaction) -> None:
             keys, columns=["run_id", "result_row", "key", "value"]))
 
 
-def _fill_version_3(transaction: Transaction) -> None:
+def fill_version_3(transaction: Transaction) -> None:
     """The kinds of version 3: a run of ``slices()``, ``gaps()`` or ``sample_size()``
     (filed as an evaluation before) gets its own, by its result or its values' names."""
     for result, kind in rows.KIND_OF_RESULT.items():

@@ -37,7 +37,7 @@ __all__ = [
     "AGGREGATES", "CUTOFF", "GEOMETRIC_FLOOR", "METRICS", "NAMED_SETS", "Metric", "MetricDef",
     "Param", "bind_options", "labels", "on_register", "parse_metric",
     "parse_metrics", "register", "register_set", "register_spelling", "set_trec_defaults",
-    "trec_label",
+    "trec_label", "unregister",
 ]
 
 #: How a metric's per-query values become one number (``MetricDef.aggregate``): the mean
@@ -249,6 +249,17 @@ def register(definition: MetricDef) -> MetricDef:
     for spelling in definition.spellings():
         _LOOKUP[spelling] = definition
     METRICS[definition.name] = definition
+    return definition
+
+
+def unregister(name: str) -> MetricDef:
+    """Take the metric ``name`` (its canonical name) out of the registry, with every spelling
+    of it, and return its declaration: for a metric registered for a while (a test, a
+    notebook). What the listeners of :func:`on_register` made of it is theirs to undo (the
+    accessor's method stays until deleted)."""
+    definition = METRICS.pop(name)
+    for spelling in definition.spellings():
+        del _LOOKUP[spelling]
     return definition
 
 

@@ -15,8 +15,7 @@ import polars as pl
 import pytest
 
 import rankframe
-from conftest import FrameMaker
-from helpers import as_float, as_pandas, collect
+from helpers import FrameMaker, as_float, as_pandas, collect
 from rankframe import NothingRetrievedWarning, RankEvalWarning
 
 N_QUERIES = 100

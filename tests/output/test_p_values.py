@@ -17,8 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from conftest import FrameMaker
-from helpers import Run, as_pandas
+from helpers import FrameMaker, Run, as_pandas
 from rankframe import History
 
 N = 3_000

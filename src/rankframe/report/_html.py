@@ -21,9 +21,10 @@ import pandas as pd
 from rankframe._version import __version__
 from rankframe.pipeline.analysis import MDE_POWER
 from rankframe.report import _svg
+from rankframe.report._answer import NAMED_SEGMENTS
 from rankframe.report._colours import system_colours
-from rankframe.report._compute import (
-    NAMED_SEGMENTS,
+from rankframe.report._compute import option_text
+from rankframe.report._records import (
     Against,
     Distribution,
     MetricRow,
@@ -32,7 +33,6 @@ from rankframe.report._compute import (
     SliceAgainst,
     metric_label,
     metric_rows,
-    option_text,
 )
 from rankframe.report._svg import esc
 from rankframe.report._tables import letters, marks

@@ -1,7 +1,10 @@
-"""The answer's findings, from the report's tables and no other pass: the segments that go
-against the overall change (or move while it does not) per system and metric
-(``segment_answer``), and the first significant slice below the overall direction
-(``slice_answer``). The page words them (``rankframe.report._html``)."""
+"""The answer, the report's first section. Its findings, from the report's tables and no
+other pass: the segments that go against the overall change (or move while it does not)
+per system and metric (``segment_answer``), and the first significant slice below the
+overall direction (``slice_answer``). Its words (``Answer``, HTML a line per item, which
+``rankframe.report._html`` lists and ``Report.answer`` gives as text): the metrics that
+moved (``moves``), those segments and slices, what the data could detect when nothing
+moved (compare()'s ``mde``), and the gates' verdict."""
 
 from __future__ import annotations
 
@@ -12,7 +15,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from rankframe.report._records import Against, FloatArray, Move, SliceAgainst, metric_label
+from rankframe.pipeline.analysis import MDE_POWER
+from rankframe.report._cells import as_float, signed, window_labels
+from rankframe.report._records import (
+    Against,
+    FloatArray,
+    Move,
+    ReportData,
+    SliceAgainst,
+    metric_label,
+    metric_rows,
+)
+from rankframe.report._svg import esc
+from rankframe.report.verdict import p_text, verdict
 from rankframe.settings.statistics import Tests
 from rankframe.stats import corrections
 
@@ -130,3 +145,212 @@ def slice_answer(slices: pd.DataFrame | None, comparison: pd.DataFrame | None
     return list(out.values())
 
 
+# -- the answer's words --------------------------------------------------------------------
+
+
+class Answer:
+    """The answer in words (HTML), a line per item, from a report's records: per system
+    the metrics that moved (``moves``), the segments and slices against that
+    (``segment_answer``, ``slice_answer``), or what the data could detect when nothing
+    moved; then the gates."""
+
+    def __init__(self, data: ReportData) -> None:
+        self.d = data
+        self.s = data.settings
+
+    def items(self) -> list[str]:
+        """The verdict in words: per system against the baseline (or the last window
+        against the previous one, or the reference frame) which metrics moved significantly
+        and by how much, the segments and slices that go against that, or the smallest
+        change the data could detect when nothing moved; then how many gates failed."""
+        items = []
+        c = self.d.comparison
+        if c is not None:
+            for system in self.s.systems:
+                if system != self.s.baseline:
+                    rows = c[c["system"].astype(str) == system]
+                    items.append(moves(f"<strong>{esc(system)}</strong> against the "
+                                        f"baseline <strong>{esc(self.s.baseline)}</strong>",
+                                        rows, self.s.confidence_level))
+                    against = [a for a in self.d.against if a.system == system]
+                    items += [self._against(a) for a in against]
+                    if not against and not moved(rows):
+                        counts = rows["n_queries"].dropna() if "n_queries" in rows.columns \
+                            else pd.Series([self.d.facts.queries])
+                        items.append(self._nothing_moved(  # the paired queries compared
+                            rows, int(counts.max()) if len(counts) else self.d.facts.queries,
+                            segments=self.d.segment_comparison is not None))
+            if self.d.against:
+                items.append(self._family(self.d.segment_tests, "the report"))
+        previous = self.d.previous
+        if previous is not None and "window" in previous.columns and len(previous):
+            windows = window_labels(previous["window"])
+            last = previous["window"].max()
+            rows = previous[(previous["window"] == last).to_numpy()]
+            label = windows[int(np.flatnonzero((previous["window"] == last).to_numpy())[0])]
+            items.append(moves(f"The window of <strong>{esc(label)}</strong> against the "
+                                "previous one", rows, self.s.confidence_level))
+            if not moved(rows):  # two samples (this window and the previous one)
+                items.append(self._nothing_moved(rows, None))
+        r = self.d.reference_overall
+        if r is not None and {"system", "delta"} <= set(r.columns):
+            for system in self.s.systems:
+                rows = r[(r["system"].astype(str) == system).to_numpy()]
+                if not len(rows):
+                    continue
+                items.append(moves(f"<strong>{esc(system)}</strong> against the reference "
+                                    "frame", rows, self.s.confidence_level))
+                against = [a for a in self.d.reference_against if a.system == system]
+                items += [self._against(a) for a in against]
+                if not against and not moved(rows):  # paired or two samples
+                    items.append(self._nothing_moved(rows, None, segments=bool(self.s.by)))
+            if self.d.reference_against:
+                items.append(self._family(self.d.reference_segment_tests,
+                                          "the comparison with the reference"))
+        if not items:  # one system: its means
+            row = metric_rows(self.d.summary, self.s.metrics, [], self.s.systems[0])[0]
+            means = "; ".join(
+                f"{esc(m)} {row.means[m]:.4f}" + (
+                    f" [{row.lows[m]:.4f}, {row.highs[m]:.4f}]"
+                    if math.isfinite(row.lows[m]) and math.isfinite(row.highs[m]) else "")
+                for m in self.s.metrics)
+            items.append(f"<strong>{esc(row.system)}</strong> over "
+                         f"{self.d.facts.queries:,} queries: {means} "
+                         f"({self.s.confidence_level:.0%} intervals).")
+        items += [self._slice(a) for a in self.d.slice_against]
+        g = self.d.gates
+        if g is not None and "status" in g.columns and "metric" in g.columns:
+            keys = [str(col) for col in g.columns[1: list(g.columns).index("metric")]]
+            rows = g.to_dict("records")
+            line = verdict(rows, keys, {"fail"})
+            failed = sum(1 for r in rows if r["status"] == "fail")
+            items.append(f'<span class="{"down" if failed else "up"}">Gates:</span> '
+                         f'<span data-gates-failed="{failed}" data-gates="{len(rows)}">'
+                         f"{esc(line)}</span>.")
+        return items
+
+    def _family(self, tests: int, of: str) -> str:
+        """What the segments' adjusted p-values are corrected over."""
+        return (f'<span class="note">The segments\' adjusted p-values: '
+                f"{esc(self.s.correction)} correction over the "
+                f'<span data-segment-tests="{tests}">{tests:,} segment tests</span> of {of} '
+                f"(every segment, system and metric); at most {NAMED_SEGMENTS} segments "
+                "named per system and metric, the most significant first.</span>")
+
+    def _against(self, a: Against) -> str:
+        """A system's segments against its overall change on one metric: "new on ndcg@10:
+        higher overall (+0.0920), but lower in device=tablet (...)"."""
+        overall = {1: '<span class="up">higher</span> overall',
+                   -1: '<span class="down">lower</span> overall'}.get(
+                       a.direction, "no significant change overall")
+        prefix = "" if a.direction else "significantly "
+        parts = [self._segment(a.system, a.metric, m, prefix,  # the direction when it turns
+                               word=i == 0 or (m.delta < 0) != (a.named[i - 1].delta < 0))
+                 for i, m in enumerate(a.named)]
+        named = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+        more = (f"; and {a.more:,} more segment{'s' if a.more > 1 else ''}: see the segment "
+                "table" if a.more else "")
+        return (f'<span class="against" data-system="{esc(a.system)}" '
+                f'data-metric="{esc(a.metric)}" data-direction="{a.direction}" '
+                f'data-more="{a.more}" data-reference="{str(a.reference).lower()}">'
+                f"<strong>{esc(a.system)}</strong> on <strong>{esc(a.metric)}</strong>"
+                + (" against the reference frame" if a.reference else "")
+                + f": {overall} ({signed(a.delta)}), but "
+                f"{named}{more}.</span>")
+
+    def _segment(self, system: str, metric: str, m: Move, prefix: str, *,
+                 kind: str = "segment-move", details: str = "", word: bool = True) -> str:
+        """A segment (or slice) the answer names, its numbers in ``data-`` attributes;
+        ``word``: with its direction ("lower in")."""
+        said = (prefix + ('<span class="down">lower</span>' if m.delta < 0
+                          else '<span class="up">higher</span>') + " in ") if word else ""
+        interval = (f", {self.s.confidence_level:.0%} interval [{signed(m.ci_low)}, "
+                    f"{signed(m.ci_high)}]"
+                    if math.isfinite(m.ci_low) and math.isfinite(m.ci_high) else "")
+        p = esc(p_text(m.p_adjusted))
+        queries = f", {m.n_queries:,} queries" if m.n_queries >= 0 else ""
+        return (f'<span class="{kind}" data-system="{esc(system)}" data-metric="{esc(metric)}" '
+                f'data-segment="{esc(m.segment)}" data-delta="{esc(repr(m.delta))}" '
+                f'data-ci-low="{esc(repr(m.ci_low))}" data-ci-high="{esc(repr(m.ci_high))}" '
+                f'data-p-adjusted="{esc(repr(m.p_adjusted))}" data-n-queries="{m.n_queries}">'
+                f"{said}<strong>{esc(m.segment)}</strong> ({signed(m.delta)}"
+                f"{details}{interval}" + (f", adjusted p {p}" if p else "")
+                + f"{queries})</span>")
+
+    def _slice(self, a: SliceAgainst) -> str:
+        """The answer's slice of one system and metric (``report(slices=...)``)."""
+        m = a.move
+        other = (f" against the baseline's {a.other:.4f}" if a.paired else
+                 f": {a.mean:.4f} against {a.other:.4f} in the other queries")
+        shown = self._segment(a.system, a.metric, m, "significantly ", kind="slice-move",
+                              details=other)
+        return (f"<strong>{esc(a.system)}</strong> on <strong>{esc(a.metric)}</strong>, "
+                f"where it fails: {shown}; adjusted over the "
+                f'<span data-n-tested="{a.n_tested}">{a.n_tested:,} slice tests</span> '
+                "(see Where it fails).")
+
+    def _nothing_moved(self, rows: pd.DataFrame, queries: int | None, *,
+                       segments: bool = False) -> str:
+        """No significant change (``segments``: in any segment either): says so, with the
+        smallest change the data (``queries``: these paired queries) could have detected
+        per metric (compare()'s ``mde``)."""
+        where = " in any segment" if segments else ""
+        shown = []
+        for row in rows.to_dict("records"):
+            mde = as_float(row.get("mde"))
+            if math.isnan(as_float(row.get("delta"))):
+                continue
+            label = metric_label(row["metric"], row["k"])
+            value = f"&#177;{mde:.4f}" if math.isfinite(mde) else "none (no variation)"
+            shown.append(f'<span class="mde" data-metric="{esc(label)}" '
+                         f'data-mde="{esc(repr(mde))}">{esc(label)} {value}</span>')
+        data = f"these {queries:,} queries" if queries is not None else "the data"
+        level = 1 - self.s.confidence_level
+        return (f'<span class="nothing-moved">Nothing moved: no significant change{where}.'
+                f"</span> The smallest change {data} could detect ({MDE_POWER:.0%} power, "
+                f"two-sided at {level:.2g}; compare()'s <code>mde</code>): "
+                + (", ".join(shown) or "none") + ".")
+
+
+def moved(rows: pd.DataFrame) -> bool:
+    """Whether a metric of ``rows`` (compare()'s rows) changed significantly."""
+    if "significant" not in rows.columns:
+        return False
+    return bool(rows["significant"].fillna(value=False).astype(bool).any())
+
+
+def moves(head: str, rows: pd.DataFrame, confidence_level: float) -> str:
+    """One line of the answer: which metrics of ``rows`` (compare()'s rows of one system or
+    window) moved significantly, by how much, and which did not."""
+    up, down, flat = [], [], []
+    for row in rows.to_dict("records"):
+        delta = as_float(row.get("delta"))
+        if math.isnan(delta):  # the baseline itself, or a first window
+            continue
+        label = metric_label(row["metric"], row["k"])
+        relative = as_float(row.get("delta_relative"))
+        low, high = as_float(row.get("ci_low")), as_float(row.get("ci_high"))
+        p = row.get("p_adjusted")
+        significant = bool(row.get("significant")) if not pd.isna(row.get("significant")) \
+            else False
+        details = [signed(relative, True)] if math.isfinite(relative) else []
+        if math.isfinite(low) and math.isfinite(high):
+            details.append(f"{confidence_level:.0%} interval [{signed(low)}, {signed(high)}]")
+        attrs = (f'class="move" data-metric="{esc(label)}" data-delta="{esc(repr(delta))}" '
+                 f'data-delta-relative="{esc(repr(relative))}" '
+                 f'data-p-adjusted="{esc(repr(as_float(p)))}" '
+                 f'data-significant="{str(significant).lower()}"')
+        if p_text(p):
+            details.append(f"adjusted p {esc(p_text(p))}")
+        text = (f"<span {attrs}><strong>{esc(label)}</strong> {signed(delta)}"
+                + (f" ({'; '.join(details)})" if details else "") + "</span>")
+        (up if significant and delta > 0 else down if significant and delta < 0
+         else flat).append(text)
+    parts = []
+    if up:
+        parts.append('<span class="up">significantly higher</span> on ' + ", ".join(up))
+    if down:
+        parts.append('<span class="down">significantly lower</span> on ' + ", ".join(down))
+    if flat:
+        parts.append("no significant change on " + ", ".join(flat))
+    return f"{head}: " + "; ".join(parts or ["nothing to compare"]) + "."

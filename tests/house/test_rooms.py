@@ -58,7 +58,6 @@ DEBT: dict[str, dict[str, int]] = {
         "api/accessor.py::RankEval.sample_size": 114,
         "api/accessor.py::RankEval.slices": 144,
         "api/gates.py::check": 131,
-        "cli/parser.py::build_parser": 97,
         "datasets.py::recommendations": 132,
         "engine/encoding.py::_key_codes": 83,
         "engine/lists.py::lists": 91,

@@ -1,12 +1,13 @@
 """The argument parser of the ``rankframe`` command: its subcommands assembled, with the
 flag groups they share (``options``); ``check``'s in ``gate``, ``report``'s in ``report``,
-and ``slices``, ``gaps``, ``sample-size`` and ``dashboard``'s in their modules."""
+``slices``, ``gaps``, ``sample-size`` and ``dashboard``'s in their modules, and
+``evaluate``, ``compare``, ``trec`` and ``demo``'s here, a function each."""
 
 from __future__ import annotations
 
 import argparse
 from importlib.metadata import PackageNotFoundError, version
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from rankframe.cli import dashboard, gaps, gate, report, sample_size, slices
 from rankframe.cli.commands import run_compare, run_demo, run_evaluate, run_trec
@@ -40,7 +41,8 @@ def _measure_help() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``rankframe`` command."""
+    """The argument parser of the ``rankframe`` command: its subcommands in the order
+    ``--help`` lists them, each added by its own function."""
     try:
         release = version("rankframe")
     except PackageNotFoundError:  # pragma: no cover
@@ -50,7 +52,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"rankframe {release}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add_parser in (_add_evaluate, _add_compare, report.add_parser, slices.add_parser,
+                       gaps.add_parser, sample_size.add_parser, dashboard.add_parser,
+                       _add_trec, gate.add_parser, _add_demo):
+        add_parser(commands)
+    return parser
 
+
+def _add_evaluate(commands: Any) -> None:
+    """``rankframe evaluate``: the metrics of a long-format file."""
     evaluate = commands.add_parser(
         "evaluate", help="metrics of a long-format file, overall, by segment or per query",
         description="Ranking metrics of a long-format file: one row per (query, item) with a "
@@ -66,6 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_record_options(evaluate)
     evaluate.set_defaults(handler=run_evaluate)
 
+
+def _add_compare(commands: Any) -> None:
+    """``rankframe compare``: score columns against a baseline (or a reference file)."""
     compare = commands.add_parser(
         "compare", help="systems (score columns) against a baseline, with significance tests",
         description="Compare score columns of one file against a baseline: means, deltas, "
@@ -98,12 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_record_options(compare)
     compare.set_defaults(handler=run_compare)
 
-    report.add_parser(commands)
-    slices.add_parser(commands)
-    gaps.add_parser(commands)
-    sample_size.add_parser(commands)
-    dashboard.add_parser(commands)
 
+def _add_trec(commands: Any) -> None:
+    """``rankframe trec``: a drop-in for trec_eval, with its options."""
     trec = commands.add_parser(
         "trec", help="a drop-in for trec_eval: its options, measures and output",
         description="Evaluate a TREC run against qrels and print trec_eval's output "
@@ -126,8 +136,9 @@ def build_parser() -> argparse.ArgumentParser:
     trec.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
     trec.set_defaults(handler=run_trec)
 
-    gate.add_parser(commands)
 
+def _add_demo(commands: Any) -> None:
+    """``rankframe demo``: the embedded sample data, evaluated or written out."""
     demo_parser = commands.add_parser("demo", help="evaluate the embedded sample data")
     demo_parser.add_argument("--seed", type=int, default=0, help="seed of the sample data")
     demo_parser.add_argument(
@@ -135,6 +146,3 @@ def build_parser() -> argparse.ArgumentParser:
         "instead of evaluating it, e.g. to try `rankframe compare` on it",
     )
     demo_parser.set_defaults(handler=run_demo)
-    return parser
-
-

@@ -25,17 +25,9 @@ from rankframe.metrics.registry import Metric
 from rankframe.pipeline.analysis import Correction, Test
 from rankframe.pipeline.binding import Binding
 from rankframe.report import _html, _tables
-from rankframe.report._compute import (
-    Provenance,
-    ReportData,
-    compute,
-    eager,
-    exposure,
-    segment_answer,
-    slice_answer,
-    slice_table,
-    wtl_frame,
-)
+from rankframe.report._answer import segment_answer, slice_answer
+from rankframe.report._compute import compute, exposure, slice_table
+from rankframe.report._records import Provenance, ReportData, eager, wtl_frame
 from rankframe.settings.statistics import Tests
 
 __all__ = ["Report", "build", "to_latex", "to_markdown"]

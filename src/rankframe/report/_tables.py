@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from rankframe.exceptions import ColumnNotFoundError
-from rankframe.report._compute import eager, metric_label
+from rankframe.report._records import eager, metric_label
 
 __all__ = ["letters", "marks", "to_latex", "to_markdown"]
 

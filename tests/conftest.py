@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 import rankframe
-from helpers import FRAME_KINDS, FrameMaker, frames_of
+from helpers import FRAME_KINDS, FrameMaker, chromium, frames_of
 
 # Test modules import pandera themselves: first through rankframe, which silences what
 # pyspark's modules warn while pandera imports them (schemas.pandera_ready)
@@ -129,3 +129,17 @@ def run(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str
         return code, out, err
 
     return call
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for every browser test of the session (the report's and the
+    dashboard's: Playwright's sync API runs one instance per thread, so a second would fail
+    inside the first; a launch costs more than a page). Under pytest-xdist those modules run
+    on one worker (WORKER_GROUPS)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=chromium())
+        yield launched
+        launched.close()

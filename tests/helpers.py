@@ -3,6 +3,8 @@ results of any frame kind read back as plain Python / pandas."""
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -375,3 +377,13 @@ def frames_of(kind: str) -> Iterator[FrameMaker]:
     with rankframe.option_context("query_buckets", buckets):
         yield maker
     maker.check_unchanged()
+
+
+def chromium() -> str:
+    """Chromium: RANKFRAME_CHROMIUM, else chromium or chromium-browser on the PATH (the
+    Makefile's `chromium` target installs it); a missing browser is a failure, not a skip."""
+    given = os.environ.get("RANKFRAME_CHROMIUM")
+    found = given or shutil.which("chromium") or shutil.which("chromium-browser")
+    assert found, "Chromium not found: `make chromium`, apt-get install chromium, or set " \
+                  "RANKFRAME_CHROMIUM"
+    return found

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,6 @@ import pandas as pd
 import pytest
 
 from helpers import FrameMaker, as_pandas
-from output.test_report import chromium
 from rankframe import History, InvalidOptionError
 
 HOSTILE = "<script>alert(1)</script>"
@@ -118,16 +116,6 @@ def test_the_command_line(run: Any, make_frame: FrameMaker, tmp_path: Path) -> N
 
 
 # -- in Chromium -----------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=chromium())
-        yield launched
-        launched.close()
 
 
 @pytest.mark.load

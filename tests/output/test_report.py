@@ -8,10 +8,7 @@ real headless Chromium (Playwright) from disk.
 from __future__ import annotations
 
 import math
-import os
 import re
-import shutil
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -343,29 +340,6 @@ def test_cli_report_and_latex(run: Any, tmp_path: Path) -> None:
 
 
 # -- in a real browser ----------------------------------------------------------------------
-
-
-def chromium() -> str:
-    """Chromium: RANKFRAME_CHROMIUM, else chromium or chromium-browser on the PATH (the
-    Makefile's `chromium` target installs it); a missing browser is a failure, not a skip."""
-    given = os.environ.get("RANKFRAME_CHROMIUM")
-    found = given or shutil.which("chromium") or shutil.which("chromium-browser")
-    assert found, "Chromium not found: `make chromium`, apt-get install chromium, or set " \
-                  "RANKFRAME_CHROMIUM"
-    return found
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    """One headless Chromium for every browser test of the session (a launch costs more
-    than a page); under pytest-xdist the module runs on one worker (tests/conftest.py,
-    WORKER_GROUPS)."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=chromium())
-        yield launched
-        launched.close()
 
 
 @dataclass

@@ -41,7 +41,8 @@ import pandas as pd
 
 from rankframe.engine import segments
 from rankframe.exceptions import InvalidOptionError, excerpt, plain
-from rankframe.metrics.item_values import Inputs, TopK, group_names, lists_at
+from rankframe.metrics.item_codes import TopK, lists_at
+from rankframe.metrics.item_inputs import Inputs, group_names
 
 if TYPE_CHECKING:
     from rankframe.metrics.registry import Metric

@@ -37,9 +37,9 @@ from rankframe.exceptions import (
     OptionName,
     plain,
 )
-from rankframe.metrics import item_values
+from rankframe.metrics import item_codes, item_values
 from rankframe.metrics.registry import METRICS, Metric, MetricDef
-from rankframe.pipeline import analysis
+from rankframe.pipeline import analysis, item_finish, item_record
 from rankframe.pipeline import windows as _windows
 from rankframe.pipeline.analysis import SYSTEM
 from rankframe.pipeline.per_query import PerQuery
@@ -447,9 +447,9 @@ class Request:
     def part_columns(self) -> ValueColumns:
         floats = [(str(m), "float") for m in self.metrics]
         items = self.items
-        entry = [(item_values.ENTRY, "int")] if items is not None else []
+        entry = [(item_codes.ENTRY, "int")] if items is not None else []
         if items is not None and items.grades:
-            entry.append((item_values.GRADE, "float"))
+            entry.append((item_codes.GRADE, "float"))
         time = [(TIME, "time")] if self.window is not None else []
         return [(SYSTEM, "str"), *floats, (EMPTY, "bool"), *entry, *time]
 
@@ -543,7 +543,7 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
 
     The beyond-accuracy metrics (``MetricDef.items``) are computed in the finish step: their
     columns hold NaN here, and ``top`` the entries they read
-    (:mod:`rankframe.metrics.item_values`), as rows of the frame for a ``part`` of a
+    (:mod:`rankframe.pipeline.item_record`), as rows of the frame for a ``part`` of a
     partitioned frame, else with their item codes.
     """
     names, options, metrics = request.names, request.options, list(request.metrics)
@@ -563,7 +563,7 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
     values = np.empty((data.n_queries, len(systems), len(metrics)), dtype=np.float64)
     others = _left_out_by_ndcg_rule(metrics, options)
     # the entries of the item metrics: their codes encoded beside the ranking
-    recorder = None if wanted is None else item_values.Recorder.start(data, wanted, options,
+    recorder = None if wanted is None else item_record.Recorder.start(data, wanted, options,
                                                                  part=part)
     # the items' codes, where the item metrics encode them anyway: the check reads them
     codes = recorder.dictionary if recorder is not None else lambda: None
@@ -633,7 +633,7 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
 
 
 def _sampled_queries(backend: Backend, key: Sequence[str],
-                     first: IntArray) -> item_values.Queries:
+                     first: IntArray) -> item_record.Queries:
     """The queries of a frame ranked by (query, sample): per list (``first``: its first
     row), its query."""
     codes = key_codes(backend, key)
@@ -644,10 +644,10 @@ def _sampled_queries(backend: Backend, key: Sequence[str],
     def labels(positions: IntArray) -> list[object]:
         return key_labels(backend, key, first[query_first[positions]])
 
-    return item_values.Queries(of_list, n_queries, labels)
+    return item_record.Queries(of_list, n_queries, labels)
 
 
-def _one_grade(data: _engine.FrameData, queries: item_values.Queries,
+def _one_grade(data: _engine.FrameData, queries: item_record.Queries,
                names: ColumnNames) -> None:
     """Raise when an item has two grades in the samples of a query: its sampled rankings
     rank the same judged items (the target exposure reads one grade per item)."""
@@ -683,7 +683,7 @@ def _first_of(of_list: IntArray, n_queries: int) -> IntArray:
     return out
 
 
-def _of_queries(pq: PerQuery, queries: item_values.Queries, first: IntArray) -> PerQuery:
+def _of_queries(pq: PerQuery, queries: item_record.Queries, first: IntArray) -> PerQuery:
     """The per-query values of the lists of sampled rankings as those of their queries:
     a query is empty when every sample of it is; its segment and first row are its first
     sample's (``by`` columns describe the query), its time its earliest sample's."""
@@ -736,7 +736,7 @@ def part_table(backend: Backend, request: Request) -> Any:
     columns[EMPTY] = np.repeat(pq.empty, len(pq.systems))
     n_rows = len(rows)
     if pq.top is not None:  # the entries of the beyond-accuracy metrics, as rows
-        rows, columns = item_values.with_entries(rows, columns, pq.top, pq.systems, SYSTEM)
+        rows, columns = item_record.with_entries(rows, columns, pq.top, pq.systems, SYSTEM)
     if pq.time is not None:  # each query's earliest time, in the time column's type
         columns[TIME] = _windows.per_query_column(pq.time, len(pq.systems),
                                                   len(rows) - n_rows)
@@ -750,7 +750,7 @@ def from_parts(table: Backend, request: Request) -> PerQuery:
     names = request.names
     n_systems = len(names.scores)
     codes = key_codes(table, names.query_key)
-    entry = None if request.items is None else np.asarray(table.column(item_values.ENTRY))
+    entry = None if request.items is None else np.asarray(table.column(item_codes.ENTRY))
     if entry is None:
         order = np.argsort(codes, kind="stable").astype(np.int64, copy=False)
     else:  # only the per-query rows; the others are entries of the item metrics
@@ -774,7 +774,7 @@ def from_parts(table: Backend, request: Request) -> PerQuery:
     wanted = request.items
     if entry is not None and wanted is not None:
         items = names.item_key
-        top = item_values.of_table(table, key_codes(table, items),
+        top = item_record.of_table(table, key_codes(table, items),
                                    lambda rows: key_labels(table, items, rows), entry,
                                    codes.astype(np.int64), n_queries, names.scores, SYSTEM,
                                    query_labels, grades=wanted.grades)
@@ -852,7 +852,7 @@ def completed(pq: PerQuery, options: Options) -> PerQuery:
     from every query's top k, then the ``empty`` option (and its error); with ``"skip"``,
     without the segments it leaves without a query."""
     if pq.top is not None:  # the beyond-accuracy metrics, from every query's top k
-        sets = item_values.complete(pq.values, pq.top, pq.metrics, options, pq.segment,
+        sets = item_finish.complete(pq.values, pq.top, pq.metrics, options, pq.segment,
                                pq.n_segments)
         pq = replace(pq, sets=sets)
     pq = included(pq, options)

@@ -150,6 +150,13 @@ class MetricDef:
         score null) gets NaN for this metric, left out of its mean (the metric then takes
         the option): ``("nan", "nan_except_ndcg")`` for precision and AP, ``()`` for ndcg
         and dcg, which count such a query 0 under every value.
+    counts_rated
+        ``counts_rated(options)``: whether, under a call's options, the metric has a value for
+        a query without a relevant item but with a row of a negative grade (a rated item),
+        so that ``empty="skip"`` and ``"nan"`` keep that query: ndcg and dcg under
+        ``empty_ndcg="no_relevant_or_negative"`` (LensKit's users whose ratings are all 0
+        or less). The per-query step then counts such a query as not empty, and the other
+        metrics that depend on relevant items give it NaN. ``None`` (the default): never.
     bounded
         Whether every value (per query, and its mean or geometric mean, or its value over
         a set) lies in [0, 1], a share or a score of that scale: the command line's
@@ -180,6 +187,9 @@ class MetricDef:
     depends_on_relevant: bool = field(default=True, repr=False, compare=False)
     shared_ranks: bool = field(default=False, repr=False, compare=False)
     nan_if_nothing_retrieved: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    counts_rated: Callable[[Options], bool] | None = field(
+        default=None, repr=False, compare=False
+    )
     bounded: bool = field(default=True, repr=False, compare=False)
     expand: Callable[[Metric, Options], list[Metric]] | None = field(
         default=None, repr=False, compare=False

@@ -44,7 +44,7 @@ from rankframe.pipeline import windows as _windows
 from rankframe.pipeline.analysis import SYSTEM
 from rankframe.pipeline.per_query import PerQuery
 from rankframe.pipeline.windows import TIME, WINDOW, Window
-from rankframe.settings.options import EMPTY_NDCG, TIES, Options, Ties
+from rankframe.settings.options import TIES, Options, Ties
 from rankframe.settings.statistics import Intervals, Tests
 
 __all__ = [
@@ -561,7 +561,7 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
         data = _engine.judged_rows_only(data)
     systems = data.systems or [(names.score, data.score)]
     values = np.empty((data.n_queries, len(systems), len(metrics)), dtype=np.float64)
-    others = _left_out_by_ndcg_rule(metrics, options)
+    others = _left_out_of_rated(metrics, options)
     # the entries of the item metrics: their codes encoded beside the ranking
     recorder = None if wanted is None else item_record.Recorder.start(data, wanted, options,
                                                                  part=part)
@@ -580,7 +580,7 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
             if spare is None or spare.shape[1] < end - begin:
                 spare = np.empty((len(metrics), end - begin), dtype=np.float64)
             columns = spare[:, : end - begin]
-            # empty_ndcg: the queries with a negative grade, which ndcg and dcg may count
+            # the queries with a negative grade, which a metric may count (counts_rated)
             negative = None if others is None else _negative_grade(block)
             for s, (_, score) in enumerate(block.systems or [(names.score, block.score)]):
                 system = replace(block, score=score, systems=[])
@@ -596,7 +596,7 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
                     columns[j] = np.nan if compute is None else compute(table, m.k, own[j])
                     if own[j].empty_list in d.nan_if_nothing_retrieved:
                         columns[j, table.n_retrieved == 0] = np.nan
-                if negative is not None and others is not None:  # ndcg, dcg count them
+                if negative is not None and others is not None:  # some metric counts them
                     counted = np.flatnonzero((table.n_relevant == 0) & negative)
                     columns[np.ix_(others, counted)] = np.nan
                 values[begin:end, s, :] = columns.T
@@ -703,14 +703,14 @@ def _of_queries(pq: PerQuery, queries: item_record.Queries, first: IntArray) -> 
     )
 
 
-def _left_out_by_ndcg_rule(metrics: list[Metric], options: Options) -> IntArray | None:
-    """``empty_ndcg="no_relevant_or_negative"`` under ``empty="skip"`` or ``"nan"``, with a
-    metric that takes it (ndcg, dcg) requested: the positions of the metrics that still
-    leave out a query without a relevant item (those ``empty=`` applies to, but for ndcg
-    and dcg), which give NaN to the queries that ndcg and dcg count; else ``None``."""
-    takes = [EMPTY_NDCG.name in m.definition.options for m in metrics]
-    if not (options.empty in ("skip", "nan")
-            and options.empty_ndcg == "no_relevant_or_negative" and any(takes)):
+def _left_out_of_rated(metrics: list[Metric], options: Options) -> IntArray | None:
+    """Under ``empty="skip"`` or ``"nan"``, with a metric requested that counts the queries
+    without a relevant item but with a negative grade (``MetricDef.counts_rated``): the
+    positions of the metrics that still leave such a query out (those ``empty=`` applies
+    to, but for the ones that count it), which give it NaN; else ``None``."""
+    takes = [m.definition.counts_rated is not None and m.definition.counts_rated(options)
+             for m in metrics]
+    if not (options.empty in ("skip", "nan") and any(takes)):
         return None
     return np.array([j for j, m in enumerate(metrics)
                      if m.definition.depends_on_relevant and not takes[j]], dtype=np.int64)
@@ -718,7 +718,7 @@ def _left_out_by_ndcg_rule(metrics: list[Metric], options: Options) -> IntArray 
 
 def _negative_grade(data: _engine.FrameData) -> BoolArray:
     """Per query, whether a row of it has a negative grade (a rated item, for
-    ``empty_ndcg``)."""
+    ``MetricDef.counts_rated``)."""
     grade = data.relevant
     if grade.dtype.kind == "b":
         return np.zeros(data.n_queries, dtype=bool)

@@ -1,6 +1,7 @@
 """The options that map items to values, read by their kind: ``item_groups``,
 ``popularity``, ``item_features`` and ``catalog`` as a pandas Series or DataFrame, a polars
-DataFrame or Series, or a dict.
+DataFrame or Series, or a dict; and awrf's ``target`` (group -> share), a pandas Series or
+a dict.
 
 Only the ids and the values are taken out here (:class:`Mappings`, the reader that
 :mod:`rankframe.metrics.item_inputs` asks through its ``MappingReader``); every check of
@@ -66,6 +67,10 @@ class Mappings:
             return value.index, value.to_numpy()
         # polars: the first column is the item
         return pd.Index(value[:, 0].to_list()), value[:, 1:].to_numpy()
+
+    def target(self, value: Any) -> pd.Series:
+        """awrf's ``target`` option (group -> share) as a pandas Series, unchecked."""
+        return value if isinstance(value, pd.Series) else pd.Series(dict(value), dtype=object)
 
     def catalog(self, value: Any) -> Any:
         """The ids of the ``catalog`` option as a collection pandas reads."""

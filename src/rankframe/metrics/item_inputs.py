@@ -6,8 +6,9 @@ dict) is the adapters' knowledge: :class:`MappingReader` is what this module ask
 and ``rankframe.adapters`` gives its reader (:func:`use_reader`) when it is imported, as
 it gives the accessor to the registry (``registry.on_register``). The reader only takes
 the ids and the values out of the object (its keys and values as a pandas Index and NumPy
-or pandas arrays); every check of what they hold (null groups, ids listed twice, numbers,
-negative counts) and every lookup is here, the same for every kind.
+or pandas arrays; awrf's ``target`` as a pandas Series); every check of what they hold
+(null groups, ids listed twice, numbers, negative counts) and every lookup is here, the
+same for every kind.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ if TYPE_CHECKING:
     from rankframe.metrics.registry import Metric
     from rankframe.settings.options import Options
 
-__all__ = ["Inputs", "MappingReader", "group_names", "read_item_groups", "use_reader"]
+__all__ = ["Inputs", "MappingReader", "group_names", "read_item_groups", "read_target",
+           "use_reader"]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -59,6 +61,10 @@ class MappingReader(Protocol):
         """The catalog's item ids as a collection pandas reads (a list, set, array, Index)."""
         ...
 
+    def target(self, value: Any) -> pd.Series:
+        """awrf's ``target`` option (group -> share) as a pandas Series, unchecked."""
+        ...
+
 
 _READER: list[MappingReader] = []
 
@@ -67,6 +73,11 @@ def use_reader(reader: MappingReader) -> None:
     """Read the options' mappings with ``reader`` (``rankframe.adapters`` gives its own
     when it is imported; a new frame kind's objects are read there)."""
     _READER[:] = [reader]
+
+
+def read_target(target: Any) -> pd.Series:
+    """awrf's ``target`` option (group -> share) as a pandas Series, unchecked."""
+    return _reader().target(target)
 
 
 def _reader() -> MappingReader:

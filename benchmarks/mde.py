@@ -1,5 +1,5 @@
 """What ``compare()``'s ``mde`` column costs: the share of ``compare()``'s time spent solving
-the detectable effects (``rankframe.stats.inference.t_test_detectable_effect``, one
+the detectable effects (``rankframe.stats.power.t_test_detectable_effect``, one
 bisection per distinct sample size of the table), measured inside the same calls.
 
 Usage: ``.venv/bin/python benchmarks/mde.py`` (writes its section of
@@ -25,7 +25,7 @@ from sections import markers, write_section
 
 import rankframe  # noqa: F401  (registers the accessor)
 from data import workload
-from rankframe.stats import inference
+from rankframe.stats import power
 
 START, END = markers("mde")
 METRICS = ["mrr@10", "ndcg@10", "map@100", "acc@5", "precision@10", "recall@100"]
@@ -37,7 +37,7 @@ def main() -> None:
     noise = np.random.default_rng(2).normal(0, 0.1, len(data))
     data = data.assign(other=data["score"].to_numpy() + noise)
     codes = data["query"].astype("category").cat.codes.to_numpy()
-    solve = inference.t_test_detectable_effect
+    solve = power.t_test_detectable_effect
     spent = [0.0]
 
     def timed_solve(*args: Any, **kwargs: Any) -> Any:
@@ -46,7 +46,7 @@ def main() -> None:
         spent[0] += time.perf_counter() - start
         return out
 
-    inference.t_test_detectable_effect = timed_solve  # type: ignore[assignment]
+    power.t_test_detectable_effect = timed_solve  # type: ignore[assignment]
     lines = []
     for segments in (1, 100, 1000, 5000):
         ev = data.assign(segment=codes % segments).rank_eval(score=["score", "other"])
@@ -62,7 +62,7 @@ def main() -> None:
         total, share = statistics.median(totals), statistics.median(shares)
         lines.append(f"| {segments:,} | {total:.2f} s | {share * 100:.1f}% |")
         print(lines[-1])
-    inference.t_test_detectable_effect = solve  # type: ignore[assignment]
+    power.t_test_detectable_effect = solve  # type: ignore[assignment]
     section = "\n".join([
         START,
         "## compare()'s `mde` column: its share of compare() (`benchmarks/mde.py`)",

@@ -21,6 +21,20 @@ Every error about the user's input or arguments is a ``RankEvalError``, which is
                                         store, a newer schema, busy, a run id taken (.store,
                                         .problem)
 
+Warnings about the input that leave the numbers as they are: a ``RankEvalWarning``, which is a
+``UserWarning`` (so ``warnings.filterwarnings`` and ``pytest.warns`` select it):
+
+    UserWarning
+    └── RankEvalWarning               a score column with null scores (.column, .count,
+        │                               .rows), counted as not retrieved
+        └── NothingRetrievedWarning   an error-level one: a score column whose every
+                                        score is null (its message starts "error:")
+
+A score column without any score retrieved nothing, and every metric is 0 for it, as the
+contract says of a query that retrieved nothing: the numbers stand, and the warning says
+why they are 0 (``warnings.simplefilter("error", NothingRetrievedWarning)`` makes it an
+exception; the command line exits with 1).
+
 Each message names the culprit (column, value, query; a file and its line) and the fix.
 ``excerpt`` quotes a user's value in a message, escaped and cut short, so that a message stays
 short whatever the input. The keyword options a message names are parts of it
@@ -30,9 +44,14 @@ says them as its flags (``--ties average``) without reading the text.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import os
-from collections.abc import Callable, Sequence
+import sys
+import types
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,8 +62,10 @@ __all__ = [
     "InvalidOptionError",
     "InvalidRuleError",
     "Keyword",
+    "NothingRetrievedWarning",
     "OptionName",
     "RankEvalError",
+    "RankEvalWarning",
     "StoreError",
     "TrecFormatError",
     "UnknownArgumentError",
@@ -325,6 +346,97 @@ class StoreError(RankEvalError):
         return functools.partial(type(self), store=self.store, problem=self.problem), (
             self.parts,
         )
+
+
+class RankEvalWarning(UserWarning):
+    """Something in the input that a reader of the numbers should know, which changes
+    nothing in them: a score column with null scores (counted as not retrieved).
+
+    Select it with ``warnings.filterwarnings(..., category=rankframe.RankEvalWarning)``; the
+    message starts with the column it is about.
+
+    Attributes
+    ----------
+    column
+        The column it is about (``None`` when it is about no one column).
+    count
+        How many of its values it counts (the null scores).
+    rows
+        Out of how many rows.
+    problem
+        What it is about: ``"null_scores"`` (some null scores), ``"nothing_retrieved"``
+        (every score null, ``NothingRetrievedWarning``).
+    """
+
+    def __init__(self, message: str, *, column: str | None = None, count: int | None = None,
+                 rows: int | None = None, problem: str | None = None) -> None:
+        super().__init__(message)
+        self.column = column
+        self.count = count
+        self.rows = rows
+        self.problem = problem
+
+
+class NothingRetrievedWarning(RankEvalWarning):
+    """A score column has no score at all: the system retrieved nothing, and every metric
+    is 0 for it. An error-level warning (its message starts with ``error:``), about a
+    likely mistake (a join that matched no row); ``warnings.simplefilter("error",
+    rankframe.NothingRetrievedWarning)`` raises it. Silencing the null scores that are meant
+    (``filterwarnings("ignore", category=RankEvalWarning, message="score column")``) leaves
+    it on."""
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_WARNED: contextvars.ContextVar[set[str] | None] = contextvars.ContextVar(
+    "rankframe_warned", default=None
+)
+
+
+_SILENT: contextvars.ContextVar[bool] = contextvars.ContextVar("rankframe_silent", default=False)
+
+
+def warn(warning: RankEvalWarning) -> None:
+    """Issue ``warning`` from the first caller outside rankframe (the user's line, as
+    pandas does), once per ``warned_once`` block; nothing in a ``silenced`` one."""
+    if _SILENT.get():
+        return
+    seen = _WARNED.get()
+    if seen is not None:
+        if str(warning) in seen:
+            return
+        seen.add(str(warning))
+    frame: types.FrameType | None = sys._getframe()
+    level = 1  # warnings.warn's stacklevel: 1 is this function, the first frame above
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(warning, stacklevel=level)
+
+
+@contextlib.contextmanager
+def warned_once() -> Iterator[None]:
+    """Within the block, a warning of the same text is issued once: a method that runs
+    several of the accessor's own (``check()``: ``evaluate`` and ``compare``) warns once."""
+    if _WARNED.get() is not None:  # an outer block already counts
+        yield
+        return
+    token = _WARNED.set(set())
+    try:
+        yield
+    finally:
+        _WARNED.reset(token)
+
+
+@contextlib.contextmanager
+def silenced() -> Iterator[None]:
+    """Within the block, rankframe issues no ``RankEvalWarning``: for a frame whose
+    null scores are its format's own (a TREC run joined with its judgments, the sample
+    data's items that a model did not recommend). Thread-safe, unlike
+    ``warnings.catch_warnings``; errors are raised as ever."""
+    token = _SILENT.set(True)
+    try:
+        yield
+    finally:
+        _SILENT.reset(token)
 
 
 def _empty_query_error(message: Message, count: int, queries: list[object]) -> EmptyQueryError:

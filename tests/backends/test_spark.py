@@ -585,3 +585,20 @@ def test_from_lists_raises_the_pandas_errors(spark: Any, change: str) -> None:
         rankframe.from_lists(_in_parts(spark, data), **options)  # no action: raised by the call
     assert type(got.value) is type(want.value)
     assert str(got.value) == str(want.value)
+
+
+def test_null_scores_warn_as_pandas(spark: Any) -> None:
+    """Null scores counted over every partition, said once on the driver with the pandas
+    accessor's words; a score column without a score, the pandas error-level warning."""
+    data = generated(seed=17, queries=12).assign(new=np.nan)
+    data.loc[::5, "score"] = np.nan
+    for scores in ("score", ["score", "new"]):
+        with pytest.warns(rankframe.RankEvalWarning) as want:
+            expected = data.rank_eval(score=scores).evaluate(["mrr"])
+        with pytest.warns(rankframe.RankEvalWarning) as got:
+            table = spark.createDataFrame(data).rank_eval(score=scores).evaluate(["mrr"])
+        said = [str(w.message) for w in got if issubclass(w.category, rankframe.RankEvalWarning)]
+        assert said == [str(w.message) for w in want
+                        if issubclass(w.category, rankframe.RankEvalWarning)]
+        assert len(said) == len([scores] if isinstance(scores, str) else scores)
+        assert table.equals(expected)

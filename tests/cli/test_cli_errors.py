@@ -159,9 +159,11 @@ CSV_CASES = {
         "Line 2 of {path} is not UTF-8 text (byte 0xfe in 'q1,\\xfe,0.5,1'); save the file "
         "as UTF-8",
     ),
-    "nan score on line 2": (
-        f"{HEADER}q1,a,nan,1\n".encode(),
-        "Line 2 of {path} has the score 'nan' (column 'score'), which is not a number; write a "
+    # (nan, NaN and an empty cell are null scores, as pd.read_csv reads them:
+    # tests/cli/test_null_scores_cli.py)
+    "word score on line 2": (
+        f"{HEADER}q1,a,high,1\n".encode(),
+        "Line 2 of {path} has the score 'high' (column 'score'), which is not a number; write a "
         "number (leave the cell empty for an item judged but not retrieved), or pass --score "
         "with another column",
     ),

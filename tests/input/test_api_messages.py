@@ -26,7 +26,7 @@ from rankframe import (
     UnknownMetricError,
 )
 from rankframe.settings import statistics as settings
-from rankframe.stats import inference
+from rankframe.stats import corrections
 
 
 def frame_data() -> dict[str, list[Any]]:
@@ -178,7 +178,7 @@ def test_stats_raise_invalid_option_error() -> None:
              "seed": 0}
     with raises(InvalidOptionError, "'method' option", "'holm', 'bonferroni', 'fdr_bh', 'none'",
                 "Did you mean 'holm'?"):
-        inference.adjust([0.01, 0.02], method="holms")  # type: ignore[arg-type]
+        corrections.adjust([0.01, 0.02], method="holms")  # type: ignore[arg-type]
     with raises(InvalidOptionError, "'correction' option", "'holm', 'bonferroni', 'fdr_bh', 'none'",
                 "Did you mean 'holm'?"):
         settings.Tests(**tests | {"correction": "holms"})

@@ -4,7 +4,7 @@ small frames, on every frame kind; the bad inputs; the error rate on data withou
 References: reciprocal ranks and precision@2 computed here with pandas; the group means,
 gaps, ratios and lowest/highest groups by ``pandas.groupby``; the permutation p-value and
 the bootstrap interval by plain loops over the resamples, drawn as the docstrings of
-``rankframe.stats.inference.group_permutation_test`` and ``group_gap_interval`` say;
+``rankframe.stats.groups.group_permutation_test`` and ``group_gap_interval`` say;
 ``scipy.stats.kruskal`` and ``scipy.stats.f_oneway``; Holm written out here.
 """
 

@@ -335,25 +335,25 @@ def test_bootstrap_refuses_bad_resamples_as_compare_does(make_frame: Any) -> Non
 def test_bootstrap_tests_edge_cases() -> None:
     """No difference at all: every resampled delta is 0, counted on both sides (p = 1, a
     zero-width interval at 0); a NaN value or an empty side: NaN."""
-    from rankframe.stats import inference
+    from rankframe.stats import intervals, two_sample
 
-    p, low, high = inference.bootstrap_test(np.zeros((5, 2)), n_resamples=50, seed=1)
+    p, low, high = intervals.bootstrap_test(np.zeros((5, 2)), n_resamples=50, seed=1)
     assert p.tolist() == [1.0, 1.0]
     assert low.tolist() == [0.0, 0.0] == high.tolist()
-    p, low, high = inference.two_sample_bootstrap_test(
+    p, low, high = two_sample.two_sample_bootstrap_test(
         np.full((4, 1), 0.1), np.full((7, 1), 0.1), n_resamples=50, seed=1)
     assert p.tolist() == [1.0]
-    p, low, high = inference.bootstrap_test([[1.0, np.nan], [2.0, 3.0]], n_resamples=20)
+    p, low, high = intervals.bootstrap_test([[1.0, np.nan], [2.0, 3.0]], n_resamples=20)
     assert not np.isnan(p[0])
     assert np.isnan([p[1], low[1], high[1]]).all()
-    p, low, high = inference.two_sample_bootstrap_test(np.ones((3, 1)), np.ones((0, 1)))
+    p, low, high = two_sample.two_sample_bootstrap_test(np.ones((3, 1)), np.ones((0, 1)))
     assert np.isnan([p[0], low[0], high[0]]).all()
     # one-sided: all resamples below 0 give the smallest p for "less", 1 for "greater"
-    p_less, low, high = inference.bootstrap_test([-1.0, -2.0, -3.0], n_resamples=99,
+    p_less, low, high = intervals.bootstrap_test([-1.0, -2.0, -3.0], n_resamples=99,
                                                  alternative="less")
     assert (p_less, low) == (0.01, -np.inf)
     assert high < 0
-    assert inference.bootstrap_test([-1.0, -2.0], n_resamples=99,
+    assert intervals.bootstrap_test([-1.0, -2.0], n_resamples=99,
                                     alternative="greater")[0] == 1.0
 
 

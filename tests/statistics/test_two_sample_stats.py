@@ -1,4 +1,4 @@
-"""The two-sample statistics of rankframe.stats.inference (issue 27): Welch's t-test and interval,
+"""The two-sample statistics of rankframe.stats.two_sample (issue 27): Welch's t-test and interval,
 the two-sample permutation test, the independent bootstrap, Mann-Whitney U.
 
 References: scipy.stats (``ttest_ind(equal_var=False)`` and its ``confidence_interval``,
@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from rankframe.stats import inference
+from rankframe.stats import two_sample
 
 
 def _quiet(fn: Any, *args: Any, **kwargs: Any) -> Any:
@@ -36,11 +36,11 @@ def _samples(seed: int, n1: int, n2: int, m: int = 3) -> tuple[np.ndarray, np.nd
 def test_welch_matches_scipy(n1: int, n2: int) -> None:
     x, y = _samples(n1 + n2, n1, n2)
     expected = stats.ttest_ind(x, y, equal_var=False)
-    t, p = inference.welch_t_test(x, y)
+    t, p = two_sample.welch_t_test(x, y)
     np.testing.assert_allclose(t, expected.statistic, rtol=1e-10)
     np.testing.assert_allclose(p, expected.pvalue, rtol=1e-10)
     for level in (0.9, 0.95):
-        low, high = inference.welch_interval(x, y, level)
+        low, high = two_sample.welch_interval(x, y, level)
         interval = expected.confidence_interval(level)
         np.testing.assert_allclose(low, interval.low, rtol=1e-10)
         np.testing.assert_allclose(high, interval.high, rtol=1e-10)
@@ -55,25 +55,25 @@ def test_welch_of_sums_written_out() -> None:
     se = math.sqrt(a1 + a2)
     df = (a1 + a2) ** 2 / (a1**2 / 3 + a2**2 / 2)
     t = (12.0 - 3.0) / se
-    t_got, p_got = inference.welch_t_test(x, y, totals=True)
+    t_got, p_got = two_sample.welch_t_test(x, y, totals=True)
     assert t_got == pytest.approx(t, rel=1e-12)
     assert p_got == pytest.approx(2 * stats.t.sf(abs(t), df), rel=1e-10)
-    low, high = inference.welch_interval(x, y, 0.95, totals=True)
+    low, high = two_sample.welch_interval(x, y, 0.95, totals=True)
     half = stats.t.ppf(0.975, df) * se
     assert (low, high) == pytest.approx((9.0 - half, 9.0 + half), rel=1e-10)
     # equal sizes: the test of the sums is the test of the means
     z = np.array([0.5, 4.0, 1.0, 2.0])
-    assert inference.welch_t_test(x, z, totals=True)[1] == pytest.approx(
+    assert two_sample.welch_t_test(x, z, totals=True)[1] == pytest.approx(
         stats.ttest_ind(x, z, equal_var=False).pvalue, rel=1e-10)
 
 
 def test_welch_edge_cases() -> None:
-    t, p = inference.welch_t_test(np.array([1.0]), np.array([1.0, 2.0]))
+    t, p = two_sample.welch_t_test(np.array([1.0]), np.array([1.0, 2.0]))
     assert math.isnan(t)
     assert math.isnan(p)
-    low, high = inference.welch_interval(np.array([2.0, 2.0]), np.array([1.0, 1.0]))
+    low, high = two_sample.welch_interval(np.array([2.0, 2.0]), np.array([1.0, 1.0]))
     assert (low, high) == (1.0, 1.0)  # both variances 0: zero width at the estimate
-    _, p = inference.welch_t_test(np.array([1.0, np.nan]), np.array([1.0, 2.0]))
+    _, p = two_sample.welch_t_test(np.array([1.0, np.nan]), np.array([1.0, 2.0]))
     assert math.isnan(p)
 
 
@@ -100,20 +100,20 @@ def test_two_sample_permutation_against_exact_enumeration(x: list[float], y: lis
     a, b = np.array(x), np.array(y)
     exact = _exact_permutation_p(a, b)
     r = 20_000
-    p = float(inference.two_sample_permutation_test(a, b, r, seed=7))
+    p = float(two_sample.two_sample_permutation_test(a, b, r, seed=7))
     # a Monte-Carlo estimate of the exact p-value: within 4 standard errors
     assert p == pytest.approx(exact, abs=4 * math.sqrt(exact * (1 - exact) / r) + 1 / r)
 
 
 def test_two_sample_permutation_columns_and_seed() -> None:
     x, y = _samples(3, 6, 9)
-    both = inference.two_sample_permutation_test(x, y, 500, seed=1)
-    alone = inference.two_sample_permutation_test(x[:, 1], y[:, 1], 500, seed=1)
+    both = two_sample.two_sample_permutation_test(x, y, 500, seed=1)
+    alone = two_sample.two_sample_permutation_test(x[:, 1], y[:, 1], 500, seed=1)
     assert both[1] == alone  # every column sees the same shuffles
-    again = inference.two_sample_permutation_test(x, y, 500, seed=1)
+    again = two_sample.two_sample_permutation_test(x, y, 500, seed=1)
     np.testing.assert_array_equal(both, again)
     assert (both >= 1 / 501).all()
-    assert math.isnan(inference.two_sample_permutation_test(x[:0], y, 10, seed=0)[0])
+    assert math.isnan(two_sample.two_sample_permutation_test(x[:0], y, 10, seed=0)[0])
 
 
 def _plain_bootstrap(x: np.ndarray, y: np.ndarray, level: float, r: int, seed: int,
@@ -132,7 +132,7 @@ def _plain_bootstrap(x: np.ndarray, y: np.ndarray, level: float, r: int, seed: i
 @pytest.mark.parametrize("totals", [False, True])
 def test_independent_bootstrap_reproduces_a_plain_one(totals: bool) -> None:
     x, y = _samples(11, 8, 13, m=1)
-    got = inference.two_sample_bootstrap_interval(x[:, 0], y[:, 0], 0.9, 700, seed=5,
+    got = two_sample.two_sample_bootstrap_interval(x[:, 0], y[:, 0], 0.9, 700, seed=5,
                                                totals=totals)
     want = _plain_bootstrap(x[:, 0], y[:, 0], 0.9, 700, 5, totals)
     assert (float(got[0]), float(got[1])) == pytest.approx(want, rel=1e-12)
@@ -143,6 +143,6 @@ def test_mann_whitney_matches_scipy(n1: int, n2: int) -> None:
     x, y = _samples(n1 * n2, n1, n2)
     x, y = np.round(x * 4) / 4, np.round(y * 4) / 4  # ties within and across the sides
     expected = _quiet(stats.mannwhitneyu, x, y, method="asymptotic")
-    u, p = inference.mann_whitney_test(x, y)
+    u, p = two_sample.mann_whitney_test(x, y)
     np.testing.assert_allclose(u, expected.statistic, rtol=1e-12)
     np.testing.assert_allclose(p, expected.pvalue, rtol=1e-10)

@@ -27,6 +27,7 @@ from rankframe.exceptions import (
     InvalidOptionError,
     Keyword,
     UnknownArgumentError,
+    warned_once,
 )
 from rankframe.metrics.registry import (
     METRICS,
@@ -1303,14 +1304,15 @@ class RankEval:
                  rule  value  bound status
         0  mrr >= 0.7   0.75    0.7   pass
         """
-        return gates.check(
-            self, self._binding.frame, rules, baseline=baseline, reference=reference,
-            every=every, by=by,
-            mode=mode, min_queries=min_queries, confidence_level=confidence_level,
-            alpha=alpha, test=test, correction=correction, family=family,
-            n_resamples=n_resamples, n_permutations=n_permutations, seed=seed,
-            options=dict(chosen), scores=self._names.scores,
-        )
+        with warned_once():  # evaluate() and compare() of one frame: its warnings once
+            return gates.check(
+                self, self._binding.frame, rules, baseline=baseline, reference=reference,
+                every=every, by=by,
+                mode=mode, min_queries=min_queries, confidence_level=confidence_level,
+                alpha=alpha, test=test, correction=correction, family=family,
+                n_resamples=n_resamples, n_permutations=n_permutations, seed=seed,
+                options=dict(chosen), scores=self._names.scores,
+            )
 
     def report(self, metrics: str | Metric | Iterable[str | Metric], *,
                by: str | Sequence[str] | None = None, baseline: str | None = None,
@@ -1338,7 +1340,9 @@ class RankEval:
         rules = kwargs.get("rules")
         if rules is not None:  # a bad rule is refused before any pass over the data
             gates.parse_rules([rules] if isinstance(rules, str) else list(rules))
-        return report.build(self, self._binding, metrics, by=by, baseline=baseline, **kwargs)
+        with warned_once():  # the report's several passes over one frame: warned once
+            return report.build(self, self._binding, metrics, by=by, baseline=baseline,
+                                **kwargs)
 
     @_arguments_checked
     def rank(self, *, ties: Ties = "trec", name: str = "rank") -> Any:

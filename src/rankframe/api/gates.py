@@ -48,7 +48,7 @@ from rankframe.pipeline.analysis import MDE_POWER, SYSTEM, k_type, relative_chan
 from rankframe.pipeline.binding import Frame
 from rankframe.settings.options import Correction, Family, Test, check_choice, check_count
 from rankframe.settings.statistics import Tests
-from rankframe.stats.inference import t_test_detectable_effect, t_test_sample_size
+from rankframe.stats.power import t_test_detectable_effect, t_test_sample_size
 
 __all__ = [
     "COLUMNS",

@@ -22,11 +22,15 @@ Commands (``rankframe COMMAND --help`` for each):
 - ``rankframe demo``: the embedded sample data (``rankframe.datasets.recommendations``)
   overall and by user segment, for two models.
 
-Errors print one line on stderr, ``rankframe: error: ...``, and exit with 2 when the command line
-is wrong (an unknown option or metric, a missing file, a format that cannot be told from the
-extension) or 1 when the data cannot be evaluated (an unreadable file, a missing column, values
-that break the input contract). An error about the data names the file, the 1-based line of the
-offending record and the option to pass, and quotes at most a short excerpt of the input.
+Warnings about the data (null scores, counted as not retrieved: ``rankframe.RankEvalWarning``)
+print one line each on stderr, ``rankframe: warning: ...``, once per command, and change
+nothing else; a score column without any score is an error (the library's
+``NothingRetrievedWarning``: exit status 1). Errors print one line on stderr, ``rankframe:
+error: ...``, and exit with 2 when the command line is wrong (an unknown option or metric, a
+missing file, a format that cannot be told from the extension) or 1 when the data cannot be
+evaluated (an unreadable file, a missing column, values that break the input contract). An
+error about the data names the file, the 1-based line of the offending record and the option to
+pass, and quotes at most a short excerpt of the input.
 Status lines ("reading FILE...") go to stderr only when it is a terminal, and are erased when
 the work is done.
 
@@ -42,10 +46,13 @@ text), ``percent`` (what ``--percent`` shows as percentages), ``recording`` (``-
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import sys
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
+from typing import TextIO
 
 from rankframe.cli.commands import Command
 from rankframe.cli.demo import demo
@@ -53,14 +60,57 @@ from rankframe.cli.errors import CliError, fail, in_cli_terms
 from rankframe.cli.inputs import DEFAULT_METRICS
 from rankframe.cli.parser import build_parser
 from rankframe.cli.status import Status
-from rankframe.exceptions import RankEvalError
+from rankframe.exceptions import (
+    NothingRetrievedWarning,
+    RankEvalError,
+    RankEvalWarning,
+    warned_once,
+)
+from rankframe.pipeline import nulls
 
 __all__ = ["DEFAULT_METRICS", "demo", "main"]
+
+
+@contextlib.contextmanager
+def _warnings_on_stderr(status: Status) -> Iterator[None]:
+    """The library's warnings about the data as lines on stderr, ``rankframe: warning:
+    ...``, once each; other warnings as Python shows them."""
+    shown = warnings.showwarning
+
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+             file: TextIO | None = None, line: str | None = None) -> None:
+        if not issubclass(category, RankEvalWarning):
+            shown(message, category, filename, lineno, file, line)
+            return
+        status.clear()
+        print(f"rankframe: warning: {_cli_words(message)}", file=sys.stderr)
+
+    with warnings.catch_warnings(), warned_once():
+        warnings.simplefilter("always", RankEvalWarning)
+        # a score column without a score: the data cannot be evaluated (exit status 1)
+        warnings.simplefilter("error", NothingRetrievedWarning)
+        warnings.showwarning = show
+        yield
+
+
+def _cli_words(warning: Warning | str) -> str:
+    """A warning of the library in the command line's words: null scores without Python's
+    way to silence them."""
+    if isinstance(warning, RankEvalWarning) and warning.problem == "null_scores":
+        column, count, rows = warning.column, warning.count, warning.rows
+        if column is not None and count is not None and rows is not None:
+            return nulls.message(column, count, rows, silence=None)
+    return str(warning)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``rankframe`` console script; returns the exit status."""
     status = Status(sys.stderr)
+    with _warnings_on_stderr(status):
+        return _main(argv, status)
+
+
+def _main(argv: Sequence[str] | None, status: Status) -> int:
     try:
         args = build_parser().parse_args(argv)
         command: Command = args.handler
@@ -71,6 +121,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RankEvalError as error:
         status.clear()
         return fail(in_cli_terms(error), 1)
+    except NothingRetrievedWarning as warning:
+        status.clear()
+        return fail(str(warning).removeprefix("error: "), 1)
     except SystemExit as exit_:  # --help and --version
         return exit_.code if isinstance(exit_.code, int) else 0
     except KeyboardInterrupt:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from rankframe.cli.errors import CliError
+from rankframe.cli.reading import null_text
 from rankframe.cli.source import Source
 from rankframe.exceptions import EmptyQueryError, InvalidDataError, RankEvalError, excerpt
 from rankframe.pipeline import validation
@@ -99,7 +100,7 @@ def _check_numbers(values: pl.Series, source: Source, option: str, what: str, fi
     dtype = values.dtype
     if dtype == pl.String:
         parsed = values.cast(pl.Float64, strict=False)
-        bad = values.is_not_null() & (parsed.is_null() | parsed.is_nan())
+        bad = values.is_not_null() & ~null_text(values) & parsed.is_null()
         if bad.any():
             raise _bad_value(source, values, _first(bad), what, "not a number",
                              f"write a number ({fix})", option)

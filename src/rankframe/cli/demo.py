@@ -7,6 +7,7 @@ from typing import Any, TextIO, cast
 
 import rankframe  # noqa: F401  (registers the accessor)
 from rankframe.datasets import recommendations
+from rankframe.exceptions import silenced
 
 DEMO_METRICS = ["mrr@10", "ndcg@10", "map@10", "acc@1", "acc@5", "precision@5", "recall@10"]
 # beyond accuracy: printed beside the accuracy metrics (coverage is set-level: not compared)
@@ -39,12 +40,15 @@ def demo(seed: int = 0, out: TextIO | None = None) -> None:
         file=stream,
     )
     for title, by in (("Overall", None), ("By segment", "segment")):
-        table = ev.evaluate([*DEMO_METRICS, *BEYOND_METRICS], by=by, popularity=popularity)
+        with silenced():  # the null scores are the items a model did not recommend (above)
+            table = ev.evaluate([*DEMO_METRICS, *BEYOND_METRICS], by=by,
+                                popularity=popularity)
         keys = ["system"] if by is None else [by, "system"]
         print(f"{title} (mean over users; ties broken as trec_eval):", file=stream)
         print(table.set_index(keys).to_string(float_format=lambda v: f"{v:.4f}"), file=stream)
         print(file=stream)
-    comparison = ev.compare(DEMO_METRICS, baseline="model_a", test="t-test")
+    with silenced():
+        comparison = ev.compare(DEMO_METRICS, baseline="model_a", test="t-test")
     comparison = comparison[comparison["system"] != "model_a"].drop(columns="system")
     print("model_b against model_a (paired t-test over users):", file=stream)
     print(comparison.to_string(index=False, float_format=lambda v: f"{v:.4g}"), file=stream)

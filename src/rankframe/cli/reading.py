@@ -32,6 +32,13 @@ INPUT_FORMATS = {
 INFER_ROWS = 10_000
 # the longest list of column names a message shows
 SHOWN_COLUMNS = 300
+#: The texts of a score field read as null, as ``pd.read_csv`` reads them (its default
+#: ``na_values``; an empty field is null already), besides the numbers Python's ``float``
+#: reads (``nan``, ``NaN``, ``inf``): a null score is an item judged but not retrieved.
+NULL_TEXTS = (
+    "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
+    "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+)
 
 
 def input_format(path: str, given: str | None) -> str:
@@ -110,7 +117,30 @@ def read_table(
             frame = _scan(source.scannable(), fmt, None).select(wanted).collect()
     except (pl.exceptions.PolarsError, OSError) as error:
         raise failed(error) from None
-    return frame, source
+    scores = [column for column, option in columns.items() if option == "--score"]
+    return _scores_as_numbers(frame, scores), source
+
+
+def null_text(values: pl.Series) -> pl.Series:
+    """Per value of a text column, whether it is a null score's text (:data:`NULL_TEXTS`)."""
+    return values.is_in(NULL_TEXTS)
+
+
+def _scores_as_numbers(frame: pl.DataFrame, scores: Sequence[str]) -> pl.DataFrame:
+    """The score columns that a text file holds as text because of ``nan``, ``NaN`` or
+    another null's text (polars infers a column of those as text) as float64 numbers,
+    those texts null, as ``pd.read_csv`` reads them. A column with any other text stays
+    text, for the check that names its line (``checks.check_rows``)."""
+    for name in scores:
+        values = frame.get_column(name)
+        if values.dtype != pl.String:
+            continue
+        written = values.set(null_text(values), None)
+        parsed = written.cast(pl.Float64, strict=False)
+        if (parsed.is_null() & written.is_not_null()).any():
+            continue
+        frame = frame.with_columns(parsed.alias(name))
+    return frame
 
 
 def _missing_columns(missing: Sequence[tuple[str, str]], names: Sequence[str],

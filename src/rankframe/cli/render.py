@@ -13,6 +13,7 @@ from typing import Any
 
 from rankframe.adapters.results import table_rows
 from rankframe.cli.errors import CliError
+from rankframe.report.verdict import p_text
 
 OUTPUT_FORMATS = ("table", "csv", "json", "markdown")
 
@@ -42,11 +43,11 @@ def _cell(value: Any, column: str, percent: Collection[str], nan: str) -> str:
     if isinstance(value, float):
         if math.isnan(value):
             return nan
+        if column.startswith("p_"):  # p_value, p_adjusted: as every output writes them
+            return p_text(value)
         signed = "+" if column in SIGNED else ""
         if column in percent:
             return f"{value * 100:{signed}.2f}%"
-        if column.startswith("p_") and 0 < value < 1e-4:
-            return f"{value:.1e}"
         if column == "k":  # a cut-off or a parameter as written: 10, 0.2 (a float column
             return f"{value:g}"  # once one metric's parameter is a fraction)
         return f"{value:{signed}.4f}"

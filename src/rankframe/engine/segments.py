@@ -12,7 +12,7 @@ things of them, answered here once, without a Python loop over segments:
 * :func:`prefix_sums`: the running sum within each segment (:func:`running_sums` when each
   entry's segment and place are known and the segments are short).
 
-It imports only NumPy, so any module (including :mod:`rankframe.stats.inference`) can use it.
+It imports only NumPy, so any module (including :mod:`rankframe.stats`) can use it.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The engine computes one value per (query, system, metric) in one pass (:class:`PerQuery`);
 everything here is computed from that table, with no loop over queries: means per segment,
-bootstrap intervals (:mod:`rankframe.stats.inference`), the wide and tidy layouts, and the paired
+bootstrap intervals (:mod:`rankframe.stats.intervals`), the wide and tidy layouts, and the paired
 comparison of systems against a baseline. Each function returns the row of the input frame
 that gives each output row its ``by`` values, and the output's other columns by name; the
 adapter builds its own kind of frame from them.
@@ -23,7 +23,17 @@ from rankframe.metrics.registry import GEOMETRIC_FLOOR, Metric
 from rankframe.pipeline.per_query import PerQuery
 from rankframe.settings.options import GROUP, Correction, Family, Test
 from rankframe.settings.statistics import Intervals, Tests
-from rankframe.stats import inference
+from rankframe.stats import power
+from rankframe.stats.corrections import adjust
+from rankframe.stats.intervals import bootstrap_interval, t_interval
+from rankframe.stats.paired import paired_t_test, permutation_test, wilcoxon_test
+from rankframe.stats.two_sample import (
+    mann_whitney_test,
+    two_sample_bootstrap_interval,
+    two_sample_permutation_test,
+    welch_interval,
+    welch_t_test,
+)
 
 __all__ = [
     "MISSING",
@@ -303,10 +313,10 @@ class _Tested:
         level = 1.0 - confidence_level
         effect = np.full(self.size.shape, np.nan)
         if paired.any():
-            effect[paired] = inference.t_test_detectable_effect(self.size[paired], level,
-                                                                MDE_POWER)
+            effect[paired] = power.t_test_detectable_effect(self.size[paired], level,
+                                                            MDE_POWER)
         if not paired.all():
-            effect[~paired] = inference.t_test_detectable_effect(
+            effect[~paired] = power.t_test_detectable_effect(
                 self.size[~paired], level, MDE_POWER, n2=self.size2[~paired])
         return np.asarray(np.where(self.spread > 0, effect * self.spread, np.nan),
                           dtype=np.float64)
@@ -330,9 +340,9 @@ def _paired_tests(
     difference's times the number of queries."""
     p = _p_values(diff, tests.test, tests.n_permutations, tests.seed)
     if tests.test == "t-test":
-        lo, hi = inference.t_interval(diff, tests.confidence_level)
+        lo, hi = t_interval(diff, tests.confidence_level)
     else:
-        lo, hi = inference.bootstrap_interval(
+        lo, hi = bootstrap_interval(
             diff, np.zeros(len(diff), dtype=np.int64), 1, tests.confidence_level,
             tests.n_resamples, tests.seed,
         )
@@ -430,9 +440,9 @@ def _columns(
     relative = relative_change(delta, np.broadcast_to(base, delta.shape), geometric)
     p_value = tested.p_value
     if tests.family == "table":
-        p_adjusted = inference.adjust(p_value.ravel(), tests.correction).reshape(shape)
+        p_adjusted = adjust(p_value.ravel(), tests.correction).reshape(shape)
     else:  # the systems compared on one metric in one segment
-        p_adjusted = inference.adjust(
+        p_adjusted = adjust(
             p_value.transpose(0, 2, 1), tests.correction
         ).transpose(0, 2, 1)
     statistic = _labels([STATISTIC[a] for a in aggregate])
@@ -519,10 +529,10 @@ def _p_values(
 ) -> FloatArray:
     """Two-sided p-values of "mean difference 0", one per column of ``diff``."""
     if test == "t-test":
-        return np.asarray(inference.paired_t_test(diff)[1], dtype=np.float64)
+        return np.asarray(paired_t_test(diff)[1], dtype=np.float64)
     if test == "wilcoxon":
-        return np.asarray(inference.wilcoxon_test(diff)[1], dtype=np.float64)
-    return np.asarray(inference.permutation_test(diff, n_permutations, seed), dtype=np.float64)
+        return np.asarray(wilcoxon_test(diff)[1], dtype=np.float64)
+    return np.asarray(permutation_test(diff, n_permutations, seed), dtype=np.float64)
 
 
 # -- against a reference: the same systems on another table of per-query values -------------
@@ -573,7 +583,7 @@ def compare_samples(
     include the same set of query ids, the comparison is **paired**, exactly as
     :func:`compare` (the same tests, on the per-query differences in ``current``'s order of
     queries, and ``wins``/``ties``/``losses``); otherwise it is a **two-sample** comparison
-    of the two sets of values (:mod:`rankframe.stats.inference`): Welch's t-test and its
+    of the two sets of values (:mod:`rankframe.stats.two_sample`): Welch's t-test and its
     Welch-Satterthwaite interval (``test="t-test"``), a two-sample permutation test
     (``"permutation"``) or the Mann-Whitney U test (``"wilcoxon"``), the latter two with a
     bootstrap interval resampling each side independently; ``wins``, ``ties`` and
@@ -636,9 +646,9 @@ def _two_sample_tests(
     test, seed, level = tests.test, tests.seed, tests.confidence_level
     p = _two_sample_p_values(x, y, test, tests.n_permutations, seed, totals)
     if test == "t-test":
-        lo, hi = inference.welch_interval(x, y, level, totals)
+        lo, hi = welch_interval(x, y, level, totals)
     else:
-        lo, hi = inference.two_sample_bootstrap_interval(
+        lo, hi = two_sample_bootstrap_interval(
             x, y, level, tests.n_resamples, seed, totals
         )
     n1, n2 = float(len(x)), float(len(y))
@@ -673,10 +683,10 @@ def _two_sample_p_values(
 ) -> FloatArray:
     """Two-sided p-values of "no difference" between two independent samples, per column."""
     if test == "t-test":
-        return np.asarray(inference.welch_t_test(x, y, totals)[1], dtype=np.float64)
+        return np.asarray(welch_t_test(x, y, totals)[1], dtype=np.float64)
     if test == "wilcoxon":
-        return np.asarray(inference.mann_whitney_test(x, y)[1], dtype=np.float64)
+        return np.asarray(mann_whitney_test(x, y)[1], dtype=np.float64)
     return np.asarray(
-        inference.two_sample_permutation_test(x, y, n_permutations, seed, totals),
+        two_sample_permutation_test(x, y, n_permutations, seed, totals),
         dtype=np.float64,
     )

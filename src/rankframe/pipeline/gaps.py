@@ -11,10 +11,10 @@ with the group's size), the gap ``max - min`` and the ratio ``max / min`` of tho
 the lowest and highest groups. With a baseline, each other system's per-query difference
 from it takes the values' place (the difference of logs for a geometric mean): is the
 change the same for every group (the group x system interaction)? The tests and the
-interval are :mod:`rankframe.stats.inference`'s (:func:`~rankframe.stats.inference.
-group_permutation_test`, :func:`~rankframe.stats.inference.kruskal_test`,
-:func:`~rankframe.stats.inference.one_way_anova`,
-:func:`~rankframe.stats.inference.group_gap_interval`), their p-values corrected over every
+interval are :mod:`rankframe.stats.groups`' (:func:`~rankframe.stats.groups.
+group_permutation_test`, :func:`~rankframe.stats.groups.kruskal_test`,
+:func:`~rankframe.stats.groups.one_way_anova`,
+:func:`~rankframe.stats.groups.group_gap_interval`), their p-values corrected over every
 (system, metric) of the call.
 """
 
@@ -41,7 +41,15 @@ from rankframe.pipeline.steps import (
     completed,
 )
 from rankframe.settings.statistics import Tests
-from rankframe.stats import inference
+from rankframe.stats.corrections import adjust
+from rankframe.stats.groups import (
+    group_gap,
+    group_gap_interval,
+    group_means,
+    group_permutation_test,
+    kruskal_test,
+    one_way_anova,
+)
 
 __all__ = ["GAP_TESTS", "GapTest", "Gaps", "gap_columns"]
 
@@ -168,9 +176,9 @@ def _spreads(pq: PerQuery, gaps: Gaps) -> _Spread:
         group = part.segment[part.include]
         geometric = np.tile(part.aggregates() == "geometric", len(systems))
         exponentiate = geometric & (gaps.baseline is None)
-        means, counts = inference.group_means(flat, group, pq.n_segments)
+        means, counts = group_means(flat, group, pq.n_segments)
         shown = np.where(exponentiate, np.exp(means), means)
-        gap = inference.group_gap(means, exponentiate)
+        gap = group_gap(means, exponentiate)
         known = ~np.isnan(gap)
         worst = np.where(known, np.argmin(np.where(np.isnan(shown), np.inf, shown), axis=0), -1)
         best = np.where(known, np.argmax(np.where(np.isnan(shown), -np.inf, shown), axis=0), -1)
@@ -180,13 +188,13 @@ def _spreads(pq: PerQuery, gaps: Gaps) -> _Spread:
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = best_mean / worst_mean if gaps.baseline is None else np.full_like(gap, np.nan)
         if gaps.test == "permutation":
-            p = inference.group_permutation_test(flat, group, pq.n_segments,
-                                                 tests.n_permutations, tests.seed, exponentiate)
+            p = group_permutation_test(flat, group, pq.n_segments,
+                                       tests.n_permutations, tests.seed, exponentiate)
         elif gaps.test == "rank":
-            _, p = inference.kruskal_test(flat, group, pq.n_segments)
+            _, p = kruskal_test(flat, group, pq.n_segments)
         else:
-            _, p = inference.one_way_anova(flat, group, pq.n_segments)
-        low, high = inference.group_gap_interval(
+            _, p = one_way_anova(flat, group, pq.n_segments)
+        low, high = group_gap_interval(
             flat, group, pq.n_segments, tests.confidence_level, tests.n_resamples, tests.seed,
             exponentiate,
         )
@@ -208,7 +216,7 @@ def _table(pq: PerQuery, labels: list[str], request: Request, gaps: Gaps) -> dic
     system = np.repeat(np.array(systems, dtype=np.int64), n_metrics)
     metric = np.tile(np.arange(n_metrics, dtype=np.int64), len(systems))
     p_value = spread.p_value.ravel()
-    p_adjusted = inference.adjust(p_value, gaps.tests.correction)
+    p_adjusted = adjust(p_value, gaps.tests.correction)
     names = np.array([*labels, None], dtype=object)
     value = "delta" if gaps.baseline is not None else "mean"
     out: dict[str, Any] = {

@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from rankframe.engine import segments
 from rankframe.metrics.registry import GEOMETRIC_FLOOR, Metric
-from rankframe.stats import inference
+from rankframe.stats.intervals import bootstrap_interval, bootstrap_statistic
 
 __all__ = ["PerQuery"]
 
@@ -67,6 +67,10 @@ class PerQuery:
         Per ``by`` column, per query, the code of its value (numbered in sorted order of the
         column's values, as ``Backend.codes``), which the pass read for the segments;
         ``None`` where the table was made otherwise (``slices()`` then reads the column).
+    nulls
+        Per query, the null scores of each system and its rows
+        (:class:`rankframe.pipeline.nulls.NullScores`), as the per-query step counted them
+        in the frame as given; ``None`` where the table was made otherwise.
     """
 
     values: FloatArray
@@ -83,6 +87,7 @@ class PerQuery:
     sets: Any = None
     time: Any = None
     by_codes: Sequence[npt.NDArray[np.integer[Any]]] | None = None
+    nulls: Any = None
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -149,6 +154,7 @@ class PerQuery:
             query_labels=lambda codes: labels(positions[codes]),
             time=None if self.time is None else self.time.take(positions),
             by_codes=None if self.by_codes is None else [c[keep] for c in self.by_codes],
+            nulls=None if self.nulls is None else self.nulls.take(positions),
         )
 
     def parts(self) -> list[tuple[IntArray, PerQuery]]:
@@ -236,7 +242,7 @@ class PerQuery:
     ) -> tuple[FloatArray, FloatArray]:
         seg = self.segment[self.include]
         flat = self.flat_values()
-        low, high = inference.bootstrap_interval(
+        low, high = bootstrap_interval(
             flat, seg, self.n_segments, confidence_level, n_resamples, seed
         )
         counts = np.bincount(seg, minlength=self.n_segments).astype(np.int64)
@@ -250,7 +256,7 @@ class PerQuery:
                 values: FloatArray = self.sets(weights)
                 return values
 
-            set_low, set_high = inference.bootstrap_statistic(
+            set_low, set_high = bootstrap_statistic(
                 statistic, seg, self.n_segments, confidence_level, n_resamples, seed
             )
             low[:, :, self.sets.columns] = set_low

@@ -13,7 +13,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from rankframe.pipeline.analysis import pooled_sd
-from rankframe.stats.inference import t_test_sample_size
+from rankframe.stats.power import t_test_sample_size
 
 __all__ = ["REFERENCE_COLUMNS", "SAMPLE_SIZE_COLUMNS", "per_segment", "reference_sample_sizes",
            "sample_sizes"]

@@ -12,8 +12,8 @@ than ``min_queries`` queries are dropped, and the survivors' counts, sums and su
 squares, every column of tests at once, come from one sparse product (each query adds its
 row to its candidate's); the complement's moments are the totals minus the candidate's:
 nothing loops over slices or touches rows per slice. The tests
-are t-tests from those moments (:func:`rankframe.stats.inference.welch_error`,
-:func:`~rankframe.stats.inference.t_test_of`): Welch's two-sample test of the slice against
+are t-tests from those moments (:func:`rankframe.stats.two_sample.welch_error`,
+:func:`~rankframe.stats.two_sample.t_test_of`): Welch's two-sample test of the slice against
 the other queries, or, with a baseline, the paired t-test of each system's per-query
 difference from the baseline inside the slice. ``test="permutation"`` replaces the p-values
 by permutation tests on resamples shared by every slice; ``test="bootstrap"`` the p-values
@@ -45,7 +45,10 @@ from rankframe.pipeline.steps import (
     completed,
 )
 from rankframe.settings.statistics import Tests
-from rankframe.stats import inference
+from rankframe.stats.corrections import adjust
+from rankframe.stats.intervals import bootstrap_test
+from rankframe.stats.subsets import subset_permutation_test, subset_sign_flip_test
+from rankframe.stats.two_sample import t_test_of, two_sample_bootstrap_test, welch_error
 
 __all__ = ["SLICE", "Slices", "slice_columns"]
 
@@ -325,9 +328,9 @@ def _bootstrap_tests(found: _Found, members: IntArray, tested: FloatArray,
     """The percentile bootstrap tests and intervals of every tested (candidate, column),
     candidate by candidate, as ``compare()``'s bootstraps of the same queries: the slice's
     queries against the other queries, each side resampled on its own
-    (:func:`rankframe.stats.inference.two_sample_bootstrap_test`, the draws of
+    (:func:`rankframe.stats.two_sample.two_sample_bootstrap_test`, the draws of
     ``compare(reference=)``'s interval), or, with a baseline, the slice's differences
-    (:func:`~rankframe.stats.inference.bootstrap_test`, the draws of ``compare()``'s
+    (:func:`~rankframe.stats.intervals.bootstrap_test`, the draws of ``compare()``'s
     paired interval); every candidate's resamples start from ``seed``. A candidate's
     columns of the same queries share one call (the draws do not depend on the number of
     columns). Costs ``n_resamples`` x its queries (the whole frame's, without a baseline)
@@ -354,10 +357,10 @@ def _bootstrap_tests(found: _Found, members: IntArray, tested: FloatArray,
         x = tested[inside & pool][:, columns]
         if slices.baseline is None:
             y = tested[~inside & pool][:, columns]
-            result = inference.two_sample_bootstrap_test(x, y, level, n_resamples, seed,
-                                                         alternative)
+            result = two_sample_bootstrap_test(x, y, level, n_resamples, seed,
+                                               alternative)
         else:
-            result = inference.bootstrap_test(x, level, n_resamples, seed, alternative)
+            result = bootstrap_test(x, level, n_resamples, seed, alternative)
         out[:, rows] = np.stack(result)
     return out[0], out[1], out[2]
 
@@ -366,12 +369,12 @@ def _permutation_p_values(found: _Found, members: IntArray, tested: FloatArray,
                           enters: BoolArray, slices: Slices) -> FloatArray:
     """The permutation tests of every tested (candidate, column), on resamples shared by
     every candidate: the slice against the other queries (a shuffle of the queries,
-    :func:`rankframe.stats.inference.subset_permutation_test`), or, with a baseline, the
-    sign flips of the differences inside the slice (:func:`~rankframe.stats.inference.
+    :func:`rankframe.stats.subsets.subset_permutation_test`), or, with a baseline, the
+    sign flips of the differences inside the slice (:func:`~rankframe.stats.subsets.
     subset_sign_flip_test`)."""
     values = np.where(enters, tested, np.nan)
-    test = (inference.subset_permutation_test if slices.baseline is None
-            else inference.subset_sign_flip_test)
+    test = (subset_permutation_test if slices.baseline is None
+            else subset_sign_flip_test)
     return test(values, members, found.candidate, found.column,
                 slices.tests.n_permutations, slices.tests.seed, slices.alternative)
 
@@ -429,7 +432,7 @@ def _scored(
         outside, variance2 = _moments(n2, total[m + column] - x1, total[2 * m + column] - xx1)
         outside += centre[column]
         delta = inside - outside
-        se, df = inference.welch_error(n1, variance, n2, variance2)
+        se, df = welch_error(n1, variance, n2, variance2)
         mean, other = inside, outside
     else:  # the mean difference from the baseline inside the slice: paired
         delta = inside
@@ -438,8 +441,8 @@ def _scored(
             other = b1 / n1
         df = n1 - 1.0
         mean = delta + other  # the system's own mean inside
-    _, p, low, high = inference.t_test_of(delta, se, df, alternative=slices.alternative,
-                                          confidence_level=level)
+    _, p, low, high = t_test_of(delta, se, df, alternative=slices.alternative,
+                                confidence_level=level)
     return _Found(
         predicates=every[row], candidate=row, depth=(every[row] >= 0).sum(axis=1), column=column,
         n=n1.astype(np.int64), mean=mean, other=other, delta=delta, low=low,
@@ -467,7 +470,7 @@ def _table(found: _Found, levels: list[_Levels], pq: PerQuery, request: Request,
     _, n_systems, n_metrics = pq.shape
     systems = _systems(n_systems, slices.baseline)
     mean, other = found.mean, found.other
-    p_adjusted = inference.adjust(found.p_value, slices.tests.correction)
+    p_adjusted = adjust(found.p_value, slices.tests.correction)
     n_tested = int(np.count_nonzero(~np.isnan(found.p_value)))
     # worst first within each (system, metric): the column, then delta (NaN last)
     order = np.lexsort((found.depth, np.nan_to_num(found.delta, nan=np.inf), found.column))

@@ -39,7 +39,7 @@ from rankframe.exceptions import (
 )
 from rankframe.metrics import item_codes, item_values
 from rankframe.metrics.registry import METRICS, Metric, MetricDef
-from rankframe.pipeline import analysis, item_finish, item_record
+from rankframe.pipeline import analysis, item_finish, item_record, nulls
 from rankframe.pipeline import windows as _windows
 from rankframe.pipeline.analysis import SYSTEM
 from rankframe.pipeline.per_query import PerQuery
@@ -451,7 +451,8 @@ class Request:
         if items is not None and items.grades:
             entry.append((item_codes.GRADE, "float"))
         time = [(TIME, "time")] if self.window is not None else []
-        return [(SYSTEM, "str"), *floats, (EMPTY, "bool"), *entry, *time]
+        counts = [(nulls.NULLS, "float"), (nulls.ROWS, "float")]
+        return [(SYSTEM, "str"), *floats, (EMPTY, "bool"), *counts, *entry, *time]
 
 
 def reads_shared_ranks(definition: MetricDef) -> bool:
@@ -553,6 +554,8 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
     ranked = names if names.sample is None else replace(
         names, query_columns=(*names.query_key, names.sample))
     data = backend.extract(ranked, list(request.by))
+    # the null scores of the frame as given (judged_only makes more of them: not counted)
+    null_counts = _null_scores(data) if options.judged_only else None
     times = None
     if request.window is not None and names.time is not None:  # each query's earliest
         rows = _windows.column_times(backend.arrow(names.time))
@@ -561,6 +564,13 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
         data = _engine.judged_rows_only(data)
     systems = data.systems or [(names.score, data.score)]
     values = np.empty((data.n_queries, len(systems), len(metrics)), dtype=np.float64)
+    if null_counts is None:  # counted from each block's ranking, which finds them anyway
+        null_counts = nulls.NullScores(
+            np.zeros((data.n_queries, len(systems)), dtype=np.int64),
+            np.zeros(data.n_queries, dtype=np.int64))
+        count_ranked: nulls.NullScores | None = null_counts
+    else:
+        count_ranked = None
     others = _left_out_of_rated(metrics, options)
     # the entries of the item metrics: their codes encoded beside the ranking
     recorder = None if wanted is None else item_record.Recorder.start(data, wanted, options,
@@ -585,6 +595,8 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
             for s, (_, score) in enumerate(block.systems or [(names.score, block.score)]):
                 system = replace(block, score=score, systems=[])
                 ranking = _engine.rank(system, options.ties)
+                if count_ranked is not None:
+                    _count_unranked(count_ranked, system, ranking, begin, end, s)
                 table = _engine.lists(system, ranking, options)
                 # a block's metrics side by side, then into the table at once (a column at
                 # a time would write every page of the table once per metric)
@@ -623,13 +635,42 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
         top=None,
         time=times,
         by_codes=None if first is None else [codes[first] for _, codes in data.segments],
+        nulls=null_counts,
     )
     if names.sample is None or first is None:
-        return replace(pq, top=top)
-    queries = _sampled_queries(backend, names.query_key, first)
-    _one_grade(data, queries, names)
-    pq = _of_queries(pq, queries, first)
-    return replace(pq, top=None if recorder is None else recorder.result(len(systems), queries))
+        pq = replace(pq, top=top)
+    else:
+        queries = _sampled_queries(backend, names.query_key, first)
+        _one_grade(data, queries, names)
+        pq = _of_queries(pq, queries, first)
+        pq = replace(pq, top=None if recorder is None else recorder.result(len(systems),
+                                                                            queries))
+    if not part:  # the whole frame's counts: said once, here
+        nulls.check(pq.systems, pq.nulls)
+    return pq
+
+
+def _count_unranked(counted: nulls.NullScores, data: _engine.FrameData,
+                    ranking: _engine.Ranking, begin: int, end: int, system: int) -> None:
+    """Per query of a block (``begin .. end - 1``), the rows that ``ranking`` left out
+    (null scores) under ``system``, and (for the first system) each query's rows."""
+    out = counted.per_query[begin:end, system]
+    if int(ranking.starts[-1]) < data.n_rows:  # only then is every score looked at
+        out[:] = np.bincount(data.query_codes[np.isnan(data.score)], minlength=end - begin)
+    if system == 0:
+        counted.rows[begin:end] = ranking.n_retrieved + out
+
+
+def _null_scores(data: _engine.FrameData) -> nulls.NullScores:
+    """Per query, the null scores of each system and the rows, read from the scores."""
+    systems = data.systems or [("", data.score)]
+    codes = data.query_codes
+    per_query = np.zeros((data.n_queries, len(systems)), dtype=np.int64)
+    for s, (_, score) in enumerate(systems):
+        if data.n_rows and np.isnan(score.min()):
+            per_query[:, s] = np.bincount(codes[np.isnan(score)], minlength=data.n_queries)
+    return nulls.NullScores(per_query, np.bincount(codes, minlength=data.n_queries)
+                            .astype(np.int64))
 
 
 def _sampled_queries(backend: Backend, key: Sequence[str],
@@ -700,6 +741,7 @@ def _of_queries(pq: PerQuery, queries: item_record.Queries, first: IntArray) -> 
         query_labels=queries.labels,
         time=time,
         by_codes=None if pq.by_codes is None else [codes[at] for codes in pq.by_codes],
+        nulls=None if pq.nulls is None else pq.nulls.folded(of_list, n),
     )
 
 
@@ -734,6 +776,9 @@ def part_table(backend: Backend, request: Request) -> Any:
     pq = per_query(backend, request, part=True)
     rows, columns = analysis.per_query(pq, skip_empty=False, multi=True)
     columns[EMPTY] = np.repeat(pq.empty, len(pq.systems))
+    if pq.nulls is not None:  # counts as floats: the entries' rows below hold NaN
+        columns[nulls.NULLS] = pq.nulls.per_query.reshape(-1).astype(np.float64)
+        columns[nulls.ROWS] = np.repeat(pq.nulls.rows, len(pq.systems)).astype(np.float64)
     n_rows = len(rows)
     if pq.top is not None:  # the entries of the beyond-accuracy metrics, as rows
         rows, columns = item_record.with_entries(rows, columns, pq.top, pq.systems, SYSTEM)
@@ -743,10 +788,14 @@ def part_table(backend: Backend, request: Request) -> Any:
     return backend.table(request.part_keys(), rows, columns)
 
 
-def from_parts(table: Backend, request: Request) -> PerQuery:
+def from_parts(table: Backend, request: Request, *, counted: bool = True) -> PerQuery:
     """:class:`PerQuery` of the per-query tables of every part, concatenated in any order
     (``table``: a backend over them). Queries are numbered in sorted order of their ids, as
-    the eager path numbers them; each query's rows keep their system order."""
+    the eager path numbers them; each query's rows keep their system order.
+
+    The parts' counts of null scores (:mod:`rankframe.pipeline.nulls`) are said here, once
+    for the whole frame; ``counted=False`` for a table without them (a ``per_query()``
+    result read back as parts' tables)."""
     names = request.names
     n_systems = len(names.scores)
     codes = key_codes(table, names.query_key)
@@ -761,6 +810,13 @@ def from_parts(table: Backend, request: Request) -> PerQuery:
     metrics = list(request.metrics)
     columns = [np.asarray(table.column(str(m)), dtype=np.float64)[order] for m in metrics]
     values = np.stack(columns, axis=-1) if columns else np.empty((0, 0))
+    null_scores = None
+    if counted:  # per (query, system) row, in query order
+        per_row = np.asarray(table.column(nulls.NULLS), dtype=np.float64)[order]
+        rows_of = np.asarray(table.column(nulls.ROWS), dtype=np.float64)[first_rows]
+        null_scores = nulls.NullScores(per_row.astype(np.int64).reshape(-1, n_systems),
+                                       rows_of.astype(np.int64))
+        nulls.check(list(names.scores), null_scores)
     per_query_codes = [table.codes(b)[first_rows] for b in request.by]
     segment, segment_rows, n_segments = _engine.combine_segments(per_query_codes, first_rows)
 
@@ -792,6 +848,7 @@ def from_parts(table: Backend, request: Request) -> PerQuery:
         top=top,
         time=time,
         by_codes=per_query_codes,
+        nulls=null_scores,
     )
 
 

@@ -46,7 +46,7 @@ from rankframe.report._facts import FACTS, RANKED_ROWS, TIED_ROWS, as_values
 from rankframe.settings.conventions import preset_options
 from rankframe.settings.options import OPTIONS, Options
 from rankframe.settings.statistics import Intervals, Tests
-from rankframe.stats import inference
+from rankframe.stats import corrections, intervals
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -355,7 +355,7 @@ def segment_answer(comparison: pd.DataFrame | None, segments: pd.DataFrame | Non
     if comparison is None or segments is None or not by or not len(segments):
         return [], 0
     p = _floats(segments, "p_value")
-    adjusted = inference.adjust(p, tests.correction)
+    adjusted = corrections.adjust(p, tests.correction)
     delta = _floats(segments, "delta")
     keys = _labels(segments)
     overall = _directions(comparison)
@@ -484,7 +484,7 @@ def _facts(data: pl.DataFrame, names: steps.ColumnNames, pq: PerQuery,
 
 def t_intervals(pq: PerQuery, confidence_level: float) -> tuple[FloatArray, FloatArray]:
     """Student-t intervals of each (segment, system, metric)'s aggregate over its included
-    queries (``rankframe.stats.inference.t_interval``, per segment; NaN values left out of their
+    queries (``rankframe.stats.intervals.t_interval``, per segment; NaN values left out of their
     own column); a geometric mean's from the logs, a sum's times the number of queries."""
     low, high = np.full(pq.shape, np.nan), np.full(pq.shape, np.nan)
     for positions, part in pq.parts():
@@ -502,7 +502,7 @@ def t_intervals(pq: PerQuery, confidence_level: float) -> tuple[FloatArray, Floa
             for c in range(flat.shape[1]):
                 column = block[:, c]
                 column = column[~np.isnan(column)]
-                lo[g, c], hi[g, c] = inference.t_interval(column, confidence_level)
+                lo[g, c], hi[g, c] = intervals.t_interval(column, confidence_level)
         low[:, :, positions] = part.finish_aggregates(lo, counts)
         high[:, :, positions] = part.finish_aggregates(hi, counts)
     return low, high
@@ -770,7 +770,7 @@ def _one_pass(
     backend = PandasBackend(table)
     # the table holds every metric's final per-query value, the items' too: read as values
     read = replace(request, metrics=tuple(as_values(m) for m in wanted))
-    return steps.from_parts(backend, read), backend, wanted
+    return steps.from_parts(backend, read, counted=False), backend, wanted
 
 
 def compute(

@@ -113,6 +113,14 @@ def _num(value: Any, *, metric: str = "", system: str = "", segment: str = "",
             f'data-value="{esc(repr(v))}"{attrs}>{text}{extra}</td>')
 
 
+def _p_cell(value: Any, *, kind: str, metric: str = "", system: str = "",
+            segment: str = "") -> str:
+    """A p-value's cell: as :func:`p_text` writes it, its exact value in ``data-value``."""
+    return (f'<td class="num" data-kind="{esc(kind)}" data-metric="{esc(metric)}" '
+            f'data-system="{esc(system)}" data-segment="{esc(segment)}" '
+            f'data-value="{esc(repr(_float(value)))}">{esc(p_text(value))}</td>')
+
+
 def _status_class(status: str) -> str:
     """The CSS class of a gate's status (``"too few queries"``: ``too-few-queries``)."""
     return re.sub(r"[^a-z0-9]+", "-", status.lower()).strip("-") or "other"
@@ -297,7 +305,7 @@ class _Writer:
         interval = (f", {self.s.confidence_level:.0%} interval [{_signed(m.ci_low)}, "
                     f"{_signed(m.ci_high)}]"
                     if math.isfinite(m.ci_low) and math.isfinite(m.ci_high) else "")
-        p = p_text(m.p_adjusted)
+        p = esc(p_text(m.p_adjusted))
         queries = f", {m.n_queries:,} queries" if m.n_queries >= 0 else ""
         return (f'<span class="{kind}" data-system="{esc(system)}" data-metric="{esc(metric)}" '
                 f'data-segment="{esc(m.segment)}" data-delta="{esc(repr(m.delta))}" '
@@ -753,7 +761,8 @@ def _reference_table(r: pd.DataFrame) -> str:
                        attrs=f' data-ci-low="{esc(repr(low))}" '
                              f'data-ci-high="{esc(repr(high))}" '
                              f'data-significant="{str(significant).lower()}"'),
-                  cell(row.get("p_adjusted"), kind="reference:p_adjusted"),
+                  _p_cell(row.get("p_adjusted"), kind="reference:p_adjusted", metric=label,
+                          system=system, segment=segment),
                   f'<td data-kind="reference:paired" data-system="{esc(system)}" '
                   f'data-metric="{esc(label)}" data-segment="{esc(segment)}">{kind}</td>']
         for name in ("wins", "ties", "losses", "n_queries", "n_reference"):
@@ -801,7 +810,7 @@ def _moves(head: str, rows: pd.DataFrame, confidence_level: float) -> str:
                  f'data-p-adjusted="{esc(repr(_float(p)))}" '
                  f'data-significant="{str(significant).lower()}"')
         if p_text(p):
-            details.append(f"adjusted p {p_text(p)}")
+            details.append(f"adjusted p {esc(p_text(p))}")
         text = (f"<span {attrs}><strong>{esc(label)}</strong> {_signed(delta)}"
                 + (f" ({'; '.join(details)})" if details else "") + "</span>")
         (up if significant and delta > 0 else down if significant and delta < 0
@@ -851,7 +860,7 @@ def _changes(c: pd.DataFrame, baseline: str | None) -> str:
             + f'<td class="num" data-kind="change:interval" data-metric="{esc(label)}" '
               f'data-system="{esc(system)}" data-ci-low="{esc(repr(low))}" '
               f'data-ci-high="{esc(repr(high))}">{interval}</td>'
-            + _exact(_float(row.get("p_adjusted")), p_text(row.get("p_adjusted")),
+            + _exact(_float(row.get("p_adjusted")), esc(p_text(row.get("p_adjusted"))),
                      "change:p_adjusted", label, system)
             + f'<td data-kind="change:significant" data-metric="{esc(label)}" '
               f'data-system="{esc(system)}">{mark}</td></tr>')
@@ -909,7 +918,7 @@ def _gates_table(g: pd.DataFrame, keys: Sequence[str]) -> str:
             f"{shown(bound)}</td>",
             f'<td class="num" data-kind="gates:p_adjusted" '
             f'data-value="{esc(repr(_float(row.get("p_adjusted"))))}">'
-            f'{p_text(row.get("p_adjusted"))}</td>',
+            f'{esc(p_text(row.get("p_adjusted")))}</td>',
             '<td class="num" data-kind="gates:n_queries">'
             + ("" if queries is None or pd.isna(queries) else f"{int(queries):,}") + "</td>",
             f'<td class="num" data-kind="gates:queries_to_decide" '
@@ -985,7 +994,7 @@ def _slices_table(t: pd.DataFrame) -> str:
                        f'data-significant="{str(significant).lower()}"'),
             *(f'<td class="num" data-kind="slices:{name}" data-system="{esc(system)}" '
               f'data-metric="{esc(label)}" data-segment="{esc(where)}" '
-              f'data-value="{esc(repr(_float(row[name])))}">{p_text(row[name])}</td>'
+              f'data-value="{esc(repr(_float(row[name])))}">{esc(p_text(row[name]))}</td>'
               for name in ("p_value", "p_adjusted")),
         ]
         body.append(f'<tr data-row="{i}">' + "".join(cells) + "</tr>")

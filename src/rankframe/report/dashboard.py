@@ -49,10 +49,11 @@ def _num(value: Any) -> str:
 
 
 def _p(value: Any) -> str:
-    """A p-value as the report prints it (``p_text``: never ``0.0000``; ``-`` for none)."""
+    """A p-value as the report prints it (``p_text``: never ``0.0000``; ``< 1e-300`` below
+    that, escaped; ``-`` for none)."""
     if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return "-"
-    return p_text(value) or "-"
+    return esc(p_text(value) or "-")
 
 
 def _float(value: Any) -> float:

@@ -6,15 +6,20 @@ Shared by the CLI (``rankframe check``'s line on stderr) and the report's headli
 from __future__ import annotations
 
 import datetime as dt
-import math
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-__all__ = ["NAMED", "p_text", "verdict"]
+import pandas as pd
+
+__all__ = ["NAMED", "P_FLOOR", "p_text", "verdict"]
 
 #: The failed rows the verdict line names; it counts the others ("and 3 more").
 NAMED = 5
+
+#: The smallest p-value written as a number. Below it a p-value means nothing more (and one
+#: below the smallest double has underflowed to 0): it is written ``< 1e-300``.
+P_FLOOR = 1e-300
 
 
 def verdict(rows: Sequence[Mapping[str, Any]], keys: Sequence[str],
@@ -55,15 +60,17 @@ def _shown(value: Any) -> str:
 
 
 def p_text(p: Any) -> str:
-    """A p-value as the CLI writes it: 4 decimals, or 1 significant digit in scientific
-    notation below 1e-4 (``3.0e-292``, never ``0.0000``); empty when there is none.
+    """A p-value as every output writes it (the report, the dashboard, the CLI's tables):
+    4 decimals, or 1 significant digit in scientific notation below 1e-4 (``3.0e-292``),
+    and ``< 1e-300`` below :data:`P_FLOOR` (a p-value that underflowed to 0 included):
+    never ``0.0000`` nor ``0.0e+00``. Empty when there is none.
 
-    >>> p_text(0.12345), p_text(3e-292), p_text(float("nan"))
-    ('0.1235', '3.0e-292', '')
+    >>> p_text(0.12345), p_text(3e-292), p_text(0.0), p_text(5e-324), p_text(float("nan"))
+    ('0.1235', '3.0e-292', '< 1e-300', '< 1e-300', '')
     """
-    if p is None:
+    if p is None or pd.isna(p):
         return ""
     value = float(p)
-    if math.isnan(value):
-        return ""
-    return f"{value:.1e}" if 0 < value < 1e-4 else f"{value:.4f}"
+    if value < P_FLOOR:
+        return f"< {P_FLOOR:.0e}"
+    return f"{value:.1e}" if value < 1e-4 else f"{value:.4f}"

@@ -1,5 +1,5 @@
 """The settings of the statistics, each an object built and checked once, at the public
-boundary, and read under the same names down to :mod:`rankframe.stats.inference`.
+boundary, and read under the same names down to :mod:`rankframe.stats`.
 
 :class:`Tests` holds what ``compare()`` (and ``check()``'s drop rules, the report's
 comparison) tests with; :class:`Intervals` what ``evaluate(confidence_level=...)`` resamples

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from rankframe.exceptions import InvalidDataError
+from rankframe.exceptions import InvalidDataError, silenced
 from rankframe.inputs.trec_files import PathOrFrame, checked_frames, joined_frames
 from rankframe.metrics.registry import Metric, labels
 from rankframe.trec.measures import TrecMeasure, parse_trec_measures
@@ -173,14 +173,16 @@ def _per_query(
     """Per query (indexed by the query id, sorted as strings), a column per metric (named
     as asked, not by its label: trec_eval prints its own names)."""
     metrics = list(dict.fromkeys(metrics))
-    table: pd.DataFrame = joined.rank_eval.per_query(metrics, **options)
+    with silenced():  # a judged item missing from the run: the format's null score
+        table: pd.DataFrame = joined.rank_eval.per_query(metrics, **options)
     table = table.rename(columns=dict(zip(labels(metrics, options), metrics, strict=True)))
     return table.set_index("query").reindex(queries)
 
 
 def _evaluate(joined: pd.DataFrame, metrics: list[str], options: dict[str, Any]) -> pd.Series:
     """Each metric aggregated over the queries, as its declaration says (named as asked)."""
-    row: pd.Series = joined.rank_eval.evaluate(metrics, **options).iloc[0]
+    with silenced():  # a judged item missing from the run: the format's null score
+        row: pd.Series = joined.rank_eval.evaluate(metrics, **options).iloc[0]
     return row.rename(dict(zip(labels(metrics, options), metrics, strict=True)))
 
 

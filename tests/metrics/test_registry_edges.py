@@ -162,7 +162,7 @@ def rated_metric(toy_metric: MetricDef) -> Iterator[MetricDef]:
     item but with a negative grade (``counts_rated``) when ``empty_ndcg`` says so."""
     definition = dataclasses.replace(
         toy_metric, name="toy_rated", aliases=(),
-        counts_rated=lambda o: o.empty_ndcg == "no_relevant_or_negative",
+        counts_rated=("empty_ndcg", "no_relevant_or_negative"),
     )
     register(definition)
     yield definition

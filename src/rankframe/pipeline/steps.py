@@ -750,8 +750,8 @@ def _left_out_of_rated(metrics: list[Metric], options: Options) -> IntArray | No
     without a relevant item but with a negative grade (``MetricDef.counts_rated``): the
     positions of the metrics that still leave such a query out (those ``empty=`` applies
     to, but for the ones that count it), which give it NaN; else ``None``."""
-    takes = [m.definition.counts_rated is not None and m.definition.counts_rated(options)
-             for m in metrics]
+    rules = [m.definition.counts_rated for m in metrics]
+    takes = [rule is not None and getattr(options, rule[0]) == rule[1] for rule in rules]
     if not (options.empty in ("skip", "nan") and any(takes)):
         return None
     return np.array([j for j, m in enumerate(metrics)

@@ -688,7 +688,7 @@ def test_the_catalog_counted_in_a_second_thread(monkeypatch: pytest.MonkeyPatch)
     # large frames count their distinct items beside the ranking
     data = random_frame(13)
     want = references(data, 3)["coverage@3"]
-    monkeypatch.setattr("rankframe.metrics.item_values.THREAD_ROWS", 0)
+    monkeypatch.setattr("rankframe.pipeline.item_record.THREAD_ROWS", 0)
     for frame in (data, pl.from_pandas(data)):
         assert as_float(frame.rank_eval.coverage(3)) == pytest.approx(want, abs=1e-12)
 

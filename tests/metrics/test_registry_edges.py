@@ -156,6 +156,50 @@ def test_a_metric_without_a_tie_average_refuses_it(make_frame: Any) -> None:
     assert as_float(ev.mrr(ties="average")) == pytest.approx(0.75)  # (1 + 1/2) / 2
 
 
+@pytest.fixture
+def rated_metric(toy_metric: MetricDef) -> Iterator[MetricDef]:
+    """``toy_hit`` declared again, as ``toy_rated``, counting a query without a relevant
+    item but with a negative grade (``counts_rated``) when ``empty_ndcg`` says so."""
+    definition = dataclasses.replace(
+        toy_metric, name="toy_rated", aliases=(),
+        counts_rated=("empty_ndcg", "no_relevant_or_negative"),
+    )
+    register(definition)
+    yield definition
+    unregister("toy_rated")
+    delattr(RankEval, "toy_rated")
+
+
+def test_a_metric_declares_which_empty_queries_it_counts(make_frame: Any,
+                                                         rated_metric: MetricDef) -> None:
+    # q1: its relevant item at rank 2 (toy@2 = 1/2, rr = 1/2); q2: no relevant item, a
+    # rated one (grade -1): toy@2 = 0 there. Under empty="skip" the metric that declares
+    # counts_rated keeps q2 when its option says so (mean 1/4), the others leave it out.
+    frame = make_frame({"query": ["q1", "q1", "q2", "q2"], "item": ["a", "b", "a", "b"],
+                        "score": [0.9, 0.5, 0.9, 0.5], "relevant": [0, 1, 0, -1]})
+    ev = frame.rank_eval
+
+    def by_metric(table: Any) -> Any:  # labels name empty=: columns by metric name
+        return table.rename(columns=lambda c: c.split("(")[0])
+
+    counted = by_metric(as_pandas(ev.evaluate(["toy_rated@2", "toy@2", "mrr"], empty="skip",
+                                              empty_ndcg="no_relevant_or_negative")))
+    assert counted["toy_rated@2"].iloc[0] == pytest.approx(1 / 4)
+    assert counted["toy_hit@2"].iloc[0] == pytest.approx(1 / 2)  # declares nothing
+    assert counted["mrr"].iloc[0] == pytest.approx(1 / 2)
+    rows = by_metric(as_pandas(ev.per_query(["toy_rated@2", "mrr"], empty="nan",
+                                            empty_ndcg="no_relevant_or_negative")))
+    rows = rows.set_index("query")
+    assert rows.loc["q2", "toy_rated@2"] == 0.0
+    assert pd.isna(rows.loc["q2", "mrr"])
+    # its option at the default: q2 is left out of every metric, as without the field
+    alone = by_metric(as_pandas(ev.evaluate(["toy_rated@2", "mrr"], empty="skip")))
+    assert alone["toy_rated@2"].iloc[0] == pytest.approx(1 / 2)
+    assert rated_metric.counts_rated is not None
+    assert METRICS["ndcg"].counts_rated is not None  # ndcg and dcg declare it
+    assert [n for n, d in METRICS.items() if d.counts_rated] == ["ndcg", "dcg", "toy_rated"]
+
+
 def test_a_metric_cannot_shadow_a_method() -> None:
     definition = MetricDef(
         name="rank", aliases=(), trec_name=None, trec_cut=None, takes_k=False,

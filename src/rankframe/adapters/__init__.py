@@ -26,10 +26,15 @@ from rankframe.adapters import pandas as pandas_adapter
 from rankframe.adapters import polars as polars_adapter
 from rankframe.adapters.arrow import ArrowAdapter
 from rankframe.adapters.base import FrameAdapter
+from rankframe.adapters.mappings import READER
 from rankframe.adapters.pandas import PandasAdapter
 from rankframe.adapters.polars import LazyPolarsAdapter, PolarsAdapter
+from rankframe.metrics import item_inputs
 
 __all__ = ["FrameAdapter", "adapt", "register"]
+
+# the options that map items to values are read by their kind here (adapters/mappings.py)
+item_inputs.use_reader(READER)
 
 
 def _library(obj: Any) -> str:

@@ -49,7 +49,7 @@ class ItemColumn:
         ``value(row)``: the item at a row, for messages.
     values
         ``values(rows)``: the items at those rows as Python objects (the ids of the
-        beyond-accuracy metrics' lookups, :mod:`rankframe.metrics.item_values`).
+        beyond-accuracy metrics' lookups, :mod:`rankframe.metrics.item_inputs`).
     first_of_each
         ``first_of_each()``: the row of each distinct item's first occurrence.
     encode

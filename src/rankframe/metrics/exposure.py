@@ -25,7 +25,7 @@ L and its relevant items R (grade rel > 0, or >= ``min_relevance``):
   shares among the top i, T ``target=`` or the whole ranked list's shares (Geyik et al.
   2019).
 
-Everything is computed in the finish step from :class:`~rankframe.metrics.item_values.TopK`
+Everything is computed in the finish step from :class:`~rankframe.metrics.item_codes.TopK`
 (the top-k entries, the relevant entries, their grades), with no loop over queries. See
 docs/fairness.md.
 """
@@ -37,11 +37,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 from rankframe.engine import segments
 from rankframe.exceptions import InvalidOptionError, excerpt, plain
-from rankframe.metrics.item_values import Inputs, TopK, group_names, lists_at
+from rankframe.metrics.item_codes import TopK, lists_at
+from rankframe.metrics.item_inputs import Inputs, group_names, read_target
 
 if TYPE_CHECKING:
     from rankframe.metrics.registry import Metric
@@ -214,7 +214,7 @@ def target_shares(target: Any, names: list[object]) -> FloatArray:
     """The ``target`` option as shares over ``names`` (groups it leaves out: 0); raises
     for a group it names that ``item_groups`` has not, a negative share, or shares that
     do not sum to 1."""
-    series = target if isinstance(target, pd.Series) else pd.Series(dict(target), dtype=object)
+    series = read_target(target)
     index = {str(g): i for i, g in enumerate(names)}
     out = np.zeros(len(names))
     for group, share in series.items():

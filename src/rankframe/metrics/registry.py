@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from rankframe._suggest import closest, did_you_mean
 from rankframe.exceptions import InvalidOptionError, Keyword, UnknownMetricError
+from rankframe.metrics.params import CUTOFF, Param
 from rankframe.settings.conventions import CONVENTION, CONVENTIONS, preset_options
 from rankframe.settings.options import COMMON, OPTIONS, OptionDef, Options
 
@@ -46,44 +47,6 @@ __all__ = [
 AGGREGATES = ("mean", "geometric", "sum", "set")
 #: trec_eval's ``MIN_GEO_MEAN``: a geometric mean takes ``log(max(value, 1e-5))`` per query.
 GEOMETRIC_FLOOR = 1e-5
-
-
-@dataclass(frozen=True)
-class Param:
-    """What the parameter ``@x`` of a metric is: a cut-off (a positive integer) for most, a
-    number for a few (a recall level, a multiple of R, a persistence).
-
-    Attributes
-    ----------
-    what
-        Its name in messages (``"cut-off"``, ``"recall level"``).
-    integer
-        Whether it is an integer (a cut-off) or a float.
-    allowed
-        The values allowed, in words (``"a positive integer"``).
-    example
-        A value for messages (``"10"``).
-    check
-        Whether a value (already an int or a float) is allowed.
-    required
-        The metric has no meaning without it: a bare name gives every one of trec_eval's
-        default values (``"iprec_at_recall"`` is 11 metrics).
-    """
-
-    what: str
-    integer: bool
-    allowed: str
-    example: str
-    check: Callable[[float], bool] = field(repr=False, compare=False)
-    required: bool = False
-
-    def label(self, value: float) -> str:
-        """The value as trec_eval prints it in a measure name: ``10``, ``0.20``."""
-        return str(int(value)) if self.integer else f"{value:.2f}"
-
-
-#: The parameter of most metrics: a cut-off k.
-CUTOFF = Param("cut-off", True, "a positive integer", "10", check=lambda k: k > 0)
 
 
 @dataclass(frozen=True)
@@ -150,6 +113,10 @@ class MetricDef:
         score null) gets NaN for this metric, left out of its mean (the metric then takes
         the option): ``("nan", "nan_except_ndcg")`` for precision and AP, ``()`` for ndcg
         and dcg, which count such a query 0 under every value.
+    counts_rated
+        ``(option, value)``: under that option's value the metric counts a query without a
+        relevant item but with a negative grade, which ``empty="skip"``/``"nan"`` then keep
+        (the others give it NaN): ndcg, dcg with ``empty_ndcg="no_relevant_or_negative"``.
     bounded
         Whether every value (per query, and its mean or geometric mean, or its value over
         a set) lies in [0, 1], a share or a score of that scale: the command line's
@@ -180,6 +147,7 @@ class MetricDef:
     depends_on_relevant: bool = field(default=True, repr=False, compare=False)
     shared_ranks: bool = field(default=False, repr=False, compare=False)
     nan_if_nothing_retrieved: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    counts_rated: tuple[str, object] | None = field(default=None, repr=False, compare=False)
     bounded: bool = field(default=True, repr=False, compare=False)
     expand: Callable[[Metric, Options], list[Metric]] | None = field(
         default=None, repr=False, compare=False

@@ -252,6 +252,9 @@ def r_precision_average(t: Lists, _k: int | None, _: Options) -> FloatArray:
     return ratio(t.expected_hits(t.n_relevant), t.n_relevant)
 
 
+#: ``MetricDef.counts_rated`` of ndcg and dcg: a query without a relevant item but with a
+#: negative grade (a rated item) has a value, 0, which ``empty=`` keeps
+_COUNTS_RATED = ("empty_ndcg", "no_relevant_or_negative")
 _NONE = options_of()
 #: ``empty_list``: a query that retrieved nothing gets NaN under these values
 #: (``MetricDef.nan_if_nothing_retrieved``); ndcg and dcg count it 0 under every value
@@ -289,7 +292,7 @@ NDCG = MetricDef(
     name="ndcg", aliases=(), trec_name="ndcg", trec_cut="ndcg_cut",
     takes_k=True, options=options_of(GAIN, DISCOUNT, NEGATIVE_GAINS, EMPTY_NDCG), compute=ndcg,
     tie_average=ndcg,
-    shared_ranks=True,
+    shared_ranks=True, counts_rated=_COUNTS_RATED,
     summary="normalised discounted cumulative gain of the top k",
     doc=r"""Normalised discounted cumulative gain at k.
 
@@ -401,7 +404,7 @@ R_PRECISION = MetricDef(
 DCG = MetricDef(
     name="dcg", aliases=("dcg_cut",), trec_name=None, trec_cut=None,
     takes_k=True, options=options_of(GAIN, DISCOUNT, NEGATIVE_GAINS, EMPTY_NDCG), compute=dcg,
-    tie_average=dcg, shared_ranks=True, bounded=False,
+    tie_average=dcg, shared_ranks=True, bounded=False, counts_rated=_COUNTS_RATED,
     summary="discounted cumulative gain of the top k, not normalised",
     doc=r"""Discounted cumulative gain at k, not normalised.
 

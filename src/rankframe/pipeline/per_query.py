@@ -40,9 +40,10 @@ class PerQuery:
         items (the ``empty`` option, :meth:`applies`; all of them until the finish step
         applies it). The other metrics use every query.
     empty
-        Per query, whether ``empty=`` applies to it: it has no relevant item (and, with
-        ``empty_ndcg="no_relevant_or_negative"`` and ndcg or dcg requested, no negative
-        grade: the other metrics then hold NaN for such a query).
+        Per query, whether ``empty=`` applies to it: it has no relevant item (and, with a
+        metric requested that counts a query of a negative grade, ``MetricDef.counts_rated``:
+        ndcg or dcg under ``empty_ndcg="no_relevant_or_negative"``, no negative grade: the
+        other metrics then hold NaN for such a query).
     segment
         Per query, its segment code in ``0 .. n_segments - 1``.
     segment_rows
@@ -55,7 +56,7 @@ class PerQuery:
         ``query_labels(codes)``: the query ids of those query positions, for messages.
     top
         The top-k items of every list, for the beyond-accuracy metrics
-        (:class:`rankframe.metrics.item_values.TopK`); ``None`` when none is requested.
+        (:class:`rankframe.metrics.item_codes.TopK`); ``None`` when none is requested.
     sets
         The set-level metrics (:class:`rankframe.metrics.item_values.SetValues`): their columns of
         ``values`` hold no per-query value; means and intervals come from it.

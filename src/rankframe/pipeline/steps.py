@@ -37,14 +37,14 @@ from rankframe.exceptions import (
     OptionName,
     plain,
 )
-from rankframe.metrics import item_values
+from rankframe.metrics import item_codes, item_values
 from rankframe.metrics.registry import METRICS, Metric, MetricDef
-from rankframe.pipeline import analysis, nulls
+from rankframe.pipeline import analysis, item_finish, item_record, nulls
 from rankframe.pipeline import windows as _windows
 from rankframe.pipeline.analysis import SYSTEM
 from rankframe.pipeline.per_query import PerQuery
 from rankframe.pipeline.windows import TIME, WINDOW, Window
-from rankframe.settings.options import EMPTY_NDCG, TIES, Options, Ties
+from rankframe.settings.options import TIES, Options, Ties
 from rankframe.settings.statistics import Intervals, Tests
 
 __all__ = [
@@ -447,9 +447,9 @@ class Request:
     def part_columns(self) -> ValueColumns:
         floats = [(str(m), "float") for m in self.metrics]
         items = self.items
-        entry = [(item_values.ENTRY, "int")] if items is not None else []
+        entry = [(item_codes.ENTRY, "int")] if items is not None else []
         if items is not None and items.grades:
-            entry.append((item_values.GRADE, "float"))
+            entry.append((item_codes.GRADE, "float"))
         time = [(TIME, "time")] if self.window is not None else []
         counts = [(nulls.NULLS, "float"), (nulls.ROWS, "float")]
         return [(SYSTEM, "str"), *floats, (EMPTY, "bool"), *counts, *entry, *time]
@@ -544,7 +544,7 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
 
     The beyond-accuracy metrics (``MetricDef.items``) are computed in the finish step: their
     columns hold NaN here, and ``top`` the entries they read
-    (:mod:`rankframe.metrics.item_values`), as rows of the frame for a ``part`` of a
+    (:mod:`rankframe.pipeline.item_record`), as rows of the frame for a ``part`` of a
     partitioned frame, else with their item codes.
     """
     names, options, metrics = request.names, request.options, list(request.metrics)
@@ -571,9 +571,9 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
         count_ranked: nulls.NullScores | None = null_counts
     else:
         count_ranked = None
-    others = _left_out_by_ndcg_rule(metrics, options)
+    others = _left_out_of_rated(metrics, options)
     # the entries of the item metrics: their codes encoded beside the ranking
-    recorder = None if wanted is None else item_values.Recorder.start(data, wanted, options,
+    recorder = None if wanted is None else item_record.Recorder.start(data, wanted, options,
                                                                  part=part)
     # the items' codes, where the item metrics encode them anyway: the check reads them
     codes = recorder.dictionary if recorder is not None else lambda: None
@@ -590,7 +590,7 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
             if spare is None or spare.shape[1] < end - begin:
                 spare = np.empty((len(metrics), end - begin), dtype=np.float64)
             columns = spare[:, : end - begin]
-            # empty_ndcg: the queries with a negative grade, which ndcg and dcg may count
+            # the queries with a negative grade, which a metric may count (counts_rated)
             negative = None if others is None else _negative_grade(block)
             for s, (_, score) in enumerate(block.systems or [(names.score, block.score)]):
                 system = replace(block, score=score, systems=[])
@@ -608,7 +608,7 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
                     columns[j] = np.nan if compute is None else compute(table, m.k, own[j])
                     if own[j].empty_list in d.nan_if_nothing_retrieved:
                         columns[j, table.n_retrieved == 0] = np.nan
-                if negative is not None and others is not None:  # ndcg, dcg count them
+                if negative is not None and others is not None:  # some metric counts them
                     counted = np.flatnonzero((table.n_relevant == 0) & negative)
                     columns[np.ix_(others, counted)] = np.nan
                 values[begin:end, s, :] = columns.T
@@ -674,7 +674,7 @@ def _null_scores(data: _engine.FrameData) -> nulls.NullScores:
 
 
 def _sampled_queries(backend: Backend, key: Sequence[str],
-                     first: IntArray) -> item_values.Queries:
+                     first: IntArray) -> item_record.Queries:
     """The queries of a frame ranked by (query, sample): per list (``first``: its first
     row), its query."""
     codes = key_codes(backend, key)
@@ -685,10 +685,10 @@ def _sampled_queries(backend: Backend, key: Sequence[str],
     def labels(positions: IntArray) -> list[object]:
         return key_labels(backend, key, first[query_first[positions]])
 
-    return item_values.Queries(of_list, n_queries, labels)
+    return item_record.Queries(of_list, n_queries, labels)
 
 
-def _one_grade(data: _engine.FrameData, queries: item_values.Queries,
+def _one_grade(data: _engine.FrameData, queries: item_record.Queries,
                names: ColumnNames) -> None:
     """Raise when an item has two grades in the samples of a query: its sampled rankings
     rank the same judged items (the target exposure reads one grade per item)."""
@@ -724,7 +724,7 @@ def _first_of(of_list: IntArray, n_queries: int) -> IntArray:
     return out
 
 
-def _of_queries(pq: PerQuery, queries: item_values.Queries, first: IntArray) -> PerQuery:
+def _of_queries(pq: PerQuery, queries: item_record.Queries, first: IntArray) -> PerQuery:
     """The per-query values of the lists of sampled rankings as those of their queries:
     a query is empty when every sample of it is; its segment and first row are its first
     sample's (``by`` columns describe the query), its time its earliest sample's."""
@@ -745,14 +745,14 @@ def _of_queries(pq: PerQuery, queries: item_values.Queries, first: IntArray) -> 
     )
 
 
-def _left_out_by_ndcg_rule(metrics: list[Metric], options: Options) -> IntArray | None:
-    """``empty_ndcg="no_relevant_or_negative"`` under ``empty="skip"`` or ``"nan"``, with a
-    metric that takes it (ndcg, dcg) requested: the positions of the metrics that still
-    leave out a query without a relevant item (those ``empty=`` applies to, but for ndcg
-    and dcg), which give NaN to the queries that ndcg and dcg count; else ``None``."""
-    takes = [EMPTY_NDCG.name in m.definition.options for m in metrics]
-    if not (options.empty in ("skip", "nan")
-            and options.empty_ndcg == "no_relevant_or_negative" and any(takes)):
+def _left_out_of_rated(metrics: list[Metric], options: Options) -> IntArray | None:
+    """Under ``empty="skip"`` or ``"nan"``, with a metric requested that counts the queries
+    without a relevant item but with a negative grade (``MetricDef.counts_rated``): the
+    positions of the metrics that still leave such a query out (those ``empty=`` applies
+    to, but for the ones that count it), which give it NaN; else ``None``."""
+    rules = [m.definition.counts_rated for m in metrics]
+    takes = [rule is not None and getattr(options, rule[0]) == rule[1] for rule in rules]
+    if not (options.empty in ("skip", "nan") and any(takes)):
         return None
     return np.array([j for j, m in enumerate(metrics)
                      if m.definition.depends_on_relevant and not takes[j]], dtype=np.int64)
@@ -760,7 +760,7 @@ def _left_out_by_ndcg_rule(metrics: list[Metric], options: Options) -> IntArray 
 
 def _negative_grade(data: _engine.FrameData) -> BoolArray:
     """Per query, whether a row of it has a negative grade (a rated item, for
-    ``empty_ndcg``)."""
+    ``MetricDef.counts_rated``)."""
     grade = data.relevant
     if grade.dtype.kind == "b":
         return np.zeros(data.n_queries, dtype=bool)
@@ -781,7 +781,7 @@ def part_table(backend: Backend, request: Request) -> Any:
         columns[nulls.ROWS] = np.repeat(pq.nulls.rows, len(pq.systems)).astype(np.float64)
     n_rows = len(rows)
     if pq.top is not None:  # the entries of the beyond-accuracy metrics, as rows
-        rows, columns = item_values.with_entries(rows, columns, pq.top, pq.systems, SYSTEM)
+        rows, columns = item_record.with_entries(rows, columns, pq.top, pq.systems, SYSTEM)
     if pq.time is not None:  # each query's earliest time, in the time column's type
         columns[TIME] = _windows.per_query_column(pq.time, len(pq.systems),
                                                   len(rows) - n_rows)
@@ -799,7 +799,7 @@ def from_parts(table: Backend, request: Request, *, counted: bool = True) -> Per
     names = request.names
     n_systems = len(names.scores)
     codes = key_codes(table, names.query_key)
-    entry = None if request.items is None else np.asarray(table.column(item_values.ENTRY))
+    entry = None if request.items is None else np.asarray(table.column(item_codes.ENTRY))
     if entry is None:
         order = np.argsort(codes, kind="stable").astype(np.int64, copy=False)
     else:  # only the per-query rows; the others are entries of the item metrics
@@ -830,7 +830,7 @@ def from_parts(table: Backend, request: Request, *, counted: bool = True) -> Per
     wanted = request.items
     if entry is not None and wanted is not None:
         items = names.item_key
-        top = item_values.of_table(table, key_codes(table, items),
+        top = item_record.of_table(table, key_codes(table, items),
                                    lambda rows: key_labels(table, items, rows), entry,
                                    codes.astype(np.int64), n_queries, names.scores, SYSTEM,
                                    query_labels, grades=wanted.grades)
@@ -909,7 +909,7 @@ def completed(pq: PerQuery, options: Options) -> PerQuery:
     from every query's top k, then the ``empty`` option (and its error); with ``"skip"``,
     without the segments it leaves without a query."""
     if pq.top is not None:  # the beyond-accuracy metrics, from every query's top k
-        sets = item_values.complete(pq.values, pq.top, pq.metrics, options, pq.segment,
+        sets = item_finish.complete(pq.values, pq.top, pq.metrics, options, pq.segment,
                                pq.n_segments)
         pq = replace(pq, sets=sets)
     pq = included(pq, options)

@@ -35,9 +35,9 @@ import pandas as pd
 
 from rankframe.adapters.pandas import PandasBackend
 from rankframe.exceptions import InvalidOptionError
-from rankframe.metrics import item_values
+from rankframe.metrics import item_inputs
 from rankframe.metrics.registry import Metric, bind_options, parse_metrics
-from rankframe.pipeline import steps
+from rankframe.pipeline import item_finish, steps
 from rankframe.pipeline.binding import Binding
 from rankframe.pipeline.per_query import PerQuery
 from rankframe.pipeline.windows import TIME, WINDOW, Window, segmented
@@ -66,7 +66,7 @@ def option_text(name: str, value: Any) -> str:
     other as its ``str``."""
     if name != "item_groups" or value is None:
         return str(value)
-    keys, _, groups = item_values.read_item_groups(value)
+    keys, _, groups = item_inputs.read_item_groups(value)
     names = ", ".join(str(g) for g in groups[:NAMED_GROUPS])
     more = f" and {len(groups) - NAMED_GROUPS:,} more" if len(groups) > NAMED_GROUPS else ""
     plural = "" if len(groups) == 1 else "s"
@@ -111,7 +111,7 @@ def _one_pass(
     if backend is not None:
         pq = steps.per_query(backend, request)
         if pq.top is not None:  # the metrics of the items: their per-query values, once
-            item_values.complete(_figures.values_of(pq), pq.top, wanted, options, pq.segment,
+            item_finish.complete(_figures.values_of(pq), pq.top, wanted, options, pq.segment,
                                  pq.n_segments)
             pq = replace(pq, top=None)
         return pq, backend, wanted

@@ -9,39 +9,35 @@ checks the arguments and turns each method call into one
 
 from __future__ import annotations
 
-import functools
-import inspect
-import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
 import numpy.typing as npt
 
-from rankframe._suggest import closest, did_you_mean
 from rankframe.adapters import adapt, results
 from rankframe.api import gates
+from rankframe.api.signatures import (
+    add_metric_method,
+    arguments_checked,
+    bound,
+    check_report_keywords,
+    convention_applied,
+    option_keywords,
+    options_from,
+)
 from rankframe.exceptions import (
     ColumnNotFoundError,
     InvalidOptionError,
     Keyword,
-    UnknownArgumentError,
     warned_once,
 )
-from rankframe.metrics.registry import (
-    METRICS,
-    Metric,
-    MetricDef,
-    bind_options,
-    on_register,
-    parse_metric,
-    parse_metrics,
-)
+from rankframe.metrics.registry import Metric, on_register, parse_metric, parse_metrics
 from rankframe.pipeline import windows
 from rankframe.pipeline.analysis import SYSTEM
 from rankframe.pipeline.binding import Binding
-from rankframe.pipeline.gaps import GAP_TESTS, Gaps, GapTest
+from rankframe.pipeline.gaps import Gaps, GapTest
 from rankframe.pipeline.power import per_segment, reference_sample_sizes, sample_sizes
 from rankframe.pipeline.previous import PreviousWindow
 from rankframe.pipeline.reference import ReferenceComparison
@@ -55,7 +51,7 @@ from rankframe.pipeline.steps import (
     PerQueryRows,
     shown_key,
 )
-from rankframe.settings.conventions import CONVENTION, preset_options
+from rankframe.settings import params
 from rankframe.settings.options import (
     OPTIONS,
     Correction,
@@ -63,59 +59,18 @@ from rankframe.settings.options import (
     Options,
     Test,
     Ties,
-    check_flag,
 )
+from rankframe.settings.params import as_columns, validate_params
 from rankframe.settings.statistics import Intervals, Tests
 
 __all__ = ["SYSTEM", "ColumnNames", "RankEval", "rank_eval"]
 
+
+def _scores(accessor: RankEval) -> tuple[str, ...]:
+    """The bound score columns, for the constraints that read them (``baseline``)."""
+    return accessor._names.scores
+
 IntArray = npt.NDArray[np.int64]
-
-
-def _as_list(by: str | Sequence[str] | None) -> list[str]:
-    if by is None:
-        return []
-    if isinstance(by, str):
-        return [by]
-    return list(dict.fromkeys(by))  # a repeated column counts once
-
-
-def _slice_count(name: str, value: object, least: int) -> int:
-    """An integer argument of ``slices()`` of at least ``least``."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
-        msg = (
-            f"The {name!r} parameter of slices() must be an integer of at least {least}. Got "
-            f"{value!r} instead."
-        )
-        raise InvalidOptionError(msg)
-    return int(value)
-
-
-def _finite_number(name: str, value: object) -> float:
-    """``value`` as a finite float, or an error naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(
-            float(value)):
-        msg = f"{name}={value!r} must be a finite number, e.g. {name}=0.01."
-        raise InvalidOptionError(msg)
-    return float(value)
-
-
-def _alternative(alternative: object, test: object) -> str:
-    """``slices()``'s alternative, and its test (the t-test, the permutation test or the
-    bootstrap)."""
-    if test not in ("t-test", "permutation", "bootstrap"):
-        msg = (
-            "slices() tests with test='t-test', test='permutation' or test='bootstrap'; got "
-            f"test={test!r}. Pass one of them."
-        )
-        raise InvalidOptionError(msg)
-    if alternative not in ("two-sided", "less", "greater"):
-        msg = (
-            f"alternative={alternative!r} is not one of 'two-sided', 'less', 'greater'; "
-            "pass one of them."
-        )
-        raise InvalidOptionError(msg)
-    return str(alternative)
 
 
 def _table_tests(test: Test, correction: Correction | None, confidence_level: float,
@@ -130,172 +85,6 @@ def _table_tests(test: Test, correction: Correction | None, confidence_level: fl
         n_resamples=n_resamples, seed=seed,
     )
 
-
-def _column_list(role: str, value: Any, example: str, each: str) -> list[str]:
-    """``value`` as a non-empty list of distinct column names; ``role=`` names the argument
-    in the errors, ``example`` shows a good value, ``each`` names the columns."""
-    columns = list(value) if isinstance(value, Iterable) else [value]
-    if not columns or not all(isinstance(c, str) for c in columns):
-        msg = (f"{role}= takes a column name or a list of column names{example}. Got "
-               f"{value!r} instead.")
-        raise InvalidOptionError(msg)
-    repeated = sorted({c for c in columns if columns.count(c) > 1})
-    if repeated:
-        msg = f"{role}= lists {repeated[0]!r} more than once; list each {each} column once."
-        raise InvalidOptionError(msg)
-    return columns
-
-
-def _score_columns(score: str | Sequence[str]) -> tuple[str, tuple[str, ...] | None]:
-    """The first score column, and every one of them when a list was given."""
-    if isinstance(score, str):
-        return score, None
-    columns = _column_list("score", score, " (one per system), e.g. score=['model_a', "
-                           "'model_b']", "score")
-    return columns[0], tuple(columns)
-
-
-def _key_columns(role: str, key: str | Sequence[str] | None,
-                 bound: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
-    """The first column of a query or item key, and every column of a composite one
-    (``()`` for one column); ``bound``: the key bound so far, kept for ``None``."""
-    if key is None:
-        return bound[0], bound if len(bound) > 1 else ()
-    if isinstance(key, str):
-        return key, ()
-    columns = _column_list(role, key, f" (a composite key, e.g. {role}=['user_id', 'day'])",
-                           "key")
-    return columns[0], tuple(columns) if len(columns) > 1 else ()
-
-
-# -- arguments: an unknown keyword gets a did-you-mean ---------------------------------------
-
-#: Keywords renamed before 1.0 (one name per concept, scipy's where one fits): the old
-#: spelling → the new one, for the did-you-mean of :class:`UnknownArgumentError`.
-RENAMED = {
-    "ci": "confidence_level",
-    "confidence": "confidence_level",
-    "n_bootstrap": "n_resamples",
-}
-
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-
-def _argument_error(
-    method: str, signature: inspect.Signature, n_positional: int, keywords: Iterable[str],
-    error: TypeError,
-) -> UnknownArgumentError:
-    """The error for arguments ``signature`` cannot bind: an unknown keyword gets the
-    keyword meant, or where it belongs; anything else, Python's reason and the signature."""
-    params = [p for p in signature.parameters if p != "self"]
-    shown = ", ".join(params)
-    unknown = [k for k in keywords if k not in signature.parameters]
-    if not unknown:
-        positional = [
-            p.name for p in signature.parameters.values()
-            if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and p.name != "self"
-        ]
-        if n_positional <= len(positional):
-            return UnknownArgumentError(f"{method}(): {error}. It takes: {shown}.")
-        takes = f"only {positional[0]!r}" if len(positional) == 1 else "none"
-        return UnknownArgumentError(
-            f"{method}() got {n_positional} positional arguments; it takes {takes} by "
-            f"position. Pass the others by keyword, e.g. {method}({params[-1]}=...). "
-            f"It takes: {shown}."
-        )
-    keyword = unknown[0]
-    if keyword == "k" and "metrics" in params:
-        hint = " Put the cut-off in the metric name: 'ndcg@10'."
-    elif RENAMED.get(keyword) in params:
-        hint = f" Did you mean {RENAMED[keyword]!r}? (renamed: one name per concept)"
-    elif keyword in OPTIONS:
-        takers = [d.name for d in METRICS.values() if keyword in d.options]
-        hint = f" {keyword!r} changes only {', '.join(takers)}; {method} does not take it."
-    else:
-        hint = did_you_mean(closest(keyword, params, cutoff=0.6)[:1])
-    return UnknownArgumentError(
-        f"{method}() got an unexpected keyword argument {keyword!r}.{hint} "
-        f"It takes: {shown}."
-    )
-
-
-def _bind(
-    method: str, signature: inspect.Signature, args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> inspect.BoundArguments:
-    try:
-        return signature.bind(*args, **kwargs)
-    except TypeError as error:
-        raise _argument_error(method, signature, len(args) - 1, kwargs, error) from None
-
-
-def _arguments_checked(function: _F) -> _F:
-    """Check a method's arguments first: an unknown keyword raises
-    :class:`UnknownArgumentError` (also a ``TypeError``) with the keyword meant."""
-    signature = inspect.signature(function)
-    name = "rank_eval" if function.__name__ == "__call__" else function.__name__
-
-    @functools.wraps(function)
-    def checked(*args: Any, **kwargs: Any) -> Any:
-        _bind(name, signature, args, kwargs)
-        return function(*args, **kwargs)
-
-    return cast("_F", checked)
-
-
-def _convention_applied(function: _F) -> _F:
-    """Give the options a ``convention=`` preset sets to a table method (``per_query``,
-    ``evaluate``, ``compare``): each option not passed explicitly takes the preset's value."""
-    accepted = [n for n in inspect.signature(function).parameters if n in OPTIONS]
-
-    @functools.wraps(function)
-    def applied(*args: Any, **kwargs: Any) -> Any:
-        kwargs.update(preset_options(kwargs.get("convention"), kwargs, accepted))
-        return function(*args, **kwargs)
-
-    return cast("_F", applied)
-
-
-def _option_keywords(function: _F) -> _F:
-    """A table method (``per_query``, ``evaluate``, ``compare``) takes every declared option
-    and ``convention``: its signature gains them as keyword-only parameters in place of its
-    ``**chosen``, from their declarations (``OPTIONS``, ``CONVENTION``)."""
-    signature = inspect.signature(function)
-    kept = [
-        p for p in signature.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD
-    ]
-    declared = [o.parameter() for o in (*OPTIONS.values(), CONVENTION)]
-    function.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=[*kept, *declared]
-    )
-    return function
-
-
-def _options_from(chosen: Mapping[str, Any]) -> Options:
-    """The :class:`Options` of the options passed (or set by a preset); defaults otherwise."""
-    return Options(**{name: chosen[name] for name in OPTIONS if name in chosen})
-
-
-def _bound(
-    metrics: list[Metric], options: Options, chosen: Mapping[str, Any]
-) -> tuple[list[Metric], Options]:
-    """The call's options bound into its metrics (their labels name the options that moved
-    them from the defaults), and the call's own (``rankframe.metrics.registry.bind_options``)."""
-    explicit = [name for name in chosen if name in OPTIONS]
-    return bind_options(metrics, options, explicit, chosen.get("convention"))
-
-
-def _check_report_keywords(build: Callable[..., Any], metrics: Any,
-                           chosen: dict[str, Any]) -> None:
-    """An unknown keyword of ``report()`` raises ``UnknownArgumentError`` naming the keyword
-    meant, as the other methods do: ``build``'s keywords and every metric option (and
-    ``convention``) are known."""
-    signature = inspect.signature(build)
-    kept = [p for p in signature.parameters.values()
-            if p.kind is not inspect.Parameter.VAR_KEYWORD and p.name not in ("ev", "binding")]
-    this = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    declared = [o.parameter() for o in (*OPTIONS.values(), CONVENTION)]
-    _bind("report", signature.replace(parameters=[this, *kept, *declared]), (None, metrics),
-          chosen)
 
 
 class RankEval:
@@ -335,7 +124,7 @@ class RankEval:
 
     # -- binding column names ------------------------------------------------------------
 
-    @_arguments_checked
+    @arguments_checked
     def __call__(
         self,
         *,
@@ -376,9 +165,9 @@ class RankEval:
         """
         first, systems = self._names.score, self._names.systems
         if score is not None:
-            first, systems = _score_columns(score)
-        query_first, query_columns = _key_columns("query", query, self._names.query_key)
-        item_first, item_columns = _key_columns("item", item, self._names.item_key)
+            first, systems = params.score_columns(score)
+        query_first, query_columns = params.key_columns("query", query, self._names.query_key)
+        item_first, item_columns = params.key_columns("item", item, self._names.item_key)
         names = ColumnNames(
             query=query_first,
             item=item_first,
@@ -412,7 +201,7 @@ class RankEval:
 
     def _metric(self, name: str, k: int | None, by: str | Sequence[str] | None,
                 options: Options, chosen: Mapping[str, Any], every: str | None = None) -> Any:
-        metrics, options = _bound([parse_metric(name, k)], options, chosen)
+        metrics, options = bound([parse_metric(name, k)], options, chosen)
         if len(metrics) > 1:  # a metric with a value per group (MetricDef.expand)
             shown = ", ".join(repr(str(m)) for m in metrics[:5])
             msg = (
@@ -421,7 +210,7 @@ class RankEval:
             )
             raise InvalidOptionError(msg)
         metric = metrics[0]
-        by_list = _as_list(by)
+        by_list = as_columns(by)
         self._binding.check_columns(by_list)
         segmented = by_list or self._binding.multi or every is not None
         kind: Kind = "segments" if segmented else "scalar"
@@ -430,9 +219,9 @@ class RankEval:
 
     # -- tables --------------------------------------------------------------------------
 
-    @_arguments_checked
-    @_convention_applied
-    @_option_keywords
+    @arguments_checked
+    @convention_applied
+    @option_keywords
     def per_query(
         self,
         metrics: str | Metric | Iterable[str | Metric],
@@ -469,16 +258,17 @@ class RankEval:
         2     b  score  0.5
         3     b  other  1.0
         """
-        options = _options_from(chosen)
-        parsed, options = _bound(parse_metrics(metrics), options, chosen)
-        by_list = _as_list(by)
+        options = options_from(chosen)
+        parsed, options = bound(parse_metrics(metrics), options, chosen)
+        by_list = as_columns(by)
         self._binding.check_columns(by_list)
         request = self._binding.request(parsed, by_list, options, PerQueryRows(), every)
         return self._binding.run(request)
 
-    @_arguments_checked
-    @_convention_applied
-    @_option_keywords
+    @arguments_checked
+    @validate_params({"tidy": params.FLAG}, _scores)
+    @convention_applied
+    @option_keywords
     def evaluate(
         self,
         metrics: str | Metric | Iterable[str | Metric],
@@ -542,18 +332,19 @@ class RankEval:
         0  score    mrr  <NA>   0.75          2
         1  score    acc     1   0.50          2
         """
-        options = _options_from(chosen)
-        parsed, options = _bound(parse_metrics(metrics), options, chosen)
-        by_list = _as_list(by)
+        options = options_from(chosen)
+        parsed, options = bound(parse_metrics(metrics), options, chosen)
+        by_list = as_columns(by)
         self._binding.check_columns(by_list)
         intervals = Intervals(confidence_level=confidence_level, n_resamples=n_resamples, seed=seed)
-        result = Means(tidy=check_flag("tidy", tidy, "evaluate"), intervals=intervals)
+        result = Means(tidy=bool(tidy), intervals=intervals)
         request = self._binding.request(parsed, by_list, options, result, every)
         return self._binding.run(request)
 
-    @_arguments_checked
-    @_convention_applied
-    @_option_keywords
+    @arguments_checked
+    @validate_params({"baseline": params.BASELINE, "baseline_rows": params.FLAG}, _scores)
+    @convention_applied
+    @option_keywords
     def compare(
         self,
         metrics: str | Metric | Iterable[str | Metric],
@@ -704,11 +495,11 @@ class RankEval:
           system  mean     delta  p_adjusted  significant
         0      b   1.0  0.333333    0.183503        False
         """
-        options = _options_from(chosen)
-        parsed, options = _bound(parse_metrics(metrics), options, chosen)
-        by_list = _as_list(by)
+        options = options_from(chosen)
+        parsed, options = bound(parse_metrics(metrics), options, chosen)
+        by_list = as_columns(by)
         self._binding.check_columns(by_list)
-        keep_baseline = check_flag("baseline_rows", baseline_rows, "compare")
+        keep_baseline = bool(baseline_rows)
         tests = Tests(
             test=test, correction=correction, family=family, alpha=alpha,
             confidence_level=confidence_level, n_permutations=n_permutations,
@@ -716,7 +507,7 @@ class RankEval:
         )
         systems = self._names.scores
         if reference is not None:
-            _one_of_baseline_reference("compare", baseline)
+            params.check_baseline_or_reference("compare", baseline)
             return self._compare_reference(reference, parsed, by_list, options, every, tests)
         if every is not None and baseline is None:  # each window against the previous one
             previous = PreviousWindow(tests=tests)
@@ -728,13 +519,7 @@ class RankEval:
                 "df.rank_eval(score=['model_a', 'model_b']).compare(...)."
             )
             raise InvalidOptionError(msg)
-        base = systems[0] if baseline is None else baseline
-        if base not in systems:
-            msg = (
-                f"baseline={base!r} is not one of the score columns {list(systems)}; pass "
-                "one of them."
-            )
-            raise InvalidOptionError(msg)
+        base = systems[0] if baseline is None else baseline  # checked: validate_params
         result = Comparison(baseline=systems.index(base), tests=tests,
                             baseline_rows=keep_baseline)
         request = self._binding.request(parsed, by_list, options, result, every)
@@ -793,9 +578,15 @@ class RankEval:
         other.check_columns(by)
         return other
 
-    @_arguments_checked
-    @_convention_applied
-    @_option_keywords
+    @arguments_checked
+    @validate_params({
+        "baseline": params.PAIRED_BASELINE, "test": params.SLICE_TEST,
+        "alternative": params.ALTERNATIVE, "max_depth": params.AT_LEAST_ONE,
+        "min_queries": params.AT_LEAST_ONE, "bins": params.AT_LEAST_TWO,
+        "top": params.OPTIONAL_AT_LEAST_ONE,
+    }, _scores)
+    @convention_applied
+    @option_keywords
     def slices(
         self,
         metrics: str | Metric | Iterable[str | Metric],
@@ -912,20 +703,17 @@ class RankEval:
         0  theme=b          1  0.500000      0.833333 -0.333333
         1  theme=a          3  0.833333      0.500000  0.333333
         """
-        options = _options_from(chosen)
-        parsed, options = _bound(parse_metrics(metrics), options, chosen)
-        slice_columns = _as_list(columns)
+        options = options_from(chosen)
+        parsed, options = bound(parse_metrics(metrics), options, chosen)
+        slice_columns = as_columns(columns)
         self._binding.check_columns(slice_columns)
-        sided = _alternative(alternative, test)
         # Tests reads compare()'s tests: the bootstrap's own settings are n_resamples and seed
         tests = _table_tests("permutation" if test == "permutation" else "t-test", correction,
                              confidence_level, n_permutations, n_resamples, seed)
         search = Slices(
             baseline=self._baseline_position(baseline), tests=tests,
-            max_depth=_slice_count("max_depth", max_depth, 1),
-            min_queries=_slice_count("min_queries", min_queries, 1),
-            bins=_slice_count("bins", bins, 2), alternative=sided,
-            top=None if top is None else _slice_count("top", top, 1), test=test,
+            max_depth=int(max_depth), min_queries=int(min_queries), bins=int(bins),
+            alternative=alternative, top=None if top is None else int(top), test=test,
         )
         produced = {n for n, _ in _slice_output_columns((), tuple(parsed), paired=True)}
         clashes = sorted(set(slice_columns) & (produced | {"mean_outside"}))
@@ -941,9 +729,10 @@ class RankEval:
         request = self._binding.request(parsed, slice_columns, options, search)
         return self._binding.run(request)
 
-    @_arguments_checked
-    @_convention_applied
-    @_option_keywords
+    @arguments_checked
+    @validate_params({"baseline": params.PAIRED_BASELINE, "test": params.GAP_TEST}, _scores)
+    @convention_applied
+    @option_keywords
     def gaps(
         self,
         metrics: str | Metric | Iterable[str | Metric],
@@ -1043,26 +832,27 @@ class RankEval:
         >>> round(float(out["p_value"].iloc[0]), 2)
         0.31
         """
-        options = _options_from(chosen)
-        parsed, options = _bound(parse_metrics(metrics), options, chosen)
-        by_list = _as_list(by)
+        options = options_from(chosen)
+        parsed, options = bound(parse_metrics(metrics), options, chosen)
+        by_list = as_columns(by)
         if not by_list:
             raise InvalidOptionError("gaps() needs a by= column naming each query's group, "
                                      "e.g. gaps('ndcg@10', by='age_band').")
         self._binding.check_columns(by_list)
-        if test not in GAP_TESTS:
-            msg = (f"gaps() tests with test='permutation', test='rank' (Kruskal-Wallis) or "
-                   f"test='anova' (one-way F); got test={test!r}. Pass one of them.")
-            raise InvalidOptionError(msg)
-        # the test is gaps()'s own (checked above); Tests checks the other settings
+        # the test is gaps()'s own (validate_params); Tests checks the other settings
         tests = _table_tests("permutation", correction, confidence_level, n_permutations,
                              n_resamples, seed)
         result = Gaps(baseline=self._baseline_position(baseline), test=test, tests=tests)
         request = self._binding.request(parsed, by_list, options, result)
         return self._binding.run(request)
 
-    @_arguments_checked
-    @_option_keywords
+    @arguments_checked
+    @validate_params({
+        "delta": params.CHANGE, "alpha": params.PROBABILITY, "power": params.PROBABILITY,
+        "alternative": params.ALTERNATIVE, "baseline": params.DESIGN_BASELINE,
+        "relative": params.FLAG,
+    }, _scores)
+    @option_keywords
     def sample_size(
         self,
         metrics: str | Metric | Iterable[str | Metric],
@@ -1131,39 +921,19 @@ class RankEval:
           system metric  n_needed  n_queries  enough
         0      b    mrr     133.0          4   False
         """
-        checked_delta = _finite_number("delta", delta)
-        by_list = _as_list(by)
+        by_list = as_columns(by)
         self._binding.check_columns(by_list)
-        if checked_delta == 0:
-            raise InvalidOptionError("delta=0 is no change to detect; pass the smallest "
-                                     "change that matters, e.g. delta=0.01.")
-        for name, value in (("alpha", alpha), ("power", power)):
-            number = _finite_number(name, value)
-            if not 0 < number < 1:
-                msg = f"{name}={value!r} must lie strictly between 0 and 1, e.g. {name}=0.05."
-                raise InvalidOptionError(msg)
-        if alternative not in ("two-sided", "less", "greater"):
-            msg = (f"alternative={alternative!r} is not one of 'two-sided', 'less', "
-                   "'greater'; pass one of them.")
-            raise InvalidOptionError(msg)
         systems = list(self._names.scores)
         other = None
         if reference is not None:
-            _one_of_baseline_reference("sample_size", baseline)
+            params.check_baseline_or_reference("sample_size", baseline)
             other = self._reference_binding(reference, by_list, None)
-        if baseline is not None and baseline not in systems:
-            msg = (f"baseline={baseline!r} is not one of the score columns {systems}; pass "
-                   "one of them.")
-            raise InvalidOptionError(msg)
-        if baseline is not None and len(systems) < 2:
-            raise InvalidOptionError("baseline= needs two score columns or more: "
-                                     "rank_eval(score=['model_a', 'model_b']).")
         segments = by_list or None
         table: Any = results.as_pandas(self.per_query(metrics, by=segments, **chosen))
         keys = list(self._names.query_key)
         labels = [str(c) for c in table.columns if c not in (*keys, *by_list, "system")]
         settings: dict[str, Any] = {
-            "delta": checked_delta, "relative": check_flag("relative", relative, "sample_size"),
+            "delta": float(delta), "relative": bool(relative),
             "alpha": float(alpha), "power": float(power), "alternative": alternative,
         }
         if other is not None:
@@ -1179,21 +949,16 @@ class RankEval:
             table, by_list)
 
     def _baseline_position(self, baseline: str | None) -> int | None:
-        """The position of ``slices()``'s or ``gaps()``'s baseline among the score columns."""
-        if baseline is None:
-            return None
-        systems = list(self._names.scores)
-        if baseline not in systems or len(systems) < 2:
-            msg = (
-                f"baseline={baseline!r} must be one of at least two score columns; the score "
-                f"columns are {systems}. Bind them with df.rank_eval(score=['model_a', "
-                "'model_b']) and pass one of them."
-            )
-            raise InvalidOptionError(msg)
-        return systems.index(baseline)
+        """The position of ``slices()``'s or ``gaps()``'s baseline (checked:
+        ``params.PAIRED_BASELINE``) among the score columns."""
+        return None if baseline is None else list(self._names.scores).index(baseline)
 
-    @_arguments_checked
-    @_option_keywords
+    @arguments_checked
+    @validate_params({
+        "baseline": params.BASELINE, "mode": params.GATE_MODE,
+        "min_queries": params.GATE_MIN_QUERIES,
+    }, _scores)
+    @option_keywords
     def check(
         self,
         rules: str | Iterable[str],
@@ -1314,6 +1079,8 @@ class RankEval:
                 options=dict(chosen), scores=self._names.scores,
             )
 
+    @validate_params({"baseline": params.BASELINE, "curves": params.FLAG,
+                      "fingerprint": params.FLAG}, _scores)
     def report(self, metrics: str | Metric | Iterable[str | Metric], *,
                by: str | Sequence[str] | None = None, baseline: str | None = None,
                **kwargs: Any) -> Any:
@@ -1333,10 +1100,7 @@ class RankEval:
         # `import rankframe`: a lower layer, imported here for import time alone
         from rankframe import report
 
-        _check_report_keywords(report.build, metrics, kwargs)
-        for flag in ("curves", "fingerprint"):
-            if flag in kwargs:
-                check_flag(flag, kwargs[flag], "report")
+        check_report_keywords(report.build, metrics, kwargs)
         rules = kwargs.get("rules")
         if rules is not None:  # a bad rule is refused before any pass over the data
             gates.parse_rules([rules] if isinstance(rules, str) else list(rules))
@@ -1344,7 +1108,7 @@ class RankEval:
             return report.build(self, self._binding, metrics, by=by, baseline=baseline,
                                 **kwargs)
 
-    @_arguments_checked
+    @arguments_checked
     def rank(self, *, ties: Ties = "trec", name: str = "rank") -> Any:
         """The input frame plus an integer column ``name``: each row's rank in its query.
 
@@ -1382,100 +1146,7 @@ class RankEval:
         return self._binding.rank(columns, ties)
 
 
-# -- the metric methods: one per metric of the registry ---------------------------------------
-
-_POSITIONAL = inspect.Parameter.POSITIONAL_OR_KEYWORD
-_K = inspect.Parameter("k", _POSITIONAL, default=None, annotation=int | None)
-_BY = inspect.Parameter(
-    "by", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=str | Sequence[str] | None
-)
-_EVERY = _BY.replace(name="every", annotation=str | None)
-_K_DOC = "k\n    Cut-off: a positive integer, or ``None`` for the whole list."
-_BY_DOC = "by\n    Column(s) constant within each query; gives one value per segment."
-_EVERY_DOC = (
-    "every\n    A window length (``\"1w\"``, a polars duration string) over the bound time "
-    "column: one value per window (first in the index), as ``evaluate``."
-)
-_RETURNS = (
-    "Returns\n-------\nfloat, or per segment a pandas Series / polars DataFrame; a LazyFrame "
-    "for LazyFrames, lazy Dask objects for Dask. With several score columns, one value per "
-    "system."
-)
-
-
-def _k_doc(definition: MetricDef) -> str:
-    """The ``k`` entry of a metric method's parameters: a cut-off, or what its number is."""
-    param = definition.param
-    if param.integer:
-        return _K_DOC
-    need = "required" if param.required else "``None`` for the default"
-    return f"k\n    The {param.what}: {param.allowed} ({need})."
-
-
-def _metric_docstring(definition: MetricDef) -> str:
-    """The NumPy-style docstring of a metric's method, from its declaration."""
-    parameters = [_k_doc(definition)] if definition.takes_k else []
-    parameters += [
-        _BY_DOC, *(o.docstring() for o in definition.parameters()), _EVERY_DOC,
-        CONVENTION.docstring(),
-    ]
-    sections = [
-        inspect.cleandoc(definition.doc) or definition.summary,
-        "Parameters\n----------\n" + "\n".join(parameters),
-        _RETURNS,
-    ]
-    if definition.examples:
-        sections.append("Examples\n--------\n" + inspect.cleandoc(definition.examples))
-    return "\n\n".join(sections) + "\n"
-
-
-def metric_method(definition: MetricDef) -> Callable[..., Any]:
-    """``RankEval.<name>(k=None, *, by=None, **options)`` for one metric of the registry:
-    its signature (``__signature__``) and docstring are built from the declaration."""
-    name = definition.name
-    declared = definition.parameters()
-    positional = [] if not definition.takes_k else [
-        _K if definition.param.integer else _K.replace(annotation=float | None)
-    ]
-    signature = inspect.Signature(
-        [inspect.Parameter("self", _POSITIONAL), *positional, _BY,
-         *(o.parameter() for o in declared), _EVERY, CONVENTION.parameter()],
-        return_annotation=Any,
-    )
-
-    def method(self: RankEval, *args: Any, **kwargs: Any) -> Any:
-        bound = _bind(name, signature, (self, *args), kwargs)
-        explicit = set(bound.arguments)
-        bound.apply_defaults()
-        values: dict[str, Any] = dict(bound.arguments)
-        preset = preset_options(values["convention"], explicit, [o.name for o in declared])
-        values.update(preset)
-        options = Options(**{o.name: values[o.name] for o in declared})
-        chosen = {n: values[n] for n in [*explicit, *preset] if n in values}
-        return self._metric(name, values.get("k"), values["by"], options, chosen,
-                            values["every"])
-
-    method.__name__ = name
-    method.__qualname__ = f"{RankEval.__qualname__}.{name}"
-    method.__doc__ = _metric_docstring(definition)
-    method.__signature__ = signature  # type: ignore[attr-defined]
-    return method
-
-
-def _add_metric_method(definition: MetricDef) -> None:
-    existing = RankEval.__dict__.get(definition.name)
-    if existing is not None and not getattr(existing, "_rankframe_metric", False):
-        msg = (
-            f"A metric cannot be named {definition.name!r}: the accessor already has a "
-            f"method {definition.name!r}."
-        )
-        raise ValueError(msg)
-    method = metric_method(definition)
-    method._rankframe_metric = True  # type: ignore[attr-defined]
-    setattr(RankEval, definition.name, method)
-
-
-on_register(_add_metric_method)
+on_register(lambda definition: add_metric_method(RankEval, definition))
 
 
 def rank_eval(obj: Any) -> RankEval:
@@ -1503,17 +1174,6 @@ def rank_eval(obj: Any) -> RankEval:
     1     b  1.0
     """
     return RankEval(_frame_of(obj))
-
-
-def _one_of_baseline_reference(method: str, baseline: str | None) -> None:
-    """``baseline=`` and ``reference=`` together: an error (``reference`` is given)."""
-    if baseline is not None:
-        msg = (
-            f"{method}() takes baseline= or reference=, not both: baseline={baseline!r} "
-            "compares the score columns of this frame with one of them, reference= compares "
-            "each score column with the same column of another frame. Drop one of them."
-        )
-        raise InvalidOptionError(msg)
 
 
 def _frame_of(obj: Any) -> Any:

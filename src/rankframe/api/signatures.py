@@ -29,6 +29,7 @@ __all__ = [
     "metric_method",
     "option_keywords",
     "options_from",
+    "scores_of",
 ]
 
 # -- arguments: an unknown keyword gets a did-you-mean ---------------------------------------
@@ -89,6 +90,12 @@ def bind(
         return signature.bind(*args, **kwargs)
     except TypeError as error:
         raise argument_error(method, signature, len(args) - 1, kwargs, error) from None
+
+
+def scores_of(accessor: Any) -> tuple[str, ...]:
+    """The accessor's bound score columns, for the constraints that read them
+    (``baseline``: ``rankframe.settings.params.validate_params``)."""
+    return tuple(accessor._names.scores)
 
 
 def arguments_checked(function: _F) -> _F:

@@ -410,19 +410,24 @@ class Searches:
         """
         by_list = as_columns(by)
         self._binding.check_columns(by_list)
-        systems = list(self._names.scores)
         other = None
         if reference is not None:
             params.check_baseline_or_reference("sample_size", baseline)
             other = self._reference_binding(reference, by_list, None)
+        settings = {"delta": float(delta), "relative": bool(relative), "alpha": float(alpha),
+                    "power": float(power), "alternative": alternative}
+        return self._sample_sizes(metrics, by_list, baseline, other, settings, chosen)
+
+    def _sample_sizes(self, metrics: Any, by_list: list[str], baseline: str | None,
+                      other: Binding | None, settings: dict[str, Any],
+                      chosen: dict[str, Any]) -> Any:
+        """``sample_size()``'s table from ``per_query()``'s values (and the reference's,
+        ``other``), per ``by`` segment."""
+        systems = list(self._names.scores)
         segments = by_list or None
         table: Any = results.as_pandas(self.per_query(metrics, by=segments, **chosen))
         keys = list(self._names.query_key)
         labels = [str(c) for c in table.columns if c not in (*keys, *by_list, "system")]
-        settings: dict[str, Any] = {
-            "delta": float(delta), "relative": bool(relative),
-            "alpha": float(alpha), "power": float(power), "alternative": alternative,
-        }
         if other is not None:
             theirs = results.as_pandas(
                 type(self)(other.frame, other.names).per_query(metrics, by=segments,

@@ -259,4 +259,5 @@ def add_metric_method(cls: type, definition: MetricDef) -> None:
         raise ValueError(msg)
     method = metric_method(definition)
     method._rankframe_metric = True  # type: ignore[attr-defined]
+    method.__module__ = cls.__module__  # documented where the accessor is
     setattr(cls, definition.name, method)

@@ -46,7 +46,7 @@ from rankframe.pipeline import provenance
 from rankframe.pipeline.analysis import MDE_POWER, SYSTEM, k_type, relative_change
 from rankframe.pipeline.binding import Frame
 from rankframe.settings.options import Correction, Family, Test
-from rankframe.settings.params import as_columns
+from rankframe.settings.params import GATE_MODES, as_columns
 from rankframe.settings.statistics import Tests
 from rankframe.stats.power import t_test_detectable_effect, t_test_sample_size
 
@@ -79,7 +79,7 @@ NO_BASELINE = "no baseline"
 #: Every status a row of ``check`` may have; only ``"fail"`` (and, when asked,
 #: ``"uncertain"``) fails a gate.
 STATUSES = (PASS, FAIL, UNCERTAIN, TOO_FEW, NO_BASELINE)
-MODES: tuple[Mode, ...] = ("interval", "point")
+MODES: tuple[Mode, ...] = GATE_MODES  # check()'s modes, as params checks them
 WINDOW = "window"  # the column of time windows (evaluate/compare with every=)
 #: The gate table's columns after ``rule`` and its keys (``window``, ``by``, ``system``),
 #: the same whatever the rules: the answer first (``status``, the value, the change, the

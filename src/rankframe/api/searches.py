@@ -58,7 +58,11 @@ class Searches:
 
     if TYPE_CHECKING:
         _binding: Binding
-        _names: ColumnNames
+
+        def __init__(self, frame: Any, names: ColumnNames | None = None) -> None: ...
+
+        @property
+        def _names(self) -> ColumnNames: ...
 
         def _reference_binding(self, reference: Any, by: list[str],
                                every: str | None) -> Binding: ...

@@ -20,7 +20,7 @@ import inspect
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import Any, Literal, TypeVar, cast
 
 import numpy as np
 
@@ -29,6 +29,7 @@ from rankframe.settings.options import check_choice, check_count, check_flag
 
 __all__ = [
     "ALTERNATIVES",
+    "GATE_MODES",
     "Arg",
     "Constraint",
     "as_columns",
@@ -43,6 +44,8 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 #: The sides of a test (``slices()``, ``sample_size()``), scipy's names
 ALTERNATIVES = ("two-sided", "less", "greater")
+#: How ``check()`` decides a row: the interval (or the test), or the value alone
+GATE_MODES: tuple[Literal["interval", "point"], ...] = ("interval", "point")
 
 
 def as_columns(by: str | Sequence[str] | None) -> list[str]:
@@ -253,7 +256,7 @@ PROBABILITY = Constraint(_probability)
 AT_LEAST_ONE = Constraint(_at_least(1))
 AT_LEAST_TWO = Constraint(_at_least(2))
 OPTIONAL_AT_LEAST_ONE = Constraint(_at_least(1), optional=True)
-GATE_MODE = Constraint(_choice("interval", "point"))
+GATE_MODE = Constraint(_choice(*GATE_MODES))
 GATE_MIN_QUERIES = Constraint(_gate_count)
 SLICE_TEST = Constraint(_slice_test)
 GAP_TEST = Constraint(_gap_test)

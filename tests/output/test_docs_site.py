@@ -41,11 +41,12 @@ ACCESSOR_METHODS = [
     "evaluate",
     "rank",
 ]
-ACCESSOR_METHODS += sorted(
+ACCESSOR_METHODS += sorted({
     name
-    for name, member in vars(RankEval).items()
+    for base in RankEval.__mro__  # its own methods and its bases' (api/searches.py)
+    for name, member in vars(base).items()
     if not name.startswith("_") and callable(member) and name not in ACCESSOR_METHODS
-)
+})
 # Other public objects of the API page, by the anchor mkdocstrings gives them.
 API_OBJECTS = [
     "rankframe.RankEval",

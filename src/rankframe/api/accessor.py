@@ -9,44 +9,38 @@ checks the arguments and turns each method call into one
 
 from __future__ import annotations
 
-import functools
-import inspect
-import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
-from rankframe._suggest import closest, did_you_mean
-from rankframe.adapters import adapt, results
+from rankframe.adapters import adapt
 from rankframe.api import gates
+from rankframe.api.searches import Searches
+from rankframe.api.signatures import (
+    add_metric_method,
+    arguments_checked,
+    bound,
+    check_report_keywords,
+    convention_applied,
+    option_keywords,
+    options_from,
+    scores_of,
+)
 from rankframe.exceptions import (
     ColumnNotFoundError,
     InvalidOptionError,
     Keyword,
-    UnknownArgumentError,
     warned_once,
 )
-from rankframe.metrics.registry import (
-    METRICS,
-    Metric,
-    MetricDef,
-    bind_options,
-    on_register,
-    parse_metric,
-    parse_metrics,
-)
+from rankframe.metrics.registry import Metric, on_register, parse_metric, parse_metrics
 from rankframe.pipeline import windows
 from rankframe.pipeline.analysis import SYSTEM
 from rankframe.pipeline.binding import Binding
-from rankframe.pipeline.gaps import GAP_TESTS, Gaps, GapTest
-from rankframe.pipeline.power import per_segment, reference_sample_sizes, sample_sizes
 from rankframe.pipeline.previous import PreviousWindow
 from rankframe.pipeline.reference import ReferenceComparison
-from rankframe.pipeline.slices import Slices
-from rankframe.pipeline.slices import slice_columns as _slice_output_columns
 from rankframe.pipeline.steps import (
     ColumnNames,
     Comparison,
@@ -55,7 +49,7 @@ from rankframe.pipeline.steps import (
     PerQueryRows,
     shown_key,
 )
-from rankframe.settings.conventions import CONVENTION, preset_options
+from rankframe.settings import params
 from rankframe.settings.options import (
     OPTIONS,
     Correction,
@@ -63,8 +57,8 @@ from rankframe.settings.options import (
     Options,
     Test,
     Ties,
-    check_flag,
 )
+from rankframe.settings.params import as_columns, validate_params
 from rankframe.settings.statistics import Intervals, Tests
 
 __all__ = ["SYSTEM", "ColumnNames", "RankEval", "rank_eval"]
@@ -72,233 +66,9 @@ __all__ = ["SYSTEM", "ColumnNames", "RankEval", "rank_eval"]
 IntArray = npt.NDArray[np.int64]
 
 
-def _as_list(by: str | Sequence[str] | None) -> list[str]:
-    if by is None:
-        return []
-    if isinstance(by, str):
-        return [by]
-    return list(dict.fromkeys(by))  # a repeated column counts once
 
 
-def _slice_count(name: str, value: object, least: int) -> int:
-    """An integer argument of ``slices()`` of at least ``least``."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
-        msg = (
-            f"The {name!r} parameter of slices() must be an integer of at least {least}. Got "
-            f"{value!r} instead."
-        )
-        raise InvalidOptionError(msg)
-    return int(value)
-
-
-def _finite_number(name: str, value: object) -> float:
-    """``value`` as a finite float, or an error naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(
-            float(value)):
-        msg = f"{name}={value!r} must be a finite number, e.g. {name}=0.01."
-        raise InvalidOptionError(msg)
-    return float(value)
-
-
-def _alternative(alternative: object, test: object) -> str:
-    """``slices()``'s alternative, and its test (the t-test, the permutation test or the
-    bootstrap)."""
-    if test not in ("t-test", "permutation", "bootstrap"):
-        msg = (
-            "slices() tests with test='t-test', test='permutation' or test='bootstrap'; got "
-            f"test={test!r}. Pass one of them."
-        )
-        raise InvalidOptionError(msg)
-    if alternative not in ("two-sided", "less", "greater"):
-        msg = (
-            f"alternative={alternative!r} is not one of 'two-sided', 'less', 'greater'; "
-            "pass one of them."
-        )
-        raise InvalidOptionError(msg)
-    return str(alternative)
-
-
-def _table_tests(test: Test, correction: Correction | None, confidence_level: float,
-                 n_permutations: int, n_resamples: int, seed: int | None) -> Tests:
-    """The tests' settings of a search corrected over every test of its table (``slices()``,
-    ``gaps()``): ``correction=None`` is none, and ``significant`` is ``p_adjusted < 1 -
-    confidence_level`` (``alpha``; 0.05 while a bad level waits for its error)."""
-    return Tests(
-        test=test, correction="none" if correction is None else correction, family="table",
-        alpha=1.0 - confidence_level if 0 < confidence_level < 1 else 0.05,
-        confidence_level=confidence_level, n_permutations=n_permutations,
-        n_resamples=n_resamples, seed=seed,
-    )
-
-
-def _column_list(role: str, value: Any, example: str, each: str) -> list[str]:
-    """``value`` as a non-empty list of distinct column names; ``role=`` names the argument
-    in the errors, ``example`` shows a good value, ``each`` names the columns."""
-    columns = list(value) if isinstance(value, Iterable) else [value]
-    if not columns or not all(isinstance(c, str) for c in columns):
-        msg = (f"{role}= takes a column name or a list of column names{example}. Got "
-               f"{value!r} instead.")
-        raise InvalidOptionError(msg)
-    repeated = sorted({c for c in columns if columns.count(c) > 1})
-    if repeated:
-        msg = f"{role}= lists {repeated[0]!r} more than once; list each {each} column once."
-        raise InvalidOptionError(msg)
-    return columns
-
-
-def _score_columns(score: str | Sequence[str]) -> tuple[str, tuple[str, ...] | None]:
-    """The first score column, and every one of them when a list was given."""
-    if isinstance(score, str):
-        return score, None
-    columns = _column_list("score", score, " (one per system), e.g. score=['model_a', "
-                           "'model_b']", "score")
-    return columns[0], tuple(columns)
-
-
-def _key_columns(role: str, key: str | Sequence[str] | None,
-                 bound: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
-    """The first column of a query or item key, and every column of a composite one
-    (``()`` for one column); ``bound``: the key bound so far, kept for ``None``."""
-    if key is None:
-        return bound[0], bound if len(bound) > 1 else ()
-    if isinstance(key, str):
-        return key, ()
-    columns = _column_list(role, key, f" (a composite key, e.g. {role}=['user_id', 'day'])",
-                           "key")
-    return columns[0], tuple(columns) if len(columns) > 1 else ()
-
-
-# -- arguments: an unknown keyword gets a did-you-mean ---------------------------------------
-
-#: Keywords renamed before 1.0 (one name per concept, scipy's where one fits): the old
-#: spelling → the new one, for the did-you-mean of :class:`UnknownArgumentError`.
-RENAMED = {
-    "ci": "confidence_level",
-    "confidence": "confidence_level",
-    "n_bootstrap": "n_resamples",
-}
-
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-
-def _argument_error(
-    method: str, signature: inspect.Signature, n_positional: int, keywords: Iterable[str],
-    error: TypeError,
-) -> UnknownArgumentError:
-    """The error for arguments ``signature`` cannot bind: an unknown keyword gets the
-    keyword meant, or where it belongs; anything else, Python's reason and the signature."""
-    params = [p for p in signature.parameters if p != "self"]
-    shown = ", ".join(params)
-    unknown = [k for k in keywords if k not in signature.parameters]
-    if not unknown:
-        positional = [
-            p.name for p in signature.parameters.values()
-            if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and p.name != "self"
-        ]
-        if n_positional <= len(positional):
-            return UnknownArgumentError(f"{method}(): {error}. It takes: {shown}.")
-        takes = f"only {positional[0]!r}" if len(positional) == 1 else "none"
-        return UnknownArgumentError(
-            f"{method}() got {n_positional} positional arguments; it takes {takes} by "
-            f"position. Pass the others by keyword, e.g. {method}({params[-1]}=...). "
-            f"It takes: {shown}."
-        )
-    keyword = unknown[0]
-    if keyword == "k" and "metrics" in params:
-        hint = " Put the cut-off in the metric name: 'ndcg@10'."
-    elif RENAMED.get(keyword) in params:
-        hint = f" Did you mean {RENAMED[keyword]!r}? (renamed: one name per concept)"
-    elif keyword in OPTIONS:
-        takers = [d.name for d in METRICS.values() if keyword in d.options]
-        hint = f" {keyword!r} changes only {', '.join(takers)}; {method} does not take it."
-    else:
-        hint = did_you_mean(closest(keyword, params, cutoff=0.6)[:1])
-    return UnknownArgumentError(
-        f"{method}() got an unexpected keyword argument {keyword!r}.{hint} "
-        f"It takes: {shown}."
-    )
-
-
-def _bind(
-    method: str, signature: inspect.Signature, args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> inspect.BoundArguments:
-    try:
-        return signature.bind(*args, **kwargs)
-    except TypeError as error:
-        raise _argument_error(method, signature, len(args) - 1, kwargs, error) from None
-
-
-def _arguments_checked(function: _F) -> _F:
-    """Check a method's arguments first: an unknown keyword raises
-    :class:`UnknownArgumentError` (also a ``TypeError``) with the keyword meant."""
-    signature = inspect.signature(function)
-    name = "rank_eval" if function.__name__ == "__call__" else function.__name__
-
-    @functools.wraps(function)
-    def checked(*args: Any, **kwargs: Any) -> Any:
-        _bind(name, signature, args, kwargs)
-        return function(*args, **kwargs)
-
-    return cast("_F", checked)
-
-
-def _convention_applied(function: _F) -> _F:
-    """Give the options a ``convention=`` preset sets to a table method (``per_query``,
-    ``evaluate``, ``compare``): each option not passed explicitly takes the preset's value."""
-    accepted = [n for n in inspect.signature(function).parameters if n in OPTIONS]
-
-    @functools.wraps(function)
-    def applied(*args: Any, **kwargs: Any) -> Any:
-        kwargs.update(preset_options(kwargs.get("convention"), kwargs, accepted))
-        return function(*args, **kwargs)
-
-    return cast("_F", applied)
-
-
-def _option_keywords(function: _F) -> _F:
-    """A table method (``per_query``, ``evaluate``, ``compare``) takes every declared option
-    and ``convention``: its signature gains them as keyword-only parameters in place of its
-    ``**chosen``, from their declarations (``OPTIONS``, ``CONVENTION``)."""
-    signature = inspect.signature(function)
-    kept = [
-        p for p in signature.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD
-    ]
-    declared = [o.parameter() for o in (*OPTIONS.values(), CONVENTION)]
-    function.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=[*kept, *declared]
-    )
-    return function
-
-
-def _options_from(chosen: Mapping[str, Any]) -> Options:
-    """The :class:`Options` of the options passed (or set by a preset); defaults otherwise."""
-    return Options(**{name: chosen[name] for name in OPTIONS if name in chosen})
-
-
-def _bound(
-    metrics: list[Metric], options: Options, chosen: Mapping[str, Any]
-) -> tuple[list[Metric], Options]:
-    """The call's options bound into its metrics (their labels name the options that moved
-    them from the defaults), and the call's own (``rankframe.metrics.registry.bind_options``)."""
-    explicit = [name for name in chosen if name in OPTIONS]
-    return bind_options(metrics, options, explicit, chosen.get("convention"))
-
-
-def _check_report_keywords(build: Callable[..., Any], metrics: Any,
-                           chosen: dict[str, Any]) -> None:
-    """An unknown keyword of ``report()`` raises ``UnknownArgumentError`` naming the keyword
-    meant, as the other methods do: ``build``'s keywords and every metric option (and
-    ``convention``) are known."""
-    signature = inspect.signature(build)
-    kept = [p for p in signature.parameters.values()
-            if p.kind is not inspect.Parameter.VAR_KEYWORD and p.name not in ("ev", "binding")]
-    this = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    declared = [o.parameter() for o in (*OPTIONS.values(), CONVENTION)]
-    _bind("report", signature.replace(parameters=[this, *kept, *declared]), (None, metrics),
-          chosen)
-
-
-class RankEval:
+class RankEval(Searches):
     """Ranking metrics of a long-format frame: one row per (query, item).
 
     Reached as ``df.rank_eval``; call it to use other column names:
@@ -335,7 +105,7 @@ class RankEval:
 
     # -- binding column names ------------------------------------------------------------
 
-    @_arguments_checked
+    @arguments_checked
     def __call__(
         self,
         *,
@@ -376,9 +146,9 @@ class RankEval:
         """
         first, systems = self._names.score, self._names.systems
         if score is not None:
-            first, systems = _score_columns(score)
-        query_first, query_columns = _key_columns("query", query, self._names.query_key)
-        item_first, item_columns = _key_columns("item", item, self._names.item_key)
+            first, systems = params.score_columns(score)
+        query_first, query_columns = params.key_columns("query", query, self._names.query_key)
+        item_first, item_columns = params.key_columns("item", item, self._names.item_key)
         names = ColumnNames(
             query=query_first,
             item=item_first,
@@ -412,7 +182,7 @@ class RankEval:
 
     def _metric(self, name: str, k: int | None, by: str | Sequence[str] | None,
                 options: Options, chosen: Mapping[str, Any], every: str | None = None) -> Any:
-        metrics, options = _bound([parse_metric(name, k)], options, chosen)
+        metrics, options = bound([parse_metric(name, k)], options, chosen)
         if len(metrics) > 1:  # a metric with a value per group (MetricDef.expand)
             shown = ", ".join(repr(str(m)) for m in metrics[:5])
             msg = (
@@ -421,7 +191,7 @@ class RankEval:
             )
             raise InvalidOptionError(msg)
         metric = metrics[0]
-        by_list = _as_list(by)
+        by_list = as_columns(by)
         self._binding.check_columns(by_list)
         segmented = by_list or self._binding.multi or every is not None
         kind: Kind = "segments" if segmented else "scalar"
@@ -430,9 +200,9 @@ class RankEval:
 
     # -- tables --------------------------------------------------------------------------
 
-    @_arguments_checked
-    @_convention_applied
-    @_option_keywords
+    @arguments_checked
+    @convention_applied
+    @option_keywords
     def per_query(
         self,
         metrics: str | Metric | Iterable[str | Metric],
@@ -469,16 +239,17 @@ class RankEval:
         2     b  score  0.5
         3     b  other  1.0
         """
-        options = _options_from(chosen)
-        parsed, options = _bound(parse_metrics(metrics), options, chosen)
-        by_list = _as_list(by)
+        options = options_from(chosen)
+        parsed, options = bound(parse_metrics(metrics), options, chosen)
+        by_list = as_columns(by)
         self._binding.check_columns(by_list)
         request = self._binding.request(parsed, by_list, options, PerQueryRows(), every)
         return self._binding.run(request)
 
-    @_arguments_checked
-    @_convention_applied
-    @_option_keywords
+    @arguments_checked
+    @validate_params({"tidy": params.FLAG}, scores_of)
+    @convention_applied
+    @option_keywords
     def evaluate(
         self,
         metrics: str | Metric | Iterable[str | Metric],
@@ -542,18 +313,19 @@ class RankEval:
         0  score    mrr  <NA>   0.75          2
         1  score    acc     1   0.50          2
         """
-        options = _options_from(chosen)
-        parsed, options = _bound(parse_metrics(metrics), options, chosen)
-        by_list = _as_list(by)
+        options = options_from(chosen)
+        parsed, options = bound(parse_metrics(metrics), options, chosen)
+        by_list = as_columns(by)
         self._binding.check_columns(by_list)
         intervals = Intervals(confidence_level=confidence_level, n_resamples=n_resamples, seed=seed)
-        result = Means(tidy=check_flag("tidy", tidy, "evaluate"), intervals=intervals)
+        result = Means(tidy=bool(tidy), intervals=intervals)
         request = self._binding.request(parsed, by_list, options, result, every)
         return self._binding.run(request)
 
-    @_arguments_checked
-    @_convention_applied
-    @_option_keywords
+    @arguments_checked
+    @validate_params({"baseline": params.BASELINE, "baseline_rows": params.FLAG}, scores_of)
+    @convention_applied
+    @option_keywords
     def compare(
         self,
         metrics: str | Metric | Iterable[str | Metric],
@@ -704,11 +476,11 @@ class RankEval:
           system  mean     delta  p_adjusted  significant
         0      b   1.0  0.333333    0.183503        False
         """
-        options = _options_from(chosen)
-        parsed, options = _bound(parse_metrics(metrics), options, chosen)
-        by_list = _as_list(by)
+        options = options_from(chosen)
+        parsed, options = bound(parse_metrics(metrics), options, chosen)
+        by_list = as_columns(by)
         self._binding.check_columns(by_list)
-        keep_baseline = check_flag("baseline_rows", baseline_rows, "compare")
+        keep_baseline = bool(baseline_rows)
         tests = Tests(
             test=test, correction=correction, family=family, alpha=alpha,
             confidence_level=confidence_level, n_permutations=n_permutations,
@@ -716,7 +488,7 @@ class RankEval:
         )
         systems = self._names.scores
         if reference is not None:
-            _one_of_baseline_reference("compare", baseline)
+            params.check_baseline_or_reference("compare", baseline)
             return self._compare_reference(reference, parsed, by_list, options, every, tests)
         if every is not None and baseline is None:  # each window against the previous one
             previous = PreviousWindow(tests=tests)
@@ -728,13 +500,7 @@ class RankEval:
                 "df.rank_eval(score=['model_a', 'model_b']).compare(...)."
             )
             raise InvalidOptionError(msg)
-        base = systems[0] if baseline is None else baseline
-        if base not in systems:
-            msg = (
-                f"baseline={base!r} is not one of the score columns {list(systems)}; pass "
-                "one of them."
-            )
-            raise InvalidOptionError(msg)
+        base = systems[0] if baseline is None else baseline  # checked: validate_params
         result = Comparison(baseline=systems.index(base), tests=tests,
                             baseline_rows=keep_baseline)
         request = self._binding.request(parsed, by_list, options, result, every)
@@ -793,407 +559,13 @@ class RankEval:
         other.check_columns(by)
         return other
 
-    @_arguments_checked
-    @_convention_applied
-    @_option_keywords
-    def slices(
-        self,
-        metrics: str | Metric | Iterable[str | Metric],
-        columns: str | Sequence[str],
-        *,
-        baseline: str | None = None,
-        max_depth: int = 2,
-        min_queries: int = 30,
-        bins: int = 4,
-        test: Literal["t-test", "permutation", "bootstrap"] = "t-test",
-        alternative: Literal["two-sided", "less", "greater"] = "two-sided",
-        confidence_level: float = 0.95,
-        correction: Correction | None = "holm",
-        top: int | None = None,
-        n_permutations: int = 10_000,
-        n_resamples: int = 1000,
-        seed: int | None = 0,
-        **chosen: Any,
-    ) -> Any:
-        """Where a system does better or worse: every slice of up to ``max_depth`` predicates
-        ``column == value`` over ``columns``, tested, with the p-values corrected over every
-        test of the call.
 
-        A slice is a conjunction such as ``theme=news & device=ios`` over ``columns`` (each
-        constant within a query, as ``by=``); a numeric column of more than ``bins``
-        distinct values is cut into ``bins`` quantile bins over the queries, as
-        ``pandas.qcut(values, bins, duplicates="drop")`` cuts them, shown as intervals
-        (``(0.5, 2]``, the first one closed: ``[0, 0.5]``). A slice of fewer than
-        ``min_queries`` queries is not tested, nor one that holds exactly the queries of a
-        slice of fewer predicates (the same test: the shorter one is shown), nor one of
-        every query.
-
-        Without ``baseline``, each system's mean inside the slice is compared with its mean
-        over the other queries: Welch's t-test (as ``scipy.stats.ttest_ind(inside, outside,
-        equal_var=False)``) and its Welch-Satterthwaite interval of ``delta = mean -
-        mean_outside``. With ``baseline="col"``, each other system's per-query difference
-        from the baseline inside the slice: the paired t-test (as
-        ``scipy.stats.ttest_rel``) and its t interval, as ``compare()``: where does a
-        model lose, even when it wins on average?
-
-        ``correction`` runs over every test of the call (slices x systems x metrics), not
-        only the rows shown: ``n_tested`` says how many. ``significant`` is ``p_adjusted <
-        1 - confidence_level``.
-
-        One row per tested (slice, system, metric), worst first (by ``delta``, ascending)
-        within each system and metric: a column per entry of ``columns`` (the slice's value
-        as text, null where the slice does not constrain it), ``slice``, ``depth``,
-        ``system``, ``metric``, ``k``, ``n_queries`` (inside the slice), ``mean`` (inside),
-        ``mean_outside`` (or, with a baseline, ``baseline_mean``: the baseline's mean inside
-        the slice), ``delta``, ``ci_low``, ``ci_high``, ``p_value``, ``p_adjusted``,
-        ``significant``, ``n_tested``. A missing value (null, NaN) is a level of its own,
-        shown as ``(missing)``: ``device=(missing)``.
-
-        Parameters
-        ----------
-        metrics
-            Metrics, as in ``evaluate``.
-        columns
-            The slice columns, each constant within a query.
-        baseline
-            A score column: test each other system's difference from it inside each slice.
-        max_depth
-            The most predicates in one slice (1: single columns).
-        min_queries
-            The fewest queries a slice needs to be tested.
-        bins
-            The quantile bins of a numeric column of more distinct values than this.
-        test
-            ``"t-test"`` or ``"permutation"``: a permutation test of each slice against
-            the other queries (shuffles of the queries shared by every slice), or, with a
-            baseline, the sign-flip test of the differences inside it; exact under no
-            effect where the t-test is not (small slices of a skewed metric), and costlier
-            (queries x ``n_permutations`` per system and metric). The interval stays the
-            t-test's. ``"bootstrap"``: percentile bootstrap tests and intervals, as
-            ``compare()``'s bootstrap intervals: the slice's queries and the other queries
-            each resampled on their own (as ``compare(reference=)``), or, with a baseline,
-            the slice's differences (as ``compare()``'s paired interval), ``n_resamples``
-            times from ``seed`` for every slice; the p-value inverts the interval
-            (two-sided: ``min(1, 2 min((1 + #{d* >= 0}), (1 + #{d* <= 0})) / (1 +
-            n_resamples))``), and costs ``n_resamples`` x the queries (the frame's, without
-            a baseline) per slice.
-        alternative
-            ``"two-sided"``, ``"less"`` (the slice, or the system, is worse) or
-            ``"greater"``; the interval is one-sided for the latter two, as scipy's.
-        confidence_level
-            Level of the intervals; ``1 - confidence_level`` is the level of
-            ``significant``.
-        correction
-            ``"holm"``, ``"bonferroni"`` (the family-wise error), ``"fdr_bh"``
-            (Benjamini-Hochberg: the false discovery rate) or ``None``.
-        top
-            Keep the first ``top`` rows of each system and metric (all tests still count).
-        n_permutations
-            Resamples of the permutation test (its p-values are at least ``1 /
-            (n_permutations + 1)``).
-        n_resamples
-            Resamples of the bootstrap (``test="bootstrap"``).
-        seed
-            Seed of the permutation test's or the bootstrap's resamples.
-
-        Examples
-        --------
-        >>> import pandas as pd, rankframe
-        >>> df = pd.DataFrame({"query": [1, 1, 2, 2, 3, 3, 4, 4], "item": ["x", "y"] * 4,
-        ...                    "score": [0.9, 0.1] * 4, "relevant": [1, 0, 1, 0, 0, 1, 0, 1],
-        ...                    "theme": ["a", "a", "a", "a", "b", "b", "a", "a"]})
-
-        Reciprocal ranks 1, 1, 0.5 (theme b) and 0.5: theme b's 0.5 against the other
-        queries' mean 5/6, a delta of -1/3; one query inside, so no test.
-
-        >>> out = df.rank_eval.slices("mrr", "theme", min_queries=1)
-        >>> out[["slice", "n_queries", "mean", "mean_outside", "delta"]]
-             slice  n_queries      mean  mean_outside     delta
-        0  theme=b          1  0.500000      0.833333 -0.333333
-        1  theme=a          3  0.833333      0.500000  0.333333
-        """
-        options = _options_from(chosen)
-        parsed, options = _bound(parse_metrics(metrics), options, chosen)
-        slice_columns = _as_list(columns)
-        self._binding.check_columns(slice_columns)
-        sided = _alternative(alternative, test)
-        # Tests reads compare()'s tests: the bootstrap's own settings are n_resamples and seed
-        tests = _table_tests("permutation" if test == "permutation" else "t-test", correction,
-                             confidence_level, n_permutations, n_resamples, seed)
-        search = Slices(
-            baseline=self._baseline_position(baseline), tests=tests,
-            max_depth=_slice_count("max_depth", max_depth, 1),
-            min_queries=_slice_count("min_queries", min_queries, 1),
-            bins=_slice_count("bins", bins, 2), alternative=sided,
-            top=None if top is None else _slice_count("top", top, 1), test=test,
-        )
-        produced = {n for n, _ in _slice_output_columns((), tuple(parsed), paired=True)}
-        clashes = sorted(set(slice_columns) & (produced | {"mean_outside"}))
-        if not slice_columns or clashes:
-            msg = (
-                "slices() needs at least one slice column, e.g. slices('ndcg@10', ['theme', "
-                "'device'])." if not slice_columns else
-                f"Column {clashes[0]!r} clashes with the output column {clashes[0]!r} of "
-                "slices(); rename it first, e.g. df.rename(columns={"
-                f"{clashes[0]!r}: '{clashes[0]}_'}})."
-            )
-            raise InvalidOptionError(msg)
-        request = self._binding.request(parsed, slice_columns, options, search)
-        return self._binding.run(request)
-
-    @_arguments_checked
-    @_convention_applied
-    @_option_keywords
-    def gaps(
-        self,
-        metrics: str | Metric | Iterable[str | Metric],
-        by: str | Sequence[str],
-        *,
-        baseline: str | None = None,
-        test: GapTest = "permutation",
-        correction: Correction | None = "holm",
-        confidence_level: float = 0.95,
-        n_permutations: int = 10_000,
-        n_resamples: int = 1000,
-        seed: int | None = 0,
-        **chosen: Any,
-    ) -> Any:
-        """The gaps between user groups: per system and metric, how far apart the groups'
-        means are, and a test that every group is served alike.
-
-        The groups are the values of ``by`` (each constant within a query: a user's age
-        band, country, plan), every combination of them for several columns, as ``by=``
-        makes segments elsewhere (intersectional groups; call ``gaps()`` once per column for
-        one attribute at a time). Per (system, metric), over the queries the metric
-        includes (``empty=``): each group's mean of the per-query values (a geometric mean
-        for ``gm_map``, ``gm_bpref``; the mean count per query for the ``num_*`` counts, whose
-        sums would grow with the group's size), ``gap = max - min`` of those means, ``ratio
-        = max / min`` (inf when the lowest is 0), the lowest group (``worst_group``; the
-        registry declares no direction, so "worst" is the lowest value, as ``slices()``'s
-        worst first) and the highest (``best_group``), each with its mean.
-
-        The test is of "every group has the same distribution": ``"permutation"`` shuffles
-        the group labels over the queries ``n_permutations`` times from ``seed`` and
-        counts the shuffles whose gap is at least the observed one (the statistic is the
-        gap itself, the number reported); ``"rank"`` is the Kruskal-Wallis H test (as
-        ``scipy.stats.kruskal``), ``"anova"`` the one-way ANOVA F test (as
-        ``scipy.stats.f_oneway``). The interval of the gap is a percentile bootstrap
-        resampling queries within each group (``n_resamples`` times from ``seed``); the
-        maximum of resampled means is biased upwards, so when the groups are close the
-        interval may lie above the gap. ``p_adjusted`` corrects over every (system,
-        metric) of the call, ``n_tested`` says how many; ``significant`` is ``p_adjusted <
-        1 - confidence_level``.
-
-        With ``baseline="col"``: is the change from the baseline the same for every group
-        (the group x system interaction)? Each other system's per-query difference from
-        the baseline (of ``log(max(value, 1e-5))`` for a geometric mean) takes the values'
-        place: the group means are the groups' mean changes (``worst_delta``,
-        ``best_delta``), the gap their spread (the ratio is NaN: a ratio of changes of
-        either sign means nothing), and the tests shuffle the group labels of the
-        differences (``"permutation"``), or are Kruskal-Wallis and the one-way ANOVA of the
-        differences.
-
-        One row per (system, metric), systems in order (without the baseline), the keys and
-        the answer first: ``system``, ``metric``, ``k``, ``gap``, ``ci_low``, ``ci_high``,
-        ``p_value``, ``significant``, then ``ratio``, ``worst_group``, ``worst_mean``,
-        ``best_group``, ``best_mean`` (or ``worst_delta``, ``best_delta``), ``p_adjusted``,
-        ``n_groups``, ``n_queries`` and ``n_tested``. A frame of the input's kind. A group
-        whose value is missing (null, NaN) is named ``(missing)``.
-
-        Parameters
-        ----------
-        metrics
-            Metrics, as in ``evaluate``; set-level metrics (``coverage``) have no
-            per-query values and are refused.
-        by
-            The column(s) naming each query's group.
-        baseline
-            A score column: test whether each other system's change from it is the same in
-            every group.
-        test
-            ``"permutation"``, ``"rank"`` (Kruskal-Wallis) or ``"anova"`` (one-way F).
-        correction
-            ``"holm"``, ``"bonferroni"``, ``"fdr_bh"`` or ``None``, over every row.
-        confidence_level
-            Level of the interval of the gap; ``1 - confidence_level`` is the level of
-            ``significant``.
-        n_permutations
-            Shuffles of the permutation test (its p-values are at least ``1 /
-            (n_permutations + 1)``).
-        n_resamples
-            Resamples of the bootstrap interval.
-        seed
-            Seed of both resamplings; the same seed gives the same table.
-
-        Examples
-        --------
-        >>> import pandas as pd, rankframe
-        >>> df = pd.DataFrame({"query": [1, 1, 2, 2, 3, 3, 4, 4], "item": ["x", "y"] * 4,
-        ...                    "score": [0.9, 0.1] * 4, "relevant": [1, 0, 1, 0, 0, 1, 0, 1],
-        ...                    "age": ["young"] * 4 + ["old"] * 4})
-
-        Reciprocal ranks 1, 1 (young) and 0.5, 0.5 (old): a gap of 0.5, a ratio of 2.
-        Two of the 4! / (2! 2!) = 6 ways to share the queries between the groups keep them
-        apart, so the exact p-value is 1/3; 2,000 shuffles estimate it:
-
-        >>> out = df.rank_eval.gaps("mrr", "age", n_permutations=2000)
-        >>> out[["metric", "gap", "ratio", "worst_group", "best_group"]]
-          metric  gap  ratio worst_group best_group
-        0    mrr  0.5    2.0         old      young
-        >>> round(float(out["p_value"].iloc[0]), 2)
-        0.31
-        """
-        options = _options_from(chosen)
-        parsed, options = _bound(parse_metrics(metrics), options, chosen)
-        by_list = _as_list(by)
-        if not by_list:
-            raise InvalidOptionError("gaps() needs a by= column naming each query's group, "
-                                     "e.g. gaps('ndcg@10', by='age_band').")
-        self._binding.check_columns(by_list)
-        if test not in GAP_TESTS:
-            msg = (f"gaps() tests with test='permutation', test='rank' (Kruskal-Wallis) or "
-                   f"test='anova' (one-way F); got test={test!r}. Pass one of them.")
-            raise InvalidOptionError(msg)
-        # the test is gaps()'s own (checked above); Tests checks the other settings
-        tests = _table_tests("permutation", correction, confidence_level, n_permutations,
-                             n_resamples, seed)
-        result = Gaps(baseline=self._baseline_position(baseline), test=test, tests=tests)
-        request = self._binding.request(parsed, by_list, options, result)
-        return self._binding.run(request)
-
-    @_arguments_checked
-    @_option_keywords
-    def sample_size(
-        self,
-        metrics: str | Metric | Iterable[str | Metric],
-        *,
-        delta: float,
-        by: str | Sequence[str] | None = None,
-        baseline: str | None = None,
-        reference: Any = None,
-        relative: bool = False,
-        alpha: float = 0.05,
-        power: float = 0.8,
-        alternative: Literal["two-sided", "less", "greater"] = "two-sided",
-        **chosen: Any,
-    ) -> Any:
-        """How many queries a t-test needs to detect a change of ``delta``, and how many
-        are in hand.
-
-        With ``baseline="col"``: each other system's paired per-query differences from the
-        baseline (the paired t-test of ``compare()``), ``delta`` absolute or (``relative=
-        True``) a fraction of the baseline's mean. Without: a sample like this frame against
-        another of the same size (two samples, each system's own spread), ``delta`` absolute
-        or a fraction of this frame's mean. The effect size is ``delta`` over the observed
-        standard deviation (of the differences, or of the values); ``n_needed`` is the
-        smallest whole number of queries (per sample, for two) at which the t-test at
-        ``alpha`` reaches ``power``: the ceiling of statsmodels' ``TTestPower`` (paired) or
-        ``TTestIndPower`` (two samples, ``ratio=1``) ``solve_power``. ``inf`` when the
-        one-sided ``alternative`` looks the other way; NaN when the values do not vary.
-
-        With ``reference=other_frame`` (bound with the same column names, as in
-        ``compare(reference=...)``): each system of this frame against the same system of
-        the reference, two samples of equal size (``TTestIndPower``, ``ratio=1``), always
-        (for a paired design, put both systems in one frame and pass ``baseline=``). The
-        standard deviation is the pooled one of the two frames' per-query values,
-        ``sqrt(((n1 - 1) s1**2 + (n2 - 1) s2**2) / (n1 + n2 - 2))`` (each ``s`` with
-        ``ddof=1``); ``delta`` is absolute or a fraction of the reference's mean;
-        ``n_needed`` is per side, ``n_reference`` the reference's queries in hand, and
-        ``enough`` says both sides hold ``n_needed``.
-
-        With ``by=`` (columns constant within a query, as elsewhere): one row per segment,
-        system and metric, the ``by`` columns first, each segment's figures from its own
-        queries (and, with ``reference=``, the reference's queries of the same segment):
-        its standard deviation, its baseline's mean for ``relative=True``, and the queries
-        it holds (``n_queries``), so ``enough`` says whether that segment alone decides.
-        Segments in sorted order, a missing value last.
-
-        One row per (system, metric), the answer first: ``system``, ``metric``, ``n_needed``,
-        ``n_queries`` (in hand, with a value), ``enough``, ``delta`` (absolute),
-        ``effect_size``, ``sd``, ``test``. A pandas frame for every frame kind (it reads
-        ``per_query()``'s values once, and the reference's once).
-
-        Examples
-        --------
-        >>> import pandas as pd, rankframe
-        >>> df = pd.DataFrame({"query": [1, 1, 2, 2, 3, 3, 4, 4], "item": ["x", "y"] * 4,
-        ...                    "a": [0.9, 0.1] * 4, "b": [0.1, 0.9, 0.9, 0.1] * 2,
-        ...                    "relevant": [1, 0, 1, 0, 0, 1, 0, 1]})
-
-        Reciprocal ranks, a: 1, 1, 1/2, 1/2; b: 1/2, 1, 1, 1/2. The differences b - a
-        (-1/2, 0, 1/2, 0) have a standard deviation of sqrt(1/6) = 0.408, so a change of
-        0.1 is an effect of 0.245: a paired t-test at 5% needs 133 queries for 80% power
-        (statsmodels' ``TTestPower().solve_power(0.1 / (1 / 6) ** 0.5, alpha=0.05,
-        power=0.8)`` is 132.7).
-
-        >>> out = df.rank_eval(score=["a", "b"]).sample_size("mrr", delta=0.1, baseline="a")
-        >>> out[["system", "metric", "n_needed", "n_queries", "enough"]]
-          system metric  n_needed  n_queries  enough
-        0      b    mrr     133.0          4   False
-        """
-        checked_delta = _finite_number("delta", delta)
-        by_list = _as_list(by)
-        self._binding.check_columns(by_list)
-        if checked_delta == 0:
-            raise InvalidOptionError("delta=0 is no change to detect; pass the smallest "
-                                     "change that matters, e.g. delta=0.01.")
-        for name, value in (("alpha", alpha), ("power", power)):
-            number = _finite_number(name, value)
-            if not 0 < number < 1:
-                msg = f"{name}={value!r} must lie strictly between 0 and 1, e.g. {name}=0.05."
-                raise InvalidOptionError(msg)
-        if alternative not in ("two-sided", "less", "greater"):
-            msg = (f"alternative={alternative!r} is not one of 'two-sided', 'less', "
-                   "'greater'; pass one of them.")
-            raise InvalidOptionError(msg)
-        systems = list(self._names.scores)
-        other = None
-        if reference is not None:
-            _one_of_baseline_reference("sample_size", baseline)
-            other = self._reference_binding(reference, by_list, None)
-        if baseline is not None and baseline not in systems:
-            msg = (f"baseline={baseline!r} is not one of the score columns {systems}; pass "
-                   "one of them.")
-            raise InvalidOptionError(msg)
-        if baseline is not None and len(systems) < 2:
-            raise InvalidOptionError("baseline= needs two score columns or more: "
-                                     "rank_eval(score=['model_a', 'model_b']).")
-        segments = by_list or None
-        table: Any = results.as_pandas(self.per_query(metrics, by=segments, **chosen))
-        keys = list(self._names.query_key)
-        labels = [str(c) for c in table.columns if c not in (*keys, *by_list, "system")]
-        settings: dict[str, Any] = {
-            "delta": checked_delta, "relative": check_flag("relative", relative, "sample_size"),
-            "alpha": float(alpha), "power": float(power), "alternative": alternative,
-        }
-        if other is not None:
-            theirs = results.as_pandas(
-                type(self)(other.frame, other.names).per_query(metrics, by=segments,
-                                                               **chosen))
-            return per_segment(
-                lambda mine, them: reference_sample_sizes(
-                    mine, cast(Any, them), labels, keys, systems, **settings),
-                table, by_list, cast(Any, theirs))
-        return per_segment(
-            lambda mine, _: sample_sizes(mine, labels, keys, systems, baseline, **settings),
-            table, by_list)
-
-    def _baseline_position(self, baseline: str | None) -> int | None:
-        """The position of ``slices()``'s or ``gaps()``'s baseline among the score columns."""
-        if baseline is None:
-            return None
-        systems = list(self._names.scores)
-        if baseline not in systems or len(systems) < 2:
-            msg = (
-                f"baseline={baseline!r} must be one of at least two score columns; the score "
-                f"columns are {systems}. Bind them with df.rank_eval(score=['model_a', "
-                "'model_b']) and pass one of them."
-            )
-            raise InvalidOptionError(msg)
-        return systems.index(baseline)
-
-    @_arguments_checked
-    @_option_keywords
+    @arguments_checked
+    @validate_params({
+        "baseline": params.BASELINE, "mode": params.GATE_MODE,
+        "min_queries": params.GATE_MIN_QUERIES,
+    }, scores_of)
+    @option_keywords
     def check(
         self,
         rules: str | Iterable[str],
@@ -1314,6 +686,8 @@ class RankEval:
                 options=dict(chosen), scores=self._names.scores,
             )
 
+    @validate_params({"baseline": params.BASELINE, "curves": params.FLAG,
+                      "fingerprint": params.FLAG}, scores_of)
     def report(self, metrics: str | Metric | Iterable[str | Metric], *,
                by: str | Sequence[str] | None = None, baseline: str | None = None,
                **kwargs: Any) -> Any:
@@ -1333,10 +707,7 @@ class RankEval:
         # `import rankframe`: a lower layer, imported here for import time alone
         from rankframe import report
 
-        _check_report_keywords(report.build, metrics, kwargs)
-        for flag in ("curves", "fingerprint"):
-            if flag in kwargs:
-                check_flag(flag, kwargs[flag], "report")
+        check_report_keywords(report.build, metrics, kwargs)
         rules = kwargs.get("rules")
         if rules is not None:  # a bad rule is refused before any pass over the data
             gates.parse_rules([rules] if isinstance(rules, str) else list(rules))
@@ -1344,7 +715,7 @@ class RankEval:
             return report.build(self, self._binding, metrics, by=by, baseline=baseline,
                                 **kwargs)
 
-    @_arguments_checked
+    @arguments_checked
     def rank(self, *, ties: Ties = "trec", name: str = "rank") -> Any:
         """The input frame plus an integer column ``name``: each row's rank in its query.
 
@@ -1382,100 +753,7 @@ class RankEval:
         return self._binding.rank(columns, ties)
 
 
-# -- the metric methods: one per metric of the registry ---------------------------------------
-
-_POSITIONAL = inspect.Parameter.POSITIONAL_OR_KEYWORD
-_K = inspect.Parameter("k", _POSITIONAL, default=None, annotation=int | None)
-_BY = inspect.Parameter(
-    "by", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=str | Sequence[str] | None
-)
-_EVERY = _BY.replace(name="every", annotation=str | None)
-_K_DOC = "k\n    Cut-off: a positive integer, or ``None`` for the whole list."
-_BY_DOC = "by\n    Column(s) constant within each query; gives one value per segment."
-_EVERY_DOC = (
-    "every\n    A window length (``\"1w\"``, a polars duration string) over the bound time "
-    "column: one value per window (first in the index), as ``evaluate``."
-)
-_RETURNS = (
-    "Returns\n-------\nfloat, or per segment a pandas Series / polars DataFrame; a LazyFrame "
-    "for LazyFrames, lazy Dask objects for Dask. With several score columns, one value per "
-    "system."
-)
-
-
-def _k_doc(definition: MetricDef) -> str:
-    """The ``k`` entry of a metric method's parameters: a cut-off, or what its number is."""
-    param = definition.param
-    if param.integer:
-        return _K_DOC
-    need = "required" if param.required else "``None`` for the default"
-    return f"k\n    The {param.what}: {param.allowed} ({need})."
-
-
-def _metric_docstring(definition: MetricDef) -> str:
-    """The NumPy-style docstring of a metric's method, from its declaration."""
-    parameters = [_k_doc(definition)] if definition.takes_k else []
-    parameters += [
-        _BY_DOC, *(o.docstring() for o in definition.parameters()), _EVERY_DOC,
-        CONVENTION.docstring(),
-    ]
-    sections = [
-        inspect.cleandoc(definition.doc) or definition.summary,
-        "Parameters\n----------\n" + "\n".join(parameters),
-        _RETURNS,
-    ]
-    if definition.examples:
-        sections.append("Examples\n--------\n" + inspect.cleandoc(definition.examples))
-    return "\n\n".join(sections) + "\n"
-
-
-def metric_method(definition: MetricDef) -> Callable[..., Any]:
-    """``RankEval.<name>(k=None, *, by=None, **options)`` for one metric of the registry:
-    its signature (``__signature__``) and docstring are built from the declaration."""
-    name = definition.name
-    declared = definition.parameters()
-    positional = [] if not definition.takes_k else [
-        _K if definition.param.integer else _K.replace(annotation=float | None)
-    ]
-    signature = inspect.Signature(
-        [inspect.Parameter("self", _POSITIONAL), *positional, _BY,
-         *(o.parameter() for o in declared), _EVERY, CONVENTION.parameter()],
-        return_annotation=Any,
-    )
-
-    def method(self: RankEval, *args: Any, **kwargs: Any) -> Any:
-        bound = _bind(name, signature, (self, *args), kwargs)
-        explicit = set(bound.arguments)
-        bound.apply_defaults()
-        values: dict[str, Any] = dict(bound.arguments)
-        preset = preset_options(values["convention"], explicit, [o.name for o in declared])
-        values.update(preset)
-        options = Options(**{o.name: values[o.name] for o in declared})
-        chosen = {n: values[n] for n in [*explicit, *preset] if n in values}
-        return self._metric(name, values.get("k"), values["by"], options, chosen,
-                            values["every"])
-
-    method.__name__ = name
-    method.__qualname__ = f"{RankEval.__qualname__}.{name}"
-    method.__doc__ = _metric_docstring(definition)
-    method.__signature__ = signature  # type: ignore[attr-defined]
-    return method
-
-
-def _add_metric_method(definition: MetricDef) -> None:
-    existing = RankEval.__dict__.get(definition.name)
-    if existing is not None and not getattr(existing, "_rankframe_metric", False):
-        msg = (
-            f"A metric cannot be named {definition.name!r}: the accessor already has a "
-            f"method {definition.name!r}."
-        )
-        raise ValueError(msg)
-    method = metric_method(definition)
-    method._rankframe_metric = True  # type: ignore[attr-defined]
-    setattr(RankEval, definition.name, method)
-
-
-on_register(_add_metric_method)
+on_register(lambda definition: add_metric_method(RankEval, definition))
 
 
 def rank_eval(obj: Any) -> RankEval:
@@ -1503,17 +781,6 @@ def rank_eval(obj: Any) -> RankEval:
     1     b  1.0
     """
     return RankEval(_frame_of(obj))
-
-
-def _one_of_baseline_reference(method: str, baseline: str | None) -> None:
-    """``baseline=`` and ``reference=`` together: an error (``reference`` is given)."""
-    if baseline is not None:
-        msg = (
-            f"{method}() takes baseline= or reference=, not both: baseline={baseline!r} "
-            "compares the score columns of this frame with one of them, reference= compares "
-            "each score column with the same column of another frame. Drop one of them."
-        )
-        raise InvalidOptionError(msg)
 
 
 def _frame_of(obj: Any) -> Any:

@@ -37,7 +37,6 @@ import pyarrow as pa
 from rankframe._suggest import closest, closest_one, did_you_mean
 from rankframe.adapters import results
 from rankframe.exceptions import (
-    InvalidOptionError,
     InvalidRuleError,
     RankEvalError,
     UnknownMetricError,
@@ -46,7 +45,8 @@ from rankframe.metrics.registry import GEOMETRIC_FLOOR, METRICS, Metric, labels,
 from rankframe.pipeline import provenance
 from rankframe.pipeline.analysis import MDE_POWER, SYSTEM, k_type, relative_change
 from rankframe.pipeline.binding import Frame
-from rankframe.settings.options import Correction, Family, Test, check_choice, check_count
+from rankframe.settings.options import Correction, Family, Test
+from rankframe.settings.params import GATE_MODES, as_columns
 from rankframe.settings.statistics import Tests
 from rankframe.stats.power import t_test_detectable_effect, t_test_sample_size
 
@@ -79,7 +79,7 @@ NO_BASELINE = "no baseline"
 #: Every status a row of ``check`` may have; only ``"fail"`` (and, when asked,
 #: ``"uncertain"``) fails a gate.
 STATUSES = (PASS, FAIL, UNCERTAIN, TOO_FEW, NO_BASELINE)
-MODES: tuple[Mode, ...] = ("interval", "point")
+MODES: tuple[Mode, ...] = GATE_MODES  # check()'s modes, as params checks them
 WINDOW = "window"  # the column of time windows (evaluate/compare with every=)
 #: The gate table's columns after ``rule`` and its keys (``window``, ``by``, ``system``),
 #: the same whatever the rules: the answer first (``status``, the value, the change, the
@@ -351,15 +351,6 @@ class _Part:
     values: dict[str, Any]
 
 
-def _check_arguments(*, mode: object, min_queries: object) -> None:
-    """The settings of ``check()`` itself; those of its statistics are a ``Tests``."""
-    check_choice("mode", mode, MODES)
-    check_count(
-        "min_queries", min_queries,
-        "The 'min_queries' option must be a positive integer. Got {value!r} instead.",
-    )
-
-
 def _no_baseline_error(rule: Rule) -> InvalidRuleError:
     msg = (
         f"Rule {rule.text!r} is a drop rule: it compares each system with a baseline, and "
@@ -394,104 +385,22 @@ def check(
     scores: Sequence[str],
 ) -> Any:
     """The gate table of ``rules`` on the accessor ``ev`` (``RankEval.check`` documents
-    the arguments), whose frame's adapter is ``frame``: read through its methods, and a
-    pandas or polars frame as that adapter builds them."""
+    the arguments and checks them: ``rankframe.settings.params``), whose frame's adapter is
+    ``frame``: read through its methods, and a pandas or polars frame as that adapter
+    builds them. The steps: parse the rules, resolve what they compare with, read the
+    tables (``evaluate`` for absolute rules, ``compare`` for drop rules), the rows of each
+    rule, then the table in the order of the rules."""
     parsed = parse_rules(rules)
-    _check_arguments(mode=mode, min_queries=min_queries)
     tests = Tests(
         test=test, correction=correction, family=family, alpha=alpha,
         confidence_level=confidence_level, n_permutations=n_permutations,
         n_resamples=n_resamples, seed=seed,
     )
-    absolute = [r for r in parsed if not r.drop]
-    drops = [r for r in parsed if r.drop]
-    # against a baseline column: without every= and reference=, or every= with a baseline
-    against_base = reference is None and (every is None or baseline is not None)
-    if drops and against_base and len(scores) < 2:
-        raise _no_baseline_error(drops[0])
-    if baseline is not None and baseline not in scores:
-        msg = (
-            f"baseline={baseline!r} is not one of the score columns {list(scores)}; pass one "
-            "of them."
-        )
-        raise InvalidOptionError(msg)
-    windows = {} if every is None else {"every": every}
-    by_list = [by] if isinstance(by, str) else list(dict.fromkeys(by or []))
-    parts: list[tuple[list[Rule], Any, bool]] = []
-    made: provenance.Provenance | None = None  # what made the tables: the run's options
-    if absolute:
-        metrics = list(dict.fromkeys(r.metric for r in absolute))
-        interval = {} if mode == "point" else {"confidence_level": tests.confidence_level}
-        table = ev.evaluate(
-            metrics, by=by, tidy=True, n_resamples=tests.n_resamples, seed=tests.seed,
-            **interval, **windows, **options,
-        )
-        made = made or provenance.recall(table)
-        parts.append((absolute, frame.eager(table), False))
-    if drops:
-        metrics = list(dict.fromkeys(r.metric for r in drops))
-        extra: dict[str, Any] = dict(windows)
-        if reference is not None:
-            extra["reference"] = reference
-        if baseline is not None:
-            extra["baseline"] = baseline
-        table = ev.compare(metrics, by=by, **asdict(tests), **extra, **options)
-        made = made or provenance.recall(table)
-        parts.append((drops, frame.eager(table), True))
-    every_metric = list(dict.fromkeys(r.metric for r in parsed))
-    k_arrow = pa.float64() if k_type(every_metric) == "float?" else pa.int64()
-    base_system = (baseline if baseline is not None else scores[0]) if against_base else None
-    frames: list[tuple[int, Any]] = []
-    place = {str(system): i for i, system in enumerate(scores)}
-    for part_rules, table, is_drop in parts:
-        backend = frame.backend(table)
-        spreads = _Spreads(ev, table, by, windows, options, part_rules)
-        columns = list(table.columns)
-        keys = [
-            *(c for c in columns if c == WINDOW and WINDOW not in by_list),
-            *(c for c in by_list if c in columns),
-            *(c for c in columns if c == SYSTEM),
-        ]
-        row_keys = _keys(backend)
-        systems = [str(s) for s in backend.column(SYSTEM)]
-        metrics = list(dict.fromkeys(r.metric for r in part_rules))
-        for rule in part_rules:
-            others = [m for m in metrics if m != rule.metric]
-            key = _rule_key(rule.metric, others, options)
-            # per system in the order of the score columns, then its windows and segments
-            rows = sorted(
-                (i for i, k in enumerate(row_keys)
-                 if k == key and not (is_drop and systems[i] == base_system)),
-                key=lambda i: place.get(systems[i], len(place)),
-            )
-            values = _drop_values(rule, backend, rows, alpha, mode) if is_drop else (
-                _absolute_values(rule, backend, rows, mode)
-            )
-            n_queries = _floats(backend.column("n_queries"))[rows]
-            status = values.pop("status")
-            status[n_queries < min_queries] = TOO_FEW
-            uncertain = status == UNCERTAIN
-            decide = np.full(len(rows), np.nan)
-            if uncertain.any():
-                chosen = np.asarray(rows, dtype=np.int64)[uncertain]
-                decide[uncertain] = (
-                    _drop_decide(backend, chosen, tests, "n_reference" in columns) if is_drop
-                    else _absolute_decide(rule, backend, chosen, tests, spreads)
-                )
-            index = np.asarray(rows, dtype=np.int64)
-            labels_ = np.empty(len(rows), dtype=object)
-            labels_[:] = rule.text
-            names = np.empty(len(rows), dtype=object)
-            names[:] = key[0]
-            head = {
-                "rule": labels_,
-                "metric": names,
-                "k": pa.array([rule.metric.k] * len(rows), type=k_arrow),
-            }
-            tail = {**values, "n_queries": n_queries.astype(np.int64), "status": status,
-                    "queries_to_decide": decide}
-            rows_table = backend.table(keys, index, {**head, **tail})
-            frames.append((parsed.index(rule), rows_table[["rule", *keys, *COLUMNS]]))
+    call = _resolve(ev, frame, parsed, tests, baseline=baseline, reference=reference,
+                    every=every, by=by, mode=mode, min_queries=min_queries,
+                    options=options, scores=scores)
+    parts, made = _read_tables(call)
+    frames = [row for part in parts for row in _part_rows(call, *part)]
     # in the order of the rules, whichever table each one read
     result = frame.concat([table for _, table in sorted(frames, key=lambda pair: pair[0])])
     if made is None:
@@ -504,9 +413,154 @@ def check(
         "test": test, "correction": correction, "family": family, "every": every,
         "reference": reference is not None,
     }
-    request = replace(made.request, metrics=tuple(every_metric))
+    request = replace(made.request, metrics=tuple(call.every_metric))
     return provenance.remember(result, request, frame.source, kind="Check",
                                settings=settings)
+
+
+@dataclass(frozen=True)
+class _Call:
+    """One ``check()`` call, resolved: its rules, the accessor and frame it reads, the
+    settings every step reads, and what drop rules compare with (``base_system``: the
+    baseline column when they compare with one, else ``None``)."""
+
+    ev: Any
+    frame: Frame
+    parsed: list[Rule]
+    tests: Tests
+    mode: Mode
+    min_queries: int
+    baseline: str | None
+    reference: Any
+    by: str | Sequence[str] | None
+    by_list: list[str]
+    windows: dict[str, Any]
+    options: dict[str, Any]
+    scores: Sequence[str]
+    base_system: str | None
+    every_metric: list[Metric]
+    k_arrow: pa.DataType
+
+
+def _resolve(ev: Any, frame: Frame, parsed: list[Rule], tests: Tests, *, baseline: str | None,
+             reference: Any, every: str | None, by: str | Sequence[str] | None, mode: Mode,
+             min_queries: int, options: dict[str, Any], scores: Sequence[str]) -> _Call:
+    """What the rules compare with: drop rules against a baseline column (without
+    ``every=`` and ``reference=``, or ``every=`` with a baseline) need two score columns."""
+    against_base = reference is None and (every is None or baseline is not None)
+    drops = [r for r in parsed if r.drop]
+    if drops and against_base and len(scores) < 2:
+        raise _no_baseline_error(drops[0])
+    every_metric = list(dict.fromkeys(r.metric for r in parsed))
+    return _Call(
+        ev=ev, frame=frame, parsed=parsed, tests=tests, mode=mode, min_queries=min_queries,
+        baseline=baseline, reference=reference, by=by, by_list=as_columns(by),
+        windows={} if every is None else {"every": every}, options=options, scores=scores,
+        base_system=(baseline if baseline is not None else scores[0]) if against_base
+        else None,
+        every_metric=every_metric,
+        k_arrow=pa.float64() if k_type(every_metric) == "float?" else pa.int64(),
+    )
+
+
+def _read_tables(
+    call: _Call,
+) -> tuple[list[tuple[list[Rule], Any, bool]], provenance.Provenance | None]:
+    """The tables the rules read, each with its rules and whether they are drop rules:
+    ``evaluate``'s (tidy, with intervals unless ``mode="point"``) for absolute rules,
+    ``compare``'s for drop rules; and what made the first (its provenance)."""
+    absolute = [r for r in call.parsed if not r.drop]
+    drops = [r for r in call.parsed if r.drop]
+    parts: list[tuple[list[Rule], Any, bool]] = []
+    made: provenance.Provenance | None = None  # what made the tables: the run's options
+    tests = call.tests
+    if absolute:
+        metrics = list(dict.fromkeys(r.metric for r in absolute))
+        interval = {} if call.mode == "point" else {"confidence_level": tests.confidence_level}
+        table = call.ev.evaluate(
+            metrics, by=call.by, tidy=True, n_resamples=tests.n_resamples, seed=tests.seed,
+            **interval, **call.windows, **call.options,
+        )
+        made = made or provenance.recall(table)
+        parts.append((absolute, call.frame.eager(table), False))
+    if drops:
+        metrics = list(dict.fromkeys(r.metric for r in drops))
+        extra: dict[str, Any] = dict(call.windows)
+        if call.reference is not None:
+            extra["reference"] = call.reference
+        if call.baseline is not None:
+            extra["baseline"] = call.baseline
+        table = call.ev.compare(metrics, by=call.by, **asdict(tests), **extra, **call.options)
+        made = made or provenance.recall(table)
+        parts.append((drops, call.frame.eager(table), True))
+    return parts, made
+
+
+def _part_rows(call: _Call, part_rules: list[Rule], table: Any,
+               is_drop: bool) -> list[tuple[int, Any]]:
+    """The gate rows of each rule that reads ``table``, with the rule's position."""
+    backend = call.frame.backend(table)
+    spreads = _Spreads(call.ev, table, call.by, call.windows, call.options, part_rules)
+    columns = list(table.columns)
+    keys = [
+        *(c for c in columns if c == WINDOW and WINDOW not in call.by_list),
+        *(c for c in call.by_list if c in columns),
+        *(c for c in columns if c == SYSTEM),
+    ]
+    row_keys = _keys(backend)
+    systems = [str(s) for s in backend.column(SYSTEM)]
+    place = {str(system): i for i, system in enumerate(call.scores)}
+    metrics = list(dict.fromkeys(r.metric for r in part_rules))
+    frames: list[tuple[int, Any]] = []
+    for rule in part_rules:
+        others = [m for m in metrics if m != rule.metric]
+        key = _rule_key(rule.metric, others, call.options)
+        # per system in the order of the score columns, then its windows and segments
+        rows = sorted(
+            (i for i, k in enumerate(row_keys)
+             if k == key and not (is_drop and systems[i] == call.base_system)),
+            key=lambda i: place.get(systems[i], len(place)),
+        )
+        columns_of = _rule_columns(call, rule, backend, rows, is_drop, spreads,
+                                   "n_reference" in columns)
+        head = {
+            "rule": _repeated(rule.text, len(rows)),
+            "metric": _repeated(key[0], len(rows)),
+            "k": pa.array([rule.metric.k] * len(rows), type=call.k_arrow),
+        }
+        index = np.asarray(rows, dtype=np.int64)
+        rows_table = backend.table(keys, index, {**head, **columns_of})
+        frames.append((call.parsed.index(rule), rows_table[["rule", *keys, *COLUMNS]]))
+    return frames
+
+
+def _repeated(value: str, n: int) -> npt.NDArray[np.object_]:
+    """``value`` ``n`` times, as an object array."""
+    out = np.empty(n, dtype=object)
+    out[:] = value
+    return out
+
+
+def _rule_columns(call: _Call, rule: Rule, backend: Any, rows: list[int], is_drop: bool,
+                  spreads: _Spreads, two_tables: bool) -> dict[str, Any]:
+    """One rule's columns on its ``rows``: its values (per rule kind), the status (too
+    few queries where a segment has fewer than ``min_queries``), and the queries that
+    would decide an uncertain row."""
+    values = (_drop_values(rule, backend, rows, call.tests.alpha, call.mode) if is_drop
+              else _absolute_values(rule, backend, rows, call.mode))
+    n_queries = _floats(backend.column("n_queries"))[rows]
+    status = values.pop("status")
+    status[n_queries < call.min_queries] = TOO_FEW
+    uncertain = status == UNCERTAIN
+    decide = np.full(len(rows), np.nan)
+    if uncertain.any():
+        chosen = np.asarray(rows, dtype=np.int64)[uncertain]
+        decide[uncertain] = (
+            _drop_decide(backend, chosen, call.tests, two_tables) if is_drop
+            else _absolute_decide(rule, backend, chosen, call.tests, spreads)
+        )
+    return {**values, "n_queries": n_queries.astype(np.int64), "status": status,
+            "queries_to_decide": decide}
 
 
 def _absolute_values(

@@ -52,6 +52,7 @@ from rankframe.report._records import (
     WinTieLoss,
     eager,
 )
+from rankframe.settings import params
 from rankframe.settings.conventions import preset_options
 from rankframe.settings.options import OPTIONS, Options
 from rankframe.settings.statistics import Intervals, Tests
@@ -141,7 +142,7 @@ def compute(
 ) -> ReportData:
     """Every number of the report (see the module), with the statistics of ``tests``."""
     names = binding.names
-    by_list = [by] if isinstance(by, str) else list(dict.fromkeys(by or []))
+    by_list = params.as_columns(by)
     parsed, options, given = _bound(metrics, chosen)
     _refuse_set_metrics(parsed)
     systems = list(names.scores)
@@ -212,11 +213,7 @@ def _refuse_set_metrics(parsed: Sequence[Metric]) -> None:
 
 def _baseline(systems: list[str], baseline: str | None) -> str:
     """The baseline system: ``baseline``, or the first score column."""
-    base = systems[0] if baseline is None else baseline
-    if base not in systems:
-        msg = f"baseline={base!r} is not one of the score columns {systems}; pass one of them."
-        raise InvalidOptionError(msg)
-    return base
+    return params.check_baseline(baseline, systems)
 
 
 @dataclass(frozen=True)

@@ -26,11 +26,12 @@ Warnings about the data (null scores, counted as not retrieved: ``rankframe.Rank
 print one line each on stderr, ``rankframe: warning: ...``, once per command, and change
 nothing else; a score column without any score is an error of the data (the library's
 ``InvalidDataError``, ``problem="nothing_retrieved"``). Errors print one line on stderr,
-``rankframe: error: ...``, and exit with 2 when the command line is wrong (an unknown option or metric, a
-missing file, a format that cannot be told from the extension) or 1 when the data cannot be
-evaluated (an unreadable file, a missing column, values that break the input contract). An
-error about the data names the file, the 1-based line of the offending record and the option to
-pass, and quotes at most a short excerpt of the input.
+``rankframe: error: ...``, and exit with 2 when the command line is wrong (an unknown option
+or metric, a missing file, a format that cannot be told from the extension) or 1 when the data
+cannot be evaluated (an unreadable file, a missing column, values that break the input
+contract, a score column without a score). An error about the data names the file, the 1-based
+line of the offending record and the option to pass, and quotes at most a short excerpt of the
+input.
 Status lines ("reading FILE...") go to stderr only when it is a terminal, and are erased when
 the work is done.
 

@@ -8,7 +8,8 @@ Every error about the user's input or arguments is a ``RankEvalError``, which is
         ├── ColumnNotFoundError       a column named by the accessor is missing
         ├── InvalidDataError          a value in the frame breaks the input contract
         │   │                           (null id or grade, non-numeric score,
-        │   │                           duplicate item, `by` varying within a query)
+        │   │                           duplicate item, `by` varying within a query,
+        │   │                           a score column without any score)
         │   └── TrecFormatError       a line of a TREC run or qrels file (.path, .line)
         ├── UnknownMetricError        a metric string that names no metric
         ├── InvalidOptionError        a bad keyword value (k, ties, gain, empty, ...)
@@ -26,14 +27,12 @@ Warnings about the input that leave the numbers as they are: a ``RankEvalWarning
 
     UserWarning
     └── RankEvalWarning               a score column with null scores (.column, .count,
-        │                               .rows), counted as not retrieved
-        └── NothingRetrievedWarning   an error-level one: a score column whose every
-                                        score is null (its message starts "error:")
+                                        .rows), counted as not retrieved
 
-A score column without any score retrieved nothing, and every metric is 0 for it, as the
-contract says of a query that retrieved nothing: the numbers stand, and the warning says
-why they are 0 (``warnings.simplefilter("error", NothingRetrievedWarning)`` makes it an
-exception; the command line exits with 1).
+A score column without any score is no such warning but an error (``InvalidDataError``,
+``problem="nothing_retrieved"``): the system retrieved nothing, which the contract calls an
+error (a query that retrieved nothing is 0 for every metric; a whole system that did is a
+join that matched no row, or scores that failed to compute).
 
 Each message names the culprit (column, value, query; a file and its line) and the fix.
 ``excerpt`` quotes a user's value in a message, escaped and cut short, so that a message stays
@@ -62,7 +61,6 @@ __all__ = [
     "InvalidOptionError",
     "InvalidRuleError",
     "Keyword",
-    "NothingRetrievedWarning",
     "OptionName",
     "RankEvalError",
     "RankEvalWarning",
@@ -101,13 +99,16 @@ def excerpt(value: object, limit: int = EXCERPT_CHARACTERS) -> str:
 
 @dataclass(frozen=True)
 class Keyword:
-    """A keyword argument that a message names, as the call would pass it: ``ties='average'``."""
+    """A keyword argument that a message names, as the call would pass it: ``ties='average'``;
+    with ``call``, in that call: ``df.rank_eval(score=['old'])``."""
 
     name: str
     value: object
+    call: str | None = None
 
     def __str__(self) -> str:
-        return f"{self.name}={self.value!r}"
+        keyword = f"{self.name}={self.value!r}"
+        return keyword if self.call is None else f"{self.call}({keyword})"
 
 
 @dataclass(frozen=True)
@@ -171,10 +172,13 @@ class InvalidDataError(RankEvalError):
         ``"not_boolean"`` (the ``judged`` column), ``"not_temporal"`` (a ``time`` column
         holding no times), ``"no_time_unit"`` (an integer ``time`` column without
         ``time_unit``), ``"duplicate"`` (an item repeated in a
-        query; ``column`` is the item column) or ``"varying"`` (a ``by`` column that varies
-        within a query); ``None`` for other errors.
+        query; ``column`` is the item column), ``"varying"`` (a ``by`` column that varies
+        within a query) or ``"nothing_retrieved"`` (a score column whose every score is
+        null: the system retrieved nothing; with several such columns, ``column`` is the
+        first and the message names each); ``None`` for other errors.
     count
-        How many null values the column holds (``problem="null"``), over the whole frame, or
+        How many null values the column holds (``problem="null"``; for
+        ``"nothing_retrieved"``, every row of the frame), over the whole frame, or
         how many times the item appears in its query (``"duplicate"``).
     row
         The 0-based position of the first offending row in the frame's order, when known.
@@ -364,8 +368,8 @@ class RankEvalWarning(UserWarning):
     rows
         Out of how many rows.
     problem
-        What it is about: ``"null_scores"`` (some null scores), ``"nothing_retrieved"``
-        (every score null, ``NothingRetrievedWarning``).
+        What it is about: ``"null_scores"`` (some null scores; a column without any score
+        is an error, ``InvalidDataError(problem="nothing_retrieved")``).
     """
 
     def __init__(self, message: str, *, column: str | None = None, count: int | None = None,
@@ -375,15 +379,6 @@ class RankEvalWarning(UserWarning):
         self.count = count
         self.rows = rows
         self.problem = problem
-
-
-class NothingRetrievedWarning(RankEvalWarning):
-    """A score column has no score at all: the system retrieved nothing, and every metric
-    is 0 for it. An error-level warning (its message starts with ``error:``), about a
-    likely mistake (a join that matched no row); ``warnings.simplefilter("error",
-    rankframe.NothingRetrievedWarning)`` raises it. Silencing the null scores that are meant
-    (``filterwarnings("ignore", category=RankEvalWarning, message="score column")``) leaves
-    it on."""
 
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep

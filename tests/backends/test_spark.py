@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -590,16 +591,24 @@ def test_from_lists_raises_the_pandas_errors(spark: Any, change: str) -> None:
 
 def test_null_scores_warn_as_pandas(spark: Any) -> None:
     """Null scores counted over every partition, said once on the driver with the pandas
-    accessor's words; a score column without a score, the pandas error-level warning."""
+    accessor's words; a score column without a score, the pandas error."""
     data = generated(seed=17, queries=12).assign(new=np.nan)
     data.loc[::5, "score"] = np.nan
-    for scores in ("score", ["score", "new"]):
-        with pytest.warns(rankframe.RankEvalWarning) as want:
-            expected = data.rank_eval(score=scores).evaluate(["mrr"])
-        with pytest.warns(rankframe.RankEvalWarning) as got:
-            table = spark.createDataFrame(data).rank_eval(score=scores).evaluate(["mrr"])
-        said = [str(w.message) for w in got if issubclass(w.category, rankframe.RankEvalWarning)]
-        assert said == [str(w.message) for w in want
-                        if issubclass(w.category, rankframe.RankEvalWarning)]
-        assert len(said) == len([scores] if isinstance(scores, str) else scores)
-        assert table.equals(expected)
+    with pytest.warns(rankframe.RankEvalWarning) as want:
+        expected = data.rank_eval.evaluate(["mrr"])
+    with pytest.warns(rankframe.RankEvalWarning) as got:
+        table = spark.createDataFrame(data).rank_eval.evaluate(["mrr"])
+    said = [str(w.message) for w in got if issubclass(w.category, rankframe.RankEvalWarning)]
+    assert said == [str(w.message) for w in want
+                    if issubclass(w.category, rankframe.RankEvalWarning)]
+    assert len(said) == 1
+    assert table.equals(expected)
+    with pytest.raises(rankframe.InvalidDataError) as want_error:
+        data.rank_eval(score=["score", "new"]).evaluate(["mrr"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rankframe.RankEvalWarning)  # raised before any
+        with pytest.raises(rankframe.InvalidDataError) as got_error:
+            spark.createDataFrame(data).rank_eval(score=["score", "new"]).evaluate(["mrr"])
+    assert str(got_error.value) == str(want_error.value)
+    assert (got_error.value.problem, got_error.value.column, got_error.value.count) == (
+        "nothing_retrieved", "new", len(data))

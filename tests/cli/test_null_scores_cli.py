@@ -52,13 +52,38 @@ def test_a_word_that_is_no_number_is_still_an_error(run: Run, tmp_path: Path) ->
     )
 
 
+CAUSE = ("Likely a join that matched no row (keys of another dtype or spelling) or scores that "
+         "failed to compute; ")
+
+
 def test_a_score_column_without_a_score_is_an_error(run: Run, tmp_path: Path) -> None:
     path = tmp_path / "run.csv"
     text = HEADER + ROWS.format("nan", "", "NaN").replace("0.5,", ",").replace("0.3,", "NaN,")
     path.write_text(text.replace("0.1,", ","), encoding="utf-8")
     code, out, err = run("evaluate", path, "-m", "recall@3")
     assert (code, out) == (1, "")
-    assert err.startswith(
-        "rankframe: error: nothing retrieved: score column 'score' has no score at all (all "
-        "6 rows are null), so every metric is 0 for it. Likely a join that matched no row"
+    assert err == (
+        "rankframe: error: Score column 'score' has no score at all (all 6 rows are null): "
+        "the system retrieved nothing, and every metric would be 0 for it. " + CAUSE
+        + "check the column.\n"
+    )
+
+
+def test_the_fix_of_a_second_system_is_said_as_flags(run: Run, tmp_path: Path) -> None:
+    """'new' has no score (an empty column), 'old' and 'my model' have theirs: the error
+    names 'new' and says the fix as the command line takes it, its only line on stderr (no
+    warning of 'old''s null scores before it)."""
+    path = tmp_path / "run.csv"
+    rows = ROWS.format("nan", "", "NaN").splitlines()
+    lines = ["query,item,old,new,my model,relevant"] + [
+        f"{q},{item},{score},,{score},{grade}" for q, item, score, grade
+        in (row.split(",") for row in rows)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, out, err = run("compare", path, "--score", "old", "--score", "new", "--score",
+                         "my model", "-m", "recall@3")
+    assert (code, out) == (1, "")
+    assert err == (
+        "rankframe: error: Score column 'new' has no score at all (all 6 rows are null): "
+        "the system retrieved nothing, and every metric would be 0 for it. " + CAUSE
+        + "check the column, or leave the system out, e.g. --score old --score 'my model'.\n"
     )

@@ -1,13 +1,16 @@
 """Null and NaN scores: still "not retrieved" (trec_eval's convention: no number changes), but
 counted and said: a ``RankEvalWarning`` per score column with null scores, with their share,
-once per call on every frame kind; a score column with no score at all is an error.
+once per call on every frame kind; a score column with no score at all is an error (the
+contract: a system that retrieves nothing is an error), raised where the result is computed.
 
 Every frame here is built to trip the word it tests, and goes through ``make_frame``.
 """
 
 from __future__ import annotations
 
+import re
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -16,7 +19,7 @@ import pytest
 
 import rankframe
 from helpers import FrameMaker, as_float, as_pandas, collect
-from rankframe import NothingRetrievedWarning, RankEvalWarning
+from rankframe import InvalidDataError, RankEvalWarning
 
 N_QUERIES = 100
 ITEMS = 10  # per query: 10% of the rows are one in each query
@@ -81,35 +84,108 @@ def test_null_in_one_of_two_systems_names_that_system(make_frame: FrameMaker) ->
     assert recall == {"old": 1.0, "new": 0.5}
 
 
-def test_a_system_without_a_score_gets_an_error_level_warning(
-        make_frame: FrameMaker) -> None:
-    """Every score of 'new' is null: the join that made it failed. Its metrics are 0, as a
-    query that retrieved nothing (the numbers stand), and the warning says so at error
-    level, naming the system and the likely cause; 'old' keeps its numbers."""
+def _computed(make_frame: FrameMaker, call: Callable[[], Any],
+              plans: bool = True) -> Callable[[], Any]:
+    """``call``'s result computed: at once on an eager frame; on a LazyFrame or a Dask frame,
+    a call that ``plans`` raises nothing, and the result is computed where it is collected."""
+    if not (plans and make_frame.is_deferred):
+        return lambda: collect(call())
+    planned = call()
+    return lambda: collect(planned)
+
+
+def _nothing_retrieved(make_frame: FrameMaker, call: Callable[[], Any],
+                       plans: bool = True) -> InvalidDataError:
+    """The error ``call`` raises, with no warning before it (it is raised before any)."""
+    computed = _computed(make_frame, call, plans)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RankEvalWarning)
+        with pytest.raises(InvalidDataError) as info:
+            computed()
+    assert info.value.problem == "nothing_retrieved"
+    return info.value
+
+
+CAUSE = ("Likely a join that matched no row (keys of another dtype or spelling) or scores that "
+         "failed to compute; ")
+
+
+def test_a_system_without_a_score_is_an_error(make_frame: FrameMaker) -> None:
+    """Every score is null: the system retrieved nothing, which the contract calls an error
+    (not every metric 0): the message names the column, the rows, the likely cause and the
+    fix; the error carries them as fields."""
+    data = _tenth_null(3)
+    data["score"] = np.full(len(data["score"]), np.nan)
+    ev = make_frame(data).rank_eval
+    for call in (lambda: ev.recall(k=10), lambda: ev.evaluate(["mrr", "ndcg@10"]),
+                 lambda: ev.per_query(["mrr"])):
+        error = _nothing_retrieved(make_frame, call)
+        assert str(error) == (
+            "Score column 'score' has no score at all (all 30 rows are null): the system "
+            "retrieved nothing, and every metric would be 0 for it. " + CAUSE
+            + "check the column.")
+        assert (error.column, error.count) == ("score", 30)
+
+
+def test_a_second_system_without_a_score_is_named(make_frame: FrameMaker) -> None:
+    """'old' has some null scores, 'new' none at all: the error names 'new', and the fix
+    leaves it out; it comes before 'old''s warning, which is never issued."""
     data = _tenth_null(3)
     data["old"] = data["score"]
     data["new"] = np.full(len(data["score"]), np.nan)
     ev = make_frame(data).rank_eval(score=["old", "new"])
-    with pytest.warns(NothingRetrievedWarning, match=r"^error: nothing retrieved: score column "
-                      r"'new' has no score at all \(all 30 rows are null\), so every metric "
-                      r"is 0 for it\. Likely a join that matched no row") as record:
-        table = as_pandas(ev.evaluate(["recall@10"]))
-    assert dict(zip(table["system"], table["recall@10"], strict=True)) == {"old": 0.5,
-                                                                        "new": 0.0}
-    words = _null_warnings(record)
-    assert len(words) == 2  # 'old': its share; 'new': nothing retrieved
-    assert words[0].startswith("score column 'old' has 3 null scores (10.0% of 30 rows)")
-    (warning,) = [w.message for w in record if isinstance(w.message, NothingRetrievedWarning)]
-    assert (warning.column, warning.count, warning.rows, warning.problem) == (
-        "new", 30, 30, "nothing_retrieved")
-    # silencing the null scores that are meant leaves this one on, and it can be an error
-    one = make_frame({"query": ["q"] * 2, "item": ["a", "b"], "score": [np.nan, np.nan],
-                      "relevant": [1, 0]}).rank_eval
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "score column", RankEvalWarning)
-        warnings.simplefilter("error", NothingRetrievedWarning)
-        with pytest.raises(NothingRetrievedWarning, match="score column 'score' has no score"):
-            as_float(one.mrr())
+    error = _nothing_retrieved(make_frame, lambda: ev.evaluate(["recall@10"]))
+    assert str(error) == (
+        "Score column 'new' has no score at all (all 30 rows are null): the system retrieved "
+        "nothing, and every metric would be 0 for it. " + CAUSE + "check the column, or "
+        "leave the system out, e.g. df.rank_eval(score='old').")
+    assert (error.column, error.count) == ("new", 30)
+    # compare() of it: the same error; check(), whose table is computed by the call on
+    # every kind, raises it there
+    compare = _nothing_retrieved(make_frame, lambda: ev.compare(["recall@10"], baseline="old"))
+    check = _nothing_retrieved(
+        make_frame, lambda: ev.check(["recall@10 >= 0.4"], mode="point", min_queries=1),
+        plans=False)
+    assert str(compare) == str(check) == str(error)
+
+
+def test_every_system_without_a_score_is_named_in_one_error(make_frame: FrameMaker) -> None:
+    data = _tenth_null(2)
+    data["a"] = data["b"] = np.nan_to_num(data["score"], nan=-1.0)
+    data["x"] = data["y"] = np.full(len(data["score"]), np.nan)
+    ev = make_frame(data).rank_eval(score=["a", "x", "b", "y"])
+    error = _nothing_retrieved(make_frame, lambda: ev.evaluate(["mrr"]))
+    assert str(error) == (
+        "Score columns 'x' and 'y' have no score at all (all 20 rows of each are null): these "
+        "systems retrieved nothing, and every metric would be 0 for them. " + CAUSE
+        + "check the columns, or leave the systems out, e.g. df.rank_eval(score=['a', 'b']).")
+    assert (error.column, error.count) == ("x", 20)
+    both = make_frame(data).rank_eval(score=["x", "y"])
+    assert str(_nothing_retrieved(make_frame, lambda: both.mrr())).endswith(
+        "check the columns.")
+
+
+def test_a_query_that_retrieved_nothing_is_0_and_no_error(make_frame: FrameMaker) -> None:
+    """Some queries have no score at all: each retrieved nothing, and every metric is 0 for
+    it (the contract's rule for a query); only the share of null scores is said."""
+    data = _tenth_null(4)
+    nothing = np.isin(data["query"], ["q001", "q003"])
+    data["score"] = np.where(nothing, np.nan, data["score"])
+    ev = make_frame(data).rank_eval
+    metrics = ["mrr", "recall@10", "ndcg@10", "map", "P@5", "success@1"]
+    computed = _computed(make_frame, lambda: ev.per_query(metrics))
+    with pytest.warns(RankEvalWarning) as record:
+        table = as_pandas(computed())
+    assert _null_warnings(record) == [
+        "score column 'score' has 22 null scores (55.0% of 40 rows); they count as not "
+        "retrieved (trec_eval's convention), which lowers recall, NDCG and AP if the system "
+        "did score those items. Items outside its ranked list (a top-k list joined with the "
+        "judgments) are meant so: silence this with warnings.filterwarnings('ignore', "
+        "'score column', rankframe.RankEvalWarning)."]
+    values = table.set_index("query")
+    assert len(values.columns) == len(metrics)
+    assert (values.loc[["q001", "q003"]] == 0).all().all()
+    assert (values.loc[["q000", "q002"]] > 0).all().all()
 
 
 def test_nothing_to_say_about_a_frame_without_nulls(make_frame: FrameMaker) -> None:
@@ -165,6 +241,20 @@ def test_the_warning_is_a_filterable_user_warning() -> None:
         warnings.simplefilter("error", RankEvalWarning)
         with pytest.raises(RankEvalWarning, match=r"^score column 'score' has 1 null score "):
             frame.rank_eval.recall(k=2)
+
+
+def test_nan_and_null_of_polars_all_null_is_an_error() -> None:
+    """A polars column of NaN and null, nothing else: no score at all, whichever the null."""
+    frame = pl.DataFrame({"query": ["q"] * 4, "item": list("abcd"),
+                          "score": [float("nan"), None, float("nan"), None],
+                          "relevant": [1, 1, 1, 0]})
+    message = re.escape("Score column 'score' has no score at all (all 4 rows are null)")
+    with pytest.raises(InvalidDataError, match=message) as info:
+        frame.rank_eval.recall(k=4)
+    assert (info.value.problem, info.value.count) == ("nothing_retrieved", 4)
+    planned = frame.lazy().rank_eval.recall(k=4)  # a plan: raised where it is collected
+    with pytest.raises(InvalidDataError, match=message):
+        planned.collect()
 
 
 @pytest.mark.parametrize(("count", "rows", "shown"), [

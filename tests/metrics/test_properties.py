@@ -96,7 +96,9 @@ def build(queries: list[object], items: list[object], scores: list[float | None]
 def frames(draw: st.DrawFn, *, nulls: bool = True, max_queries: int = 5,
            max_items: int = 8) -> pd.DataFrame:
     """A long frame: a few queries, a few items each (all strings or all integers), tied
-    scores, graded relevance, null scores (judged, not retrieved) and ±inf."""
+    scores, graded relevance, null scores (judged, not retrieved: every score of a query may
+    be null, but not every score of the frame, which is an error of its own:
+    ``test_a_frame_without_a_score_is_an_error``) and ±inf."""
     queries, items, scores, grades = [], [], [], []
     item_ids = draw(st.sampled_from([ITEMS, INT_ITEMS]))
     for q in range(draw(st.integers(1, max_queries))):
@@ -108,6 +110,8 @@ def frames(draw: st.DrawFn, *, nulls: bool = True, max_queries: int = 5,
             score = st.sampled_from(SCORES)
             scores.append(draw(st.one_of(st.none(), score) if nulls else score))
             grades.append(draw(st.sampled_from(GRADES)))
+    if all(score is None for score in scores):  # the system retrieves something
+        scores[draw(st.integers(0, len(scores) - 1))] = draw(st.sampled_from(SCORES))
     return build(queries, items, scores, grades)
 
 
@@ -148,6 +152,21 @@ def test_values_are_in_the_unit_interval(frame, opts) -> None:
             continue
         assert ((values >= 0) & (values <= 1)).all(), (column, values)
         assert 0 <= means[column] <= 1, column
+
+
+@settings(max_examples=8, deadline=None)
+@given(frame=frames(), opts=options)
+def test_a_frame_without_a_score_is_an_error(frame, opts) -> None:
+    """A system that retrieves nothing (every score null) is an error of every metric (a
+    query that retrieved nothing is 0 for each, and is no error)."""
+    frame = frame.assign(score=np.nan)
+    wanted = columns(opts["ties"])
+    calls = [(frame.rank_eval.per_query, [column]) for column in wanted]
+    for call, metrics in [*calls, (frame.rank_eval.evaluate, wanted)]:
+        with pytest.raises(InvalidDataError) as info:
+            call(metrics, **opts)
+        assert (info.value.problem, info.value.column, info.value.count) == (
+            "nothing_retrieved", "score", len(frame)), metrics
 
 
 # -- a perfect ranking ---------------------------------------------------------------------

@@ -24,13 +24,14 @@ Commands (``rankframe COMMAND --help`` for each):
 
 Warnings about the data (null scores, counted as not retrieved: ``rankframe.RankEvalWarning``)
 print one line each on stderr, ``rankframe: warning: ...``, once per command, and change
-nothing else; a score column without any score is an error (the library's
-``NothingRetrievedWarning``: exit status 1). Errors print one line on stderr, ``rankframe:
-error: ...``, and exit with 2 when the command line is wrong (an unknown option or metric, a
-missing file, a format that cannot be told from the extension) or 1 when the data cannot be
-evaluated (an unreadable file, a missing column, values that break the input contract). An
-error about the data names the file, the 1-based line of the offending record and the option to
-pass, and quotes at most a short excerpt of the input.
+nothing else; a score column without any score is an error of the data (the library's
+``InvalidDataError``, ``problem="nothing_retrieved"``). Errors print one line on stderr,
+``rankframe: error: ...``, and exit with 2 when the command line is wrong (an unknown option
+or metric, a missing file, a format that cannot be told from the extension) or 1 when the data
+cannot be evaluated (an unreadable file, a missing column, values that break the input
+contract, a score column without a score). An error about the data names the file, the 1-based
+line of the offending record and the option to pass, and quotes at most a short excerpt of the
+input.
 Status lines ("reading FILE...") go to stderr only when it is a terminal, and are erased when
 the work is done.
 
@@ -60,12 +61,7 @@ from rankframe.cli.errors import CliError, fail, in_cli_terms
 from rankframe.cli.inputs import DEFAULT_METRICS
 from rankframe.cli.parser import build_parser
 from rankframe.cli.status import Status
-from rankframe.exceptions import (
-    NothingRetrievedWarning,
-    RankEvalError,
-    RankEvalWarning,
-    warned_once,
-)
+from rankframe.exceptions import RankEvalError, RankEvalWarning, warned_once
 from rankframe.pipeline import nulls
 
 __all__ = ["DEFAULT_METRICS", "demo", "main"]
@@ -87,8 +83,6 @@ def _warnings_on_stderr(status: Status) -> Iterator[None]:
 
     with warnings.catch_warnings(), warned_once():
         warnings.simplefilter("always", RankEvalWarning)
-        # a score column without a score: the data cannot be evaluated (exit status 1)
-        warnings.simplefilter("error", NothingRetrievedWarning)
         warnings.showwarning = show
         yield
 
@@ -121,9 +115,6 @@ def _main(argv: Sequence[str] | None, status: Status) -> int:
     except RankEvalError as error:
         status.clear()
         return fail(in_cli_terms(error), 1)
-    except NothingRetrievedWarning as warning:
-        status.clear()
-        return fail(str(warning).removeprefix("error: "), 1)
     except SystemExit as exit_:  # --help and --version
         return exit_.code if isinstance(exit_.code, int) else 0
     except KeyboardInterrupt:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 
 from rankframe.exceptions import Keyword, OptionName, RankEvalError
@@ -18,11 +19,19 @@ FLAGS = frozenset({
     "every", "time", "time_unit", "unknown_group",
 })
 
+# the accessor's columns that the command line takes as flags (--score repeated: a list)
+COLUMN_FLAGS = frozenset({"score"})
+
 
 def _as_flag(keyword: Keyword | OptionName) -> str:
     """A keyword option as the command line says it: ``ties='average'`` as ``--ties average``
-    and the ``ties option`` as the ``--ties value``; options the command line has no flag
-    for, and values that are not words, as the library says them."""
+    and the ``ties option`` as the ``--ties value``; a column binding
+    (``df.rank_eval(score=['a', 'b'])``) as its flags (``--score a --score b``); options the
+    command line has no flag for, and values that are not words, as the library says them."""
+    if keyword.name in COLUMN_FLAGS and isinstance(keyword, Keyword):
+        values = [keyword.value] if isinstance(keyword.value, str) else keyword.value
+        if isinstance(values, list | tuple) and all(isinstance(v, str) for v in values):
+            return " ".join(f"--{keyword.name} {shlex.quote(v)}" for v in values)
     if keyword.name not in FLAGS:
         return str(keyword)
     flag = "--" + keyword.name.replace("_", "-")

@@ -4,10 +4,14 @@ convention) and changes no rule of the metrics, but the reader of the numbers is
 The per-query step counts, per query and system, the rows without a score (from the
 ranking, which finds them anyway; :class:`NullScores`), and a part of a partitioned frame
 hands those counts on in its per-query table (:data:`NULLS`, :data:`ROWS`). Once the counts
-of the whole frame are known, :func:`check` warns (:class:`~rankframe.exceptions.RankEvalWarning`)
-for a system with some null scores, with their share, and at error level
-(:class:`~rankframe.exceptions.NothingRetrievedWarning`) for a system that retrieved nothing
-(every score null): once per call, on the caller's side.
+of the whole frame are known, :func:`check` raises
+:class:`~rankframe.exceptions.InvalidDataError` (``problem="nothing_retrieved"``) when a
+system retrieved nothing (every score of its column null: the contract's error, likely a join
+that matched no row), naming every such column at once, and otherwise warns
+(:class:`~rankframe.exceptions.RankEvalWarning`) for a system with some null scores, with
+their share: once per call, on the caller's side (on a LazyFrame or a Dask frame, where the
+result is collected). A query whose every score is null is no error: it retrieved nothing,
+and every metric is 0 for it.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from rankframe.exceptions import NothingRetrievedWarning, RankEvalWarning, warn
+from rankframe.exceptions import InvalidDataError, Keyword, RankEvalWarning, warn
 
 __all__ = ["NULLS", "ROWS", "SILENCE", "NullScores", "check", "message", "nothing_retrieved",
            "share"]
@@ -94,29 +98,48 @@ def message(column: str, count: int, rows: int, silence: str | None = SILENCE) -
     )
 
 
-def nothing_retrieved(column: str, rows: int) -> str:
-    """The words of a score column whose every score is null."""
-    return (
-        f"error: nothing retrieved: score column {column!r} has no score at all (all "
-        f"{rows:,} rows are null), so every metric is 0 for it. Likely a join that matched no "
-        "row (keys of another dtype or spelling) or scores that failed to compute; check the "
-        "column, or leave the system out."
+def _listed(names: Sequence[str]) -> str:
+    """``'a'``, ``'a' and 'b'``, ``'a', 'b' and 'c'``."""
+    quoted = [repr(name) for name in names]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
+
+
+def nothing_retrieved(columns: Sequence[str], rows: int,
+                      systems: Sequence[str]) -> InvalidDataError:
+    """The error for the score ``columns`` (of ``systems``) whose every score is null, in a
+    frame of ``rows`` rows: each named, with the likely cause and the fix (leave them out:
+    the other systems, bound alone)."""
+    one = len(columns) == 1
+    others = [system for system in systems if system not in columns]
+    fix: tuple[str | Keyword, ...] = (f"check the column{'' if one else 's'}.",)
+    if others:
+        kept = others[0] if len(others) == 1 else others
+        fix = (f"check the column{'' if one else 's'}, or leave the system{'' if one else 's'} "
+               "out, e.g. ", Keyword("score", kept, call="df.rank_eval"), ".")
+    each = "" if one else " of each"
+    msg = (
+        f"Score column{'' if one else 's'} {_listed(columns)} "
+        f"{'has' if one else 'have'} no score at all (all {rows:,} rows{each} are null): "
+        f"{'the system' if one else 'these systems'} retrieved nothing, and every metric "
+        f"would be 0 for {'it' if one else 'them'}. Likely a join that matched no row (keys "
+        "of another dtype or spelling) or scores that failed to compute; ", *fix,
     )
+    return InvalidDataError(msg, column=columns[0], problem="nothing_retrieved", count=rows)
 
 
 def check(systems: Sequence[str], counted: NullScores | None) -> None:
-    """Warn once per system with null scores (:class:`~rankframe.exceptions.RankEvalWarning`
-    with their share; :class:`~rankframe.exceptions.NothingRetrievedWarning` when every score
-    is null)."""
+    """Raise :class:`~rankframe.exceptions.InvalidDataError` (``problem="nothing_retrieved"``)
+    when some score columns have no score at all (naming each), before any warning; else warn
+    once per system with null scores (:class:`~rankframe.exceptions.RankEvalWarning`, with
+    their share)."""
     if counted is None:
         return
     rows = counted.n_rows
-    for system, n in zip(systems, counted.counts.tolist(), strict=True):
-        if not n:
-            continue
-        if n == rows:
-            warn(NothingRetrievedWarning(nothing_retrieved(system, rows), column=system,
-                                         count=n, rows=rows, problem="nothing_retrieved"))
-        else:
+    counts = list(zip(systems, counted.counts.tolist(), strict=True))
+    empty = [system for system, n in counts if rows and n == rows]
+    if empty:
+        raise nothing_retrieved(empty, rows, systems)
+    for system, n in counts:
+        if n:
             warn(RankEvalWarning(message(system, n, rows), column=system, count=n, rows=rows,
                                  problem="null_scores"))

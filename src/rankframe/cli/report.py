@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +22,7 @@ from rankframe.cli.options import (
 )
 from rankframe.cli.reading import input_format, read_table
 from rankframe.cli.status import Status
-from rankframe.exceptions import RankEvalError
+from rankframe.exceptions import InvalidRuleError, RankEvalError
 
 
 def add_parser(commands: Any) -> None:
@@ -133,7 +135,7 @@ def run_report(args: argparse.Namespace, status: Status) -> int:
     if "item_groups" in options:
         extra["exposure_k"] = args.exposure_k
     status.show(f"reporting on {frame.height:,} rows...")
-    with inputs.in_file_terms(frame, source, roles, args):
+    with _rules_on_the_command_line(), inputs.in_file_terms(frame, source, roles, args):
         report = ev.report(
             metrics, by=roles.by or None, baseline=baseline, test=args.test,
             correction=args.correction, alpha=args.alpha,
@@ -150,3 +152,13 @@ def run_report(args: argparse.Namespace, status: Status) -> int:
         raise CliError(f"cannot write {args.output!r}: {error.strerror or error}") from None
     print(f"rankframe: wrote {args.output}", file=sys.stderr)  # as `rankframe dashboard`
     return 0
+
+
+@contextmanager
+def _rules_on_the_command_line() -> Iterator[None]:
+    """A rule the report cannot gate once the data is known (a drop rule of one score
+    column over windows) is a bad command line, as a rule that does not parse: exit 2."""
+    try:
+        yield
+    except InvalidRuleError as error:
+        raise CliError(in_cli_terms(error), code=2) from None

@@ -28,10 +28,10 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from data import workload
 from sections import markers, write_section
 
 import rankframe
+from data import workload
 
 START, END = markers("compare")
 METRICS = ["mrr@10", "ndcg@10", "map@100", "acc@5", "precision@10", "recall@100"]

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
 from data import make
 
 HERE = Path(__file__).resolve().parent

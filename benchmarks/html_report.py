@@ -23,10 +23,10 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from data import workload
 from sections import markers, write_section
 
 import rankframe
+from data import workload
 
 METRICS = ["mrr@10", "ndcg@10", "map@100", "acc@5", "recall@100"]
 

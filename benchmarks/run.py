@@ -49,7 +49,6 @@ from pathlib import Path
 from typing import Any
 
 from check import report_agreement
-from data import SIZES
 from harness import (
     ALL_TREC_APPROACHES,
     AVERAGE_APPROACHES,
@@ -68,6 +67,8 @@ from peers import APPROACHES, SECTION_ONLY, all_trec_measures, missing_modules
 from report import render, render_all_trec, render_short_lists, render_ties_average
 from sections import carried_sections, write_section
 from workers import worker
+
+from data import SIZES
 
 
 def spawn(name: str, size: str, repeat: int, timeout: float,

@@ -27,11 +27,11 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from beyond import timed
-from data import SIZES, make
 from harness import METRICS
 from sections import markers, write_section
 
 import rankframe
+from data import SIZES, make
 
 START, END = markers("windows")
 TARGET = 1.5

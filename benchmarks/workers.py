@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 from check import agree, agree_all_trec
-from data import SIZES
 from harness import (
     GIB,
     METRICS,
@@ -25,6 +24,8 @@ from harness import (
     timed,
 )
 from peers import APPROACHES
+
+from data import SIZES
 
 
 def measure(name: str, size: str, repeat: int) -> dict[str, Any]:

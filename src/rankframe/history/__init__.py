@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
 import polars as pl
@@ -30,6 +30,9 @@ from rankframe.history.schema import KINDS, SCHEMA_VERSION, TABLES, WIDE_COLUMNS
 from rankframe.pipeline import provenance as _provenance
 from rankframe.pipeline.binding import Bound
 from rankframe.pipeline.steps import ColumnNames
+
+if TYPE_CHECKING:
+    from pandas.api.typing import NaTType
 
 __all__ = ["SCHEMA_VERSION", "TABLES", "History"]
 
@@ -78,7 +81,7 @@ def _recorded_at(value: object) -> datetime:
         msg = f"recorded_at= takes the run's time: {fix}; got {value!r}."
         raise InvalidOptionError(msg)
     try:
-        stamp = pd.Timestamp(value)
+        stamp: pd.Timestamp | NaTType = pd.Timestamp(value)  # NaT for e.g. "NaT"
     except (ValueError, TypeError):
         raise InvalidOptionError(f"recorded_at={value!r} is not a time: {fix}.") from None
     if stamp is pd.NaT or pd.isna(stamp):

@@ -273,8 +273,8 @@ def long_values(frame: pd.DataFrame, keys: Sequence[str] = (),
     if "metric" in typed:
         k = typed.get("k")
         pairs = [(m, None if k is None else k.iloc[i]) for i, m in enumerate(typed["metric"])]
-        labels = {p: _tidy_label(*p) for p in dict.fromkeys(pairs)}
-        per_row = np.array([labels[p] for p in pairs], dtype=object)
+        label_of = {p: _tidy_label(*p) for p in dict.fromkeys(pairs)}
+        per_row = np.array([label_of[p] for p in pairs], dtype=object)
         entries = [(per_row, c, c) for c in row_values]
     elif metric_columns:
         for label, columns in metric_columns.items():

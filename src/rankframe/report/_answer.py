@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -221,11 +221,12 @@ class Answer:
         g = self.d.gates
         if g is not None and "status" in g.columns and "metric" in g.columns:
             keys = [str(col) for col in g.columns[1: list(g.columns).index("metric")]]
-            rows = g.to_dict("records")
-            line = verdict(rows, keys, {"fail"})
-            failed = sum(1 for r in rows if r["status"] == "fail")
+            # check()'s table: its column names are strings
+            records = cast("list[dict[str, Any]]", g.to_dict("records"))
+            line = verdict(records, keys, {"fail"})
+            failed = sum(1 for r in records if r["status"] == "fail")
             items.append(f'<span class="{"down" if failed else "up"}">Gates:</span> '
-                         f'<span data-gates-failed="{failed}" data-gates="{len(rows)}">'
+                         f'<span data-gates-failed="{failed}" data-gates="{len(records)}">'
                          f"{esc(line)}</span>.")
         return items
 
@@ -322,7 +323,9 @@ def moved(rows: pd.DataFrame) -> bool:
 def moves(head: str, rows: pd.DataFrame, confidence_level: float) -> str:
     """One line of the answer: which metrics of ``rows`` (compare()'s rows of one system or
     window) moved significantly, by how much, and which did not."""
-    up, down, flat = [], [], []
+    up: list[str] = []
+    down: list[str] = []
+    flat: list[str] = []
     for row in rows.to_dict("records"):
         delta = as_float(row.get("delta"))
         if math.isnan(delta):  # the baseline itself, or a first window

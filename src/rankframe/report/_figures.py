@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -238,7 +238,9 @@ def worst_queries(
     key = names.query_key
     return [
         WorstQuery(
-            query=(", ".join(f"{c}={v}" for c, v in zip(key, qid, strict=True))
+            # a composite key's id is a tuple (query_ids zips its columns)
+            query=(", ".join(f"{c}={v}" for c, v in zip(key, cast("tuple[object, ...]", qid),
+                                                       strict=True))
                    if len(key) > 1 else str(qid)),
             system=pq.systems[s],
             metric=str(pq.metrics[0]),

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -303,23 +303,27 @@ def _point_tip(system: str, x_label: str, row: Any, run: str) -> str:
 
 
 def _chart(title: str, x_title: str, labels: list[str], table: pd.DataFrame, x_column: str,
-           colours: dict[str, str], run_text: dict[str, str]) -> str:
+           colours: dict[str, str], run_text: Mapping[Hashable, str]) -> str:
     """A line per series over ``labels``, each point's tooltip, and a folded table of
     every value drawn (and of every earlier run's value of a window)."""
     at = {label: i for i, label in enumerate(labels)}
-    names = sorted(table["series"].unique(), key=lambda n: (list(colours).index(
+    # the series' names are strings (_trends builds them from the system and run names)
+    names = sorted(cast("Iterable[str]", table["series"].unique()),
+                   key=lambda n: (list(colours).index(
         table.loc[table["series"] == n, "system"].iloc[0]) if table.loc[
         table["series"] == n, "system"].iloc[0] in colours else len(colours), n))
     series = {n: [math.nan] * len(labels) for n in names}
     lows = {n: [math.nan] * len(labels) for n in names}
     highs = {n: [math.nan] * len(labels) for n in names}
     tips = {n: [""] * len(labels) for n in names}
-    line_colours = {}
+    line_colours: dict[str, str] = {}
     for r in table.itertuples(index=False):  # oldest run first: the latest run's value stays
         i = at[getattr(r, x_column)]
-        series[r.series][i], lows[r.series][i], highs[r.series][i] = r.value, r.ci_low, r.ci_high
-        tips[r.series][i] = _point_tip(r.series, getattr(r, x_column), r, run_text[r.run_id])
-        line_colours[r.series] = colours.get(r.system, "")
+        name, system = cast(str, r.series), cast(str, r.system)
+        series[name][i], lows[name][i], highs[name][i] = (
+            cast(float, r.value), cast(float, r.ci_low), cast(float, r.ci_high))
+        tips[name][i] = _point_tip(name, getattr(r, x_column), r, run_text[r.run_id])
+        line_colours[name] = colours.get(system, "")
     bands = {n: (lows[n], highs[n]) for n in names}
     svg = line_chart(title, labels, series, bands, x_title=x_title, fit=True,
                      colours={n: c for n, c in line_colours.items() if c}, tips=tips)

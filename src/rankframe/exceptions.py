@@ -421,6 +421,34 @@ def warned_once() -> Iterator[None]:
         _WARNED.reset(token)
 
 
+@dataclass(frozen=True, eq=False)
+class WarningState:
+    """The caller's ``warned_once`` and ``silenced`` blocks, for a step that runs in
+    another thread (a Dask task): the texts warned so far (the same set, shared) and
+    whether rankframe is silenced."""
+
+    seen: set[str] | None
+    silent: bool
+
+
+def warning_state() -> WarningState:
+    """The ``warned_once`` and ``silenced`` blocks the caller is in (see :class:`WarningState`)."""
+    return WarningState(_WARNED.get(), _SILENT.get())
+
+
+@contextlib.contextmanager
+def within(state: WarningState) -> Iterator[None]:
+    """Within the block, the caller's ``state``: a step run in a worker thread (which does
+    not inherit the caller's context variables) warns as the caller would, once per the
+    caller's ``warned_once`` block."""
+    warned, silent = _WARNED.set(state.seen), _SILENT.set(state.silent)
+    try:
+        yield
+    finally:
+        _SILENT.reset(silent)
+        _WARNED.reset(warned)
+
+
 @contextlib.contextmanager
 def silenced() -> Iterator[None]:
     """Within the block, rankframe issues no ``RankEvalWarning``: for a frame whose

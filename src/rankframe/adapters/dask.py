@@ -49,7 +49,7 @@ from rankframe.adapters.pandas import (
     polars_of_pandas,
 )
 from rankframe.engine.encoding import hash_arrow, is_composite
-from rankframe.exceptions import RankEvalError
+from rankframe.exceptions import RankEvalError, WarningState, warning_state, within
 from rankframe.pipeline import validation
 from rankframe.pipeline.parts import Parts
 from rankframe.pipeline.reference import Side, side
@@ -153,10 +153,14 @@ def _map_part(
     return table
 
 
-def _finish(tables: pd.DataFrame, parts: Parts, _checked: int, *, convert: bool = True) -> Any:
+def _finish(tables: pd.DataFrame, parts: Parts, _checked: int, *, state: WarningState,
+            convert: bool = True) -> Any:
     """The result from every partition's per-query table (once the null check passed): as
-    the pandas accessor gives it, or (``convert=False``) the finish step's frame."""
-    table = parts.finish(tables.reset_index(drop=True))
+    the pandas accessor gives it, or (``convert=False``) the finish step's frame. Its
+    warnings (null scores) as the caller's blocks say (``state``: a scheduler's thread
+    does not inherit the caller's context)."""
+    with within(state):
+        table = parts.finish(tables.reset_index(drop=True))
     return pandas_result(table, parts.request) if convert else table
 
 
@@ -299,12 +303,12 @@ class DaskAdapter(FrameAdapter):
         table_meta = _meta(frame, request.keys, request.value_columns(), request.names)
         if request.kind == "scalar":
             _, metric = request.shape()
-            table = tables.map_partitions(_finish, parts, checked, convert=False,
-                                          meta=table_meta)
+            table = tables.map_partitions(_finish, parts, checked, state=warning_state(),
+                                          convert=False, meta=table_meta)
             return table.reduction(_identity, aggregate=_scalar, split_every=False, meta=float,
                                    aggregate_kwargs={"metric": metric})
         meta = pandas_result(table_meta, request)
-        return tables.map_partitions(_finish, parts, checked, meta=meta)
+        return tables.map_partitions(_finish, parts, checked, state=warning_state(), meta=meta)
 
     def side(self, request: Request) -> Side:
         """This frame's side of ``compare(reference=...)``: its partitions' per-query tables,

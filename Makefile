@@ -79,8 +79,9 @@ test-floors: $(FLOORS)/.installed  ## the frame-kind tests on the oldest support
 	  -W 'ignore:invalid value encountered in cast:RuntimeWarning:pandas.core.dtypes.cast' \
 	  $(FLOORS_TESTS)
 
-lint: $(VENV)/.installed-dev  ## ruff, mypy (strict) on src/ and the layers (import-linter)
+lint: $(VENV)/.installed-dev  ## ruff (check, format), mypy (strict) on src/ and the layers (import-linter)
 	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 

@@ -36,8 +36,15 @@ import rankframe
 
 START, END = markers("beyond")
 ACCURACY = ["mrr@10", "ndcg@10", "map@100", "acc@5", "precision@10", "recall@100"]
-BEYOND = ["coverage@10", "gini@10", "entropy@10", "personalization@10", "arp@10", "novelty@10",
-          "ild@10"]
+BEYOND = [
+    "coverage@10",
+    "gini@10",
+    "entropy@10",
+    "personalization@10",
+    "arp@10",
+    "novelty@10",
+    "ild@10",
+]
 ITEMS_PER_QUERY = 50
 CATALOG = 100_000
 FEATURES = 32
@@ -55,13 +62,16 @@ def workload(n_queries: int, seed: int = 0) -> tuple[pd.DataFrame, pd.Series, pd
     item = (start[query] + position * 1_009) % CATALOG
     order = rng.permutation(n)
     names = np.char.add("d", np.arange(CATALOG).astype(str))
-    frame = pd.DataFrame({
-        "query": pd.array(np.char.add("q", np.arange(n_queries).astype(str))[query[order]],
-                          dtype="str"),
-        "item": pd.array(names[item[order]], dtype="str"),
-        "score": rng.random(n),
-        "relevant": np.where(rng.random(n) < 0.05, 1, 0),
-    })
+    frame = pd.DataFrame(
+        {
+            "query": pd.array(
+                np.char.add("q", np.arange(n_queries).astype(str))[query[order]], dtype="str"
+            ),
+            "item": pd.array(names[item[order]], dtype="str"),
+            "score": rng.random(n),
+            "relevant": np.where(rng.random(n) < 0.05, 1, 0),
+        }
+    )
     counts = np.bincount(item, minlength=CATALOG)
     popularity = pd.Series(counts + 1, index=names)  # every item once more: none has 0
     features = pd.DataFrame(rng.random((CATALOG, FEATURES)), index=names)
@@ -97,10 +107,13 @@ def main() -> None:
     rows = []
     for kind, data in (("pandas", frame), ("polars", polars_frame)):
         ev = data.rank_eval
-        medians = timed({
-            "accuracy": lambda ev=ev: ev.evaluate(ACCURACY),
-            "beyond": lambda ev=ev: ev.evaluate(BEYOND, **inputs),
-        }, args.repeat)
+        medians = timed(
+            {
+                "accuracy": lambda ev=ev: ev.evaluate(ACCURACY),
+                "beyond": lambda ev=ev: ev.evaluate(BEYOND, **inputs),
+            },
+            args.repeat,
+        )
         rows.append((kind, medians["accuracy"], medians["beyond"]))
         print(kind, medians, flush=True)
     n_rows = len(frame)
@@ -122,7 +135,8 @@ def main() -> None:
         *(f"| {kind} | {a:.3f} | {b:.3f} | {b / a:.2f}x |" for kind, a, b in rows),
         "",
         "Values (pandas and polars agree to 1e-9): "
-        + ", ".join(f"{m} {values[m]:.6f}" for m in BEYOND) + ".",
+        + ", ".join(f"{m} {values[m]:.6f}" for m in BEYOND)
+        + ".",
         END,
     ]
     section = "\n".join(lines)

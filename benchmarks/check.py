@@ -113,8 +113,7 @@ def agree(size: str, only: list[str] | None = None) -> dict[str, Any]:
             theirs = EXACT_PEERS[name](frame_in)
             theirs = theirs.to_pandas() if hasattr(theirs, "to_pandas") else theirs
             out[f"{name}_per_query"] = {
-                m: float(np.abs(theirs[m].to_numpy() - per_query["trec"][m]).max())
-                for m in METRICS
+                m: float(np.abs(theirs[m].to_numpy() - per_query["trec"][m]).max()) for m in METRICS
             }
             del frame_in, theirs
         out[name] = {
@@ -186,12 +185,16 @@ def report_agreement(agreement: dict[str, Any]) -> None:
         if (exact := agreement.get(f"{name}_per_query")) is not None:
             worst = max(exact.values())
             verdict = "identical" if worst <= TOLERANCE else "DIFFERENT"
-            log(f"  {name} per query vs rankframe (ties='trec'): max abs diff {worst:.2e}"
-                f" -> {verdict}")
+            log(
+                f"  {name} per query vs rankframe (ties='trec'): max abs diff {worst:.2e}"
+                f" -> {verdict}"
+            )
     for name in ("rankframe_polars", "rankframe_lazy", *PEERS):
         entry = agreement.get(name, {})
         if "diff" in entry:
             worst = max(abs(d) for d in entry["diff"].values())
             within = all(entry["within_ties"].values())
-            log(f"  {name}: max abs diff of the means {worst:.2e}"
-                f"{'' if within else ' (outside the range of tie orders)'}")
+            log(
+                f"  {name}: max abs diff of the means {worst:.2e}"
+                f"{'' if within else ' (outside the range of tie orders)'}"
+            )

@@ -35,8 +35,14 @@ from data import workload
 
 START, END = markers("compare")
 METRICS = ["mrr@10", "ndcg@10", "map@100", "acc@5", "precision@10", "recall@100"]
-RANX = {"mrr@10": "mrr@10", "ndcg@10": "ndcg@10", "map@100": "map@100", "acc@5": "hit_rate@5",
-        "precision@10": "precision@10", "recall@100": "recall@100"}
+RANX = {
+    "mrr@10": "mrr@10",
+    "ndcg@10": "ndcg@10",
+    "map@100": "map@100",
+    "acc@5": "hit_rate@5",
+    "precision@10": "precision@10",
+    "recall@100": "recall@100",
+}
 RESAMPLES = 10_000
 
 
@@ -60,12 +66,14 @@ def rankframe_calls(data: pd.DataFrame) -> dict[str, Callable[[], Any]]:
     ev = data.rank_eval(score=["score", "other"])
     return {
         "evaluate (no interval, no test)": lambda: ev.evaluate(METRICS),
-        "evaluate(confidence_level=0.95), 1000 bootstrap resamples":
-            lambda: ev.evaluate(METRICS, confidence_level=0.95),
+        "evaluate(confidence_level=0.95), 1000 bootstrap resamples": lambda: ev.evaluate(
+            METRICS, confidence_level=0.95
+        ),
         "compare, paired t-test": lambda: ev.compare(METRICS, test="t-test"),
         "compare, Wilcoxon": lambda: ev.compare(METRICS, test="wilcoxon", n_resamples=1000),
-        f"compare, permutation ({RESAMPLES:,} resamples)":
-            lambda: ev.compare(METRICS, test="permutation", n_permutations=RESAMPLES),
+        f"compare, permutation ({RESAMPLES:,} resamples)": lambda: ev.compare(
+            METRICS, test="permutation", n_permutations=RESAMPLES
+        ),
     }
 
 
@@ -74,16 +82,22 @@ def ranx_calls(data: pd.DataFrame) -> dict[str, Callable[[], Any]]:
 
     def compare(test: str) -> Any:
         objects = data.astype({"query": object, "item": object})
-        qrels = ranx.Qrels.from_df(objects, q_id_col="query", doc_id_col="item",
-                                   score_col="relevant")
+        qrels = ranx.Qrels.from_df(
+            objects, q_id_col="query", doc_id_col="item", score_col="relevant"
+        )
         runs = []
         for name in ["score", "other"]:
-            run = ranx.Run.from_df(objects, q_id_col="query", doc_id_col="item",
-                                   score_col=name)
+            run = ranx.Run.from_df(objects, q_id_col="query", doc_id_col="item", score_col=name)
             run.name = name
             runs.append(run)
-        return ranx.compare(qrels, runs, list(RANX.values()), stat_test=test,
-                            n_permutations=RESAMPLES, random_seed=0)
+        return ranx.compare(
+            qrels,
+            runs,
+            list(RANX.values()),
+            stat_test=test,
+            n_permutations=RESAMPLES,
+            random_seed=0,
+        )
 
     return {
         "compare, paired t-test": lambda: compare("student"),
@@ -104,8 +118,7 @@ def t_test_agreement(data: pd.DataFrame) -> float:
     worst = 0.0
     for metric in METRICS:
         name, k = metric.split("@")
-        row = ours[(ours["system"] == "other") & (ours["metric"] == name)
-                   & (ours["k"] == int(k))]
+        row = ours[(ours["system"] == "other") & (ours["metric"] == name) & (ours["k"] == int(k))]
         theirs = float(report.comparisons[("score", "other")][RANX[metric]]["p_value"])
         mine = float(row["p_value"].iloc[0])
         if np.isnan(mine) and np.isnan(theirs):
@@ -136,8 +149,12 @@ def main() -> None:
     print(section)
 
 
-def render(rows: list[tuple[str, int, str, float]], agreement: float | None,
-           small_rows: int, large_rows: int) -> str:
+def render(
+    rows: list[tuple[str, int, str, float]],
+    agreement: float | None,
+    small_rows: int,
+    large_rows: int,
+) -> str:
     ours = {(n, name): t for tool, n, name, t in rows if tool == "rankframe"}
     lines = [
         START,
@@ -155,8 +172,11 @@ def render(rows: list[tuple[str, int, str, float]], agreement: float | None,
         ratio = f"{seconds / ours[(n, name)]:.0f}x" if tool == "ranx" else ""
         lines.append(f"| {tool} | {n:,} | {name} | {seconds:.3f} | {ratio} |")
     if agreement is not None:
-        lines += ["", "ranx's and rankframe's paired t-test p-values differ by at most "
-                  f"{agreement:.1e} (10k queries, six metrics)."]
+        lines += [
+            "",
+            "ranx's and rankframe's paired t-test p-values differ by at most "
+            f"{agreement:.1e} (10k queries, six metrics).",
+        ]
     lines.append(END)
     return "\n".join(lines)
 

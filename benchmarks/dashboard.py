@@ -41,36 +41,66 @@ def fill(path: str, n_runs: int, seed: int = 0) -> None:
     rng = np.random.default_rng(seed)
     start = datetime(2026, 1, 1)
     ids = [f"run-{i:06d}" for i in range(n_runs)]
-    runs = pd.DataFrame({
-        "run_id": ids, "recorded_at": [start + timedelta(hours=i) for i in range(n_runs)],
-        "run_name": "nightly", "tags": json.dumps({"branch": "main"}),
-        "rankframe_version": rankframe.__version__, "result": "Means", "options": None,
-        "input_rows": 1_000_000, "input_queries": 20_000, "input_hash": "0" * 64,
-        "n_values": 200, "kind": "evaluation"})
+    runs = pd.DataFrame(
+        {
+            "run_id": ids,
+            "recorded_at": [start + timedelta(hours=i) for i in range(n_runs)],
+            "run_name": "nightly",
+            "tags": json.dumps({"branch": "main"}),
+            "rankframe_version": rankframe.__version__,
+            "result": "Means",
+            "options": None,
+            "input_rows": 1_000_000,
+            "input_queries": 20_000,
+            "input_hash": "0" * 64,
+            "n_values": 200,
+            "kind": "evaluation",
+        }
+    )
     keys = [(m, s, y) for m in METRICS for s in SEGMENTS for y in SYSTEMS]
     n = n_runs * len(keys)
     value = rng.uniform(0.3, 0.8, n)
     half = rng.uniform(0.005, 0.02, n)
     row = np.tile(np.repeat(np.arange(len(SEGMENTS) * len(SYSTEMS)), 1), n_runs * len(METRICS))
-    base = pd.DataFrame({
-        "run_id": np.repeat(ids, len(keys)),
-        "result_row": row,
-        "segment": np.tile([f"theme={k[1]}" for k in keys], n_runs),
-        "segment_json": np.tile([json.dumps({"theme": k[1]}) for k in keys], n_runs),
-        "window_start": pd.NaT, "system": np.tile([k[2] for k in keys], n_runs),
-        "metric": np.tile([k[0] for k in keys], n_runs),
-        "k": np.tile([float(k[0].split("@")[1]) for k in keys], n_runs),
-        "statistic": None, "status": None, "rule": None})
-    parts = [base.assign(value_name=name, value=v) for name, v in (
-        ("value", value), ("ci_low", value - half), ("ci_high", value + half),
-        ("n_queries", np.full(n, 4000.0)))]
+    base = pd.DataFrame(
+        {
+            "run_id": np.repeat(ids, len(keys)),
+            "result_row": row,
+            "segment": np.tile([f"theme={k[1]}" for k in keys], n_runs),
+            "segment_json": np.tile([json.dumps({"theme": k[1]}) for k in keys], n_runs),
+            "window_start": pd.NaT,
+            "system": np.tile([k[2] for k in keys], n_runs),
+            "metric": np.tile([k[0] for k in keys], n_runs),
+            "k": np.tile([float(k[0].split("@")[1]) for k in keys], n_runs),
+            "statistic": None,
+            "status": None,
+            "rule": None,
+        }
+    )
+    parts = [
+        base.assign(value_name=name, value=v)
+        for name, v in (
+            ("value", value),
+            ("ci_low", value - half),
+            ("ci_high", value + half),
+            ("n_queries", np.full(n, 4000.0)),
+        )
+    ]
     values = pd.concat(parts, ignore_index=True)
-    segments = pd.DataFrame({"run_id": np.repeat(ids, 10),
-                             "result_row": np.tile(np.arange(10), n_runs), "key": "theme",
-                             "value": np.tile([s for s in SEGMENTS for _ in SYSTEMS], n_runs)})
+    segments = pd.DataFrame(
+        {
+            "run_id": np.repeat(ids, 10),
+            "result_row": np.tile(np.arange(10), n_runs),
+            "key": "theme",
+            "value": np.tile([s for s in SEGMENTS for _ in SYSTEMS], n_runs),
+        }
+    )
     with duckdb.connect(path) as con:
-        for table, frame in (("rankframe_runs", runs), ("rankframe_values", values),
-                             ("rankframe_segments", segments)):
+        for table, frame in (
+            ("rankframe_runs", runs),
+            ("rankframe_values", values),
+            ("rankframe_segments", segments),
+        ):
             con.register("new_rows", frame)
             columns = ", ".join(frame.columns)
             con.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM new_rows")

@@ -103,10 +103,12 @@ def main() -> None:
         "| frame | six accuracy metrics, s | exposure metrics, s | ratio | without ndkl, s "
         "| ratio |",
         "|---|---:|---:|---:|---:|---:|",
-        *(f"| {kind} | {a:.3f} | {b:.3f} | {b / a:.2f}x | {c:.3f} | {c / a:.2f}x |"
-          for kind, a, b, c in rows),
+        *(
+            f"| {kind} | {a:.3f} | {b:.3f} | {b / a:.2f}x | {c:.3f} | {c / a:.2f}x |"
+            for kind, a, b, c in rows
+        ),
         "",
-        "\"Without ndkl\": the five other exposure metrics; ndkl's default target (each "
+        '"Without ndkl": the five other exposure metrics; ndkl\'s default target (each '
         "group's share of the whole ranked list) reads the item of every row, so the call "
         "encodes the 10M rows' items (beside the ranking) and counts their groups.",
         "",

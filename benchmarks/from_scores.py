@@ -44,7 +44,8 @@ def reference(scores: np.ndarray, truth: np.ndarray) -> dict[str, float]:
     true_score = scores[np.arange(len(truth)), truth][:, None]
     columns = np.arange(scores.shape[1])
     rank = ((scores > true_score) | ((scores == true_score) & (columns > truth[:, None]))).sum(
-        axis=1) + 1
+        axis=1
+    ) + 1
     return {
         "acc@1": float(np.mean(rank <= 1)),
         "acc@5": float(np.mean(rank <= 5)),
@@ -93,14 +94,26 @@ def main() -> None:
 
 def commit() -> str:
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, check=True, cwd=Path(__file__).parent).stdout.strip()
+        return subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=Path(__file__).parent,
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "?"
 
 
-def render(rows: dict[str, float], ratio: float, peak: int, matrix_bytes: int, worst: float,
-           expected: dict[str, float], load: str) -> str:
+def render(
+    rows: dict[str, float],
+    ratio: float,
+    peak: int,
+    matrix_bytes: int,
+    worst: float,
+    expected: dict[str, float],
+    load: str,
+) -> str:
     now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     values = ", ".join(f"{name} {expected[name]:.4f}" for name in METRICS)
     lines = [

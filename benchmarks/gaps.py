@@ -54,17 +54,20 @@ def main() -> None:
     began = time.perf_counter()
     frame = workload(args.size)
     ev = frame.rank_eval
-    medians = timed({
-        "evaluate": lambda: ev.evaluate(METRICS, by="band"),
-        "rank": lambda: ev.gaps(METRICS, "band", test="rank"),
-        "anova": lambda: ev.gaps(METRICS, "band", test="anova"),
-        "permutation": lambda: ev.gaps(METRICS, "band"),
-    }, args.repeat)
+    medians = timed(
+        {
+            "evaluate": lambda: ev.evaluate(METRICS, by="band"),
+            "rank": lambda: ev.gaps(METRICS, "band", test="rank"),
+            "anova": lambda: ev.gaps(METRICS, "band", test="anova"),
+            "permutation": lambda: ev.gaps(METRICS, "band"),
+        },
+        args.repeat,
+    )
     print(medians, flush=True)
     peer = medians["evaluate"]
     lines = [
         START,
-        f'## `gaps()` vs `evaluate(by=...)`: {len(METRICS)} metrics, {GROUPS} user groups',
+        f"## `gaps()` vs `evaluate(by=...)`: {len(METRICS)} metrics, {GROUPS} user groups",
         "",
         f"Written by `benchmarks/gaps.py --size {args.size} --repeat {args.repeat}` on "
         f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; {platform.node() and 'shared machine'} "
@@ -76,8 +79,10 @@ def main() -> None:
         "| call | s | ratio to evaluate |",
         "|---|---:|---:|",
         f'| `evaluate({METRICS}, by="band")` | {peer:.3f} | 1.00x |',
-        *(f'| `gaps(..., test="{name}")` | {medians[name]:.3f} | '
-          f"{medians[name] / peer:.2f}x |" for name in ("rank", "anova", "permutation")),
+        *(
+            f'| `gaps(..., test="{name}")` | {medians[name]:.3f} | {medians[name] / peer:.2f}x |'
+            for name in ("rank", "anova", "permutation")
+        ),
         END,
     ]
     section = "\n".join(lines)

@@ -53,8 +53,6 @@ ALL_TREC_SPEEDUP = 30.0  # pytrec_eval's time over rankframe's, for all_trec
 Values = dict[str, float]
 
 
-
-
 def data_path(size: str) -> Path:
     """The parquet cache of a size; its name changes whenever data.py changes."""
     digest = hashlib.sha256((HERE / "data.py").read_bytes()).hexdigest()[:10]
@@ -98,8 +96,6 @@ def deep_size_gib(frame: Any) -> float:
     return float(frame.estimated_size()) / GIB
 
 
-
-
 def proc_status(field_name: str) -> int:
     """A field of /proc/self/status in bytes (VmRSS: resident now, VmHWM: peak)."""
     with open("/proc/self/status") as status:
@@ -137,8 +133,6 @@ def settle() -> int:
     with contextlib.suppress(OSError, AttributeError):  # not glibc: nothing to trim
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     return proc_status("VmRSS")
-
-
 
 
 @dataclass
@@ -208,7 +202,7 @@ def bare(label: str) -> str:
     """A metric column's name without the options its label names: ``mrr@10(ties=first)``
     is ``mrr@10`` (the benchmarks compare values by metric)."""
     start = label.find("(")
-    return label if start < 0 else label[:start] + label[label.rindex(")") + 1:]
+    return label if start < 0 else label[:start] + label[label.rindex(")") + 1 :]
 
 
 def means_of(result: Any) -> Values:
@@ -219,8 +213,6 @@ def means_of(result: Any) -> Values:
         row = result.row(0, named=True)
     row = {bare(str(name)): value for name, value in row.items()}
     return {m: float(row[m]) for m in METRICS}
-
-
 
 
 def log(message: str) -> None:

@@ -40,13 +40,17 @@ def workload(n_queries: int, seed: int = 0) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     n = n_queries * ITEMS_PER_QUERY
     query = np.repeat(np.arange(n_queries), ITEMS_PER_QUERY)
-    return pd.DataFrame({
-        "query": pd.array(np.char.add("q", query.astype(str)), dtype="str"),
-        "item": pd.array(np.char.add("d", np.tile(np.arange(ITEMS_PER_QUERY), n_queries)
-                                     .astype(str)), dtype="str"),
-        "score": rng.random(n),
-        "relevant": np.where(rng.random(n) < 0.1, 1, 0),
-    })
+    return pd.DataFrame(
+        {
+            "query": pd.array(np.char.add("q", query.astype(str)), dtype="str"),
+            "item": pd.array(
+                np.char.add("d", np.tile(np.arange(ITEMS_PER_QUERY), n_queries).astype(str)),
+                dtype="str",
+            ),
+            "score": rng.random(n),
+            "relevant": np.where(rng.random(n) < 0.1, 1, 0),
+        }
+    )
 
 
 def main() -> None:
@@ -60,8 +64,10 @@ def main() -> None:
     result = frame.rank_eval.per_query(METRICS)
     rows = []
     with tempfile.TemporaryDirectory() as folder:
-        for name, where in (("DuckDB file", f"{folder}/metrics.duckdb"),
-                            ("SQLite (SQLAlchemy)", f"sqlite:///{folder}/metrics.db")):
+        for name, where in (
+            ("DuckDB file", f"{folder}/metrics.duckdb"),
+            ("SQLite (SQLAlchemy)", f"sqlite:///{folder}/metrics.db"),
+        ):
             store = rankframe.History(where)
             store.record(result)  # warm-up
             times = []

@@ -47,7 +47,7 @@ def main() -> None:
     parser.add_argument("--no-write", action="store_true", help="print, do not write")
     args = parser.parse_args()
     data = workload(args.queries, 5, 15, seed=1)
-    data["other"] = data["score"].to_numpy() + np.random.default_rng(2).normal(0, .1, len(data))
+    data["other"] = data["score"].to_numpy() + np.random.default_rng(2).normal(0, 0.1, len(data))
     number = data["query"].str.slice(1).astype(np.int64).to_numpy()
     data["segment"] = np.char.add("s", (number % 10).astype(str))
     # each query's time: an hour of the 52 weeks from Monday 2025-01-06, spread by its number
@@ -60,25 +60,27 @@ def main() -> None:
     trend = timed(lambda: ev.report(METRICS, by="segment", every="1w").html())
     trend_size = len(ev.report(METRICS, by="segment", every="1w").html().encode("utf-8"))
     start, end = markers("html-report")
-    section = "\n".join([
-        start,
-        "## The HTML report (`make bench`, benchmarks/html_report.py)",
-        "",
-        f"{date.today().isoformat()}, {platform.node()}, Python {platform.python_version()}, "
-        f"rankframe {rankframe.__version__}. {args.queries:,} queries ({len(data):,} rows), "
-        f"2 systems, {len(METRICS)} metrics, 10 segments. Median of 3 after a warm-up.",
-        "",
-        "| call | seconds | / compare | target |",
-        "|---|---:|---:|---|",
-        f"| compare(by=segment) | {compare:.3f} | 1.0x | |",
-        f"| report(by=segment).html() | {report:.3f} | {report / compare:.1f}x | <= 3x |",
-        f"| report(by=segment, every=1w).html(), 52 weekly windows | {trend:.3f} | "
-        f"{trend / compare:.1f}x | |",
-        "",
-        f"File size: {size / 1e6:.2f} MB; with the trend of 52 windows "
-        f"{trend_size / 1e6:.2f} MB (target: under 5 MB).",
-        end,
-    ])
+    section = "\n".join(
+        [
+            start,
+            "## The HTML report (`make bench`, benchmarks/html_report.py)",
+            "",
+            f"{date.today().isoformat()}, {platform.node()}, Python {platform.python_version()}, "
+            f"rankframe {rankframe.__version__}. {args.queries:,} queries ({len(data):,} rows), "
+            f"2 systems, {len(METRICS)} metrics, 10 segments. Median of 3 after a warm-up.",
+            "",
+            "| call | seconds | / compare | target |",
+            "|---|---:|---:|---|",
+            f"| compare(by=segment) | {compare:.3f} | 1.0x | |",
+            f"| report(by=segment).html() | {report:.3f} | {report / compare:.1f}x | <= 3x |",
+            f"| report(by=segment, every=1w).html(), 52 weekly windows | {trend:.3f} | "
+            f"{trend / compare:.1f}x | |",
+            "",
+            f"File size: {size / 1e6:.2f} MB; with the trend of 52 windows "
+            f"{trend_size / 1e6:.2f} MB (target: under 5 MB).",
+            end,
+        ]
+    )
     print(section)
     if not args.no_write:
         write_section("html-report", section)

@@ -63,21 +63,23 @@ def main() -> None:
         lines.append(f"| {segments:,} | {total:.2f} s | {share * 100:.1f}% |")
         print(lines[-1])
     power.t_test_detectable_effect = solve  # type: ignore[assignment]
-    section = "\n".join([
-        START,
-        "## compare()'s `mde` column: its share of compare() (`benchmarks/mde.py`)",
-        "",
-        f"{date.today().isoformat()}, {platform.machine()}, Python "
-        f"{platform.python_version()}, `python benchmarks/mde.py` (a shared 2-core machine: "
-        "the shares, measured inside the same calls, are what to read). Two systems, six "
-        f"metrics, {N_QUERIES:,} queries, `compare(metrics, by='segment')`; each segment has "
-        "its own number of queries, so the bisection solves one effect per segment.",
-        "",
-        "| segments | compare() | of it, the mde solve |",
-        "|---:|---:|---:|",
-        *lines,
-        END,
-    ])
+    section = "\n".join(
+        [
+            START,
+            "## compare()'s `mde` column: its share of compare() (`benchmarks/mde.py`)",
+            "",
+            f"{date.today().isoformat()}, {platform.machine()}, Python "
+            f"{platform.python_version()}, `python benchmarks/mde.py` (a shared 2-core machine: "
+            "the shares, measured inside the same calls, are what to read). Two systems, six "
+            f"metrics, {N_QUERIES:,} queries, `compare(metrics, by='segment')`; each segment has "
+            "its own number of queries, so the bisection solves one effect per segment.",
+            "",
+            "| segments | compare() | of it, the mde solve |",
+            "|---:|---:|---:|",
+            *lines,
+            END,
+        ]
+    )
     write_section("mde", section)
 
 

@@ -162,8 +162,12 @@ def all_trec_measures() -> list[str]:
     (``P_5``, ``iprec_at_recall_0.10``, ``gm_map``, ...), as rankframe's metric strings."""
     from rankframe.trec import parse_trec_measures
 
-    return [name for measure, params in parse_trec_measures(["all_trec"])
-            if measure.kind == "metric" for name in measure.line_names(params)]
+    return [
+        name
+        for measure, params in parse_trec_measures(["all_trec"])
+        if measure.kind == "metric"
+        for name in measure.line_names(params)
+    ]
 
 
 def rankframe_all_trec(size: str) -> tuple[Any, Run]:
@@ -210,10 +214,10 @@ def ranx_run(size: str) -> tuple[Any, Run]:
     def run(laps: Laps) -> Values:
         # ranx's from_df asserts object dtype: pandas 3 `str` ids are converted here
         objects = frame.astype({"query": object, "item": object})
-        qrels = ranx.Qrels.from_df(objects, q_id_col="query", doc_id_col="item",
-                                   score_col="relevant")
-        ranx_run = ranx.Run.from_df(objects, q_id_col="query", doc_id_col="item",
-                                    score_col="score")
+        qrels = ranx.Qrels.from_df(
+            objects, q_id_col="query", doc_id_col="item", score_col="relevant"
+        )
+        ranx_run = ranx.Run.from_df(objects, q_id_col="query", doc_id_col="item", score_col="score")
         laps.mark("build Qrels and Run")
         means = ranx.evaluate(qrels, ranx_run, list(RANX.values()))
         laps.mark("evaluate")
@@ -258,14 +262,22 @@ def ir_measures_run(size: str) -> tuple[Any, Run]:
     from ir_measures import AP, RR, P, R, Success, nDCG
 
     frame = load_pandas(size)
-    measures = {"mrr@10": RR @ 10, "ndcg@10": nDCG @ 10, "map@100": AP @ 100,
-                "acc@5": Success @ 5, "precision@10": P @ 10, "recall@100": R @ 100}
+    measures = {
+        "mrr@10": RR @ 10,
+        "ndcg@10": nDCG @ 10,
+        "map@100": AP @ 100,
+        "acc@5": Success @ 5,
+        "precision@10": P @ 10,
+        "recall@100": R @ 100,
+    }
 
     def run(laps: Laps) -> Values:
         qrels = frame[["query", "item", "relevant"]].rename(
-            columns={"query": "query_id", "item": "doc_id", "relevant": "relevance"})
+            columns={"query": "query_id", "item": "doc_id", "relevant": "relevance"}
+        )
         ir_run = frame[["query", "item", "score"]].rename(
-            columns={"query": "query_id", "item": "doc_id"})
+            columns={"query": "query_id", "item": "doc_id"}
+        )
         laps.mark("rename columns")
         means = ir_measures.calc_aggregate(list(measures.values()), qrels, ir_run)
         laps.mark("evaluate")
@@ -287,14 +299,16 @@ def apply_one_query(group: pd.DataFrame) -> pd.Series:
     first = np.flatnonzero(relevant[:10])
     hits = np.cumsum(relevant[:100])
     ranks = np.arange(1, len(hits) + 1)
-    return pd.Series({
-        "mrr@10": 1 / (first[0] + 1) if len(first) else 0.0,
-        "ndcg@10": (top10 * discount[: len(top10)]).sum() / idcg if idcg > 0 else 0.0,
-        "map@100": (hits / ranks)[relevant[:100]].sum() / n_relevant if n_relevant else 0.0,
-        "acc@5": float(relevant[:5].any()),
-        "precision@10": relevant[:10].sum() / 10,
-        "recall@100": relevant[:100].sum() / n_relevant if n_relevant else 0.0,
-    })
+    return pd.Series(
+        {
+            "mrr@10": 1 / (first[0] + 1) if len(first) else 0.0,
+            "ndcg@10": (top10 * discount[: len(top10)]).sum() / idcg if idcg > 0 else 0.0,
+            "map@100": (hits / ranks)[relevant[:100]].sum() / n_relevant if n_relevant else 0.0,
+            "acc@5": float(relevant[:5].any()),
+            "precision@10": relevant[:10].sum() / 10,
+            "recall@100": relevant[:100].sum() / n_relevant if n_relevant else 0.0,
+        }
+    )
 
 
 def pandas_apply(size: str) -> tuple[Any, Run]:
@@ -321,7 +335,8 @@ def polars_hand_per_query(frame: Any) -> Any:
     )
     ideal_gain = pl.element() / (pl.int_range(pl.len()) + 2).log(2)
     rows = lists.select(
-        "query", "grade",
+        "query",
+        "grade",
         rank=pl.int_ranges(1, pl.col("grade").list.len() + 1),
         hits=pl.col("grade").list.eval((pl.element() > 0).cum_sum()),
         idcg=pl.col("ideal").list.sort(descending=True).list.eval(ideal_gain).list.sum(),
@@ -329,15 +344,20 @@ def polars_hand_per_query(frame: Any) -> Any:
     hit, rank = pl.col("grade") > 0, pl.col("rank")
     n_relevant = hit.sum()
     dcg = (pl.col("grade") / (rank + 1).log(2)).filter(rank <= 10).sum()
-    return rows.group_by("query").agg(
-        (1 / rank).filter(hit & (rank <= 10)).max().fill_null(0.0).alias("mrr@10"),
-        (dcg / pl.col("idcg").first()).fill_nan(0.0).alias("ndcg@10"),
-        ((pl.col("hits") / rank).filter(hit & (rank <= 100)).sum() / n_relevant)
-        .fill_nan(0.0).alias("map@100"),
-        (hit & (rank <= 5)).any().cast(pl.Float64).alias("acc@5"),
-        ((hit & (rank <= 10)).sum() / 10).alias("precision@10"),
-        ((hit & (rank <= 100)).sum() / n_relevant).fill_nan(0.0).alias("recall@100"),
-    ).sort("query")
+    return (
+        rows.group_by("query")
+        .agg(
+            (1 / rank).filter(hit & (rank <= 10)).max().fill_null(0.0).alias("mrr@10"),
+            (dcg / pl.col("idcg").first()).fill_nan(0.0).alias("ndcg@10"),
+            ((pl.col("hits") / rank).filter(hit & (rank <= 100)).sum() / n_relevant)
+            .fill_nan(0.0)
+            .alias("map@100"),
+            (hit & (rank <= 5)).any().cast(pl.Float64).alias("acc@5"),
+            ((hit & (rank <= 10)).sum() / 10).alias("precision@10"),
+            ((hit & (rank <= 100)).sum() / n_relevant).fill_nan(0.0).alias("recall@100"),
+        )
+        .sort("query")
+    )
 
 
 def polars_hand(size: str) -> tuple[Any, Run]:
@@ -414,33 +434,64 @@ class Approach:
 APPROACHES = {
     "floor": Approach("floor: factorize query + one sort of a packed key", floor),
     "rankframe_pandas": Approach("rankframe, pandas", rankframe_pandas),
-    "rankframe_average": Approach('rankframe, pandas, ties="average"', rankframe_average,
-                                  note="expected values over the orders of tied items"),
-    "rankframe_polars": Approach("rankframe, polars eager", rankframe_polars, ("polars",),
-                                 "the polars frame is the user's: read outside the timing"),
-    "rankframe_lazy": Approach("rankframe, polars lazy (scan_parquet)", rankframe_lazy,
-                               ("polars",), "reads the parquet file inside every run"),
-    "polars_read": Approach("(reference) polars read_parquet alone", polars_read, ("polars",),
-                            "the reading part of the lazy row"),
+    "rankframe_average": Approach(
+        'rankframe, pandas, ties="average"',
+        rankframe_average,
+        note="expected values over the orders of tied items",
+    ),
+    "rankframe_polars": Approach(
+        "rankframe, polars eager",
+        rankframe_polars,
+        ("polars",),
+        "the polars frame is the user's: read outside the timing",
+    ),
+    "rankframe_lazy": Approach(
+        "rankframe, polars lazy (scan_parquet)",
+        rankframe_lazy,
+        ("polars",),
+        "reads the parquet file inside every run",
+    ),
+    "polars_read": Approach(
+        "(reference) polars read_parquet alone",
+        polars_read,
+        ("polars",),
+        "the reading part of the lazy row",
+    ),
     "pytrec_eval": Approach("pytrec_eval", pytrec_eval_run, ("pytrec_eval",)),
     "ranx": Approach("ranx", ranx_run, ("ranx",)),
     "torchmetrics": Approach("torchmetrics", torchmetrics_run, ("torch", "torchmetrics")),
     "ir_measures": Approach("ir_measures", ir_measures_run, ("ir_measures",)),
     "pandas_apply": Approach("pandas groupby().apply()", pandas_apply),
-    "polars_hand": Approach("hand-written polars (group_by + sort_by per query)", polars_hand,
-                            ("polars",), "what a user writes instead: ties by item "
-                            "descending, no validation"),
-    "duckdb_sql": Approach("DuckDB SQL (ROW_NUMBER window)", duckdb_sql, ("duckdb",),
-                           "over the pandas frame, on every core"),
-    "rankframe_all_trec": Approach("rankframe, pandas: every measure of trec_eval's all_trec",
-                                   rankframe_all_trec),
-    "pytrec_eval_all_trec": Approach("pytrec_eval: all_trec", pytrec_eval_all_trec,
-                                     ("pytrec_eval",)),
+    "polars_hand": Approach(
+        "hand-written polars (group_by + sort_by per query)",
+        polars_hand,
+        ("polars",),
+        "what a user writes instead: ties by item descending, no validation",
+    ),
+    "duckdb_sql": Approach(
+        "DuckDB SQL (ROW_NUMBER window)",
+        duckdb_sql,
+        ("duckdb",),
+        "over the pandas frame, on every core",
+    ),
+    "rankframe_all_trec": Approach(
+        "rankframe, pandas: every measure of trec_eval's all_trec", rankframe_all_trec
+    ),
+    "pytrec_eval_all_trec": Approach(
+        "pytrec_eval: all_trec", pytrec_eval_all_trec, ("pytrec_eval",)
+    ),
 }
 # timed in their own section (all_trec), not in the main table
 SECTION_ONLY = ("rankframe_all_trec", "pytrec_eval_all_trec")
-PEERS = ("polars_hand", "duckdb_sql", "pytrec_eval", "ranx", "torchmetrics", "ir_measures",
-         "pandas_apply")
+PEERS = (
+    "polars_hand",
+    "duckdb_sql",
+    "pytrec_eval",
+    "ranx",
+    "torchmetrics",
+    "ir_measures",
+    "pandas_apply",
+)
 # written with trec_eval's tie order: checked equal to rankframe per query, not only in range
 EXACT_PEERS = {"polars_hand": polars_hand_per_query, "duckdb_sql": duckdb_per_query}
 

@@ -105,8 +105,9 @@ def main() -> None:
 
     args = arguments(__doc__)
 
-    times = alternate(args.before, args.size, args.rounds,
-                      lambda src, path, kind: _run(src, path, kind, METRICS))
+    times = alternate(
+        args.before, args.size, args.rounds, lambda src, path, kind: _run(src, path, kind, METRICS)
+    )
     print("| frame | phase | before s | after s | after / before |")
     print("|---|---|---:|---:|---:|")
     for kind in ("pandas", "polars"):
@@ -115,6 +116,7 @@ def main() -> None:
             after = statistics.median(r.get(phase, 0.0) for r in times["after", kind])
             ratio = f"{after / before:.2f}" if before else "-"
             print(f"| {kind} | {phase} | {before:.3f} | {after:.3f} | {ratio} |")
+
 
 if __name__ == "__main__":
     main()

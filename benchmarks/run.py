@@ -71,19 +71,28 @@ from workers import worker
 from data import SIZES
 
 
-def spawn(name: str, size: str, repeat: int, timeout: float,
-          extra: tuple[str, ...] = ()) -> dict[str, Any]:
+def spawn(
+    name: str, size: str, repeat: int, timeout: float, extra: tuple[str, ...] = ()
+) -> dict[str, Any]:
     """Run one worker in a fresh interpreter and return its JSON (or why there is none)."""
     if name in APPROACHES and (missing := missing_modules(APPROACHES[name])):
         log(f"  {name} on {size}: not installed ({', '.join(missing)})")
         return {"status": "not installed", "missing": missing}
-    command = [sys.executable, str(Path(__file__).resolve()), "--worker", name,
-               "--size", size, "--repeat", str(repeat), *extra]
+    command = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--worker",
+        name,
+        "--size",
+        size,
+        "--repeat",
+        str(repeat),
+        *extra,
+    ]
     log(f"  {name} on {size} ...")
     started = time.perf_counter()
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
-                              check=False)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         log(f"    timed out after {timeout:.0f} s")
         return {"status": f"timed out after {timeout:.0f} s"}
@@ -93,14 +102,28 @@ def spawn(name: str, size: str, repeat: int, timeout: float,
         return {"status": f"failed: {tail[0][:200]}"}
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     if "median" in result:
-        log(f"    median {result['median']:.3f} s, peak extra {result['peak_extra_gib']:.2f} GiB"
-            f" ({time.perf_counter() - started:.0f} s with loading and warm-up)")
+        log(
+            f"    median {result['median']:.3f} s, peak extra {result['peak_extra_gib']:.2f} GiB"
+            f" ({time.perf_counter() - started:.0f} s with loading and warm-up)"
+        )
     return result
 
 
 def versions() -> dict[str, str]:
-    names = ["rankframe", "numpy", "pandas", "polars", "pyarrow", "pandera",
-             "pytrec-eval-terrier", "ranx", "numba", "torchmetrics", "torch", "ir-measures"]
+    names = [
+        "rankframe",
+        "numpy",
+        "pandas",
+        "polars",
+        "pyarrow",
+        "pandera",
+        "pytrec-eval-terrier",
+        "ranx",
+        "numba",
+        "torchmetrics",
+        "torch",
+        "ir-measures",
+    ]
     out = {"python": platform.python_version()}
     for name in names:
         try:
@@ -123,8 +146,12 @@ def machine() -> dict[str, Any]:
             if line.startswith("MemTotal:"):
                 mem_total = int(line.split()[1]) * 1024
     try:
-        commit = subprocess.run(["git", "-C", str(HERE), "describe", "--always", "--dirty"],
-                                capture_output=True, text=True, check=False).stdout.strip()
+        commit = subprocess.run(
+            ["git", "-C", str(HERE), "describe", "--always", "--dirty"],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout.strip()
     except OSError:
         commit = ""
     return {
@@ -143,10 +170,13 @@ def time_short_lists(repeat: int, timeout: float) -> dict[str, dict[str, Any]]:
     SHORT_LIST_PROCESSES fresh processes (:func:`of_processes`)."""
     for s in SHORT_LISTS:
         ensure_data(s)
-    return {s: {n: of_processes([spawn(n, s, repeat, timeout)
-                                 for _ in range(SHORT_LIST_PROCESSES)])
-                for n in SHORT_LIST_APPROACHES}
-            for s in SHORT_LISTS}
+    return {
+        s: {
+            n: of_processes([spawn(n, s, repeat, timeout) for _ in range(SHORT_LIST_PROCESSES)])
+            for n in SHORT_LIST_APPROACHES
+        }
+        for s in SHORT_LISTS
+    }
 
 
 def of_processes(results: list[dict[str, Any]]) -> dict[str, Any]:
@@ -157,17 +187,31 @@ def of_processes(results: list[dict[str, Any]]) -> dict[str, Any]:
     if failed is not None:
         return failed
     medians = [r["median"] for r in results]
-    return {**results[0], "median": statistics.median(medians), "process_medians": medians,
-            "times": [t for r in results for t in r["times"]]}
+    return {
+        **results[0],
+        "median": statistics.median(medians),
+        "process_medians": medians,
+        "times": [t for r in results for t in r["times"]],
+    }
 
 
-def section_run(name: str, args: argparse.Namespace, time_it: Callable[[], Any],
-                render_it: Callable[[Any, dict[str, Any]], str], **facts: Any) -> None:
+def section_run(
+    name: str,
+    args: argparse.Namespace,
+    time_it: Callable[[], Any],
+    render_it: Callable[[Any, dict[str, Any]], str],
+    **facts: Any,
+) -> None:
     """Time what one section of RESULTS.md reports (``time_it``) and replace that section
     (``render_it`` of the timings and the run's facts: machine, date, command, ...)."""
     started = time.perf_counter()
-    info = {"machine": machine(), "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-            "repeat": args.repeat, "command": " ".join(sys.argv), **facts}
+    info = {
+        "machine": machine(),
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "repeat": args.repeat,
+        "command": " ".join(sys.argv),
+        **facts,
+    }
     timings = time_it()
     info["machine"]["load_average_end"] = os.getloadavg()
     info["elapsed_s"] = time.perf_counter() - started
@@ -180,39 +224,53 @@ def section_run(name: str, args: argparse.Namespace, time_it: Callable[[], Any],
 def short_lists_run(args: argparse.Namespace) -> None:
     """Only the scaling of many short lists: its section of RESULTS.md, replaced."""
     log(f"many short lists ({', '.join(SHORT_LISTS)}) in {DATA_DIR}")
-    section_run("short-lists", args, lambda: time_short_lists(args.repeat, args.timeout),
-                render_short_lists)
+    section_run(
+        "short-lists", args, lambda: time_short_lists(args.repeat, args.timeout), render_short_lists
+    )
 
 
 def ties_average_run(args: argparse.Namespace) -> None:
     """Only ties="average" against the default ties="trec": its section of RESULTS.md."""
     ensure_data(args.size)
     section_run(
-        "ties-average", args,
+        "ties-average",
+        args,
         lambda: {n: spawn(n, args.size, args.repeat, args.timeout) for n in AVERAGE_APPROACHES},
-        render_ties_average, size=args.size,
+        render_ties_average,
+        size=args.size,
     )
+
+
 def time_all_trec(size: str, repeat: int, timeout: float) -> dict[str, Any]:
     """all_trec's agreement with pytrec_eval, then each approach of ALL_TREC_APPROACHES."""
     log(f"all_trec on {size}: agreement with pytrec_eval, then timing")
     agreement = spawn("agree_all_trec", size, 1, timeout)
     timings = {n: spawn(n, size, repeat, timeout) for n in ALL_TREC_APPROACHES}
-    return {"size": size, "agreement": agreement, "timings": timings,
-            "n_metrics": len(all_trec_measures())}
+    return {
+        "size": size,
+        "agreement": agreement,
+        "timings": timings,
+        "n_metrics": len(all_trec_measures()),
+    }
 
 
 def all_trec_run(args: argparse.Namespace) -> None:
     """Only every measure of all_trec: its section of RESULTS.md, replaced."""
     started = time.perf_counter()
     ensure_data(args.size)
-    info = {"machine": machine(), "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-            "repeat": args.repeat, "command": " ".join(sys.argv)}
+    info = {
+        "machine": machine(),
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "repeat": args.repeat,
+        "command": " ".join(sys.argv),
+    }
     timed_all = time_all_trec(args.size, args.repeat, args.timeout)
     info["machine"]["load_average_end"] = os.getloadavg()
     info["elapsed_s"] = time.perf_counter() - started
     DATA_DIR.mkdir(exist_ok=True)
     (DATA_DIR / f"all-trec-{args.size}.json").write_text(
-        json.dumps({"info": info, **timed_all}, indent=1, default=str))
+        json.dumps({"info": info, **timed_all}, indent=1, default=str)
+    )
     section = render_all_trec(timed_all, info)
     write_section("all-trec", section, RESULTS)
     print(section)
@@ -222,47 +280,68 @@ def all_trec_run(args: argparse.Namespace) -> None:
 def main_run(args: argparse.Namespace) -> None:
     started = time.perf_counter()
     size = args.size
-    names = args.only.split(",") if args.only else [
-        n for n in APPROACHES if n not in SECTION_ONLY]
+    names = args.only.split(",") if args.only else [n for n in APPROACHES if n not in SECTION_ONLY]
     unknown = [n for n in names if n not in APPROACHES]
     if unknown:
         raise SystemExit(f"unknown approach(es): {unknown}; known: {list(APPROACHES)}")
     extra_sizes = [] if args.skip_shapes else list(SHAPES)
     scaling = size != "S" and not args.skip_scaling
-    log(f"data ({size}{', ' + ', '.join(extra_sizes) if extra_sizes else ''}"
-        f"{', S for scaling' if scaling else ''}) in {DATA_DIR}")
+    log(
+        f"data ({size}{', ' + ', '.join(extra_sizes) if extra_sizes else ''}"
+        f"{', S for scaling' if scaling else ''}) in {DATA_DIR}"
+    )
     for s in [size, *extra_sizes, *(["S"] if scaling else [])]:
         ensure_data(s)
-    info = {"machine": machine(), "versions": versions(),
-            "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-            "size": size, "repeat": args.repeat, "command": " ".join(sys.argv)}
+    info = {
+        "machine": machine(),
+        "versions": versions(),
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "size": size,
+        "repeat": args.repeat,
+        "command": " ".join(sys.argv),
+    }
 
     log("agreement check")
-    agreement = spawn("agree", size, 1, args.timeout,
-                      ("--only", args.only) if args.only else ())
+    agreement = spawn("agree", size, 1, args.timeout, ("--only", args.only) if args.only else ())
     report_agreement(agreement)
 
     log(f"timing (warm-up + {args.repeat} runs each, every approach in a fresh process)")
     results = {name: spawn(name, size, args.repeat, args.timeout) for name in names}
     validation = spawn("validation", size, args.repeat, args.timeout)
-    shapes = {s: {n: spawn(n, s, args.repeat, args.timeout)
-                  for n in ("floor", "rankframe_pandas")} for s in extra_sizes}
-    small = ({n: spawn(n, "S", args.repeat, args.timeout) for n in ("floor", "rankframe_pandas")}
-             if scaling else {})
+    shapes = {
+        s: {n: spawn(n, s, args.repeat, args.timeout) for n in ("floor", "rankframe_pandas")}
+        for s in extra_sizes
+    }
+    small = (
+        {n: spawn(n, "S", args.repeat, args.timeout) for n in ("floor", "rankframe_pandas")}
+        if scaling
+        else {}
+    )
     short_lists = {} if args.skip_short_lists else time_short_lists(args.repeat, args.timeout)
     all_trec = {} if args.skip_all_trec else time_all_trec(size, args.repeat, args.timeout)
     info["machine"]["load_average_end"] = os.getloadavg()
     info["elapsed_s"] = time.perf_counter() - started
-    raw = {"info": info, "agreement": agreement, "results": results, "validation": validation,
-           "shapes": shapes, "scaling_small": small, "short_lists": short_lists,
-           "all_trec": all_trec}
+    raw = {
+        "info": info,
+        "agreement": agreement,
+        "results": results,
+        "validation": validation,
+        "shapes": shapes,
+        "scaling_small": small,
+        "short_lists": short_lists,
+        "all_trec": all_trec,
+    }
     DATA_DIR.mkdir(exist_ok=True)
     # a partial run (--only, --skip-*) does not replace the full report unless asked to
-    partial = bool(args.only or args.skip_shapes or args.skip_short_lists or args.skip_all_trec
-                   or (args.skip_scaling and size != "S"))
+    partial = bool(
+        args.only
+        or args.skip_shapes
+        or args.skip_short_lists
+        or args.skip_all_trec
+        or (args.skip_scaling and size != "S")
+    )
     suffix = "-partial" if partial else ""
-    (DATA_DIR / f"results-{size}{suffix}.json").write_text(
-        json.dumps(raw, indent=1, default=str))
+    (DATA_DIR / f"results-{size}{suffix}.json").write_text(json.dumps(raw, indent=1, default=str))
     text = render(raw)
     out = RESULTS if not partial or args.write_results else DATA_DIR / f"RESULTS-{size}-partial.md"
     if out == RESULTS:
@@ -272,9 +351,11 @@ def main_run(args: argparse.Namespace) -> None:
         if all_trec:  # the same, --all-trec-only
             write_section("all-trec", render_all_trec(all_trec, info), RESULTS)
     else:
-        out.write_text(text + ("\n" + render_short_lists(short_lists, info) + "\n"
-                               if short_lists else "")
-                       + ("\n" + render_all_trec(all_trec, info) + "\n" if all_trec else ""))
+        out.write_text(
+            text
+            + ("\n" + render_short_lists(short_lists, info) + "\n" if short_lists else "")
+            + ("\n" + render_all_trec(all_trec, info) + "\n" if all_trec else "")
+        )
     print(text)
     log(f"wrote {out} ({info['elapsed_s']:.0f} s in all)")
 
@@ -282,31 +363,50 @@ def main_run(args: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", default="S", choices=sorted(SIZES))
-    parser.add_argument("--repeat", type=int, default=3,
-                        help="at least this many measured runs (after a warm-up)")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="at least this many measured runs (after a warm-up)"
+    )
     parser.add_argument("--only", help="comma-separated approaches (default: all)")
-    parser.add_argument("--skip-shapes", action="store_true",
-                        help="do not time the long and short list shapes")
-    parser.add_argument("--skip-scaling", action="store_true",
-                        help="with SIZE=M or L, do not also time S")
-    parser.add_argument("--skip-short-lists", action="store_true",
-                        help="do not time the scaling of many short lists (1M and 5M queries "
-                        "x 2 items)")
-    parser.add_argument("--short-lists-only", action="store_true",
-                        help="time only the scaling of many short lists and replace its "
-                        "section of RESULTS.md")
-    parser.add_argument("--ties-average-only", action="store_true",
-                        help='time only ties="average" against ties="trec" at --size and '
-                        "replace its section of RESULTS.md")
-    parser.add_argument("--skip-all-trec", action="store_true",
-                        help="do not time every measure of trec_eval's all_trec")
-    parser.add_argument("--all-trec-only", action="store_true",
-                        help="time only every measure of all_trec (at --size) and replace its "
-                        "section of RESULTS.md")
+    parser.add_argument(
+        "--skip-shapes", action="store_true", help="do not time the long and short list shapes"
+    )
+    parser.add_argument(
+        "--skip-scaling", action="store_true", help="with SIZE=M or L, do not also time S"
+    )
+    parser.add_argument(
+        "--skip-short-lists",
+        action="store_true",
+        help="do not time the scaling of many short lists (1M and 5M queries x 2 items)",
+    )
+    parser.add_argument(
+        "--short-lists-only",
+        action="store_true",
+        help="time only the scaling of many short lists and replace its section of RESULTS.md",
+    )
+    parser.add_argument(
+        "--ties-average-only",
+        action="store_true",
+        help='time only ties="average" against ties="trec" at --size and '
+        "replace its section of RESULTS.md",
+    )
+    parser.add_argument(
+        "--skip-all-trec",
+        action="store_true",
+        help="do not time every measure of trec_eval's all_trec",
+    )
+    parser.add_argument(
+        "--all-trec-only",
+        action="store_true",
+        help="time only every measure of all_trec (at --size) and replace its "
+        "section of RESULTS.md",
+    )
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per worker")
-    parser.add_argument("--write-results", action="store_true",
-                        help="write RESULTS.md even for a partial run (--only, --skip-*); by "
-                        "default a partial run writes data/RESULTS-<size>-partial.md")
+    parser.add_argument(
+        "--write-results",
+        action="store_true",
+        help="write RESULTS.md even for a partial run (--only, --skip-*); by "
+        "default a partial run writes data/RESULTS-<size>-partial.md",
+    )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.repeat < 1:

@@ -203,9 +203,7 @@ def run_dask(root: Path, *, by_query: bool) -> dict[str, Any]:
         workers = sorted(client.scheduler_info()["workers"])
         started = time.perf_counter()
         if by_query:
-            frame = dd.read_parquet(
-                root / "by-query", index="query", calculate_divisions=True
-            )
+            frame = dd.read_parquet(root / "by-query", index="query", calculate_divisions=True)
             assert frame.known_divisions, "the by-query files should give divisions"
         else:
             frame = dd.read_parquet(root / "scattered")
@@ -244,7 +242,10 @@ def spawn(name: str, root: Path, timeout: float) -> dict[str, Any]:
     try:
         done = subprocess.run(
             [sys.executable, __file__, "--child", name, "--data", str(root)],
-            capture_output=True, text=True, timeout=timeout, check=False,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
         )
     except subprocess.TimeoutExpired:
         return {"error": f"timed out after {timeout:.0f} s"}
@@ -307,9 +308,7 @@ def render(info: dict[str, Any], results: dict[str, dict[str, Any]]) -> str:
         time_ratio = f"{out['seconds'] / base_s:.2f}x" if base_s else "—"
         peak_ratio = f"{top / base_peak:.2f}x" if base_peak else "—"
         agrees = _agrees(out["result"], reference["result"]) if reference else "—"
-        lines.append(
-            f"| {label} | {seconds} | {time_ratio} | {peaks} | {peak_ratio} | {agrees} |"
-        )
+        lines.append(f"| {label} | {seconds} | {time_ratio} | {peaks} | {peak_ratio} | {agrees} |")
     notes = []
     eager = results.get("polars", {})
     for name in ("polars-streaming", "polars-streaming-one-part"):
@@ -341,8 +340,11 @@ def render(info: dict[str, Any], results: dict[str, dict[str, Any]]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=50_000_000)
-    parser.add_argument("--paths", default=",".join(DEFAULT_PATHS),
-                        help=f"comma-separated subset of {', '.join(PATHS)}")
+    parser.add_argument(
+        "--paths",
+        default=",".join(DEFAULT_PATHS),
+        help=f"comma-separated subset of {', '.join(PATHS)}",
+    )
     parser.add_argument("--timeout", type=float, default=1800)
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--data", type=Path, help=argparse.SUPPRESS)

@@ -53,8 +53,7 @@ PLANTED_TARGET = 0.95
 def segments(n_queries: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
     """Per query, one value of each segment column (``v0``..``v{size-1}``)."""
     return {
-        f"c{size}": np.char.add("v", np.arange(size).astype(str))[rng.integers(0, size,
-                                                                              n_queries)]
+        f"c{size}": np.char.add("v", np.arange(size).astype(str))[rng.integers(0, size, n_queries)]
         for size in SIZES
     }
 
@@ -87,11 +86,11 @@ def speed(args: argparse.Namespace) -> str:
     evaluate = seconds["evaluate(metrics)"]
     rows: list[tuple[str, float, int]] = []
     for label, (_, kwargs) in calls.items():
-        n_tested = 0 if kwargs is None else int(
-            ev.slices(METRICS, COLUMNS, **kwargs)["n_tested"].iloc[0])
+        n_tested = (
+            0 if kwargs is None else int(ev.slices(METRICS, COLUMNS, **kwargs)["n_tested"].iloc[0])
+        )
         rows.append((label, seconds[label], n_tested))
-        print(f"  {label}: {seconds[label]:.2f} s ({seconds[label] / evaluate:.1f}x)",
-              flush=True)
+        print(f"  {label}: {seconds[label]:.2f} s ({seconds[label] / evaluate:.1f}x)", flush=True)
     start, end = markers("slices")
     lines = [
         start,
@@ -111,8 +110,9 @@ def speed(args: argparse.Namespace) -> str:
     ]
     for label, seconds, n_tested in rows:
         target = f"<= {TARGET:.0f}x" if "depth 2" in label else ""
-        lines.append(f"| {label} | {seconds:.2f} | {seconds / evaluate:.1f}x | "
-                     f"{n_tested or ''} | {target} |")
+        lines.append(
+            f"| {label} | {seconds:.2f} | {seconds / evaluate:.1f}x | {n_tested or ''} | {target} |"
+        )
     lines += ["", *resampled(args), end]
     return "\n".join(lines)
 
@@ -126,8 +126,10 @@ def resampled(args: argparse.Namespace) -> list[str]:
         ("t-test", {}),
         ("permutation", {"test": "permutation", "n_permutations": args.resamples}),
         ('t-test, baseline="score"', {"baseline": "score"}),
-        ('sign flips, baseline="score"',
-         {"baseline": "score", "test": "permutation", "n_permutations": args.resamples}),
+        (
+            'sign flips, baseline="score"',
+            {"baseline": "score", "test": "permutation", "n_permutations": args.resamples},
+        ),
     ]
     ev.slices(METRICS, COLUMNS)
     times = []
@@ -170,11 +172,20 @@ def planted_frame(n_queries: int, seed: int) -> tuple[pd.DataFrame, float]:
     grade[first] = np.maximum(grade[first], 1)  # no query without a relevant item
     score = grade + rng.normal(0.0, 1.5, n_queries * per)
     columns = segments(n_queries, rng)
-    data = pd.DataFrame({"query": query, "item": np.tile(np.arange(per), n_queries),
-                         "relevant": grade, "score": score, "reversed": -score})
+    data = pd.DataFrame(
+        {
+            "query": query,
+            "item": np.tile(np.arange(per), n_queries),
+            "relevant": grade,
+            "score": score,
+            "reversed": -score,
+        }
+    )
     ndcg = data.rank_eval(score=["score", "reversed"]).per_query("ndcg@10")
-    by_system = {name: part.sort_values("query")["ndcg@10"].to_numpy()
-                 for name, part in ndcg.groupby("system")}
+    by_system = {
+        name: part.sort_values("query")["ndcg@10"].to_numpy()
+        for name, part in ndcg.groupby("system")
+    }
     drop = by_system["score"] - by_system["reversed"]
     inside = np.flatnonzero((columns["c5"] == "v1") & (columns["c10"] == "v3"))
     chosen = rng.permutation(inside)
@@ -197,8 +208,9 @@ def planted(args: argparse.Namespace) -> str:
         row = out[out["slice"] == PLANTED]
         deltas.append(float(row["delta"].iloc[0]) if len(row) else np.nan)
         runners.append(float(out[out["slice"] != PLANTED]["delta"].iloc[0]))
-        shares.append(float(row["n_queries"].iloc[0]) / args.planted_queries if len(row)
-                      else np.nan)
+        shares.append(
+            float(row["n_queries"].iloc[0]) / args.planted_queries if len(row) else np.nan
+        )
         if seed % 20 == 19:
             print(f"  {seed + 1} seeds: first in {np.mean(firsts):.1%}", flush=True)
     seconds = time.perf_counter() - began
@@ -213,7 +225,7 @@ def planted(args: argparse.Namespace) -> str:
         f"{args.planted_queries:,} queries of 10 items (grades 0-3, score = grade + N(0, "
         "1.5)), six segment columns of 5-50 values drawn per query; the slice "
         f"`{PLANTED}` (depth 2, {np.nanmean(shares):.1%} of the queries on average) has "
-        "its NDCG@10 lowered by 0.1 (reversed rankings). `slices(\"ndcg@10\", columns)` "
+        'its NDCG@10 lowered by 0.1 (reversed rankings). `slices("ndcg@10", columns)` '
         "with the defaults (depth 2, t-test, Holm, min_queries=30). Target (issue 36): the "
         f"planted slice is the first row (worst first) in at least {PLANTED_TARGET:.0%} of "
         f"seeds. {seconds:.0f} s in all.",
@@ -233,8 +245,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--resample-queries", type=int, default=20_000)
     parser.add_argument("--resamples", type=int, default=1_000)
-    parser.add_argument("--planted", action="store_true",
-                        help="the share of seeds whose planted slice comes first")
+    parser.add_argument(
+        "--planted", action="store_true", help="the share of seeds whose planted slice comes first"
+    )
     parser.add_argument("--seeds", type=int, default=200)
     parser.add_argument("--planted-queries", type=int, default=50_000)
     parser.add_argument("--no-write", action="store_true", help="print, leave RESULTS.md")

@@ -25,12 +25,16 @@ import rankframe  # noqa: F401  (the accessor)
 def frame(n: int, per: int = 5) -> pd.DataFrame:
     rng = np.random.default_rng(0)
     columns = {f"c{s}": np.char.add("v", rng.integers(0, s, n).astype(str)) for s in (5, 10, 20)}
-    return pd.DataFrame({
-        "query": np.repeat(np.arange(n), per), "item": np.tile(np.arange(per), n),
-        "score": rng.random(n * per), "b": rng.random(n * per),
-        "relevant": rng.integers(0, 2, n * per),
-        **{name: np.repeat(values, per) for name, values in columns.items()},
-    })
+    return pd.DataFrame(
+        {
+            "query": np.repeat(np.arange(n), per),
+            "item": np.tile(np.arange(per), n),
+            "score": rng.random(n * per),
+            "b": rng.random(n * per),
+            "relevant": rng.integers(0, 2, n * per),
+            **{name: np.repeat(values, per) for name, values in columns.items()},
+        }
+    )
 
 
 def main() -> None:
@@ -46,10 +50,14 @@ def main() -> None:
         (f"permutation, {b} resamples", {"test": "permutation", "n_permutations": b}),
         (f"bootstrap, {b} resamples", {"test": "bootstrap", "n_resamples": b}),
         ("t-test, baseline='b'", {"baseline": "b"}),
-        (f"sign flips, {b} resamples, baseline='b'",
-         {"test": "permutation", "n_permutations": b, "baseline": "b"}),
-        (f"bootstrap, {b} resamples, baseline='b'",
-         {"test": "bootstrap", "n_resamples": b, "baseline": "b"}),
+        (
+            f"sign flips, {b} resamples, baseline='b'",
+            {"test": "permutation", "n_permutations": b, "baseline": "b"},
+        ),
+        (
+            f"bootstrap, {b} resamples, baseline='b'",
+            {"test": "bootstrap", "n_resamples": b, "baseline": "b"},
+        ),
     ]
     ev.slices("ndcg@5", columns)  # warm-up
     print("| call | seconds | / its t-test | tests |\n|---|---:|---:|---:|")

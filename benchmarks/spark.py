@@ -63,8 +63,12 @@ warnings.filterwarnings("ignore", message="PySpark does not yet fully support pa
 
 DATA = Path(__file__).resolve().parent / "data"
 SIX = ["mrr@10", "ndcg@10", "map", "acc@1", "precision@10", "recall@100"]
-FOUR = {"precision@10": ("precisionAtK", 10), "recall@100": ("recallAtK", 100),
-        "map": ("meanAveragePrecision", None), "ndcg@10": ("ndcgAtK", 10)}
+FOUR = {
+    "precision@10": ("precisionAtK", 10),
+    "recall@100": ("recallAtK", 100),
+    "map": ("meanAveragePrecision", None),
+    "ndcg@10": ("ndcgAtK", 10),
+}
 ITEMS = 20
 START, END = markers("spark")
 
@@ -125,13 +129,24 @@ def recommenders_peer(frame: Any) -> tuple[Any, Any] | str:
 
     def evaluator(k: int) -> Any:
         return SparkRankingEvaluation(
-            rating_true, rating_pred, k=k, relevancy_method="top_k", col_user="query",
-            col_item="item", col_rating="relevant", col_prediction="score")
+            rating_true,
+            rating_pred,
+            k=k,
+            relevancy_method="top_k",
+            col_user="query",
+            col_item="item",
+            col_rating="relevant",
+            col_prediction="score",
+        )
 
     def four() -> dict[str, float]:
         at_10, at_100 = evaluator(10), evaluator(100)
-        return {"precision@10": at_10.precision_at_k(), "recall@100": at_100.recall_at_k(),
-                "map": at_100.map(), "ndcg@10": at_10.ndcg_at_k()}
+        return {
+            "precision@10": at_10.precision_at_k(),
+            "recall@100": at_100.recall_at_k(),
+            "map": at_100.map(),
+            "ndcg@10": at_10.ndcg_at_k(),
+        }
 
     return four, evaluator
 
@@ -154,10 +169,14 @@ def main() -> None:
     from rankframe.adapters.arrow import arrow_frame
 
     path = dataset(args.rows)
-    spark = (SparkSession.builder.master(f"local[{args.cores}]")
-             .config("spark.driver.memory", "6g").config("spark.ui.enabled", "false")
-             .config("spark.ui.showConsoleProgress", "false")
-             .config("spark.sql.shuffle.partitions", str(4 * args.cores)).getOrCreate())
+    spark = (
+        SparkSession.builder.master(f"local[{args.cores}]")
+        .config("spark.driver.memory", "6g")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", str(4 * args.cores))
+        .getOrCreate()
+    )
     spark.sparkContext.setLogLevel("ERROR")
     frame = spark.read.parquet(str(path))
     ties = frame.groupBy("query", "score").count().where("count > 1").limit(1).count()
@@ -166,19 +185,29 @@ def main() -> None:
     laid_out = frame.repartition(4 * args.cores, "query").cache()
     laid_out.count()
 
-    ranked = frame.groupBy("query").agg(
-        F.array_sort(F.collect_list(F.struct((-F.col("score")).alias("key"),
-                                             F.col("item").cast("double").alias("item"))))
-        .alias("ranked"),
-        F.collect_list(F.when(F.col("relevant") > 0, F.col("item").cast("double")))
-        .alias("label"),
-    ).select(F.col("ranked.item").alias("prediction"), "label")
+    ranked = (
+        frame.groupBy("query")
+        .agg(
+            F.array_sort(
+                F.collect_list(
+                    F.struct(
+                        (-F.col("score")).alias("key"), F.col("item").cast("double").alias("item")
+                    )
+                )
+            ).alias("ranked"),
+            F.collect_list(F.when(F.col("relevant") > 0, F.col("item").cast("double"))).alias(
+                "label"
+            ),
+        )
+        .select(F.col("ranked.item").alias("prediction"), "label")
+    )
 
     def four_passes() -> dict[str, float]:
         values = {}
         for name, (metric, k) in FOUR.items():
-            evaluator = RankingEvaluator(metricName=metric, predictionCol="prediction",
-                                         labelCol="label")
+            evaluator = RankingEvaluator(
+                metricName=metric, predictionCol="prediction", labelCol="label"
+            )
             if k is not None:
                 evaluator.setK(k)
             values[name] = evaluator.evaluate(ranked)
@@ -191,8 +220,7 @@ def main() -> None:
     paths: dict[str, Any] = {
         "one pass": lambda: frame.rank_eval.evaluate(SIX),
         "as read": lambda: rankframe.spark.rank_eval(frame, partitioned=True).evaluate(SIX),
-        "partitioned": lambda: rankframe.spark.rank_eval(
-            laid_out, partitioned=True).evaluate(SIX),
+        "partitioned": lambda: rankframe.spark.rank_eval(laid_out, partitioned=True).evaluate(SIX),
         "RankingEvaluator": four_passes,
         "driver": on_the_driver,
     }
@@ -218,8 +246,9 @@ def main() -> None:
             at_2 = {"map": top_2.map(), "map_at_k": top_2.map_at_k()}
     if at_2:
         ours_at_2 = float(frame.rank_eval.evaluate(["map@2"], empty="skip").iloc[0, 0])
-        ours_min_k = float(frame.rank_eval.evaluate(
-            ["map@2"], empty="skip", ap_denominator="min_k").iloc[0, 0])
+        ours_min_k = float(
+            frame.rank_eval.evaluate(["map@2"], empty="skip", ap_denominator="min_k").iloc[0, 0]
+        )
     spark.stop()
 
     def ratio(over: str, under: str) -> str:
@@ -233,13 +262,18 @@ def main() -> None:
         ours_value, driver_value = float(ours[name].iloc[0]), float(driver[name].iloc[0])
         skip_value = float(skipped.iloc[0, list(FOUR).index(name)])  # "p@10(empty=skip)"
         rec = "—" if recommenders is None else f"{recommenders[name]:.12f}"
-        value_rows.append(f"| {name} | {ours_value:.12f} | {theirs[name]:.12f} | "
-                          f"{driver_value:.12f} | {skip_value:.12f} | {rec} |")
+        value_rows.append(
+            f"| {name} | {ours_value:.12f} | {theirs[name]:.12f} | "
+            f"{driver_value:.12f} | {skip_value:.12f} | {rec} |"
+        )
         assert ours_value == driver_value
         assert abs(ours_value - theirs[name]) < 1e-9, (name, ours_value, theirs[name])
         if recommenders is not None:
-            assert abs(skip_value - recommenders[name]) < 1e-9, (name, skip_value,
-                                                                 recommenders[name])
+            assert abs(skip_value - recommenders[name]) < 1e-9, (
+                name,
+                skip_value,
+                recommenders[name],
+            )
     n_all, n_relevant = int(ours["n_queries"].iloc[0]), int(skipped["n_queries"].iloc[0])
     lines = [
         START,
@@ -266,11 +300,13 @@ def main() -> None:
         f"{ratio('RankingEvaluator', 'partitioned')} |",
         f"| `RankingEvaluator`: P@10, R@100, MAP, NDCG@10, one `evaluate()` each | "
         f"{times['RankingEvaluator']:.1f} | {runs('RankingEvaluator')} | 1.0x |",
-        (f"| Recommenders `SparkRankingEvaluation`: the same four (objects of k=10 and "
-         f"k=100) | {times['Recommenders']:.1f} | {runs('Recommenders')} | "
-         f"{ratio('RankingEvaluator', 'Recommenders')} |"
-         if "Recommenders" in times else
-         f"| Recommenders `SparkRankingEvaluation` | did not run: {failure} | | — |"),
+        (
+            f"| Recommenders `SparkRankingEvaluation`: the same four (objects of k=10 and "
+            f"k=100) | {times['Recommenders']:.1f} | {runs('Recommenders')} | "
+            f"{ratio('RankingEvaluator', 'Recommenders')} |"
+            if "Recommenders" in times
+            else f"| Recommenders `SparkRankingEvaluation` | did not run: {failure} | | — |"
+        ),
         f"| `toArrow()` of the four columns to the driver, then pandas: six metrics | "
         f"{times['driver']:.1f} | {runs('driver')} | {ratio('RankingEvaluator', 'driver')} |",
         "",
@@ -278,10 +314,13 @@ def main() -> None:
         f"{ratio('RankingEvaluator', 'one pass')}; rankframe's one pass at most 2x the "
         f"driver's: {ratio('one pass', 'driver')} (`partitioned=True` on the files as "
         f"read: {ratio('as read', 'driver')})."
-        + (f" Recommenders over rankframe's one pass: {ratio('Recommenders', 'one pass')}."
-           if "Recommenders" in times else ""),
+        + (
+            f" Recommenders over rankframe's one pass: {ratio('Recommenders', 'one pass')}."
+            if "Recommenders" in times
+            else ""
+        ),
         "",
-        "| metric | rankframe | RankingEvaluator | driver | rankframe, `empty=\"skip\"` "
+        '| metric | rankframe | RankingEvaluator | driver | rankframe, `empty="skip"` '
         "| Recommenders |",
         "|---|---|---|---|---|---|",
         *value_rows,
@@ -290,16 +329,16 @@ def main() -> None:
         "query without a relevant item as 0, as rankframe's default). Recommenders leaves "
         f"those queries out ({n_all - n_relevant:,} of {n_all:,}: an inner join of the "
         "predictions to the relevant items): its values are rankframe's with "
-        "`empty=\"skip\"` (the mean over the other queries), to 1e-9.",
+        '`empty="skip"` (the mean over the other queries), to 1e-9.',
     ]
     if at_2:
         lines += [
             "",
             "Its two MAPs, untimed, on an object of k=2 (fewer than R for about a third of "
             f"the queries): `map()` {at_2['map']:.12f}, rankframe's `map@2` "
-            f"(`empty=\"skip\"`, AP over the top 2 divided by R) {ours_at_2:.12f}; "
+            f'(`empty="skip"`, AP over the top 2 divided by R) {ours_at_2:.12f}; '
             f"`map_at_k()` {at_2['map_at_k']:.12f}, `map@2` with "
-            f"`ap_denominator=\"min_k\"` (divided by min(R, 2)) {ours_min_k:.12f}.",
+            f'`ap_denominator="min_k"` (divided by min(R, 2)) {ours_min_k:.12f}.',
         ]
         assert abs(at_2["map"] - ours_at_2) < 1e-9, (at_2, ours_at_2)
         assert abs(at_2["map_at_k"] - ours_min_k) < 1e-9, (at_2, ours_min_k)

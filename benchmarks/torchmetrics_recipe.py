@@ -42,9 +42,16 @@ def frame(seed: int = 0, n_queries: int = 1500) -> pd.DataFrame:
         relevant = rng.random(n) < 0.35
         if not relevant.any():
             continue
-        parts.append(pd.DataFrame({"query": q, "item": np.arange(n),
-                                   "score": np.round(rng.normal(0.2, 1.0, n), 6),
-                                   "relevant": relevant.astype(int)}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "query": q,
+                    "item": np.arange(n),
+                    "score": np.round(rng.normal(0.2, 1.0, n), 6),
+                    "relevant": relevant.astype(int),
+                }
+            )
+        )
     return pd.concat(parts, ignore_index=True)
 
 
@@ -65,8 +72,9 @@ def main() -> None:
     for name, data in ways.items():
         ours = data.rank_eval.per_query(list(METRICS), convention="torchmetrics")
         # labels name the preset (map@10(convention=torchmetrics)): compare by metric
-        ours = ours.rename(columns=lambda c: c.split("(")[0] + c.split(")")[-1] if "(" in c
-                           else c).set_index("query")
+        ours = ours.rename(
+            columns=lambda c: c.split("(")[0] + c.split(")")[-1] if "(" in c else c
+        ).set_index("query")
         differ = {
             m: int((~np.isclose(ours[m], expected.loc[ours.index, m], atol=1e-9)).sum())
             for m in METRICS

@@ -63,15 +63,19 @@ def main() -> None:
     weekly = frame.rank_eval(time="served_at").evaluate(METRICS, every="1w")
     check = polars_frame.rank_eval(time="served_at").evaluate(METRICS, every="1w")
     assert len(weekly) == check.height, (len(weekly), check.height)
-    assert np.allclose(weekly[METRICS].to_numpy(), check.select(METRICS).to_numpy(),
-                       atol=1e-12, rtol=0)
+    assert np.allclose(
+        weekly[METRICS].to_numpy(), check.select(METRICS).to_numpy(), atol=1e-12, rtol=0
+    )
     rows = []
     for kind, data in (("pandas", frame), ("polars", polars_frame)):
         ev = data.rank_eval(time="served_at")
-        medians = timed({
-            "whole": lambda ev=ev: ev.evaluate(METRICS),
-            "weekly": lambda ev=ev: ev.evaluate(METRICS, every="1w"),
-        }, args.repeat)
+        medians = timed(
+            {
+                "whole": lambda ev=ev: ev.evaluate(METRICS),
+                "weekly": lambda ev=ev: ev.evaluate(METRICS, every="1w"),
+            },
+            args.repeat,
+        )
         rows.append((kind, medians["whole"], medians["weekly"]))
         print(kind, medians, flush=True)
     lines = [
@@ -88,7 +92,7 @@ def main() -> None:
         f'`evaluate({METRICS}, every="1w")` against the same call without `every`. '
         f"Target: at most {TARGET}x.",
         "",
-        "| frame | no windows, s | every=\"1w\", s | ratio |",
+        '| frame | no windows, s | every="1w", s | ratio |',
         "|---|---:|---:|---:|",
         *(f"| {kind} | {a:.3f} | {b:.3f} | {b / a:.2f}x |" for kind, a, b in rows),
         END,

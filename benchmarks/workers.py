@@ -71,10 +71,10 @@ def measure_validation(size: str, repeat: int) -> dict[str, Any]:
         # the queries: that goes too
         with (
             mock.patch.object(PandasBackend, "_validate", return_value=None),
-            mock.patch.object(_engine, "unique_items_checked",
-                              return_value=contextlib.nullcontext()),
-            mock.patch.object(pandas_adapter, "_hash",
-                              return_value=np.zeros(0, dtype=np.uint64)),
+            mock.patch.object(
+                _engine, "unique_items_checked", return_value=contextlib.nullcontext()
+            ),
+            mock.patch.object(pandas_adapter, "_hash", return_value=np.zeros(0, dtype=np.uint64)),
         ):
             return means_of(frame.rank_eval.evaluate(METRICS))
 

@@ -28,9 +28,10 @@ rankframe.schemas.pandera_ready()
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
-        "--frame-kind-tests", action="store_true",
+        "--frame-kind-tests",
+        action="store_true",
         help="only the tests that take make_frame (every frame kind); the others are "
-             "deselected (make test-floors)",
+        "deselected (make test-floors)",
     )
 
 
@@ -63,7 +64,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if not mark.args or unknown:
         raise pytest.UsageError(f"frame_kinds{mark.args}: not frame kinds: {sorted(unknown)}")
     metafunc.definition.add_marker(
-        pytest.mark.parametrize("make_frame", list(mark.args), indirect=True))
+        pytest.mark.parametrize("make_frame", list(mark.args), indirect=True)
+    )
 
 
 # -- pytest-xdist ------------------------------------------------------------------------------
@@ -111,8 +113,10 @@ class _WorkerGroups:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "frame_kinds(*kinds): the frame kinds a module's make_frame takes "
-                   "(helpers.GRID_KINDS: the option and error grids, without Dask)")
+        "markers",
+        "frame_kinds(*kinds): the frame kinds a module's make_frame takes "
+        "(helpers.GRID_KINDS: the option and error grids, without Dask)",
+    )
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_WorkerGroups(), "rankframe-worker-groups")
 

@@ -14,8 +14,10 @@ ITEMS = ["a", "b", "c", "d"]
 RANKS = {
     "base": [1 if q % 4 != 3 else 2 for q in range(N)],  # RR 1 x18, 0.5 x6: mean 0.875
     "bad": [2 if q % 4 != 3 else 3 for q in range(N)],  # RR 0.5 x18, 1/3 x6
-    "noisy": [2 if q in (0, 1, 2, 4, 5) else 1 if q in (3, 7) else
-              (1 if q % 4 != 3 else 2) for q in range(N)],
+    "noisy": [
+        2 if q in (0, 1, 2, 4, 5) else 1 if q in (3, 7) else (1 if q % 4 != 3 else 2)
+        for q in range(N)
+    ],
     "same": [1 if q % 4 != 3 else 2 for q in range(N)],
     "better": [1] * N,
 }

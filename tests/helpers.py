@@ -38,8 +38,8 @@ def collect(result: Any) -> Any:
         computed = result.compute()
         # rank() of a shuffled frame gives each query's rows together, each row under its
         # input label: the input's order is the order of the labels
-        return computed.sort_index(kind="stable") if isinstance(computed, pd.DataFrame) else (
-            computed
+        return (
+            computed.sort_index(kind="stable") if isinstance(computed, pd.DataFrame) else (computed)
         )
     return result
 
@@ -71,10 +71,9 @@ def as_pandas(result: Any) -> pd.DataFrame:
 def as_dict(result: Any, key: str = "query") -> dict[Any, dict[str, float]]:
     """A per-query table as {query: {metric: value}}."""
     table = as_pandas(result)
-    return {row[key]: {c: row[c] for c in table.columns if c != key}
-            for row in table.to_dict("records")}
-
-
+    return {
+        row[key]: {c: row[c] for c in table.columns if c != key} for row in table.to_dict("records")
+    }
 
 
 def unlabelled(result: Any) -> pd.DataFrame:
@@ -90,7 +89,7 @@ def unlabelled(result: Any) -> pd.DataFrame:
         if start < 0 or ")" not in text:
             return label
         end = text.rindex(")")
-        return text[:start] + text[end + 1:]
+        return text[:start] + text[end + 1 :]
 
     table = table.rename(columns=bare)
     if "metric" in table.columns:
@@ -146,16 +145,26 @@ def doctest_outputs(text: str) -> list[list[str]]:
     return blocks
 
 
-def planted(ranks: dict[str, list[int]], columns: dict[str, list[Any]] | None = None, *,
-            items: int = 3, prefix: str = "q") -> dict[str, list[Any]]:
+def planted(
+    ranks: dict[str, list[int]],
+    columns: dict[str, list[Any]] | None = None,
+    *,
+    items: int = 3,
+    prefix: str = "q",
+) -> dict[str, list[Any]]:
     """A long frame's columns with planted reciprocal ranks: query ``i`` (``f"{prefix}{i}"``)
     holds ``items`` items, ``"r"`` its one relevant item, which the score column ``s`` ranks
     at ``ranks[s][i]`` (scores ``items, ..., 1``, no tie: its reciprocal rank is
     ``1 / ranks[s][i]``); ``columns[c][i]`` is query ``i``'s value of column ``c``."""
     columns = columns or {}
     n = len(next(iter(ranks.values())))
-    out: dict[str, list[Any]] = {"query": [], "item": [], **{s: [] for s in ranks},
-                                 "relevant": [], **{c: [] for c in columns}}
+    out: dict[str, list[Any]] = {
+        "query": [],
+        "item": [],
+        **{s: [] for s in ranks},
+        "relevant": [],
+        **{c: [] for c in columns},
+    }
     names = ["r", *(f"n{j}" for j in range(1, items))]
     for i in range(n):
         for j, item in enumerate(names):
@@ -180,8 +189,7 @@ def planted(ranks: dict[str, list[int]], columns: dict[str, list[Any]] | None = 
 # A :class:`FrameMaker` remembers a copy of each frame it makes; ``frames_of`` checks on exit
 # that rankframe left them unchanged.
 
-FRAME_KINDS = ["pandas", "pandas-pyarrow", "polars", "polars-lazy", "polars-parts", "dask",
-               "arrow"]
+FRAME_KINDS = ["pandas", "pandas-pyarrow", "polars", "polars-lazy", "polars-parts", "dask", "arrow"]
 LAZY_POLARS = ("polars-lazy", "polars-parts")
 PARTS = 3  # the parts of "polars-parts" and the partitions of "dask"
 
@@ -208,8 +216,7 @@ def _arrow_lists(data: pd.DataFrame) -> pd.DataFrame:
         first = next((v for v in column if v is not None), None)
         if isinstance(first, (list, tuple)):
             array = pa.array(column.to_numpy(), from_pandas=True)
-            out.isetitem(position, pd.Series(pd.arrays.ArrowExtensionArray(array),
-                                             index=out.index))
+            out.isetitem(position, pd.Series(pd.arrays.ArrowExtensionArray(array), index=out.index))
     return out
 
 
@@ -258,8 +265,11 @@ def _dask_strings(data: pd.DataFrame) -> pd.DataFrame:
     out = data.copy()
     for position in range(out.shape[1]):  # by position: column names may repeat
         dtype = out.dtypes.iloc[position]
-        if pd.api.types.is_string_dtype(dtype) and dtype != DASK_STRING and not (
-                isinstance(dtype, pd.ArrowDtype)):
+        if (
+            pd.api.types.is_string_dtype(dtype)
+            and dtype != DASK_STRING
+            and not (isinstance(dtype, pd.ArrowDtype))
+        ):
             out.isetitem(position, out.iloc[:, position].astype(DASK_STRING))
     return out
 
@@ -329,8 +339,9 @@ class FrameMaker:
         if self.kind == "dask":
             source = _dask_strings(_arrow_lists(pd.DataFrame(data)))
             dask_frame = _dask(source)
-            self.made.append((DaskSnapshot(source, source.copy(deep=True),
-                                           tokenize(dask_frame)), dask_frame))
+            self.made.append(
+                (DaskSnapshot(source, source.copy(deep=True), tokenize(dask_frame)), dask_frame)
+            )
             return dask_frame
         frame = _native(pd.DataFrame(data), self.kind)
         if isinstance(frame, ArrowFrame):  # Arrow arrays are immutable: the table itself
@@ -384,6 +395,7 @@ def chromium() -> str:
     Makefile's `chromium` target installs it); a missing browser is a failure, not a skip."""
     given = os.environ.get("RANKFRAME_CHROMIUM")
     found = given or shutil.which("chromium") or shutil.which("chromium-browser")
-    assert found, "Chromium not found: `make chromium`, apt-get install chromium, or set " \
-                  "RANKFRAME_CHROMIUM"
+    assert found, (
+        "Chromium not found: `make chromium`, apt-get install chromium, or set RANKFRAME_CHROMIUM"
+    )
     return found

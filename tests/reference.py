@@ -121,7 +121,7 @@ def _gain(grade: float, gain: str) -> float:
     if gain == "linear":
         return float(grade)
     if gain == "exponential":
-        return 2.0 ** grade - 1.0
+        return 2.0**grade - 1.0
     raise ValueError(gain)
 
 
@@ -227,7 +227,8 @@ def per_query(
     """{query: {column: value}}; ``empty`` as SPEC §3 (``skip`` leaves the query out)."""
     groups = _by_query(rows)
     no_relevant = [
-        q for q, group in groups.items()
+        q
+        for q, group in groups.items()
         if not any(is_relevant(row.relevant, min_relevance) for row in group)
     ]
     if empty == "error" and no_relevant:
@@ -247,8 +248,13 @@ def per_query(
                 values[metric_column(name, k)] = math.nan
             else:
                 values[metric_column(name, k)] = metric_value(
-                    name, k, ranked, judged,
-                    min_relevance=min_relevance, gain=gain, denominator=denominator,
+                    name,
+                    k,
+                    ranked,
+                    judged,
+                    min_relevance=min_relevance,
+                    gain=gain,
+                    denominator=denominator,
                 )
         out[query] = values
     return out

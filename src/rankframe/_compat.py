@@ -33,10 +33,16 @@ except TypeError:  # pandas < 2.3: no na_value=
 # item, ranks over all rows), so nothing may be pushed into them: said explicitly, in every version.
 
 
-def map_batches(frame: pl.LazyFrame, function: Callable[[pl.DataFrame], pl.DataFrame],
-                schema: Any) -> pl.LazyFrame:
+def map_batches(
+    frame: pl.LazyFrame, function: Callable[[pl.DataFrame], pl.DataFrame], schema: Any
+) -> pl.LazyFrame:
     """``frame.map_batches(function, schema=schema)``: one step that gets all of the frame's
     rows and columns at once, whatever is done with its output."""
-    return frame.map_batches(function, schema=schema, streamable=False,
-                             predicate_pushdown=False, projection_pushdown=False,
-                             slice_pushdown=False)
+    return frame.map_batches(
+        function,
+        schema=schema,
+        streamable=False,
+        predicate_pushdown=False,
+        projection_pushdown=False,
+        slice_pushdown=False,
+    )

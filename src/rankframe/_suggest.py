@@ -39,8 +39,9 @@ def closest_one(word: str, candidates: Iterable[str], cutoff: float = 0.6) -> li
     return difflib.get_close_matches(word, list(candidates), n=1, cutoff=cutoff)
 
 
-def closest_choice(word: str, candidates: Sequence[str],
-                   aliases: Mapping[str, str] | None = None) -> list[str]:
+def closest_choice(
+    word: str, candidates: Sequence[str], aliases: Mapping[str, str] | None = None
+) -> list[str]:
     """The one choice ``word`` most likely means: the candidate equal to it in another case
     (``"Holm"``: ``holm``), the one a common name stands for (``aliases``, keys in lower
     case with ``_`` for spaces and hyphens: ``{"bh": "fdr_bh"}``), else

@@ -22,6 +22,7 @@ multiple of 2**-32. Scores are rounded to hundredths by ``rint(x * 100) / 100``:
 additions, products and quotients, correctly rounded on every platform.
 ``tests/cli/test_datasets_cli.py`` pins the frame's SHA-256 and rederives it in pure Python.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -166,8 +167,7 @@ def recommendations(
             f"top_k={top_k}, n_candidates={n_candidates}, n_items={n_items}."
         )
         raise ValueError(msg)
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not (
-            0 <= seed < 2**64):
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not (0 <= seed < 2**64):
         msg = f"recommendations() needs a seed in [0, 2**64); got seed={seed!r}."
         raise ValueError(msg)
     streams = _Streams(int(seed))
@@ -193,7 +193,8 @@ def recommendations(
         device = _choice(streams.bits(_DEVICE, n_users), (0.5, 0.8))  # 50%, 30%, 20%
         genre = (streams.bits(_GENRE, n_users) >> np.uint64(62)).astype(np.int64)  # 4 alike
         weak = (np.array(DEVICES)[device] == WEAK_SLICE["device"]) & (
-            np.array(GENRES)[genre] == WEAK_SLICE["genre"])
+            np.array(GENRES)[genre] == WEAK_SLICE["genre"]
+        )
         noisy = _hundredths(0.3 * affinity + _normal(streams, _PLANTED, shape))
         scores["model_b"] = np.where(weak[:, None], noisy, scores["model_b"])
     for name, score in scores.items():

@@ -211,8 +211,13 @@ class InvalidDataError(RankEvalError):
     def __reduce__(self) -> tuple[Any, tuple[Message]]:
         """Pickle with the fields (an error may cross processes, as in Dask and Spark)."""
         rebuild = functools.partial(
-            type(self), column=self.column, problem=self.problem, count=self.count,
-            row=self.row, query=self.query, dtype=self.dtype,
+            type(self),
+            column=self.column,
+            problem=self.problem,
+            count=self.count,
+            row=self.row,
+            query=self.query,
+            dtype=self.dtype,
         )
         return rebuild, (self.parts,)
 
@@ -302,8 +307,7 @@ class EmptyQueryError(RankEvalError):
         The first of them (at most five) in sorted order of the query ids.
     """
 
-    def __init__(self, message: Message, *, count: int = 0,
-                 queries: Sequence[object] = ()) -> None:
+    def __init__(self, message: Message, *, count: int = 0, queries: Sequence[object] = ()) -> None:
         super().__init__(message)
         self.count = count
         self.queries = list(queries)
@@ -318,9 +322,9 @@ class EmptyQueryError(RankEvalError):
         more = f" and {count - len(queries)} more" if count > len(queries) else ""
         which = "query has" if count == 1 else "queries have"
         msg = (
-            f"{count} {which} no relevant item: {shown}{more}. Their metrics are "
-            "undefined; pass ", Keyword("empty", "zero"), " (count 0, as trec_eval), 'skip' "
-            "or 'nan' instead, or lower min_relevance.",
+            f"{count} {which} no relevant item: {shown}{more}. Their metrics are undefined; pass ",
+            Keyword("empty", "zero"),
+            " (count 0, as trec_eval), 'skip' or 'nan' instead, or lower min_relevance.",
         )
         return cls(msg, count=count, queries=[plain(q) for q in queries])
 
@@ -347,9 +351,7 @@ class StoreError(RankEvalError):
 
     def __reduce__(self) -> tuple[Any, tuple[Message]]:
         """Pickle with the fields."""
-        return functools.partial(type(self), store=self.store, problem=self.problem), (
-            self.parts,
-        )
+        return functools.partial(type(self), store=self.store, problem=self.problem), (self.parts,)
 
 
 class RankEvalWarning(UserWarning):
@@ -372,8 +374,15 @@ class RankEvalWarning(UserWarning):
         is an error, ``InvalidDataError(problem="nothing_retrieved")``).
     """
 
-    def __init__(self, message: str, *, column: str | None = None, count: int | None = None,
-                 rows: int | None = None, problem: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        column: str | None = None,
+        count: int | None = None,
+        rows: int | None = None,
+        problem: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.column = column
         self.count = count

@@ -103,10 +103,19 @@ def pandas_schema(
         "finite": (validation.pandas_finite, "grades must be finite"),
         "boolean": (validation.pandas_boolean, "must have a boolean dtype"),
     }
-    made = {name: pa.Check(f, element_wise=False, name=name, error=error)
-            for name, (f, error) in checks.items()}
+    made = {
+        name: pa.Check(f, element_wise=False, name=name, error=error)
+        for name, (f, error) in checks.items()
+    }
     schema: pa.DataFrameSchema = _schema(
-        pa, made, query, item, score, relevant, check_unique=check_unique, judged=judged,
+        pa,
+        made,
+        query,
+        item,
+        score,
+        relevant,
+        check_unique=check_unique,
+        judged=judged,
         null_grades=null_grades,
     )
     return schema
@@ -138,15 +147,30 @@ def polars_schema(
     }
     made = {name: pap.Check(f, name=name, error=error) for name, (f, error) in checks.items()}
     schema: pap.DataFrameSchema = _schema(
-        pap, made, query, item, score, relevant, check_unique=check_unique, judged=judged,
+        pap,
+        made,
+        query,
+        item,
+        score,
+        relevant,
+        check_unique=check_unique,
+        judged=judged,
         null_grades=null_grades,
     )
     return schema
 
 
 def _schema(
-    module: Any, checks: dict[str, Any], query: str, item: str, score: str | Sequence[str],
-    relevant: str, *, check_unique: bool, judged: str | None, null_grades: bool,
+    module: Any,
+    checks: dict[str, Any],
+    query: str,
+    item: str,
+    score: str | Sequence[str],
+    relevant: str,
+    *,
+    check_unique: bool,
+    judged: str | None,
+    null_grades: bool,
 ) -> Any:
     """The schema of ``pandas_schema`` or ``polars_schema``, from pandera's ``module`` for
     that library and its checks ``numeric``, ``finite`` and ``boolean``."""

@@ -123,8 +123,10 @@ def test_an_ibis_table_reads_only_the_bound_columns() -> None:
 
 def test_an_ibis_table_gives_the_pandas_errors() -> None:
     data = {**DATA, "relevant": [0, 2, 1, None, 0, 1]}
-    message = (r"Column 'relevant' \(relevant\) has 1 null value\(s\) "
-               r"\(first at row 3, in query 'q2'\)")
+    message = (
+        r"Column 'relevant' \(relevant\) has 1 null value\(s\) "
+        r"\(first at row 3, in query 'q2'\)"
+    )
     with pytest.raises(InvalidDataError, match=message):
         rankframe.rank_eval(_ibis_with_a_trap(data)).mrr()
 
@@ -134,8 +136,10 @@ def test_a_duckdb_relation_gives_the_pandas_errors() -> None:
 
     data = {**DATA, "relevant": [0, 2, 1, None, 0, 1]}
     relation = duckdb.connect().from_arrow(pa.table(data))
-    message = (r"Column 'relevant' \(relevant\) has 1 null value\(s\) "
-               r"\(first at row 3, in query 'q2'\)")
+    message = (
+        r"Column 'relevant' \(relevant\) has 1 null value\(s\) "
+        r"\(first at row 3, in query 'q2'\)"
+    )
     with pytest.raises(InvalidDataError, match=message):
         rankframe.rank_eval(relation).mrr()
     with pytest.raises(InvalidDataError, match=message):
@@ -152,8 +156,9 @@ def test_rank_returns_every_column_as_pandas() -> None:
 
 def test_a_nan_grade_is_reported_like_a_null() -> None:
     # an Arrow float column holds NaN apart from null; pandas has one missing value
-    table = pa.table({**DATA, "relevant": pa.array([0, 2, 1, float("nan"), 0, 1],
-                                                   from_pandas=False)})
+    table = pa.table(
+        {**DATA, "relevant": pa.array([0, 2, 1, float("nan"), 0, 1], from_pandas=False)}
+    )
     assert table["relevant"].null_count == 0
     with pytest.raises(InvalidDataError, match=r"Column 'relevant'.*1 null.*'q2'"):
         rankframe.rank_eval(table).mrr()

@@ -43,8 +43,17 @@ from rankframe.settings.conventions import CONVENTIONS
 from rankframe.settings.options import OPTIONS
 
 RTOL = 1e-12
-SOME_METRICS = ["mrr@5", "ndcg@10", "ndcg", "map", "map@5", "acc@1", "precision@3", "recall@10",
-           "r_precision"]
+SOME_METRICS = [
+    "mrr@5",
+    "ndcg@10",
+    "ndcg",
+    "map",
+    "map@5",
+    "acc@1",
+    "precision@3",
+    "recall@10",
+    "r_precision",
+]
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -78,14 +87,16 @@ def generated(seed: int, n_queries: int = 60, *, int_queries: bool = False) -> p
     score[rng.random(n) < 0.02] = np.inf
     grade = rng.choice([-1, 0, 0, 0, 1, 2, 3], size=n)
     grade[(rng.random(n_queries) < 0.15)[query]] = 0  # queries without a relevant item
-    frame = pd.DataFrame({
-        "query": query * 10 if int_queries else np.char.add("q", query.astype(str)),
-        "item": np.char.add("d", (position * 37 % 1009).astype(str)),
-        "score": score,
-        "relevant": grade,
-        "theme": np.array(["news", "sport", "tech"])[query % 3],
-        "cohort": query % 2,
-    })
+    frame = pd.DataFrame(
+        {
+            "query": query * 10 if int_queries else np.char.add("q", query.astype(str)),
+            "item": np.char.add("d", (position * 37 % 1009).astype(str)),
+            "score": score,
+            "relevant": grade,
+            "theme": np.array(["news", "sport", "tech"])[query % 3],
+            "cohort": query % 2,
+        }
+    )
     return frame.iloc[rng.permutation(n)].reset_index(drop=True)
 
 
@@ -185,8 +196,11 @@ def test_ties_first_follows_the_frames_row_order() -> None:
     ranks = ddf.rank_eval.rank(ties="first").compute().sort_index()["rank"]
     expected = pdf.groupby("query").cumcount() + 1
     assert (ranks.to_numpy() == expected.to_numpy()).all()
-    assert_same(ddf.rank_eval.per_query(["mrr", "ndcg@3"], ties="first"),
-                pdf.rank_eval.per_query(["mrr", "ndcg@3"], ties="first"), exact=True)
+    assert_same(
+        ddf.rank_eval.per_query(["mrr", "ndcg@3"], ties="first"),
+        pdf.rank_eval.per_query(["mrr", "ndcg@3"], ties="first"),
+        exact=True,
+    )
 
 
 # -- frames already partitioned by query: no shuffle -----------------------------------------
@@ -206,16 +220,16 @@ def test_query_as_index_with_divisions_skips_the_shuffle(frames: tuple[Any, pd.D
     result = indexed.rank_eval.evaluate(SOME_METRICS, by="theme")
     assert _shuffles(result) == 0
     assert_same(result, pdf.rank_eval.evaluate(SOME_METRICS, by="theme"))
-    assert_same(indexed.rank_eval.per_query(SOME_METRICS), pdf.rank_eval.per_query(SOME_METRICS),
-                exact=True)
+    assert_same(
+        indexed.rank_eval.per_query(SOME_METRICS), pdf.rank_eval.per_query(SOME_METRICS), exact=True
+    )
     # rank gives the frame back with its index (the query) and the rank column
     ranked = indexed.rank_eval.rank().compute()
     assert ranked.index.name == "query"
     expected = pdf.rank_eval.rank()
     pd.testing.assert_frame_equal(
         ranked.reset_index().sort_values(["query", "item"], ignore_index=True),
-        expected[ranked.reset_index().columns].sort_values(["query", "item"],
-                                                           ignore_index=True),
+        expected[ranked.reset_index().columns].sort_values(["query", "item"], ignore_index=True),
     )
 
 
@@ -253,10 +267,13 @@ def test_parquet_dataset(tmp_path: Any) -> None:
         frame.iloc[rows].to_parquet(tmp_path / f"part-{i}.parquet", index=False)
     ddf = dd.read_parquet(tmp_path)
     pdf = ddf.compute()
-    assert_same(ddf.rank_eval.evaluate(SOME_METRICS, by="theme"),
-                pdf.rank_eval.evaluate(SOME_METRICS, by="theme"))
-    assert_same(ddf.rank_eval.per_query(SOME_METRICS), pdf.rank_eval.per_query(SOME_METRICS),
-                exact=True)
+    assert_same(
+        ddf.rank_eval.evaluate(SOME_METRICS, by="theme"),
+        pdf.rank_eval.evaluate(SOME_METRICS, by="theme"),
+    )
+    assert_same(
+        ddf.rank_eval.per_query(SOME_METRICS), pdf.rank_eval.per_query(SOME_METRICS), exact=True
+    )
 
 
 def test_empty_frame() -> None:
@@ -350,8 +367,11 @@ def test_a_partition_with_string_scores_gets_the_dtype_error_not_a_shuffle_failu
         return part
 
     bad = ddf.map_partitions(spoil, meta=ddf._meta)
-    with pytest.raises(rankframe.InvalidDataError, match=r"Column 'score' \(score\) must be "
-                       r"numeric \(int or float\); got dtype (str|object)"):
+    with pytest.raises(
+        rankframe.InvalidDataError,
+        match=r"Column 'score' \(score\) must be "
+        r"numeric \(int or float\); got dtype (str|object)",
+    ):
         bad.rank_eval.mrr(k=5).compute()
 
 
@@ -393,20 +413,29 @@ ITEM_GROUPS = {f"d{i}": "odd" if i % 2 else "even" for i in range(1009)}
 
 WHOLE_CALLS: dict[str, Callable[[Any], Any]] = {
     "ci": lambda ev: ev.evaluate(SOME_METRICS, confidence_level=0.9, n_resamples=200),
-    "ci-by": lambda ev: ev.evaluate(["mrr", "ndcg@10"], by=["theme", "cohort"],
-                                    confidence_level=0.9),
+    "ci-by": lambda ev: ev.evaluate(
+        ["mrr", "ndcg@10"], by=["theme", "cohort"], confidence_level=0.9
+    ),
     "tidy": lambda ev: ev.evaluate(SOME_METRICS, by="theme", tidy=True, empty="skip"),
-    "compare-permutation": lambda ev: ev.compare(["mrr"], test="permutation", n_permutations=500,
-                                                 baseline="other"),
+    "compare-permutation": lambda ev: ev.compare(
+        ["mrr"], test="permutation", n_permutations=500, baseline="other"
+    ),
     "slices": lambda ev: ev.slices(["mrr", "ndcg@10"], ["theme", "cohort"], min_queries=5),
     "slices-baseline-permutation": lambda ev: ev.slices(
-        ["mrr"], ["theme", "cohort"], baseline="score", min_queries=5, test="permutation",
-        n_permutations=300),
+        ["mrr"],
+        ["theme", "cohort"],
+        baseline="score",
+        min_queries=5,
+        test="permutation",
+        n_permutations=300,
+    ),
     "gaps": lambda ev: ev.gaps(["mrr"], "theme", n_permutations=300, n_resamples=50),
-    "gaps-baseline-anova": lambda ev: ev.gaps(["mrr", "ndcg@10"], ["theme", "cohort"],
-                                              baseline="score", test="anova", n_resamples=50),
-    "exposure": lambda ev: ev.evaluate(["exposure@5", "exposure_gap@5", "awrf@5", "ndkl@5"],
-                                       item_groups=ITEM_GROUPS, by="theme"),
+    "gaps-baseline-anova": lambda ev: ev.gaps(
+        ["mrr", "ndcg@10"], ["theme", "cohort"], baseline="score", test="anova", n_resamples=50
+    ),
+    "exposure": lambda ev: ev.evaluate(
+        ["exposure@5", "exposure_gap@5", "awrf@5", "ndkl@5"], item_groups=ITEM_GROUPS, by="theme"
+    ),
 }
 
 
@@ -450,12 +479,16 @@ def test_windows_and_reference_comparisons_on_the_cluster() -> None:
     ddf, pdf = dask_and_pandas(current)
     dref, pref = dask_and_pandas(reference)
     lazy, eager = ddf.rank_eval(time="served_at"), pdf.rank_eval(time="served_at")
-    assert_same(lazy.evaluate(["mrr@5", "ndcg@10"], every="1w", by="theme"),
-                eager.evaluate(["mrr@5", "ndcg@10"], every="1w", by="theme"))
+    assert_same(
+        lazy.evaluate(["mrr@5", "ndcg@10"], every="1w", by="theme"),
+        eager.evaluate(["mrr@5", "ndcg@10"], every="1w", by="theme"),
+    )
     assert_same(lazy.compare(["mrr@5"], every="2w"), eager.compare(["mrr@5"], every="2w"))
     for other, pandas_other in ((dref, pref), (pref, pref)):
-        assert_same(lazy.compare(["mrr@5", "map"], reference=other, by="theme"),
-                    eager.compare(["mrr@5", "map"], reference=pandas_other, by="theme"))
+        assert_same(
+            lazy.compare(["mrr@5", "map"], reference=other, by="theme"),
+            eager.compare(["mrr@5", "map"], reference=pandas_other, by="theme"),
+        )
 
 
 # -- the option and error grids' Dask kind: every metric, option, preset and error class ------
@@ -516,40 +549,69 @@ VALUE_CASES: dict[str, Case] = {
     # the options of the metrics of relevance, each away from its default
     "relevance-options": Case(
         ["ndcg@10", "dcg@5", "map@5", "recall@10", "precision@5", "f1@5", "mrr@5"],
-        {"gain": "exponential", "discount": "log2(max(rank,2))", "negative_gains": "keep",
-         "empty_ndcg": "no_relevant_or_negative", "empty": "skip", "denominator": "min_k",
-         "ap_denominator": "hits", "precision_denominator": "retrieved", "empty_list": "nan",
-         "beta": 2.0, "min_relevance": 2}),
+        {
+            "gain": "exponential",
+            "discount": "log2(max(rank,2))",
+            "negative_gains": "keep",
+            "empty_ndcg": "no_relevant_or_negative",
+            "empty": "skip",
+            "denominator": "min_k",
+            "ap_denominator": "hits",
+            "precision_denominator": "retrieved",
+            "empty_list": "nan",
+            "beta": 2.0,
+            "min_relevance": 2,
+        },
+    ),
     # every metric whose declaration has a tie-averaged form
-    "ties-average": Case([_k(d.name) for d in METRICS.values() if d.tie_average is not None],
-                         {"ties": "average"}),
-    "unjudged": Case(["unjudged@5", "map@10", "ndcg@10"],
-                     {"unjudged": "nonrelevant", "judged_only": True}, change=_unjudged),
+    "ties-average": Case(
+        [_k(d.name) for d in METRICS.values() if d.tie_average is not None], {"ties": "average"}
+    ),
+    "unjudged": Case(
+        ["unjudged@5", "map@10", "ndcg@10"],
+        {"unjudged": "nonrelevant", "judged_only": True},
+        change=_unjudged,
+    ),
     # the metrics of the items themselves (some are set-level: evaluate)
     "items": Case(
-        ["coverage@5", "gini@5", "entropy@5", "personalization@5", "arp@5", "novelty@5",
-         "ild@5"],
-        {"catalog": [*ITEMS, "never-shown"],
-         "popularity": {item: n + 1 for n, item in enumerate(ITEMS)},
-         "item_features": pd.DataFrame({"a": np.arange(1009) % 7, "b": np.arange(1009) % 5},
-                                       index=ITEMS, dtype=float),
-         "ties": "first"},
-        method="evaluate"),
-    "top1-f1": Case(["top1_f1"], {"class_average": "macro"}, method="evaluate",
-                    change=_one_true_item),
+        ["coverage@5", "gini@5", "entropy@5", "personalization@5", "arp@5", "novelty@5", "ild@5"],
+        {
+            "catalog": [*ITEMS, "never-shown"],
+            "popularity": {item: n + 1 for n, item in enumerate(ITEMS)},
+            "item_features": pd.DataFrame(
+                {"a": np.arange(1009) % 7, "b": np.arange(1009) % 5}, index=ITEMS, dtype=float
+            ),
+            "ties": "first",
+        },
+        method="evaluate",
+    ),
+    "top1-f1": Case(
+        ["top1_f1"], {"class_average": "macro"}, method="evaluate", change=_one_true_item
+    ),
     "exposure-rbp": Case(
         ["exposure@5", "exposure_ratio@5", "exposure_gap@5", "awrf@5", "ndkl@5"],
-        {"item_groups": {i: g for i, g in ITEM_GROUPS.items() if not i.endswith("7")},
-         "unknown_group": "other", "target": {"even": 0.4, "odd": 0.4, "other": 0.2},
-         "browsing": "rbp", "patience": 0.7, "jsd_unit": "nats"}),
-    "exposure-one-group": Case(["exposure@5", "exposure_gap@5"],
-                               {"item_groups": ITEM_GROUPS, "group": "odd"}),
+        {
+            "item_groups": {i: g for i, g in ITEM_GROUPS.items() if not i.endswith("7")},
+            "unknown_group": "other",
+            "target": {"even": 0.4, "odd": 0.4, "other": 0.2},
+            "browsing": "rbp",
+            "patience": 0.7,
+            "jsd_unit": "nats",
+        },
+    ),
+    "exposure-one-group": Case(
+        ["exposure@5", "exposure_gap@5"], {"item_groups": ITEM_GROUPS, "group": "odd"}
+    ),
     "expected-exposure-cascade": Case(
         ["expected_exposure@5", "ee_disparity@5", "ee_relevance@5"],
-        {"browsing": "cascade", "stop": 0.6}),
-    **{f"convention-{name}": Case(["ndcg@10", "map@10", "precision@5", "recall@10", "mrr@10"],
-                                  {"convention": name})
-       for name in CONVENTIONS},
+        {"browsing": "cascade", "stop": 0.6},
+    ),
+    **{
+        f"convention-{name}": Case(
+            ["ndcg@10", "map@10", "precision@5", "recall@10", "mrr@10"], {"convention": name}
+        )
+        for name in CONVENTIONS
+    },
 }
 
 
@@ -557,11 +619,16 @@ VALUE_CASES: dict[str, Case] = {
 def test_every_metric_option_and_preset_equals_pandas(case: Case) -> None:
     ddf, pdf = dask_and_pandas(case.change(generated(0)))
     if case.method == "per_query":
-        assert_same(ddf.rank_eval.per_query(case.metrics, **case.options),
-                    pdf.rank_eval.per_query(case.metrics, **case.options), exact=True)
+        assert_same(
+            ddf.rank_eval.per_query(case.metrics, **case.options),
+            pdf.rank_eval.per_query(case.metrics, **case.options),
+            exact=True,
+        )
     else:
-        assert_same(ddf.rank_eval.evaluate(case.metrics, by="theme", **case.options),
-                    pdf.rank_eval.evaluate(case.metrics, by="theme", **case.options))
+        assert_same(
+            ddf.rank_eval.evaluate(case.metrics, by="theme", **case.options),
+            pdf.rank_eval.evaluate(case.metrics, by="theme", **case.options),
+        )
 
 
 @pytest.fixture(scope="module")
@@ -579,29 +646,40 @@ Raise = Callable[[Any, rankframe.History], Any]
 #: raise it
 ERROR_CASES: dict[type[RankEvalError], tuple[Frame, Raise]] = {
     rankframe.ColumnNotFoundError: (
-        lambda f: f, lambda frame, _: frame.rank_eval(relevant="grade").mrr()),
+        lambda f: f,
+        lambda frame, _: frame.rank_eval(relevant="grade").mrr(),
+    ),
     rankframe.InvalidDataError: (  # on every metric of relevance at once
         DATA_ERRORS["duplicate-item"],
-        lambda frame, _: frame.rank_eval.per_query(all_metrics(ks=(5,)))),
+        lambda frame, _: frame.rank_eval.per_query(all_metrics(ks=(5,))),
+    ),
     rankframe.UnknownMetricError: (
-        lambda f: f, lambda frame, _: frame.rank_eval.evaluate(["ndcgg@10"])),
+        lambda f: f,
+        lambda frame, _: frame.rank_eval.evaluate(["ndcgg@10"]),
+    ),
     rankframe.InvalidOptionError: (
-        lambda f: f, lambda frame, _: frame.rank_eval.ndcg(k=10, gain="cubic")),
+        lambda f: f,
+        lambda frame, _: frame.rank_eval.ndcg(k=10, gain="cubic"),
+    ),
     rankframe.UnknownArgumentError: (
-        lambda f: f, lambda frame, _: frame.rank_eval.mrr(tie="first")),
+        lambda f: f,
+        lambda frame, _: frame.rank_eval.mrr(tie="first"),
+    ),
     rankframe.InvalidRuleError: (
-        lambda f: f, lambda frame, _: frame.rank_eval.check(["mrr >> 0.3"])),
-    rankframe.EmptyQueryError: (
-        lambda f: f, lambda frame, _: frame.rank_eval.mrr(empty="error")),
+        lambda f: f,
+        lambda frame, _: frame.rank_eval.check(["mrr >> 0.3"]),
+    ),
+    rankframe.EmptyQueryError: (lambda f: f, lambda frame, _: frame.rank_eval.mrr(empty="error")),
     rankframe.StoreError: (  # a run id taken
         lambda f: f,
-        lambda frame, history: history.record(frame.rank_eval.evaluate(["mrr"]), run_id="r1")),
+        lambda frame, history: history.record(frame.rank_eval.evaluate(["mrr"]), run_id="r1"),
+    ),
 }
 
 #: the error classes no call on a frame raises, each with the reason
 NOT_ON_FRAMES: dict[type[RankEvalError], str] = {
     TrecFormatError: "raised while reading a TREC file (read_trec_run, read_trec_qrels), "
-                     "before any frame exists",
+    "before any frame exists",
 }
 
 
@@ -613,6 +691,7 @@ def test_every_error_class_has_the_pandas_message(
     ddf, pdf = dask_and_pandas(change(generated(0)))
     expected = pandas_error(lambda _: call(pdf, store), pdf)
     assert type(expected) is error
+
     def on_dask() -> None:
         result = call(ddf, store)
         if dask_collection(result):
@@ -637,8 +716,12 @@ def test_dask_cases_cover_every_metric_option_and_error_class() -> None:
     ``convention=`` preset and every error class: a new one without a Dask case fails here."""
     metrics = {parse_metric(m).name for case in VALUE_CASES.values() for m in case.metrics}
     assert set(METRICS) - metrics == set(), "metrics without a Dask case"
-    options = {name for case in VALUE_CASES.values() for name, value in case.options.items()
-               if name in OPTIONS and _away_from_default(name, value)}
+    options = {
+        name
+        for case in VALUE_CASES.values()
+        for name, value in case.options.items()
+        if name in OPTIONS and _away_from_default(name, value)
+    }
     assert set(OPTIONS) - options == set(), "options without a Dask case"
     presets = {case.options.get("convention") for case in VALUE_CASES.values()}
     assert set(CONVENTIONS) - presets == set(), "convention= presets without a Dask case"

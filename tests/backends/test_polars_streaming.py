@@ -31,8 +31,7 @@ from rankframe.adapters import polars as adapter
 
 RTOL = 1e-12
 ENGINES = ["in-memory", "streaming"]
-METRICS = ["mrr@5", "ndcg@10", "ndcg", "map", "acc@1", "precision@3", "recall@10",
-           "r_precision"]
+METRICS = ["mrr@5", "ndcg@10", "ndcg", "map", "acc@1", "precision@3", "recall@10", "r_precision"]
 Call = Callable[[Any], Any]
 
 
@@ -50,15 +49,17 @@ def generated(seed: int = 0, n_queries: int = 300) -> pl.DataFrame:
     grade = rng.choice([-1, 0, 0, 0, 1, 2, 3], size=n)
     grade[(rng.random(n_queries) < 0.15)[query]] = 0  # queries without a relevant item
     theme = np.array(["news", "sport", "tech", None], dtype=object)[query % 4]
-    frame = pl.DataFrame({
-        "query": np.char.add("q", query.astype(str)),  # sorted as text: q10 before q9
-        "item": np.char.add("d", (position * 37 % 1009).astype(str)),
-        "score": pl.Series(score).set(pl.Series(rng.random(n) < 0.1), None),  # not retrieved
-        "other": np.round(rng.random(n), 1),
-        "relevant": grade,
-        "theme": pl.Series(theme, dtype=pl.String),
-        "cohort": query % 3,
-    })
+    frame = pl.DataFrame(
+        {
+            "query": np.char.add("q", query.astype(str)),  # sorted as text: q10 before q9
+            "item": np.char.add("d", (position * 37 % 1009).astype(str)),
+            "score": pl.Series(score).set(pl.Series(rng.random(n) < 0.1), None),  # not retrieved
+            "other": np.round(rng.random(n), 1),
+            "relevant": grade,
+            "theme": pl.Series(theme, dtype=pl.String),
+            "cohort": query % 3,
+        }
+    )
     return frame[rng.permutation(n)]
 
 
@@ -105,14 +106,17 @@ MEANS: dict[str, Call] = {
     "ndcg-exp-theme": lambda ev: ev.ndcg(k=10, gain="exponential", by="theme"),
     "evaluate": lambda ev: ev.evaluate(METRICS),
     "evaluate-both": lambda ev: ev.evaluate(METRICS, by=["cohort", "theme"]),
-    "evaluate-skip-pess": lambda ev: ev.evaluate(METRICS, by="theme", empty="skip",
-                                                 ties="pessimistic"),
+    "evaluate-skip-pess": lambda ev: ev.evaluate(
+        METRICS, by="theme", empty="skip", ties="pessimistic"
+    ),
 }
 PER_QUERY: dict[str, Call] = {
     "per_query": lambda ev: ev.per_query(METRICS),
     "per_query-both": lambda ev: ev.per_query(METRICS, by=["theme", "cohort"]),
     "per_query-nan-first": lambda ev: ev.per_query(["mrr", "P_3"], empty="nan", ties="first"),
 }
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("source", ["lazy", "parquet"])
 @pytest.mark.parametrize(
@@ -128,9 +132,7 @@ def test_equals_eager(
 
 
 @pytest.mark.parametrize("buckets", [1, 2, 7])
-def test_any_number_of_parts_gives_the_same_result(
-    frame: pl.DataFrame, buckets: int
-) -> None:
+def test_any_number_of_parts_gives_the_same_result(frame: pl.DataFrame, buckets: int) -> None:
     ev = frame.lazy().rank_eval(score=["score", "other"])
     eager = frame.rank_eval(score=["score", "other"])
     with rankframe.option_context("query_buckets", buckets):
@@ -151,8 +153,9 @@ def test_categorical_and_integer_queries_sort_like_eager(frame: pl.DataFrame) ->
     ]
     for variant in variants:
         call = PER_QUERY["per_query"]
-        assert_same(call(variant.lazy().rank_eval), call(variant.rank_eval), "streaming",
-                    exact=True)
+        assert_same(
+            call(variant.lazy().rank_eval), call(variant.rank_eval), "streaming", exact=True
+        )
 
 
 def test_a_frame_without_rows(frame: pl.DataFrame) -> None:
@@ -207,8 +210,11 @@ LIMITS: dict[str, tuple[Callable[[int], int], int]] = {  # ROWS_PER_PART from th
 @pytest.mark.parametrize("limit", LIMITS.values(), ids=LIMITS.keys())
 @pytest.mark.parametrize("call", ["evaluate-both", "per_query-both"])
 def test_the_number_of_parts_comes_from_the_row_count(
-    frame: pl.DataFrame, parquet: Path, part_sizes: list[int],
-    limit: tuple[Callable[[int], int], int], call: str,
+    frame: pl.DataFrame,
+    parquet: Path,
+    part_sizes: list[int],
+    limit: tuple[Callable[[int], int], int],
+    call: str,
 ) -> None:
     """Up to ROWS_PER_PART rows run in one step, with the eager namespace's values bit for
     bit; one row more makes two parts."""
@@ -235,8 +241,9 @@ def test_a_plan_counted_by_a_pass_splits_by_its_own_rows(
 
 
 WHOLE: dict[str, Call] = {  # results from every query's values at once
-    "evaluate-ci": lambda ev: ev.evaluate(["mrr", "ndcg@5"], by="theme", confidence_level=0.9,
-                                          n_resamples=20),
+    "evaluate-ci": lambda ev: ev.evaluate(
+        ["mrr", "ndcg@5"], by="theme", confidence_level=0.9, n_resamples=20
+    ),
     "evaluate-tidy": lambda ev: ev.evaluate(["mrr", "ndcg@5"], by="cohort", tidy=True),
     "compare": lambda ev: ev.compare(["mrr", "ndcg@5"], n_permutations=20),
 }
@@ -288,28 +295,37 @@ def eager_error(call: Call, frame: pl.DataFrame) -> RankEvalError:
 
 def _set(frame: pl.DataFrame, rows: list[int], column: str, value: Any) -> pl.DataFrame:
     mask = pl.Series(np.isin(np.arange(frame.height), rows))
-    return frame.with_columns(pl.when(mask).then(pl.lit(value)).otherwise(pl.col(column))
-                              .cast(frame.schema[column]).alias(column))
+    return frame.with_columns(
+        pl.when(mask)
+        .then(pl.lit(value))
+        .otherwise(pl.col(column))
+        .cast(frame.schema[column])
+        .alias(column)
+    )
 
 
 BAD: dict[str, Callable[[pl.DataFrame], pl.DataFrame]] = {
     # rows of different queries, in different parts: counted and located in the whole frame
     "null-relevant": lambda f: _set(f, [900, 10, 400, 2000], "relevant", None),
-    "nan-relevant": lambda f: _set(f.with_columns(pl.col("relevant").cast(pl.Float64)),
-                                   [1500, 30], "relevant", float("nan")),
+    "nan-relevant": lambda f: _set(
+        f.with_columns(pl.col("relevant").cast(pl.Float64)), [1500, 30], "relevant", float("nan")
+    ),
     "null-query": lambda f: _set(f, [700, 800], "query", None),
     "null-item": lambda f: _set(f, [650, 3], "item", None),
     # the query column is reported first, though the part with the first null relevant
     # grade may run first
-    "null-relevant-and-query": lambda f: _set(_set(f, [5, 6, 7, 8], "relevant", None),
-                                              [3000], "query", None),
+    "null-relevant-and-query": lambda f: _set(
+        _set(f, [5, 6, 7, 8], "relevant", None), [3000], "query", None
+    ),
     # a non-numeric score is reported before null grades
-    "null-relevant-text-score": lambda f: _set(f.with_columns(pl.col("score").cast(pl.String)),
-                                               [12], "relevant", None),
+    "null-relevant-text-score": lambda f: _set(
+        f.with_columns(pl.col("score").cast(pl.String)), [12], "relevant", None
+    ),
     "duplicate-item": lambda f: pl.concat([f, f[[300]]]),
     "by-varies": lambda f: _set(f, [3], "theme", "other"),
-    "infinite-grade": lambda f: _set(f.with_columns(pl.col("relevant").cast(pl.Float64)),
-                                     [5], "relevant", float("inf")),
+    "infinite-grade": lambda f: _set(
+        f.with_columns(pl.col("relevant").cast(pl.Float64)), [5], "relevant", float("inf")
+    ),
 }
 ERROR_CALLS: dict[str, Call] = {
     "ndcg-theme": lambda ev: ev.ndcg(k=10, by="theme"),
@@ -321,8 +337,11 @@ ERROR_CALLS: dict[str, Call] = {
 @pytest.mark.parametrize("call", ERROR_CALLS.values(), ids=ERROR_CALLS.keys())
 @pytest.mark.parametrize("make_bad", BAD.values(), ids=BAD.keys())
 def test_data_errors_raise_on_collect_with_the_eager_message(
-    frame: pl.DataFrame, tmp_path: Path, make_bad: Callable[[pl.DataFrame], pl.DataFrame],
-    call: Call, engine: str,
+    frame: pl.DataFrame,
+    tmp_path: Path,
+    make_bad: Callable[[pl.DataFrame], pl.DataFrame],
+    call: Call,
+    engine: str,
 ) -> None:
     bad = make_bad(frame)
     expected = eager_error(call, bad)

@@ -79,8 +79,16 @@ def generated(seed: int = 7, queries: int = 40) -> pd.DataFrame:
     score[rng.random(len(query)) < 0.1] = np.nan
     other = rng.integers(0, 5, size=len(query)) / 4
     theme = np.repeat(rng.choice(["news", "sport", "food"], size=queries), sizes)
-    return pd.DataFrame({"query": query, "item": item, "score": score, "other": other,
-                         "relevant": rng.integers(0, 4, size=len(query)), "theme": theme})
+    return pd.DataFrame(
+        {
+            "query": query,
+            "item": item,
+            "score": score,
+            "other": other,
+            "relevant": rng.integers(0, 4, size=len(query)),
+            "theme": theme,
+        }
+    )
 
 
 # -- values ----------------------------------------------------------------------------------
@@ -91,8 +99,11 @@ def _relevance_metrics() -> list[Metric]:
 
 
 # the metrics of the items themselves that need no input beyond the frame
-ITEM_METRICS = [Metric(d.name, 3 if d.takes_k else None) for d in METRICS.values()
-                if d.items is not None and d.items.needs is None and d.takes_k]
+ITEM_METRICS = [
+    Metric(d.name, 3 if d.takes_k else None)
+    for d in METRICS.values()
+    if d.items is not None and d.items.needs is None and d.takes_k
+]
 
 
 def test_every_metric_matches_pandas_bit_for_bit(spark: Any) -> None:
@@ -102,8 +113,9 @@ def test_every_metric_matches_pandas_bit_for_bit(spark: Any) -> None:
     want = data.rank_eval.evaluate(metrics, by="theme")
     got = sdf.rank_eval.evaluate(metrics, by="theme")
     assert isinstance(got, pd.DataFrame)
-    pd.testing.assert_frame_equal(got.astype({"theme": object}),
-                                  want.astype({"theme": object}), check_exact=True)
+    pd.testing.assert_frame_equal(
+        got.astype({"theme": object}), want.astype({"theme": object}), check_exact=True
+    )
     assert len(want.columns) == len(metrics) + 2  # theme, every metric, n_queries
 
 
@@ -115,33 +127,34 @@ def test_exposure_metrics_match_pandas_bit_for_bit(spark: Any) -> None:
     options = {"item_groups": groups, "browsing": "cascade", "stop": 0.7}
     want = data.rank_eval.evaluate(metrics, by="theme", **options)
     got = spark.createDataFrame(data).rank_eval.evaluate(metrics, by="theme", **options)
-    pd.testing.assert_frame_equal(got.astype({"theme": object}),
-                                  want.astype({"theme": object}), check_exact=True)
+    pd.testing.assert_frame_equal(
+        got.astype({"theme": object}), want.astype({"theme": object}), check_exact=True
+    )
     assert len(want.columns) == 3 * 3 + 2 + 2  # a column per group of three metrics
 
 
 def test_slices_gaps_sample_size_and_samples_match_pandas(spark: Any) -> None:
     # issues 36 and 37: the tables built on the per-query values that cross the seam
     data = generated(seed=9, queries=60).assign(
-        device=lambda d: np.where(d["query"].str[-1].astype(int) % 2 == 0, "ios", "web"))
+        device=lambda d: np.where(d["query"].str[-1].astype(int) % 2 == 0, "ios", "web")
+    )
     two = {"score": ["score", "other"]}
     mine, theirs = data.rank_eval(**two), spark.createDataFrame(data).rank_eval(**two)
     calls = [
         lambda ev: ev.slices(["mrr", "ndcg@3"], ["theme", "device"], min_queries=5),
         lambda ev: ev.slices(["mrr"], ["theme", "device"], baseline="score", min_queries=5),
         lambda ev: ev.gaps(["mrr"], "theme", n_permutations=200, n_resamples=50),
-        lambda ev: ev.gaps(["ndcg@3"], "theme", baseline="score", test="anova",
-                           n_resamples=50),
+        lambda ev: ev.gaps(["ndcg@3"], "theme", baseline="score", test="anova", n_resamples=50),
         lambda ev: ev.sample_size(["mrr", "ndcg@3"], delta=0.1, baseline="score"),
     ]
     for call in calls:
         got, want = call(theirs), call(mine)
         got = got if isinstance(got, pd.DataFrame) else got.toArrow().to_pandas()
-        pd.testing.assert_frame_equal(got.astype(object), want.astype(object),
-                                      check_exact=True)
+        pd.testing.assert_frame_equal(got.astype(object), want.astype(object), check_exact=True)
     # sampled rankings: the second system's scores as a second draw of each query
-    draws = pd.concat([data.assign(draw=0),
-                       data.assign(draw=1, score=data["other"])], ignore_index=True)
+    draws = pd.concat(
+        [data.assign(draw=0), data.assign(draw=1, score=data["other"])], ignore_index=True
+    )
     ee = ["expected_exposure@3", "ee_disparity@3", "ee_relevance"]
     want = draws.rank_eval(sample="draw").evaluate(ee)
     got = spark.createDataFrame(draws).rank_eval(sample="draw").evaluate(ee)
@@ -168,13 +181,15 @@ def test_presets_per_metric_rules_match_pandas(spark: Any, convention: str) -> N
     data.loc[data["query"] == data["query"].iloc[0], "score"] = np.nan
     metrics = ["ndcg@3", "dcg", "precision@3", "recall@3", "map", "mrr"]
     want = data.rank_eval.per_query(metrics, by="theme", convention=convention)
-    got = spark.createDataFrame(data).rank_eval.per_query(metrics, by="theme",
-                                                           convention=convention)
+    got = spark.createDataFrame(data).rank_eval.per_query(
+        metrics, by="theme", convention=convention
+    )
     got = got.toArrow().to_pandas()
     pd.testing.assert_frame_equal(got.astype(object), want.astype(object), check_exact=True)
     means = data.rank_eval.evaluate(metrics, convention=convention)
-    assert spark.createDataFrame(data).rank_eval.evaluate(
-        metrics, convention=convention).equals(means)
+    assert (
+        spark.createDataFrame(data).rank_eval.evaluate(metrics, convention=convention).equals(means)
+    )
 
 
 def test_scalars_segments_intervals_and_compare(spark: Any) -> None:
@@ -188,10 +203,8 @@ def test_scalars_segments_intervals_and_compare(spark: Any) -> None:
     got = sdf.rank_eval.evaluate(["mrr", "map"], **interval)
     pd.testing.assert_frame_equal(got, want, check_exact=True)
     two = {"score": ["score", "other"]}
-    want = data.rank_eval(**two).compare(["ndcg@3", "mrr"], test="permutation",
-                                         n_permutations=500)
-    got = sdf.rank_eval(**two).compare(["ndcg@3", "mrr"], test="permutation",
-                                        n_permutations=500)
+    want = data.rank_eval(**two).compare(["ndcg@3", "mrr"], test="permutation", n_permutations=500)
+    got = sdf.rank_eval(**two).compare(["ndcg@3", "mrr"], test="permutation", n_permutations=500)
     pd.testing.assert_frame_equal(got, want, check_exact=True)
 
 
@@ -205,8 +218,9 @@ def test_report_history_and_plots_read_spark_results(spark: Any, tmp_path: Path)
     got = spark.createDataFrame(data).rank_eval(**two).report(metrics, by="theme")
     want = data.rank_eval(**two).report(metrics, by="theme")
     for table in ("summary", "segments", "comparison", "wtl"):
-        pd.testing.assert_frame_equal(getattr(got, table), getattr(want, table),
-                                      check_exact=True, obj=table)
+        pd.testing.assert_frame_equal(
+            getattr(got, table), getattr(want, table), check_exact=True, obj=table
+        )
     store = rankframe.History(tmp_path / "h.duckdb")
     run = store.record(spark.createDataFrame(data).rank_eval.per_query(metrics))
     loaded = store.load(run_id=run, kind="per_query")  # load() reads evaluations unless told
@@ -219,8 +233,10 @@ def test_report_history_and_plots_read_spark_results(spark: Any, tmp_path: Path)
     rows = as_pandas(spark.createDataFrame(data).rank_eval.per_query(metrics))
     assert rows is not None
     rows = rows.sort_values("query", ignore_index=True)
-    np.testing.assert_array_equal(rows[metrics].to_numpy(), want_rows.sort_values(
-        "query", ignore_index=True)[metrics].to_numpy())
+    np.testing.assert_array_equal(
+        rows[metrics].to_numpy(),
+        want_rows.sort_values("query", ignore_index=True)[metrics].to_numpy(),
+    )
 
 
 def test_time_windows_match_pandas(spark: Any) -> None:
@@ -239,8 +255,11 @@ def test_time_windows_match_pandas(spark: Any) -> None:
     # the same instants (Spark gives timestamps in its session's zone, in microseconds)
     assert got["window"].dt.tz_convert("UTC").tolist() == want["window"].tolist()
     values = [c for c in want.columns if c != "window"]
-    pd.testing.assert_frame_equal(got[values].astype({"theme": object}),
-                                  want[values].astype({"theme": object}), check_exact=True)
+    pd.testing.assert_frame_equal(
+        got[values].astype({"theme": object}),
+        want[values].astype({"theme": object}),
+        check_exact=True,
+    )
 
 
 def test_windows_are_cut_in_the_sessions_time_zone(spark: Any) -> None:
@@ -251,13 +270,24 @@ def test_windows_are_cut_in_the_sessions_time_zone(spark: Any) -> None:
     Berlin's weeks they fall in two weeks (1 and 1/2); in UTC's, both in the week of
     2024-01-01 (mean 3/4)."""
     served = pd.to_datetime(["2024-01-07 23:30"] * 2 + ["2024-01-08 00:30"] * 2)
-    data = pd.DataFrame({"query": ["q1", "q1", "q2", "q2"], "item": ["a", "b", "a", "b"],
-                         "score": [0.9, 0.1, 0.9, 0.1], "relevant": [1, 0, 0, 1],
-                         "served_at": served.tz_localize("Europe/Berlin")})
+    data = pd.DataFrame(
+        {
+            "query": ["q1", "q1", "q2", "q2"],
+            "item": ["a", "b", "a", "b"],
+            "score": [0.9, 0.1, 0.9, 0.1],
+            "relevant": [1, 0, 0, 1],
+            "served_at": served.tz_localize("Europe/Berlin"),
+        }
+    )
     sdf = spark.createDataFrame(data)
     expected = {
-        "Europe/Berlin": ([pd.Timestamp("2024-01-01", tz="Europe/Berlin"),
-                           pd.Timestamp("2024-01-08", tz="Europe/Berlin")], [1.0, 0.5]),
+        "Europe/Berlin": (
+            [
+                pd.Timestamp("2024-01-01", tz="Europe/Berlin"),
+                pd.Timestamp("2024-01-08", tz="Europe/Berlin"),
+            ],
+            [1.0, 0.5],
+        ),
         "UTC": ([pd.Timestamp("2024-01-01", tz="UTC")], [0.75]),
     }
     before = spark.conf.get("spark.sql.session.timeZone")
@@ -281,18 +311,19 @@ def test_compare_with_a_reference_and_the_previous_window_match_pandas(spark: An
     data = generated(seed=23)
     rng = np.random.default_rng(23)
     data["served_at"] = pd.Timestamp("2024-01-01", tz="UTC") + pd.to_timedelta(
-        rng.integers(0, 24 * 7 * 4, size=len(data)), "h")
+        rng.integers(0, 24 * 7 * 4, size=len(data)), "h"
+    )
     reference = data.assign(score=data["other"])
     renamed = reference["theme"] != "news"
     reference.loc[renamed, "query"] = "r" + reference.loc[renamed, "query"]
     sdf, sref = spark.createDataFrame(data), spark.createDataFrame(reference)
-    options = {"by": "theme", "test": "permutation", "n_permutations": 300,
-               "n_resamples": 200}
+    options = {"by": "theme", "test": "permutation", "n_permutations": 300, "n_resamples": 200}
     want = data.rank_eval.compare(["mrr", "ndcg@3"], reference=reference, **options)
     for other in (sref, reference):
         got = sdf.rank_eval.compare(["mrr", "ndcg@3"], reference=other, **options)
-        pd.testing.assert_frame_equal(got.astype({"theme": object}),
-                                      want.astype({"theme": object}), check_exact=True)
+        pd.testing.assert_frame_equal(
+            got.astype({"theme": object}), want.astype({"theme": object}), check_exact=True
+        )
     assert set(want["paired"]) == {True, False}  # both kinds of comparison were made
     # each week against the previous week (one score column is enough)
     want = data.rank_eval(time="served_at").compare(["mrr"], every="1w", **options)
@@ -301,8 +332,11 @@ def test_compare_with_a_reference_and_the_previous_window_match_pandas(spark: An
     for column in ("window", "reference_window"):
         assert got[column].dt.tz_convert("UTC").tolist() == want[column].tolist()
     values = [c for c in want.columns if c not in ("window", "reference_window")]
-    pd.testing.assert_frame_equal(got[values].astype({"theme": object}),
-                                  want[values].astype({"theme": object}), check_exact=True)
+    pd.testing.assert_frame_equal(
+        got[values].astype({"theme": object}),
+        want[values].astype({"theme": object}),
+        check_exact=True,
+    )
 
 
 def test_rank_is_a_spark_frame_of_the_pandas_ranks(spark: Any) -> None:
@@ -326,19 +360,20 @@ def test_partitioned_skips_the_shuffle_with_the_same_values(spark: Any) -> None:
 def _cut(spark: Any, data: pd.DataFrame) -> Any:
     """``data`` in its row order, cut into partitions by position: the queries at a cut
     straddle two partitions (checked)."""
-    table = pa.Table.from_pandas(data.assign(_order=np.arange(len(data))),
-                                 preserve_index=False)
-    frame = (spark.createDataFrame(table)
-             .repartitionByRange(PARTS, "_order").drop("_order"))
-    seen = frame.select(functions.to_json(functions.struct("query")).alias("query"),
-                        functions.spark_partition_id().alias("part")).toArrow()
+    table = pa.Table.from_pandas(data.assign(_order=np.arange(len(data))), preserve_index=False)
+    frame = spark.createDataFrame(table).repartitionByRange(PARTS, "_order").drop("_order")
+    seen = frame.select(
+        functions.to_json(functions.struct("query")).alias("query"),
+        functions.spark_partition_id().alias("part"),
+    ).toArrow()
     parts = seen.to_pandas().groupby("query")["part"].nunique()
     assert (parts > 1).any(), "no query straddles two partitions"
     return frame
 
 
 def test_partitioned_recomputes_queries_cut_across_partitions(
-        spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    spark: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``partitioned=True`` on rows not laid out by query still gives the pandas values:
     the queries found in two partitions are computed again from all their rows; beyond
     ``_STRADDLING`` of them, the whole frame is shuffled."""
@@ -363,8 +398,14 @@ def test_partitioned_recomputes_composite_query_ids_cut_across_partitions(spark:
     shuffled again (no ``isin`` on lists), with the pandas values."""
     data = generated(seed=29)
     data["query"] = [(int(q[1:]) % 4, int(q[1:])) for q in data["query"]]
-    cut = _cut(spark, data.assign(query=pd.Series(
-        pd.arrays.ArrowExtensionArray(pa.array([list(q) for q in data["query"]])))))
+    cut = _cut(
+        spark,
+        data.assign(
+            query=pd.Series(
+                pd.arrays.ArrowExtensionArray(pa.array([list(q) for q in data["query"]]))
+            )
+        ),
+    )
     metrics = ["mrr", "ndcg@10", "map"]
     want = data.rank_eval.evaluate(metrics)
     got = rankframe.spark.rank_eval(cut, partitioned=True).evaluate(metrics)
@@ -381,8 +422,9 @@ def test_composite_keys_and_an_empty_frame_as_pandas(spark: Any) -> None:
     metrics = ["mrr", "ndcg@10", "coverage@3"]
     want = data.rank_eval(**keys).evaluate(metrics, by="theme")
     got = spark.createDataFrame(data).rank_eval(**keys).evaluate(metrics, by="theme")
-    pd.testing.assert_frame_equal(got.astype({"theme": object}),
-                                  want.astype({"theme": object}), check_exact=True)
+    pd.testing.assert_frame_equal(
+        got.astype({"theme": object}), want.astype({"theme": object}), check_exact=True
+    )
     cut = rankframe.spark.rank_eval(_cut(spark, data), partitioned=True)(**keys)
     rows = cut.per_query(["mrr"]).toArrow().to_pandas()
     rows = rows.sort_values(["user", "session"], ignore_index=True)
@@ -397,16 +439,19 @@ def test_composite_keys_and_an_empty_frame_as_pandas(spark: Any) -> None:
 def test_partitioned_sees_a_by_column_that_differs_across_a_cut(spark: Any) -> None:
     """The two halves of a cut query each hold one theme: the pandas error all the same."""
     data = generated(seed=19)
-    seen = _cut(spark, data).select(
-        "query", functions.spark_partition_id().alias("part")).toArrow().to_pandas()
+    seen = (
+        _cut(spark, data)
+        .select("query", functions.spark_partition_id().alias("part"))
+        .toArrow()
+        .to_pandas()
+    )
     straddling = seen.groupby("query")["part"].nunique().loc[lambda n: n > 1].index[0]
     rows = data.index[data["query"] == straddling]
     data.loc[rows[-1], "theme"] = "elsewhere"
     with pytest.raises(rankframe.RankEvalError) as want:
         data.rank_eval.evaluate(["mrr"], by="theme")
     with pytest.raises(rankframe.RankEvalError) as got:
-        rankframe.spark.rank_eval(_cut(spark, data), partitioned=True).evaluate(
-            ["mrr"], by="theme")
+        rankframe.spark.rank_eval(_cut(spark, data), partitioned=True).evaluate(["mrr"], by="theme")
     assert type(got.value) is type(want.value)
     assert str(got.value) == str(want.value)
 
@@ -477,7 +522,9 @@ def test_the_cli_prints_one_error_line_with_pyspark_installed(tmp_path: Path) ->
     path.write_text("query,item,score,relevant\nq1,a,0.5,1\nq1,a,0.4,0\nq2,a,0.4,0\n")
     done = subprocess.run(
         [sys.executable, "-m", "rankframe.cli", "evaluate", str(path), "-m", "mrr"],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1, done.stderr
@@ -492,8 +539,9 @@ def test_any_column_name(spark: Any) -> None:
     accessor = sdf.rank_eval(query="user `id`", score="model.v2")
     got = accessor.evaluate(["mrr", "ndcg@3"], by="a b")
     want = data.rank_eval.evaluate(["mrr", "ndcg@3"], by="theme").rename(columns=names)
-    pd.testing.assert_frame_equal(got.astype({"a b": object}), want.astype({"a b": object}),
-                                  check_exact=True)
+    pd.testing.assert_frame_equal(
+        got.astype({"a b": object}), want.astype({"a b": object}), check_exact=True
+    )
     ranked = accessor.rank().toArrow().to_pandas()
     assert list(ranked.columns) == [*data.rename(columns=names).columns, "rank"]
 
@@ -504,8 +552,7 @@ def test_without_pyspark_the_import_says_what_to_install() -> None:
         "import rankframe\n"
         "try:\n    import rankframe.spark\nexcept ImportError as error:\n    print(error)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "The Spark accessor needs pyspark: pip install 'rankframe[spark]'"
     assert done.stderr == ""
 
@@ -516,22 +563,27 @@ def test_without_pyspark_the_import_says_what_to_install() -> None:
 def _in_parts(spark: Any, data: pd.DataFrame) -> Any:
     """``data`` as a Spark frame of ``PARTS`` partitions, cut by position: its row order is
     ``data``'s, partitions in order (checked)."""
-    frame = (spark.createDataFrame(data.assign(_order=np.arange(len(data))))
-             .repartitionByRange(PARTS, "_order").drop("_order"))
+    frame = (
+        spark.createDataFrame(data.assign(_order=np.arange(len(data))))
+        .repartitionByRange(PARTS, "_order")
+        .drop("_order")
+    )
     parts = frame.select(functions.spark_partition_id().alias("part")).toArrow()["part"]
     assert parts.to_pylist() == sorted(parts.to_pylist())
     assert len(set(parts.to_pylist())) == PARTS
     return frame
 
 
-LISTS = pd.DataFrame({
-    "query": ["u1", "u2", "u3", "u4", "u5", "u6"],
-    # u3: no recommendations; "z" (u1) is not in the truth; "k" (u2) is never recommended
-    "recommended": [["a", "z", "b"], ["c", "d"], [], ["a", "b", "c", "d"], ["e"], ["b", "a"]],
-    "relevant": [["b", "a"], ["k", "c"], ["a"], ["d", "a"], [], ["a"]],
-    "grades": [[2, 1], [3, 1], [1], [1, 2], [], [2]],
-    "theme": ["news", "food", "news", "sport", "food", "news"],
-})
+LISTS = pd.DataFrame(
+    {
+        "query": ["u1", "u2", "u3", "u4", "u5", "u6"],
+        # u3: no recommendations; "z" (u1) is not in the truth; "k" (u2) is never recommended
+        "recommended": [["a", "z", "b"], ["c", "d"], [], ["a", "b", "c", "d"], ["e"], ["b", "a"]],
+        "relevant": [["b", "a"], ["k", "c"], ["a"], ["d", "a"], [], ["a"]],
+        "grades": [[2, 1], [3, 1], [1], [1, 2], [], [2]],
+        "theme": ["news", "food", "news", "sport", "food", "news"],
+    }
+)
 
 
 def test_from_lists_gives_the_pandas_rows_and_values(spark: Any) -> None:
@@ -540,12 +592,17 @@ def test_from_lists_gives_the_pandas_rows_and_values(spark: Any) -> None:
     long = rankframe.from_lists(sdf, grades="grades")
     got = long.toArrow().to_pandas()
     order = ["query", "item"]
-    pd.testing.assert_frame_equal(got.sort_values(order, ignore_index=True),
-                                  want.sort_values(order, ignore_index=True), check_exact=True)
+    pd.testing.assert_frame_equal(
+        got.sort_values(order, ignore_index=True),
+        want.sort_values(order, ignore_index=True),
+        check_exact=True,
+    )
     metrics = ["mrr", "ndcg@3", "map", "recall@2", "precision@2", "num_rel"]
-    pd.testing.assert_frame_equal(long.rank_eval.evaluate(metrics, by="theme"),
-                                  want.rank_eval.evaluate(metrics, by="theme"),
-                                  check_exact=True)
+    pd.testing.assert_frame_equal(
+        long.rank_eval.evaluate(metrics, by="theme"),
+        want.rank_eval.evaluate(metrics, by="theme"),
+        check_exact=True,
+    )
 
 
 def _set(data: pd.DataFrame, row: int, column: str, value: Any) -> None:
@@ -576,9 +633,18 @@ def _lists_case(change: str) -> tuple[pd.DataFrame, dict[str, str]]:
     return data, ({"relevant": "truth"} if change == "missing column" else {"grades": "grades"})
 
 
-@pytest.mark.parametrize("change", ["item twice", "query twice", "not a list",
-                                    "missing column", "grades of another length",
-                                    "errors in two partitions", "null query"])
+@pytest.mark.parametrize(
+    "change",
+    [
+        "item twice",
+        "query twice",
+        "not a list",
+        "missing column",
+        "grades of another length",
+        "errors in two partitions",
+        "null query",
+    ],
+)
 def test_from_lists_raises_the_pandas_errors(spark: Any, change: str) -> None:
     data, options = _lists_case(change)
     with pytest.raises(rankframe.RankEvalError) as want:
@@ -599,8 +665,9 @@ def test_null_scores_warn_as_pandas(spark: Any) -> None:
     with pytest.warns(rankframe.RankEvalWarning) as got:
         table = spark.createDataFrame(data).rank_eval.evaluate(["mrr"])
     said = [str(w.message) for w in got if issubclass(w.category, rankframe.RankEvalWarning)]
-    assert said == [str(w.message) for w in want
-                    if issubclass(w.category, rankframe.RankEvalWarning)]
+    assert said == [
+        str(w.message) for w in want if issubclass(w.category, rankframe.RankEvalWarning)
+    ]
     assert len(said) == 1
     assert table.equals(expected)
     with pytest.raises(rankframe.InvalidDataError) as want_error:
@@ -611,4 +678,7 @@ def test_null_scores_warn_as_pandas(spark: Any) -> None:
             spark.createDataFrame(data).rank_eval(score=["score", "new"]).evaluate(["mrr"])
     assert str(got_error.value) == str(want_error.value)
     assert (got_error.value.problem, got_error.value.column, got_error.value.count) == (
-        "nothing_retrieved", "new", len(data))
+        "nothing_retrieved",
+        "new",
+        len(data),
+    )

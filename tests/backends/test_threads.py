@@ -23,14 +23,19 @@ df = pd.DataFrame({"query": rng.integers(0, 200, n).astype(str),
                    "relevant": rng.integers(0, 2, n)})
 """
 
-DASK_DEFAULT_SCHEDULER = FRAME + """
+DASK_DEFAULT_SCHEDULER = (
+    FRAME
+    + """
 import dask.dataframe as dd
 import rankframe
 print(repr(dd.from_pandas(df, npartitions=4).rank_eval.mrr(k=5).compute()))
 print(repr(df.rank_eval.mrr(k=5)))
 """
+)
 
-THREAD_POOL = FRAME + """
+THREAD_POOL = (
+    FRAME
+    + """
 from concurrent.futures import ThreadPoolExecutor
 import polars as pl
 import rankframe
@@ -40,6 +45,7 @@ with ThreadPoolExecutor(8) as pool:
 print(repr(values[:4]))
 print(repr(values[4:]))
 """
+)
 
 RUNS = 6  # fresh processes per case, two at a time
 
@@ -47,15 +53,19 @@ RUNS = 6  # fresh processes per case, two at a time
 def _run(script: str) -> list[str]:
     done = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(script)],
-        capture_output=True, text=True, timeout=120, check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout.splitlines()
 
 
 @pytest.mark.load
-@pytest.mark.parametrize("script", [DASK_DEFAULT_SCHEDULER, THREAD_POOL],
-                         ids=["dask-threaded-scheduler", "thread-pool"])
+@pytest.mark.parametrize(
+    "script", [DASK_DEFAULT_SCHEDULER, THREAD_POOL], ids=["dask-threaded-scheduler", "thread-pool"]
+)
 def test_first_use_in_many_threads_in_fresh_processes(script: str) -> None:
     with ThreadPoolExecutor(2) as pool:
         outputs = list(pool.map(_run, [script] * RUNS))

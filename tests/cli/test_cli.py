@@ -31,26 +31,33 @@ from rankframe.trec import TREC_MEASURES, parse_trec_measures, trec_eval_report
 @pytest.fixture
 def data() -> pd.DataFrame:
     """Four queries in two segments; two systems; a judged item without a score; a tie."""
-    return pd.DataFrame({
-        "qid": ["q1", "q1", "q1", "q2", "q2", "q2", "q3", "q3", "q4", "q4"],
-        "doc": ["a", "b", "c", "a", "b", "c", "a", "b", "a", "b"],
-        "sys_a": [0.9, 0.5, None, 0.3, 0.8, 0.1, 0.5, 0.5, 0.2, 0.6],
-        "sys_b": [0.1, 0.7, 0.4, 0.9, 0.2, None, 0.6, 0.1, 0.9, 0.3],
-        "grade": [0, 1, 2, 1, 0, 0, 1, 0, 0, 0],
-        "segment": ["new", "new", "new", "old", "old", "old", "new", "new", "old", "old"],
-    })
+    return pd.DataFrame(
+        {
+            "qid": ["q1", "q1", "q1", "q2", "q2", "q2", "q3", "q3", "q4", "q4"],
+            "doc": ["a", "b", "c", "a", "b", "c", "a", "b", "a", "b"],
+            "sys_a": [0.9, 0.5, None, 0.3, 0.8, 0.1, 0.5, 0.5, 0.2, 0.6],
+            "sys_b": [0.1, 0.7, 0.4, 0.9, 0.2, None, 0.6, 0.1, 0.9, 0.3],
+            "grade": [0, 1, 2, 1, 0, 0, 1, 0, 0, 0],
+            "segment": ["new", "new", "new", "old", "old", "old", "new", "new", "old", "old"],
+        }
+    )
 
 
 COLUMNS = ["--query", "qid", "--item", "doc", "--relevant", "grade"]
 # what the command says on stderr of sys_a's one null score (the library's RankEvalWarning)
-SYS_A_NULLS = ("rankframe: warning: score column 'sys_a' has 1 null score (10.0% of 10 rows); "
-               "they count as not retrieved")
+SYS_A_NULLS = (
+    "rankframe: warning: score column 'sys_a' has 1 null score (10.0% of 10 rows); "
+    "they count as not retrieved"
+)
 
 
 def without_warnings(err: str) -> str:
     """stderr without the lines of the data's warnings (null scores), which come first."""
-    return "".join(line for line in err.splitlines(keepends=True)
-                   if not line.startswith("rankframe: warning: "))
+    return "".join(
+        line
+        for line in err.splitlines(keepends=True)
+        if not line.startswith("rankframe: warning: ")
+    )
 
 
 def write(frame: pd.DataFrame, path: Path) -> Path:
@@ -111,14 +118,35 @@ def test_evaluate_reads_every_format_and_matches_the_api(
 def test_evaluate_by_segment_and_per_query(run: Run, data: pd.DataFrame, tmp_path: Path) -> None:
     path = write(data, tmp_path / "d.csv")
     metrics = ["-m", "mrr@10", "-m", "P_2,recip_rank"]  # repeated, comma-separated, trec names
-    code, out, _ = run("evaluate", path, *COLUMNS, "--score", "sys_a", *metrics,
-                       "--by", "segment", "--format", "json")
+    code, out, _ = run(
+        "evaluate",
+        path,
+        *COLUMNS,
+        "--score",
+        "sys_a",
+        *metrics,
+        "--by",
+        "segment",
+        "--format",
+        "json",
+    )
     assert code == 0
     expected = api(data).evaluate(["mrr@10", "precision@2", "mrr"], by="segment")
     assert_records(records(out), expected)
 
-    code, out, _ = run("evaluate", path, *COLUMNS, "--score", "sys_a", *metrics,
-                       "--by", "segment", "--per-query", "--format", "json")
+    code, out, _ = run(
+        "evaluate",
+        path,
+        *COLUMNS,
+        "--score",
+        "sys_a",
+        *metrics,
+        "--by",
+        "segment",
+        "--per-query",
+        "--format",
+        "json",
+    )
     assert code == 0
     rows = records(out)
     assert [r["qid"] for r in rows] == ["q1", "q2", "q3", "q4"]
@@ -139,13 +167,27 @@ def test_evaluate_by_segment_and_per_query(run: Run, data: pd.DataFrame, tmp_pat
     ],
 )
 def test_metric_options_reach_the_api(
-    run: Run, data: pd.DataFrame, tmp_path: Path, option: list[str], keyword: dict[str, Any],
+    run: Run,
+    data: pd.DataFrame,
+    tmp_path: Path,
+    option: list[str],
+    keyword: dict[str, Any],
     score: str,
 ) -> None:
     path = write(data, tmp_path / "d.parquet")
     metrics = ["mrr", "ndcg@2", "map@2", "recall@1"]
-    code, out, _ = run("evaluate", path, *COLUMNS, "--score", score, "-m", ",".join(metrics),
-                       *option, "--format", "json")
+    code, out, _ = run(
+        "evaluate",
+        path,
+        *COLUMNS,
+        "--score",
+        score,
+        "-m",
+        ",".join(metrics),
+        *option,
+        "--format",
+        "json",
+    )
     assert code == 0
     expected = api(data, score).evaluate(metrics, **keyword)
     assert_records(records(out), expected)
@@ -154,8 +196,19 @@ def test_metric_options_reach_the_api(
 
 def test_beta_reaches_the_api(run: Run, data: pd.DataFrame, tmp_path: Path) -> None:
     path = write(data, tmp_path / "d.parquet")
-    code, out, _ = run("evaluate", path, *COLUMNS, "--score", "sys_a", "-m", "f1@2,f1",
-                       "--beta", "2", "--format", "json")
+    code, out, _ = run(
+        "evaluate",
+        path,
+        *COLUMNS,
+        "--score",
+        "sys_a",
+        "-m",
+        "f1@2,f1",
+        "--beta",
+        "2",
+        "--format",
+        "json",
+    )
     assert code == 0
     expected = api(data, "sys_a").evaluate(["f1@2", "f1"], beta=2.0)
     assert_records(records(out), expected)
@@ -184,7 +237,8 @@ def test_output_formats(run: Run, data: pd.DataFrame, tmp_path: Path) -> None:
 
     _, markdown, _ = run(*base, "--format", "markdown", "--percent")
     assert markdown.splitlines()[:2] == [
-        "| segment | mrr | acc@1 | n_queries |", "| --- | ---: | ---: | ---: |"
+        "| segment | mrr | acc@1 | n_queries |",
+        "| --- | ---: | ---: | ---: |",
     ]
     assert f"| {means['mrr'][1] * 100:.2f}% |" in markdown
 
@@ -201,8 +255,18 @@ def test_output_formats(run: Run, data: pd.DataFrame, tmp_path: Path) -> None:
 
 def test_nan_in_each_format(run: Run, data: pd.DataFrame, tmp_path: Path) -> None:
     path = write(data, tmp_path / "d.csv")
-    base = ["evaluate", path, *COLUMNS, "--score", "sys_a", "-m", "mrr", "--per-query",
-            "--empty", "nan"]
+    base = [
+        "evaluate",
+        path,
+        *COLUMNS,
+        "--score",
+        "sys_a",
+        "-m",
+        "mrr",
+        "--per-query",
+        "--empty",
+        "nan",
+    ]
     assert run(*base)[1].splitlines()[-1].split() == ["q4", "NaN"]  # q4 has no relevant item
     assert run(*base, "--format", "csv")[1].splitlines()[-1] == "q4,"
     # the column's label names the option that moved it from the default
@@ -212,8 +276,9 @@ def test_nan_in_each_format(run: Run, data: pd.DataFrame, tmp_path: Path) -> Non
 def test_output_file(run: Run, data: pd.DataFrame, tmp_path: Path) -> None:
     path = write(data, tmp_path / "d.csv")
     target = tmp_path / "out.csv"
-    code, out, err = run("evaluate", path, *COLUMNS, "--score", "sys_a", "--format", "csv",
-                         "-o", target)
+    code, out, err = run(
+        "evaluate", path, *COLUMNS, "--score", "sys_a", "--format", "csv", "-o", target
+    )
     assert (code, out, without_warnings(err)) == (0, "", "")
     assert err.startswith(SYS_A_NULLS)
     assert target.read_text().startswith("mrr@10,ndcg@10,")
@@ -233,28 +298,43 @@ def test_input_format_option_and_stdin(
 
 
 def test_default_column_names(run: Run, tmp_path: Path) -> None:
-    frame = pd.DataFrame({"query": [1, 1, 2], "item": [1, 2, 1], "score": [0.2, 0.9, 0.5],
-                          "relevant": [1, 0, 1]})
-    code, out, _ = run("evaluate", write(frame, tmp_path / "d.csv"), "-m", "mrr",
-                       "--format", "csv")
+    frame = pd.DataFrame(
+        {"query": [1, 1, 2], "item": [1, 2, 1], "score": [0.2, 0.9, 0.5], "relevant": [1, 0, 1]}
+    )
+    code, out, _ = run("evaluate", write(frame, tmp_path / "d.csv"), "-m", "mrr", "--format", "csv")
     assert (code, out) == (0, "mrr,n_queries\n0.75,2\n")
 
 
 def test_csv_types_inferred_past_the_first_rows(run: Run, tmp_path: Path) -> None:
     # numeric-looking query ids for more than polars' inference window, then a string id
     n = INFER_ROWS + 5
-    frame = pd.DataFrame({"query": [*map(str, range(n)), "x"], "item": "a",
-                          "score": 1.0, "relevant": [0] * n + [1]})
-    code, out, err = run("evaluate", write(frame, tmp_path / "d.csv"), "-m", "acc@1",
-                         "--format", "json")
+    frame = pd.DataFrame(
+        {"query": [*map(str, range(n)), "x"], "item": "a", "score": 1.0, "relevant": [0] * n + [1]}
+    )
+    code, out, err = run(
+        "evaluate", write(frame, tmp_path / "d.csv"), "-m", "acc@1", "--format", "json"
+    )
     assert (code, err) == (0, "")
     assert records(out) == [{"acc@1": pytest.approx(1 / (n + 1)), "n_queries": n + 1}]
 
 
 def test_evaluate_several_score_columns(run: Run, data: pd.DataFrame, tmp_path: Path) -> None:
     path = write(data, tmp_path / "d.parquet")
-    code, out, _ = run("evaluate", path, *COLUMNS, "--score", "sys_a", "--score", "sys_b",
-                       "-m", "mrr,ndcg@2", "--by", "segment", "--format", "json")
+    code, out, _ = run(
+        "evaluate",
+        path,
+        *COLUMNS,
+        "--score",
+        "sys_a",
+        "--score",
+        "sys_b",
+        "-m",
+        "mrr,ndcg@2",
+        "--by",
+        "segment",
+        "--format",
+        "json",
+    )
     assert code == 0
     expected = api(data, ["sys_a", "sys_b"]).evaluate(["mrr", "ndcg@2"], by="segment")
     rows = records(out)
@@ -272,67 +352,173 @@ def test_compare_passes_its_options_to_the_api(
 
     def compare(_: RankEval, metrics: Any, **options: Any) -> pl.DataFrame:
         calls.append((metrics, options))
-        return pl.DataFrame({"system": ["sys_a", "sys_b"], "metric": "mrr", "k": [None, None],
-                             "mean": [0.5, 0.625], "delta": [0.0, 0.125],
-                             "p_value": [None, 0.03], "ci_low": [None, 0.01],
-                             "ci_high": [None, 0.2], "significant": [False, True],
-                             "n_queries": [4, 4]})
+        return pl.DataFrame(
+            {
+                "system": ["sys_a", "sys_b"],
+                "metric": "mrr",
+                "k": [None, None],
+                "mean": [0.5, 0.625],
+                "delta": [0.0, 0.125],
+                "p_value": [None, 0.03],
+                "ci_low": [None, 0.01],
+                "ci_high": [None, 0.2],
+                "significant": [False, True],
+                "n_queries": [4, 4],
+            }
+        )
 
     monkeypatch.setattr(RankEval, "compare", compare, raising=False)
     path = write(data, tmp_path / "d.csv")
-    code, out, _ = run("compare", path, *COLUMNS, "--score", "sys_a", "--score", "sys_b",
-                       "--baseline", "sys_b", "-m", "mrr", "--by", "segment", "--test",
-                       "permutation", "--correction", "bonferroni", "--permutations", "500",
-                       "--resamples", "300", "--family", "table", "--seed", "7", "--alpha",
-                       "0.1", "--confidence-level", "0.9", "--ties", "first",
-                       "--percent")
+    code, out, _ = run(
+        "compare",
+        path,
+        *COLUMNS,
+        "--score",
+        "sys_a",
+        "--score",
+        "sys_b",
+        "--baseline",
+        "sys_b",
+        "-m",
+        "mrr",
+        "--by",
+        "segment",
+        "--test",
+        "permutation",
+        "--correction",
+        "bonferroni",
+        "--permutations",
+        "500",
+        "--resamples",
+        "300",
+        "--family",
+        "table",
+        "--seed",
+        "7",
+        "--alpha",
+        "0.1",
+        "--confidence-level",
+        "0.9",
+        "--ties",
+        "first",
+        "--percent",
+    )
     assert code == 0
-    assert calls == [(["mrr"], {
-        "baseline": "sys_b", "test": "permutation", "correction": "bonferroni",
-        "family": "table", "alpha": 0.1, "n_permutations": 500, "n_resamples": 300, "seed": 7,
-        "by": ["segment"], "ties": "first", "confidence_level": 0.9,
-    })]
+    assert calls == [
+        (
+            ["mrr"],
+            {
+                "baseline": "sys_b",
+                "test": "permutation",
+                "correction": "bonferroni",
+                "family": "table",
+                "alpha": 0.1,
+                "n_permutations": 500,
+                "n_resamples": 300,
+                "seed": 7,
+                "by": ["segment"],
+                "ties": "first",
+                "confidence_level": 0.9,
+            },
+        )
+    ]
     assert out.splitlines()[2].split() == ["sys_a", "mrr", "50.00%", "+0.00%", "no", "4"]
     assert out.splitlines()[3].split() == [
-        "sys_b", "mrr", "62.50%", "+12.50%", "0.0300", "1.00%", "20.00%", "yes", "4"
+        "sys_b",
+        "mrr",
+        "62.50%",
+        "+12.50%",
+        "0.0300",
+        "1.00%",
+        "20.00%",
+        "yes",
+        "4",
     ]
 
     calls.clear()
     assert run("compare", path, *COLUMNS, "--score", "sys_a", "--score", "sys_b")[0] == 0
-    assert calls == [(cli.DEFAULT_METRICS, {
-        "baseline": "sys_a", "test": "t-test", "correction": "holm", "family": "systems",
-        "alpha": 0.05, "n_permutations": 10_000, "n_resamples": 1000, "seed": 0, "by": None,
-    })]
+    assert calls == [
+        (
+            cli.DEFAULT_METRICS,
+            {
+                "baseline": "sys_a",
+                "test": "t-test",
+                "correction": "holm",
+                "family": "systems",
+                "alpha": 0.05,
+                "n_permutations": 10_000,
+                "n_resamples": 1000,
+                "seed": 0,
+                "by": None,
+            },
+        )
+    ]
 
 
 @pytest.mark.parametrize("test", ["t-test", "permutation", "wilcoxon"])
-def test_compare_matches_the_api(
-    run: Run, data: pd.DataFrame, tmp_path: Path, test: str
-) -> None:
+def test_compare_matches_the_api(run: Run, data: pd.DataFrame, tmp_path: Path, test: str) -> None:
     path = write(data, tmp_path / "d.parquet")
-    code, out, _ = run("compare", path, *COLUMNS, "--score", "sys_a", "--score", "sys_b",
-                       "-m", "mrr,ndcg@2", "--test", test, "--permutations", "200",
-                       "--format", "json")
+    code, out, _ = run(
+        "compare",
+        path,
+        *COLUMNS,
+        "--score",
+        "sys_a",
+        "--score",
+        "sys_b",
+        "-m",
+        "mrr,ndcg@2",
+        "--test",
+        test,
+        "--permutations",
+        "200",
+        "--format",
+        "json",
+    )
     assert code == 0
     expected = api(data, ["sys_a", "sys_b"]).compare(
         ["mrr", "ndcg@2"], baseline="sys_a", test=test, n_permutations=200, seed=0
     )
     assert_records(records(out), expected)
 
-    code, table, _ = run("compare", path, *COLUMNS, "--score", "sys_a", "--score", "sys_b",
-                         "-m", "mrr", "--test", test, "--permutations", "200")
+    code, table, _ = run(
+        "compare",
+        path,
+        *COLUMNS,
+        "--score",
+        "sys_a",
+        "--score",
+        "sys_b",
+        "-m",
+        "mrr",
+        "--test",
+        test,
+        "--permutations",
+        "200",
+    )
     assert code == 0
-    assert table.splitlines()[0].split()[:10] == ["system", "metric", "k", "mean", "delta",
-                                                  "delta_relative", "ci_low", "ci_high",
-                                                  "p_adjusted", "significant"]
+    assert table.splitlines()[0].split()[:10] == [
+        "system",
+        "metric",
+        "k",
+        "mean",
+        "delta",
+        "delta_relative",
+        "ci_low",
+        "ci_high",
+        "p_adjusted",
+        "significant",
+    ]
 
 
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
         (["--score", "sys_a"], "at least two score columns"),
-        (["--score", "sys_a", "--score", "sys_b", "--baseline", "sys_c"],
-         "--baseline 'sys_c' is not one of the --score columns"),
+        (
+            ["--score", "sys_a", "--score", "sys_b", "--baseline", "sys_c"],
+            "--baseline 'sys_c' is not one of the --score columns",
+        ),
         (["--score", "sys_a", "--score", "sys_b", "--alpha", "1.5"], "--alpha"),
         (["--score", "sys_a", "--score", "sys_b", "--resamples", "0"], "--resamples"),
         (["--score", "sys_a", "--score", "sys_b", "--confidence", "95"], "--confidence"),
@@ -360,18 +546,26 @@ D = ["{tmp}/d.csv", "--query", "qid", "--item", "doc", "--score", "sys_a", "--re
     [
         (["evaluate", "{tmp}/missing.csv"], 2, "file '{tmp}/missing.csv' not found"),
         (["evaluate", "{tmp}/d.xlsx"], 2, "pass --input-format"),
-        (["evaluate", *D, "--input-format", "parquet"], 1,
-         "cannot read '{tmp}/d.csv' as Parquet"),
+        (["evaluate", *D, "--input-format", "parquet"], 1, "cannot read '{tmp}/d.csv' as Parquet"),
         (["evaluate", "{tmp}/bad.parquet"], 1, "cannot read '{tmp}/bad.parquet' as Parquet"),
-        (["evaluate", *D, "--query", "query_id"], 1,
-         "column 'query_id' (--query) not found in '{tmp}/d.csv'. Did you mean 'qid'? "
-         "Pass --query COLUMN"),
-        (["evaluate", *D, "--by", "segmnt"], 1,
-         "column 'segmnt' (--by) not found in '{tmp}/d.csv'. Did you mean 'segment'?"),
-        (["evaluate", *D, "--query", "query_id", "--item", "docs", "--by", "segmnt"], 1,
-         "3 columns not found in '{tmp}/d.csv': 'query_id' (--query; did you mean 'qid'?), "
-         "'docs' (--item; did you mean 'doc'?), 'segmnt' (--by; did you mean 'segment'?). "
-         "Pass --query, --item and --by with columns of the file"),
+        (
+            ["evaluate", *D, "--query", "query_id"],
+            1,
+            "column 'query_id' (--query) not found in '{tmp}/d.csv'. Did you mean 'qid'? "
+            "Pass --query COLUMN",
+        ),
+        (
+            ["evaluate", *D, "--by", "segmnt"],
+            1,
+            "column 'segmnt' (--by) not found in '{tmp}/d.csv'. Did you mean 'segment'?",
+        ),
+        (
+            ["evaluate", *D, "--query", "query_id", "--item", "docs", "--by", "segmnt"],
+            1,
+            "3 columns not found in '{tmp}/d.csv': 'query_id' (--query; did you mean 'qid'?), "
+            "'docs' (--item; did you mean 'doc'?), 'segmnt' (--by; did you mean 'segment'?). "
+            "Pass --query, --item and --by with columns of the file",
+        ),
         (["evaluate", *D, "-m", "ndgc@10"], 2, "Unknown metric 'ndgc@10'. Did you mean"),
         (["evaluate", *D, "-m", "mrr@0"], 2, "must be a positive integer"),
         (["evaluate", *D, "--ties", "random"], 2, "argument --ties: invalid choice: 'random'"),
@@ -420,7 +614,9 @@ class Terminal(io.StringIO):
 
 
 def test_status_lines_only_on_a_terminal(
-    data: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    data: pd.DataFrame,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     path = write(data, tmp_path / "d.csv")
@@ -466,7 +662,10 @@ def test_trec_console_script_and_official_measures() -> None:
     for measures in ([], ["-m", "official"]):
         result = subprocess.run(
             [str(script), "trec", *measures, *trec_argv(["qrels.test", "results.test"])],
-            capture_output=True, text=True, check=False, timeout=60,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=60,
         )
         assert (result.returncode, result.stderr) == (0, "")
         assert result.stdout == expected
@@ -505,7 +704,9 @@ def test_trec_real_parameters_print_as_trec_eval(run: Run) -> None:
         assert out.splitlines() == [line for line in lines if line.startswith(f"{measure}_")]
     out = run("trec", "-m", "Rprec_mult.1,0.5", "-m", "iprec_at_recall.0.25", *files)[1]
     assert [line.split("\t")[0].rstrip() for line in out.splitlines()] == [
-        "iprec_at_recall_0.25", "Rprec_mult_0.50", "Rprec_mult_1.00",
+        "iprec_at_recall_0.25",
+        "Rprec_mult_0.50",
+        "Rprec_mult_1.00",
     ]
     # Rprec_mult at 1 is Rprec (R-precision), as in out.test.aq
     rprec = [line for line in lines if line.startswith("Rprec_mult_1.00") and "\tall\t" in line]
@@ -549,8 +750,10 @@ def test_docs_table_of_trec_measures_is_the_registrys() -> None:
     # registry's metric, trec_eval's default parameters and the registry's aggregation
     page = (DOCS / "cli.md").read_text()
     table = page.split("| trec_eval | rankframe | default parameters | `all` |")[1]
-    rows = [[c.strip() for c in row.strip("|").split("|")]
-            for row in table.split("\n\n")[0].splitlines()[2:]]
+    rows = [
+        [c.strip() for c in row.strip("|").split("|")]
+        for row in table.split("\n\n")[0].splitlines()[2:]
+    ]
     assert [re.findall(r"`(\w+)`", row[0]) for row in rows] == [[m.name] for m in TREC_MEASURES]
     aggregate = {"mean": "mean", "geometric": "geometric mean", "sum": "sum"}
     for measure, (_, metric, defaults, all_line) in zip(TREC_MEASURES, rows, strict=True):
@@ -576,8 +779,20 @@ def test_trec_default_measures_are_trec_eval_s() -> None:
     selection = parse_trec_measures(None)
     assert selection == parse_trec_measures(["official"])
     official = [m.name for m, _ in selection]
-    assert official == ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
-                        "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P"]
+    assert official == [
+        "runid",
+        "num_q",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "map",
+        "gm_map",
+        "Rprec",
+        "bpref",
+        "recip_rank",
+        "iprec_at_recall",
+        "P",
+    ]
     assert {m.name for m, _ in parse_trec_measures(["all_trec"])} <= {m.name for m in TREC_MEASURES}
     assert {m.name: k for m, k in parse_trec_measures(["all_trec"])}["success"] == (1, 5, 10)
     # requests for one measure add up; cut-offs come out sorted, measures in trec_eval's order
@@ -633,10 +848,12 @@ def test_trec_file_errors(run: Run, tmp_path: Path) -> None:
 
 
 def test_trec_report_of_frames_and_output_file(run: Run, tmp_path: Path) -> None:
-    runs = pd.DataFrame({"query": ["1", "1", "2"], "item": ["a", "b", "a"],
-                         "score": [2.0, 1.0, 5.0], "run": "mine"})
-    qrels = pd.DataFrame({"query": ["1", "1", "2", "3"], "item": ["b", "c", "b", "x"],
-                          "relevant": [1, 2, 1, 1]})
+    runs = pd.DataFrame(
+        {"query": ["1", "1", "2"], "item": ["a", "b", "a"], "score": [2.0, 1.0, 5.0], "run": "mine"}
+    )
+    qrels = pd.DataFrame(
+        {"query": ["1", "1", "2", "3"], "item": ["b", "c", "b", "x"], "relevant": [1, 2, 1, 1]}
+    )
     report = trec_eval_report(runs, qrels, ["runid", "num_q", "num_rel", "recip_rank"])
     assert report == (
         "runid                 \tall\tmine\n"

@@ -35,11 +35,12 @@ def test_the_page_has_its_examples() -> None:
         assert command in commands
 
 
-@pytest.mark.parametrize(("argv", "output"), examples(),
-                         ids=[" ".join(a[:1] + a[-4:]) for a, _ in examples()])
-def test_the_example_prints_what_the_page_shows(run: Any, tmp_path: Path,
-                                                 monkeypatch: pytest.MonkeyPatch,
-                                                 argv: list[str], output: str) -> None:
+@pytest.mark.parametrize(
+    ("argv", "output"), examples(), ids=[" ".join(a[:1] + a[-4:]) for a, _ in examples()]
+)
+def test_the_example_prints_what_the_page_shows(
+    run: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str], output: str
+) -> None:
     recommendations(seed=0).to_parquet(tmp_path / "sample.parquet", index=False)
     monkeypatch.chdir(tmp_path)
     code, out, err = run(*argv)

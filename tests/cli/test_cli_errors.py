@@ -148,7 +148,8 @@ def test_a_100_mb_line_and_binary_garbage_are_not_echoed(error: Error, tmp_path:
 CSV_CASES = {
     # name: (file content, message, where {path} is the file)
     "empty file": (
-        b"", "The file {path} is empty; a CSV file needs a header and a row per (query, item)"
+        b"",
+        "The file {path} is empty; a CSV file needs a header and a row per (query, item)",
     ),
     "header only": (
         HEADER.encode(),
@@ -228,17 +229,27 @@ def test_line_numbers_follow_quoted_line_breaks_blank_lines_and_formats(
     path = text(tmp_path / "q.csv", f'{HEADER}q1,"a\nb",0.5,1\n,c,0.4,0\n')
     assert error("evaluate", path).startswith(f"Line 4 of '{path}' has no query")
     # JSON lines skip blank lines; the line is the file's
-    jsonl = text(tmp_path / "d.jsonl", '{"query": "q1", "item": "a", "score": 1, "relevant": 1}'
-                 '\n\n{"query": null, "item": "b", "score": 1, "relevant": 0}\n')
+    jsonl = text(
+        tmp_path / "d.jsonl",
+        '{"query": "q1", "item": "a", "score": 1, "relevant": 1}'
+        '\n\n{"query": null, "item": "b", "score": 1, "relevant": 0}\n',
+    )
     assert error("evaluate", jsonl).startswith(f"Line 3 of '{jsonl}' has no query")
     # Parquet has rows, not lines; a NaN id is a missing one
     nan_id = tmp_path / "nan.parquet"
-    pl.DataFrame({"query": [1.0, float("nan")], "item": ["a", "b"], "score": [1.0, 2.0],
-                  "relevant": [1, 0]}).write_parquet(nan_id)
+    pl.DataFrame(
+        {"query": [1.0, float("nan")], "item": ["a", "b"], "score": [1.0, 2.0], "relevant": [1, 0]}
+    ).write_parquet(nan_id)
     assert error("evaluate", nan_id).startswith(f"Row 2 of '{nan_id}' has no query")
     parquet = tmp_path / "d.parquet"
-    pd.DataFrame({"query": ["q1", "q1", "q2"], "item": ["a", "b", "a"], "score": [1.0, 2, 3],
-                  "relevant": [1, 0, 0]}).to_parquet(parquet)
+    pd.DataFrame(
+        {
+            "query": ["q1", "q1", "q2"],
+            "item": ["a", "b", "a"],
+            "score": [1.0, 2, 3],
+            "relevant": [1, 0, 0],
+        }
+    ).to_parquet(parquet)
     assert error("evaluate", parquet, "--empty", "error") == (
         f"1 query has no relevant item (grade > 0) in '{parquet}': 'q2' (row 3); their metrics "
         "are undefined: pass --empty zero (count 0, as trec_eval), --empty skip or --empty nan, "
@@ -246,9 +257,7 @@ def test_line_numbers_follow_quoted_line_breaks_blank_lines_and_formats(
     )
 
 
-def test_standard_input(
-    error: Error, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+def test_standard_input(error: Error, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     data = f"{HEADER}q1,a,0.5,1\nq1,b,x,0\n".encode()
     stdin = text(tmp_path / "stdin", data).open("rb")
     monkeypatch.setattr("sys.stdin", type("Stdin", (), {"buffer": stdin})())
@@ -282,9 +291,7 @@ def test_empty_queries_name_their_first_line(error: Error, tmp_path: Path) -> No
     )
 
 
-def test_csv_100_mb_line_and_binary_garbage_are_not_echoed(
-    error: Error, tmp_path: Path
-) -> None:
+def test_csv_100_mb_line_and_binary_garbage_are_not_echoed(error: Error, tmp_path: Path) -> None:
     huge = text(tmp_path / "huge.csv", b"x" * 100 * 2**20)
     message = error("evaluate", huge)
     assert message.startswith(f"4 columns not found in '{huge}': 'query' (--query), ")
@@ -314,21 +321,31 @@ def test_a_directory_is_not_a_file(error: Error, tmp_path: Path, command: str) -
 def test_many_columns_are_listed_up_to_a_length(error: Error, tmp_path: Path) -> None:
     names = [f"column_number_{i}" for i in range(500)]
     path = text(tmp_path / "wide.csv", ",".join(names) + "\n" + ",".join("1" * 500) + "\n")
-    bound = ["--item", "column_number_1", "--score", "column_number_2", "--relevant",
-             "column_number_3"]
+    bound = [
+        "--item",
+        "column_number_1",
+        "--score",
+        "column_number_2",
+        "--relevant",
+        "column_number_3",
+    ]
     # four missing columns in one message: fewer of the file's columns, still one short line
     many = error("evaluate", path)
     assert many.startswith(f"4 columns not found in '{path}': 'query' (--query), ")
-    assert many.endswith("the columns are 'column_number_0', 'column_number_1', "
-                         "'column_number_2', 'column_number_3', 'column_number_4', "
-                         "'column_number_5', 'column_number_6', 'column_number_7', ...")
+    assert many.endswith(
+        "the columns are 'column_number_0', 'column_number_1', "
+        "'column_number_2', 'column_number_3', 'column_number_4', "
+        "'column_number_5', 'column_number_6', 'column_number_7', ..."
+    )
     message = error("evaluate", path, *bound)
-    assert message.endswith("the columns are 'column_number_0', 'column_number_1', "
-                            "'column_number_2', 'column_number_3', 'column_number_4', "
-                            "'column_number_5', 'column_number_6', 'column_number_7', "
-                            "'column_number_8', 'column_number_9', 'column_number_10', "
-                            "'column_number_11', 'column_number_12', 'column_number_13', "
-                            "'column_number_14', ...")
+    assert message.endswith(
+        "the columns are 'column_number_0', 'column_number_1', "
+        "'column_number_2', 'column_number_3', 'column_number_4', "
+        "'column_number_5', 'column_number_6', 'column_number_7', "
+        "'column_number_8', 'column_number_9', 'column_number_10', "
+        "'column_number_11', 'column_number_12', 'column_number_13', "
+        "'column_number_14', ..."
+    )
 
 
 def test_trec_format_error_keeps_its_fields_through_pickle(tmp_path: Path) -> None:
@@ -344,12 +361,13 @@ def test_option_refusals_name_the_flags(error: Error, tmp_path: Path) -> None:
     # the library says ties='truncated_average' and "another ties option"; the command line
     # says --ties truncated_average and "another --ties value"
     data = text(tmp_path / "s.csv", "query,item,score,relevant\nq1,a,0.9,1\nq1,b,0.5,0\n")
-    message = error("evaluate", data, "-m", "ndcg", "-m", "bpref", "--ties",
-                    "truncated_average")
+    message = error("evaluate", data, "-m", "ndcg", "-m", "bpref", "--ties", "truncated_average")
     assert message.startswith("--ties truncated_average (tied items share one rank"), message
     assert "another --ties value for them (--ties first keeps the frame's order)" in message
     assert "ties='" not in message
-    message = error("evaluate", data, "-m", "map", "--convention", "torchmetrics",
-                    "--ties", "average")
+    message = error(
+        "evaluate", data, "-m", "map", "--convention", "torchmetrics", "--ties", "average"
+    )
     assert message.startswith(
-        "--ties average cannot be combined with --ap-denominator hits for 'map'"), message
+        "--ties average cannot be combined with --ap-denominator hits for 'map'"
+    ), message

@@ -46,8 +46,15 @@ def hundredths(x: float) -> float:
     return round(x * 100.0) / 100.0
 
 
-def reference(seed: int = 0, n_users: int = 300, n_candidates: int = 40, top_k: int = 20,
-              n_items: int = 2000, *, weak_slice: bool = False) -> dict[str, list[Any]]:
+def reference(
+    seed: int = 0,
+    n_users: int = 300,
+    n_candidates: int = 40,
+    top_k: int = 20,
+    n_items: int = 2000,
+    *,
+    weak_slice: bool = False,
+) -> dict[str, list[Any]]:
     """The columns of ``recommendations()``, derived with Python's ints and floats only."""
     states = splitmix64(seed, 9)
 
@@ -56,7 +63,7 @@ def reference(seed: int = 0, n_users: int = 300, n_candidates: int = 40, top_k: 
 
     def normals(stream: int, n: int) -> list[float]:
         b = bits(stream, 12 * n)
-        return [sum(x >> 32 for x in b[12 * i:12 * i + 12]) * 2.0**-32 - 6.0 for i in range(n)]
+        return [sum(x >> 32 for x in b[12 * i : 12 * i + 12]) * 2.0**-32 - 6.0 for i in range(n)]
 
     def choice(stream: int, n: int, bounds: tuple[float, ...]) -> list[int]:
         return [sum(((x >> 11) * 2.0**-53) >= b for b in bounds) for x in bits(stream, n)]
@@ -64,7 +71,7 @@ def reference(seed: int = 0, n_users: int = 300, n_candidates: int = 40, top_k: 
     keys = bits(0, n_users * n_items)
     candidates = []
     for u in range(n_users):
-        row = keys[u * n_items:(u + 1) * n_items]
+        row = keys[u * n_items : (u + 1) * n_items]
         candidates.append(sorted(range(n_items), key=row.__getitem__)[:n_candidates])
     segment = choice(1, n_users, (0.3, 0.8))
     size = n_users * n_candidates
@@ -98,9 +105,12 @@ def reference(seed: int = 0, n_users: int = 300, n_candidates: int = 40, top_k: 
     columns = {
         "user_id": [f"u{i // n_candidates + 1:04d}" for i in range(size)],
         "segment": [SEGMENTS[segment[i // n_candidates]] for i in range(size)],
-        "item_id": [f"i{candidates[u][j] + 1:05d}" for u in range(n_users)
-                    for j in range(n_candidates)],
-        "model_a": a, "model_b": b, "relevant": grade,
+        "item_id": [
+            f"i{candidates[u][j] + 1:05d}" for u in range(n_users) for j in range(n_candidates)
+        ],
+        "model_a": a,
+        "model_b": b,
+        "relevant": grade,
         "served_at": [served[i // n_candidates] for i in range(size)],
     }
     if weak_slice:
@@ -148,15 +158,20 @@ def columns(frame: pd.DataFrame) -> dict[str, list[Any]]:
 
 def test_splitmix64_is_the_reference() -> None:
     # Rosetta Code's "Pseudo-random numbers/Splitmix64": the first outputs for seed 1234567
-    assert splitmix64(1234567, 5) == [6457827717110365317, 3203168211198807973,
-                                      9817491932198370423, 4593380528125082431,
-                                      16408922859458223821]
+    assert splitmix64(1234567, 5) == [
+        6457827717110365317,
+        3203168211198807973,
+        9817491932198370423,
+        4593380528125082431,
+        16408922859458223821,
+    ]
 
 
 def test_recommendations_is_pinned() -> None:
     assert fingerprint(columns(recommendations())) == PINNED
     assert fingerprint(columns(recommendations(n_users=2000, weak_slice=True))) == (
-        PINNED_WEAK_SLICE)
+        PINNED_WEAK_SLICE
+    )
 
 
 @pytest.mark.parametrize("seed", [0, 7, 2**64 - 1])
@@ -166,7 +181,8 @@ def test_recommendations_equals_the_python_derivation(seed: int) -> None:
     for weak_slice in (False, True):
         frame = recommendations(seed, weak_slice=weak_slice, **sizes)
         assert fingerprint(columns(frame)) == fingerprint(
-            reference(seed, weak_slice=weak_slice, **sizes))
+            reference(seed, weak_slice=weak_slice, **sizes)
+        )
 
 
 @pytest.mark.parametrize("seed", [-1, 2**64, 1.5, True])
@@ -243,7 +259,8 @@ def test_demo_writes_the_sample_data(tmp_path: Any, suffix: str) -> None:
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])
 def test_demo_into_a_missing_directory_is_one_line(
-        tmp_path: Any, suffix: str, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Any, suffix: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "missing" / f"demo{suffix}"
     assert cli.main(["demo", "--write", str(path)]) == 1
     err = capsys.readouterr().err
@@ -256,5 +273,6 @@ def test_demo_rejects_a_bad_seed(seed: str, capsys: pytest.CaptureFixture[str]) 
     for extra in ([], ["--write", "never.csv"]):
         assert cli.main(["demo", "--seed", seed, *extra]) == 2
         err = capsys.readouterr().err
-        assert err == (f"rankframe: error: --seed must be an integer from 0 to 2**64 - 1; "
-                       f"got {seed}\n")
+        assert err == (
+            f"rankframe: error: --seed must be an integer from 0 to 2**64 - 1; got {seed}\n"
+        )

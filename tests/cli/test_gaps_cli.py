@@ -32,11 +32,17 @@ def frame() -> pd.DataFrame:
     def score(first: np.ndarray) -> np.ndarray:
         return np.where(np.repeat(first, 2) == (item == "x"), 0.9, 0.1)
 
-    return pd.DataFrame({"query": np.repeat([f"q{i:02d}" for i in range(N)], 2),
-                         "item": [f"{i}{q}" for q in range(N) for i in "xy"],
-                         "a": score(A_FIRST), "b": score(B_FIRST),
-                         "relevant": (item == "x").astype(int),
-                         "age": np.repeat(AGE, 2), "plan": np.repeat(PLAN, 2)})
+    return pd.DataFrame(
+        {
+            "query": np.repeat([f"q{i:02d}" for i in range(N)], 2),
+            "item": [f"{i}{q}" for q in range(N) for i in "xy"],
+            "a": score(A_FIRST),
+            "b": score(B_FIRST),
+            "relevant": (item == "x").astype(int),
+            "age": np.repeat(AGE, 2),
+            "plan": np.repeat(PLAN, 2),
+        }
+    )
 
 
 def _write(tmp_path: Path) -> Path:
@@ -49,25 +55,38 @@ def _csv(out: str) -> pd.DataFrame:
     return pd.read_csv(io.StringIO(out), keep_default_na=False, na_values=[""])
 
 
-NUMBERS = ("gap", "ci_low", "ci_high", "p_value", "p_adjusted", "n_groups", "n_queries",
-           "n_tested")
+NUMBERS = ("gap", "ci_low", "ci_high", "p_value", "p_adjusted", "n_groups", "n_queries", "n_tested")
 
 
 def _same(shown: pd.DataFrame, expected: pd.DataFrame, columns: tuple[str, ...]) -> None:
     assert shown.columns.tolist() == expected.columns.tolist()
     for column in columns:
-        np.testing.assert_allclose(shown[column].to_numpy(float),
-                                   expected[column].to_numpy(float), rtol=1e-12)
+        np.testing.assert_allclose(
+            shown[column].to_numpy(float), expected[column].to_numpy(float), rtol=1e-12
+        )
 
 
 def test_gaps_prints_the_libraries_table(run: Any, tmp_path: Path) -> None:
     path = _write(tmp_path)
-    code, out, err = run("gaps", path, "--score", "a", "--score", "b", "-m", "mrr,acc@1",
-                         "--by", "age", "--permutations", "500", "--format", "csv")
+    code, out, err = run(
+        "gaps",
+        path,
+        "--score",
+        "a",
+        "--score",
+        "b",
+        "-m",
+        "mrr,acc@1",
+        "--by",
+        "age",
+        "--permutations",
+        "500",
+        "--format",
+        "csv",
+    )
     assert code == 0, err
     shown = _csv(out)
-    expected = frame().rank_eval(score=["a", "b"]).gaps(["mrr", "acc@1"], "age",
-                                                        n_permutations=500)
+    expected = frame().rank_eval(score=["a", "b"]).gaps(["mrr", "acc@1"], "age", n_permutations=500)
     _same(shown, expected, (*NUMBERS, "ratio", "worst_mean", "best_mean"))
     assert shown["worst_group"].tolist() == expected["worst_group"].tolist()
     # b's reciprocal ranks by a plain loop: the young users' mean is the lowest
@@ -83,15 +102,47 @@ def test_gaps_flags_reach_the_library(run: Any, tmp_path: Path) -> None:
     path = _write(tmp_path)
     # Kruskal-Wallis, intersectional groups, another correction and level, the bootstrap's
     # resamples and seed
-    code, out, err = run("gaps", path, "--score", "a", "--score", "b", "-m", "mrr",
-                         "--by", "age", "--by", "plan", "--test", "rank", "--correction",
-                         "bonferroni", "--confidence-level", "0.9", "--resamples", "200",
-                         "--seed", "3", "--format", "csv")
+    code, out, err = run(
+        "gaps",
+        path,
+        "--score",
+        "a",
+        "--score",
+        "b",
+        "-m",
+        "mrr",
+        "--by",
+        "age",
+        "--by",
+        "plan",
+        "--test",
+        "rank",
+        "--correction",
+        "bonferroni",
+        "--confidence-level",
+        "0.9",
+        "--resamples",
+        "200",
+        "--seed",
+        "3",
+        "--format",
+        "csv",
+    )
     assert code == 0, err
     shown = _csv(out)
-    expected = frame().rank_eval(score=["a", "b"]).gaps(
-        "mrr", ["age", "plan"], test="rank", correction="bonferroni", confidence_level=0.9,
-        n_resamples=200, seed=3)
+    expected = (
+        frame()
+        .rank_eval(score=["a", "b"])
+        .gaps(
+            "mrr",
+            ["age", "plan"],
+            test="rank",
+            correction="bonferroni",
+            confidence_level=0.9,
+            n_resamples=200,
+            seed=3,
+        )
+    )
     _same(shown, expected, NUMBERS)
     assert (shown["n_groups"] == 6).all()
     rr = np.where(B_FIRST, 1.0, 0.5)
@@ -99,13 +150,33 @@ def test_gaps_flags_reach_the_library(run: Any, tmp_path: Path) -> None:
     b_row = shown[shown["system"] == "b"].iloc[0]
     assert b_row["p_value"] == pytest.approx(stats.kruskal(*groups).pvalue, abs=1e-12)
     # against a baseline: the one-way ANOVA of b - a per age band
-    code, out, err = run("gaps", path, "--score", "a", "--score", "b", "-m", "mrr",
-                         "--by", "age", "--baseline", "a", "--test", "anova",
-                         "--correction", "none", "--format", "csv")
+    code, out, err = run(
+        "gaps",
+        path,
+        "--score",
+        "a",
+        "--score",
+        "b",
+        "-m",
+        "mrr",
+        "--by",
+        "age",
+        "--baseline",
+        "a",
+        "--test",
+        "anova",
+        "--correction",
+        "none",
+        "--format",
+        "csv",
+    )
     assert code == 0, err
     shown = _csv(out)
-    expected = frame().rank_eval(score=["a", "b"]).gaps("mrr", "age", baseline="a",
-                                                        test="anova", correction=None)
+    expected = (
+        frame()
+        .rank_eval(score=["a", "b"])
+        .gaps("mrr", "age", baseline="a", test="anova", correction=None)
+    )
     _same(shown, expected, (*NUMBERS, "worst_delta", "best_delta"))
     diff = rr - np.where(A_FIRST, 1.0, 0.5)
     anova = stats.f_oneway(*(diff[g == AGE] for g in ("young", "middle", "old")))
@@ -116,8 +187,9 @@ def test_gaps_flags_reach_the_library(run: Any, tmp_path: Path) -> None:
 
 def test_gaps_table_format(run: Any, tmp_path: Path) -> None:
     path = _write(tmp_path)
-    code, out, err = run("gaps", path, "--score", "b", "-m", "mrr", "--by", "age",
-                         "--permutations", "200")
+    code, out, err = run(
+        "gaps", path, "--score", "b", "-m", "mrr", "--by", "age", "--permutations", "200"
+    )
     assert code == 0, err
     header, rule, row = out.splitlines()
     assert header.split()[:4] == ["system", "metric", "k", "gap"]
@@ -125,21 +197,23 @@ def test_gaps_table_format(run: Any, tmp_path: Path) -> None:
     assert row.split()[:2] == ["b", "mrr"]
 
 
-@pytest.mark.parametrize(("flags", "code", "message"), [
-    ([], 2, "gaps needs --by COL"),
-    (["--by", "age", "--baseline", "c"], 2, "--baseline 'c' is not one of"),
-    (["--by", "age", "--test", "t-test"], 2, "invalid choice"),
-    (["--by", "age", "--correction", "sidak"], 2, "invalid choice"),
-    (["--by", "age", "--permutations", "0"], 2, "--permutations must be an integer >= 1"),
-    (["--by", "age", "--resamples", "0"], 2, "--resamples must be an integer >= 1"),
-    (["--by", "age", "--confidence-level", "1"], 2, "--confidence-level must be between"),
-    (["--by", "item"], 2, "--by item is the --item column"),
-    (["--by", "agee"], 1, "column 'agee' (--by) not found"),
-    (["--by", "age", "-m", "coverage@2"], 1, "coverage"),
-    (["--by", "age", "-m", "nosuch"], 2, "nosuch"),
-])
-def test_gaps_errors(run: Any, tmp_path: Path, flags: list[str], code: int,
-                     message: str) -> None:
+@pytest.mark.parametrize(
+    ("flags", "code", "message"),
+    [
+        ([], 2, "gaps needs --by COL"),
+        (["--by", "age", "--baseline", "c"], 2, "--baseline 'c' is not one of"),
+        (["--by", "age", "--test", "t-test"], 2, "invalid choice"),
+        (["--by", "age", "--correction", "sidak"], 2, "invalid choice"),
+        (["--by", "age", "--permutations", "0"], 2, "--permutations must be an integer >= 1"),
+        (["--by", "age", "--resamples", "0"], 2, "--resamples must be an integer >= 1"),
+        (["--by", "age", "--confidence-level", "1"], 2, "--confidence-level must be between"),
+        (["--by", "item"], 2, "--by item is the --item column"),
+        (["--by", "agee"], 1, "column 'agee' (--by) not found"),
+        (["--by", "age", "-m", "coverage@2"], 1, "coverage"),
+        (["--by", "age", "-m", "nosuch"], 2, "nosuch"),
+    ],
+)
+def test_gaps_errors(run: Any, tmp_path: Path, flags: list[str], code: int, message: str) -> None:
     path = _write(tmp_path)
     status, out, err = run("gaps", path, "--score", "a", "--score", "b", *flags)
     assert (status, out) == (code, ""), err
@@ -149,14 +223,12 @@ def test_gaps_errors(run: Any, tmp_path: Path, flags: list[str], code: int,
 
 
 def test_gaps_baseline_needs_two_scores(run: Any, tmp_path: Path) -> None:
-    status, _, err = run("gaps", _write(tmp_path), "--score", "a", "--by", "age",
-                         "--baseline", "a")
+    status, _, err = run("gaps", _write(tmp_path), "--score", "a", "--by", "age", "--baseline", "a")
     assert status == 2
     assert "--baseline needs another --score column" in err
 
 
-def test_a_group_column_varying_within_a_query_names_the_flag(run: Any,
-                                                              tmp_path: Path) -> None:
+def test_a_group_column_varying_within_a_query_names_the_flag(run: Any, tmp_path: Path) -> None:
     data = frame()
     data.loc[1, "age"] = "other"  # q00's second row
     path = tmp_path / "varying.csv"

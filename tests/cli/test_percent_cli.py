@@ -52,8 +52,7 @@ GROUPS = {"a": "g"}
 
 def groups_file(tmp_path: Path) -> list[str]:
     path = tmp_path / "groups.csv"
-    pd.DataFrame({"doc": list(GROUPS), "group": list(GROUPS.values())}).to_csv(path,
-                                                                              index=False)
+    pd.DataFrame({"doc": list(GROUPS), "group": list(GROUPS.values())}).to_csv(path, index=False)
     return ["--item-groups", str(path)]
 
 
@@ -80,18 +79,21 @@ def cells(text: str) -> dict[str, str]:
     return dict(zip(header.split(), row.split(), strict=True))
 
 
-def test_evaluate_percent_over_the_registry(run: Run, tmp_path: Path,
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_evaluate_percent_over_the_registry(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def evaluate(_: RankEval, metrics: Any, **options: Any) -> pl.DataFrame:
         names = labels(metrics, {k: v for k, v in options.items() if k != "by"})
         return pl.DataFrame({**{label: [0.25] for label in names}, "n_queries": [4]})
 
     monkeypatch.setattr(RankEval, "evaluate", evaluate)
     path = tmp_path / "d.csv"
-    pd.DataFrame({"qid": ["q"], "doc": ["a"], "score": [1.0], "grade": [1]}).to_csv(path,
-                                                                                    index=False)
-    code, out, err = run("evaluate", path, *COLUMNS, "-m", ",".join(SPECS), "--percent",
-                         *groups_file(tmp_path))
+    pd.DataFrame({"qid": ["q"], "doc": ["a"], "score": [1.0], "grade": [1]}).to_csv(
+        path, index=False
+    )
+    code, out, err = run(
+        "evaluate", path, *COLUMNS, "-m", ",".join(SPECS), "--percent", *groups_file(tmp_path)
+    )
     assert code == 0, err
     row = cells(out)
     assert len(row) == len(SPECS) + 1
@@ -102,28 +104,51 @@ def test_evaluate_percent_over_the_registry(run: Run, tmp_path: Path,
     assert row["n_queries"] == "4"
 
 
-def test_compare_percent_over_the_registry(run: Run, tmp_path: Path,
-                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_compare_percent_over_the_registry(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     metrics = parse_metrics(SPECS)
 
     def compare(_: RankEval, specs: Any, **_options: Any) -> pl.DataFrame:
         assert parse_metrics(specs) == metrics
         n = len(metrics)
-        return pl.DataFrame({
-            "system": ["sys_b"] * n, "metric": [m.tidy_name for m in metrics],
-            "k": [None if m.k is None else float(m.k) for m in metrics],
-            "mean": [0.25] * n, "reference_mean": [0.5] * n, "delta": [0.125] * n,
-            "ratio": [1.25] * n, "p_value": [0.03] * n, "ci_low": [0.0625] * n,
-            "ci_high": [0.1875] * n, "mde": [0.375] * n, "n_queries": [4] * n,
-        })
+        return pl.DataFrame(
+            {
+                "system": ["sys_b"] * n,
+                "metric": [m.tidy_name for m in metrics],
+                "k": [None if m.k is None else float(m.k) for m in metrics],
+                "mean": [0.25] * n,
+                "reference_mean": [0.5] * n,
+                "delta": [0.125] * n,
+                "ratio": [1.25] * n,
+                "p_value": [0.03] * n,
+                "ci_low": [0.0625] * n,
+                "ci_high": [0.1875] * n,
+                "mde": [0.375] * n,
+                "n_queries": [4] * n,
+            }
+        )
 
     monkeypatch.setattr(RankEval, "compare", compare, raising=False)
     path = tmp_path / "d.csv"
-    pd.DataFrame({"qid": ["q"], "doc": ["a"], "sys_a": [1.0], "sys_b": [1.0],
-                  "grade": [1]}).to_csv(path, index=False)
-    code, out, err = run("compare", path, *COLUMNS, "--score", "sys_a", "--score", "sys_b",
-                         "-m", ",".join(SPECS), "--percent", "--format", "markdown",
-                         *groups_file(tmp_path))
+    pd.DataFrame({"qid": ["q"], "doc": ["a"], "sys_a": [1.0], "sys_b": [1.0], "grade": [1]}).to_csv(
+        path, index=False
+    )
+    code, out, err = run(
+        "compare",
+        path,
+        *COLUMNS,
+        "--score",
+        "sys_a",
+        "--score",
+        "sys_b",
+        "-m",
+        ",".join(SPECS),
+        "--percent",
+        "--format",
+        "markdown",
+        *groups_file(tmp_path),
+    )
     assert code == 0, err
     header, _rule, *rows = out.splitlines()
     names = [c.strip() for c in header.strip("|").split("|")]
@@ -146,25 +171,32 @@ def test_compare_percent_over_the_registry(run: Run, tmp_path: Path,
 @pytest.fixture
 def data() -> pd.DataFrame:
     """Four queries, two systems, graded judgments."""
-    return pd.DataFrame({
-        "qid": ["q1", "q1", "q1", "q2", "q2", "q2", "q3", "q3", "q4", "q4"],
-        "doc": ["a", "b", "c", "a", "b", "c", "a", "b", "a", "b"],
-        "sys_a": [0.9, 0.5, 0.4, 0.3, 0.8, 0.1, 0.5, 0.4, 0.2, 0.6],
-        "sys_b": [0.1, 0.7, 0.4, 0.9, 0.2, 0.3, 0.6, 0.1, 0.9, 0.3],
-        "grade": [0, 1, 2, 1, 0, 0, 1, 0, 2, 0],
-    })
+    return pd.DataFrame(
+        {
+            "qid": ["q1", "q1", "q1", "q2", "q2", "q2", "q3", "q3", "q4", "q4"],
+            "doc": ["a", "b", "c", "a", "b", "c", "a", "b", "a", "b"],
+            "sys_a": [0.9, 0.5, 0.4, 0.3, 0.8, 0.1, 0.5, 0.4, 0.2, 0.6],
+            "sys_b": [0.1, 0.7, 0.4, 0.9, 0.2, 0.3, 0.6, 0.1, 0.9, 0.3],
+            "grade": [0, 1, 2, 1, 0, 0, 1, 0, 2, 0],
+        }
+    )
 
 
-def test_evaluate_percent_leaves_counts_as_numbers(run: Run, data: pd.DataFrame,
-                                                    tmp_path: Path) -> None:
+def test_evaluate_percent_leaves_counts_as_numbers(
+    run: Run, data: pd.DataFrame, tmp_path: Path
+) -> None:
     path = tmp_path / "d.csv"
     data.to_csv(path, index=False)
     chosen = ["mrr", "num_ret", "num_rel_ret", "dcg@2", "gm_map"]
-    code, out, _ = run("evaluate", path, *COLUMNS, "--score", "sys_a", "-m", ",".join(chosen),
-                       "--percent")
+    code, out, _ = run(
+        "evaluate", path, *COLUMNS, "--score", "sys_a", "-m", ",".join(chosen), "--percent"
+    )
     assert code == 0
-    means = data.rank_eval(query="qid", item="doc", score="sys_a",
-                           relevant="grade").evaluate(chosen).iloc[0]
+    means = (
+        data.rank_eval(query="qid", item="doc", score="sys_a", relevant="grade")
+        .evaluate(chosen)
+        .iloc[0]
+    )
     row = cells(out)
     # 10 rows retrieved, 5 relevant ones: counts, not 1000.00% and 500.00%
     assert row["num_ret"] == "10.0000"
@@ -174,23 +206,36 @@ def test_evaluate_percent_leaves_counts_as_numbers(run: Run, data: pd.DataFrame,
         assert row[bounded] == f"{means[bounded] * 100:.2f}%"
 
 
-def test_compare_percent_of_a_geometric_mean_and_a_sum(run: Run, data: pd.DataFrame,
-                                                       tmp_path: Path) -> None:
+def test_compare_percent_of_a_geometric_mean_and_a_sum(
+    run: Run, data: pd.DataFrame, tmp_path: Path
+) -> None:
     path = tmp_path / "d.csv"
     data.to_csv(path, index=False)
     chosen = ["mrr", "gm_map", "num_rel_ret"]
-    code, out, _ = run("compare", path, *COLUMNS, "--score", "sys_a", "--score", "sys_b",
-                       "-m", ",".join(chosen), "--percent")
+    code, out, _ = run(
+        "compare",
+        path,
+        *COLUMNS,
+        "--score",
+        "sys_a",
+        "--score",
+        "sys_b",
+        "-m",
+        ",".join(chosen),
+        "--percent",
+    )
     assert code == 0
-    table = data.rank_eval(query="qid", item="doc", score=["sys_a", "sys_b"],
-                           relevant="grade").compare(chosen, baseline="sys_a")
+    table = data.rank_eval(
+        query="qid", item="doc", score=["sys_a", "sys_b"], relevant="grade"
+    ).compare(chosen, baseline="sys_a")
     header, _rule, *lines = out.splitlines()
     names = ("mean", "delta", "delta_relative")
     starts = [header.index(f" {c} ") + 1 for c in names]
     for line, (_, want) in zip(lines, table.iterrows(), strict=True):
         # the columns are right-aligned: each cell ends where its header ends
-        mean, delta, relative = (line[:s + len(c)].split()[-1]
-                                 for s, c in zip(starts, names, strict=True))
+        mean, delta, relative = (
+            line[: s + len(c)].split()[-1] for s, c in zip(starts, names, strict=True)
+        )
         if want["metric"] == "mrr":
             assert mean == f"{want['mean'] * 100:.2f}%"
             assert delta == f"{want['delta'] * 100:+.2f}%"
@@ -211,13 +256,13 @@ def test_compare_shows_k_as_written(run: Run, data: pd.DataFrame, tmp_path: Path
     # shown as 10, not 10.0000
     path = tmp_path / "d.csv"
     data.to_csv(path, index=False)
-    code, out, _ = run("compare", path, *COLUMNS, "--score", "sys_a", "--score", "sys_b",
-                       "-m", "iprec@0.2,map@10")
+    code, out, _ = run(
+        "compare", path, *COLUMNS, "--score", "sys_a", "--score", "sys_b", "-m", "iprec@0.2,map@10"
+    )
     assert code == 0
     header, _rule, *lines = out.splitlines()
     names = header.split()
-    shown = {(row.split()[names.index("metric")], row.split()[names.index("k")])
-             for row in lines}
+    shown = {(row.split()[names.index("metric")], row.split()[names.index("k")]) for row in lines}
     assert shown == {("iprec", "0.2"), ("map", "10")}
 
 
@@ -227,15 +272,18 @@ def test_compare_shows_k_as_written(run: Run, data: pd.DataFrame, tmp_path: Path
 def markdown_rows(text: str) -> list[dict[str, str]]:
     header, _rule, *lines = text.splitlines()
     names = [c.strip() for c in header.strip("|").split("|")]
-    return [dict(zip(names, (c.strip() for c in line.strip("|").split("|")), strict=True))
-            for line in lines]
+    return [
+        dict(zip(names, (c.strip() for c in line.strip("|").split("|")), strict=True))
+        for line in lines
+    ]
 
 
 def sample_file(tmp_path: Path) -> Path:
     """One query of 31 rows (slices' --min-queries is checked against the queries)."""
     path = tmp_path / "d.csv"
-    pd.DataFrame({"qid": ["q"], "doc": ["a"], "sys_a": [1.0], "sys_b": [1.0], "grade": [1],
-                  "theme": ["t"]}).to_csv(path, index=False)
+    pd.DataFrame(
+        {"qid": ["q"], "doc": ["a"], "sys_a": [1.0], "sys_b": [1.0], "grade": [1], "theme": ["t"]}
+    ).to_csv(path, index=False)
     return path
 
 
@@ -248,24 +296,27 @@ def fake(columns: dict[str, float], *, full_label: bool = False) -> Any:
         assert parse_metrics(specs) == metrics
         n = len(metrics)
         keys: dict[str, list[Any]] = (
-            {"metric": [str(m) for m in metrics]} if full_label else
-            {"metric": [m.tidy_name for m in metrics],
-             "k": [None if m.k is None else float(m.k) for m in metrics]})
-        return pl.DataFrame({"system": ["sys_b"] * n, **keys,
-                             **{c: [v] * n for c, v in columns.items()}})
+            {"metric": [str(m) for m in metrics]}
+            if full_label
+            else {
+                "metric": [m.tidy_name for m in metrics],
+                "k": [None if m.k is None else float(m.k) for m in metrics],
+            }
+        )
+        return pl.DataFrame(
+            {"system": ["sys_b"] * n, **keys, **{c: [v] * n for c, v in columns.items()}}
+        )
 
     return method
 
 
-def expect(rows: list[dict[str, str]], columns: dict[str, float],
-           shown: Any) -> None:
+def expect(rows: list[dict[str, str]], columns: dict[str, float], shown: Any) -> None:
     """Each row's columns: ``shown(definition)`` ones as percentages, the others plain."""
     for metric, row in zip(parse_metrics(SPECS), rows, strict=True):
         percent = shown(metric.definition)
         for column, value in columns.items():
             signed = "+" if column == "delta" else ""
-            want = f"{value * 100:{signed}.2f}%" if column in percent else (
-                f"{value:{signed}.4f}")
+            want = f"{value * 100:{signed}.2f}%" if column in percent else (f"{value:{signed}.4f}")
             assert row[column] == want, (metric, column)
 
 
@@ -280,59 +331,122 @@ def scale(definition: MetricDef, statistic: set[str], difference: set[str]) -> s
 
 
 @pytest.mark.parametrize("baseline", [False, True])
-def test_slices_percent_over_the_registry(run: Run, tmp_path: Path,
-                                          monkeypatch: pytest.MonkeyPatch,
-                                          baseline: bool) -> None:
+def test_slices_percent_over_the_registry(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, baseline: bool
+) -> None:
     other = "baseline_mean" if baseline else "mean_outside"
-    columns = {"mean": 0.25, other: 0.5, "delta": -0.25, "ci_low": -0.375,
-               "ci_high": -0.125, "p_value": 0.03}
+    columns = {
+        "mean": 0.25,
+        other: 0.5,
+        "delta": -0.25,
+        "ci_low": -0.375,
+        "ci_high": -0.125,
+        "p_value": 0.03,
+    }
     monkeypatch.setattr(RankEval, "slices", fake(columns))
     extra = ["--score", "sys_b", "--baseline", "sys_a"] if baseline else []
-    code, out, err = run("slices", sample_file(tmp_path), *COLUMNS, "--score", "sys_a",
-                         *extra, "--column", "theme", "--min-queries", "1", "-m",
-                         ",".join(SPECS), "--percent", "--format", "markdown",
-                         *groups_file(tmp_path))
+    code, out, err = run(
+        "slices",
+        sample_file(tmp_path),
+        *COLUMNS,
+        "--score",
+        "sys_a",
+        *extra,
+        "--column",
+        "theme",
+        "--min-queries",
+        "1",
+        "-m",
+        ",".join(SPECS),
+        "--percent",
+        "--format",
+        "markdown",
+        *groups_file(tmp_path),
+    )
     assert code == 0, err
-    expect(markdown_rows(out), columns,
-           lambda d: scale(d, {"mean", other}, {"delta", "ci_low", "ci_high"}))
+    expect(
+        markdown_rows(out),
+        columns,
+        lambda d: scale(d, {"mean", other}, {"delta", "ci_low", "ci_high"}),
+    )
 
 
 @pytest.mark.parametrize("baseline", [False, True])
-def test_gaps_percent_over_the_registry(run: Run, tmp_path: Path,
-                                        monkeypatch: pytest.MonkeyPatch,
-                                        baseline: bool) -> None:
+def test_gaps_percent_over_the_registry(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, baseline: bool
+) -> None:
     # without a baseline the gap is a difference of the groups' statistics, on the metric's
     # scale even for a geometric mean; with one, of the groups' mean changes (of logs for
     # a geometric mean)
-    groups = (["worst_delta", "best_delta"] if baseline else ["worst_mean", "best_mean"])
-    columns = {"gap": 0.25, "ci_low": 0.125, "ci_high": 0.375, "p_value": 0.03,
-               "ratio": 1.5, groups[0]: 0.25, groups[1]: 0.5}
+    groups = ["worst_delta", "best_delta"] if baseline else ["worst_mean", "best_mean"]
+    columns = {
+        "gap": 0.25,
+        "ci_low": 0.125,
+        "ci_high": 0.375,
+        "p_value": 0.03,
+        "ratio": 1.5,
+        groups[0]: 0.25,
+        groups[1]: 0.5,
+    }
     monkeypatch.setattr(RankEval, "gaps", fake(columns))
     extra = ["--score", "sys_b", "--baseline", "sys_a"] if baseline else []
-    code, out, err = run("gaps", sample_file(tmp_path), *COLUMNS, "--score", "sys_a",
-                         *extra, "--by", "theme", "-m", ",".join(SPECS), "--percent",
-                         "--format", "markdown", *groups_file(tmp_path))
+    code, out, err = run(
+        "gaps",
+        sample_file(tmp_path),
+        *COLUMNS,
+        "--score",
+        "sys_a",
+        *extra,
+        "--by",
+        "theme",
+        "-m",
+        ",".join(SPECS),
+        "--percent",
+        "--format",
+        "markdown",
+        *groups_file(tmp_path),
+    )
     assert code == 0, err
     on_scale = {"gap", "ci_low", "ci_high", *groups}
-    expect(markdown_rows(out), columns,
-           (lambda d: scale(d, set(), on_scale)) if baseline else
-           (lambda d: scale(d, on_scale, set())))
+    expect(
+        markdown_rows(out),
+        columns,
+        (lambda d: scale(d, set(), on_scale))
+        if baseline
+        else (lambda d: scale(d, on_scale, set())),
+    )
 
 
-def test_sample_size_percent_over_the_registry(run: Run, tmp_path: Path,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_sample_size_percent_over_the_registry(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # the change to detect and the standard deviation are of the per-query values (a
     # geometric mean's too: its per-query values are on the metric's scale)
     columns = {"n_needed": 133.0, "delta": 0.125, "effect_size": 0.5, "sd": 0.25}
     monkeypatch.setattr(RankEval, "sample_size", fake(columns, full_label=True))
-    code, out, err = run("sample-size", sample_file(tmp_path), *COLUMNS, "--score",
-                         "sys_a", "--delta", "0.125", "-m", ",".join(SPECS), "--percent",
-                         "--format", "markdown", *groups_file(tmp_path))
+    code, out, err = run(
+        "sample-size",
+        sample_file(tmp_path),
+        *COLUMNS,
+        "--score",
+        "sys_a",
+        "--delta",
+        "0.125",
+        "-m",
+        ",".join(SPECS),
+        "--percent",
+        "--format",
+        "markdown",
+        *groups_file(tmp_path),
+    )
     assert code == 0, err
     rows = markdown_rows(out)
     assert {row["n_needed"] for row in rows} == {"133"}
-    expect(rows, {c: v for c, v in columns.items() if c != "n_needed"},
-           lambda d: {"delta", "sd"} if d.bounded else set())
+    expect(
+        rows,
+        {c: v for c, v in columns.items() if c != "n_needed"},
+        lambda d: {"delta", "sd"} if d.bounded else set(),
+    )
 
 
 def test_every_command_with_percent_is_tested() -> None:
@@ -340,22 +454,36 @@ def test_every_command_with_percent_is_tested() -> None:
 
     from rankframe.cli.parser import build_parser
 
-    (commands,) = (a for a in build_parser()._actions
-                   if isinstance(a, argparse._SubParsersAction))
-    with_percent = {name for name, parser in commands.choices.items()
-                    if any("--percent" in a.option_strings for a in parser._actions)}
+    (commands,) = (a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    with_percent = {
+        name
+        for name, parser in commands.choices.items()
+        if any("--percent" in a.option_strings for a in parser._actions)
+    }
     assert with_percent == {"evaluate", "compare", "slices", "gaps", "sample-size"}
 
 
-def test_compare_percent_of_the_mde_on_data(run: Run, data: pd.DataFrame,
-                                            tmp_path: Path) -> None:
+def test_compare_percent_of_the_mde_on_data(run: Run, data: pd.DataFrame, tmp_path: Path) -> None:
     path = tmp_path / "d.csv"
     data.to_csv(path, index=False)
-    code, out, err = run("compare", path, *COLUMNS, "--score", "sys_a", "--score", "sys_b",
-                         "-m", "mrr,ndcg@2", "--percent", "--format", "markdown")
+    code, out, err = run(
+        "compare",
+        path,
+        *COLUMNS,
+        "--score",
+        "sys_a",
+        "--score",
+        "sys_b",
+        "-m",
+        "mrr,ndcg@2",
+        "--percent",
+        "--format",
+        "markdown",
+    )
     assert code == 0, err
-    table = data.rank_eval(query="qid", item="doc", score=["sys_a", "sys_b"],
-                           relevant="grade").compare(["mrr", "ndcg@2"], baseline="sys_a")
+    table = data.rank_eval(
+        query="qid", item="doc", score=["sys_a", "sys_b"], relevant="grade"
+    ).compare(["mrr", "ndcg@2"], baseline="sys_a")
     tested = table[table["system"] == "sys_b"]
     rows = [r for r in markdown_rows(out) if r["system"] == "sys_b"]
     assert len(rows) == 2

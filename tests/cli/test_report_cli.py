@@ -32,8 +32,9 @@ def test_report_says_where_it_wrote(run: Any, tmp_path: Path) -> None:
     path = _write(tmp_path, pd.DataFrame(DATA))
     out = tmp_path / "out" / "r.html"
     out.parent.mkdir()
-    code, stdout, err = run("report", path, "--score", "a", "--score", "b", "-m", "mrr",
-                            "--resamples", "20", "-o", out)
+    code, stdout, err = run(
+        "report", path, "--score", "a", "--score", "b", "-m", "mrr", "--resamples", "20", "-o", out
+    )
     assert code == 0, err
     assert stdout == ""
     assert err == f"rankframe: wrote {out}\n"
@@ -49,8 +50,18 @@ def test_report_says_where_it_wrote(run: Any, tmp_path: Path) -> None:
 
 def test_report_says_nothing_when_it_cannot_write(run: Any, tmp_path: Path) -> None:
     path = _write(tmp_path, pd.DataFrame(DATA))
-    code, _, err = run("report", path, "--score", "a", "-m", "mrr", "--resamples", "20",
-                       "-o", tmp_path / "missing" / "r.html")
+    code, _, err = run(
+        "report",
+        path,
+        "--score",
+        "a",
+        "-m",
+        "mrr",
+        "--resamples",
+        "20",
+        "-o",
+        tmp_path / "missing" / "r.html",
+    )
     assert code == 1
     assert "wrote" not in err
     assert err.startswith("rankframe: error: cannot write")
@@ -60,26 +71,54 @@ def test_report_fingerprint_is_the_recorded_one(run: Any, tmp_path: Path) -> Non
     frame = pd.DataFrame(DATA)
     path = _write(tmp_path, frame)
     out = tmp_path / "r.html"
-    code, _, err = run("report", path, "--score", "a", "--score", "b", "-m", "mrr",
-                       "--resamples", "20", "--fingerprint", "-o", out)
+    code, _, err = run(
+        "report",
+        path,
+        "--score",
+        "a",
+        "--score",
+        "b",
+        "-m",
+        "mrr",
+        "--resamples",
+        "20",
+        "--fingerprint",
+        "-o",
+        out,
+    )
     assert code == 0, err
     (digest,) = FINGERPRINT.findall(out.read_text(encoding="utf-8"))
     # the hash that `rankframe evaluate --record` stores with a run of the same file
     store = tmp_path / "m.duckdb"
-    code, _, err = run("evaluate", path, "--score", "a", "--score", "b", "-m", "mrr",
-                       "--record", store)
+    code, _, err = run(
+        "evaluate", path, "--score", "a", "--score", "b", "-m", "mrr", "--record", store
+    )
     assert code == 0, err
     (recorded,) = rankframe.History(str(store)).runs()["input_hash"]
     assert digest == recorded
     # and the library's report of the frame, whatever its row order
     shuffled = frame.iloc[::-1].reset_index(drop=True)
-    html = shuffled.rank_eval(score=["a", "b"]).report("mrr", fingerprint=True,
-                                                       n_resamples=20).html()
+    html = (
+        shuffled.rank_eval(score=["a", "b"]).report("mrr", fingerprint=True, n_resamples=20).html()
+    )
     assert FINGERPRINT.findall(html) == [digest]
     # another score: another hash
     changed = _write(tmp_path, frame.assign(b=frame["a"]), name="changed.csv")
-    code, _, err = run("report", changed, "--score", "a", "--score", "b", "-m", "mrr",
-                       "--resamples", "20", "--fingerprint", "-o", out)
+    code, _, err = run(
+        "report",
+        changed,
+        "--score",
+        "a",
+        "--score",
+        "b",
+        "-m",
+        "mrr",
+        "--resamples",
+        "20",
+        "--fingerprint",
+        "-o",
+        out,
+    )
     assert code == 0, err
     (other,) = FINGERPRINT.findall(out.read_text(encoding="utf-8"))
     assert other != digest
@@ -88,7 +127,6 @@ def test_report_fingerprint_is_the_recorded_one(run: Any, tmp_path: Path) -> Non
 def test_report_without_fingerprint_has_none(run: Any, tmp_path: Path) -> None:
     path = _write(tmp_path, pd.DataFrame(DATA))
     out = tmp_path / "r.html"
-    code, _, err = run("report", path, "--score", "a", "-m", "mrr", "--resamples", "20",
-                       "-o", out)
+    code, _, err = run("report", path, "--score", "a", "-m", "mrr", "--resamples", "20", "-o", out)
     assert code == 0, err
     assert FINGERPRINT.findall(out.read_text(encoding="utf-8")) == []

@@ -42,39 +42,64 @@ def frame() -> pd.DataFrame:
     rows = []
     for q in range(8):
         for position, item in enumerate("xyz"):
-            rows.append({
-                "query": q + 1, "item": item, "relevant": int(item == "x"),
-                "theme": "news" if q < 4 else "sport",
-                # the relevant item x at its rank; y and z after, in order
-                **{s: float(3 - (RANKS[s][q] - 1 if item == "x" else
-                                 (position - 1 if position <= RANKS[s][q] - 1 else position)))
-                   for s in RANKS},
-            })
+            rows.append(
+                {
+                    "query": q + 1,
+                    "item": item,
+                    "relevant": int(item == "x"),
+                    "theme": "news" if q < 4 else "sport",
+                    # the relevant item x at its rank; y and z after, in order
+                    **{
+                        s: float(
+                            3
+                            - (
+                                RANKS[s][q] - 1
+                                if item == "x"
+                                else (position - 1 if position <= RANKS[s][q] - 1 else position)
+                            )
+                        )
+                        for s in RANKS
+                    },
+                }
+            )
     return pd.DataFrame(rows)
 
 
 def main() -> None:
     df = frame()
     ev = df.rank_eval(score=["a", "b"])
-    for suffix, where in (("duckdb", str(HERE / "store-v1.duckdb")),
-                          ("sqlite", f"sqlite:///{HERE / 'store-v1.sqlite'}")):
+    for suffix, where in (
+        ("duckdb", str(HERE / "store-v1.duckdb")),
+        ("sqlite", f"sqlite:///{HERE / 'store-v1.sqlite'}"),
+    ):
         path = HERE / f"store-v1.{suffix}"
         if path.exists():
             sys.exit(f"{path} exists: these files are written once")
         store = rankframe.History(where)
-        store.record(ev.evaluate(["mrr", "ndcg@3"], by="theme", confidence_level=0.9,
-                                 n_resamples=200), run="nightly", tags={"branch": "main"},
-                     run_id=f"v1-{suffix}-1")
+        store.record(
+            ev.evaluate(["mrr", "ndcg@3"], by="theme", confidence_level=0.9, n_resamples=200),
+            run="nightly",
+            tags={"branch": "main"},
+            run_id=f"v1-{suffix}-1",
+        )
         time.sleep(0.01)
-        store.record(ev.evaluate(["mrr", "ndcg@3"]), run="nightly", tags={"branch": "main"},
-                     run_id=f"v1-{suffix}-2")
+        store.record(
+            ev.evaluate(["mrr", "ndcg@3"]),
+            run="nightly",
+            tags={"branch": "main"},
+            run_id=f"v1-{suffix}-2",
+        )
         time.sleep(0.01)
-        store.record(ev.compare(["mrr"], by="theme", baseline="a"), run="compare",
-                     run_id=f"v1-{suffix}-3")
+        store.record(
+            ev.compare(["mrr"], by="theme", baseline="a"), run="compare", run_id=f"v1-{suffix}-3"
+        )
         time.sleep(0.01)
-        store.record(ev.check(["mrr >= 0.5", "mrr drop <= 10%"], by="theme", baseline="a",
-                              min_queries=1), run="gate", tags={"branch": "dev"},
-                     run_id=f"v1-{suffix}-4")
+        store.record(
+            ev.check(["mrr >= 0.5", "mrr drop <= 10%"], by="theme", baseline="a", min_queries=1),
+            run="gate",
+            tags={"branch": "dev"},
+            run_id=f"v1-{suffix}-4",
+        )
 
 
 if __name__ == "__main__":

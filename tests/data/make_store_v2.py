@@ -34,15 +34,20 @@ HERE = Path(__file__).resolve().parent
 
 def main() -> None:
     ev = frame().rank_eval(score=["a", "b"])
-    for suffix, where in (("duckdb", str(HERE / "store-v2.duckdb")),
-                          ("sqlite", f"sqlite:///{HERE / 'store-v2.sqlite'}")):
+    for suffix, where in (
+        ("duckdb", str(HERE / "store-v2.duckdb")),
+        ("sqlite", f"sqlite:///{HERE / 'store-v2.sqlite'}"),
+    ):
         path = HERE / f"store-v2.{suffix}"
         if path.exists():
             sys.exit(f"{path} exists: these files are written once")
         store = rankframe.History(where)
-        results = [ev.evaluate(["mrr"]), ev.slices(["mrr"], "theme", min_queries=1),
-                   ev.gaps(["mrr"], by="theme", n_permutations=200),
-                   ev.sample_size(["mrr"], delta=0.1)]
+        results = [
+            ev.evaluate(["mrr"]),
+            ev.slices(["mrr"], "theme", min_queries=1),
+            ev.gaps(["mrr"], by="theme", n_permutations=200),
+            ev.sample_size(["mrr"], delta=0.1),
+        ]
         for i, result in enumerate(results):
             store.record(result, run="nightly", run_id=f"v2-{suffix}-{i + 1}")
             time.sleep(0.01)

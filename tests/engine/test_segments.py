@@ -24,24 +24,27 @@ def _loop(segment: np.ndarray, values: np.ndarray) -> list[float]:
 def _layout(sizes: list[int]) -> tuple[np.ndarray, np.ndarray]:
     """Each entry's segment and place, for segments of ``sizes`` entries in order."""
     segment = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
-    place = np.concatenate([np.arange(s, dtype=np.int64) for s in sizes] or
-                           [np.zeros(0, dtype=np.int64)])
+    place = np.concatenate(
+        [np.arange(s, dtype=np.int64) for s in sizes] or [np.zeros(0, dtype=np.int64)]
+    )
     return segment, place
 
 
-@pytest.mark.parametrize("sizes", [
-    [3, 3, 3, 3],  # every segment full: the entries are the table
-    [3, 0, 2, 3, 1],  # ragged, an empty segment: laid out in the table
-    [40] + [1] * 5,  # too ragged for the table: doubling steps
-    [],
-])
+@pytest.mark.parametrize(
+    "sizes",
+    [
+        [3, 3, 3, 3],  # every segment full: the entries are the table
+        [3, 0, 2, 3, 1],  # ragged, an empty segment: laid out in the table
+        [40] + [1] * 5,  # too ragged for the table: doubling steps
+        [],
+    ],
+)
 def test_running_sums_equal_a_loop(sizes: list[int]) -> None:
     segment, place = _layout(sizes)
     values = np.random.default_rng(len(sizes)).normal(size=len(segment))
     got = segments.running_sums(segment, place, values, len(sizes))
     assert got.tolist() == pytest.approx(_loop(segment, values), abs=1e-12)
-    assert segments.prefix_sums(segment, values).tolist() == pytest.approx(got.tolist(),
-                                                                          abs=1e-12)
+    assert segments.prefix_sums(segment, values).tolist() == pytest.approx(got.tolist(), abs=1e-12)
 
 
 @settings(max_examples=80, deadline=None)

@@ -15,8 +15,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _python(code: str) -> str:
     """Run ``code`` in a fresh interpreter; its stdout."""
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=False, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, cwd=ROOT
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 
@@ -25,8 +26,13 @@ def test_the_layer_contracts_hold() -> None:
     """A cycle, or an import from a lower layer up to a higher one, fails here (and in
     `make lint`); the contracts are in pyproject.toml."""
     lint = Path(sys.executable).with_name("lint-imports")
-    done = subprocess.run([str(lint), "--config", str(ROOT / "pyproject.toml")],
-                          capture_output=True, text=True, check=False, cwd=ROOT)
+    done = subprocess.run(
+        [str(lint), "--config", str(ROOT / "pyproject.toml")],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "0 broken" in done.stdout
 
@@ -44,11 +50,14 @@ def test_import_rankframe_loads_no_optional_library() -> None:
 
 
 def test_the_outputs_load_on_first_use() -> None:
-    assert _python(
-        "import rankframe, sys\n"
-        "print(rankframe.Report.__module__, rankframe.History.__module__,\n"
-        "      rankframe.to_latex.__name__, 'rankframe.report' in sys.modules)"
-    ) == "rankframe.report rankframe.api.store to_latex True"
+    assert (
+        _python(
+            "import rankframe, sys\n"
+            "print(rankframe.Report.__module__, rankframe.History.__module__,\n"
+            "      rankframe.to_latex.__name__, 'rankframe.report' in sys.modules)"
+        )
+        == "rankframe.report rankframe.api.store to_latex True"
+    )
     import rankframe
 
     with pytest.raises(AttributeError, match="no attribute 'Reprot'"):
@@ -66,8 +75,10 @@ DASK_CHECK = (
 
 @pytest.mark.parametrize(
     "imports",
-    ["import rankframe\nimport dask.dataframe as dd\n",
-     "import dask.dataframe as dd\nimport rankframe\n"],
+    [
+        "import rankframe\nimport dask.dataframe as dd\n",
+        "import dask.dataframe as dd\nimport rankframe\n",
+    ],
     ids=["rankframe-first", "dask-first"],
 )
 def test_dask_frames_get_the_accessor_in_either_import_order(imports: str) -> None:

@@ -33,16 +33,21 @@ def kind_tests(path: Path) -> list[str]:
 
 
 def test_the_metrics_test_no_frame_kind() -> None:
-    found = {path.name: tests for path in sorted((SOURCE / "metrics").glob("*.py"))
-             if (tests := kind_tests(path))}
+    found = {
+        path.name: tests
+        for path in sorted((SOURCE / "metrics").glob("*.py"))
+        if (tests := kind_tests(path))
+    }
     assert found == {}
 
 
 def test_the_check_sees_a_kind_test(tmp_path: Path) -> None:
     # the check itself: a module testing a pandas type and a polars duck type is caught
     module = tmp_path / "kinds.py"
-    module.write_text("import pandas as pd\n"
-                      "def f(x):\n"
-                      "    return isinstance(x, pd.Series) or hasattr(x, 'columns')\n")
+    module.write_text(
+        "import pandas as pd\n"
+        "def f(x):\n"
+        "    return isinstance(x, pd.Series) or hasattr(x, 'columns')\n"
+    )
     assert kind_tests(module) == ["3: isinstance(x, pd.Series)", "3: hasattr(x, 'columns')"]
     assert kind_tests(SOURCE / "adapters" / "mappings.py")  # the reader does test kinds

@@ -50,13 +50,17 @@ def _slug(heading: str) -> str:
 
 
 def _anchors(page: Path) -> set[str]:
-    return {_slug(line.lstrip("#")) for line in page.read_text(encoding="utf-8").splitlines()
-            if line.startswith("#")}
+    return {
+        _slug(line.lstrip("#"))
+        for line in page.read_text(encoding="utf-8").splitlines()
+        if line.startswith("#")
+    }
 
 
 def test_slug_of_a_heading_with_code() -> None:
     assert _slug(" `rankframe trec`: a drop-in for trec_eval") == (
-        "rankframe-trec-a-drop-in-for-trec_eval")
+        "rankframe-trec-a-drop-in-for-trec_eval"
+    )
 
 
 @pytest.mark.parametrize(("word", "page"), CAPABILITIES.items())
@@ -97,7 +101,14 @@ def test_the_make_test_note_is_what_the_makefile_does() -> None:
     assert "apt-get install -y -q chromium" in chromium
     assert "RANKFRAME_CHROMIUM" in chromium
     note = " ".join(README.split("`make test` needs", 1)[1].split("\n\n", 1)[0].split())
-    for words in ("Java 17", "Spark tests", "Chromium", "browser tests",
-                  "openjdk-17-jre-headless", "apt-get install chromium", "when run as root",
-                  "RANKFRAME_CHROMIUM"):
+    for words in (
+        "Java 17",
+        "Spark tests",
+        "Chromium",
+        "browser tests",
+        "openjdk-17-jre-headless",
+        "apt-get install chromium",
+        "when run as root",
+        "RANKFRAME_CHROMIUM",
+    ):
         assert words in note, words

@@ -65,18 +65,29 @@ def findings(source: str) -> list[str]:
                         found.append(f"{node.lineno}: imports the private module {alias.name}")
                     bound.add(alias.asname or top)
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and _private(node.attr) and (
-                _base_name(node.value) in bound):
+        if (
+            isinstance(node, ast.Attribute)
+            and _private(node.attr)
+            and (_base_name(node.value) in bound)
+        ):
             found.append(f"{node.lineno}: reads {ast.unparse(node)}")
         elif isinstance(node, ast.Call) and len(node.args) >= 2:
             # monkeypatch.setattr(module, "_name", ...), mock.patch.object(module, "_name")
             target, name = node.args[0], node.args[1]
-            if (isinstance(name, ast.Constant) and isinstance(name.value, str)
-                    and _private(name.value) and _base_name(target) in bound):
+            if (
+                isinstance(name, ast.Constant)
+                and isinstance(name.value, str)
+                and _private(name.value)
+                and _base_name(target) in bound
+            ):
                 found.append(f"{node.lineno}: patches {ast.unparse(target)}.{name.value}")
-        elif (isinstance(node, ast.Constant) and isinstance(node.value, str)
-              and node.value.startswith("rankframe.") and " " not in node.value
-              and _dotted_private(node.value)):
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and node.value.startswith("rankframe.")
+            and " " not in node.value
+            and _dotted_private(node.value)
+        ):
             found.append(f"{node.lineno}: names {node.value}")  # monkeypatch.setattr("...")
     return found
 
@@ -85,14 +96,15 @@ def findings(source: str) -> list[str]:
 def test_tests_read_only_public_names(path: Path) -> None:
     found = findings(path.read_text(encoding="utf-8"))
     assert not found, (
-        f"{path.relative_to(ROOT)} reads what users do not: " + "; ".join(found)
+        f"{path.relative_to(ROOT)} reads what users do not: "
+        + "; ".join(found)
         + ". Test through a public name (or make the name public where it is a real API); "
         "shared test helpers live in tests/helpers.py."
     )
 
 
 def test_the_check_finds_each_kind_of_private_read() -> None:
-    source = '''
+    source = """
 import rankframe
 import rankframe.report._compute
 from conftest import FrameMaker
@@ -106,8 +118,8 @@ def test(monkeypatch):
     monkeypatch.setattr(encoding, "_BUCKET", 2)
     monkeypatch.setattr("rankframe.engine.encoding._BUCKET", 2)
     register.__name__, encoding.THREAD_VALUES, rankframe.__version__  # public: not found
-'''
-    assert sorted(int(line.split(":")[0]) for line in findings(source)) == [
-        3, 4, 5, 10, 11, 12, 13]
+"""
+    assert sorted(int(line.split(":")[0]) for line in findings(source)) == [3, 4, 5, 10, 11, 12, 13]
     assert findings("import helpers\nfrom rankframe import METRICS\nMETRICS._x = 1\n") == [
-        "3: reads METRICS._x"]
+        "3: reads METRICS._x"
+    ]

@@ -64,8 +64,9 @@ def test_comma_list_in_one_string(make_frame: Any) -> None:
     listed = as_pandas(frame.rank_eval.per_query(["mrr", "P_1,recip_rank"]))
     assert list(listed.columns) == ["query", "mrr", "precision@1"]
     # parse_metric takes one metric and says where a list goes
-    with raises(UnknownMetricError, "'mrr@5,ndcg@10' names several metrics",
-                "['mrr@5', 'ndcg@10']"):
+    with raises(
+        UnknownMetricError, "'mrr@5,ndcg@10' names several metrics", "['mrr@5', 'ndcg@10']"
+    ):
         rankframe.parse_metric("mrr@5,ndcg@10")
 
 
@@ -78,36 +79,64 @@ def test_misspelt_metric_suggests_the_closest_only(make_frame: Any) -> None:
 # -- arguments -------------------------------------------------------------------------------
 
 ARGUMENT_CASES = [
-    (lambda ev: ev.evaluate(["ndcg@10"], k=10),
-     ["evaluate() got an unexpected keyword argument 'k'",
-      "Put the cut-off in the metric name: 'ndcg@10'", "It takes: metrics, by,"]),
-    (lambda ev: ev.per_query("ndcg", k=10),
-     ["per_query() got an unexpected keyword argument 'k'", "'ndcg@10'"]),
-    (lambda ev: ev(scores="score"),
-     ["rank_eval() got an unexpected keyword argument 'scores'", "Did you mean 'score'?",
-      "It takes: query, item, score, relevant"]),
-    (lambda ev: ev.mrr(5, tie="first"),
-     ["mrr() got an unexpected keyword argument 'tie'", "Did you mean 'ties'?"]),
-    (lambda ev: ev.mrr(gain="exponential"),
-     ["'gain' changes only ndcg, dcg; mrr does not take it",
-      "It takes: k, by, empty_list, min_relevance"]),
-    (lambda ev: ev.precision(denominator="min_k"),
-     ["'denominator' changes only map, recall; precision does not take it"]),
+    (
+        lambda ev: ev.evaluate(["ndcg@10"], k=10),
+        [
+            "evaluate() got an unexpected keyword argument 'k'",
+            "Put the cut-off in the metric name: 'ndcg@10'",
+            "It takes: metrics, by,",
+        ],
+    ),
+    (
+        lambda ev: ev.per_query("ndcg", k=10),
+        ["per_query() got an unexpected keyword argument 'k'", "'ndcg@10'"],
+    ),
+    (
+        lambda ev: ev(scores="score"),
+        [
+            "rank_eval() got an unexpected keyword argument 'scores'",
+            "Did you mean 'score'?",
+            "It takes: query, item, score, relevant",
+        ],
+    ),
+    (
+        lambda ev: ev.mrr(5, tie="first"),
+        ["mrr() got an unexpected keyword argument 'tie'", "Did you mean 'ties'?"],
+    ),
+    (
+        lambda ev: ev.mrr(gain="exponential"),
+        [
+            "'gain' changes only ndcg, dcg; mrr does not take it",
+            "It takes: k, by, empty_list, min_relevance",
+        ],
+    ),
+    (
+        lambda ev: ev.precision(denominator="min_k"),
+        ["'denominator' changes only map, recall; precision does not take it"],
+    ),
     (lambda ev: ev.evaluate("mrr", tidyy=True), ["Did you mean 'tidy'?"]),
     (lambda ev: ev.compare("mrr", baselin="a"), ["Did you mean 'baseline'?"]),
     (lambda ev: ev.rank(tie="first"), ["rank() got an unexpected keyword", "'ties'"]),
-    (lambda ev: ev.mrr(5, "theme"),
-     ["mrr() got 2 positional arguments; it takes only 'k' by position",
-      "Pass the others by keyword"]),
-    (lambda ev: ev.r_precision(5),
-     ["r_precision() got 1 positional arguments; it takes none by position"]),
+    (
+        lambda ev: ev.mrr(5, "theme"),
+        [
+            "mrr() got 2 positional arguments; it takes only 'k' by position",
+            "Pass the others by keyword",
+        ],
+    ),
+    (
+        lambda ev: ev.r_precision(5),
+        ["r_precision() got 1 positional arguments; it takes none by position"],
+    ),
     (lambda ev: ev.mrr(5, k=5), ["mrr(): multiple values for argument 'k'"]),
 ]
 
 
-@pytest.mark.parametrize(("call", "fragments"), ARGUMENT_CASES,
-                         ids=[f[0].split("(")[0] + str(i) for i, (_, f) in
-                              enumerate(ARGUMENT_CASES)])
+@pytest.mark.parametrize(
+    ("call", "fragments"),
+    ARGUMENT_CASES,
+    ids=[f[0].split("(")[0] + str(i) for i, (_, f) in enumerate(ARGUMENT_CASES)],
+)
 def test_unknown_argument(make_frame: Any, call: Any, fragments: list[str]) -> None:
     frame = make_frame(frame_data())
     with raises(UnknownArgumentError, *fragments) as info:
@@ -128,16 +157,23 @@ def test_a_checked_call_still_works(make_frame: Any) -> None:
 def test_rank_eval_is_the_accessor_of_every_frame_kind(make_frame: Any) -> None:
     """``rankframe.RankEval(frame)`` is what ``frame.rank_eval`` gives (it holds the frame's
     adapter): reciprocal ranks 1/2 and 1, mean 0.75."""
-    frame = make_frame({"query": [1, 1, 2, 2], "item": ["x", "y", "x", "y"],
-                        "score": [0.9, 0.1, 0.9, 0.1], "relevant": [0, 1, 1, 0]})
+    frame = make_frame(
+        {
+            "query": [1, 1, 2, 2],
+            "item": ["x", "y", "x", "y"],
+            "score": [0.9, 0.1, 0.9, 0.1],
+            "relevant": [0, 1, 1, 0],
+        }
+    )
     native = frame.table if hasattr(frame, "table") else frame  # the arrow kind's table
     assert as_float(rankframe.RankEval(native).mrr()) == 0.75
     assert type(frame.rank_eval) is rankframe.RankEval
 
 
 def test_rank_eval_of_something_else_names_what_it_takes() -> None:
-    with raises(TypeError, "takes a pandas, polars or Dask frame, or an Arrow frame",
-                "Got builtins.list"):
+    with raises(
+        TypeError, "takes a pandas, polars or Dask frame, or an Arrow frame", "Got builtins.list"
+    ):
         rankframe.RankEval([1, 2, 3])
 
 
@@ -148,8 +184,11 @@ def test_rank_eval_of_something_else_names_what_it_takes() -> None:
 def test_an_index_level_is_not_a_column(levels: list[str]) -> None:
     frame = pd.DataFrame(frame_data()).set_index(levels)
     missing = next(c for c in ["query", "item"] if c in levels)
-    with raises(ColumnNotFoundError, f"Column {missing!r} ({missing}) is an index level",
-                "call reset_index() first"):
+    with raises(
+        ColumnNotFoundError,
+        f"Column {missing!r} ({missing}) is an index level",
+        "call reset_index() first",
+    ):
         frame.rank_eval.mrr()
     assert frame.reset_index().rank_eval.mrr() == 0.75
 
@@ -173,14 +212,29 @@ def test_polars_frames_have_no_index(make_frame: Any) -> None:
 
 def test_stats_raise_invalid_option_error() -> None:
     # the statistics' settings are checked once, when their objects are built
-    tests = {"test": "t-test", "correction": "holm", "family": "systems", "alpha": 0.05,
-             "confidence_level": 0.95, "n_permutations": 10_000, "n_resamples": 1000,
-             "seed": 0}
-    with raises(InvalidOptionError, "'method' option", "'holm', 'bonferroni', 'fdr_bh', 'none'",
-                "Did you mean 'holm'?"):
+    tests = {
+        "test": "t-test",
+        "correction": "holm",
+        "family": "systems",
+        "alpha": 0.05,
+        "confidence_level": 0.95,
+        "n_permutations": 10_000,
+        "n_resamples": 1000,
+        "seed": 0,
+    }
+    with raises(
+        InvalidOptionError,
+        "'method' option",
+        "'holm', 'bonferroni', 'fdr_bh', 'none'",
+        "Did you mean 'holm'?",
+    ):
         corrections.adjust([0.01, 0.02], method="holms")  # type: ignore[arg-type]
-    with raises(InvalidOptionError, "'correction' option", "'holm', 'bonferroni', 'fdr_bh', 'none'",
-                "Did you mean 'holm'?"):
+    with raises(
+        InvalidOptionError,
+        "'correction' option",
+        "'holm', 'bonferroni', 'fdr_bh', 'none'",
+        "Did you mean 'holm'?",
+    ):
         settings.Tests(**tests | {"correction": "holms"})
     with raises(InvalidOptionError, "confidence"):
         settings.Intervals(confidence_level=1.5)
@@ -246,22 +300,34 @@ def test_settings_are_seen_by_other_threads() -> None:
 @pytest.mark.parametrize(
     ("call", "fragments"),
     [
-        (lambda: rankframe.get_option("rows_per_parts"),
-         ["Unknown option 'rows_per_parts'. Did you mean 'rows_per_part'?",
-          "'rows_per_part', 'query_buckets'"]),
+        (
+            lambda: rankframe.get_option("rows_per_parts"),
+            [
+                "Unknown option 'rows_per_parts'. Did you mean 'rows_per_part'?",
+                "'rows_per_part', 'query_buckets'",
+            ],
+        ),
         (lambda: rankframe.set_option("query_bucket", 2), ["Did you mean 'query_buckets'?"]),
         (lambda: rankframe.reset_option("ties"), ["Unknown option 'ties'"]),
-        (lambda: rankframe.set_option("rows_per_part", 0),
-         ["'rows_per_part' must be a positive integer. Got 0 instead."]),
+        (
+            lambda: rankframe.set_option("rows_per_part", 0),
+            ["'rows_per_part' must be a positive integer. Got 0 instead."],
+        ),
         (lambda: rankframe.set_option("rows_per_part", None), ["Got None instead"]),
         (lambda: rankframe.set_option("rows_per_part", 2.5), ["Got 2.5 instead"]),
         (lambda: rankframe.set_option("rows_per_part", True), ["Got True instead"]),
-        (lambda: rankframe.set_option("query_buckets", -1),
-         ["'query_buckets' must be a positive integer or None. Got -1 instead."]),
-        (lambda: rankframe.option_context("rows_per_part").__enter__(),
-         ["pairs of a name and a value", "got 1 arguments"]),
-        (lambda: rankframe.option_context("rows_per_part", 5, "query_buckets", 0).__enter__(),
-         ["'query_buckets' must be a positive integer or None"]),
+        (
+            lambda: rankframe.set_option("query_buckets", -1),
+            ["'query_buckets' must be a positive integer or None. Got -1 instead."],
+        ),
+        (
+            lambda: rankframe.option_context("rows_per_part").__enter__(),
+            ["pairs of a name and a value", "got 1 arguments"],
+        ),
+        (
+            lambda: rankframe.option_context("rows_per_part", 5, "query_buckets", 0).__enter__(),
+            ["'query_buckets' must be a positive integer or None"],
+        ),
     ],
 )
 def test_settings_errors(call: Any, fragments: list[str]) -> None:
@@ -278,8 +344,9 @@ def test_keywords_a_message_names_are_parts_of_it(make_frame: Any) -> None:
 
     from rankframe.exceptions import Keyword, OptionName
 
-    frame = make_frame({"query": ["q1", "q1"], "item": ["a", "b"], "score": [0.5, 0.5],
-                        "relevant": [1, 0]})
+    frame = make_frame(
+        {"query": ["q1", "q1"], "item": ["a", "b"], "score": [0.5, 0.5], "relevant": [1, 0]}
+    )
     with pytest.raises(rankframe.InvalidOptionError) as info:
         collect(frame.rank_eval.evaluate(["bpref"], ties="average"))
     for error in (info.value, pickle.loads(pickle.dumps(info.value))):

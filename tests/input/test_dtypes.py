@@ -75,14 +75,17 @@ def test_integer_scores_beyond_2_53_rank_exactly(
     grades = [[0, 1, 0, 2, 1], [1, 0, 2, 0, 1]]
     rows = [
         Row(f"q{q}", f"d{i}", None if o is None else base + step * o, grades[q][i])
-        for q in range(2) for i, o in enumerate(offsets[q])
+        for q in range(2)
+        for i, o in enumerate(offsets[q])
     ]
-    frame = make_frame({
-        "query": [r.query for r in rows],
-        "item": [r.item for r in rows],
-        "score": pd.array([r.score for r in rows], dtype=dtype),
-        "relevant": [r.relevant for r in rows],
-    })
+    frame = make_frame(
+        {
+            "query": [r.query for r in rows],
+            "item": [r.item for r in rows],
+            "score": pd.array([r.score for r in rows], dtype=dtype),
+            "relevant": [r.relevant for r in rows],
+        }
+    )
     want = _expected(rows)
     # the data tells exact from float64: ranked through float64, the values differ
     rounded = [r._replace(score=None if r.score is None else float(r.score)) for r in rows]
@@ -92,8 +95,9 @@ def test_integer_scores_beyond_2_53_rank_exactly(
 
 def test_exponential_gain_of_grades_beyond_float_range(make_frame: FrameMaker) -> None:
     grades = [1000, 1100, 0, 1050, 1099]
-    frame = make_frame({"query": "q", "item": list("abcde"), "score": [5.0, 4, 3, 2, 1],
-                        "relevant": grades})
+    frame = make_frame(
+        {"query": "q", "item": list("abcde"), "score": [5.0, 4, 3, 2, 1], "relevant": grades}
+    )
     # exact: integer gains 2**g - 1 as fractions, one rounding at the end
     discounts = [math.log2(i + 1) for i in range(1, 6)]
 
@@ -111,8 +115,9 @@ def test_exponential_gain_of_grades_beyond_float_range(make_frame: FrameMaker) -
 
 def test_linear_gain_of_grades_near_float_max(make_frame: FrameMaker) -> None:
     grades = [1e308, 0.0, 1.5e308]
-    frame = make_frame({"query": "q", "item": list("abc"), "score": [3.0, 2, 1],
-                        "relevant": grades})
+    frame = make_frame(
+        {"query": "q", "item": list("abc"), "score": [3.0, 2, 1], "relevant": grades}
+    )
     weights = [Fraction(1), Fraction(math.log2(3)), Fraction(2)]
     ranked = sum(Fraction(g) / w for g, w in zip(grades, weights, strict=True))
     ideal = Fraction(1.5e308) / weights[0] + Fraction(1e308) / weights[1]
@@ -141,8 +146,9 @@ def test_interval_ids_tie_in_the_order_of_intervals(kind: str, dtype: str) -> No
 @pytest.mark.parametrize("kind", ["pandas", "pandas-pyarrow"])  # polars has no mixed column
 def test_mixed_type_ids_do_not_depend_on_row_order(kind: str) -> None:
     make = FrameMaker(kind)
-    data = pd.DataFrame({"query": "q", "item": pd.Series([1, "1"], dtype=object),
-                         "score": 1.0, "relevant": [1, 0]})
+    data = pd.DataFrame(
+        {"query": "q", "item": pd.Series([1, "1"], dtype=object), "score": 1.0, "relevant": [1, 0]}
+    )
     # numbers before strings: "1" > 1, so "1" ranks first and the relevant 1 second
     assert make(data).rank_eval.mrr() == 0.5
     assert make(data.iloc[::-1].reset_index(drop=True)).rank_eval.mrr() == 0.5
@@ -151,12 +157,36 @@ def test_mixed_type_ids_do_not_depend_on_row_order(kind: str) -> None:
 
 @pytest.mark.parametrize("kind", ["pandas", "pandas-pyarrow"])
 def test_mixed_type_ids_order_by_family_then_value(kind: str) -> None:
-    values = [True, 2**70, 2.5, -1, "10", "9", "B", b"a", (1, "x"), (0, "y"),
-              datetime.date(2020, 1, 1), Decimal("0.5")]
+    values = [
+        True,
+        2**70,
+        2.5,
+        -1,
+        "10",
+        "9",
+        "B",
+        b"a",
+        (1, "x"),
+        (0, "y"),
+        datetime.date(2020, 1, 1),
+        Decimal("0.5"),
+    ]
     # the documented total order: families by name (bytes, date, number, str, tuple), then
     # by value within a family (True == 1 as a number)
-    ascending = [b"a", datetime.date(2020, 1, 1), -1, Decimal("0.5"), True, 2.5, 2**70,
-                 "10", "9", "B", (0, "y"), (1, "x")]
+    ascending = [
+        b"a",
+        datetime.date(2020, 1, 1),
+        -1,
+        Decimal("0.5"),
+        True,
+        2.5,
+        2**70,
+        "10",
+        "9",
+        "B",
+        (0, "y"),
+        (1, "x"),
+    ]
     column = pd.Series(values, dtype=object)
     frame = FrameMaker(kind)({"query": "q", "item": column, "score": 1.0, "relevant": 0})
     ranks = frame.rank_eval.rank()["rank"].tolist()
@@ -169,8 +199,9 @@ def test_ids_in_a_partial_order_do_not_depend_on_row_order(kind: str) -> None:
     # frozensets compare by "subset of": {1} and {2} are neither below nor above each other,
     # so they are ordered by their text: frozenset({2}) ranks first
     make = FrameMaker(kind)
-    data = pd.DataFrame({"query": "q", "item": [frozenset({1}), frozenset({2})],
-                         "score": 1.0, "relevant": [1, 0]})
+    data = pd.DataFrame(
+        {"query": "q", "item": [frozenset({1}), frozenset({2})], "score": 1.0, "relevant": [1, 0]}
+    )
     assert make(data).rank_eval.mrr() == 0.5
     assert make(data.iloc[::-1].reset_index(drop=True)).rank_eval.mrr() == 0.5
     make.check_unchanged()
@@ -185,8 +216,9 @@ def test_item_ids_without_order_get_an_error(kind: str) -> None:
         def __repr__(self) -> str:
             return "Opaque"  # two different ids, one text: no order to fall back on
 
-    frame = FrameMaker(kind)({"query": "q", "item": [Opaque("a"), Opaque("b")],
-                              "score": 1.0, "relevant": [1, 0]})
+    frame = FrameMaker(kind)(
+        {"query": "q", "item": [Opaque("a"), Opaque("b")], "score": 1.0, "relevant": [1, 0]}
+    )
     with pytest.raises(rankframe.InvalidDataError, match=r"Column 'item' \(item, dtype object"):
         frame.rank_eval.mrr()
     assert frame.rank_eval.mrr(ties="first") == 1.0
@@ -206,8 +238,19 @@ def _tuple(value: Any) -> Any:
 # pandas holds tuples in object columns; pyarrow, polars and Dask get list columns.
 COMPOSITE = {
     "query": [(1, 2)] * 4 + [(1, 10)] * 3 + [(2, 0)] * 4,
-    "item": [(3,), (3, 0), (10, 1), (2, 9), (5, 5), (5, 6), (4, 100),
-             (7, 1), (7, 2), (1, 1), (7, 1, 5)],
+    "item": [
+        (3,),
+        (3, 0),
+        (10, 1),
+        (2, 9),
+        (5, 5),
+        (5, 6),
+        (4, 100),
+        (7, 1),
+        (7, 2),
+        (1, 1),
+        (7, 1, 5),
+    ],
     "score": [1.0, 1.0, 1.0, 0.5, 2.0, 2.0, 2.0, 0.3, 0.3, 0.9, 0.3],
     "relevant": [1, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1],
     "cohort": [(0, 1)] * 7 + [(1, 0)] * 4,
@@ -238,10 +281,14 @@ def test_composite_ids_of_integers(make_frame: FrameMaker) -> None:
     assert per_query["map"].tolist() == pytest.approx([5 / 12, 1, 1 / 3], rel=1e-12)
 
     segments = as_pandas(frame.rank_eval.evaluate(["mrr", "map"], by="cohort"))
-    got = {_tuple(c): (m, a) for c, m, a in
-           zip(segments["cohort"], segments["mrr"], segments["map"], strict=True)}
-    assert got == {(0, 1): pytest.approx((2 / 3, 17 / 24), rel=1e-12),
-                   (1, 0): pytest.approx((1 / 3, 1 / 3), rel=1e-12)}
+    got = {
+        _tuple(c): (m, a)
+        for c, m, a in zip(segments["cohort"], segments["mrr"], segments["map"], strict=True)
+    }
+    assert got == {
+        (0, 1): pytest.approx((2 / 3, 17 / 24), rel=1e-12),
+        (1, 0): pytest.approx((1 / 3, 1 / 3), rel=1e-12),
+    }
     assert [_tuple(c) for c in segments["cohort"]] == [(0, 1), (1, 0)]
 
     ranked = as_pandas(frame.rank_eval.rank())
@@ -277,12 +324,16 @@ def test_composite_ids_of_floats_bools_and_tuples(
 @pytest.mark.parametrize("column", ["score", "item", "theme"])
 @pytest.mark.parametrize("kind", ["pandas", "pandas-pyarrow"])  # polars: names are unique
 def test_a_duplicated_column_name_is_an_error(kind: str, column: str) -> None:
-    frame = FrameMaker(kind)(pd.DataFrame(
-        [["q", "a", 1.0, 1, "x", "y"]],
-        columns=["query", "item", "score", "relevant", "theme", column]))
+    frame = FrameMaker(kind)(
+        pd.DataFrame(
+            [["q", "a", 1.0, 1, "x", "y"]],
+            columns=["query", "item", "score", "relevant", "theme", column],
+        )
+    )
     role = "by" if column == "theme" else column
-    with pytest.raises(rankframe.InvalidDataError,
-                       match=f"Column name '{column}' \\({role}\\) appears 2 times"):
+    with pytest.raises(
+        rankframe.InvalidDataError, match=f"Column name '{column}' \\({role}\\) appears 2 times"
+    ):
         frame.rank_eval.mrr(by="theme")
 
 
@@ -340,15 +391,19 @@ STRINGS = ["B", "a", "é"]
 INTERVALS = [pd.Interval(0, 3), pd.Interval(1, 2), pd.Interval(1, 3)]
 NUMERIC = {"scores": FLOATS, "grades": [0, 1, 2]}
 # 38 digits: float64 rounds them to one number (written out: Decimal arithmetic keeps 28)
-WIDE_DECIMALS = [Decimal("1" + "0" * 36), Decimal("1" + "0" * 36 + ".1"),
-                 Decimal("1" + "0" * 35 + "1")]
+WIDE_DECIMALS = [
+    Decimal("1" + "0" * 36),
+    Decimal("1" + "0" * 36 + ".1"),
+    Decimal("1" + "0" * 35 + "1"),
+]
 
 DTYPES: dict[tuple[str, str], Dtype] = {
     # pandas: NumPy dtypes
     ("pandas", "int64"): Dtype(_pd("int64"), INTS, BIG, [0, 1, 2]),
     ("pandas", "int32"): Dtype(_pd("int32"), INTS, INTS, [0, 1, 2]),
-    ("pandas", "uint64"): Dtype(_pd("uint64"), [0, 2**63, 2**64 - 1],
-                                [2**64 - 3, 2**64 - 2, 2**64 - 1], [0, 1, 2]),
+    ("pandas", "uint64"): Dtype(
+        _pd("uint64"), [0, 2**63, 2**64 - 1], [2**64 - 3, 2**64 - 2, 2**64 - 1], [0, 1, 2]
+    ),
     ("pandas", "float64"): Dtype(_pd("float64"), FLOATS, **NUMERIC),
     ("pandas", "float32"): Dtype(_pd("float32"), FLOATS, **NUMERIC),
     ("pandas", "bool"): Dtype(_pd("bool"), [False, True], [False, True], [False, True]),
@@ -371,60 +426,79 @@ DTYPES: dict[tuple[str, str], Dtype] = {
     ("pandas", "str"): Dtype(_pd("str"), STRINGS),
     ("pandas", "category"): Dtype(_pd("category"), STRINGS),
     ("pandas", "Int64"): Dtype(_pd("Int64"), INTS, BIG, [0, 1, 2]),
-    ("pandas", "UInt64"): Dtype(_pd("UInt64"), [0, 5, 2**64 - 1],
-                                [2**64 - 3, 2**64 - 2, 2**64 - 1], [0, 1, 2]),
+    ("pandas", "UInt64"): Dtype(
+        _pd("UInt64"), [0, 5, 2**64 - 1], [2**64 - 3, 2**64 - 2, 2**64 - 1], [0, 1, 2]
+    ),
     ("pandas", "Float64"): Dtype(_pd("Float64"), FLOATS, **NUMERIC),
     ("pandas", "boolean"): Dtype(_pd("boolean"), [False, True], [False, True], [False, True]),
     ("pandas", "interval"): Dtype(_pd("interval"), INTERVALS),
     ("pandas", "datetime64[ns, UTC]"): Dtype(
-        _pd("datetime64[ns, UTC]"), [m.replace(tzinfo=datetime.UTC) for m in MOMENTS]),
+        _pd("datetime64[ns, UTC]"), [m.replace(tzinfo=datetime.UTC) for m in MOMENTS]
+    ),
     # pandas: pyarrow dtypes
     ("pandas", "int64[pyarrow]"): Dtype(_pd_arrow(pa.int64()), INTS, BIG, [0, 1, 2]),
-    ("pandas", "uint64[pyarrow]"): Dtype(_pd_arrow(pa.uint64()), [0, 5, 2**64 - 1],
-                                         [2**64 - 3, 2**64 - 2, 2**64 - 1], [0, 1, 2]),
+    ("pandas", "uint64[pyarrow]"): Dtype(
+        _pd_arrow(pa.uint64()), [0, 5, 2**64 - 1], [2**64 - 3, 2**64 - 2, 2**64 - 1], [0, 1, 2]
+    ),
     ("pandas", "double[pyarrow]"): Dtype(_pd_arrow(pa.float64()), FLOATS, **NUMERIC),
-    ("pandas", "bool[pyarrow]"): Dtype(_pd_arrow(pa.bool_()), [False, True], [False, True],
-                                       [False, True]),
+    ("pandas", "bool[pyarrow]"): Dtype(
+        _pd_arrow(pa.bool_()), [False, True], [False, True], [False, True]
+    ),
     ("pandas", "string[pyarrow]"): Dtype(_pd_arrow(pa.string()), STRINGS),
     ("pandas", "large_string[pyarrow]"): Dtype(_pd_arrow(pa.large_string()), STRINGS),
     ("pandas", "dictionary<string>[pyarrow]"): Dtype(_pd_dictionary, STRINGS),
     ("pandas", "dictionary<int64>[pyarrow]"): Dtype(_pd_dictionary, INTS),
     ("pandas", "halffloat[pyarrow]"): Dtype(_pd_half, FLOATS, **NUMERIC),
     ("pandas", "decimal128[pyarrow]"): Dtype(
-        _pd_arrow(pa.decimal128(38, 1)), [Decimal("-0.5"), Decimal(0), Decimal("1e36")],
+        _pd_arrow(pa.decimal128(38, 1)),
+        [Decimal("-0.5"), Decimal(0), Decimal("1e36")],
         WIDE_DECIMALS,
-        [Decimal(0), Decimal(1), Decimal("2.5")]),
+        [Decimal(0), Decimal(1), Decimal("2.5")],
+    ),
     ("pandas", "date32[pyarrow]"): Dtype(_pd_arrow(pa.date32()), DAYS),
     ("pandas", "timestamp[us][pyarrow]"): Dtype(_pd_arrow(pa.timestamp("us")), MOMENTS),
     ("pandas", "binary[pyarrow]"): Dtype(_pd_arrow(pa.binary()), [b"A", b"a", b"ab"]),
-    ("pandas", "list<int64>[pyarrow]"): Dtype(_pd_arrow(pa.list_(pa.int64())),
-                                              [[1, 2], [1, 2, 0], [1, 10]]),
-    ("pandas", "list<string>[pyarrow]"): Dtype(_pd_arrow(pa.list_(pa.string())),
-                                               [["B", "a"], ["a"], ["a", "é"]]),
-    ("pandas", "list<int64> with null[pyarrow]"): Dtype(_pd_arrow(pa.list_(pa.int64())),
-                                                        [[0, None], [1, 2], [1, 3]]),
+    ("pandas", "list<int64>[pyarrow]"): Dtype(
+        _pd_arrow(pa.list_(pa.int64())), [[1, 2], [1, 2, 0], [1, 10]]
+    ),
+    ("pandas", "list<string>[pyarrow]"): Dtype(
+        _pd_arrow(pa.list_(pa.string())), [["B", "a"], ["a"], ["a", "é"]]
+    ),
+    ("pandas", "list<int64> with null[pyarrow]"): Dtype(
+        _pd_arrow(pa.list_(pa.int64())), [[0, None], [1, 2], [1, 3]]
+    ),
     ("pandas", "struct[pyarrow]"): Dtype(
         _pd_arrow(pa.struct([("a", pa.int64()), ("b", pa.string())])),
-        [{"a": 0, "b": "z"}, {"a": 1, "b": "a"}, {"a": 1, "b": "b"}]),
+        [{"a": 0, "b": "z"}, {"a": 1, "b": "a"}, {"a": 1, "b": "b"}],
+    ),
     # polars
-    **{("polars", name): Dtype(_pl(getattr(pl, name)), [-5, 0, 7], [-5, 0, 7], [0, 1, 2])
-       for name in ("Int8", "Int16", "Int32")},
+    **{
+        ("polars", name): Dtype(_pl(getattr(pl, name)), [-5, 0, 7], [-5, 0, 7], [0, 1, 2])
+        for name in ("Int8", "Int16", "Int32")
+    },
     ("polars", "Int64"): Dtype(_pl(pl.Int64), INTS, BIG, [0, 1, 2]),
-    ("polars", "Int128"): Dtype(_pl(pl.Int128, pl.Int128), [-(2**100), 0, 2**100],
-                                [2**100, 2**100 + 1, 2**101], [0, 1, 2]),
-    **{("polars", name): Dtype(_pl(getattr(pl, name)), [0, 5, 7], [0, 5, 7], [0, 1, 2])
-       for name in ("UInt8", "UInt16", "UInt32")},
-    ("polars", "UInt64"): Dtype(_pl(pl.UInt64), [0, 2**63, 2**64 - 1],
-                                [2**64 - 3, 2**64 - 2, 2**64 - 1], [0, 1, 2]),
-    ("polars", "UInt128"): Dtype(_pl(pl.UInt128, pl.UInt128), [0, 2**64, 2**127],
-                                 [2**100, 2**100 + 1, 2**101], [0, 1, 2]),
+    ("polars", "Int128"): Dtype(
+        _pl(pl.Int128, pl.Int128), [-(2**100), 0, 2**100], [2**100, 2**100 + 1, 2**101], [0, 1, 2]
+    ),
+    **{
+        ("polars", name): Dtype(_pl(getattr(pl, name)), [0, 5, 7], [0, 5, 7], [0, 1, 2])
+        for name in ("UInt8", "UInt16", "UInt32")
+    },
+    ("polars", "UInt64"): Dtype(
+        _pl(pl.UInt64), [0, 2**63, 2**64 - 1], [2**64 - 3, 2**64 - 2, 2**64 - 1], [0, 1, 2]
+    ),
+    ("polars", "UInt128"): Dtype(
+        _pl(pl.UInt128, pl.UInt128), [0, 2**64, 2**127], [2**100, 2**100 + 1, 2**101], [0, 1, 2]
+    ),
     ("polars", "Float16"): Dtype(_pl(pl.Float16), FLOATS, **NUMERIC),
     ("polars", "Float32"): Dtype(_pl(pl.Float32), FLOATS, **NUMERIC),
     ("polars", "Float64"): Dtype(_pl(pl.Float64), FLOATS, **NUMERIC),
     ("polars", "Decimal"): Dtype(
-        _pl(pl.Decimal(38, 1)), [Decimal("-0.5"), Decimal(0), Decimal("1e36")],
+        _pl(pl.Decimal(38, 1)),
+        [Decimal("-0.5"), Decimal(0), Decimal("1e36")],
         WIDE_DECIMALS,
-        [Decimal(0), Decimal(1), Decimal("2.5")]),
+        [Decimal(0), Decimal(1), Decimal("2.5")],
+    ),
     ("polars", "Boolean"): Dtype(_pl(pl.Boolean), [False, True], [False, True], [False, True]),
     ("polars", "String"): Dtype(_pl(pl.String), STRINGS),
     ("polars", "Categorical"): Dtype(_pl(pl.Categorical), STRINGS),
@@ -437,13 +511,17 @@ DTYPES: dict[tuple[str, str], Dtype] = {
     ("polars", "Time"): Dtype(_pl(pl.Time), [datetime.time(h) for h in (0, 1, 2)]),
     ("polars", "List"): Dtype(_pl(pl.List(pl.Int64)), [[1], [1, 2], [1, 10]]),
     ("polars", "List(String)"): Dtype(_pl(pl.List(pl.String)), [["B"], ["a"], ["a", "é"]]),
-    ("polars", "List(List(Int64))"): Dtype(_pl(pl.List(pl.List(pl.Int64))),
-                                           [[[0, 9], [1]], [[1], [0]], [[1, 2]]]),
+    ("polars", "List(List(Int64))"): Dtype(
+        _pl(pl.List(pl.List(pl.Int64))), [[[0, 9], [1]], [[1], [0]], [[1, 2]]]
+    ),
     ("polars", "List with null"): Dtype(_pl(pl.List(pl.Int64)), [[0, None], [1], [1, 2]]),
-    ("polars", "Array"): Dtype(_pl(pl.Array(pl.Int64, 2), pl.List(pl.Int64)),
-                               [[0, 5], [1, -1], [1, 2]]),
-    ("polars", "Struct"): Dtype(_pl(pl.Struct({"a": pl.Int64, "b": pl.String})),
-                                [{"a": 0, "b": "z"}, {"a": 1, "b": "a"}, {"a": 1, "b": "b"}]),
+    ("polars", "Array"): Dtype(
+        _pl(pl.Array(pl.Int64, 2), pl.List(pl.Int64)), [[0, 5], [1, -1], [1, 2]]
+    ),
+    ("polars", "Struct"): Dtype(
+        _pl(pl.Struct({"a": pl.Int64, "b": pl.String})),
+        [{"a": 0, "b": "z"}, {"a": 1, "b": "a"}, {"a": 1, "b": "b"}],
+    ),
     ("polars", "Object"): Dtype(_pl_object, [0, 1, 2]),
 }
 
@@ -492,12 +570,19 @@ def _frame(role: str, values: list[Any]) -> tuple[pd.DataFrame, list[Any], list[
         score = at if role == "score" else [6.0, 5, 4, 3, 2, 1]
         grade = [1.0, 0, 2, 0, 1, 1]
         if role == "relevant":  # (a dtype that is not numeric: any grade, the cell an error)
-            grade = [float(v) if isinstance(v, int | float | Decimal) else 0.0
-                     for v in (values[i] for i in at)]
+            grade = [
+                float(v) if isinstance(v, int | float | Decimal) else 0.0
+                for v in (values[i] for i in at)
+            ]
     column = [values[i] for i in at]
-    reference = pd.DataFrame({"query": [f"q{q}" for q in query],
-                              "item": [f"d{i}" for i in item],
-                              "score": [float(s) for s in score], "relevant": grade})
+    reference = pd.DataFrame(
+        {
+            "query": [f"q{q}" for q in query],
+            "item": [f"d{i}" for i in item],
+            "score": [float(s) for s in score],
+            "relevant": grade,
+        }
+    )
     rows = [Row(q, i, s, g) for q, i, s, g in zip(query, item, score, grade, strict=True)]
     return reference, column, rows
 

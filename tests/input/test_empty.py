@@ -19,27 +19,38 @@ if TYPE_CHECKING:
 
     from helpers import FrameMaker
 
-NO_ROWS = pd.DataFrame({
-    "query": pd.Series([], dtype=str), "item": pd.Series([], dtype=str),
-    "score": pd.Series([], dtype="float64"), "relevant": pd.Series([], dtype="int64"),
-    "theme": pd.Series([], dtype=str),
-})
+NO_ROWS = pd.DataFrame(
+    {
+        "query": pd.Series([], dtype=str),
+        "item": pd.Series([], dtype=str),
+        "score": pd.Series([], dtype="float64"),
+        "relevant": pd.Series([], dtype="int64"),
+        "theme": pd.Series([], dtype=str),
+    }
+)
 
 # q1 (theme s, day 1) has no relevant item; q2 (theme t, day 2) ranks its relevant item 2nd
 TWO = {
-    "query": ["q1", "q1", "q2", "q2"], "item": ["x", "y", "x", "y"],
-    "score": [1.0, 2.0, 1.0, 2.0], "relevant": [0, 0, 1, 0],
+    "query": ["q1", "q1", "q2", "q2"],
+    "item": ["x", "y", "x", "y"],
+    "score": [1.0, 2.0, 1.0, 2.0],
+    "relevant": [0, 0, 1, 0],
     "theme": ["s", "s", "t", "t"],
     "at": [datetime.datetime(2024, 1, 1, 9)] * 2 + [datetime.datetime(2024, 1, 2, 9)] * 2,
 }
 
+
 def _calls() -> Any:
-    return pytest.mark.parametrize("call", [
-        lambda ev: ev.mrr(),
-        lambda ev: ev.evaluate(["mrr", "ndcg@2"]),
-        lambda ev: ev.evaluate(["mrr"], by="theme"),
-        lambda ev: ev.per_query(["mrr"]),
-    ], ids=["metric", "evaluate", "evaluate-by", "per_query"])
+    return pytest.mark.parametrize(
+        "call",
+        [
+            lambda ev: ev.mrr(),
+            lambda ev: ev.evaluate(["mrr", "ndcg@2"]),
+            lambda ev: ev.evaluate(["mrr"], by="theme"),
+            lambda ev: ev.per_query(["mrr"]),
+        ],
+        ids=["metric", "evaluate", "evaluate-by", "per_query"],
+    )
 
 
 @_calls()
@@ -84,8 +95,7 @@ def test_a_segment_without_queries_has_no_row(make_frame: FrameMaker) -> None:
     frame = make_frame(TWO)
     # skip leaves q1 out: theme s has no query, so no row; q2's reciprocal rank is 1/2
     table = as_pandas(frame.rank_eval.evaluate(["mrr"], by="theme", empty="skip"))
-    assert table.to_dict("list") == {"theme": ["t"], "mrr(empty=skip)": [0.5],
-                                     "n_queries": [1]}
+    assert table.to_dict("list") == {"theme": ["t"], "mrr(empty=skip)": [0.5], "n_queries": [1]}
     tidy = as_pandas(frame.rank_eval.evaluate(["mrr"], by="theme", empty="skip", tidy=True))
     assert tidy["theme"].tolist() == ["t"]
     # a metric that keeps every query (a count) keeps the segment: it has a query

@@ -33,8 +33,7 @@ def _columns() -> dict[str, pa.Array | pa.ChunkedArray]:
     strings = pa.array(VALUES, type=pa.large_string())
     return {
         "one chunk": strings,
-        "chunks": pa.chunked_array([strings.slice(0, 5), strings.slice(5, 1),
-                                    strings.slice(6)]),
+        "chunks": pa.chunked_array([strings.slice(0, 5), strings.slice(5, 1), strings.slice(6)]),
         "halves cut inside a chunk": pa.chunked_array([strings.slice(0, 4), strings.slice(4)]),
         "string view (polars)": pl.Series(VALUES).to_arrow(compat_level=pl.CompatLevel.newest()),
         "string": pa.array(VALUES, type=pa.string()),
@@ -45,8 +44,7 @@ def _columns() -> dict[str, pa.Array | pa.ChunkedArray]:
 @pytest.mark.parametrize("column", list(_columns()))
 def test_dictionary_codes_match_a_sort_of_the_values(column, threads, monkeypatch) -> None:
     monkeypatch.setattr(rankframe.engine.encoding, "THREAD_VALUES", 2)  # two halves, merged
-    codes, distinct = dictionary_codes(_columns()[column], sort=True, compact=True,
-                                       threads=threads)
+    codes, distinct = dictionary_codes(_columns()[column], sort=True, compact=True, threads=threads)
     expected_codes, expected_distinct = _reference(VALUES)
     assert codes.tolist() == expected_codes
     assert distinct.to_pylist() == expected_distinct
@@ -128,8 +126,9 @@ def test_short_keys_order_as_the_bytes_do() -> None:
     assert (codes.tolist(), distinct.to_pylist()) == _reference(values)
 
 
-@pytest.mark.parametrize("values", [["q1", "abcdefgh", "q1"], ["q1", None, "q2"]],
-                         ids=["an 8-byte id", "a null"])
+@pytest.mark.parametrize(
+    "values", [["q1", "abcdefgh", "q1"], ["q1", None, "q2"]], ids=["an 8-byte id", "a null"]
+)
 def test_longer_ids_or_nulls_have_no_short_keys(values) -> None:
     column = pa.array(values, type=pa.large_string())
     assert short_keys(column) is None
@@ -142,9 +141,24 @@ def test_longer_ids_or_nulls_have_no_short_keys(values) -> None:
 # Ids of 8-15 bytes, alone and mixed with short ones, take the two-word key path: byte 8
 # (the first of the second word), 12 and 13 (the last inline in a string view and the first
 # that is not), 15, NUL bytes, prefixes and multi-byte characters.
-LONGER = ["q0000001", "q0000010", "q000001", "abcdefgh\x00", "abcdefgh", "abcdefghijkl",
-          "abcdefghijklm", "abcdefghijklmno", "abcdefghijklmnn", "q0000001", "é€é€é", "",
-          "a\x00", "abcdefghijklm", "zz", "q0000002"]
+LONGER = [
+    "q0000001",
+    "q0000010",
+    "q000001",
+    "abcdefgh\x00",
+    "abcdefgh",
+    "abcdefghijkl",
+    "abcdefghijklm",
+    "abcdefghijklmno",
+    "abcdefghijklmnn",
+    "q0000001",
+    "é€é€é",
+    "",
+    "a\x00",
+    "abcdefghijklm",
+    "zz",
+    "q0000002",
+]
 
 
 def _longer_columns(values: list[str]) -> dict[str, pa.Array | pa.ChunkedArray]:
@@ -222,11 +236,14 @@ def test_words_that_do_not_fit_one_key_take_the_string_path() -> None:
     assert (codes.tolist(), distinct.to_pylist()) == _reference(values)
 
 
-@pytest.mark.parametrize("values", [["q1", "abcdefghijklmnop", "q1"], ["q1", None, "q2"]],
-                         ids=["a 16-byte id", "a null"])
+@pytest.mark.parametrize(
+    "values", [["q1", "abcdefghijklmnop", "q1"], ["q1", None, "q2"]], ids=["a 16-byte id", "a null"]
+)
 def test_longer_ids_or_nulls_take_the_string_path(values) -> None:
-    for column in (pa.array(values, type=pa.large_string()),
-                   pl.Series(values).to_arrow(compat_level=pl.CompatLevel.newest())):
+    for column in (
+        pa.array(values, type=pa.large_string()),
+        pl.Series(values).to_arrow(compat_level=pl.CompatLevel.newest()),
+    ):
         assert key_words(column) is None
         codes, distinct = dictionary_codes(column, sort=True)
         expected_codes, expected_distinct = _reference(values)
@@ -283,20 +300,27 @@ def test_item_hashes_are_equal_exactly_for_equal_items(values) -> None:
 def _composite_columns() -> dict[str, tuple[pa.Array | pa.ChunkedArray, list[tuple[object, ...]]]]:
     """Composite id columns and their values as Python tuples."""
     rng = np.random.default_rng(25)
-    tuples = [tuple(int(x) for x in rng.integers(-3, 4, size=rng.integers(0, 4)))
-              for _ in range(300)]
+    tuples = [
+        tuple(int(x) for x in rng.integers(-3, 4, size=rng.integers(0, 4))) for _ in range(300)
+    ]
     lists = pa.array([list(t) for t in tuples], type=pa.list_(pa.int64()))
     large = lists.cast(pa.large_list(pa.int64()))
     nested = [((t[0],), t[1:]) if t else ((), ()) for t in tuples]
-    pairs = [(int(a), str(b)) for a, b in zip(rng.integers(0, 3, 50), rng.choice(list("aBé"), 50),
-                                               strict=True)]
+    pairs = [
+        (int(a), str(b))
+        for a, b in zip(rng.integers(0, 3, 50), rng.choice(list("aBé"), 50), strict=True)
+    ]
     return {
         "list": (lists, tuples),
         "large list, chunks": (pa.chunked_array([large.slice(0, 100), large.slice(100)]), tuples),
-        "list of lists": (pa.array([[list(a), list(b)] for a, b in nested]),
-                          [tuple(tuple(p) for p in t) for t in nested]),
-        "fixed-size list": (pa.array([[a, a * 2] for a, _ in pairs], type=pa.list_(pa.int64(), 2)),
-                            [(a, a * 2) for a, _ in pairs]),
+        "list of lists": (
+            pa.array([[list(a), list(b)] for a, b in nested]),
+            [tuple(tuple(p) for p in t) for t in nested],
+        ),
+        "fixed-size list": (
+            pa.array([[a, a * 2] for a, _ in pairs], type=pa.list_(pa.int64(), 2)),
+            [(a, a * 2) for a, _ in pairs],
+        ),
         "struct": (pa.array([{"a": a, "b": b} for a, b in pairs]), pairs),
     }
 
@@ -312,8 +336,10 @@ def test_composite_ids_are_encoded_in_the_order_of_python_tuples(column: str) ->
     codes, dictionary = dictionary_codes(values, sort=True, compact=True)
     assert codes.dtype == np.int32
     assert codes.tolist() == expected
-    assert [rankframe.engine.encoding.as_tuple(v) if not isinstance(v, dict) else tuple(v.values())
-            for v in dictionary.to_pylist()] == distinct
+    assert [
+        rankframe.engine.encoding.as_tuple(v) if not isinstance(v, dict) else tuple(v.values())
+        for v in dictionary.to_pylist()
+    ] == distinct
     codes, _ = labelled_codes(values)
     assert codes.tolist() == expected
     first_hash: dict[tuple[object, ...], int] = {}

@@ -205,11 +205,18 @@ def test_missing_by_column(
 def test_every_missing_column_in_one_error(make_frame: FrameMaker) -> None:
     frame = make_frame(renamed_data())
     bound = {"query": "qid", "item": "movie", "score": "pred", "relevant": "click"}
-    with expect(ColumnNotFoundError, "4 columns not found: ", "'qid' (query",
-                "'movie' (item; did you mean 'movie_id'?)",
-                "'click' (relevant; did you mean 'clicked'?)", "'themes' (by; did you mean "
-                "'theme'?)", "df.rank_eval(", "item='movie_id'", "relevant='clicked'",
-                "by='theme'") as info:
+    with expect(
+        ColumnNotFoundError,
+        "4 columns not found: ",
+        "'qid' (query",
+        "'movie' (item; did you mean 'movie_id'?)",
+        "'click' (relevant; did you mean 'clicked'?)",
+        "'themes' (by; did you mean 'theme'?)",
+        "df.rank_eval(",
+        "item='movie_id'",
+        "relevant='clicked'",
+        "by='theme'",
+    ) as info:
         run(lambda ev: ev.evaluate(["mrr"], by=["themes"]), frame.rank_eval(**bound))
     assert "'pred'" not in str(info.value).split("Columns:")[0]  # 'pred' is there
 
@@ -259,12 +266,24 @@ def test_null_values_name_column_count_and_query(
 @pytest.mark.parametrize(
     ("column", "values", "pandas_fix", "polars_fix"),
     [
-        ("item", ["a", "b", "c", "a", None, "c"], "df.dropna(subset=['item'])",
-         "df.drop_nulls('item')"),
-        ("relevant", [1, 0, 1, 0, None, 0], "df.fillna({'relevant': 0})",
-         "df.with_columns(pl.col('relevant').fill_null(0))"),
-        ("score", ["1", "2", "3", "4", "5", "6"], "pd.to_numeric(df['score'])",
-         "df.with_columns(pl.col('score').cast(pl.Float64))"),
+        (
+            "item",
+            ["a", "b", "c", "a", None, "c"],
+            "df.dropna(subset=['item'])",
+            "df.drop_nulls('item')",
+        ),
+        (
+            "relevant",
+            [1, 0, 1, 0, None, 0],
+            "df.fillna({'relevant': 0})",
+            "df.with_columns(pl.col('relevant').fill_null(0))",
+        ),
+        (
+            "score",
+            ["1", "2", "3", "4", "5", "6"],
+            "pd.to_numeric(df['score'])",
+            "df.with_columns(pl.col('score').cast(pl.Float64))",
+        ),
     ],
     ids=["null-item", "null-grade", "text-score"],
 )
@@ -284,18 +303,28 @@ def test_fixes_are_spelled_for_the_users_library(
     ("columns", "fields"),
     [
         # 2 nulls of the grade, the first at row 4 (0-based), whose query is q2
-        ({"relevant": [1, 0, 1, 0, None, None]},
-         {"column": "relevant", "problem": "null", "count": 2, "row": 4, "query": "q2"}),
+        (
+            {"relevant": [1, 0, 1, 0, None, None]},
+            {"column": "relevant", "problem": "null", "count": 2, "row": 4, "query": "q2"},
+        ),
         # a null query: its row, and no query to name
-        ({"query": ["q1", None, "q1", "q2", "q2", "q2"]},
-         {"column": "query", "problem": "null", "count": 1, "row": 1, "query": None}),
-        ({"relevant": [1.0, 0.0, float("inf"), 0.0, 2.0, 0.0]},
-         {"column": "relevant", "problem": "infinite", "count": None, "row": 2}),
-        ({"score": ["1", "2", "3", "4", "5", "6"]},
-         {"column": "score", "problem": "not_numeric", "count": None}),
+        (
+            {"query": ["q1", None, "q1", "q2", "q2", "q2"]},
+            {"column": "query", "problem": "null", "count": 1, "row": 1, "query": None},
+        ),
+        (
+            {"relevant": [1.0, 0.0, float("inf"), 0.0, 2.0, 0.0]},
+            {"column": "relevant", "problem": "infinite", "count": None, "row": 2},
+        ),
+        (
+            {"score": ["1", "2", "3", "4", "5", "6"]},
+            {"column": "score", "problem": "not_numeric", "count": None},
+        ),
         # item 'a' twice in q2
-        ({"item": ["a", "b", "c", "a", "a", "c"]},
-         {"column": "item", "problem": "duplicate", "count": 2, "query": "q2"}),
+        (
+            {"item": ["a", "b", "c", "a", "a", "c"]},
+            {"column": "item", "problem": "duplicate", "count": 2, "query": "q2"},
+        ),
     ],
     ids=["null-grade", "null-query", "infinite-grade", "text-score", "duplicate"],
 )
@@ -322,8 +351,9 @@ def test_a_varying_by_column_error_names_its_column_and_query(make_frame: FrameM
 
 
 def test_null_messages_show_values_as_python_writes_them(make_frame: FrameMaker) -> None:
-    frame = make_frame(frame_data(query=[10, 10, 10, 20, 20, 20],
-                                  item=["a", "b", "c", "a", None, "c"]))
+    frame = make_frame(
+        frame_data(query=[10, 10, 10, 20, 20, 20], item=["a", "b", "c", "a", None, "c"])
+    )
     with expect(InvalidDataError, "(first at row 4, in query 20)") as info:
         run(lambda ev: ev.mrr(), frame.rank_eval)
     assert "np." not in str(info.value)
@@ -436,8 +466,10 @@ def test_infinite_grade_names_the_column(make_frame: FrameMaker, call: Call) -> 
             ("Item 10 appears 2 times in query 7",),
         ),
         (  # composite ids: tuples (pandas) or list columns, shown as tuples on every kind
-            {"query": [(1, 2)] * 3 + [(1, 10)] * 3,
-             "item": [(5, 5), (5, 6), (4,), (5, 5), (5, 6), (5, 5)]},
+            {
+                "query": [(1, 2)] * 3 + [(1, 10)] * 3,
+                "item": [(5, 5), (5, 6), (4,), (5, 5), (5, 6), (5, 5)],
+            },
             ("Item (5, 5) appears 2 times in query (1, 10)",),
         ),
     ],
@@ -459,10 +491,19 @@ def test_duplicate_item_names_item_count_and_query(
 
 def _null_element_error(make_frame: FrameMaker, column: str) -> Any:
     """``expect`` the error for composite ids with a null element in ``column``."""
-    fix = ("df.with_columns(pl.col" if make_frame.kind.startswith("polars")
-           else f"df[{column!r}] = df[{column!r}].astype(str)")
-    return expect(InvalidDataError, f"Column {column!r}", "composite ids",
-                  "null or NaN element", "Fill the nulls", fix)
+    fix = (
+        "df.with_columns(pl.col"
+        if make_frame.kind.startswith("polars")
+        else f"df[{column!r}] = df[{column!r}].astype(str)"
+    )
+    return expect(
+        InvalidDataError,
+        f"Column {column!r}",
+        "composite ids",
+        "null or NaN element",
+        "Fill the nulls",
+        fix,
+    )
 
 
 @pytest.mark.parametrize(
@@ -517,17 +558,19 @@ def test_duplicate_item_in_a_large_frame(
     query = np.repeat(np.arange(n_queries), per_query)
     item = np.tile(np.arange(per_query), n_queries)
     item[-1] = item[-2]  # the last query holds item 118 twice
-    ids = list(range(per_query)) if prefix is None else [f"{prefix}{i}" for i in
-                                                          range(per_query)]
-    call = (_item_metric_call(ids) if metrics == "item-codes"
-            else lambda ev: ev.evaluate(["mrr@10", "ndcg@10"]))
+    ids = list(range(per_query)) if prefix is None else [f"{prefix}{i}" for i in range(per_query)]
+    call = (
+        _item_metric_call(ids)
+        if metrics == "item-codes"
+        else lambda ev: ev.evaluate(["mrr@10", "ndcg@10"])
+    )
     frame = make_frame(
         pd.DataFrame(
             {
                 "query": query,
-                "item": item if prefix is None else pd.array(
-                    [f"{prefix}{i}" for i in item], dtype="str"
-                ),
+                "item": item
+                if prefix is None
+                else pd.array([f"{prefix}{i}" for i in item], dtype="str"),
                 "score": np.linspace(0.0, 1.0, len(query)),
                 "relevant": (item % 7 == 0).astype(np.int64),
             }
@@ -578,8 +621,11 @@ def test_duplicate_check_finds_what_pandas_duplicated_finds(
         repeated = data[data.duplicated(["query", "item"], keep=False)]
         counts = repeated.groupby(["query", "item"]).size().to_dict()
         frame = make_frame(data)
-        call = (_item_metric_call(sorted(set(item))) if hashing == "item-codes"
-                else lambda ev: ev.evaluate(["mrr@10"]))
+        call = (
+            _item_metric_call(sorted(set(item)))
+            if hashing == "item-codes"
+            else lambda ev: ev.evaluate(["mrr@10"])
+        )
         if not counts:
             collect(call(frame.rank_eval))
             continue
@@ -610,12 +656,16 @@ def test_a_duplicate_wins_over_a_failing_item_encoding(
     n_queries, per_query = 2_000, 120
     item = np.tile(np.arange(per_query), n_queries)
     item[-1] = item[-2]  # the last query holds item 118 twice
-    frame = make_frame(pd.DataFrame({
-        "query": np.repeat(np.arange(n_queries), per_query),
-        "item": pd.array([f"d{i}" for i in item], dtype="str"),
-        "score": np.linspace(0.0, 1.0, len(item)),
-        "relevant": (item % 7 == 0).astype(np.int64),
-    }))
+    frame = make_frame(
+        pd.DataFrame(
+            {
+                "query": np.repeat(np.arange(n_queries), per_query),
+                "item": pd.array([f"d{i}" for i in item], dtype="str"),
+                "score": np.linspace(0.0, 1.0, len(item)),
+                "relevant": (item % 7 == 0).astype(np.int64),
+            }
+        )
+    )
     with expect(InvalidDataError, "Item 'd118' appears 2 times in query 1999"):
         run(_item_metric_call([f"d{i}" for i in range(per_query)]), frame.rank_eval)
 
@@ -888,12 +938,14 @@ def test_empty_error_counts_every_part_and_carries_its_facts(make_frame: FrameMa
     ids = [100 + i for i in range(10)] + [20 + i for i in range(10)] + list(range(10))
     empty = {f"q{i}" for i in [*range(100, 107), *range(26, 30), 7, 8, 9]}
     rows = [(f"q{i}", item) for i in ids for item in ("a", "b")]
-    frame = make_frame({
-        "query": [q for q, _ in rows],
-        "item": [item for _, item in rows],
-        "score": [2.0 if item == "a" else 1.0 for _, item in rows],
-        "relevant": [0 if q in empty or item == "b" else 1 for q, item in rows],
-    })
+    frame = make_frame(
+        {
+            "query": [q for q, _ in rows],
+            "item": [item for _, item in rows],
+            "score": [2.0 if item == "a" else 1.0 for _, item in rows],
+            "relevant": [0 if q in empty or item == "b" else 1 for q, item in rows],
+        }
+    )
     assert len(empty) == 14
     # sorted as strings: q100 .. q106, then q26 .. q29, then q7, q8, q9
     first_five = ["q100", "q101", "q102", "q103", "q104"]
@@ -1043,8 +1095,9 @@ def test_nan_grade_of_a_pyarrow_column_is_unjudged_on_request(kind: pa.DataType)
     # A NaN in a pyarrow float grade column is a null grade (the error:
     # test_nan_in_a_float_column_is_reported_like_a_null), so unjudged="nonrelevant" reads
     # it as an unjudged row, as a null. (The fixture's pyarrow kind makes NA, not NaN.)
-    grades = pd.Series(pa.array([1.0, 0.0, 1.0, 0.0, float("nan"), 1.0], type=kind),
-                       dtype=pd.ArrowDtype(kind))
+    grades = pd.Series(
+        pa.array([1.0, 0.0, 1.0, 0.0, float("nan"), 1.0], type=kind), dtype=pd.ArrowDtype(kind)
+    )
     frame = pd.DataFrame(frame_data()).assign(relevant=grades)
     # q1's a (grade 1) ranks first, RR 1; q2 ranks a (grade 0), b (NaN: unjudged, grade 0),
     # c (grade 1): RR 1/3

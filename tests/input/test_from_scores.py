@@ -40,8 +40,9 @@ def test_full_frame_against_numpy_ranks() -> None:
     assert table.loc[0, "acc@1"] == pytest.approx(np.mean(rank <= 1))
     assert table.loc[0, "acc@3"] == pytest.approx(np.mean(rank <= 3))
     assert table.loc[0, "mrr"] == pytest.approx(np.mean(1 / rank))
-    assert table.loc[0, "ndcg@5"] == pytest.approx(np.mean(np.where(
-        rank <= 5, 1 / np.log2(rank + 1), 0.0)))
+    assert table.loc[0, "ndcg@5"] == pytest.approx(
+        np.mean(np.where(rank <= 5, 1 / np.log2(rank + 1), 0.0))
+    )
 
 
 def _cut_metrics(k: int) -> list[str]:
@@ -74,8 +75,13 @@ def test_tie_straddling_the_k_th_place_keeps_the_group() -> None:
     scores = np.array([[1.0, 2.0, 2.0, 2.0, 0.0], [5.0, 4.0, 3.0, 2.0, 1.0]])
     long = rankframe.from_scores(scores, np.array([0, 4]), k=2)
     assert long[["query", "item"]].to_numpy().tolist() == [
-        [0, 0], [0, 1], [0, 2], [0, 3],  # 0 is the truth (null score), 1-3 tie at 2nd place
-        [1, 0], [1, 1], [1, 4],
+        [0, 0],
+        [0, 1],
+        [0, 2],
+        [0, 3],  # 0 is the truth (null score), 1-3 tie at 2nd place
+        [1, 0],
+        [1, 1],
+        [1, 4],
     ]
     assert long["score"].isna().tolist() == [True, False, False, False, False, False, True]
     assert long["relevant"].tolist() == [1, 0, 0, 0, 0, 0, 1]
@@ -87,22 +93,26 @@ def test_tie_straddling_the_k_th_place_keeps_the_group() -> None:
 
 def test_ids_and_string_tie_rule() -> None:
     scores = np.array([[1.0, 1.0, 0.5]])
-    long = rankframe.from_scores(scores, np.array([0]), queries=["u1"],
-                                 items=["apple", "pear", "fig"])
+    long = rankframe.from_scores(
+        scores, np.array([0]), queries=["u1"], items=["apple", "pear", "fig"]
+    )
     assert long["query"].tolist() == ["u1"] * 3
     assert long["item"].tolist() == ["apple", "pear", "fig"]
     # apple and pear tie: trec_eval ranks 'pear' (the larger string) first
     assert long.rank_eval.mrr() == 0.5
-    assert rankframe.from_scores(scores, np.array([0]), k=1,
-                                 items=["apple", "pear", "fig"]).rank_eval.mrr(k=1) == 0.0
+    assert (
+        rankframe.from_scores(
+            scores, np.array([0]), k=1, items=["apple", "pear", "fig"]
+        ).rank_eval.mrr(k=1)
+        == 0.0
+    )
 
 
 def test_dtypes() -> None:
     truth = np.array([1, 0])
     float32 = rankframe.from_scores(np.ones((2, 3), dtype=np.float32), truth, k=1)
     assert float32["score"].dtype == np.float32
-    assert rankframe.from_scores(np.ones((2, 3), np.float16), truth)["score"].dtype == (
-        np.float32)
+    assert rankframe.from_scores(np.ones((2, 3), np.float16), truth)["score"].dtype == (np.float32)
     integers = rankframe.from_scores(np.array([[3, 2, 1], [1, 2, 3]]), truth, k=1)
     assert str(integers["score"].dtype) == "Int64"
     # by row, then column: (0, 0) kept, (0, 1) true; (1, 0) true, (1, 2) kept
@@ -157,27 +167,46 @@ TRUTH = np.array([0, 1, 3])
 
 
 def test_scores_not_2d() -> None:
-    _fails(InvalidDataError, r"scores must be a 2-D array \(one row per query, one column per "
-           r"item\); got shape \(4,\)", np.zeros(4), TRUTH)
+    _fails(
+        InvalidDataError,
+        r"scores must be a 2-D array \(one row per query, one column per "
+        r"item\); got shape \(4,\)",
+        np.zeros(4),
+        TRUTH,
+    )
 
 
 def test_scores_not_numbers() -> None:
-    _fails(InvalidDataError, r"scores must hold numbers \(int or float\); got dtype bool",
-           np.zeros((3, 4), dtype=bool), TRUTH)
+    _fails(
+        InvalidDataError,
+        r"scores must hold numbers \(int or float\); got dtype bool",
+        np.zeros((3, 4), dtype=bool),
+        TRUTH,
+    )
 
 
 @pytest.mark.parametrize("k", [None, 2])
 def test_nan_score(k: int | None) -> None:
     scores = GOOD.copy()
     scores[2, 1] = np.nan
-    _fails(InvalidDataError, r"scores has a NaN in row 2, column 1; from_scores needs a number "
-           r"for every row and column\. Replace the NaN first", scores, TRUTH, k=k)
+    _fails(
+        InvalidDataError,
+        r"scores has a NaN in row 2, column 1; from_scores needs a number "
+        r"for every row and column\. Replace the NaN first",
+        scores,
+        TRUTH,
+        k=k,
+    )
 
 
 def test_truth_not_integers() -> None:
-    _fails(InvalidDataError, r"truth must be a 1-D array of integers \(the true column of "
-           r"each row\) or a 2-D array of grades; got a 1-D array of dtype float64\. Convert",
-           GOOD, TRUTH.astype(float))
+    _fails(
+        InvalidDataError,
+        r"truth must be a 1-D array of integers \(the true column of "
+        r"each row\) or a 2-D array of grades; got a 1-D array of dtype float64\. Convert",
+        GOOD,
+        TRUTH.astype(float),
+    )
 
 
 def test_truth_of_another_length() -> None:
@@ -186,13 +215,23 @@ def test_truth_of_another_length() -> None:
 
 @pytest.mark.parametrize("bad", [4, -100])
 def test_truth_out_of_range(bad: int) -> None:
-    _fails(InvalidDataError, rf"truth has {bad} in row 1, but scores has 4 columns \(0 to 3\); "
-           r"1 rows in all are outside\. Drop those rows first", GOOD, np.array([0, bad, 3]))
+    _fails(
+        InvalidDataError,
+        rf"truth has {bad} in row 1, but scores has 4 columns \(0 to 3\); "
+        r"1 rows in all are outside\. Drop those rows first",
+        GOOD,
+        np.array([0, bad, 3]),
+    )
 
 
 def test_grades_of_another_shape() -> None:
-    _fails(InvalidDataError, r"or a 2-D array of grades of the shape of scores \(3, 4\); got "
-           r"shape \(3, 5\)", GOOD, np.zeros((3, 5)))
+    _fails(
+        InvalidDataError,
+        r"or a 2-D array of grades of the shape of scores \(3, 4\); got "
+        r"shape \(3, 5\)",
+        GOOD,
+        np.zeros((3, 5)),
+    )
 
 
 def test_nan_grade() -> None:
@@ -203,8 +242,14 @@ def test_nan_grade() -> None:
 
 @pytest.mark.parametrize("k", [0, -1, 1.5, True, "5"])
 def test_bad_k(k: Any) -> None:
-    _fails(InvalidOptionError, r"The 'k' parameter of from_scores must be a positive integer "
-           rf"or None\. Got {re_repr(k)} instead\.", GOOD, TRUTH, k=k)
+    _fails(
+        InvalidOptionError,
+        r"The 'k' parameter of from_scores must be a positive integer "
+        rf"or None\. Got {re_repr(k)} instead\.",
+        GOOD,
+        TRUTH,
+        k=k,
+    )
 
 
 def re_repr(value: Any) -> str:
@@ -214,18 +259,35 @@ def re_repr(value: Any) -> str:
 
 
 def test_ids_of_another_count() -> None:
-    _fails(InvalidDataError, r"items has 3 ids but scores has 4 columns; give one id per "
-           r"column", GOOD, TRUTH, items=["a", "b", "c"])
+    _fails(
+        InvalidDataError,
+        r"items has 3 ids but scores has 4 columns; give one id per "
+        r"column",
+        GOOD,
+        TRUTH,
+        items=["a", "b", "c"],
+    )
 
 
 def test_repeated_ids() -> None:
-    _fails(InvalidDataError, r"queries has the id 'u1' 2 times; the ids of the rows must be "
-           r"unique", GOOD, TRUTH, queries=["u1", "u2", "u1"])
+    _fails(
+        InvalidDataError,
+        r"queries has the id 'u1' 2 times; the ids of the rows must be "
+        r"unique",
+        GOOD,
+        TRUTH,
+        queries=["u1", "u2", "u1"],
+    )
 
 
 def test_null_id() -> None:
-    _fails(InvalidDataError, r"items has a null id \(at position 2\)", GOOD, TRUTH,
-           items=["a", "b", None, "d"])
+    _fails(
+        InvalidDataError,
+        r"items has a null id \(at position 2\)",
+        GOOD,
+        TRUTH,
+        items=["a", "b", None, "d"],
+    )
 
 
 def test_unreadable_array() -> None:
@@ -233,9 +295,14 @@ def test_unreadable_array() -> None:
         def __array__(self, *args: Any, **kwargs: Any) -> Any:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad.")
 
-    _fails(InvalidDataError, r"scores cannot be read as a NumPy array \(.*Broken: .Can't call "
-           r"numpy\(\) on Tensor that requires grad\..\)\. Pass a NumPy array or an array on the"
-           r" CPU \(for a torch tensor: tensor\.detach\(\)\.cpu\(\)\)", Broken(), TRUTH)
+    _fails(
+        InvalidDataError,
+        r"scores cannot be read as a NumPy array \(.*Broken: .Can't call "
+        r"numpy\(\) on Tensor that requires grad\..\)\. Pass a NumPy array or an array on the"
+        r" CPU \(for a torch tensor: tensor\.detach\(\)\.cpu\(\)\)",
+        Broken(),
+        TRUTH,
+    )
 
 
 def test_k_beyond_columns_is_the_full_frame() -> None:

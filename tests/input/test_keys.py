@@ -68,9 +68,13 @@ def test_user_as_query_differs_from_the_user_alone(make_frame: FrameMaker) -> No
     # (1, d1): b 0.5 relevant under a 0.9 -> RR 1/2; (1, d2): c 0.7 relevant first -> RR 1;
     # (2, d1): a relevant, alone -> RR 1. Mean 5/6. The user alone as query would merge
     # user 1's days: a 0.9, c 0.7 relevant -> RR 1/2, and mean (1/2 + 1) / 2 = 3/4.
-    data = {"user": [1, 1, 1, 1, 2], "day": ["d1", "d1", "d2", "d2", "d1"],
-            "item": ["a", "b", "c", "d", "a"], "score": [0.9, 0.5, 0.7, 0.2, 0.3],
-            "relevant": [0, 1, 1, 0, 1]}
+    data = {
+        "user": [1, 1, 1, 1, 2],
+        "day": ["d1", "d1", "d2", "d2", "d1"],
+        "item": ["a", "b", "c", "d", "a"],
+        "score": [0.9, 0.5, 0.7, 0.2, 0.3],
+        "relevant": [0, 1, 1, 0, 1],
+    }
     frame = make_frame(data)
     assert as_float(frame.rank_eval(query=["user", "day"]).mrr()) == pytest.approx(5 / 6)
     assert as_float(frame.rank_eval(query="user").mrr()) == pytest.approx(3 / 4)
@@ -89,23 +93,25 @@ def test_composite_query_equals_joined_ids(make_frame: FrameMaker, empty: str) -
     theirs = sorted_rows(one.per_query(metrics, empty=empty), ["key"])
     keys = ["|".join(map(str, row)) for row in mine[["user", "day"]].to_numpy().tolist()]
     assert keys == theirs["key"].tolist()
-    pd.testing.assert_frame_equal(mine.drop(columns=["user", "day"]),
-                                  theirs.drop(columns=["key"]))
+    pd.testing.assert_frame_equal(mine.drop(columns=["user", "day"]), theirs.drop(columns=["key"]))
     by_theme = as_pandas(composite.evaluate(metrics, by="theme", empty=empty))
-    pd.testing.assert_frame_equal(by_theme, as_pandas(one.evaluate(metrics, by="theme",
-                                                                   empty=empty)))
+    pd.testing.assert_frame_equal(
+        by_theme, as_pandas(one.evaluate(metrics, by="theme", empty=empty))
+    )
 
 
 def test_composite_keys_in_comparisons(make_frame: FrameMaker) -> None:
     data = joined(joined(LOG, "key", ["user", "day"]), "item_id", ["shop", "sku"])
     frame = make_frame(data)
-    composite = frame.rank_eval(query=["user", "day"], item=["shop", "sku"],
-                                score=["score", "other"])
+    composite = frame.rank_eval(
+        query=["user", "day"], item=["shop", "sku"], score=["score", "other"]
+    )
     one = frame.rank_eval(query="key", item="item_id", score=["score", "other"])
     shown = ["system", "metric", "mean", "delta", "n_queries", "paired"]
     mine = as_pandas(composite.compare(["mrr", "ndcg@2"], test="t-test"))[shown]
     pd.testing.assert_frame_equal(
-        mine, as_pandas(one.compare(["mrr", "ndcg@2"], test="t-test"))[shown])
+        mine, as_pandas(one.compare(["mrr", "ndcg@2"], test="t-test"))[shown]
+    )
     # the same frame as its own reference: every query paired with itself, delta 0
     single = frame.rank_eval(query=["user", "day"], item=["shop", "sku"])
     reference = frame.table if make_frame.is_arrow else frame
@@ -141,9 +147,11 @@ def test_a_null_in_a_key_column_names_it(make_frame: FrameMaker) -> None:
 
 def test_a_duplicate_item_of_a_composite_key(make_frame: FrameMaker) -> None:
     frame = make_frame(LOG)
-    with pytest.raises(InvalidDataError,
-                       match=r"appears 2 times in query \((1, 'd2'|2, 'd1')\) "
-                             r"\(columns 'sku', 'user', 'day'\)"):
+    with pytest.raises(
+        InvalidDataError,
+        match=r"appears 2 times in query \((1, 'd2'|2, 'd1')\) "
+        r"\(columns 'sku', 'user', 'day'\)",
+    ):
         collect(frame.rank_eval(query=["user", "day"], item="sku").mrr())
 
 
@@ -153,14 +161,18 @@ def test_a_duplicate_item_of_a_composite_key(make_frame: FrameMaker) -> None:
         ([], InvalidOptionError, "query= takes a column name or a list of column names"),
         (["user", 3], InvalidOptionError, "query= takes a column name"),
         (["user", "user"], InvalidOptionError, "query= lists 'user' more than once"),
-        (["user", "dya"], ColumnNotFoundError, "Column 'dya' (query) not found. Did you mean "
-                                               "'day'?"),
+        (
+            ["user", "dya"],
+            ColumnNotFoundError,
+            "Column 'dya' (query) not found. Did you mean 'day'?",
+        ),
         (["user", "sku"], InvalidOptionError, "must be four different columns"),
     ],
     ids=["empty", "not-a-name", "repeated", "missing", "also-the-item"],
 )
-def test_bad_composite_keys(make_frame: FrameMaker, query: list[Any],
-                            error: type[Exception], fragment: str) -> None:
+def test_bad_composite_keys(
+    make_frame: FrameMaker, query: list[Any], error: type[Exception], fragment: str
+) -> None:
     frame = make_frame(LOG)
     with pytest.raises(error, match=re.escape(fragment)):
         collect(frame.rank_eval(query=query, item="sku").mrr())
@@ -179,8 +191,7 @@ def test_by_a_column_of_the_composite_key(make_frame: FrameMaker) -> None:
     frame = make_frame(LOG)
     ev = frame.rank_eval(query=["user", "day"], item=["shop", "sku"])
     table = as_pandas(ev.evaluate(["mrr"], by="day"))
-    assert table.to_dict("list") == {"day": ["d1", "d2"], "mrr": [0.5, 0.5],
-                                     "n_queries": [2, 1]}
+    assert table.to_dict("list") == {"day": ["d1", "d2"], "mrr": [0.5, 0.5], "n_queries": [2, 1]}
     rows = as_pandas(ev.per_query(["mrr"], by="day"))
     assert list(rows.columns) == ["user", "day", "mrr"]  # the key's column once
     with pytest.raises(InvalidOptionError, match="by='user' is the query column"):

@@ -43,8 +43,11 @@ def _null_warnings(record: Any) -> list[str]:
 
 def test_ten_percent_null_scores_warn_with_their_share(make_frame: FrameMaker) -> None:
     ev = make_frame(_tenth_null()).rank_eval
-    with pytest.warns(RankEvalWarning, match=r"^score column 'score' has 100 null scores "
-                      r"\(10\.0% of 1,000 rows\); they count as not retrieved") as record:
+    with pytest.warns(
+        RankEvalWarning,
+        match=r"^score column 'score' has 100 null scores "
+        r"\(10\.0% of 1,000 rows\); they count as not retrieved",
+    ) as record:
         recall = as_float(ev.recall(k=10))
     assert recall == 0.5  # not retrieved, as ever: y counts in R
     assert len(_null_warnings(record)) == 1  # once per call, whatever the parts
@@ -60,8 +63,9 @@ def test_every_method_warns_once(make_frame: FrameMaker) -> None:
         lambda: ev.check(["mrr >= 0.5"], mode="point", min_queries=1),
     ]
     for call in calls:
-        with pytest.warns(RankEvalWarning, match=r"has 4 null scores \(10\.0% of 40 rows\)"
-                          ) as record:
+        with pytest.warns(
+            RankEvalWarning, match=r"has 4 null scores \(10\.0% of 40 rows\)"
+        ) as record:
             collect(call())
         assert len(_null_warnings(record)) == 1
 
@@ -71,21 +75,31 @@ def test_null_in_one_of_two_systems_names_that_system(make_frame: FrameMaker) ->
     data["new"] = data["score"]
     data["old"] = np.where(np.isnan(data["score"]), 0.0, data["score"])  # y scored, last
     ev = make_frame(data).rank_eval(score=["old", "new"])
-    with pytest.warns(RankEvalWarning, match=r"^score column 'new' has 6 null scores "
-                      r"\(10\.0% of 60 rows\)") as record:
+    with pytest.warns(
+        RankEvalWarning,
+        match=r"^score column 'new' has 6 null scores "
+        r"\(10\.0% of 60 rows\)",
+    ) as record:
         table = as_pandas(ev.compare(["recall@10"], baseline="old"))
     assert _null_warnings(record) == [_null_warnings(record)[0]]  # 'old' has none: no word
     # check(): evaluate() and compare() of one frame, one word
     with pytest.warns(RankEvalWarning) as record:
-        collect(ev.check(["recall@10 >= 0.4", "recall@10 drop <= 0.1"], baseline="old",
-                         mode="point", min_queries=1))
+        collect(
+            ev.check(
+                ["recall@10 >= 0.4", "recall@10 drop <= 0.1"],
+                baseline="old",
+                mode="point",
+                min_queries=1,
+            )
+        )
     assert len(_null_warnings(record)) == 1
     recall = dict(zip(table["system"], table["mean"], strict=True))
     assert recall == {"old": 1.0, "new": 0.5}
 
 
-def _computed(make_frame: FrameMaker, call: Callable[[], Any],
-              plans: bool = True) -> Callable[[], Any]:
+def _computed(
+    make_frame: FrameMaker, call: Callable[[], Any], plans: bool = True
+) -> Callable[[], Any]:
     """``call``'s result computed: at once on an eager frame; on a LazyFrame or a Dask frame,
     a call that ``plans`` raises nothing, and the result is computed where it is collected."""
     if not (plans and make_frame.is_deferred):
@@ -94,8 +108,9 @@ def _computed(make_frame: FrameMaker, call: Callable[[], Any],
     return lambda: collect(planned)
 
 
-def _nothing_retrieved(make_frame: FrameMaker, call: Callable[[], Any],
-                       plans: bool = True) -> InvalidDataError:
+def _nothing_retrieved(
+    make_frame: FrameMaker, call: Callable[[], Any], plans: bool = True
+) -> InvalidDataError:
     """The error ``call`` raises, with no warning before it (it is raised before any)."""
     computed = _computed(make_frame, call, plans)
     with warnings.catch_warnings():
@@ -106,8 +121,10 @@ def _nothing_retrieved(make_frame: FrameMaker, call: Callable[[], Any],
     return info.value
 
 
-CAUSE = ("Likely a join that matched no row (keys of another dtype or spelling) or scores that "
-         "failed to compute; ")
+CAUSE = (
+    "Likely a join that matched no row (keys of another dtype or spelling) or scores that "
+    "failed to compute; "
+)
 
 
 def test_a_system_without_a_score_is_an_error(make_frame: FrameMaker) -> None:
@@ -117,13 +134,16 @@ def test_a_system_without_a_score_is_an_error(make_frame: FrameMaker) -> None:
     data = _tenth_null(3)
     data["score"] = np.full(len(data["score"]), np.nan)
     ev = make_frame(data).rank_eval
-    for call in (lambda: ev.recall(k=10), lambda: ev.evaluate(["mrr", "ndcg@10"]),
-                 lambda: ev.per_query(["mrr"])):
+    for call in (
+        lambda: ev.recall(k=10),
+        lambda: ev.evaluate(["mrr", "ndcg@10"]),
+        lambda: ev.per_query(["mrr"]),
+    ):
         error = _nothing_retrieved(make_frame, call)
         assert str(error) == (
             "Score column 'score' has no score at all (all 30 rows are null): the system "
-            "retrieved nothing, and every metric would be 0 for it. " + CAUSE
-            + "check the column.")
+            "retrieved nothing, and every metric would be 0 for it. " + CAUSE + "check the column."
+        )
         assert (error.column, error.count) == ("score", 30)
 
 
@@ -138,14 +158,15 @@ def test_a_second_system_without_a_score_is_named(make_frame: FrameMaker) -> Non
     assert str(error) == (
         "Score column 'new' has no score at all (all 30 rows are null): the system retrieved "
         "nothing, and every metric would be 0 for it. " + CAUSE + "check the column, or "
-        "leave the system out, e.g. df.rank_eval(score='old').")
+        "leave the system out, e.g. df.rank_eval(score='old')."
+    )
     assert (error.column, error.count) == ("new", 30)
     # compare() of it: the same error; check(), whose table is computed by the call on
     # every kind, raises it there
     compare = _nothing_retrieved(make_frame, lambda: ev.compare(["recall@10"], baseline="old"))
     check = _nothing_retrieved(
-        make_frame, lambda: ev.check(["recall@10 >= 0.4"], mode="point", min_queries=1),
-        plans=False)
+        make_frame, lambda: ev.check(["recall@10 >= 0.4"], mode="point", min_queries=1), plans=False
+    )
     assert str(compare) == str(check) == str(error)
 
 
@@ -157,12 +178,13 @@ def test_every_system_without_a_score_is_named_in_one_error(make_frame: FrameMak
     error = _nothing_retrieved(make_frame, lambda: ev.evaluate(["mrr"]))
     assert str(error) == (
         "Score columns 'x' and 'y' have no score at all (all 20 rows of each are null): these "
-        "systems retrieved nothing, and every metric would be 0 for them. " + CAUSE
-        + "check the columns, or leave the systems out, e.g. df.rank_eval(score=['a', 'b']).")
+        "systems retrieved nothing, and every metric would be 0 for them. "
+        + CAUSE
+        + "check the columns, or leave the systems out, e.g. df.rank_eval(score=['a', 'b'])."
+    )
     assert (error.column, error.count) == ("x", 20)
     both = make_frame(data).rank_eval(score=["x", "y"])
-    assert str(_nothing_retrieved(make_frame, lambda: both.mrr())).endswith(
-        "check the columns.")
+    assert str(_nothing_retrieved(make_frame, lambda: both.mrr())).endswith("check the columns.")
 
 
 def test_a_query_that_retrieved_nothing_is_0_and_no_error(make_frame: FrameMaker) -> None:
@@ -181,7 +203,8 @@ def test_a_query_that_retrieved_nothing_is_0_and_no_error(make_frame: FrameMaker
         "retrieved (trec_eval's convention), which lowers recall, NDCG and AP if the system "
         "did score those items. Items outside its ranked list (a top-k list joined with the "
         "judgments) are meant so: silence this with warnings.filterwarnings('ignore', "
-        "'score column', rankframe.RankEvalWarning)."]
+        "'score column', rankframe.RankEvalWarning)."
+    ]
     values = table.set_index("query")
     assert len(values.columns) == len(metrics)
     assert (values.loc[["q001", "q003"]] == 0).all().all()
@@ -222,8 +245,14 @@ def test_the_warning_points_at_the_callers_line(make_frame: FrameMaker) -> None:
 def test_nan_and_null_of_polars_both_count() -> None:
     """A polars float column tells NaN from null: both are "not retrieved", both counted.
     (Polars' own distinction, so a polars frame built as such.)"""
-    frame = pl.DataFrame({"query": ["q"] * 4, "item": list("abcd"),
-                          "score": [0.9, float("nan"), None, 0.1], "relevant": [1, 1, 1, 0]})
+    frame = pl.DataFrame(
+        {
+            "query": ["q"] * 4,
+            "item": list("abcd"),
+            "score": [0.9, float("nan"), None, 0.1],
+            "relevant": [1, 1, 1, 0],
+        }
+    )
     with pytest.warns(RankEvalWarning, match=r"has 2 null scores \(50\.0% of 4 rows\)"):
         recall = frame.rank_eval.recall(k=4)
     assert recall == pytest.approx(1 / 3)
@@ -231,8 +260,9 @@ def test_nan_and_null_of_polars_both_count() -> None:
 
 def test_the_warning_is_a_filterable_user_warning() -> None:
     assert issubclass(rankframe.RankEvalWarning, UserWarning)
-    frame = pl.DataFrame({"query": ["q"] * 2, "item": ["a", "b"], "score": [0.5, None],
-                          "relevant": [1, 1]})
+    frame = pl.DataFrame(
+        {"query": ["q"] * 2, "item": ["a", "b"], "score": [0.5, None], "relevant": [1, 1]}
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         warnings.filterwarnings("ignore", "score column", rankframe.RankEvalWarning)
@@ -245,9 +275,14 @@ def test_the_warning_is_a_filterable_user_warning() -> None:
 
 def test_nan_and_null_of_polars_all_null_is_an_error() -> None:
     """A polars column of NaN and null, nothing else: no score at all, whichever the null."""
-    frame = pl.DataFrame({"query": ["q"] * 4, "item": list("abcd"),
-                          "score": [float("nan"), None, float("nan"), None],
-                          "relevant": [1, 1, 1, 0]})
+    frame = pl.DataFrame(
+        {
+            "query": ["q"] * 4,
+            "item": list("abcd"),
+            "score": [float("nan"), None, float("nan"), None],
+            "relevant": [1, 1, 1, 0],
+        }
+    )
     message = re.escape("Score column 'score' has no score at all (all 4 rows are null)")
     with pytest.raises(InvalidDataError, match=message) as info:
         frame.rank_eval.recall(k=4)
@@ -257,14 +292,25 @@ def test_nan_and_null_of_polars_all_null_is_an_error() -> None:
         planned.collect()
 
 
-@pytest.mark.parametrize(("count", "rows", "shown"), [
-    (1, 100_000, "less than 0.1%"), (99_999, 100_000, "more than 99.9%"), (1, 8, "12.5%"),
-])
+@pytest.mark.parametrize(
+    ("count", "rows", "shown"),
+    [
+        (1, 100_000, "less than 0.1%"),
+        (99_999, 100_000, "more than 99.9%"),
+        (1, 8, "12.5%"),
+    ],
+)
 def test_a_share_is_never_rounded_to_none_or_all(count: int, rows: int, shown: str) -> None:
     query = np.repeat(np.arange(rows // 4), 4)
     score = np.arange(rows, dtype=float)
     score[:count] = np.nan
-    frame = pl.DataFrame({"query": query, "item": np.arange(rows), "score": score,
-                          "relevant": np.ones(rows, dtype=int)})
+    frame = pl.DataFrame(
+        {
+            "query": query,
+            "item": np.arange(rows),
+            "score": score,
+            "relevant": np.ones(rows, dtype=int),
+        }
+    )
     with pytest.warns(RankEvalWarning, match=rf"\({shown} of {rows:,} rows\)"):
         frame.rank_eval.mrr()

@@ -27,8 +27,12 @@ from rankframe import ColumnNotFoundError, InvalidDataError, InvalidOptionError
 
 # One query, ranked a, b, c: a in group x with grade 2, b in y with grade 0, c in y with
 # grade 1. Relevant: a, c.
-EXAMPLE = {"query": ["q"] * 3, "item": ["a", "b", "c"], "score": [3.0, 2.0, 1.0],
-           "relevant": [2, 0, 1]}
+EXAMPLE = {
+    "query": ["q"] * 3,
+    "item": ["a", "b", "c"],
+    "score": [3.0, 2.0, 1.0],
+    "relevant": [2, 0, 1],
+}
 GROUPS = {"a": "x", "b": "y", "c": "y"}
 
 # log: attention 1/log2(2) = 1, 1/log2(3) = 0.6309298, 1/log2(4) = 0.5; total 2.1309298.
@@ -57,25 +61,31 @@ def test_exposure_by_hand(make_frame: FrameMaker) -> None:
     assert got["exposure@3(group=y)"].iloc[0] == pytest.approx(0.5307213, abs=1e-7)
     # rbp, patience 0.5: attention 1, 0.5, 0.25; x: 1 / 1.75 = 0.571429
     rbp = {"browsing": "rbp", "patience": 0.5}
-    assert as_float(run(frame, lambda ev: ev.exposure(3, item_groups=GROUPS, group="x",
-                                                      **rbp))) == pytest.approx(4 / 7)
+    assert as_float(
+        run(frame, lambda ev: ev.exposure(3, item_groups=GROUPS, group="x", **rbp))
+    ) == pytest.approx(4 / 7)
     # cascade, stop 0.5: rank 1 has nothing above (1); ranks 2 and 3 have one relevant item
     # above (a): 0.5 each; total 2; x: 1/2. With stop 1 the user never passes a: x gets 1.
     cascade = {"browsing": "cascade", "stop": 0.5}
-    assert as_float(run(frame, lambda ev: ev.exposure(3, item_groups=GROUPS, group="x",
-                                                      **cascade))) == pytest.approx(0.5)
-    assert as_float(run(frame, lambda ev: ev.exposure(
-        3, item_groups=GROUPS, group="x", browsing="cascade", stop=1.0))) == pytest.approx(1.0)
+    assert as_float(
+        run(frame, lambda ev: ev.exposure(3, item_groups=GROUPS, group="x", **cascade))
+    ) == pytest.approx(0.5)
+    assert as_float(
+        run(
+            frame,
+            lambda ev: ev.exposure(3, item_groups=GROUPS, group="x", browsing="cascade", stop=1.0),
+        )
+    ) == pytest.approx(1.0)
     # cut at k = 1: only a is seen, x takes everything
-    assert as_float(run(frame, lambda ev: ev.exposure(1, item_groups=GROUPS,
-                                                      group="y"))) == 0.0
+    assert as_float(run(frame, lambda ev: ev.exposure(1, item_groups=GROUPS, group="y"))) == 0.0
 
 
 def test_exposure_ratio_and_gap_by_hand(make_frame: FrameMaker) -> None:
     frame = make_frame(EXAMPLE)
     # ratio x: 0.4692787 / (2/3) = 0.7039181; y: 0.5307213 / (1/3) = 1.5921639
-    got = as_pandas(frame.rank_eval.evaluate(["exposure_ratio@3", "exposure_gap@3"],
-                                             item_groups=GROUPS))
+    got = as_pandas(
+        frame.rank_eval.evaluate(["exposure_ratio@3", "exposure_gap@3"], item_groups=GROUPS)
+    )
     assert got["exposure_ratio@3(group=x)"].iloc[0] == pytest.approx(0.7039181, abs=1e-7)
     assert got["exposure_ratio@3(group=y)"].iloc[0] == pytest.approx(1.5921639, abs=1e-7)
     # gap x: 0.4692787 - 0.6666667 = -0.1973880; y: +0.1973880 (the gaps sum to 0)
@@ -83,8 +93,9 @@ def test_exposure_ratio_and_gap_by_hand(make_frame: FrameMaker) -> None:
     assert got["exposure_gap@3(group=y)"].iloc[0] == pytest.approx(0.1973880, abs=1e-7)
     # RBP 0.5, k = 2: attention 1, 0.5: E_x = 2/3 = M_x, ratio 1, gap 0
     rbp = {"browsing": "rbp", "patience": 0.5, "item_groups": GROUPS}
-    assert value(frame, "exposure_ratio@2(browsing=rbp,group=x,patience=0.5)",
-                 **rbp) == pytest.approx(1.0)
+    assert value(
+        frame, "exposure_ratio@2(browsing=rbp,group=x,patience=0.5)", **rbp
+    ) == pytest.approx(1.0)
 
 
 def test_awrf_by_hand(make_frame: FrameMaker) -> None:
@@ -103,8 +114,10 @@ def test_awrf_by_hand(make_frame: FrameMaker) -> None:
     got = as_float(run(frame, lambda ev: ev.awrf(3, item_groups=GROUPS, target={"x": 1.0})))
     assert got == pytest.approx(0.6639091, abs=2e-7)
     # a list whose exposure equals the target: awrf 1 (k = 1, T = x alone)
-    assert as_float(run(frame, lambda ev: ev.awrf(1, item_groups=GROUPS,
-                                                  target={"x": 1, "y": 0}))) == 1.0
+    assert (
+        as_float(run(frame, lambda ev: ev.awrf(1, item_groups=GROUPS, target={"x": 1, "y": 0})))
+        == 1.0
+    )
 
 
 def test_awrf_trec_fair_convention_by_hand(make_frame: FrameMaker) -> None:
@@ -133,8 +146,9 @@ def test_awrf_trec_fair_convention_by_hand(make_frame: FrameMaker) -> None:
     got = as_float(run(frame, lambda ev: ev.awrf(**trec, target={"x": 0.25, "y": 0.75})))
     assert got == pytest.approx(0.9901432, abs=2e-7)
     # each convention alone: the discount alone (bits) and nats alone differ from both
-    bits = as_float(run(frame, lambda ev: ev.awrf(item_groups=GROUPS,
-                                                  discount="log2(max(rank,2))")))
+    bits = as_float(
+        run(frame, lambda ev: ev.awrf(item_groups=GROUPS, discount="log2(max(rank,2))"))
+    )
     assert bits == pytest.approx(1 - 0.0073125 / math.log(2), abs=2e-7)
     # the label names the preset; an explicit option wins over it
     table = as_pandas(frame.rank_eval.evaluate(["awrf"], **trec, jsd_unit="bits"))
@@ -157,8 +171,9 @@ def test_ndkl_by_hand(make_frame: FrameMaker) -> None:
     # a target of (1/2, 1/2): top 1 KL = ln 2 = 0.6931472, top 2 0, top 3 P = (1/3, 2/3):
     # (1/3) ln(2/3) + (2/3) ln(4/3) = -0.1351550 + 0.1917880 = 0.0566330, weight 0.5;
     # (0.6931472 + 0.0283165) / 2.1309298 = 0.3385676
-    got = as_float(run(frame, lambda ev: ev.ndkl(3, item_groups=GROUPS,
-                                                 target={"x": 0.5, "y": 0.5})))
+    got = as_float(
+        run(frame, lambda ev: ev.ndkl(3, item_groups=GROUPS, target={"x": 0.5, "y": 0.5}))
+    )
     assert got == pytest.approx(0.3385676, abs=1e-7)
 
 
@@ -166,11 +181,19 @@ def test_cascade_with_a_last_query_that_retrieves_nothing(make_frame: FrameMaker
     # q1 ranks x (relevant, group g), y (h); q2 retrieves nothing (z is judged, no score).
     # cascade, stop 0.5: x 1, y (1 - 0.5)^1 = 0.5 (one relevant item above); q1: E_g =
     # 1 / 1.5 = 2/3, E_h = 1/3; q2: an empty list, 0 for every group
-    frame = make_frame({"query": ["q1", "q1", "q2"], "item": ["x", "y", "z"],
-                        "score": [2.0, 1.0, None], "relevant": [1, 0, 1]})
-    got = as_pandas(frame.rank_eval.per_query(
-        ["exposure@2"], item_groups={"x": "g", "y": "h", "z": "g"}, browsing="cascade",
-        stop=0.5))
+    frame = make_frame(
+        {
+            "query": ["q1", "q1", "q2"],
+            "item": ["x", "y", "z"],
+            "score": [2.0, 1.0, None],
+            "relevant": [1, 0, 1],
+        }
+    )
+    got = as_pandas(
+        frame.rank_eval.per_query(
+            ["exposure@2"], item_groups={"x": "g", "y": "h", "z": "g"}, browsing="cascade", stop=0.5
+        )
+    )
     suffix = "(browsing=cascade,group={})"  # stop=0.5: the default, not in the label
     assert got["query"].tolist() == ["q1", "q2"]
     assert got[f"exposure@2{suffix.format('g')}"].tolist() == pytest.approx([2 / 3, 0.0])
@@ -182,14 +205,27 @@ def test_cascade_reads_grades_at_or_below_zero(make_frame: FrameMaker) -> None:
     # min_relevance=0: b and c are relevant, a is not: attention a 1, b 1 (nothing relevant
     # above), c 0.5 (b above); total 2.5, x (a, c) 1.5 / 2.5 = 0.6.
     # The default (grade > 0): only c is relevant: 1, 1, 1; x 2/3.
-    frame = make_frame({"query": ["q", "q", "q"], "item": ["a", "b", "c"],
-                        "score": [3.0, 2.0, 1.0], "relevant": [-1, 0, 2]})
+    frame = make_frame(
+        {
+            "query": ["q", "q", "q"],
+            "item": ["a", "b", "c"],
+            "score": [3.0, 2.0, 1.0],
+            "relevant": [-1, 0, 2],
+        }
+    )
     groups = {"a": "x", "b": "y", "c": "x"}
-    at_zero = as_float(run(frame, lambda ev: ev.exposure(
-        3, item_groups=groups, group="x", browsing="cascade", min_relevance=0)))
+    at_zero = as_float(
+        run(
+            frame,
+            lambda ev: ev.exposure(
+                3, item_groups=groups, group="x", browsing="cascade", min_relevance=0
+            ),
+        )
+    )
     assert at_zero == pytest.approx(0.6)
-    default = as_float(run(frame, lambda ev: ev.exposure(
-        3, item_groups=groups, group="x", browsing="cascade")))
+    default = as_float(
+        run(frame, lambda ev: ev.exposure(3, item_groups=groups, group="x", browsing="cascade"))
+    )
     assert default == pytest.approx(2 / 3)
 
 
@@ -197,8 +233,14 @@ def test_ndkl_reads_only_the_retrieved_rows_for_its_target(make_frame: FrameMake
     # EXAMPLE with a row z that is judged but not retrieved (null score): not in the whole
     # list, so it needs no group and leaves the target (1/3, 2/3): ndkl@2 = 0.6963934 as in
     # test_ndkl_by_hand
-    frame = make_frame({"query": ["q"] * 4, "item": ["a", "b", "c", "z"],
-                        "score": [3.0, 2.0, 1.0, None], "relevant": [2, 0, 1, 0]})
+    frame = make_frame(
+        {
+            "query": ["q"] * 4,
+            "item": ["a", "b", "c", "z"],
+            "score": [3.0, 2.0, 1.0, None],
+            "relevant": [2, 0, 1, 0],
+        }
+    )
     got = as_float(run(frame, lambda ev: ev.ndkl(2, item_groups=GROUPS)))
     assert got == pytest.approx(0.6963934, abs=1e-7)
 
@@ -209,9 +251,12 @@ def test_ndkl_of_number_ids_names_an_item_without_a_group(make_frame: FrameMaker
     frame = make_frame({**EXAMPLE, "item": [1, 2, 3]})
     got = as_float(run(frame, lambda ev: ev.ndkl(2, item_groups={1: "x", 2: "y", 3: "y"})))
     assert got == pytest.approx(0.6963934, abs=1e-7)
-    with pytest.raises(InvalidOptionError, match=r"1 item\(s\) of the top-k lists or of the "
-                                                 r"relevant rows have no group in "
-                                                 r"item_groups: 3\."):
+    with pytest.raises(
+        InvalidOptionError,
+        match=r"1 item\(s\) of the top-k lists or of the "
+        r"relevant rows have no group in "
+        r"item_groups: 3\.",
+    ):
         run(frame, lambda ev: ev.ndkl(1, item_groups={1: "x", 2: "y"}))
 
 
@@ -229,21 +274,33 @@ def random_frame(seed: int, n_queries: int = 12) -> pd.DataFrame:
     for q in range(n_queries):
         n = int(rng.integers(1, 8))
         for item in rng.choice(ITEMS, size=n, replace=False):
-            rows.append({"query": f"q{q:02d}", "item": str(item),
-                         "score": None if rng.random() < 0.15 else float(rng.random()),
-                         "other": float(rng.random()),
-                         "relevant": int(rng.choice([0, 0, 1, 2])), "segment": q % 2})
+            rows.append(
+                {
+                    "query": f"q{q:02d}",
+                    "item": str(item),
+                    "score": None if rng.random() < 0.15 else float(rng.random()),
+                    "other": float(rng.random()),
+                    "relevant": int(rng.choice([0, 0, 1, 2])),
+                    "segment": q % 2,
+                }
+            )
     frame = pd.DataFrame(rows)
     frame["score"] = frame["score"].astype(float)
     return frame
 
 
-def brute(rows: pd.DataFrame, score: str, k: int, browsing: str,
-          target: dict[str, float] | None = None) -> dict[str, float]:
+def brute(
+    rows: pd.DataFrame, score: str, k: int, browsing: str, target: dict[str, float] | None = None
+) -> dict[str, float]:
     """One query's values, from the formulas, with Python loops."""
-    ranked = sorted(((s, i, r) for s, i, r in zip(rows[score], rows["item"], rows["relevant"],
-                                                  strict=True) if not pd.isna(s)),
-                    key=lambda t: (-t[0], t[1]))[:k]
+    ranked = sorted(
+        (
+            (s, i, r)
+            for s, i, r in zip(rows[score], rows["item"], rows["relevant"], strict=True)
+            if not pd.isna(s)
+        ),
+        key=lambda t: (-t[0], t[1]),
+    )[:k]
     weights, above = [], 0
     for rank, (_, _, grade) in enumerate(ranked, start=1):
         if browsing == "log":
@@ -251,23 +308,32 @@ def brute(rows: pd.DataFrame, score: str, k: int, browsing: str,
         elif browsing == "rbp":
             weights.append(0.7 ** (rank - 1))
         else:
-            weights.append(0.4 ** above)  # stop = 0.6
+            weights.append(0.4**above)  # stop = 0.6
             above += grade > 0
     total = sum(weights)
-    exposure = {g: sum(w for w, (_, i, _) in zip(weights, ranked, strict=True)
-                       if ITEM_GROUPS[i] == g) / total if total else 0.0 for g in NAMES}
+    exposure = {
+        g: sum(w for w, (_, i, _) in zip(weights, ranked, strict=True) if ITEM_GROUPS[i] == g)
+        / total
+        if total
+        else 0.0
+        for g in NAMES
+    }
     relevant = [(i, r) for i, r in zip(rows["item"], rows["relevant"], strict=True) if r > 0]
     grades = sum(r for _, r in relevant)
-    merit = {g: sum(r for i, r in relevant if ITEM_GROUPS[i] == g) / grades if grades else 0
-             for g in NAMES}
+    merit = {
+        g: sum(r for i, r in relevant if ITEM_GROUPS[i] == g) / grades if grades else 0
+        for g in NAMES
+    }
     out = {}
     for g in NAMES:
         out[f"exposure@{k}(group={g})"] = exposure[g]
         out[f"exposure_gap@{k}(group={g})"] = exposure[g] - merit[g] if grades else 0.0
         ratio = exposure[g] / merit[g] if merit[g] else math.nan
         out[f"exposure_ratio@{k}(group={g})"] = ratio if grades else 0.0
-    shares = target or {g: sum(ITEM_GROUPS[i] == g for i, _ in relevant) / len(relevant)
-                        if relevant else 0.0 for g in NAMES}
+    shares = target or {
+        g: sum(ITEM_GROUPS[i] == g for i, _ in relevant) / len(relevant) if relevant else 0.0
+        for g in NAMES
+    }
     jsd = 0.0
     for g in NAMES:
         p, q = exposure[g], shares.get(g, 0.0)
@@ -277,13 +343,18 @@ def brute(rows: pd.DataFrame, score: str, k: int, browsing: str,
     return out
 
 
-def brute_ndkl(rows: pd.DataFrame, score: str, k: int,
-               groups: dict[str, str] = ITEM_GROUPS) -> float:
+def brute_ndkl(
+    rows: pd.DataFrame, score: str, k: int, groups: dict[str, str] = ITEM_GROUPS
+) -> float:
     """One query's ndkl@k from its formula: T the groups' shares of the whole ranked list
     (every retrieved item, beyond k too), KL(P_i || T) in nats over i <= k, DCG weights."""
-    ranked = [i for _, i in sorted(((s, i) for s, i in zip(rows[score], rows["item"],
-                                                             strict=True) if not pd.isna(s)),
-                                   key=lambda t: (-t[0], t[1]))]
+    ranked = [
+        i
+        for _, i in sorted(
+            ((s, i) for s, i in zip(rows[score], rows["item"], strict=True) if not pd.isna(s)),
+            key=lambda t: (-t[0], t[1]),
+        )
+    ]
     if not ranked:
         return 0.0
     names = sorted(set(groups.values()))
@@ -298,8 +369,11 @@ def brute_ndkl(rows: pd.DataFrame, score: str, k: int,
     return total / z
 
 
-BROWSING_OPTIONS = {"log": {}, "rbp": {"browsing": "rbp", "patience": "0.7"},
-                    "cascade": {"browsing": "cascade", "stop": "0.6"}}
+BROWSING_OPTIONS = {
+    "log": {},
+    "rbp": {"browsing": "rbp", "patience": "0.7"},
+    "cascade": {"browsing": "cascade", "stop": "0.6"},
+}
 
 
 def label(name: str, browsing: str) -> str:
@@ -316,12 +390,17 @@ def label(name: str, browsing: str) -> str:
 @pytest.mark.parametrize(("browsing", "k"), [("log", 3), ("rbp", 5), ("cascade", 4)])
 def test_per_query_against_the_formulas(make_frame: FrameMaker, browsing: str, k: int) -> None:
     data = random_frame(k)
-    options = {"item_groups": ITEM_GROUPS,
-               **{n: v if n == "browsing" else float(v)
-                  for n, v in BROWSING_OPTIONS[browsing].items()}}
-    table = as_pandas(make_frame(data).rank_eval(score=["score", "other"]).per_query(
-        [f"exposure@{k}", f"exposure_ratio@{k}", f"exposure_gap@{k}", f"awrf@{k}"],
-        **options))
+    options = {
+        "item_groups": ITEM_GROUPS,
+        **{n: v if n == "browsing" else float(v) for n, v in BROWSING_OPTIONS[browsing].items()},
+    }
+    table = as_pandas(
+        make_frame(data)
+        .rank_eval(score=["score", "other"])
+        .per_query(
+            [f"exposure@{k}", f"exposure_ratio@{k}", f"exposure_gap@{k}", f"awrf@{k}"], **options
+        )
+    )
     assert len(table) == 2 * data["query"].nunique()
     for row in table.to_dict("records"):
         rows = data[data["query"] == row["query"]]
@@ -333,8 +412,11 @@ def test_per_query_against_the_formulas(make_frame: FrameMaker, browsing: str, k
                 assert got == pytest.approx(expected, abs=1e-12), (row["query"], name)
     # ndkl@k: its target reads the whole list of each system (null scores left out), the
     # items below k too
-    ndkl = as_pandas(make_frame(data).rank_eval(score=["score", "other"]).per_query(
-        [f"ndkl@{k}"], item_groups=ITEM_GROUPS))
+    ndkl = as_pandas(
+        make_frame(data)
+        .rank_eval(score=["score", "other"])
+        .per_query([f"ndkl@{k}"], item_groups=ITEM_GROUPS)
+    )
     for row in ndkl.to_dict("records"):
         rows = data[data["query"] == row["query"]]
         expected = brute_ndkl(rows, row["system"], k)
@@ -348,8 +430,7 @@ def test_groups_of_short_and_long_ids(make_frame: FrameMaker, prefix: str) -> No
     data = random_frame(11)
     renamed = data.assign(item=prefix + data["item"])
     groups = {prefix + item: group for item, group in ITEM_GROUPS.items()}
-    table = as_pandas(make_frame(renamed).rank_eval.per_query(["exposure@3"],
-                                                              item_groups=groups))
+    table = as_pandas(make_frame(renamed).rank_eval.per_query(["exposure@3"], item_groups=groups))
     for row in table.to_dict("records"):
         expected = brute(data[data["query"] == row["query"]], "score", 3, "log")
         for g in NAMES:
@@ -361,26 +442,41 @@ def test_ndkl_of_full_lists_against_the_formula(make_frame: FrameMaker) -> None:
     # every query retrieves 6 items, so every top-4 list is full (each list of the same
     # length: the running counts of each group by the (list x place) table), two systems
     rng = np.random.default_rng(4)
-    rows = [{"query": f"q{q:02d}", "item": str(item), "score": float(rng.random()),
-             "other": float(rng.random()), "relevant": int(rng.integers(0, 3))}
-            for q in range(10) for item in rng.choice(ITEMS, size=6, replace=False)]
+    rows = [
+        {
+            "query": f"q{q:02d}",
+            "item": str(item),
+            "score": float(rng.random()),
+            "other": float(rng.random()),
+            "relevant": int(rng.integers(0, 3)),
+        }
+        for q in range(10)
+        for item in rng.choice(ITEMS, size=6, replace=False)
+    ]
     data = pd.DataFrame(rows)
-    table = as_pandas(make_frame(data).rank_eval(score=["score", "other"]).per_query(
-        ["ndkl@4"], item_groups=ITEM_GROUPS))
+    table = as_pandas(
+        make_frame(data)
+        .rank_eval(score=["score", "other"])
+        .per_query(["ndkl@4"], item_groups=ITEM_GROUPS)
+    )
     assert len(table) == 20
     for row in table.to_dict("records"):
         expected = brute_ndkl(data[data["query"] == row["query"]], row["system"], 4)
         assert row["ndkl@4"] == pytest.approx(expected, abs=1e-12), row["query"]
 
 
-@pytest.mark.parametrize(("n_groups", "longest", "k"), [
-    (3, 7, 5),  # lists of every length below k, the first one empty: one running count
-    (10, 7, 5),  # more groups than the bytes of a 64-bit word: a sort by (list, group)
-    (2, 255, 255),  # a group counted to 255 in its byte, the most it holds
-    (2, 256, 256),  # a list too long for a byte's count: the sort
-])
-def test_ndkl_of_ragged_lists_and_many_groups(make_frame: FrameMaker, n_groups: int,
-                                              longest: int, k: int) -> None:
+@pytest.mark.parametrize(
+    ("n_groups", "longest", "k"),
+    [
+        (3, 7, 5),  # lists of every length below k, the first one empty: one running count
+        (10, 7, 5),  # more groups than the bytes of a 64-bit word: a sort by (list, group)
+        (2, 255, 255),  # a group counted to 255 in its byte, the most it holds
+        (2, 256, 256),  # a list too long for a byte's count: the sort
+    ],
+)
+def test_ndkl_of_ragged_lists_and_many_groups(
+    make_frame: FrameMaker, n_groups: int, longest: int, k: int
+) -> None:
     rng = np.random.default_rng(n_groups + longest)
     # `longest` items of g0, then one item of each other group
     items = [f"i{n:03d}" for n in range(longest + n_groups - 1)]
@@ -389,10 +485,15 @@ def test_ndkl_of_ragged_lists_and_many_groups(make_frame: FrameMaker, n_groups: 
     for q in range(1, 9):  # q01 ranks every item of g0: its count reaches `longest`
         size = longest if q < 3 else int(rng.integers(1, longest + 1))
         chosen = items[:longest] if q == 1 else rng.choice(items, size=size, replace=False)
-        rows += [{"query": f"q{q:02d}", "item": str(item),
-                  "score": None if q > 1 and rng.random() < 0.1 else float(rng.random()),
-                  "relevant": int(rng.integers(0, 3))}
-                 for item in chosen]
+        rows += [
+            {
+                "query": f"q{q:02d}",
+                "item": str(item),
+                "score": None if q > 1 and rng.random() < 0.1 else float(rng.random()),
+                "relevant": int(rng.integers(0, 3)),
+            }
+            for item in chosen
+        ]
     data = pd.DataFrame(rows).astype({"score": float})
     table = as_pandas(make_frame(data).rank_eval.per_query([f"ndkl@{k}"], item_groups=groups))
     assert len(table) == 9
@@ -403,19 +504,22 @@ def test_ndkl_of_ragged_lists_and_many_groups(make_frame: FrameMaker, n_groups: 
 
 def test_segments_are_means_of_the_queries(make_frame: FrameMaker) -> None:
     data = random_frame(7, n_queries=16)
-    got = as_pandas(make_frame(data).rank_eval.evaluate(
-        ["exposure_ratio@3", "awrf@3"], by="segment", item_groups=ITEM_GROUPS,
-        target={"small": 0.5, "mid": 0.25, "large": 0.25}))
+    got = as_pandas(
+        make_frame(data).rank_eval.evaluate(
+            ["exposure_ratio@3", "awrf@3"],
+            by="segment",
+            item_groups=ITEM_GROUPS,
+            target={"small": 0.5, "mid": 0.25, "large": 0.25},
+        )
+    )
     target = {"small": 0.5, "mid": 0.25, "large": 0.25}
     for segment, rows in data.groupby("segment"):
         per_query = [brute(q, "score", 3, "log", target) for _, q in rows.groupby("query")]
         row = got[got["segment"] == segment].iloc[0]
-        assert row["awrf@3"] == pytest.approx(np.mean([v["awrf@3"] for v in per_query]),
-                                              abs=1e-12)
+        assert row["awrf@3"] == pytest.approx(np.mean([v["awrf@3"] for v in per_query]), abs=1e-12)
         for g in NAMES:  # a NaN ratio (the group has no merit) is left out of the mean
             name = f"exposure_ratio@3(group={g})"
-            assert row[name] == pytest.approx(np.nanmean([v[name] for v in per_query]),
-                                              abs=1e-12)
+            assert row[name] == pytest.approx(np.nanmean([v[name] for v in per_query]), abs=1e-12)
 
 
 # -- FairRankTune ------------------------------------------------------------------------------
@@ -437,8 +541,11 @@ def test_fairranktune(make_frame: FrameMaker, seed: int) -> None:
     p = 0.4  # FairRankTune's AWRF: attention 100 (1 - p)^(i - 1) p, RBP with patience 0.6
     frame = make_frame(data)
     log = as_pandas(frame.rank_eval.per_query([f"exposure@{k}"], item_groups=ITEM_GROUPS))
-    rbp = as_pandas(frame.rank_eval.per_query([f"exposure@{k}"], item_groups=ITEM_GROUPS,
-                                              browsing="rbp", patience=1 - p))
+    rbp = as_pandas(
+        frame.rank_eval.per_query(
+            [f"exposure@{k}"], item_groups=ITEM_GROUPS, browsing="rbp", patience=1 - p
+        )
+    )
     for query, rows in data.groupby("query"):
         ranked = rows.sort_values(["score", "item"], ascending=[False, False])["item"][:k]
         ranking = pd.DataFrame({0: list(ranked)})
@@ -449,10 +556,12 @@ def test_fairranktune(make_frame: FrameMaker, seed: int) -> None:
         for g in NAMES:
             column = f"exposure@{k}(group={g})"
             assert log.loc[log["query"] == query, column].iloc[0] == pytest.approx(
-                want[g], abs=1e-12)
+                want[g], abs=1e-12
+            )
             rbp_column = f"exposure@{k}(browsing=rbp,group={g},patience={1 - p!r})"
             assert rbp.loc[rbp["query"] == query, rbp_column].iloc[0] == pytest.approx(
-                want_rbp[g], abs=1e-12)
+                want_rbp[g], abs=1e-12
+            )
 
 
 @pytest.mark.parametrize("seed", [2, 3])
@@ -465,8 +574,7 @@ def test_ndkl_is_fairranktunes(make_frame: FrameMaker, seed: int) -> None:
     for query, rows in data.dropna(subset=["score"]).groupby("query"):
         ranked = rows.sort_values(["score", "item"], ascending=[False, False])["item"]
         want = NDKL(pd.DataFrame({0: list(ranked)}), ITEM_GROUPS)
-        assert table.loc[table["query"] == query, "ndkl"].iloc[0] == pytest.approx(
-            want, abs=1e-5)
+        assert table.loc[table["query"] == query, "ndkl"].iloc[0] == pytest.approx(want, abs=1e-5)
 
 
 # -- intervals, compare, the item groups' forms ------------------------------------------------
@@ -475,19 +583,31 @@ def test_ndkl_is_fairranktunes(make_frame: FrameMaker, seed: int) -> None:
 def test_intervals_and_compare(make_frame: FrameMaker) -> None:
     data = random_frame(3, n_queries=30)
     frame = make_frame(data).rank_eval(score=["score", "other"])
-    table = as_pandas(frame.evaluate(["exposure@3", "awrf@3"], item_groups=ITEM_GROUPS,
-                                     confidence_level=0.9, n_resamples=50, seed=1))
+    table = as_pandas(
+        frame.evaluate(
+            ["exposure@3", "awrf@3"],
+            item_groups=ITEM_GROUPS,
+            confidence_level=0.9,
+            n_resamples=50,
+            seed=1,
+        )
+    )
     for column in ["exposure@3(group=small)", "awrf@3"]:
         assert (table[f"{column}_ci_low"] <= table[column]).all()
         assert (table[column] <= table[f"{column}_ci_high"]).all()
     compared = as_pandas(frame.compare(["exposure@3", "awrf@3"], item_groups=ITEM_GROUPS))
-    assert set(compared["metric"]) == {"exposure(group=large)", "exposure(group=mid)",
-                                       "exposure(group=small)", "awrf"}
+    assert set(compared["metric"]) == {
+        "exposure(group=large)",
+        "exposure(group=mid)",
+        "exposure(group=small)",
+        "awrf",
+    }
     # the paired delta is the difference of the means of the two systems
     means = table.set_index("system")
     row = compared[(compared["metric"] == "awrf") & (compared["system"] == "other")].iloc[0]
-    assert row["delta"] == pytest.approx(means.loc["other", "awrf@3"]
-                                         - means.loc["score", "awrf@3"], abs=1e-12)
+    assert row["delta"] == pytest.approx(
+        means.loc["other", "awrf@3"] - means.loc["score", "awrf@3"], abs=1e-12
+    )
     assert row["ci_low"] <= row["delta"] <= row["ci_high"]
 
 
@@ -508,8 +628,11 @@ def test_every_form_of_item_groups(make_frame: FrameMaker) -> None:
 def test_unknown_group_is_a_bucket(make_frame: FrameMaker) -> None:
     frame = make_frame(EXAMPLE)
     # c has no group: in "other", with attention 0.5 of 2.130930 = 0.234639
-    got = as_pandas(frame.rank_eval.evaluate(["exposure@3"], item_groups={"a": "x", "b": "y"},
-                                             unknown_group="other"))
+    got = as_pandas(
+        frame.rank_eval.evaluate(
+            ["exposure@3"], item_groups={"a": "x", "b": "y"}, unknown_group="other"
+        )
+    )
     assert got["exposure@3(group=other)"].iloc[0] == pytest.approx(0.5 / sum(LOG))
     assert got["exposure@3(group=y)"].iloc[0] == pytest.approx(LOG[1] / sum(LOG))
 
@@ -519,31 +642,46 @@ def test_unknown_group_is_a_bucket(make_frame: FrameMaker) -> None:
 
 def test_bad_input(make_frame: FrameMaker) -> None:
     frame = make_frame(EXAMPLE)
-    with pytest.raises(InvalidOptionError, match=r"1 item\(s\) of the top-k lists or of the "
-                                                 r"relevant rows have no group in "
-                                                 r"item_groups: 'c'.*unknown_group="):
+    with pytest.raises(
+        InvalidOptionError,
+        match=r"1 item\(s\) of the top-k lists or of the "
+        r"relevant rows have no group in "
+        r"item_groups: 'c'.*unknown_group=",
+    ):
         run(frame, lambda ev: ev.evaluate(["exposure@3"], item_groups={"a": "x", "b": "y"}))
     # ndkl@1 reads the whole list for its target: c, ranked 3rd, needs a group too
-    with pytest.raises(InvalidOptionError, match=r"1 item\(s\) of the top-k lists or of the "
-                                                 r"relevant rows have no group in "
-                                                 r"item_groups: 'c'"):
+    with pytest.raises(
+        InvalidOptionError,
+        match=r"1 item\(s\) of the top-k lists or of the "
+        r"relevant rows have no group in "
+        r"item_groups: 'c'",
+    ):
         run(frame, lambda ev: ev.ndkl(1, item_groups={"a": "x", "b": "y"}))
     with pytest.raises(InvalidOptionError, match=r"exposure@3 needs the 'item_groups' option"):
         run(frame, lambda ev: ev.evaluate(["exposure@3"]))
     with pytest.raises(InvalidOptionError, match=r"shares sum to 0.9, not 1"):
         run(frame, lambda ev: ev.awrf(3, item_groups=GROUPS, target={"x": 0.5, "y": 0.4}))
-    with pytest.raises(InvalidOptionError, match=r"names the group 'z', which has no item in "
-                                                 r"item_groups \(an empty group"):
+    with pytest.raises(
+        InvalidOptionError,
+        match=r"names the group 'z', which has no item in "
+        r"item_groups \(an empty group",
+    ):
         run(frame, lambda ev: ev.awrf(3, item_groups=GROUPS, target={"x": 0.5, "z": 0.5}))
     with pytest.raises(InvalidOptionError, match=r"gives item 'b' a null group"):
         run(frame, lambda ev: ev.awrf(3, item_groups={**GROUPS, "b": None}))
     with pytest.raises(InvalidOptionError, match=r"group='z' is not a group of item_groups"):
         run(frame, lambda ev: ev.exposure(3, item_groups=GROUPS, group="z"))
-    with pytest.raises(InvalidOptionError, match=r"exposure has a value per group "
-                                                 r"\('exposure@3\(group=x\)'"):
+    with pytest.raises(
+        InvalidOptionError,
+        match=r"exposure has a value per group "
+        r"\('exposure@3\(group=x\)'",
+    ):
         run(frame, lambda ev: ev.exposure(3, item_groups=GROUPS))
-    with pytest.raises(InvalidOptionError, match=r"'patience' option must be a number with "
-                                                 r"0 < value < 1"):
+    with pytest.raises(
+        InvalidOptionError,
+        match=r"'patience' option must be a number with "
+        r"0 < value < 1",
+    ):
         run(frame, lambda ev: ev.exposure(3, item_groups=GROUPS, group="x", patience=1.0))
     with pytest.raises(InvalidOptionError, match=r"'browsing' option must be one of"):
         run(frame, lambda ev: ev.exposure(3, item_groups=GROUPS, group="x", browsing="dcg"))
@@ -551,31 +689,42 @@ def test_bad_input(make_frame: FrameMaker) -> None:
 
 def test_long_tables_have_a_group_column(make_frame: FrameMaker) -> None:
     frame = make_frame({**EXAMPLE, "other": [1.0, 3.0, 2.0]})  # ranks b, c, a
-    tidy = as_pandas(frame.rank_eval.evaluate(["exposure@3", "mrr"], item_groups=GROUPS,
-                                              tidy=True))
+    tidy = as_pandas(frame.rank_eval.evaluate(["exposure@3", "mrr"], item_groups=GROUPS, tidy=True))
     assert list(tidy.columns) == ["system", "metric", "k", "group", "value", "n_queries"]
-    rows = {(r["metric"], r["group"] if isinstance(r["group"], str) else None): r["value"]
-            for r in tidy.to_dict("records")}
-    assert rows == {("exposure(group=x)", "x"): pytest.approx(E_X),
-                    ("exposure(group=y)", "y"): pytest.approx(E_Y), ("mrr", None): 1.0}
+    rows = {
+        (r["metric"], r["group"] if isinstance(r["group"], str) else None): r["value"]
+        for r in tidy.to_dict("records")
+    }
+    assert rows == {
+        ("exposure(group=x)", "x"): pytest.approx(E_X),
+        ("exposure(group=y)", "y"): pytest.approx(E_Y),
+        ("mrr", None): 1.0,
+    }
     # "other" puts a (x) at rank 3: 0.5 / 2.1309298 = 0.2346394, a delta of -0.2346394
-    compared = as_pandas(frame.rank_eval(score=["score", "other"]).compare(
-        ["exposure@3"], item_groups=GROUPS))
+    compared = as_pandas(
+        frame.rank_eval(score=["score", "other"]).compare(["exposure@3"], item_groups=GROUPS)
+    )
     assert list(compared.columns[:5]) == ["system", "metric", "k", "group", "mean"]
     row = compared[(compared["system"] == "other") & (compared["group"] == "x")].iloc[0]
     assert row["delta"] == pytest.approx(0.5 / sum(LOG) - E_X)
 
 
-@pytest.mark.parametrize(("option", "metric", "value"), [
-    ("popularity", "arp@2", "its count"), ("item_groups", "exposure@2", "its group")])
-def test_a_polars_mapping_of_three_columns_is_named(make_frame: FrameMaker, option: str,
-                                                    metric: str, value: str) -> None:
-    frame = make_frame({"query": [1, 1], "item": ["a", "b"], "score": [0.9, 0.1],
-                        "relevant": [1, 0]})
+@pytest.mark.parametrize(
+    ("option", "metric", "value"),
+    [("popularity", "arp@2", "its count"), ("item_groups", "exposure@2", "its group")],
+)
+def test_a_polars_mapping_of_three_columns_is_named(
+    make_frame: FrameMaker, option: str, metric: str, value: str
+) -> None:
+    frame = make_frame(
+        {"query": [1, 1], "item": ["a", "b"], "score": [0.9, 0.1], "relevant": [1, 0]}
+    )
     mapping = pl.DataFrame({"item": ["a", "b"], "v": [1, 2], "w": [1, 2]})
-    with pytest.raises(InvalidOptionError,
-                       match=f"'{option}' option, as a polars DataFrame, must have two "
-                             f"columns: the item, then {value}. Got 3 columns"):
+    with pytest.raises(
+        InvalidOptionError,
+        match=f"'{option}' option, as a polars DataFrame, must have two "
+        f"columns: the item, then {value}. Got 3 columns",
+    ):
         collect(frame.rank_eval.evaluate([metric], **{option: mapping}))
 
 
@@ -587,16 +736,22 @@ def test_expected_exposure_by_hand(make_frame: FrameMaker) -> None:
     2020; the components as TREC Fair Ranking 2021's script computes them)."""
     # q1 ranks a (grade 2), b (0), c (1); q2 ranks d (1), e (1), f (0), and g (grade 2) is
     # relevant but not retrieved.
-    frame = make_frame({"query": ["q1"] * 3 + ["q2"] * 4,
-                        "item": ["a", "b", "c", "d", "e", "f", "g"],
-                        "score": [3.0, 2.0, 1.0, 3.0, 2.0, 1.0, None],
-                        "relevant": [2, 0, 1, 1, 1, 0, 2]})
+    frame = make_frame(
+        {
+            "query": ["q1"] * 3 + ["q2"] * 4,
+            "item": ["a", "b", "c", "d", "e", "f", "g"],
+            "score": [3.0, 2.0, 1.0, 3.0, 2.0, 1.0, None],
+            "relevant": [2, 0, 1, 1, 1, 0, 2],
+        }
+    )
     rbp = {"browsing": "rbp", "patience": 0.5}
-    got = as_pandas(frame.rank_eval.per_query(
-        ["expected_exposure", "ee_disparity", "ee_relevance"], **rbp))
+    got = as_pandas(
+        frame.rank_eval.per_query(["expected_exposure", "ee_disparity", "ee_relevance"], **rbp)
+    )
     suffix = "(browsing=rbp,patience=0.5)"
-    loss, disparity, relevance = (got[f"{m}{suffix}"].tolist() for m in
-                                  ("expected_exposure", "ee_disparity", "ee_relevance"))
+    loss, disparity, relevance = (
+        got[f"{m}{suffix}"].tolist() for m in ("expected_exposure", "ee_disparity", "ee_relevance")
+    )
     # RBP, patience 1/2: ε = 1, 1/2, 1/4 down each ranking.
     # q1: target a (grade 2, b = 0, m = 1): A(1) - A(0) = 1; c (grade 1, b = 1, m = 1):
     #   A(2) - A(1) = 1/2; b: 0.
@@ -619,54 +774,62 @@ def test_expected_exposure_by_hand(make_frame: FrameMaker) -> None:
     #   = 0.5145011;
     #   EE-L = (1 - 0.3154649)^2 (d) + (0.6309298 - 0.3154649)^2 (e) + 0 (f) + (0 - 1)^2 (g)
     #        = 0.4685883 + 0.0995181 + 1 = 1.5681064
-    got = as_pandas(frame.rank_eval.per_query(
-        ["expected_exposure@2", "ee_disparity@2", "ee_relevance@2"]))
+    got = as_pandas(
+        frame.rank_eval.per_query(["expected_exposure@2", "ee_disparity@2", "ee_relevance@2"])
+    )
     assert got["ee_disparity@2"].tolist() == pytest.approx([1.3980724] * 2, abs=1e-7)
     assert got["ee_relevance@2"].tolist() == pytest.approx([1.0, 0.5145011], abs=1e-7)
-    assert got["expected_exposure@2"].tolist() == pytest.approx([0.7961447, 1.5681064],
-                                                                abs=1e-7)
+    assert got["expected_exposure@2"].tolist() == pytest.approx([0.7961447, 1.5681064], abs=1e-7)
 
 
 def test_expected_exposure_under_min_relevance(make_frame: FrameMaker) -> None:
     """The frame of test_expected_exposure_by_hand with min_relevance=2: only grade 2 is
     relevant, so only a (q1) and g (q2) have a target exposure."""
-    frame = make_frame({"query": ["q1"] * 3 + ["q2"] * 4,
-                        "item": ["a", "b", "c", "d", "e", "f", "g"],
-                        "score": [3.0, 2.0, 1.0, 3.0, 2.0, 1.0, None],
-                        "relevant": [2, 0, 1, 1, 1, 0, 2]})
+    frame = make_frame(
+        {
+            "query": ["q1"] * 3 + ["q2"] * 4,
+            "item": ["a", "b", "c", "d", "e", "f", "g"],
+            "score": [3.0, 2.0, 1.0, 3.0, 2.0, 1.0, None],
+            "relevant": [2, 0, 1, 1, 1, 0, 2],
+        }
+    )
     options = {"browsing": "rbp", "patience": 0.5, "min_relevance": 2}
-    got = as_pandas(frame.rank_eval.per_query(
-        ["expected_exposure", "ee_disparity", "ee_relevance"], **options))
+    got = as_pandas(
+        frame.rank_eval.per_query(["expected_exposure", "ee_disparity", "ee_relevance"], **options)
+    )
     suffix = "(browsing=rbp,min_relevance=2,patience=0.5)"
     # ε = 1, 1/2, 1/4 down each ranking; targets: a 1 (q1), g 1 (q2), the others 0.
     # q1: EE-D = 1.3125, EE-R = 1 * 1 = 1, EE-L = 0 + 1/4 + 1/16 = 0.3125
     # q2: EE-D = 1.3125, EE-R = 0, EE-L = 1 + 1/4 + 1/16 + (0 - 1)^2 = 2.3125
     assert got[f"ee_disparity{suffix}"].tolist() == pytest.approx([1.3125] * 2, abs=1e-12)
     assert got[f"ee_relevance{suffix}"].tolist() == pytest.approx([1.0, 0.0], abs=1e-12)
-    assert got[f"expected_exposure{suffix}"].tolist() == pytest.approx([0.3125, 2.3125],
-                                                                       abs=1e-12)
+    assert got[f"expected_exposure{suffix}"].tolist() == pytest.approx([0.3125, 2.3125], abs=1e-12)
 
 
-def test_expected_exposure_under_min_relevance_every_row_ranked(
-        make_frame: FrameMaker) -> None:
+def test_expected_exposure_under_min_relevance_every_row_ranked(make_frame: FrameMaker) -> None:
     """As above, with g ranked too (last in q2): every row is retrieved, so the relevant
     rows come from the ranking's positively graded rows, filtered by min_relevance."""
-    frame = make_frame({"query": ["q1"] * 3 + ["q2"] * 4,
-                        "item": ["a", "b", "c", "d", "e", "f", "g"],
-                        "score": [3.0, 2.0, 1.0, 3.0, 2.0, 1.0, 0.5],
-                        "relevant": [2, 0, 1, 1, 1, 0, 2]})
+    frame = make_frame(
+        {
+            "query": ["q1"] * 3 + ["q2"] * 4,
+            "item": ["a", "b", "c", "d", "e", "f", "g"],
+            "score": [3.0, 2.0, 1.0, 3.0, 2.0, 1.0, 0.5],
+            "relevant": [2, 0, 1, 1, 1, 0, 2],
+        }
+    )
     options = {"browsing": "rbp", "patience": 0.5, "min_relevance": 2}
-    got = as_pandas(frame.rank_eval.per_query(
-        ["expected_exposure", "ee_disparity", "ee_relevance"], **options))
+    got = as_pandas(
+        frame.rank_eval.per_query(["expected_exposure", "ee_disparity", "ee_relevance"], **options)
+    )
     suffix = "(browsing=rbp,min_relevance=2,patience=0.5)"
     # q1 as above; q2 ranks d, e, f, g: ε = 1, 1/2, 1/4, 1/8, only g has a target (1):
     # EE-D = 1 + 1/4 + 1/16 + 1/64 = 1.328125, EE-R = 1/8,
     # EE-L = 1 + 1/4 + 1/16 + (1/8 - 1)^2 = 1.3125 + 0.765625 = 2.078125
-    assert got[f"ee_disparity{suffix}"].tolist() == pytest.approx([1.3125, 1.328125],
-                                                                  abs=1e-12)
+    assert got[f"ee_disparity{suffix}"].tolist() == pytest.approx([1.3125, 1.328125], abs=1e-12)
     assert got[f"ee_relevance{suffix}"].tolist() == pytest.approx([1.0, 0.125], abs=1e-12)
-    assert got[f"expected_exposure{suffix}"].tolist() == pytest.approx([0.3125, 2.078125],
-                                                                       abs=1e-12)
+    assert got[f"expected_exposure{suffix}"].tolist() == pytest.approx(
+        [0.3125, 2.078125], abs=1e-12
+    )
 
 
 def test_a_large_frame_by_hand(make_frame: FrameMaker) -> None:
@@ -676,24 +839,39 @@ def test_a_large_frame_by_hand(make_frame: FrameMaker) -> None:
     copies = 40_000
     # q1 ranks a (grade 2, group x), b (0, y), c (1, y); q2 ranks d (1, x), e (1, y),
     # f (0, y), and g (2, x) is judged, not retrieved: both lists are x, y, y
-    one = {"query": ["q1"] * 3 + ["q2"] * 4, "item": list("abcdefg"),
-           "score": [3.0, 2.0, 1.0, 3.0, 2.0, 1.0, None], "relevant": [2, 0, 1, 1, 1, 0, 2]}
-    frame = make_frame(pd.DataFrame({
-        "query": [f"{q}-{c}" for c in range(copies) for q in one["query"]],
-        "item": one["item"] * copies, "score": one["score"] * copies,
-        "relevant": one["relevant"] * copies,
-    }))
+    one = {
+        "query": ["q1"] * 3 + ["q2"] * 4,
+        "item": list("abcdefg"),
+        "score": [3.0, 2.0, 1.0, 3.0, 2.0, 1.0, None],
+        "relevant": [2, 0, 1, 1, 1, 0, 2],
+    }
+    frame = make_frame(
+        pd.DataFrame(
+            {
+                "query": [f"{q}-{c}" for c in range(copies) for q in one["query"]],
+                "item": one["item"] * copies,
+                "score": one["score"] * copies,
+                "relevant": one["relevant"] * copies,
+            }
+        )
+    )
     groups = {"a": "x", "b": "y", "c": "y", "d": "x", "e": "y", "f": "y", "g": "x"}
-    got = as_pandas(frame.rank_eval.evaluate(
-        ["exposure@3", "ndkl@3", "expected_exposure@3"], item_groups=groups,
-        browsing="rbp", patience=0.5)).iloc[0]
+    got = as_pandas(
+        frame.rank_eval.evaluate(
+            ["exposure@3", "ndkl@3", "expected_exposure@3"],
+            item_groups=groups,
+            browsing="rbp",
+            patience=0.5,
+        )
+    ).iloc[0]
     # exposure, rbp 1/2: attention 1, 1/2, 1/4, x holds rank 1: 1 / 1.75 (each query)
     assert got["exposure@3(browsing=rbp,group=x,patience=0.5)"] == pytest.approx(1 / 1.75)
     # ndkl: as test_ndkl_by_hand (the target reads the retrieved rows: x, y, y)
     assert got["ndkl@3"] == pytest.approx(0.5329921, abs=1e-7)
     # EE-L: q1 0.3125, q2 1.46875 (test_expected_exposure_by_hand, all within k = 3)
     assert got["expected_exposure@3(browsing=rbp,patience=0.5)"] == pytest.approx(
-        (0.3125 + 1.46875) / 2, abs=1e-12)
+        (0.3125 + 1.46875) / 2, abs=1e-12
+    )
     assert got["n_queries"] == 2 * copies
 
 
@@ -701,8 +879,9 @@ def test_expected_exposure_without_relevant_items(make_frame: FrameMaker) -> Non
     # q ranks a, b, neither relevant: every target is 0, EE-R = 0 and EE-L = EE-D =
     # 1 + (1/2)^2 = 1.25 under RBP with patience 1/2, kept under empty="zero" (EE-L's 0
     # would read as perfect); EE-R follows empty= ("skip": no query left, an error)
-    frame = make_frame({"query": ["q", "q"], "item": ["a", "b"], "score": [2.0, 1.0],
-                        "relevant": [0, 0]})
+    frame = make_frame(
+        {"query": ["q", "q"], "item": ["a", "b"], "score": [2.0, 1.0], "relevant": [0, 0]}
+    )
     rbp = {"browsing": "rbp", "patience": 0.5}
     assert as_float(run(frame, lambda ev: ev.expected_exposure(**rbp))) == 1.25
     assert as_float(run(frame, lambda ev: ev.ee_disparity(**rbp))) == 1.25
@@ -730,12 +909,16 @@ def test_expected_exposure_over_samples_by_hand(make_frame: FrameMaker) -> None:
     """ε_d: the mean over the query's sampled rankings of d's attention in each."""
     frame = make_frame(SAMPLED)
     rbp = {"browsing": "rbp", "patience": 0.5}
-    got = as_pandas(frame.rank_eval(sample="draw").per_query(
-        ["expected_exposure", "ee_disparity", "ee_relevance"], **rbp))
+    got = as_pandas(
+        frame.rank_eval(sample="draw").per_query(
+            ["expected_exposure", "ee_disparity", "ee_relevance"], **rbp
+        )
+    )
     suffix = "(browsing=rbp,patience=0.5)"
     assert got["query"].tolist() == ["q1", "q2"]
-    loss, disparity, relevance = (got[f"{m}{suffix}"].tolist() for m in
-                                  ("expected_exposure", "ee_disparity", "ee_relevance"))
+    loss, disparity, relevance = (
+        got[f"{m}{suffix}"].tolist() for m in ("expected_exposure", "ee_disparity", "ee_relevance")
+    )
     # RBP, patience 1/2: attention 1, 1/2, 1/4 down each sampled ranking.
     # q1: draw 0 ranks a, b, c; draw 1 ranks c, a, b.
     #   ε_a = (1 + 1/2) / 2 = 0.75, ε_b = (1/2 + 1/4) / 2 = 0.375, ε_c = (1/4 + 1) / 2 = 0.625
@@ -771,14 +954,18 @@ def test_sampled_rankings_by_segment_and_compared(make_frame: FrameMaker) -> Non
     # q2: draw 0 ranks e, d; draw 1 d, f, e: ε_d = (1/2 + 1) / 2 = 0.75,
     #   ε_e = (1 + 1/4) / 2 = 0.625, ε_f = 1/4; target d 1:
     #   EE-L = 0.0625 + 0.390625 + 0.0625 = 0.515625
-    data = {**SAMPLED, "other": [-x for x in SAMPLED["score"]],
-            "seg": ["x" if q == "q1" else "y" for q in SAMPLED["query"]]}
+    data = {
+        **SAMPLED,
+        "other": [-x for x in SAMPLED["score"]],
+        "seg": ["x" if q == "q1" else "y" for q in SAMPLED["query"]],
+    }
     frame = make_frame(data)
     rbp = {"browsing": "rbp", "patience": 0.5}
     ev = frame.rank_eval(sample="draw", score=["score", "other"])
     got = as_pandas(ev.evaluate(["ee_l"], by="seg", **rbp)).sort_values(["seg", "system"])
     assert got["expected_exposure(browsing=rbp,patience=0.5)"].tolist() == pytest.approx(
-        [0.96875, 0.21875, 0.515625, 0.765625], abs=1e-12)  # x: other, score; y: ...
+        [0.96875, 0.21875, 0.515625, 0.765625], abs=1e-12
+    )  # x: other, score; y: ...
     assert got["n_queries"].tolist() == [1, 1, 1, 1]
     # the paired delta: (0.96875 + 0.515625) / 2 - (0.21875 + 0.765625) / 2 = 0.25
     compared = as_pandas(ev.compare(["ee_l"], **rbp))
@@ -840,21 +1027,29 @@ def test_docs_sampled_rankings_example() -> None:
     from helpers import doctest_outputs
 
     text = (Path(__file__).parents[2] / "docs" / "fairness.md").read_text()
-    section = text[text.index("### Sampled rankings"):text.index("## TREC Fair Ranking")]
+    section = text[text.index("### Sampled rankings") : text.index("## TREC Fair Ranking")]
     (block,) = doctest_outputs(section)
-    draws = pd.DataFrame({
-        "query": ["q1"] * 6, "draw": [0, 0, 0, 1, 1, 1],
-        "item": ["a", "b", "c", "c", "a", "b"], "score": [3.0, 2.0, 1.0] * 2,
-        "relevant": [2, 0, 1, 1, 2, 0]})
-    for line in ('"query": ["q1"] * 6, "draw": [0, 0, 0, 1, 1, 1],',
-                 '"item": ["a", "b", "c", "c", "a", "b"], "score": [3.0, 2.0, 1.0] * 2,',
-                 '"relevant": [2, 0, 1, 1, 2, 0]})'):
+    draws = pd.DataFrame(
+        {
+            "query": ["q1"] * 6,
+            "draw": [0, 0, 0, 1, 1, 1],
+            "item": ["a", "b", "c", "c", "a", "b"],
+            "score": [3.0, 2.0, 1.0] * 2,
+            "relevant": [2, 0, 1, 1, 2, 0],
+        }
+    )
+    for line in (
+        '"query": ["q1"] * 6, "draw": [0, 0, 0, 1, 1, 1],',
+        '"item": ["a", "b", "c", "c", "a", "b"], "score": [3.0, 2.0, 1.0] * 2,',
+        '"relevant": [2, 0, 1, 1, 2, 0]})',
+    ):
         assert line in section  # the page's frame is this test's
     assert block == [repr(_ee_by_a_plain_loop(draws, 0.5))]
     # and the plain loop agrees with the by-hand example of the tests
     sampled = pd.DataFrame(SAMPLED)
-    for q, want in zip(["q1", "q2"], zip(SAMPLED_L, SAMPLED_D, SAMPLED_R, strict=True),
-                       strict=True):
+    for q, want in zip(
+        ["q1", "q2"], zip(SAMPLED_L, SAMPLED_D, SAMPLED_R, strict=True), strict=True
+    ):
         assert _ee_by_a_plain_loop(sampled[sampled["query"] == q], 0.5) == pytest.approx(want)
 
 
@@ -879,7 +1074,8 @@ def test_sample_data_example_recomputed_by_pandas() -> None:
     gaps = {}
     for system in ("model_a", "model_b"):
         ranked = data[data[system].notna()].sort_values(
-            ["user_id", system, "item_id"], ascending=[True, False, False])
+            ["user_id", system, "item_id"], ascending=[True, False, False]
+        )
         ranked = ranked[ranked.groupby("user_id").cumcount() < 10]
         rank = ranked.groupby("user_id").cumcount().to_numpy() + 1
         ranked = ranked.assign(attention=1 / np.log2(1 + rank))
@@ -891,7 +1087,7 @@ def test_sample_data_example_recomputed_by_pandas() -> None:
         want[system, "exposure_gap(empty=skip,group=head)"] = (float(gap.mean()), len(gap))
         gaps[system] = gap
     text = (Path(__file__).parents[2] / "docs" / "fairness.md").read_text()
-    section = text[text.index("## On the sample data"):text.index("## Gaps between")]
+    section = text[text.index("## On the sample data") : text.index("## Gaps between")]
     (block,) = doctest_outputs(section)
     printed = {}
     for line in block[1:]:
@@ -923,8 +1119,7 @@ def test_only_the_expected_exposure_metrics_take_samples(make_frame: FrameMaker)
     bound = make_frame(SAMPLED).rank_eval(sample="draw")
     taking = {"expected_exposure", "ee_disparity", "ee_relevance"}
     for name, definition in METRICS.items():
-        k = parameters(name, (3,))[-1] if name in RELEVANCE else (
-            3 if definition.takes_k else None)
+        k = parameters(name, (3,))[-1] if name in RELEVANCE else (3 if definition.takes_k else None)
         metric = Metric(name, k)
         if name in taking:
             assert len(as_pandas(bound.evaluate([metric]))) == 1

@@ -107,16 +107,20 @@ def test_default_options_add_nothing() -> None:
 
 def test_inputs_are_not_labelled() -> None:
     # catalog, popularity and item_features are data, as the frame: never in a label
-    assert labels(["arp@3", "coverage@3", "ild@3"], {
-        "popularity": POPULARITY, "catalog": list("abcdef"), "item_features": FEATURES,
-    }) == ["arp@3", "coverage@3", "ild@3"]
+    assert labels(
+        ["arp@3", "coverage@3", "ild@3"],
+        {
+            "popularity": POPULARITY,
+            "catalog": list("abcdef"),
+            "item_features": FEATURES,
+        },
+    ) == ["arp@3", "coverage@3", "ild@3"]
 
 
 def test_options_sorted_and_typed() -> None:
     label = "MAP@10( ties = first , min_relevance=2 , denominator=min_k)"
     metric = parse_metric(label)
-    assert metric.options == (("denominator", "min_k"), ("min_relevance", 2.0),
-                              ("ties", "first"))
+    assert metric.options == (("denominator", "min_k"), ("min_relevance", 2.0), ("ties", "first"))
     assert isinstance(dict(metric.options)["min_relevance"], float)
     assert str(metric) == "map@10(denominator=min_k,min_relevance=2,ties=first)"
     assert str(parse_metric("ndcg@5(discount=log2(max(rank,2)),gain=exponential)")) == (
@@ -126,26 +130,31 @@ def test_options_sorted_and_typed() -> None:
     assert dict(parse_metric("bpref(judged_only=true)").options) == {"judged_only": True}
     # commas inside a label's parentheses do not separate metrics
     assert [str(m) for m in parse_metrics("ndcg@5(discount=log2(max(rank,2))), P.1,2")] == [
-        "ndcg@5(discount=log2(max(rank,2)))", "precision@1", "precision@2",
+        "ndcg@5(discount=log2(max(rank,2)))",
+        "precision@1",
+        "precision@2",
     ]
     # an option's default, written, is no option
     assert parse_metric("ndcg@10(gain=linear,ties=trec)") == parse_metric("ndcg@10")
 
 
-@pytest.mark.parametrize(("label", "message"), [
-    ("mrr@5(beta=2)", "mrr does not take the option 'beta' (it changes f1)"),
-    ("ndcg@10(gian=exponential)", "unknown option 'gian'. Did you mean 'gain'?"),
-    ("ndcg@10(gain=expo)", "The 'gain' option must be one of 'linear', 'exponential'"),
-    ("f1@5(beta=-1)", "The 'beta' option must be a positive finite number"),
-    ("f1@5(beta=x)", "The 'beta' option must be a positive finite number"),
-    ("f1@5(beta)", "'beta' is not an option; write name=value"),
-    ("f1@5(beta=2,beta=3)", "names the option 'beta' twice"),
-    ("f1@5(beta=2", "unbalanced parentheses"),
-    ("f1@5(beta=2)x", "after its options"),
-    ("arp@5(popularity=x)", "an input (data, as the frame itself) that labels do not hold"),
-    ("map@5(convention=lenskt)", "Did you mean 'lenskit'?"),
-    ("ndcg@5(judged_only=yes)", "The 'judged_only' option must be True or False"),
-])
+@pytest.mark.parametrize(
+    ("label", "message"),
+    [
+        ("mrr@5(beta=2)", "mrr does not take the option 'beta' (it changes f1)"),
+        ("ndcg@10(gian=exponential)", "unknown option 'gian'. Did you mean 'gain'?"),
+        ("ndcg@10(gain=expo)", "The 'gain' option must be one of 'linear', 'exponential'"),
+        ("f1@5(beta=-1)", "The 'beta' option must be a positive finite number"),
+        ("f1@5(beta=x)", "The 'beta' option must be a positive finite number"),
+        ("f1@5(beta)", "'beta' is not an option; write name=value"),
+        ("f1@5(beta=2,beta=3)", "names the option 'beta' twice"),
+        ("f1@5(beta=2", "unbalanced parentheses"),
+        ("f1@5(beta=2)x", "after its options"),
+        ("arp@5(popularity=x)", "an input (data, as the frame itself) that labels do not hold"),
+        ("map@5(convention=lenskt)", "Did you mean 'lenskit'?"),
+        ("ndcg@5(judged_only=yes)", "The 'judged_only' option must be True or False"),
+    ],
+)
 def test_bad_labels(label: str, message: str) -> None:
     with pytest.raises(InvalidOptionError, match=_literal(message)) as error:
         parse_metric(label)
@@ -165,8 +174,11 @@ def test_a_preset_is_named_instead_of_its_options() -> None:
     # LensKit's preset sets, among others, ties="first", denominator="min_k",
     # ap_denominator="min_retrieved", empty="nan", empty_list="nan" for map
     got = labels(["map@10", "ndcg@10", "f1@5"], {"convention": "lenskit"})
-    assert got == ["map@10(convention=lenskit)", "ndcg@10(convention=lenskit)",
-                   "f1@5(convention=lenskit)"]
+    assert got == [
+        "map@10(convention=lenskit)",
+        "ndcg@10(convention=lenskit)",
+        "f1@5(convention=lenskit)",
+    ]
     preset = rankframe.settings.conventions.CONVENTIONS["lenskit"].options
     parsed = parse_metric(got[0])
     expected = {n: v for n, v in preset.items() if n in METRICS["map"].label_options()}
@@ -178,9 +190,14 @@ def test_a_preset_is_named_instead_of_its_options() -> None:
     # an option set back to its default is written after the preset, at its default
     overridden = labels(["map@10"], {"convention": "lenskit", "ties": "trec"})[0]
     assert overridden == "map@10(convention=lenskit,ties=trec)"
-    assert parse_metric(overridden) == bind_options(
-        [Metric("map", 10)], Options(**{**preset, "ties": "trec"}), [*preset, "ties"],
-    )[0][0]
+    assert (
+        parse_metric(overridden)
+        == bind_options(
+            [Metric("map", 10)],
+            Options(**{**preset, "ties": "trec"}),
+            [*preset, "ties"],
+        )[0][0]
+    )
     # a preset that changes nothing of a metric adds nothing
     assert labels(["mrr@5"], {"convention": "trec_eval"}) == ["mrr@5"]
     assert labels(["mrr@5"], {"convention": "torchmetrics"}) == ["mrr@5"]
@@ -192,21 +209,59 @@ def test_a_preset_is_named_instead_of_its_options() -> None:
 
 # -- evaluating a label is evaluating the metric with its options ----------------------------
 
-DATA = pd.DataFrame({
-    "query": ["q1"] * 5 + ["q2"] * 5 + ["q3"] * 4 + ["q4"] * 3,
-    "item": ["a", "b", "c", "d", "e"] * 2 + ["a", "b", "c", "d"] + ["a", "b", "c"],
-    # ties within q1 and q3; q2 has a relevant item it did not retrieve (no score)
-    "score": [0.9, 0.5, 0.5, 0.2, 0.1, 0.8, 0.7, 0.6, 0.5, None, 0.4, 0.4, 0.4, 0.1,
-              0.3, 0.2, 0.1],
-    # graded, with negative grades; q4 has no relevant item
-    "relevant": [0, 2, 1, 3, -1, 1, 0, 0, 2, 3, 1, 0, 2, -2, 0, -1, 0],
-    # a judged column: unjudged rows have grade 0
-    "judged": [True, True, True, True, True, True, False, True, True, True, True, False,
-               True, True, True, True, False],
-})
+DATA = pd.DataFrame(
+    {
+        "query": ["q1"] * 5 + ["q2"] * 5 + ["q3"] * 4 + ["q4"] * 3,
+        "item": ["a", "b", "c", "d", "e"] * 2 + ["a", "b", "c", "d"] + ["a", "b", "c"],
+        # ties within q1 and q3; q2 has a relevant item it did not retrieve (no score)
+        "score": [
+            0.9,
+            0.5,
+            0.5,
+            0.2,
+            0.1,
+            0.8,
+            0.7,
+            0.6,
+            0.5,
+            None,
+            0.4,
+            0.4,
+            0.4,
+            0.1,
+            0.3,
+            0.2,
+            0.1,
+        ],
+        # graded, with negative grades; q4 has no relevant item
+        "relevant": [0, 2, 1, 3, -1, 1, 0, 0, 2, 3, 1, 0, 2, -2, 0, -1, 0],
+        # a judged column: unjudged rows have grade 0
+        "judged": [
+            True,
+            True,
+            True,
+            True,
+            True,
+            True,
+            False,
+            True,
+            True,
+            True,
+            True,
+            False,
+            True,
+            True,
+            True,
+            True,
+            False,
+        ],
+    }
+)
 POPULARITY = {"a": 10, "b": 5, "c": 3, "d": 1, "e": 8}
-FEATURES = pd.DataFrame({"f1": [1.0, 0.0, 0.5, 0.2, 0.9], "f2": [0.0, 1.0, 0.5, 0.7, 0.1]},
-                        index=["a", "b", "c", "d", "e"])
+FEATURES = pd.DataFrame(
+    {"f1": [1.0, 0.0, 0.5, 0.2, 0.9], "f2": [0.0, 1.0, 0.5, 0.7, 0.1]},
+    index=["a", "b", "c", "d", "e"],
+)
 # the exposure metrics: a column per group ("small", "large"), each labelled with it
 GROUPS_OF_ITEMS = {"a": "small", "b": "large", "c": "small", "d": "large", "e": "small"}
 INPUTS = {"popularity": POPULARITY, "item_features": FEATURES, "item_groups": GROUPS_OF_ITEMS}
@@ -237,13 +292,13 @@ GROUPS = sorted({(o, v) for name, o, v in CASES if name != "top1_f1"}, key=repr)
 
 
 @pytest.mark.parametrize(("option", "value"), GROUPS, ids=[f"{o}={v}" for o, v in GROUPS])
-def test_a_label_evaluates_as_its_options(make_frame: FrameMaker, option: str,
-                                          value: Any) -> None:
+def test_a_label_evaluates_as_its_options(make_frame: FrameMaker, option: str, value: Any) -> None:
     """Every metric that takes ``option``, evaluated with the keyword and as the labels of
     that call with no keyword: the same columns, the same values (or the same error)."""
     ev = make_frame(DATA).rank_eval
     metrics = [
-        str(Metric(d.name, parameter_of(d))) for d in GROUPED
+        str(Metric(d.name, parameter_of(d)))
+        for d in GROUPED
         if option in d.label_options() and takes(d, option, value)
     ]
     with_keyword = outcome(lambda: ev.evaluate(metrics, **{option: value}, **INPUTS))
@@ -259,20 +314,30 @@ def test_a_label_evaluates_as_its_options(make_frame: FrameMaker, option: str,
         assert value == "error"  # q4 has no relevant item
 
 
-CLASSES = pd.DataFrame({
-    "query": [1, 1, 2, 2, 3, 3], "item": ["x", "y"] * 3,
-    "score": [0.9, 0.1, 0.1, 0.9, 0.2, 0.8], "relevant": [2, 0, 2, 1, 0, 2],
-})
+CLASSES = pd.DataFrame(
+    {
+        "query": [1, 1, 2, 2, 3, 3],
+        "item": ["x", "y"] * 3,
+        "score": [0.9, 0.1, 0.1, 0.9, 0.2, 0.8],
+        "relevant": [2, 0, 2, 1, 0, 2],
+    }
+)
 
 
 # query 2 has two relevant items at the default threshold, one from grade 2
-@pytest.mark.parametrize("options", [
-    {"min_relevance": 2}, {"min_relevance": 2, "class_average": "macro"},
-    {"min_relevance": 2, "class_average": "micro"},
-    {"min_relevance": 2, "ties": "first", "class_average": "micro"},
-], ids=repr)
-def test_top1_f1_label_evaluates_as_its_options(make_frame: FrameMaker,
-                                                options: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"min_relevance": 2},
+        {"min_relevance": 2, "class_average": "macro"},
+        {"min_relevance": 2, "class_average": "micro"},
+        {"min_relevance": 2, "ties": "first", "class_average": "micro"},
+    ],
+    ids=repr,
+)
+def test_top1_f1_label_evaluates_as_its_options(
+    make_frame: FrameMaker, options: dict[str, Any]
+) -> None:
     ev = make_frame(CLASSES).rank_eval
     names = labels(["top1_f1"], options)
     with_keyword = as_pandas(ev.evaluate(["top1_f1"], **options))
@@ -288,14 +353,18 @@ def test_every_output_names_the_options(make_frame: FrameMaker) -> None:
     # (the intervals' columns are named after the label too: tests/metrics/test_beyond.py)
     wide = as_pandas(ev.evaluate(["f1@2", "mrr", "ndcg@3"], beta=2, gain="exponential"))
     assert list(wide.columns) == [
-        "f1@2(beta=2)", "mrr", "ndcg@3(gain=exponential)", "n_queries",
+        "f1@2(beta=2)",
+        "mrr",
+        "ndcg@3(gain=exponential)",
+        "n_queries",
     ]
     tidy = as_pandas(ev.evaluate(["f1@2", "mrr"], beta=2, tidy=True))
     assert tidy["metric"].tolist() == ["f1(beta=2)", "mrr"]
     per_query = as_pandas(ev.per_query(["f1@2", "map"], ties="first"))
     assert list(per_query.columns) == ["query", "f1@2(ties=first)", "map(ties=first)"]
     two = make_frame(DATA.assign(other=DATA["score"][::-1].to_numpy())).rank_eval(
-        score=["score", "other"])
+        score=["score", "other"]
+    )
     compared = as_pandas(two.compare(["f1@2"], beta=0.5))
     assert set(compared["metric"]) == {"f1(beta=0.5)"}
 
@@ -338,12 +407,28 @@ def test_one_value_per_call_of_the_ranking_options(make_frame: FrameMaker) -> No
 def test_cli_writes_and_reads_labels(run: Any, tmp_path: Any) -> None:
     path = tmp_path / "d.csv"
     DATA.drop(columns="judged").to_csv(path, index=False)
-    code, out, _ = run("evaluate", str(path), "-m", "f1@2,ndcg@3(gain=exponential)",
-                       "--beta", "2", "--format", "csv")
+    code, out, _ = run(
+        "evaluate",
+        str(path),
+        "-m",
+        "f1@2,ndcg@3(gain=exponential)",
+        "--beta",
+        "2",
+        "--format",
+        "csv",
+    )
     assert code == 0
     assert out.splitlines()[0] == "f1@2(beta=2),ndcg@3(gain=exponential),n_queries"
-    code, again, _ = run("evaluate", str(path), "-m", "f1@2(beta=2)",
-                         "-m", "ndcg@3(gain=exponential)", "--format", "csv")
+    code, again, _ = run(
+        "evaluate",
+        str(path),
+        "-m",
+        "f1@2(beta=2)",
+        "-m",
+        "ndcg@3(gain=exponential)",
+        "--format",
+        "csv",
+    )
     assert (code, again) == (0, out)
     code, percent, _ = run("evaluate", str(path), "-m", "f1@2", "--beta", "2", "--percent")
     assert code == 0
@@ -355,9 +440,11 @@ def test_cli_writes_and_reads_labels(run: Any, tmp_path: Any) -> None:
 
 def test_average_is_now_class_average(make_frame: FrameMaker) -> None:
     ev = make_frame(CLASSES).rank_eval
-    for call in (lambda: ev.top1_f1(average="micro"),
-                 lambda: ev.evaluate(["top1_f1"], average="micro"),
-                 lambda: ev.per_query(["mrr"], average="micro")):
+    for call in (
+        lambda: ev.top1_f1(average="micro"),
+        lambda: ev.evaluate(["top1_f1"], average="micro"),
+        lambda: ev.per_query(["mrr"], average="micro"),
+    ):
         with pytest.raises(UnknownArgumentError, match="Did you mean 'class_average'"):
             call()
     assert "average" not in OPTIONS

@@ -38,6 +38,7 @@ def as_pandas(result: Any) -> pd.DataFrame:
 def as_dict(result: Any, key: str = "query") -> dict[Any, dict[str, float]]:
     return helpers.as_dict(unlabelled(result), key)
 
+
 TIES = ["trec", "first", "optimistic", "pessimistic"]
 KS = [None, 1, 3, 5, 10]
 # Every metric at every cut-off (r_precision has none): all computed by one per_query call.
@@ -71,8 +72,11 @@ class Dataset:
         groups: dict[Hashable, list[Row]] = {}
         for row in self.rows:
             groups.setdefault(row.query, []).append(row)
-        return [q for q, g in groups.items()
-                if not any(ref.is_relevant(r.relevant, min_relevance) for r in g)]
+        return [
+            q
+            for q, g in groups.items()
+            if not any(ref.is_relevant(r.relevant, min_relevance) for r in g)
+        ]
 
 
 # seed % 4 picks the id and grade types: seeds 0-3 cover each once. Every seed has ties
@@ -152,8 +156,11 @@ def _close(got: float, expected: float) -> bool:
     return abs(got - expected) <= TOLERANCE
 
 
-def assert_tables(got: dict[Hashable, dict[str, float]],
-                  expected: dict[Hashable, dict[str, float]], what: str = "") -> None:
+def assert_tables(
+    got: dict[Hashable, dict[str, float]],
+    expected: dict[Hashable, dict[str, float]],
+    what: str = "",
+) -> None:
     """Same keys (queries or segments) and every expected column within 1e-12."""
     assert sorted(map(str, got)) == sorted(map(str, expected)), what
     mismatches = [
@@ -165,17 +172,22 @@ def assert_tables(got: dict[Hashable, dict[str, float]],
     assert not mismatches, f"{what}\n" + "\n".join(mismatches[:30])
 
 
-def compare_per_query(frame: Any, data: Dataset, rows: list[Row] | None = None,
-                      metrics: list[tuple[str, int | None]] = METRICS,
-                      **options: Any) -> None:
+def compare_per_query(
+    frame: Any,
+    data: Dataset,
+    rows: list[Row] | None = None,
+    metrics: list[tuple[str, int | None]] = METRICS,
+    **options: Any,
+) -> None:
     columns = [ref.metric_column(n, k) for n, k in metrics]
     got = as_dict(frame.rank_eval.per_query(columns, **options))
     expected = ref.per_query(data.rows if rows is None else rows, metrics, **options)
     assert_tables(got, expected, f"per_query {options}")
 
 
-def compare_means(frame: Any, data: Dataset, metrics: list[tuple[str, int | None]] = METRICS,
-                  **options: Any) -> None:
+def compare_means(
+    frame: Any, data: Dataset, metrics: list[tuple[str, int | None]] = METRICS, **options: Any
+) -> None:
     columns = [ref.metric_column(n, k) for n, k in metrics]
     table = as_pandas(frame.rank_eval.evaluate(columns, **options))
     assert len(table) == 1
@@ -243,12 +255,12 @@ def test_reference_metrics_by_hand() -> None:
         (1 / math.log2(3) + 3 / math.log2(5)) / (3 + 1 / math.log2(3) + 1 / math.log2(4)),
         abs=TOLERANCE,
     )
-    level2 = ref.per_query(HAND, [("map", None), ("recall", 3), ("ndcg", None)],
-                           min_relevance=2)["q"]
+    level2 = ref.per_query(HAND, [("map", None), ("recall", 3), ("ndcg", None)], min_relevance=2)[
+        "q"
+    ]
     assert level2 == pytest.approx({"map": 1 / 4, "recall@3": 0.0, "ndcg": HAND_TREC["ndcg"]})
     # min_k: map@2 divides by min(R, 2) = 2, recall@1 by 1.
-    mink = ref.per_query(HAND, [("map", 2), ("recall", 1), ("recall", 3)],
-                         denominator="min_k")["q"]
+    mink = ref.per_query(HAND, [("map", 2), ("recall", 1), ("recall", 3)], denominator="min_k")["q"]
     assert mink == pytest.approx({"map@2": 1 / 4, "recall@1": 0.0, "recall@3": 1 / 3})
 
 
@@ -301,8 +313,7 @@ def test_hand_example_metrics(make_frame) -> None:
 
 def test_numeric_ids_tie_as_numbers(make_frame) -> None:
     for ids, expected in (([9, 10], [2, 1]), (["9", "10"], [1, 2])):
-        frame = make_frame({"query": [1, 1], "item": ids, "score": [1.0, 1.0],
-                            "relevant": [1, 0]})
+        frame = make_frame({"query": [1, 1], "item": ids, "score": [1.0, 1.0], "relevant": [1, 0]})
         assert _ranks_of(frame.rank_eval.rank()) == expected
         assert as_float(frame.rank_eval.mrr()) == 1 / expected[0]
 
@@ -388,11 +399,15 @@ def test_empty_error(make_frame, seed) -> None:
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
-@pytest.mark.parametrize("options", [
-    {},
-    {"empty": "skip", "min_relevance": 2, "ties": "first"},
-    {"empty": "nan", "gain": "exponential", "denominator": "min_k", "ties": "optimistic"},
-], ids=["default", "skip", "nan"])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"empty": "skip", "min_relevance": 2, "ties": "first"},
+        {"empty": "nan", "gain": "exponential", "denominator": "min_k", "ties": "optimistic"},
+    ],
+    ids=["default", "skip", "nan"],
+)
 def test_by_segments(make_frame, seed, options) -> None:
     data = DATA[seed]
     frame = make_frame(data.frame())
@@ -400,8 +415,10 @@ def test_by_segments(make_frame, seed, options) -> None:
     columns = [ref.metric_column(n, k) for n, k in metrics]
     expected = ref.evaluate(data.rows, metrics, segment_of=data.theme, **options)
     if not expected:  # "skip" leaves no query (seed 2: no grade reaches min_relevance=2)
-        for call in (lambda ev: ev.evaluate(columns, by="theme", **options),
-                     lambda ev: ev.per_query(columns, by="theme", **options)):
+        for call in (
+            lambda ev: ev.evaluate(columns, by="theme", **options),
+            lambda ev: ev.per_query(columns, by="theme", **options),
+        ):
             with pytest.raises(rankframe.InvalidDataError, match="No query is left"):
                 collect(call(frame.rank_eval))
         return
@@ -447,8 +464,9 @@ def test_row_order(make_frame, seed, ties) -> None:
     else:
         # The order of the rows does not matter: the reference on the original rows.
         compare_per_query(frame, data, metrics=metrics, ties=ties)
-        original = dict(zip(((r.query, r.item) for r in data.rows),
-                            ref.ranks(data.rows, ties), strict=True))
+        original = dict(
+            zip(((r.query, r.item) for r in data.rows), ref.ranks(data.rows, ties), strict=True)
+        )
         assert _ranks_of(frame.rank_eval.rank(ties=ties)) == [
             original[(r.query, r.item)] for r in shuffled
         ]
@@ -475,14 +493,20 @@ def test_metric_methods(make_frame, seed) -> None:
     ev = frame.rank_eval
     cases = [
         (ev.mrr(k=3), ("mrr", 3), {}),
-        (ev.ndcg(k=5, gain="exponential", ties="optimistic"), ("ndcg", 5),
-         {"gain": "exponential", "ties": "optimistic"}),
+        (
+            ev.ndcg(k=5, gain="exponential", ties="optimistic"),
+            ("ndcg", 5),
+            {"gain": "exponential", "ties": "optimistic"},
+        ),
         (ev.map(denominator="min_k", k=3), ("map", 3), {"denominator": "min_k"}),
         (ev.acc(k=1, ties="pessimistic"), ("acc", 1), {"ties": "pessimistic"}),
         (ev.precision(empty="skip"), ("precision", None), {"empty": "skip"}),
         (ev.recall(k=10, min_relevance=2), ("recall", 10), {"min_relevance": 2}),
-        (ev.r_precision(ties="first", empty="nan"), ("r_precision", None),
-         {"ties": "first", "empty": "nan"}),
+        (
+            ev.r_precision(ties="first", empty="nan"),
+            ("r_precision", None),
+            {"ties": "first", "empty": "nan"},
+        ),
     ]
     for result, metric, options in cases:
         expected = ref.evaluate(data.rows, [metric], **options)[None]
@@ -491,11 +515,14 @@ def test_metric_methods(make_frame, seed) -> None:
 
 
 @pytest.mark.parametrize("dtype", ["int8", "int32", "float32"])
-@pytest.mark.parametrize("options", [
-    {"ties": "optimistic", "gain": "exponential"},
-    {"ties": "pessimistic", "min_relevance": 2},
-    {"ties": "trec", "min_relevance": -1},
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"ties": "optimistic", "gain": "exponential"},
+        {"ties": "pessimistic", "min_relevance": 2},
+        {"ties": "trec", "min_relevance": -1},
+    ],
+)
 def test_narrow_grade_dtypes(make_frame, dtype, options) -> None:
     # the engine reads integer grades as they are (no float64 copy): every width, signed
     # grades (seed 0 has -2 and -1) and float32 against the reference

@@ -39,6 +39,7 @@ def as_pandas(result: Any) -> pd.DataFrame:
 def as_dict(result: Any, key: str = "query") -> dict[Any, dict[str, float]]:
     return helpers.as_dict(unlabelled(result), key)
 
+
 # The metrics of relevance: the beyond-accuracy metrics (``MetricDef.items``: they read
 # popularity, features, the catalog) have their own properties in tests/metrics/test_beyond.py.
 METRICS = {name: d for name, d in REGISTRY.items() if d.items is None}
@@ -82,19 +83,23 @@ def columns(ties: str) -> list[str]:
     return [c for c in COLUMNS if takes(parse_metric(c), ties)]
 
 
-def build(queries: list[object], items: list[object], scores: list[float | None],
-          grades: list[int]) -> pd.DataFrame:
-    return pd.DataFrame({
-        "query": queries,
-        "item": items,
-        "score": np.array([np.nan if s is None else s for s in scores], dtype=np.float64),
-        "relevant": np.array(grades, dtype=np.int64),
-    })
+def build(
+    queries: list[object], items: list[object], scores: list[float | None], grades: list[int]
+) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "query": queries,
+            "item": items,
+            "score": np.array([np.nan if s is None else s for s in scores], dtype=np.float64),
+            "relevant": np.array(grades, dtype=np.int64),
+        }
+    )
 
 
 @st.composite
-def frames(draw: st.DrawFn, *, nulls: bool = True, max_queries: int = 5,
-           max_items: int = 8) -> pd.DataFrame:
+def frames(
+    draw: st.DrawFn, *, nulls: bool = True, max_queries: int = 5, max_items: int = 8
+) -> pd.DataFrame:
     """A long frame: a few queries, a few items each (all strings or all integers), tied
     scores, graded relevance, null scores (judged, not retrieved: every score of a query may
     be null, but not every score of the frame, which is an error of its own:
@@ -102,8 +107,9 @@ def frames(draw: st.DrawFn, *, nulls: bool = True, max_queries: int = 5,
     queries, items, scores, grades = [], [], [], []
     item_ids = draw(st.sampled_from([ITEMS, INT_ITEMS]))
     for q in range(draw(st.integers(1, max_queries))):
-        names = draw(st.lists(st.sampled_from(item_ids), min_size=1, max_size=max_items,
-                              unique=True))
+        names = draw(
+            st.lists(st.sampled_from(item_ids), min_size=1, max_size=max_items, unique=True)
+        )
         for name in names:
             queries.append(f"q{q}")
             items.append(name)
@@ -115,17 +121,20 @@ def frames(draw: st.DrawFn, *, nulls: bool = True, max_queries: int = 5,
     return build(queries, items, scores, grades)
 
 
-def option_sets(ties: tuple[str, ...] = ALL_TIES,
-                denominators: tuple[str, ...] = ("relevant", "min_k")) -> st.SearchStrategy:
+def option_sets(
+    ties: tuple[str, ...] = ALL_TIES, denominators: tuple[str, ...] = ("relevant", "min_k")
+) -> st.SearchStrategy:
     """Keyword options of per_query / evaluate."""
-    return st.fixed_dictionaries({
-        "min_relevance": st.sampled_from([None, -1, 0, 0.5, 1, 2, 3]),
-        "gain": st.sampled_from(["linear", "exponential"]),
-        "denominator": st.sampled_from(denominators),
-        "ties": st.sampled_from(ties),
-        # F1 (its rule below); other betas: tests/metrics/test_ties_average.py
-        "beta": st.just(1.0),
-    })
+    return st.fixed_dictionaries(
+        {
+            "min_relevance": st.sampled_from([None, -1, 0, 0.5, 1, 2, 3]),
+            "gain": st.sampled_from(["linear", "exponential"]),
+            "denominator": st.sampled_from(denominators),
+            "ties": st.sampled_from(ties),
+            # F1 (its rule below); other betas: tests/metrics/test_ties_average.py
+            "beta": st.just(1.0),
+        }
+    )
 
 
 options = option_sets()
@@ -166,10 +175,14 @@ def test_a_frame_without_a_score_is_an_error(frame, opts) -> None:
         with pytest.raises(InvalidDataError) as info:
             call(metrics, **opts)
         assert (info.value.problem, info.value.column, info.value.count) == (
-            "nothing_retrieved", "score", len(frame)), metrics
+            "nothing_retrieved",
+            "score",
+            len(frame),
+        ), metrics
 
 
 # -- a perfect ranking ---------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Perfect:
@@ -188,8 +201,7 @@ class Perfect:
     def unjudged(self) -> int:
         """Items of a negative grade that are not relevant: ranked last, as the lowest
         grades."""
-        return sum(g < 0 and not (self.level is not None and g >= self.level)
-                   for g in self.grades)
+        return sum(g < 0 and not (self.level is not None and g >= self.level) for g in self.grades)
 
     def rbp(self, p: float | None) -> float:
         p = 0.9 if p is None else p
@@ -200,8 +212,10 @@ class Perfect:
     def infap(self) -> float:
         # relevant items at ranks 1..R, nothing else above them: h = r, n = u = 0
         eps = 1e-5
-        terms = [1.0] + [1 / r + ((r - 1) / r) * ((r - 1 + eps) / (r - 1 + 2 * eps))
-                         for r in range(2, self.R + 1)]
+        terms = [1.0] + [
+            1 / r + ((r - 1) / r) * ((r - 1 + eps) / (r - 1 + 2 * eps))
+            for r in range(2, self.R + 1)
+        ]
         return sum(terms[: self.R]) / self.R if self.R else 0.0
 
     def rprec_mult(self) -> float:
@@ -253,8 +267,9 @@ PERFECT: dict[str, Callable[[Perfect], float] | None] = {
     # hits@R / R = 1.
     "r_precision": lambda p: float(p.R > 0),
     # 2 hits@k / (k + R) with hits@k = min(R, k); without k, k is the n retrieved items.
-    "f1": lambda p: 2 * min(p.R, p.n if p.k is None else p.k) / ((p.n if p.k is None else p.k)
-                                                                 + p.R),
+    "f1": lambda p: (
+        2 * min(p.R, p.n if p.k is None else p.k) / ((p.n if p.k is None else p.k) + p.R)
+    ),
     # trec_eval's other measures: every item is retrieved, R of them relevant (ranked first),
     # the items of a negative grade that are not relevant (unjudged for trec_eval) last
     "num_ret": lambda p: float(p.n),
@@ -310,8 +325,11 @@ def test_perfect_ranking(frame, opts) -> None:
         for metric in map(parse_metric, columns(opts["ties"])):
             rule = PERFECT[metric.name]
             want = (
-                rule(Perfect(n, R, positive, metric.k, opts["denominator"], grades,
-                             opts["min_relevance"]))
+                rule(
+                    Perfect(
+                        n, R, positive, metric.k, opts["denominator"], grades, opts["min_relevance"]
+                    )
+                )
                 if rule is not None
                 else _ideal_dcg(rows["relevant"], metric.k, opts["gain"])
             )
@@ -333,6 +351,7 @@ def test_row_order_does_not_matter(frame, opts, data) -> None:
     pd.testing.assert_frame_equal(
         shuffled.rank_eval.evaluate(COLUMNS, **opts), frame.rank_eval.evaluate(COLUMNS, **opts)
     )
+
     # the rank of each (query, item) is the same
     def ranks(f: pd.DataFrame) -> dict[tuple[str, str], object]:
         ranked = f.rank_eval.rank(ties=opts["ties"])
@@ -345,7 +364,7 @@ def test_row_order_does_not_matter(frame, opts, data) -> None:
 relabellings = st.one_of(
     # strings in another sorted order than the original labels
     st.lists(st.text("xyzXYZ_0", min_size=1, max_size=4), min_size=5, max_size=5, unique=True),
-    st.lists(st.integers(-10**9, 10**9), min_size=5, max_size=5, unique=True),
+    st.lists(st.integers(-(10**9), 10**9), min_size=5, max_size=5, unique=True),
 )
 
 
@@ -402,14 +421,14 @@ def test_cut_off_beyond_the_list_is_the_whole_list(frame, opts) -> None:
     # except precision and unjudged, which divide by k instead of the number retrieved, f1,
     # whose precision does, and relative_precision, by min(k, R) instead of min(retrieved, R).
     k = int(frame.groupby("query").size().max()) + int(frame["query"].nunique())
-    cut_offs = [d.name for d in METRICS.values() if d.takes_k and not d.param.required
-                and d.param.integer]
+    cut_offs = [
+        d.name for d in METRICS.values() if d.takes_k and not d.param.required and d.param.integer
+    ]
     cut_offs = [name for name in cut_offs if takes(Metric(name), opts["ties"])]
     with_k = [Metric(name, k) for name in cut_offs]
     table = as_dict(frame.rank_eval.per_query([str(m) for m in with_k] + cut_offs, **opts))
     retrieved = frame.groupby("query")["score"].count()
-    relevant = relevant_mask(frame["relevant"], opts["min_relevance"]).groupby(
-        frame["query"]).sum()
+    relevant = relevant_mask(frame["relevant"], opts["min_relevance"]).groupby(frame["query"]).sum()
     for query, values in table.items():
         for metric in with_k:
             if metric.name == "f1":
@@ -418,8 +437,7 @@ def test_cut_off_beyond_the_list_is_the_whole_list(frame, opts) -> None:
             if metric.name in ("precision", "unjudged"):
                 whole = whole * retrieved[query] / k
             if metric.name == "relative_precision" and relevant[query]:
-                whole = whole * min(retrieved[query], relevant[query]) / min(
-                    k, relevant[query])
+                whole = whole * min(retrieved[query], relevant[query]) / min(k, relevant[query])
             assert values[str(metric)] == pytest.approx(whole, abs=1e-12), (query, metric)
 
 
@@ -427,8 +445,12 @@ def test_cut_off_beyond_the_list_is_the_whole_list(frame, opts) -> None:
 
 
 @SETTINGS
-@given(frame=frames(), opts=options, empty=st.sampled_from(["zero", "skip", "nan"]),
-       segments=st.integers(1, 3))
+@given(
+    frame=frames(),
+    opts=options,
+    empty=st.sampled_from(["zero", "skip", "nan"]),
+    segments=st.integers(1, 3),
+)
 def test_evaluate_is_the_mean_of_per_query(frame, opts, empty, segments) -> None:
     codes = {q: i % segments for i, q in enumerate(sorted(frame["query"].unique()))}
     frame = frame.assign(segment=frame["query"].map(codes))
@@ -510,7 +532,10 @@ def test_scalar_methods_give_the_evaluate_means(frame, opts, empty) -> None:
 SPELLINGS = [(d.name, s) for d in METRICS.values() for s in d.spellings()]
 TREC_CUTS = [(d.name, d.trec_cut) for d in METRICS.values() if d.trec_cut is not None]
 CASES: dict[str, Callable[[str], str]] = {
-    "as is": str, "lower": str.lower, "upper": str.upper, "title": str.title,
+    "as is": str,
+    "lower": str.lower,
+    "upper": str.upper,
+    "title": str.title,
 }
 
 
@@ -526,8 +551,12 @@ def _check_round_trip(text: str, name: str, k: int | float | None) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(spelling=st.sampled_from(SPELLINGS), k=st.one_of(st.none(), st.integers(1, 10**6)),
-       case=st.sampled_from(list(CASES)), space=st.sampled_from(["", " "]))
+@given(
+    spelling=st.sampled_from(SPELLINGS),
+    k=st.one_of(st.none(), st.integers(1, 10**6)),
+    case=st.sampled_from(list(CASES)),
+    space=st.sampled_from(["", " "]),
+)
 def test_metric_spellings_round_trip(spelling, k, case, space) -> None:
     name, text = spelling
     text = CASES[case](text)
@@ -606,9 +635,14 @@ def test_invariances_on_every_frame_kind(seed, ties, make_frame) -> None:
 def test_a_plan_cut_after_rankframe_keeps_the_whole_frames_values(make_frame: Any) -> None:
     # a LazyFrame's head, filter or select after rank() or per_query() never reaches into
     # rankframe's step (polars 1.36 pushes them into map_batches unless told not to)
-    frame = make_frame({"query": ["a"] * 4 + ["b"] * 2, "item": list("wxyzwx"),
-                        "score": [0.1, 0.9, 0.5, 0.7, 0.2, 0.8],
-                        "relevant": [1, 0, 0, 0, 0, 1]})
+    frame = make_frame(
+        {
+            "query": ["a"] * 4 + ["b"] * 2,
+            "item": list("wxyzwx"),
+            "score": [0.1, 0.9, 0.5, 0.7, 0.2, 0.8],
+            "relevant": [1, 0, 0, 0, 0, 1],
+        }
+    )
     ranked = frame.rank_eval.rank()
     table = helpers.as_pandas(ranked)
     assert table["rank"].tolist() == [4, 1, 3, 2, 2, 1]

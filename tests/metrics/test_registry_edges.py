@@ -61,8 +61,15 @@ def test_metric_method_is_built_from_its_declaration(name: str) -> None:
     definition = METRICS[name]
     method = getattr(RankEval, name)
     parameters = inspect.signature(method).parameters
-    expected = ["self", *(["k"] if definition.takes_k else []), "by",
-                *definition.options, *COMMON, "every", "convention"]
+    expected = [
+        "self",
+        *(["k"] if definition.takes_k else []),
+        "by",
+        *definition.options,
+        *COMMON,
+        "every",
+        "convention",
+    ]
     assert list(parameters) == expected
     for option in definition.parameters():
         assert parameters[option.name].default == option.default
@@ -98,9 +105,15 @@ def toy_metric() -> Iterator[MetricDef]:
         return (lists.hits_at(cut) > 0).astype(np.float64) / cut
 
     definition = MetricDef(
-        name="toy_hit", aliases=("toy",), trec_name=None, trec_cut=None, takes_k=True,
-        options=options_of(OPTIONS["denominator"]), compute=compute,
-        summary="a test metric", doc="Toy: 1/k if a relevant item is in the top k.",
+        name="toy_hit",
+        aliases=("toy",),
+        trec_name=None,
+        trec_cut=None,
+        takes_k=True,
+        options=options_of(OPTIONS["denominator"]),
+        compute=compute,
+        summary="a test metric",
+        doc="Toy: 1/k if a relevant item is in the top k.",
         examples="""
         >>> 1 + 1
         2
@@ -115,16 +128,29 @@ def toy_metric() -> Iterator[MetricDef]:
 @pytest.mark.usefixtures("toy_metric")
 def test_a_new_metric_gets_its_method(make_frame: Any) -> None:
     # q1's first relevant item is at rank 2, q2's at rank 1
-    frame = make_frame({"query": ["q1", "q1", "q2", "q2"], "item": ["a", "b", "a", "b"],
-                        "score": [0.9, 0.5, 0.9, 0.5], "relevant": [0, 1, 1, 0]})
+    frame = make_frame(
+        {
+            "query": ["q1", "q1", "q2", "q2"],
+            "item": ["a", "b", "a", "b"],
+            "score": [0.9, 0.5, 0.9, 0.5],
+            "relevant": [0, 1, 1, 0],
+        }
+    )
     ev = frame.rank_eval
     assert as_float(ev.toy_hit(2)) == pytest.approx((1 / 2 + 1 / 2) / 2)
     assert as_float(ev.toy_hit(k=1, denominator="min_k")) == pytest.approx(0.5)
     table = as_pandas(ev.evaluate("toy@1, acc@1"))
     assert table["toy_hit@1"].iloc[0] == pytest.approx(0.5)
     signature = inspect.signature(RankEval.toy_hit)
-    assert list(signature.parameters) == ["self", "k", "by", "denominator", *COMMON, "every",
-                                         "convention"]
+    assert list(signature.parameters) == [
+        "self",
+        "k",
+        "by",
+        "denominator",
+        *COMMON,
+        "every",
+        "convention",
+    ]
     with pytest.raises(rankframe.UnknownArgumentError, match="'gain' changes only ndcg"):
         ev.toy_hit(1, gain="linear")
 
@@ -133,8 +159,9 @@ def test_a_new_metric_gets_its_method(make_frame: Any) -> None:
 def test_a_metric_without_a_tie_average_refuses_it(make_frame: Any) -> None:
     # toy_hit declares no `average`: ties="average" names it and the choices that work,
     # before any data is read, on every frame kind and in every method
-    ev = make_frame({"query": ["q", "q"], "item": ["a", "b"], "score": 1.0,
-                     "relevant": [1, 0]}).rank_eval
+    ev = make_frame(
+        {"query": ["q", "q"], "item": ["a", "b"], "score": 1.0, "relevant": [1, 0]}
+    ).rank_eval
     # the metrics whose declaration has a tie-averaged form, in the registry's order
     averaged = ", ".join(name for name, d in METRICS.items() if d.tie_average is not None)
     message = (
@@ -161,7 +188,9 @@ def rated_metric(toy_metric: MetricDef) -> Iterator[MetricDef]:
     """``toy_hit`` declared again, as ``toy_rated``, counting a query without a relevant
     item but with a negative grade (``counts_rated``) when ``empty_ndcg`` says so."""
     definition = dataclasses.replace(
-        toy_metric, name="toy_rated", aliases=(),
+        toy_metric,
+        name="toy_rated",
+        aliases=(),
         counts_rated=("empty_ndcg", "no_relevant_or_negative"),
     )
     register(definition)
@@ -170,25 +199,40 @@ def rated_metric(toy_metric: MetricDef) -> Iterator[MetricDef]:
     delattr(RankEval, "toy_rated")
 
 
-def test_a_metric_declares_which_empty_queries_it_counts(make_frame: Any,
-                                                         rated_metric: MetricDef) -> None:
+def test_a_metric_declares_which_empty_queries_it_counts(
+    make_frame: Any, rated_metric: MetricDef
+) -> None:
     # q1: its relevant item at rank 2 (toy@2 = 1/2, rr = 1/2); q2: no relevant item, a
     # rated one (grade -1): toy@2 = 0 there. Under empty="skip" the metric that declares
     # counts_rated keeps q2 when its option says so (mean 1/4), the others leave it out.
-    frame = make_frame({"query": ["q1", "q1", "q2", "q2"], "item": ["a", "b", "a", "b"],
-                        "score": [0.9, 0.5, 0.9, 0.5], "relevant": [0, 1, 0, -1]})
+    frame = make_frame(
+        {
+            "query": ["q1", "q1", "q2", "q2"],
+            "item": ["a", "b", "a", "b"],
+            "score": [0.9, 0.5, 0.9, 0.5],
+            "relevant": [0, 1, 0, -1],
+        }
+    )
     ev = frame.rank_eval
 
     def by_metric(table: Any) -> Any:  # labels name empty=: columns by metric name
         return table.rename(columns=lambda c: c.split("(")[0])
 
-    counted = by_metric(as_pandas(ev.evaluate(["toy_rated@2", "toy@2", "mrr"], empty="skip",
-                                              empty_ndcg="no_relevant_or_negative")))
+    counted = by_metric(
+        as_pandas(
+            ev.evaluate(
+                ["toy_rated@2", "toy@2", "mrr"], empty="skip", empty_ndcg="no_relevant_or_negative"
+            )
+        )
+    )
     assert counted["toy_rated@2"].iloc[0] == pytest.approx(1 / 4)
     assert counted["toy_hit@2"].iloc[0] == pytest.approx(1 / 2)  # declares nothing
     assert counted["mrr"].iloc[0] == pytest.approx(1 / 2)
-    rows = by_metric(as_pandas(ev.per_query(["toy_rated@2", "mrr"], empty="nan",
-                                            empty_ndcg="no_relevant_or_negative")))
+    rows = by_metric(
+        as_pandas(
+            ev.per_query(["toy_rated@2", "mrr"], empty="nan", empty_ndcg="no_relevant_or_negative")
+        )
+    )
     rows = rows.set_index("query")
     assert rows.loc["q2", "toy_rated@2"] == 0.0
     assert pd.isna(rows.loc["q2", "mrr"])
@@ -202,8 +246,13 @@ def test_a_metric_declares_which_empty_queries_it_counts(make_frame: Any,
 
 def test_a_metric_cannot_shadow_a_method() -> None:
     definition = MetricDef(
-        name="rank", aliases=(), trec_name=None, trec_cut=None, takes_k=False,
-        options=options_of(), compute=METRICS["mrr"].compute,
+        name="rank",
+        aliases=(),
+        trec_name=None,
+        trec_cut=None,
+        takes_k=False,
+        options=options_of(),
+        compute=METRICS["mrr"].compute,
     )
     with pytest.raises(ValueError, match="already has a method 'rank'"):
         register(definition)
@@ -214,11 +263,18 @@ def test_a_metric_cannot_shadow_a_method() -> None:
 
 def test_a_sum_over_queries_must_be_declared_unbounded() -> None:
     definition = MetricDef(
-        name="toy_count", aliases=(), trec_name=None, trec_cut=None, takes_k=False,
-        options=options_of(), compute=METRICS["num_ret"].compute, aggregate="sum",
+        name="toy_count",
+        aliases=(),
+        trec_name=None,
+        trec_cut=None,
+        takes_k=False,
+        options=options_of(),
+        compute=METRICS["num_ret"].compute,
+        aggregate="sum",
     )
-    with pytest.raises(ValueError, match="toy_count: a sum over queries is not bounded by "
-                                         "1; declare bounded=False"):
+    with pytest.raises(
+        ValueError, match="toy_count: a sum over queries is not bounded by 1; declare bounded=False"
+    ):
         register(definition)
     assert "toy_count" not in METRICS
     with pytest.raises(rankframe.UnknownMetricError):  # no spelling of it either
@@ -237,7 +293,7 @@ def _table(markdown: str, header: str) -> list[list[str]]:
     lines = markdown.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith(header))
     rows = []
-    for line in lines[start + 2:]:
+    for line in lines[start + 2 :]:
         if not line.startswith("|"):
             break
         rows.append([cell.strip() for cell in line.strip("|").split("|")])

@@ -42,23 +42,50 @@ def as_pandas(result: Any) -> pd.DataFrame:
 def as_dict(result: Any, key: str = "query") -> dict[Any, dict[str, float]]:
     return helpers.as_dict(unlabelled(result), key)
 
+
 TOLERANCE = 1e-12
 
 METRICS: list[tuple[str, float | None]] = [
-    ("mrr", None), ("mrr", 1), ("mrr", 3),
-    ("ndcg", None), ("ndcg", 1), ("ndcg", 3),
-    ("map", None), ("map", 2), ("map", 4),
-    ("acc", 1), ("acc", 2), ("acc", 4),
-    ("precision", None), ("precision", 2), ("precision", 5),
-    ("recall", None), ("recall", 2), ("recall", 4),
+    ("mrr", None),
+    ("mrr", 1),
+    ("mrr", 3),
+    ("ndcg", None),
+    ("ndcg", 1),
+    ("ndcg", 3),
+    ("map", None),
+    ("map", 2),
+    ("map", 4),
+    ("acc", 1),
+    ("acc", 2),
+    ("acc", 4),
+    ("precision", None),
+    ("precision", 2),
+    ("precision", 5),
+    ("recall", None),
+    ("recall", 2),
+    ("recall", 4),
     ("r_precision", None),
-    ("f1", None), ("f1", 2), ("f1", 4),
-    ("dcg", None), ("dcg", 3), ("hit_count", None), ("hit_count", 2),
+    ("f1", None),
+    ("f1", 2),
+    ("f1", 4),
+    ("dcg", None),
+    ("dcg", 3),
+    ("hit_count", None),
+    ("hit_count", 2),
     # trec_eval's measures that do not depend on the order or are linear in hits@k
-    ("num_ret", None), ("num_rel", None), ("num_rel_ret", None), ("utility", None),
-    ("set_map", None), ("set_f", None), ("relative_precision", None),
-    ("relative_precision", 2), ("num_nonrel_judged_ret", None),
-    ("rprec_mult", 0.5), ("rprec_mult", 1.4), ("rbp", None), ("rbp", 0.5),
+    ("num_ret", None),
+    ("num_rel", None),
+    ("num_rel_ret", None),
+    ("utility", None),
+    ("set_map", None),
+    ("set_f", None),
+    ("relative_precision", None),
+    ("relative_precision", 2),
+    ("num_nonrel_judged_ret", None),
+    ("rprec_mult", 0.5),
+    ("rprec_mult", 1.4),
+    ("rbp", None),
+    ("rbp", 0.5),
 ]
 COLUMNS = [ref.metric_column(name, k) for name, k in METRICS]
 
@@ -70,8 +97,12 @@ OPTION_SETS: list[dict[str, Any]] = [
     {"min_relevance": 2},
     {"min_relevance": 0, "beta": 0.5},
     # other tools' conventions whose denominators and discount do not depend on the order
-    {"discount": "log2(max(rank,2))", "ap_denominator": "min_retrieved",
-     "precision_denominator": "retrieved", "gain": "exponential"},
+    {
+        "discount": "log2(max(rank,2))",
+        "ap_denominator": "min_retrieved",
+        "precision_denominator": "retrieved",
+        "gain": "exponential",
+    },
 ]
 
 
@@ -97,7 +128,10 @@ def _discounted(grades: Sequence[float], k: int | None, options: dict[str, Any])
 
 
 def _convention_value(
-    name: str, k: Any, ranked: Sequence[float], judged: Sequence[float],
+    name: str,
+    k: Any,
+    ranked: Sequence[float],
+    judged: Sequence[float],
     options: dict[str, Any],
 ) -> float | None:
     """dcg, hit_count, the trec_eval measures that take ties="average", and
@@ -119,9 +153,15 @@ def _convention_value(
     if name in ("num_ret", "num_rel", "num_rel_ret", "utility", "num_nonrel_judged_ret"):
         # a negative grade that is not relevant is unjudged (trec_eval's -1)
         unjudged = sum(g < 0 and not r for g, r in zip(ranked, relevant, strict=True))
-        return float({"num_ret": n, "num_rel": n_relevant, "num_rel_ret": hits,
-                      "utility": hits - (n - hits),
-                      "num_nonrel_judged_ret": n - unjudged - hits}[name])
+        return float(
+            {
+                "num_ret": n,
+                "num_rel": n_relevant,
+                "num_rel_ret": hits,
+                "utility": hits - (n - hits),
+                "num_nonrel_judged_ret": n - unjudged - hits,
+            }[name]
+        )
     if name == "set_map":
         return hits * hits / (n * n_relevant) if n * n_relevant else 0.0
     if name == "set_f":
@@ -148,7 +188,10 @@ def _convention_value(
 
 
 def metric_of_order(
-    name: str, k: Any, ranked: Sequence[float], judged: Sequence[float],
+    name: str,
+    k: Any,
+    ranked: Sequence[float],
+    judged: Sequence[float],
     options: dict[str, Any],
 ) -> float:
     """One metric of one query ranked in one order (``ranked``: grades, rank 1 first)."""
@@ -158,8 +201,9 @@ def metric_of_order(
     kwargs = {o: options[o] for o in ("min_relevance", "gain", "denominator") if o in options}
     if name == "f1":
         precision = ref.metric_value("precision", k, ranked, judged, **kwargs)
-        recall = ref.metric_value("recall", k, ranked, judged,
-                                  min_relevance=kwargs.get("min_relevance"))
+        recall = ref.metric_value(
+            "recall", k, ranked, judged, min_relevance=kwargs.get("min_relevance")
+        )
         return f_beta(precision, recall, options.get("beta", 1.0))
     return ref.metric_value(name, k, ranked, judged, **kwargs)
 
@@ -178,7 +222,9 @@ def every_order(rows: Sequence[Row]) -> Iterator[list[float]]:
 
 
 def averaged(
-    rows: Sequence[Row], metrics: Sequence[tuple[str, int | None]], options: dict[str, Any],
+    rows: Sequence[Row],
+    metrics: Sequence[tuple[str, int | None]],
+    options: dict[str, Any],
     orders: Any = every_order,
 ) -> dict[Hashable, dict[str, float]]:
     """{query: {column: the mean over the orders of the metric}}."""
@@ -241,8 +287,9 @@ def expected(seed: int, option_set: int) -> dict[Hashable, dict[str, float]]:
     return averaged(generate(seed), METRICS, OPTION_SETS[option_set])
 
 
-def assert_close(got: dict[Hashable, dict[str, float]],
-                 want: dict[Hashable, dict[str, float]]) -> None:
+def assert_close(
+    got: dict[Hashable, dict[str, float]], want: dict[Hashable, dict[str, float]]
+) -> None:
     assert set(got) == set(want)
     for query, values in want.items():
         for column, value in values.items():
@@ -301,8 +348,11 @@ def places_of_relevant(rows: Sequence[Row]) -> Iterator[list[float]]:
     groups = tie_groups(rows)
     choices = [combinations(range(len(g)), int(sum(g))) for g in groups]
     for places in product(*choices):
-        yield [1.0 if j in chosen else 0.0
-               for g, chosen in zip(groups, places, strict=True) for j in range(len(g))]
+        yield [
+            1.0 if j in chosen else 0.0
+            for g, chosen in zip(groups, places, strict=True)
+            for j in range(len(g))
+        ]
 
 
 @cache
@@ -330,11 +380,18 @@ def test_huge_groups_in_exact_arithmetic(make_frame: Any, n: int, r: int, s: int
     # s rows above it, in exact rational arithmetic. The first relevant row is the group's
     # j-th when the other r - 1 lie among the n - j places below it: C(n - j, r - 1) of the
     # C(n, r) equally likely sets of places. None in the first 7 places: C(n - 7, r) of them.
-    rr = sum(Fraction(math.comb(n - j, r - 1), math.comb(n, r)) / (s + j)
-             for j in range(1, n - r + 2))
+    rr = sum(
+        Fraction(math.comb(n - j, r - 1), math.comb(n, r)) / (s + j) for j in range(1, n - r + 2)
+    )
     acc = 1 - Fraction(math.comb(n - 7, r), math.comb(n, r))
-    ev = make_frame({"query": "q", "item": list(range(s + n)), "score": [2.0] * s + [1.0] * n,
-                     "relevant": [0] * s + [1] * r + [0] * (n - r)}).rank_eval
+    ev = make_frame(
+        {
+            "query": "q",
+            "item": list(range(s + n)),
+            "score": [2.0] * s + [1.0] * n,
+            "relevant": [0] * s + [1] * r + [0] * (n - r),
+        }
+    ).rank_eval
     assert as_float(ev.mrr(ties="average")) == pytest.approx(float(rr), rel=1e-12, abs=0)
     assert as_float(ev.acc(s + 7, ties="average")) == pytest.approx(float(acc), rel=1e-14)
 
@@ -409,8 +466,9 @@ def test_f1_as_ranx(make_frame: Any) -> None:
     data["score"] = [None if s is None else s + rng.random() for s in data["score"]]  # no ties
     qrels = {q: {} for q in dict.fromkeys(data["query"])}
     run: dict[str, dict[str, float]] = {q: {} for q in qrels}
-    for q, item, s, g in zip(data["query"], data["item"], data["score"], data["relevant"],
-                             strict=True):
+    for q, item, s, g in zip(
+        data["query"], data["item"], data["score"], data["relevant"], strict=True
+    ):
         if g > 0:
             qrels[q][item] = int(g)
         if s is not None:
@@ -419,8 +477,13 @@ def test_f1_as_ranx(make_frame: Any) -> None:
     metrics = ["f1@1", "f1@3", "f1@10", "f1"]
     with warnings.catch_warnings():  # numba's notes while compiling ranx's kernels
         warnings.simplefilter("ignore", NumbaTypeSafetyWarning)
-        peer = evaluate(Qrels({q: qrels[q] for q in keep}), Run({q: run[q] for q in keep}),
-                        metrics, return_mean=False, make_comparable=True)
+        peer = evaluate(
+            Qrels({q: qrels[q] for q in keep}),
+            Run({q: run[q] for q in keep}),
+            metrics,
+            return_mean=False,
+            make_comparable=True,
+        )
     ev = make_frame(data).rank_eval
     ours = as_pandas(ev.per_query(metrics)).set_index("query")
     for metric in metrics:
@@ -429,17 +492,30 @@ def test_f1_as_ranx(make_frame: Any) -> None:
 
 def test_f1_by_hand(make_frame: Any) -> None:
     # q: relevant at ranks 1 and 3, one relevant never retrieved (R = 3)
-    ev = make_frame({"query": "q", "item": ["a", "b", "c", "d", "e"],
-                     "score": [4, 3, 2, 1, None], "relevant": [1, 0, 1, 0, 1]}).rank_eval
+    ev = make_frame(
+        {
+            "query": "q",
+            "item": ["a", "b", "c", "d", "e"],
+            "score": [4, 3, 2, 1, None],
+            "relevant": [1, 0, 1, 0, 1],
+        }
+    ).rank_eval
     assert as_float(ev.f1(1)) == pytest.approx(2 * 1 * (1 / 3) / (1 + 1 / 3))  # 1/2
     assert as_float(ev.f1(4)) == pytest.approx(2 * (2 / 4) * (2 / 3) / (2 / 4 + 2 / 3))
     assert as_float(ev.f1()) == pytest.approx(4 / 7)  # k = 4 retrieved: same as f1@4
     assert as_float(ev.f1(2, beta=2)) == pytest.approx(5 * (1 / 2) * (1 / 3) / (2 + 1 / 3))
     assert as_float(ev.f1(2, beta=0.5)) == pytest.approx(
-        1.25 * (1 / 2) * (1 / 3) / (0.25 * (1 / 2) + 1 / 3))
+        1.25 * (1 / 2) * (1 / 3) / (0.25 * (1 / 2) + 1 / 3)
+    )
     # b, c, d tied: E[hits@2] = 1 + 1/3 (c lands at rank 2 with chance 1/3): 2 h / (2 + 3)
-    tied = make_frame({"query": "q", "item": ["a", "b", "c", "d", "e"],
-                       "score": [4, 2, 2, 2, None], "relevant": [1, 0, 1, 0, 1]}).rank_eval
+    tied = make_frame(
+        {
+            "query": "q",
+            "item": ["a", "b", "c", "d", "e"],
+            "score": [4, 2, 2, 2, None],
+            "relevant": [1, 0, 1, 0, 1],
+        }
+    ).rank_eval
     assert as_float(tied.f1(2, ties="average")) == pytest.approx(2 * (4 / 3) / 5)
 
 

@@ -27,25 +27,75 @@ from helpers import FrameMaker, as_pandas
 from rankframe import METRICS
 
 #: the keys and the answer of a comparison, in their order
-COMPARE_ANSWER = ["system", "metric", "k", "mean", "delta", "delta_relative", "ci_low",
-                  "ci_high", "p_adjusted", "significant"]
-COMPARE = [*COMPARE_ANSWER, "p_value", "mde", "statistic", "paired", "wins", "ties",
-           "losses", "n_queries"]
+COMPARE_ANSWER = [
+    "system",
+    "metric",
+    "k",
+    "mean",
+    "delta",
+    "delta_relative",
+    "ci_low",
+    "ci_high",
+    "p_adjusted",
+    "significant",
+]
+COMPARE = [
+    *COMPARE_ANSWER,
+    "p_value",
+    "mde",
+    "statistic",
+    "paired",
+    "wins",
+    "ties",
+    "losses",
+    "n_queries",
+]
 #: against a reference frame or the previous window: the reference's statistic and queries
-COMPARE_REFERENCE = [*COMPARE_ANSWER, "p_value", "mde", "statistic", "reference_mean",
-                     "paired", "wins", "ties", "losses", "n_queries", "n_reference"]
+COMPARE_REFERENCE = [
+    *COMPARE_ANSWER,
+    "p_value",
+    "mde",
+    "statistic",
+    "reference_mean",
+    "paired",
+    "wins",
+    "ties",
+    "losses",
+    "n_queries",
+    "n_reference",
+]
 #: check()'s columns after ``rule`` and the keys (``window``, ``by``, ``system``)
-CHECK_COLUMNS = ["metric", "k", "status", "value", "delta", "delta_relative", "bound",
-                 "ci_low", "ci_high", "p_value", "p_adjusted", "bound_relative",
-                 "ci_low_relative", "ci_high_relative", "paired", "n_queries",
-                 "queries_to_decide"]
+CHECK_COLUMNS = [
+    "metric",
+    "k",
+    "status",
+    "value",
+    "delta",
+    "delta_relative",
+    "bound",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "p_adjusted",
+    "bound_relative",
+    "ci_low_relative",
+    "ci_high_relative",
+    "paired",
+    "n_queries",
+    "queries_to_decide",
+]
 CHECK = ["rule", "system", *CHECK_COLUMNS]
 
 #: every kind of rule: absolute (each operator), drop (absolute and relative, <= and <)
 RULE_KINDS = {
-    ">=": ["mrr >= 0.5"], ">": ["acc@1 > 0.2"], "<=": ["mrr <= 0.99"], "<": ["acc@1 < 0.9"],
-    "drop": ["mrr drop <= 0.05"], "drop <": ["mrr drop < 0.05"],
-    "drop %": ["mrr drop <= 5%"], "drop < %": ["acc@1 drop < 5%"],
+    ">=": ["mrr >= 0.5"],
+    ">": ["acc@1 > 0.2"],
+    "<=": ["mrr <= 0.99"],
+    "<": ["acc@1 < 0.9"],
+    "drop": ["mrr drop <= 0.05"],
+    "drop <": ["mrr drop < 0.05"],
+    "drop %": ["mrr drop <= 5%"],
+    "drop < %": ["acc@1 drop < 5%"],
     "all": ["mrr >= 0.5", "acc@1 < 0.9", "mrr drop <= 0.05", "acc@1 drop <= 5%"],
 }
 
@@ -73,8 +123,10 @@ def _columns(result: Any) -> list[str]:
 
 def _weekly(make_frame: FrameMaker) -> Any:
     data = frame_data()
-    data["served_at"] = [pd.Timestamp("2024-03-06", tz="UTC")
-                         + pd.Timedelta(weeks=int(q[1:]) % 2) for q in data["query"]]
+    data["served_at"] = [
+        pd.Timestamp("2024-03-06", tz="UTC") + pd.Timedelta(weeks=int(q[1:]) % 2)
+        for q in data["query"]
+    ]
     return make_frame(data).rank_eval(score=["base", "bad"], time="served_at")
 
 
@@ -83,8 +135,16 @@ def test_tidy_evaluate_value_then_interval_then_count(make_frame: FrameMaker) ->
     plain = ev.evaluate(["mrr", "acc@1"], tidy=True)
     assert _columns(plain) == ["system", "metric", "k", "value", "n_queries"]
     within = ev.evaluate(["mrr"], tidy=True, by="theme", confidence_level=0.9, n_resamples=50)
-    assert _columns(within) == ["theme", "system", "metric", "k", "value", "ci_low",
-                                "ci_high", "n_queries"]
+    assert _columns(within) == [
+        "theme",
+        "system",
+        "metric",
+        "k",
+        "value",
+        "ci_low",
+        "ci_high",
+        "n_queries",
+    ]
 
 
 def test_compare_answer_first(make_frame: FrameMaker) -> None:
@@ -109,9 +169,11 @@ def test_check_the_same_columns_whatever_the_rules(make_frame: FrameMaker) -> No
         assert _columns(ev.check(rules, min_queries=5)) == CHECK, kind
         assert _columns(ev.check(rules, min_queries=5, mode="point")) == CHECK, kind
     assert _columns(ev.check(RULE_KINDS["all"], by="theme", min_queries=5)) == [
-        "rule", "theme", *CHECK[1:]]
-    weekly = _weekly(make_frame).check(["mrr drop <= 5%"], every="1w", by="theme",
-                                       min_queries=1)
+        "rule",
+        "theme",
+        *CHECK[1:],
+    ]
+    weekly = _weekly(make_frame).check(["mrr drop <= 5%"], every="1w", by="theme", min_queries=1)
     assert _columns(weekly) == ["rule", "window", "theme", *CHECK[1:]]
 
 
@@ -121,8 +183,9 @@ ITEMS = [f"i{n}" for n in range(8)]
 #: what the metrics of the items read: popularity, features, one group of items
 INPUTS = {
     "popularity": {item: float(2 * n + 1) for n, item in enumerate(ITEMS)},
-    "item_features": pd.DataFrame(np.eye(len(ITEMS))[:, :3], index=ITEMS,
-                                  columns=["f0", "f1", "f2"]),
+    "item_features": pd.DataFrame(
+        np.eye(len(ITEMS))[:, :3], index=ITEMS, columns=["f0", "f1", "f2"]
+    ),
     "item_groups": dict.fromkeys(ITEMS, "g"),
 }
 
@@ -146,9 +209,16 @@ def _registry_frame() -> pd.DataFrame:
     rows = []
     for q in range(12):
         for item in rng.choice(ITEMS, size=int(rng.integers(4, 7)), replace=False):
-            rows.append({"query": f"q{q:02d}", "item": str(item),
-                         "a": float(rng.random()), "b": float(rng.random()),
-                         "relevant": int(rng.choice([0, 0, 1, 2])), "segment": f"s{q % 2}"})
+            rows.append(
+                {
+                    "query": f"q{q:02d}",
+                    "item": str(item),
+                    "a": float(rng.random()),
+                    "b": float(rng.random()),
+                    "relevant": int(rng.choice([0, 0, 1, 2])),
+                    "segment": f"s{q % 2}",
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -166,8 +236,11 @@ def test_every_metric_gives_the_same_columns(make_frame: FrameMaker) -> None:
     compared = _columns(ev.compare(PER_QUERY, by="segment", **INPUTS))
     assert compared == _with_group(["segment", *COMPARE], compared)
     # an absolute rule on every metric, a drop rule on every metric with per-query values
-    rules = [*(f"{m} >= 0" for m in EVERY), *(f"{m} drop <= 5%" for m in PER_QUERY[::2]),
-             *(f"{m} drop <= 0.01" for m in PER_QUERY[1::2])]
+    rules = [
+        *(f"{m} >= 0" for m in EVERY),
+        *(f"{m} drop <= 5%" for m in PER_QUERY[::2]),
+        *(f"{m} drop <= 0.01" for m in PER_QUERY[1::2]),
+    ]
     checked = _columns(ev.check(rules, mode="point", min_queries=1, **INPUTS))
     assert checked == CHECK
 
@@ -176,8 +249,12 @@ def test_every_metric_gives_the_same_columns(make_frame: FrameMaker) -> None:
 
 #: Simpson-like segments: new beats old overall and in three segments, but loses in
 #: tablet & free; (device, plan) → (queries, old's rank of the relevant item, new's)
-SEGMENTS = {("phone", "free"): (6, 2, 1), ("phone", "paid"): (5, 3, 2),
-            ("tablet", "free"): (6, 1, 3), ("tablet", "paid"): (4, 2, 1)}
+SEGMENTS = {
+    ("phone", "free"): (6, 2, 1),
+    ("phone", "paid"): (5, 3, 2),
+    ("tablet", "free"): (6, 1, 3),
+    ("tablet", "paid"): (4, 2, 1),
+}
 
 
 def _scores(rank: int) -> dict[str, float]:
@@ -196,39 +273,51 @@ def _simpson() -> pd.DataFrame:
             ranks = {"old": old, "new": min(new + 1, 3) if q == 0 else new}
             scores = {system: _scores(rank) for system, rank in ranks.items()}
             for item in ["x", "y", "z"]:
-                rows.append({"query": f"{device}-{plan}-{q}", "item": item, "device": device,
-                             "plan": plan, "relevant": int(item == "x"),
-                             **{system: scores[system][item] for system in ranks}})
+                rows.append(
+                    {
+                        "query": f"{device}-{plan}-{q}",
+                        "item": item,
+                        "device": device,
+                        "plan": plan,
+                        "relevant": int(item == "x"),
+                        **{system: scores[system][item] for system in ranks},
+                    }
+                )
     return pd.DataFrame(rows)
 
 
 def _reciprocal_ranks(frame: pd.DataFrame, system: str) -> pd.Series:
     """Per query, 1 / the rank of ``x`` under ``system``: by hand, with pandas."""
     ranks = frame.groupby("query")[system].rank(ascending=False, method="first")
-    return (1.0 / ranks[frame["item"] == "x"]).set_axis(frame.loc[frame["item"] == "x",
-                                                                  "query"])
+    return (1.0 / ranks[frame["item"] == "x"]).set_axis(frame.loc[frame["item"] == "x", "query"])
 
 
 def test_compare_rows_per_system_then_metric_then_segment(make_frame: FrameMaker) -> None:
     data = _simpson()
     ev = make_frame(data).rank_eval(score=["old", "new"])
     by = ["device", "plan"]
-    segments = list(dict.fromkeys(  # evaluate()'s order of the segments
-        tuple(r) for r in as_pandas(ev.evaluate("mrr", by=by))[by].itertuples(index=False)))
+    segments = list(
+        dict.fromkeys(  # evaluate()'s order of the segments
+            tuple(r) for r in as_pandas(ev.evaluate("mrr", by=by))[by].itertuples(index=False)
+        )
+    )
     assert sorted(segments) == sorted(SEGMENTS)
     table = as_pandas(ev.compare(["mrr", "acc@1"], by=by))
     assert len(table) == 2 * 2 * len(SEGMENTS)
     blocks = [(s, m) for s in ["old", "new"] for m in ["mrr", "acc@1"]]
     for i, (system, metric) in enumerate(blocks):
-        block = table.iloc[4 * i: 4 * i + 4]
+        block = table.iloc[4 * i : 4 * i + 4]
         assert block["system"].tolist() == [system] * 4
-        assert block["metric"].astype(str).str.replace("@1", "").tolist() == [
-            metric.replace("@1", "")] * 4
+        assert (
+            block["metric"].astype(str).str.replace("@1", "").tolist()
+            == [metric.replace("@1", "")] * 4
+        )
         assert [tuple(r) for r in block[by].itertuples(index=False)] == segments
     # without the baseline's rows: new's blocks alone, the same rows
     changes = as_pandas(ev.compare(["mrr", "acc@1"], by=by, baseline_rows=False))
-    pd.testing.assert_frame_equal(changes, table.iloc[8:].reset_index(drop=True),
-                                  check_dtype=False)  # wins: nulls in the full table
+    pd.testing.assert_frame_equal(
+        changes, table.iloc[8:].reset_index(drop=True), check_dtype=False
+    )  # wins: nulls in the full table
     # new's change in each segment, by hand; the reversal sits in tablet & free
     old, new = _reciprocal_ranks(data, "old"), _reciprocal_ranks(data, "new")
     segment = data[data["item"] == "x"].set_index("query")[by]
@@ -237,7 +326,8 @@ def test_compare_rows_per_system_then_metric_then_segment(make_frame: FrameMaker
     for row in mrr.to_dict("records"):
         assert row["delta"] == pytest.approx(by_hand[(row["device"], row["plan"])])
     assert mrr.set_index(by)["delta"].lt(0).to_dict() == {
-        s: s == ("tablet", "free") for s in SEGMENTS}
+        s: s == ("tablet", "free") for s in SEGMENTS
+    }
     overall = as_pandas(ev.compare("mrr", baseline_rows=False))
     assert overall["delta"].iloc[0] == pytest.approx((new - old).mean())
     assert overall["delta"].iloc[0] > 0  # better overall
@@ -262,12 +352,15 @@ def test_check_rows_per_rule_then_system_then_segment(make_frame: FrameMaker) ->
     ev = make_frame(_simpson()).rank_eval(score=["old", "new"])
     by = ["device", "plan"]
     table = as_pandas(ev.check(["mrr >= 0.5", "mrr drop <= 0.01"], by=by, min_queries=1))
-    segments = list(dict.fromkeys(  # evaluate()'s order of the segments
-        tuple(r) for r in as_pandas(ev.evaluate("mrr", by=by))[by].itertuples(index=False)))
+    segments = list(
+        dict.fromkeys(  # evaluate()'s order of the segments
+            tuple(r) for r in as_pandas(ev.evaluate("mrr", by=by))[by].itertuples(index=False)
+        )
+    )
     assert table["rule"].tolist() == ["mrr >= 0.5"] * 8 + ["mrr drop <= 0.01"] * 4
     assert table["system"].tolist() == ["old"] * 4 + ["new"] * 8
     for start in (0, 4, 8):
-        rows = table.iloc[start: start + 4]
+        rows = table.iloc[start : start + 4]
         assert [tuple(r) for r in rows[by].itertuples(index=False)] == segments
     # the drop rule fails in tablet & free alone (new's drop there is beyond 0.01)
     drops = table[table["rule"] == "mrr drop <= 0.01"].set_index(by)

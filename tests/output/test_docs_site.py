@@ -41,12 +41,14 @@ ACCESSOR_METHODS = [
     "evaluate",
     "rank",
 ]
-ACCESSOR_METHODS += sorted({
-    name
-    for base in RankEval.__mro__  # its own methods and its bases' (api/searches.py)
-    for name, member in vars(base).items()
-    if not name.startswith("_") and callable(member) and name not in ACCESSOR_METHODS
-})
+ACCESSOR_METHODS += sorted(
+    {
+        name
+        for base in RankEval.__mro__  # its own methods and its bases' (api/searches.py)
+        for name, member in vars(base).items()
+        if not name.startswith("_") and callable(member) and name not in ACCESSOR_METHODS
+    }
+)
 # Other public objects of the API page, by the anchor mkdocstrings gives them.
 API_OBJECTS = [
     "rankframe.RankEval",
@@ -78,8 +80,15 @@ def _text(page: Path) -> str:
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("site")
     command = [
-        sys.executable, "-m", "mkdocs", "build", "--strict",
-        "--config-file", str(CONFIG), "--site-dir", str(out),
+        sys.executable,
+        "-m",
+        "mkdocs",
+        "build",
+        "--strict",
+        "--config-file",
+        str(CONFIG),
+        "--site-dir",
+        str(out),
     ]
     result = subprocess.run(
         command, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False
@@ -101,9 +110,7 @@ def test_every_page_of_docs_is_built(site: Path) -> None:
 def test_api_page_documents_the_accessor_methods(site: Path) -> None:
     page = site / "api" / "index.html"
     source = page.read_text(encoding="utf-8")
-    missing = [
-        name for name in ACCESSOR_METHODS if f'id="rankframe.RankEval.{name}"' not in source
-    ]
+    missing = [name for name in ACCESSOR_METHODS if f'id="rankframe.RankEval.{name}"' not in source]
     assert not missing, f"no entry for RankEval methods {missing} on the API page"
     text = _text(page)
     for name in ("per_query", "evaluate"):

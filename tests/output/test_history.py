@@ -47,8 +47,9 @@ DATA = {
 RR = {"a": {1: 0.5, 2: 0.5, 3: 1.0, 4: 0.5}, "b": {1: 1.0, 2: 1.0, 3: 0.5, 4: 1.0}}
 SEGMENTS = {"new": [1, 2], "casual": [3, 4]}
 # NDCG@2 with one relevant item (grade 1): 1 at rank 1, 1/log2(3) at rank 2
-NDCG2 = {s: {q: 1.0 if rr == 1.0 else 1 / math.log2(3) for q, rr in v.items()}
-         for s, v in RR.items()}
+NDCG2 = {
+    s: {q: 1.0 if rr == 1.0 else 1 / math.log2(3) for q, rr in v.items()} for s, v in RR.items()
+}
 
 
 def _mean(values: dict[int, float], queries: list[int]) -> float:
@@ -61,9 +62,14 @@ def _reset_postgres(url: str) -> None:
     with engine.begin() as conn:
         conn.execute(sa.text("DROP VIEW IF EXISTS rankframe_trend"))
         conn.execute(sa.text("DROP VIEW IF EXISTS rankframe_wide"))
-        for table in ("rankframe_values", "rankframe_tags", "rankframe_runs",
-                      "rankframe_segments",
-                      "rankframe_schema", "other"):
+        for table in (
+            "rankframe_values",
+            "rankframe_tags",
+            "rankframe_runs",
+            "rankframe_segments",
+            "rankframe_schema",
+            "other",
+        ):
             conn.execute(sa.text(f"DROP TABLE IF EXISTS {table}"))
     engine.dispose()
 
@@ -90,6 +96,7 @@ def store(url: str) -> History:
 
 def _keyed(table: pd.DataFrame, *keys: str) -> dict[Any, float]:
     """{key (a tuple for several key columns): value} of loaded rows."""
+
     def key(row: dict[str, Any]) -> Any:
         return row[keys[0]] if len(keys) == 1 else tuple(row[k] for k in keys)
 
@@ -109,8 +116,7 @@ def test_wide_round_trip(make_frame: FrameMaker, store: History) -> None:
         for system in "ab":
             key = (f"segment={name}", system)
             assert got[(*key, "mrr", "value")] == pytest.approx(_mean(RR[system], queries))
-            assert got[(*key, "ndcg@2", "value")] == pytest.approx(
-                _mean(NDCG2[system], queries))
+            assert got[(*key, "ndcg@2", "value")] == pytest.approx(_mean(NDCG2[system], queries))
             assert got[(*key, "mrr", "n_queries")] == 2
             assert got[(*key, "ndcg@2", "n_queries")] == 2
     assert len(loaded) == 2 * 2 * 2 * 2  # segments x systems x metrics x (value, n_queries)
@@ -122,7 +128,8 @@ def test_wide_round_trip(make_frame: FrameMaker, store: History) -> None:
         assert got[(*key, "ndcg@2", "value")] == row["ndcg@2"]
     assert set(loaded["k"].dropna()) == {2.0}
     assert list(loaded["segment_json"].map(json.loads).map(list).map(tuple).unique()) == [
-        ("segment",)]
+        ("segment",)
+    ]
     runs = store.runs()
     assert len(runs) == 1
     assert runs.loc[0, "n_values"] == len(loaded)
@@ -133,8 +140,10 @@ def test_wide_round_trip(make_frame: FrameMaker, store: History) -> None:
     assert len(wide) == 2 * 2 * 2
     assert wide["n_queries"].tolist() == [2] * 8
     assert str(wide["n_queries"].dtype) == "Int64"
-    assert wide["segment"].tolist() == wide["segment_json"].map(
-        lambda s: f"segment={json.loads(s)['segment']}").tolist()
+    assert (
+        wide["segment"].tolist()
+        == wide["segment_json"].map(lambda s: f"segment={json.loads(s)['segment']}").tolist()
+    )
     for row in wide.to_dict("records"):
         expected = (RR if row["metric"] == "mrr" else NDCG2)[row["system"]]
         queries = SEGMENTS[json.loads(row["segment_json"])["segment"]]
@@ -152,8 +161,10 @@ def test_tidy_per_query_and_compare_round_trip(make_frame: FrameMaker, store: Hi
     tidy = ev.evaluate(["mrr@10"], tidy=True, confidence_level=0.9, n_resamples=50)
     per_query = ev.per_query(["mrr"])
     compared = ev.compare(["mrr"], by="segment", baseline="a")
-    ids = [store.record(r, run=name) for r, name in
-           ((tidy, "tidy"), (per_query, "per_query"), (compared, "compare"))]
+    ids = [
+        store.record(r, run=name)
+        for r, name in ((tidy, "tidy"), (per_query, "per_query"), (compared, "compare"))
+    ]
 
     values = store.load(run_id=ids[0], long=True)
     got = _keyed(values, "system", "metric", "value_name")
@@ -173,18 +184,20 @@ def test_tidy_per_query_and_compare_round_trip(make_frame: FrameMaker, store: Hi
     assert by_query == {(q, s): RR[s][q] for s in "ab" for q in range(1, 5)}
 
     values = store.load(run_id=ids[2], kind="comparison").assign(value=lambda t: t["delta"])
-    assert _keyed(values, "segment", "system") == pytest.approx({
-        ("segment=new", "a"): 0.0, ("segment=new", "b"): 0.5,  # b - a: 1/2, 1/2
-        ("segment=casual", "a"): 0.0, ("segment=casual", "b"): 0.0,  # -1/2, 1/2
-    })
+    assert _keyed(values, "segment", "system") == pytest.approx(
+        {
+            ("segment=new", "a"): 0.0,
+            ("segment=new", "b"): 0.5,  # b - a: 1/2, 1/2
+            ("segment=casual", "a"): 0.0,
+            ("segment=casual", "b"): 0.0,  # -1/2, 1/2
+        }
+    )
     assert set(store.load(run_id=ids[2], kind="comparison")["statistic"]) == {"mean"}
-    p_values = store.load(run_id=ids[2], long=True, kind=None, value_name="p_value",
-                          system="a")
+    p_values = store.load(run_id=ids[2], long=True, kind=None, value_name="p_value", system="a")
     assert p_values["value"].isna().all()  # the baseline has no test: NULL
     # the comparison's wide rows: value is the statistic, delta_relative = mean / base - 1
     wide = store.load(run_id=ids[2], kind="comparison", system="b")
-    assert _keyed(wide, "segment") == pytest.approx({"segment=new": 1.0,
-                                                     "segment=casual": 0.75})
+    assert _keyed(wide, "segment") == pytest.approx({"segment=new": 1.0, "segment=casual": 0.75})
     assert wide["delta_relative"].tolist() == pytest.approx([0.0, 1.0])  # casual, new
 
 
@@ -194,11 +207,14 @@ def test_a_metric_per_segment(make_frame: FrameMaker, store: History) -> None:
     run_id = store.record(frame.rank_eval(score="b").mrr(by="segment"))
     loaded = store.load(run_id=run_id, long=True)
     assert _keyed(loaded, "segment", "metric", "value_name") == {
-        ("segment=casual", "mrr", "value"): 0.75, ("segment=new", "mrr", "value"): 1.0}
+        ("segment=casual", "mrr", "value"): 0.75,
+        ("segment=new", "mrr", "value"): 1.0,
+    }
 
 
-def test_fingerprint_is_the_same_on_every_frame_kind(make_frame: FrameMaker,
-                                                     store: History) -> None:
+def test_fingerprint_is_the_same_on_every_frame_kind(
+    make_frame: FrameMaker, store: History
+) -> None:
     frame = make_frame(DATA)
     store.record(frame.rank_eval(score=["a", "b"]).evaluate(["mrr"]), run="kind")
     shuffled = pd.DataFrame(DATA).iloc[::-1].reset_index(drop=True)
@@ -216,8 +232,12 @@ def test_fingerprint_is_the_same_on_every_frame_kind(make_frame: FrameMaker,
 def test_fingerprint_reads_the_sample_column(make_frame: FrameMaker, store: History) -> None:
     """Sampled rankings (rank_eval(sample=...)): the same rows in other samples are
     another input."""
-    rows = {"query": ["q"] * 4, "item": ["a", "b", "a", "b"], "score": [2.0, 1.0, 1.0, 2.0],
-            "relevant": [1, 0, 1, 0]}
+    rows = {
+        "query": ["q"] * 4,
+        "item": ["a", "b", "a", "b"],
+        "score": [2.0, 1.0, 1.0, 2.0],
+        "relevant": [1, 0, 1, 0],
+    }
     for name, draw in (("one", [0, 0, 1, 1]), ("other", [1, 0, 0, 1])):
         frame = make_frame({**rows, "draw": draw})
         store.record(frame.rank_eval(sample="draw").evaluate(["ee_l"]), run=name)
@@ -244,7 +264,8 @@ def test_a_result_that_no_method_returned(make_frame: FrameMaker, store: History
     assert runs.loc[given, "input_rows"] == 8
     assert runs.loc[given, "input_hash"] != runs.loc[bound, "input_hash"]  # one score column
     assert store.load(run_id=plain)["value"].tolist() == pytest.approx(
-        [0.75, 0.75, 0.5, 1.0])  # casual a, b; new a, b
+        [0.75, 0.75, 0.5, 1.0]
+    )  # casual a, b; new a, b
 
 
 # -- what a table's columns say ---------------------------------------------------------------
@@ -254,18 +275,20 @@ def test_a_result_that_no_method_returned(make_frame: FrameMaker, store: History
 def test_columns_of_other_tables(kind: str, tmp_path: Path) -> None:
     """A gate's table (``status``) and windows, read from their columns."""
     windows = pd.to_datetime(["2026-03-02", "2026-03-09"]).tz_localize("Europe/Paris")
-    table = pd.DataFrame({
-        "rule": ["ndcg@10 >= 0.3", "ndcg@10 >= 0.3"],
-        "window": windows,
-        "year": [2026, 2026],
-        "system": ["a", "a"],
-        "metric": ["ndcg", "ndcg"],
-        "k": [10, 10],
-        "value": [0.4, 0.25],
-        "ci_low": [0.35, 0.2],
-        "bound": [0.3, 0.3],
-        "status": ["pass", "fail"],
-    })
+    table = pd.DataFrame(
+        {
+            "rule": ["ndcg@10 >= 0.3", "ndcg@10 >= 0.3"],
+            "window": windows,
+            "year": [2026, 2026],
+            "system": ["a", "a"],
+            "metric": ["ndcg", "ndcg"],
+            "k": [10, 10],
+            "value": [0.4, 0.25],
+            "ci_low": [0.35, 0.2],
+            "bound": [0.3, 0.3],
+            "status": ["pass", "fail"],
+        }
+    )
     result = pl.from_pandas(table) if kind == "polars" else table
     store = History(tmp_path / "m.duckdb", frame="polars")
     run_id = store.record(result, keys=["year"])
@@ -279,7 +302,9 @@ def test_columns_of_other_tables(kind: str, tmp_path: Path) -> None:
     assert rows["rule"].to_list() == ["ndcg@10 >= 0.3"] * 2
     # Monday midnight in Paris (UTC+1 in March) is Sunday 23:00 UTC
     assert [t.isoformat() for t in rows["window_start"].to_list()] == [
-        "2026-03-01T23:00:00+00:00", "2026-03-08T23:00:00+00:00"]
+        "2026-03-01T23:00:00+00:00",
+        "2026-03-08T23:00:00+00:00",
+    ]
     assert sorted(set(loaded["value_name"].to_list())) == ["bound", "ci_low", "value"]
 
 
@@ -293,8 +318,9 @@ def test_runs_load_and_trend_filters(url: str) -> None:
     first = store.record(ev.evaluate(["mrr"]), run="nightly", tags={"branch": "main"})
     time.sleep(0.01)
     middle = store.runs().loc[0, "recorded_at"] + pd.Timedelta(microseconds=1)
-    second = store.record(ev.evaluate(["mrr"], by="segment"), run="nightly",
-                          tags={"branch": "dev", "ci": "yes"})
+    second = store.record(
+        ev.evaluate(["mrr"], by="segment"), run="nightly", tags={"branch": "dev", "ci": "yes"}
+    )
     third = store.record(ev.evaluate(["ndcg@2"]), run="adhoc")
 
     assert store.runs()["run_id"].tolist() == [first, second, third]
@@ -304,22 +330,33 @@ def test_runs_load_and_trend_filters(url: str) -> None:
     assert store.runs(since=middle)["run_id"].tolist() == [second, third]
     assert store.runs(until=middle)["run_id"].tolist() == [first]
     assert store.runs(since=middle.tz_convert("Asia/Tokyo"))["run_id"].tolist() == [
-        second, third]  # an aware time: its instant
-    assert json.loads(store.runs(run_id=second).loc[0, "tags"]) == {"branch": "dev",
-                                                                    "ci": "yes"}
+        second,
+        third,
+    ]  # an aware time: its instant
+    assert json.loads(store.runs(run_id=second).loc[0, "tags"]) == {"branch": "dev", "ci": "yes"}
 
     assert set(store.load(metric="ndcg@2")["run_id"]) == {third}
-    assert store.load(system="b")["value"].tolist() == pytest.approx([
-        0.875, 0.75, 1.0, _mean(NDCG2["b"], [1, 2, 3, 4])])  # casual before new
+    assert store.load(system="b")["value"].tolist() == pytest.approx(
+        [0.875, 0.75, 1.0, _mean(NDCG2["b"], [1, 2, 3, 4])]
+    )  # casual before new
     assert store.load(segment={}, metric="mrr")["run_id"].unique().tolist() == [first]
     new = store.load(segment={"segment": "new"})
     assert _keyed(new, "system") == {"a": 0.5, "b": 1.0}
     assert store.load(segment="segment=new").equals(store.load(segment={"segment": "new"}))
 
     trend = store.trend("mrr", segment={})
-    assert trend.columns.tolist() == ["recorded_at", "run_name", "run_id", "system",
-                                      "segment", "window_start", "value", "ci_low",
-                                      "ci_high", "n_queries"]
+    assert trend.columns.tolist() == [
+        "recorded_at",
+        "run_name",
+        "run_id",
+        "system",
+        "segment",
+        "window_start",
+        "value",
+        "ci_low",
+        "ci_high",
+        "n_queries",
+    ]
     assert trend["value"].tolist() == [0.625, 0.875]
     assert str(trend["recorded_at"].dtype).endswith("UTC]")
     assert store.trend("mrr", run="adhoc").empty
@@ -346,8 +383,16 @@ def test_the_dashboard_sql_of_the_docs(url: str) -> None:
         store.record(ev.evaluate(["mrr@10"]), run="nightly")
     store.record(ev.evaluate(["mrr@10"], by="segment"), run="nightly")
     store.record(ev.evaluate(["mrr@10"], by="segment"), run="adhoc")  # not a nightly run
-    store.record(ev.check(["mrr@10 drop <= 0.1", "mrr@10 >= 0.6"], by="segment",
-                          baseline="a", min_queries=1, mode="point"), run="gate")
+    store.record(
+        ev.check(
+            ["mrr@10 drop <= 0.1", "mrr@10 >= 0.6"],
+            by="segment",
+            baseline="a",
+            min_queries=1,
+            mode="point",
+        ),
+        run="gate",
+    )
 
     series = store.query(blocks["time series"])
     assert series.columns.tolist() == ["time", "system", "value", "ci_low", "ci_high"]
@@ -368,8 +413,16 @@ def test_the_dashboard_sql_of_the_docs(url: str) -> None:
     ]
 
     gates = store.query(blocks["gates"])
-    assert gates.columns.tolist() == ["rule", "segment", "system", "status", "value", "delta",
-                                      "delta_relative", "bound"]
+    assert gates.columns.tolist() == [
+        "rule",
+        "segment",
+        "system",
+        "status",
+        "value",
+        "delta",
+        "delta_relative",
+        "bound",
+    ]
     # b - a: new 1 - 1/2 = 1/2 (relative 1), casual 3/4 - 3/4 = 0; a's new 0.5 < 0.6 fails
     records = [tuple(r) for r in gates.itertuples(index=False)]
     assert [r[:4] for r in records] == [
@@ -439,8 +492,7 @@ def test_half_a_store_and_a_newer_store(kind: str, tmp_path: Path) -> None:
         History(where, create=True)
     _execute(kind, where, ["DROP TABLE rankframe_runs"])
     History(where)
-    _execute(kind, where, ["INSERT INTO rankframe_schema VALUES (4, '9.0', "
-                           "'2030-01-01 00:00:00')"])
+    _execute(kind, where, ["INSERT INTO rankframe_schema VALUES (4, '9.0', '2030-01-01 00:00:00')"])
     with pytest.raises(StoreError, match="schema version 4, written by a newer") as error:
         History(where)
     assert error.value.problem == "newer_schema"
@@ -495,8 +547,13 @@ def test_missing_packages(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> No
 
 def test_import_rankframe_imports_no_database_package() -> None:
     code = "import sys, rankframe; print('duckdb' in sys.modules, 'sqlalchemy' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, env={**os.environ, "PYTHONPATH": SRC})
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": SRC},
+    )
     assert out.stdout.split() == ["False", "False"]
 
 
@@ -507,14 +564,33 @@ def test_the_command_line_records(run: Any, tmp_path: Path) -> None:
     data = tmp_path / "data.csv"
     pd.DataFrame(DATA).to_csv(data, index=False)
     path = tmp_path / "m.duckdb"
-    code, _, err = run("evaluate", data, "--score", "a", "--score", "b", "-m", "mrr",
-                       "--by", "segment", "--record", path, "--run-name", "nightly",
-                       "--tag", "branch=main", "--tag", "ci=yes")
+    code, _, err = run(
+        "evaluate",
+        data,
+        "--score",
+        "a",
+        "--score",
+        "b",
+        "-m",
+        "mrr",
+        "--by",
+        "segment",
+        "--record",
+        path,
+        "--run-name",
+        "nightly",
+        "--tag",
+        "branch=main",
+        "--tag",
+        "ci=yes",
+    )
     assert code == 0, err
-    assert re.fullmatch(rf"rankframe: recorded run [0-9a-f-]{{36}} in {re.escape(str(path))}\n",
-                        err)
-    code, _, err = run("compare", data, "--score", "a", "--score", "b", "-m", "mrr",
-                       "--record", path)
+    assert re.fullmatch(
+        rf"rankframe: recorded run [0-9a-f-]{{36}} in {re.escape(str(path))}\n", err
+    )
+    code, _, err = run(
+        "compare", data, "--score", "a", "--score", "b", "-m", "mrr", "--record", path
+    )
     assert code == 0, err
     store = History(path)
     runs = store.runs()
@@ -524,8 +600,11 @@ def test_the_command_line_records(run: Any, tmp_path: Path) -> None:
     assert runs["result"].tolist() == ["Means", "Comparison"]
     assert runs["input_rows"].tolist() == [8, 8]
     assert _keyed(store.load(run="nightly"), "segment", "system") == {
-        ("segment=casual", "a"): 0.75, ("segment=casual", "b"): 0.75,
-        ("segment=new", "a"): 0.5, ("segment=new", "b"): 1.0}
+        ("segment=casual", "a"): 0.75,
+        ("segment=casual", "b"): 0.75,
+        ("segment=new", "a"): 0.5,
+        ("segment=new", "b"): 1.0,
+    }
     compared = store.load(run_id=runs.loc[1, "run_id"], kind="comparison")
     assert _keyed(compared.assign(value=compared["delta"]), "system") == {"a": 0.0, "b": 0.25}
 
@@ -570,7 +649,9 @@ if name == "killed":
 def _writer(where: str, name: str, n: int, folder: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-c", WRITER.format(data=DATA), where, name, str(n), str(folder)],
-        env={**os.environ, "PYTHONPATH": SRC}, text=True, stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": SRC},
+        text=True,
+        stderr=subprocess.PIPE,
     )
 
 
@@ -586,8 +667,7 @@ def _wait_for(path: Path, processes: list[subprocess.Popen[str]], timeout: float
 def _complete_runs(store: History) -> dict[str, int]:
     """Each run's id → its rows in rankframe_values, checked against its n_values."""
     runs = store.runs()
-    counts = store.query(
-        "SELECT run_id, COUNT(*) AS n FROM rankframe_values GROUP BY run_id")
+    counts = store.query("SELECT run_id, COUNT(*) AS n FROM rankframe_values GROUP BY run_id")
     found = dict(zip(counts["run_id"], counts["n"], strict=True))
     assert set(found) <= set(runs["run_id"]), "values of a run that has no run row"
     for run_id, n_values in zip(runs["run_id"], runs["n_values"], strict=True):
@@ -626,8 +706,9 @@ def test_a_process_killed_while_recording(url: str, tmp_path: Path) -> None:
     found = _complete_runs(store)
     assert sorted(found) == ["killed-0", "killed-1", "killed-2"]
     assert store.load(run_id="unfinished").empty
-    assert store.query("SELECT COUNT(*) AS n FROM rankframe_tags WHERE run_id = "
-                       "'unfinished'")["n"].tolist() == [0]
+    assert store.query("SELECT COUNT(*) AS n FROM rankframe_tags WHERE run_id = 'unfinished'")[
+        "n"
+    ].tolist() == [0]
     # the store takes new runs, the unfinished id too
     ev = pd.DataFrame(DATA).rank_eval(score=["a", "b"])
     store.record(ev.evaluate(["mrr"]), run_id="unfinished")
@@ -638,8 +719,10 @@ def test_a_process_killed_while_recording(url: str, tmp_path: Path) -> None:
 def test_a_duckdb_file_held_by_another_process(tmp_path: Path) -> None:
     path = tmp_path / "m.duckdb"
     History(path)
-    code = (f"import duckdb, time; con = duckdb.connect({str(path)!r}); "
-            f"open({str(tmp_path / 'held')!r}, 'w').close(); time.sleep(60)")
+    code = (
+        f"import duckdb, time; con = duckdb.connect({str(path)!r}); "
+        f"open({str(tmp_path / 'held')!r}, 'w').close(); time.sleep(60)"
+    )
     holder = subprocess.Popen([sys.executable, "-c", code])
     try:
         _wait_for(tmp_path / "held", [holder])  # type: ignore[list-item]
@@ -662,12 +745,18 @@ def test_check_records_its_rules_settings_and_input(make_frame, tmp_path):
 
     import rankframe
 
-    frame = make_frame({
-        "query": [1, 1, 2, 2], "item": ["x", "y", "x", "y"],
-        "a": [0.9, 0.1, 0.9, 0.1], "b": [0.1, 0.9, 0.9, 0.1], "relevant": [0, 1, 1, 0],
-    })
+    frame = make_frame(
+        {
+            "query": [1, 1, 2, 2],
+            "item": ["x", "y", "x", "y"],
+            "a": [0.9, 0.1, 0.9, 0.1],
+            "b": [0.1, 0.9, 0.9, 0.1],
+            "relevant": [0, 1, 1, 0],
+        }
+    )
     table = frame.rank_eval(score=["a", "b"]).check(
-        ["mrr drop <= 1%", "ndcg@2 >= 0.1"], min_queries=1, mode="point")
+        ["mrr drop <= 1%", "ndcg@2 >= 0.1"], min_queries=1, mode="point"
+    )
     store = rankframe.History(tmp_path / "m.duckdb")
     store.record(table, run="gate")
     run = store.runs().iloc[0]
@@ -687,8 +776,12 @@ def test_a_reference_comparison_records_the_same_settings_every_run(make_frame, 
 
     import rankframe
 
-    data = {"query": [1, 1, 2, 2], "item": ["x", "y", "x", "y"],
-            "score": [0.9, 0.1, 0.9, 0.1], "relevant": [0, 1, 1, 0]}
+    data = {
+        "query": [1, 1, 2, 2],
+        "item": ["x", "y", "x", "y"],
+        "score": [0.9, 0.1, 0.9, 0.1],
+        "relevant": [0, 1, 1, 0],
+    }
     frame = make_frame(data)
     store = rankframe.History(tmp_path / "m.duckdb")
     for name in ("first", "second"):

@@ -32,8 +32,7 @@ from rankframe import History, InvalidOptionError
 from rankframe.history import upgrade
 
 DATA = ROOT / "tests" / "data"
-MRR = {("news", "a"): 17 / 24, ("sport", "a"): 7 / 8, ("news", "b"): 7 / 8,
-       ("sport", "b"): 7 / 12}
+MRR = {("news", "a"): 17 / 24, ("sport", "a"): 7 / 8, ("news", "b"): 7 / 8, ("sport", "b"): 7 / 12}
 
 
 def _copy(kind: str, folder: Path) -> tuple[str, Path]:
@@ -53,8 +52,10 @@ def _raw(kind: str, path: Path, sql: str) -> list[tuple[Any, ...]]:
         return con.execute(sql).fetchall()
 
 
-VALUES = ("SELECT run_id, result_row, value_name, value FROM rankframe_values "
-          "ORDER BY run_id, result_row, value_name")
+VALUES = (
+    "SELECT run_id, result_row, value_name, value FROM rankframe_values "
+    "ORDER BY run_id, result_row, value_name"
+)
 
 
 @pytest.fixture(params=["duckdb", "sqlite"])
@@ -65,19 +66,28 @@ def old(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, str, Path]
 def test_the_committed_stores_are_of_version_1(old: tuple[str, str, Path]) -> None:
     kind, _, path = old
     assert _raw(kind, path, "SELECT version FROM rankframe_schema") == [(1,)]
-    segments = [r[0] for r in _raw(kind, path, "SELECT DISTINCT segment FROM rankframe_values "
-                                               "WHERE segment LIKE 'rule=%'")]
+    segments = [
+        r[0]
+        for r in _raw(
+            kind, path, "SELECT DISTINCT segment FROM rankframe_values WHERE segment LIKE 'rule=%'"
+        )
+    ]
     assert "rule=mrr >= 0.5, theme=news" in segments  # version 1: the rule as a segment
 
 
 def test_an_old_store_is_upgraded_and_loses_nothing(old: tuple[str, str, Path]) -> None:
     kind, where, path = old
     before = _raw(kind, path, VALUES)
-    segments_before = _raw(kind, path, "SELECT run_id, result_row, segment_json FROM "
-                                       "rankframe_values ORDER BY run_id, result_row")
+    segments_before = _raw(
+        kind,
+        path,
+        "SELECT run_id, result_row, segment_json FROM rankframe_values ORDER BY run_id, result_row",
+    )
     store = History(where)
     assert _raw(kind, path, "SELECT version FROM rankframe_schema ORDER BY version") == [
-        (1,), (3,)]  # upgraded through version 2 to 3 in one transaction
+        (1,),
+        (3,),
+    ]  # upgraded through version 2 to 3 in one transaction
     assert _raw(kind, path, VALUES) == before  # every value as it was
     runs = store.runs()
     assert runs["kind"].tolist() == ["evaluation", "evaluation", "comparison", "gate"]
@@ -87,8 +97,12 @@ def test_an_old_store_is_upgraded_and_loses_nothing(old: tuple[str, str, Path]) 
     assert set(long["segment"]) == {"theme=news", "theme=sport"}
     assert set(long["rule"]) == {"mrr >= 0.5", "mrr drop <= 10%"}
     moved = {(r, n): None if s is None else json.loads(s) for r, n, s in segments_before}
-    after = _raw(kind, path, "SELECT run_id, result_row, segment_json, rule FROM "
-                             "rankframe_values ORDER BY run_id, result_row")
+    after = _raw(
+        kind,
+        path,
+        "SELECT run_id, result_row, segment_json, rule FROM "
+        "rankframe_values ORDER BY run_id, result_row",
+    )
     for run_id, row, text, rule in after:
         old_segment = moved[(run_id, row)]
         new_segment = None if text is None else json.loads(text)
@@ -103,8 +117,9 @@ def test_an_old_store_is_upgraded_and_loses_nothing(old: tuple[str, str, Path]) 
     assert len(_raw(kind, path, "SELECT version FROM rankframe_schema")) == 2
 
 
-def test_an_upgrade_that_fails_leaves_the_old_store(old: tuple[str, str, Path],
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_upgrade_that_fails_leaves_the_old_store(
+    old: tuple[str, str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     kind, where, path = old
     before = _raw(kind, path, VALUES)
 
@@ -129,7 +144,8 @@ def test_the_wide_rows_of_an_old_store(old: tuple[str, str, Path]) -> None:
     # load() reads evaluations: one row per run x segment x system, statistics as columns
     assert evaluation[["system", "value", "n_queries"]].to_dict("records") == [
         {"system": "a", "value": pytest.approx(17 / 24), "n_queries": 4},
-        {"system": "b", "value": pytest.approx(7 / 8), "n_queries": 4}]
+        {"system": "b", "value": pytest.approx(7 / 8), "n_queries": 4},
+    ]
     assert (evaluation["ci_low"] <= evaluation["value"]).all()
     assert (evaluation["value"] <= evaluation["ci_high"]).all()
     assert evaluation["theme"].tolist() == ["news", "news"]
@@ -157,19 +173,33 @@ def test_the_wide_rows_of_an_old_store(old: tuple[str, str, Path]) -> None:
         assert absolute["ci_low"] <= absolute["value"] <= absolute["ci_high"]
         assert pd.isna(absolute["delta"])
     assert gates["status"].to_dict() == {
-        ("mrr >= 0.5", "news"): "pass", ("mrr >= 0.5", "sport"): "uncertain",
-        ("mrr drop <= 10%", "news"): "pass", ("mrr drop <= 10%", "sport"): "uncertain"}
+        ("mrr >= 0.5", "news"): "pass",
+        ("mrr >= 0.5", "sport"): "uncertain",
+        ("mrr drop <= 10%", "news"): "pass",
+        ("mrr drop <= 10%", "sport"): "uncertain",
+    }
 
 
 def test_a_new_check_is_stored_as_gates(tmp_path: Path) -> None:
-    df = pd.DataFrame({"query": [1, 1, 2, 2], "item": ["x", "y"] * 2, "a": [0.9, 0.1] * 2,
-                       "b": [0.1, 0.9] * 2, "relevant": [0, 1, 1, 0], "theme": ["t", "t", "u",
-                                                                               "u"]})
+    df = pd.DataFrame(
+        {
+            "query": [1, 1, 2, 2],
+            "item": ["x", "y"] * 2,
+            "a": [0.9, 0.1] * 2,
+            "b": [0.1, 0.9] * 2,
+            "relevant": [0, 1, 1, 0],
+            "theme": ["t", "t", "u", "u"],
+        }
+    )
     store = History(tmp_path / "m.duckdb")
     ev = df.rank_eval(score=["a", "b"])
     store.record(ev.evaluate(["mrr"], by="theme"), run="nightly")
-    store.record(ev.check(["mrr >= 0.5", "mrr drop <= 0.1"], by="theme", baseline="a",
-                          min_queries=1, mode="point"), run="gate")
+    store.record(
+        ev.check(
+            ["mrr >= 0.5", "mrr drop <= 0.1"], by="theme", baseline="a", min_queries=1, mode="point"
+        ),
+        run="gate",
+    )
     assert store.runs()["kind"].tolist() == ["evaluation", "gate"]
     assert set(store.load()["run_name"]) == {"nightly"}
     assert set(store.load(kind=None)["segment"]) == {"theme=t", "theme=u"}
@@ -195,9 +225,15 @@ def test_a_percentage_rule_reads_in_its_unit_and_in_absolute_terms(tmp_path: Pat
     # check() writes a % rule's interval and bound as ci_low_relative, ..., bound_relative;
     # the wide view gives the bound in the rule's unit (-0.1) and the interval of the change
     # in absolute terms: the same interval as the absolute rule on the same pair of systems
-    df = pd.DataFrame({"query": [1, 1, 2, 2, 3, 3], "item": ["x", "y"] * 3,
-                       "a": [0.9, 0.1] * 3, "b": [0.1, 0.9, 0.9, 0.1, 0.9, 0.1],
-                       "relevant": [0, 1, 1, 0, 1, 0]})
+    df = pd.DataFrame(
+        {
+            "query": [1, 1, 2, 2, 3, 3],
+            "item": ["x", "y"] * 3,
+            "a": [0.9, 0.1] * 3,
+            "b": [0.1, 0.9, 0.9, 0.1, 0.9, 0.1],
+            "relevant": [0, 1, 1, 0, 1, 0],
+        }
+    )
     store = History(tmp_path / "m.duckdb")
     ev = df.rank_eval(score=["a", "b"])
     store.record(ev.check(["mrr drop <= 10%", "mrr drop <= 0.1"], baseline="a"), run="gate")

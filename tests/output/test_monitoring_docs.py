@@ -58,8 +58,9 @@ def reference() -> pd.DataFrame:
     data = recommendations(seed=0)
     qrels: dict[str, dict[str, int]] = {}
     run: dict[str, dict[str, float]] = {}
-    for user, item, score, grade in zip(data["user_id"], data["item_id"], data["model_b"],
-                                        data["relevant"], strict=True):
+    for user, item, score, grade in zip(
+        data["user_id"], data["item_id"], data["model_b"], data["relevant"], strict=True
+    ):
         qrels.setdefault(user, {})[item] = int(grade)
         if not math.isnan(score):
             run.setdefault(user, {})[item] = float(score)
@@ -68,12 +69,14 @@ def reference() -> pd.DataFrame:
     monday = (served.dt.normalize() - pd.to_timedelta(served.dt.day_of_week, unit="D")).dt.date
     users = sorted(qrels)
     assert set(measures) == set(users)  # every user retrieved something
-    return pd.DataFrame({
-        "user": users,
-        "week": [monday[u] for u in users],
-        "ndcg": [measures[u]["ndcg_cut_10"] for u in users],
-        "recall": [measures[u]["recall_20"] for u in users],
-    })
+    return pd.DataFrame(
+        {
+            "user": users,
+            "week": [monday[u] for u in users],
+            "ndcg": [measures[u]["ndcg_cut_10"] for u in users],
+            "recall": [measures[u]["recall_20"] for u in users],
+        }
+    )
 
 
 def _weeks(reference: pd.DataFrame) -> list[pd.DataFrame]:
@@ -153,8 +156,11 @@ def test_the_drop_rule(reference: pd.DataFrame) -> None:
     _same(printed["p_adjusted"], adjusted)
     # fail: beyond -5% and a significant decrease; uncertain: beyond, not significant
     status = [
-        "no baseline" if math.isnan(r) else
-        ("fail" if q < 0.05 else "uncertain") if r < -0.05 else "pass"
+        "no baseline"
+        if math.isnan(r)
+        else ("fail" if q < 0.05 else "uncertain")
+        if r < -0.05
+        else "pass"
         for r, q in zip(relative, adjusted, strict=True)
     ]
     assert printed["status"].tolist() == status

@@ -432,6 +432,7 @@ def test_import_without_matplotlib_says_how_to_install(monkeypatch: pytest.Monke
 
 
 def test_tables_of_other_kinds_are_refused() -> None:
-    with pytest.raises(TypeError,
-                       match=r"table from rank_eval \(pandas, polars, .*Spark\); got dict"):
+    with pytest.raises(
+        TypeError, match=r"table from rank_eval \(pandas, polars, .*Spark\); got dict"
+    ):
         plot.segments({"system": ["a"]}, "ndcg")

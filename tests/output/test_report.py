@@ -36,8 +36,20 @@ DATA = {
     "a": [0.9, 0.5, 0.1, 0.9, 0.5, 0.1, 0.9, 0.5, 0.1, 0.9, 0.5, 0.1],
     "b": [0.1, 0.9, 0.5, 0.9, 0.5, 0.1, 0.1, 0.5, 0.9, 0.5, 0.9, 0.1],
     "relevant": [0, 1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 1],
-    "seg": ["u", "u", "u", HOSTILE_SEGMENT, HOSTILE_SEGMENT, HOSTILE_SEGMENT,
-            "u", "u", "u", HOSTILE_SEGMENT, HOSTILE_SEGMENT, HOSTILE_SEGMENT],
+    "seg": [
+        "u",
+        "u",
+        "u",
+        HOSTILE_SEGMENT,
+        HOSTILE_SEGMENT,
+        HOSTILE_SEGMENT,
+        "u",
+        "u",
+        "u",
+        HOSTILE_SEGMENT,
+        HOSTILE_SEGMENT,
+        HOSTILE_SEGMENT,
+    ],
 }
 METRICS = ["mrr", "ndcg@3"]
 
@@ -80,16 +92,20 @@ def _report(make_frame: Any, **kwargs: Any) -> tuple[Any, Any]:
 def test_the_numbers_in_the_html_are_evaluates(make_frame: Any) -> None:
     ev, report = _report(make_frame)
     cells = parsed(report.html()).cells
-    shown = {(c["data-segment"], c["data-system"], c["data-metric"]): float(c["data-value"])
-             for c in cells if c.get("data-kind") == "mean"}
+    shown = {
+        (c["data-segment"], c["data-system"], c["data-metric"]): float(c["data-value"])
+        for c in cells
+        if c.get("data-kind") == "mean"
+    }
     overall = _pandas(ev.evaluate(METRICS))
     by_seg = _pandas(ev.evaluate(METRICS, by="seg"))
     for metric in ["mrr", "ndcg@3"]:
         for row in overall.to_dict("records"):
             assert shown[("", row["system"], metric)] == pytest.approx(row[metric], abs=1e-12)
         for _, row in by_seg.iterrows():
-            assert shown[(row["seg"], row["system"], metric)] == pytest.approx(row[metric],
-                                                                               abs=1e-12)
+            assert shown[(row["seg"], row["system"], metric)] == pytest.approx(
+                row[metric], abs=1e-12
+            )
     # and by hand (see DATA)
     assert shown[("", "a", "mrr")] == pytest.approx(17 / 24)
     assert shown[("", "b", "mrr")] == pytest.approx(2 / 3)
@@ -99,8 +115,7 @@ def test_intervals_are_scipys_t_interval(make_frame: Any) -> None:
     _, report = _report(make_frame)
     # a's reciprocal ranks per query, by hand (see DATA)
     values = np.array([1 / 2, 1, 1, 1 / 3])
-    low, high = stats.t.interval(0.95, len(values) - 1, loc=values.mean(),
-                                 scale=stats.sem(values))
+    low, high = stats.t.interval(0.95, len(values) - 1, loc=values.mean(), scale=stats.sem(values))
     row = report.summary[report.summary["system"] == "a"].iloc[0]
     assert row["mrr_ci_low"] == pytest.approx(low, abs=1e-12)
     assert row["mrr_ci_high"] == pytest.approx(high, abs=1e-12)
@@ -112,14 +127,18 @@ def test_bootstrap_intervals_are_evaluates(make_frame: Any) -> None:
     report = ev.report(METRICS, test="permutation", n_resamples=200, seed=3)
     expected = _pandas(ev.evaluate(METRICS, confidence_level=0.95, n_resamples=200, seed=3))
     for column in ["mrr_ci_low", "mrr_ci_high", "ndcg@3_ci_low", "ndcg@3_ci_high"]:
-        np.testing.assert_allclose(report.summary[column].to_numpy(dtype=float),
-                                   expected[column].to_numpy(dtype=float), atol=1e-12)
+        np.testing.assert_allclose(
+            report.summary[column].to_numpy(dtype=float),
+            expected[column].to_numpy(dtype=float),
+            atol=1e-12,
+        )
 
 
 def test_win_tie_loss_by_hand(make_frame: Any) -> None:
     _, report = _report(make_frame)
-    cells = [t for t in parsed(report.html()).tags
-             if t[0] == "tr" and t[1].get("data-metric") == "mrr"]
+    cells = [
+        t for t in parsed(report.html()).tags if t[0] == "tr" and t[1].get("data-metric") == "mrr"
+    ]
     assert cells, "no win/tie/loss row"
     wtl = report.wtl
     overall = wtl[(wtl["segment"] == -1) & (wtl["metric"] == "mrr")].iloc[0]
@@ -127,10 +146,13 @@ def test_win_tie_loss_by_hand(make_frame: Any) -> None:
     assert (overall["wins"], overall["ties"], overall["losses"]) == (1, 2, 1)
     # segment "u" holds q1 (win) and q3 (loss); the hostile segment q2 and q4 (ties)
     html = report.html()
-    assert re.search(r'data-segment="u"><td>u</td><td>b</td><td>mrr</td>'
-                     r'<td class="num" data-kind="wins">1</td>'
-                     r'<td class="num" data-kind="ties">0</td>'
-                     r'<td class="num" data-kind="losses">1</td>', html)
+    assert re.search(
+        r'data-segment="u"><td>u</td><td>b</td><td>mrr</td>'
+        r'<td class="num" data-kind="wins">1</td>'
+        r'<td class="num" data-kind="ties">0</td>'
+        r'<td class="num" data-kind="losses">1</td>',
+        html,
+    )
 
 
 def test_the_data_section_by_hand(make_frame: Any) -> None:
@@ -145,11 +167,15 @@ def test_tied_share_by_hand(make_frame: Any) -> None:
     # a: q1 scores 0.5, 0.5, 0.1 (two rows tied); q2 0.1, 0.05, 0.02 (none: its top score
     #    0.1 equals q1's last, in another query) -> 2 of 6 ranked rows
     # b: q1 0.9, 0.8, 0.7 (none); q2 0.4, 0.4, 0.4 (three) -> 3 of 6
-    frame = make_frame({
-        "query": ["q1"] * 3 + ["q2"] * 3, "item": ["x", "y", "z"] * 2,
-        "a": [0.5, 0.5, 0.1, 0.1, 0.05, 0.02], "b": [0.9, 0.8, 0.7, 0.4, 0.4, 0.4],
-        "relevant": [1, 0, 0, 0, 1, 0],
-    })
+    frame = make_frame(
+        {
+            "query": ["q1"] * 3 + ["q2"] * 3,
+            "item": ["x", "y", "z"] * 2,
+            "a": [0.5, 0.5, 0.1, 0.1, 0.05, 0.02],
+            "b": [0.9, 0.8, 0.7, 0.4, 0.4, 0.4],
+            "relevant": [1, 0, 0, 0, 1, 0],
+        }
+    )
     facts = frame.rank_eval(score=["a", "b"]).report(["mrr"]).data.facts
     assert facts.tied_share == {"a": pytest.approx(2 / 6), "b": pytest.approx(3 / 6)}
     assert (facts.rows, facts.queries) == (6, 2)
@@ -165,8 +191,9 @@ def test_curves_are_evaluates(make_frame: Any) -> None:
     expected = _pandas(ev.evaluate(at)).set_index("system")
     for system in ["a", "b"]:
         shown = [*curves["ndcg"].means[system], *curves["mrr"].means[system]]
-        np.testing.assert_allclose(shown, expected.loc[system, at].to_numpy(dtype=float),
-                                   atol=1e-12)
+        np.testing.assert_allclose(
+            shown, expected.loc[system, at].to_numpy(dtype=float), atol=1e-12
+        )
     # by hand (see DATA): the relevant item is first in q2, q3 for a and q1, q2 for b
     assert curves["mrr"].means["a"][0] == pytest.approx(2 / 4)
     assert curves["mrr"].means["b"][0] == pytest.approx(2 / 4)
@@ -183,7 +210,8 @@ def test_curves_follow_the_empty_option(make_frame: Any) -> None:
         np.testing.assert_allclose(
             curve.means[system],
             expected.loc[system, ["mrr@1(empty=skip)", "mrr@3(empty=skip)"]].to_numpy(float),
-            atol=1e-12)
+            atol=1e-12,
+        )
 
 
 def test_hostile_strings_are_text(make_frame: Any) -> None:
@@ -220,12 +248,24 @@ def test_notebook_display_is_the_same_report(make_frame: Any) -> None:
 def test_trend_and_gates_sections_take_their_tables() -> None:
     frame = pd.DataFrame(DATA)
     report = frame.rank_eval(score=["a", "b"]).report(METRICS)
-    trend = pd.DataFrame({"window": ["2026-01-05", "2026-01-12"] * 2,
-                          "system": ["a", "a", "b", "b"], "mrr": [0.5, 0.6, 0.7, 0.8],
-                          "mrr_ci_low": [0.4, 0.5, 0.6, 0.7],
-                          "mrr_ci_high": [0.6, 0.7, 0.8, 0.9], "n_queries": [2, 2, 2, 2]})
-    gates = pd.DataFrame({"rule": ["mrr >= 0.3", "mrr >= 0.9"], "system": ["a", "b"],
-                          "value": [0.7, 0.7], "status": ["pass", "fail"]})
+    trend = pd.DataFrame(
+        {
+            "window": ["2026-01-05", "2026-01-12"] * 2,
+            "system": ["a", "a", "b", "b"],
+            "mrr": [0.5, 0.6, 0.7, 0.8],
+            "mrr_ci_low": [0.4, 0.5, 0.6, 0.7],
+            "mrr_ci_high": [0.6, 0.7, 0.8, 0.9],
+            "n_queries": [2, 2, 2, 2],
+        }
+    )
+    gates = pd.DataFrame(
+        {
+            "rule": ["mrr >= 0.3", "mrr >= 0.9"],
+            "system": ["a", "b"],
+            "value": [0.7, 0.7],
+            "status": ["pass", "fail"],
+        }
+    )
     html = report.with_tables(trend=trend, gates=gates).html()
     assert '<section id="trend">' in html
     assert '<section id="gates">' in html
@@ -238,8 +278,11 @@ def test_item_metrics_are_evaluates(make_frame: Any) -> None:
     popularity = {"x": 10, "z": 1, HOSTILE_ITEM: 3}
     report = ev.report(["arp@2", "mrr"], popularity=popularity)
     expected = _pandas(ev.evaluate(["arp@2", "mrr"], popularity=popularity))
-    np.testing.assert_allclose(report.summary["arp@2"].to_numpy(dtype=float),
-                               expected["arp@2"].to_numpy(dtype=float), atol=1e-12)
+    np.testing.assert_allclose(
+        report.summary["arp@2"].to_numpy(dtype=float),
+        expected["arp@2"].to_numpy(dtype=float),
+        atol=1e-12,
+    )
     # by hand: a's top 2 is x, then the hostile item in every query: (10 + 3)/2 = 6.5
     assert float(report.summary["arp@2"].iloc[0]) == pytest.approx(6.5)
     (curve,) = [c for c in report.data.curves if c.metric == "arp"]
@@ -268,22 +311,26 @@ def test_empty_option_reaches_the_report(make_frame: Any) -> None:
     ev = frame.rank_eval(score=["a", "b"])
     report = ev.report(["mrr"], empty="skip")
     expected = _pandas(ev.evaluate(["mrr"], empty="skip"))
-    np.testing.assert_allclose(report.summary["mrr(empty=skip)"].to_numpy(dtype=float),
-                               expected["mrr(empty=skip)"].to_numpy(dtype=float))
+    np.testing.assert_allclose(
+        report.summary["mrr(empty=skip)"].to_numpy(dtype=float),
+        expected["mrr(empty=skip)"].to_numpy(dtype=float),
+    )
     assert report.data.facts.empty_queries == 1
 
 
 # -- paper tables: against tables written out by hand -----------------------------------------
 
-COMPARISON = pd.DataFrame({
-    "system": ["bm25", "bm25", "dense_1", "dense_1", "mix", "mix"],
-    "metric": ["ndcg", "mrr"] * 3,
-    "k": [10, None] * 3,
-    "mean": [0.31, 0.5, 0.35, 0.45, 0.35, 0.52],
-    "delta": [0.0, 0.0, 0.04, -0.05, 0.04, 0.02],
-    "p_value": [None, None, 0.001, 0.01, 0.2, 0.5],
-    "significant": [False, False, True, True, False, False],
-})
+COMPARISON = pd.DataFrame(
+    {
+        "system": ["bm25", "bm25", "dense_1", "dense_1", "mix", "mix"],
+        "metric": ["ndcg", "mrr"] * 3,
+        "k": [10, None] * 3,
+        "mean": [0.31, 0.5, 0.35, 0.45, 0.35, 0.52],
+        "delta": [0.0, 0.0, 0.04, -0.05, 0.04, 0.02],
+        "p_value": [None, None, 0.001, 0.01, 0.2, 0.5],
+        "significant": [False, False, True, True, False, False],
+    }
+)
 
 
 def test_markdown_table_by_hand() -> None:
@@ -326,15 +373,20 @@ def test_cli_report_and_latex(run: Any, tmp_path: Path) -> None:
     path = tmp_path / "data.csv"
     pd.DataFrame(DATA).to_csv(path, index=False)
     out = tmp_path / "report.html"
-    code, _, err = run("report", path, "--score", "a", "--score", "b", "-m", "mrr",
-                       "--by", "seg", "-o", out)
+    code, _, err = run(
+        "report", path, "--score", "a", "--score", "b", "-m", "mrr", "--by", "seg", "-o", out
+    )
     assert code == 0, err
     cells = parsed(out.read_text()).cells
-    means = {(c["data-segment"], c["data-system"]): float(c["data-value"])
-             for c in cells if c.get("data-kind") == "mean"}
+    means = {
+        (c["data-segment"], c["data-system"]): float(c["data-value"])
+        for c in cells
+        if c.get("data-kind") == "mean"
+    }
     assert means[("", "a")] == pytest.approx(17 / 24)
-    code, latex, err = run("compare", path, "--score", "a", "--score", "b", "-m", "mrr",
-                           "--format", "latex")
+    code, latex, err = run(
+        "compare", path, "--score", "a", "--score", "b", "-m", "mrr", "--format", "latex"
+    )
     assert code == 0, err
     assert latex.startswith("\\begin{tabular}{lr}")
 
@@ -365,29 +417,34 @@ def open_report(browser: Any, path: Path) -> Opened:
     page = browser.new_page()
     try:
         page.on("request", lambda r: opened.requests.append(r.url))
-        page.on("console",
-                lambda m: opened.errors.append(m.text) if m.type == "error" else None)
+        page.on("console", lambda m: opened.errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: opened.errors.append(str(e)))
         page.on("dialog", lambda d: (opened.dialogs.append(d.message), d.dismiss()))
         page.goto(uri)
         page.wait_for_load_state("load")
         opened.charts = page.eval_on_selector_all(
-            "svg.chart", "els => els.map(e => [e.closest('section').id, "
+            "svg.chart",
+            "els => els.map(e => [e.closest('section').id, "
             "e.getBoundingClientRect().width, "
             "e.getBoundingClientRect().height, "
-            "e.querySelectorAll('rect,polyline,polygon,circle,line').length])")
+            "e.querySelectorAll('rect,polyline,polygon,circle,line').length])",
+        )
         shown = page.eval_on_selector_all(
             "td[data-kind=mean], td[data-kind=trend]",
             "els => els.map(e => [e.dataset.kind, e.dataset.segment, e.dataset.system, "
-            "e.dataset.metric, e.firstChild ? e.firstChild.textContent : ''])")
-        opened.means = {(kind + ":" + seg, system, metric): value
-                        for kind, seg, system, metric, value in shown}
+            "e.dataset.metric, e.firstChild ? e.firstChild.textContent : ''])",
+        )
+        opened.means = {
+            (kind + ":" + seg, system, metric): value for kind, seg, system, metric, value in shown
+        }
         opened.text = page.inner_text("body")
         if page.query_selector("section#answer") is not None:
             opened.answer = page.inner_text("section#answer")
         axes = page.eval_on_selector_all(
-            "svg.chart", "els => els.map(e => [e.querySelector('title').textContent, "
-            "Array.from(e.querySelectorAll('text.yt')).map(t => t.textContent)])")
+            "svg.chart",
+            "els => els.map(e => [e.querySelector('title').textContent, "
+            "Array.from(e.querySelectorAll('text.yt')).map(t => t.textContent)])",
+        )
         opened.axes = {title: [float(v.rstrip("%")) for v in ticks] for title, ticks in axes}
     finally:
         page.close()
@@ -426,8 +483,9 @@ def test_the_report_in_chromium(browser: Any, tmp_path: Path) -> None:
     # a reversal (see test_report_answer.py): new higher overall, lower in the tablets (30
     # queries of 90, 25 of them from rank 1 to 2: -25/2/30); named in the answer on the page
     old, new = [2] * 60 + [1] * 30, [1] * 50 + [2] * 10 + [1] * 5 + [2] * 25
-    planted_frame = pd.DataFrame(planted({"old": old, "new": new},
-                                         {"device": ["phone"] * 60 + ["tablet"] * 30}))
+    planted_frame = pd.DataFrame(
+        planted({"old": old, "new": new}, {"device": ["phone"] * 60 + ["tablet"] * 30})
+    )
     reversal = planted_frame.rank_eval(score=["old", "new"]).report(["mrr"], by="device")
     answer = open_report(browser, reversal.save(tmp_path / "reversal.html")).answer
     assert "new on mrr: higher overall (" in answer
@@ -442,8 +500,15 @@ def test_trend_gates_and_reference_in_chromium(browser: Any, tmp_path: Path) -> 
     frame = pd.DataFrame(DATA)
     frame["served_at"] = pd.to_datetime(["2026-01-06"] * 6 + ["2026-01-13"] * 6)
     ev = frame.rank_eval(score=["a", "b"], time="served_at")
-    report = ev.report(METRICS, by="seg", every="1w", reference=frame, min_queries=1,
-                       rules=["mrr >= 0.5", "mrr drop <= 0.01"], n_resamples=100)
+    report = ev.report(
+        METRICS,
+        by="seg",
+        every="1w",
+        reference=frame,
+        min_queries=1,
+        rules=["mrr >= 0.5", "mrr drop <= 0.01"],
+        n_resamples=100,
+    )
     opened = open_report(browser, report.save(tmp_path / "report.html"))
     assert_clean(opened)
     # a chart per metric, then per metric one per segment (2 segments, under the cap)
@@ -488,14 +553,21 @@ def test_where_it_fails_and_exposure_in_chromium(browser: Any, tmp_path: Path) -
     # request; the slice of the hostile segment and the hostile item group shown as text
     frame = pd.DataFrame(DATA)
     ev = frame.rank_eval(score=["a", "b"])
-    groups = {item: HOSTILE_SEGMENT if i % 2 else "plain"
-              for i, item in enumerate(sorted(frame["item"].unique()))}
-    report = ev.report(METRICS, slices=["seg"], slice_min_queries=1, item_groups=groups,
-                       exposure_k=2, n_resamples=50)
+    groups = {
+        item: HOSTILE_SEGMENT if i % 2 else "plain"
+        for i, item in enumerate(sorted(frame["item"].unique()))
+    }
+    report = ev.report(
+        METRICS,
+        slices=["seg"],
+        slice_min_queries=1,
+        item_groups=groups,
+        exposure_k=2,
+        n_resamples=50,
+    )
     opened = open_report(browser, report.save(tmp_path / "report.html"))
     assert_clean(opened)
-    for heading in ("Where it fails", "Exposure of item groups", "tests in all",
-                    "holm correction"):
+    for heading in ("Where it fails", "Exposure of item groups", "tests in all", "holm correction"):
         assert heading in opened.text
     assert f"seg={HOSTILE_SEGMENT}" in opened.text
     assert HOSTILE_SEGMENT in opened.text.split("Exposure of item groups", 1)[1]

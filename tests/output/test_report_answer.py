@@ -35,15 +35,18 @@ class Spans(HTMLParser):
 
     def handle_starttag(self, _tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = {k: v or "" for k, v in attrs}
-        if a.get("class") in ("against", "segment-move", "slice-move", "mde", "move") \
-                or "data-null-scores" in a or "data-segment-tests" in a \
-                or "data-n-tested" in a:
+        if (
+            a.get("class") in ("against", "segment-move", "slice-move", "mde", "move")
+            or "data-null-scores" in a
+            or "data-segment-tests" in a
+            or "data-n-tested" in a
+        ):
             self.found.append(a)
 
 
 def section(page: str, name: str) -> str:
     start = page.index(f'<section id="{name}">')
-    return page[start:page.index("</section>", start)]
+    return page[start : page.index("</section>", start)]
 
 
 def spans(page: str, kind: str) -> list[dict[str, str]]:
@@ -89,8 +92,9 @@ def _segment_tests(a: list[int], b: list[int], device: list[str]) -> dict[str, t
     where = np.asarray(device)
     names = list(dict.fromkeys(device))
     p = [stats.ttest_1samp(diff[where == d], 0.0).pvalue for d in names]
-    return {d: (float(diff[where == d].mean()), float(q))
-            for d, q in zip(names, holm(p), strict=True)}
+    return {
+        d: (float(diff[where == d].mean()), float(q)) for d, q in zip(names, holm(p), strict=True)
+    }
 
 
 @pytest.mark.parametrize("baseline", ["old", "new"])
@@ -112,23 +116,25 @@ def test_a_segment_against_the_overall_change_is_named(make_frame: Any, baseline
     overall = rr(ranks[system]).mean() - rr(ranks[baseline]).mean()
     up, down = ("higher", "lower") if overall > 0 else ("lower", "higher")
     said = text(page)
-    sentence = (f"{system} on mrr: {up} overall ({overall:+.4f}), but {down} in device=tablet "
-                f"({expected['tablet'][0]:+.4f}, 95% interval [")
+    sentence = (
+        f"{system} on mrr: {up} overall ({overall:+.4f}), but {down} in device=tablet "
+        f"({expected['tablet'][0]:+.4f}, 95% interval ["
+    )
     assert sentence in said
     assert sentence in report.answer.splitlines()[1]  # the plain text: a line per item
     assert "holm correction over the 2 segment tests of the report" in said
     assert "Nothing moved" not in said
 
 
-def test_a_segment_is_named_when_the_overall_change_is_not_significant(
-        make_frame: Any) -> None:
+def test_a_segment_is_named_when_the_overall_change_is_not_significant(make_frame: Any) -> None:
     # 40 phone queries: new gains 1/2 on 30; 40 tablet queries: new loses 1/2 on 30. Overall
     # no change (mean 0, p = 1); each segment significantly, in opposite directions.
     old = [2] * 40 + [1] * 40
     new = [1] * 30 + [2] * 10 + [2] * 30 + [1] * 10
     device = ["phone"] * 40 + ["tablet"] * 40
     ev = make_frame(planted({"old": old, "new": new}, {"device": device})).rank_eval(
-        score=["old", "new"])
+        score=["old", "new"]
+    )
     page = ev.report(["mrr"], by="device", n_resamples=20).html()
     expected = _segment_tests(old, new, device)
     named = {a["data-segment"]: a for a in spans(page, "segment-move")}
@@ -153,7 +159,8 @@ def test_the_named_segments_are_capped(make_frame: Any) -> None:
     old = [2] * 100 + [1] * 60
     new = [1] * 80 + [2] * 20 + ([2] * 10 + [1] * 2) * 5
     ev = make_frame(planted({"old": old, "new": new}, {"segment": segment})).rank_eval(
-        score=["old", "new"])
+        score=["old", "new"]
+    )
     page = ev.report(["mrr"], by="segment", n_resamples=20).html()
     expected = _segment_tests(old, new, segment)
     assert all(p < 0.05 for name, (_, p) in expected.items())
@@ -176,6 +183,7 @@ def test_the_named_segments_are_capped(make_frame: Any) -> None:
 # mostly the hard segment (tablets: the relevant item at rank 2 or 5), the reference mostly
 # the easy one (phones: rank 1 or 2), so the current frame is worse overall.
 
+
 def _simpson(better: bool) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
     """(current, reference) of 300 queries each, of five items. The good side ranks the
     relevant item first in 90% of its phones (else second) and second in 50% of its tablets
@@ -183,6 +191,7 @@ def _simpson(better: bool) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
     with 60 phones and 240 tablets, the reference the bad side with 240 phones and 60
     tablets; else the current frame is the bad side with 240 phones, the reference the good
     side with 60."""
+
     def frame(phones: int, rates: tuple[float, float], prefix: str) -> dict[str, list[Any]]:
         tablets = 300 - phones
         first, second = round(phones * rates[0]), round(tablets * rates[1])
@@ -196,25 +205,35 @@ def _simpson(better: bool) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
     return frame(240, bad, "c"), frame(60, good, "r")
 
 
-def _welch(current: dict[str, list[Any]], reference: dict[str, list[Any]]
-           ) -> tuple[float, dict[str, tuple[float, float]]]:
+def _welch(
+    current: dict[str, list[Any]], reference: dict[str, list[Any]]
+) -> tuple[float, dict[str, tuple[float, float]]]:
     """The overall change of the means, and per segment the change and Welch's p-value,
     Holm-corrected over the segments; from the planted ranks (each query's first row)."""
+
     def values(frame: dict[str, list[Any]]) -> pd.DataFrame:
         rows = pd.DataFrame(frame)
         relevant = rows[rows["relevant"] == 1]
         n = int(rows.groupby("query").size().iloc[0])
-        return pd.DataFrame({"device": relevant["device"].to_numpy(),
-                             "rr": 1.0 / (n + 1 - relevant["score"].to_numpy())})
+        return pd.DataFrame(
+            {
+                "device": relevant["device"].to_numpy(),
+                "rr": 1.0 / (n + 1 - relevant["score"].to_numpy()),
+            }
+        )
 
     a, b = values(current), values(reference)
     names = ["phone", "tablet"]
-    deltas = [a.loc[a.device == d, "rr"].mean() - b.loc[b.device == d, "rr"].mean()
-              for d in names]
-    p = [stats.ttest_ind(a.loc[a.device == d, "rr"], b.loc[b.device == d, "rr"],
-                         equal_var=False).pvalue for d in names]
+    deltas = [a.loc[a.device == d, "rr"].mean() - b.loc[b.device == d, "rr"].mean() for d in names]
+    p = [
+        stats.ttest_ind(
+            a.loc[a.device == d, "rr"], b.loc[b.device == d, "rr"], equal_var=False
+        ).pvalue
+        for d in names
+    ]
     return float(a.rr.mean() - b.rr.mean()), {
-        d: (float(x), float(q)) for d, x, q in zip(names, deltas, holm(p), strict=True)}
+        d: (float(x), float(q)) for d, x, q in zip(names, deltas, holm(p), strict=True)
+    }
 
 
 @pytest.mark.parametrize("better", [True, False], ids=["better-in-each", "worse-in-each"])
@@ -224,8 +243,7 @@ def test_simpsons_paradox_against_the_reference(make_frame: Any, better: bool) -
     assert (overall < 0) == better  # the paradox: overall the other way
     assert all((delta > 0) == better for delta, _ in segments.values())
     ev = make_frame(current).rank_eval()
-    page = ev.report(["mrr"], by="device", reference=make_frame(reference),
-                     n_resamples=20).html()
+    page = ev.report(["mrr"], by="device", reference=make_frame(reference), n_resamples=20).html()
     named = {a["data-segment"]: a for a in spans(page, "segment-move")}
     assert set(named) == {"device=phone", "device=tablet"}
     for segment, (delta, p) in segments.items():
@@ -236,8 +254,10 @@ def test_simpsons_paradox_against_the_reference(make_frame: Any, better: bool) -
     said = text(page)
     overall_word, segment_word = ("lower", "higher") if better else ("higher", "lower")
     assert "score against the reference frame: significantly " + overall_word in said
-    assert (f"score on mrr against the reference frame: {overall_word} overall "
-            f"({overall:+.4f}), but {segment_word} in device=") in said  # most significant first
+    assert (
+        f"score on mrr against the reference frame: {overall_word} overall "
+        f"({overall:+.4f}), but {segment_word} in device="
+    ) in said  # most significant first
     assert "over the 2 segment tests of the comparison with the reference" in said
 
 
@@ -245,16 +265,18 @@ def test_simpsons_paradox_against_the_reference(make_frame: Any, better: bool) -
 
 
 @pytest.mark.parametrize("by", [None, "device"])
-def test_nothing_moved_gives_the_smallest_detectable_change(make_frame: Any,
-                                                            by: str | None) -> None:
+def test_nothing_moved_gives_the_smallest_detectable_change(
+    make_frame: Any, by: str | None
+) -> None:
     # 40 queries: new gains 1/2 on 10, loses 1/2 on 10, ties on 20 (mean change 0), the same
     # in each device; the mde of the paired t-test: statsmodels' standardized effect at 80%
     # power, two-sided at 0.05, times the differences' standard deviation
-    old = ([2] * 10 + [1] * 10 + [1] * 20)
-    new = ([1] * 10 + [2] * 10 + [1] * 20)
+    old = [2] * 10 + [1] * 10 + [1] * 20
+    new = [1] * 10 + [2] * 10 + [1] * 20
     device = (["phone"] * 5 + ["tablet"] * 5) * 2 + ["phone", "tablet"] * 10
     ev = make_frame(planted({"old": old, "new": new}, {"device": device})).rank_eval(
-        score=["old", "new"])
+        score=["old", "new"]
+    )
     page = ev.report(["mrr"], by=by, n_resamples=20).html()
     diff = rr(new) - rr(old)
     effect = TTestPower().solve_power(effect_size=None, nobs=len(diff), alpha=0.05, power=0.8)
@@ -265,8 +287,10 @@ def test_nothing_moved_gives_the_smallest_detectable_change(make_frame: Any,
     said = text(page)
     where = " in any segment" if by else ""
     assert f"Nothing moved: no significant change{where}." in said
-    assert (f"The smallest change these 40 queries could detect (80% power, two-sided at "
-            f"0.05; compare()'s mde): mrr ±{mde:.4f}.") in said
+    assert (
+        f"The smallest change these 40 queries could detect (80% power, two-sided at "
+        f"0.05; compare()'s mde): mrr ±{mde:.4f}."
+    ) in said
 
 
 def test_nothing_moved_between_the_last_windows(make_frame: Any) -> None:
@@ -281,15 +305,17 @@ def test_nothing_moved_between_the_last_windows(make_frame: Any) -> None:
     last, first = rr(ranks[12:]), rr(ranks[:12])
     squares = ((last - last.mean()) ** 2).sum() + ((first - first.mean()) ** 2).sum()
     pooled = np.sqrt(squares / (len(last) + len(first) - 2))
-    effect = TTestIndPower().solve_power(effect_size=None, nobs1=len(last),
-                                         ratio=len(first) / len(last), alpha=0.05, power=0.8)
+    effect = TTestIndPower().solve_power(
+        effect_size=None, nobs1=len(last), ratio=len(first) / len(last), alpha=0.05, power=0.8
+    )
     (shown,) = spans(page, "mde")
     assert float(shown["data-mde"]) == pytest.approx(effect * pooled, rel=1e-6)
     said = text(page)
     assert "The window of 2026-01-12 against the previous one: no significant change" in said
-    assert ("Nothing moved: no significant change. The smallest change the data could "
-            f"detect (80% power, two-sided at 0.05; compare()'s mde): mrr ±{effect * pooled:.4f}."
-            ) in said
+    assert (
+        "Nothing moved: no significant change. The smallest change the data could "
+        f"detect (80% power, two-sided at 0.05; compare()'s mde): mrr ±{effect * pooled:.4f}."
+    ) in said
 
 
 def test_something_moved_has_no_nothing_moved(make_frame: Any) -> None:
@@ -314,25 +340,32 @@ def test_a_slice_below_the_overall_direction_is_named(make_frame: Any) -> None:
     assert float(named["data-delta"]) == pytest.approx(expected["tablet"][0])
     assert float(named["data-p-adjusted"]) == pytest.approx(expected["tablet"][1])
     said = text(page)
-    assert (f"new on mrr, where it fails: significantly lower in device=tablet "
-            f"({expected['tablet'][0]:+.4f} against the baseline's 1.0000") in said
+    assert (
+        f"new on mrr, where it fails: significantly lower in device=tablet "
+        f"({expected['tablet'][0]:+.4f} against the baseline's 1.0000"
+    ) in said
     assert "adjusted over the 2 slice tests" in said
 
 
 def test_one_systems_slice_below_the_other_queries_is_named(make_frame: Any) -> None:
     # new alone: the tablets' mean (5 + 25/2)/30 against the phones' (50 + 10/2)/60, Welch
     frame = make_frame(planted({"new": NEW}, {"device": DEVICE}))
-    page = frame.rank_eval(score="new").report(["mrr"], slices=["device"],
-                                               slice_min_queries=5, n_resamples=20).html()
+    page = (
+        frame.rank_eval(score="new")
+        .report(["mrr"], slices=["device"], slice_min_queries=5, n_resamples=20)
+        .html()
+    )
     values = rr(NEW)
     tablet, phone = values[60:], values[:60]
     (named,) = spans(page, "slice-move")
     assert named["data-segment"] == "device=tablet"
     assert float(named["data-delta"]) == pytest.approx(tablet.mean() - phone.mean())
     said = text(page)
-    assert (f"new on mrr, where it fails: significantly lower in device=tablet "
-            f"({tablet.mean() - phone.mean():+.4f}: {tablet.mean():.4f} against "
-            f"{phone.mean():.4f} in the other queries") in said
+    assert (
+        f"new on mrr, where it fails: significantly lower in device=tablet "
+        f"({tablet.mean() - phone.mean():+.4f}: {tablet.mean():.4f} against "
+        f"{phone.mean():.4f} in the other queries"
+    ) in said
 
 
 # -- the data table, About, the drop rule -----------------------------------------------------
@@ -348,8 +381,11 @@ def test_null_scores_are_counted_per_system(make_frame: Any) -> None:
     page = ev.report(["mrr"], n_resamples=20).html()
     parser = Spans()
     parser.feed(section(page, "data"))
-    counts = {a["data-system"]: int(a["data-null-scores"]) for a in parser.found
-              if "data-null-scores" in a}
+    counts = {
+        a["data-system"]: int(a["data-null-scores"])
+        for a in parser.found
+        if "data-null-scores" in a
+    }
     assert counts == {"a": 0, "b": 3}
     assert "b: 3 (25.0% of the rows)" in text(page, "data")
 
@@ -359,10 +395,13 @@ def test_item_groups_are_summarized_in_about(make_frame: Any) -> None:
     two = {"r": "head", **{f"n{j}": "tail" for j in range(1, 7)}}
     seven = {"r": "g0", **{f"n{j}": f"g{j}" for j in range(1, 7)}}
     ev = make_frame(data).rank_eval(score=["a", "b"])
-    for groups, said in ((two, "7 items in 2 groups: head, tail"),
-                         (seven, "7 items in 7 groups: g0, g1, g2, g3, g4 and 2 more")):
-        about = text(ev.report(["mrr"], item_groups=groups, exposure_k=2,
-                               n_resamples=20).html(), "about")
+    for groups, said in (
+        (two, "7 items in 2 groups: head, tail"),
+        (seven, "7 items in 7 groups: g0, g1, g2, g3, g4 and 2 more"),
+    ):
+        about = text(
+            ev.report(["mrr"], item_groups=groups, exposure_k=2, n_resamples=20).html(), "about"
+        )
         assert f"item_groups={said}" in about
         assert "{" not in about  # no repr of the mapping
 
@@ -384,7 +423,8 @@ def test_the_answer_reads_compares_tables(make_frame: Any) -> None:
     # the segments' numbers are compare(by=)'s (its delta and interval), the adjusted p over
     # every segment test of its table; nothing is computed again
     ev = make_frame(planted({"old": OLD, "new": NEW}, {"device": DEVICE})).rank_eval(
-        score=["old", "new"])
+        score=["old", "new"]
+    )
     page = ev.report(["mrr"], by="device", n_resamples=20).html()
     table = as_pandas(ev.compare(["mrr"], by="device"))
     row = table[(table["device"] == "tablet") & (table["system"] == "new")].iloc[0]
@@ -398,7 +438,8 @@ def test_a_missing_segment_value_is_named_missing(make_frame: Any) -> None:
     # the reversal above with the tablets' device unknown (null): named "(missing)"
     device = ["phone"] * 60 + [None] * 30
     ev = make_frame(planted({"old": OLD, "new": NEW}, {"device": device})).rank_eval(
-        score=["old", "new"])
+        score=["old", "new"]
+    )
     (named,) = spans(ev.report(["mrr"], by="device", n_resamples=20).html(), "segment-move")
     assert named["data-segment"] == "device=(missing)"
     assert float(named["data-delta"]) == pytest.approx(-25 / 2 / 30)
@@ -409,8 +450,22 @@ def test_the_drop_rule_message_on_the_command_line(run: Any, tmp_path: Path) -> 
     data["served_at"] = ["2026-01-06"] * 6 + ["2026-01-13"] * 6
     path = tmp_path / "data.csv"
     pd.DataFrame(data).to_csv(path, index=False)
-    code, _, err = run("report", path, "--score", "a", "-m", "mrr", "--time", "served_at",
-                       "--every", "1w", "--rule", "mrr drop <= 5%", "-o", tmp_path / "r.html")
+    code, _, err = run(
+        "report",
+        path,
+        "--score",
+        "a",
+        "-m",
+        "mrr",
+        "--time",
+        "served_at",
+        "--every",
+        "1w",
+        "--rule",
+        "mrr drop <= 5%",
+        "-o",
+        tmp_path / "r.html",
+    )
     assert code == 2  # a bad command line (docs/report.md), as a rule that does not parse
     assert "(--every 1w draws the report's trend; its gates are not per window)" in err
     assert "rankframe check --rule 'mrr drop <= 5%' --time COLUMN --every 1w" in err
@@ -420,7 +475,8 @@ def test_a_hostile_segment_value_is_text_in_the_answer(make_frame: Any) -> None:
     hostile = "<script>alert(1)</script>"
     device = ["phone"] * 60 + [hostile] * 30
     ev = make_frame(planted({"old": OLD, "new": NEW}, {"device": device})).rank_eval(
-        score=["old", "new"])
+        score=["old", "new"]
+    )
     page = ev.report(["mrr"], by="device", n_resamples=20).html()
     assert hostile not in section(page, "answer")
     assert f"lower in device={hostile} (" in text(page)

@@ -40,13 +40,18 @@ TIMED = {
     "relevant": [0, 1, 0, 1, 0, 0, 1, 0, 0, 0, 0, 1],
     "seg": ["u", "u", "u", QUOTED, QUOTED, QUOTED, "u", "u", "u", QUOTED, QUOTED, QUOTED],
     "served_at": pd.to_datetime(
-        ["2026-01-06 09:00", "2026-01-13 09:00", "2026-01-06 10:00"] + ["2026-01-08 12:00"] * 3
-        + ["2026-01-12 00:30"] * 3 + ["2026-01-18 23:00"] * 3),
+        ["2026-01-06 09:00", "2026-01-13 09:00", "2026-01-06 10:00"]
+        + ["2026-01-08 12:00"] * 3
+        + ["2026-01-12 00:30"] * 3
+        + ["2026-01-18 23:00"] * 3
+    ),
 }
 METRICS = ["mrr", "ndcg@3"]
 WEEKS = ["2026-01-05", "2026-01-12"]
-RR = {"a": {"2026-01-05": [1 / 2, 1], "2026-01-12": [1, 1 / 3]},
-      "b": {"2026-01-05": [1, 1], "2026-01-12": [1 / 3, 1 / 3]}}
+RR = {
+    "a": {"2026-01-05": [1 / 2, 1], "2026-01-12": [1, 1 / 3]},
+    "b": {"2026-01-05": [1, 1], "2026-01-12": [1 / 3, 1 / 3]},
+}
 
 
 class Tags(HTMLParser):
@@ -85,19 +90,23 @@ def tags(html: str) -> Tags:
 def section(html: str, name: str) -> str:
     """The HTML of one section of the page."""
     start = html.index(f'<section id="{name}">')
-    return html[start:html.index("</section>", start)]
+    return html[start : html.index("</section>", start)]
 
 
 def cells(html: str, kind: str) -> dict[tuple[str, str, str], dict[str, str]]:
     """(segment, system, metric) -> the attributes of the cells of one ``data-kind``."""
-    return {(a["data-segment"], a["data-system"], a["data-metric"]): a
-            for tag, a in tags(html).tags if tag == "td" and a.get("data-kind") == kind}
+    return {
+        (a["data-segment"], a["data-system"], a["data-metric"]): a
+        for tag, a in tags(html).tags
+        if tag == "td" and a.get("data-kind") == kind
+    }
 
 
 def close(shown: str, expected: float) -> bool:
     value = float(shown)
     return (math.isnan(value) and math.isnan(expected)) or value == pytest.approx(
-        expected, abs=1e-12)
+        expected, abs=1e-12
+    )
 
 
 # -- the trend ------------------------------------------------------------------------------
@@ -107,19 +116,25 @@ def test_trend_numbers_are_evaluates_every(make_frame: Any) -> None:
     ev = make_frame(TIMED).rank_eval(score=["a", "b"], time="served_at")
     report = ev.report(METRICS, every="1w", test="permutation", n_resamples=200, seed=3)
     shown = cells(report.html(), "trend")
-    expected = eager(ev.evaluate(METRICS, every="1w", confidence_level=0.95,
-                                 n_resamples=200, seed=3))
+    expected = eager(
+        ev.evaluate(METRICS, every="1w", confidence_level=0.95, n_resamples=200, seed=3)
+    )
     assert len(shown) == len(expected) * len(METRICS)
-    for row, week in zip(expected.to_dict("records"), [w for w in WEEKS for _ in "ab"],
-                         strict=True):
+    for row, week in zip(
+        expected.to_dict("records"), [w for w in WEEKS for _ in "ab"], strict=True
+    ):
         for metric in METRICS:
             cell = shown[(week, row["system"], metric)]
             assert close(cell["data-value"], row[metric])
             assert close(cell["data-ci-low"], row[f"{metric}_ci_low"])
             assert close(cell["data-ci-high"], row[f"{metric}_ci_high"])
     # by hand (see TIMED)
-    by_hand = {("2026-01-05", "a"): 3 / 4, ("2026-01-05", "b"): 1.0,
-               ("2026-01-12", "a"): 2 / 3, ("2026-01-12", "b"): 1 / 3}
+    by_hand = {
+        ("2026-01-05", "a"): 3 / 4,
+        ("2026-01-05", "b"): 1.0,
+        ("2026-01-12", "a"): 2 / 3,
+        ("2026-01-12", "b"): 1 / 3,
+    }
     for (week, system), value in by_hand.items():
         assert float(shown[(week, system, "mrr")]["data-value"]) == pytest.approx(value)
 
@@ -129,16 +144,16 @@ def test_trend_t_intervals_by_hand(make_frame: Any) -> None:
     report = ev.report(["mrr"], every="1w", by="seg")  # by= leaves the trend on every query
     shown = cells(report.html(), "trend")
     expected = eager(ev.evaluate(["mrr"], every="1w"))
-    assert [float(shown[(w, s, "mrr")]["data-value"]) for w in WEEKS for s in "ab"] == \
-        pytest.approx(expected["mrr"].tolist(), abs=1e-12)
+    assert [
+        float(shown[(w, s, "mrr")]["data-value"]) for w in WEEKS for s in "ab"
+    ] == pytest.approx(expected["mrr"].tolist(), abs=1e-12)
     for system, weeks in RR.items():
         for week, values in weeks.items():
             v = np.array(values)
             if v.std() == 0:  # b's first week: both 1, the interval is the point
                 low = high = float(v[0])
             else:
-                low, high = stats.t.interval(0.95, len(v) - 1, loc=v.mean(),
-                                             scale=stats.sem(v))
+                low, high = stats.t.interval(0.95, len(v) - 1, loc=v.mean(), scale=stats.sem(v))
             cell = shown[(week, system, "mrr")]
             assert float(cell["data-ci-low"]) == pytest.approx(low, abs=1e-12)
             assert float(cell["data-ci-high"]) == pytest.approx(high, abs=1e-12)
@@ -174,9 +189,17 @@ RULES = ["mrr >= 0.4", "mrr >= 0.9", "mrr <= 0.45", "mrr drop <= 0.01", "mrr dro
 
 
 def gate_data() -> pd.DataFrame:
-    rows = [{"query": q, "item": item, "score": score,
-             "relevant": int((item == "x") == (rr == 1)), "grp": GROUP[q]}
-            for q, rr in GATE_RR.items() for item, score in (("x", 0.9), ("y", 0.1))]
+    rows = [
+        {
+            "query": q,
+            "item": item,
+            "score": score,
+            "relevant": int((item == "x") == (rr == 1)),
+            "grp": GROUP[q],
+        }
+        for q, rr in GATE_RR.items()
+        for item, score in (("x", 0.9), ("y", 0.1))
+    ]
     return pd.DataFrame(rows)
 
 
@@ -195,6 +218,7 @@ def test_gates_are_checks_table(make_frame: Any) -> None:
     parsed = tags(html).texts
     statuses = [text for a, text in parsed if "data-status" in a]
     assert statuses == expected["status"].tolist()
+
     def column(name: str) -> npt.NDArray[np.float64]:
         return expected[name].to_numpy(float, na_value=np.nan)
 
@@ -206,53 +230,63 @@ def test_gates_are_checks_table(make_frame: Any) -> None:
     assert relative.any()
     assert (drop & ~relative).any()
     want = {
-        "measured": np.where(drop, np.where(relative, column("delta_relative"),
-                                            column("delta")), column("value")),
+        "measured": np.where(
+            drop, np.where(relative, column("delta_relative"), column("delta")), column("value")
+        ),
         "bound": np.where(relative, column("bound_relative"), column("bound")),
         "p_adjusted": column("p_adjusted"),
         # NaN but where uncertain: check()'s own number, tested in test_gates.py
         "queries_to_decide": column("queries_to_decide"),
     }
     for kind, values in want.items():
-        shown = [float(a["data-value"]) for a, _ in parsed
-                 if a.get("data-kind") == f"gates:{kind}"]
+        shown = [float(a["data-value"]) for a, _ in parsed if a.get("data-kind") == f"gates:{kind}"]
         np.testing.assert_allclose(shown, values, atol=1e-12)
     for end in ("low", "high"):
-        shown = [float(a[f"data-ci-{end}"]) for a, _ in parsed
-                 if a.get("data-kind") == "gates:interval"]
+        shown = [
+            float(a[f"data-ci-{end}"]) for a, _ in parsed if a.get("data-kind") == "gates:interval"
+        ]
         np.testing.assert_allclose(
-            shown, np.where(relative, column(f"ci_{end}_relative"), column(f"ci_{end}")),
-            atol=1e-12)
+            shown, np.where(relative, column(f"ci_{end}_relative"), column(f"ci_{end}")), atol=1e-12
+        )
     rules = [text for a, text in parsed if a.get("data-kind") == "gates:rule"]
     assert rules == expected["rule"].tolist()
     # a percentage rule reads in percent: its bound -10% as the rule writes it
     bounds = [text for a, text in parsed if a.get("data-kind") == "gates:bound"]
-    assert next(b for b, r in zip(bounds, rules, strict=True) if r == "mrr drop <= 10%") \
-        == "-10.00%"
+    assert (
+        next(b for b, r in zip(bounds, rules, strict=True) if r == "mrr drop <= 10%") == "-10.00%"
+    )
     # by hand: the absolute rules of big read 5/6 (see gate_data); small is too few
-    values = [float(a["data-value"]) for a, _ in parsed
-              if a.get("data-kind") == "gates:measured"]
+    values = [float(a["data-value"]) for a, _ in parsed if a.get("data-kind") == "gates:measured"]
     groups = [text for a, text in parsed if a.get("data-kind") == "gates:grp"]
     assert values[groups.index("big")] == pytest.approx(5 / 6)
-    assert [s for s, g in zip(statuses, groups, strict=True) if g == "small"] == \
-        ["too few queries"] * len(RULES)
+    assert [s for s, g in zip(statuses, groups, strict=True) if g == "small"] == [
+        "too few queries"
+    ] * len(RULES)
 
 
 def test_every_status_reads_as_text(make_frame: Any) -> None:
     ev = make_frame(gate_data()).rank_eval
-    report = ev.report(["mrr"], by="grp", rules=RULES, reference=make_frame(gate_reference()),
-                       min_queries=2)
+    report = ev.report(
+        ["mrr"], by="grp", rules=RULES, reference=make_frame(gate_reference()), min_queries=2
+    )
     # from check(): big's interval holds 0.9 (uncertain), lies above 0.4 (pass) and above
     # 0.45 (fail); small has one query
     shown = {text for a, text in tags(report.html()).texts if "data-status" in a}
     assert {"pass", "fail", "uncertain", "too few queries"} <= shown
     # and every status rankframe has, "no baseline" too, through a table of check()'s kind
-    table = pd.DataFrame({"rule": ["mrr >= 0.4"] * len(STATUSES), "system": ["a"] * len(STATUSES),
-                          "value": [0.5] * len(STATUSES), "status": list(STATUSES)})
+    table = pd.DataFrame(
+        {
+            "rule": ["mrr >= 0.4"] * len(STATUSES),
+            "system": ["a"] * len(STATUSES),
+            "value": [0.5] * len(STATUSES),
+            "status": list(STATUSES),
+        }
+    )
     html = report.with_tables(gates=table).html()
     for status in STATUSES:
-        assert re.search(rf'<td class="status [a-z-]+" data-status="{status}">{status}</td>',
-                         html), status
+        assert re.search(
+            rf'<td class="status [a-z-]+" data-status="{status}">{status}</td>', html
+        ), status
     assert '<td class="status too-few-queries"' in html  # the class reads, the text says it
 
 
@@ -272,12 +306,18 @@ def test_reference_is_compares_paired(make_frame: Any) -> None:
         delta = cells(html, "reference:delta")[key]
         assert close(delta["data-ci-low"], row["ci_low"])
         assert close(delta["data-ci-high"], row["ci_high"])
-    texts = {(a["data-segment"], a["data-kind"]): t for a, t in tags(html).texts
-             if a.get("data-kind", "").startswith("reference:")}
+    texts = {
+        (a["data-segment"], a["data-kind"]): t
+        for a, t in tags(html).texts
+        if a.get("data-kind", "").startswith("reference:")
+    }
     # by hand (see gate_data): big 5/6 against 2/3, paired, one win and two ties
     assert texts[("big", "reference:paired")] == "paired"
-    assert (texts[("big", "reference:wins")], texts[("big", "reference:ties")],
-            texts[("big", "reference:losses")]) == ("1", "2", "0")
+    assert (
+        texts[("big", "reference:wins")],
+        texts[("big", "reference:ties")],
+        texts[("big", "reference:losses")],
+    ) == ("1", "2", "0")
     big = cells(html, "reference:delta")[("big", "score", "mrr")]
     assert float(big["data-value"]) == pytest.approx(5 / 6 - 2 / 3)
 
@@ -306,8 +346,15 @@ def test_reference_two_sample_is_welch(make_frame: Any) -> None:
 def test_hostile_names_in_trend_gates_and_reference(make_frame: Any) -> None:
     data = pd.DataFrame(TIMED).rename(columns={"a": HOSTILE, "b": QUOTED})
     ev = make_frame(data).rank_eval(score=[HOSTILE, QUOTED], time="served_at")
-    report = ev.report(["mrr"], by="seg", every="1w", rules=["mrr >= 0.3", "mrr drop <= 0.1"],
-                       reference=make_frame(data), min_queries=1, n_resamples=50)
+    report = ev.report(
+        ["mrr"],
+        by="seg",
+        every="1w",
+        rules=["mrr >= 0.3", "mrr drop <= 0.1"],
+        reference=make_frame(data),
+        min_queries=1,
+        n_resamples=50,
+    )
     html = report.html()
     for name in ("trend", "gates", "reference"):
         part = section(html, name)
@@ -315,8 +362,14 @@ def test_hostile_names_in_trend_gates_and_reference(make_frame: Any) -> None:
         assert "&quot; onerror=&quot;alert(1)" in part, name  # systems and segments
     _safe(html)
     # window labels of a table given to the trend
-    trend = pd.DataFrame({"window": [HOSTILE, QUOTED], "mrr": [0.5, 0.6],
-                          "mrr_ci_low": [0.4, 0.5], "mrr_ci_high": [0.6, 0.7]})
+    trend = pd.DataFrame(
+        {
+            "window": [HOSTILE, QUOTED],
+            "mrr": [0.5, 0.6],
+            "mrr_ci_low": [0.4, 0.5],
+            "mrr_ci_high": [0.6, 0.7],
+        }
+    )
     html = report.with_tables(trend=trend).html()
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in section(html, "trend")
     _safe(html)
@@ -347,10 +400,32 @@ def _files(tmp_path: Path) -> tuple[Path, Path]:
 def test_cli_trend_gates_and_reference(run: Any, tmp_path: Path) -> None:
     path, ref_path = _files(tmp_path)
     out = tmp_path / "report.html"
-    code, _, err = run("report", path, "--score", "a", "--score", "b", "-m", "mrr",
-                       "--time", "served_at", "--every", "1w", "--reference", ref_path,
-                       "--rule", "mrr >= 0.9", "--rule", "mrr drop <= 0.01",
-                       "--min-queries", "1", "--resamples", "50", "-o", out)
+    code, _, err = run(
+        "report",
+        path,
+        "--score",
+        "a",
+        "--score",
+        "b",
+        "-m",
+        "mrr",
+        "--time",
+        "served_at",
+        "--every",
+        "1w",
+        "--reference",
+        ref_path,
+        "--rule",
+        "mrr >= 0.9",
+        "--rule",
+        "mrr drop <= 0.01",
+        "--min-queries",
+        "1",
+        "--resamples",
+        "50",
+        "-o",
+        out,
+    )
     assert code == 0, err  # a failing or uncertain gate still writes the report
     html = out.read_text(encoding="utf-8")
     for name in ("trend", "gates", "reference"):
@@ -373,14 +448,16 @@ def test_cli_without_the_flags_has_no_such_sections(run: Any, tmp_path: Path) ->
     assert f'data-name="{Path(path).name}"' in html  # the data's name: the file's
 
 
-@pytest.mark.parametrize(("flags", "message"), [
-    (["--every", "1w"], "--every needs --time"),
-    (["--time", "served_at"], "--every and --time go together"),
-    (["--rule", "mrr >>= 0.3"], "rule"),
-    (["--reference", "missing.csv"], "missing.csv"),
-])
-def test_cli_bad_flags_exit_2(run: Any, tmp_path: Path, flags: list[str],
-                              message: str) -> None:
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--every", "1w"], "--every needs --time"),
+        (["--time", "served_at"], "--every and --time go together"),
+        (["--rule", "mrr >>= 0.3"], "rule"),
+        (["--reference", "missing.csv"], "missing.csv"),
+    ],
+)
+def test_cli_bad_flags_exit_2(run: Any, tmp_path: Path, flags: list[str], message: str) -> None:
     path, _ = _files(tmp_path)
     out = tmp_path / "report.html"
     flags = [str(tmp_path / f) if f.endswith(".csv") else f for f in flags]
@@ -393,8 +470,9 @@ def test_cli_bad_flags_exit_2(run: Any, tmp_path: Path, flags: list[str],
 def test_cli_bad_time_column_exits_2(run: Any, tmp_path: Path) -> None:
     path, _ = _files(tmp_path)
     out = tmp_path / "report.html"
-    code, _, err = run("report", path, "--score", "a", "-m", "mrr", "--time", "seg",
-                       "--every", "1w", "-o", out)
+    code, _, err = run(
+        "report", path, "--score", "a", "-m", "mrr", "--time", "seg", "--every", "1w", "-o", out
+    )
     # --time names text that is not ISO 8601: as rankframe evaluate and check, 2
     assert code == 2, err
     assert "--time seg" in err
@@ -407,8 +485,11 @@ def test_cli_bad_time_column_exits_2(run: Any, tmp_path: Path) -> None:
 
 def _moves(html: str) -> dict[str, dict[str, str]]:
     """The answer's changes by metric: their data- attributes."""
-    return {a["data-metric"]: a for tag, a in tags(section(html, "answer")).tags
-            if tag == "span" and a.get("class") == "move"}
+    return {
+        a["data-metric"]: a
+        for tag, a in tags(section(html, "answer")).tags
+        if tag == "span" and a.get("class") == "move"
+    }
 
 
 def test_the_answer_says_what_moved_against_the_baseline(make_frame: Any) -> None:
@@ -444,8 +525,11 @@ def test_the_summary_shows_the_change_of_each_mean(make_frame: Any) -> None:
     parsed = tags(html).texts
     compared = eager(ev.compare(METRICS))
     compared = compared[compared["system"] == "b"]
-    for kind, column in (("change:delta", "delta"), ("change:delta_relative", "delta_relative"),
-                         ("change:p_adjusted", "p_adjusted")):
+    for kind, column in (
+        ("change:delta", "delta"),
+        ("change:delta_relative", "delta_relative"),
+        ("change:p_adjusted", "p_adjusted"),
+    ):
         shown = [float(a["data-value"]) for a, _ in parsed if a.get("data-kind") == kind]
         np.testing.assert_allclose(shown, compared[column].to_numpy(float), atol=1e-12)
     # mrr's change as written: -1/24 and -1/17 (see above)
@@ -466,7 +550,7 @@ def test_one_system_over_windows_answers_with_the_last_window(make_frame: Any) -
 def test_the_header_names_the_data_and_the_time(make_frame: Any) -> None:
     ev = make_frame(TIMED).rank_eval(score=["a", "b"])
     html = ev.report(METRICS, name=HOSTILE, n_resamples=50).html()
-    header = html[html.index("<header>"): html.index("</header>")]
+    header = html[html.index("<header>") : html.index("</header>")]
     assert HOSTILE not in header
     assert "&lt;script&gt;" in header
     stamp = re.search(r'data-generated="([^"]+)"', header)
@@ -503,9 +587,16 @@ def test_the_fingerprint_is_the_stores(make_frame: Any, tmp_path: Path) -> None:
 def test_the_worst_queries_of_a_composite_key(make_frame: Any) -> None:
     # queries are (user, day): u1 on day 1 and on day 2 hold different items. b ranks the
     # relevant item of (u1, 2) last (reciprocal rank 1/3 against a's 1): the one loss
-    rows = [("u1", 1, "p", 0.9, 0.9, 1), ("u1", 1, "q", 0.5, 0.5, 0), ("u1", 1, "r", 0.1, 0.1, 0),
-            ("u1", 2, "s", 0.9, 0.1, 1), ("u1", 2, "t", 0.5, 0.5, 0), ("u1", 2, "v", 0.1, 0.9, 0),
-            ("u2", 1, "w", 0.9, 0.9, 1), ("u2", 1, "x", 0.1, 0.1, 0)]
+    rows = [
+        ("u1", 1, "p", 0.9, 0.9, 1),
+        ("u1", 1, "q", 0.5, 0.5, 0),
+        ("u1", 1, "r", 0.1, 0.1, 0),
+        ("u1", 2, "s", 0.9, 0.1, 1),
+        ("u1", 2, "t", 0.5, 0.5, 0),
+        ("u1", 2, "v", 0.1, 0.9, 0),
+        ("u2", 1, "w", 0.9, 0.9, 1),
+        ("u2", 1, "x", 0.1, 0.1, 0),
+    ]
     data = pd.DataFrame(rows, columns=["user", "day", "item", "a", "b", "relevant"])
     ev = make_frame(data).rank_eval(query=["user", "day"], score=["a", "b"])
     worst = ev.report(["mrr"], worst=5, top_k=5, n_resamples=50).data.worst
@@ -520,9 +611,14 @@ def test_the_worst_queries_of_a_composite_key(make_frame: Any) -> None:
 def test_a_segment_that_skip_leaves_empty_has_no_row(make_frame: Any) -> None:
     # segment t's one query has no relevant item: with empty="skip" it has no row, in the
     # report as in evaluate(); s: a's reciprocal ranks 1/2 and 1 (3/4), b's 1 and 1 (1)
-    data = {"query": [1, 1, 2, 2, 3, 3], "item": list("xyxyxy"),
-            "a": [0.9, 0.1, 0.9, 0.1, 0.9, 0.1], "b": [0.1, 0.9, 0.9, 0.1, 0.1, 0.9],
-            "relevant": [0, 1, 1, 0, 0, 0], "seg": ["s", "s", "s", "s", "t", "t"]}
+    data = {
+        "query": [1, 1, 2, 2, 3, 3],
+        "item": list("xyxyxy"),
+        "a": [0.9, 0.1, 0.9, 0.1, 0.9, 0.1],
+        "b": [0.1, 0.9, 0.9, 0.1, 0.1, 0.9],
+        "relevant": [0, 1, 1, 0, 0, 0],
+        "seg": ["s", "s", "s", "s", "t", "t"],
+    }
     ev = make_frame(data).rank_eval(score=["a", "b"])
     segments = ev.report(["mrr"], by="seg", empty="skip", n_resamples=50).segments
     assert segments["seg"].tolist() == ["s", "s"]

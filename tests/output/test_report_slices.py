@@ -26,8 +26,9 @@ N = 16
 _RNG = np.random.default_rng(7)
 _A_FIRST = _RNG.random(N) < 0.7  # a ranks the relevant item first
 _THEME = np.array(["news", "sport"] * (N // 2))
-_DEVICE = np.array(["ios"] * (N // 4) + ["web"] * (N // 4) + ["ios"] * (N // 4)
-                   + ["web"] * (N // 4))
+_DEVICE = np.array(
+    ["ios"] * (N // 4) + ["web"] * (N // 4) + ["ios"] * (N // 4) + ["web"] * (N // 4)
+)
 _B_FIRST = (_THEME != "news") & (_RNG.random(N) < 0.8)
 _RELEVANT_X = _RNG.random(N) < 0.5  # which item is the relevant one
 
@@ -42,9 +43,15 @@ def _data(theme: np.ndarray = _THEME) -> dict[str, list[Any]]:
         top = np.where(np.repeat(first, 2), relevant == 1, relevant == 0)
         return np.where(top, 0.9, 0.1).tolist()
 
-    return {"query": np.repeat(np.arange(N), 2).tolist(), "item": item.tolist(),
-            "a": score(_A_FIRST), "b": score(_B_FIRST), "relevant": relevant.tolist(),
-            "theme": np.repeat(theme, 2).tolist(), "device": np.repeat(_DEVICE, 2).tolist()}
+    return {
+        "query": np.repeat(np.arange(N), 2).tolist(),
+        "item": item.tolist(),
+        "a": score(_A_FIRST),
+        "b": score(_B_FIRST),
+        "relevant": relevant.tolist(),
+        "theme": np.repeat(theme, 2).tolist(),
+        "device": np.repeat(_DEVICE, 2).tolist(),
+    }
 
 
 def _rr(first: np.ndarray) -> np.ndarray:
@@ -70,12 +77,12 @@ def _same(shown: str, expected: Any) -> bool:
 
 def test_where_it_fails_is_slices_table_against_the_baseline(make_frame: Any) -> None:
     ev = make_frame(_data()).rank_eval(score=["a", "b"])
-    report = ev.report(["mrr"], slices=["theme", "device"], slice_min_queries=3,
-                       slice_top=4, n_resamples=20)
+    report = ev.report(
+        ["mrr"], slices=["theme", "device"], slice_min_queries=3, slice_top=4, n_resamples=20
+    )
     html = report.html()
     shown = _slice_cells(html)
-    expected = eager(ev.slices(["mrr"], ["theme", "device"], baseline="a", min_queries=3,
-                               top=4))
+    expected = eager(ev.slices(["mrr"], ["theme", "device"], baseline="a", min_queries=3, top=4))
     assert len(shown) == len(expected) == 4
     for row, want in zip(shown, expected.to_dict("records"), strict=True):
         assert row["slice"]["data-slice"] == want["slice"]
@@ -98,10 +105,10 @@ def test_where_it_fails_is_slices_table_against_the_baseline(make_frame: Any) ->
             inside &= columns[column] == value
         assert int(row["n_queries"]["data-value"]) == inside.sum()
         assert float(row["delta"]["data-value"]) == pytest.approx(
-            (b[inside] - a[inside]).mean(), abs=1e-12)
+            (b[inside] - a[inside]).mean(), abs=1e-12
+        )
         if np.std(b[inside] - a[inside]) > 0:  # scipy's test (constant differences: none)
-            assert _same(row["p_value"]["data-value"],
-                         stats.ttest_rel(b[inside], a[inside]).pvalue)
+            assert _same(row["p_value"]["data-value"], stats.ttest_rel(b[inside], a[inside]).pvalue)
         p = float(row["p_value"]["data-value"])
         assert p <= float(row["p_adjusted"]["data-value"]) <= min(1.0, n_tested * p) + 1e-12
     # the worst slice is inside news, where b ranks every relevant item second
@@ -111,8 +118,9 @@ def test_where_it_fails_is_slices_table_against_the_baseline(make_frame: Any) ->
 
 def test_one_system_tests_each_slice_against_the_other_queries(make_frame: Any) -> None:
     ev = make_frame(_data()).rank_eval(score="a")
-    report = ev.report(["mrr"], slices="theme", slice_min_queries=2, correction="fdr_bh",
-                       n_resamples=20)
+    report = ev.report(
+        ["mrr"], slices="theme", slice_min_queries=2, correction="fdr_bh", n_resamples=20
+    )
     shown = _slice_cells(report.html())
     rr = _rr(_A_FIRST)
     # by a plain loop: two themes, each against the other (the same Welch test twice),
@@ -127,8 +135,7 @@ def test_one_system_tests_each_slice_against_the_other_queries(make_frame: Any) 
         assert float(row["mean_outside"]["data-value"]) == pytest.approx(means[other])
         assert float(row["p_value"]["data-value"]) == pytest.approx(welch.pvalue, abs=1e-12)
         # Benjamini-Hochberg of two equal p-values leaves them as they are
-        assert float(row["p_adjusted"]["data-value"]) == pytest.approx(welch.pvalue,
-                                                                       abs=1e-12)
+        assert float(row["p_adjusted"]["data-value"]) == pytest.approx(welch.pvalue, abs=1e-12)
     assert "false discovery rate" in section(report.html(), "slices")
 
 
@@ -140,8 +147,7 @@ def test_no_slice_large_enough_says_so(make_frame: Any) -> None:
 
 
 def test_without_the_keywords_there_are_no_such_sections(make_frame: Any) -> None:
-    html = make_frame(_data()).rank_eval(score=["a", "b"]).report(
-        ["mrr"], n_resamples=20).html()
+    html = make_frame(_data()).rank_eval(score=["a", "b"]).report(["mrr"], n_resamples=20).html()
     assert '<section id="slices">' not in html
     assert '<section id="fairness">' not in html
 
@@ -158,14 +164,21 @@ def test_hostile_slice_values_and_groups_are_text(make_frame: Any) -> None:
     theme = np.where(_THEME == "news", HOSTILE, QUOTED)
     ev = make_frame(_data(theme)).rank_eval(score=["a", "b"])
     groups = {"x": HOSTILE, "y": QUOTED}
-    html = ev.report(["mrr"], slices=["theme"], slice_min_queries=2, item_groups=groups,
-                     exposure_k=2, n_resamples=20).html()
+    html = ev.report(
+        ["mrr"],
+        slices=["theme"],
+        slice_min_queries=2,
+        item_groups=groups,
+        exposure_k=2,
+        n_resamples=20,
+    ).html()
     assert "<script" not in html
     assert 'onerror="' not in html
     rows = _slice_cells(html)
     assert {r["slice"]["data-slice"] for r in rows} == {f"theme={HOSTILE}", f"theme={QUOTED}"}
-    shown = {a["data-metric"] for a in cells(section(html, "fairness"),
-                                              "exposure:exposure").values()}
+    shown = {
+        a["data-metric"] for a in cells(section(html, "fairness"), "exposure:exposure").values()
+    }
     assert shown == {HOSTILE, QUOTED}
 
 
@@ -199,8 +212,7 @@ def _shares(system: str) -> dict[str, tuple[float, float]]:
             mine = ranked["item"].map(GROUPS).to_numpy() == g
             exposure[g].append(attention[mine].sum() / attention.sum())
             grades = rows["relevant"].to_numpy()
-            merit[g].append(grades[rows["item"].map(GROUPS).to_numpy() == g].sum()
-                            / grades.sum())
+            merit[g].append(grades[rows["item"].map(GROUPS).to_numpy() == g].sum() / grades.sum())
     return {g: (float(np.mean(exposure[g])), float(np.mean(merit[g]))) for g in ("x", "y")}
 
 
@@ -217,19 +229,24 @@ def test_exposure_section_by_hand(make_frame: Any) -> None:
     e_x = (1 / (1 + third + 0.5) + third / (1 + third)) / 2
     assert float(exposure[("", "s", "x")]["data-value"]) == pytest.approx(e_x, abs=1e-12)
     assert float(merit[("", "s", "x")]["data-value"]) == pytest.approx(
-        (2 / 3 + 1 / 2) / 2, abs=1e-12)
+        (2 / 3 + 1 / 2) / 2, abs=1e-12
+    )
     for system in ("s", "t"):
         for group, (e, m) in _shares(system).items():
             assert float(exposure[("", system, group)]["data-value"]) == pytest.approx(e)
             assert float(merit[("", system, group)]["data-value"]) == pytest.approx(m)
             assert float(gap[("", system, group)]["data-value"]) == pytest.approx(e - m)
-    counts = [text for a, text in tags(fairness).texts
-              if a.get("data-kind") == "exposure:n_queries"]
+    counts = [
+        text for a, text in tags(fairness).texts if a.get("data-kind") == "exposure:n_queries"
+    ]
     assert counts == ["2"] * 4  # q3 has no relevant item: two queries per system and group
     # awrf and ndkl: evaluate()'s means and intervals
     means = cells(fairness, "fairness")
-    expected = eager(ev.evaluate(["awrf@3", "ndkl@3"], item_groups=GROUPS,
-                                 confidence_level=0.95, n_resamples=50, seed=0))
+    expected = eager(
+        ev.evaluate(
+            ["awrf@3", "ndkl@3"], item_groups=GROUPS, confidence_level=0.95, n_resamples=50, seed=0
+        )
+    )
     for row in expected.to_dict("records"):
         for label in ("awrf@3", "ndkl@3"):
             cell = means[("", row["system"], label)]

@@ -73,14 +73,12 @@ def users() -> pd.DataFrame:
     """Per user: device, genre, and NDCG@10 of each model by pytrec_eval."""
     data = recommendations(seed=0, n_users=2000, weak_slice=True)
     qrels: dict[str, dict[str, int]] = {}
-    for user, item, grade in zip(data["user_id"], data["item_id"], data["relevant"],
-                                 strict=True):
+    for user, item, grade in zip(data["user_id"], data["item_id"], data["relevant"], strict=True):
         qrels.setdefault(user, {})[item] = int(grade)
     per_user = data.groupby("user_id")[list(COLUMNS)].first()
     for model in ("model_a", "model_b"):
         run: dict[str, dict[str, float]] = {}
-        for user, item, score in zip(data["user_id"], data["item_id"], data[model],
-                                     strict=True):
+        for user, item, score in zip(data["user_id"], data["item_id"], data[model], strict=True):
             if not math.isnan(score):
                 run.setdefault(user, {})[item] = float(score)
         measures = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"}).evaluate(run)
@@ -95,11 +93,10 @@ def _slices(users: pd.DataFrame) -> list[tuple[str, np.ndarray]]:
     predicates with exactly the users of one of its parents."""
     values = {c: sorted(users[c].unique()) for c in COLUMNS}
     single = {(c, v): (users[c] == v).to_numpy() for c in COLUMNS for v in values[c]}
-    found = [(f"{c}={v}", m) for (c, v), m in single.items()
-             if MIN_QUERIES <= m.sum() < len(users)]
+    found = [(f"{c}={v}", m) for (c, v), m in single.items() if MIN_QUERIES <= m.sum() < len(users)]
     for (c1, v1), (c2, v2) in itertools.product(
-            [(COLUMNS[0], v) for v in values[COLUMNS[0]]],
-            [(COLUMNS[1], v) for v in values[COLUMNS[1]]]):
+        [(COLUMNS[0], v) for v in values[COLUMNS[0]]], [(COLUMNS[1], v) for v in values[COLUMNS[1]]]
+    ):
         mask = single[(c1, v1)] & single[(c2, v2)]
         parents = (single[(c1, v1)], single[(c2, v2)])
         if mask.sum() >= MIN_QUERIES and not any((mask == p).all() for p in parents):
@@ -131,8 +128,14 @@ def test_each_slice_against_the_other_users(users: pd.DataFrame) -> None:
     rows = []
     for text, inside in _slices(users):
         p = float(stats.ttest_ind(ndcg[inside], ndcg[~inside], equal_var=False).pvalue)
-        rows.append({"slice": text, "n": int(inside.sum()),
-                     "delta": ndcg[inside].mean() - ndcg[~inside].mean(), "p": p})
+        rows.append(
+            {
+                "slice": text,
+                "n": int(inside.sum()),
+                "delta": ndcg[inside].mean() - ndcg[~inside].mean(),
+                "p": p,
+            }
+        )
     table = pd.DataFrame(rows)
     table["p_adjusted"] = _holm(table["p"].tolist())
     table = table.sort_values("delta", kind="stable").reset_index(drop=True)
@@ -153,8 +156,7 @@ def test_each_slice_against_the_other_users(users: pd.DataFrame) -> None:
         assert 0.15 < parent / table["delta"].iloc[0] < 0.25
     text = PAGE.read_text(encoding="utf-8")
     assert f"{-table['delta'].iloc[0]:.2f} below" in text
-    assert (f"({top['n'].iloc[0]} of their {top['n'].iloc[1]} and {top['n'].iloc[2]} users)"
-            in text)
+    assert f"({top['n'].iloc[0]} of their {top['n'].iloc[1]} and {top['n'].iloc[2]} users)" in text
     assert f"{-table['delta'].iloc[0]:.2f} is found with {top['n'].iloc[0]} users" in text
 
 
@@ -163,11 +165,17 @@ def test_against_the_baseline(users: pd.DataFrame) -> None:
     rows = []
     for text, inside in _slices(users):
         diff = b[inside] - a[inside]
-        low, high = stats.t.interval(0.95, len(diff) - 1, loc=diff.mean(),
-                                     scale=stats.sem(diff))
-        rows.append({"slice": text, "mean": b[inside].mean(),
-                     "baseline_mean": a[inside].mean(), "delta": diff.mean(),
-                     "ci_low": low, "ci_high": high})
+        low, high = stats.t.interval(0.95, len(diff) - 1, loc=diff.mean(), scale=stats.sem(diff))
+        rows.append(
+            {
+                "slice": text,
+                "mean": b[inside].mean(),
+                "baseline_mean": a[inside].mean(),
+                "delta": diff.mean(),
+                "ci_low": low,
+                "ci_high": high,
+            }
+        )
     table = pd.DataFrame(rows).sort_values("delta", kind="stable").reset_index(drop=True)
     printed = _table(_outputs()[3])
     top = table.head(len(printed))

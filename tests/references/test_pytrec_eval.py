@@ -60,6 +60,7 @@ def as_pandas(result: Any) -> pd.DataFrame:
 def as_dict(result: Any, key: str = "query") -> dict[Any, dict[str, float]]:
     return helpers.as_dict(unlabelled(result), key)
 
+
 # The metrics of relevance; the beyond-accuracy metrics (MetricDef.items), which pytrec_eval
 # does not have, are tested in tests/metrics/test_beyond.py.
 RELEVANCE = {name: d for name, d in METRICS.items() if d.items is None}
@@ -95,7 +96,8 @@ DERIVED: dict[tuple[str, bool], tuple[str, Callable[[dict[str, float], int | Non
     ("relative_precision", False): ("set_relative_P", lambda t, _k: t["set_relative_P"]),
     # hit_count@k: hits@k = P_k * k (a whole number); without k, trec_eval's num_rel_ret
     ("hit_count", True): (
-        "P." + ",".join(map(str, KS)), lambda t, k: float(round(t[f"P_{k}"] * (k or 1)))
+        "P." + ",".join(map(str, KS)),
+        lambda t, k: float(round(t[f"P_{k}"] * (k or 1))),
     ),
     ("hit_count", False): ("num_rel_ret", lambda t, _k: float(t["num_rel_ret"])),
 }
@@ -113,8 +115,7 @@ SKIPPED = {"rbp", "rbp_resid", "unjudged", "eleven_point_avg"}
 
 def _compared(name: str) -> bool:
     definition = METRICS[name]
-    return (name not in SKIPPED and definition.aggregate == "mean"
-            and definition.param.integer)
+    return name not in SKIPPED and definition.aggregate == "mean" and definition.param.integer
 
 
 def _f1(precision: float, recall: float) -> float:
@@ -211,9 +212,16 @@ def generate(seed: int) -> pd.DataFrame:
             # run {"a": {"x": 1.0}, "b": {"y": 1.0}}. Keep one -1 (still non-relevant);
             # rankframe's handling of such queries is covered in test_properties.py.
             grade[0] = -1
-        parts.append(pd.DataFrame({
-            "query": f"q{q}", "item": items, "score": score, "relevant": grade,
-        }))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "query": f"q{q}",
+                    "item": items,
+                    "score": score,
+                    "relevant": grade,
+                }
+            )
+        )
     frame = pd.concat(parts, ignore_index=True)
     # rows in random order: the result must not depend on it (ties="trec")
     return frame.iloc[rng.permutation(len(frame))].reset_index(drop=True)
@@ -251,15 +259,15 @@ def _expected_per_query(
     out = {}
     for query in _frame(seed)["query"].unique():
         values = trec.get(query)
-        out[query] = {
-            str(m): 0.0 if values is None else _reference(m, values) for m in _metrics()
-        }
+        out[query] = {str(m): 0.0 if values is None else _reference(m, values) for m in _metrics()}
     return out
 
 
 def _assert_agrees(
-    ours: dict[str, dict[str, float]], expected: dict[str, dict[str, float]],
-    columns: list[str], label: str = "",
+    ours: dict[str, dict[str, float]],
+    expected: dict[str, dict[str, float]],
+    columns: list[str],
+    label: str = "",
 ) -> None:
     """Every query of ``expected`` and no other, each column within TOLERANCE."""
     assert set(ours) == set(expected)
@@ -336,9 +344,7 @@ def test_blocks_of_queries_match_pytrec_eval(seed, rows, make_frame, monkeypatch
     monkeypatch.setattr(engine, "query_blocks", spy)
     data = _frame(seed).assign(reversed=lambda f: -f["score"])
     columns = [str(m) for m in _metrics()]
-    table = as_pandas(
-        make_frame(data).rank_eval(score=["score", "reversed"]).per_query(columns)
-    )
+    table = as_pandas(make_frame(data).rank_eval(score=["score", "reversed"]).per_query(columns))
     for system, sign in (("score", 1.0), ("reversed", -1.0)):
         expected = _expected_per_query(seed, None, sign)
         ours = as_dict(table[table["system"] == system].drop(columns="system"))
@@ -369,15 +375,11 @@ def test_mean_matches_pytrec_eval(seed, level, make_frame) -> None:
     grades = _frame(seed)
     level_ = 1 if level is None else level
     with_relevant = set(grades.loc[grades["relevant"] >= level_, "query"])
-    skipped = as_pandas(
-        frame.rank_eval.evaluate(columns, empty="skip", **_options(level))
-    ).iloc[0]
+    skipped = as_pandas(frame.rank_eval.evaluate(columns, empty="skip", **_options(level))).iloc[0]
     assert skipped["n_queries"] == len(with_relevant)
     for column in columns:
         total = sum(expected[q][column] for q in with_relevant)
-        assert skipped[column] == pytest.approx(total / len(with_relevant), abs=TOLERANCE), (
-            column
-        )
+        assert skipped[column] == pytest.approx(total / len(with_relevant), abs=TOLERANCE), column
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -51,10 +51,19 @@ TOLERANCE = 1e-9
 SEEDS = (0, 1)
 LEVELS = (None, 2)  # trec_eval's -l: the default (grade >= 1) and grade >= 2
 # pytrec_eval's measures: all_trec with its default parameters, then other parameters
-MEASURES = ({"all_trec"}, {
-    "P.1,3,7", "recall.2,7", "ndcg_cut.1,3,7", "map_cut.1,3,7", "relative_P.2,7",
-    "success.2,3", "iprec_at_recall.0.15,0.5,0.95", "Rprec_mult.0.5,1.5,3",
-})
+MEASURES = (
+    {"all_trec"},
+    {
+        "P.1,3,7",
+        "recall.2,7",
+        "ndcg_cut.1,3,7",
+        "map_cut.1,3,7",
+        "relative_P.2,7",
+        "success.2,3",
+        "iprec_at_recall.0.15,0.5,0.95",
+        "Rprec_mult.0.5,1.5,3",
+    },
+)
 NOT_METRICS = {"runid", "num_q", "relstring"}  # pytrec_eval prints 0 for them
 GEOMETRIC = {"gm_map", "gm_bpref"}
 MIN_GEO_MEAN = 0.00001  # trec_eval's floor of a geometric mean's values
@@ -71,9 +80,9 @@ class Generated:
     def write(self, folder: Path) -> tuple[Path, Path]:
         run, qrels = folder / "run.txt", folder / "qrels.txt"
         # rank fields that are not the score's order: trec_eval ignores them
-        run.write_text("".join(
-            f"{q} Q0 {d} {i} {s!r} gen\n" for i, (q, d, s) in enumerate(self.run)
-        ))
+        run.write_text(
+            "".join(f"{q} Q0 {d} {i} {s!r} gen\n" for i, (q, d, s) in enumerate(self.run))
+        )
         qrels.write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in self.qrels))
         return run, qrels
 
@@ -89,7 +98,7 @@ def generate(seed: int) -> Generated:
         n_judged, n_retrieved = int(rng.integers(1, 16)), int(rng.integers(1, 16))
         # judged: the first n_judged of the pool; retrieved: a window that overlaps them
         start = int(rng.integers(0, 10))
-        judged, retrieved = pool[:n_judged], pool[start:start + n_retrieved]
+        judged, retrieved = pool[:n_judged], pool[start : start + n_retrieved]
         grades = rng.choice([-1, 0, 0, 0, 1, 1, 2, 3], size=n_judged)
         kind = q % 8
         if kind == 0:  # no relevant document (judged non-relevant or unjudged in the pool)
@@ -197,7 +206,10 @@ def trec_eval_9(x: float) -> int:
 
 
 def interpolated_precision(
-    rels: list[int], num_rel: int, levels: tuple[float, ...], relevant_from: int,
+    rels: list[int],
+    num_rel: int,
+    levels: tuple[float, ...],
+    relevant_from: int,
     cut: Callable[[float], int],
 ) -> list[float]:
     """m_iprec_at_recall.c: at each recall level, the highest precision at or after the rank
@@ -238,8 +250,10 @@ def interpolated(
     for query, _, grade in data.qrels:
         num_rel[query] = num_rel.get(query, 0) + (grade >= relevant_from)
     # the levels in increasing order, as trec_eval sorts them
-    names = sorted((n for n in next(iter(pytrec(seed, level).values()))
-                    if n.startswith("iprec_")), key=lambda n: float(n.rpartition("_")[2]))
+    names = sorted(
+        (n for n in next(iter(pytrec(seed, level).values())) if n.startswith("iprec_")),
+        key=lambda n: float(n.rpartition("_")[2]),
+    )
     levels = tuple(float(n.rpartition("_")[2]) for n in names)
     out = {}
     for query, rels in ranked_judgments(data).items():
@@ -281,7 +295,10 @@ def test_per_query_matches_pytrec_eval(seed, level, make_frame, tmp_path) -> Non
 
 
 def check_per_query(
-    frame: object, expected: dict[str, dict[str, float]], names: list[str], reference: str,
+    frame: object,
+    expected: dict[str, dict[str, float]],
+    names: list[str],
+    reference: str,
     level: int | None = None,
 ) -> None:
     """``per_query`` of the measures ``names`` (as trec_eval prints them) is ``expected``."""
@@ -398,7 +415,8 @@ def test_rbp_and_unj_match_trec_eval_s_definitions(seed, make_frame, tmp_path) -
         top[query] = max(top.get(query, 0), grade)
     expected = {
         query: {
-            "rbp": rbp(r, top[query]), "rbp_resid": rbp_resid(r),
+            "rbp": rbp(r, top[query]),
+            "rbp_resid": rbp_resid(r),
             **{f"unj_{k}": unj(r, k) for k in (1, 5, 10, 20)},
         }
         for query, r in rels.items()

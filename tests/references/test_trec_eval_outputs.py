@@ -32,7 +32,13 @@ COMMANDS = {
     "out.test.aq": ["-m", "all_trec", "-q", "qrels.test", "results.test"],
     "out.test.aqc": ["-m", "all_trec", "-q", "-c", "qrels.test", "results.trunc"],
     "out.test.aql": [
-        "-m", "all_trec", "-mrelstring.20", "-q", "-l2", "qrels.rel_level", "results.test",
+        "-m",
+        "all_trec",
+        "-mrelstring.20",
+        "-q",
+        "-l2",
+        "qrels.rel_level",
+        "results.test",
     ],
 }
 # lines per file: 30 official lines; 96 per query (3 queries) and 99 `all` lines for all_trec
@@ -81,8 +87,15 @@ def test_long_options_and_nosummary(run: Run) -> None:
     # trec_eval's long spellings of the same options give the same lines
     short = run("trec", *argv(COMMANDS["out.test.aql"]))[1]
     long = run(
-        "trec", "--measure", "all_trec", "--measure", "relstring.20", "--query_eval_wanted",
-        "--level_for_rel", "2", *argv(["qrels.rel_level", "results.test"]),
+        "trec",
+        "--measure",
+        "all_trec",
+        "--measure",
+        "relstring.20",
+        "--query_eval_wanted",
+        "--level_for_rel",
+        "2",
+        *argv(["qrels.rel_level", "results.test"]),
     )[1]
     assert long == short
     # -n (--nosummary): the per-query lines alone, as trec_eval prints them
@@ -134,8 +147,7 @@ def test_accessor_gives_every_value_of_the_files(output: str, joined, make_frame
     per_query_names = [n for n, values in expected.items() if set(values) != {"all"}]
     ev = make_frame(joined[output]).rank_eval
     # the columns without the option their labels name (min_relevance=2 for -l2)
-    per_query = as_dict(unlabelled(ev.per_query([column[n] for n in per_query_names],
-                                                **options)))
+    per_query = as_dict(unlabelled(ev.per_query([column[n] for n in per_query_names], **options)))
     means = unlabelled(ev.evaluate(list(column.values()), **options)).iloc[0]
     assert means["n_queries"] == 3
 
@@ -169,7 +181,14 @@ def test_the_example_of_the_docs_is_true(run: Run) -> None:
     shown = page.split("<!-- trec-example:start -->\n```text\n")[1].split("```\n<!-- trec")[0]
     assert "rankframe trec -q -m map -m P.5,10 -m relstring.5 qrels.test results.test" in page
     code, out, _ = run(
-        "trec", "-q", "-m", "map", "-m", "P.5,10", "-m", "relstring.5",
+        "trec",
+        "-q",
+        "-m",
+        "map",
+        "-m",
+        "P.5,10",
+        "-m",
+        "relstring.5",
         *argv(["qrels.test", "results.test"]),
     )
     assert (code, out) == (0, shown)

@@ -74,8 +74,9 @@ def test_all_trec_matches_trec_eval(output: str, joined, make_frame) -> None:
 
 
 @pytest.mark.parametrize("output", ["out.test.aq", "out.test.aqc"])
-def test_two_thread_encoding_matches_trec_eval(output: str, joined, make_frame,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_two_thread_encoding_matches_trec_eval(
+    output: str, joined, make_frame, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # large frames encode their query ids in two threads (two dictionaries, merged): force
     # that path on trec_eval's small test data
     monkeypatch.setattr(rankframe.engine.encoding, "THREAD_VALUES", 2)
@@ -108,8 +109,7 @@ def _check_all_trec(output: str, joined: dict[str, pd.DataFrame], make_frame: An
             if text != printed:
                 mismatches.append(f"{label} {query}: trec_eval {printed}, rankframe {ours!r}")
     assert not mismatches, "\n".join(mismatches)
-    printed_measures = {m for m, _ in expected} - {"runid", "num_q", "relstring",
-                                                   "relstring_20"}
+    printed_measures = {m for m, _ in expected} - {"runid", "num_q", "relstring", "relstring_20"}
     assert {trec_label(m) for m in metrics} == printed_measures
     assert compared == len(metrics) * 4 - 2 * 3  # gm_* per query are not printed
 
@@ -145,8 +145,7 @@ def test_all_trec_is_trec_eval_s_order() -> None:
     order.remove("runid")
     order.remove("num_q")
     assert [trec_label(m) for m in parse_metrics("all_trec")] == order
-    official = [line.split()[0] for line in
-                (CONFORMANCE / "out.test").read_text().splitlines()][2:]
+    official = [line.split()[0] for line in (CONFORMANCE / "out.test").read_text().splitlines()][2:]
     assert [trec_label(m) for m in parse_metrics("official")] == official
 
 
@@ -156,7 +155,8 @@ def test_all_trec_is_trec_eval_s_order() -> None:
 #   a rel | b unjudged | c judged non-rel | d rel | e grade -1 (pool, unjudged) | f rel
 # R = 4 (a, d, f, h); judged non-relevant J = 2 (c, g); N = 6; relevant retrieved 3.
 UNJUDGED = {
-    "query": "q", "item": list("abcdefgh"),
+    "query": "q",
+    "item": list("abcdefgh"),
     "score": [6.0, 5.0, 4.0, 3.0, 2.0, 1.0, None, None],
     "relevant": [1, 0, 0, 1, -1, 1, 0, 1],
     "judged": [True, False, True, True, True, True, True, True],
@@ -167,8 +167,12 @@ BY_HAND = {
     "bpref": (1 + 0.5 + 0.5) / 4,
     "gm_bpref": (1 + 0.5 + 0.5) / 4,
     # a: 1; d (r=4, h=2, n=1, u=0); f (r=6, h=3, n=1, u=1: e)
-    "infap": (1 + (1 / 4 + (3 / 4) * (2 / 3) * ((1 + EPS) / (2 + 2 * EPS)))
-              + (1 / 6 + (5 / 6) * (4 / 5) * ((2 + EPS) / (3 + 2 * EPS)))) / 4,
+    "infap": (
+        1
+        + (1 / 4 + (3 / 4) * (2 / 3) * ((1 + EPS) / (2 + 2 * EPS)))
+        + (1 / 6 + (5 / 6) * (4 / 5) * ((2 + EPS) / (3 + 2 * EPS)))
+    )
+    / 4,
     "unjudged@2": 1 / 2,  # b
     "unjudged@5": 2 / 5,  # b, e
     "unjudged@10": 2 / 10,
@@ -193,8 +197,15 @@ def test_unjudged_rows_by_hand(make_frame) -> None:
 
 def test_mostly_unjudged(make_frame) -> None:
     # a judged, b c d not: rbp_resid sums over the judged rows' complement
-    frame = make_frame({"query": "q", "item": list("abcd"), "score": [4.0, 3.0, 2.0, 1.0],
-                        "relevant": [1, 0, 0, 0], "judged": [True, False, False, False]})
+    frame = make_frame(
+        {
+            "query": "q",
+            "item": list("abcd"),
+            "score": [4.0, 3.0, 2.0, 1.0],
+            "relevant": [1, 0, 0, 0],
+            "judged": [True, False, False, False],
+        }
+    )
     table = as_pandas(frame.rank_eval.evaluate(["rbp_resid", "unj_3", "bpref", "infAP"]))
     assert table["rbp_resid"].iloc[0] == pytest.approx(0.9**4 + 0.1 * (0.9 + 0.9**2 + 0.9**3))
     assert table["unjudged@3"].iloc[0] == pytest.approx(2 / 3)
@@ -238,9 +249,7 @@ def test_a_named_judged_column(make_frame) -> None:
     data = pd.DataFrame(UNJUDGED).rename(columns={"judged": "in_pool"})
     frame = make_frame(data)
     assert as_float(frame.rank_eval.bpref()) != pytest.approx(BY_HAND["bpref"])
-    assert as_float(frame.rank_eval(judged="in_pool").bpref()) == pytest.approx(
-        BY_HAND["bpref"]
-    )
+    assert as_float(frame.rank_eval(judged="in_pool").bpref()) == pytest.approx(BY_HAND["bpref"])
     with pytest.raises(rankframe.ColumnNotFoundError, match=r"'pool' \(judged\) not found"):
         frame.rank_eval(judged="pool").bpref()
 
@@ -249,9 +258,12 @@ def test_unjudged_rows_with_a_grade_are_an_error(make_frame) -> None:
     data = pd.DataFrame(UNJUDGED)
     data.loc[1, "relevant"] = 2
     frame = make_frame(data).rank_eval
-    with pytest.raises(InvalidDataError, match=r"1 row\(s\) are unjudged \(column 'judged' is "
-                       r"False\) but have a grade, first item 'b' \(column 'item'\) of query "
-                       r"'q' with grade 2"):
+    with pytest.raises(
+        InvalidDataError,
+        match=r"1 row\(s\) are unjudged \(column 'judged' is "
+        r"False\) but have a grade, first item 'b' \(column 'item'\) of query "
+        r"'q' with grade 2",
+    ):
         as_float(frame.bpref())
 
 
@@ -280,29 +292,42 @@ def test_join_trec_marks_unjudged_rows(joined) -> None:
 # -- trec_eval's parameters as metric strings -------------------------------------------------
 
 
-@pytest.mark.parametrize(("spec", "expected"), [
-    ("P.1,3,5", ["precision@1", "precision@3", "precision@5"]),
-    ("ndcg_cut.5,10", ["ndcg@5", "ndcg@10"]),
-    ("Rprec_mult.0.5", ["rprec_mult@0.5"]),
-    ("success.1,5,10", ["acc@1", "acc@5", "acc@10"]),
-    ("iprec_at_recall", [f"iprec@{i / 10!r}" for i in range(11)]),
-    ("Rprec_mult", [f"rprec_mult@{i / 10!r}" for i in range(2, 21, 2)]),
-    ("iprec_at_recall_0.10, P.5,10, map", ["iprec@0.1", "precision@5", "precision@10", "map"]),
-    ("set_P, set_recall, set_relative_P", ["precision", "recall", "relative_precision"]),
-    ("P", ["precision"]),
-    ("unj_5, unj", ["unjudged@5", "unjudged"]),
-])
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("P.1,3,5", ["precision@1", "precision@3", "precision@5"]),
+        ("ndcg_cut.5,10", ["ndcg@5", "ndcg@10"]),
+        ("Rprec_mult.0.5", ["rprec_mult@0.5"]),
+        ("success.1,5,10", ["acc@1", "acc@5", "acc@10"]),
+        ("iprec_at_recall", [f"iprec@{i / 10!r}" for i in range(11)]),
+        ("Rprec_mult", [f"rprec_mult@{i / 10!r}" for i in range(2, 21, 2)]),
+        ("iprec_at_recall_0.10, P.5,10, map", ["iprec@0.1", "precision@5", "precision@10", "map"]),
+        ("set_P, set_recall, set_relative_P", ["precision", "recall", "relative_precision"]),
+        ("P", ["precision"]),
+        ("unj_5, unj", ["unjudged@5", "unjudged"]),
+    ],
+)
 def test_trec_eval_parameters_expand(spec: str, expected: list[str]) -> None:
     assert [str(m) for m in parse_metrics(spec)] == expected
 
 
 def test_trec_mode_gives_trec_eval_s_defaults() -> None:
     assert [trec_label(m) for m in parse_metrics(["P", "success", "map"], trec=True)] == [
-        "P_5", "P_10", "P_15", "P_20", "P_30", "P_100", "P_200", "P_500", "P_1000",
-        "success_1", "success_5", "success_10", "map",
+        "P_5",
+        "P_10",
+        "P_15",
+        "P_20",
+        "P_30",
+        "P_100",
+        "P_200",
+        "P_500",
+        "P_1000",
+        "success_1",
+        "success_5",
+        "success_10",
+        "map",
     ]
-    assert [trec_label(m) for m in parse_metrics("unj", trec=True)] == ["unj_5", "unj_10",
-                                                                       "unj_20"]
+    assert [trec_label(m) for m in parse_metrics("unj", trec=True)] == ["unj_5", "unj_10", "unj_20"]
 
 
 def test_parameter_lists_in_the_accessor(make_frame) -> None:
@@ -316,28 +341,41 @@ def test_parameter_lists_in_the_accessor(make_frame) -> None:
     assert tidy["value"].tolist() == pytest.approx([0.5, 2 / 5])
 
 
-@pytest.mark.parametrize(("spec", "error", "message"), [
-    ("P.5,x", UnknownMetricError, r"Unknown metric 'x'"),
-    ("P.x", InvalidOptionError, r"cut-off in metric 'P.x' must be a positive integer"),
-    ("P.5,0", InvalidOptionError, r"'k' parameter of precision must be a positive integer"),
-    ("iprec_at_recall_1.5", InvalidOptionError,
-     r"'k' parameter of iprec must be a number from 0 to 1"),
-    ("Rprec_mult.x", InvalidOptionError, r"multiple of R in metric 'Rprec_mult.x' must be a "
-                                         r"positive number, as in 'rprec_mult@0.2'"),
-    ("bpref.5", InvalidOptionError, "bpref takes no cut-off"),
-    ("set_P_5", UnknownMetricError, "Unknown metric 'set_P_5'"),
-    ("bpreff", UnknownMetricError, "Did you mean 'bpref'"),
-    ("all_trek", UnknownMetricError, "Did you mean 'all_trec'"),
-    ("infap.5,10", InvalidOptionError, "infap takes no cut-off"),
-])
+@pytest.mark.parametrize(
+    ("spec", "error", "message"),
+    [
+        ("P.5,x", UnknownMetricError, r"Unknown metric 'x'"),
+        ("P.x", InvalidOptionError, r"cut-off in metric 'P.x' must be a positive integer"),
+        ("P.5,0", InvalidOptionError, r"'k' parameter of precision must be a positive integer"),
+        (
+            "iprec_at_recall_1.5",
+            InvalidOptionError,
+            r"'k' parameter of iprec must be a number from 0 to 1",
+        ),
+        (
+            "Rprec_mult.x",
+            InvalidOptionError,
+            r"multiple of R in metric 'Rprec_mult.x' must be a "
+            r"positive number, as in 'rprec_mult@0.2'",
+        ),
+        ("bpref.5", InvalidOptionError, "bpref takes no cut-off"),
+        ("set_P_5", UnknownMetricError, "Unknown metric 'set_P_5'"),
+        ("bpreff", UnknownMetricError, "Did you mean 'bpref'"),
+        ("all_trek", UnknownMetricError, "Did you mean 'all_trec'"),
+        ("infap.5,10", InvalidOptionError, "infap takes no cut-off"),
+    ],
+)
 def test_bad_parameters(spec: str, error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=message):
         parse_metrics(spec)
 
 
 def test_a_required_parameter() -> None:
-    with pytest.raises(InvalidOptionError, match=r"iprec takes a recall level: a number from "
-                       r"0 to 1, as in 'iprec@0.1' \(trec_eval: 'iprec_at_recall_0.10'\)"):
+    with pytest.raises(
+        InvalidOptionError,
+        match=r"iprec takes a recall level: a number from "
+        r"0 to 1, as in 'iprec@0.1' \(trec_eval: 'iprec_at_recall_0.10'\)",
+    ):
         parse_metric("iprec")
     frame = pd.DataFrame(UNJUDGED)
     with pytest.raises(InvalidOptionError, match="iprec takes a recall level"):
@@ -350,8 +388,10 @@ def test_a_required_parameter() -> None:
 # -- aggregations ----------------------------------------------------------------------------
 
 TWO_QUERIES = {
-    "query": ["q1", "q1", "q2", "q2", "q3", "q3"], "item": ["a", "b"] * 3,
-    "score": [2.0, 1.0, 2.0, 1.0, 2.0, 1.0], "relevant": [0, 1, 1, 0, 0, 0],
+    "query": ["q1", "q1", "q2", "q2", "q3", "q3"],
+    "item": ["a", "b"] * 3,
+    "score": [2.0, 1.0, 2.0, 1.0, 2.0, 1.0],
+    "relevant": [0, 1, 1, 0, 0, 0],
     "theme": ["x", "x", "x", "x", "y", "y"],
 }
 
@@ -360,8 +400,9 @@ def test_geometric_mean_and_sums(make_frame) -> None:
     # AP: q1 1/2, q2 1, q3 0 (floored at 1e-5 in the geometric mean)
     frame = make_frame(TWO_QUERIES).rank_eval
     table = as_pandas(frame.evaluate(["gm_map", "map", "num_ret", "num_rel_ret"]))
-    assert table["gm_map"].iloc[0] == pytest.approx(math.exp(
-        (math.log(0.5) + math.log(1.0) + math.log(1e-5)) / 3))
+    assert table["gm_map"].iloc[0] == pytest.approx(
+        math.exp((math.log(0.5) + math.log(1.0) + math.log(1e-5)) / 3)
+    )
     assert table["map"].iloc[0] == pytest.approx(0.5)
     assert table["num_ret"].iloc[0] == 6
     assert table["num_rel_ret"].iloc[0] == 2
@@ -394,7 +435,8 @@ def test_intervals_and_compare_of_aggregates(make_frame) -> None:
     assert compared.loc["other", "statistic"] == "geometric mean"
     assert compared.loc["other", "delta"] == pytest.approx(math.log(2) / 3)
     assert compared.loc["other", "delta_relative"] == pytest.approx(
-        math.exp(math.log(1e-5) / 3) / math.exp((math.log(0.5) + math.log(1e-5)) / 3) - 1)
+        math.exp(math.log(1e-5) / 3) / math.exp((math.log(0.5) + math.log(1e-5)) / 3) - 1
+    )
 
 
 def test_every_trec_metric_has_its_trec_name() -> None:

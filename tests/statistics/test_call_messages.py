@@ -27,8 +27,9 @@ def _data() -> dict[str, list[Any]]:
     """The gates' frame with a ``device`` of each query, missing for every fourth query
     (those where ``base`` ranks the relevant item second)."""
     data = frame_data()
-    data["device"] = [None if int(q[1:]) % 4 == 3 else ("ios" if int(q[1:]) % 2 else "web")
-                      for q in data["query"]]
+    data["device"] = [
+        None if int(q[1:]) % 4 == 3 else ("ios" if int(q[1:]) % 2 else "web") for q in data["query"]
+    ]
     return data
 
 
@@ -52,8 +53,9 @@ TYPOS: list[tuple[str, Call, str]] = [
 
 
 @pytest.mark.parametrize(("method", "call", "meant"), TYPOS, ids=[t[0] for t in TYPOS])
-def test_a_misspelt_keyword_names_the_method_called(make_frame: FrameMaker, method: str,
-                                                    call: Call, meant: str) -> None:
+def test_a_misspelt_keyword_names_the_method_called(
+    make_frame: FrameMaker, method: str, call: Call, meant: str
+) -> None:
     ev = make_frame(_data()).rank_eval(score=["base", "bad"])
     with pytest.raises(UnknownArgumentError) as caught:
         call(ev)
@@ -76,16 +78,25 @@ def test_sample_size_names_itself_not_per_query(make_frame: FrameMaker) -> None:
 def test_every_metric_method_names_itself(make_frame: FrameMaker) -> None:
     ev = make_frame(_data()).rank_eval()
     for name in METRICS:
-        with pytest.raises(UnknownArgumentError, match=rf"^{name}\(\) got an unexpected "
-                                                       "keyword argument 'byy'"):
+        with pytest.raises(
+            UnknownArgumentError,
+            match=rf"^{name}\(\) got an unexpected "
+            "keyword argument 'byy'",
+        ):
             getattr(ev, name)(byy="theme")
 
 
 # -- choices and rule words -------------------------------------------------------------------
 
-CORRECTIONS = {"BH": "fdr_bh", "bh": "fdr_bh", "benjamini-hochberg": "fdr_bh",
-               "Benjamini Hochberg": "fdr_bh", "Bonferroni": "bonferroni", "HOLM": "holm",
-               "hlm": "holm"}
+CORRECTIONS = {
+    "BH": "fdr_bh",
+    "bh": "fdr_bh",
+    "benjamini-hochberg": "fdr_bh",
+    "Benjamini Hochberg": "fdr_bh",
+    "Bonferroni": "bonferroni",
+    "HOLM": "holm",
+    "hlm": "holm",
+}
 #: each method that takes correction=
 CORRECTED: dict[str, Callable[[Any, str], Any]] = {
     "compare": lambda ev, c: ev.compare("mrr", correction=c),
@@ -96,8 +107,9 @@ CORRECTED: dict[str, Callable[[Any, str], Any]] = {
 
 
 @pytest.mark.parametrize("method", list(CORRECTED))
-def test_a_correction_by_another_name_suggests_its_name(make_frame: FrameMaker,
-                                                        method: str) -> None:
+def test_a_correction_by_another_name_suggests_its_name(
+    make_frame: FrameMaker, method: str
+) -> None:
     ev = make_frame(_data()).rank_eval(score=["base", "bad"])
     for given, meant in CORRECTIONS.items():
         with pytest.raises(InvalidOptionError) as caught:
@@ -109,19 +121,21 @@ def test_a_correction_by_another_name_suggests_its_name(make_frame: FrameMaker,
 
 def test_a_misspelt_drop_suggests_drop(make_frame: FrameMaker) -> None:
     ev = make_frame(_data()).rank_eval(score=["base", "bad"])
-    for rule, fixed in [("ndcg@10 drops <= 1%", "ndcg@10 drop <= 1%"),
-                        ("mrr dorp < 0.01", "mrr drop < 0.01"),
-                        ("P_10 decrease <= 2%", "precision@10 drop <= 2%")]:
+    for rule, fixed in [
+        ("ndcg@10 drops <= 1%", "ndcg@10 drop <= 1%"),
+        ("mrr dorp < 0.01", "mrr drop < 0.01"),
+        ("P_10 decrease <= 2%", "precision@10 drop <= 2%"),
+    ]:
         with pytest.raises(InvalidRuleError) as caught:
             ev.check(rule)
         message = str(caught.value)
         word = rule.split()[1]
-        assert message.startswith(f"Rule {rule!r}: {word!r} is not a word of rules. Did you "
-                                  f"mean 'drop': {fixed!r}?"), message
+        assert message.startswith(
+            f"Rule {rule!r}: {word!r} is not a word of rules. Did you mean 'drop': {fixed!r}?"
+        ), message
         assert "cut-off" not in message
     # a misspelt metric comes first
-    with pytest.raises(InvalidRuleError,
-                       match=r"unknown metric 'nddcg@10'\. Did you mean 'ndcg'"):
+    with pytest.raises(InvalidRuleError, match=r"unknown metric 'nddcg@10'\. Did you mean 'ndcg'"):
         ev.check("nddcg@10 drops <= 1%")
     # the rule as fixed runs
     assert len(as_pandas(ev.check("ndcg@10 drop <= 1%", min_queries=1))) == 1
@@ -133,8 +147,11 @@ def test_a_misspelt_drop_suggests_drop(make_frame: FrameMaker) -> None:
 FLAGS: list[tuple[str, str, Call]] = [
     ("tidy", "evaluate", lambda v: lambda ev: ev.evaluate("mrr", tidy=v)),
     ("baseline_rows", "compare", lambda v: lambda ev: ev.compare("mrr", baseline_rows=v)),
-    ("relative", "sample_size",
-     lambda v: lambda ev: ev.sample_size("mrr", delta=0.1, baseline="base", relative=v)),
+    (
+        "relative",
+        "sample_size",
+        lambda v: lambda ev: ev.sample_size("mrr", delta=0.1, baseline="base", relative=v),
+    ),
     ("curves", "report", lambda v: lambda ev: ev.report("mrr", curves=v)),
     ("fingerprint", "report", lambda v: lambda ev: ev.report("mrr", fingerprint=v)),
     ("judged_only", "evaluate", lambda v: lambda ev: ev.evaluate("mrr", judged_only=v)),
@@ -143,8 +160,9 @@ NOT_BOOLS = ["yes", "False", 1, 0, None, 1.0]
 
 
 @pytest.mark.parametrize(("name", "method", "call"), FLAGS, ids=[f[0] for f in FLAGS])
-def test_a_boolean_parameter_refuses_what_is_not_a_bool(make_frame: FrameMaker, name: str,
-                                                        method: str, call: Call) -> None:
+def test_a_boolean_parameter_refuses_what_is_not_a_bool(
+    make_frame: FrameMaker, name: str, method: str, call: Call
+) -> None:
     ev = make_frame(_data()).rank_eval(score=["base", "bad"])
     for value in NOT_BOOLS:
         with pytest.raises(InvalidOptionError) as caught:
@@ -159,15 +177,20 @@ def test_a_boolean_parameter_refuses_what_is_not_a_bool(make_frame: FrameMaker, 
 
 def test_numpy_bools_are_bools(make_frame: FrameMaker) -> None:
     ev = make_frame(_data()).rank_eval(score=["base", "bad"])
-    pd.testing.assert_frame_equal(as_pandas(ev.evaluate("mrr", tidy=np.True_)),
-                                  as_pandas(ev.evaluate("mrr", tidy=True)))
-    pd.testing.assert_frame_equal(as_pandas(ev.compare("mrr", baseline_rows=np.False_)),
-                                  as_pandas(ev.compare("mrr", baseline_rows=False)))
+    pd.testing.assert_frame_equal(
+        as_pandas(ev.evaluate("mrr", tidy=np.True_)), as_pandas(ev.evaluate("mrr", tidy=True))
+    )
+    pd.testing.assert_frame_equal(
+        as_pandas(ev.compare("mrr", baseline_rows=np.False_)),
+        as_pandas(ev.compare("mrr", baseline_rows=False)),
+    )
     pd.testing.assert_frame_equal(
         ev.sample_size("mrr", delta=0.1, baseline="base", relative=np.True_),
-        ev.sample_size("mrr", delta=0.1, baseline="base", relative=True))
+        ev.sample_size("mrr", delta=0.1, baseline="base", relative=True),
+    )
     assert as_pandas(ev.evaluate("mrr", judged_only=np.False_)).equals(
-        as_pandas(ev.evaluate("mrr")))
+        as_pandas(ev.evaluate("mrr"))
+    )
 
 
 # -- a missing segment value ------------------------------------------------------------------
@@ -180,8 +203,7 @@ def test_a_missing_slice_value_reads_missing(make_frame: FrameMaker) -> None:
     assert sorted(table["device"]) == ["(missing)", "ios", "web"]
     # the queries without a device are base's second-ranked ones: RR 1/2, the worst slice
     worst = table.iloc[0]
-    assert (worst["slice"], worst["n_queries"], worst["mean"]) == ("device=(missing)",
-                                                                   N // 4, 0.5)
+    assert (worst["slice"], worst["n_queries"], worst["mean"]) == ("device=(missing)", N // 4, 0.5)
     assert not table["slice"].str.contains("null").any()
 
 

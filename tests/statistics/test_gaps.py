@@ -35,10 +35,17 @@ def frame(seed: int = 0, n_queries: int = 48) -> pd.DataFrame:
     relevant = (rng.random(len(query)) < 0.4).astype(int)
     a = rng.random(len(query)) + relevant * np.where(age[query] == "old", 0.0, 0.7)
     b = rng.random(len(query)) + relevant * 0.4
-    return pd.DataFrame({
-        "query": query, "item": np.tile([1, 2, 3], n_queries), "relevant": relevant,
-        "a": a.round(3), "b": b.round(3), "age": age[query], "device": device[query],
-    })
+    return pd.DataFrame(
+        {
+            "query": query,
+            "item": np.tile([1, 2, 3], n_queries),
+            "relevant": relevant,
+            "a": a.round(3),
+            "b": b.round(3),
+            "age": age[query],
+            "device": device[query],
+        }
+    )
 
 
 def per_query_table(data: pd.DataFrame) -> pd.DataFrame:
@@ -80,13 +87,13 @@ def holm(p: np.ndarray) -> np.ndarray:
 
 
 def gaps(make_frame: Any, data: pd.DataFrame, *args: Any, **kwargs: Any) -> pd.DataFrame:
-    return as_pandas(collect(make_frame(data).rank_eval(score=list(SYSTEMS)).gaps(*args,
-                                                                                 **kwargs)))
+    return as_pandas(collect(make_frame(data).rank_eval(score=list(SYSTEMS)).gaps(*args, **kwargs)))
 
 
 @pytest.mark.parametrize(("baseline", "by"), [(None, ["age"]), ("a", ["age", "device"])])
-def test_gap_ratio_and_groups_equal_a_pandas_groupby(make_frame: Any, baseline: Any,
-                                                     by: list[str]) -> None:
+def test_gap_ratio_and_groups_equal_a_pandas_groupby(
+    make_frame: Any, baseline: Any, by: list[str]
+) -> None:
     data = frame()
     table = per_query_table(data)
     group = group_of(table, by)
@@ -96,14 +103,31 @@ def test_gap_ratio_and_groups_equal_a_pandas_groupby(make_frame: Any, baseline: 
     assert list(got["metric"]) == ["mrr", "precision"] * len(systems)
     value = "mean" if baseline is None else "delta"
     assert list(got.columns) == [
-        "system", "metric", "k", "gap", "ci_low", "ci_high", "p_value", "significant",
-        "ratio", "worst_group", f"worst_{value}", "best_group", f"best_{value}",
-        "p_adjusted", "n_groups", "n_queries", "n_tested",
+        "system",
+        "metric",
+        "k",
+        "gap",
+        "ci_low",
+        "ci_high",
+        "p_value",
+        "significant",
+        "ratio",
+        "worst_group",
+        f"worst_{value}",
+        "best_group",
+        f"best_{value}",
+        "p_adjusted",
+        "n_groups",
+        "n_queries",
+        "n_tested",
     ]
     for row in got.to_dict("records"):
         metric = "mrr" if row["metric"] == "mrr" else "precision@2"
-        means = pd.Series(values_of(table, metric, row["system"], baseline),
-                          index=table.index).groupby(group.to_numpy()).mean()
+        means = (
+            pd.Series(values_of(table, metric, row["system"], baseline), index=table.index)
+            .groupby(group.to_numpy())
+            .mean()
+        )
         assert row["gap"] == pytest.approx(means.max() - means.min(), rel=1e-12)
         assert row["worst_group"] == means.idxmin()
         assert row["best_group"] == means.idxmax()
@@ -121,8 +145,9 @@ def test_gap_ratio_and_groups_equal_a_pandas_groupby(make_frame: Any, baseline: 
     make_frame.check_unchanged()
 
 
-def permutation_p_value(values: np.ndarray, group: np.ndarray, n_permutations: int,
-                        seed: int) -> float:
+def permutation_p_value(
+    values: np.ndarray, group: np.ndarray, n_permutations: int, seed: int
+) -> float:
     """The permutation p-value by a plain loop, drawn as ``group_permutation_test`` says
     (one task: ``2**20 // n_queries`` is above ``n_permutations`` here): in each shuffle,
     the value of query ``order[i]`` goes to group ``group[i]``; a shuffle counts when its
@@ -142,13 +167,15 @@ def permutation_p_value(values: np.ndarray, group: np.ndarray, n_permutations: i
 
 
 @pytest.mark.parametrize("baseline", [None, "a"])
-def test_permutation_p_value_equals_a_loop_over_the_shuffles(make_frame: Any,
-                                                             baseline: Any) -> None:
+def test_permutation_p_value_equals_a_loop_over_the_shuffles(
+    make_frame: Any, baseline: Any
+) -> None:
     data = frame()
     table = per_query_table(data)
     group = table["age"].to_numpy()
-    got = gaps(make_frame, data, ["mrr", "P_2"], "age", baseline=baseline,
-               n_permutations=300, seed=7)
+    got = gaps(
+        make_frame, data, ["mrr", "P_2"], "age", baseline=baseline, n_permutations=300, seed=7
+    )
     want = []
     for row in got.to_dict("records"):
         metric = "mrr" if row["metric"] == "mrr" else "precision@2"
@@ -161,15 +188,18 @@ def test_permutation_p_value_equals_a_loop_over_the_shuffles(make_frame: Any,
     make_frame.check_unchanged()
 
 
-@pytest.mark.parametrize(("test", "reference"), [("rank", stats.kruskal),
-                                                 ("anova", stats.f_oneway)])
+@pytest.mark.parametrize(
+    ("test", "reference"), [("rank", stats.kruskal), ("anova", stats.f_oneway)]
+)
 @pytest.mark.parametrize("baseline", [None, "a"])
-def test_rank_and_anova_equal_scipy(make_frame: Any, test: str, reference: Any,
-                                    baseline: Any) -> None:
+def test_rank_and_anova_equal_scipy(
+    make_frame: Any, test: str, reference: Any, baseline: Any
+) -> None:
     data = frame(seed=2)
     table = per_query_table(data)
-    got = gaps(make_frame, data, ["mrr", "P_2"], "age", baseline=baseline, test=test,
-               correction=None)
+    got = gaps(
+        make_frame, data, ["mrr", "P_2"], "age", baseline=baseline, test=test, correction=None
+    )
     for row in got.to_dict("records"):
         metric = "mrr" if row["metric"] == "mrr" else "precision@2"
         values = values_of(table, metric, row["system"], baseline)
@@ -180,8 +210,9 @@ def test_rank_and_anova_equal_scipy(make_frame: Any, test: str, reference: Any,
     make_frame.check_unchanged()
 
 
-def bootstrap_interval(values: np.ndarray, group: np.ndarray, n_resamples: int, seed: int,
-                       level: float = 0.95) -> tuple[float, float]:
+def bootstrap_interval(
+    values: np.ndarray, group: np.ndarray, n_resamples: int, seed: int, level: float = 0.95
+) -> tuple[float, float]:
     """The percentile interval of the gap by a plain loop, drawn as
     ``group_gap_interval`` says (one task): the queries sorted by group (stably), and in
     each resample the position ``first[g] + floor(u * size[g])`` of a query's group."""
@@ -194,8 +225,9 @@ def bootstrap_interval(values: np.ndarray, group: np.ndarray, n_resamples: int, 
     u = rng.random((n_resamples, len(v)))
     resampled = []
     for b in range(n_resamples):
-        index = [first[g[i]] + min(int(u[b, i] * sizes[g[i]]), sizes[g[i]] - 1)
-                 for i in range(len(v))]
+        index = [
+            first[g[i]] + min(int(u[b, i] * sizes[g[i]]), sizes[g[i]] - 1) for i in range(len(v))
+        ]
         means = pd.Series(v[index]).groupby(g).mean()
         resampled.append(means.max() - means.min())
     low, high = np.quantile(resampled, [(1 - level) / 2, (1 + level) / 2])
@@ -206,8 +238,17 @@ def test_bootstrap_interval_equals_a_loop_over_the_resamples(make_frame: Any) ->
     data = frame()
     table = per_query_table(data)
     codes = table["age"].map({"mid": 0, "old": 1, "young": 2}).to_numpy()
-    got = gaps(make_frame, data, "mrr", "age", baseline="a", test="rank", n_resamples=200,
-               seed=5, confidence_level=0.9)
+    got = gaps(
+        make_frame,
+        data,
+        "mrr",
+        "age",
+        baseline="a",
+        test="rank",
+        n_resamples=200,
+        seed=5,
+        confidence_level=0.9,
+    )
     row = got.iloc[0]
     low, high = bootstrap_interval(values_of(table, "mrr", "b", "a"), codes, 200, 5, level=0.9)
     assert row["ci_low"] == pytest.approx(low, rel=1e-12)
@@ -220,26 +261,40 @@ def test_bootstrap_interval_equals_a_loop_over_the_resamples(make_frame: Any) ->
     [
         (None, {"by": "agee"}, rankframe.ColumnNotFoundError, "Did you mean 'age'"),
         ("vary", {}, rankframe.InvalidDataError, "varies within query"),
-        ("single", {}, rankframe.InvalidDataError,
-         "gaps() needs two groups or more; by=['age'] has one value (young)"),
+        (
+            "single",
+            {},
+            rankframe.InvalidDataError,
+            "gaps() needs two groups or more; by=['age'] has one value (young)",
+        ),
         (None, {"test": "t-test"}, rankframe.InvalidOptionError, "got test='t-test'"),
         (None, {"by": []}, rankframe.InvalidOptionError, "gaps() needs a by= column"),
         (None, {"n_permutations": 0}, rankframe.InvalidOptionError, "n_permutations"),
         (None, {"baseline": "c"}, rankframe.InvalidOptionError, "baseline='c' must be one of"),
-        (None, {"metrics": "coverage@2"}, rankframe.InvalidOptionError,
-         "gaps() compares groups of per-query values"),
+        (
+            None,
+            {"metrics": "coverage@2"},
+            rankframe.InvalidOptionError,
+            "gaps() compares groups of per-query values",
+        ),
     ],
 )
-def test_bad_input_names_it(make_frame: Any, change: Any, kwargs: dict[str, Any],
-                            error: type[Exception], message: str) -> None:
+def test_bad_input_names_it(
+    make_frame: Any, change: Any, kwargs: dict[str, Any], error: type[Exception], message: str
+) -> None:
     data = frame()
     if change == "vary":
         data["age"] = np.resize(["young", "old"], len(data))
     if change == "single":
         data["age"] = "young"
     arguments = {"metrics": "mrr", "by": "age", **kwargs}
-    with pytest.raises(error, match=message.replace("(", r"\(").replace(")", r"\)").replace(
-            "[", r"\[").replace("]", r"\]")):
+    with pytest.raises(
+        error,
+        match=message.replace("(", r"\(")
+        .replace(")", r"\)")
+        .replace("[", r"\[")
+        .replace("]", r"\]"),
+    ):
         collect(make_frame(data).rank_eval(score=list(SYSTEMS)).gaps(**arguments))
 
 
@@ -248,7 +303,9 @@ INPUTS = {
     "popularity": {item: float(3 * n + 1) for n, item in enumerate(ITEMS)},
     "item_features": pd.DataFrame(
         np.random.default_rng(3).integers(0, 3, size=(len(ITEMS), 3)).astype(float),
-        index=ITEMS, columns=["f0", "f1", "f2"]),
+        index=ITEMS,
+        columns=["f0", "f1", "f2"],
+    ),
     "item_groups": dict.fromkeys(ITEMS, "g"),
 }
 
@@ -267,13 +324,17 @@ PER_QUERY = [_spec(n) for n, d in METRICS.items() if d.aggregate != "set"]
 def test_every_metric_of_the_registry_has_a_gap(make_frame: Any) -> None:
     rng = np.random.default_rng(4)
     n_queries, per = 24, 4
-    data = pd.DataFrame({
-        "query": np.repeat(np.arange(n_queries), per),
-        "item": np.concatenate([rng.choice(ITEMS, per, replace=False) for _ in range(n_queries)]),
-        "score": rng.random(n_queries * per).round(2),
-        "relevant": rng.integers(0, 3, n_queries * per),
-        "band": np.repeat(np.array(["x", "y", "z"])[np.arange(n_queries) % 3], per),
-    })
+    data = pd.DataFrame(
+        {
+            "query": np.repeat(np.arange(n_queries), per),
+            "item": np.concatenate(
+                [rng.choice(ITEMS, per, replace=False) for _ in range(n_queries)]
+            ),
+            "score": rng.random(n_queries * per).round(2),
+            "relevant": rng.integers(0, 3, n_queries * per),
+            "band": np.repeat(np.array(["x", "y", "z"])[np.arange(n_queries) % 3], per),
+        }
+    )
     ev = make_frame(data).rank_eval
     got = unlabelled(ev.gaps(PER_QUERY, "band", n_permutations=50, n_resamples=50, **INPUTS))
     per_query = unlabelled(ev.per_query(PER_QUERY, by="band", **INPUTS))
@@ -284,8 +345,7 @@ def test_every_metric_of_the_registry_has_a_gap(make_frame: Any) -> None:
             means = np.exp(np.log(np.maximum(values, 1e-5)).groupby(per_query["band"]).mean())
         else:  # the mean, also of a count: per query, not a sum that grows with the group
             means = values.groupby(per_query["band"]).mean()
-        assert row["gap"] == pytest.approx(means.max() - means.min(), rel=1e-9, abs=1e-12), \
-            metric
+        assert row["gap"] == pytest.approx(means.max() - means.min(), rel=1e-9, abs=1e-12), metric
         assert 0 < row["p_value"] <= 1, metric
 
 
@@ -294,12 +354,16 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 def docs_frame() -> pd.DataFrame:
     """The frame of docs/fairness.md, "Gaps between user groups"."""
-    return pd.DataFrame({
-        "query": [1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6], "item": ["x", "y"] * 6,
-        "old": [0.1, 0.9, 0.1, 0.9, 0.9, 0.1, 0.9, 0.1, 0.9, 0.1, 0.9, 0.1],
-        "new": [0.1, 0.9] * 6, "relevant": [0, 1] * 5 + [0, 0],
-        "age": ["young"] * 6 + ["senior"] * 6,
-    })
+    return pd.DataFrame(
+        {
+            "query": [1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6],
+            "item": ["x", "y"] * 6,
+            "old": [0.1, 0.9, 0.1, 0.9, 0.9, 0.1, 0.9, 0.1, 0.9, 0.1, 0.9, 0.1],
+            "new": [0.1, 0.9] * 6,
+            "relevant": [0, 1] * 5 + [0, 0],
+            "age": ["young"] * 6 + ["senior"] * 6,
+        }
+    )
 
 
 def test_the_docs_example(make_frame: Any) -> None:
@@ -333,16 +397,23 @@ def test_the_docs_example(make_frame: Any) -> None:
 def test_the_docstring_example() -> None:
     """gaps()'s docstring: reciprocal ranks 1, 1 (young) and 1/2, 1/2 (old); the
     permutation p-value it prints is the loop's over the same shuffles."""
-    data = pd.DataFrame({"query": [1, 1, 2, 2, 3, 3, 4, 4], "item": ["x", "y"] * 4,
-                         "score": [0.9, 0.1] * 4, "relevant": [1, 0, 1, 0, 0, 1, 0, 1],
-                         "age": ["young"] * 4 + ["old"] * 4})
+    data = pd.DataFrame(
+        {
+            "query": [1, 1, 2, 2, 3, 3, 4, 4],
+            "item": ["x", "y"] * 4,
+            "score": [0.9, 0.1] * 4,
+            "relevant": [1, 0, 1, 0, 0, 1, 0, 1],
+            "age": ["young"] * 4 + ["old"] * 4,
+        }
+    )
     row = data.rank_eval.gaps("mrr", "age", n_permutations=2000).iloc[0]
-    want = permutation_p_value(np.array([1, 1, 0.5, 0.5]),
-                               np.array(["young", "young", "old", "old"]), 2000, seed=0)
+    want = permutation_p_value(
+        np.array([1, 1, 0.5, 0.5]), np.array(["young", "young", "old", "old"]), 2000, seed=0
+    )
     assert row["p_value"] == pytest.approx(want, rel=1e-12)
     doc = rankframe.RankEval.gaps.__doc__
     assert doc is not None
-    assert f">>> round(float(out[\"p_value\"].iloc[0]), 2)\n        {want:.2f}" in doc
+    assert f'>>> round(float(out["p_value"].iloc[0]), 2)\n        {want:.2f}' in doc
 
 
 @pytest.mark.load
@@ -355,14 +426,19 @@ def test_error_rate_on_data_without_an_effect() -> None:
     for seed in range(seeds):
         rng = np.random.default_rng(seed)
         n, per = 120, 4
-        data = pd.DataFrame({
-            "query": np.repeat(np.arange(n), per), "item": np.tile(np.arange(per), n),
-            "score": rng.random(n * per), "relevant": rng.integers(0, 3, n * per),
-            "group": np.repeat(rng.integers(0, 4, n), per).astype(str),
-        })
+        data = pd.DataFrame(
+            {
+                "query": np.repeat(np.arange(n), per),
+                "item": np.tile(np.arange(per), n),
+                "score": rng.random(n * per),
+                "relevant": rng.integers(0, 3, n * per),
+                "group": np.repeat(rng.integers(0, 4, n), per).astype(str),
+            }
+        )
         for test in rejected:
-            out = data.rank_eval.gaps("ndcg@4", "group", test=test, n_permutations=500,
-                                      n_resamples=10, seed=seed)
+            out = data.rank_eval.gaps(
+                "ndcg@4", "group", test=test, n_permutations=500, n_resamples=10, seed=seed
+            )
             rejected[test] += bool(out["p_value"].iloc[0] < alpha)
     error = 2 * np.sqrt(alpha * (1 - alpha) / seeds)
     for test, count in rejected.items():

@@ -69,9 +69,25 @@ def test_absolute_rules_every_status(make_frame: Any) -> None:
     native_kind(make_frame, result)
     table = as_pandas(result)
     assert list(table.columns) == [
-        "rule", "system", "metric", "k", "status", "value", "delta", "delta_relative",
-        "bound", "ci_low", "ci_high", "p_value", "p_adjusted", "bound_relative",
-        "ci_low_relative", "ci_high_relative", "paired", "n_queries", "queries_to_decide",
+        "rule",
+        "system",
+        "metric",
+        "k",
+        "status",
+        "value",
+        "delta",
+        "delta_relative",
+        "bound",
+        "ci_low",
+        "ci_high",
+        "p_value",
+        "p_adjusted",
+        "bound_relative",
+        "ci_low_relative",
+        "ci_high_relative",
+        "paired",
+        "n_queries",
+        "queries_to_decide",
     ]
     assert table["rule"].tolist() == [r for r in rules for _ in SYSTEMS]
     assert table["system"].tolist() == SYSTEMS * len(rules)
@@ -96,8 +112,22 @@ def test_absolute_rules_every_status(make_frame: Any) -> None:
     assert pd.isna(rows.loc[("mrr >= 0.5", "base"), "k"])
     assert rows["bound"].tolist() == [0.5] * 5 + [0.6] * 5 + [0.75] * 5 + [0.3] * 5
     assert rows["n_queries"].tolist() == [N] * 20
-    assert rows[["delta", "delta_relative", "ci_low_relative", "ci_high_relative",
-                 "bound_relative", "p_value", "p_adjusted"]].isna().all().all()
+    assert (
+        rows[
+            [
+                "delta",
+                "delta_relative",
+                "ci_low_relative",
+                "ci_high_relative",
+                "bound_relative",
+                "p_value",
+                "p_adjusted",
+            ]
+        ]
+        .isna()
+        .all()
+        .all()
+    )
     # a plain bootstrap of base's acc@1 gives about the same interval, the bound inside
     rng = np.random.default_rng(1)
     values = acc1("base")
@@ -113,8 +143,9 @@ def test_absolute_rules_every_status(make_frame: Any) -> None:
 def test_point_mode_compares_the_value(make_frame: Any) -> None:
     df = make_frame(frame_data())
     ev = df.rank_eval(score=["base", "bad"])
-    table = as_pandas(ev.check(["acc@1 >= 0.75", "acc@1 > 0.75", "mrr <= 0.875"],
-                               mode="point", min_queries=5))
+    table = as_pandas(
+        ev.check(["acc@1 >= 0.75", "acc@1 > 0.75", "mrr <= 0.875"], mode="point", min_queries=5)
+    )
     # base: acc@1 = 18/24 = 0.75 exactly, mrr = 0.875; bad: acc@1 = 0, mrr = 11/24
     assert table["status"].tolist() == ["pass", "fail", "fail", "fail", "pass", "pass"]
     assert table[["ci_low", "ci_high"]].isna().all().all()
@@ -126,12 +157,15 @@ def test_segments_with_too_few_queries(make_frame: Any) -> None:
     ev = df.rank_eval(score=["base", "bad"])
     table = as_pandas(ev.check("mrr >= 0.2", by="theme", min_queries=5))
     assert list(table.columns[:5]) == ["rule", "theme", "system", "metric", "k"]
-    got = {(r["theme"], r["system"]): (r["status"], r["n_queries"])
-           for r in table.to_dict("records")}
+    got = {
+        (r["theme"], r["system"]): (r["status"], r["n_queries"]) for r in table.to_dict("records")
+    }
     # every RR is >= 1/3 > 0.2; the small segment has 3 queries
     assert got == {
-        ("small", "base"): ("too few queries", 3), ("small", "bad"): ("too few queries", 3),
-        ("big", "base"): ("pass", N - SMALL), ("big", "bad"): ("pass", N - SMALL),
+        ("small", "base"): ("too few queries", 3),
+        ("small", "bad"): ("too few queries", 3),
+        ("big", "base"): ("pass", N - SMALL),
+        ("big", "bad"): ("pass", N - SMALL),
     }
     small = table[table["theme"] == "small"].set_index("system")
     assert small.loc["base", "value"] == pytest.approx(rr("base", slice(0, SMALL)).mean())
@@ -139,9 +173,7 @@ def test_segments_with_too_few_queries(make_frame: Any) -> None:
     assert set(as_pandas(ev.check("mrr >= 0.2"))["status"]) == {"pass"}
 
 
-def _drop_reference(
-    tolerance: float, relative: bool
-) -> dict[str, tuple[float, float, float, str]]:
+def _drop_reference(tolerance: float, relative: bool) -> dict[str, tuple[float, float, float, str]]:
     """Per system: delta, relative delta, p (Holm over the table's tests) and the status,
     from scipy."""
     others = [s for s in SYSTEMS if s != "base"]
@@ -158,12 +190,15 @@ def _drop_reference(
     return out
 
 
-@pytest.mark.parametrize(("rule", "tolerance", "relative", "statuses"), [
-    # bad drops 0.417 (p ~ 1e-12), noisy 0.0625 (p = 0.27), same 0, better gains 0.125
-    ("mrr drop <= 0.05", 0.05, False, ["fail", "uncertain", "pass", "pass"]),
-    ("mrr drop <= 5%", 0.05, True, ["fail", "uncertain", "pass", "pass"]),  # noisy -7.1%
-    ("mrr drop <= 10%", 0.10, True, ["fail", "pass", "pass", "pass"]),
-])
+@pytest.mark.parametrize(
+    ("rule", "tolerance", "relative", "statuses"),
+    [
+        # bad drops 0.417 (p ~ 1e-12), noisy 0.0625 (p = 0.27), same 0, better gains 0.125
+        ("mrr drop <= 0.05", 0.05, False, ["fail", "uncertain", "pass", "pass"]),
+        ("mrr drop <= 5%", 0.05, True, ["fail", "uncertain", "pass", "pass"]),  # noisy -7.1%
+        ("mrr drop <= 10%", 0.10, True, ["fail", "pass", "pass", "pass"]),
+    ],
+)
 def test_drop_rules_against_scipy(
     make_frame: Any, rule: str, tolerance: float, relative: bool, statuses: list[str]
 ) -> None:
@@ -229,8 +264,14 @@ def test_options_and_labels(make_frame: Any) -> None:
     # a label with options, and an option of the call: the metric column names them
     df = make_frame(frame_data())
     ev = df.rank_eval(score="base")
-    table = as_pandas(ev.check(["f1@1(beta=2) >= 0.5", "ndcg@2 >= 0.5"], mode="point",
-                               min_queries=5, gain="exponential"))
+    table = as_pandas(
+        ev.check(
+            ["f1@1(beta=2) >= 0.5", "ndcg@2 >= 0.5"],
+            mode="point",
+            min_queries=5,
+            gain="exponential",
+        )
+    )
     assert table["metric"].tolist() == ["f1(beta=2)", "ndcg(gain=exponential)"]
     # F-beta at 1 with one relevant item: precision = recall = acc@1, so F = acc@1 = 0.75;
     # ndcg@2 with one relevant item: 1 at rank 1, 1/log2(3) at rank 2
@@ -258,8 +299,13 @@ def test_metrics_of_every_kind_in_rules(make_frame: Any) -> None:
     # mean and a set-level metric: each row is the rule's own
     df = make_frame(frame_data())
     ev = df.rank_eval(score="base")
-    rules = ["ndcg@10 >= -inf", "iprec@0.5 >= -inf", "num_rel_ret >= -inf",
-             "gm_map >= -inf", "coverage@2 >= -inf"]
+    rules = [
+        "ndcg@10 >= -inf",
+        "iprec@0.5 >= -inf",
+        "num_rel_ret >= -inf",
+        "gm_map >= -inf",
+        "coverage@2 >= -inf",
+    ]
     table = as_pandas(ev.check(rules, mode="point", min_queries=1))
     assert table["metric"].tolist() == ["ndcg", "iprec", "num_rel_ret", "gm_map", "coverage"]
     assert table["k"].tolist()[:2] == [10.0, 0.5]
@@ -271,22 +317,25 @@ def test_metrics_of_every_kind_in_rules(make_frame: Any) -> None:
 # -- errors: the same on every frame kind -----------------------------------------------------
 
 
-@pytest.mark.parametrize(("rules", "words"), [
-    ("ndcg@10 0.3", ["no comparison operator", "A rule reads"]),
-    ("ndcg@10 == 0.3", ["'==' is not an operator", "A rule reads"]),
-    ("ndgc@10 >= 0.3", ["unknown metric 'ndgc@10'", "Did you mean 'ndcg'", "A rule reads"]),
-    ("ndcg@10 >= 30%", ["only drop rules take one", "ndcg@10 drop <= 30%"]),
-    ("ndcg@10 drop >= 0.01", ["not 'drop >='"]),
-    ("ndcg@10 drop <= -0.01", ["tolerance must be a finite number >= 0"]),
-    ("ndcg@10 >= high", ["the bound 'high' is not a number"]),
-    ("ndcg@10 >= nan", ["the bound is NaN"]),
-    (">= 0.3", ["no metric before the operator"]),
-    ("0.1 < mrr < 0.9", ["one comparison per rule"]),
-    ("ndcg@0 >= 0.3", ["Rule 'ndcg@0 >= 0.3'", "positive integer"]),
-    ("mrr@5(beta=2) >= 0.3", ["Rule 'mrr@5(beta=2) >= 0.3'", "does not take the option"]),
-    ([], ["No rule was given"]),
-    ([0.3], ["A rule is a string"]),
-])
+@pytest.mark.parametrize(
+    ("rules", "words"),
+    [
+        ("ndcg@10 0.3", ["no comparison operator", "A rule reads"]),
+        ("ndcg@10 == 0.3", ["'==' is not an operator", "A rule reads"]),
+        ("ndgc@10 >= 0.3", ["unknown metric 'ndgc@10'", "Did you mean 'ndcg'", "A rule reads"]),
+        ("ndcg@10 >= 30%", ["only drop rules take one", "ndcg@10 drop <= 30%"]),
+        ("ndcg@10 drop >= 0.01", ["not 'drop >='"]),
+        ("ndcg@10 drop <= -0.01", ["tolerance must be a finite number >= 0"]),
+        ("ndcg@10 >= high", ["the bound 'high' is not a number"]),
+        ("ndcg@10 >= nan", ["the bound is NaN"]),
+        (">= 0.3", ["no metric before the operator"]),
+        ("0.1 < mrr < 0.9", ["one comparison per rule"]),
+        ("ndcg@0 >= 0.3", ["Rule 'ndcg@0 >= 0.3'", "positive integer"]),
+        ("mrr@5(beta=2) >= 0.3", ["Rule 'mrr@5(beta=2) >= 0.3'", "does not take the option"]),
+        ([], ["No rule was given"]),
+        ([0.3], ["A rule is a string"]),
+    ],
+)
 def test_bad_rules(make_frame: Any, rules: Any, words: list[str]) -> None:
     df = make_frame(frame_data())
     with pytest.raises(InvalidRuleError) as error:
@@ -299,19 +348,25 @@ def test_bad_rules(make_frame: Any, rules: Any, words: list[str]) -> None:
 
 def test_a_drop_rule_needs_a_baseline(make_frame: Any) -> None:
     df = make_frame(frame_data())
-    with pytest.raises(InvalidRuleError, match=r"'mrr drop <= 0.01' is a drop rule.*"
-                       r"several score columns.*reference=.*every="):
+    with pytest.raises(
+        InvalidRuleError,
+        match=r"'mrr drop <= 0.01' is a drop rule.*"
+        r"several score columns.*reference=.*every=",
+    ):
         df.rank_eval(score="base").check(["mrr >= 0.1", "mrr drop <= 0.01"])
 
 
-@pytest.mark.parametrize(("keywords", "words"), [
-    ({"mode": "points"}, ["mode", "Did you mean 'point'"]),
-    ({"min_queries": 0}, ["'min_queries' option must be a positive integer"]),
-    ({"confidence_level": 95}, ["confidence_level"]),
-    ({"alpha": 0}, ["alpha"]),
-    ({"family": "tables"}, ["family"]),
-    ({"baseline": "nope"}, ["baseline='nope' is not one of the score columns"]),
-])
+@pytest.mark.parametrize(
+    ("keywords", "words"),
+    [
+        ({"mode": "points"}, ["mode", "Did you mean 'point'"]),
+        ({"min_queries": 0}, ["'min_queries' option must be a positive integer"]),
+        ({"confidence_level": 95}, ["confidence_level"]),
+        ({"alpha": 0}, ["alpha"]),
+        ({"family": "tables"}, ["family"]),
+        ({"baseline": "nope"}, ["baseline='nope' is not one of the score columns"]),
+    ],
+)
 def test_bad_arguments(make_frame: Any, keywords: dict[str, Any], words: list[str]) -> None:
     df = make_frame(frame_data())
     with pytest.raises(InvalidOptionError) as error:
@@ -341,8 +396,7 @@ def test_drop_rules_of_a_geometric_mean(make_frame: Any) -> None:
     assert table["status"].tolist() == ["fail", "fail"]
     absolute, relative = table.to_dict("records")
     assert absolute["ci_low"] <= absolute["delta"] <= absolute["ci_high"]
-    assert (relative["ci_low_relative"] <= relative["delta_relative"]
-            <= relative["ci_high_relative"])
+    assert relative["ci_low_relative"] <= relative["delta_relative"] <= relative["ci_high_relative"]
 
 
 # -- drop rules against the previous window and against a reference frame -------------------
@@ -355,11 +409,14 @@ def _weekly(make_frame: Any) -> Any:
     `steady` ranks as `base` in both."""
     data = frame_data()
     queries = [int(q[1:]) for q in data["query"]]
-    data["drift"] = [b if q < HALF else w
-                     for q, b, w in zip(queries, data["base"], data["bad"], strict=True)]
+    data["drift"] = [
+        b if q < HALF else w for q, b, w in zip(queries, data["base"], data["bad"], strict=True)
+    ]
     data["steady"] = data["base"]
-    data["served_at"] = [pd.Timestamp("2024-03-06 12:00", tz="UTC")
-                         + pd.Timedelta(weeks=int(q >= HALF)) for q in queries]
+    data["served_at"] = [
+        pd.Timestamp("2024-03-06 12:00", tz="UTC") + pd.Timedelta(weeks=int(q >= HALF))
+        for q in queries
+    ]
     return make_frame(data)
 
 
@@ -377,28 +434,32 @@ def test_drop_rules_against_the_previous_window(make_frame: Any) -> None:
     table = as_pandas(result)
     # per system, its windows in order
     assert [pd.Timestamp(w) for w in table["window"]] == [
-        pd.Timestamp("2024-03-04", tz="UTC"), pd.Timestamp("2024-03-11", tz="UTC")] * 2
+        pd.Timestamp("2024-03-04", tz="UTC"),
+        pd.Timestamp("2024-03-11", tz="UTC"),
+    ] * 2
     assert table["system"].tolist() == ["drift", "drift", "steady", "steady"]
     # week 1 has no previous window
     assert table["status"].tolist() == ["no baseline", "fail", "no baseline", "pass"]
     assert table["delta"].iloc[[0, 2]].isna().all()
     # week 2 against week 1: other queries, Welch's t-test; Holm over the two tests
-    p = np.array([stats.ttest_ind(_weeks(s)[1], _weeks(s)[0], equal_var=False).pvalue
-                  for s in ["drift", "steady"]])
+    p = np.array(
+        [
+            stats.ttest_ind(_weeks(s)[1], _weeks(s)[0], equal_var=False).pvalue
+            for s in ["drift", "steady"]
+        ]
+    )
     # drift: RR 1 x9 and 1/2 x3 (mean 0.875), then 1/2 x9 and 1/3 x3 (mean 0.4583)
     assert table["delta"].iloc[1] == pytest.approx(0.375 + 1 / 12 - 0.875)
     assert table["delta"].iloc[3] == 0.0  # steady: the same values both weeks (p = 1)
     np.testing.assert_allclose(table["p_value"].iloc[[1, 3]].to_numpy(float), p, rtol=1e-9)
-    np.testing.assert_allclose(table["p_adjusted"].iloc[[1, 3]].to_numpy(float), holm(p),
-                               rtol=1e-9)
+    np.testing.assert_allclose(table["p_adjusted"].iloc[[1, 3]].to_numpy(float), holm(p), rtol=1e-9)
     assert not table["paired"].any()
     assert table["n_queries"].tolist() == [HALF] * 4
 
 
 def test_drop_rules_against_a_baseline_within_each_window(make_frame: Any) -> None:
     ev = _weekly(make_frame).rank_eval(score=["drift", "steady"], time="served_at")
-    table = as_pandas(ev.check("mrr drop <= 0.05", every="1w", baseline="steady",
-                               min_queries=5))
+    table = as_pandas(ev.check("mrr drop <= 0.05", every="1w", baseline="steady", min_queries=5))
     assert table["system"].tolist() == ["drift", "drift"]  # no baseline row
     # week 1: drift equals steady (no difference, no test); week 2: paired, ttest_rel
     assert table["status"].tolist() == ["pass", "fail"]
@@ -412,8 +473,10 @@ def test_drop_rules_against_a_reference_frame(make_frame: Any) -> None:
     current = _weekly(make_frame)
     data = frame_data()
     data["drift"] = data["steady"] = data["base"]
-    data["served_at"] = [pd.Timestamp("2024-03-06", tz="UTC")
-                         + pd.Timedelta(weeks=int(int(q[1:]) >= HALF)) for q in data["query"]]
+    data["served_at"] = [
+        pd.Timestamp("2024-03-06", tz="UTC") + pd.Timedelta(weeks=int(int(q[1:]) >= HALF))
+        for q in data["query"]
+    ]
     reference = make_frame(data)
     ev = current.rank_eval(score=["drift", "steady"], time="served_at")
     table = as_pandas(ev.check("mrr drop <= 0.05", reference=reference, min_queries=5))
@@ -424,11 +487,11 @@ def test_drop_rules_against_a_reference_frame(make_frame: Any) -> None:
     assert table["paired"].all()
     assert table["p_value"].iloc[0] == pytest.approx(stats.ttest_rel(drift, base).pvalue)
     # per window: week 1 holds no difference, week 2 the whole drop
-    weekly = as_pandas(ev.check("mrr drop <= 0.05", reference=reference, every="1w",
-                                min_queries=5))
+    weekly = as_pandas(ev.check("mrr drop <= 0.05", reference=reference, every="1w", min_queries=5))
     assert weekly["status"].tolist() == ["pass", "fail", "pass", "pass"]  # drift, steady
     assert weekly["p_value"].iloc[1] == pytest.approx(
-        stats.ttest_rel(_weeks("drift")[1], base[HALF:]).pvalue)
+        stats.ttest_rel(_weeks("drift")[1], base[HALF:]).pvalue
+    )
     assert weekly["paired"].all()
 
 
@@ -494,8 +557,9 @@ def test_queries_to_decide_within_segments(make_frame: Any) -> None:
 
 def test_queries_to_decide_a_drop_rule_in_either_unit(make_frame: Any) -> None:
     ev = make_frame(frame_data()).rank_eval(score=SYSTEMS)
-    table = as_pandas(ev.check(["mrr drop <= 0.05", "mrr drop <= 5%"], baseline="base",
-                               min_queries=5, alpha=0.1))
+    table = as_pandas(
+        ev.check(["mrr drop <= 0.05", "mrr drop <= 5%"], baseline="base", min_queries=5, alpha=0.1)
+    )
     # noisy drops 0.0625 (7.1%) without significance: uncertain under both rules. The
     # drop turns "fail" once significant: the distance is from no change, at alpha
     diff = rr("noisy") - rr("base")
@@ -512,26 +576,30 @@ def test_queries_to_decide_against_a_reference_of_other_queries(make_frame: Any)
     data = frame_data()
     other = dict(data, query=[f"r{q[1:]}" for q in data["query"]], noisy=data["base"])
     ev = make_frame(data).rank_eval(score="noisy")
-    table = as_pandas(ev.check("mrr drop <= 0.05", reference=make_frame(other),
-                               min_queries=5))
+    table = as_pandas(ev.check("mrr drop <= 0.05", reference=make_frame(other), min_queries=5))
     x, y = rr("noisy"), rr("base")
     squares = ((x - x.mean()) ** 2).sum() + ((y - y.mean()) ** 2).sum()
     pooled = math.sqrt(squares / (2 * N - 2))
     row = table.iloc[0]
     assert (row["status"], bool(row["paired"])) == ("uncertain", False)
-    assert row["queries_to_decide"] == _to_decide((x.mean() - y.mean()) / pooled,
-                                                  two_sample=True)
+    assert row["queries_to_decide"] == _to_decide((x.mean() - y.mean()) / pooled, two_sample=True)
 
 
 def test_the_docs_example_of_queries_to_decide(make_frame: Any) -> None:
     # docs/monitoring.md: new's reciprocal ranks 0.5, 1, 0.5 (mean 2/3), old's 1, 1, 1
-    data = pd.DataFrame({"query": [1, 1, 2, 2, 3, 3], "item": ["x", "y"] * 3,
-                         "new": [0.9, 0.1, 0.9, 0.1, 0.9, 0.1],
-                         "old": [0.1, 0.9, 0.9, 0.1, 0.1, 0.9],
-                         "relevant": [0, 1, 1, 0, 0, 1]})
+    data = pd.DataFrame(
+        {
+            "query": [1, 1, 2, 2, 3, 3],
+            "item": ["x", "y"] * 3,
+            "new": [0.9, 0.1, 0.9, 0.1, 0.9, 0.1],
+            "old": [0.1, 0.9, 0.9, 0.1, 0.1, 0.9],
+            "relevant": [0, 1, 1, 0, 0, 1],
+        }
+    )
     ev = make_frame(data).rank_eval(score=["new", "old"])
-    table = as_pandas(ev.check(["mrr >= 0.5", "mrr >= 0.75", "mrr drop <= 0.05"],
-                               baseline="old", min_queries=3))
+    table = as_pandas(
+        ev.check(["mrr >= 0.5", "mrr >= 0.75", "mrr drop <= 0.05"], baseline="old", min_queries=3)
+    )
     # the values deviate from 2/3 by -1/6, 1/3, -1/6: SD sqrt((1/36 + 1/9 + 1/36) / 2)
     sd = math.sqrt((1 / 36 + 1 / 9 + 1 / 36) / 2)
     assert sd == pytest.approx(math.sqrt(1 / 12))

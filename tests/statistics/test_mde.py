@@ -28,8 +28,9 @@ from helpers import unlabelled as by_metric
 
 
 def paired_mde(n: int, sd: float, level: float = 0.95) -> float:
-    return float(TTestPower().solve_power(effect_size=None, nobs=n, alpha=1 - level,
-                                          power=0.8)) * sd
+    return (
+        float(TTestPower().solve_power(effect_size=None, nobs=n, alpha=1 - level, power=0.8)) * sd
+    )
 
 
 def two_sample_mde(x: np.ndarray, y: np.ndarray, level: float = 0.95) -> float:
@@ -37,8 +38,9 @@ def two_sample_mde(x: np.ndarray, y: np.ndarray, level: float = 0.95) -> float:
     pooled standard deviation (squared deviations from each sample's mean over n1 + n2 - 2)."""
     squares = ((x - x.mean()) ** 2).sum() + ((y - y.mean()) ** 2).sum()
     sd = math.sqrt(squares / (len(x) + len(y) - 2))
-    effect = TTestIndPower().solve_power(effect_size=None, nobs1=len(x), ratio=len(y) / len(x),
-                                         alpha=1 - level, power=0.8)
+    effect = TTestIndPower().solve_power(
+        effect_size=None, nobs1=len(x), ratio=len(y) / len(x), alpha=1 - level, power=0.8
+    )
     return float(effect) * sd
 
 
@@ -56,8 +58,9 @@ def test_mde_over_the_registry_is_statsmodels(make_frame: FrameMaker) -> None:
     for spec, row in zip(PER_QUERY, rows.to_dict("records"), strict=True):
         aggregate = rankframe.parse_metric(spec).definition.aggregate
         label = str(rankframe.parse_metric(spec))
-        diff = (_transform(b[label].to_numpy(float), aggregate)
-                - _transform(a[label].to_numpy(float), aggregate))
+        diff = _transform(b[label].to_numpy(float), aggregate) - _transform(
+            a[label].to_numpy(float), aggregate
+        )
         diff = diff[~np.isnan(diff)]  # the queries empty= leaves out of this metric
         sd = float(np.std(diff, ddof=1))
         if sd == 0:  # nothing varies: the t-test is undefined, and so is its resolution
@@ -65,8 +68,7 @@ def test_mde_over_the_registry_is_statsmodels(make_frame: FrameMaker) -> None:
             continue
         scale = len(diff) if aggregate == "sum" else 1  # a sum's: n times the mean's
         assert row["n_queries"] == len(diff), spec
-        assert row["mde"] == pytest.approx(paired_mde(len(diff), sd, 0.9) * scale,
-                                           rel=1e-5), spec
+        assert row["mde"] == pytest.approx(paired_mde(len(diff), sd, 0.9) * scale, rel=1e-5), spec
         checked += 1
     assert checked > len(PER_QUERY) // 2
 
@@ -111,34 +113,51 @@ def test_mde_against_a_reference_of_the_same_queries_is_paired(
     for row in table.to_dict("records"):
         assert row["paired"]
         diff = _rr(MINE[row["system"]]) - _rr(same[row["system"]])
-        assert row["mde"] == pytest.approx(paired_mde(6, float(np.std(diff, ddof=1))),
-                                           rel=1e-5)
+        assert row["mde"] == pytest.approx(paired_mde(6, float(np.std(diff, ddof=1))), rel=1e-5)
 
 
 def test_mde_against_the_previous_window_is_two_sample(make_frame: FrameMaker) -> None:
     frame = make_frame(frame_data())
-    table = as_pandas(frame.rank_eval(score="a", time="served_at").compare(
-        "mrr", every="1w", confidence_level=0.9)).reset_index(drop=True)
+    table = as_pandas(
+        frame.rank_eval(score="a", time="served_at").compare(
+            "mrr", every="1w", confidence_level=0.9
+        )
+    ).reset_index(drop=True)
     assert math.isnan(table.loc[0, "mde"])  # the first week: nothing to compare with
     for i, (week, previous) in enumerate([(2, 1), (4, 2)], start=1):
         assert table.loc[i, "mde"] == pytest.approx(
-            two_sample_mde(rr(week), rr(previous), 0.9), rel=1e-5)
+            two_sample_mde(rr(week), rr(previous), 0.9), rel=1e-5
+        )
 
 
 def test_mde_of_a_lone_query_is_nan(make_frame: FrameMaker) -> None:
-    one = pd.DataFrame({"query": ["q", "q"], "item": ["x", "y"], "a": [0.9, 0.1],
-                        "b": [0.1, 0.9], "relevant": [1, 0]})
+    one = pd.DataFrame(
+        {
+            "query": ["q", "q"],
+            "item": ["x", "y"],
+            "a": [0.9, 0.1],
+            "b": [0.1, 0.9],
+            "relevant": [1, 0],
+        }
+    )
     table = as_pandas(make_frame(one).rank_eval(score=["a", "b"]).compare("mrr"))
     assert table["mde"].isna().all()
 
 
 def test_the_docs_example(make_frame: FrameMaker) -> None:
     # docs/compare.md: the differences b - a are -1/2, 0, 1/2, 0, whose SD is sqrt(1/6)
-    data = pd.DataFrame({"query": [1, 1, 2, 2, 3, 3, 4, 4], "item": ["x", "y"] * 4,
-                         "a": [0.9, 0.1] * 4, "b": [0.1, 0.9, 0.9, 0.1] * 2,
-                         "relevant": [1, 0, 1, 0, 0, 1, 0, 1]})
-    table = as_pandas(make_frame(data).rank_eval(score=["a", "b"]).compare(
-        "mrr", baseline="a")).set_index("system")
+    data = pd.DataFrame(
+        {
+            "query": [1, 1, 2, 2, 3, 3, 4, 4],
+            "item": ["x", "y"] * 4,
+            "a": [0.9, 0.1] * 4,
+            "b": [0.1, 0.9, 0.9, 0.1] * 2,
+            "relevant": [1, 0, 1, 0, 0, 1, 0, 1],
+        }
+    )
+    table = as_pandas(
+        make_frame(data).rank_eval(score=["a", "b"]).compare("mrr", baseline="a")
+    ).set_index("system")
     effect = TTestPower().solve_power(None, nobs=4, alpha=0.05, power=0.8)
     assert effect == pytest.approx(2.128, abs=5e-4)
     assert table.loc["b", "mde"] == pytest.approx(effect * math.sqrt(1 / 6), rel=1e-5)

@@ -32,8 +32,9 @@ from helpers import unlabelled as by_metric
 SCORES = [0.9, 0.5, 0.1]
 
 
-def _ranked(ranks: dict[str, list[int]], prefix: str = "q",
-            segment: list[str] | None = None) -> pd.DataFrame:
+def _ranked(
+    ranks: dict[str, list[int]], prefix: str = "q", segment: list[str] | None = None
+) -> pd.DataFrame:
     """One query per position, three items; system s puts the relevant item (i0) at rank
     ranks[s][q], so its reciprocal rank is 1 / ranks[s][q]; rank 4: not retrieved (a null
     score; the others at ranks 1 and 2)."""
@@ -41,8 +42,11 @@ def _ranked(ranks: dict[str, list[int]], prefix: str = "q",
     rows = []
     for q in range(n):
         for i in range(3):
-            row: dict[str, Any] = {"query": f"{prefix}{q}", "item": f"i{i}",
-                                   "relevant": int(i == 0)}
+            row: dict[str, Any] = {
+                "query": f"{prefix}{q}",
+                "item": f"i{i}",
+                "relevant": int(i == 0),
+            }
             for system, r in ranks.items():
                 # item i0 at rank r: the scores of the others fill the other ranks
                 order = [1, 2, 3, 4]
@@ -67,7 +71,7 @@ def _quiet(fn: Any, *args: Any, **kwargs: Any) -> Any:
 
 # -- paired: the same query ids on both sides ---------------------------------------------
 
-CURRENT = {"a": [1, 2, 3, 1, 2]}    # RR 1, 1/2, 1/3, 1, 1/2
+CURRENT = {"a": [1, 2, 3, 1, 2]}  # RR 1, 1/2, 1/3, 1, 1/2
 REFERENCE = {"a": [2, 2, 1, 3, 1]}  # RR 1/2, 1/2, 1, 1/3, 1
 
 
@@ -87,8 +91,7 @@ def test_same_ids_are_paired(make_frame: FrameMaker) -> None:
     assert row["delta"] == pytest.approx((x - y).mean(), rel=1e-12)
     assert row["p_value"] == pytest.approx(stats.ttest_rel(x, y).pvalue, rel=1e-9)
     interval = stats.ttest_rel(x, y).confidence_interval(0.95)
-    assert (row["ci_low"], row["ci_high"]) == pytest.approx((interval.low, interval.high),
-                                                            rel=1e-9)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((interval.low, interval.high), rel=1e-9)
     # by hand: q0 1 > 1/2, q3 1 > 1/3 win; q1 1/2 = 1/2 ties; q2 1/3 < 1, q4 1/2 < 1 lose
     assert (row["wins"], row["ties"], row["losses"]) == (2, 1, 2)
     assert (row["n_queries"], row["n_reference"]) == (5, 5)
@@ -100,15 +103,25 @@ def test_paired_equals_a_baseline_comparison(make_frame: FrameMaker) -> None:
     current = make_frame(both.drop(columns="ref"))
     reference = make_frame(both.drop(columns="a").rename(columns={"ref": "a"}))
     for test in ["t-test", "permutation", "wilcoxon"]:
-        got = _rows(current.rank_eval(score="a").compare(
-            ["mrr", "ndcg@2"], reference=reference, test=test, n_permutations=300,
-            n_resamples=300))
-        want = _rows(make_frame(both).rank_eval(score=["ref", "a"]).compare(
-            ["mrr", "ndcg@2"], test=test, n_permutations=300, n_resamples=300))
+        got = _rows(
+            current.rank_eval(score="a").compare(
+                ["mrr", "ndcg@2"],
+                reference=reference,
+                test=test,
+                n_permutations=300,
+                n_resamples=300,
+            )
+        )
+        want = _rows(
+            make_frame(both)
+            .rank_eval(score=["ref", "a"])
+            .compare(["mrr", "ndcg@2"], test=test, n_permutations=300, n_resamples=300)
+        )
         want = want[want["system"] == "a"].reset_index(drop=True)
         for column in ["delta", "p_value", "ci_low", "ci_high", "wins", "ties", "losses"]:
-            np.testing.assert_array_equal(got[column].to_numpy(float),
-                                          want[column].to_numpy(float), err_msg=column)
+            np.testing.assert_array_equal(
+                got[column].to_numpy(float), want[column].to_numpy(float), err_msg=column
+            )
 
 
 # -- two samples: other query ids ---------------------------------------------------------
@@ -129,8 +142,7 @@ def test_other_ids_are_two_samples_welch(make_frame: FrameMaker) -> None:
     assert row["delta"] == pytest.approx(x.mean() - y.mean(), rel=1e-12)
     assert row["p_value"] == pytest.approx(welch.pvalue, rel=1e-9)
     interval = welch.confidence_interval(0.95)
-    assert (row["ci_low"], row["ci_high"]) == pytest.approx((interval.low, interval.high),
-                                                            rel=1e-9)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((interval.low, interval.high), rel=1e-9)
     assert pd.isna(row["wins"])
     assert pd.isna(row["ties"])
     assert pd.isna(row["losses"])
@@ -151,8 +163,9 @@ def _exact_permutation_p(x: np.ndarray, y: np.ndarray) -> float:
     return hits / len(splits)
 
 
-def _plain_bootstrap(x: np.ndarray, y: np.ndarray, level: float, r: int,
-                     seed: int) -> tuple[float, float]:
+def _plain_bootstrap(
+    x: np.ndarray, y: np.ndarray, level: float, r: int, seed: int
+) -> tuple[float, float]:
     """Each side resampled with replacement, r times, from the documented stream (one task:
     the first stream spawned from the seed); the percentile interval of the difference."""
     rng = np.random.default_rng(seed).spawn(1)[0]
@@ -166,21 +179,31 @@ def _plain_bootstrap(x: np.ndarray, y: np.ndarray, level: float, r: int,
 def test_other_ids_permutation_and_bootstrap(make_frame: FrameMaker) -> None:
     current, reference = _two_frames(make_frame)
     r = 4000
-    row = _rows(current.rank_eval(score="a").compare(
-        "mrr", reference=reference, test="permutation", n_permutations=r, n_resamples=500,
-        seed=3, confidence_level=0.9)).iloc[0]
+    row = _rows(
+        current.rank_eval(score="a").compare(
+            "mrr",
+            reference=reference,
+            test="permutation",
+            n_permutations=r,
+            n_resamples=500,
+            seed=3,
+            confidence_level=0.9,
+        )
+    ).iloc[0]
     x, y = _rr(CURRENT["a"]), _rr(OTHER["a"])
     exact = _exact_permutation_p(x, y)  # 792 splits of 12 queries into 5 and 7
     assert row["p_value"] == pytest.approx(exact, abs=4 * math.sqrt(exact * (1 - exact) / r))
     assert (row["ci_low"], row["ci_high"]) == pytest.approx(
-        _plain_bootstrap(x, y, 0.9, 500, 3), rel=1e-12)
+        _plain_bootstrap(x, y, 0.9, 500, 3), rel=1e-12
+    )
     assert row["ci_low"] <= row["delta"] <= row["ci_high"]
 
 
 def test_other_ids_wilcoxon_is_mann_whitney(make_frame: FrameMaker) -> None:
     current, reference = _two_frames(make_frame)
-    row = _rows(current.rank_eval(score="a").compare(
-        "mrr", reference=reference, test="wilcoxon")).iloc[0]
+    row = _rows(
+        current.rank_eval(score="a").compare("mrr", reference=reference, test="wilcoxon")
+    ).iloc[0]
     x, y = _rr(CURRENT["a"]), _rr(OTHER["a"])
     expected = _quiet(stats.mannwhitneyu, x, y, method="asymptotic").pvalue
     assert row["p_value"] == pytest.approx(expected, rel=1e-9)
@@ -192,8 +215,11 @@ def test_paired_per_segment(make_frame: FrameMaker) -> None:
     current = _ranked({"a": [1, 2, 3, 1, 2]}, segment=["s", "s", "t", "t", "t"])
     other = _ranked({"a": [2, 1, 1, 2]}, segment=["s", "s", "t", "t"])
     other["query"] = other["query"].replace({"q2": "r2", "q3": "r3"})
-    table = _rows(make_frame(current).rank_eval(score="a").compare(
-        "mrr", reference=make_frame(other), by="segment", family="table"))
+    table = _rows(
+        make_frame(current)
+        .rank_eval(score="a")
+        .compare("mrr", reference=make_frame(other), by="segment", family="table")
+    )
     assert table["segment"].tolist() == ["s", "t"]
     assert table["paired"].tolist() == [True, False]
     s, t = table.iloc[0], table.iloc[1]
@@ -201,7 +227,8 @@ def test_paired_per_segment(make_frame: FrameMaker) -> None:
     assert (s["wins"], s["ties"], s["losses"]) == (1, 0, 1)
     assert s["p_value"] == pytest.approx(stats.ttest_rel([1, 0.5], [0.5, 1]).pvalue)
     assert t["p_value"] == pytest.approx(
-        stats.ttest_ind([1 / 3, 1, 0.5], [1, 0.5], equal_var=False).pvalue, rel=1e-9)
+        stats.ttest_ind([1 / 3, 1, 0.5], [1, 0.5], equal_var=False).pvalue, rel=1e-9
+    )
     # family="table": Holm over both rows
     p = sorted([s["p_value"], t["p_value"]])
     holm = [min(1, 2 * p[0]), max(min(1, 2 * p[0]), p[1])]
@@ -210,13 +237,13 @@ def test_paired_per_segment(make_frame: FrameMaker) -> None:
 
 def test_sum_and_geometric_mean_two_samples(make_frame: FrameMaker) -> None:
     current, reference = _two_frames(make_frame)
-    table = by_metric(current.rank_eval(score="a").compare(
-        ["num_rel_ret", "gm_map"], reference=reference)).set_index("metric")
+    table = by_metric(
+        current.rank_eval(score="a").compare(["num_rel_ret", "gm_map"], reference=reference)
+    ).set_index("metric")
     # num_rel_ret: 1 where the relevant item is retrieved (rank 4: not retrieved)
     cur, ref = [1, 4, 2, 4, 3], [4, 1, 4, 4, 4, 4, 2]
     sums = make_frame(_ranked({"a": cur})), make_frame(_ranked({"a": ref}, prefix="r"))
-    row = by_metric(sums[0].rank_eval(score="a").compare(
-        "num_rel_ret", reference=sums[1])).iloc[0]
+    row = by_metric(sums[0].rank_eval(score="a").compare("num_rel_ret", reference=sums[1])).iloc[0]
     x = np.array([1.0, 0, 1, 0, 1])  # a sum of 3
     y = np.array([0.0, 1, 0, 0, 0, 0, 1])  # a sum of 2
     assert (row["mean"], row["reference_mean"]) == (3, 2)
@@ -231,10 +258,10 @@ def test_sum_and_geometric_mean_two_samples(make_frame: FrameMaker) -> None:
     row = table.loc["gm_map"]
     lx, ly = np.log(_rr(CURRENT["a"])), np.log(_rr(OTHER["a"]))
     assert row["delta"] == pytest.approx(lx.mean() - ly.mean(), rel=1e-12)
-    assert row["delta_relative"] == pytest.approx(math.exp(lx.mean() - ly.mean()) - 1,
-                                                  rel=1e-12)
+    assert row["delta_relative"] == pytest.approx(math.exp(lx.mean() - ly.mean()) - 1, rel=1e-12)
     assert row["p_value"] == pytest.approx(
-        stats.ttest_ind(lx, ly, equal_var=False).pvalue, rel=1e-9)
+        stats.ttest_ind(lx, ly, equal_var=False).pvalue, rel=1e-9
+    )
 
 
 def test_result_kind_follows_the_current_frame(make_frame: FrameMaker) -> None:
@@ -260,8 +287,7 @@ def test_a_reference_of_another_kind(make_frame: FrameMaker, other: str) -> None
         reference = make_other(_ranked(OTHER, prefix="r"))
         row = _rows(current.rank_eval(score="a").compare("mrr", reference=reference)).iloc[0]
     x, y = _rr(CURRENT["a"]), _rr(OTHER["a"])
-    assert row["p_value"] == pytest.approx(
-        stats.ttest_ind(x, y, equal_var=False).pvalue, rel=1e-9)
+    assert row["p_value"] == pytest.approx(stats.ttest_ind(x, y, equal_var=False).pvalue, rel=1e-9)
 
 
 # -- errors ------------------------------------------------------------------------------
@@ -300,8 +326,9 @@ def test_wins_ties_losses_against_the_baseline(make_frame: FrameMaker) -> None:
     # RR by hand: a 1, 1/2, 1/3, 1; b 1/2, 1/2, 1, 1; c 1, 1, 1, 1/3
     frame = make_frame(_ranked({"a": [1, 2, 3, 1], "b": [2, 2, 1, 1], "c": [1, 1, 1, 3]}))
     table = _rows(frame.rank_eval(score=["a", "b", "c"]).compare("mrr", baseline="a"))
-    counts = {row["system"]: (row["wins"], row["ties"], row["losses"])
-              for row in table.to_dict("records")}
+    counts = {
+        row["system"]: (row["wins"], row["ties"], row["losses"]) for row in table.to_dict("records")
+    }
     assert all(pd.isna(v) for v in counts["a"])  # the baseline's own row
     assert counts["b"] == (1, 2, 1)  # q2 wins; q1, q3 tie; q0 loses
     assert counts["c"] == (2, 1, 1)  # q1, q2 win; q0 ties; q3 loses
@@ -317,8 +344,16 @@ def test_every_metric_keeps_its_delta_in_its_interval(make_frame: FrameMaker, te
     other = _frame(8, n_queries=30).assign(query=lambda f: "r" + f["query"])
     ev = make_frame(data).rank_eval(score="a")
     for reference, paired in [(make_frame(other), False), (make_frame(_frame(9, 24)), True)]:
-        table = by_metric(ev.compare(PER_QUERY, reference=reference, test=test,
-                                     n_permutations=200, n_resamples=200, **INPUTS))
+        table = by_metric(
+            ev.compare(
+                PER_QUERY,
+                reference=reference,
+                test=test,
+                n_permutations=200,
+                n_resamples=200,
+                **INPUTS,
+            )
+        )
         assert len(table) == len(PER_QUERY)
         assert table["paired"].tolist() == [paired] * len(PER_QUERY)
         for spec, row in zip(PER_QUERY, table.to_dict("records"), strict=True):

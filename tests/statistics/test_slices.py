@@ -33,17 +33,23 @@ def frame(seed: int = 0, n_queries: int = 90) -> pd.DataFrame:
     relevant = (rng.random(len(query)) < 0.4).astype(int)
     a = rng.random(len(query)) + relevant * np.where(theme[query] == "news", 0.0, 0.6)
     b = rng.random(len(query)) + relevant * 0.3
-    return pd.DataFrame({
-        "query": query, "item": np.tile([1, 2, 3], n_queries), "relevant": relevant,
-        "a": a.round(3), "b": b.round(3), "theme": theme[query], "device": device[query],
-        "age": age[query],
-    })
+    return pd.DataFrame(
+        {
+            "query": query,
+            "item": np.tile([1, 2, 3], n_queries),
+            "relevant": relevant,
+            "a": a.round(3),
+            "b": b.round(3),
+            "theme": theme[query],
+            "device": device[query],
+            "age": age[query],
+        }
+    )
 
 
 def reciprocal_ranks(data: pd.DataFrame, score: str) -> pd.Series:
     """Per query, 1 / rank of its first relevant row by descending score (0 if none)."""
-    ranked = data.assign(rank=data.groupby("query")[score].rank(ascending=False,
-                                                               method="first"))
+    ranked = data.assign(rank=data.groupby("query")[score].rank(ascending=False, method="first"))
     first = ranked[ranked.relevant > 0].groupby("query")["rank"].min()
     return (1.0 / first).reindex(data["query"].unique(), fill_value=0.0).sort_index()
 
@@ -53,16 +59,23 @@ def per_query_table(data: pd.DataFrame, bins: int = 4) -> pd.DataFrame:
     reciprocal rank of each system."""
     queries = data.groupby("query")[["theme", "device", "age"]].first().sort_index()
     cut, edges = pd.qcut(queries["age"], bins, labels=False, retbins=True, duplicates="drop")
-    labels = [f"{'[' if i == 0 else '('}{edges[i]:g}, {edges[i + 1]:g}]"
-              for i in range(len(edges) - 1)]
+    labels = [
+        f"{'[' if i == 0 else '('}{edges[i]:g}, {edges[i + 1]:g}]" for i in range(len(edges) - 1)
+    ]
     queries["age"] = [labels[int(c)] for c in cut]
     for score in ("a", "b"):
         queries[score] = reciprocal_ranks(data, score)
     return queries
 
 
-def enumerate_slices(table: pd.DataFrame, columns: list[str], *, max_depth: int,
-                     min_queries: int, baseline: str | None) -> dict[tuple[str, str], Any]:
+def enumerate_slices(
+    table: pd.DataFrame,
+    columns: list[str],
+    *,
+    max_depth: int,
+    min_queries: int,
+    baseline: str | None,
+) -> dict[tuple[str, str], Any]:
     """Every conjunction of up to ``max_depth`` predicates, by brute force: its queries'
     mask, skipped below ``min_queries``, as the whole frame, or as its parent's queries."""
     out: dict[tuple[str, str], Any] = {}
@@ -74,7 +87,7 @@ def enumerate_slices(table: pd.DataFrame, columns: list[str], *, max_depth: int,
                 mask = np.zeros(len(table), bool)
                 mask[table.index.get_indexer(group.index)] = True
                 masks[preds] = mask
-                parents = [preds[:i] + preds[i + 1:] for i in range(depth)]
+                parents = [preds[:i] + preds[i + 1 :] for i in range(depth)]
                 if mask.sum() < min_queries or any(
                     p in masks and masks[p].sum() == mask.sum() for p in parents
                 ):
@@ -95,8 +108,13 @@ def enumerate_slices(table: pd.DataFrame, columns: list[str], *, max_depth: int,
                         delta = (inside - base).mean()
                     ci = test.confidence_interval(0.95)
                     out[label, system] = {
-                        "mask": mask, "n": int(mask.sum()), "mean": inside.mean(), "other": other,
-                        "delta": delta, "p": float(test.pvalue), "low": float(ci.low),
+                        "mask": mask,
+                        "n": int(mask.sum()),
+                        "mean": inside.mean(),
+                        "other": other,
+                        "delta": delta,
+                        "p": float(test.pvalue),
+                        "low": float(ci.low),
                         "high": float(ci.high),
                     }
     return out
@@ -118,11 +136,21 @@ def holm(p: np.ndarray) -> np.ndarray:
 def test_every_slice_equals_a_brute_force_enumeration(make_frame: Any, baseline: Any) -> None:
     data = frame()
     table = per_query_table(data)
-    expected = enumerate_slices(table, ["theme", "device", "age"], max_depth=2,
-                                min_queries=8, baseline=baseline)
-    got = as_pandas(collect(make_frame(data).rank_eval(score=["a", "b"]).slices(
-        "mrr", ["theme", "device", "age"], baseline=baseline, min_queries=8,
-    )))
+    expected = enumerate_slices(
+        table, ["theme", "device", "age"], max_depth=2, min_queries=8, baseline=baseline
+    )
+    got = as_pandas(
+        collect(
+            make_frame(data)
+            .rank_eval(score=["a", "b"])
+            .slices(
+                "mrr",
+                ["theme", "device", "age"],
+                baseline=baseline,
+                min_queries=8,
+            )
+        )
+    )
     assert len(got) == len(expected)
     assert got["n_tested"].iloc[0] == len(expected)
     keyed = got.set_index(["slice", "system"])
@@ -131,10 +159,10 @@ def test_every_slice_equals_a_brute_force_enumeration(make_frame: Any, baseline:
         other = "mean_outside" if baseline is None else "baseline_mean"
         assert row["n_queries"] == want["n"]
         np.testing.assert_allclose(
-            [row["mean"], row[other], row["delta"], row["p_value"], row["ci_low"],
-             row["ci_high"]],
+            [row["mean"], row[other], row["delta"], row["p_value"], row["ci_low"], row["ci_high"]],
             [want["mean"], want["other"], want["delta"], want["p"], want["low"], want["high"]],
-            rtol=1e-9, atol=1e-12,
+            rtol=1e-9,
+            atol=1e-12,
         )
     p = np.array([v["p"] for v in expected.values()])
     adjusted = dict(zip(expected, holm(p), strict=True))
@@ -151,9 +179,15 @@ def test_every_slice_equals_a_brute_force_enumeration(make_frame: Any, baseline:
     make_frame.check_unchanged()
 
 
-def permutation_p_values(table: pd.DataFrame, expected: dict[tuple[str, str], Any], *,
-                         baseline: str | None, alternative: str, n_permutations: int,
-                         seed: int) -> dict[tuple[str, str], float]:
+def permutation_p_values(
+    table: pd.DataFrame,
+    expected: dict[tuple[str, str], Any],
+    *,
+    baseline: str | None,
+    alternative: str,
+    n_permutations: int,
+    seed: int,
+) -> dict[tuple[str, str], float]:
     """Each candidate's permutation p-value by a plain loop over the resamples, drawn as
     the docstrings of ``subset_permutation_test`` and ``subset_sign_flip_test`` say (one
     task: ``2**20 // n_queries`` is above ``n_permutations`` here): the candidate against
@@ -191,8 +225,9 @@ def permutation_p_values(table: pd.DataFrame, expected: dict[tuple[str, str], An
     return out
 
 
-@pytest.mark.parametrize(("baseline", "alternative"),
-                         [(None, "two-sided"), (None, "less"), ("b", "greater")])
+@pytest.mark.parametrize(
+    ("baseline", "alternative"), [(None, "two-sided"), (None, "less"), ("b", "greater")]
+)
 def test_permutation_test_equals_a_loop_over_the_resamples(
     make_frame: Any, baseline: Any, alternative: str
 ) -> None:
@@ -200,12 +235,26 @@ def test_permutation_test_equals_a_loop_over_the_resamples(
     table = per_query_table(data)
     columns = ["theme", "device", "age"]
     expected = enumerate_slices(table, columns, max_depth=2, min_queries=8, baseline=baseline)
-    want = permutation_p_values(table, expected, baseline=baseline, alternative=alternative,
-                                n_permutations=400, seed=11)
-    got = as_pandas(collect(make_frame(data).rank_eval(score=["a", "b"]).slices(
-        "mrr", columns, baseline=baseline, min_queries=8, test="permutation",
-        alternative=alternative, n_permutations=400, seed=11, correction="holm",
-    )))
+    want = permutation_p_values(
+        table, expected, baseline=baseline, alternative=alternative, n_permutations=400, seed=11
+    )
+    got = as_pandas(
+        collect(
+            make_frame(data)
+            .rank_eval(score=["a", "b"])
+            .slices(
+                "mrr",
+                columns,
+                baseline=baseline,
+                min_queries=8,
+                test="permutation",
+                alternative=alternative,
+                n_permutations=400,
+                seed=11,
+                correction="holm",
+            )
+        )
+    )
     assert len(got) == len(want)
     keyed = got.set_index(["slice", "system"])
     for key, p in want.items():
@@ -219,9 +268,16 @@ def test_permutation_test_equals_a_loop_over_the_resamples(
     make_frame.check_unchanged()
 
 
-def bootstrap_tests(table: pd.DataFrame, expected: dict[tuple[str, str], Any], *,
-                    baseline: str | None, alternative: str, level: float, n_resamples: int,
-                    seed: int) -> dict[tuple[str, str], tuple[float, float, float]]:
+def bootstrap_tests(
+    table: pd.DataFrame,
+    expected: dict[tuple[str, str], Any],
+    *,
+    baseline: str | None,
+    alternative: str,
+    level: float,
+    n_resamples: int,
+    seed: int,
+) -> dict[tuple[str, str], tuple[float, float, float]]:
     """Each candidate's percentile bootstrap (p-value, low, high) by a plain loop over the
     resamples, drawn as ``compare()``'s bootstrap intervals draw them (one task: ``2**20 //
     n_queries`` is above ``n_resamples`` here; every candidate from the same ``seed``): its
@@ -264,9 +320,10 @@ def bootstrap_tests(table: pd.DataFrame, expected: dict[tuple[str, str], Any], *
     return out
 
 
-@pytest.mark.parametrize(("baseline", "alternative"),
-                         [(None, "two-sided"), ("b", "two-sided"), (None, "less"),
-                          ("b", "greater")])
+@pytest.mark.parametrize(
+    ("baseline", "alternative"),
+    [(None, "two-sided"), ("b", "two-sided"), (None, "less"), ("b", "greater")],
+)
 def test_bootstrap_equals_a_loop_over_the_resamples(
     make_frame: Any, baseline: Any, alternative: str
 ) -> None:
@@ -274,18 +331,41 @@ def test_bootstrap_equals_a_loop_over_the_resamples(
     table = per_query_table(data)
     columns = ["theme", "device"]
     expected = enumerate_slices(table, columns, max_depth=2, min_queries=8, baseline=baseline)
-    want = bootstrap_tests(table, expected, baseline=baseline, alternative=alternative,
-                           level=0.9, n_resamples=300, seed=5)
-    got = as_pandas(collect(make_frame(data).rank_eval(score=["a", "b"]).slices(
-        "mrr", columns, baseline=baseline, min_queries=8, test="bootstrap",
-        alternative=alternative, n_resamples=300, seed=5, confidence_level=0.9,
-    )))
+    want = bootstrap_tests(
+        table,
+        expected,
+        baseline=baseline,
+        alternative=alternative,
+        level=0.9,
+        n_resamples=300,
+        seed=5,
+    )
+    got = as_pandas(
+        collect(
+            make_frame(data)
+            .rank_eval(score=["a", "b"])
+            .slices(
+                "mrr",
+                columns,
+                baseline=baseline,
+                min_queries=8,
+                test="bootstrap",
+                alternative=alternative,
+                n_resamples=300,
+                seed=5,
+                confidence_level=0.9,
+            )
+        )
+    )
     assert len(got) == len(want)
     keyed = got.set_index(["slice", "system"])
     for key, (p, low, high) in want.items():
         np.testing.assert_allclose(
             keyed.loc[key, ["p_value", "ci_low", "ci_high", "delta"]].to_numpy(float),
-            [p, low, high, expected[key]["delta"]], rtol=1e-9, atol=1e-12)
+            [p, low, high, expected[key]["delta"]],
+            rtol=1e-9,
+            atol=1e-12,
+        )
     p = np.array(list(want.values()))[:, 0]
     for key, value in zip(want, holm(p), strict=True):
         assert keyed.loc[key, "p_adjusted"] == pytest.approx(value, rel=1e-12)
@@ -307,18 +387,36 @@ def test_bootstrap_slices_are_compare_on_the_same_queries(make_frame: Any) -> No
     paired = paired.set_index("slice")
     two = as_pandas(collect(ev.slices("mrr", "theme", **sliced)))
     two = two.set_index(["slice", "system"])
-    vs_b = as_pandas(collect(make_frame(news).rank_eval(score=["a", "b"]).compare(
-        "mrr", baseline="b", test="permutation", n_permutations=10, **options)))
+    vs_b = as_pandas(
+        collect(
+            make_frame(news)
+            .rank_eval(score=["a", "b"])
+            .compare("mrr", baseline="b", test="permutation", n_permutations=10, **options)
+        )
+    )
     row = vs_b.set_index("system").loc["a"]
     assert paired.loc["theme=news", ["ci_low", "ci_high"]].tolist() == pytest.approx(
-        [row["ci_low"], row["ci_high"]], rel=1e-12)
-    vs_rest = as_pandas(collect(make_frame(news).rank_eval(score=["a", "b"]).compare(
-        "mrr", reference=make_frame(others), test="permutation", n_permutations=10,
-        **options))).set_index("system")
+        [row["ci_low"], row["ci_high"]], rel=1e-12
+    )
+    vs_rest = as_pandas(
+        collect(
+            make_frame(news)
+            .rank_eval(score=["a", "b"])
+            .compare(
+                "mrr",
+                reference=make_frame(others),
+                test="permutation",
+                n_permutations=10,
+                **options,
+            )
+        )
+    ).set_index("system")
     for system in ("a", "b"):
         assert two.loc[("theme=news", system), ["ci_low", "ci_high"]].tolist() == (
-            pytest.approx([vs_rest.loc[system, "ci_low"], vs_rest.loc[system, "ci_high"]],
-                          rel=1e-12))
+            pytest.approx(
+                [vs_rest.loc[system, "ci_low"], vs_rest.loc[system, "ci_high"]], rel=1e-12
+            )
+        )
     make_frame.check_unchanged()
 
 
@@ -341,7 +439,8 @@ def test_bootstrap_tests_edge_cases() -> None:
     assert p.tolist() == [1.0, 1.0]
     assert low.tolist() == [0.0, 0.0] == high.tolist()
     p, low, high = two_sample.two_sample_bootstrap_test(
-        np.full((4, 1), 0.1), np.full((7, 1), 0.1), n_resamples=50, seed=1)
+        np.full((4, 1), 0.1), np.full((7, 1), 0.1), n_resamples=50, seed=1
+    )
     assert p.tolist() == [1.0]
     p, low, high = intervals.bootstrap_test([[1.0, np.nan], [2.0, 3.0]], n_resamples=20)
     assert not np.isnan(p[0])
@@ -349,25 +448,28 @@ def test_bootstrap_tests_edge_cases() -> None:
     p, low, high = two_sample.two_sample_bootstrap_test(np.ones((3, 1)), np.ones((0, 1)))
     assert np.isnan([p[0], low[0], high[0]]).all()
     # one-sided: all resamples below 0 give the smallest p for "less", 1 for "greater"
-    p_less, low, high = intervals.bootstrap_test([-1.0, -2.0, -3.0], n_resamples=99,
-                                                 alternative="less")
+    p_less, low, high = intervals.bootstrap_test(
+        [-1.0, -2.0, -3.0], n_resamples=99, alternative="less"
+    )
     assert (p_less, low) == (0.01, -np.inf)
     assert high < 0
-    assert intervals.bootstrap_test([-1.0, -2.0], n_resamples=99,
-                                    alternative="greater")[0] == 1.0
+    assert intervals.bootstrap_test([-1.0, -2.0], n_resamples=99, alternative="greater")[0] == 1.0
 
 
 def test_fdr_bh_top_and_one_sided(make_frame: Any) -> None:
     data = frame(seed=3)
     table = per_query_table(data)
-    expected = enumerate_slices(table, ["theme", "device"], max_depth=2, min_queries=5,
-                                baseline=None)
+    expected = enumerate_slices(
+        table, ["theme", "device"], max_depth=2, min_queries=5, baseline=None
+    )
     ev = make_frame(data).rank_eval(score=["a", "b"])
-    got = as_pandas(collect(ev.slices("mrr", ["theme", "device"], min_queries=5,
-                                      correction="fdr_bh", top=3)))
+    got = as_pandas(
+        collect(ev.slices("mrr", ["theme", "device"], min_queries=5, correction="fdr_bh", top=3))
+    )
     keys = list(expected)
-    bh = dict(zip(keys, stats.false_discovery_control([expected[k]["p"] for k in keys]),
-                  strict=True))
+    bh = dict(
+        zip(keys, stats.false_discovery_control([expected[k]["p"] for k in keys]), strict=True)
+    )
     assert len(got) == 6
     assert list(got.system) == ["a"] * 3 + ["b"] * 3
     for _, row in got.iterrows():
@@ -376,12 +478,17 @@ def test_fdr_bh_top_and_one_sided(make_frame: Any) -> None:
     for system in ("a", "b"):  # the three lowest deltas of each system
         worst = sorted(v["delta"] for k, v in expected.items() if k[1] == system)[:3]
         np.testing.assert_allclose(got[got.system == system]["delta"], worst, rtol=1e-9)
-    less = as_pandas(collect(ev.slices("mrr", "theme", min_queries=5, alternative="less",
-                                       correction=None)))
+    less = as_pandas(
+        collect(ev.slices("mrr", "theme", min_queries=5, alternative="less", correction=None))
+    )
     for _, row in less.iterrows():
         mask = (table["theme"] == row["theme"]).to_numpy()
-        test = stats.ttest_ind(table.loc[mask, row["system"]], table.loc[~mask, row["system"]],
-                               equal_var=False, alternative="less")
+        test = stats.ttest_ind(
+            table.loc[mask, row["system"]],
+            table.loc[~mask, row["system"]],
+            equal_var=False,
+            alternative="less",
+        )
         ci = test.confidence_interval(0.95)
         assert row["p_value"] == pytest.approx(test.pvalue, rel=1e-9)
         assert row["p_adjusted"] == pytest.approx(test.pvalue, rel=1e-9)
@@ -397,26 +504,35 @@ def planted_frame(seed: int, n_queries: int = 600) -> tuple[pd.DataFrame, np.nda
     rng = np.random.default_rng(seed)
     per = 4
     query = np.repeat(np.arange(n_queries), per)
-    columns = {f"c{size}": np.array(list("abcde"[:size] if size != 4 else "wxyz"))[
-        rng.integers(0, size, n_queries)] for size in (3, 4, 5)}
+    columns = {
+        f"c{size}": np.array(list("abcde"[:size] if size != 4 else "wxyz"))[
+            rng.integers(0, size, n_queries)
+        ]
+        for size in (3, 4, 5)
+    }
     planted = (columns["c3"] == "b") & (columns["c4"] == "y")
     relevant = np.zeros(n_queries * per, dtype=int)
     relevant[np.arange(n_queries) * per + rng.integers(0, per, n_queries)] = 1
     noise = rng.random(n_queries * per)
     lift = np.where(planted[query], -0.5, 0.8)
-    return pd.DataFrame({
-        "query": query, "item": np.tile(np.arange(per), n_queries), "relevant": relevant,
-        "score": (noise + relevant * lift).round(4),
-        **{name: values[query] for name, values in columns.items()},
-    }), planted
+    return pd.DataFrame(
+        {
+            "query": query,
+            "item": np.tile(np.arange(per), n_queries),
+            "relevant": relevant,
+            "score": (noise + relevant * lift).round(4),
+            **{name: values[query] for name, values in columns.items()},
+        }
+    ), planted
 
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_a_planted_slice_comes_first(make_frame: Any, seed: int) -> None:
     data, planted = planted_frame(seed)
     rr = reciprocal_ranks(data, "score").to_numpy()
-    got = as_pandas(collect(make_frame(data).rank_eval(score="score").slices(
-        "mrr", ["c3", "c4", "c5"])))
+    got = as_pandas(
+        collect(make_frame(data).rank_eval(score="score").slices("mrr", ["c3", "c4", "c5"]))
+    )
     first = got.iloc[0]
     assert first["slice"] == "c3=b & c4=y"
     assert first["n_queries"] == planted.sum()
@@ -450,8 +566,9 @@ def test_bad_input_names_it(make_frame: Any, change: Any, kwargs: Any, message: 
     if change == "slice":
         data["slice"] = data["theme"]
         columns = ["slice"]
-    with pytest.raises(rankframe.RankEvalError, match=message.replace("(", r"\(").replace(
-            ")", r"\)")):
+    with pytest.raises(
+        rankframe.RankEvalError, match=message.replace("(", r"\(").replace(")", r"\)")
+    ):
         collect(make_frame(data).rank_eval(score=["a", "b"]).slices("mrr", columns, **kwargs))
 
 
@@ -477,12 +594,23 @@ def test_error_control_on_data_without_an_effect() -> None:
         rng = np.random.default_rng(seed)
         n, per = 400, 4
         labels = {f"c{j}": np.repeat(rng.integers(0, 3, n), per).astype(str) for j in range(4)}
-        data = pd.DataFrame({
-            "query": np.repeat(np.arange(n), per), "item": np.tile(np.arange(per), n),
-            "score": rng.random(n * per), "relevant": rng.integers(0, 3, n * per), **labels,
-        })
-        out = data.rank_eval.slices("ndcg@4", list(labels), test="permutation",
-                                    n_permutations=3000, seed=seed, correction=None)
+        data = pd.DataFrame(
+            {
+                "query": np.repeat(np.arange(n), per),
+                "item": np.tile(np.arange(per), n),
+                "score": rng.random(n * per),
+                "relevant": rng.integers(0, 3, n * per),
+                **labels,
+            }
+        )
+        out = data.rank_eval.slices(
+            "ndcg@4",
+            list(labels),
+            test="permutation",
+            n_permutations=3000,
+            seed=seed,
+            correction=None,
+        )
         p = out["p_value"].to_numpy()
         tested.append(len(p))
         any_holm[seed] = (holm(p) < alpha).any()

@@ -30,11 +30,15 @@ ITEMS = [f"i{n}" for n in range(12)]
 POPULARITY = {item: float(3 * n + 1) for n, item in enumerate(ITEMS)}
 FEATURES = pd.DataFrame(
     np.random.default_rng(3).integers(0, 3, size=(len(ITEMS), 3)).astype(float),
-    index=ITEMS, columns=["f0", "f1", "f2"],
+    index=ITEMS,
+    columns=["f0", "f1", "f2"],
 )
 # the exposure metrics: one group, so one column each (their label names it)
-INPUTS = {"popularity": POPULARITY, "item_features": FEATURES,
-          "item_groups": dict.fromkeys(ITEMS, "g")}
+INPUTS = {
+    "popularity": POPULARITY,
+    "item_features": FEATURES,
+    "item_groups": dict.fromkeys(ITEMS, "g"),
+}
 
 
 def _spec(name: str) -> str:
@@ -63,8 +67,16 @@ def _frame(seed: int, n_queries: int = 40, empty_share: float = 0.3) -> pd.DataF
             a = None if rng.random() < 0.1 else float(rng.choice([0.2, 0.5, 0.5, 0.9, 1.4]))
             b = float(rng.choice([0.1, 0.4, 0.6, 0.6, 1.1]))
             grade = 0 if empty else int(rng.choice([0, 0, 1, 2]))
-            rows.append({"query": f"q{q:02d}", "item": str(item), "a": a, "b": b,
-                         "relevant": grade, "segment": f"s{q % 2}"})
+            rows.append(
+                {
+                    "query": f"q{q:02d}",
+                    "item": str(item),
+                    "a": a,
+                    "b": b,
+                    "relevant": grade,
+                    "segment": f"s{q % 2}",
+                }
+            )
     frame = pd.DataFrame(rows)
     frame["a"] = frame["a"].astype(float)
     return frame
@@ -85,8 +97,9 @@ def _transform(values: np.ndarray, aggregate: str) -> np.ndarray:
 def test_compare_tests_the_statistic_it_reports(make_frame: FrameMaker, test: str) -> None:
     data = _frame(1)
     ev = make_frame(data).rank_eval(score=["a", "b"])
-    table = as_pandas(ev.compare(PER_QUERY, test=test, n_permutations=400, n_resamples=400,
-                                 **INPUTS))
+    table = as_pandas(
+        ev.compare(PER_QUERY, test=test, n_permutations=400, n_resamples=400, **INPUTS)
+    )
     per_query = as_pandas(ev.per_query(PER_QUERY, **INPUTS))
     a = per_query[per_query["system"] == "a"].set_index("query").sort_index()
     b = per_query[per_query["system"] == "b"].set_index("query").sort_index()
@@ -95,8 +108,10 @@ def test_compare_tests_the_statistic_it_reports(make_frame: FrameMaker, test: st
     for spec, row in zip(PER_QUERY, rows.to_dict("records"), strict=True):
         metric = rankframe.parse_metric(spec)
         aggregate = metric.definition.aggregate
-        assert row["statistic"] == {"mean": "mean", "geometric": "geometric mean",
-                                    "sum": "sum"}[aggregate]
+        assert (
+            row["statistic"]
+            == {"mean": "mean", "geometric": "geometric mean", "sum": "sum"}[aggregate]
+        )
         x = _transform(b[str(metric)].to_numpy(float), aggregate)
         y = _transform(a[str(metric)].to_numpy(float), aggregate)
         diff = x - y
@@ -105,12 +120,18 @@ def test_compare_tests_the_statistic_it_reports(make_frame: FrameMaker, test: st
         assert row["delta"] == pytest.approx(diff.mean() * scale, rel=1e-9, abs=1e-12), spec
         if aggregate == "geometric":  # the ratio of the geometric means, minus 1
             assert row["delta_relative"] == pytest.approx(
-                math.exp(x.mean()) / math.exp(y.mean()) - 1, rel=1e-9, abs=1e-12), spec
+                math.exp(x.mean()) / math.exp(y.mean()) - 1, rel=1e-9, abs=1e-12
+            ), spec
         else:  # the change over the baseline's statistic
             base, change = y.mean() * scale, diff.mean() * scale
             # from a statistic of 0: no change is 0, any other change is infinite
-            want = (change / abs(base) if base != 0
-                    else 0.0 if change == 0 else math.copysign(math.inf, change))
+            want = (
+                change / abs(base)
+                if base != 0
+                else 0.0
+                if change == 0
+                else math.copysign(math.inf, change)
+            )
             assert row["delta_relative"] == pytest.approx(want, rel=1e-9, abs=1e-12), spec
         if np.all(diff == diff[0]):  # no variation: scipy's test is undefined
             continue
@@ -167,7 +188,8 @@ def test_family_table_corrects_over_every_test(make_frame: FrameMaker) -> None:
     default = default[default["system"] != "a"]
     for _, group in default.groupby(["segment", "metric", "k"], dropna=False):
         assert group["p_adjusted"].tolist() == pytest.approx(
-            _holm(group["p_value"].tolist()), rel=1e-12)
+            _holm(group["p_value"].tolist()), rel=1e-12
+        )
 
 
 # -- empty=: only the metrics that depend on relevant items ----------------------------------
@@ -175,8 +197,9 @@ def test_family_table_corrects_over_every_test(make_frame: FrameMaker) -> None:
 
 def _values(ev, metrics, **options) -> dict[str, float]:  # type: ignore[no-untyped-def]
     row = as_pandas(ev.evaluate(metrics, **INPUTS, **options)).iloc[0]
-    return {str(rankframe.parse_metric(m)): float(row[str(rankframe.parse_metric(m))])
-            for m in metrics}
+    return {
+        str(rankframe.parse_metric(m)): float(row[str(rankframe.parse_metric(m))]) for m in metrics
+    }
 
 
 @pytest.mark.parametrize("empty", ["one", "skip", "nan"])
@@ -203,10 +226,14 @@ def test_empty_touches_only_the_metrics_about_relevant_items(
             assert chosen[label] == pytest.approx(kept[label], rel=1e-12, nan_ok=True), spec
         else:  # one: each empty query counts 1, the others keep their values
             values = np.where(empty_query, 1.0, per_query[label].to_numpy(float))
-            want = {"mean": np.mean, "sum": np.sum,
-                    "geometric": lambda v: math.exp(np.mean(np.log(np.maximum(v, 1e-5))))}
-            assert chosen[label] == pytest.approx(
-                want[definition.aggregate](values), rel=1e-9), spec
+            want = {
+                "mean": np.mean,
+                "sum": np.sum,
+                "geometric": lambda v: math.exp(np.mean(np.log(np.maximum(v, 1e-5)))),
+            }
+            assert chosen[label] == pytest.approx(want[definition.aggregate](values), rel=1e-9), (
+                spec
+            )
 
 
 def test_empty_one_keeps_counts_and_item_metrics(make_frame: FrameMaker) -> None:
@@ -217,20 +244,30 @@ def test_empty_one_keeps_counts_and_item_metrics(make_frame: FrameMaker) -> None
     query = np.repeat(np.arange(n_queries), n_items)
     item = np.tile(np.arange(n_items), n_queries)
     relevant = ((query % 2 == 0) & (rng.random(len(query)) < 0.3)).astype(int)
-    data = pd.DataFrame({"query": query, "item": item, "score": rng.random(len(query)),
-                         "relevant": relevant})
+    data = pd.DataFrame(
+        {"query": query, "item": item, "score": rng.random(len(query)), "relevant": relevant}
+    )
     popularity = {i: float(10 * i + 5) for i in range(n_items)}
     top5 = data.sort_values(["query", "score"], ascending=[True, False]).groupby("query").head(5)
     arp = top5["item"].map(popularity).groupby(top5["query"]).mean().mean()
-    got = as_pandas(make_frame(data).rank_eval.evaluate(["num_ret", "arp@5"], empty="one",
-                                                         popularity=popularity)).iloc[0]
+    got = as_pandas(
+        make_frame(data).rank_eval.evaluate(
+            ["num_ret", "arp@5"], empty="one", popularity=popularity
+        )
+    ).iloc[0]
     assert got["num_ret"] == n_queries * n_items
     assert got["arp@5"] == pytest.approx(arp, rel=1e-12)
 
 
 def test_per_query_nan_leaves_counts_alone(make_frame: FrameMaker) -> None:
-    data = pd.DataFrame({"query": ["a", "a", "b", "b"], "item": [1, 2, 1, 2],
-                         "score": [0.9, 0.1, 0.9, 0.1], "relevant": [0, 1, 0, 0]})
+    data = pd.DataFrame(
+        {
+            "query": ["a", "a", "b", "b"],
+            "item": [1, 2, 1, 2],
+            "score": [0.9, 0.1, 0.9, 0.1],
+            "relevant": [0, 1, 0, 0],
+        }
+    )
     table = as_pandas(make_frame(data).rank_eval.per_query(["mrr", "num_ret"], empty="nan"))
     # query a: the relevant item at rank 2; query b has none: NaN for mrr, 2 rows for num_ret
     assert table["mrr"].tolist()[0] == 0.5
@@ -239,8 +276,14 @@ def test_per_query_nan_leaves_counts_alone(make_frame: FrameMaker) -> None:
 
 
 def test_empty_error_only_for_metrics_about_relevant_items(make_frame: FrameMaker) -> None:
-    data = pd.DataFrame({"query": ["a", "a", "b", "b"], "item": [1, 2, 1, 2],
-                         "score": [0.9, 0.1, 0.9, 0.1], "relevant": [0, 1, 0, 0]})
+    data = pd.DataFrame(
+        {
+            "query": ["a", "a", "b", "b"],
+            "item": [1, 2, 1, 2],
+            "score": [0.9, 0.1, 0.9, 0.1],
+            "relevant": [0, 1, 0, 0],
+        }
+    )
     ev = make_frame(data).rank_eval
     assert as_pandas(ev.evaluate(["num_ret"], empty="error")).iloc[0]["num_ret"] == 4
     with pytest.raises(rankframe.EmptyQueryError):
@@ -259,10 +302,14 @@ def test_empty_error_only_for_metrics_about_relevant_items(make_frame: FrameMake
     ],
 )
 def test_old_statistics_keywords_point_to_the_new(
-    make_frame: FrameMaker, call, old: str, new: str  # type: ignore[no-untyped-def]
+    make_frame: FrameMaker,
+    call,
+    old: str,
+    new: str,  # type: ignore[no-untyped-def]
 ) -> None:
-    data = pd.DataFrame({"query": [1, 1], "item": [1, 2], "a": [0.1, 0.2], "b": [0.3, 0.1],
-                         "relevant": [1, 0]})
+    data = pd.DataFrame(
+        {"query": [1, 1], "item": [1, 2], "a": [0.1, 0.2], "b": [0.3, 0.1], "relevant": [1, 0]}
+    )
     ev = make_frame(data).rank_eval(score=["a", "b"])
     with pytest.raises(UnknownArgumentError, match=f"'{old}'.*Did you mean '{new}'"):
         call(ev)

@@ -334,8 +334,9 @@ def test_adjust_rejects_unknown_method() -> None:
 def test_adjust_fdr_bh_equals_scipy() -> None:
     p = np.array([[0.01, 0.04, 0.03, 0.2, np.nan, 0.005], [0.5, 0.5, 0.01, 0.02, 0.9, 0.04]])
     out = corrections.adjust(p, "fdr_bh")
-    np.testing.assert_allclose(out[0, [0, 1, 2, 3, 5]],
-                               stats.false_discovery_control(p[0, [0, 1, 2, 3, 5]]), rtol=1e-12)
+    np.testing.assert_allclose(
+        out[0, [0, 1, 2, 3, 5]], stats.false_discovery_control(p[0, [0, 1, 2, 3, 5]]), rtol=1e-12
+    )
     assert np.isnan(out[0, 4])
     np.testing.assert_allclose(out[1], stats.false_discovery_control(p[1]), rtol=1e-12)
 

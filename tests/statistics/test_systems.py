@@ -46,23 +46,26 @@ def generated(seed: int = 0, n_queries: int = 300) -> pd.DataFrame:
     grade = rng.choice([0, 0, 0, 1, 2], size=n)
     grade[(rng.random(n_queries) < 0.1)[query]] = 0
     good = grade + rng.normal(0, 1.5, n)  # a system that knows something
-    frame = pd.DataFrame({
-        "query": np.char.add("q", query.astype(str)),
-        "item": np.arange(n) % 997,
-        "relevant": grade,
-        "good": np.round(good, 1),
-        "noise": np.round(rng.random(n), 1),
-        "better": np.round(good + grade * 0.5, 1),
-        "theme": np.array(["news", "sport", "tech"])[query % 3],
-    })
+    frame = pd.DataFrame(
+        {
+            "query": np.char.add("q", query.astype(str)),
+            "item": np.arange(n) % 997,
+            "relevant": grade,
+            "good": np.round(good, 1),
+            "noise": np.round(rng.random(n), 1),
+            "better": np.round(good + grade * 0.5, 1),
+            "theme": np.array(["news", "sport", "tech"])[query % 3],
+        }
+    )
     frame.loc[rng.random(n) < 0.05, "noise"] = np.nan
     return frame.iloc[rng.permutation(n)].reset_index(drop=True)
 
 
 def per_query_vectors(frame: pd.DataFrame, metric: str, systems: list[str]) -> pd.DataFrame:
     """Per-query values of each system, one column per system, from the single-system path."""
-    columns = {s: frame.rank_eval(score=s).per_query(metric).set_index("query")[metric]
-               for s in systems}
+    columns = {
+        s: frame.rank_eval(score=s).per_query(metric).set_index("query")[metric] for s in systems
+    }
     return pd.DataFrame(columns)
 
 
@@ -83,7 +86,13 @@ def test_hand_example_per_system(make_frame: Any) -> None:
     # by theme: t has queries 1 and 3, u has query 2
     themed = as_pandas(ev.evaluate("mrr", by="theme"))
     assert themed[["theme", "system"]].to_numpy().tolist() == [
-        ["t", "b"], ["t", "a"], ["t", "c"], ["u", "b"], ["u", "a"], ["u", "c"]]
+        ["t", "b"],
+        ["t", "a"],
+        ["t", "c"],
+        ["u", "b"],
+        ["u", "a"],
+        ["u", "c"],
+    ]
     assert themed["mrr"].tolist() == pytest.approx([1.0, 0.5, 0.75, 1.0, 1.0, 0.5])
     assert themed["n_queries"].tolist() == [2, 2, 2, 1, 1, 1]
 
@@ -105,18 +114,20 @@ def test_several_systems_equal_one_at_a_time(
 ) -> None:
     data = generated(1)
     systems = ["noise", "good", "better"]
-    both = as_pandas(make_frame(data).rank_eval(score=systems).evaluate(METRICS, by=by,
-                                                                         **options))
+    both = as_pandas(make_frame(data).rank_eval(score=systems).evaluate(METRICS, by=by, **options))
     for system in systems:
-        one = as_pandas(make_frame(data).rank_eval(score=system).evaluate(METRICS, by=by,
-                                                                           **options))
+        one = as_pandas(
+            make_frame(data).rank_eval(score=system).evaluate(METRICS, by=by, **options)
+        )
         rows = both[both["system"] == system].drop(columns="system").reset_index(drop=True)
         pd.testing.assert_frame_equal(rows, one, check_exact=True)
-    per_query = as_pandas(make_frame(data).rank_eval(score=systems).per_query(METRICS, by=by,
-                                                                               **options))
+    per_query = as_pandas(
+        make_frame(data).rank_eval(score=systems).per_query(METRICS, by=by, **options)
+    )
     for system in systems:
-        one = as_pandas(make_frame(data).rank_eval(score=system).per_query(METRICS, by=by,
-                                                                            **options))
+        one = as_pandas(
+            make_frame(data).rank_eval(score=system).per_query(METRICS, by=by, **options)
+        )
         rows = per_query[per_query["system"] == system].drop(columns="system")
         pd.testing.assert_frame_equal(rows.reset_index(drop=True), one, check_exact=True)
 
@@ -142,13 +153,26 @@ def test_tidy_rows(make_frame: Any) -> None:
     assert table.columns.tolist() == ["theme", "system", "metric", "k", "value", "n_queries"]
     # theme t: queries 1 and 3. a: RR 0.5, 0.5; acc@1 0, 0. b: RR 1, 1; acc@1 1, 1.
     expected = [
-        ["t", "a", "mrr", None, 0.5, 2], ["t", "a", "acc", 1, 0.0, 2],
-        ["t", "b", "mrr", None, 1.0, 2], ["t", "b", "acc", 1, 1.0, 2],
-        ["u", "a", "mrr", None, 1.0, 1], ["u", "a", "acc", 1, 1.0, 1],
-        ["u", "b", "mrr", None, 1.0, 1], ["u", "b", "acc", 1, 1.0, 1],
+        ["t", "a", "mrr", None, 0.5, 2],
+        ["t", "a", "acc", 1, 0.0, 2],
+        ["t", "b", "mrr", None, 1.0, 2],
+        ["t", "b", "acc", 1, 1.0, 2],
+        ["u", "a", "mrr", None, 1.0, 1],
+        ["u", "a", "acc", 1, 1.0, 1],
+        ["u", "b", "mrr", None, 1.0, 1],
+        ["u", "b", "acc", 1, 1.0, 1],
     ]
-    got = [[r["theme"], r["system"], r["metric"], None if pd.isna(r["k"]) else int(r["k"]),
-            r["value"], r["n_queries"]] for r in table.to_dict("records")]
+    got = [
+        [
+            r["theme"],
+            r["system"],
+            r["metric"],
+            None if pd.isna(r["k"]) else int(r["k"]),
+            r["value"],
+            r["n_queries"],
+        ]
+        for r in table.to_dict("records")
+    ]
     assert got == expected
     if isinstance(tidy, pl.DataFrame):
         assert tidy.schema["k"] == pl.Int64
@@ -202,8 +226,11 @@ def data() -> pd.DataFrame:
 
 def test_t_test_equals_scipy(make_frame: Any, data: pd.DataFrame) -> None:
     systems = ["good", "noise", "better"]
-    table = as_pandas(make_frame(data).rank_eval(score=systems).compare(
-        ["ndcg@10", "mrr"], baseline="good", test="t-test", correction="none"))
+    table = as_pandas(
+        make_frame(data)
+        .rank_eval(score=systems)
+        .compare(["ndcg@10", "mrr"], baseline="good", test="t-test", correction="none")
+    )
     for metric, name, k in [("ndcg@10", "ndcg", 10), ("mrr", "mrr", None)]:
         vectors = per_query_vectors(data, metric, systems)
         for other in ["noise", "better"]:
@@ -215,8 +242,9 @@ def test_t_test_equals_scipy(make_frame: Any, data: pd.DataFrame) -> None:
             diff = vectors[other] - vectors["good"]
             assert row["delta"] == pytest.approx(diff.mean(), rel=1e-12)
             assert row["mean"] == pytest.approx(vectors[other].mean(), rel=1e-12)
-            low, high = stats.t.interval(0.95, len(diff) - 1, loc=diff.mean(),
-                                         scale=stats.sem(diff))
+            low, high = stats.t.interval(
+                0.95, len(diff) - 1, loc=diff.mean(), scale=stats.sem(diff)
+            )
             assert (row["ci_low"], row["ci_high"]) == pytest.approx((low, high), rel=1e-10)
             assert row["significant"] == (result.pvalue < 0.05)
             assert row["n_queries"] == len(diff)
@@ -258,13 +286,15 @@ def test_permutation_test_is_reproducible_and_matches_exact_enumeration() -> Non
     # 10 queries: enumerate all 2**10 sign flips of the per-query differences by hand
     rng = np.random.default_rng(5)
     n = 10
-    frame = pd.DataFrame({
-        "query": np.repeat(np.arange(n), 4),
-        "item": np.tile(np.arange(4), n),
-        "relevant": rng.choice([0, 1], size=4 * n, p=[0.6, 0.4]),
-        "a": rng.random(4 * n),
-        "b": rng.random(4 * n),
-    })
+    frame = pd.DataFrame(
+        {
+            "query": np.repeat(np.arange(n), 4),
+            "item": np.tile(np.arange(4), n),
+            "relevant": rng.choice([0, 1], size=4 * n, p=[0.6, 0.4]),
+            "a": rng.random(4 * n),
+            "b": rng.random(4 * n),
+        }
+    )
     frame.loc[frame.index % 4 == 0, "relevant"] = 1
     ev = frame.rank_eval(score=["a", "b"])
     table = ev.compare("ndcg", test="permutation", n_permutations=20_000, seed=11)
@@ -282,8 +312,12 @@ def test_permutation_test_is_reproducible_and_matches_exact_enumeration() -> Non
 @pytest.mark.parametrize("engine", ["auto", "streaming"])
 @pytest.mark.parametrize(
     "call",
-    [lambda ev: ev.compare(["mrr", "ndcg@10"], by="theme", test="permutation", n_permutations=500),
-     lambda ev: ev.evaluate(["mrr", "acc@1"], by="theme", confidence_level=0.9, tidy=True)],
+    [
+        lambda ev: ev.compare(
+            ["mrr", "ndcg@10"], by="theme", test="permutation", n_permutations=500
+        ),
+        lambda ev: ev.evaluate(["mrr", "acc@1"], by="theme", confidence_level=0.9, tidy=True),
+    ],
     ids=["compare", "ci-tidy"],
 )
 def test_lazy_whole_frame_summaries_equal_pandas(
@@ -312,28 +346,48 @@ def test_compare_on_polars_lazy_stays_lazy(data: pd.DataFrame) -> None:
     ("call", "fragments"),
     [
         (lambda f: f.rank_eval(score="a").compare("mrr"), ["at least two score columns"]),
-        (lambda f: f.rank_eval(score=["a", "b"]).compare("mrr", baseline="z"),
-         ["baseline='z'", "['a', 'b']"]),
+        (
+            lambda f: f.rank_eval(score=["a", "b"]).compare("mrr", baseline="z"),
+            ["baseline='z'", "['a', 'b']"],
+        ),
         (lambda f: f.rank_eval(score=[]), ["score= takes", "score=['model_a'"]),
         (lambda f: f.rank_eval(score=["a", "a"]), ["'a' more than once"]),
         (lambda f: f.rank_eval(score=["a", 3]), ["score= takes"]),
-        (lambda f: f.rank_eval(score=["a", "b"]).compare("mrr", test="ttest"),
-         ["'test' option", "Did you mean 't-test'"]),
-        (lambda f: f.rank_eval(score=["a", "b"]).compare("mrr", correction="holmes"),
-         ["'correction'", "'holm'"]),
-        (lambda f: f.rank_eval(score=["a", "b"]).compare("mrr", alpha=5),
-         ["'alpha'", "between 0 and 1"]),
-        (lambda f: f.rank_eval.evaluate("mrr", confidence_level=95),
-         ["'confidence_level'", "between 0 and 1"]),
-        (lambda f: f.rank_eval.evaluate("mrr", confidence_level=0.9, n_resamples=0),
-         ["'n_resamples'", "positive integer"]),
+        (
+            lambda f: f.rank_eval(score=["a", "b"]).compare("mrr", test="ttest"),
+            ["'test' option", "Did you mean 't-test'"],
+        ),
+        (
+            lambda f: f.rank_eval(score=["a", "b"]).compare("mrr", correction="holmes"),
+            ["'correction'", "'holm'"],
+        ),
+        (
+            lambda f: f.rank_eval(score=["a", "b"]).compare("mrr", alpha=5),
+            ["'alpha'", "between 0 and 1"],
+        ),
+        (
+            lambda f: f.rank_eval.evaluate("mrr", confidence_level=95),
+            ["'confidence_level'", "between 0 and 1"],
+        ),
+        (
+            lambda f: f.rank_eval.evaluate("mrr", confidence_level=0.9, n_resamples=0),
+            ["'n_resamples'", "positive integer"],
+        ),
         (lambda f: f.rank_eval(score=["a", "b"]).compare("mrr", seed="x"), ["'seed'"]),
-        (lambda f: f.rank_eval(score=["a", "b"]).compare("mrr", n_resamples=0),
-         ["'n_resamples'", "positive integer"]),
-        (lambda f: f.rank_eval(score=["a", "b"]).compare("mrr", n_permutations=0),
-         ["'n_permutations'", "positive integer"]),
-        (lambda f: f.rename(columns={"theme": "system"}).rank_eval(score=["a", "b"]).mrr(
-            by="system"), ["'system' clashes", "rename"]),
+        (
+            lambda f: f.rank_eval(score=["a", "b"]).compare("mrr", n_resamples=0),
+            ["'n_resamples'", "positive integer"],
+        ),
+        (
+            lambda f: f.rank_eval(score=["a", "b"]).compare("mrr", n_permutations=0),
+            ["'n_permutations'", "positive integer"],
+        ),
+        (
+            lambda f: (
+                f.rename(columns={"theme": "system"}).rank_eval(score=["a", "b"]).mrr(by="system")
+            ),
+            ["'system' clashes", "rename"],
+        ),
         (lambda f: f.rank_eval(score=["a", "relevant"]).mrr(), ["four different columns"]),
     ],
 )

@@ -64,7 +64,8 @@ def test_welch_of_sums_written_out() -> None:
     # equal sizes: the test of the sums is the test of the means
     z = np.array([0.5, 4.0, 1.0, 2.0])
     assert two_sample.welch_t_test(x, z, totals=True)[1] == pytest.approx(
-        stats.ttest_ind(x, z, equal_var=False).pvalue, rel=1e-10)
+        stats.ttest_ind(x, z, equal_var=False).pvalue, rel=1e-10
+    )
 
 
 def test_welch_edge_cases() -> None:
@@ -92,10 +93,13 @@ def _exact_permutation_p(x: np.ndarray, y: np.ndarray) -> float:
     return hits / total
 
 
-@pytest.mark.parametrize(("x", "y"), [
-    ([0.9, 0.7, 1.0], [0.2, 0.5, 0.1, 0.4]),
-    ([0.5, 1.0, 0.0, 1.0], [0.5, 0.25, 1.0]),  # ties across the sides
-])
+@pytest.mark.parametrize(
+    ("x", "y"),
+    [
+        ([0.9, 0.7, 1.0], [0.2, 0.5, 0.1, 0.4]),
+        ([0.5, 1.0, 0.0, 1.0], [0.5, 0.25, 1.0]),  # ties across the sides
+    ],
+)
 def test_two_sample_permutation_against_exact_enumeration(x: list[float], y: list[float]) -> None:
     a, b = np.array(x), np.array(y)
     exact = _exact_permutation_p(a, b)
@@ -116,8 +120,9 @@ def test_two_sample_permutation_columns_and_seed() -> None:
     assert math.isnan(two_sample.two_sample_permutation_test(x[:0], y, 10, seed=0)[0])
 
 
-def _plain_bootstrap(x: np.ndarray, y: np.ndarray, level: float, r: int, seed: int,
-                     totals: bool = False) -> tuple[float, float]:
+def _plain_bootstrap(
+    x: np.ndarray, y: np.ndarray, level: float, r: int, seed: int, totals: bool = False
+) -> tuple[float, float]:
     """Resample each side with replacement, r times, from the documented stream (one task:
     the first stream spawned from the seed), and take the percentile interval."""
     rng = np.random.default_rng(seed).spawn(1)[0]
@@ -132,8 +137,9 @@ def _plain_bootstrap(x: np.ndarray, y: np.ndarray, level: float, r: int, seed: i
 @pytest.mark.parametrize("totals", [False, True])
 def test_independent_bootstrap_reproduces_a_plain_one(totals: bool) -> None:
     x, y = _samples(11, 8, 13, m=1)
-    got = two_sample.two_sample_bootstrap_interval(x[:, 0], y[:, 0], 0.9, 700, seed=5,
-                                               totals=totals)
+    got = two_sample.two_sample_bootstrap_interval(
+        x[:, 0], y[:, 0], 0.9, 700, seed=5, totals=totals
+    )
     want = _plain_bootstrap(x[:, 0], y[:, 0], 0.9, 700, 5, totals)
     assert (float(got[0]), float(got[1])) == pytest.approx(want, rel=1e-12)
 

@@ -87,9 +87,12 @@ class _AfterImport(importlib.abc.MetaPathFinder):
     def __init__(self, accessor: type) -> None:
         self.accessor = accessor
 
-    def find_spec(self, name: str, path: Sequence[str] | None,  # noqa: ARG002  (the
-                  target: ModuleType | None = None,  # noqa: ARG002  protocol's arguments)
-                  ) -> importlib.machinery.ModuleSpec | None:
+    def find_spec(
+        self,
+        name: str,
+        path: Sequence[str] | None,  # noqa: ARG002  (the
+        target: ModuleType | None = None,  # noqa: ARG002  protocol's arguments)
+    ) -> importlib.machinery.ModuleSpec | None:
         if name != _DASK:
             return None
         sys.meta_path.remove(self)  # find the real spec, and run once

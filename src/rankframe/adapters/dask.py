@@ -59,8 +59,14 @@ from rankframe.settings.options import Ties
 
 __all__ = ["DaskAdapter", "register"]
 
-_DTYPES: dict[str, Any] = {"float": "float64", "int": "int64", "int?": "Int64", "str": "str",
-                           "bool": "bool", "float?": "float64"}
+_DTYPES: dict[str, Any] = {
+    "float": "float64",
+    "int": "int64",
+    "int?": "Int64",
+    "str": "str",
+    "bool": "bool",
+    "float?": "float64",
+}
 # The shuffle keeps the frame's row order through a column of 64-bit positions:
 # the input partition number above bit 40, the row within that partition below.
 _POSITION_BITS = 40
@@ -75,7 +81,9 @@ def _numbers(part: pd.DataFrame, names: ColumnNames) -> bool:
 
 
 def _with_position(
-    part: pd.DataFrame, name: str, names: ColumnNames,
+    part: pd.DataFrame,
+    name: str,
+    names: ColumnNames,
     partition_info: dict[str, Any] | None = None,
 ) -> pd.DataFrame:
     """The partition plus a column ``name``: each row's position in the frame's order.
@@ -102,17 +110,23 @@ def _with_bucket(part: pd.DataFrame, name: str, query: Sequence[str]) -> pd.Data
     """The partition plus a column ``name``: a 64-bit hash of each row's query id (equal for
     equal ids; of the tuple of a composite key's columns), for the shuffle of composite
     query ids."""
-    columns = [pa.array(part[c].array) if isinstance(part[c].dtype, pd.ArrowDtype)
-               else pa.array(part[c], from_pandas=True) for c in query]
-    ids = columns[0] if len(columns) == 1 else pa.StructArray.from_arrays(
-        columns, names=[f"f{i}" for i in range(len(columns))])
+    columns = [
+        pa.array(part[c].array)
+        if isinstance(part[c].dtype, pd.ArrowDtype)
+        else pa.array(part[c], from_pandas=True)
+        for c in query
+    ]
+    ids = (
+        columns[0]
+        if len(columns) == 1
+        else pa.StructArray.from_arrays(columns, names=[f"f{i}" for i in range(len(columns))])
+    )
     return part.assign(**{name: hash_arrow(ids)})
 
 
 def _facts(part: pd.DataFrame, names: ColumnNames) -> pd.DataFrame:
     """One row for an input partition: its :class:`~rankframe.pipeline.validation.Facts`."""
-    return pd.DataFrame({"facts": pd.Series([validation.pandas_facts(part, names)],
-                                            dtype=object)})
+    return pd.DataFrame({"facts": pd.Series([validation.pandas_facts(part, names)], dtype=object)})
 
 
 def _check_data(reports: pd.DataFrame, names: ColumnNames) -> int:
@@ -153,8 +167,9 @@ def _map_part(
     return table
 
 
-def _finish(tables: pd.DataFrame, parts: Parts, _checked: int, *, state: WarningState,
-            convert: bool = True) -> Any:
+def _finish(
+    tables: pd.DataFrame, parts: Parts, _checked: int, *, state: WarningState, convert: bool = True
+) -> Any:
     """The result from every partition's per-query table (once the null check passed): as
     the pandas accessor gives it, or (``convert=False``) the finish step's frame. Its
     warnings (null scores) as the caller's blocks say (``state``: a scheduler's thread
@@ -165,8 +180,13 @@ def _finish(tables: pd.DataFrame, parts: Parts, _checked: int, *, state: Warning
 
 
 def _rank_part(
-    part: pd.DataFrame, names: ColumnNames, columns: list[str], ties: Ties,
-    position: str | None, index: str | None, _checked: int,
+    part: pd.DataFrame,
+    names: ColumnNames,
+    columns: list[str],
+    ties: Ties,
+    position: str | None,
+    index: str | None,
+    _checked: int,
 ) -> pd.DataFrame:
     """``rank`` on one partition of whole queries, its rows back in the frame's order."""
     backend = PandasBackend(_in_order(part, position))
@@ -186,8 +206,9 @@ def _scalar(table: pd.DataFrame, metric: str) -> float:
     return float(table[metric].iloc[0])
 
 
-def _meta(frame: Any, keys: Sequence[str], value_columns: Sequence[tuple[str, str]],
-          names: ColumnNames) -> Any:
+def _meta(
+    frame: Any, keys: Sequence[str], value_columns: Sequence[tuple[str, str]], names: ColumnNames
+) -> Any:
     """An empty pandas frame with the ``keys`` columns of ``frame`` and typed values (a
     ``window`` column first)."""
     meta = frame._meta[list(keys)].reset_index(drop=True)
@@ -203,8 +224,11 @@ def _empty(frame: Any, kind: str, names: ColumnNames) -> Any:
     if kind not in ("time", "window") or names.time is None:
         return pd.Series([], dtype=_DTYPES[kind])
     column = frame._meta[names.time]
-    arrow = pa.array(column.array) if isinstance(column.dtype, pd.ArrowDtype) else pa.array(
-        column, from_pandas=True)
+    arrow = (
+        pa.array(column.array)
+        if isinstance(column.dtype, pd.ArrowDtype)
+        else pa.array(column, from_pandas=True)
+    )
     if not (pa.types.is_temporal(arrow.type) or pa.types.is_integer(arrow.type)):
         # dates as objects (no Arrow type without values), or no times: the data's check
         # raises before any value is made
@@ -303,10 +327,16 @@ class DaskAdapter(FrameAdapter):
         table_meta = _meta(frame, request.keys, request.value_columns(), request.names)
         if request.kind == "scalar":
             _, metric = request.shape()
-            table = tables.map_partitions(_finish, parts, checked, state=warning_state(),
-                                          convert=False, meta=table_meta)
-            return table.reduction(_identity, aggregate=_scalar, split_every=False, meta=float,
-                                   aggregate_kwargs={"metric": metric})
+            table = tables.map_partitions(
+                _finish, parts, checked, state=warning_state(), convert=False, meta=table_meta
+            )
+            return table.reduction(
+                _identity,
+                aggregate=_scalar,
+                split_every=False,
+                meta=float,
+                aggregate_kwargs={"metric": metric},
+            )
         meta = pandas_result(table_meta, request)
         return tables.map_partitions(_finish, parts, checked, state=warning_state(), meta=meta)
 

@@ -28,8 +28,10 @@ def _canonical(column: pd.Series) -> pd.Series:
     float64 (null: NaN), anything else as Python objects (null: None)."""
     if pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
         return pd.Series(column.to_numpy(dtype="float64", na_value=np.nan))
-    return pd.Series(column.to_numpy(dtype=object, na_value=None),  # type: ignore[call-overload]
-                     dtype=np.dtype(object))
+    return pd.Series(
+        column.to_numpy(dtype=object, na_value=None),  # type: ignore[call-overload]
+        dtype=np.dtype(object),
+    )
 
 
 def fingerprint_of(source: FrameAdapter, names: ColumnNames) -> Fingerprint:
@@ -38,8 +40,7 @@ def fingerprint_of(source: FrameAdapter, names: ColumnNames) -> Fingerprint:
         return None, None, None
     query = list(names.query_key)  # every column of a composite key
     sample = [] if names.sample is None else [names.sample]  # sampled rankings: their draw
-    columns = list(dict.fromkeys([*query, *names.item_key, *names.scores, names.relevant,
-                                  *sample]))
+    columns = list(dict.fromkeys([*query, *names.item_key, *names.scores, names.relevant, *sample]))
     missing = [c for c in columns if c not in source.columns()]
     if missing:
         msg = (
@@ -52,8 +53,9 @@ def fingerprint_of(source: FrameAdapter, names: ColumnNames) -> Fingerprint:
     canonical = pd.DataFrame({str(i): _canonical(data[c]) for i, c in enumerate(columns)})
     # categorize=False: the same hashes as categorize=True (pandas factorizes only to hash
     # repeated values once), 2.6 times faster on 1M rows of string ids
-    hashes = np.sort(pd.util.hash_pandas_object(canonical, index=False, categorize=False)
-                     .to_numpy())
+    hashes = np.sort(
+        pd.util.hash_pandas_object(canonical, index=False, categorize=False).to_numpy()
+    )
     digest = hashlib.sha256(hashes.tobytes())
     digest.update(str(len(columns)).encode())
     keys = canonical[[str(columns.index(c)) for c in query]]

@@ -152,8 +152,7 @@ def _hash(series: pd.Series) -> npt.NDArray[np.uint64]:
         return hash_arrow(pa.array(series.array))
     try:
         values = pl.from_pandas(series)
-    except (pl.exceptions.PolarsError, pa.ArrowException, TypeError, ValueError,
-            OverflowError):
+    except (pl.exceptions.PolarsError, pa.ArrowException, TypeError, ValueError, OverflowError):
         values = None  # an object column mixing types: hash codes of equal values instead
     if values is None or values.dtype.is_nested() or values.dtype == pl.Object:
         # tuples, lists, dicts (polars made lists and structs of them): the codes of
@@ -167,7 +166,9 @@ def _unordered(column: str, dtype: object, error: Exception) -> InvalidDataError
     msg = (
         f"Column {column!r} (item, dtype {dtype}) holds {error}; ties between equal scores "
         f"are broken by item id, which needs an order. Convert the ids to strings, e.g. "
-        f"df[{column!r}].astype(str), or pass ", Keyword("ties", "first"), ".",
+        f"df[{column!r}].astype(str), or pass ",
+        Keyword("ties", "first"),
+        ".",
     )
     return InvalidDataError(msg)
 
@@ -260,8 +261,7 @@ class PandasBackend:
             return _hash(items)
 
         strings = isinstance(items.array, pd.arrays.ArrowStringArray) or (
-            isinstance(items.dtype, pd.ArrowDtype)
-            and pa.types.is_string(items.dtype.pyarrow_dtype)
+            isinstance(items.dtype, pd.ArrowDtype) and pa.types.is_string(items.dtype.pyarrow_dtype)
         )
 
         def item_codes(rows: IntArray) -> IntArray:
@@ -300,7 +300,8 @@ class PandasBackend:
             n_queries=len(query_uniques),
             score=systems[0][1],
             relevant=_grades(df[names.relevant]),
-            item=composite_items(self, names.item_key) or ItemColumn(
+            item=composite_items(self, names.item_key)
+            or ItemColumn(
                 dense_ranks=item_ranks,
                 hash=item_hash,
                 value=lambda row: as_tuple(items.iloc[row]),
@@ -316,8 +317,12 @@ class PandasBackend:
             flavour="pandas",
         )
         judged = None if names.judged is None else df[names.judged].to_numpy(dtype=bool)
-        return with_judged(data, judged, null_grades=names.null_grades,
-                           columns=(names.item, names.relevant, str(names.judged)))
+        return with_judged(
+            data,
+            judged,
+            null_grades=names.null_grades,
+            columns=(names.item, names.relevant, str(names.judged)),
+        )
 
     def table(
         self, keys: Sequence[str], rows: IntArray | None, values: dict[str, Any]
@@ -329,8 +334,10 @@ class PandasBackend:
         # one concat, not assign: pandas warns of a fragmented frame beyond 100 columns
         # (trec_eval's all_trec alone is 97)
         leading = {WINDOW: columns.pop(WINDOW)} if WINDOW in columns else {}
-        return pd.concat([pd.DataFrame(leading, index=out.index), out,
-                          pd.DataFrame(columns, index=out.index)], axis=1)
+        return pd.concat(
+            [pd.DataFrame(leading, index=out.index), out, pd.DataFrame(columns, index=out.index)],
+            axis=1,
+        )
 
     def column(self, name: str) -> npt.NDArray[Any]:
         return np.asarray(self.frame[name].to_numpy())

@@ -196,16 +196,20 @@ class PolarsBackend:
         validation.raise_for(facts, names, flavour="polars")
 
     def extract(self, names: ColumnNames, by: Sequence[str]) -> FrameData:
-        _check_ids(self.frame, {**dict.fromkeys(names.query_key, "query"),
-                                **dict.fromkeys(names.item_key, "item"),
-                                **dict.fromkeys(by, "by")})
+        _check_ids(
+            self.frame,
+            {
+                **dict.fromkeys(names.query_key, "query"),
+                **dict.fromkeys(names.item_key, "item"),
+                **dict.fromkeys(by, "by"),
+            },
+        )
         self._validate(names)
         df = self.frame
         query_codes: CodeArray
         query_values: pa.Array | DistinctStrings | pl.Series | IntArray
         if len(names.query_key) > 1:  # a composite key: the tuples of its columns
-            query_codes, query_values = composite_codes([self.codes(c)
-                                                         for c in names.query_key])
+            query_codes, query_values = composite_codes([self.codes(c) for c in names.query_key])
         else:
             query_codes, query_values = _query_codes(df[names.query])
         items = _id_column(df[names.item])
@@ -248,7 +252,8 @@ class PolarsBackend:
             n_queries=len(query_values),
             score=systems[0][1],
             relevant=_as_float(grades) if grades.null_count() else _grades(grades),
-            item=composite_items(self, names.item_key) or ItemColumn(
+            item=composite_items(self, names.item_key)
+            or ItemColumn(
                 dense_ranks=item_ranks,
                 hash=item_hash,
                 value=lambda row: as_tuple(items[row]),
@@ -264,8 +269,12 @@ class PolarsBackend:
             flavour="polars",
         )
         judged = None if names.judged is None else polars_numpy(df[names.judged])
-        return _engine.with_judged(data, judged, null_grades=names.null_grades,
-                                   columns=(names.item, names.relevant, str(names.judged)))
+        return _engine.with_judged(
+            data,
+            judged,
+            null_grades=names.null_grades,
+            columns=(names.item, names.relevant, str(names.judged)),
+        )
 
     def table(
         self, keys: Sequence[str], rows: IntArray | None, values: dict[str, Any]
@@ -294,8 +303,14 @@ class PolarsBackend:
         )
 
 
-_TYPES: dict[str, Any] = {"float": pl.Float64, "int": pl.Int64, "int?": pl.Int64,
-                          "str": pl.String, "bool": pl.Boolean, "float?": pl.Float64}
+_TYPES: dict[str, Any] = {
+    "float": pl.Float64,
+    "int": pl.Int64,
+    "int?": pl.Int64,
+    "str": pl.String,
+    "bool": pl.Boolean,
+    "float?": pl.Float64,
+}
 
 
 def _shape(result: pl.DataFrame, request: Request) -> pl.DataFrame:
@@ -400,11 +415,14 @@ class LazyPolarsAdapter(FrameAdapter):
         frame: pl.LazyFrame = self.frame
         return frame.select(list(dict.fromkeys([*names.roles(), *keys])))
 
-    def _schema(self, keys: Sequence[str], value_columns: Sequence[tuple[str, str]],
-                names: ColumnNames) -> dict[str, Any]:
+    def _schema(
+        self, keys: Sequence[str], value_columns: Sequence[tuple[str, str]], names: ColumnNames
+    ) -> dict[str, Any]:
         input_schema = self.frame.collect_schema()
-        out = {**{k: input_schema[k] for k in keys},
-               **{name: self._dtype(t, input_schema, names) for name, t in value_columns}}
+        out = {
+            **{k: input_schema[k] for k in keys},
+            **{name: self._dtype(t, input_schema, names) for name, t in value_columns},
+        }
         return {WINDOW: out.pop(WINDOW), **out} if WINDOW in out else out
 
     @staticmethod
@@ -423,8 +441,11 @@ class LazyPolarsAdapter(FrameAdapter):
         names = request.names
         table = self._schema(request.keys, request.value_columns(), names)
         index, metric = request.shape()
-        schema = table if request.kind == "table" else {**{c: table[c] for c in index},
-                                                        metric: pl.Float64}
+        schema = (
+            table
+            if request.kind == "table"
+            else {**{c: table[c] for c in index}, metric: pl.Float64}
+        )
         frame = self._input(request.names, request.by)
 
         def whole(data: pl.DataFrame) -> pl.DataFrame:
@@ -459,8 +480,10 @@ class LazyPolarsAdapter(FrameAdapter):
 
         # one part's rows are held at a time: each part is one opaque step that gets all
         # of its rows at once, and the parts run one after the other
-        tables = [map_batches(part, run_part, part_schema)
-                  for part in _buckets(frame, request.names.query_key, n)]
+        tables = [
+            map_batches(part, run_part, part_schema)
+            for part in _buckets(frame, request.names.query_key, n)
+        ]
         return pl.concat(tables, parallel=False)
 
     def side(self, request: Request) -> Side:

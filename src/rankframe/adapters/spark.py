@@ -79,8 +79,9 @@ def quiet() -> Iterator[None]:
     """pyspark's warning that it does not yet support pandas 3 (raised by its Arrow
     functions at every call), silenced around rankframe's calls."""
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas",
-                                category=FutureWarning)
+        warnings.filterwarnings(
+            "ignore", message="PySpark does not yet fully support pandas", category=FutureWarning
+        )
         yield
 
 
@@ -96,6 +97,7 @@ def _reported(frame: pd.DataFrame, names: ColumnNames) -> bool:
 
 def _hashable(values: list[Any]) -> list[Any]:
     """Query ids as set members: composite ids (Arrow lists, structs) as tuples."""
+
     def one(value: Any) -> Any:
         if isinstance(value, list):
             return tuple(one(v) for v in value)
@@ -112,12 +114,17 @@ def partition_id() -> int:
     return 0 if context is None else context.partitionId()
 
 
-def _reply(part: int, *, reported: bool = False, error: bytes | None = None,
-           payload: bytes | None = None) -> pa.Table:
-    return pa.table({
-        "part": pa.array([part], pa.int64()), "reported": pa.array([reported]),
-        "error": pa.array([error], pa.binary()), "payload": pa.array([payload], pa.binary()),
-    })
+def _reply(
+    part: int, *, reported: bool = False, error: bytes | None = None, payload: bytes | None = None
+) -> pa.Table:
+    return pa.table(
+        {
+            "part": pa.array([part], pa.int64()),
+            "reported": pa.array([reported]),
+            "error": pa.array([error], pa.binary()),
+            "payload": pa.array([payload], pa.binary()),
+        }
+    )
 
 
 def aliases(columns: Sequence[str]) -> list[str]:
@@ -167,6 +174,7 @@ def _mapped(parts: Parts, columns: Sequence[str]) -> Any:
 def _facts(names: ColumnNames, columns: Sequence[str]) -> Any:
     """Per input partition: its :class:`~rankframe.pipeline.validation.Facts` (pickled), from its
     rows as pandas reads them."""
+
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         received = list(batches)
         if received:
@@ -174,9 +182,12 @@ def _facts(names: ColumnNames, columns: Sequence[str]) -> Any:
             facts = validation.pandas_facts(arrow_frame(table), names)
         else:
             facts = validation.Facts(0)
-        yield pa.RecordBatch.from_pydict({
-            "part": [partition_id()], "facts": [pickle.dumps(facts)],
-        })
+        yield pa.RecordBatch.from_pydict(
+            {
+                "part": [partition_id()],
+                "facts": [pickle.dumps(facts)],
+            }
+        )
 
     return run
 
@@ -207,16 +218,14 @@ class SparkAdapter(FrameAdapter):
         """The frame's ``columns`` under their aliases (:func:`aliases`), and a column of
         each row's position in the frame's order."""
         named = aliases(columns)
-        frame = self.frame.select(*[col(c).alias(a) for c, a in zip(columns, named,
-                                                                        strict=True)])
+        frame = self.frame.select(*[col(c).alias(a) for c, a in zip(columns, named, strict=True)])
         if not position:
             return frame
         return frame.withColumn(_POSITION, functions.monotonically_increasing_id())
 
     def _empty(self, columns: Sequence[str]) -> pd.DataFrame:
         """The columns with no rows, as a part of the frame is read."""
-        return arrow_frame(self.frame.select(
-            *[col(c) for c in columns]).limit(0).toArrow())
+        return arrow_frame(self.frame.select(*[col(c) for c in columns]).limit(0).toArrow())
 
     def _buckets(self) -> int:
         chosen = config.get_option("query_buckets")
@@ -239,11 +248,17 @@ class SparkAdapter(FrameAdapter):
             replies = frame.mapInArrow(_mapped(parts, columns), _REPLY)
         else:
             replies = self._bucketed(frame, columns, parts.request.names.query_key).applyInArrow(
-                _grouped(parts, columns), _REPLY)
+                _grouped(parts, columns), _REPLY
+            )
         return replies.toArrow().sort_by("part")
 
-    def _check(self, names: ColumnNames, columns: Sequence[str], reported: bool,
-               errors: Sequence[bytes | None]) -> None:
+    def _check(
+        self,
+        names: ColumnNames,
+        columns: Sequence[str],
+        reported: bool,
+        errors: Sequence[bytes | None],
+    ) -> None:
         """Raise the pandas accessor's error, if any part reported one."""
         if reported:
             self._raise_whole_frame(names, columns)
@@ -270,8 +285,9 @@ class SparkAdapter(FrameAdapter):
         columns = list(dict.fromkeys([*names.roles(), *request.by]))
         parts = Parts(replace(request, result=Means()), PandasBackend)
         replies = self._replies(columns, parts)
-        self._check(names, columns, any(replies["reported"].to_pylist()),
-                    replies["error"].to_pylist())
+        self._check(
+            names, columns, any(replies["reported"].to_pylist()), replies["error"].to_pylist()
+        )
         tables = [pickle.loads(p) for p in replies["payload"].to_pylist()]
         if not tables:
             tables = [parts.map(self._empty(columns))]
@@ -287,9 +303,12 @@ class SparkAdapter(FrameAdapter):
         :data:`STRADDLING_QUERIES` such queries, the whole frame is shuffled instead."""
         key = request.names.query_key
         query = key[0]
-        keys = [list(zip(*(_hashable(pa.array(t[c]).to_pylist()) for c in key), strict=True))
-                if len(key) > 1 else _hashable(pa.array(t[query]).to_pylist())
-                for t in tables]
+        keys = [
+            list(zip(*(_hashable(pa.array(t[c]).to_pylist()) for c in key), strict=True))
+            if len(key) > 1
+            else _hashable(pa.array(t[query]).to_pylist())
+            for t in tables
+        ]
         seen: set[Any] = set()
         cut: set[Any] = set()
         for part in keys:
@@ -331,15 +350,15 @@ class SparkAdapter(FrameAdapter):
         # nulls and dtypes over the whole frame, in its row order, now (a scan, no shuffle)
         self._raise_whole_frame(names, list(names.roles()))
         every = list(self.frame.columns)
-        schema = StructType([*self.frame.schema.fields,
-                             *(StructField(c, LongType()) for c in columns)])
+        schema = StructType(
+            [*self.frame.schema.fields, *(StructField(c, LongType()) for c in columns)]
+        )
 
         def run(table: pa.Table) -> pa.Table:
             table = _in_order(table, every)
             found = ranks(PandasBackend(arrow_frame(table)), names, columns, ties)
             for column, rank in found.items():
-                table = table.append_column(
-                    column, pa.array(rank, mask=rank == 0, type=pa.int64()))
+                table = table.append_column(column, pa.array(rank, mask=rank == 0, type=pa.int64()))
             return table
 
         grouped = self._bucketed(self._selected(every), every, names.query_key)

@@ -48,8 +48,9 @@ from rankframe.inputs.lists import (
 
 __all__ = ["spark_from_lists"]
 
-_CHECKS = pa.schema([("part", pa.int64()), ("rows", pa.int64()),
-                     ("null_query", pa.int64()), ("error", pa.binary())])
+_CHECKS = pa.schema(
+    [("part", pa.int64()), ("rows", pa.int64()), ("null_query", pa.int64()), ("error", pa.binary())]
+)
 _CHECKS_DDL = "part long, rows long, null_query long, error binary"
 _POSITION = "_position"
 
@@ -74,14 +75,21 @@ def _long_table(table: pa.Table, names: ListNames) -> pa.Table:
         return queries[row].as_py()
 
     long = long_from_arrow(
-        table[names.recommended], table[names.relevant],
-        table[names.grades] if names.grades is not None else None, names, label,
+        table[names.recommended],
+        table[names.relevant],
+        table[names.grades] if names.grades is not None else None,
+        names,
+        label,
     )
     rows = pa.array(long.rows, type=pa.int64())
     items = long.items
     sent = _value_type(table[names.recommended])
-    if sent is not None and not pa.types.is_null(sent) and items.type != sent and (
-            pa.types.is_large_string(items.type) or pa.types.is_large_binary(items.type)):
+    if (
+        sent is not None
+        and not pa.types.is_null(sent)
+        and items.type != sent
+        and (pa.types.is_large_string(items.type) or pa.types.is_large_binary(items.type))
+    ):
         items = items.cast(sent)
     used = set(names.roles().values())
     columns: dict[str, Any] = {
@@ -105,6 +113,7 @@ def _received(batches: Iterator[pa.RecordBatch], columns: Sequence[str]) -> pa.T
 def _checks(names: ListNames, columns: Sequence[str]) -> Any:
     """Per partition: its number, its rows, its first null query id (-1: none) and the
     error of its lists (pickled)."""
+
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         table = _received(batches, columns)
         rows, null_query, error = 0, -1, None
@@ -119,8 +128,14 @@ def _checks(names: ListNames, columns: Sequence[str]) -> Any:
             except RankEvalError as raised:
                 error = pickle.dumps(raised)
         yield pa.RecordBatch.from_pydict(
-            {"part": [partition_id()], "rows": [rows], "null_query": [null_query],
-             "error": [error]}, schema=_CHECKS)
+            {
+                "part": [partition_id()],
+                "rows": [rows],
+                "null_query": [null_query],
+                "error": [error],
+            },
+            schema=_CHECKS,
+        )
 
     return run
 
@@ -136,6 +151,7 @@ def _converted(names: ListNames, columns: Sequence[str]) -> Any:
 
 def _kept(parts: set[int]) -> Any:
     """The rows of the partitions ``parts``, as they are."""
+
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         if partition_id() in parts:
             yield from batches
@@ -161,8 +177,11 @@ def _spark(frame: Any, names: ListNames) -> Any:
         if at >= 0:
             raise null_query(int(start) + at, names.query)
     _check_repeated(selected, names, named[columns.index(names.query)])
-    errors = [(p, e) for p, e in zip(checks["part"].to_pylist(), checks["error"].to_pylist(),
-                                     strict=True) if e is not None]
+    errors = [
+        (p, e)
+        for p, e in zip(checks["part"].to_pylist(), checks["error"].to_pylist(), strict=True)
+        if e is not None
+    ]
     if len(errors) > 1:  # the first error over the whole frame, as pandas finds it
         bad = selected.mapInArrow(_kept({p for p, _ in errors}), selected.schema).toArrow()
         _long_table(bad.rename_columns(columns), names)
@@ -179,8 +198,13 @@ def _check_repeated(selected: Any, names: ListNames, query: str) -> None:
     if not selected.groupBy(key).count().where(functions.col("count") > 1).limit(1).take(1):
         return
     each = Window.partitionBy(key)
-    found = (selected.select(key, functions.monotonically_increasing_id().alias(_POSITION))
-             .withColumn("n", functions.count(functions.lit(1)).over(each))
-             .withColumn("nth", functions.row_number().over(each.orderBy(_POSITION)))
-             .where(functions.col("nth") == 2).orderBy(_POSITION).limit(1).toArrow())
+    found = (
+        selected.select(key, functions.monotonically_increasing_id().alias(_POSITION))
+        .withColumn("n", functions.count(functions.lit(1)).over(each))
+        .withColumn("nth", functions.row_number().over(each.orderBy(_POSITION)))
+        .where(functions.col("nth") == 2)
+        .orderBy(_POSITION)
+        .limit(1)
+        .toArrow()
+    )
     raise repeated_query(found[query][0].as_py(), int(found["n"][0].as_py()), names.query)

@@ -66,8 +66,6 @@ __all__ = ["SYSTEM", "ColumnNames", "RankEval", "rank_eval"]
 IntArray = npt.NDArray[np.int64]
 
 
-
-
 class RankEval(Searches):
     """Ranking metrics of a long-format frame: one row per (query, item).
 
@@ -180,8 +178,15 @@ class RankEval(Searches):
 
     # -- the one data path (rankframe.pipeline) ---------------------------------------------
 
-    def _metric(self, name: str, k: int | None, by: str | Sequence[str] | None,
-                options: Options, chosen: Mapping[str, Any], every: str | None = None) -> Any:
+    def _metric(
+        self,
+        name: str,
+        k: int | None,
+        by: str | Sequence[str] | None,
+        options: Options,
+        chosen: Mapping[str, Any],
+        every: str | None = None,
+    ) -> Any:
         metrics, options = bound([parse_metric(name, k)], options, chosen)
         if len(metrics) > 1:  # a metric with a value per group (MetricDef.expand)
             shown = ", ".join(repr(str(m)) for m in metrics[:5])
@@ -482,9 +487,14 @@ class RankEval(Searches):
         self._binding.check_columns(by_list)
         keep_baseline = bool(baseline_rows)
         tests = Tests(
-            test=test, correction=correction, family=family, alpha=alpha,
-            confidence_level=confidence_level, n_permutations=n_permutations,
-            n_resamples=n_resamples, seed=seed,
+            test=test,
+            correction=correction,
+            family=family,
+            alpha=alpha,
+            confidence_level=confidence_level,
+            n_permutations=n_permutations,
+            n_resamples=n_resamples,
+            seed=seed,
         )
         systems = self._names.scores
         if reference is not None:
@@ -501,14 +511,18 @@ class RankEval(Searches):
             )
             raise InvalidOptionError(msg)
         base = systems[0] if baseline is None else baseline  # checked: validate_params
-        result = Comparison(baseline=systems.index(base), tests=tests,
-                            baseline_rows=keep_baseline)
+        result = Comparison(baseline=systems.index(base), tests=tests, baseline_rows=keep_baseline)
         request = self._binding.request(parsed, by_list, options, result, every)
         return self._binding.run(request)
 
     def _compare_reference(
-        self, reference: Any, metrics: list[Metric], by: list[str], options: Options,
-        every: str | None, tests: Tests,
+        self,
+        reference: Any,
+        metrics: list[Metric],
+        by: list[str],
+        options: Options,
+        every: str | None,
+        tests: Tests,
     ) -> Any:
         """``compare(reference=...)``: the reference frame's accessor, bound with this one's
         column names, gives its side of the comparison when the finish step runs."""
@@ -533,8 +547,9 @@ class RankEval(Searches):
             )
             raise InvalidOptionError(msg) from None
         # the time column is read (and needed there) only for windows
-        names = self._names if every is not None else replace(self._names, time=None,
-                                                              time_unit=None)
+        names = (
+            self._names if every is not None else replace(self._names, time=None, time_unit=None)
+        )
         other = Binding(frame, names)
         available = frame.columns()
         systems = self._names.scores
@@ -559,12 +574,15 @@ class RankEval(Searches):
         other.check_columns(by)
         return other
 
-
     @arguments_checked
-    @validate_params({
-        "baseline": params.BASELINE, "mode": params.GATE_MODE,
-        "min_queries": params.GATE_MIN_QUERIES,
-    }, scores_of)
+    @validate_params(
+        {
+            "baseline": params.BASELINE,
+            "mode": params.GATE_MODE,
+            "min_queries": params.GATE_MIN_QUERIES,
+        },
+        scores_of,
+    )
     @option_keywords
     def check(
         self,
@@ -678,19 +696,38 @@ class RankEval(Searches):
         """
         with warned_once():  # evaluate() and compare() of one frame: its warnings once
             return gates.check(
-                self, self._binding.frame, rules, baseline=baseline, reference=reference,
-                every=every, by=by,
-                mode=mode, min_queries=min_queries, confidence_level=confidence_level,
-                alpha=alpha, test=test, correction=correction, family=family,
-                n_resamples=n_resamples, n_permutations=n_permutations, seed=seed,
-                options=dict(chosen), scores=self._names.scores,
+                self,
+                self._binding.frame,
+                rules,
+                baseline=baseline,
+                reference=reference,
+                every=every,
+                by=by,
+                mode=mode,
+                min_queries=min_queries,
+                confidence_level=confidence_level,
+                alpha=alpha,
+                test=test,
+                correction=correction,
+                family=family,
+                n_resamples=n_resamples,
+                n_permutations=n_permutations,
+                seed=seed,
+                options=dict(chosen),
+                scores=self._names.scores,
             )
 
-    @validate_params({"baseline": params.BASELINE, "curves": params.FLAG,
-                      "fingerprint": params.FLAG}, scores_of)
-    def report(self, metrics: str | Metric | Iterable[str | Metric], *,
-               by: str | Sequence[str] | None = None, baseline: str | None = None,
-               **kwargs: Any) -> Any:
+    @validate_params(
+        {"baseline": params.BASELINE, "curves": params.FLAG, "fingerprint": params.FLAG}, scores_of
+    )
+    def report(
+        self,
+        metrics: str | Metric | Iterable[str | Metric],
+        *,
+        by: str | Sequence[str] | None = None,
+        baseline: str | None = None,
+        **kwargs: Any,
+    ) -> Any:
         """A ``rankframe.Report`` of ``metrics``: one self-contained HTML file (the data,
         the summary with intervals and significance marks against ``baseline``, segments,
         curves, distributions, win/tie/loss, the worst queries); see ``docs/report.md``.
@@ -712,8 +749,7 @@ class RankEval(Searches):
         if rules is not None:  # a bad rule is refused before any pass over the data
             gates.parse_rules([rules] if isinstance(rules, str) else list(rules))
         with warned_once():  # the report's several passes over one frame: warned once
-            return report.build(self, self._binding, metrics, by=by, baseline=baseline,
-                                **kwargs)
+            return report.build(self, self._binding, metrics, by=by, baseline=baseline, **kwargs)
 
     @arguments_checked
     def rank(self, *, ties: Ties = "trec", name: str = "rank") -> Any:
@@ -735,7 +771,8 @@ class RankEval(Searches):
         if ties == "average":
             others = ", ".join(repr(c) for c in OPTIONS["ties"].choices if c != "average")
             refusal = (
-                Keyword("ties", "average"), " gives metrics their expected value over the "
+                Keyword("ties", "average"),
+                " gives metrics their expected value over the "
                 f"orders of tied items; it is no order, so rank() cannot use it. Pass one of "
                 f"{others}.",
             )

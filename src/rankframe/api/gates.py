@@ -89,9 +89,23 @@ WINDOW = "window"  # the column of time windows (evaluate/compare with every=)
 #: ``delta`` for an absolute drop rule), ``*_relative`` of ``delta_relative`` for a relative
 #: drop rule (``drop <= 1%``); the other unit's are NaN.
 COLUMNS = (
-    "metric", "k", "status", "value", "delta", "delta_relative", "bound", "ci_low", "ci_high",
-    "p_value", "p_adjusted", "bound_relative", "ci_low_relative", "ci_high_relative",
-    "paired", "n_queries", "queries_to_decide",
+    "metric",
+    "k",
+    "status",
+    "value",
+    "delta",
+    "delta_relative",
+    "bound",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "p_adjusted",
+    "bound_relative",
+    "ci_low_relative",
+    "ci_high_relative",
+    "paired",
+    "n_queries",
+    "queries_to_decide",
 )
 #: The power at which ``queries_to_decide`` decides an uncertain row: even odds
 #: (:func:`queries_to_decide`)
@@ -172,8 +186,18 @@ def _number(rule: str, text: str) -> tuple[float, bool]:
 
 
 #: Words a drop rule may be written with instead of ``drop`` (did-you-mean ``drop``)
-_DROP_WORDS = ("decrease", "decreases", "decline", "declines", "regression", "regresses",
-               "fall", "falls", "loss", "reduction")
+_DROP_WORDS = (
+    "decrease",
+    "decreases",
+    "decline",
+    "declines",
+    "regression",
+    "regresses",
+    "fall",
+    "falls",
+    "loss",
+    "reduction",
+)
 
 
 def _misspelt_drop(rule: str, left: str, operator: str, right: str) -> None:
@@ -187,8 +211,11 @@ def _misspelt_drop(rule: str, left: str, operator: str, right: str) -> None:
     if folded not in _DROP_WORDS and not closest_one(folded, ["drop"], cutoff=0.6):
         return
     metric = _metric(rule, head)  # an unknown metric is the first thing to fix
-    raise _error(rule, f"{word!r} is not a word of rules.",
-                 hint=f" Did you mean 'drop': '{metric} drop {operator} {right.strip()}'?")
+    raise _error(
+        rule,
+        f"{word!r} is not a word of rules.",
+        hint=f" Did you mean 'drop': '{metric} drop {operator} {right.strip()}'?",
+    )
 
 
 def parse_rule(text: object) -> Rule:
@@ -214,11 +241,10 @@ def parse_rule(text: object) -> Rule:
     if found is None:
         bad = _BAD_OPERATOR.search(rule)
         problem = (
-            f"{bad.group(1)!r} is not an operator of rules." if bad
-            else "no comparison operator."
+            f"{bad.group(1)!r} is not an operator of rules." if bad else "no comparison operator."
         )
         raise _error(text, problem)
-    left, operator, right = rule[: found.start()].strip(), found.group(1), rule[found.end():]
+    left, operator, right = rule[: found.start()].strip(), found.group(1), rule[found.end() :]
     right = right.strip()
     if _OPERATOR.search(right) or right.startswith("="):
         raise _error(text, "one comparison per rule; write several rules instead.")
@@ -232,14 +258,18 @@ def parse_rule(text: object) -> Rule:
     if drop is None:
         if relative:
             raise _error(
-                text, "a percentage bound is relative to a baseline, so only drop rules take "
+                text,
+                "a percentage bound is relative to a baseline, so only drop rules take "
                 f"one; write the bound as a number ({bound:g}) or the rule as "
                 f"'{metric} drop <= {right}'.",
             )
         return Rule(text, metric, operator, bound)
     if operator not in ("<=", "<"):
-        raise _error(text, f"a drop rule bounds the decrease from above: 'drop <=' or "
-                           f"'drop <', not 'drop {operator}'.")
+        raise _error(
+            text,
+            f"a drop rule bounds the decrease from above: 'drop <=' or "
+            f"'drop <', not 'drop {operator}'.",
+        )
     if not math.isfinite(bound) or bound < 0:
         raise _error(text, f"the tolerance must be a finite number >= 0; got {right!r}.")
     return Rule(text, metric, operator, bound, drop=True, relative=relative)
@@ -286,9 +316,9 @@ def _keys(backend: Any) -> list[tuple[str, float | None]]:
     return [(m, None if math.isnan(v) else float(v)) for m, v in zip(metric, k, strict=True)]
 
 
-def _rule_key(metric: Metric, others: Sequence[Metric], chosen: Mapping[str, Any]) -> tuple[
-    str, float | None
-]:
+def _rule_key(
+    metric: Metric, others: Sequence[Metric], chosen: Mapping[str, Any]
+) -> tuple[str, float | None]:
     """The (metric, k) that the tables write for ``metric`` evaluated beside ``others`` with
     the call's options (its label names the options that moved it)."""
     label = labels([metric, *others], chosen)[0]
@@ -392,13 +422,29 @@ def check(
     rule, then the table in the order of the rules."""
     parsed = parse_rules(rules)
     tests = Tests(
-        test=test, correction=correction, family=family, alpha=alpha,
-        confidence_level=confidence_level, n_permutations=n_permutations,
-        n_resamples=n_resamples, seed=seed,
+        test=test,
+        correction=correction,
+        family=family,
+        alpha=alpha,
+        confidence_level=confidence_level,
+        n_permutations=n_permutations,
+        n_resamples=n_resamples,
+        seed=seed,
     )
-    call = _resolve(ev, frame, parsed, tests, baseline=baseline, reference=reference,
-                    every=every, by=by, mode=mode, min_queries=min_queries,
-                    options=options, scores=scores)
+    call = _resolve(
+        ev,
+        frame,
+        parsed,
+        tests,
+        baseline=baseline,
+        reference=reference,
+        every=every,
+        by=by,
+        mode=mode,
+        min_queries=min_queries,
+        options=options,
+        scores=scores,
+    )
     parts, made = _read_tables(call)
     frames = [row for part in parts for row in _part_rows(call, *part)]
     # in the order of the rules, whichever table each one read
@@ -408,14 +454,20 @@ def check(
     # History.record reads the options and the input of the tables it read, every rule's
     # metric, and the settings of check itself
     settings = {
-        "rules": [rule.text for rule in parsed], "baseline": baseline, "mode": mode,
-        "min_queries": min_queries, "confidence_level": confidence_level, "alpha": alpha,
-        "test": test, "correction": correction, "family": family, "every": every,
+        "rules": [rule.text for rule in parsed],
+        "baseline": baseline,
+        "mode": mode,
+        "min_queries": min_queries,
+        "confidence_level": confidence_level,
+        "alpha": alpha,
+        "test": test,
+        "correction": correction,
+        "family": family,
+        "every": every,
         "reference": reference is not None,
     }
     request = replace(made.request, metrics=tuple(call.every_metric))
-    return provenance.remember(result, request, frame.source, kind="Check",
-                               settings=settings)
+    return provenance.remember(result, request, frame.source, kind="Check", settings=settings)
 
 
 @dataclass(frozen=True)
@@ -442,9 +494,21 @@ class _Call:
     k_arrow: pa.DataType
 
 
-def _resolve(ev: Any, frame: Frame, parsed: list[Rule], tests: Tests, *, baseline: str | None,
-             reference: Any, every: str | None, by: str | Sequence[str] | None, mode: Mode,
-             min_queries: int, options: dict[str, Any], scores: Sequence[str]) -> _Call:
+def _resolve(
+    ev: Any,
+    frame: Frame,
+    parsed: list[Rule],
+    tests: Tests,
+    *,
+    baseline: str | None,
+    reference: Any,
+    every: str | None,
+    by: str | Sequence[str] | None,
+    mode: Mode,
+    min_queries: int,
+    options: dict[str, Any],
+    scores: Sequence[str],
+) -> _Call:
     """What the rules compare with: drop rules against a baseline column (without
     ``every=`` and ``reference=``, or ``every=`` with a baseline) need two score columns."""
     against_base = reference is None and (every is None or baseline is not None)
@@ -453,11 +517,20 @@ def _resolve(ev: Any, frame: Frame, parsed: list[Rule], tests: Tests, *, baselin
         raise _no_baseline_error(drops[0])
     every_metric = list(dict.fromkeys(r.metric for r in parsed))
     return _Call(
-        ev=ev, frame=frame, parsed=parsed, tests=tests, mode=mode, min_queries=min_queries,
-        baseline=baseline, reference=reference, by=by, by_list=as_columns(by),
-        windows={} if every is None else {"every": every}, options=options, scores=scores,
-        base_system=(baseline if baseline is not None else scores[0]) if against_base
-        else None,
+        ev=ev,
+        frame=frame,
+        parsed=parsed,
+        tests=tests,
+        mode=mode,
+        min_queries=min_queries,
+        baseline=baseline,
+        reference=reference,
+        by=by,
+        by_list=as_columns(by),
+        windows={} if every is None else {"every": every},
+        options=options,
+        scores=scores,
+        base_system=(baseline if baseline is not None else scores[0]) if against_base else None,
         every_metric=every_metric,
         k_arrow=pa.float64() if k_type(every_metric) == "float?" else pa.int64(),
     )
@@ -478,8 +551,14 @@ def _read_tables(
         metrics = list(dict.fromkeys(r.metric for r in absolute))
         interval = {} if call.mode == "point" else {"confidence_level": tests.confidence_level}
         table = call.ev.evaluate(
-            metrics, by=call.by, tidy=True, n_resamples=tests.n_resamples, seed=tests.seed,
-            **interval, **call.windows, **call.options,
+            metrics,
+            by=call.by,
+            tidy=True,
+            n_resamples=tests.n_resamples,
+            seed=tests.seed,
+            **interval,
+            **call.windows,
+            **call.options,
         )
         made = made or provenance.recall(table)
         parts.append((absolute, call.frame.eager(table), False))
@@ -496,8 +575,9 @@ def _read_tables(
     return parts, made
 
 
-def _part_rows(call: _Call, part_rules: list[Rule], table: Any,
-               is_drop: bool) -> list[tuple[int, Any]]:
+def _part_rows(
+    call: _Call, part_rules: list[Rule], table: Any, is_drop: bool
+) -> list[tuple[int, Any]]:
     """The gate rows of each rule that reads ``table``, with the rule's position."""
     backend = call.frame.backend(table)
     spreads = _Spreads(call.ev, table, call.by, call.windows, call.options, part_rules)
@@ -517,12 +597,16 @@ def _part_rows(call: _Call, part_rules: list[Rule], table: Any,
         key = _rule_key(rule.metric, others, call.options)
         # per system in the order of the score columns, then its windows and segments
         rows = sorted(
-            (i for i, k in enumerate(row_keys)
-             if k == key and not (is_drop and systems[i] == call.base_system)),
+            (
+                i
+                for i, k in enumerate(row_keys)
+                if k == key and not (is_drop and systems[i] == call.base_system)
+            ),
             key=lambda i: place.get(systems[i], len(place)),
         )
-        columns_of = _rule_columns(call, rule, backend, rows, is_drop, spreads,
-                                   "n_reference" in columns)
+        columns_of = _rule_columns(
+            call, rule, backend, rows, is_drop, spreads, "n_reference" in columns
+        )
         head = {
             "rule": _repeated(rule.text, len(rows)),
             "metric": _repeated(key[0], len(rows)),
@@ -541,13 +625,23 @@ def _repeated(value: str, n: int) -> npt.NDArray[np.object_]:
     return out
 
 
-def _rule_columns(call: _Call, rule: Rule, backend: Any, rows: list[int], is_drop: bool,
-                  spreads: _Spreads, two_tables: bool) -> dict[str, Any]:
+def _rule_columns(
+    call: _Call,
+    rule: Rule,
+    backend: Any,
+    rows: list[int],
+    is_drop: bool,
+    spreads: _Spreads,
+    two_tables: bool,
+) -> dict[str, Any]:
     """One rule's columns on its ``rows``: its values (per rule kind), the status (too
     few queries where a segment has fewer than ``min_queries``), and the queries that
     would decide an uncertain row."""
-    values = (_drop_values(rule, backend, rows, call.tests.alpha, call.mode) if is_drop
-              else _absolute_values(rule, backend, rows, call.mode))
+    values = (
+        _drop_values(rule, backend, rows, call.tests.alpha, call.mode)
+        if is_drop
+        else _absolute_values(rule, backend, rows, call.mode)
+    )
     n_queries = _floats(backend.column("n_queries"))[rows]
     status = values.pop("status")
     status[n_queries < call.min_queries] = TOO_FEW
@@ -556,16 +650,19 @@ def _rule_columns(call: _Call, rule: Rule, backend: Any, rows: list[int], is_dro
     if uncertain.any():
         chosen = np.asarray(rows, dtype=np.int64)[uncertain]
         decide[uncertain] = (
-            _drop_decide(backend, chosen, call.tests, two_tables) if is_drop
+            _drop_decide(backend, chosen, call.tests, two_tables)
+            if is_drop
             else _absolute_decide(rule, backend, chosen, call.tests, spreads)
         )
-    return {**values, "n_queries": n_queries.astype(np.int64), "status": status,
-            "queries_to_decide": decide}
+    return {
+        **values,
+        "n_queries": n_queries.astype(np.int64),
+        "status": status,
+        "queries_to_decide": decide,
+    }
 
 
-def _absolute_values(
-    rule: Rule, backend: Any, rows: list[int], mode: Mode
-) -> dict[str, Any]:
+def _absolute_values(rule: Rule, backend: Any, rows: list[int], mode: Mode) -> dict[str, Any]:
     """An absolute rule's columns from ``evaluate``'s rows: the value, its interval and
     the bound on the metric's scale; no change and no test."""
     value = _floats(backend.column("value"))[rows]
@@ -576,12 +673,19 @@ def _absolute_values(
         low = _floats(backend.column("ci_low"))[rows]
         high = _floats(backend.column("ci_high"))[rows]
     return {
-        "value": value, "delta": nan.copy(), "delta_relative": nan.copy(),
-        "ci_low": low, "ci_high": high, "ci_low_relative": nan.copy(),
-        "ci_high_relative": nan.copy(), "bound": np.full(len(rows), rule.bound),
-        "bound_relative": nan.copy(), "p_value": nan.copy(),
+        "value": value,
+        "delta": nan.copy(),
+        "delta_relative": nan.copy(),
+        "ci_low": low,
+        "ci_high": high,
+        "ci_low_relative": nan.copy(),
+        "ci_high_relative": nan.copy(),
+        "bound": np.full(len(rows), rule.bound),
+        "bound_relative": nan.copy(),
+        "p_value": nan.copy(),
         "status": _absolute_status(rule, value, low, high, mode),
-        "p_adjusted": nan.copy(), "paired": np.zeros(len(rows), dtype=bool),
+        "p_adjusted": nan.copy(),
+        "paired": np.zeros(len(rows), dtype=bool),
     }
 
 
@@ -620,10 +724,16 @@ def _drop_values(
     own, other = ("_relative", "") if rule.relative else ("", "_relative")
     significant = np.asarray(p_adjusted < alpha, dtype=bool)
     return {
-        "value": mean, "delta": change, "delta_relative": change_relative,
-        f"ci_low{own}": interval[0], f"ci_high{own}": interval[1],
-        f"ci_low{other}": nan, f"ci_high{other}": nan.copy(),
-        f"bound{own}": bound, f"bound{other}": nan.copy(), "p_value": p_value,
+        "value": mean,
+        "delta": change,
+        "delta_relative": change_relative,
+        f"ci_low{own}": interval[0],
+        f"ci_high{own}": interval[1],
+        f"ci_low{other}": nan,
+        f"ci_high{other}": nan.copy(),
+        f"bound{own}": bound,
+        f"bound{other}": nan.copy(),
+        "p_value": p_value,
         "status": _drop_status(
             rule, change_relative if rule.relative else change, significant, mode
         ),
@@ -635,8 +745,9 @@ def _drop_values(
 # -- how many queries would decide an uncertain row ------------------------------------------
 
 
-def queries_to_decide(distance: FloatArray, sd: FloatArray, alpha: float, *,
-                      two_sample: npt.ArrayLike = False) -> FloatArray:
+def queries_to_decide(
+    distance: FloatArray, sd: FloatArray, alpha: float, *, two_sample: npt.ArrayLike = False
+) -> FloatArray:
     """The queries (per side for two samples) at which a two-sided t-test at ``alpha``
     against an effect of ``distance / sd`` has even odds (power :data:`DECIDE_POWER`): the
     size at which the interval around an estimate as far from the line as the one observed
@@ -648,14 +759,16 @@ def queries_to_decide(distance: FloatArray, sd: FloatArray, alpha: float, *,
     with np.errstate(invalid="ignore", divide="ignore"):
         effect = np.abs(distance) / sd
     for i in np.flatnonzero((sd > 0) & ~np.isnan(effect)):
-        n = t_test_sample_size(float(effect[i]), alpha, DECIDE_POWER, "two-sided",
-                               two_sample=bool(sizes[i]))
+        n = t_test_sample_size(
+            float(effect[i]), alpha, DECIDE_POWER, "two-sided", two_sample=bool(sizes[i])
+        )
         out[i] = math.ceil(n - 1e-9) if math.isfinite(n) else n
     return out
 
 
-def _drop_decide(backend: Any, rows: npt.NDArray[np.int64], tests: Tests,
-                 two_tables: bool) -> FloatArray:
+def _drop_decide(
+    backend: Any, rows: npt.NDArray[np.int64], tests: Tests, two_tables: bool
+) -> FloatArray:
     """``queries_to_decide`` of uncertain rows of a drop rule. Such a row is beyond the
     tolerance without being significant; at the observed change it turns ``"fail"`` once
     the change is significant: the distance is ``compare``'s ``delta`` from no change, at
@@ -668,11 +781,11 @@ def _drop_decide(backend: Any, rows: npt.NDArray[np.int64], tests: Tests,
     mde = _floats(backend.column("mde"))[rows]
     paired = np.asarray(backend.column("paired"), dtype=bool)[rows]
     n = _floats(backend.column("n_queries"))[rows]
-    n2 = (_floats(backend.column("n_reference"))[rows] if two_tables
-          else np.full(len(rows), np.nan))
+    n2 = _floats(backend.column("n_reference"))[rows] if two_tables else np.full(len(rows), np.nan)
     level = 1.0 - tests.confidence_level
     effect = np.where(
-        paired, t_test_detectable_effect(n, level, MDE_POWER),
+        paired,
+        t_test_detectable_effect(n, level, MDE_POWER),
         t_test_detectable_effect(n, level, MDE_POWER, n2=np.where(paired, 1.0, n2)),
     )
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -680,8 +793,9 @@ def _drop_decide(backend: Any, rows: npt.NDArray[np.int64], tests: Tests,
     return queries_to_decide(delta, sd, tests.alpha, two_sample=~paired)
 
 
-def _absolute_decide(rule: Rule, backend: Any, rows: npt.NDArray[np.int64], tests: Tests,
-                     spreads: _Spreads) -> FloatArray:
+def _absolute_decide(
+    rule: Rule, backend: Any, rows: npt.NDArray[np.int64], tests: Tests, spreads: _Spreads
+) -> FloatArray:
     """``queries_to_decide`` of uncertain rows of an absolute rule: the interval (at the
     rule's ``confidence_level``) holds the bound; at the observed value it leaves it out
     at :func:`queries_to_decide` of the distance from the value to the bound and the
@@ -706,8 +820,15 @@ class _Spreads:
     """The standard deviation of each row's per-query values in an ``evaluate`` table,
     read (with one ``per_query`` pass) the first time an uncertain row asks."""
 
-    def __init__(self, ev: Any, table: Any, by: Any, windows: dict[str, Any],
-                 options: dict[str, Any], rules: Sequence[Rule]) -> None:
+    def __init__(
+        self,
+        ev: Any,
+        table: Any,
+        by: Any,
+        windows: dict[str, Any],
+        options: dict[str, Any],
+        rules: Sequence[Rule],
+    ) -> None:
         self._ev, self._table, self._by, self._windows = ev, table, by, windows
         self._options = options
         self._metrics = list(dict.fromkeys(r.metric for r in rules))
@@ -720,17 +841,21 @@ class _Spreads:
         return np.asarray(self._sd.iloc[rows, column], dtype=np.float64)
 
     def _read(self) -> Any:
-        per_query: Any = results.as_pandas(self._ev.per_query(
-            self._metrics, by=self._by, **self._windows, **self._options))
+        per_query: Any = results.as_pandas(
+            self._ev.per_query(self._metrics, by=self._by, **self._windows, **self._options)
+        )
         table: Any = results.as_pandas(self._table)
         table = table.reset_index(drop=True)
-        names = list(per_query.columns[-len(self._metrics):])
+        names = list(per_query.columns[-len(self._metrics) :])
         values = per_query[names].astype(float)
         for name, metric in zip(names, self._metrics, strict=True):
             if metric.definition.aggregate == "geometric":
                 values[name] = np.log(np.maximum(values[name], GEOMETRIC_FLOOR))
-        keys = [c for c in table.columns
-                if c in per_query.columns and c not in names and c not in ("metric", "k")]
+        keys = [
+            c
+            for c in table.columns
+            if c in per_query.columns and c not in names and c not in ("metric", "k")
+        ]
         values[keys] = per_query[keys]
         if not keys:
             sd = values[names].std(ddof=1).to_frame().T

@@ -39,16 +39,26 @@ if TYPE_CHECKING:
 __all__ = ["Searches"]
 
 
-def _table_tests(test: Test, correction: Correction | None, confidence_level: float,
-                 n_permutations: int, n_resamples: int, seed: int | None) -> Tests:
+def _table_tests(
+    test: Test,
+    correction: Correction | None,
+    confidence_level: float,
+    n_permutations: int,
+    n_resamples: int,
+    seed: int | None,
+) -> Tests:
     """The tests' settings of a search corrected over every test of its table (``slices()``,
     ``gaps()``): ``correction=None`` is none, and ``significant`` is ``p_adjusted < 1 -
     confidence_level`` (``alpha``; 0.05 while a bad level waits for its error)."""
     return Tests(
-        test=test, correction="none" if correction is None else correction, family="table",
+        test=test,
+        correction="none" if correction is None else correction,
+        family="table",
         alpha=1.0 - confidence_level if 0 < confidence_level < 1 else 0.05,
-        confidence_level=confidence_level, n_permutations=n_permutations,
-        n_resamples=n_resamples, seed=seed,
+        confidence_level=confidence_level,
+        n_permutations=n_permutations,
+        n_resamples=n_resamples,
+        seed=seed,
     )
 
 
@@ -64,18 +74,25 @@ class Searches:
         @property
         def _names(self) -> ColumnNames: ...
 
-        def _reference_binding(self, reference: Any, by: list[str],
-                               every: str | None) -> Binding: ...
+        def _reference_binding(
+            self, reference: Any, by: list[str], every: str | None
+        ) -> Binding: ...
 
         def per_query(self, metrics: Any, **kwargs: Any) -> Any: ...
 
     @arguments_checked
-    @validate_params({
-        "baseline": params.PAIRED_BASELINE, "test": params.SLICE_TEST,
-        "alternative": params.ALTERNATIVE, "max_depth": params.AT_LEAST_ONE,
-        "min_queries": params.AT_LEAST_ONE, "bins": params.AT_LEAST_TWO,
-        "top": params.OPTIONAL_AT_LEAST_ONE,
-    }, scores_of)
+    @validate_params(
+        {
+            "baseline": params.PAIRED_BASELINE,
+            "test": params.SLICE_TEST,
+            "alternative": params.ALTERNATIVE,
+            "max_depth": params.AT_LEAST_ONE,
+            "min_queries": params.AT_LEAST_ONE,
+            "bins": params.AT_LEAST_TWO,
+            "top": params.OPTIONAL_AT_LEAST_ONE,
+        },
+        scores_of,
+    )
     @convention_applied
     @option_keywords
     def slices(
@@ -199,20 +216,32 @@ class Searches:
         slice_columns = as_columns(columns)
         self._binding.check_columns(slice_columns)
         # Tests reads compare()'s tests: the bootstrap's own settings are n_resamples and seed
-        tests = _table_tests("permutation" if test == "permutation" else "t-test", correction,
-                             confidence_level, n_permutations, n_resamples, seed)
+        tests = _table_tests(
+            "permutation" if test == "permutation" else "t-test",
+            correction,
+            confidence_level,
+            n_permutations,
+            n_resamples,
+            seed,
+        )
         search = Slices(
-            baseline=self._baseline_position(baseline), tests=tests,
-            max_depth=int(max_depth), min_queries=int(min_queries), bins=int(bins),
-            alternative=alternative, top=None if top is None else int(top), test=test,
+            baseline=self._baseline_position(baseline),
+            tests=tests,
+            max_depth=int(max_depth),
+            min_queries=int(min_queries),
+            bins=int(bins),
+            alternative=alternative,
+            top=None if top is None else int(top),
+            test=test,
         )
         produced = {n for n, _ in _slice_output_columns((), tuple(parsed), paired=True)}
         clashes = sorted(set(slice_columns) & (produced | {"mean_outside"}))
         if not slice_columns or clashes:
             msg = (
                 "slices() needs at least one slice column, e.g. slices('ndcg@10', ['theme', "
-                "'device'])." if not slice_columns else
-                f"Column {clashes[0]!r} clashes with the output column {clashes[0]!r} of "
+                "'device'])."
+                if not slice_columns
+                else f"Column {clashes[0]!r} clashes with the output column {clashes[0]!r} of "
                 "slices(); rename it first, e.g. df.rename(columns={"
                 f"{clashes[0]!r}: '{clashes[0]}_'}})."
             )
@@ -327,22 +356,31 @@ class Searches:
         parsed, options = bound(parse_metrics(metrics), options, chosen)
         by_list = as_columns(by)
         if not by_list:
-            raise InvalidOptionError("gaps() needs a by= column naming each query's group, "
-                                     "e.g. gaps('ndcg@10', by='age_band').")
+            raise InvalidOptionError(
+                "gaps() needs a by= column naming each query's group, "
+                "e.g. gaps('ndcg@10', by='age_band')."
+            )
         self._binding.check_columns(by_list)
         # the test is gaps()'s own (validate_params); Tests checks the other settings
-        tests = _table_tests("permutation", correction, confidence_level, n_permutations,
-                             n_resamples, seed)
+        tests = _table_tests(
+            "permutation", correction, confidence_level, n_permutations, n_resamples, seed
+        )
         result = Gaps(baseline=self._baseline_position(baseline), test=test, tests=tests)
         request = self._binding.request(parsed, by_list, options, result)
         return self._binding.run(request)
 
     @arguments_checked
-    @validate_params({
-        "delta": params.CHANGE, "alpha": params.PROBABILITY, "power": params.PROBABILITY,
-        "alternative": params.ALTERNATIVE, "baseline": params.DESIGN_BASELINE,
-        "relative": params.FLAG,
-    }, scores_of)
+    @validate_params(
+        {
+            "delta": params.CHANGE,
+            "alpha": params.PROBABILITY,
+            "power": params.PROBABILITY,
+            "alternative": params.ALTERNATIVE,
+            "baseline": params.DESIGN_BASELINE,
+            "relative": params.FLAG,
+        },
+        scores_of,
+    )
     @option_keywords
     def sample_size(
         self,
@@ -418,13 +456,24 @@ class Searches:
         if reference is not None:
             params.check_baseline_or_reference("sample_size", baseline)
             other = self._reference_binding(reference, by_list, None)
-        settings = {"delta": float(delta), "relative": bool(relative), "alpha": float(alpha),
-                    "power": float(power), "alternative": alternative}
+        settings = {
+            "delta": float(delta),
+            "relative": bool(relative),
+            "alpha": float(alpha),
+            "power": float(power),
+            "alternative": alternative,
+        }
         return self._sample_sizes(metrics, by_list, baseline, other, settings, chosen)
 
-    def _sample_sizes(self, metrics: Any, by_list: list[str], baseline: str | None,
-                      other: Binding | None, settings: dict[str, Any],
-                      chosen: dict[str, Any]) -> Any:
+    def _sample_sizes(
+        self,
+        metrics: Any,
+        by_list: list[str],
+        baseline: str | None,
+        other: Binding | None,
+        settings: dict[str, Any],
+        chosen: dict[str, Any],
+    ) -> Any:
         """``sample_size()``'s table from ``per_query()``'s values (and the reference's,
         ``other``), per ``by`` segment."""
         systems = list(self._names.scores)
@@ -434,15 +483,21 @@ class Searches:
         labels = [str(c) for c in table.columns if c not in (*keys, *by_list, "system")]
         if other is not None:
             theirs = results.as_pandas(
-                type(self)(other.frame, other.names).per_query(metrics, by=segments,
-                                                               **chosen))
+                type(self)(other.frame, other.names).per_query(metrics, by=segments, **chosen)
+            )
             return per_segment(
                 lambda mine, them: reference_sample_sizes(
-                    mine, cast(Any, them), labels, keys, systems, **settings),
-                table, by_list, cast(Any, theirs))
+                    mine, cast(Any, them), labels, keys, systems, **settings
+                ),
+                table,
+                by_list,
+                cast(Any, theirs),
+            )
         return per_segment(
             lambda mine, _: sample_sizes(mine, labels, keys, systems, baseline, **settings),
-            table, by_list)
+            table,
+            by_list,
+        )
 
     def _baseline_position(self, baseline: str | None) -> int | None:
         """The position of ``slices()``'s or ``gaps()``'s baseline (checked:

@@ -46,7 +46,10 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def argument_error(
-    method: str, signature: inspect.Signature, n_positional: int, keywords: Iterable[str],
+    method: str,
+    signature: inspect.Signature,
+    n_positional: int,
+    keywords: Iterable[str],
     error: TypeError,
 ) -> UnknownArgumentError:
     """The error for arguments ``signature`` cannot bind: an unknown keyword gets the
@@ -56,7 +59,8 @@ def argument_error(
     unknown = [k for k in keywords if k not in signature.parameters]
     if not unknown:
         positional = [
-            p.name for p in signature.parameters.values()
+            p.name
+            for p in signature.parameters.values()
             if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and p.name != "self"
         ]
         if n_positional <= len(positional):
@@ -78,8 +82,7 @@ def argument_error(
     else:
         hint = did_you_mean(closest(keyword, params, cutoff=0.6)[:1])
     return UnknownArgumentError(
-        f"{method}() got an unexpected keyword argument {keyword!r}.{hint} "
-        f"It takes: {shown}."
+        f"{method}() got an unexpected keyword argument {keyword!r}.{hint} It takes: {shown}."
     )
 
 
@@ -130,9 +133,7 @@ def option_keywords(function: _F) -> _F:
     and ``convention``: its signature gains them as keyword-only parameters in place of its
     ``**chosen``, from their declarations (``OPTIONS``, ``CONVENTION``)."""
     signature = inspect.signature(function)
-    kept = [
-        p for p in signature.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD
-    ]
+    kept = [p for p in signature.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
     declared = [o.parameter() for o in (*OPTIONS.values(), CONVENTION)]
     function.__signature__ = signature.replace(  # type: ignore[attr-defined]
         parameters=[*kept, *declared]
@@ -154,18 +155,19 @@ def bound(
     return bind_options(metrics, options, explicit, chosen.get("convention"))
 
 
-def check_report_keywords(build: Callable[..., Any], metrics: Any,
-                           chosen: dict[str, Any]) -> None:
+def check_report_keywords(build: Callable[..., Any], metrics: Any, chosen: dict[str, Any]) -> None:
     """An unknown keyword of ``report()`` raises ``UnknownArgumentError`` naming the keyword
     meant, as the other methods do: ``build``'s keywords and every metric option (and
     ``convention``) are known."""
     signature = inspect.signature(build)
-    kept = [p for p in signature.parameters.values()
-            if p.kind is not inspect.Parameter.VAR_KEYWORD and p.name not in ("ev", "binding")]
+    kept = [
+        p
+        for p in signature.parameters.values()
+        if p.kind is not inspect.Parameter.VAR_KEYWORD and p.name not in ("ev", "binding")
+    ]
     this = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
     declared = [o.parameter() for o in (*OPTIONS.values(), CONVENTION)]
-    bind("report", signature.replace(parameters=[this, *kept, *declared]), (None, metrics),
-          chosen)
+    bind("report", signature.replace(parameters=[this, *kept, *declared]), (None, metrics), chosen)
 
 
 # -- the metric methods: one per metric of the registry ---------------------------------------
@@ -179,7 +181,7 @@ _EVERY = _BY.replace(name="every", annotation=str | None)
 _K_DOC = "k\n    Cut-off: a positive integer, or ``None`` for the whole list."
 _BY_DOC = "by\n    Column(s) constant within each query; gives one value per segment."
 _EVERY_DOC = (
-    "every\n    A window length (``\"1w\"``, a polars duration string) over the bound time "
+    'every\n    A window length (``"1w"``, a polars duration string) over the bound time '
     "column: one value per window (first in the index), as ``evaluate``."
 )
 _RETURNS = (
@@ -202,7 +204,9 @@ def _metric_docstring(definition: MetricDef) -> str:
     """The NumPy-style docstring of a metric's method, from its declaration."""
     parameters = [_k_doc(definition)] if definition.takes_k else []
     parameters += [
-        _BY_DOC, *(o.docstring() for o in definition.parameters()), _EVERY_DOC,
+        _BY_DOC,
+        *(o.docstring() for o in definition.parameters()),
+        _EVERY_DOC,
         CONVENTION.docstring(),
     ]
     sections = [
@@ -220,12 +224,20 @@ def metric_method(definition: MetricDef) -> Callable[..., Any]:
     its signature (``__signature__``) and docstring are built from the declaration."""
     name = definition.name
     declared = definition.parameters()
-    positional = [] if not definition.takes_k else [
-        _K if definition.param.integer else _K.replace(annotation=float | None)
-    ]
+    positional = (
+        []
+        if not definition.takes_k
+        else [_K if definition.param.integer else _K.replace(annotation=float | None)]
+    )
     signature = inspect.Signature(
-        [inspect.Parameter("self", _POSITIONAL), *positional, _BY,
-         *(o.parameter() for o in declared), _EVERY, CONVENTION.parameter()],
+        [
+            inspect.Parameter("self", _POSITIONAL),
+            *positional,
+            _BY,
+            *(o.parameter() for o in declared),
+            _EVERY,
+            CONVENTION.parameter(),
+        ],
         return_annotation=Any,
     )
 
@@ -238,8 +250,7 @@ def metric_method(definition: MetricDef) -> Callable[..., Any]:
         values.update(preset)
         options = Options(**{o.name: values[o.name] for o in declared})
         chosen = {n: values[n] for n in [*explicit, *preset] if n in values}
-        return self._metric(name, values.get("k"), values["by"], options, chosen,
-                            values["every"])
+        return self._metric(name, values.get("k"), values["by"], options, chosen, values["every"])
 
     method.__name__ = name
     method.__qualname__ = f"RankEval.{name}"

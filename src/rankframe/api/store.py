@@ -27,9 +27,14 @@ class History(Store):
     __doc__ = Store.__doc__
 
     def dashboard(
-        self, path: str | os.PathLike[str] | None = None, *, run: str | None = None,
-        tags: Mapping[str, str] | None = None, since: datetime | date | str | None = None,
-        until: datetime | date | str | None = None, title: str | None = None,
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        run: str | None = None,
+        tags: Mapping[str, str] | None = None,
+        since: datetime | date | str | None = None,
+        until: datetime | date | str | None = None,
+        title: str | None = None,
         last: int = 100,
     ) -> str:
         """One self-contained HTML page of the store's runs: the verdict in words (each
@@ -68,14 +73,17 @@ class History(Store):
         # the latest values has no earlier run read yet
         first = _first_shown(runs, last)
         values = _pandas(self.load(kind=None, **{**filters, "since": first}))
-        if first is not None and _unpaired(values) and bool(
-                (runs["recorded_at"] < first).any()):
+        if first is not None and _unpaired(values) and bool((runs["recorded_at"] < first).any()):
             older = _pandas(self.load(kind="evaluation", **{**filters, "until": first}))
             values = pd.concat([older, values], ignore_index=True) if len(older) else values
         said = [f"{k}={v!r}" for k, v in filters.items() if v is not None]
         page = dashboard.render(
-            runs, values, title=title or f"rankframe dashboard: {Path(self.store).name}",
-            selection=f" ({', '.join(said)})" if said else "", last=last)
+            runs,
+            values,
+            title=title or f"rankframe dashboard: {Path(self.store).name}",
+            selection=f" ({', '.join(said)})" if said else "",
+            last=last,
+        )
         if path is not None:
             Path(os.fspath(path)).write_text(page, encoding="utf-8")
         return page

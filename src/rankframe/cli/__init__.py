@@ -73,8 +73,14 @@ def _warnings_on_stderr(status: Status) -> Iterator[None]:
     ...``, once each; other warnings as Python shows them."""
     shown = warnings.showwarning
 
-    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
-             file: TextIO | None = None, line: str | None = None) -> None:
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
         if not issubclass(category, RankEvalWarning):
             shown(message, category, filename, lineno, file, line)
             return

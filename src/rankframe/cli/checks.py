@@ -44,8 +44,13 @@ def _first(mask: pl.Series) -> int:
 
 def _names(roles: Roles) -> ColumnNames:
     scores = tuple(roles.scores)
-    return ColumnNames(query=roles.query, item=roles.item, score=scores[0],
-                       relevant=roles.relevant, systems=scores if len(scores) > 1 else None)
+    return ColumnNames(
+        query=roles.query,
+        item=roles.item,
+        score=scores[0],
+        relevant=roles.relevant,
+        systems=scores if len(scores) > 1 else None,
+    )
 
 
 def check_rows(frame: pl.DataFrame, source: Source, roles: Roles) -> None:
@@ -73,15 +78,28 @@ def check_rows(frame: pl.DataFrame, source: Source, roles: Roles) -> None:
             raise CliError(msg)
     for column in dict.fromkeys(roles.scores):
         if column in facts.dtypes:
-            _check_numbers(frame[column], source, "--score", "score",
-                           "leave the cell empty for an item judged but not retrieved")
+            _check_numbers(
+                frame[column],
+                source,
+                "--score",
+                "score",
+                "leave the cell empty for an item judged but not retrieved",
+            )
     grades = frame[roles.relevant]
     if roles.relevant in facts.dtypes:
-        _check_numbers(grades, source, "--relevant", "grade",
-                       "write 0 for an item that is not relevant")
+        _check_numbers(
+            grades, source, "--relevant", "grade", "write 0 for an item that is not relevant"
+        )
     if facts.infinite >= 0:
-        raise _bad_value(source, grades, facts.infinite, "grade", "not a finite number",
-                         "write the grade", "--relevant")
+        raise _bad_value(
+            source,
+            grades,
+            facts.infinite,
+            "grade",
+            "not a finite number",
+            "write the grade",
+            "--relevant",
+        )
 
 
 def _bad_value(
@@ -102,8 +120,9 @@ def _check_numbers(values: pl.Series, source: Source, option: str, what: str, fi
         parsed = values.cast(pl.Float64, strict=False)
         bad = values.is_not_null() & ~null_text(values) & parsed.is_null()
         if bad.any():
-            raise _bad_value(source, values, _first(bad), what, "not a number",
-                             f"write a number ({fix})", option)
+            raise _bad_value(
+                source, values, _first(bad), what, "not a number", f"write a number ({fix})", option
+            )
     msg = (
         f"column {excerpt(values.name)} ({option}) of {source.name} holds {dtype}, not "
         f"numbers; pass {option} with a numeric column"
@@ -112,7 +131,10 @@ def _check_numbers(values: pl.Series, source: Source, option: str, what: str, fi
 
 
 def explain(
-    error: RankEvalError, frame: pl.DataFrame, source: Source, roles: Roles,
+    error: RankEvalError,
+    frame: pl.DataFrame,
+    source: Source,
+    roles: Roles,
     min_relevance: float | None,
 ) -> CliError | None:
     """The library's refusal of the data, said in the file's terms; None if not found."""

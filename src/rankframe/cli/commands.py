@@ -120,8 +120,9 @@ def run_compare(args: argparse.Namespace, status: Status) -> int:
     reference = None
     if args.reference is not None:  # the same columns, read and checked as FILE
         fmt = input_format(args.reference, args.input_format)
-        reference, reference_source = read_table(args.reference, fmt,
-                                                 inputs.columns(roles, args), status)
+        reference, reference_source = read_table(
+            args.reference, fmt, inputs.columns(roles, args), status
+        )
         check_rows(reference, reference_source, roles)
         reference = inputs.with_times(reference, reference_source, args)
     ev = inputs.timed(inputs.accessor(frame, roles), args)

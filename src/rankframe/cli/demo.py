@@ -27,9 +27,7 @@ def demo(seed: int = 0, out: TextIO | None = None) -> None:
         file=stream,
     )
     # pandas-stubs do not know registered accessors
-    ev = cast("Any", data).rank_eval(
-        query="user_id", item="item_id", score=["model_a", "model_b"]
-    )
+    ev = cast("Any", data).rank_eval(query="user_id", item="item_id", score=["model_a", "model_b"])
     # the sample data has no interaction log: an item's popularity is taken from the data
     # itself, as the number of users whose candidates hold it
     popularity = data["item_id"].value_counts()
@@ -41,8 +39,7 @@ def demo(seed: int = 0, out: TextIO | None = None) -> None:
     )
     for title, by in (("Overall", None), ("By segment", "segment")):
         with silenced():  # the null scores are the items a model did not recommend (above)
-            table = ev.evaluate([*DEMO_METRICS, *BEYOND_METRICS], by=by,
-                                popularity=popularity)
+            table = ev.evaluate([*DEMO_METRICS, *BEYOND_METRICS], by=by, popularity=popularity)
         keys = ["system"] if by is None else [by, "system"]
         print(f"{title} (mean over users; ties broken as trec_eval):", file=stream)
         print(table.set_index(keys).to_string(float_format=lambda v: f"{v:.4f}"), file=stream)

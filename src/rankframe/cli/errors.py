@@ -12,12 +12,27 @@ MAX_MESSAGE = 1_000
 
 
 # the library's keyword options that the command line takes as flags (cli/options.py)
-FLAGS = frozenset({
-    "min_relevance", "ties", "empty", "gain", "denominator", "beta", "ap_denominator",
-    "precision_denominator", "empty_list", "discount", "negative_gains", "empty_ndcg",
-    "convention",
-    "every", "time", "time_unit", "unknown_group",
-})
+FLAGS = frozenset(
+    {
+        "min_relevance",
+        "ties",
+        "empty",
+        "gain",
+        "denominator",
+        "beta",
+        "ap_denominator",
+        "precision_denominator",
+        "empty_list",
+        "discount",
+        "negative_gains",
+        "empty_ndcg",
+        "convention",
+        "every",
+        "time",
+        "time_unit",
+        "unknown_group",
+    }
+)
 
 # the accessor's columns that the command line takes as flags (--score repeated: a list)
 COLUMN_FLAGS = frozenset({"score"})

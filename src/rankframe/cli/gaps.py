@@ -26,8 +26,8 @@ from rankframe.settings.options import CORRECTION
 def add_parser(commands: Any) -> None:
     """The ``gaps`` subcommand and its arguments."""
     parser = commands.add_parser(
-        "gaps", help="is every user group served alike: the gap between the groups' means, "
-        "tested",
+        "gaps",
+        help="is every user group served alike: the gap between the groups' means, tested",
         description="Per system and metric, the means of the groups of queries that --by "
         "names (every combination of several --by columns), the gap between the highest and "
         "the lowest with a bootstrap interval, and a test that every group is served alike "
@@ -36,29 +36,61 @@ def add_parser(commands: Any) -> None:
         "The p-values are corrected over every (system, metric) (the n_tested column). See "
         "docs/fairness.md.",
     )
-    add_input(parser, several_scores="a system's score column (default: score); repeat for "
-              "several systems")
+    add_input(
+        parser,
+        several_scores="a system's score column (default: score); repeat for several systems",
+    )
     add_metric_options(parser)  # --by: the groups (required)
     group = parser.add_argument_group("gaps")
-    group.add_argument("--baseline", metavar="COL",
-                       help="a --score column: test whether each other system's change from "
-                       "it is the same in every group")
-    group.add_argument("--test", choices=GAP_TESTS, default="permutation",
-                       help="permutation: of the gap itself; rank: Kruskal-Wallis; anova: "
-                       "the one-way F test (default: %(default)s)")
-    group.add_argument("--correction", choices=CORRECTION.choices, default=CORRECTION.default,
-                       help="over every (system, metric): holm and bonferroni keep the "
-                       "family-wise error, fdr_bh the false discovery rate (default: "
-                       "%(default)s)")
-    group.add_argument("--confidence-level", type=float, default=0.95, metavar="LEVEL",
-                       help="level of the interval of the gap; a gap is significant when "
-                       "its adjusted p is below 1 - LEVEL (default: %(default)s)")
-    group.add_argument("--permutations", type=int, default=10_000, metavar="N",
-                       help="shuffles of the permutation test (default: %(default)s)")
-    group.add_argument("--resamples", type=int, default=1000, metavar="N",
-                       help="resamples of the bootstrap interval (default: %(default)s)")
-    group.add_argument("--seed", type=int, default=0,
-                       help="seed of the shuffles and the resamples (default: %(default)s)")
+    group.add_argument(
+        "--baseline",
+        metavar="COL",
+        help="a --score column: test whether each other system's change from "
+        "it is the same in every group",
+    )
+    group.add_argument(
+        "--test",
+        choices=GAP_TESTS,
+        default="permutation",
+        help="permutation: of the gap itself; rank: Kruskal-Wallis; anova: "
+        "the one-way F test (default: %(default)s)",
+    )
+    group.add_argument(
+        "--correction",
+        choices=CORRECTION.choices,
+        default=CORRECTION.default,
+        help="over every (system, metric): holm and bonferroni keep the "
+        "family-wise error, fdr_bh the false discovery rate (default: "
+        "%(default)s)",
+    )
+    group.add_argument(
+        "--confidence-level",
+        type=float,
+        default=0.95,
+        metavar="LEVEL",
+        help="level of the interval of the gap; a gap is significant when "
+        "its adjusted p is below 1 - LEVEL (default: %(default)s)",
+    )
+    group.add_argument(
+        "--permutations",
+        type=int,
+        default=10_000,
+        metavar="N",
+        help="shuffles of the permutation test (default: %(default)s)",
+    )
+    group.add_argument(
+        "--resamples",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="resamples of the bootstrap interval (default: %(default)s)",
+    )
+    group.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the shuffles and the resamples (default: %(default)s)",
+    )
     add_item_group_options(parser)
     add_output(parser)
     parser.set_defaults(handler=run_gaps)
@@ -67,17 +99,20 @@ def add_parser(commands: Any) -> None:
 def _check(args: argparse.Namespace, scores: list[str]) -> None:
     """The flags, checked before the file is read (exit status 2)."""
     if not args.by:
-        msg = ("gaps needs --by COL, the column naming each query's group (an age band, a "
-               "country); repeat it for intersectional groups")
+        msg = (
+            "gaps needs --by COL, the column naming each query's group (an age band, a "
+            "country); repeat it for intersectional groups"
+        )
         raise CliError(msg, code=2)
     if args.baseline is not None and args.baseline not in scores:
-        msg = (f"--baseline {args.baseline!r} is not one of the --score columns "
-               f"({', '.join(map(repr, scores))}); pass one of them")
+        msg = (
+            f"--baseline {args.baseline!r} is not one of the --score columns "
+            f"({', '.join(map(repr, scores))}); pass one of them"
+        )
         raise CliError(msg, code=2)
     if args.baseline is not None and len(scores) < 2:
         raise CliError("--baseline needs another --score column to compare with it", code=2)
-    for flag, value in (("--permutations", args.permutations),
-                        ("--resamples", args.resamples)):
+    for flag, value in (("--permutations", args.permutations), ("--resamples", args.resamples)):
         if value < 1:
             raise CliError(f"{flag} must be an integer >= 1; got {value}", code=2)
     if not 0 < args.confidence_level < 1:
@@ -94,17 +129,24 @@ def run_gaps(args: argparse.Namespace, status: Status) -> int:
     options = inputs.options(args)
     roles = inputs.roles(args, scores)
     options.update(inputs.item_groups(args, roles, status))
-    frame, source = read_table(args.file, input_format(args.file, args.input_format),
-                               inputs.columns(roles), status)
+    frame, source = read_table(
+        args.file, input_format(args.file, args.input_format), inputs.columns(roles), status
+    )
     check_rows(frame, source, roles)
     ev = inputs.accessor(frame, roles)
     status.show(f"measuring the gaps between groups in {frame.height:,} rows...")
     with inputs.in_file_terms(frame, source, roles, args):
         result = ev.gaps(
-            metrics, roles.by, baseline=args.baseline, test=args.test,
+            metrics,
+            roles.by,
+            baseline=args.baseline,
+            test=args.test,
             correction=None if args.correction == "none" else args.correction,
-            confidence_level=args.confidence_level, n_permutations=args.permutations,
-            n_resamples=args.resamples, seed=args.seed, **options,
+            confidence_level=args.confidence_level,
+            n_permutations=args.permutations,
+            n_resamples=args.resamples,
+            seed=args.seed,
+            **options,
         )
     status.clear()
     scaled = GAPS if args.baseline is None else GAPS_AGAINST_BASELINE

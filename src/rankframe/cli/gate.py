@@ -42,57 +42,104 @@ RELATIVE_COLUMNS = ("delta_relative", "ci_low_relative", "ci_high_relative", "bo
 def add_parser(commands: Any) -> None:
     """The ``check`` subcommand's arguments."""
     check = commands.add_parser(
-        "check", help="gates: rules on metrics; exit 1 when one fails",
+        "check",
+        help="gates: rules on metrics; exit 1 when one fails",
         description="Check rules on the metrics of a long-format file, one row per rule, "
         "system and segment, with the interval, the test and a status (pass, fail, "
         "uncertain, too few queries, no baseline). Exit status: 0 when no row fails, 1 "
         "when one does, 2 on bad input.",
     )
-    add_input(check, several_scores="score column (default: score); repeat for several "
-              "systems (drop rules compare them with --baseline)")
+    add_input(
+        check,
+        several_scores="score column (default: score); repeat for several "
+        "systems (drop rules compare them with --baseline)",
+    )
     gates = check.add_argument_group("rules")
-    gates.add_argument("--rule", action="append", required=True, metavar="RULE",
-                       help="a rule, repeatable. " + GRAMMAR.replace("%", "%%"))
+    gates.add_argument(
+        "--rule",
+        action="append",
+        required=True,
+        metavar="RULE",
+        help="a rule, repeatable. " + GRAMMAR.replace("%", "%%"),
+    )
     against = gates.add_mutually_exclusive_group()
-    against.add_argument("--baseline", metavar="COL",
-                         help="drop rules: the score column the others are compared with "
-                         "(default: the first --score)")
-    against.add_argument("--reference", metavar="FILE",
-                         help="drop rules: a file whose systems are the baselines (same "
-                         "columns and format options)")
-    gates.add_argument("--by", action="append", metavar="COL",
-                       help="segment column, constant within a query (repeatable)")
-    add_time_options(gates, every="absolute rules per window, drop rules each window "
-                     "against the previous one (with --baseline: the baseline within each "
-                     "window; with --reference: the same window of FILE)")
-    gates.add_argument("--mode", choices=MODES, default="interval",
-                       help="interval: the interval or the test decides; point: the value "
-                       "alone (default: %(default)s)")
-    gates.add_argument("--min-queries", type=int, default=20, metavar="N",
-                       help="segments with fewer queries are 'too few queries' "
-                       "(default: %(default)s)")
-    gates.add_argument("--fail-on", choices=FAIL_ON, default="fail",
-                       help="the status that fails the check; 'uncertain' fails uncertain "
-                       "rows too (default: %(default)s)")
+    against.add_argument(
+        "--baseline",
+        metavar="COL",
+        help="drop rules: the score column the others are compared with "
+        "(default: the first --score)",
+    )
+    against.add_argument(
+        "--reference",
+        metavar="FILE",
+        help="drop rules: a file whose systems are the baselines (same columns and format options)",
+    )
+    gates.add_argument(
+        "--by",
+        action="append",
+        metavar="COL",
+        help="segment column, constant within a query (repeatable)",
+    )
+    add_time_options(
+        gates,
+        every="absolute rules per window, drop rules each window "
+        "against the previous one (with --baseline: the baseline within each "
+        "window; with --reference: the same window of FILE)",
+    )
+    gates.add_argument(
+        "--mode",
+        choices=MODES,
+        default="interval",
+        help="interval: the interval or the test decides; point: the value "
+        "alone (default: %(default)s)",
+    )
+    gates.add_argument(
+        "--min-queries",
+        type=int,
+        default=20,
+        metavar="N",
+        help="segments with fewer queries are 'too few queries' (default: %(default)s)",
+    )
+    gates.add_argument(
+        "--fail-on",
+        choices=FAIL_ON,
+        default="fail",
+        help="the status that fails the check; 'uncertain' fails uncertain "
+        "rows too (default: %(default)s)",
+    )
     add_test_options(
-        check.add_argument_group("intervals and tests"), test="test of drop rules",
+        check.add_argument_group("intervals and tests"),
+        test="test of drop rules",
         alpha="significance level of drop rules",
         family="the tests one correction covers (default: %(default)s, every test of the "
-        "drop rules)", family_default="table",
+        "drop rules)",
+        family_default="table",
     )
     options = check.add_argument_group("metric options")
-    options.add_argument("--min-relevance", type=float, metavar="GRADE",
-                         help="lowest grade that counts as relevant (default: grade > 0)")
+    options.add_argument(
+        "--min-relevance",
+        type=float,
+        metavar="GRADE",
+        help="lowest grade that counts as relevant (default: grade > 0)",
+    )
     for name in ("ties", "empty", "gain", "denominator"):
-        options.add_argument("--" + name, choices=OPTIONS[name].choices,
-                             help=f"as for evaluate (default: {OPTIONS[name].default})")
-    options.add_argument("--beta", type=float, metavar="BETA",
-                         help="f1: F-beta's weight of recall (default: 1)")
+        options.add_argument(
+            "--" + name,
+            choices=OPTIONS[name].choices,
+            help=f"as for evaluate (default: {OPTIONS[name].default})",
+        )
+    options.add_argument(
+        "--beta", type=float, metavar="BETA", help="f1: F-beta's weight of recall (default: 1)"
+    )
     add_convention_options(options)
     output = check.add_argument_group("output")
-    output.add_argument("--format", choices=OUTPUT_FORMATS, default="table",
-                        help="output format (default: %(default)s; json: an array of "
-                        "objects, one per row, NaN as null)")
+    output.add_argument(
+        "--format",
+        choices=OUTPUT_FORMATS,
+        default="table",
+        help="output format (default: %(default)s; json: an array of "
+        "objects, one per row, NaN as null)",
+    )
     output.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
     add_record_options(check)
     check.set_defaults(handler=run_check)
@@ -137,11 +184,21 @@ def _run(args: argparse.Namespace, status: Status) -> int:
     status.show(f"checking {len(args.rule)} rules on {frame.height:,} rows...")
     with inputs.in_file_terms(frame, source, roles, args):
         result = ev.check(
-            args.rule, baseline=args.baseline, reference=reference, every=args.every,
-            by=roles.by or None, mode=args.mode, min_queries=args.min_queries,
-            confidence_level=args.confidence_level, alpha=args.alpha, test=args.test,
-            correction=args.correction, family=args.family, n_resamples=args.resamples,
-            seed=args.seed, **options,
+            args.rule,
+            baseline=args.baseline,
+            reference=reference,
+            every=args.every,
+            by=roles.by or None,
+            mode=args.mode,
+            min_queries=args.min_queries,
+            confidence_level=args.confidence_level,
+            alpha=args.alpha,
+            test=args.test,
+            correction=args.correction,
+            family=args.family,
+            n_resamples=args.resamples,
+            seed=args.seed,
+            **options,
         )
     status.clear()
     record(args, result)

@@ -24,7 +24,13 @@ from rankframe.settings.conventions import CONVENTION
 from rankframe.settings.options import OPTIONS, Options
 
 DEFAULT_METRICS = [
-    "mrr@10", "ndcg@10", "map@100", "acc@1", "acc@10", "precision@10", "recall@100",
+    "mrr@10",
+    "ndcg@10",
+    "map@100",
+    "acc@1",
+    "acc@10",
+    "precision@10",
+    "recall@100",
 ]
 
 
@@ -39,11 +45,7 @@ def metrics(specs: Sequence[str] | None) -> list[str]:
 
 def options(args: argparse.Namespace) -> dict[str, Any]:
     """The metric options given on the command line, checked."""
-    given = {
-        name: getattr(args, name)
-        for name in OPTIONS
-        if getattr(args, name, None) is not None
-    }
+    given = {name: getattr(args, name) for name in OPTIONS if getattr(args, name, None) is not None}
     try:
         Options(**given)
         CONVENTION.validate(args.convention)
@@ -151,13 +153,17 @@ def item_groups(args: argparse.Namespace, roles: Roles, status: Status) -> dict[
         for metric in parse_metrics(list(args.metric or DEFAULT_METRICS)):
             items = metric.definition.items
             if items is not None and items.needs == "item_groups":
-                msg = (f"{metric} needs --item-groups FILE: a file of each item's group "
-                       "(the item column, as --item, and --group-column)")
+                msg = (
+                    f"{metric} needs --item-groups FILE: a file of each item's group "
+                    "(the item column, as --item, and --group-column)"
+                )
                 raise CliError(msg, code=2)
         return {}
     if args.group_column == roles.item:
-        msg = (f"--group-column {args.group_column} is the --item column; pass the column of "
-               "the groups")
+        msg = (
+            f"--group-column {args.group_column} is the --item column; pass the column of "
+            "the groups"
+        )
         raise CliError(msg, code=2)
     columns = {roles.item: "--item", args.group_column: "--group-column"}
     frame, _ = read_table(path, input_format(path, None), columns, status)

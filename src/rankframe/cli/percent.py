@@ -18,8 +18,15 @@ from typing import Any
 
 from rankframe.metrics.registry import MetricDef, parse_metric
 
-__all__ = ["COMPARE", "GAPS", "GAPS_AGAINST_BASELINE", "SAMPLE_SIZE", "SLICES", "Scaled",
-           "bounded_labels"]
+__all__ = [
+    "COMPARE",
+    "GAPS",
+    "GAPS_AGAINST_BASELINE",
+    "SAMPLE_SIZE",
+    "SLICES",
+    "Scaled",
+    "bounded_labels",
+]
 
 
 def bounded_labels(columns: Sequence[str]) -> list[str]:
@@ -67,21 +74,24 @@ class Scaled:
 
 #: compare(): the statistic of each side, the delta, its interval and the ``mde``, and the
 #: relative change
-COMPARE = Scaled(statistic=("mean", "reference_mean"),
-                 difference=("delta", "ci_low", "ci_high", "mde"),
-                 relative=("delta_relative",))
+COMPARE = Scaled(
+    statistic=("mean", "reference_mean"),
+    difference=("delta", "ci_low", "ci_high", "mde"),
+    relative=("delta_relative",),
+)
 #: slices(): the means inside the slice and outside it (or the baseline's), the delta and
 #: its interval (of mean logs for a geometric mean)
-SLICES = Scaled(statistic=("mean", "mean_outside", "baseline_mean"),
-                difference=("delta", "ci_low", "ci_high"))
+SLICES = Scaled(
+    statistic=("mean", "mean_outside", "baseline_mean"), difference=("delta", "ci_low", "ci_high")
+)
 #: gaps(): the groups' statistics and the gap between them, a difference of statistics on
 #: the metric's scale even for a geometric mean (the ratio is a plain number)
 GAPS = Scaled(statistic=("gap", "ci_low", "ci_high", "worst_mean", "best_mean"))
 #: gaps(baseline=): the groups' mean changes from the baseline and their spread, of logs
 #: for a geometric mean
-GAPS_AGAINST_BASELINE = Scaled(statistic=(),
-                               difference=("gap", "ci_low", "ci_high", "worst_delta",
-                                           "best_delta"))
+GAPS_AGAINST_BASELINE = Scaled(
+    statistic=(), difference=("gap", "ci_low", "ci_high", "worst_delta", "best_delta")
+)
 #: sample_size(): the change to detect (absolute) and the per-query values' standard
 #: deviation, both of the per-query values (the effect size is a plain number)
 SAMPLE_SIZE = Scaled(statistic=("delta", "sd"))

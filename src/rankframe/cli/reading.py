@@ -36,8 +36,24 @@ SHOWN_COLUMNS = 300
 #: ``na_values``; an empty field is null already), besides the numbers Python's ``float``
 #: reads (``nan``, ``NaN``, ``inf``): a null score is an item judged but not retrieved.
 NULL_TEXTS = (
-    "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
-    "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+    "#N/A",
+    "#N/A N/A",
+    "#NA",
+    "-1.#IND",
+    "-1.#QNAN",
+    "-NaN",
+    "-nan",
+    "1.#IND",
+    "1.#QNAN",
+    "<NA>",
+    "N/A",
+    "NA",
+    "NULL",
+    "NaN",
+    "None",
+    "n/a",
+    "nan",
+    "null",
 )
 
 
@@ -143,8 +159,7 @@ def _scores_as_numbers(frame: pl.DataFrame, scores: Sequence[str]) -> pl.DataFra
     return frame
 
 
-def _missing_columns(missing: Sequence[tuple[str, str]], names: Sequence[str],
-                     where: str) -> str:
+def _missing_columns(missing: Sequence[tuple[str, str]], names: Sequence[str], where: str) -> str:
     """One message for every (column, option) not in the file, each with a did-you-mean."""
     close = {column: closest_one(column, names, cutoff=0.5) for column, _ in missing}
     listed = ", ".join(
@@ -159,7 +174,7 @@ def _missing_columns(missing: Sequence[tuple[str, str]], names: Sequence[str],
     if len(shown) > budget:  # many columns, or long names: as many as fit, then "..."
         shown = shown[: shown.rfind(", ", 0, budget) + 1] + " ..."
     if len(missing) == 1:
-        (column, option), = missing
+        ((column, option),) = missing
         hint = f" Did you mean {excerpt(close[column][0])}?" if close[column] else ""
         return (
             f"column {excerpt(column)} ({option}) not found in {where}.{hint} "

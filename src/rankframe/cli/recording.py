@@ -30,26 +30,38 @@ def add_record_options(parser: argparse.ArgumentParser) -> None:
     """The flags that record a command's result in a history store."""
     group = parser.add_argument_group("history")
     group.add_argument(
-        "--record", metavar="STORE",
+        "--record",
+        metavar="STORE",
         help="append the result to a history store: a DuckDB file (metrics.duckdb, created "
         "when missing) or a SQLAlchemy URL (sqlite:///metrics.db); see docs/monitoring.md",
     )
-    group.add_argument("--run-name", metavar="NAME",
-                       help="the recorded run's name, e.g. nightly (needs --record)")
-    group.add_argument("--tag", action="append", type=parse_tag, metavar="KEY=VALUE",
-                       help="a label of the recorded run, e.g. branch=main (repeatable; needs "
-                       "--record)")
-    group.add_argument("--recorded-at", metavar="TIME",
-                       help="the recorded run's time, to backfill a past run: ISO 8601 with "
-                       "its offset, e.g. 2026-01-05T06:00:00+00:00 (default: now; needs "
-                       "--record)")
+    group.add_argument(
+        "--run-name", metavar="NAME", help="the recorded run's name, e.g. nightly (needs --record)"
+    )
+    group.add_argument(
+        "--tag",
+        action="append",
+        type=parse_tag,
+        metavar="KEY=VALUE",
+        help="a label of the recorded run, e.g. branch=main (repeatable; needs --record)",
+    )
+    group.add_argument(
+        "--recorded-at",
+        metavar="TIME",
+        help="the recorded run's time, to backfill a past run: ISO 8601 with "
+        "its offset, e.g. 2026-01-05T06:00:00+00:00 (default: now; needs "
+        "--record)",
+    )
 
 
 def check_record_options(args: argparse.Namespace) -> None:
     """--run-name and --tag without --record are usage errors (exit status 2)."""
     if getattr(args, "record", None) is None:
-        for flag, value in (("--run-name", args.run_name), ("--tag", args.tag),
-                            ("--recorded-at", getattr(args, "recorded_at", None))):
+        for flag, value in (
+            ("--run-name", args.run_name),
+            ("--tag", args.tag),
+            ("--recorded-at", getattr(args, "recorded_at", None)),
+        ):
             if value:
                 raise CliError(f"{flag} names a recorded run: add --record STORE", code=2)
 
@@ -64,14 +76,21 @@ def record(args: argparse.Namespace, result: Any, data: Any = None) -> None:
         return
     try:
         store = History(args.record)
-        run_id = store.record(result, run=args.run_name, tags=dict(args.tag or []), data=data,
-                              recorded_at=getattr(args, "recorded_at", None))
+        run_id = store.record(
+            result,
+            run=args.run_name,
+            tags=dict(args.tag or []),
+            data=data,
+            recorded_at=getattr(args, "recorded_at", None),
+        )
     except ImportError as error:
         raise CliError(str(error), code=1) from None
     except InvalidOptionError as error:
         if "recorded_at=" not in str(error):
             raise
-        msg = (f"--recorded-at takes the run's time with its offset, e.g. "
-               f"2026-01-05T06:00:00+00:00 (Z for UTC); got {args.recorded_at!r}")
+        msg = (
+            f"--recorded-at takes the run's time with its offset, e.g. "
+            f"2026-01-05T06:00:00+00:00 (Z for UTC); got {args.recorded_at!r}"
+        )
         raise CliError(msg, code=2) from None
     print(f"rankframe: recorded run {run_id} in {store.store}", file=sys.stderr)

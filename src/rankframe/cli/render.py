@@ -73,8 +73,10 @@ def render(result: Any, fmt: str, *, percent: Percent = (), nan: str = "NaN") ->
     if fmt == "json":
         # JSON has no NaN: a NaN value (empty="nan") is written as null
         records = [
-            {c: None if isinstance(v, float) and math.isnan(v) else v
-             for c, v in zip(columns, row, strict=True)}
+            {
+                c: None if isinstance(v, float) and math.isnan(v) else v
+                for c, v in zip(columns, row, strict=True)
+            }
             for row in rows
         ]
         return json.dumps(records, indent=2, ensure_ascii=False, default=str) + "\n"
@@ -102,6 +104,7 @@ def render(result: Any, fmt: str, *, percent: Percent = (), nan: str = "NaN") ->
         for i in range(len(columns))
     ]
     if fmt == "markdown":
+
         def line(values: Sequence[str]) -> str:
             return "| " + " | ".join(v.replace("|", "\\|") for v in values) + " |"
 
@@ -111,8 +114,7 @@ def render(result: Any, fmt: str, *, percent: Percent = (), nan: str = "NaN") ->
 
     def aligned(values: Sequence[str]) -> str:
         parts = [
-            v.rjust(w) if n else v.ljust(w)
-            for v, w, n in zip(values, widths, numeric, strict=True)
+            v.rjust(w) if n else v.ljust(w) for v, w, n in zip(values, widths, numeric, strict=True)
         ]
         return "  ".join(parts).rstrip()
 

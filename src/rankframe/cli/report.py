@@ -28,56 +28,106 @@ from rankframe.exceptions import InvalidRuleError, RankEvalError
 def add_parser(commands: Any) -> None:
     """The ``report`` subcommand and its arguments."""
     report = commands.add_parser(
-        "report", help="one self-contained HTML report: summary, segments, curves, "
+        "report",
+        help="one self-contained HTML report: summary, segments, curves, "
         "distributions, win/tie/loss, worst queries",
         description="Write one self-contained HTML file (no network request, no script) "
         "of the metrics of a long-format file: the data, each system with its interval and "
         "significance marks against the baseline, segments, metric@k curves, per-query "
         "distributions, win/tie/loss and the worst queries.",
     )
-    add_input(report, several_scores="a system's score column (default: score); repeat to "
-              "compare systems")
+    add_input(
+        report, several_scores="a system's score column (default: score); repeat to compare systems"
+    )
     add_metric_options(report)
     add_item_group_options(report)
     group = report.add_argument_group("report")
-    group.add_argument("--baseline", metavar="COL",
-                       help="the score column the others are compared to (default: the first)")
+    group.add_argument(
+        "--baseline",
+        metavar="COL",
+        help="the score column the others are compared to (default: the first)",
+    )
     add_test_options(group)
-    group.add_argument("--worst", type=int, default=10, metavar="N",
-                       help="worst queries shown (default: %(default)s)")
-    group.add_argument("--top-k", type=int, default=10, metavar="K",
-                       help="items shown of each worst query's list (default: %(default)s)")
+    group.add_argument(
+        "--worst",
+        type=int,
+        default=10,
+        metavar="N",
+        help="worst queries shown (default: %(default)s)",
+    )
+    group.add_argument(
+        "--top-k",
+        type=int,
+        default=10,
+        metavar="K",
+        help="items shown of each worst query's list (default: %(default)s)",
+    )
     group.add_argument("--title", default="rankframe report", help="the report's title")
     add_time_options(group, every="windows of a trend section")
-    group.add_argument("--reference", metavar="FILE",
-                       help="a reference file: each system against the same system there")
-    group.add_argument("--rule", action="append", metavar="RULE",
-                       help="a gate, e.g. 'ndcg@10 >= 0.30' (repeatable); the gates section "
-                       "shows each rule's status (the exit status stays 0: rankframe check "
-                       "decides)")
-    group.add_argument("--min-queries", type=int, default=20, metavar="N",
-                       help="gates: segments with fewer queries are 'too few queries' "
-                       "(default: %(default)s)")
-    group.add_argument("--mode", choices=("interval", "point"), default="interval",
-                       help="gates: the interval or the test decides, or the value alone "
-                       "(default: %(default)s)")
-    group.add_argument("--slice", action="append", metavar="COL",
-                       help="a column of a section 'Where it fails' (repeatable): the worst "
-                       "slices of the queries over these columns, as rankframe slices "
-                       "--column finds them")
-    group.add_argument("--slice-min-queries", type=int, default=30, metavar="N",
-                       help="with --slice: the fewest queries a slice needs to be tested "
-                       "(default: %(default)s)")
-    group.add_argument("--exposure-k", type=int, default=10, metavar="K",
-                       help="with --item-groups: the cut-off of the section on the exposure "
-                       "of item groups (default: %(default)s)")
-    group.add_argument("--fingerprint", action="store_true",
-                       help="show the input's fingerprint under the title: the hash of the "
-                       "query, item, score and relevance columns that --record stores with "
-                       "a run (the same whatever the file's format and row order; it reads "
-                       "the rows once more)")
-    group.add_argument("-o", "--output", metavar="FILE", default="report.html",
-                       help="the HTML file to write (default: %(default)s)")
+    group.add_argument(
+        "--reference",
+        metavar="FILE",
+        help="a reference file: each system against the same system there",
+    )
+    group.add_argument(
+        "--rule",
+        action="append",
+        metavar="RULE",
+        help="a gate, e.g. 'ndcg@10 >= 0.30' (repeatable); the gates section "
+        "shows each rule's status (the exit status stays 0: rankframe check "
+        "decides)",
+    )
+    group.add_argument(
+        "--min-queries",
+        type=int,
+        default=20,
+        metavar="N",
+        help="gates: segments with fewer queries are 'too few queries' (default: %(default)s)",
+    )
+    group.add_argument(
+        "--mode",
+        choices=("interval", "point"),
+        default="interval",
+        help="gates: the interval or the test decides, or the value alone (default: %(default)s)",
+    )
+    group.add_argument(
+        "--slice",
+        action="append",
+        metavar="COL",
+        help="a column of a section 'Where it fails' (repeatable): the worst "
+        "slices of the queries over these columns, as rankframe slices "
+        "--column finds them",
+    )
+    group.add_argument(
+        "--slice-min-queries",
+        type=int,
+        default=30,
+        metavar="N",
+        help="with --slice: the fewest queries a slice needs to be tested (default: %(default)s)",
+    )
+    group.add_argument(
+        "--exposure-k",
+        type=int,
+        default=10,
+        metavar="K",
+        help="with --item-groups: the cut-off of the section on the exposure "
+        "of item groups (default: %(default)s)",
+    )
+    group.add_argument(
+        "--fingerprint",
+        action="store_true",
+        help="show the input's fingerprint under the title: the hash of the "
+        "query, item, score and relevance columns that --record stores with "
+        "a run (the same whatever the file's format and row order; it reads "
+        "the rows once more)",
+    )
+    group.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        default="report.html",
+        help="the HTML file to write (default: %(default)s)",
+    )
     report.set_defaults(handler=run_report)
 
 
@@ -89,17 +139,20 @@ def run_report(args: argparse.Namespace, status: Status) -> int:
     scores = list(dict.fromkeys(args.score or ["score"]))
     baseline = args.baseline
     if baseline is not None and baseline not in scores:
-        msg = (f"--baseline {baseline!r} is not one of the --score columns "
-               f"({', '.join(map(repr, scores))}); pass one of them")
+        msg = (
+            f"--baseline {baseline!r} is not one of the --score columns "
+            f"({', '.join(map(repr, scores))}); pass one of them"
+        )
         raise CliError(msg, code=2)
     inputs.check_time_options(args)  # --every needs --time, --time-unit an integer --time
-    for flag, value in (("--slice-min-queries", args.slice_min_queries),
-                        ("--exposure-k", args.exposure_k)):
+    for flag, value in (
+        ("--slice-min-queries", args.slice_min_queries),
+        ("--exposure-k", args.exposure_k),
+    ):
         if value < 1:
             raise CliError(f"{flag} must be a positive integer; got {value}", code=2)
     if (args.every is None) != (args.time is None):
-        raise CliError("--every and --time go together, e.g. --time served_at --every 1w",
-                       code=2)
+        raise CliError("--every and --time go together, e.g. --time served_at --every 1w", code=2)
     if args.rule:
         try:  # a bad rule is reported before the file is read
             parse_rules(args.rule)
@@ -113,8 +166,9 @@ def run_report(args: argparse.Namespace, status: Status) -> int:
     columns.update({c: "--slice" for c in args.slice or [] if c not in columns})
     if args.time is not None:
         columns.setdefault(args.time, "--time")
-    frame, source = read_table(args.file, input_format(args.file, args.input_format),
-                               columns, status)
+    frame, source = read_table(
+        args.file, input_format(args.file, args.input_format), columns, status
+    )
     check_rows(frame, source, roles)
     frame = inputs.with_times(frame, source, args)
     ev = inputs.timed(inputs.accessor(frame, roles), args)
@@ -130,19 +184,29 @@ def run_report(args: argparse.Namespace, status: Status) -> int:
     if args.rule:
         extra.update(rules=list(args.rule), min_queries=args.min_queries, mode=args.mode)
     if args.slice:
-        extra.update(slices=list(dict.fromkeys(args.slice)),
-                     slice_min_queries=args.slice_min_queries)
+        extra.update(
+            slices=list(dict.fromkeys(args.slice)), slice_min_queries=args.slice_min_queries
+        )
     if "item_groups" in options:
         extra["exposure_k"] = args.exposure_k
     status.show(f"reporting on {frame.height:,} rows...")
     with _rules_on_the_command_line(), inputs.in_file_terms(frame, source, roles, args):
         report = ev.report(
-            metrics, by=roles.by or None, baseline=baseline, test=args.test,
-            correction=args.correction, alpha=args.alpha,
-            confidence_level=args.confidence_level, n_resamples=args.resamples,
-            seed=args.seed, worst=args.worst, top_k=args.top_k, title=args.title,
+            metrics,
+            by=roles.by or None,
+            baseline=baseline,
+            test=args.test,
+            correction=args.correction,
+            alpha=args.alpha,
+            confidence_level=args.confidence_level,
+            n_resamples=args.resamples,
+            seed=args.seed,
+            worst=args.worst,
+            top_k=args.top_k,
+            title=args.title,
             name=None if str(args.file) == "-" else Path(str(args.file)).name,
-            fingerprint=args.fingerprint, **extra,
+            fingerprint=args.fingerprint,
+            **extra,
             **options,
         )
     status.clear()

@@ -27,7 +27,8 @@ ALTERNATIVES = ("two-sided", "less", "greater")
 def add_parser(commands: Any) -> None:
     """The ``sample-size`` subcommand and its arguments."""
     parser = commands.add_parser(
-        "sample-size", help="how many queries a t-test needs to detect a change of --delta",
+        "sample-size",
+        help="how many queries a t-test needs to detect a change of --delta",
         description="Per system and metric (and --by segment), the smallest number of "
         "queries at which a t-test at --alpha detects a change of --delta with --power, from "
         "the spread of the file's per-query values, and how many queries the file holds: "
@@ -35,29 +36,53 @@ def add_parser(commands: Any) -> None:
         "FILE2, each system against the same system of FILE2 (two samples); otherwise a "
         "sample like this one against another of its size. See docs/compare.md.",
     )
-    add_input(parser, several_scores="a system's score column (default: score); repeat for "
-              "several systems")
+    add_input(
+        parser,
+        several_scores="a system's score column (default: score); repeat for several systems",
+    )
     add_metric_options(parser)
     group = parser.add_argument_group("sample size")
-    group.add_argument("--delta", type=float, required=True, metavar="D",
-                       help="the smallest change that matters: absolute (0.01 of NDCG), or "
-                       "with --relative a fraction of the baseline's (or the reference's, "
-                       "or this file's) mean")
-    group.add_argument("--relative", action="store_true",
-                       help="--delta is a fraction of the mean (0.05: a 5%% change)")
+    group.add_argument(
+        "--delta",
+        type=float,
+        required=True,
+        metavar="D",
+        help="the smallest change that matters: absolute (0.01 of NDCG), or "
+        "with --relative a fraction of the baseline's (or the reference's, "
+        "or this file's) mean",
+    )
+    group.add_argument(
+        "--relative",
+        action="store_true",
+        help="--delta is a fraction of the mean (0.05: a 5%% change)",
+    )
     against = group.add_mutually_exclusive_group()
-    against.add_argument("--baseline", metavar="COL",
-                         help="a --score column: the paired t-test of each other system's "
-                         "differences from it")
-    against.add_argument("--reference", metavar="FILE2",
-                         help="each --score column against the same column of FILE2 (same "
-                         "columns and format options): two samples of equal size")
-    group.add_argument("--alpha", type=float, default=0.05,
-                       help="level of the test (default: %(default)s)")
-    group.add_argument("--power", type=float, default=0.8,
-                       help="the chance to detect a change of --delta (default: %(default)s)")
-    group.add_argument("--alternative", choices=ALTERNATIVES, default="two-sided",
-                       help="less or greater: a one-sided test (default: %(default)s)")
+    against.add_argument(
+        "--baseline",
+        metavar="COL",
+        help="a --score column: the paired t-test of each other system's differences from it",
+    )
+    against.add_argument(
+        "--reference",
+        metavar="FILE2",
+        help="each --score column against the same column of FILE2 (same "
+        "columns and format options): two samples of equal size",
+    )
+    group.add_argument(
+        "--alpha", type=float, default=0.05, help="level of the test (default: %(default)s)"
+    )
+    group.add_argument(
+        "--power",
+        type=float,
+        default=0.8,
+        help="the chance to detect a change of --delta (default: %(default)s)",
+    )
+    group.add_argument(
+        "--alternative",
+        choices=ALTERNATIVES,
+        default="two-sided",
+        help="less or greater: a one-sided test (default: %(default)s)",
+    )
     add_item_group_options(parser)
     add_output(parser)
     parser.set_defaults(handler=run_sample_size)
@@ -66,15 +91,19 @@ def add_parser(commands: Any) -> None:
 def _check(args: argparse.Namespace, scores: list[str]) -> None:
     """The flags, checked before the file is read (exit status 2)."""
     if not math.isfinite(args.delta) or args.delta == 0:
-        msg = (f"--delta must be a nonzero number, the smallest change that matters; got "
-               f"{args.delta}; e.g. --delta 0.01")
+        msg = (
+            f"--delta must be a nonzero number, the smallest change that matters; got "
+            f"{args.delta}; e.g. --delta 0.01"
+        )
         raise CliError(msg, code=2)
     for flag, value in (("--alpha", args.alpha), ("--power", args.power)):
         if not 0 < value < 1:
             raise CliError(f"{flag} must be between 0 and 1; got {value}", code=2)
     if args.baseline is not None and args.baseline not in scores:
-        msg = (f"--baseline {args.baseline!r} is not one of the --score columns "
-               f"({', '.join(map(repr, scores))}); pass one of them")
+        msg = (
+            f"--baseline {args.baseline!r} is not one of the --score columns "
+            f"({', '.join(map(repr, scores))}); pass one of them"
+        )
         raise CliError(msg, code=2)
     if args.baseline is not None and len(scores) < 2:
         raise CliError("--baseline needs another --score column to compare with it", code=2)
@@ -90,12 +119,14 @@ def run_sample_size(args: argparse.Namespace, status: Status) -> int:
     roles = inputs.roles(args, scores)
     options.update(inputs.item_groups(args, roles, status))
     columns = inputs.columns(roles)
-    frame, source = read_table(args.file, input_format(args.file, args.input_format),
-                               columns, status)
+    frame, source = read_table(
+        args.file, input_format(args.file, args.input_format), columns, status
+    )
     check_rows(frame, source, roles)
     if args.reference is not None:  # the same columns, read and checked as FILE
         reference, reference_source = read_table(
-            args.reference, input_format(args.reference, args.input_format), columns, status)
+            args.reference, input_format(args.reference, args.input_format), columns, status
+        )
         check_rows(reference, reference_source, roles)
         options["reference"] = reference
     if roles.by:
@@ -104,10 +135,15 @@ def run_sample_size(args: argparse.Namespace, status: Status) -> int:
     status.show(f"measuring the spread of {frame.height:,} rows...")
     with inputs.in_file_terms(frame, source, roles, args):
         result = ev.sample_size(
-            metrics, delta=args.delta, baseline=args.baseline, relative=args.relative,
-            alpha=args.alpha, power=args.power, alternative=args.alternative, **options,
+            metrics,
+            delta=args.delta,
+            baseline=args.baseline,
+            relative=args.relative,
+            alpha=args.alpha,
+            power=args.power,
+            alternative=args.alternative,
+            **options,
         )
     status.clear()
-    write(render(result, args.format, percent=SAMPLE_SIZE if args.percent else ()),
-          args.output)
+    write(render(result, args.format, percent=SAMPLE_SIZE if args.percent else ()), args.output)
     return 0

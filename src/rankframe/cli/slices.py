@@ -28,7 +28,8 @@ ALTERNATIVES = ("two-sided", "less", "greater")
 def add_parser(commands: Any) -> None:
     """The ``slices`` subcommand and its arguments."""
     parser = commands.add_parser(
-        "slices", help="where a model fails: the worst slices of the queries, tested",
+        "slices",
+        help="where a model fails: the worst slices of the queries, tested",
         description="Every slice of the queries made of up to --max-depth predicates "
         "column == value over the --column columns (each constant within a query), with at "
         "least --min-queries queries, tested: each system's mean inside against the other "
@@ -37,47 +38,103 @@ def add_parser(commands: Any) -> None:
         "The p-values are corrected over "
         "every test (the n_tested column); worst first within each system and metric.",
     )
-    add_input(parser, several_scores="a system's score column (default: score); repeat for "
-              "several systems")
+    add_input(
+        parser,
+        several_scores="a system's score column (default: score); repeat for several systems",
+    )
     add_metric_options(parser)
     group = parser.add_argument_group("slices")
-    group.add_argument("--column", action="append", required=True, metavar="COL",
-                       help="a slice column, constant within a query (repeatable)")
-    group.add_argument("--baseline", metavar="COL",
-                       help="a --score column: test each other system's difference from it "
-                       "inside each slice")
-    group.add_argument("--max-depth", type=int, default=2, metavar="N",
-                       help="the most predicates in one slice (default: %(default)s)")
-    group.add_argument("--min-queries", type=int, default=30, metavar="N",
-                       help="the fewest queries a slice needs to be tested (default: "
-                       "%(default)s)")
-    group.add_argument("--bins", type=int, default=4, metavar="N",
-                       help="quantile bins of a numeric column of more distinct values "
-                       "(default: %(default)s)")
-    group.add_argument("--top", type=int, metavar="N",
-                       help="print the first N rows of each system and metric (every test "
-                       "still counts in the correction)")
+    group.add_argument(
+        "--column",
+        action="append",
+        required=True,
+        metavar="COL",
+        help="a slice column, constant within a query (repeatable)",
+    )
+    group.add_argument(
+        "--baseline",
+        metavar="COL",
+        help="a --score column: test each other system's difference from it inside each slice",
+    )
+    group.add_argument(
+        "--max-depth",
+        type=int,
+        default=2,
+        metavar="N",
+        help="the most predicates in one slice (default: %(default)s)",
+    )
+    group.add_argument(
+        "--min-queries",
+        type=int,
+        default=30,
+        metavar="N",
+        help="the fewest queries a slice needs to be tested (default: %(default)s)",
+    )
+    group.add_argument(
+        "--bins",
+        type=int,
+        default=4,
+        metavar="N",
+        help="quantile bins of a numeric column of more distinct values (default: %(default)s)",
+    )
+    group.add_argument(
+        "--top",
+        type=int,
+        metavar="N",
+        help="print the first N rows of each system and metric (every test "
+        "still counts in the correction)",
+    )
     tests = parser.add_argument_group("tests")
-    tests.add_argument("--test", choices=TESTS, default="t-test",
-                       help="Welch's or the paired t-test, a permutation test, or a "
-                       "percentile bootstrap (its p-value and interval; default: "
-                       "%(default)s)")
-    tests.add_argument("--alternative", choices=ALTERNATIVES, default="two-sided",
-                       help="less: the slice (or the system) is worse (default: %(default)s)")
-    tests.add_argument("--correction", choices=CORRECTION.choices, default=CORRECTION.default,
-                       help="over every test of the call: holm and bonferroni keep the "
-                       "family-wise error, fdr_bh the false discovery rate (default: "
-                       "%(default)s)")
-    tests.add_argument("--confidence-level", type=float, default=0.95, metavar="LEVEL",
-                       help="level of the intervals; a slice is significant when its "
-                       "adjusted p is below 1 - LEVEL (default: %(default)s)")
-    tests.add_argument("--permutations", type=int, default=10_000, metavar="N",
-                       help="resamples of the permutation test (default: %(default)s)")
-    tests.add_argument("--resamples", type=int, default=1000, metavar="N",
-                       help="resamples of the bootstrap (default: %(default)s)")
-    tests.add_argument("--seed", type=int, default=0,
-                       help="seed of the permutation test or the bootstrap (default: "
-                       "%(default)s)")
+    tests.add_argument(
+        "--test",
+        choices=TESTS,
+        default="t-test",
+        help="Welch's or the paired t-test, a permutation test, or a "
+        "percentile bootstrap (its p-value and interval; default: "
+        "%(default)s)",
+    )
+    tests.add_argument(
+        "--alternative",
+        choices=ALTERNATIVES,
+        default="two-sided",
+        help="less: the slice (or the system) is worse (default: %(default)s)",
+    )
+    tests.add_argument(
+        "--correction",
+        choices=CORRECTION.choices,
+        default=CORRECTION.default,
+        help="over every test of the call: holm and bonferroni keep the "
+        "family-wise error, fdr_bh the false discovery rate (default: "
+        "%(default)s)",
+    )
+    tests.add_argument(
+        "--confidence-level",
+        type=float,
+        default=0.95,
+        metavar="LEVEL",
+        help="level of the intervals; a slice is significant when its "
+        "adjusted p is below 1 - LEVEL (default: %(default)s)",
+    )
+    tests.add_argument(
+        "--permutations",
+        type=int,
+        default=10_000,
+        metavar="N",
+        help="resamples of the permutation test (default: %(default)s)",
+    )
+    tests.add_argument(
+        "--resamples",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="resamples of the bootstrap (default: %(default)s)",
+    )
+    tests.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the permutation test or the bootstrap (default: %(default)s)",
+    )
     add_item_group_options(parser)
     add_output(parser)
     parser.set_defaults(handler=run_slices)
@@ -88,17 +145,22 @@ def _check(args: argparse.Namespace, scores: list[str]) -> None:
     if args.by:
         raise CliError("slices takes its columns as --column COL, not --by", code=2)
     if args.baseline is not None and args.baseline not in scores:
-        msg = (f"--baseline {args.baseline!r} is not one of the --score columns "
-               f"({', '.join(map(repr, scores))}); pass one of them")
+        msg = (
+            f"--baseline {args.baseline!r} is not one of the --score columns "
+            f"({', '.join(map(repr, scores))}); pass one of them"
+        )
         raise CliError(msg, code=2)
     if args.baseline is not None and len(scores) < 2:
         msg = "--baseline needs another --score column to compare with it"
         raise CliError(msg, code=2)
-    for flag, value, least in (("--max-depth", args.max_depth, 1),
-                               ("--min-queries", args.min_queries, 1),
-                               ("--bins", args.bins, 2), ("--top", args.top, 1),
-                               ("--permutations", args.permutations, 1),
-                               ("--resamples", args.resamples, 1)):
+    for flag, value, least in (
+        ("--max-depth", args.max_depth, 1),
+        ("--min-queries", args.min_queries, 1),
+        ("--bins", args.bins, 2),
+        ("--top", args.top, 1),
+        ("--permutations", args.permutations, 1),
+        ("--resamples", args.resamples, 1),
+    ):
         if value is not None and value < least:
             raise CliError(f"{flag} must be an integer >= {least}; got {value}", code=2)
     if not 0 < args.confidence_level < 1:
@@ -115,36 +177,53 @@ def run_slices(args: argparse.Namespace, status: Status) -> int:
     options = inputs.options(args)
     slice_columns = list(dict.fromkeys(args.column))
     base = inputs.roles(args, scores)
-    taken = {base.query: "--query", base.item: "--item", base.relevant: "--relevant",
-             **dict.fromkeys(scores, "--score")}
+    taken = {
+        base.query: "--query",
+        base.item: "--item",
+        base.relevant: "--relevant",
+        **dict.fromkeys(scores, "--score"),
+    }
     for column in slice_columns:
         if column in taken:
-            msg = (f"--column {column} is the {taken[column]} column; pass a column that "
-                   "describes the query (a theme, a device)")
+            msg = (
+                f"--column {column} is the {taken[column]} column; pass a column that "
+                "describes the query (a theme, a device)"
+            )
             raise CliError(msg, code=2)
-    roles = Roles(base.query, base.item, scores, base.relevant, slice_columns,
-                  by_option="--column")
+    roles = Roles(base.query, base.item, scores, base.relevant, slice_columns, by_option="--column")
     options.update(inputs.item_groups(args, roles, status))
     columns = inputs.columns(roles)
     columns.update(dict.fromkeys(slice_columns, "--column"))
-    frame, source = read_table(args.file, input_format(args.file, args.input_format),
-                               columns, status)
+    frame, source = read_table(
+        args.file, input_format(args.file, args.input_format), columns, status
+    )
     check_rows(frame, source, roles)
     queries = frame.select(roles.query).n_unique()
     if args.min_queries > queries:
-        msg = (f"--min-queries {args.min_queries} is above the {queries:,} queries of "
-               f"{source.name}: no slice can be that large; pass a smaller --min-queries")
+        msg = (
+            f"--min-queries {args.min_queries} is above the {queries:,} queries of "
+            f"{source.name}: no slice can be that large; pass a smaller --min-queries"
+        )
         raise CliError(msg, code=2)
     ev = inputs.accessor(frame, roles)
     status.show(f"looking for slices in {frame.height:,} rows...")
     with inputs.in_file_terms(frame, source, roles, args):
         result = ev.slices(
-            metrics, slice_columns, baseline=args.baseline, max_depth=args.max_depth,
-            min_queries=args.min_queries, bins=args.bins, test=args.test,
-            alternative=args.alternative, confidence_level=args.confidence_level,
+            metrics,
+            slice_columns,
+            baseline=args.baseline,
+            max_depth=args.max_depth,
+            min_queries=args.min_queries,
+            bins=args.bins,
+            test=args.test,
+            alternative=args.alternative,
+            confidence_level=args.confidence_level,
             correction=None if args.correction == "none" else args.correction,
-            top=args.top, n_permutations=args.permutations, n_resamples=args.resamples,
-            seed=args.seed, **options,
+            top=args.top,
+            n_permutations=args.permutations,
+            n_resamples=args.resamples,
+            seed=args.seed,
+            **options,
         )
     status.clear()
     write(render(result, args.format, percent=SLICES if args.percent else ()), args.output)

@@ -81,6 +81,7 @@ class Source:
         where = self.at(rows)
         return where[0].upper() + where[1:]
 
+
 def _record_lines(data: bytes, fmt: str) -> npt.NDArray[np.int64]:
     """The 1-based line on which each data row of a CSV, TSV or JSON-lines text starts."""
     buffer = np.frombuffer(data, dtype=np.uint8)

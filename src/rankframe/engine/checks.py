@@ -1,5 +1,4 @@
-"""Checks of the data that the schema cannot make: each item once per query.
-"""
+"""Checks of the data that the schema cannot make: each item once per query."""
 
 from __future__ import annotations
 
@@ -27,9 +26,9 @@ THREAD_ROWS = 200_000  # from this many rows the duplicate check runs in a secon
 Encoded = Callable[[], "tuple[npt.NDArray[np.integer], int] | None"]
 
 
-def _item_keys(data: FrameData, query_bits: int,
-               encoded: tuple[npt.NDArray[np.integer], int] | None = None
-               ) -> npt.NDArray[np.uint64]:
+def _item_keys(
+    data: FrameData, query_bits: int, encoded: tuple[npt.NDArray[np.integer], int] | None = None
+) -> npt.NDArray[np.uint64]:
     """Per row the key ``query code | item hash`` (the hash's top bits give way), or
     ``query code | item code`` when the items' codes are ``encoded`` and both fit 64 bits
     (one to one: no hash of the items to compute)."""
@@ -47,8 +46,12 @@ def _item_keys(data: FrameData, query_bits: int,
     return key
 
 
-def _with_query(key: npt.NDArray[np.uint64], data: FrameData, query_bits: int,
-                codes: npt.NDArray[np.integer] | None = None) -> None:
+def _with_query(
+    key: npt.NDArray[np.uint64],
+    data: FrameData,
+    query_bits: int,
+    codes: npt.NDArray[np.integer] | None = None,
+) -> None:
     """Set the top ``query_bits`` of each row's key to its query code, block by block
     (``codes``: first set each key to its row's item code, in the same pass)."""
     spare = np.empty(min(len(key), BLOCK), dtype=np.uint64)
@@ -70,8 +73,9 @@ def _has_equal_neighbours(values: npt.NDArray[np.uint64]) -> bool:
     return False
 
 
-def check_unique_items(data: FrameData, query: Sequence[str], item: Sequence[str],
-                       codes: Encoded = lambda: None) -> None:
+def check_unique_items(
+    data: FrameData, query: Sequence[str], item: Sequence[str], codes: Encoded = lambda: None
+) -> None:
     """Raise if an item appears more than once in a query (``query``, ``item``: the
     columns of each key, several for a composite one).
 
@@ -114,8 +118,7 @@ def check_unique_items(data: FrameData, query: Sequence[str], item: Sequence[str
         f"(columns {', '.join(map(repr, [*item, *query]))}); each item may appear once per "
         f"query. Drop the duplicates, e.g. {_drop_duplicates(data.flavour, [*query, *item])}."
     )
-    raise InvalidDataError(msg, column=item[0], problem="duplicate", count=count,
-                           query=query_value)
+    raise InvalidDataError(msg, column=item[0], problem="duplicate", count=count, query=query_value)
 
 
 def _drop_duplicates(flavour: str, columns: Sequence[str]) -> str:
@@ -127,8 +130,9 @@ def _drop_duplicates(flavour: str, columns: Sequence[str]) -> str:
 
 
 @contextmanager
-def unique_items_checked(data: FrameData, query: Sequence[str], item: Sequence[str],
-                         codes: Encoded = lambda: None) -> Iterator[None]:
+def unique_items_checked(
+    data: FrameData, query: Sequence[str], item: Sequence[str], codes: Encoded = lambda: None
+) -> Iterator[None]:
     """Check that items are unique per query while the body of the ``with`` runs
     (``codes``: the items' codes where another step encodes them, see
     :func:`check_unique_items`).

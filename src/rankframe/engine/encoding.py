@@ -95,9 +95,12 @@ def hash_series(values: pl.Series) -> npt.NDArray[np.uint64]:
 def is_composite(kind: pa.DataType) -> bool:
     """Whether an Arrow type is a composite id: a list (of any layout) or a struct."""
     return bool(
-        pa.types.is_list(kind) or pa.types.is_large_list(kind)
-        or pa.types.is_fixed_size_list(kind) or pa.types.is_list_view(kind)
-        or pa.types.is_large_list_view(kind) or pa.types.is_struct(kind)
+        pa.types.is_list(kind)
+        or pa.types.is_large_list(kind)
+        or pa.types.is_fixed_size_list(kind)
+        or pa.types.is_list_view(kind)
+        or pa.types.is_large_list_view(kind)
+        or pa.types.is_struct(kind)
     )
 
 
@@ -106,8 +109,10 @@ def composite_nulls(values: pl.Series | pa.Array | pa.ChunkedArray) -> bool:
     such ids have no order (Python's ``None < 1`` fails), so the adapters refuse them."""
     series = values if isinstance(values, pl.Series) else pl.Series(values)
     if series.dtype == pl.Struct:
-        return any(composite_nulls(series.struct.field(field.name))
-                   for field in series.dtype.fields)  # type: ignore[attr-defined]
+        return any(
+            composite_nulls(series.struct.field(field.name))
+            for field in series.dtype.fields  # type: ignore[attr-defined]
+        )
     if isinstance(series.dtype, pl.Array):
         series = series.arr.explode()
     elif isinstance(series.dtype, pl.List):
@@ -122,7 +127,8 @@ def _holds_null(value: object) -> bool:
     if not isinstance(value, tuple):
         return False
     return any(
-        v is None or type(v).__name__ == "NAType"
+        v is None
+        or type(v).__name__ == "NAType"
         or (isinstance(v, float | np.floating | decimal.Decimal) and v != v)
         or _holds_null(v)
         for v in value
@@ -239,8 +245,9 @@ def _prefix_keys(values: pa.Array) -> npt.NDArray[np.uint64] | None:
     )
     # keep each string's own bytes only: the window also covers the next strings
     all_bits = np.uint64(2**64 - 1)
-    masks = np.array([0] + [all_bits << np.uint64(8 * (8 - n)) for n in range(1, 9)],
-                     dtype=np.uint64)
+    masks = np.array(
+        [0] + [all_bits << np.uint64(8 * (8 - n)) for n in range(1, 9)], dtype=np.uint64
+    )
     keys &= masks[lengths]
     return keys
 
@@ -317,10 +324,10 @@ _VIEW_INLINE = 12  # a string view holds strings of at most 12 bytes in the view
 #: Rows per data buffer of the string views that the distinct strings are made of.
 VIEW_STRINGS = 1 << 27
 # per length (0-15), the mask of the string's bytes in its first word and in its second
-_FIRST_MASKS = np.array([(1 << (8 * min(n, 8))) - 1 for n in range(KEY_BYTES + 1)],
-                        dtype=np.uint64)
-_SECOND_MASKS = np.array([(1 << (8 * max(n - 8, 0))) - 1 for n in range(KEY_BYTES + 1)],
-                         dtype=np.uint64)
+_FIRST_MASKS = np.array([(1 << (8 * min(n, 8))) - 1 for n in range(KEY_BYTES + 1)], dtype=np.uint64)
+_SECOND_MASKS = np.array(
+    [(1 << (8 * max(n - 8, 0))) - 1 for n in range(KEY_BYTES + 1)], dtype=np.uint64
+)
 _LENGTH_BITS = np.uint64(0xFF)
 
 Words = tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]
@@ -433,8 +440,9 @@ class ShortIds:
         return found
 
 
-def _finish_words(first: npt.NDArray[np.uint64], second: npt.NDArray[np.uint64] | None,
-                  length: IntArray) -> None:
+def _finish_words(
+    first: npt.NDArray[np.uint64], second: npt.NDArray[np.uint64] | None, length: IntArray
+) -> None:
     """Keep the string's own bytes (its first ``length``) of the little-endian words read at
     its start and 8 bytes further, make them big-endian and put the length in the low byte
     of the second (of the first, without a second: strings of at most 7 bytes), in place."""
@@ -448,23 +456,28 @@ def _finish_words(first: npt.NDArray[np.uint64], second: npt.NDArray[np.uint64] 
     second |= length.view(np.uint64)
 
 
-def _offset_words(chunk: pa.Array, first: npt.NDArray[np.uint64],
-                  second: npt.NDArray[np.uint64] | None, longest: int) -> bool:
+def _offset_words(
+    chunk: pa.Array,
+    first: npt.NDArray[np.uint64],
+    second: npt.NDArray[np.uint64] | None,
+    longest: int,
+) -> bool:
     """:func:`key_words` of one string or large-string array, into ``first`` and ``second``;
     False if a string is longer than ``longest``."""
     if len(chunk) == 0:
         return True
     wide = pa.types.is_large_string(chunk.type)
     _, offset_buffer, data_buffer = chunk.buffers()
-    offsets: npt.NDArray[Any] = np.frombuffer(
-        offset_buffer, dtype=np.int64 if wide else np.int32
-    )[chunk.offset : chunk.offset + len(chunk) + 1]
+    offsets: npt.NDArray[Any] = np.frombuffer(offset_buffer, dtype=np.int64 if wide else np.int32)[
+        chunk.offset : chunk.offset + len(chunk) + 1
+    ]
     size = 0 if data_buffer is None else data_buffer.size
     # every 8-byte word of the data, at every byte (a strided view, no copy); words that
     # start in the last 7 bytes are read from a zero-padded copy of the data's end
     words: npt.NDArray[np.uint64] = (
         np.ndarray((size - 7,), dtype="<u8", buffer=data_buffer, strides=(1,))
-        if size >= 8 else np.zeros(0, dtype=np.uint64)
+        if size >= 8
+        else np.zeros(0, dtype=np.uint64)
     )
     base = max(size - 16, 0)
     tail = np.zeros(24, dtype=np.uint8)
@@ -509,8 +522,9 @@ def _view_longest(chunk: pa.Array) -> int:
     return int(lengths.max()) if len(lengths) else 0
 
 
-def _view_words(chunk: pa.Array, first: npt.NDArray[np.uint64],
-                second: npt.NDArray[np.uint64] | None) -> None:
+def _view_words(
+    chunk: pa.Array, first: npt.NDArray[np.uint64], second: npt.NDArray[np.uint64] | None
+) -> None:
     """:func:`key_words` of one string-view array whose strings have at most 12 bytes, into
     ``first`` and ``second``: a view of 16 bytes holds the length (4 bytes), then the
     string."""
@@ -534,8 +548,9 @@ def _view_words(chunk: pa.Array, first: npt.NDArray[np.uint64],
         _finish_words(word, rest, length[:m])
 
 
-def _strings_of_words(first: npt.NDArray[np.uint64], second: npt.NDArray[np.uint64],
-                      kind: pa.DataType) -> pa.Array:
+def _strings_of_words(
+    first: npt.NDArray[np.uint64], second: npt.NDArray[np.uint64], kind: pa.DataType
+) -> pa.Array:
     """The strings that :func:`key_words` made the words of, as an Arrow array (strings for
     a string column, large strings for the others).
 
@@ -557,8 +572,9 @@ def _strings_of_words(first: npt.NDArray[np.uint64], second: npt.NDArray[np.uint
         # strings of 13 bytes or more lie in buffers of VIEW_STRINGS rows of both words
         # (16 bytes a row; a view's offset has 31 bits)
         body = np.stack([head, tail], axis=1)
-        buffers += [pa.py_buffer(body[i : i + VIEW_STRINGS])
-                    for i in range(0, len(body), VIEW_STRINGS)]
+        buffers += [
+            pa.py_buffer(body[i : i + VIEW_STRINGS]) for i in range(0, len(body), VIEW_STRINGS)
+        ]
     np.right_shift(head, np.uint64(32), out=views[:, 1])  # bytes 4-7 ...
     tail <<= np.uint64(32)
     views[:, 1] |= tail  # ... then 8-11
@@ -584,7 +600,10 @@ def _each(encode: Callable[[_Item], _Part], items: list[_Item]) -> list[_Part]:
 
 
 def _by_halves(
-    encode: Callable[..., _Part], values: pa.Array | pa.ChunkedArray, *, threads: bool,
+    encode: Callable[..., _Part],
+    values: pa.Array | pa.ChunkedArray,
+    *,
+    threads: bool,
     out: Words | None = None,
 ) -> list[_Part]:
     """``[encode(values)]``; with ``threads=True`` and :data:`THREAD_VALUES` values or more,
@@ -595,8 +614,10 @@ def _by_halves(
     middle = len(values) // 2
     if out is None:
         return _each(encode, [values.slice(0, middle), values.slice(middle)])
-    halves = [(values.slice(0, middle), (out[0][:middle], out[1][:middle])),
-              (values.slice(middle), (out[0][middle:], out[1][middle:]))]
+    halves = [
+        (values.slice(0, middle), (out[0][:middle], out[1][:middle])),
+        (values.slice(middle), (out[0][middle:], out[1][middle:])),
+    ]
     return _each(lambda half: encode(*half), halves)
 
 
@@ -672,8 +693,10 @@ def _key_codes(
     else:
         # the halves read their words into halves of two arrays: the packed keys of both
         # are then one array, without a copy
-        buffers: Words = (np.empty(len(values), dtype=np.uint64),
-                          np.empty(len(values), dtype=np.uint64))
+        buffers: Words = (
+            np.empty(len(values), dtype=np.uint64),
+            np.empty(len(values), dtype=np.uint64),
+        )
         parts = _by_halves(key_words, values, threads=threads, out=buffers)
         words = [part for part in parts if part is not None]
         if len(words) < len(parts):
@@ -700,8 +723,9 @@ def _key_codes(
         if len(distinct) > 1:
             distinct = distinct[np.append(True, distinct[1:] != distinct[:-1])]
         # int64 codes unless compact: written once, by the gather below, not widened after
-        codes = np.empty(len(values), dtype=np.result_type(*(i.dtype for _, i in found))
-                         if compact else np.int64)
+        codes = np.empty(
+            len(values), dtype=np.result_type(*(i.dtype for _, i in found)) if compact else np.int64
+        )
         start = 0
         for keys, indices in found:
             # each key's position among the distinct ones; sorted needles search faster, and
@@ -820,8 +844,9 @@ def few_repeats(parts: list[npt.NDArray[np.uint64]]) -> bool:
     if n < 16 * REPEAT_SAMPLE:
         return False
     rng = np.random.default_rng(0)
-    picked = [keys[rng.integers(0, len(keys), size=REPEAT_SAMPLE * len(keys) // n)]
-              for keys in parts]
+    picked = [
+        keys[rng.integers(0, len(keys), size=REPEAT_SAMPLE * len(keys) // n)] for keys in parts
+    ]
     sample = np.sort(np.concatenate(picked))
     m = len(sample)
     seen = 1 + int(np.count_nonzero(sample[1:] != sample[:-1]))
@@ -908,9 +933,13 @@ def _argsort(
     # bucket's first key exactly when its bucket is at most this one
     bounds = np.arange(1, 1 << 16, dtype=np.uint64) << shift
     ends = np.append(np.searchsorted(ordered, bounds), n)
-    cuts = np.unique(ends[np.searchsorted(ends, np.arange(SORT_BUCKET, n + SORT_BUCKET,
-                                                          SORT_BUCKET))
-                          .clip(max=len(ends) - 1)])
+    cuts = np.unique(
+        ends[
+            np.searchsorted(ends, np.arange(SORT_BUCKET, n + SORT_BUCKET, SORT_BUCKET)).clip(
+                max=len(ends) - 1
+            )
+        ]
+    )
     stops = cuts.tolist()
     starts = [0, *stops[:-1]]
 
@@ -981,7 +1010,10 @@ def _without_views(values: _Column) -> _Column:
 
 @overload
 def dictionary_codes(
-    values: pa.Array | pa.ChunkedArray, *, sort: bool, compact: Literal[False] = False,
+    values: pa.Array | pa.ChunkedArray,
+    *,
+    sort: bool,
+    compact: Literal[False] = False,
     threads: bool = False,
 ) -> tuple[IntArray, pa.Array]: ...
 
@@ -993,7 +1025,10 @@ def dictionary_codes(
 
 
 def dictionary_codes(
-    values: pa.Array | pa.ChunkedArray, *, sort: bool, compact: bool = False,
+    values: pa.Array | pa.ChunkedArray,
+    *,
+    sort: bool,
+    compact: bool = False,
     threads: bool = False,
 ) -> tuple[CodeArray, pa.Array]:
     """Per value an integer code, and the distinct values they index.
@@ -1015,8 +1050,10 @@ def dictionary_codes(
     """
     if is_composite(values.type):  # sorted either way: polars ranks them
         ranks, distinct = composite_ranks(values)
-        return (ranks.astype(np.int32) if compact and len(distinct) < 2**31 else ranks,
-                distinct.to_arrow())
+        return (
+            ranks.astype(np.int32) if compact and len(distinct) < 2**31 else ranks,
+            distinct.to_arrow(),
+        )
     keyed = _key_codes(values, compact=compact, threads=threads)
     if keyed is not None:
         return keyed

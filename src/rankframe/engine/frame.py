@@ -78,8 +78,9 @@ class ItemColumn:
     code_labels: Callable[[IntArray], list[object] | None] | None = None
 
     @classmethod
-    def of_codes(cls, codes: IntArray, first: IntArray,
-                 labels: Callable[[IntArray], list[object]]) -> ItemColumn:
+    def of_codes(
+        cls, codes: IntArray, first: IntArray, labels: Callable[[IntArray], list[object]]
+    ) -> ItemColumn:
         """The column of a composite item key from its codes (per row, numbered in sorted
         order of the ids: :func:`~rankframe.engine.encoding.composite_codes`), the first
         row of each code and ``labels(rows)``, the ids at rows (tuples)."""
@@ -209,7 +210,10 @@ class FrameData:
 
 
 def with_judged(
-    data: FrameData, judged: npt.NDArray[Any] | None, *, null_grades: bool,
+    data: FrameData,
+    judged: npt.NDArray[Any] | None,
+    *,
+    null_grades: bool,
     columns: tuple[str, str, str],
 ) -> FrameData:
     """``data`` with its judged flags: from a boolean column (``judged``, or ``None``) and,
@@ -271,9 +275,7 @@ def judged_rows_only(data: FrameData) -> FrameData:
     def kept(score: FloatArray) -> FloatArray:
         return np.where(drop, np.nan, score)
 
-    return replace(
-        data, score=kept(data.score), systems=[(n, kept(s)) for n, s in data.systems]
-    )
+    return replace(data, score=kept(data.score), systems=[(n, kept(s)) for n, s in data.systems])
 
 
 def scores_in_order(values: npt.NDArray[Any]) -> FloatArray:
@@ -325,6 +327,7 @@ def dense(values: npt.NDArray[Any]) -> IntArray:
     """Dense ranks (0-based) of numbers in ascending order."""
     return np.unique(values, return_inverse=True)[1].astype(np.int64).reshape(-1)
 
+
 def sort_order(keys: Sequence[IntArray]) -> IntArray:
     """The stable order that sorts entries by ``keys`` (most significant first).
 
@@ -338,9 +341,7 @@ def sort_order(keys: Sequence[IntArray]) -> IntArray:
     keys = list(keys)
     widths = [bits(int(key.max(initial=0)) + 1) for key in keys]
     while (
-        index_bits + sum(widths) > 64
-        and len(keys) > 1
-        and index_bits < widths[0] + widths[1] <= 64
+        index_bits + sum(widths) > 64 and len(keys) > 1 and index_bits < widths[0] + widths[1] <= 64
     ):
         pair = keys[0].astype(np.uint64) << np.uint64(widths[1])
         pair |= keys[1].astype(np.uint64, copy=False)

@@ -155,8 +155,12 @@ class Lists:
         relevant_in_group = np.diff(np.append(heads, len(run)))
         above = np.repeat(self.rel_hits[heads] - relevant_in_group, relevant_in_group)
         return replace(
-            self, rel_hits=above + 1, rel_tie_start=tie_start.astype(np.int64),
-            rel_tie_size=tie_size.astype(np.int64), gain_tie_start=None, gain_tie_size=None,
+            self,
+            rel_hits=above + 1,
+            rel_tie_start=tie_start.astype(np.int64),
+            rel_tie_size=tie_size.astype(np.int64),
+            gain_tie_start=None,
+            gain_tie_size=None,
             memo={},
         )
 
@@ -190,8 +194,9 @@ class Lists:
         return in_order if in_order.any() else None
 
     @cached_property
-    def _unjudged_before(self) -> tuple[npt.NDArray[np.integer[Any]],
-                                        npt.NDArray[np.integer[Any]] | None] | None:
+    def _unjudged_before(
+        self,
+    ) -> tuple[npt.NDArray[np.integer[Any]], npt.NDArray[np.integer[Any]] | None] | None:
         """Exclusive prefix counts over the ranking's entries (length n + 1): of unjudged
         entries (kinds 1 and 2), and of negative-grade ones (kind 2; ``None`` for none)."""
         kind = self._unjudged_kind

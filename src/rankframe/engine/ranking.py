@@ -1,5 +1,4 @@
-"""Ranking: every query of a frame in one in-place sort of packed 64-bit keys (:func:`rank`).
-"""
+"""Ranking: every query of a frame in one in-place sort of packed 64-bit keys (:func:`rank`)."""
 
 from __future__ import annotations
 
@@ -226,7 +225,10 @@ def _descending_buckets(score: FloatArray, bits: int) -> npt.NDArray[np.uint64]:
 
 
 def _packed_keys(
-    query: CodeArray, score: FloatArray, grade: npt.NDArray[Any], score_bits: int,
+    query: CodeArray,
+    score: FloatArray,
+    grade: npt.NDArray[Any],
+    score_bits: int,
     index_bits: int,
 ) -> npt.NDArray[np.uint64]:
     """Per entry the 64-bit key ``query | score bucket (descending) | position | flag``.
@@ -328,8 +330,6 @@ def _unpack_positions(
         return key.view(np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     positive = np.concatenate(flagged).astype(np.int64, copy=False)
     return key.view(np.int64), positive, np.concatenate(queries)
-
-
 
 
 def _tie_order(

@@ -51,9 +51,7 @@ def offsets(count: Codes) -> IntArray:
     return first
 
 
-def spread(
-    count: Codes, base: int = 0
-) -> tuple[IntArray, IntArray, IntArray]:
+def spread(count: Codes, base: int = 0) -> tuple[IntArray, IntArray, IntArray]:
     """For segments of ``count`` entries laid one after the other: each entry's segment, its
     place in it (counted from ``base``), and where each segment begins (:func:`offsets`)."""
     first = offsets(count)
@@ -66,8 +64,9 @@ def spread(
 
 def sums(segment: Codes, weights: npt.ArrayLike, n: int) -> FloatArray:
     """Per segment ``0 .. n - 1``, the sum of the weights of its entries (in entry order)."""
-    total: FloatArray = np.bincount(segment, weights=np.asarray(weights, dtype=np.float64),
-                                    minlength=n).astype(np.float64, copy=False)
+    total: FloatArray = np.bincount(
+        segment, weights=np.asarray(weights, dtype=np.float64), minlength=n
+    ).astype(np.float64, copy=False)
     return total
 
 

@@ -42,7 +42,6 @@ if TYPE_CHECKING:
 __all__ = ["dcg", "precision_sum", "reciprocal_rank", "success_at"]
 
 
-
 def _special() -> ModuleType:
     """``scipy.special``, imported when first needed: it takes about 0.4 s to import, which
     ``import rankframe`` should not pay (a heavy library, imported in this function alone)."""
@@ -50,6 +49,7 @@ def _special() -> ModuleType:
 
     special: ModuleType = scipy.special
     return special
+
 
 def _groups(query: IntArray, start: IntArray) -> tuple[IntArray, IntArray]:
     """Entries in rank order, grouped by (query, tie group): each group's first entry and
@@ -153,7 +153,9 @@ def precision_sum(t: Lists, k: int | None) -> FloatArray:
 
 
 def dcg(
-    t: Lists, k: int | None, gains: FloatArray,
+    t: Lists,
+    k: int | None,
+    gains: FloatArray,
     discount: Callable[[IntArray], FloatArray] | None = None,
 ) -> FloatArray:
     """Per query, the expected DCG@k of the retrieved graded rows, whose gains are

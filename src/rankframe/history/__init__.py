@@ -38,14 +38,36 @@ __all__ = ["SCHEMA_VERSION", "TABLES", "History"]
 
 FrameKind = Literal["pandas", "polars"]
 _TIMES = ("recorded_at", "window_start", "created_at")
-_INTS = ("input_rows", "input_queries", "n_values", "result_row", "version",
-         *(c for c, t in WIDE_COLUMNS.items() if t == "int"))
+_INTS = (
+    "input_rows",
+    "input_queries",
+    "n_values",
+    "result_row",
+    "version",
+    *(c for c, t in WIDE_COLUMNS.items() if t == "int"),
+)
 _BOOLS = tuple(c for c, t in WIDE_COLUMNS.items() if t == "bool")
 _FLOATS = ("k", "value", *(c for c, t in WIDE_COLUMNS.items() if t == "float"))
 _RUN_COLUMNS = [c for c, _, _ in TABLES["rankframe_runs"]]
-_LONG_COLUMNS = ["recorded_at", "run_id", "run_name", "kind", "result_row", "segment",
-                 "segment_json", "window_start", "system", "metric", "k", "statistic", "rule",
-                 "status", "value_name", "value", "value_text"]
+_LONG_COLUMNS = [
+    "recorded_at",
+    "run_id",
+    "run_name",
+    "kind",
+    "result_row",
+    "segment",
+    "segment_json",
+    "window_start",
+    "system",
+    "metric",
+    "k",
+    "statistic",
+    "rule",
+    "status",
+    "value_name",
+    "value",
+    "value_text",
+]
 _WIDE_COLUMNS = WIDE_ORDER
 Kind = Literal["evaluation", "per_query", "comparison", "gate", "slices", "gaps", "sample_size"]
 
@@ -53,8 +75,9 @@ Kind = Literal["evaluation", "per_query", "comparison", "gate", "slices", "gaps"
 def _store(where: str | os.PathLike[str], timeout: float, create: bool) -> stores.Store:
     if isinstance(where, str) and "://" in where:
         if where.startswith("duckdb:///"):
-            return stores.DuckDBStore(Path(where.removeprefix("duckdb:///")), timeout=timeout,
-                                      create=create)
+            return stores.DuckDBStore(
+                Path(where.removeprefix("duckdb:///")), timeout=timeout, create=create
+            )
         return stores.SQLAlchemyStore(where, timeout=timeout, create=create)
     return stores.DuckDBStore(Path(os.fspath(where)), timeout=timeout, create=create)
 
@@ -64,8 +87,10 @@ def _utc(value: datetime | date | str, name: str) -> datetime:
     try:
         stamp = pd.Timestamp(value)
     except (ValueError, TypeError):
-        msg = (f"{name}= takes a datetime, a date or an ISO string such as '2026-01-31'; got "
-               f"{value!r}.")
+        msg = (
+            f"{name}= takes a datetime, a date or an ISO string such as '2026-01-31'; got "
+            f"{value!r}."
+        )
         raise InvalidOptionError(msg) from None
     if stamp.tzinfo is not None:
         stamp = stamp.tz_convert("UTC").tz_localize(None)
@@ -75,8 +100,10 @@ def _utc(value: datetime | date | str, name: str) -> datetime:
 def _recorded_at(value: object) -> datetime:
     """``record(recorded_at=)`` as a naive UTC datetime; a naive or unreadable time is an
     error."""
-    fix = ("pass a timezone-aware datetime, e.g. datetime(2026, 1, 5, 6, 0, tzinfo=UTC), or an "
-           "ISO string with its offset, e.g. '2026-01-05T06:00:00+00:00'")
+    fix = (
+        "pass a timezone-aware datetime, e.g. datetime(2026, 1, 5, 6, 0, tzinfo=UTC), or an "
+        "ISO string with its offset, e.g. '2026-01-05T06:00:00+00:00'"
+    )
     if isinstance(value, bool) or not isinstance(value, datetime | str):
         msg = f"recorded_at= takes the run's time: {fix}; got {value!r}."
         raise InvalidOptionError(msg)
@@ -87,8 +114,7 @@ def _recorded_at(value: object) -> datetime:
     if stamp is pd.NaT or pd.isna(stamp):
         raise InvalidOptionError(f"recorded_at={value!r} is not a time: {fix}.")
     if stamp.tzinfo is None:
-        msg = (f"recorded_at={value!r} has no time zone, so the instant it names is a guess: "
-               f"{fix}.")
+        msg = f"recorded_at={value!r} has no time zone, so the instant it names is a guess: {fix}."
         raise InvalidOptionError(msg)
     return stamp.tz_convert("UTC").tz_localize(None).to_pydatetime()
 
@@ -105,12 +131,15 @@ def _check_tags(tags: Mapping[str, str] | None) -> dict[str, str]:
     if tags is None:
         return {}
     if not isinstance(tags, Mapping):
-        raise InvalidOptionError(f"tags= takes a dict of strings, e.g. {{'branch': 'main'}}; "
-                                 f"got {type(tags).__name__}.")
+        raise InvalidOptionError(
+            f"tags= takes a dict of strings, e.g. {{'branch': 'main'}}; got {type(tags).__name__}."
+        )
     for key, value in tags.items():
         if not isinstance(key, str) or not key or not isinstance(value, str):
-            msg = (f"tags= takes non-empty string keys and string values; got {key!r}: "
-                   f"{value!r}. Pass str(value) for a number.")
+            msg = (
+                f"tags= takes non-empty string keys and string values; got {key!r}: "
+                f"{value!r}. Pass str(value) for a number."
+            )
             raise InvalidOptionError(msg)
     return dict(tags)
 
@@ -252,13 +281,18 @@ class History:
         frame = rows.as_pandas(result)
         result_name = None if request is None else (kind or type(request.result).__name__)
         if result_name is not None and result_name not in rows.KIND_OF_RESULT:
-            msg = (f"History.record() stores what {rows.RECORDED} return; this table was made "
-                   f"by another method ({result_name}), which the store cannot hold "
-                   "faithfully. Record one of those results instead.")
+            msg = (
+                f"History.record() stores what {rows.RECORDED} return; this table was made "
+                f"by another method ({result_name}), which the store cannot hold "
+                "faithfully. Record one of those results instead."
+            )
             raise TypeError(msg)
-        run_kind = rows.kind_of(result_name, gate=bool({"rule", "status"} & set(frame.columns)),
-                                comparison="statistic" in frame.columns,
-                                columns=[str(c) for c in frame.columns])
+        run_kind = rows.kind_of(
+            result_name,
+            gate=bool({"rule", "status"} & set(frame.columns)),
+            comparison="statistic" in frame.columns,
+            columns=[str(c) for c in frame.columns],
+        )
         declared = [] if request is None else [c for c in request.keys if c in frame.columns]
         values = rows.long_values(frame, [*declared, *keys], run_kind)
         names = None if request is None else request.names
@@ -279,11 +313,15 @@ class History:
         identifier = str(uuid.uuid4()) if run_id is None else run_id
         if not isinstance(identifier, str) or not identifier or len(identifier) > 36:
             raise InvalidOptionError(
-                f"run_id= takes a string of 1 to 36 characters (a UUID); got {run_id!r}.")
+                f"run_id= takes a string of 1 to 36 characters (a UUID); got {run_id!r}."
+            )
         record = {
             "run_id": identifier,
-            "recorded_at": (datetime.now(UTC).replace(tzinfo=None) if recorded_at is None
-                            else _recorded_at(recorded_at)),
+            "recorded_at": (
+                datetime.now(UTC).replace(tzinfo=None)
+                if recorded_at is None
+                else _recorded_at(recorded_at)
+            ),
             "run_name": run,
             "tags": json.dumps(checked_tags, sort_keys=True, ensure_ascii=False),
             "rankframe_version": __version__,
@@ -302,8 +340,12 @@ class History:
     # -- reading -------------------------------------------------------------------------------
 
     def _where(
-        self, *, run: str | None = None, run_id: str | None = None,
-        since: datetime | date | str | None = None, until: datetime | date | str | None = None,
+        self,
+        *,
+        run: str | None = None,
+        run_id: str | None = None,
+        since: datetime | date | str | None = None,
+        until: datetime | date | str | None = None,
         tags: Mapping[str, str] | None = None,
     ) -> tuple[list[str], dict[str, Any]]:
         """The clauses (on a table aliased ``o``) and parameters of the runs' filters."""
@@ -331,27 +373,40 @@ class History:
         return clauses, params
 
     def runs(
-        self, *, run: str | None = None, run_id: str | None = None,
-        since: datetime | date | str | None = None, until: datetime | date | str | None = None,
+        self,
+        *,
+        run: str | None = None,
+        run_id: str | None = None,
+        since: datetime | date | str | None = None,
+        until: datetime | date | str | None = None,
         tags: Mapping[str, str] | None = None,
     ) -> Any:
         """The recorded runs, oldest first: a row of ``rankframe_runs`` each (``tags`` and
         ``options`` as JSON text). Filters: the run's name (``run``), id, ``since``
         (inclusive) / ``until`` (exclusive) in UTC (naive datetimes are UTC), and ``tags``
         (every one given must match)."""
-        clauses, params = self._where(run=run, run_id=run_id, since=since, until=until,
-                                      tags=tags)
+        clauses, params = self._where(run=run, run_id=run_id, since=since, until=until, tags=tags)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        sql = (f"SELECT {', '.join(_RUN_COLUMNS)} FROM rankframe_runs o{where} "
-               "ORDER BY recorded_at, run_id")
+        sql = (
+            f"SELECT {', '.join(_RUN_COLUMNS)} FROM rankframe_runs o{where} "
+            "ORDER BY recorded_at, run_id"
+        )
         return self._out(self._store.read(sql, params), _RUN_COLUMNS)
 
     def load(
-        self, *, metric: str | None = None, system: str | None = None,
-        segment: str | Mapping[str, Any] | None = None, kind: Kind | None = "evaluation",
-        rule: str | None = None, run: str | None = None, run_id: str | None = None,
-        since: datetime | date | str | None = None, until: datetime | date | str | None = None,
-        tags: Mapping[str, str] | None = None, long: bool = False,
+        self,
+        *,
+        metric: str | None = None,
+        system: str | None = None,
+        segment: str | Mapping[str, Any] | None = None,
+        kind: Kind | None = "evaluation",
+        rule: str | None = None,
+        run: str | None = None,
+        run_id: str | None = None,
+        since: datetime | date | str | None = None,
+        until: datetime | date | str | None = None,
+        tags: Mapping[str, str] | None = None,
+        long: bool = False,
         value_name: str | None = None,
     ) -> Any:
         """Recorded values: one row per (run, result row, metric), oldest run first, with
@@ -378,16 +433,23 @@ class History:
         ``value_name`` (``"value"``, ``"ci_low"``, ...).
         """
         if kind is not None and kind not in KINDS:
-            raise InvalidOptionError(f"kind= takes one of {', '.join(map(repr, KINDS))} or "
-                                     f"None (every run); got {kind!r}.")
+            raise InvalidOptionError(
+                f"kind= takes one of {', '.join(map(repr, KINDS))} or "
+                f"None (every run); got {kind!r}."
+            )
         if value_name is not None and not long:
             raise InvalidOptionError(
                 f"value_name={value_name!r} filters the stored long rows: pass long=True, or "
-                f"read the column {value_name!r} of the wide rows.")
-        clauses, params = self._where(run=run, run_id=run_id, since=since, until=until,
-                                      tags=tags)
-        for column, value in (("metric", metric), ("system", system), ("kind", kind),
-                              ("rule", rule), ("value_name", value_name)):
+                f"read the column {value_name!r} of the wide rows."
+            )
+        clauses, params = self._where(run=run, run_id=run_id, since=since, until=until, tags=tags)
+        for column, value in (
+            ("metric", metric),
+            ("system", system),
+            ("kind", kind),
+            ("rule", rule),
+            ("value_name", value_name),
+        ):
             if value is not None:
                 clauses.append(f"o.{column} = :{column}")
                 params[column] = value
@@ -402,26 +464,52 @@ class History:
             columns, view, order = _LONG_COLUMNS, "rankframe_trend", "result_row"
         else:
             columns, view, order = _WIDE_COLUMNS, "rankframe_wide", "result_row, metric, rule"
-        sql = (f"SELECT {', '.join(columns)} FROM {view} o{where} "
-               f"ORDER BY recorded_at, run_id, {order}")
+        sql = (
+            f"SELECT {', '.join(columns)} FROM {view} o{where} "
+            f"ORDER BY recorded_at, run_id, {order}"
+        )
         table = self._store.read(sql, params)
         return self._out(_with_segment_columns(table), columns)
 
     def trend(
-        self, metric: str, *, system: str | None = None,
-        segment: str | Mapping[str, Any] | None = None, kind: Kind | None = "evaluation",
-        run: str | None = None, since: datetime | date | str | None = None,
-        until: datetime | date | str | None = None, tags: Mapping[str, str] | None = None,
+        self,
+        metric: str,
+        *,
+        system: str | None = None,
+        segment: str | Mapping[str, Any] | None = None,
+        kind: Kind | None = "evaluation",
+        run: str | None = None,
+        since: datetime | date | str | None = None,
+        until: datetime | date | str | None = None,
+        tags: Mapping[str, str] | None = None,
     ) -> Any:
         """One metric over time: a row per (run, system, segment, window) with the run's
         ``recorded_at`` and ``run_name``, the ``value``, its interval (``ci_low``,
         ``ci_high``) and ``n_queries``, oldest first; what a time-series panel reads from
         ``rankframe_wide``. Evaluations by default (``kind=``: another kind of run; a
         comparison's ``value`` is its statistic). Filters as ``load``."""
-        table = self.load(metric=metric, system=system, segment=segment, kind=kind, run=run,
-                          since=since, until=until, tags=tags)
-        columns = ["recorded_at", "run_name", "run_id", "system", "segment", "window_start",
-                   "value", "ci_low", "ci_high", "n_queries"]
+        table = self.load(
+            metric=metric,
+            system=system,
+            segment=segment,
+            kind=kind,
+            run=run,
+            since=since,
+            until=until,
+            tags=tags,
+        )
+        columns = [
+            "recorded_at",
+            "run_name",
+            "run_id",
+            "system",
+            "segment",
+            "window_start",
+            "value",
+            "ci_low",
+            "ci_high",
+            "n_queries",
+        ]
         if self._frame_kind == "polars":
             return table.select(columns)
         return table[columns].reset_index(drop=True)
@@ -463,6 +551,7 @@ def _with_segment_columns(table: pd.DataFrame) -> pd.DataFrame:
     for key in keys:
         if key in out.columns:  # a key named as a column of the store stays in the JSON
             continue
-        out[key] = [None if s is None or s != s else parsed[s].get(key)
-                    for s in table["segment_json"]]
+        out[key] = [
+            None if s is None or s != s else parsed[s].get(key) for s in table["segment_json"]
+        ]
     return out

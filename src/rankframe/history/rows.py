@@ -44,8 +44,15 @@ from rankframe.settings.statistics import Intervals, Tests
 if TYPE_CHECKING:
     from rankframe.pipeline.steps import Request
 
-__all__ = ["as_pandas", "fingerprint", "key_text", "kind_of", "long_values", "options_json",
-           "segment_keys"]
+__all__ = [
+    "as_pandas",
+    "fingerprint",
+    "key_text",
+    "kind_of",
+    "long_values",
+    "options_json",
+    "segment_keys",
+]
 
 #: Key columns with a column of their own in ``rankframe_values`` (result name → store name).
 TYPED_KEYS = {
@@ -71,8 +78,10 @@ KIND_OF_RESULT = {
 }
 
 #: What ``record()`` takes, in words (its error for a rankframe result of another kind).
-RECORDED = ("evaluate() (wide or tidy) and a metric method's value per segment, per_query(), "
-            "compare(), check(), slices(), gaps() and sample_size()")
+RECORDED = (
+    "evaluate() (wide or tidy) and a metric method's value per segment, per_query(), "
+    "compare(), check(), slices(), gaps() and sample_size()"
+)
 
 #: The columns that tell a table's kind when no rankframe method is known to have made it.
 KIND_COLUMNS = {
@@ -88,8 +97,9 @@ TEXT_VALUES = {"gaps": ("worst_group", "best_group"), "sample_size": ("test",)}
 SLICE = "slice"
 
 
-def kind_of(result: str | None, *, gate: bool, comparison: bool,
-            columns: Sequence[str] = ()) -> str:
+def kind_of(
+    result: str | None, *, gate: bool, comparison: bool, columns: Sequence[str] = ()
+) -> str:
     """A run's kind: by the result that made it, else by what its table holds (a sample
     size's, slices' or gaps' columns; a gate's ``status`` or ``rule``; a comparison's
     ``statistic``); an evaluation otherwise."""
@@ -113,11 +123,14 @@ def segment_keys(values: pd.DataFrame) -> pd.DataFrame:
     """The ``rankframe_segments`` rows (without ``run_id``) of a run's value rows."""
     pairs = values.loc[values["segment_json"].notna(), ["result_row", "segment_json"]]
     pairs = pairs.drop_duplicates("result_row")
-    found = [(int(r), k, key_text(v)) for r, text in zip(pairs["result_row"],
-                                                         pairs["segment_json"], strict=True)
-             for k, v in json.loads(text).items()]
+    found = [
+        (int(r), k, key_text(v))
+        for r, text in zip(pairs["result_row"], pairs["segment_json"], strict=True)
+        for k, v in json.loads(text).items()
+    ]
     return pd.DataFrame(found, columns=["result_row", "key", "value"]).astype(
-        {"result_row": "int64", "key": object, "value": object})
+        {"result_row": "int64", "key": object, "value": object}
+    )
 
 
 def as_pandas(result: Any) -> pd.DataFrame:
@@ -140,8 +153,9 @@ def as_pandas(result: Any) -> pd.DataFrame:
 
 
 def _is_number(column: pd.Series) -> bool:
-    return bool(pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(
-        column.dtype))
+    return bool(
+        pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype)
+    )
 
 
 def _is_time(column: pd.Series) -> bool:
@@ -169,8 +183,8 @@ def metric_column(name: object) -> tuple[str, str] | None:
         return name, "value"
     cut = name.rfind("_")
     while cut > 0:
-        if _label(name[:cut]) is not None and name[cut + 1:]:
-            return name[:cut], name[cut + 1:]
+        if _label(name[:cut]) is not None and name[cut + 1 :]:
+            return name[:cut], name[cut + 1 :]
         cut = name.rfind("_", 0, cut)
     return None
 
@@ -194,8 +208,12 @@ def _tidy_label(metric: object, k: object) -> str | None:
 
 def _missing(value: object) -> bool:
     """None, NaN, NaT or pd.NA."""
-    return value is None or value is pd.NA or value is pd.NaT or (
-        isinstance(value, float | np.floating) and math.isnan(value))
+    return (
+        value is None
+        or value is pd.NA
+        or value is pd.NaT
+        or (isinstance(value, float | np.floating) and math.isnan(value))
+    )
 
 
 def _text(value: object) -> object:
@@ -218,8 +236,7 @@ def _as_float(column: pd.Series) -> np.ndarray[Any, np.dtype[np.float64]]:
 
 def _objects(column: pd.Series) -> np.ndarray[Any, np.dtype[np.object_]]:
     """The values as an object array, every kind of null as None."""
-    values: np.ndarray[Any, np.dtype[np.object_]] = column.to_numpy(
-        dtype=object, na_value=None)  # type: ignore[call-overload]
+    values: np.ndarray[Any, np.dtype[np.object_]] = column.to_numpy(dtype=object, na_value=None)  # type: ignore[call-overload]
     return values
 
 
@@ -241,8 +258,9 @@ def _utc(column: pd.Series) -> pd.Series:
     return times.astype("datetime64[us]")
 
 
-def long_values(frame: pd.DataFrame, keys: Sequence[str] = (),
-                kind: str = "evaluation") -> pd.DataFrame:
+def long_values(
+    frame: pd.DataFrame, keys: Sequence[str] = (), kind: str = "evaluation"
+) -> pd.DataFrame:
     """The rows of ``rankframe_values`` (without ``run_id``) of one result table of a run of
     ``kind``: a slice's keys are the slice's own (those it constrains), the text values of
     a kind (:data:`TEXT_VALUES`) go to ``value_text``."""
@@ -294,25 +312,36 @@ def long_values(frame: pd.DataFrame, keys: Sequence[str] = (),
         "segment": segment[rows],
         "segment_json": segment_json[rows],
         "window_start": (
-            _utc(typed["window"]).to_numpy()[rows] if "window" in typed
+            _utc(typed["window"]).to_numpy()[rows]
+            if "window" in typed
             else np.full(n * m, np.datetime64("NaT", "us"))
         ),
         "metric": np.concatenate([e[0] for e in entries]) if entries else np.empty(0, object),
         "value_name": np.repeat(np.array([e[1] for e in entries], dtype=object), n),
         "value": (
-            np.concatenate([np.full(n, np.nan) if e[2] in texts else _as_float(frame[e[2]])
-                            for e in entries]) if entries
+            np.concatenate(
+                [np.full(n, np.nan) if e[2] in texts else _as_float(frame[e[2]]) for e in entries]
+            )
+            if entries
             else np.empty(0)
         ),
         "value_text": (
-            np.concatenate([_objects(frame[e[2]].astype(object)) if e[2] in texts
-                            else np.full(n, None, dtype=object) for e in entries])
-            if entries else np.empty(0, dtype=object)
+            np.concatenate(
+                [
+                    _objects(frame[e[2]].astype(object))
+                    if e[2] in texts
+                    else np.full(n, None, dtype=object)
+                    for e in entries
+                ]
+            )
+            if entries
+            else np.empty(0, dtype=object)
         ),
     }
     for name in ("system", "statistic", "status", "rule"):
-        out[name] = (_as_objects(typed[name]) if name in typed
-                     else np.full(n, None, dtype=object))[rows]
+        out[name] = (_as_objects(typed[name]) if name in typed else np.full(n, None, dtype=object))[
+            rows
+        ]
     if "k" in typed:
         out["k"] = _as_float(typed["k"])[rows]
     elif metric_columns:  # a wide table: each label's cut-off
@@ -342,8 +371,11 @@ def segment_labels(
         return text, as_json
     values = [_as_objects(frame[c]) for c in columns]
     for i in range(n):  # one row of the result (segments, not queries' rows)
-        pairs = [(str(c), v[i]) for c, v in zip(columns, values, strict=True)
-                 if not constrained or v[i] is not None]
+        pairs = [
+            (str(c), v[i])
+            for c, v in zip(columns, values, strict=True)
+            if not constrained or v[i] is not None
+        ]
         if not pairs:
             continue
         text[i] = ", ".join(f"{c}={'null' if v is None else v}" for c, v in pairs)
@@ -387,17 +419,20 @@ def options_json(request: Request, settings: Mapping[str, Any] | None = None) ->
     """The request's metrics, ``by``, columns, options and result settings (``settings``
     in place of the result's, for a table assembled from several), as JSON."""
     names = request.names
-    columns = {"query": names.query if not names.query_columns else list(names.query_key),
-               "item": names.item if not names.item_columns else list(names.item_key),
-               "score": list(names.scores),
-               "relevant": names.relevant, "judged": names.judged}
+    columns = {
+        "query": names.query if not names.query_columns else list(names.query_key),
+        "item": names.item if not names.item_columns else list(names.item_key),
+        "score": list(names.scores),
+        "relevant": names.relevant,
+        "judged": names.judged,
+    }
     document = {
         "metrics": [str(m) for m in request.metrics],
         "by": list(request.by),
         "columns": columns,
         "options": _fields(request.options),
-        "settings": _fields(request.result) if settings is None else {
-            key: _json_value(value) for key, value in settings.items()},
+        "settings": _fields(request.result)
+        if settings is None
+        else {key: _json_value(value) for key, value in settings.items()},
     }
     return json.dumps(document, sort_keys=False)
-

@@ -43,8 +43,18 @@ from __future__ import annotations
 
 from typing import Literal
 
-__all__ = ["KINDS", "SCHEMA_VERSION", "TABLES", "TREND_VIEW", "UPGRADES", "WIDE_COLUMNS",
-           "WIDE_ORDER", "WIDE_VIEW", "Column", "ddl"]
+__all__ = [
+    "KINDS",
+    "SCHEMA_VERSION",
+    "TABLES",
+    "TREND_VIEW",
+    "UPGRADES",
+    "WIDE_COLUMNS",
+    "WIDE_ORDER",
+    "WIDE_VIEW",
+    "Column",
+    "ddl",
+]
 
 SCHEMA_VERSION = 3
 """The version this rankframe writes and reads; a store of a higher one is refused."""
@@ -106,8 +116,11 @@ KINDS = ("evaluation", "per_query", "comparison", "gate", "slices", "gaps", "sam
 ``per_query``, ``compare`` (against a baseline, a reference or the previous window),
 ``check``, ``slices``, ``gaps``, ``sample_size`` (version 3)."""
 
-PRIMARY_KEYS = {"rankframe_runs": ("run_id",), "rankframe_tags": ("run_id", "tag"),
-                "rankframe_segments": ("run_id", "result_row", "key")}
+PRIMARY_KEYS = {
+    "rankframe_runs": ("run_id",),
+    "rankframe_tags": ("run_id", "tag"),
+    "rankframe_segments": ("run_id", "result_row", "key"),
+}
 
 VALUE_COLUMNS = [c for c, _, _ in TABLES["rankframe_values"]]
 
@@ -119,9 +132,24 @@ FROM rankframe_values v JOIN rankframe_runs r ON r.run_id = v.run_id"""
 
 # -- the wide view ----------------------------------------------------------------------------
 
-WIDE_KEYS = ["recorded_at", "run_id", "run_name", "kind", "result_row", "window_start",
-             "segment", "segment_json", "system", "metric", "k", "statistic", "rule", "status"]
+WIDE_KEYS = [
+    "recorded_at",
+    "run_id",
+    "run_name",
+    "kind",
+    "result_row",
+    "window_start",
+    "segment",
+    "segment_json",
+    "system",
+    "metric",
+    "k",
+    "statistic",
+    "rule",
+    "status",
+]
 """The wide view's key columns: the run's, then the result row's (its grouping)."""
+
 
 def _pick(name: str, column: str = "value") -> str:
     """The value ``name`` of a result row's metric (NULL when the row has none)."""
@@ -145,22 +173,28 @@ def _gate_columns() -> dict[str, str]:
     drop = "v.rule LIKE '% drop %'"
     percent = "v.rule LIKE '%!%' ESCAPE '!'"
     old_percent = f"({percent} AND {stored_relative} IS NULL)"
-    baseline = (f"(CASE WHEN {old_percent} THEN {value} / NULLIF(1 + {delta}, 0) "
-                f"ELSE {value} - {delta} END)")
+    baseline = (
+        f"(CASE WHEN {old_percent} THEN {value} / NULLIF(1 + {delta}, 0) "
+        f"ELSE {value} - {delta} END)"
+    )
 
     def in_unit(name: str) -> str:  # check's column in the rule's unit: *_relative for a %
         return f"COALESCE({_pick(name + '_relative')}, {_pick(name)})"  # rule, since 0.2
 
     def change(end: str) -> str:  # an end of the change's interval, in absolute units
-        return (f"CASE WHEN NOT ({drop}) THEN NULL WHEN {percent} THEN {in_unit(end)} * "
-                f"{baseline} ELSE {_pick(end)} END")
+        return (
+            f"CASE WHEN NOT ({drop}) THEN NULL WHEN {percent} THEN {in_unit(end)} * "
+            f"{baseline} ELSE {_pick(end)} END"
+        )
 
     return {
         "ci_low": f"CASE WHEN {drop} THEN NULL ELSE {_pick('ci_low')} END",
         "ci_high": f"CASE WHEN {drop} THEN NULL ELSE {_pick('ci_high')} END",
         "delta": f"CASE WHEN {old_percent} THEN {value} - {baseline} ELSE {delta} END",
-        "delta_relative": (f"COALESCE({stored_relative}, CASE WHEN {old_percent} THEN {delta} "
-                           f"ELSE {delta} / NULLIF({baseline}, 0) END)"),
+        "delta_relative": (
+            f"COALESCE({stored_relative}, CASE WHEN {old_percent} THEN {delta} "
+            f"ELSE {delta} / NULLIF({baseline}, 0) END)"
+        ),
         "delta_ci_low": change("ci_low"),
         "delta_ci_high": change("ci_high"),
         "bound": in_unit("bound"),
@@ -183,8 +217,13 @@ def _comparison_columns() -> dict[str, str]:
 def _slices_columns() -> dict[str, str]:
     """``slices()``'s values: the slice's mean is ``value``, its interval is the change's
     (inside against outside, or against the baseline)."""
-    return {"value": _pick("mean"), "ci_low": "NULL", "ci_high": "NULL",
-            "delta_ci_low": _pick("ci_low"), "delta_ci_high": _pick("ci_high")}
+    return {
+        "value": _pick("mean"),
+        "ci_low": "NULL",
+        "ci_high": "NULL",
+        "delta_ci_low": _pick("ci_low"),
+        "delta_ci_high": _pick("ci_high"),
+    }
 
 
 def _gaps_columns() -> dict[str, str]:
@@ -200,18 +239,41 @@ def _sample_size_columns() -> dict[str, str]:
 
 
 WIDE_COLUMNS: dict[str, str] = {
-    "value": "float", "delta": "float", "delta_relative": "float", "bound": "float",
-    "ci_low": "float", "ci_high": "float", "delta_ci_low": "float", "delta_ci_high": "float",
-    "p_adjusted": "float", "significant": "bool", "p_value": "float", "n_queries": "int",
-    "paired": "bool", "reference_mean": "float", "n_reference": "int", "wins": "int",
-    "ties": "int", "losses": "int",
+    "value": "float",
+    "delta": "float",
+    "delta_relative": "float",
+    "bound": "float",
+    "ci_low": "float",
+    "ci_high": "float",
+    "delta_ci_low": "float",
+    "delta_ci_high": "float",
+    "p_adjusted": "float",
+    "significant": "bool",
+    "p_value": "float",
+    "n_queries": "int",
+    "paired": "bool",
+    "reference_mean": "float",
+    "n_reference": "int",
+    "wins": "int",
+    "ties": "int",
+    "losses": "int",
     # slices (version 3)
-    "depth": "int", "mean_outside": "float", "baseline_mean": "float", "n_tested": "int",
+    "depth": "int",
+    "mean_outside": "float",
+    "baseline_mean": "float",
+    "n_tested": "int",
     # gaps (version 3)
-    "worst_group": "text", "worst_mean": "float", "best_group": "text", "best_mean": "float",
-    "ratio": "float", "n_groups": "int",
+    "worst_group": "text",
+    "worst_mean": "float",
+    "best_group": "text",
+    "best_mean": "float",
+    "ratio": "float",
+    "n_groups": "int",
     # sample_size (version 3)
-    "n_needed": "float", "enough": "bool", "effect_size": "float", "sd": "float",
+    "n_needed": "float",
+    "enough": "bool",
+    "effect_size": "float",
+    "sd": "float",
     "test": "text",
 }
 """The wide view's statistics and their types. ``value`` is the answer of the row's kind:
@@ -222,15 +284,53 @@ size's ``n_needed``), ``ci_low``/``ci_high`` its interval; ``delta`` is absolute
 Then the columns of slices, gaps and sample sizes (version 3). Values of other names stay in
 ``rankframe_values`` only."""
 
-WIDE_ORDER = ["recorded_at", "run_id", "run_name", "kind", "window_start", "segment", "system",
-              "metric", "rule", "status", "value", "delta", "delta_relative", "bound",
-              "ci_low", "ci_high", "delta_ci_low", "delta_ci_high", "p_adjusted",
-              "significant", "p_value", "n_queries",
-              *(c for c in WIDE_COLUMNS if c not in (
-                  "value", "delta", "delta_relative", "bound", "ci_low", "ci_high",
-                  "delta_ci_low", "delta_ci_high", "p_adjusted", "significant", "p_value",
-                  "n_queries")),
-              "k", "statistic", "result_row", "segment_json"]
+WIDE_ORDER = [
+    "recorded_at",
+    "run_id",
+    "run_name",
+    "kind",
+    "window_start",
+    "segment",
+    "system",
+    "metric",
+    "rule",
+    "status",
+    "value",
+    "delta",
+    "delta_relative",
+    "bound",
+    "ci_low",
+    "ci_high",
+    "delta_ci_low",
+    "delta_ci_high",
+    "p_adjusted",
+    "significant",
+    "p_value",
+    "n_queries",
+    *(
+        c
+        for c in WIDE_COLUMNS
+        if c
+        not in (
+            "value",
+            "delta",
+            "delta_relative",
+            "bound",
+            "ci_low",
+            "ci_high",
+            "delta_ci_low",
+            "delta_ci_high",
+            "p_adjusted",
+            "significant",
+            "p_value",
+            "n_queries",
+        )
+    ),
+    "k",
+    "statistic",
+    "result_row",
+    "segment_json",
+]
 """The wide view's columns in their order (version 3), as the API's tables: the keys, the
 answer (a gate's ``status``, the ``value``, its change and bound), the intervals, the
 tests, then the rest and the bookkeeping (``k``, ``statistic``, ``result_row``,
@@ -238,11 +338,18 @@ tests, then the rest and the bookkeeping (``k``, ``statistic``, ``result_row``,
 
 
 def _wide_column(name: str, kind: str) -> str:
-    by_kind = {"comparison": _comparison_columns(), "gate": _gate_columns(),
-               "slices": _slices_columns(), "gaps": _gaps_columns(),
-               "sample_size": _sample_size_columns()}
-    cases = [f"WHEN r.kind = '{k}' THEN {columns[name]}" for k, columns in by_kind.items()
-             if name in columns]
+    by_kind = {
+        "comparison": _comparison_columns(),
+        "gate": _gate_columns(),
+        "slices": _slices_columns(),
+        "gaps": _gaps_columns(),
+        "sample_size": _sample_size_columns(),
+    }
+    cases = [
+        f"WHEN r.kind = '{k}' THEN {columns[name]}"
+        for k, columns in by_kind.items()
+        if name in columns
+    ]
     own = _pick(name, "value_text" if kind == "text" else "value")
     expression = f"CASE {' '.join(cases)} ELSE {own} END" if cases else own
     if kind == "int":
@@ -260,12 +367,17 @@ def wide_view() -> str:
     """The ``rankframe_wide`` view (portable SQL: DuckDB, SQLite, PostgreSQL), its columns
     in :data:`WIDE_ORDER`."""
     selected = ",\n       ".join(
-        f"{_key(name)}" if name in WIDE_KEYS else
-        f"{_wide_column(name, WIDE_COLUMNS[name])} AS {name}" for name in WIDE_ORDER)
+        f"{_key(name)}"
+        if name in WIDE_KEYS
+        else f"{_wide_column(name, WIDE_COLUMNS[name])} AS {name}"
+        for name in WIDE_ORDER
+    )
     keys = ", ".join(_key(k) for k in WIDE_KEYS)
-    return (f"CREATE VIEW rankframe_wide AS\nSELECT {selected}\n"
-            "FROM rankframe_values v JOIN rankframe_runs r ON r.run_id = v.run_id\n"
-            f"GROUP BY {keys}")
+    return (
+        f"CREATE VIEW rankframe_wide AS\nSELECT {selected}\n"
+        "FROM rankframe_values v JOIN rankframe_runs r ON r.run_id = v.run_id\n"
+        f"GROUP BY {keys}"
+    )
 
 
 WIDE_VIEW = wide_view()

@@ -66,8 +66,9 @@ class Store(Protocol):
 
     where: str  # the path, or the URL without its password (for messages)
 
-    def write(self, run: dict[str, Any], tags: list[tuple[str, str, str]],
-              values: pd.DataFrame) -> None:
+    def write(
+        self, run: dict[str, Any], tags: list[tuple[str, str, str]], values: pd.DataFrame
+    ) -> None:
         """Append one run (its ``rankframe_runs`` row, tags and values) in one transaction."""
         ...
 
@@ -90,8 +91,11 @@ def _busy(store: str, timeout: float, cause: BaseException) -> StoreError:
 
 
 def not_a_store(store: str, why: str, fix: str) -> StoreError:
-    return StoreError(f"{store!r} is not a rankframe history store: {why}. {fix}",
-                      store=store, problem="not_a_store")
+    return StoreError(
+        f"{store!r} is not a rankframe history store: {why}. {fix}",
+        store=store,
+        problem="not_a_store",
+    )
 
 
 def _run_exists(store: str, run_id: str) -> StoreError:
@@ -111,14 +115,16 @@ def _backoff(deadline: float, delay: float) -> float:
 Action = Literal["create", "upgrade", "ready"]
 
 
-def check_tables(store: str, tables: set[str], version: int | None, *,
-                 create: bool) -> Action:
+def check_tables(store: str, tables: set[str], version: int | None, *, create: bool) -> Action:
     """What a database of ``tables`` (and schema ``version``) needs: the store's tables
     created, an upgrade, or nothing; raise when it is no store, or a newer one."""
     if "rankframe_schema" in tables:
         if version is None:
-            raise not_a_store(store, "its table rankframe_schema is empty",
-                              "Use another file or database; nothing was changed.")
+            raise not_a_store(
+                store,
+                "its table rankframe_schema is empty",
+                "Use another file or database; nothing was changed.",
+            )
         if version > SCHEMA_VERSION:
             msg = (
                 f"The history store {store!r} has schema version {version}, written by a newer "
@@ -129,12 +135,16 @@ def check_tables(store: str, tables: set[str], version: int | None, *,
         return "upgrade" if version < SCHEMA_VERSION else "ready"
     ours = sorted(t for t in tables if t in TABLES)
     if ours:
-        raise not_a_store(store, f"it has {ours[0]} but no rankframe_schema table",
-                          "Use another file or database; nothing was changed.")
+        raise not_a_store(
+            store,
+            f"it has {ours[0]} but no rankframe_schema table",
+            "Use another file or database; nothing was changed.",
+        )
     if tables and not create:
         shown = ", ".join(sorted(tables)[:3])
         raise not_a_store(
-            store, f"it holds other tables ({shown}) and no rankframe_schema",
+            store,
+            f"it holds other tables ({shown}) and no rankframe_schema",
             "Pass create=True to add the store's tables (rankframe_*) to this database, or "
             "use a new file",
         )
@@ -185,7 +195,7 @@ class DuckDBStore:
     def _not_duckdb(self, fault: str) -> StoreError:
         fix = "Give the path of a DuckDB file (a new one is created), or another store."
         if fault == "sqlite":
-            fix = (f"It is a SQLite database: open it as History('sqlite:///{self.path}').")
+            fix = f"It is a SQLite database: open it as History('sqlite:///{self.path}')."
         return not_a_store(self.where, "the file is not a DuckDB database", fix)
 
     @contextmanager
@@ -221,10 +231,13 @@ class DuckDBStore:
             con.close()
 
     def _state(self, con: Any) -> tuple[set[str], int | None]:
-        tables = {r[0] for r in con.execute(
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = "
-            "current_schema()"
-        ).fetchall()}
+        tables = {
+            r[0]
+            for r in con.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = "
+                "current_schema()"
+            ).fetchall()
+        }
         version = None
         if "rankframe_schema" in tables:
             version = con.execute("SELECT max(version) FROM rankframe_schema").fetchone()[0]
@@ -248,8 +261,10 @@ class DuckDBStore:
                 if action == "create":
                     for statement in ddl(index=False):
                         con.execute(statement)
-                    con.execute("INSERT INTO rankframe_schema VALUES (?, ?, ?)",
-                                [SCHEMA_VERSION, __version__, _now()])
+                    con.execute(
+                        "INSERT INTO rankframe_schema VALUES (?, ?, ?)",
+                        [SCHEMA_VERSION, __version__, _now()],
+                    )
                 elif action == "upgrade":
                     upgrade(_DuckDBTransaction(con), int(version or 0), _now())
                 con.commit()
@@ -257,26 +272,30 @@ class DuckDBStore:
                 con.rollback()
                 raise
 
-    def write(self, run: dict[str, Any], tags: list[tuple[str, str, str]],
-              values: pd.DataFrame) -> None:
+    def write(
+        self, run: dict[str, Any], tags: list[tuple[str, str, str]], values: pd.DataFrame
+    ) -> None:
         run_id = run["run_id"]
         with self.connect(read_only=False) as con:
             con.begin()
             try:
-                if con.execute("SELECT count(*) FROM rankframe_runs WHERE run_id = ?",
-                               [run_id]).fetchone()[0]:
+                if con.execute(
+                    "SELECT count(*) FROM rankframe_runs WHERE run_id = ?", [run_id]
+                ).fetchone()[0]:
                     raise _run_exists(self.where, run_id)
                 columns = list(run)
                 con.execute(
                     f"INSERT INTO rankframe_runs ({', '.join(columns)}) VALUES "
-                    f"({', '.join('?' * len(columns))})", [run[c] for c in columns],
+                    f"({', '.join('?' * len(columns))})",
+                    [run[c] for c in columns],
                 )
                 if tags:
                     con.executemany("INSERT INTO rankframe_tags VALUES (?, ?, ?)", tags)
                 transaction = _DuckDBTransaction(con)
                 transaction.insert("rankframe_values", values.assign(run_id=run_id))
-                transaction.insert("rankframe_segments",
-                                   rows.segment_keys(values).assign(run_id=run_id))
+                transaction.insert(
+                    "rankframe_segments", rows.segment_keys(values).assign(run_id=run_id)
+                )
                 for hook in BEFORE_COMMIT:
                     hook(run_id)
                 con.commit()
@@ -312,11 +331,11 @@ class _DuckDBTransaction:
     def insert(self, table: str, frame: pd.DataFrame) -> None:
         if frame.empty:
             return
-        self.con.register("rankframe_new_rows", pa.Table.from_pandas(frame,
-                                                                      preserve_index=False))
+        self.con.register("rankframe_new_rows", pa.Table.from_pandas(frame, preserve_index=False))
         columns = ", ".join(frame.columns)
-        self.con.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} "
-                         "FROM rankframe_new_rows")
+        self.con.execute(
+            f"INSERT INTO {table} ({columns}) SELECT {columns} FROM rankframe_new_rows"
+        )
         self.con.unregister("rankframe_new_rows")
 
 
@@ -339,7 +358,6 @@ class _SQLAlchemyTransaction:
         records = _records(frame)
         if records:
             self.conn.execute(self.store.tables[table].insert(), records)
-
 
 
 class SQLAlchemyStore:
@@ -371,12 +389,17 @@ class SQLAlchemyStore:
                 connection.exec_driver_sql("BEGIN IMMEDIATE")
 
         metadata = sa.MetaData()
-        types: dict[str, Any] = {"text": sa.String(), "id": sa.String(36),
-                                 "int": sa.BigInteger(), "float": sa.Double(),
-                                 "timestamp": sa.DateTime()}
+        types: dict[str, Any] = {
+            "text": sa.String(),
+            "id": sa.String(36),
+            "int": sa.BigInteger(),
+            "float": sa.Double(),
+            "timestamp": sa.DateTime(),
+        }
         self.tables = {
-            name: sa.Table(name, metadata, *(sa.Column(c, types[t], nullable=n)
-                                             for c, t, n in columns))
+            name: sa.Table(
+                name, metadata, *(sa.Column(c, types[t], nullable=n) for c, t, n in columns)
+            )
             for name, columns in TABLES.items()
         }
         try:
@@ -403,9 +426,11 @@ class SQLAlchemyStore:
             except self._sa.exc.DBAPIError as error:
                 fault = self._fault(error)
                 if fault == "not_a_database":
-                    raise not_a_store(self.where, "the file is not a SQLite database",
-                                      "Give a SQLite file (a new one is created), or another "
-                                      "store.") from None
+                    raise not_a_store(
+                        self.where,
+                        "the file is not a SQLite database",
+                        "Give a SQLite file (a new one is created), or another store.",
+                    ) from None
                 if fault != "busy":
                     raise
                 if time.monotonic() >= deadline:
@@ -417,8 +442,9 @@ class SQLAlchemyStore:
         tables = set(inspector.get_table_names()) | set(inspector.get_view_names())
         version = None
         if "rankframe_schema" in tables:
-            version = conn.execute(self._sa.text(
-                "SELECT max(version) FROM rankframe_schema")).scalar()
+            version = conn.execute(
+                self._sa.text("SELECT max(version) FROM rankframe_schema")
+            ).scalar()
         return tables, version
 
     def _initialise(self, create: bool) -> None:
@@ -437,13 +463,20 @@ class SQLAlchemyStore:
             elif action == "create":
                 for statement in ddl(index=True):
                     conn.execute(self._sa.text(statement))
-                conn.execute(self.tables["rankframe_schema"].insert(), [
-                    {"version": SCHEMA_VERSION, "rankframe_version": __version__,
-                     "created_at": _now()}
-                ])
+                conn.execute(
+                    self.tables["rankframe_schema"].insert(),
+                    [
+                        {
+                            "version": SCHEMA_VERSION,
+                            "rankframe_version": __version__,
+                            "created_at": _now(),
+                        }
+                    ],
+                )
 
-    def write(self, run: dict[str, Any], tags: list[tuple[str, str, str]],
-              values: pd.DataFrame) -> None:
+    def write(
+        self, run: dict[str, Any], tags: list[tuple[str, str, str]], values: pd.DataFrame
+    ) -> None:
         records = _records(values)
         run_id = run["run_id"]
         tables = self.tables
@@ -451,19 +484,27 @@ class SQLAlchemyStore:
         def attempt() -> None:
             with self.writer.begin() as conn:
                 runs = tables["rankframe_runs"]
-                found = conn.execute(self._sa.select(self._sa.func.count()).select_from(
-                    runs).where(runs.c.run_id == run_id)).scalar()
+                found = conn.execute(
+                    self._sa.select(self._sa.func.count())
+                    .select_from(runs)
+                    .where(runs.c.run_id == run_id)
+                ).scalar()
                 if found:
                     raise _run_exists(self.where, run_id)
                 conn.execute(runs.insert(), [run])
                 if tags:
-                    conn.execute(tables["rankframe_tags"].insert(),
-                                 [{"run_id": r, "tag": t, "value": v} for r, t, v in tags])
+                    conn.execute(
+                        tables["rankframe_tags"].insert(),
+                        [{"run_id": r, "tag": t, "value": v} for r, t, v in tags],
+                    )
                 if records:
-                    conn.execute(tables["rankframe_values"].insert(),
-                                 [{"run_id": run_id, **r} for r in records])
+                    conn.execute(
+                        tables["rankframe_values"].insert(),
+                        [{"run_id": run_id, **r} for r in records],
+                    )
                 _SQLAlchemyTransaction(self, conn).insert(
-                    "rankframe_segments", rows.segment_keys(values).assign(run_id=run_id))
+                    "rankframe_segments", rows.segment_keys(values).assign(run_id=run_id)
+                )
                 for hook in BEFORE_COMMIT:
                     hook(run_id)
 

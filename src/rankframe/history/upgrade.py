@@ -74,22 +74,29 @@ def upgrade(transaction: Transaction, version: int, now: datetime) -> None:
 
 def fill_version_2(transaction: Transaction) -> None:
     results = dict(transaction.fetch("SELECT run_id, result FROM rankframe_runs"))
-    marks = {run_id: (bool(status), bool(statistic)) for run_id, status, statistic in
-             transaction.fetch(
-                 "SELECT run_id, MAX(CASE WHEN status IS NULL THEN 0 ELSE 1 END), "
-                 "MAX(CASE WHEN statistic IS NULL THEN 0 ELSE 1 END) FROM rankframe_values "
-                 "GROUP BY run_id")}
+    marks = {
+        run_id: (bool(status), bool(statistic))
+        for run_id, status, statistic in transaction.fetch(
+            "SELECT run_id, MAX(CASE WHEN status IS NULL THEN 0 ELSE 1 END), "
+            "MAX(CASE WHEN statistic IS NULL THEN 0 ELSE 1 END) FROM rankframe_values "
+            "GROUP BY run_id"
+        )
+    }
     segments = transaction.fetch(
         "SELECT DISTINCT run_id, result_row, segment_json FROM rankframe_values "
-        "WHERE segment_json IS NOT NULL")
+        "WHERE segment_json IS NOT NULL"
+    )
     with_rule = {run_id for run_id, _, text in segments if "rule" in json.loads(text)}
     kinds = {}
     for run_id, result in results.items():
         status, statistic = marks.get(run_id, (False, False))
-        kinds[run_id] = rows.kind_of(result, gate=status or run_id in with_rule,
-                                     comparison=statistic)
-        transaction.execute("UPDATE rankframe_runs SET kind = :kind WHERE run_id = :run_id",
-                            {"kind": kinds[run_id], "run_id": run_id})
+        kinds[run_id] = rows.kind_of(
+            result, gate=status or run_id in with_rule, comparison=statistic
+        )
+        transaction.execute(
+            "UPDATE rankframe_runs SET kind = :kind WHERE run_id = :run_id",
+            {"kind": kinds[run_id], "run_id": run_id},
+        )
 
     moved: dict[tuple[str, str], tuple[str | None, str | None, str | None]] = {}
     keys: list[tuple[str, int, str, str | None]] = []
@@ -103,10 +110,13 @@ def fill_version_2(transaction: Transaction) -> None:
         transaction.execute(
             "UPDATE rankframe_values SET rule = :rule, segment = :segment, segment_json = :new "
             "WHERE run_id = :run_id AND segment_json = :old",
-            {"rule": rule, "segment": label, "new": new, "run_id": run_id, "old": old})
+            {"rule": rule, "segment": label, "new": new, "run_id": run_id, "old": old},
+        )
     if keys:
-        transaction.insert("rankframe_segments", pd.DataFrame(
-            keys, columns=["run_id", "result_row", "key", "value"]))
+        transaction.insert(
+            "rankframe_segments",
+            pd.DataFrame(keys, columns=["run_id", "result_row", "key", "value"]),
+        )
 
 
 def fill_version_3(transaction: Transaction) -> None:
@@ -114,12 +124,15 @@ def fill_version_3(transaction: Transaction) -> None:
     (filed as an evaluation before) gets its own, by its result or its values' names."""
     for result, kind in rows.KIND_OF_RESULT.items():
         if kind in ("slices", "gaps"):
-            transaction.execute("UPDATE rankframe_runs SET kind = :kind WHERE result = :result",
-                                {"kind": kind, "result": result})
+            transaction.execute(
+                "UPDATE rankframe_runs SET kind = :kind WHERE result = :result",
+                {"kind": kind, "result": result},
+            )
     found = transaction.fetch(
         "SELECT run_id, value_name FROM rankframe_values WHERE value_name IN "
         "('n_needed', 'effect_size', 'slice', 'depth', 'n_tested', 'gap') GROUP BY run_id, "
-        "value_name")
+        "value_name"
+    )
     names: dict[str, set[str]] = {}
     for run_id, name in found:
         names.setdefault(run_id, set()).add(name)
@@ -128,14 +141,17 @@ def fill_version_3(transaction: Transaction) -> None:
         if kind == "sample_size":
             transaction.execute(
                 "UPDATE rankframe_runs SET kind = :kind WHERE run_id = :run_id AND "
-                "kind = 'evaluation'", {"kind": kind, "run_id": run_id})
+                "kind = 'evaluation'",
+                {"kind": kind, "run_id": run_id},
+            )
     # the segments version 2 made up: a gap's groups and a sample size's test were segment
     # keys (now text values), a slice's name and the keys it leaves open too (dropped: the
     # slice's keys are those it constrains)
     found_rows = transaction.fetch(
         "SELECT DISTINCT v.run_id, v.result_row, v.segment_json, r.kind FROM rankframe_values "
         "v JOIN rankframe_runs r ON r.run_id = v.run_id WHERE r.kind IN ('slices', 'gaps', "
-        "'sample_size') AND v.segment_json IS NOT NULL")
+        "'sample_size') AND v.segment_json IS NOT NULL"
+    )
     added: dict[str, int] = {}
     keys: list[tuple[str, int, str, str | None]] = []
     for run_id, result_row, text, kind in found_rows:
@@ -149,9 +165,11 @@ def fill_version_3(transaction: Transaction) -> None:
         transaction.execute(
             "UPDATE rankframe_values SET segment = :segment, segment_json = :new "
             "WHERE run_id = :run_id AND result_row = :row",
-            {"segment": label, "new": as_json, **where})
-        transaction.execute("DELETE FROM rankframe_segments WHERE run_id = :run_id AND "
-                            "result_row = :row", where)
+            {"segment": label, "new": as_json, **where},
+        )
+        transaction.execute(
+            "DELETE FROM rankframe_segments WHERE run_id = :run_id AND result_row = :row", where
+        )
         keys += [(run_id, int(result_row), k, rows.key_text(v)) for k, v in segment.items()]
         anchor = "gap" if kind == "gaps" else "n_needed"
         for name, value in texts.items():
@@ -162,15 +180,24 @@ def fill_version_3(transaction: Transaction) -> None:
                 "system, metric, k, statistic, status, :name, NULL, rule, :text FROM "
                 "rankframe_values WHERE run_id = :run_id AND result_row = :row AND "
                 "value_name = :anchor",
-                {"name": name, "text": None if value is None else str(value),
-                 "anchor": anchor, **where})
+                {
+                    "name": name,
+                    "text": None if value is None else str(value),
+                    "anchor": anchor,
+                    **where,
+                },
+            )
             added[run_id] = added.get(run_id, 0) + 1
     for run_id, count in added.items():
-        transaction.execute("UPDATE rankframe_runs SET n_values = n_values + :count WHERE "
-                            "run_id = :run_id", {"count": count, "run_id": run_id})
+        transaction.execute(
+            "UPDATE rankframe_runs SET n_values = n_values + :count WHERE run_id = :run_id",
+            {"count": count, "run_id": run_id},
+        )
     if keys:
-        transaction.insert("rankframe_segments", pd.DataFrame(
-            keys, columns=["run_id", "result_row", "key", "value"]))
+        transaction.insert(
+            "rankframe_segments",
+            pd.DataFrame(keys, columns=["run_id", "result_row", "key", "value"]),
+        )
 
 
 def _labels(segment: dict[str, Any]) -> tuple[str | None, str | None]:

@@ -174,16 +174,28 @@ def _chunk(array: pa.Array | pa.ChunkedArray) -> pa.Array:
     return array
 
 
-_LIST_KINDS = (pa.types.is_list, pa.types.is_large_list, pa.types.is_fixed_size_list,
-               pa.types.is_list_view, pa.types.is_large_list_view, pa.types.is_map)
+_LIST_KINDS = (
+    pa.types.is_list,
+    pa.types.is_large_list,
+    pa.types.is_fixed_size_list,
+    pa.types.is_list_view,
+    pa.types.is_large_list_view,
+    pa.types.is_map,
+)
 
 
 def _type_words(arrow_type: pa.DataType) -> str:
     """An Arrow type in words for a message, the same whichever library made it."""
-    for test, words in ((pa.types.is_string, "strings"), (pa.types.is_large_string, "strings"),
-                        (pa.types.is_string_view, "strings"), (pa.types.is_integer, "integers"),
-                        (pa.types.is_floating, "floats"), (pa.types.is_boolean, "booleans"),
-                        (pa.types.is_struct, "structs"), (pa.types.is_null, "nulls")):
+    for test, words in (
+        (pa.types.is_string, "strings"),
+        (pa.types.is_large_string, "strings"),
+        (pa.types.is_string_view, "strings"),
+        (pa.types.is_integer, "integers"),
+        (pa.types.is_floating, "floats"),
+        (pa.types.is_boolean, "booleans"),
+        (pa.types.is_struct, "structs"),
+        (pa.types.is_null, "nulls"),
+    ):
         if test(arrow_type):
             return words
     return str(arrow_type)
@@ -195,8 +207,11 @@ def _check_list_type(arrow_type: pa.DataType, column: str, role: str, hint: str 
     if any(is_kind(arrow_type) for is_kind in _LIST_KINDS):
         return
     words = _type_words(arrow_type)
-    fix = ("Split the strings into lists first (e.g. df[col].str.split())"
-           if words == "strings" else "Make it a list column first")
+    fix = (
+        "Split the strings into lists first (e.g. df[col].str.split())"
+        if words == "strings"
+        else "Make it a list column first"
+    )
     msg = (
         f"Column {column!r} ({role}) must hold one list per row ({_LIST_HINT[role]}); got "
         f"{words}. {fix}.{hint}"
@@ -234,8 +249,14 @@ def _lists(array: pa.Array | pa.ChunkedArray, column: str, role: str, label: Lab
         np.cumsum(counts, out=offsets[1:])
         values = _chunk(pc.list_flatten(array))
     if values.null_count:
-        row = int(np.searchsorted(offsets, np.flatnonzero(
-            values.is_null().to_numpy(zero_copy_only=False))[0], side="right") - 1)
+        row = int(
+            np.searchsorted(
+                offsets,
+                np.flatnonzero(values.is_null().to_numpy(zero_copy_only=False))[0],
+                side="right",
+            )
+            - 1
+        )
         msg = (
             f"Column {column!r} ({role}) has a null item in the list of query "
             f"{excerpt(plain(label(row)))}; drop the nulls from the lists first."
@@ -246,6 +267,7 @@ def _lists(array: pa.Array | pa.ChunkedArray, column: str, role: str, label: Lab
 
 def _same_type(rec: pa.Array, truth: pa.Array, names: ListNames) -> tuple[pa.Array, pa.Array]:
     """The items of both lists in one Arrow type (dictionaries decoded, strings large)."""
+
     def plain_type(values: pa.Array) -> pa.Array:
         if pa.types.is_dictionary(values.type):
             values = values.dictionary_decode()
@@ -291,7 +313,7 @@ def _explode(
     rec_rows = np.repeat(np.arange(n_rows, dtype=np.int64), rec.lengths)
     truth_rows = np.repeat(np.arange(n_rows, dtype=np.int64), truth.lengths)
     rec_keys = rec_rows * n_codes + codes[: len(rec_values)]
-    truth_keys = truth_rows * n_codes + codes[len(rec_values):]
+    truth_keys = truth_rows * n_codes + codes[len(rec_values) :]
     for role, keys, rows, values, column in (
         ("recommended", rec_keys, rec_rows, rec_values, names.recommended),
         ("relevant", truth_keys, truth_rows, truth_values, names.relevant),
@@ -315,14 +337,20 @@ def _explode(
     rows = np.concatenate([rec_rows, truth_rows[missing]])
     order = np.argsort(rows, kind="stable")  # per input row: the list, then the missing truth
     position = np.arange(len(rec_rows), dtype=np.int64) - rec.offsets[rec_rows]
-    score = np.concatenate([rec.lengths[rec_rows] - position,
-                            np.zeros(len(missing), dtype=np.int64)])[order]
-    retrieved = np.concatenate([np.ones(len(rec_rows), dtype=bool),
-                                np.zeros(len(missing), dtype=bool)])[order]
-    items = all_items.take(pa.array(np.concatenate(
-        [np.arange(len(rec_values)), len(rec_values) + missing])[order]))
-    zero = pa.array([0], type=grades.type) if not pa.types.is_boolean(grades.type) else (
-        pa.array([False]))
+    score = np.concatenate(
+        [rec.lengths[rec_rows] - position, np.zeros(len(missing), dtype=np.int64)]
+    )[order]
+    retrieved = np.concatenate(
+        [np.ones(len(rec_rows), dtype=bool), np.zeros(len(missing), dtype=bool)]
+    )[order]
+    items = all_items.take(
+        pa.array(np.concatenate([np.arange(len(rec_values)), len(rec_values) + missing])[order])
+    )
+    zero = (
+        pa.array([0], type=grades.type)
+        if not pa.types.is_boolean(grades.type)
+        else (pa.array([False]))
+    )
     grade_pool = pa.concat_arrays([grades, zero])
     rec_grade = np.where(rec_hit, truth_order[at] if len(truth_order) else at, len(grades))
     grade_index = np.concatenate([rec_grade, missing])[order]
@@ -354,8 +382,11 @@ def _check_grades(grades: _Lists, truth: _Lists, names: ListNames, label: Label)
     values = grades.values  # noqa: PD011  (an Arrow array, not pandas)
     if pa.types.is_null(values.type):
         values = values.cast(pa.int64())
-    if not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type)
-            or pa.types.is_boolean(values.type)):
+    if not (
+        pa.types.is_integer(values.type)
+        or pa.types.is_floating(values.type)
+        or pa.types.is_boolean(values.type)
+    ):
         msg = (
             f"Column {names.grades!r} (grades) must hold lists of numbers (bool, int or "
             f"float); got lists of {values.type}. Convert them first."
@@ -396,7 +427,8 @@ def long_from_arrow(
     elif grades_column is not None:
         assert names.grades is not None
         grades = _check_grades(
-            _lists(grades_column, names.grades, "grades", label), truth, names, label)
+            _lists(grades_column, names.grades, "grades", label), truth, names, label
+        )
     return _explode(rec, truth, grades, names, label)
 
 
@@ -449,10 +481,14 @@ def pandas_long(frame: pd.DataFrame, names: ListNames, *, keep_index: bool = Fal
         return queries.iloc[row]
 
     columns = {role: frame[column] for role, column in names.roles().items()}
-    arrow = {role: _pandas_arrow(columns[role], names.roles()[role], role)
-             for role in names.roles() if role != "query"}
-    long = long_from_arrow(arrow["recommended"], arrow["relevant"], arrow.get("grades"),
-                       names, label)
+    arrow = {
+        role: _pandas_arrow(columns[role], names.roles()[role], role)
+        for role in names.roles()
+        if role != "query"
+    }
+    long = long_from_arrow(
+        arrow["recommended"], arrow["relevant"], arrow.get("grades"), names, label
+    )
     as_arrow = isinstance(columns["recommended"].dtype, pd.ArrowDtype)
     rows = long.rows
     score: pd.Series
@@ -461,12 +497,14 @@ def pandas_long(frame: pd.DataFrame, names: ListNames, *, keep_index: bool = Fal
     else:
         score = pd.Series(np.where(long.retrieved, long.score, np.nan))
     carried = [c for c in frame.columns if c not in set(names.roles().values())]
-    out = pd.DataFrame({
-        "query": queries.take(rows).reset_index(drop=True),
-        "item": _to_pandas(long.items, as_arrow),
-        "score": score,
-        "relevant": _to_pandas(long.grades, as_arrow),
-    })
+    out = pd.DataFrame(
+        {
+            "query": queries.take(rows).reset_index(drop=True),
+            "item": _to_pandas(long.items, as_arrow),
+            "score": score,
+            "relevant": _to_pandas(long.grades, as_arrow),
+        }
+    )
     if carried:
         out = pd.concat([out, frame[carried].take(rows).reset_index(drop=True)], axis=1)
     if keep_index:
@@ -491,6 +529,7 @@ def check_polars_schema(schema: Mapping[str, Any], names: ListNames) -> None:
 
 def polars_long_schema(schema: Mapping[str, Any], names: ListNames) -> dict[Any, Any]:
     """The output schema of a polars frame with the input ``schema``."""
+
     def inner(column: str) -> Any:
         dtype = schema[column]
         return dtype.inner if isinstance(dtype, (pl.List, pl.Array)) else pl.Null
@@ -516,20 +555,24 @@ def polars_long(frame: Any, names: ListNames) -> Any:
         return queries[row]
 
     long = long_from_arrow(
-        _polars_arrow(frame[names.recommended]), _polars_arrow(frame[names.relevant]),
+        _polars_arrow(frame[names.recommended]),
+        _polars_arrow(frame[names.relevant]),
         _polars_arrow(frame[names.grades]) if names.grades is not None else None,
-        names, label,
+        names,
+        label,
     )
     schema = polars_long_schema(frame.schema, names)
     rows = pl.Series(long.rows)
     used = set(names.roles().values())
     carried = [c for c in frame.columns if c not in used]
-    out = pl.DataFrame({
-        "query": queries.gather(rows),
-        "item": pl.from_arrow(long.items),
-        "score": pl.from_arrow(pa.array(long.score, mask=~long.retrieved)),
-        "relevant": pl.from_arrow(long.grades),
-    })
+    out = pl.DataFrame(
+        {
+            "query": queries.gather(rows),
+            "item": pl.from_arrow(long.items),
+            "score": pl.from_arrow(pa.array(long.score, mask=~long.retrieved)),
+            "relevant": pl.from_arrow(long.grades),
+        }
+    )
     if carried:
         out = pl.concat([out, frame.select(carried)[rows]], how="horizontal")
     return out.cast(schema)

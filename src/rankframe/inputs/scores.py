@@ -149,23 +149,26 @@ def _check_truth(truth: npt.NDArray[Any], shape: tuple[int, int]) -> None:
         )
         raise InvalidDataError(msg)
     if truth.dtype.kind not in "biuf":
-        msg = (
-            "The grades in truth must be numbers (bool, int or float); got dtype "
-            f"{truth.dtype}."
-        )
+        msg = f"The grades in truth must be numbers (bool, int or float); got dtype {truth.dtype}."
         raise InvalidDataError(msg)
 
 
 def _frame(
-    rows: IntArray, columns: IntArray, score: Any, grade: npt.NDArray[Any],
-    queries: pd.Index, items: pd.Index,
+    rows: IntArray,
+    columns: IntArray,
+    score: Any,
+    grade: npt.NDArray[Any],
+    queries: pd.Index,
+    items: pd.Index,
 ) -> pd.DataFrame:
-    return pd.DataFrame({
-        "query": queries.take(rows),
-        "item": items.take(columns),
-        "score": score,
-        "relevant": grade,
-    })
+    return pd.DataFrame(
+        {
+            "query": queries.take(rows),
+            "item": items.take(columns),
+            "score": score,
+            "relevant": grade,
+        }
+    )
 
 
 def _score_column(values: npt.NDArray[Any], retrieved: npt.NDArray[np.bool_] | None) -> Any:
@@ -187,7 +190,7 @@ def _full(
     n_rows, n_columns = scores.shape
     step = max(1, _BLOCK_CELLS // max(n_columns, 1))
     for start in range(0, n_rows, step):
-        _check_nan(scores[start:start + step], start, "scores")
+        _check_nan(scores[start : start + step], start, "scores")
     rows = np.repeat(np.arange(n_rows, dtype=np.int64), n_columns)
     columns = np.tile(np.arange(n_columns, dtype=np.int64), n_rows)
     if truth.ndim == 1:
@@ -199,38 +202,46 @@ def _full(
 
 
 def _top(
-    scores: npt.NDArray[Any], truth: npt.NDArray[Any], k: int, queries: pd.Index,
+    scores: npt.NDArray[Any],
+    truth: npt.NDArray[Any],
+    k: int,
+    queries: pd.Index,
     items: pd.Index,
 ) -> pd.DataFrame:
     """Per row, the columns scoring at least its k-th largest score (k of them, more when
     a tie straddles the k-th place), then the true columns outside them."""
     n_rows, n_columns = scores.shape
     step = max(1, _BLOCK_CELLS // n_columns)
-    parts: list[tuple[IntArray, IntArray, npt.NDArray[Any], npt.NDArray[np.bool_],
-                      npt.NDArray[Any]]] = []
+    parts: list[
+        tuple[IntArray, IntArray, npt.NDArray[Any], npt.NDArray[np.bool_], npt.NDArray[Any]]
+    ] = []
     for start in range(0, n_rows, step):
-        block = scores[start:start + step]
+        block = scores[start : start + step]
         _check_nan(block, start, "scores")
         threshold = np.partition(block, n_columns - k, axis=1)[:, n_columns - k]
         kept = block >= threshold[:, None]
         if truth.ndim == 1:
-            true_column = truth[start:start + step]
+            true_column = truth[start : start + step]
             local = np.arange(len(block), dtype=np.int64)
             outside = ~kept[local, true_column]
             extra_rows, extra_columns = local[outside], true_column[outside].astype(np.int64)
             extra_grade = np.ones(len(extra_rows), dtype=np.int64)
         else:
-            grades = truth[start:start + step]
+            grades = truth[start : start + step]
             extra_rows, extra_columns = np.nonzero((grades != 0) & ~kept)
             extra_grade = grades[extra_rows, extra_columns]
         rows, columns = np.nonzero(kept)
-        grade = (np.asarray(columns == true_column[rows], dtype=np.int64) if truth.ndim == 1
-                 else grades[rows, columns])
+        grade = (
+            np.asarray(columns == true_column[rows], dtype=np.int64)
+            if truth.ndim == 1
+            else grades[rows, columns]
+        )
         all_rows = np.concatenate([rows, extra_rows]).astype(np.int64)
         all_columns = np.concatenate([columns, extra_columns]).astype(np.int64)
         retrieved = np.concatenate([np.ones(len(rows), bool), np.zeros(len(extra_rows), bool)])
-        values = np.concatenate([block[rows, columns],
-                                 np.zeros(len(extra_rows), dtype=block.dtype)])
+        values = np.concatenate(
+            [block[rows, columns], np.zeros(len(extra_rows), dtype=block.dtype)]
+        )
         all_grades = np.concatenate([grade, extra_grade])
         if len(extra_rows):  # by row, then column, as the full frame is
             order = np.argsort(all_rows * n_columns + all_columns, kind="stable")
@@ -239,8 +250,7 @@ def _top(
         parts.append((all_rows + start, all_columns, values, retrieved, all_grades))
     if not parts:
         return _full(scores, truth, queries, items)
-    rows, columns, values, retrieved, grade = (np.concatenate(p) for p in zip(*parts,
-                                                                                strict=True))
+    rows, columns, values, retrieved, grade = (np.concatenate(p) for p in zip(*parts, strict=True))
     return _frame(rows, columns, _score_column(values, retrieved), grade, queries, items)
 
 

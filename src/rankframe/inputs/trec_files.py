@@ -47,16 +47,18 @@ def _read(path: PathLike, dtypes: dict[str, Any], kind: str) -> pd.DataFrame:
     names = list(dtypes)
     try:
         frame: pd.DataFrame = pd.read_csv(
-            path, sep=r"\s+", header=None, names=names, usecols=range(len(names)),
-            dtype=dtypes, keep_default_na=False,
+            path,
+            sep=r"\s+",
+            header=None,
+            names=names,
+            usecols=range(len(names)),
+            dtype=dtypes,
+            keep_default_na=False,
         )
     except ValueError as error:  # ParserError, UnicodeDecodeError, a field that is no number
         raise _diagnose(path, dtypes, kind, error) from None
     if frame.empty:
-        msg = (
-            f"The {_where(path, kind)[4:]} has no lines; each line must read "
-            f"'{_LAYOUTS[kind]}'."
-        )
+        msg = f"The {_where(path, kind)[4:]} has no lines; each line must read '{_LAYOUTS[kind]}'."
         raise TrecFormatError(msg, path=path, kind=kind)
     last = frame[names[-1]]
     if (last == "").any() if dtypes[names[-1]] is str else last.isna().any():
@@ -167,8 +169,7 @@ def read_trec_run(path: str | os.PathLike[str]) -> pd.DataFrame:
     """
     frame = _read(
         path,
-        {"query": str, "q0": str, "item": str, "rank": np.int64, "score": np.float64,
-         "run": str},
+        {"query": str, "q0": str, "item": str, "rank": np.int64, "score": np.float64, "run": str},
         "run",
     )
     return frame.drop(columns="q0")

@@ -97,7 +97,8 @@ def _attention(top: TopK, k: int | None, inputs: Inputs) -> tuple[IntArray, Floa
     """:func:`attention`, once per cut-off and browsing model for the metrics of a call
     (the exposure shares and expected exposure read the same)."""
     value: tuple[IntArray, FloatArray] = inputs.cached(
-        ("attention", k, *_model(inputs.options)), lambda: attention(top, k, inputs.options))
+        ("attention", k, *_model(inputs.options)), lambda: attention(top, k, inputs.options)
+    )
     return value
 
 
@@ -120,8 +121,9 @@ def _exposure_shares(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
     lists, weight = _attention(top, k, inputs)
     _, _, keep = lists_at(top, k)
     group = per_code[top.item[keep]]
-    totals = np.bincount(lists * n_groups + group, weights=weight,
-                         minlength=top.n_lists * n_groups).reshape(top.n_lists, n_groups)
+    totals = np.bincount(
+        lists * n_groups + group, weights=weight, minlength=top.n_lists * n_groups
+    ).reshape(top.n_lists, n_groups)
     whole = segments.row_sums(totals)[:, None]
     out = np.zeros(totals.shape, dtype=np.float64)
     np.divide(totals, whole, out=out, where=whole > 0)
@@ -140,8 +142,11 @@ def _relevant_shares(top: TopK, inputs: Inputs, by_grade: bool) -> FloatArray:
     per_code, n_groups = _group_of(inputs)
     assert top.truth_grade is not None  # ItemMetric.grades
     weight = top.truth_grade if by_grade else np.ones(len(top.truth_item))
-    totals = np.bincount(top.truth_query * n_groups + per_code[top.truth_item],
-                         weights=weight, minlength=top.n_queries * n_groups)
+    totals = np.bincount(
+        top.truth_query * n_groups + per_code[top.truth_item],
+        weights=weight,
+        minlength=top.n_queries * n_groups,
+    )
     totals = totals.reshape(top.n_queries, n_groups)
     whole = segments.row_sums(totals)[:, None]
     out = np.zeros(totals.shape, dtype=np.float64)
@@ -233,8 +238,10 @@ def target_shares(target: Any, names: list[object]) -> FloatArray:
         except (TypeError, ValueError):
             value = float("nan")
         if not np.isfinite(value) or value < 0:
-            msg = (f"The 'target' option gives group {excerpt(plain(key))} the share "
-                   f"{share!r}; shares are finite numbers >= 0.")
+            msg = (
+                f"The 'target' option gives group {excerpt(plain(key))} the share "
+                f"{share!r}; shares are finite numbers >= 0."
+            )
             raise InvalidOptionError(msg)
         out[position] += value
     if abs(out.sum() - 1.0) > _TOLERANCE:
@@ -303,8 +310,9 @@ def ndkl(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
     summed = segments.running_sums(lists, rank - 1, grown, top.n_lists)
     kl = np.maximum((summed - i_ln_i[rank]) / rank, 0.0)
     if zero.any():
-        kl[segments.running_sums(lists, rank - 1, zero.astype(np.float64), top.n_lists) > 0] = \
+        kl[segments.running_sums(lists, rank - 1, zero.astype(np.float64), top.n_lists) > 0] = (
             np.inf
+        )
     discount = np.zeros_like(i)
     discount[1:] = 1.0 / np.log2(1.0 + i[1:])
     total = np.bincount(lists, weights=discount[rank] * kl, minlength=top.n_lists)
@@ -318,8 +326,9 @@ def ndkl(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
 _PACKED_GROUPS = 8  # up to this many groups, a byte each of one 64-bit word counts them
 
 
-def _group_counts(lists: IntArray, group: IntArray, length: IntArray,
-                  n_groups: int) -> npt.NDArray[np.integer[Any]]:
+def _group_counts(
+    lists: IntArray, group: IntArray, length: IntArray, n_groups: int
+) -> npt.NDArray[np.integer[Any]]:
     """Per entry (in list order, ranks ascending), the entries of its group at or above it
     in its list (itself included). Up to 8 groups and lists shorter than 256: each entry is
     a one in its group's byte of a 64-bit word, and one running sum of those words along
@@ -400,7 +409,8 @@ def _judged_once(top: TopK, inputs: Inputs) -> tuple[IntArray, IntArray, FloatAr
     item): with sampled rankings (``sample=``) every sample of a query repeats its
     relevant rows, which must agree on the grade."""
     once: tuple[IntArray, IntArray, FloatArray] = inputs.cached(
-        ("judged_once",), lambda: _judged(top))
+        ("judged_once",), lambda: _judged(top)
+    )
     return once
 
 
@@ -418,17 +428,22 @@ def _ee_target(top: TopK, k: int | None, inputs: Inputs) -> FloatArray:
     a higher grade and m of this one; 0 for the other items (Diaz et al. 2020)."""
     key = ("ee_target", k, *_model(inputs.options))
     target: FloatArray = inputs.cached(
-        key, lambda: _ee_targets(*_judged_once(top, inputs)[::2], k, inputs.options))
+        key, lambda: _ee_targets(*_judged_once(top, inputs)[::2], k, inputs.options)
+    )
     return target
 
 
 def _model(options: Options) -> tuple[object, ...]:
-    return (options.browsing, options.patience, options.stop, options.discount,
-            options.min_relevance)
+    return (
+        options.browsing,
+        options.patience,
+        options.stop,
+        options.discount,
+        options.min_relevance,
+    )
 
 
-def _ee_targets(query: IntArray, grade: FloatArray, k: int | None,
-                options: Options) -> FloatArray:
+def _ee_targets(query: IntArray, grade: FloatArray, k: int | None, options: Options) -> FloatArray:
     n = len(query)
     if n == 0:
         return np.zeros(0)
@@ -482,8 +497,9 @@ def _ee(top: TopK, k: int | None, inputs: Inputs) -> tuple[FloatArray, ...]:
     target = _ee_target(top, k, inputs)
     ideal = segments.sums(truth_query, target * target, top.n_queries)
     if not sampled and top.grade is not None:
-        run_target = _tier_targets(top, keep, lists, (truth_query, truth_grade, target),
-                                   inputs.options)
+        run_target = _tier_targets(
+            top, keep, lists, (truth_query, truth_grade, target), inputs.options
+        )
         if run_target is not None:
             return _ee_sums(top, run_list, epsilon, run_target, ideal)
     n_codes = np.int64(max(top.n_codes, 1))
@@ -495,23 +511,27 @@ def _ee(top: TopK, k: int | None, inputs: Inputs) -> tuple[FloatArray, ...]:
     return _ee_sums(top, run_list, epsilon, run_target, ideal)
 
 
-def _ee_sums(top: TopK, run_list: IntArray, epsilon: FloatArray, run_target: FloatArray,
-             ideal: FloatArray) -> tuple[FloatArray, ...]:
+def _ee_sums(
+    top: TopK, run_list: IntArray, epsilon: FloatArray, run_target: FloatArray, ideal: FloatArray
+) -> tuple[FloatArray, ...]:
     """EE-L, EE-D and EE-R per list from each listed item's ε and target, and each query's
     ||ε*||² (``ideal``)."""
     disparity = segments.sums(run_list, epsilon * epsilon, top.n_lists)
     relevance = segments.sums(run_list, epsilon * run_target, top.n_lists)
-    loss: FloatArray = np.maximum(disparity - 2.0 * relevance + _per_list_to_query(top, ideal),
-                                  0.0)
+    loss: FloatArray = np.maximum(disparity - 2.0 * relevance + _per_list_to_query(top, ideal), 0.0)
     return loss, disparity, relevance
 
 
 _TIER_CELLS = 1 << 26  # the largest (query x grade) table of :func:`_tier_targets`
 
 
-def _tier_targets(top: TopK, keep: npt.NDArray[np.bool_] | slice, lists: IntArray,
-                  judged: tuple[IntArray, FloatArray, FloatArray],
-                  options: Options) -> FloatArray | None:
+def _tier_targets(
+    top: TopK,
+    keep: npt.NDArray[np.bool_] | slice,
+    lists: IntArray,
+    judged: tuple[IntArray, FloatArray, FloatArray],
+    options: Options,
+) -> FloatArray | None:
     """With one ranking per query, each top-k entry's target exposure, by its grade: an
     entry is the very row of its relevant entry (each item once per query), and the target
     is the same for every relevant item of one grade in a query (:func:`_ee_targets`), so a

@@ -22,8 +22,17 @@ import numpy.typing as npt
 from rankframe.engine import segments
 from rankframe.exceptions import excerpt, plain
 
-__all__ = ["CATALOG", "ENTRY", "GRADE", "SHOWN", "TRUTH", "Entries", "TopK", "WholeLists",
-           "lists_at"]
+__all__ = [
+    "CATALOG",
+    "ENTRY",
+    "GRADE",
+    "SHOWN",
+    "TRUTH",
+    "Entries",
+    "TopK",
+    "WholeLists",
+    "lists_at",
+]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -156,12 +165,18 @@ class TopK:
     )
 
     @classmethod
-    def build(cls, found: Entries, codes: IntArray, labels_at: Callable[[IntArray], list[object]],
-              n_queries: int, n_systems: int,
-              query_labels: Callable[[IntArray], list[object]], *,
-              n_codes: int | None = None,
-              code_labels: Callable[[IntArray], list[object] | None] = lambda _codes: None,
-              ) -> TopK:
+    def build(
+        cls,
+        found: Entries,
+        codes: IntArray,
+        labels_at: Callable[[IntArray], list[object]],
+        n_queries: int,
+        n_systems: int,
+        query_labels: Callable[[IntArray], list[object]],
+        *,
+        n_codes: int | None = None,
+        code_labels: Callable[[IntArray], list[object] | None] = lambda _codes: None,
+    ) -> TopK:
         """From entries and their item codes (any numbering that follows the ids' order;
         with ``n_codes``, codes in 0 .. n_codes - 1 already): codes renumbered 0.. in that
         order, entries in their canonical order (so every path adds up the same numbers in
@@ -237,8 +252,9 @@ class TopK:
         if self.whole is not None:
             return self.whole.counts(per_code, n_groups)
         every, length, _ = lists_at(self, None)
-        counts = np.bincount(every * n_groups + per_code[self.item],
-                             minlength=self.n_lists * n_groups)
+        counts = np.bincount(
+            every * n_groups + per_code[self.item], minlength=self.n_lists * n_groups
+        )
         return counts, length
 
     def at_most(self, k: int | None) -> BoolArray | slice:

@@ -31,8 +31,14 @@ if TYPE_CHECKING:
     from rankframe.metrics.registry import Metric
     from rankframe.settings.options import Options
 
-__all__ = ["Inputs", "MappingReader", "group_names", "read_item_groups", "read_target",
-           "use_reader"]
+__all__ = [
+    "Inputs",
+    "MappingReader",
+    "group_names",
+    "read_item_groups",
+    "read_target",
+    "use_reader",
+]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -166,6 +172,7 @@ class Inputs:
     def popularity(self) -> tuple[FloatArray, float]:
         """Per item code, its popularity (NaN for codes not listed), and the total over
         every item of ``popularity``."""
+
         def build() -> tuple[FloatArray, float]:
             keys, counts = _popularity(self.options.popularity)
             used, positions = self._lookup("popularity", keys)
@@ -179,6 +186,7 @@ class Inputs:
     def features(self) -> tuple[IntArray, FloatArray]:
         """The listed items' codes and their unit feature vectors (a row per code; a zero
         vector stays zero)."""
+
         def build() -> tuple[IntArray, FloatArray]:
             keys, matrix = _features(self.options.item_features)
             used, positions = self._lookup("item_features", keys)
@@ -217,8 +225,14 @@ class Inputs:
         keys, codes, values = read_item_groups(self.options.item_groups)
         names = _sorted_groups(values, self.options.unknown_group)
         top = self.top
-        held = np.zeros(max(top.n_codes, int(top.item.max(initial=-1)) + 1,
-                            int(top.truth_item.max(initial=-1)) + 1), dtype=bool)
+        held = np.zeros(
+            max(
+                top.n_codes,
+                int(top.item.max(initial=-1)) + 1,
+                int(top.truth_item.max(initial=-1)) + 1,
+            ),
+            dtype=bool,
+        )
         held[top.item] = True
         held[top.truth_item] = True
         used = np.flatnonzero(held)
@@ -236,8 +250,9 @@ class Inputs:
             parts = (
                 f"{len(missing)} item(s) of the top-k lists or of the relevant rows have "
                 f"no group in item_groups: {shown}{more}. Give every item a group, "
-                "or pass ", Keyword("unknown_group", "other"), " to put the unlisted "
-                "items in a group of their own.",
+                "or pass ",
+                Keyword("unknown_group", "other"),
+                " to put the unlisted items in a group of their own.",
             )
             raise InvalidOptionError(parts)
         index = {_group_key(g): i for i, g in enumerate(names)}
@@ -246,12 +261,16 @@ class Inputs:
         size = max(top.n_codes, int(used.max()) + 1 if len(used) else 0)
         per_code = np.full(size, -1, dtype=np.int64)
         per_code[used] = np.where(
-            positions >= 0, of_value[np.maximum(positions, 0)] if len(of_value) else -1,
+            positions >= 0,
+            of_value[np.maximum(positions, 0)] if len(of_value) else -1,
             index.get(_group_key(unknown), -1),
         )
         whole = top.whole
-        if whole is not None and len(whole.codes) >= _COUNT_IN_THREAD and \
-                self.options.target is None:
+        if (
+            whole is not None
+            and len(whole.codes) >= _COUNT_IN_THREAD
+            and self.options.target is None
+        ):
             # ndkl's default target, one pass over every row: started now, beside the rest
             pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rankframe")
             self._cache[("whole_counts",)] = pool.submit(top.whole_counts, per_code, len(names))
@@ -268,8 +287,15 @@ def read_item_groups(item_groups: Any) -> tuple[Any, IntArray, list[object]]:
     distinct groups, and those groups (Python objects) of the ``item_groups`` option;
     raises for a null group or an item listed twice."""
     keys, values = _reader().item_groups(item_groups)
-    null = (pd.isna(values) if isinstance(values, pd.api.extensions.ExtensionArray)
-            else pd.isna(pd.Series(values, dtype=object)).to_numpy()) if len(values) else values
+    null = (
+        (
+            pd.isna(values)
+            if isinstance(values, pd.api.extensions.ExtensionArray)
+            else pd.isna(pd.Series(values, dtype=object)).to_numpy()
+        )
+        if len(values)
+        else values
+    )
     if len(values) and null.any():
         msg = (
             f"The 'item_groups' option gives item {excerpt(plain(keys[np.argmax(null)]))} a "
@@ -292,11 +318,13 @@ def _distinct(values: Any) -> tuple[IntArray, list[object]]:
     if pd.api.types.infer_dtype(values, skipna=False).startswith("mixed"):
         found: dict[tuple[str, object], int] = {}
         plain_values = [v.item() if isinstance(v, np.generic) else v for v in values]
-        codes = np.array([found.setdefault(_group_key(v), len(found)) for v in plain_values],
-                         dtype=np.int64)
+        codes = np.array(
+            [found.setdefault(_group_key(v), len(found)) for v in plain_values], dtype=np.int64
+        )
         return codes, [key[1] for key in found]
-    stored: Any = (values if isinstance(values, pd.api.extensions.ExtensionArray)
-                   else np.asarray(values))
+    stored: Any = (
+        values if isinstance(values, pd.api.extensions.ExtensionArray) else np.asarray(values)
+    )
     codes, uniques = pd.factorize(stored, use_na_sentinel=False)
     return codes.astype(np.int64, copy=False), [
         u.item() if isinstance(u, np.generic) else u for u in np.asarray(uniques, dtype=object)

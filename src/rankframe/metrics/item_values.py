@@ -148,16 +148,13 @@ def check(metric: Metric, options: Options) -> None:
         )
         raise InvalidOptionError(msg)
     if item.cutoff is not None and metric.k is None:
-        msg = (
-            f"{metric.name} needs a cut-off ({item.cutoff}); pass one, e.g. "
-            f"'{metric.name}@10'."
-        )
+        msg = f"{metric.name} needs a cut-off ({item.cutoff}); pass one, e.g. '{metric.name}@10'."
         raise InvalidOptionError(msg)
 
 
 _NEEDS = {
     "popularity": "item -> number of interactions, e.g. "
-                  "train['item'].value_counts() (a pandas Series)",
+    "train['item'].value_counts() (a pandas Series)",
     "item_features": "a frame of numeric features indexed by item",
     "item_groups": "item -> group, e.g. a pandas Series indexed by item, or a dict",
 }
@@ -195,7 +192,6 @@ def plan(metrics: Sequence[Metric], options: Options) -> Plan | None:
         grades=any(item.grades for _, item in items),
         whole_list=any(item.whole_list for _, item in items),
     )
-
 
 
 # -- per-query item metrics --------------------------------------------------------------------
@@ -293,8 +289,7 @@ class Tally:
             inverse = (np.cumsum(present) - 1)[pair]
         else:
             uniques, inverse = np.unique(pair, return_inverse=True)
-        return cls(uniques // width, uniques % width, inverse.astype(np.int64).reshape(-1),
-                   query)
+        return cls(uniques // width, uniques % width, inverse.astype(np.int64).reshape(-1), query)
 
     def counts(self, weights: FloatArray, scale: FloatArray | None = None) -> FloatArray:
         """Per pair, the sum of its entries' query weights (times ``scale`` per entry)."""
@@ -338,8 +333,7 @@ def gini(sets: Sets, _k: int | None, inputs: Inputs) -> FloatArray:
     first = segments.offsets(listed)
     position = np.arange(len(order)) - first[g_sorted] + 1  # 1-based within the set
     i = (n - listed[g_sorted]) + position  # after the n - listed zeros
-    numerator = np.bincount(g_sorted, weights=(2.0 * i - n - 1.0) * c_sorted,
-                            minlength=sets.n_sets)
+    numerator = np.bincount(g_sorted, weights=(2.0 * i - n - 1.0) * c_sorted, minlength=sets.n_sets)
     total = np.bincount(g, weights=c, minlength=sets.n_sets)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(total > 0, numerator / (n * total), np.nan)
@@ -436,8 +430,9 @@ class SetValues:
                 classes = self.classes.tally
                 sets.classes = classes
                 sets.true = classes.counts(weights)
-                sets.predicted = segments.sums(self.classes.predicted, weights[classes.query],
-                                       len(classes.set))
+                sets.predicted = segments.sums(
+                    self.classes.predicted, weights[classes.query], len(classes.set)
+                )
                 sets.hits = classes.counts(weights, self.classes.hit)
                 sets.total = n_lists
             out[:, :, j] = item.per_set(sets, k_of(metric), self.inputs.of(metric)).reshape(

@@ -45,8 +45,13 @@ _FRAME = """
 _CATALOG = options_of(CATALOG)
 
 COVERAGE = MetricDef(
-    name="coverage", aliases=("item_coverage", "catalog_coverage"), trec_name=None,
-    trec_cut=None, takes_k=True, options=_CATALOG, aggregate="set",
+    name="coverage",
+    aliases=("item_coverage", "catalog_coverage"),
+    trec_name=None,
+    trec_cut=None,
+    takes_k=True,
+    options=_CATALOG,
+    aggregate="set",
     items=ItemMetric(per_set=item_values.coverage, catalog=True),
     depends_on_relevant=False,
     summary="share of the catalog that appears in some top-k list (set-level)",
@@ -57,7 +62,8 @@ COVERAGE = MetricDef(
     of the whole frame). Set-level: no per-query value. RecBole ``ItemCoverage``,
     Microsoft Recommenders ``catalog_coverage``.
     """,
-    examples=_FRAME + """
+    examples=_FRAME
+    + """
 
     The top-2 lists hold a, b, c and d: the whole catalog of the frame. The top-1 lists
     hold a and b; a catalog of six items halves the top-2 value:
@@ -69,8 +75,13 @@ COVERAGE = MetricDef(
     """,
 )
 GINI = MetricDef(
-    name="gini", aliases=("gini_index",), trec_name=None, trec_cut=None, takes_k=True,
-    options=_CATALOG, aggregate="set",
+    name="gini",
+    aliases=("gini_index",),
+    trec_name=None,
+    trec_cut=None,
+    takes_k=True,
+    options=_CATALOG,
+    aggregate="set",
     items=ItemMetric(per_set=item_values.gini, catalog=True),
     depends_on_relevant=False,
     summary="Gini index of how often catalog items are recommended (set-level)",
@@ -81,7 +92,8 @@ GINI = MetricDef(
     catalog items (items in no list count 0). NaN when no list holds an item. Set-level.
     RecBole ``GiniIndex``.
     """,
-    examples=_FRAME + """
+    examples=_FRAME
+    + """
 
     Sorted counts 1, 1, 2, 2 (n = 4, Σc = 6): (-3·1 - 1·1 + 1·2 + 3·2) / (4·6) = 1/6.
     At k = 1 the counts are 0, 0, 1, 2: (1·1 + 3·2) / (4·3) = 7/12:
@@ -91,10 +103,16 @@ GINI = MetricDef(
     """,
 )
 ENTROPY = MetricDef(
-    name="entropy", aliases=("shannon_entropy",), trec_name=None, trec_cut=None,
-    takes_k=True, options=options_of(), aggregate="set",
+    name="entropy",
+    aliases=("shannon_entropy",),
+    trec_name=None,
+    trec_cut=None,
+    takes_k=True,
+    options=options_of(),
+    aggregate="set",
     items=ItemMetric(per_set=item_values.entropy),
-    depends_on_relevant=False, bounded=False,
+    depends_on_relevant=False,
+    bounded=False,
     summary="Shannon entropy (nats) of the recommended items' distribution (set-level)",
     doc=r"""Shannon entropy of the distribution of the top-k items, in nats.
 
@@ -102,7 +120,8 @@ ENTROPY = MetricDef(
     more even. Set-level. RecBole's ``ShannonEntropy`` also divides by the number of
     recommended items; rankframe does not.
     """,
-    examples=_FRAME + """
+    examples=_FRAME
+    + """
 
     p = 1/3, 1/3, 1/6, 1/6: (2/3) ln 3 + (1/3) ln 6 = 1.3297...
 
@@ -111,10 +130,16 @@ ENTROPY = MetricDef(
     """,
 )
 PERSONALIZATION = MetricDef(
-    name="personalization", aliases=(), trec_name=None, trec_cut=None, takes_k=True,
-    options=options_of(), aggregate="set",
-    items=ItemMetric(per_set=item_values.personalization,
-                     cutoff="it divides each pair's shared items by k"),
+    name="personalization",
+    aliases=(),
+    trec_name=None,
+    trec_cut=None,
+    takes_k=True,
+    options=options_of(),
+    aggregate="set",
+    items=ItemMetric(
+        per_set=item_values.personalization, cutoff="it divides each pair's shared items by k"
+    ),
     depends_on_relevant=False,
     summary="1 - mean share of items two queries' top-k lists have in common (set-level)",
     doc=r"""Personalization at k: how different the queries' top-k lists are.
@@ -123,7 +148,8 @@ PERSONALIZATION = MetricDef(
     (``Σ_i c_i (c_i - 1) / 2`` pairs of lists share item i): no loop over pairs. Needs a
     cut-off; NaN for fewer than two queries. Set-level. Evidently ``PersonalizationMetric``.
     """,
-    examples=_FRAME + """
+    examples=_FRAME
+    + """
 
     u1 and u2 share a, u1 and u3 share b, u2 and u3 nothing: 1 - (1/2 + 1/2 + 0) / 3:
 
@@ -135,10 +161,15 @@ PERSONALIZATION = MetricDef(
 _POPULARITY = options_of(POPULARITY)
 
 ARP = MetricDef(
-    name="arp", aliases=("average_popularity", "avg_pop"), trec_name=None, trec_cut=None,
-    takes_k=True, options=_POPULARITY,
+    name="arp",
+    aliases=("average_popularity", "avg_pop"),
+    trec_name=None,
+    trec_cut=None,
+    takes_k=True,
+    options=_POPULARITY,
     items=ItemMetric(per_query=item_values.average_popularity, needs="popularity"),
-    depends_on_relevant=False, bounded=False,
+    depends_on_relevant=False,
+    bounded=False,
     summary="mean popularity of the top-k items (average recommendation popularity)",
     doc=r"""Average recommendation popularity: per query, the mean ``popularity`` of its top-k
     items (over the items of the list: a list shorter than k divides by its length; 0
@@ -146,7 +177,8 @@ ARP = MetricDef(
 
     RecBole ``AveragePopularity``. Needs ``popularity`` (item → interaction count).
     """,
-    examples=_FRAME + """
+    examples=_FRAME
+    + """
     >>> popularity = {"a": 8, "b": 4, "c": 2, "d": 2}
 
     Per query (8 + 4) / 2, (8 + 2) / 2, (4 + 2) / 2 = 6, 5, 3:
@@ -156,10 +188,15 @@ ARP = MetricDef(
     """,
 )
 NOVELTY = MetricDef(
-    name="novelty", aliases=("self_information",), trec_name=None, trec_cut=None,
-    takes_k=True, options=_POPULARITY,
+    name="novelty",
+    aliases=("self_information",),
+    trec_name=None,
+    trec_cut=None,
+    takes_k=True,
+    options=_POPULARITY,
     items=ItemMetric(per_query=item_values.novelty, needs="popularity"),
-    depends_on_relevant=False, bounded=False,
+    depends_on_relevant=False,
+    bounded=False,
     summary="mean self-information -log2(popularity share) of the top-k items",
     doc=r"""Novelty: per query, the mean self-information of its top-k items,
     ``-log2(popularity(i) / Σ_j popularity(j))`` (the sum over every item of
@@ -169,7 +206,8 @@ NOVELTY = MetricDef(
     Zhou et al. (2010), "Solving the apparent diversity-accuracy dilemma of recommender
     systems"; Microsoft Recommenders ``novelty``.
     """,
-    examples=_FRAME + """
+    examples=_FRAME
+    + """
     >>> popularity = {"a": 8, "b": 4, "c": 2, "d": 2}
 
     Shares 1/2, 1/4, 1/8, 1/8 give 1, 2, 3, 3 bits; per query 1.5, 2 and 2.5:
@@ -179,10 +217,15 @@ NOVELTY = MetricDef(
     """,
 )
 ILD = MetricDef(
-    name="ild", aliases=("intra_list_diversity", "diversity"), trec_name=None, trec_cut=None,
-    takes_k=True, options=options_of(ITEM_FEATURES),
+    name="ild",
+    aliases=("intra_list_diversity", "diversity"),
+    trec_name=None,
+    trec_cut=None,
+    takes_k=True,
+    options=options_of(ITEM_FEATURES),
     items=ItemMetric(per_query=item_values.intra_list_diversity, needs="item_features"),
-    depends_on_relevant=False, bounded=False,
+    depends_on_relevant=False,
+    bounded=False,
     summary="mean pairwise cosine distance of the top-k items' features",
     doc=r"""Intra-list diversity: per query, the mean over the pairs i < j of its top-k items of
     ``1 - cos(f_i, f_j)`` (``item_features``), then the mean over queries. A list of fewer
@@ -192,7 +235,8 @@ ILD = MetricDef(
     Ziegler et al. (2005), "Improving recommendation lists through topic
     diversification"; Microsoft Recommenders ``diversity``.
     """,
-    examples=_FRAME + """
+    examples=_FRAME
+    + """
     >>> features = pd.DataFrame({"x": [1, 0, 1, 1], "y": [0, 1, 1, 0]},
     ...                         index=["a", "b", "c", "d"])
 
@@ -203,8 +247,13 @@ ILD = MetricDef(
     """,
 )
 TOP1_F1 = MetricDef(
-    name="top1_f1", aliases=("f1_top1",), trec_name=None, trec_cut=None, takes_k=False,
-    options=options_of(CLASS_AVERAGE), aggregate="set",
+    name="top1_f1",
+    aliases=("f1_top1",),
+    trec_name=None,
+    trec_cut=None,
+    takes_k=False,
+    options=options_of(CLASS_AVERAGE),
+    aggregate="set",
     items=ItemMetric(per_set=item_values.top1_f1, truth=True, depth=1),
     summary="F1 of the rank-1 item as a class prediction of the one relevant item (set-level)",
     doc=r"""F1 score of the top-1 predictions, as a multi-class classification.
@@ -252,19 +301,31 @@ _EXPOSURE_REFS = """
     needs ``group=``."""
 
 EXPOSURE = MetricDef(
-    name="exposure", aliases=("group_exposure",), trec_name=None, trec_cut=None,
-    takes_k=True, options=_PER_GROUP,
-    items=ItemMetric(per_query=exposure.exposure_share, needs="item_groups", truth=True,
-                     grades=True, per_group=True),
-    expand=exposure.per_group, depends_on_relevant=False,
+    name="exposure",
+    aliases=("group_exposure",),
+    trec_name=None,
+    trec_cut=None,
+    takes_k=True,
+    options=_PER_GROUP,
+    items=ItemMetric(
+        per_query=exposure.exposure_share,
+        needs="item_groups",
+        truth=True,
+        grades=True,
+        per_group=True,
+    ),
+    expand=exposure.per_group,
+    depends_on_relevant=False,
     summary="a group's share of the attention over the top k (one column per group)",
     doc=r"""Exposure share of a group at k: the attention its items in the top k receive,
     divided by the attention of the whole top k.
 
     ``E_g = Σ_{i ≤ k, g(i) = g} a_i / Σ_{i ≤ k} a_i`` per query, a_i the attention of
     rank i under ``browsing``; 0 for a query that retrieved nothing; then the mean over
-    queries.""" + _EXPOSURE_REFS,
-    examples=_GROUPS + """
+    queries."""
+    + _EXPOSURE_REFS,
+    examples=_GROUPS
+    + """
 
     x holds rank 1: 1 / (1 + 0.6309 + 0.5) = 0.4693; with RBP (patience 0.5) the
     attention is 1, 0.5, 0.25 and x's share 1 / 1.75:
@@ -280,20 +341,31 @@ EXPOSURE = MetricDef(
     """,
 )
 EXPOSURE_RATIO = MetricDef(
-    name="exposure_ratio", aliases=("disparate_exposure",), trec_name=None, trec_cut=None,
-    takes_k=True, options=_PER_GROUP,
-    items=ItemMetric(per_query=exposure.exposure_ratio, needs="item_groups", truth=True,
-                     grades=True, per_group=True),
-    expand=exposure.per_group, bounded=False,
+    name="exposure_ratio",
+    aliases=("disparate_exposure",),
+    trec_name=None,
+    trec_cut=None,
+    takes_k=True,
+    options=_PER_GROUP,
+    items=ItemMetric(
+        per_query=exposure.exposure_ratio,
+        needs="item_groups",
+        truth=True,
+        grades=True,
+        per_group=True,
+    ),
+    expand=exposure.per_group,
+    bounded=False,
     summary="a group's share of the attention over its share of the merit (1: fair)",
     doc=r"""Exposure ratio of a group at k: its exposure share over its merit share.
 
     ``E_g / M_g`` per query, with ``M_g`` the group's share of the grades of the query's
     relevant items (its merit, Singh & Joachims' demographic parity of exposure against
     merit); 1 is exposure in proportion to merit. NaN for a query where the group has no
-    merit (left out of the mean); a query without relevant items follows ``empty=``.""" +
-    _EXPOSURE_REFS,
-    examples=_GROUPS + """
+    merit (left out of the mean); a query without relevant items follows ``empty=``."""
+    + _EXPOSURE_REFS,
+    examples=_GROUPS
+    + """
 
     Merit: x has grade 2 of 3 (2/3), y 1/3. x: 0.46928 / (2/3) = 0.70392; y: 0.53072 /
     (1/3) = 1.59217:
@@ -306,18 +378,30 @@ EXPOSURE_RATIO = MetricDef(
     """,
 )
 EXPOSURE_GAP = MetricDef(
-    name="exposure_gap", aliases=(), trec_name=None, trec_cut=None,
-    takes_k=True, options=_PER_GROUP,
-    items=ItemMetric(per_query=exposure.exposure_gap, needs="item_groups", truth=True,
-                     grades=True, per_group=True),
-    expand=exposure.per_group, bounded=False,
+    name="exposure_gap",
+    aliases=(),
+    trec_name=None,
+    trec_cut=None,
+    takes_k=True,
+    options=_PER_GROUP,
+    items=ItemMetric(
+        per_query=exposure.exposure_gap,
+        needs="item_groups",
+        truth=True,
+        grades=True,
+        per_group=True,
+    ),
+    expand=exposure.per_group,
+    bounded=False,
     summary="a group's share of the attention minus its share of the merit (0: fair)",
     doc=r"""Exposure gap of a group at k: its exposure share minus its merit share.
 
     ``E_g - M_g`` per query (in [-1, 1]; 0 is exposure in proportion to merit, negative:
     the group gets less attention than its relevance merits); a query without relevant
-    items follows ``empty=``.""" + _EXPOSURE_REFS,
-    examples=_GROUPS + """
+    items follows ``empty=``."""
+    + _EXPOSURE_REFS,
+    examples=_GROUPS
+    + """
 
     x: 0.46928 - 2/3 = -0.19739:
 
@@ -326,8 +410,11 @@ EXPOSURE_GAP = MetricDef(
     """,
 )
 AWRF = MetricDef(
-    name="awrf", aliases=("attention_weighted_rank_fairness",), trec_name=None,
-    trec_cut=None, takes_k=True,
+    name="awrf",
+    aliases=("attention_weighted_rank_fairness",),
+    trec_name=None,
+    trec_cut=None,
+    takes_k=True,
     options=options_of(ITEM_GROUPS, UNKNOWN_GROUP, TARGET, *_BROWSING, JSD_UNIT),
     items=ItemMetric(per_query=exposure.awrf, needs="item_groups", truth=True, grades=True),
     summary="1 - Jensen-Shannon divergence of the groups' attention from a target",
@@ -345,7 +432,8 @@ AWRF = MetricDef(
     representation in ranked lists"; TREC Fair Ranking 2021-22. The divergence, not
     scipy's ``jensenshannon`` (its square root, the distance).
     """,
-    examples=_GROUPS + """
+    examples=_GROUPS
+    + """
 
     E = (0.46928, 0.53072); T (relevant items a and c, one per group) = (0.5, 0.5):
     M = (0.48464, 0.51536); E's term Σ E log2(E/M) = -0.02181 + 0.02249 and T's
@@ -361,10 +449,15 @@ AWRF = MetricDef(
 )
 
 NDKL = MetricDef(
-    name="ndkl", aliases=("normalized_discounted_kl",), trec_name=None, trec_cut=None,
-    takes_k=True, options=options_of(ITEM_GROUPS, UNKNOWN_GROUP, TARGET),
+    name="ndkl",
+    aliases=("normalized_discounted_kl",),
+    trec_name=None,
+    trec_cut=None,
+    takes_k=True,
+    options=options_of(ITEM_GROUPS, UNKNOWN_GROUP, TARGET),
     items=ItemMetric(per_query=exposure.ndkl, needs="item_groups", whole_list=True),
-    depends_on_relevant=False, bounded=False,
+    depends_on_relevant=False,
+    bounded=False,
     summary="normalised discounted KL divergence of the top-i group shares from a target",
     doc=r"""Normalised discounted KL divergence at k (Geyik et al. 2019, LinkedIn): how far
     the groups' shares among the top i items stray from a target, over every i <= k,
@@ -379,7 +472,8 @@ NDKL = MetricDef(
     Geyik, Ambler & Kenthapadi (2019), "Fairness-aware ranking in search & recommendation
     systems with application to LinkedIn talent search", KDD.
     """,
-    examples=_GROUPS + """
+    examples=_GROUPS
+    + """
 
     T = (1/3, 2/3). Top 1 (x): KL = ln 3 = 1.09861; top 2 (x, y): ½ ln 1.5 + ½ ln 0.75 =
     0.05889, weight 0.63093; top 3 is T (0). (1.09861 + 0.03716) / 2.13093 = 0.53299:
@@ -393,7 +487,9 @@ NDKL = MetricDef(
 # Expected exposure (Diaz et al. 2020): a, b, c ranked 1, 2, 3 with grades 2, 0, 1 (the
 # worked example), browsing="rbp", patience 0.5: ε = (1, 0.5, 0.25); the target gives a
 # (the grade-2 item) position 1's attention, 1, and c (grade 1) position 2's, 0.5.
-_EE_EXAMPLE = _GROUPS + """
+_EE_EXAMPLE = (
+    _GROUPS
+    + """
 
     EE-D = 1² + 0.5² + 0.25² = 1.3125; EE-R = 1 · 1 + 0.25 · 0.5 = 1.125; EE-L = (1 - 1)²
     + 0.5² + (0.25 - 0.5)² = 0.3125 (= EE-D - 2 EE-R + ||ε*||² = 1.3125 - 2.25 + 1.25):
@@ -404,6 +500,7 @@ _EE_EXAMPLE = _GROUPS + """
     >>> df.rank_eval.ee_disparity(**rbp), df.rank_eval.ee_relevance(**rbp)
     (1.3125, 1.125)
     """
+)
 _EE_DOC = """
 
     Per query, over every item d (retrieved or relevant): ε_d the attention of d's rank
@@ -422,30 +519,41 @@ _EE_DOC = """
     there)."""
 
 EXPECTED_EXPOSURE = MetricDef(
-    name="expected_exposure", aliases=("ee_loss", "ee_l"), trec_name=None, trec_cut=None,
-    takes_k=True, options=options_of(*_BROWSING),
-    items=ItemMetric(per_query=exposure.ee_loss, truth=True, grades=True,
-                     samples=True),
-    depends_on_relevant=False, bounded=False,
+    name="expected_exposure",
+    aliases=("ee_loss", "ee_l"),
+    trec_name=None,
+    trec_cut=None,
+    takes_k=True,
+    options=options_of(*_BROWSING),
+    items=ItemMetric(per_query=exposure.ee_loss, truth=True, grades=True, samples=True),
+    depends_on_relevant=False,
+    bounded=False,
     summary="expected-exposure loss EE-L: the squared distance of each item's attention "
-            "from the exposure its grade merits (0: equal exposure for equal grades)",
+    "from the exposure its grade merits (0: equal exposure for equal grades)",
     doc=r"""Expected exposure loss (EE-L) at k: the squared distance between the attention
     each item receives and the target exposure of its grade; lower is fairer and better.
-    """ + _EE_DOC,
+    """
+    + _EE_DOC,
     examples=_EE_EXAMPLE,
 )
 EE_DISPARITY = MetricDef(
-    name="ee_disparity", aliases=("ee_d",), trec_name=None, trec_cut=None,
-    takes_k=True, options=options_of(*_BROWSING),
-    items=ItemMetric(per_query=exposure.ee_disparity, truth=True, grades=True,
-                     samples=True),
-    depends_on_relevant=False, bounded=False,
+    name="ee_disparity",
+    aliases=("ee_d",),
+    trec_name=None,
+    trec_cut=None,
+    takes_k=True,
+    options=options_of(*_BROWSING),
+    items=ItemMetric(per_query=exposure.ee_disparity, truth=True, grades=True, samples=True),
+    depends_on_relevant=False,
+    bounded=False,
     summary="expected-exposure disparity EE-D: the sum of the squared attention of the "
-            "items (lower: attention spread over more items)",
+    "items (lower: attention spread over more items)",
     doc=r"""Expected exposure disparity (EE-D) at k: ``||ε||²``, the sum over items of their
     squared attention; lower spreads the attention over more items, whatever their
-    relevance.""" + _EE_DOC,
-    examples=_GROUPS + """
+    relevance."""
+    + _EE_DOC,
+    examples=_GROUPS
+    + """
 
     RBP with patience 0.5: ε = (1, 0.5, 0.25), 1² + 0.5² + 0.25² = 1.3125:
 
@@ -454,17 +562,22 @@ EE_DISPARITY = MetricDef(
     """,
 )
 EE_RELEVANCE = MetricDef(
-    name="ee_relevance", aliases=("ee_r",), trec_name=None, trec_cut=None,
-    takes_k=True, options=options_of(*_BROWSING),
-    items=ItemMetric(per_query=exposure.ee_relevance, truth=True, grades=True,
-                     samples=True),
+    name="ee_relevance",
+    aliases=("ee_r",),
+    trec_name=None,
+    trec_cut=None,
+    takes_k=True,
+    options=options_of(*_BROWSING),
+    items=ItemMetric(per_query=exposure.ee_relevance, truth=True, grades=True, samples=True),
     bounded=False,
     summary="expected-exposure relevance EE-R: the attention of the items weighted by "
-            "their target exposure (higher: attention where the grades put it)",
+    "their target exposure (higher: attention where the grades put it)",
     doc=r"""Expected exposure relevance (EE-R) at k: ``ε · ε*``, the attention of the items
     weighted by their target exposure; higher puts the attention where the grades
-    merit it.""" + _EE_DOC,
-    examples=_GROUPS + """
+    merit it."""
+    + _EE_DOC,
+    examples=_GROUPS
+    + """
 
     RBP with patience 0.5: ε = (1, 0.5, 0.25), targets a 1, c 0.5 (b: 0), so 1 · 1 +
     0.25 · 0.5 = 1.125:
@@ -476,6 +589,21 @@ EE_RELEVANCE = MetricDef(
 
 #: In the order of the registry. None reads shared ranks (``MetricDef.shared_ranks``): they
 #: read each query's top k, one position per row.
-DEFINITIONS = (COVERAGE, GINI, ENTROPY, PERSONALIZATION, ARP, NOVELTY, ILD, TOP1_F1, EXPOSURE,
-               EXPOSURE_RATIO, EXPOSURE_GAP, AWRF, NDKL, EXPECTED_EXPOSURE, EE_DISPARITY,
-               EE_RELEVANCE)
+DEFINITIONS = (
+    COVERAGE,
+    GINI,
+    ENTROPY,
+    PERSONALIZATION,
+    ARP,
+    NOVELTY,
+    ILD,
+    TOP1_F1,
+    EXPOSURE,
+    EXPOSURE_RATIO,
+    EXPOSURE_GAP,
+    AWRF,
+    NDKL,
+    EXPECTED_EXPOSURE,
+    EE_DISPARITY,
+    EE_RELEVANCE,
+)

@@ -35,10 +35,25 @@ if TYPE_CHECKING:
     PerQuery = Callable[[Lists, Any, Options], npt.NDArray[np.float64]]
 
 __all__ = [
-    "AGGREGATES", "CUTOFF", "GEOMETRIC_FLOOR", "METRICS", "NAMED_SETS", "Metric", "MetricDef",
-    "Param", "bind_options", "labels", "on_register", "parse_metric",
-    "parse_metrics", "register", "register_set", "register_spelling", "set_trec_defaults",
-    "trec_label", "unregister",
+    "AGGREGATES",
+    "CUTOFF",
+    "GEOMETRIC_FLOOR",
+    "METRICS",
+    "NAMED_SETS",
+    "Metric",
+    "MetricDef",
+    "Param",
+    "bind_options",
+    "labels",
+    "on_register",
+    "parse_metric",
+    "parse_metrics",
+    "register",
+    "register_set",
+    "register_spelling",
+    "set_trec_defaults",
+    "trec_label",
+    "unregister",
 ]
 
 #: How a metric's per-query values become one number (``MetricDef.aggregate``): the mean
@@ -169,7 +184,8 @@ class MetricDef:
         data, not written in labels) and ``empty`` for a metric that does not depend on
         relevant items (``depends_on_relevant``: ``empty=`` does not touch it)."""
         return {
-            o.name: o for o in self.parameters()
+            o.name: o
+            for o in self.parameters()
             if o.labelled and (o.name != "empty" or self.depends_on_relevant)
         }
 
@@ -205,12 +221,13 @@ def register(definition: MetricDef) -> MetricDef:
         msg = f"aggregate={definition.aggregate!r}: must be one of {AGGREGATES}."
         raise ValueError(msg)
     if definition.bounded and definition.aggregate == "sum":
-        msg = (f"{definition.name}: a sum over queries is not bounded by 1; declare "
-               "bounded=False.")
+        msg = f"{definition.name}: a sum over queries is not bounded by 1; declare bounded=False."
         raise ValueError(msg)
     if definition.nan_if_nothing_retrieved and "empty_list" not in definition.options:
-        msg = (f"{definition.name}: nan_if_nothing_retrieved names values of empty_list; "
-               "declare the option among its options.")
+        msg = (
+            f"{definition.name}: nan_if_nothing_retrieved names values of empty_list; "
+            "declare the option among its options."
+        )
         raise ValueError(msg)
     for listener in _LISTENERS:  # may refuse the metric, before anything is recorded
         listener(definition)
@@ -311,7 +328,8 @@ class Metric:
         if preset:
             named = [f"convention={self.convention}"]
             rest = sorted(
-                (n, own.get(n, declared[n].default)) for n in {*own, *preset}
+                (n, own.get(n, declared[n].default))
+                for n in {*own, *preset}
                 if own.get(n, declared[n].default) != preset.get(n, declared[n].default)
             )
         return ",".join([*named, *(f"{n}={declared[n].write(v)}" for n, v in rest)])
@@ -334,7 +352,8 @@ def preset_of(definition: MetricDef, convention: str) -> dict[str, Any]:
     at values other than their defaults."""
     declared = definition.label_options()
     return {
-        n: v for n, v in CONVENTIONS[convention].options.items()
+        n: v
+        for n, v in CONVENTIONS[convention].options.items()
         if n in declared and v != declared[n].default
     }
 
@@ -388,7 +407,9 @@ def check_k(k: object, metric: str) -> int | float | None:
         if isinstance(k, numbers.Integral) and not isinstance(k, bool) and param.check(int(k)):
             return int(k)
     elif (
-        isinstance(k, numbers.Real) and not isinstance(k, bool) and math.isfinite(float(k))
+        isinstance(k, numbers.Real)
+        and not isinstance(k, bool)
+        and math.isfinite(float(k))
         and param.check(float(k))
     ):
         return float(k)
@@ -457,7 +478,7 @@ def _without_options(text: str, spec: str) -> tuple[str, str | None]:
             break
     else:
         raise _unbalanced(spec)
-    rest = text[end + 1:].strip()
+    rest = text[end + 1 :].strip()
     if "(" in rest or ")" in rest:
         raise _unbalanced(spec)
     if rest and not rest.startswith("@"):
@@ -466,7 +487,7 @@ def _without_options(text: str, spec: str) -> tuple[str, str | None]:
             "'f1@5(beta=2)'."
         )
         raise InvalidOptionError(msg)
-    return text[:start].rstrip() + rest, text[start + 1:end]
+    return text[:start].rstrip() + rest, text[start + 1 : end]
 
 
 def _not_taken(definition: MetricDef, name: str, spec: str) -> InvalidOptionError:
@@ -520,9 +541,7 @@ def _with_options(metric: Metric, text: str, spec: str) -> Metric:
             raise InvalidOptionError((f"Metric {spec!r}: ", *error.parts)) from None
     preset = {} if convention is None else preset_of(definition, convention)
     values = {**preset, **written}
-    options = tuple(sorted(
-        (n, v) for n, v in values.items() if v != declared[n].default
-    ))
+    options = tuple(sorted((n, v) for n, v in values.items() if v != declared[n].default))
     return Metric(metric.name, metric.k, options, convention, frozenset(values))
 
 
@@ -698,8 +717,10 @@ def _expand_bare(spec: str, text: str, trec: bool, seen: tuple[str, ...]) -> lis
     if definition is not None and k_text is None and dotted is None:
         bare_trec = trec and definition.trec_cut is not None and name == definition.trec_cut.lower()
         if (definition.param.required or bare_trec) and definition.name in _DEFAULTS:
-            return [Metric(definition.name, check_k(v, definition.name))
-                    for v in _DEFAULTS[definition.name]]
+            return [
+                Metric(definition.name, check_k(v, definition.name))
+                for v in _DEFAULTS[definition.name]
+            ]
     return None
 
 
@@ -741,14 +762,10 @@ def parse_metrics(
         )
         raise UnknownMetricError(msg)
     pieces = [
-        piece
-        for spec in specs
-        for piece in (_pieces(spec) if isinstance(spec, str) else [spec])
+        piece for spec in specs for piece in (_pieces(spec) if isinstance(spec, str) else [spec])
     ]
     parsed = [
-        m
-        for s in pieces
-        for m in (_expand(s, trec) if isinstance(s, str) else [parse_metric(s)])
+        m for s in pieces for m in (_expand(s, trec) if isinstance(s, str) else [parse_metric(s)])
     ]
     if not parsed:
         msg = "No metric was requested; pass at least one, e.g. ['mrr@10', 'ndcg@10']."
@@ -790,15 +807,21 @@ def _unknown_message(spec: str, text: str | None = None) -> str:
 
 
 def _conflict(name: str, first: str, *second: str | Keyword) -> InvalidOptionError:
-    return InvalidOptionError((
-        f"{first} but ", *second, f". {name!r} is one per call: the ranking or the per-query "
-        "lists that every metric of the call reads depend on it. Evaluate these metrics in "
-        "separate calls, or give them the same value.",
-    ))
+    return InvalidOptionError(
+        (
+            f"{first} but ",
+            *second,
+            f". {name!r} is one per call: the ranking or the per-query "
+            "lists that every metric of the call reads depend on it. Evaluate these metrics in "
+            "separate calls, or give them the same value.",
+        )
+    )
 
 
 def bind_options(
-    metrics: Sequence[Metric], call: Options, explicit: Collection[str] = (),
+    metrics: Sequence[Metric],
+    call: Options,
+    explicit: Collection[str] = (),
     convention: str | None = None,
 ) -> tuple[list[Metric], Options]:
     """Each metric with the options it is computed with, and the call's options.
@@ -830,13 +853,16 @@ def bind_options(
             for v, m in said.items():
                 if v != value:
                     raise _conflict(
-                        name, f"Metric {str(m)!r} says {name}={option.write(v)}",
-                        "the call passes ", Keyword(name, value),
+                        name,
+                        f"Metric {str(m)!r} says {name}={option.write(v)}",
+                        "the call passes ",
+                        Keyword(name, value),
                     )
         elif len(said) > 1:
             (v1, m1), (v2, m2) = list(said.items())[:2]
             raise _conflict(
-                name, f"Metric {str(m1)!r} says {name}={option.write(v1)}",
+                name,
+                f"Metric {str(m1)!r} says {name}={option.write(v1)}",
                 f"{str(m2)!r} says {name}={option.write(v2)}",
             )
         elif said:
@@ -853,11 +879,19 @@ def bind_options(
                 value = own.get(name, option.default)
             if value != option.default:
                 values[name] = value
-        bound.append(Metric(m.name, m.k, tuple(sorted(values.items())),
-                            m.convention or convention, frozenset(given)))
+        bound.append(
+            Metric(
+                m.name,
+                m.k,
+                tuple(sorted(values.items())),
+                m.convention or convention,
+                frozenset(given),
+            )
+        )
     # a metric with a value per group stands for one metric per group (MetricDef.expand)
-    bound = [e for m in bound
-             for e in (m.definition.expand(m, call) if m.definition.expand else [m])]
+    bound = [
+        e for m in bound for e in (m.definition.expand(m, call) if m.definition.expand else [m])
+    ]
     alone = {n: o.default for n, o in OPTIONS.items() if o.labelled and not o.per_call}
     return list(dict.fromkeys(bound)), dataclasses.replace(call, **alone)
 

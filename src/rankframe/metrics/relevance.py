@@ -164,9 +164,9 @@ def average_precision(t: Lists, k: int | None, o: Options) -> FloatArray:
         return ratio(total, _ap_denominator(t, k, o))
     keep = slice(None) if k is None else t.rel_rank <= k
     precision_at_hit = t.rel_hits[keep] / t.rel_rank[keep]
-    total = np.bincount(
-        t.rel_query[keep], weights=precision_at_hit, minlength=t.n_queries
-    ).astype(np.float64, copy=False)
+    total = np.bincount(t.rel_query[keep], weights=precision_at_hit, minlength=t.n_queries).astype(
+        np.float64, copy=False
+    )
     return ratio(total, _ap_denominator(t, k, o))
 
 
@@ -241,6 +241,7 @@ def f_measure(t: Lists, k: int | None, o: Options) -> FloatArray:
 # read the tie groups themselves (through their DCG and Lists.hits_at); mrr and acc take
 # theirs from rankframe.engine.ties, map and r_precision have their own below
 
+
 def average_precision_average(t: Lists, k: int | None, o: Options) -> FloatArray:
     r"""Expected AP@k over the orders of tied rows (its denominator does not depend on
     the order, except ``ap_denominator="hits"``, which the pipeline refuses with it)."""
@@ -263,9 +264,16 @@ _EXCEPT_NDCG = ("nan_except_ndcg",)
 _NOTHING_RETRIEVED = options_of(EMPTY_LIST)
 
 MRR = MetricDef(
-    name="mrr", aliases=("rr", "reciprocal_rank"), trec_name="recip_rank", trec_cut=None,
-    takes_k=True, options=_NOTHING_RETRIEVED, compute=reciprocal_rank,
-    tie_average=_ties.reciprocal_rank, nan_if_nothing_retrieved=_EXCEPT_NDCG, shared_ranks=True,
+    name="mrr",
+    aliases=("rr", "reciprocal_rank"),
+    trec_name="recip_rank",
+    trec_cut=None,
+    takes_k=True,
+    options=_NOTHING_RETRIEVED,
+    compute=reciprocal_rank,
+    tie_average=_ties.reciprocal_rank,
+    nan_if_nothing_retrieved=_EXCEPT_NDCG,
+    shared_ranks=True,
     summary="reciprocal rank of the first relevant item within the top k (mean: MRR)",
     doc=r"""Mean reciprocal rank: the mean over queries of 1 / rank of the first relevant item.
 
@@ -289,10 +297,16 @@ MRR = MetricDef(
     """,
 )
 NDCG = MetricDef(
-    name="ndcg", aliases=(), trec_name="ndcg", trec_cut="ndcg_cut",
-    takes_k=True, options=options_of(GAIN, DISCOUNT, NEGATIVE_GAINS, EMPTY_NDCG), compute=ndcg,
+    name="ndcg",
+    aliases=(),
+    trec_name="ndcg",
+    trec_cut="ndcg_cut",
+    takes_k=True,
+    options=options_of(GAIN, DISCOUNT, NEGATIVE_GAINS, EMPTY_NDCG),
+    compute=ndcg,
     tie_average=ndcg,
-    shared_ranks=True, counts_rated=_COUNTS_RATED,
+    shared_ranks=True,
+    counts_rated=_COUNTS_RATED,
     summary="normalised discounted cumulative gain of the top k",
     doc=r"""Normalised discounted cumulative gain at k.
 
@@ -313,10 +327,16 @@ NDCG = MetricDef(
     """,
 )
 MAP = MetricDef(
-    name="map", aliases=("ap", "average_precision"), trec_name="map", trec_cut="map_cut",
-    takes_k=True, options=options_of(DENOMINATOR, AP_DENOMINATOR, EMPTY_LIST),
-    compute=average_precision, tie_average=average_precision_average,
-    nan_if_nothing_retrieved=_LENGTH, shared_ranks=True,
+    name="map",
+    aliases=("ap", "average_precision"),
+    trec_name="map",
+    trec_cut="map_cut",
+    takes_k=True,
+    options=options_of(DENOMINATOR, AP_DENOMINATOR, EMPTY_LIST),
+    compute=average_precision,
+    tie_average=average_precision_average,
+    nan_if_nothing_retrieved=_LENGTH,
+    shared_ranks=True,
     summary="average precision of the top k (mean: MAP)",
     doc=r"""Mean average precision at k.
 
@@ -335,9 +355,16 @@ MAP = MetricDef(
     """,
 )
 ACC = MetricDef(
-    name="acc", aliases=("hit_rate", "hits", "accuracy"), trec_name=None, trec_cut="success",
-    takes_k=True, options=_NOTHING_RETRIEVED, compute=success, tie_average=_ties.success_at,
-    nan_if_nothing_retrieved=_EXCEPT_NDCG, shared_ranks=True,
+    name="acc",
+    aliases=("hit_rate", "hits", "accuracy"),
+    trec_name=None,
+    trec_cut="success",
+    takes_k=True,
+    options=_NOTHING_RETRIEVED,
+    compute=success,
+    tie_average=_ties.success_at,
+    nan_if_nothing_retrieved=_EXCEPT_NDCG,
+    shared_ranks=True,
     summary="1 if a relevant item is in the top k (accuracy@k, hit rate, success@k)",
     doc=r"""Accuracy@k (hit rate, success@k): share of queries with a relevant item in the top k.
 
@@ -352,10 +379,16 @@ ACC = MetricDef(
     """,
 )
 PRECISION = MetricDef(
-    name="precision", aliases=("p",), trec_name=None, trec_cut="P",
-    takes_k=True, options=options_of(PRECISION_DENOMINATOR, EMPTY_LIST), compute=precision,
+    name="precision",
+    aliases=("p",),
+    trec_name=None,
+    trec_cut="P",
+    takes_k=True,
+    options=options_of(PRECISION_DENOMINATOR, EMPTY_LIST),
+    compute=precision,
     tie_average=precision,
-    nan_if_nothing_retrieved=_LENGTH, shared_ranks=True,
+    nan_if_nothing_retrieved=_LENGTH,
+    shared_ranks=True,
     summary="share of the top k that is relevant",
     doc=r"""Precision at k: hits@k / k (k=None: / the number of retrieved items).
 
@@ -370,9 +403,16 @@ PRECISION = MetricDef(
     """,
 )
 RECALL = MetricDef(
-    name="recall", aliases=("r",), trec_name=None, trec_cut="recall",
-    takes_k=True, options=options_of(DENOMINATOR, EMPTY_LIST), compute=recall, tie_average=recall,
-    nan_if_nothing_retrieved=_EXCEPT_NDCG, shared_ranks=True,
+    name="recall",
+    aliases=("r",),
+    trec_name=None,
+    trec_cut="recall",
+    takes_k=True,
+    options=options_of(DENOMINATOR, EMPTY_LIST),
+    compute=recall,
+    tie_average=recall,
+    nan_if_nothing_retrieved=_EXCEPT_NDCG,
+    shared_ranks=True,
     summary="share of the relevant items that is in the top k",
     doc=r"""Recall at k: hits@k / R (``denominator="min_k"``: / min(R, k)). trec_eval ``recall_k``.
     """,
@@ -385,9 +425,16 @@ RECALL = MetricDef(
     """,
 )
 R_PRECISION = MetricDef(
-    name="r_precision", aliases=("rprec",), trec_name="Rprec", trec_cut=None,
-    takes_k=False, options=_NOTHING_RETRIEVED, compute=r_precision, tie_average=r_precision_average,
-    nan_if_nothing_retrieved=_EXCEPT_NDCG, shared_ranks=True,
+    name="r_precision",
+    aliases=("rprec",),
+    trec_name="Rprec",
+    trec_cut=None,
+    takes_k=False,
+    options=_NOTHING_RETRIEVED,
+    compute=r_precision,
+    tie_average=r_precision_average,
+    nan_if_nothing_retrieved=_EXCEPT_NDCG,
+    shared_ranks=True,
     summary="precision at rank R, the query's number of relevant items",
     doc=r"""R-precision: hits@R / R, precision at the query's number of relevant items.
 
@@ -402,9 +449,17 @@ R_PRECISION = MetricDef(
     """,
 )
 DCG = MetricDef(
-    name="dcg", aliases=("dcg_cut",), trec_name=None, trec_cut=None,
-    takes_k=True, options=options_of(GAIN, DISCOUNT, NEGATIVE_GAINS, EMPTY_NDCG), compute=dcg,
-    tie_average=dcg, shared_ranks=True, bounded=False, counts_rated=_COUNTS_RATED,
+    name="dcg",
+    aliases=("dcg_cut",),
+    trec_name=None,
+    trec_cut=None,
+    takes_k=True,
+    options=options_of(GAIN, DISCOUNT, NEGATIVE_GAINS, EMPTY_NDCG),
+    compute=dcg,
+    tie_average=dcg,
+    shared_ranks=True,
+    bounded=False,
+    counts_rated=_COUNTS_RATED,
     summary="discounted cumulative gain of the top k, not normalised",
     doc=r"""Discounted cumulative gain at k, not normalised.
 
@@ -430,9 +485,17 @@ DCG = MetricDef(
     """,
 )
 HIT_COUNT = MetricDef(
-    name="hit_count", aliases=("n_hits",), trec_name=None, trec_cut=None,
-    takes_k=True, options=_NOTHING_RETRIEVED, compute=hit_count, tie_average=hit_count,
-    nan_if_nothing_retrieved=_EXCEPT_NDCG, shared_ranks=True, bounded=False,
+    name="hit_count",
+    aliases=("n_hits",),
+    trec_name=None,
+    trec_cut=None,
+    takes_k=True,
+    options=_NOTHING_RETRIEVED,
+    compute=hit_count,
+    tie_average=hit_count,
+    nan_if_nothing_retrieved=_EXCEPT_NDCG,
+    shared_ranks=True,
+    bounded=False,
     summary="the number of relevant items in the top k (ranx's hits)",
     doc=r"""The number of relevant items in the top k: hits@k (ranx's ``hits``).
 
@@ -449,9 +512,16 @@ HIT_COUNT = MetricDef(
     """,
 )
 F1 = MetricDef(
-    name="f1", aliases=("f_measure", "fbeta"), trec_name=None, trec_cut=None,
-    takes_k=True, options=options_of(BETA, EMPTY_LIST), compute=f_measure, tie_average=f_measure,
-    nan_if_nothing_retrieved=_EXCEPT_NDCG, shared_ranks=True,
+    name="f1",
+    aliases=("f_measure", "fbeta"),
+    trec_name=None,
+    trec_cut=None,
+    takes_k=True,
+    options=options_of(BETA, EMPTY_LIST),
+    compute=f_measure,
+    tie_average=f_measure,
+    nan_if_nothing_retrieved=_EXCEPT_NDCG,
+    shared_ranks=True,
     summary="harmonic mean of precision@k and recall@k (F-beta with beta=)",
     doc=r"""F1@k: the harmonic mean of precision@k and recall@k, per query.
 

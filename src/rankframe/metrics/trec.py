@@ -39,12 +39,24 @@ INFAP_EPSILON = 1e-5
 #: rbp's persistence when none is given, and rbp_resid's (trec_eval's p).
 PERSISTENCE = 0.9
 
-RECALL_LEVEL = Param("recall level", False, "a number from 0 to 1", "0.1",
-                     check=lambda v: 0.0 <= v <= 1.0, required=True)
-R_MULTIPLE = Param("multiple of R", False, "a positive number", "0.2",
-                   check=lambda v: v > 0.0, required=True)
-PROBABILITY = Param("persistence", False, "a number between 0 and 1 (excluded)", "0.9",
-                    check=lambda v: 0.0 < v < 1.0)
+RECALL_LEVEL = Param(
+    "recall level",
+    False,
+    "a number from 0 to 1",
+    "0.1",
+    check=lambda v: 0.0 <= v <= 1.0,
+    required=True,
+)
+R_MULTIPLE = Param(
+    "multiple of R", False, "a positive number", "0.2", check=lambda v: v > 0.0, required=True
+)
+PROBABILITY = Param(
+    "persistence",
+    False,
+    "a number between 0 and 1 (excluded)",
+    "0.9",
+    check=lambda v: 0.0 < v < 1.0,
+)
 
 _NONE = options_of()
 
@@ -91,8 +103,9 @@ def bpref(t: Lists, _k: object, _o: Options) -> FloatArray:
         r = t.n_relevant[t.rel_query]
         judged = t.n_judged_nonrelevant[t.rel_query]
         share = ratio(np.minimum(above, r), np.minimum(judged, r))
-        value = ratio(sums(t.rel_query, np.where(above > 0, 1.0 - share, 1.0), t.n_queries),
-                       t.n_relevant)
+        value = ratio(
+            sums(t.rel_query, np.where(above > 0, 1.0 - share, 1.0), t.n_queries), t.n_relevant
+        )
         value.flags.writeable = False
         t.memo["bpref"] = value
     out: FloatArray = t.memo["bpref"]
@@ -156,8 +169,7 @@ def _iprec(t: Lists, level: float) -> FloatArray:
     need = np.maximum(_lround(level * t.n_relevant.astype(np.float64)), 1)
     reached = need <= counts
     out = np.zeros(t.n_queries)
-    out[reached] = _range_max(precision, (first + need - 1)[reached],
-                              (first + counts)[reached])
+    out[reached] = _range_max(precision, (first + need - 1)[reached], (first + counts)[reached])
     return out
 
 
@@ -308,8 +320,9 @@ def r_ndcg(t: Lists, _k: object, _: Options) -> FloatArray:
     n_boundaries = np.bincount(q, minlength=t.n_queries)
     tail = t.n_retrieved > count + 1
     queries = np.arange(t.n_queries, dtype=np.int64)
-    at_end = np.where(tail, ratio(_dcg_at(t, dcg, queries, t.n_retrieved),
-                                   _at(ideal, first, count)), 0.0)
+    at_end = np.where(
+        tail, ratio(_dcg_at(t, dcg, queries, t.n_retrieved), _at(ideal, first, count)), 0.0
+    )
     value = ratio(at_boundaries + at_end, n_boundaries + tail)
     return np.where(t.n_relevant > 0, value, 0.0)
 
@@ -373,22 +386,33 @@ def gm_bpref(t: Lists, k: object, o: Options) -> FloatArray:
 
 # -- declarations ----------------------------------------------------------------------------
 
-_EXAMPLE = '''
+_EXAMPLE = """
     >>> import pandas as pd, rankframe
     >>> df = pd.DataFrame({"query": "q", "item": ["a", "b", "c", "d", "e"],
     ...                    "score": [5, 4, 3, 2, None], "relevant": [1, 0, 0, 1, 1],
     ...                    "judged": [True, True, False, True, True]})
-'''
+"""
 
 
 _DECLARED: list[MetricDef] = []
 
 
 def _declare(
-    name: str, compute: object, summary: str, doc: str, examples: str, *,
-    trec_name: str | None = None, trec_cut: str | None = None, aliases: tuple[str, ...] = (),
-    takes_k: bool = False, aggregate: str = "mean", param: Param | None = None,
-    linear: bool = False, tie_average: object = None, depends_on_relevant: bool = True,
+    name: str,
+    compute: object,
+    summary: str,
+    doc: str,
+    examples: str,
+    *,
+    trec_name: str | None = None,
+    trec_cut: str | None = None,
+    aliases: tuple[str, ...] = (),
+    takes_k: bool = False,
+    aggregate: str = "mean",
+    param: Param | None = None,
+    linear: bool = False,
+    tie_average: object = None,
+    depends_on_relevant: bool = True,
     bounded: bool = True,
 ) -> None:
     """Declare one measure (in :data:`DEFINITIONS`, in the order of the calls). ``linear``:
@@ -398,21 +422,34 @@ def _declare(
     which ``empty=`` leaves alone. ``bounded``: ``False`` for a value not in [0, 1] (a
     count, ``utility``). None reads shared ranks (``MetricDef.shared_ranks``):
     they read one position per row, as trec_eval ranks."""
-    _DECLARED.append(MetricDef(
-        name=name, aliases=aliases, trec_name=trec_name, trec_cut=trec_cut, takes_k=takes_k,
-        options=_NONE, compute=compute,  # type: ignore[arg-type]
-        summary=summary, doc=doc, examples=_EXAMPLE + examples, aggregate=aggregate,
-        param=CUTOFF if param is None else param,
-        tie_average=compute if linear else tie_average,  # type: ignore[arg-type]
-        depends_on_relevant=depends_on_relevant, bounded=bounded,
-    ))
+    _DECLARED.append(
+        MetricDef(
+            name=name,
+            aliases=aliases,
+            trec_name=trec_name,
+            trec_cut=trec_cut,
+            takes_k=takes_k,
+            options=_NONE,
+            compute=compute,  # type: ignore[arg-type]
+            summary=summary,
+            doc=doc,
+            examples=_EXAMPLE + examples,
+            aggregate=aggregate,
+            param=CUTOFF if param is None else param,
+            tie_average=compute if linear else tie_average,  # type: ignore[arg-type]
+            depends_on_relevant=depends_on_relevant,
+            bounded=bounded,
+        )
+    )
 
 
 # The example frame, per metric: ranks a (rel), b (judged, not relevant), c (unjudged),
 # d (rel); e relevant, not retrieved. R = 3, N = 4, hits = 2, one judged non-relevant.
 
 _declare(
-    "num_ret", num_ret, "number of retrieved rows (summed over queries)",
+    "num_ret",
+    num_ret,
+    "number of retrieved rows (summed over queries)",
     """Number of retrieved rows (rows with a score) of each query; summed over queries.
 
     trec_eval: ``num_ret``.
@@ -421,11 +458,16 @@ _declare(
     >>> df.rank_eval.num_ret()
     4.0
     """,
-    trec_name="num_ret", aggregate="sum", linear=True, depends_on_relevant=False,
+    trec_name="num_ret",
+    aggregate="sum",
+    linear=True,
+    depends_on_relevant=False,
     bounded=False,
 )
 _declare(
-    "num_rel", num_rel, "number of relevant rows, retrieved or not (summed over queries)",
+    "num_rel",
+    num_rel,
+    "number of relevant rows, retrieved or not (summed over queries)",
     """Number of relevant rows of each query, R, retrieved or not; summed over queries.
 
     trec_eval: ``num_rel``.
@@ -434,11 +476,16 @@ _declare(
     >>> df.rank_eval.num_rel()
     3.0
     """,
-    trec_name="num_rel", aggregate="sum", linear=True, depends_on_relevant=False,
+    trec_name="num_rel",
+    aggregate="sum",
+    linear=True,
+    depends_on_relevant=False,
     bounded=False,
 )
 _declare(
-    "num_rel_ret", num_rel_ret, "number of relevant retrieved rows (summed over queries)",
+    "num_rel_ret",
+    num_rel_ret,
+    "number of relevant retrieved rows (summed over queries)",
     """Number of relevant retrieved rows of each query; summed over queries.
 
     trec_eval: ``num_rel_ret``.
@@ -447,11 +494,16 @@ _declare(
     >>> df.rank_eval.num_rel_ret()
     2.0
     """,
-    trec_name="num_rel_ret", aggregate="sum", linear=True, depends_on_relevant=False,
+    trec_name="num_rel_ret",
+    aggregate="sum",
+    linear=True,
+    depends_on_relevant=False,
     bounded=False,
 )
 _declare(
-    "gm_map", gm_map, "average precision, geometric mean over queries",
+    "gm_map",
+    gm_map,
+    "average precision, geometric mean over queries",
     """Geometric mean average precision: AP per query; over queries
     ``exp(mean(log(max(AP, 1e-5))))``.
 
@@ -463,10 +515,13 @@ _declare(
     >>> df.rank_eval.gm_map()
     0.5
     """,
-    trec_name="gm_map", aggregate="geometric",
+    trec_name="gm_map",
+    aggregate="geometric",
 )
 _declare(
-    "bpref", bpref, "binary preference: relevant rows ranked above judged non-relevant ones",
+    "bpref",
+    bpref,
+    "binary preference: relevant rows ranked above judged non-relevant ones",
     r"""Binary preference (Buckley and Voorhees, SIGIR 2004), from judged rows only.
 
     ``bpref = (1/R) Σ_{relevant retrieved r} (1 - min(n_r, R) / min(J, R))``, where n_r is
@@ -484,7 +539,9 @@ _declare(
     trec_name="bpref",
 )
 _declare(
-    "iprec", iprec, "interpolated precision at a recall level (trec_eval's 11 levels)",
+    "iprec",
+    iprec,
+    "interpolated precision at a recall level (trec_eval's 11 levels)",
     r"""Interpolated precision at a recall level: ``max_{i ≥ i_c} P@i``, where i_c is the rank
     of the c-th relevant row, ``c = round(level · R)`` (at least 1); 0 when fewer than c
     relevant rows are retrieved.
@@ -499,11 +556,15 @@ _declare(
     >>> df.rank_eval.iprec(0.5)
     0.5
     """,
-    trec_cut="iprec_at_recall", aliases=("interpolated_precision",), takes_k=True,
+    trec_cut="iprec_at_recall",
+    aliases=("interpolated_precision",),
+    takes_k=True,
     param=RECALL_LEVEL,
 )
 _declare(
-    "infap", infap, "inferred average precision (incomplete judgments)",
+    "infap",
+    infap,
+    "inferred average precision (incomplete judgments)",
     r"""Inferred average precision (Yilmaz and Aslam, CIKM 2006), as trec_eval computes it.
 
     At a relevant retrieved row of rank r > 1 with h relevant rows at or above it, n judged
@@ -521,7 +582,9 @@ _declare(
     trec_name="infAP",
 )
 _declare(
-    "gm_bpref", gm_bpref, "bpref, geometric mean over queries",
+    "gm_bpref",
+    gm_bpref,
+    "bpref, geometric mean over queries",
     """bpref per query; over queries ``exp(mean(log(max(bpref, 1e-5))))``.
 
     trec_eval: ``gm_bpref``.
@@ -530,10 +593,13 @@ _declare(
     >>> round(df.rank_eval.gm_bpref(), 4)
     0.3333
     """,
-    trec_name="gm_bpref", aggregate="geometric",
+    trec_name="gm_bpref",
+    aggregate="geometric",
 )
 _declare(
-    "rprec_mult", rprec_mult, "precision at a multiple of R",
+    "rprec_mult",
+    rprec_mult,
+    "precision at a multiple of R",
     r"""Precision at rank c = ⌊m · R + 0.9⌋ for a multiple m of R: hits@c / c (0 for c = 0).
 
     trec_eval: ``Rprec_mult_0.20`` (multiples 0.2, 0.4, ..., 2.0, printed with two decimals);
@@ -546,10 +612,15 @@ _declare(
     >>> round(df.rank_eval.rprec_mult(2.0), 4)
     0.3333
     """,
-    trec_cut="Rprec_mult", takes_k=True, param=R_MULTIPLE, tie_average=rprec_mult_average,
+    trec_cut="Rprec_mult",
+    takes_k=True,
+    param=R_MULTIPLE,
+    tie_average=rprec_mult_average,
 )
 _declare(
-    "utility", utility, "relevant retrieved rows minus non-relevant retrieved rows",
+    "utility",
+    utility,
+    "relevant retrieved rows minus non-relevant retrieved rows",
     """Set utility with trec_eval's default coefficients: relevant retrieved rows minus
     non-relevant retrieved rows (unjudged ones included).
 
@@ -559,10 +630,14 @@ _declare(
     >>> df.rank_eval.utility()
     0.0
     """,
-    trec_name="utility", linear=True, bounded=False,
+    trec_name="utility",
+    linear=True,
+    bounded=False,
 )
 _declare(
-    "eleven_point_avg", eleven_point_avg, "mean interpolated precision at 11 recall levels",
+    "eleven_point_avg",
+    eleven_point_avg,
+    "mean interpolated precision at 11 recall levels",
     """Mean of the interpolated precision at recall 0.0, 0.1, ..., 1.0 (``iprec``).
 
     trec_eval: ``11pt_avg``.
@@ -577,7 +652,9 @@ _declare(
     trec_name="11pt_avg",
 )
 _declare(
-    "bin_g", bin_g, "binary G: 1 / log2(2 + non-relevant rows above) per relevant row",
+    "bin_g",
+    bin_g,
+    "binary G: 1 / log2(2 + non-relevant rows above) per relevant row",
     r"""Binary G: ``(1/R) Σ_{relevant retrieved r} 1 / log2(2 + non-relevant rows above r)``
     (unjudged rows count as non-relevant).
 
@@ -592,7 +669,9 @@ _declare(
     trec_name="binG",
 )
 _declare(
-    "normalized_gain", normalized_gain, "trec_eval's G, normalised gain",
+    "normalized_gain",
+    normalized_gain,
+    "trec_eval's G, normalised gain",
     r"""trec_eval's G (normalised gain): ``Σ_r gain(r) / log2(2 + C(r) - S(r))`` over the
     retrieved rows, with S(r) the gain of the top r and C(r) = ``Σ_{i ≤ r} max(g*_i, 1)``
     for g*_i the i-th gain of the ideal ranking; divided by the ideal ranking's total gain.
@@ -609,7 +688,9 @@ _declare(
     trec_name="G",
 )
 _declare(
-    "ndcg_rel", ndcg_rel, "NDCG averaged over the rows with gain",
+    "ndcg_rel",
+    ndcg_rel,
+    "NDCG averaged over the rows with gain",
     r"""NDCG averaged over the rows with gain (P of them): at a retrieved one of rank r,
     ``DCG@r / IDCG@min(r, P)``; each one not retrieved counts ``DCG@N / IDCG@P``;
     divided by P. Linear gains.
@@ -626,7 +707,9 @@ _declare(
     trec_name="ndcg_rel",
 )
 _declare(
-    "r_ndcg", r_ndcg, "NDCG averaged where the ideal gain changes",
+    "r_ndcg",
+    r_ndcg,
+    "NDCG averaged where the ideal gain changes",
     r"""NDCG averaged at the ranks where the gain of the ideal ranking changes (after the
     last row of each grade, P included) and, when N > P + 1, at N (over IDCG@P): trec_eval's
     Rndcg. Linear gains; 0 for a query without relevant rows.
@@ -643,7 +726,9 @@ _declare(
     trec_name="Rndcg",
 )
 _declare(
-    "relative_precision", relative_precision, "precision relative to the best possible",
+    "relative_precision",
+    relative_precision,
+    "precision relative to the best possible",
     r"""Relative precision at k: ``hits@k / min(k, R)``, precision up to R and recall after.
     With k=None, ``hits / min(N, R)``.
 
@@ -653,10 +738,14 @@ _declare(
     >>> df.rank_eval.relative_precision(2), df.rank_eval.relative_precision()
     (0.5, 0.6666666666666666)
     """,
-    trec_cut="relative_P", takes_k=True, linear=True,
+    trec_cut="relative_P",
+    takes_k=True,
+    linear=True,
 )
 _declare(
-    "set_map", set_map, "set precision times set recall",
+    "set_map",
+    set_map,
+    "set precision times set recall",
     """Unranked set AP: ``hits² / (N · R)``, set precision times set recall.
 
     trec_eval: ``set_map``.
@@ -665,10 +754,13 @@ _declare(
     >>> round(df.rank_eval.set_map(), 4)
     0.3333
     """,
-    trec_name="set_map", linear=True,
+    trec_name="set_map",
+    linear=True,
 )
 _declare(
-    "set_f", set_f, "F1 of set precision and set recall",
+    "set_f",
+    set_f,
+    "F1 of set precision and set recall",
     """F-measure of set precision P = hits / N and set recall hits / R: ``2 P R / (P + R)``
     (0 without a hit).
 
@@ -680,10 +772,12 @@ _declare(
     >>> round(df.rank_eval.set_f(), 4)
     0.5714
     """,
-    trec_name="set_F", linear=True,
+    trec_name="set_F",
+    linear=True,
 )
 _declare(
-    "num_nonrel_judged_ret", num_nonrel_judged_ret,
+    "num_nonrel_judged_ret",
+    num_nonrel_judged_ret,
     "number of judged non-relevant retrieved rows (summed over queries)",
     """Number of judged non-relevant retrieved rows of each query: N minus the unjudged
     rows minus the relevant ones; summed over queries.
@@ -694,11 +788,16 @@ _declare(
     >>> df.rank_eval.num_nonrel_judged_ret()
     1.0
     """,
-    trec_name="num_nonrel_judged_ret", aggregate="sum", linear=True, depends_on_relevant=False,
+    trec_name="num_nonrel_judged_ret",
+    aggregate="sum",
+    linear=True,
+    depends_on_relevant=False,
     bounded=False,
 )
 _declare(
-    "rbp", rbp, "rank-biased precision (persistence p, default 0.9)",
+    "rbp",
+    rbp,
+    "rank-biased precision (persistence p, default 0.9)",
     r"""Rank-biased precision (Moffat and Zobel, TOIS 2008): ``(1 - p) Σ_r gain(r)
     p^(r-1)``; gains are the grades, divided by the query's highest grade when it is above
     1 (trec_eval scales gains to [0, 1]). ``k`` is the persistence p (default 0.9).
@@ -711,10 +810,15 @@ _declare(
     >>> round(df.rank_eval.rbp(), 4)
     0.1729
     """,
-    trec_name="rbp", takes_k=True, param=PROBABILITY, tie_average=rbp_average,
+    trec_name="rbp",
+    takes_k=True,
+    param=PROBABILITY,
+    tie_average=rbp_average,
 )
 _declare(
-    "rbp_resid", rbp_resid, "rbp's residual: the weight of unjudged rows and of the tail",
+    "rbp_resid",
+    rbp_resid,
+    "rbp's residual: the weight of unjudged rows and of the tail",
     r"""Residual of rbp (p = 0.9): ``p^N + (1 - p) Σ_{unjudged retrieved r} p^(r-1)``, the
     most rbp could grow if every unjudged row were relevant; 0 without unjudged retrieved
     rows.
@@ -727,10 +831,13 @@ _declare(
     >>> round(df.rank_eval.rbp_resid(), 4)
     0.7371
     """,
-    trec_name="rbp_resid", depends_on_relevant=False,
+    trec_name="rbp_resid",
+    depends_on_relevant=False,
 )
 _declare(
-    "unjudged", unjudged, "share of the top k that is unjudged",
+    "unjudged",
+    unjudged,
+    "share of the top k that is unjudged",
     """Share of the top k that is unjudged (k=None: of the retrieved rows); a list shorter
     than k counts the missing places as judged. A red flag: the judgments do not cover the
     run.
@@ -741,7 +848,9 @@ _declare(
     >>> df.rank_eval.unjudged(2), df.rank_eval.unjudged(3)
     (0.0, 0.3333333333333333)
     """,
-    trec_cut="unj", takes_k=True, depends_on_relevant=False,
+    trec_cut="unj",
+    takes_k=True,
+    depends_on_relevant=False,
 )
 
 #: Every measure of this module, in the order of the registry.
@@ -769,8 +878,7 @@ def whole_list_spellings(definitions: Iterable[MetricDef]) -> dict[str, Metric]:
     """trec_eval's set measures (``set_P``): each names a metric over the whole list."""
     by_trec_cut = _by_trec_cut(definitions)
     return {
-        spelling: Metric(by_trec_cut[trec_cut], None)
-        for spelling, trec_cut in WHOLE_LIST.items()
+        spelling: Metric(by_trec_cut[trec_cut], None) for spelling, trec_cut in WHOLE_LIST.items()
     }
 
 
@@ -785,8 +893,6 @@ def _spec(measure: str) -> str:
 
 #: trec_eval's nicknames ``official`` and ``all_trec``, as lists of metric strings.
 NAMED_SETS = {
-    nickname: tuple(
-        _spec(measure) for measure in NICKNAMES[nickname] if measure not in NOT_METRICS
-    )
+    nickname: tuple(_spec(measure) for measure in NICKNAMES[nickname] if measure not in NOT_METRICS)
     for nickname in ("official", "all_trec")
 }

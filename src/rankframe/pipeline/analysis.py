@@ -102,8 +102,9 @@ def long_labels(
     columns = {
         SYSTEM: _labels(list(systems))[system] if len(systems) else _labels([])[system],
         "metric": _labels([m.tidy_name for m in metrics])[metric],
-        "k": pa.array([ks[j] for j in metric.tolist()],
-                      type=pa.float64() if floats else pa.int64()),
+        "k": pa.array(
+            [ks[j] for j in metric.tolist()], type=pa.float64() if floats else pa.int64()
+        ),
     }
     if group_column(metrics):
         groups = [dict(m.options).get(GROUP.name) for m in metrics]
@@ -174,8 +175,7 @@ def wide(pq: PerQuery, *, multi: bool, intervals: Intervals) -> tuple[IntArray, 
         columns[SYSTEM] = np.tile(_labels(pq.systems), n_segments)
     level = intervals.confidence_level
     bounds = (
-        pq.intervals(level, intervals.n_resamples, intervals.seed) if level is not None
-        else None
+        pq.intervals(level, intervals.n_resamples, intervals.seed) if level is not None else None
     )
     for j, metric in enumerate(pq.metrics):
         columns[str(metric)] = means[:, :, j].ravel()
@@ -213,8 +213,9 @@ def tidy(pq: PerQuery, *, intervals: Intervals) -> tuple[IntArray, Columns]:
 STATISTIC = {"mean": "mean", "geometric": "geometric mean", "sum": "sum"}
 
 
-def compare(pq: PerQuery, *, baseline: int, tests: Tests,
-            baseline_rows: bool = True) -> tuple[IntArray, Columns]:
+def compare(
+    pq: PerQuery, *, baseline: int, tests: Tests, baseline_rows: bool = True
+) -> tuple[IntArray, Columns]:
     """Each system against the baseline, per segment and metric, on paired per-query values.
 
     Rows in the order of :func:`system_major`: per system, per metric, the segments;
@@ -254,8 +255,9 @@ def compare(pq: PerQuery, *, baseline: int, tests: Tests,
     base = means[:, baseline : baseline + 1, :]
     columns = _columns(pq, tested, tests, means, base, counts, baseline=baseline)
     rows = np.repeat(pq.segment_rows, n_systems * len(pq.metrics))
-    return _taken(rows, columns, system_major(pq.shape,
-                                              without=None if baseline_rows else baseline))
+    return _taken(
+        rows, columns, system_major(pq.shape, without=None if baseline_rows else baseline)
+    )
 
 
 #: compare()'s columns counting the queries where a system's per-query value is above,
@@ -292,16 +294,30 @@ class _Tested:
             return np.full(shape, np.nan)
 
         return cls(
-            nan(), nan(), nan(), nan(), nan(), nan(), nan(),
-            np.full(shape, paired, dtype=bool), np.full((3, *shape), -1, dtype=np.int64),
+            nan(),
+            nan(),
+            nan(),
+            nan(),
+            nan(),
+            nan(),
+            nan(),
+            np.full(shape, paired, dtype=bool),
+            np.full((3, *shape), -1, dtype=np.int64),
         )
 
     def put(self, index: tuple[Any, ...], tested: tuple[FloatArray, ...]) -> None:
         """The p-values, estimates, bounds, spreads and sizes (flat, one per system and
         metric of ``index``) at ``index``."""
         shaped = self.p_value[index].shape
-        outs = (self.p_value, self.estimate, self.low, self.high, self.spread, self.size,
-                self.size2)
+        outs = (
+            self.p_value,
+            self.estimate,
+            self.low,
+            self.high,
+            self.spread,
+            self.size,
+            self.size2,
+        )
         for out, values in zip(outs, tested, strict=True):
             out[index] = np.reshape(values, shaped)
 
@@ -313,13 +329,12 @@ class _Tested:
         level = 1.0 - confidence_level
         effect = np.full(self.size.shape, np.nan)
         if paired.any():
-            effect[paired] = power.t_test_detectable_effect(self.size[paired], level,
-                                                            MDE_POWER)
+            effect[paired] = power.t_test_detectable_effect(self.size[paired], level, MDE_POWER)
         if not paired.all():
             effect[~paired] = power.t_test_detectable_effect(
-                self.size[~paired], level, MDE_POWER, n2=self.size2[~paired])
-        return np.asarray(np.where(self.spread > 0, effect * self.spread, np.nan),
-                          dtype=np.float64)
+                self.size[~paired], level, MDE_POWER, n2=self.size2[~paired]
+            )
+        return np.asarray(np.where(self.spread > 0, effect * self.spread, np.nan), dtype=np.float64)
 
 
 def _spread(x: FloatArray) -> FloatArray:
@@ -330,9 +345,7 @@ def _spread(x: FloatArray) -> FloatArray:
     return np.asarray(np.std(x, axis=0, ddof=1), dtype=np.float64)
 
 
-def _paired_tests(
-    diff: FloatArray, totals: BoolArray, tests: Tests
-) -> tuple[FloatArray, ...]:
+def _paired_tests(diff: FloatArray, totals: BoolArray, tests: Tests) -> tuple[FloatArray, ...]:
     """The test of "mean difference 0" on paired differences (a column per system and
     metric): p-values, the estimate of the delta and its interval (t for the t-test, else a
     percentile bootstrap), the differences' standard deviation and number (the ``mde``'s);
@@ -343,15 +356,25 @@ def _paired_tests(
         lo, hi = t_interval(diff, tests.confidence_level)
     else:
         lo, hi = bootstrap_interval(
-            diff, np.zeros(len(diff), dtype=np.int64), 1, tests.confidence_level,
-            tests.n_resamples, tests.seed,
+            diff,
+            np.zeros(len(diff), dtype=np.int64),
+            1,
+            tests.confidence_level,
+            tests.n_resamples,
+            tests.seed,
         )
     with np.errstate(invalid="ignore"):
         mean = diff.mean(axis=0) if len(diff) else np.full(diff.shape[1], np.nan)
     factor = np.where(totals, float(len(diff)), 1.0)
-    return (p, mean * factor, np.ravel(lo) * factor, np.ravel(hi) * factor,
-            _spread(diff) * factor, np.full(diff.shape[1], float(len(diff))),
-            np.full(diff.shape[1], np.nan))
+    return (
+        p,
+        mean * factor,
+        np.ravel(lo) * factor,
+        np.ravel(hi) * factor,
+        _spread(diff) * factor,
+        np.full(diff.shape[1], float(len(diff))),
+        np.full(diff.shape[1], np.nan),
+    )
 
 
 def comparison_columns(metrics: Sequence[Metric], *, reference: bool) -> list[tuple[str, str]]:
@@ -361,12 +384,24 @@ def comparison_columns(metrics: Sequence[Metric], *, reference: bool) -> list[tu
     (``p_value``, ``mde``, ``statistic``, ...); ``reference``: against another table of
     per-query values (``reference_mean``, ``n_reference``)."""
     return [
-        (SYSTEM, "str"), ("metric", "str"), ("k", k_type(metrics)), *group_column(metrics),
-        ("mean", "float"), ("delta", "float"), ("delta_relative", "float"), ("ci_low", "float"),
-        ("ci_high", "float"), ("p_adjusted", "float"), ("significant", "bool"),
-        ("p_value", "float"), ("mde", "float"), ("statistic", "str"),
-        *([("reference_mean", "float")] if reference else []), ("paired", "bool"),
-        *((name, "int?") for name in OUTCOMES), ("n_queries", "int"),
+        (SYSTEM, "str"),
+        ("metric", "str"),
+        ("k", k_type(metrics)),
+        *group_column(metrics),
+        ("mean", "float"),
+        ("delta", "float"),
+        ("delta_relative", "float"),
+        ("ci_low", "float"),
+        ("ci_high", "float"),
+        ("p_adjusted", "float"),
+        ("significant", "bool"),
+        ("p_value", "float"),
+        ("mde", "float"),
+        ("statistic", "str"),
+        *([("reference_mean", "float")] if reference else []),
+        ("paired", "bool"),
+        *((name, "int?") for name in OUTCOMES),
+        ("n_queries", "int"),
         *([("n_reference", "int")] if reference else []),
     ]
 
@@ -396,15 +431,14 @@ def _taken(rows: IntArray, columns: Columns, order: IntArray) -> tuple[IntArray,
     """``rows`` and every column in ``order`` (numpy and Arrow columns alike)."""
     indices = pa.array(order, type=pa.int64())
     return rows[order], {
-        name: column.take(indices) if isinstance(column, pa.Array | pa.ChunkedArray)
+        name: column.take(indices)
+        if isinstance(column, pa.Array | pa.ChunkedArray)
         else np.asarray(column)[order]
         for name, column in columns.items()
     }
 
 
-def relative_change(
-    delta: FloatArray, base: FloatArray, geometric: npt.ArrayLike
-) -> FloatArray:
+def relative_change(delta: FloatArray, base: FloatArray, geometric: npt.ArrayLike) -> FloatArray:
     """A change relative to the baseline's statistic (``delta_relative``): ``delta /
     |base|``; for a geometric mean, whose ``delta`` is the log of the ratio of the
     statistics, ``exp(delta) - 1``. Where the baseline's statistic is 0: 0 for no change,
@@ -417,8 +451,15 @@ def relative_change(
 
 
 def _columns(
-    pq: PerQuery, tested: _Tested, tests: Tests, means: FloatArray, base: FloatArray,
-    counts: IntArray, *, baseline: int | None = None, reference_counts: IntArray | None = None,
+    pq: PerQuery,
+    tested: _Tested,
+    tests: Tests,
+    means: FloatArray,
+    base: FloatArray,
+    counts: IntArray,
+    *,
+    baseline: int | None = None,
+    reference_counts: IntArray | None = None,
 ) -> Columns:
     """A comparison's columns from its tests and the statistics of both sides: ``base``
     is the baseline's (``baseline``, whose own rows get delta 0) or the reference's
@@ -431,7 +472,8 @@ def _columns(
         # the delta of the statistics where the paired values have a NaN (empty_list="nan":
         # a NaN is left out of its own system's mean; its tests are NaN)
         fallback = np.where(
-            geometric, np.log(np.maximum(means, 0.0)) - np.log(np.maximum(base, 0.0)),
+            geometric,
+            np.log(np.maximum(means, 0.0)) - np.log(np.maximum(base, 0.0)),
             means - base,
         )
         delta = np.where(np.isnan(tested.estimate), fallback, tested.estimate)
@@ -442,9 +484,7 @@ def _columns(
     if tests.family == "table":
         p_adjusted = adjust(p_value.ravel(), tests.correction).reshape(shape)
     else:  # the systems compared on one metric in one segment
-        p_adjusted = adjust(
-            p_value.transpose(0, 2, 1), tests.correction
-        ).transpose(0, 2, 1)
+        p_adjusted = adjust(p_value.transpose(0, 2, 1), tests.correction).transpose(0, 2, 1)
     statistic = _labels([STATISTIC[a] for a in aggregate])
     reference = reference_counts is not None
     columns: Columns = {
@@ -466,18 +506,19 @@ def _columns(
     if reference_counts is not None:
         columns["reference_mean"] = base.ravel()
         columns["n_reference"] = _per_row(reference_counts, n_systems)
-    return {name: columns[name] for name, _ in comparison_columns(pq.metrics,
-                                                                  reference=reference)}
+    return {name: columns[name] for name, _ in comparison_columns(pq.metrics, reference=reference)}
 
 
 def _outcomes(diff: FloatArray) -> IntArray:
     """Per column of per-query differences (raw values: system minus baseline), the number
     of queries above 0, equal to 0 and below 0, shape (3, n_columns); NaN counts nowhere."""
-    return np.stack([
-        np.count_nonzero(diff > 0, axis=0),
-        np.count_nonzero(diff == 0, axis=0),
-        np.count_nonzero(diff < 0, axis=0),
-    ]).astype(np.int64)
+    return np.stack(
+        [
+            np.count_nonzero(diff > 0, axis=0),
+            np.count_nonzero(diff == 0, axis=0),
+            np.count_nonzero(diff < 0, axis=0),
+        ]
+    ).astype(np.int64)
 
 
 def _outcome_columns(outcomes: IntArray) -> Columns:
@@ -489,7 +530,11 @@ def _outcome_columns(outcomes: IntArray) -> Columns:
 
 
 def _compare_part(
-    part: PerQuery, positions: IntArray, others: list[int], baseline: int, out: _Tested,
+    part: PerQuery,
+    positions: IntArray,
+    others: list[int],
+    baseline: int,
+    out: _Tested,
     tests: Tests,
 ) -> None:
     """:func:`compare`'s tests for the metrics of one group that shares its queries, into
@@ -508,25 +553,20 @@ def _compare_part(
     for g in range(part.n_segments):  # a loop over segments; queries stay vectorised
         chosen = order[bounds[g] : bounds[g + 1]]
         rows = values[chosen]
-        diff = (rows[:, others, :] - rows[:, baseline : baseline + 1, :]).reshape(
-            len(rows), -1
-        )
+        diff = (rows[:, others, :] - rows[:, baseline : baseline + 1, :]).reshape(len(rows), -1)
         raw_rows = raw[chosen]
-        out.outcomes[(slice(None), g, np.array(others)[:, None], positions[None, :])] = (
-            _outcomes(
-                (raw_rows[:, others, :] - raw_rows[:, baseline : baseline + 1, :]).reshape(
-                    len(rows), -1
-                )
-            ).reshape(3, len(others), n_metrics)
-        )
+        out.outcomes[(slice(None), g, np.array(others)[:, None], positions[None, :])] = _outcomes(
+            (raw_rows[:, others, :] - raw_rows[:, baseline : baseline + 1, :]).reshape(
+                len(rows), -1
+            )
+        ).reshape(3, len(others), n_metrics)
         # a sum's delta and interval: the mean difference's times the number of queries
-        out.put((g, np.array(others)[:, None], positions[None, :]),
-                _paired_tests(diff, scaled, tests))
+        out.put(
+            (g, np.array(others)[:, None], positions[None, :]), _paired_tests(diff, scaled, tests)
+        )
 
 
-def _p_values(
-    diff: FloatArray, test: Test, n_permutations: int, seed: int | None
-) -> FloatArray:
+def _p_values(diff: FloatArray, test: Test, n_permutations: int, seed: int | None) -> FloatArray:
     """Two-sided p-values of "mean difference 0", one per column of ``diff``."""
     if test == "t-test":
         return np.asarray(paired_t_test(diff)[1], dtype=np.float64)
@@ -547,8 +587,10 @@ def _groups(pq: PerQuery) -> list[tuple[IntArray, BoolArray]]:
     if applies.all() or not applies.any():
         include = pq.include if applies.any() else every
         return [(np.arange(len(pq.metrics), dtype=np.int64), include)]
-    return [(np.flatnonzero(applies).astype(np.int64), pq.include),
-            (np.flatnonzero(~applies).astype(np.int64), every)]
+    return [
+        (np.flatnonzero(applies).astype(np.int64), pq.include),
+        (np.flatnonzero(~applies).astype(np.int64), every),
+    ]
 
 
 def tested_values(pq: PerQuery) -> FloatArray:
@@ -621,16 +663,17 @@ def compare_samples(
             y = ref_values[theirs][:, :, positions].reshape(len(theirs), n_systems * width)
             if same:
                 tested.put(index, _paired_tests(x - y, totals, tests))
-                raw = (current.values[mine][:, :, positions]
-                       - reference.values[theirs][:, :, positions]).reshape(len(mine), -1)
-                tested.outcomes[(slice(None), *index)] = _outcomes(raw).reshape(
-                    3, n_systems, width
-                )
+                raw = (
+                    current.values[mine][:, :, positions]
+                    - reference.values[theirs][:, :, positions]
+                ).reshape(len(mine), -1)
+                tested.outcomes[(slice(None), *index)] = _outcomes(raw).reshape(3, n_systems, width)
             else:
                 tested.put(index, _two_sample_tests(x, y, totals, tests))
             tested.paired[index] = same
-    columns = _columns(current, tested, tests, means, ref_means, counts,
-                       reference_counts=ref_counts)
+    columns = _columns(
+        current, tested, tests, means, ref_means, counts, reference_counts=ref_counts
+    )
     rows = np.repeat(current.segment_rows, n_systems * n_metrics)
     return _taken(rows, columns, system_major(current.shape))
 
@@ -648,9 +691,7 @@ def _two_sample_tests(
     if test == "t-test":
         lo, hi = welch_interval(x, y, level, totals)
     else:
-        lo, hi = two_sample_bootstrap_interval(
-            x, y, level, tests.n_resamples, seed, totals
-        )
+        lo, hi = two_sample_bootstrap_interval(x, y, level, tests.n_resamples, seed, totals)
     n1, n2 = float(len(x)), float(len(y))
     with np.errstate(invalid="ignore"):
         m1 = x.mean(axis=0) if len(x) else np.full(x.shape[1], np.nan)
@@ -661,8 +702,9 @@ def _two_sample_tests(
     return p, est, lo, hi, spread, *sizes
 
 
-def pooled_sd(sd1: npt.ArrayLike, sd2: npt.ArrayLike, n1: npt.ArrayLike,
-              n2: npt.ArrayLike) -> FloatArray:
+def pooled_sd(
+    sd1: npt.ArrayLike, sd2: npt.ArrayLike, n1: npt.ArrayLike, n2: npt.ArrayLike
+) -> FloatArray:
     """The pooled standard deviation of two samples, ``sqrt(((n1 - 1) sd1**2 + (n2 - 1)
     sd2**2) / (n1 + n2 - 2))`` (each ``sd`` with ``ddof=1``): the one a two-sample t-test
     with equal variances reads, and the unit of the two-sample effect sizes of
@@ -671,14 +713,20 @@ def pooled_sd(sd1: npt.ArrayLike, sd2: npt.ArrayLike, n1: npt.ArrayLike,
     sd1, sd2 = np.asarray(sd1, dtype=np.float64), np.asarray(sd2, dtype=np.float64)
     n1, n2 = np.asarray(n1, dtype=np.float64), np.asarray(n2, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
-        squares = (np.where(n1 > 1, (n1 - 1) * sd1**2, 0.0)
-                   + np.where(n2 > 1, (n2 - 1) * sd2**2, 0.0))
-        return np.asarray(np.where(n1 + n2 > 2, np.sqrt(squares / (n1 + n2 - 2)), np.nan),
-                          dtype=np.float64)
+        squares = np.where(n1 > 1, (n1 - 1) * sd1**2, 0.0) + np.where(
+            n2 > 1, (n2 - 1) * sd2**2, 0.0
+        )
+        return np.asarray(
+            np.where(n1 + n2 > 2, np.sqrt(squares / (n1 + n2 - 2)), np.nan), dtype=np.float64
+        )
 
 
 def _two_sample_p_values(
-    x: FloatArray, y: FloatArray, test: Test, n_permutations: int, seed: int | None,
+    x: FloatArray,
+    y: FloatArray,
+    test: Test,
+    n_permutations: int,
+    seed: int | None,
     totals: BoolArray,
 ) -> FloatArray:
     """Two-sided p-values of "no difference" between two independent samples, per column."""

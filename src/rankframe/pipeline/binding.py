@@ -83,8 +83,7 @@ class Binding:
         names = self.names
         roles = names.roles()
         wanted = [*roles.items(), *((b, "by") for b in by)]
-        bound = ((names.judged is not None) + (names.time is not None)
-                 + (names.sample is not None))
+        bound = (names.judged is not None) + (names.time is not None) + (names.sample is not None)
         keys = len(names.query_key) + len(names.item_key)
         if len(roles) < keys + 1 + len(names.scores) + bound:
             score = names.score if names.systems is None else list(names.systems)
@@ -155,8 +154,14 @@ class Binding:
             names = replace(names, judged=default)
         return replace(names, null_grades=options.unjudged == "nonrelevant")
 
-    def request(self, metrics: Sequence[Metric], by: Sequence[str], options: Options,
-                result: Result, every: str | None = None) -> Request:
+    def request(
+        self,
+        metrics: Sequence[Metric],
+        by: Sequence[str],
+        options: Options,
+        result: Result,
+        every: str | None = None,
+    ) -> Request:
         """The call's one request, built once every check has passed."""
         window = self.window(every, by)
         steps.check_request(list(metrics), options, result, self.names.sample)

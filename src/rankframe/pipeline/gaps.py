@@ -69,12 +69,24 @@ def gap_columns(metrics: tuple[Metric, ...], *, paired: bool) -> ValueColumns:
     ``n_queries`` and ``n_tested``."""
     value = "delta" if paired else "mean"
     return [
-        (SYSTEM, "str"), ("metric", "str"), ("k", analysis.k_type(metrics)),
-        *analysis.group_column(metrics), ("gap", "float"), ("ci_low", "float"),
-        ("ci_high", "float"), ("p_value", "float"), ("significant", "bool"),
-        ("ratio", "float"), ("worst_group", "str"), (f"worst_{value}", "float"),
-        ("best_group", "str"), (f"best_{value}", "float"), ("p_adjusted", "float"),
-        ("n_groups", "int"), ("n_queries", "int"), ("n_tested", "int"),
+        (SYSTEM, "str"),
+        ("metric", "str"),
+        ("k", analysis.k_type(metrics)),
+        *analysis.group_column(metrics),
+        ("gap", "float"),
+        ("ci_low", "float"),
+        ("ci_high", "float"),
+        ("p_value", "float"),
+        ("significant", "bool"),
+        ("ratio", "float"),
+        ("worst_group", "str"),
+        (f"worst_{value}", "float"),
+        ("best_group", "str"),
+        (f"best_{value}", "float"),
+        ("p_adjusted", "float"),
+        ("n_groups", "int"),
+        ("n_queries", "int"),
+        ("n_tested", "int"),
     ]
 
 
@@ -95,8 +107,9 @@ class Gaps(Compared):
     def value_columns(self, request: Request) -> ValueColumns:
         return gap_columns(request.metrics, paired=self.baseline is not None)
 
-    def finish(self, backend: Backend, pq: PerQuery,
-               request: Request) -> tuple[IntArray, dict[str, Any]]:
+    def finish(
+        self, backend: Backend, pq: PerQuery, request: Request
+    ) -> tuple[IntArray, dict[str, Any]]:
         pq = completed(pq, request.options)
         labels = _group_labels(backend, pq, request.by)
         if pq.n_segments < 2:
@@ -106,8 +119,7 @@ class Gaps(Compared):
                 f"({labels[0]}) over the queries. Pass a column ({shown} does not split "
                 "the queries) whose values name the user groups, e.g. by='age_band'."
             )
-            raise InvalidDataError(msg, column=request.by[0] if len(request.by) == 1
-                                   else None)
+            raise InvalidDataError(msg, column=request.by[0] if len(request.by) == 1 else None)
         return np.zeros(0, dtype=np.int64), _table(pq, labels, request, self)
 
 
@@ -117,8 +129,10 @@ def _group_labels(backend: Backend, pq: PerQuery, by: tuple[str, ...]) -> list[s
     values = [backend.labels(name, pq.segment_rows) for name in by]
     if len(by) == 1:
         return [_text(v) for v in values[0]]
-    return [" & ".join(f"{name}={_text(v[g])}" for name, v in zip(by, values, strict=True))
-            for g in range(pq.n_segments)]
+    return [
+        " & ".join(f"{name}={_text(v[g])}" for name, v in zip(by, values, strict=True))
+        for g in range(pq.n_segments)
+    ]
 
 
 def _text(value: object) -> str:
@@ -151,8 +165,19 @@ class _Spread:
         def none() -> IntArray:
             return np.full(shape, -1, dtype=np.int64)
 
-        return cls(nan(), nan(), nan(), nan(), nan(), none(), nan(), none(), nan(),
-                   np.zeros(shape, np.int64), np.zeros(shape, np.int64))
+        return cls(
+            nan(),
+            nan(),
+            nan(),
+            nan(),
+            nan(),
+            none(),
+            nan(),
+            none(),
+            nan(),
+            np.zeros(shape, np.int64),
+            np.zeros(shape, np.int64),
+        )
 
 
 def _systems(n_systems: int, baseline: int | None) -> list[int]:
@@ -188,22 +213,36 @@ def _spreads(pq: PerQuery, gaps: Gaps) -> _Spread:
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = best_mean / worst_mean if gaps.baseline is None else np.full_like(gap, np.nan)
         if gaps.test == "permutation":
-            p = group_permutation_test(flat, group, pq.n_segments,
-                                       tests.n_permutations, tests.seed, exponentiate)
+            p = group_permutation_test(
+                flat, group, pq.n_segments, tests.n_permutations, tests.seed, exponentiate
+            )
         elif gaps.test == "rank":
             _, p = kruskal_test(flat, group, pq.n_segments)
         else:
             _, p = one_way_anova(flat, group, pq.n_segments)
         low, high = group_gap_interval(
-            flat, group, pq.n_segments, tests.confidence_level, tests.n_resamples, tests.seed,
+            flat,
+            group,
+            pq.n_segments,
+            tests.confidence_level,
+            tests.n_resamples,
+            tests.seed,
             exponentiate,
         )
         shape = (len(systems), len(positions))
-        for name, value in (("gap", gap), ("low", low), ("high", high), ("p_value", p),
-                            ("ratio", ratio), ("worst", worst), ("worst_mean", worst_mean),
-                            ("best", best), ("best_mean", best_mean),
-                            ("n_groups", (counts > 0).sum(axis=0)),
-                            ("n_queries", counts.sum(axis=0))):
+        for name, value in (
+            ("gap", gap),
+            ("low", low),
+            ("high", high),
+            ("p_value", p),
+            ("ratio", ratio),
+            ("worst", worst),
+            ("worst_mean", worst_mean),
+            ("best", best),
+            ("best_mean", best_mean),
+            ("n_groups", (counts > 0).sum(axis=0)),
+            ("n_queries", counts.sum(axis=0)),
+        ):
             getattr(out, name)[:, positions] = np.reshape(value, shape)
     return out
 
@@ -221,7 +260,9 @@ def _table(pq: PerQuery, labels: list[str], request: Request, gaps: Gaps) -> dic
     value = "delta" if gaps.baseline is not None else "mean"
     out: dict[str, Any] = {
         **analysis.long_labels(pq.systems, pq.metrics, system, metric),
-        "gap": spread.gap.ravel(), "ci_low": spread.low.ravel(), "ci_high": spread.high.ravel(),
+        "gap": spread.gap.ravel(),
+        "ci_low": spread.low.ravel(),
+        "ci_high": spread.high.ravel(),
         "p_value": p_value,
         "significant": p_adjusted < 1.0 - gaps.tests.confidence_level,
         "ratio": spread.ratio.ravel(),
@@ -229,10 +270,14 @@ def _table(pq: PerQuery, labels: list[str], request: Request, gaps: Gaps) -> dic
         f"worst_{value}": spread.worst_mean.ravel(),
         "best_group": pa.array(names[spread.best.ravel()].tolist(), type=pa.string()),
         f"best_{value}": spread.best_mean.ravel(),
-        "p_adjusted": p_adjusted, "n_groups": spread.n_groups.ravel(),
+        "p_adjusted": p_adjusted,
+        "n_groups": spread.n_groups.ravel(),
         "n_queries": spread.n_queries.ravel(),
-        "n_tested": np.full(len(p_value), int(np.count_nonzero(~np.isnan(p_value))),
-                            dtype=np.int64),
+        "n_tested": np.full(
+            len(p_value), int(np.count_nonzero(~np.isnan(p_value))), dtype=np.int64
+        ),
     }
-    return {name: out[name] for name, _ in gap_columns(request.metrics,
-                                                        paired=gaps.baseline is not None)}
+    return {
+        name: out[name]
+        for name, _ in gap_columns(request.metrics, paired=gaps.baseline is not None)
+    }

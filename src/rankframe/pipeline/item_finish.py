@@ -36,8 +36,14 @@ FloatArray = npt.NDArray[np.float64]
 _COUNT_IN_THREAD = THREAD_ROWS  # from this many entries, finish-step work in a thread
 
 
-def complete(values: FloatArray, top: TopK, metrics: Sequence[Metric], options: Options,
-             segment: IntArray, n_segments: int) -> SetValues | None:
+def complete(
+    values: FloatArray,
+    top: TopK,
+    metrics: Sequence[Metric],
+    options: Options,
+    segment: IntArray,
+    n_segments: int,
+) -> SetValues | None:
     """Fill ``values`` (n_queries, n_systems, n_metrics) with the per-query item metrics;
     the set-level metrics as a :class:`SetValues` (``None`` without any)."""
     inputs = Inputs(top, options)
@@ -67,12 +73,12 @@ def complete(values: FloatArray, top: TopK, metrics: Sequence[Metric], options: 
         depth = item.depth or k_of(metric)
         if depth not in items:
             keep = top.at_most(depth)
-            items[depth] = Tally.of(list_set[keep], top.item[keep], top.query[keep],
-                                    top.n_codes)
+            items[depth] = Tally.of(list_set[keep], top.item[keep], top.query[keep], top.n_codes)
         if item.truth and classes is None:
             classes = _classes(top, segment, left_out=options.empty in _LEFT_OUT)
-    return SetValues(columns, set_metrics, inputs, n_segments, top.n_systems, segment, items,
-                     classes)
+    return SetValues(
+        columns, set_metrics, inputs, n_segments, top.n_systems, segment, items, classes
+    )
 
 
 def _aside(top: TopK, metrics: Sequence[Metric], inputs: Inputs) -> dict[int, Future[Any]]:
@@ -80,14 +86,20 @@ def _aside(top: TopK, metrics: Sequence[Metric], inputs: Inputs) -> dict[int, Fu
     groups, no catalogue; only the entries, which no metric changes), computed in a second
     thread while the others run: their futures by position. Their values, and errors, are
     taken in the metrics' order."""
-    chosen = [(j, item) for j, m in enumerate(metrics)
-              if (item := item_of(m)) is not None and item.samples and item.per_query]
+    chosen = [
+        (j, item)
+        for j, m in enumerate(metrics)
+        if (item := item_of(m)) is not None and item.samples and item.per_query
+    ]
     others = sum(1 for m in metrics if item_of(m) is not None) - len(chosen)
     if not chosen or not others or len(top.rank) < _COUNT_IN_THREAD:
         return {}
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rankframe")
-    aside = {j: pool.submit(item.per_query, top, k_of(metrics[j]), inputs.of(metrics[j]))
-             for j, item in chosen if item.per_query is not None}
+    aside = {
+        j: pool.submit(item.per_query, top, k_of(metrics[j]), inputs.of(metrics[j]))
+        for j, item in chosen
+        if item.per_query is not None
+    }
     pool.shutdown(wait=False)  # the thread ends with its tasks
     return aside
 
@@ -111,13 +123,18 @@ def _classes(top: TopK, segment: IntArray, *, left_out: bool = False) -> Classes
         more = ", ..." if len(wrong) > SHOWN else ""
         leave_out: tuple[str | Keyword, ...] = ()
         if not left_out and (per_query == 0).any():
-            leave_out = (", or pass ", Keyword("empty", "skip"), " to leave the queries "
-                         "without a relevant item out")
+            leave_out = (
+                ", or pass ",
+                Keyword("empty", "skip"),
+                " to leave the queries without a relevant item out",
+            )
         parts = (
             "top1_f1 needs exactly one relevant item per query (its true class); "
             f"{len(wrong)} quer{'y has' if len(wrong) == 1 else 'ies have'} another number "
             f"(the first has {per_query[wrong[0]]}): {names}{more}. Keep one relevant row "
-            "per query, or set min_relevance to the grade of the true item", *leave_out, ".",
+            "per query, or set min_relevance to the grade of the true item",
+            *leave_out,
+            ".",
         )
         raise InvalidDataError(parts)
     n_all = top.n_queries * top.n_systems
@@ -143,11 +160,14 @@ def _classes(top: TopK, segment: IntArray, *, left_out: bool = False) -> Classes
     system = lists % top.n_systems
     sets = segment[query] * top.n_systems + system
     # one numbering of the (set, class) pairs of the true and the predicted classes
-    both = Tally.of(np.concatenate([sets, sets]), np.concatenate([true, predicted]),
-                    np.concatenate([query, query]), top.n_codes)
+    both = Tally.of(
+        np.concatenate([sets, sets]),
+        np.concatenate([true, predicted]),
+        np.concatenate([query, query]),
+        top.n_codes,
+    )
     return Classes(
         tally=Tally(both.set, both.key, both.inverse[:n_lists], query),
         predicted=both.inverse[n_lists:],
         hit=(true == predicted).astype(np.float64),
     )
-

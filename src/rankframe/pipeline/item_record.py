@@ -29,8 +29,18 @@ if TYPE_CHECKING:
     from rankframe.metrics.item_values import Plan
     from rankframe.settings.options import Options
 
-__all__ = ["ItemDictionary", "Queries", "Recorder", "encode_items", "entries", "of_frame",
-           "of_table", "positive_entries", "top_rows", "with_entries"]
+__all__ = [
+    "ItemDictionary",
+    "Queries",
+    "Recorder",
+    "encode_items",
+    "entries",
+    "of_frame",
+    "of_table",
+    "positive_entries",
+    "top_rows",
+    "with_entries",
+]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -59,8 +69,10 @@ def encode_items(data: FrameData, wanted: Plan | None, *, part: bool) -> ItemDic
     frames, beside the ranking (Arrow releases the GIL), and awaited by calling the result.
     The entries then take their codes from it (for every row, one pass over the column is
     cheaper than taking the rows, then encoding them)."""
-    if wanted is None or part or not (
-        wanted.frame_items or wanted.depth is None or wanted.whole_list
+    if (
+        wanted is None
+        or part
+        or not (wanted.frame_items or wanted.depth is None or wanted.whole_list)
     ):
         return lambda: None
     if data.n_rows < THREAD_ROWS:
@@ -72,12 +84,18 @@ def encode_items(data: FrameData, wanted: Plan | None, *, part: bool) -> ItemDic
     return encoding.result
 
 
-def entries(data: FrameData, tops: Sequence[tuple[IntArray, IntArray, IntArray]],
-            wanted: Plan, options: Options, *, part: bool,
-            dictionary: ItemDictionary = lambda: None,
-            retrieved: Sequence[IntArray | None] = (),
-            positives: Sequence[tuple[IntArray, IntArray]] = (),
-            every: tuple[IntArray, IntArray] | None = None) -> Entries:
+def entries(
+    data: FrameData,
+    tops: Sequence[tuple[IntArray, IntArray, IntArray]],
+    wanted: Plan,
+    options: Options,
+    *,
+    part: bool,
+    dictionary: ItemDictionary = lambda: None,
+    retrieved: Sequence[IntArray | None] = (),
+    positives: Sequence[tuple[IntArray, IntArray]] = (),
+    every: tuple[IntArray, IntArray] | None = None,
+) -> Entries:
     """The entries of :func:`plan` for one frame of whole queries, from each system's
     :func:`top_rows`. The default catalog is a row per distinct item in a ``part`` (the
     finish step unites the parts' items), else only counted."""
@@ -98,9 +116,13 @@ def entries(data: FrameData, tops: Sequence[tuple[IntArray, IntArray, IntArray]]
         system.append(np.zeros(len(rows), dtype=np.int64))
         rank.append(np.full(len(rows), kind, dtype=np.int64))
         row.append(rows)
-    found = Entries(query=np.concatenate(query), system=np.concatenate(system),
-                    rank=np.concatenate(rank), row=np.concatenate(row),
-                    n_top=sum(len(q) for q, _, _ in tops))
+    found = Entries(
+        query=np.concatenate(query),
+        system=np.concatenate(system),
+        rank=np.concatenate(rank),
+        row=np.concatenate(row),
+        n_top=sum(len(q) for q, _, _ in tops),
+    )
     if wanted.grades:
         found.grade = _grades(data, found, options, tops, positives)
     encoded = dictionary()
@@ -108,14 +130,21 @@ def entries(data: FrameData, tops: Sequence[tuple[IntArray, IntArray, IntArray]]
         found.codes = encoded[0][found.row].astype(np.int64)
         found.n_frame_items = encoded[1]
         if wanted.whole_list and wanted.depth is not None:
-            found.whole = WholeLists(np.asarray(data.query_codes), np.asarray(encoded[0]),
-                                     list(retrieved), data.n_queries, data.item.labels,
-                                     encoded[1], data.item.labels_of_codes)
+            found.whole = WholeLists(
+                np.asarray(data.query_codes),
+                np.asarray(encoded[0]),
+                list(retrieved),
+                data.n_queries,
+                data.item.labels,
+                encoded[1],
+                data.item.labels_of_codes,
+            )
     return found
 
 
-def positive_entries(ranking: Ranking, depth: int | None,
-                     rows: IntArray) -> tuple[IntArray, IntArray]:
+def positive_entries(
+    ranking: Ranking, depth: int | None, rows: IntArray
+) -> tuple[IntArray, IntArray]:
     """Of the entries of :func:`top_rows` (``depth``), those of a positively graded row:
     their positions among the entries and their rows, from the positions the ranking found
     and their ``rows`` (:meth:`Ranking.positive_rows`; no lookup of every entry's grade)."""
@@ -129,8 +158,9 @@ def positive_entries(ranking: Ranking, depth: int | None,
     return index.astype(np.int64, copy=False), rows[keep]
 
 
-def _relevant_rows(data: FrameData, options: Options,
-                   every: tuple[IntArray, IntArray] | None) -> tuple[IntArray, IntArray | None]:
+def _relevant_rows(
+    data: FrameData, options: Options, every: tuple[IntArray, IntArray] | None
+) -> tuple[IntArray, IntArray | None]:
     """The relevant rows of a frame (graded at least ``min_relevance``, or above 0), and
     their query positions when known (else None). ``every``: the positively graded rows of
     a ranking that retrieved every row, and their queries (:attr:`Ranking.positive_rows`):
@@ -146,9 +176,13 @@ def _relevant_rows(data: FrameData, options: Options,
     return np.flatnonzero(grade > 0 if level is None else grade >= level), None
 
 
-def _grades(data: FrameData, found: Entries, options: Options,
-            tops: Sequence[tuple[IntArray, IntArray, IntArray]],
-            positives: Sequence[tuple[IntArray, IntArray]]) -> FloatArray:
+def _grades(
+    data: FrameData,
+    found: Entries,
+    options: Options,
+    tops: Sequence[tuple[IntArray, IntArray, IntArray]],
+    positives: Sequence[tuple[IntArray, IntArray]],
+) -> FloatArray:
     """Each entry's grade (0 for an unjudged row). The metrics read a grade only when it is
     positive (at or above ``min_relevance``, when that is above 0): then the top-k entries'
     grades are read at their positively graded rows (:func:`positive_entries`), the others
@@ -210,9 +244,17 @@ class Recorder:
     def result(self, n_systems: int, queries: Queries | None = None) -> Entries | TopK:
         """The entries (``queries``: the frame was ranked by (query, sample), its lists
         become the entries of their query, in the canonical order of parts)."""
-        found = entries(self.data, self.tops, self.wanted, self.options, part=self.part,
-                        dictionary=self.dictionary, retrieved=self.retrieved,
-                        positives=self.positives, every=self.every)
+        found = entries(
+            self.data,
+            self.tops,
+            self.wanted,
+            self.options,
+            part=self.part,
+            dictionary=self.dictionary,
+            retrieved=self.retrieved,
+            positives=self.positives,
+            every=self.every,
+        )
         if queries is not None:
             found.query = queries.of_list[found.query]
             found.n_top = None
@@ -229,8 +271,13 @@ class Queries:
     labels: Callable[[IntArray], list[object]]
 
 
-def with_entries(rows: IntArray, columns: dict[str, Any], found: Entries,
-                 systems: Sequence[str], system_column: str) -> tuple[IntArray, dict[str, Any]]:
+def with_entries(
+    rows: IntArray,
+    columns: dict[str, Any],
+    found: Entries,
+    systems: Sequence[str],
+    system_column: str,
+) -> tuple[IntArray, dict[str, Any]]:
     """A part's per-query table (``rows``, ``columns``: one row per (query, system)) with
     its entries appended as rows of their own: taken from their own row of the part (so
     the item column carries their id), :data:`ENTRY` their rank or kind (0 for the
@@ -251,11 +298,19 @@ def with_entries(rows: IntArray, columns: dict[str, Any], found: Entries,
     return np.concatenate([rows, found.row]), out
 
 
-def of_table(table: Any, item_codes: IntArray, item_labels: Callable[[IntArray], list[object]],
-             entry: IntArray, query_position: IntArray, n_queries: int,
-             systems: Sequence[str], system_column: str,
-             query_labels: Callable[[IntArray], list[object]], *,
-             grades: bool = False) -> TopK:
+def of_table(
+    table: Any,
+    item_codes: IntArray,
+    item_labels: Callable[[IntArray], list[object]],
+    entry: IntArray,
+    query_position: IntArray,
+    n_queries: int,
+    systems: Sequence[str],
+    system_column: str,
+    query_labels: Callable[[IntArray], list[object]],
+    *,
+    grades: bool = False,
+) -> TopK:
     """:class:`TopK` of the per-query tables of every part (``table``: a backend over them;
     ``item_codes`` and ``item_labels(rows)`` its item key's codes, numbered in sorted
     order, and ids; ``entry`` its :data:`ENTRY` column, ``query_position`` each row's
@@ -265,23 +320,36 @@ def of_table(table: Any, item_codes: IntArray, item_labels: Callable[[IntArray],
     system_codes = table.codes(system_column)[rows]
     names = sorted(set(systems))  # codes follow the sorted names
     to_index = np.array([list(systems).index(name) for name in names], dtype=np.int64)
-    found = Entries(query=query_position[rows], system=to_index[system_codes],
-                    rank=entry[rows], row=rows)
+    found = Entries(
+        query=query_position[rows], system=to_index[system_codes], rank=entry[rows], row=rows
+    )
     if grades:
         found.grade = np.asarray(table.column(GRADE), dtype=np.float64)[rows]
     return TopK.build(found, codes, item_labels, n_queries, len(systems), query_labels)
 
 
-def of_frame(data: FrameData, found: Entries, n_systems: int,
-             queries: Queries | None = None) -> TopK:
+def of_frame(
+    data: FrameData, found: Entries, n_systems: int, queries: Queries | None = None
+) -> TopK:
     """:class:`TopK` of one frame's entries (of ``queries`` when its lists are samples)."""
-    n_queries, query_labels = ((data.n_queries, data.query_labels) if queries is None
-                               else (queries.n_queries, queries.labels))
+    n_queries, query_labels = (
+        (data.n_queries, data.query_labels)
+        if queries is None
+        else (queries.n_queries, queries.labels)
+    )
     if found.codes is not None:  # codes among every item of the frame
-        return TopK.build(found, found.codes, data.item.labels, n_queries, n_systems,
-                          query_labels, n_codes=found.n_frame_items,
-                          code_labels=data.item.labels_of_codes)
+        return TopK.build(
+            found,
+            found.codes,
+            data.item.labels,
+            n_queries,
+            n_systems,
+            query_labels,
+            n_codes=found.n_frame_items,
+            code_labels=data.item.labels_of_codes,
+        )
     codes = data.item.codes(found.row) if len(found.row) else np.zeros(0, dtype=np.int64)
     n_codes = int(codes.max()) + 1 if len(codes) else 0  # dense ranks
-    return TopK.build(found, codes, data.item.labels, n_queries, n_systems,
-                      query_labels, n_codes=n_codes)
+    return TopK.build(
+        found, codes, data.item.labels, n_queries, n_systems, query_labels, n_codes=n_codes
+    )

@@ -24,8 +24,16 @@ import numpy.typing as npt
 
 from rankframe.exceptions import InvalidDataError, Keyword, RankEvalWarning, warn
 
-__all__ = ["NULLS", "ROWS", "SILENCE", "NullScores", "check", "message", "nothing_retrieved",
-           "share"]
+__all__ = [
+    "NULLS",
+    "ROWS",
+    "SILENCE",
+    "NullScores",
+    "check",
+    "message",
+    "nothing_retrieved",
+    "share",
+]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -67,8 +75,9 @@ class NullScores:
         """The counts of groups of queries (``of``: each one's group, of ``n``): the sums."""
         per_query = np.zeros((n, self.per_query.shape[1]), dtype=np.int64)
         np.add.at(per_query, of, self.per_query)
-        return NullScores(per_query, np.bincount(of, weights=self.rows, minlength=n)
-                          .astype(np.int64))
+        return NullScores(
+            per_query, np.bincount(of, weights=self.rows, minlength=n).astype(np.int64)
+        )
 
 
 def share(count: int, rows: int) -> str:
@@ -82,8 +91,9 @@ def share(count: int, rows: int) -> str:
 
 
 #: How the library's warning says to silence it (the command line says nothing of it).
-SILENCE = ("silence this with warnings.filterwarnings('ignore', 'score column', "
-           "rankframe.RankEvalWarning)")
+SILENCE = (
+    "silence this with warnings.filterwarnings('ignore', 'score column', rankframe.RankEvalWarning)"
+)
 
 
 def message(column: str, count: int, rows: int, silence: str | None = SILENCE) -> str:
@@ -104,8 +114,9 @@ def _listed(names: Sequence[str]) -> str:
     return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
 
 
-def nothing_retrieved(columns: Sequence[str], rows: int,
-                      systems: Sequence[str]) -> InvalidDataError:
+def nothing_retrieved(
+    columns: Sequence[str], rows: int, systems: Sequence[str]
+) -> InvalidDataError:
     """The error for the score ``columns`` (of ``systems``) whose every score is null, in a
     frame of ``rows`` rows: each named, with the likely cause and the fix (leave them out:
     the other systems, bound alone)."""
@@ -114,15 +125,20 @@ def nothing_retrieved(columns: Sequence[str], rows: int,
     fix: tuple[str | Keyword, ...] = (f"check the column{'' if one else 's'}.",)
     if others:
         kept = others[0] if len(others) == 1 else others
-        fix = (f"check the column{'' if one else 's'}, or leave the system{'' if one else 's'} "
-               "out, e.g. ", Keyword("score", kept, call="df.rank_eval"), ".")
+        fix = (
+            f"check the column{'' if one else 's'}, or leave the system{'' if one else 's'} "
+            "out, e.g. ",
+            Keyword("score", kept, call="df.rank_eval"),
+            ".",
+        )
     each = "" if one else " of each"
     msg = (
         f"Score column{'' if one else 's'} {_listed(columns)} "
         f"{'has' if one else 'have'} no score at all (all {rows:,} rows{each} are null): "
         f"{'the system' if one else 'these systems'} retrieved nothing, and every metric "
         f"would be 0 for {'it' if one else 'them'}. Likely a join that matched no row (keys "
-        "of another dtype or spelling) or scores that failed to compute; ", *fix,
+        "of another dtype or spelling) or scores that failed to compute; ",
+        *fix,
     )
     return InvalidDataError(msg, column=columns[0], problem="nothing_retrieved", count=rows)
 
@@ -141,5 +157,12 @@ def check(systems: Sequence[str], counted: NullScores | None) -> None:
         raise nothing_retrieved(empty, rows, systems)
     for system, n in counts:
         if n:
-            warn(RankEvalWarning(message(system, n, rows), column=system, count=n, rows=rows,
-                                 problem="null_scores"))
+            warn(
+                RankEvalWarning(
+                    message(system, n, rows),
+                    column=system,
+                    count=n,
+                    rows=rows,
+                    problem="null_scores",
+                )
+            )

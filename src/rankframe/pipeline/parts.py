@@ -48,6 +48,4 @@ class Parts:
     def finish(self, tables: Any) -> Any:
         """The request's result from the per-query tables of every part (any order)."""
         backend = (self.tables or self.backend)(tables)
-        return steps.finish(backend, steps.from_parts(backend, self.request),
-                                self.request)
-
+        return steps.finish(backend, steps.from_parts(backend, self.request), self.request)

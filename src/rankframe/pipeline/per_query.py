@@ -110,9 +110,7 @@ class PerQuery:
 
     def aggregates(self) -> npt.NDArray[np.str_]:
         """Per metric, its aggregate (``MetricDef.aggregate``)."""
-        return np.array([m.definition.aggregate for m in self.metrics] or [""])[
-            : len(self.metrics)
-        ]
+        return np.array([m.definition.aggregate for m in self.metrics] or [""])[: len(self.metrics)]
 
     def finish_aggregates(self, means: FloatArray, counts: IntArray) -> FloatArray:
         """Means of :meth:`flat_values`'s columns, shape (n_segments, n_systems, n_metrics), as
@@ -147,8 +145,12 @@ class PerQuery:
         renumbered = (np.cumsum(alive) - 1).astype(np.int64)
         labels = self.query_labels
         return replace(
-            self, values=self.values[keep], include=self.include[keep], empty=self.empty[keep],
-            segment=renumbered[self.segment[keep]], segment_rows=self.segment_rows[alive],
+            self,
+            values=self.values[keep],
+            include=self.include[keep],
+            empty=self.empty[keep],
+            segment=renumbered[self.segment[keep]],
+            segment_rows=self.segment_rows[alive],
             n_segments=int(alive.sum()),
             first_rows=None if self.first_rows is None else self.first_rows[keep],
             query_labels=lambda codes: labels(positions[codes]),
@@ -180,14 +182,21 @@ class PerQuery:
         sets = self.sets
         if sets is not None:
             kept = [c for c in sets.columns if mask[c]]
-            sets = None if not kept else replace(
-                sets,
-                columns=[int(np.searchsorted(positions, c)) for c in kept],
-                metrics=[sets.metrics[sets.columns.index(c)] for c in kept],
+            sets = (
+                None
+                if not kept
+                else replace(
+                    sets,
+                    columns=[int(np.searchsorted(positions, c)) for c in kept],
+                    metrics=[sets.metrics[sets.columns.index(c)] for c in kept],
+                )
             )
         return replace(
-            self, values=self.values[:, :, positions], include=include,
-            metrics=[self.metrics[j] for j in positions], sets=sets,
+            self,
+            values=self.values[:, :, positions],
+            include=include,
+            metrics=[self.metrics[j] for j in positions],
+            sets=sets,
         )
 
     def means(self) -> tuple[FloatArray, IntArray]:

@@ -63,8 +63,14 @@ def _previous_side(pq: PerQuery, previous: IntArray) -> tuple[PerQuery, IntArray
     segment = following[pq.segment]
     keep = np.flatnonzero(segment >= 0)
     moved = replace(
-        pq, values=pq.values[keep], include=pq.include[keep], empty=pq.empty[keep],
-        segment=segment[keep], first_rows=None, top=None, sets=None,
+        pq,
+        values=pq.values[keep],
+        include=pq.include[keep],
+        empty=pq.empty[keep],
+        segment=segment[keep],
+        first_rows=None,
+        top=None,
+        sets=None,
     )
     return moved, keep.astype(np.int64)
 
@@ -94,11 +100,13 @@ class PreviousWindow(Compared):
         reference, ids = _previous_side(current.values, previous)
         mine = np.arange(len(current.values.include), dtype=np.int64)
         rows, columns = analysis.compare_samples(
-            current.values, reference, current_ids=mine, reference_ids=ids, tests=self.tests,
+            current.values,
+            reference,
+            current_ids=mine,
+            reference_ids=ids,
+            tests=self.tests,
         )
         starts = _windows.segment_starts(current.values, request.window)
         per_row = previous[analysis.row_segments(current.values.shape)]
-        columns[REFERENCE_WINDOW] = starts.take(
-            pa.array(per_row, pa.int64(), mask=per_row < 0)
-        )
+        columns[REFERENCE_WINDOW] = starts.take(pa.array(per_row, pa.int64(), mask=per_row < 0))
         return rows, columns

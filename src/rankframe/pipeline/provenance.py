@@ -56,8 +56,14 @@ def _weak(obj: Any) -> weakref.ref[Any] | None:
         return None
 
 
-def remember(result: Any, request: Request, frame: Any, *, kind: str | None = None,
-             settings: Mapping[str, Any] | None = None) -> Any:
+def remember(
+    result: Any,
+    request: Request,
+    frame: Any,
+    *,
+    kind: str | None = None,
+    settings: Mapping[str, Any] | None = None,
+) -> Any:
     """Remember ``request`` and ``frame`` (the user's input object) as what made ``result``;
     return ``result``. ``kind`` and ``settings``: those of a table assembled from several
     results, in place of the request's result's."""

@@ -97,9 +97,16 @@ def _within(reference: Side, current: Side) -> tuple[PerQuery, list[object]]:
     keep = segment >= 0
     target = current.values
     restricted = replace(
-        pq, values=pq.values[keep], include=pq.include[keep], empty=pq.empty[keep],
-        segment=segment[keep].astype(np.int64), n_segments=target.n_segments,
-        segment_rows=target.segment_rows, first_rows=None, top=None, sets=None,
+        pq,
+        values=pq.values[keep],
+        include=pq.include[keep],
+        empty=pq.empty[keep],
+        segment=segment[keep].astype(np.int64),
+        n_segments=target.n_segments,
+        segment_rows=target.segment_rows,
+        first_rows=None,
+        top=None,
+        sets=None,
     )
     queries = [q for q, k in zip(reference.queries, keep.tolist(), strict=True) if k]
     return restricted, queries
@@ -133,7 +140,10 @@ class ReferenceComparison(Compared):
         reference, reference_queries = _within(other, current)
         mine, theirs = joint_codes(current.queries, reference_queries)
         return analysis.compare_samples(
-            current.values, reference, current_ids=mine, reference_ids=theirs,
+            current.values,
+            reference,
+            current_ids=mine,
+            reference_ids=theirs,
             tests=self.tests,
         )
 

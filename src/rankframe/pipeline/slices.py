@@ -69,11 +69,22 @@ def slice_columns(
     ``p_adjusted``, ``significant`` and ``n_tested``."""
     other = "baseline_mean" if paired else "mean_outside"
     return [
-        *((c, "str") for c in columns), (SLICE, "str"), ("depth", "int"), (SYSTEM, "str"),
-        ("metric", "str"), ("k", analysis.k_type(metrics)), ("n_queries", "int"),
-        ("mean", "float"), (other, "float"), ("delta", "float"), ("ci_low", "float"),
-        ("ci_high", "float"), ("p_value", "float"), ("p_adjusted", "float"),
-        ("significant", "bool"), ("n_tested", "int"),
+        *((c, "str") for c in columns),
+        (SLICE, "str"),
+        ("depth", "int"),
+        (SYSTEM, "str"),
+        ("metric", "str"),
+        ("k", analysis.k_type(metrics)),
+        ("n_queries", "int"),
+        ("mean", "float"),
+        (other, "float"),
+        ("delta", "float"),
+        ("ci_low", "float"),
+        ("ci_high", "float"),
+        ("p_value", "float"),
+        ("p_adjusted", "float"),
+        ("significant", "bool"),
+        ("n_tested", "int"),
     ]
 
 
@@ -99,8 +110,9 @@ class Slices(Compared):
     def value_columns(self, request: Request) -> ValueColumns:
         return slice_columns(request.by, request.metrics, paired=self.baseline is not None)
 
-    def finish(self, backend: Backend, pq: PerQuery,
-               request: Request) -> tuple[IntArray, dict[str, Any]]:
+    def finish(
+        self, backend: Backend, pq: PerQuery, request: Request
+    ) -> tuple[IntArray, dict[str, Any]]:
         pq = completed(pq, request.options)
         n_queries = len(pq.segment)
         if self.min_queries > n_queries:
@@ -166,9 +178,7 @@ def _binned(name: str, values: FloatArray, present: BoolArray, bins: int) -> _Le
     edges = np.unique(np.quantile(values[present], np.linspace(0.0, 1.0, bins + 1)))
     codes = np.searchsorted(edges[1:-1], values, side="left").astype(np.int64)
     n_bins = len(edges) - 1
-    labels = [
-        f"{'[' if i == 0 else '('}{edges[i]:g}, {edges[i + 1]:g}]" for i in range(n_bins)
-    ]
+    labels = [f"{'[' if i == 0 else '('}{edges[i]:g}, {edges[i + 1]:g}]" for i in range(n_bins)]
     if not present.all():
         codes[~present] = n_bins
         labels.append(analysis.MISSING)
@@ -196,9 +206,7 @@ class _Found:
     p_value: FloatArray
 
 
-def _tested_columns(pq: PerQuery, baseline: int | None) -> tuple[
-    FloatArray, FloatArray, BoolArray
-]:
+def _tested_columns(pq: PerQuery, baseline: int | None) -> tuple[FloatArray, FloatArray, BoolArray]:
     """Per query, the values each test reads, one column per (system, metric): the values
     (without a baseline) or each system's difference from the baseline; the baseline's own
     values beside them (zeros without one); whether each query enters each column (``empty=``
@@ -214,8 +222,7 @@ def _tested_columns(pq: PerQuery, baseline: int | None) -> tuple[
     enters = enters & ~np.isnan(tested) & ~np.isnan(base)
     enters = np.broadcast_to(enters, tested.shape)
     shape = (n, len(systems) * n_metrics)
-    return (tested.reshape(shape), np.ascontiguousarray(base).reshape(shape),
-            enters.reshape(shape))
+    return (tested.reshape(shape), np.ascontiguousarray(base).reshape(shape), enters.reshape(shape))
 
 
 def _systems(n_systems: int, baseline: int | None) -> list[int]:
@@ -223,9 +230,9 @@ def _systems(n_systems: int, baseline: int | None) -> list[int]:
     return [s for s in range(n_systems) if s != baseline]
 
 
-def _summed(enters: BoolArray, x: FloatArray, b: FloatArray, paired: bool) -> tuple[
-    FloatArray, Any
-]:
+def _summed(
+    enters: BoolArray, x: FloatArray, b: FloatArray, paired: bool
+) -> tuple[FloatArray, Any]:
     """The per-query columns summed per candidate, side by side (one C-ordered array: a
     candidate's sums are one pass over the queries), and how to lay their sums out as
     :func:`_search` reads them: per column of tests its count of queries, sum, sum of
@@ -244,8 +251,9 @@ def _summed(enters: BoolArray, x: FloatArray, b: FloatArray, paired: bool) -> tu
         count = sums[:, :n_counts]
         rest = sums[:, n_counts:]
         baseline = rest[:, 2 * m :] if paired else np.zeros((len(sums), m))
-        return np.concatenate([np.broadcast_to(count, (len(sums), m)), rest[:, : 2 * m],
-                               baseline], axis=1)
+        return np.concatenate(
+            [np.broadcast_to(count, (len(sums), m)), rest[:, : 2 * m], baseline], axis=1
+        )
 
     return stacked, laid_out
 
@@ -258,9 +266,7 @@ def _sums(key: IntArray, size: int, stacked: FloatArray) -> FloatArray:
     from scipy import sparse  # heavy (about 0.4 s): loaded when slices are searched
 
     n = len(key)
-    one_per_query = sparse.csc_matrix(
-        (np.ones(n), key, np.arange(n + 1)), shape=(size + 1, n)
-    )
+    one_per_query = sparse.csc_matrix((np.ones(n), key, np.arange(n + 1)), shape=(size + 1, n))
     return np.asarray(one_per_query @ stacked)[:size]
 
 
@@ -317,14 +323,15 @@ def _search(pq: PerQuery, levels: list[_Levels], slices: Slices) -> _Found:
         if slices.test == "permutation":
             found.p_value = _permutation_p_values(found, members, tested, enters, slices)
         else:
-            found.p_value, found.low, found.high = _bootstrap_tests(found, members, tested,
-                                                                    enters, slices)
+            found.p_value, found.low, found.high = _bootstrap_tests(
+                found, members, tested, enters, slices
+            )
     return found
 
 
-def _bootstrap_tests(found: _Found, members: IntArray, tested: FloatArray,
-                     enters: BoolArray, slices: Slices) -> tuple[FloatArray, FloatArray,
-                                                                 FloatArray]:
+def _bootstrap_tests(
+    found: _Found, members: IntArray, tested: FloatArray, enters: BoolArray, slices: Slices
+) -> tuple[FloatArray, FloatArray, FloatArray]:
     """The percentile bootstrap tests and intervals of every tested (candidate, column),
     candidate by candidate, as ``compare()``'s bootstraps of the same queries: the slice's
     queries against the other queries, each side resampled on its own
@@ -347,8 +354,11 @@ def _bootstrap_tests(found: _Found, members: IntArray, tested: FloatArray,
         pool_of[js] = i
     order = np.lexsort((found.column, pool_of[found.column], found.candidate))
     keys = np.stack([found.candidate[order], pool_of[found.column[order]]], axis=1)
-    starts = np.flatnonzero(np.r_[True, (keys[1:] != keys[:-1]).any(axis=1)]) if len(
-        order) else np.zeros(0, dtype=np.int64)
+    starts = (
+        np.flatnonzero(np.r_[True, (keys[1:] != keys[:-1]).any(axis=1)])
+        if len(order)
+        else np.zeros(0, dtype=np.int64)
+    )
     for start, stop in zip(starts, [*starts[1:], len(order)], strict=True):
         rows = order[start:stop]
         columns = found.column[rows]
@@ -357,31 +367,42 @@ def _bootstrap_tests(found: _Found, members: IntArray, tested: FloatArray,
         x = tested[inside & pool][:, columns]
         if slices.baseline is None:
             y = tested[~inside & pool][:, columns]
-            result = two_sample_bootstrap_test(x, y, level, n_resamples, seed,
-                                               alternative)
+            result = two_sample_bootstrap_test(x, y, level, n_resamples, seed, alternative)
         else:
             result = bootstrap_test(x, level, n_resamples, seed, alternative)
         out[:, rows] = np.stack(result)
     return out[0], out[1], out[2]
 
 
-def _permutation_p_values(found: _Found, members: IntArray, tested: FloatArray,
-                          enters: BoolArray, slices: Slices) -> FloatArray:
+def _permutation_p_values(
+    found: _Found, members: IntArray, tested: FloatArray, enters: BoolArray, slices: Slices
+) -> FloatArray:
     """The permutation tests of every tested (candidate, column), on resamples shared by
     every candidate: the slice against the other queries (a shuffle of the queries,
     :func:`rankframe.stats.subsets.subset_permutation_test`), or, with a baseline, the
     sign flips of the differences inside the slice (:func:`~rankframe.stats.subsets.
     subset_sign_flip_test`)."""
     values = np.where(enters, tested, np.nan)
-    test = (subset_permutation_test if slices.baseline is None
-            else subset_sign_flip_test)
-    return test(values, members, found.candidate, found.column,
-                slices.tests.n_permutations, slices.tests.seed, slices.alternative)
+    test = subset_permutation_test if slices.baseline is None else subset_sign_flip_test
+    return test(
+        values,
+        members,
+        found.candidate,
+        found.column,
+        slices.tests.n_permutations,
+        slices.tests.seed,
+        slices.alternative,
+    )
 
 
 def _parent_counts(
-    done: dict[tuple[int, ...], tuple[IntArray, FloatArray]], parent: tuple[int, ...],
-    digits: IntArray, drop: int, radix: list[int], total: FloatArray, n_columns: int,
+    done: dict[tuple[int, ...], tuple[IntArray, FloatArray]],
+    parent: tuple[int, ...],
+    digits: IntArray,
+    drop: int,
+    radix: list[int],
+    total: FloatArray,
+    n_columns: int,
 ) -> FloatArray:
     """Per candidate, the queries of its parent without predicate ``drop`` (the whole
     frame for a candidate of one predicate), per column; -1 where the parent was pruned
@@ -392,16 +413,22 @@ def _parent_counts(
     kept = [i for i in range(len(radix)) if i != drop]
     key = np.ravel_multi_index(tuple(digits[:, i] for i in kept), [radix[i] for i in kept])
     where = np.searchsorted(alive, key)
-    hit = (where < len(alive)) & (alive[np.minimum(where, len(alive) - 1)] == key) if len(
-        alive) else np.zeros(len(key), dtype=bool)
+    hit = (
+        (where < len(alive)) & (alive[np.minimum(where, len(alive) - 1)] == key)
+        if len(alive)
+        else np.zeros(len(key), dtype=bool)
+    )
     out = np.full((len(digits), n_columns), -1.0)
     out[hit] = sums[where[hit], :n_columns]
     return out
 
 
 def _scored(
-    parts: list[tuple[IntArray, IntArray, FloatArray, BoolArray]], total: FloatArray,
-    centre: FloatArray, n_levels: int, slices: Slices,
+    parts: list[tuple[IntArray, IntArray, FloatArray, BoolArray]],
+    total: FloatArray,
+    centre: FloatArray,
+    n_levels: int,
+    slices: Slices,
 ) -> _Found:
     """The tests of every candidate and column that is tested (enough queries in the
     column, not its parent's query set); ``centre``: what :func:`_search` subtracted from
@@ -415,8 +442,11 @@ def _scored(
         sums.append(part_sums)
         same.append(part_same)
     if not predicates:
-        predicates, sums, same = [np.zeros((0, n_levels), dtype=np.int64)], [
-            np.zeros((0, 4 * n_columns))], [np.zeros((0, n_columns), dtype=bool)]
+        predicates, sums, same = (
+            [np.zeros((0, n_levels), dtype=np.int64)],
+            [np.zeros((0, 4 * n_columns))],
+            [np.zeros((0, n_columns), dtype=bool)],
+        )
     every = np.concatenate(predicates)
     s = np.concatenate(sums)
     m = n_columns
@@ -441,17 +471,25 @@ def _scored(
             other = b1 / n1
         df = n1 - 1.0
         mean = delta + other  # the system's own mean inside
-    _, p, low, high = t_test_of(delta, se, df, alternative=slices.alternative,
-                                confidence_level=level)
+    _, p, low, high = t_test_of(
+        delta, se, df, alternative=slices.alternative, confidence_level=level
+    )
     return _Found(
-        predicates=every[row], candidate=row, depth=(every[row] >= 0).sum(axis=1), column=column,
-        n=n1.astype(np.int64), mean=mean, other=other, delta=delta, low=low,
-        high=high, p_value=p,
+        predicates=every[row],
+        candidate=row,
+        depth=(every[row] >= 0).sum(axis=1),
+        column=column,
+        n=n1.astype(np.int64),
+        mean=mean,
+        other=other,
+        delta=delta,
+        low=low,
+        high=high,
+        p_value=p,
     )
 
 
-def _moments(n: FloatArray, sum1: FloatArray, sum2: FloatArray) -> tuple[FloatArray,
-                                                                          FloatArray]:
+def _moments(n: FloatArray, sum1: FloatArray, sum2: FloatArray) -> tuple[FloatArray, FloatArray]:
     """Means and ddof=1 variances from counts, sums and sums of squares (centred values:
     the centre cancels in every difference of means, and is added back by the caller)."""
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -463,8 +501,9 @@ def _moments(n: FloatArray, sum1: FloatArray, sum2: FloatArray) -> tuple[FloatAr
 # -- the output ----------------------------------------------------------------------------------
 
 
-def _table(found: _Found, levels: list[_Levels], pq: PerQuery, request: Request,
-           slices: Slices) -> dict[str, Any]:
+def _table(
+    found: _Found, levels: list[_Levels], pq: PerQuery, request: Request, slices: Slices
+) -> dict[str, Any]:
     """The output's columns, one row per tested (slice, system, metric), worst first
     within each system and metric; ``top`` keeps the first rows of each."""
     _, n_systems, n_metrics = pq.shape
@@ -475,8 +514,7 @@ def _table(found: _Found, levels: list[_Levels], pq: PerQuery, request: Request,
     # worst first within each (system, metric): the column, then delta (NaN last)
     order = np.lexsort((found.depth, np.nan_to_num(found.delta, nan=np.inf), found.column))
     if slices.top is not None:
-        rank = np.arange(len(order)) - np.searchsorted(found.column[order],
-                                                       found.column[order])
+        rank = np.arange(len(order)) - np.searchsorted(found.column[order], found.column[order])
         order = order[rank < slices.top]
     predicates = found.predicates[order]
     column = found.column[order]
@@ -489,25 +527,35 @@ def _table(found: _Found, levels: list[_Levels], pq: PerQuery, request: Request,
         for i, name in enumerate(names)
     }
     # each candidate's text once, for its rows of every (system, metric)
-    _, first_row, row_of = np.unique(found.candidate[order], return_index=True,
-                                     return_inverse=True)
-    out[SLICE] = np.array([
-        " & ".join(f"{names[i]}={levels[i].labels[v]}" for i, v in enumerate(p) if v >= 0)
-        for p in predicates[first_row]
-    ] + [""], dtype=object)[row_of.reshape(-1)]
+    _, first_row, row_of = np.unique(found.candidate[order], return_index=True, return_inverse=True)
+    out[SLICE] = np.array(
+        [
+            " & ".join(f"{names[i]}={levels[i].labels[v]}" for i, v in enumerate(p) if v >= 0)
+            for p in predicates[first_row]
+        ]
+        + [""],
+        dtype=object,
+    )[row_of.reshape(-1)]
     labels = analysis.long_labels(pq.systems, pq.metrics, system, metric)
     paired = slices.baseline is not None
     significant = p_adjusted[order] < 1.0 - slices.tests.confidence_level
     out |= {
-        "depth": found.depth[order], **labels, "n_queries": found.n[order],
+        "depth": found.depth[order],
+        **labels,
+        "n_queries": found.n[order],
         "mean": _shown(mean[order], pq, metric),
         ("baseline_mean" if paired else "mean_outside"): _shown(other[order], pq, metric),
-        "delta": found.delta[order], "ci_low": found.low[order], "ci_high": found.high[order],
-        "p_value": found.p_value[order], "p_adjusted": p_adjusted[order],
-        "significant": significant, "n_tested": np.full(len(order), n_tested, dtype=np.int64),
+        "delta": found.delta[order],
+        "ci_low": found.low[order],
+        "ci_high": found.high[order],
+        "p_value": found.p_value[order],
+        "p_adjusted": p_adjusted[order],
+        "significant": significant,
+        "n_tested": np.full(len(order), n_tested, dtype=np.int64),
     }
-    return {name: out[name] for name, _ in slice_columns(request.by, request.metrics,
-                                                          paired=paired)}
+    return {
+        name: out[name] for name, _ in slice_columns(request.by, request.metrics, paired=paired)
+    }
 
 
 def _shown(means: FloatArray, pq: PerQuery, metric: IntArray) -> FloatArray:

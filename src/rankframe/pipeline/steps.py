@@ -209,8 +209,9 @@ class Result(Protocol):
         """The output's other columns, with their types."""
         ...
 
-    def finish(self, backend: Backend, pq: PerQuery,
-               request: Request) -> tuple[IntArray, dict[str, Any]]:
+    def finish(
+        self, backend: Backend, pq: PerQuery, request: Request
+    ) -> tuple[IntArray, dict[str, Any]]:
         """The output's rows (positions of the ``keys`` rows) and its other columns, from
         every query's values as the per-query step gave them (segmented by window first
         with ``every=``); ``backend``: the frame's, whose rows ``pq`` refers to (the
@@ -251,8 +252,12 @@ class Means:
     def keys(self, request: Request) -> list[str]:
         return list(request.by)
 
-    def finish(self, backend: Backend, pq: PerQuery,  # noqa: ARG002
-               request: Request) -> tuple[IntArray, dict[str, Any]]:
+    def finish(
+        self,
+        backend: Backend,  # noqa: ARG002
+        pq: PerQuery,
+        request: Request,
+    ) -> tuple[IntArray, dict[str, Any]]:
         pq = completed(pq, request.options)
         if self.tidy:
             return analysis.tidy(pq, intervals=self.intervals)
@@ -263,9 +268,15 @@ class Means:
         bounds = ["_ci_low", "_ci_high"] if self.intervals.confidence_level is not None else []
         if self.tidy:
             tidy_bounds = [(b.lstrip("_"), "float") for b in bounds]
-            return [(SYSTEM, "str"), ("metric", "str"), ("k", analysis.k_type(metrics)),
-                    *analysis.group_column(metrics), ("value", "float"), *tidy_bounds,
-                    ("n_queries", "int")]
+            return [
+                (SYSTEM, "str"),
+                ("metric", "str"),
+                ("k", analysis.k_type(metrics)),
+                *analysis.group_column(metrics),
+                ("value", "float"),
+                *tidy_bounds,
+                ("n_queries", "int"),
+            ]
         system = [(SYSTEM, "str")] if request.multi else []
         floats = [(f"{m}{e}", "float") for m in metrics for e in ["", *bounds]]
         return [*system, *floats, ("n_queries", "int")]
@@ -284,11 +295,16 @@ class PerQueryRows:
     def keys(self, request: Request) -> list[str]:
         return list(dict.fromkeys([*request.names.query_key, *request.by]))
 
-    def finish(self, backend: Backend, pq: PerQuery,  # noqa: ARG002
-               request: Request) -> tuple[IntArray, dict[str, Any]]:
+    def finish(
+        self,
+        backend: Backend,  # noqa: ARG002
+        pq: PerQuery,
+        request: Request,
+    ) -> tuple[IntArray, dict[str, Any]]:
         pq = completed(pq, request.options)
-        return analysis.per_query(pq, skip_empty=request.options.empty == "skip",
-                                   multi=request.multi)
+        return analysis.per_query(
+            pq, skip_empty=request.options.empty == "skip", multi=request.multi
+        )
 
     def value_columns(self, request: Request) -> ValueColumns:
         system = [(SYSTEM, "str")] if request.multi else []
@@ -325,11 +341,16 @@ class Comparison(Compared):
     per_query_rows: bool = False
     refuses: ClassVar[str] = "compare() tests paired per-query values"
 
-    def finish(self, backend: Backend, pq: PerQuery,  # noqa: ARG002
-               request: Request) -> tuple[IntArray, dict[str, Any]]:
+    def finish(
+        self,
+        backend: Backend,  # noqa: ARG002
+        pq: PerQuery,
+        request: Request,
+    ) -> tuple[IntArray, dict[str, Any]]:
         pq = completed(pq, request.options)
-        return analysis.compare(pq, baseline=self.baseline, tests=self.tests,
-                                baseline_rows=self.baseline_rows)
+        return analysis.compare(
+            pq, baseline=self.baseline, tests=self.tests, baseline_rows=self.baseline_rows
+        )
 
     def value_columns(self, request: Request) -> ValueColumns:
         return analysis.comparison_columns(request.metrics, reference=False)
@@ -370,8 +391,9 @@ def _takes_samples(definition: MetricDef) -> bool:
     return definition.items is not None and definition.items.samples
 
 
-def check_request(metrics: Sequence[Metric], options: Options, result: Result,
-                  sample: str | None = None) -> None:
+def check_request(
+    metrics: Sequence[Metric], options: Options, result: Result, sample: str | None = None
+) -> None:
     """Raise at call time, before the request is built, for what no data can fix: a metric
     the result cannot give (a set-level metric in ``per_query`` or ``compare``), a metric of
     the items without its input option or cut-off, a ``ties`` option a metric does not
@@ -465,9 +487,13 @@ def _check_shared_ranks(metrics: Sequence[Metric]) -> None:
     refused = [m.bare for m in metrics if not reads_shared_ranks(m.definition)]
     if refused:
         msg = (
-            Keyword("ties", "truncated_average"), " (tied items share one rank, as Evidently) "
+            Keyword("ties", "truncated_average"),
+            " (tied items share one rank, as Evidently) "
             f"is not defined for {', '.join(map(repr, refused))}: they read one position per "
-            "item. Pass another ", OptionName("ties"), " for them (", Keyword("ties", "first"),
+            "item. Pass another ",
+            OptionName("ties"),
+            " for them (",
+            Keyword("ties", "first"),
             " keeps the frame's order), or evaluate them in a separate call.",
         )
         raise InvalidOptionError(msg)
@@ -476,16 +502,24 @@ def _check_shared_ranks(metrics: Sequence[Metric]) -> None:
 def _check_average(metrics: Sequence[Metric], options: Options) -> None:
     """``ties="average"`` needs each metric's tie-averaged form (``MetricDef.tie_average``), and
     AP's denominator must not depend on the order (``ap_denominator="hits"`` does)."""
-    by_hits = [m.name for m in metrics if "ap_denominator" in m.definition.options
-               and m.options_in(options).ap_denominator == "hits"]
+    by_hits = [
+        m.name
+        for m in metrics
+        if "ap_denominator" in m.definition.options
+        and m.options_in(options).ap_denominator == "hits"
+    ]
     if by_hits:
         msg = (
-            Keyword("ties", "average"), " cannot be combined with ",
-            Keyword("ap_denominator", "hits"), f" for {by_hits[0]!r}: the number of hits in "
+            Keyword("ties", "average"),
+            " cannot be combined with ",
+            Keyword("ap_denominator", "hits"),
+            f" for {by_hits[0]!r}: the number of hits in "
             "the top k then depends on the order of tied items, and the expected ratio has no "
-            "closed form here. Pass another ", OptionName("ties"), " (torchmetrics orders tied "
-            "items as torch.topk does; ", Keyword("ties", "first"), " keeps the frame's order), or "
-            "another ap_denominator.",
+            "closed form here. Pass another ",
+            OptionName("ties"),
+            " (torchmetrics orders tied items as torch.topk does; ",
+            Keyword("ties", "first"),
+            " keeps the frame's order), or another ap_denominator.",
         )
         raise InvalidOptionError(msg)
     missing = [m.bare for m in metrics if m.definition.tie_average is None]
@@ -494,10 +528,12 @@ def _check_average(metrics: Sequence[Metric], options: Options) -> None:
     having = [name for name, d in METRICS.items() if d.tie_average is not None]
     others = [repr(c) for c in TIES.choices if c != "average"]
     refusal = (
-        Keyword("ties", "average"), " (the expected value over the orders of tied items) is "
+        Keyword("ties", "average"),
+        " (the expected value over the orders of tied items) is "
         f"not defined for {', '.join(map(repr, missing))}. It is defined for "
         f"{', '.join(having)}; for {'these' if len(missing) > 1 else 'this'} pass another ",
-        OptionName("ties"), f" ({', '.join(others)}), or evaluate "
+        OptionName("ties"),
+        f" ({', '.join(others)}), or evaluate "
         f"{'them' if len(missing) > 1 else 'it'} in a separate call.",
     )
     raise InvalidOptionError(refusal)
@@ -551,8 +587,11 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
     own = [m.options_in(options) for m in metrics]  # each metric's own options (beta=...)
     wanted = request.items
     # sampled rankings: each (query, sample) is ranked as a list of its own
-    ranked = names if names.sample is None else replace(
-        names, query_columns=(*names.query_key, names.sample))
+    ranked = (
+        names
+        if names.sample is None
+        else replace(names, query_columns=(*names.query_key, names.sample))
+    )
     data = backend.extract(ranked, list(request.by))
     # the null scores of the frame as given (judged_only makes more of them: not counted)
     null_counts = _null_scores(data) if options.judged_only else None
@@ -567,20 +606,25 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
     if null_counts is None:  # counted from each block's ranking, which finds them anyway
         null_counts = nulls.NullScores(
             np.zeros((data.n_queries, len(systems)), dtype=np.int64),
-            np.zeros(data.n_queries, dtype=np.int64))
+            np.zeros(data.n_queries, dtype=np.int64),
+        )
         count_ranked: nulls.NullScores | None = null_counts
     else:
         count_ranked = None
     others = _left_out_of_rated(metrics, options)
     # the entries of the item metrics: their codes encoded beside the ranking
-    recorder = None if wanted is None else item_record.Recorder.start(data, wanted, options,
-                                                                 part=part)
+    recorder = (
+        None if wanted is None else item_record.Recorder.start(data, wanted, options, part=part)
+    )
     # the items' codes, where the item metrics encode them anyway: the check reads them
     codes = recorder.dictionary if recorder is not None else lambda: None
     with _engine.unique_items_checked(data, ranked.query_key, names.item_key, codes):
         # a row of each query, for the output's query and `by` columns
-        first = (data.first_rows() if part or request.keys or request.by or times is not None
-                 or names.sample is not None else None)
+        first = (
+            data.first_rows()
+            if part or request.keys or request.by or times is not None or names.sample is not None
+            else None
+        )
         segment, segment_rows, n_segments = _engine.segment_of_queries(data, first)
         empty = np.empty(data.n_queries, dtype=bool)
         # one block of every query when the item metrics need the whole frame's ranking
@@ -619,8 +663,9 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
                 empty[begin:end] &= ~negative
         # the item metrics' entries, while the check may still sort (its error, if any,
         # takes the place of theirs)
-        top = (recorder.result(len(systems)) if recorder is not None and names.sample is None
-               else None)
+        top = (
+            recorder.result(len(systems)) if recorder is not None and names.sample is None else None
+        )
     pq = PerQuery(
         values=values,
         include=np.ones(data.n_queries, dtype=bool),
@@ -643,15 +688,20 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
         queries = _sampled_queries(backend, names.query_key, first)
         _one_grade(data, queries, names)
         pq = _of_queries(pq, queries, first)
-        pq = replace(pq, top=None if recorder is None else recorder.result(len(systems),
-                                                                            queries))
+        pq = replace(pq, top=None if recorder is None else recorder.result(len(systems), queries))
     if not part:  # the whole frame's counts: said once, here
         nulls.check(pq.systems, pq.nulls)
     return pq
 
 
-def _count_unranked(counted: nulls.NullScores, data: _engine.FrameData,
-                    ranking: _engine.Ranking, begin: int, end: int, system: int) -> None:
+def _count_unranked(
+    counted: nulls.NullScores,
+    data: _engine.FrameData,
+    ranking: _engine.Ranking,
+    begin: int,
+    end: int,
+    system: int,
+) -> None:
     """Per query of a block (``begin .. end - 1``), the rows that ``ranking`` left out
     (null scores) under ``system``, and (for the first system) each query's rows."""
     out = counted.per_query[begin:end, system]
@@ -669,12 +719,12 @@ def _null_scores(data: _engine.FrameData) -> nulls.NullScores:
     for s, (_, score) in enumerate(systems):
         if data.n_rows and np.isnan(score.min()):
             per_query[:, s] = np.bincount(codes[np.isnan(score)], minlength=data.n_queries)
-    return nulls.NullScores(per_query, np.bincount(codes, minlength=data.n_queries)
-                            .astype(np.int64))
+    return nulls.NullScores(
+        per_query, np.bincount(codes, minlength=data.n_queries).astype(np.int64)
+    )
 
 
-def _sampled_queries(backend: Backend, key: Sequence[str],
-                     first: IntArray) -> item_record.Queries:
+def _sampled_queries(backend: Backend, key: Sequence[str], first: IntArray) -> item_record.Queries:
     """The queries of a frame ranked by (query, sample): per list (``first``: its first
     row), its query."""
     codes = key_codes(backend, key)
@@ -688,8 +738,7 @@ def _sampled_queries(backend: Backend, key: Sequence[str],
     return item_record.Queries(of_list, n_queries, labels)
 
 
-def _one_grade(data: _engine.FrameData, queries: item_record.Queries,
-               names: ColumnNames) -> None:
+def _one_grade(data: _engine.FrameData, queries: item_record.Queries, names: ColumnNames) -> None:
     """Raise when an item has two grades in the samples of a query: its sampled rankings
     rank the same judged items (the target exposure reads one grade per item)."""
     if not data.n_rows:
@@ -754,8 +803,10 @@ def _left_out_of_rated(metrics: list[Metric], options: Options) -> IntArray | No
     takes = [rule is not None and getattr(options, rule[0]) == rule[1] for rule in rules]
     if not (options.empty in ("skip", "nan") and any(takes)):
         return None
-    return np.array([j for j, m in enumerate(metrics)
-                     if m.definition.depends_on_relevant and not takes[j]], dtype=np.int64)
+    return np.array(
+        [j for j, m in enumerate(metrics) if m.definition.depends_on_relevant and not takes[j]],
+        dtype=np.int64,
+    )
 
 
 def _negative_grade(data: _engine.FrameData) -> BoolArray:
@@ -783,8 +834,7 @@ def part_table(backend: Backend, request: Request) -> Any:
     if pq.top is not None:  # the entries of the beyond-accuracy metrics, as rows
         rows, columns = item_record.with_entries(rows, columns, pq.top, pq.systems, SYSTEM)
     if pq.time is not None:  # each query's earliest time, in the time column's type
-        columns[TIME] = _windows.per_query_column(pq.time, len(pq.systems),
-                                                  len(rows) - n_rows)
+        columns[TIME] = _windows.per_query_column(pq.time, len(pq.systems), len(rows) - n_rows)
     return backend.table(request.part_keys(), rows, columns)
 
 
@@ -814,8 +864,9 @@ def from_parts(table: Backend, request: Request, *, counted: bool = True) -> Per
     if counted:  # per (query, system) row, in query order
         per_row = np.asarray(table.column(nulls.NULLS), dtype=np.float64)[order]
         rows_of = np.asarray(table.column(nulls.ROWS), dtype=np.float64)[first_rows]
-        null_scores = nulls.NullScores(per_row.astype(np.int64).reshape(-1, n_systems),
-                                       rows_of.astype(np.int64))
+        null_scores = nulls.NullScores(
+            per_row.astype(np.int64).reshape(-1, n_systems), rows_of.astype(np.int64)
+        )
         nulls.check(list(names.scores), null_scores)
     per_query_codes = [table.codes(b)[first_rows] for b in request.by]
     segment, segment_rows, n_segments = _engine.combine_segments(per_query_codes, first_rows)
@@ -830,10 +881,18 @@ def from_parts(table: Backend, request: Request, *, counted: bool = True) -> Per
     wanted = request.items
     if entry is not None and wanted is not None:
         items = names.item_key
-        top = item_record.of_table(table, key_codes(table, items),
-                                   lambda rows: key_labels(table, items, rows), entry,
-                                   codes.astype(np.int64), n_queries, names.scores, SYSTEM,
-                                   query_labels, grades=wanted.grades)
+        top = item_record.of_table(
+            table,
+            key_codes(table, items),
+            lambda rows: key_labels(table, items, rows),
+            entry,
+            codes.astype(np.int64),
+            n_queries,
+            names.scores,
+            SYSTEM,
+            query_labels,
+            grades=wanted.grades,
+        )
     return PerQuery(
         values=values.reshape(n_queries, n_systems, len(metrics)),
         include=np.ones(n_queries, dtype=bool),
@@ -868,13 +927,16 @@ def no_rows() -> InvalidDataError:
 def no_queries_left(n_queries: int, options: Options) -> InvalidDataError:
     """The error for ``empty="skip"`` leaving no query (``problem="no_queries"``)."""
     which = "the only query has" if n_queries == 1 else f"all {n_queries:,} queries have"
-    threshold = ("min_relevance is above every grade, or " if options.min_relevance is not None
-                 else "")
+    threshold = (
+        "min_relevance is above every grade, or " if options.min_relevance is not None else ""
+    )
     msg = (
         f"No query is left to evaluate: {which} no relevant item, and ",
-        Keyword("empty", "skip"), " leaves such queries out. Likely, "
+        Keyword("empty", "skip"),
+        " leaves such queries out. Likely, "
         f"{threshold}the relevant column holds no positive grade (a join that lost the "
-        "grades, or the wrong column). Check the grades, or pass ", Keyword("empty", "zero"),
+        "grades, or the wrong column). Check the grades, or pass ",
+        Keyword("empty", "zero"),
         " to count those queries as 0.",
     )
     return InvalidDataError(msg, problem="no_queries", count=n_queries)
@@ -909,8 +971,9 @@ def completed(pq: PerQuery, options: Options) -> PerQuery:
     from every query's top k, then the ``empty`` option (and its error); with ``"skip"``,
     without the segments it leaves without a query."""
     if pq.top is not None:  # the beyond-accuracy metrics, from every query's top k
-        sets = item_finish.complete(pq.values, pq.top, pq.metrics, options, pq.segment,
-                               pq.n_segments)
+        sets = item_finish.complete(
+            pq.values, pq.top, pq.metrics, options, pq.segment, pq.n_segments
+        )
         pq = replace(pq, sets=sets)
     pq = included(pq, options)
     # a segment (or window) whose queries "skip" all left out has no row
@@ -936,9 +999,9 @@ def run(backend: Backend, request: Request) -> Any:
     return finish(backend, pq, request)
 
 
-def ranks(backend: Backend, names: ColumnNames, columns: list[str], ties: Ties) -> dict[
-    str, IntArray
-]:
+def ranks(
+    backend: Backend, names: ColumnNames, columns: list[str], ties: Ties
+) -> dict[str, IntArray]:
     """Per system, each row's rank in its query (0: no score), keyed by output column."""
     data = backend.extract(names, [])
     systems = data.systems or [(names.score, data.score)]

@@ -108,8 +108,7 @@ class Facts:
     @property
     def clean(self) -> bool:
         """Whether the frame keeps the contract (:func:`error` gives ``None``)."""
-        return not (any(n.count for n in self.nulls.values()) or self.dtypes
-                    or self.infinite >= 0)
+        return not (any(n.count for n in self.nulls.values()) or self.dtypes or self.infinite >= 0)
 
 
 # -- the facts of one frame ------------------------------------------------------------------
@@ -185,8 +184,9 @@ def _integer(dtype: Any) -> bool:
     return bool(pd.api.types.is_integer_dtype(dtype))
 
 
-def _wrong_dtypes(names: ColumnNames, dtype_of: Any, numeric: Any, boolean: Any,
-                  temporal: Any) -> dict[str, object]:
+def _wrong_dtypes(
+    names: ColumnNames, dtype_of: Any, numeric: Any, boolean: Any, temporal: Any
+) -> dict[str, object]:
     """Column → dtype for the score and grade columns that are not numeric, a judged
     column that is not boolean and a time column that holds no times."""
     wrong = {c: dtype_of(c) for c in numeric_columns(names) if not numeric(c)}
@@ -227,8 +227,11 @@ def pandas_facts(frame: pd.DataFrame, names: ColumnNames) -> Facts:
         else:
             nulls[column] = Nulls()
     dtypes = _wrong_dtypes(
-        names, lambda c: frame[c].dtype, lambda c: pandas_numeric(frame[c]),
-        lambda c: pandas_boolean(frame[c]), lambda c: pandas_temporal(frame[c], names.time_unit),
+        names,
+        lambda c: frame[c].dtype,
+        lambda c: pandas_numeric(frame[c]),
+        lambda c: pandas_boolean(frame[c]),
+        lambda c: pandas_temporal(frame[c], names.time_unit),
     )
     return Facts(len(frame), nulls, dtypes, _first_infinite(frame[names.relevant]))
 
@@ -256,8 +259,7 @@ def polars_facts(frame: pl.DataFrame, names: ColumnNames) -> Facts:
     finite_checked = schema[grade].is_float() and grade not in dtypes
     columns = never_null(names)
     suspect = any(
-        frame[c].null_count() or (schema[c].is_float() and frame[c].is_nan().any())
-        for c in columns
+        frame[c].null_count() or (schema[c].is_float() and frame[c].is_nan().any()) for c in columns
     ) or (finite_checked and bool(frame[grade].is_infinite().any()))
     if not suspect:
         return Facts(frame.height, dict.fromkeys(columns, Nulls()), dtypes)
@@ -271,26 +273,38 @@ def lazy_polars_facts(frame: pl.LazyFrame, names: ColumnNames) -> Facts:
 
 
 def _polars_dtypes(schema: pl.Schema, names: ColumnNames) -> dict[str, object]:
-    return _wrong_dtypes(names, schema.__getitem__, lambda c: polars_numeric(schema[c]),
-                         lambda c: polars_boolean(schema[c]),
-                         lambda c: polars_temporal(schema[c], names.time_unit))
+    return _wrong_dtypes(
+        names,
+        schema.__getitem__,
+        lambda c: polars_numeric(schema[c]),
+        lambda c: polars_boolean(schema[c]),
+        lambda c: polars_temporal(schema[c], names.time_unit),
+    )
 
 
-def _plan_facts(frame: pl.LazyFrame, names: ColumnNames, schema: pl.Schema,
-                dtypes: dict[str, object], *, streaming: bool) -> Facts:
+def _plan_facts(
+    frame: pl.LazyFrame,
+    names: ColumnNames,
+    schema: pl.Schema,
+    dtypes: dict[str, object],
+    *,
+    streaming: bool,
+) -> Facts:
     """The facts from one aggregation of ``frame``'s plan (streaming for a LazyFrame)."""
     columns = never_null(names)
     grade = names.relevant
     finite_checked = schema[grade].is_float() and grade not in dtypes
     row = unused_name(list(schema.names()), "__rankframe_row__")
     missing = [_missing(c, schema[c]) for c in columns]
-    infinite = (pl.col(row).filter(pl.col(grade).is_infinite()).first() if finite_checked
-                else pl.lit(None, dtype=pl.UInt32))
+    infinite = (
+        pl.col(row).filter(pl.col(grade).is_infinite()).first()
+        if finite_checked
+        else pl.lit(None, dtype=pl.UInt32)
+    )
     key = names.query_key
     query = pl.col(key[0]) if len(key) == 1 else pl.struct(key)
     plan = (
-        frame
-        .select(list(dict.fromkeys([*columns, grade])))
+        frame.select(list(dict.fromkeys([*columns, grade])))
         .with_row_index(row)
         .select(
             pl.len().alias("rows"),
@@ -381,8 +395,14 @@ def _null_error(column: str, role: str, nulls: Nulls, flavour: str) -> InvalidDa
         f"Column {column!r} ({role}) has {plain(nulls.count)} null value(s) ({where}); "
         f"{fixes.get(role, drop)}."
     )
-    return InvalidDataError(msg, column=column, problem="null", count=nulls.count,
-                            row=nulls.first, query=plain(nulls.query))
+    return InvalidDataError(
+        msg,
+        column=column,
+        problem="null",
+        count=nulls.count,
+        row=nulls.first,
+        query=plain(nulls.query),
+    )
 
 
 def _dtype_error(column: str, role: str, dtype: object, flavour: str) -> InvalidDataError:
@@ -412,8 +432,11 @@ def _time_dtype_error(column: str, dtype: object, flavour: str) -> InvalidDataEr
             f"df.rank_eval(time={column!r}, time_unit='s')."
         )
         return InvalidDataError(msg, column=column, problem="no_time_unit", dtype=dtype)
-    convert = (f"df.with_columns(pl.col({column!r}).str.to_datetime())" if flavour == "polars"
-               else f"df[{column!r}] = pd.to_datetime(df[{column!r}])")
+    convert = (
+        f"df.with_columns(pl.col({column!r}).str.to_datetime())"
+        if flavour == "polars"
+        else f"df[{column!r}] = pd.to_datetime(df[{column!r}])"
+    )
     msg = (
         f"Column {column!r} (time) must hold datetimes, dates or integer epochs (with "
         f"time_unit=...); got dtype {dtype}. Convert it first (e.g. {convert}), or pass "
@@ -438,8 +461,9 @@ def error(facts: Facts, names: ColumnNames, *, flavour: str) -> InvalidDataError
     roles = names.roles()
     judged = [] if names.judged is None else [names.judged]
     time = [] if names.time is None else [names.time]
-    for column in dict.fromkeys([*names.query_key, *names.item_key, *names.scores,
-                                 names.relevant, *judged, *time]):
+    for column in dict.fromkeys(
+        [*names.query_key, *names.item_key, *names.scores, names.relevant, *judged, *time]
+    ):
         nulls = facts.nulls.get(column)
         if nulls is not None and nulls.count:
             return _null_error(column, roles[column], nulls, flavour)
@@ -460,9 +484,9 @@ def raise_for(facts: Facts, names: ColumnNames, *, flavour: str) -> None:
 # -- beyond one row: in a polars frame's row order, for the command line ------------------------
 
 
-def first_duplicate(frame: pl.DataFrame, query: str, item: str) -> tuple[object, object, list[
-    int
-]] | None:
+def first_duplicate(
+    frame: pl.DataFrame, query: str, item: str
+) -> tuple[object, object, list[int]] | None:
     """The first (query, item) pair that appears more than once, in row order: its query,
     its item and the rows that hold it; ``None`` when every pair appears once."""
     repeated = frame.select(query, item).is_duplicated()
@@ -495,8 +519,9 @@ def first_varying(frame: pl.DataFrame, query: str, column: str) -> tuple[object,
     return query_value, int(rows[row][0]), int(rows[row][other])
 
 
-def empty_queries(frame: pl.DataFrame, query: str, relevant: str,
-                  min_relevance: float | None) -> pl.DataFrame:
+def empty_queries(
+    frame: pl.DataFrame, query: str, relevant: str, min_relevance: float | None
+) -> pl.DataFrame:
     """The queries without a relevant item (grade > 0, or >= ``min_relevance``), in the
     order of their first rows: a frame of the query column and ``row``, that first row."""
     grade = pl.col(relevant).cast(pl.Float64)
@@ -517,15 +542,14 @@ def missing_column_message(missing: str, role: str, available: Sequence[str]) ->
     return missing_columns_message([(missing, role)], available)
 
 
-def missing_columns_message(missing: Sequence[tuple[str, str]],
-                            available: Sequence[object]) -> str:
+def missing_columns_message(missing: Sequence[tuple[str, str]], available: Sequence[object]) -> str:
     """The one message for every column (name, role) that is not in the frame, each with
     a "did you mean"."""
     names = [str(c) for c in available]
     close = {name: closest_one(name, names, cutoff=0.5) for name, _ in missing}
     shown = ", ".join(repr(c) for c in list(available)[:20])
     if len(missing) == 1:
-        (name, role), = missing
+        ((name, role),) = missing
         hint = f" Did you mean {close[name][0]!r}?" if close[name] else ""
         example = repr(close[name][0] if close[name] else "column_name")
         fix = (
@@ -540,10 +564,11 @@ def missing_columns_message(missing: Sequence[tuple[str, str]],
     )
     examples: dict[str, list[str]] = {}
     for name, role in missing:
-        examples.setdefault(role, []).append(repr(close[name][0] if close[name]
-                                                   else "column_name"))
-    keywords = {role: values[0] if len(values) == 1 else f"[{', '.join(values)}]"
-                for role, values in examples.items()}
+        examples.setdefault(role, []).append(repr(close[name][0] if close[name] else "column_name"))
+    keywords = {
+        role: values[0] if len(values) == 1 else f"[{', '.join(values)}]"
+        for role, values in examples.items()
+    }
     by = keywords.pop("by", None)
     fixes = []
     if keywords:

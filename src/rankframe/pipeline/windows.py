@@ -90,7 +90,8 @@ def check_every(every: object) -> str:
         valid = False
     if not valid:
         msg = (
-            Keyword("every", every), " is not a window length: pass a polars duration string, "
+            Keyword("every", every),
+            " is not a window length: pass a polars duration string, "
             "a positive integer and a unit, such as '1h', '1d', '1w', '2w', '1mo', '1q' or "
             f"'1y' (units: {', '.join(DURATION_UNITS)}).",
         )
@@ -102,7 +103,8 @@ def check_time_unit(unit: object) -> None:
     """``time_unit`` must be one of :data:`TIME_UNITS` (or ``None``)."""
     if unit is not None and unit not in TIME_UNITS:
         msg = (
-            Keyword("time_unit", unit), " is not a unit of integer epochs; pass one of "
+            Keyword("time_unit", unit),
+            " is not a unit of integer epochs; pass one of "
             f"{', '.join(map(repr, TIME_UNITS))} (seconds, milliseconds, microseconds, "
             "nanoseconds since 1970-01-01 UTC), or None for a datetime or date column.",
         )
@@ -112,7 +114,8 @@ def check_time_unit(unit: object) -> None:
 def no_time_column(every: str) -> InvalidOptionError:
     """The error for ``every=`` without a bound time column."""
     msg = (
-        Keyword("every", every), " needs a time column: bind it first, e.g. "
+        Keyword("every", every),
+        " needs a time column: bind it first, e.g. "
         f"df.rank_eval(time='served_at').evaluate([...], every={every!r}) (integer epochs: "
         "also time_unit='s'). A query's time is its earliest row's.",
     )
@@ -184,9 +187,12 @@ def starts(times: Times, every: str, time_unit: str | None) -> tuple[IntArray, p
     if pa.types.is_date32(kind):
         if re.search(r"\d+(?:ns|us|ms|s|m|h)(?!o)", every):
             msg = (
-                Keyword("every", every), " is shorter than a day, but the time column "
+                Keyword("every", every),
+                " is shorter than a day, but the time column "
                 "holds dates; pass a window of whole days ('1d', '1w', '1mo', ...), or bind "
-                "a datetime column with ", OptionName("time"), ".",
+                "a datetime column with ",
+                OptionName("time"),
+                ".",
             )
             raise InvalidOptionError(msg)
         series = pl.Series(values.astype(np.int32), dtype=pl.Int32).cast(pl.Date)
@@ -220,7 +226,9 @@ def segmented(pq: PerQuery, window: Window) -> tuple[PerQuery, Any]:
     combined = dense.astype(np.int64) * max(pq.n_segments, 1) + pq.segment
     _, first_query, segment = np.unique(combined, return_index=True, return_inverse=True)
     segmented_pq = replace(
-        pq, segment=segment.astype(np.int64), segment_rows=pq.first_rows[first_query],
+        pq,
+        segment=segment.astype(np.int64),
+        segment_rows=pq.first_rows[first_query],
         n_segments=len(first_query),
     )
     first_rows = pq.first_rows

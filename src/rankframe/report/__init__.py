@@ -97,8 +97,7 @@ class Report:
             return None
         return wtl_frame(self.data.wtl)
 
-    def with_tables(self, *, trend: Any = None, gates: Any = None,
-                    reference: Any = None) -> Report:
+    def with_tables(self, *, trend: Any = None, gates: Any = None, reference: Any = None) -> Report:
         """This report with a trend section (an ``evaluate`` table with a ``window``
         column), a gates section (a ``check`` table with a ``status`` column) or a
         reference section (a ``compare(reference=...)`` table); pandas or polars."""
@@ -137,9 +136,18 @@ class Report:
         if self.data.comparison is not None:
             return self.data.comparison
         summary = self.data.summary  # one system: its means, nothing significant
-        rows = [{"system": self.data.settings.systems[0], "metric": m, "k": None,
-                 "mean": float(summary[m].iloc[0]), "delta": 0.0, "p_value": None,
-                 "significant": False} for m in self.data.settings.metrics]
+        rows = [
+            {
+                "system": self.data.settings.systems[0],
+                "metric": m,
+                "k": None,
+                "mean": float(summary[m].iloc[0]),
+                "delta": 0.0,
+                "p_value": None,
+                "significant": False,
+            }
+            for m in self.data.settings.metrics
+        ]
         return pd.DataFrame(rows)
 
     def to_latex(self, *, digits: int = 4, caption: str | None = None) -> str:
@@ -152,34 +160,67 @@ class Report:
 
     def __repr__(self) -> str:
         s = self.data.settings
-        return (f"<rankframe.Report metrics={s.metrics} systems={s.systems} by={s.by} "
-                f"queries={self.data.facts.queries}>")
+        return (
+            f"<rankframe.Report metrics={s.metrics} systems={s.systems} by={s.by} "
+            f"queries={self.data.facts.queries}>"
+        )
 
 
 def build(
-    ev: Any, binding: Binding, metrics: str | Metric | Iterable[str | Metric], *,
-    by: str | Sequence[str] | None = None, baseline: str | None = None,
-    every: str | None = None, reference: Any = None, rules: Any = None,
-    min_queries: int = 20, mode: Literal["interval", "point"] = "interval",
-    test: Test = "t-test", correction: Correction = "holm", alpha: float = 0.05,
-    confidence_level: float = 0.95, n_resamples: int = 1000, seed: int | None = 0,
-    worst: int = 10, top_k: int = 10, curves: bool = True, title: str = "rankframe report",
-    name: str | None = None, fingerprint: bool = False,
-    slices: str | Sequence[str] | None = None, slice_depth: int = 2,
-    slice_min_queries: int = 30, slice_top: int = 5, exposure_k: int = 10, **chosen: Any,
+    ev: Any,
+    binding: Binding,
+    metrics: str | Metric | Iterable[str | Metric],
+    *,
+    by: str | Sequence[str] | None = None,
+    baseline: str | None = None,
+    every: str | None = None,
+    reference: Any = None,
+    rules: Any = None,
+    min_queries: int = 20,
+    mode: Literal["interval", "point"] = "interval",
+    test: Test = "t-test",
+    correction: Correction = "holm",
+    alpha: float = 0.05,
+    confidence_level: float = 0.95,
+    n_resamples: int = 1000,
+    seed: int | None = 0,
+    worst: int = 10,
+    top_k: int = 10,
+    curves: bool = True,
+    title: str = "rankframe report",
+    name: str | None = None,
+    fingerprint: bool = False,
+    slices: str | Sequence[str] | None = None,
+    slice_depth: int = 2,
+    slice_min_queries: int = 30,
+    slice_top: int = 5,
+    exposure_k: int = 10,
+    **chosen: Any,
 ) -> Report:
     """The report of the accessor ``ev`` over ``binding`` (its frame and column names), once
     ``RankEval.report`` has checked the keywords and rules; see ``Report``. ``ev`` gives
     the reference and gates sections (its ``compare`` and ``check``)."""
     # the comparison's settings: compare()'s, with its family and permutations
     tests = Tests(
-        test=test, correction=correction, family="systems", alpha=alpha,
-        confidence_level=confidence_level, n_permutations=10_000, n_resamples=n_resamples,
+        test=test,
+        correction=correction,
+        family="systems",
+        alpha=alpha,
+        confidence_level=confidence_level,
+        n_permutations=10_000,
+        n_resamples=n_resamples,
         seed=seed,
     )
     data = compute(
-        binding, metrics, by=by, baseline=baseline, tests=tests,
-        worst=max(int(worst), 0), top_k=max(int(top_k), 1), curves=curves, chosen=chosen,
+        binding,
+        metrics,
+        by=by,
+        baseline=baseline,
+        tests=tests,
+        worst=max(int(worst), 0),
+        top_k=max(int(top_k), 1),
+        curves=curves,
+        chosen=chosen,
         every=every,
     )
     # the reference and the gates: compare(reference=...)'s and check()'s own tables,
@@ -188,11 +229,17 @@ def build(
     # hashes every bound row, about as long again as the report on string ids
     # the accessor binds adapt()'s FrameAdapter (pipeline's Frame protocol names only part of it)
     adapter = cast(FrameAdapter, binding.frame)
-    rows, queries, digest = (fingerprint_of(adapter, binding.names) if fingerprint
-                             else (data.facts.rows, data.facts.queries, None))
+    rows, queries, digest = (
+        fingerprint_of(adapter, binding.names)
+        if fingerprint
+        else (data.facts.rows, data.facts.queries, None)
+    )
     data.about = Provenance(
         generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
-        name=None if name is None else str(name), rows=rows, queries=queries, digest=digest,
+        name=None if name is None else str(name),
+        rows=rows,
+        queries=queries,
+        digest=digest,
     )
     against = gates = None
     if every is not None and len(data.settings.systems) == 1 and reference is None:
@@ -202,33 +249,56 @@ def build(
         against = ev.compare(metrics, reference=reference, by=by, **asdict(tests), **chosen)
         # the answer against the reference: every query's change, and with by= the segments
         # against it (a second comparison, over every query, only with by=)
-        overall = eager(against if not data.settings.by else ev.compare(
-            metrics, reference=reference, **asdict(tests), **chosen))
+        overall = eager(
+            against
+            if not data.settings.by
+            else ev.compare(metrics, reference=reference, **asdict(tests), **chosen)
+        )
         data.reference_overall = overall
         if data.settings.by:
             data.reference_against, data.reference_segment_tests = segment_answer(
-                overall, eager(against), data.settings.by, None, tests, reference=True)
+                overall, eager(against), data.settings.by, None, tests, reference=True
+            )
     if rules is not None:
         extra = {"reference": reference} if reference is not None else {"baseline": baseline}
         # check()'s own family ("table": one failing row fails the gate)
         try:
-            gates = ev.check(rules, by=by, mode=mode, min_queries=min_queries,
-                             confidence_level=tests.confidence_level, alpha=tests.alpha,
-                             test=tests.test, correction=tests.correction,
-                             n_resamples=tests.n_resamples, seed=tests.seed, **extra,
-                             **chosen)
+            gates = ev.check(
+                rules,
+                by=by,
+                mode=mode,
+                min_queries=min_queries,
+                confidence_level=tests.confidence_level,
+                alpha=tests.alpha,
+                test=tests.test,
+                correction=tests.correction,
+                n_resamples=tests.n_resamples,
+                seed=tests.seed,
+                **extra,
+                **chosen,
+            )
         except InvalidRuleError as error:  # the rules parsed: a drop rule without a baseline
-            if every is None or error.rule is None or reference is not None or \
-                    len(data.settings.systems) > 1:
+            if (
+                every is None
+                or error.rule is None
+                or reference is not None
+                or len(data.settings.systems) > 1
+            ):
                 raise
             raise _windowed_drop_error(error.rule, every) from None
     if slices is not None:  # "Where it fails": slices()'s table, against the baseline
         columns = [slices] if isinstance(slices, str) else list(slices)
         several = len(data.settings.systems) > 1
         data.slices = slice_table(
-            ev, metrics, columns, baseline=data.settings.baseline if several else None,
-            tests=tests, max_depth=slice_depth, min_queries=slice_min_queries,
-            top=slice_top, chosen=chosen,
+            ev,
+            metrics,
+            columns,
+            baseline=data.settings.baseline if several else None,
+            tests=tests,
+            max_depth=slice_depth,
+            min_queries=slice_min_queries,
+            top=slice_top,
+            chosen=chosen,
         )
         data.slice_against = slice_answer(data.slices, data.comparison)
     if chosen.get("item_groups") is not None:  # exposure of the item groups
@@ -243,15 +313,19 @@ def _windowed_drop_error(rule: str, every: str) -> InvalidRuleError:
     """A drop rule in a report of one system over windows: the report's gates run over all
     queries (``every=`` draws its trend), so there is nothing to compare with. The keyword
     is a part of the message (``Keyword``): the command line says it as its flag."""
-    return InvalidRuleError((
-        f"Rule {rule!r} is a drop rule: it compares each system with a baseline, and the "
-        "report's gates run over all queries, with one system and no reference frame (",
-        Keyword("every", every), " draws the report's trend; its gates are not per window). "
-        "To check each window against the previous one, call check yourself: "
-        f"df.rank_eval.check([{rule!r}], every={every!r}) (on the command line: rankframe "
-        f"check --rule {rule!r} --time COLUMN --every {every}); or give the report a baseline "
-        "(several score columns and baseline='...') or reference=last_week.",
-    ), rule=rule)
+    return InvalidRuleError(
+        (
+            f"Rule {rule!r} is a drop rule: it compares each system with a baseline, and the "
+            "report's gates run over all queries, with one system and no reference frame (",
+            Keyword("every", every),
+            " draws the report's trend; its gates are not per window). "
+            "To check each window against the previous one, call check yourself: "
+            f"df.rank_eval.check([{rule!r}], every={every!r}) (on the command line: rankframe "
+            f"check --rule {rule!r} --time COLUMN --every {every}); or give the report a baseline "
+            "(several score columns and baseline='...') or reference=last_week.",
+        ),
+        rule=rule,
+    )
 
 
 def to_latex(table: Any, *, digits: int = 4, caption: str | None = None) -> str:

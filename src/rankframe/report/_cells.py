@@ -20,22 +20,34 @@ def as_float(value: Any) -> float:
     return float(value) if value is not None and not pd.isna(value) else math.nan
 
 
-def num_cell(value: Any, *, metric: str = "", system: str = "", segment: str = "",
-         kind: str = "mean", digits: int = 4, extra: str = "", attrs: str = "") -> str:
+def num_cell(
+    value: Any,
+    *,
+    metric: str = "",
+    system: str = "",
+    segment: str = "",
+    kind: str = "mean",
+    digits: int = 4,
+    extra: str = "",
+    attrs: str = "",
+) -> str:
     """A number cell with its exact value in ``data-value``."""
     v = as_float(value)
     text = "" if math.isnan(v) else f"{v:.{digits}f}"
-    return (f'<td class="num" data-kind="{esc(kind)}" data-metric="{esc(metric)}" '
-            f'data-system="{esc(system)}" data-segment="{esc(segment)}" '
-            f'data-value="{esc(repr(v))}"{attrs}>{text}{extra}</td>')
+    return (
+        f'<td class="num" data-kind="{esc(kind)}" data-metric="{esc(metric)}" '
+        f'data-system="{esc(system)}" data-segment="{esc(segment)}" '
+        f'data-value="{esc(repr(v))}"{attrs}>{text}{extra}</td>'
+    )
 
 
-def p_cell(value: Any, *, kind: str, metric: str = "", system: str = "",
-            segment: str = "") -> str:
+def p_cell(value: Any, *, kind: str, metric: str = "", system: str = "", segment: str = "") -> str:
     """A p-value's cell: as :func:`p_text` writes it, its exact value in ``data-value``."""
-    return (f'<td class="num" data-kind="{esc(kind)}" data-metric="{esc(metric)}" '
-            f'data-system="{esc(system)}" data-segment="{esc(segment)}" '
-            f'data-value="{esc(repr(as_float(value)))}">{esc(p_text(value))}</td>')
+    return (
+        f'<td class="num" data-kind="{esc(kind)}" data-metric="{esc(metric)}" '
+        f'data-system="{esc(system)}" data-segment="{esc(segment)}" '
+        f'data-value="{esc(repr(as_float(value)))}">{esc(p_text(value))}</td>'
+    )
 
 
 def status_class(status: str) -> str:
@@ -49,16 +61,26 @@ def window_labels(column: pd.Series) -> list[str]:
     if not pd.api.types.is_datetime64_any_dtype(column):
         return [str(v) for v in column.tolist()]
     stamps = pd.DatetimeIndex(column)
-    midnight = bool(((stamps.hour == 0) & (stamps.minute == 0) & (stamps.second == 0)
-                     & (stamps.microsecond == 0) | stamps.isna()).all())
+    midnight = bool(
+        (
+            (stamps.hour == 0)
+            & (stamps.minute == 0)
+            & (stamps.second == 0)
+            & (stamps.microsecond == 0)
+            | stamps.isna()
+        ).all()
+    )
     fmt = "%Y-%m-%d" if midnight else "%Y-%m-%d %H:%M"
     return ["" if pd.isna(t) else t.strftime(fmt) for t in stamps]
 
 
 def zone_of(column: pd.Series) -> str:
     """The zone of a column of zone-aware datetimes, else ``""``."""
-    tz = getattr(getattr(column, "dt", None), "tz", None) if \
-        pd.api.types.is_datetime64_any_dtype(column) else None
+    tz = (
+        getattr(getattr(column, "dt", None), "tz", None)
+        if pd.api.types.is_datetime64_any_dtype(column)
+        else None
+    )
     return "" if tz is None else str(tz)
 
 
@@ -86,8 +108,10 @@ def generic_table(frame: pd.DataFrame, kind: str) -> str:
                 cells.append(num_cell(value, kind=f"{kind}:{column}"))
             elif str(column) == "status":
                 status = str(value)
-                cells.append(f'<td class="status {status_class(status)}" '
-                             f'data-status="{esc(status)}">{esc(status)}</td>')
+                cells.append(
+                    f'<td class="status {status_class(status)}" '
+                    f'data-status="{esc(status)}">{esc(status)}</td>'
+                )
             else:
                 shown = "" if value is None or value is pd.NA or value is pd.NaT else value
                 cells.append(f'<td data-kind="{esc(kind)}:{esc(column)}">{esc(shown)}</td>')

@@ -106,14 +106,16 @@ def _one_pass(
     num_rel = parse_metrics("num_rel")[0]
     wanted = list(dict.fromkeys([*(_without_empty(m) for m in metrics), num_rel, *FACTS]))
     binding.check_columns(by)
-    request = binding.request(wanted, by, replace(options, empty="zero"),
-                          steps.PerQueryRows(), every)
+    request = binding.request(
+        wanted, by, replace(options, empty="zero"), steps.PerQueryRows(), every
+    )
     backend = binding.frame.one_pass(request)
     if backend is not None:
         pq = steps.per_query(backend, request)
         if pq.top is not None:  # the metrics of the items: their per-query values, once
-            item_finish.complete(_figures.values_of(pq), pq.top, wanted, options, pq.segment,
-                                 pq.n_segments)
+            item_finish.complete(
+                _figures.values_of(pq), pq.top, wanted, options, pq.segment, pq.n_segments
+            )
             pq = replace(pq, top=None)
         return pq, backend, wanted
     table = eager(binding.run(request))
@@ -153,31 +155,58 @@ def compute(
     everything, backend, wanted = _one_pass(binding, [*parsed, *curve], by_list, options, every)
     resolved = binding.resolved(by_list, options)
     column = {m: i for i, m in enumerate(wanted)}
-    tables = _Tables.of(everything, backend, parsed, [column[_without_empty(m)] for m in parsed],
-                        steps.Request(resolved, tuple(parsed), tuple(by_list), options,
-                                      steps.PerQueryRows()), window)
+    tables = _Tables.of(
+        everything,
+        backend,
+        parsed,
+        [column[_without_empty(m)] for m in parsed],
+        steps.Request(resolved, tuple(parsed), tuple(by_list), options, steps.PerQueryRows()),
+        window,
+    )
     summary, segments, trend, segment_trend = _means(tables, parsed, tests)
     comparison, segment_comparison, wtl = (
-        _comparisons(tables, systems.index(base), tests) if len(systems) > 1
-        else (None, None, []))
-    against, segment_tests = segment_answer(comparison, segment_comparison, by_list, base,
-                                            tests)
+        _comparisons(tables, systems.index(base), tests) if len(systems) > 1 else (None, None, [])
+    )
+    against, segment_tests = segment_answer(comparison, segment_comparison, by_list, base, tests)
     # the rows, unjudged rows and lists of the worst queries: no time column read for them
     bound = replace(resolved, time=None, time_unit=None)
     data = binding.frame.polars_columns([*bound.roles(), *by_list])
     worst_queries = (
-        _figures.worst_queries(tables.included, data, resolved,
-                               _query_ids(tables, names.query_key), systems.index(base),
-                               options, worst, top_k)
+        _figures.worst_queries(
+            tables.included,
+            data,
+            resolved,
+            _query_ids(tables, names.query_key),
+            systems.index(base),
+            options,
+            worst,
+            top_k,
+        )
         if len(systems) > 1
         else []
     )
-    settings = _settings(binding, resolved, parsed, given, by_list, base, tests,
-                         worst=worst, top_k=top_k, every=every, trend=window is not None)
+    settings = _settings(
+        binding,
+        resolved,
+        parsed,
+        given,
+        by_list,
+        base,
+        tests,
+        worst=worst,
+        top_k=top_k,
+        every=every,
+        trend=window is not None,
+    )
     # the curves: every query (empty= applied), the metric's own k from its own column
     curve_pq = steps.included(
-        replace(everything, segment=tables.overall.segment,
-                segment_rows=tables.overall.segment_rows, n_segments=1, metrics=list(wanted)),
+        replace(
+            everything,
+            segment=tables.overall.segment,
+            segment_rows=tables.overall.segment_rows,
+            n_segments=1,
+            metrics=list(wanted),
+        ),
         options,
     )
     counts = _figures.values_of(everything)[:, :, [column[TIED_ROWS], column[RANKED_ROWS]]]
@@ -232,16 +261,23 @@ class _Tables:
     window: Window | None
 
     @classmethod
-    def of(cls, everything: PerQuery, backend: steps.Backend, parsed: Sequence[Metric],
-           positions: list[int], request: steps.Request, window: Window | None) -> _Tables:
+    def of(
+        cls,
+        everything: PerQuery,
+        backend: steps.Backend,
+        parsed: Sequence[Metric],
+        positions: list[int],
+        request: steps.Request,
+        window: Window | None,
+    ) -> _Tables:
         """From the pass's values (``everything``): the columns of ``parsed``
         (``positions``)."""
-        pq = replace(everything, values=_figures.values_of(everything)[:, :, positions],
-                     metrics=list(parsed))
+        pq = replace(
+            everything, values=_figures.values_of(everything)[:, :, positions], metrics=list(parsed)
+        )
         included = steps.included(pq, request.options)
         overall = replace(
-            pq, segment=np.zeros_like(pq.segment), segment_rows=pq.segment_rows[:1],
-            n_segments=1
+            pq, segment=np.zeros_like(pq.segment), segment_rows=pq.segment_rows[:1], n_segments=1
         )
         overall_included = replace(
             included, segment=overall.segment, segment_rows=overall.segment_rows, n_segments=1
@@ -260,8 +296,9 @@ class _Tables:
     def windowed(self, result: steps.Result, by_segment: bool = False) -> pd.DataFrame:
         """Every query's means per window (``by_segment``: per segment and window):
         ``evaluate(every=...)``'s finish step."""
-        r = replace(self.request, by=self.by if by_segment else (), result=result,
-                    window=self.window)
+        r = replace(
+            self.request, by=self.by if by_segment else (), result=result, window=self.window
+        )
         return eager(steps.finish(self.backend, self.pq if by_segment else self.overall, r))
 
     def kept(self, table: PerQuery) -> PerQuery:
@@ -273,8 +310,9 @@ class _Tables:
 _Frame = pd.DataFrame | None
 
 
-def _means(tables: _Tables, parsed: Sequence[Metric], tests: Tests
-           ) -> tuple[pd.DataFrame, _Frame, _Frame, _Frame]:
+def _means(
+    tables: _Tables, parsed: Sequence[Metric], tests: Tests
+) -> tuple[pd.DataFrame, _Frame, _Frame, _Frame]:
     """The means with their intervals: overall, per segment, per window (the trend) and
     per segment and window. The t-test's: t intervals (as compare()'s of the deltas);
     otherwise evaluate()'s percentile bootstrap."""
@@ -290,23 +328,30 @@ def _means(tables: _Tables, parsed: Sequence[Metric], tests: Tests
             trend = _figures.with_t_intervals(
                 tables.windowed(plain),
                 tables.kept(segmented(tables.overall_included, window)[0]),
-                parsed, confidence_level)
+                parsed,
+                confidence_level,
+            )
             if by:
                 segment_trend = _figures.with_t_intervals(
                     tables.windowed(plain, True),
-                    tables.kept(segmented(tables.included, window)[0]), parsed,
-                    confidence_level)
+                    tables.kept(segmented(tables.included, window)[0]),
+                    parsed,
+                    confidence_level,
+                )
         segments = (
-            _figures.with_t_intervals(tables.finish(plain, True), tables.kept(tables.included),
-                                      parsed, confidence_level)
+            _figures.with_t_intervals(
+                tables.finish(plain, True), tables.kept(tables.included), parsed, confidence_level
+            )
             if by
             else None
         )
         return summary, segments, trend, segment_trend
     # evaluate()'s percentile bootstrap
-    means = steps.Means(intervals=Intervals(
-        confidence_level=confidence_level, n_resamples=tests.n_resamples, seed=tests.seed
-    ))
+    means = steps.Means(
+        intervals=Intervals(
+            confidence_level=confidence_level, n_resamples=tests.n_resamples, seed=tests.seed
+        )
+    )
     summary = tables.finish(means, False)
     segments = tables.finish(means, True) if by else None
     trend = tables.windowed(means) if window is not None else None
@@ -314,16 +359,18 @@ def _means(tables: _Tables, parsed: Sequence[Metric], tests: Tests
     return summary, segments, trend, segment_trend
 
 
-def _comparisons(tables: _Tables, baseline: int, tests: Tests
-                 ) -> tuple[_Frame, _Frame, list[WinTieLoss]]:
+def _comparisons(
+    tables: _Tables, baseline: int, tests: Tests
+) -> tuple[_Frame, _Frame, list[WinTieLoss]]:
     """compare()'s tables against the ``baseline`` system (overall and per segment) and
     win/tie/loss (two systems or more)."""
     by = bool(tables.by)
     compared = steps.Comparison(baseline=baseline, tests=tests)
     comparison = tables.finish(compared, False)
     segment_comparison = tables.finish(compared, True) if by else None
-    wtl = (_figures.wtl(tables.included, baseline, False)
-           + (_figures.wtl(tables.included, baseline, True) if by else []))
+    wtl = _figures.wtl(tables.included, baseline, False) + (
+        _figures.wtl(tables.included, baseline, True) if by else []
+    )
     return comparison, segment_comparison, wtl
 
 
@@ -348,9 +395,20 @@ def _segment_labels(tables: _Tables) -> list[str]:
     return [" / ".join(map(str, key)) for key in zip(*values, strict=True)]
 
 
-def _settings(binding: Binding, resolved: steps.ColumnNames, parsed: Sequence[Metric],
-              given: dict[str, Any], by: list[str], base: str, tests: Tests, *, worst: int,
-              top_k: int, every: str | None, trend: bool) -> Settings:
+def _settings(
+    binding: Binding,
+    resolved: steps.ColumnNames,
+    parsed: Sequence[Metric],
+    given: dict[str, Any],
+    by: list[str],
+    base: str,
+    tests: Tests,
+    *,
+    worst: int,
+    top_k: int,
+    every: str | None,
+    trend: bool,
+) -> Settings:
     """What the report was asked for, as its About section writes it."""
     names = binding.names
     systems = list(names.scores)
@@ -382,25 +440,42 @@ def _settings(binding: Binding, resolved: steps.ColumnNames, parsed: Sequence[Me
 # -- the sections asked for by keyword: slices and exposure ---------------------------------
 
 
-def slice_table(ev: Any, metrics: Any, columns: Sequence[str], *, baseline: str | None,
-                tests: Tests, max_depth: int, min_queries: int, top: int,
-                chosen: dict[str, Any]) -> pd.DataFrame:
+def slice_table(
+    ev: Any,
+    metrics: Any,
+    columns: Sequence[str],
+    *,
+    baseline: str | None,
+    tests: Tests,
+    max_depth: int,
+    min_queries: int,
+    top: int,
+    chosen: dict[str, Any],
+) -> pd.DataFrame:
     """The section "Where it fails": ``ev.slices()``'s own table (its ``top`` rows per
     system and metric, worst first; ``n_tested`` counts every test of the call), with the
     report's correction and confidence level; the permutation test when the report's test
     is one, Welch's or the paired t-test otherwise."""
-    return eager(ev.slices(
-        metrics, list(columns), baseline=baseline, max_depth=max_depth,
-        min_queries=min_queries, top=top,
-        test="permutation" if tests.test == "permutation" else "t-test",
-        confidence_level=tests.confidence_level,
-        correction=None if tests.correction == "none" else tests.correction,
-        seed=tests.seed, **chosen,
-    ))
+    return eager(
+        ev.slices(
+            metrics,
+            list(columns),
+            baseline=baseline,
+            max_depth=max_depth,
+            min_queries=min_queries,
+            top=top,
+            test="permutation" if tests.test == "permutation" else "t-test",
+            confidence_level=tests.confidence_level,
+            correction=None if tests.correction == "none" else tests.correction,
+            seed=tests.seed,
+            **chosen,
+        )
+    )
 
 
-def exposure(ev: Any, k: int, systems: Sequence[str], tests: Tests,
-             chosen: dict[str, Any]) -> Exposure:
+def exposure(
+    ev: Any, k: int, systems: Sequence[str], tests: Tests, chosen: dict[str, Any]
+) -> Exposure:
     """The fairness section's numbers (``Exposure``): the per-query values of
     ``exposure@k`` and ``exposure_gap@k`` (with ``empty="skip"``: the queries with a
     relevant item, where the merit share is defined), their means per system, and the merit
@@ -413,24 +488,38 @@ def exposure(ev: Any, k: int, systems: Sequence[str], tests: Tests,
     for m in parsed:
         labels[m.name == "exposure_gap"][str(dict(m.options)["group"])] = str(m)
     per_query = eager(ev.per_query([f"exposure@{k}", f"exposure_gap@{k}"], **given))
-    system = (per_query["system"].astype(str) if "system" in per_query.columns
-              else pd.Series(systems[0], index=per_query.index))
+    system = (
+        per_query["system"].astype(str)
+        if "system" in per_query.columns
+        else pd.Series(systems[0], index=per_query.index)
+    )
     rows = []
     for name in systems:
         mine = per_query[(system == name).to_numpy()]
         for group, shown in labels[0].items():
             share = mine[shown].to_numpy(dtype=np.float64)
             gap = mine[labels[1][group]].to_numpy(dtype=np.float64)
-            rows.append({"system": name, "group": group, "exposure": _mean(share),
-                         "merit": _mean(share - gap), "gap": _mean(gap),
-                         "n_queries": len(mine)})
-    divergences = eager(ev.evaluate(
-        [f"awrf@{k}", f"ndkl@{k}"], confidence_level=tests.confidence_level,
-        n_resamples=tests.n_resamples, seed=tests.seed, **chosen,
-    ))
+            rows.append(
+                {
+                    "system": name,
+                    "group": group,
+                    "exposure": _mean(share),
+                    "merit": _mean(share - gap),
+                    "gap": _mean(gap),
+                    "n_queries": len(mine),
+                }
+            )
+    divergences = eager(
+        ev.evaluate(
+            [f"awrf@{k}", f"ndkl@{k}"],
+            confidence_level=tests.confidence_level,
+            n_resamples=tests.n_resamples,
+            seed=tests.seed,
+            **chosen,
+        )
+    )
     return Exposure(k, pd.DataFrame(rows), divergences)
 
 
 def _mean(values: FloatArray) -> float:
     return float(values.mean()) if len(values) else math.nan
-

@@ -59,10 +59,18 @@ def ranked_rows(lists: Lists, _k: object, _options: Options) -> FloatArray:
 
 def _declared(name: str, compute: Any, summary: str) -> MetricDef:
     return MetricDef(
-        name=name, aliases=(), trec_name=None, trec_cut=None, takes_k=False, options={},
-        compute=compute, summary=summary,
+        name=name,
+        aliases=(),
+        trec_name=None,
+        trec_cut=None,
+        takes_k=False,
+        options={},
+        compute=compute,
+        summary=summary,
         tie_average=compute,  # no position is read: the same count under ties="average"
-        aggregate="sum", depends_on_relevant=False, bounded=False,  # counts of rows
+        aggregate="sum",
+        depends_on_relevant=False,
+        bounded=False,  # counts of rows
         shared_ranks=True,  # and under ties="truncated_average"
     )
 
@@ -83,10 +91,16 @@ class Fact(Metric):
         return self.declaration
 
 
-TIED_ROWS = Fact("__rankframe_tied_rows__", declaration=_declared(
-    "__rankframe_tied_rows__", tied_rows, "ranked rows whose score ties another's"))
-RANKED_ROWS = Fact("__rankframe_ranked_rows__", declaration=_declared(
-    "__rankframe_ranked_rows__", ranked_rows, "ranked rows"))
+TIED_ROWS = Fact(
+    "__rankframe_tied_rows__",
+    declaration=_declared(
+        "__rankframe_tied_rows__", tied_rows, "ranked rows whose score ties another's"
+    ),
+)
+RANKED_ROWS = Fact(
+    "__rankframe_ranked_rows__",
+    declaration=_declared("__rankframe_ranked_rows__", ranked_rows, "ranked rows"),
+)
 FACTS = (TIED_ROWS, RANKED_ROWS)
 
 
@@ -97,6 +111,10 @@ def as_values(metric: Metric) -> Metric:
     if metric.definition.items is None:
         return metric
     return Fact(
-        name=metric.name, k=metric.k, options=metric.options, convention=metric.convention,
-        given=metric.given, declaration=replace(metric.definition, items=None),
+        name=metric.name,
+        k=metric.k,
+        options=metric.options,
+        convention=metric.convention,
+        given=metric.given,
+        declaration=replace(metric.definition, items=None),
     )

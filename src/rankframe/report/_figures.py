@@ -37,18 +37,27 @@ CURVE_CUTOFFS = (1, 3, 5, 10, 20, 50, 100, 200, 500, 1000)
 BINS = 20
 
 
-def facts(data: pl.DataFrame, names: steps.ColumnNames, pq: PerQuery,
-           counts: FloatArray) -> Facts:
+def facts(data: pl.DataFrame, names: steps.ColumnNames, pq: PerQuery, counts: FloatArray) -> Facts:
     """The data section; ``data``: the bound columns (read once for the unjudged rows and
     the worst queries' lists); ``counts``: per query and system, the tied and the ranked
     rows (``rankframe.report._facts``). The null scores of each system: its score column's
     nulls and NaNs (rows judged but not retrieved), one count over that column each."""
     tied, ranked = counts[:, :, 0].sum(axis=0), counts[:, :, 1].sum(axis=0)
-    nulls = data.select([
-        (pl.col(s).is_null() | (pl.col(s).is_nan() if data.schema[s].is_float()
-                                else pl.lit(value=False))).sum().alias(s)
-        for s in dict.fromkeys(names.scores)
-    ]).row(0, named=True) if data.width else {}
+    nulls = (
+        data.select(
+            [
+                (
+                    pl.col(s).is_null()
+                    | (pl.col(s).is_nan() if data.schema[s].is_float() else pl.lit(value=False))
+                )
+                .sum()
+                .alias(s)
+                for s in dict.fromkeys(names.scores)
+            ]
+        ).row(0, named=True)
+        if data.width
+        else {}
+    )
     unjudged = 0
     if names.judged is not None and names.judged in data.columns:
         unjudged = int((~data[names.judged].fill_null(True).cast(pl.Boolean)).sum())
@@ -64,8 +73,10 @@ def facts(data: pl.DataFrame, names: steps.ColumnNames, pq: PerQuery,
             system: float(tied[s] / ranked[s]) if ranked[s] else 0.0
             for s, system in enumerate(pq.systems)
         },
-        null_scores={system: int(nulls.get(score, 0))
-                     for system, score in zip(pq.systems, names.scores, strict=False)},
+        null_scores={
+            system: int(nulls.get(score, 0))
+            for system, score in zip(pq.systems, names.scores, strict=False)
+        },
     )
 
 
@@ -85,7 +96,7 @@ def t_intervals(pq: PerQuery, confidence_level: float) -> tuple[FloatArray, Floa
         order = np.argsort(seg, kind="stable")
         ends = np.cumsum(counts)
         for g in range(part.n_segments):
-            block = flat[order[ends[g] - counts[g]:ends[g]]]
+            block = flat[order[ends[g] - counts[g] : ends[g]]]
             for c in range(flat.shape[1]):
                 column = block[:, c]
                 column = column[~np.isnan(column)]
@@ -139,8 +150,9 @@ def wtl(pq: PerQuery, baseline: int, by: bool) -> list[WinTieLoss]:
             ties = np.bincount(seg, weights=diff == 0, minlength=n)
             losses = np.bincount(seg, weights=diff < 0, minlength=n)
             rows += [
-                WinTieLoss(g if by else -1, system, str(metric), int(wins[g]), int(ties[g]),
-                           int(losses[g]))
+                WinTieLoss(
+                    g if by else -1, system, str(metric), int(wins[g]), int(ties[g]), int(losses[g])
+                )
                 for g in range(n)
             ]
     return rows
@@ -161,13 +173,20 @@ def distributions(pq: PerQuery) -> list[Distribution]:
             v = v[np.isfinite(v)]
             counts, _ = np.histogram(v, bins=edges)
             quartiles = (
-                [float(q) for q in np.quantile(v, [0.0, 0.25, 0.5, 0.75, 1.0])] if v.size
+                [float(q) for q in np.quantile(v, [0.0, 0.25, 0.5, 0.75, 1.0])]
+                if v.size
                 else [np.nan] * 5
             )
-            out.append(Distribution(
-                metric=str(metric), system=system, edges=[float(e) for e in edges],
-                counts=[int(c) for c in counts], quartiles=quartiles, n=int(v.size),
-            ))
+            out.append(
+                Distribution(
+                    metric=str(metric),
+                    system=system,
+                    edges=[float(e) for e in edges],
+                    counts=[int(c) for c in counts],
+                    quartiles=quartiles,
+                    n=int(v.size),
+                )
+            )
     return out
 
 
@@ -239,16 +258,18 @@ def worst_queries(
     return [
         WorstQuery(
             # a composite key's id is a tuple (query_ids zips its columns)
-            query=(", ".join(f"{c}={v}" for c, v in zip(key, cast("tuple[object, ...]", qid),
-                                                       strict=True))
-                   if len(key) > 1 else str(qid)),
+            query=(
+                ", ".join(
+                    f"{c}={v}" for c, v in zip(key, cast("tuple[object, ...]", qid), strict=True)
+                )
+                if len(key) > 1
+                else str(qid)
+            ),
             system=pq.systems[s],
             metric=str(pq.metrics[0]),
             value=float(values[q, s]),
             baseline_value=float(values[q, baseline]),
-            lists={
-                pq.systems[i]: lists.get((_key(qid), pq.systems[i]), []) for i in (baseline, s)
-            },
+            lists={pq.systems[i]: lists.get((_key(qid), pq.systems[i]), []) for i in (baseline, s)},
         )
         for (q, s), qid in zip(chosen, ids, strict=True)
     ]
@@ -287,17 +308,25 @@ def _top_lists(
         wanted = pl.Series(ids).cast(data.schema[names.query], strict=False)
         rows = data.filter(pl.col(names.query).is_in(wanted.implode()))
     else:  # a composite key: the rows of the wanted tuples
-        wanted_keys = pl.DataFrame({
-            c: pl.Series([qid[j] for qid in ids]).cast(data.schema[c], strict=False)
-            for j, c in enumerate(key)})
+        wanted_keys = pl.DataFrame(
+            {
+                c: pl.Series([qid[j] for qid in ids]).cast(data.schema[c], strict=False)
+                for j, c in enumerate(key)
+            }
+        )
         rows = data.join(wanted_keys, on=key, how="semi", nulls_equal=True)
     scores = list(names.scores)
     ties = (
         options.ties if options.ties in ("trec", "first", "optimistic", "pessimistic") else "trec"
     )
-    bound = steps.ColumnNames(query=names.query, item=names.item, score=scores[0],
-                              relevant=names.relevant, query_columns=names.query_columns,
-                              systems=tuple(scores) if len(scores) > 1 else None)
+    bound = steps.ColumnNames(
+        query=names.query,
+        item=names.item,
+        score=scores[0],
+        relevant=names.relevant,
+        query_columns=names.query_columns,
+        systems=tuple(scores) if len(scores) > 1 else None,
+    )
     columns = [f"__rank_{s}" for s in scores] if len(scores) > 1 else ["__rank"]
     ranked: pl.DataFrame = adapt(rows).rank(bound, columns, ties)
     out: dict[tuple[str, str], list[Listed]] = {}
@@ -314,5 +343,3 @@ def _top_lists(
                 Listed(str(item), str(value), str(grade), _positive(grade))
             )
     return out
-
-

@@ -91,20 +91,31 @@ def _scoped(css: str, scope: str) -> str:
         if "{" not in rule:
             continue
         selectors, declarations = rule.split("{", 1)
-        scoped = [scope if s.strip() == "body" else f"{scope} {s.strip()}"
-                  for s in selectors.split(",")]
+        scoped = [
+            scope if s.strip() == "body" else f"{scope} {s.strip()}" for s in selectors.split(",")
+        ]
         rules.append(f"{','.join(scoped)}{{{declarations}}}")
     return "\n".join(rules)
 
 
 CSS = _scoped(_CSS, ".rankframe-report")
 
-SECTIONS = (("answer", "The answer"), ("data", "The data"), ("summary", "Summary"),
-            ("segments", "By segment"),
-            ("trend", "Trend"), ("gates", "Gates"), ("reference", "Reference"),
-            ("slices", "Where it fails"), ("fairness", "Exposure of item groups"),
-            ("curves", "Metric@k"), ("distributions", "Distributions"),
-            ("wtl", "Win / tie / loss"), ("worst", "Worst queries"), ("about", "About"))
+SECTIONS = (
+    ("answer", "The answer"),
+    ("data", "The data"),
+    ("summary", "Summary"),
+    ("segments", "By segment"),
+    ("trend", "Trend"),
+    ("gates", "Gates"),
+    ("reference", "Reference"),
+    ("slices", "Where it fails"),
+    ("fairness", "Exposure of item groups"),
+    ("curves", "Metric@k"),
+    ("distributions", "Distributions"),
+    ("wtl", "Win / tie / loss"),
+    ("worst", "Worst queries"),
+    ("about", "About"),
+)
 
 
 class _Writer:
@@ -134,20 +145,32 @@ class _Writer:
         ties = ", ".join(f"{esc(s)}: {share:.1%}" for s, share in f.tied_share.items())
         nulls = ", ".join(
             f'<span data-null-scores="{n}" data-system="{esc(s)}">{esc(s)}: {n:,}'
-            + (f" ({n / f.rows:.1%} of the rows)" if n and f.rows else "") + "</span>"
-            for s, n in f.null_scores.items())
-        rows = [("rows", f"{f.rows:,}"), ("queries", f"{f.queries:,}"),
-                ("systems", ", ".join(esc(s) for s in f.systems)),
-                ("queries without a relevant item", f"{f.empty_queries:,}"),
-                ("unjudged rows", f"{f.unjudged_rows:,}"),
-                ("ranked rows with a tied score (per system)", ties),
-                ("null scores, not retrieved (per system)", nulls)]
-        body = "".join(f'<tr><th>{esc(k)}</th><td data-fact="{esc(k)}">{v}</td></tr>'
-                       for k, v in rows)
+            + (f" ({n / f.rows:.1%} of the rows)" if n and f.rows else "")
+            + "</span>"
+            for s, n in f.null_scores.items()
+        )
+        rows = [
+            ("rows", f"{f.rows:,}"),
+            ("queries", f"{f.queries:,}"),
+            ("systems", ", ".join(esc(s) for s in f.systems)),
+            ("queries without a relevant item", f"{f.empty_queries:,}"),
+            ("unjudged rows", f"{f.unjudged_rows:,}"),
+            ("ranked rows with a tied score (per system)", ties),
+            ("null scores, not retrieved (per system)", nulls),
+        ]
+        body = "".join(
+            f'<tr><th>{esc(k)}</th><td data-fact="{esc(k)}">{v}</td></tr>' for k, v in rows
+        )
         return f'<table class="facts">{body}</table>'
 
-    def _metric_table(self, rows: Sequence[MetricRow], segment_columns: list[str], *,
-                      kind: str = "mean", metrics: Sequence[str] | None = None) -> str:
+    def _metric_table(
+        self,
+        rows: Sequence[MetricRow],
+        segment_columns: list[str],
+        *,
+        kind: str = "mean",
+        metrics: Sequence[str] | None = None,
+    ) -> str:
         """Means with their intervals, a row per (segment, system); ``kind="mean"`` with
         the summary's significance marks."""
         metrics = self.s.metrics if metrics is None else list(metrics)
@@ -167,27 +190,45 @@ class _Writer:
                 mark = self.marks.get((key, system, m), "") if marked else ""
                 sup = f"<sup>{esc(mark)}</sup>" if mark else ""
                 extra = sup + interval_text(row.lows[m], row.highs[m])
-                bounds = (f' data-ci-low="{esc(repr(row.lows[m]))}" '
-                          f'data-ci-high="{esc(repr(row.highs[m]))}"')
-                cells.append(num_cell(row.means[m], metric=m, system=system, segment=segment,
-                                  kind=kind, extra=extra, attrs=bounds))
+                bounds = (
+                    f' data-ci-low="{esc(repr(row.lows[m]))}" '
+                    f'data-ci-high="{esc(repr(row.highs[m]))}"'
+                )
+                cells.append(
+                    num_cell(
+                        row.means[m],
+                        metric=m,
+                        system=system,
+                        segment=segment,
+                        kind=kind,
+                        extra=extra,
+                        attrs=bounds,
+                    )
+                )
             count = f"{row.n_queries:,}" if row.n_queries >= 0 else ""
             queries = "n_queries" if marked else f"{kind}:n_queries"
-            cells.append(f'<td class="num" data-kind="{queries}" data-system="{esc(system)}" '
-                         f'data-segment="{esc(segment)}">{count}</td>')
+            cells.append(
+                f'<td class="num" data-kind="{queries}" data-system="{esc(system)}" '
+                f'data-segment="{esc(segment)}">{count}</td>'
+            )
             body.append("<tr>" + "".join(cells) + "</tr>")
         return f'<table class="metrics"><tr>{head}</tr>{"".join(body)}</table>'
 
     def summary(self) -> str:
-        kind = ("Student-t intervals" if self.s.test == "t-test" else
-                f"percentile bootstrap intervals ({self.s.n_resamples:,} resamples, seed "
-                f"{esc(self.s.seed)})")
+        kind = (
+            "Student-t intervals"
+            if self.s.test == "t-test"
+            else f"percentile bootstrap intervals ({self.s.n_resamples:,} resamples, seed "
+            f"{esc(self.s.seed)})"
+        )
         note = f"Means over queries with {self.s.confidence_level:.0%} {kind}."
         if self.d.comparison is not None:
-            note += (f" A superscript letter: significantly better than the system of that "
-                     f"letter ({esc(self.s.test)} against the baseline "
-                     f"{esc(self.s.baseline)}, {esc(self.s.correction)} correction, "
-                     f"adjusted p &lt; {self.s.alpha}).")
+            note += (
+                f" A superscript letter: significantly better than the system of that "
+                f"letter ({esc(self.s.test)} against the baseline "
+                f"{esc(self.s.baseline)}, {esc(self.s.correction)} correction, "
+                f"adjusted p &lt; {self.s.alpha})."
+            )
         rows = metric_rows(self.d.summary, self.s.metrics, [], self.s.systems[0])
         table = f'<p class="note">{note}</p>' + self._metric_table(rows, [])
         if self.d.comparison is None:
@@ -197,15 +238,17 @@ class _Writer:
             f'<p class="note">The change of each mean: absolute (<em>delta</em>) and '
             f"relative to the baseline's mean, the {self._intervals()} of the absolute "
             f"change (compare()'s), and its p-value after the {esc(self.s.correction)} "
-            "correction.</p>"
-            + changes(self.d.comparison, self.s.baseline))
+            "correction.</p>" + changes(self.d.comparison, self.s.baseline)
+        )
 
     def segments(self) -> str:
         if self.d.segments is None:
             return ""
         rows = metric_rows(self.d.segments, self.s.metrics, self.s.by, self.s.systems[0])
-        return ('<p class="note">The same per segment; <em>queries</em> is the segment\'s '
-                "size.</p>" + self._metric_table(rows, self.s.by))
+        return (
+            '<p class="note">The same per segment; <em>queries</em> is the segment\'s '
+            "size.</p>" + self._metric_table(rows, self.s.by)
+        )
 
     def trend(self) -> str:
         t = self.d.trend
@@ -216,9 +259,12 @@ class _Writer:
         t["window"] = window_labels(t["window"])
         windows = list(dict.fromkeys(t["window"]))
         metrics = [m for m in self.s.metrics if m in t.columns] or [
-            str(c) for c in t.columns
-            if c not in ("window", "system", "n_queries") and not str(c).endswith(
-                ("_ci_low", "_ci_high")) and pd.api.types.is_numeric_dtype(t[c])]
+            str(c)
+            for c in t.columns
+            if c not in ("window", "system", "n_queries")
+            and not str(c).endswith(("_ci_low", "_ci_high"))
+            and pd.api.types.is_numeric_dtype(t[c])
+        ]
         rows = metric_rows(t, metrics, ["window"], self.s.systems[0])
         systems = list(dict.fromkeys(r.system for r in rows))
         at = {w: i for i, w in enumerate(windows)}
@@ -233,20 +279,38 @@ class _Writer:
                 series[r.system][i] = r.means[m]
                 lows[r.system][i], highs[r.system][i] = r.lows[m], r.highs[m]
             bands = {s: (lows[s], highs[s]) for s in systems}
-            charts.append(_svg.line_chart(f"{m} by window", windows, series, bands, x_title,
-                                          fit=True, colours=self.colours))
-        every = (f" of <code>every={esc(repr(self.s.every))}</code>"
-                 if self.s.every is not None else "")
+            charts.append(
+                _svg.line_chart(
+                    f"{m} by window",
+                    windows,
+                    series,
+                    bands,
+                    x_title,
+                    fit=True,
+                    colours=self.colours,
+                )
+            )
+        every = (
+            f" of <code>every={esc(repr(self.s.every))}</code>" if self.s.every is not None else ""
+        )
         time = self.s.columns.get("time")
-        source = (f" by the time column <code>{esc(time)}</code> (a query's time is its "
-                  "earliest row's)" if time else "")
-        note = (f'<p class="note">Every query\'s means per window{every}{source}, each with '
-                f"its {self._intervals()} (the shaded band, drawn whole: a Student-t interval "
-                "of a bounded metric may pass its bound); windows without queries have no "
-                "point. Each chart's axis is scaled to its values and bands.</p>")
-        return (note + f'<div class="charts">{"".join(charts)}</div>'
-                + self._segment_trends(metrics, windows, x_title)
-                + self._metric_table(rows, ["window"], kind="trend", metrics=metrics))
+        source = (
+            f" by the time column <code>{esc(time)}</code> (a query's time is its earliest row's)"
+            if time
+            else ""
+        )
+        note = (
+            f'<p class="note">Every query\'s means per window{every}{source}, each with '
+            f"its {self._intervals()} (the shaded band, drawn whole: a Student-t interval "
+            "of a bounded metric may pass its bound); windows without queries have no "
+            "point. Each chart's axis is scaled to its values and bands.</p>"
+        )
+        return (
+            note
+            + f'<div class="charts">{"".join(charts)}</div>'
+            + self._segment_trends(metrics, windows, x_title)
+            + self._metric_table(rows, ["window"], kind="trend", metrics=metrics)
+        )
 
     def _segment_trends(self, metrics: Sequence[str], windows: list[str], x_title: str) -> str:
         """The trend per ``by`` segment: one small chart per (metric, segment), the
@@ -278,20 +342,36 @@ class _Writer:
                         lows[r.system][i], highs[r.system][i] = r.lows[m], r.highs[m]
                 label = ", ".join(f"{b}={v}" for b, v in zip(by, key, strict=True))
                 bands = {s: (lows[s], highs[s]) for s in systems}
-                charts.append(_svg.line_chart(f"{m}: {label}", windows, series, bands,
-                                              x_title, fit=True, colours=self.colours))
-        cap = (f"the {len(shown)} largest of {len(sizes)} segments (by queries), "
-               if len(sizes) > len(shown) else f"each of the {len(sizes)} segments, ")
-        return (f"<h3>By segment</h3><p class=\"note\">The same per segment: {cap}each "
-                "chart on its own scale.</p>"
-                f'<div class="charts segments">{"".join(charts)}</div>')
+                charts.append(
+                    _svg.line_chart(
+                        f"{m}: {label}",
+                        windows,
+                        series,
+                        bands,
+                        x_title,
+                        fit=True,
+                        colours=self.colours,
+                    )
+                )
+        cap = (
+            f"the {len(shown)} largest of {len(sizes)} segments (by queries), "
+            if len(sizes) > len(shown)
+            else f"each of the {len(sizes)} segments, "
+        )
+        return (
+            f'<h3>By segment</h3><p class="note">The same per segment: {cap}each '
+            "chart on its own scale.</p>"
+            f'<div class="charts segments">{"".join(charts)}</div>'
+        )
 
     def _intervals(self) -> str:
         """The summary's and the trend's intervals, in words."""
         if self.s.test == "t-test":
             return f"{self.s.confidence_level:.0%} Student-t interval"
-        return (f"{self.s.confidence_level:.0%} percentile bootstrap interval "
-                f"({self.s.n_resamples:,} resamples, seed {esc(self.s.seed)})")
+        return (
+            f"{self.s.confidence_level:.0%} percentile bootstrap interval "
+            f"({self.s.n_resamples:,} resamples, seed {esc(self.s.seed)})"
+        )
 
     def gates(self) -> str:
         g = self.d.gates
@@ -299,22 +379,36 @@ class _Writer:
             return ""
         statuses = [str(v) for v in g["status"].tolist()] if "status" in g.columns else []
         counts = {s: statuses.count(s) for s in dict.fromkeys(statuses)}
-        tally = ", ".join(f'<span class="status {status_class(k)}">{esc(k)}</span>: {v}'
-                          for k, v in counts.items())
-        against = ("the reference frame" if self.d.reference is not None else
-                   f"the baseline {esc(self.s.baseline)}" if self.s.baseline else "a baseline")
-        keys = ([str(c) for c in g.columns[1: list(g.columns).index("metric")]]
-                if "metric" in g.columns else [])
+        tally = ", ".join(
+            f'<span class="status {status_class(k)}">{esc(k)}</span>: {v}'
+            for k, v in counts.items()
+        )
+        against = (
+            "the reference frame"
+            if self.d.reference is not None
+            else f"the baseline {esc(self.s.baseline)}"
+            if self.s.baseline
+            else "a baseline"
+        )
+        keys = (
+            [str(c) for c in g.columns[1 : list(g.columns).index("metric")]]
+            if "metric" in g.columns
+            else []
+        )
         failed = sum(1 for v in statuses if v == "fail")
-        head = (f'<p class="verdict"><strong class="{"down" if failed else "up"}">'
-                f"{failed} of {len(statuses)} rules failed</strong> ({tally})</p>")
-        note = ('<p class="note">Each rule per system and segment over every query: '
-                "an absolute rule passes when its whole interval lies on the right side of "
-                "the bound, fails when it lies on the wrong side and is uncertain otherwise; "
-                f"a drop rule compares with {against} and fails on a significant decrease "
-                "beyond its tolerance, its change, interval and bound in the rule's own unit "
-                "(a percentage rule: relative to the baseline's mean); a segment with too "
-                "few queries is neither.</p>")
+        head = (
+            f'<p class="verdict"><strong class="{"down" if failed else "up"}">'
+            f"{failed} of {len(statuses)} rules failed</strong> ({tally})</p>"
+        )
+        note = (
+            '<p class="note">Each rule per system and segment over every query: '
+            "an absolute rule passes when its whole interval lies on the right side of "
+            "the bound, fails when it lies on the wrong side and is uncertain otherwise; "
+            f"a drop rule compares with {against} and fails on a significant decrease "
+            "beyond its tolerance, its change, interval and bound in the rule's own unit "
+            "(a percentage rule: relative to the baseline's mean); a segment with too "
+            "few queries is neither.</p>"
+        )
         return head + note + gates_table(g, keys)
 
     def reference(self) -> str:
@@ -338,18 +432,24 @@ class _Writer:
         if e is None:
             return ""
         browsing = self.s.options.get("browsing") or "log"
-        labels = [str(c) for c in e.divergences.columns
-                  if str(c) not in ("system", "n_queries")
-                  and not str(c).endswith(("_ci_low", "_ci_high"))]
+        labels = [
+            str(c)
+            for c in e.divergences.columns
+            if str(c) not in ("system", "n_queries")
+            and not str(c).endswith(("_ci_low", "_ci_high"))
+        ]
         rows = metric_rows(e.divergences, labels, [], self.s.systems[0])
-        return (exposure_note(e.k, str(browsing), self.s.confidence_level)
-                + exposure_table(e.shares)
-                + self._metric_table(rows, [], kind="fairness", metrics=labels))
+        return (
+            exposure_note(e.k, str(browsing), self.s.confidence_level)
+            + exposure_table(e.shares)
+            + self._metric_table(rows, [], kind="fairness", metrics=labels)
+        )
 
     def curves(self) -> str:
         charts = [
-            _svg.line_chart(f"{c.metric}@k", [str(k) for k in c.ks], c.means, x_title="k",
-                            colours=self.colours)
+            _svg.line_chart(
+                f"{c.metric}@k", [str(k) for k in c.ks], c.means, x_title="k", colours=self.colours
+            )
             for c in self.d.curves
         ]
         return f'<div class="charts">{"".join(charts)}</div>' if charts else ""
@@ -363,42 +463,58 @@ class _Writer:
             edges = entries[0].edges
             counts = {e.system: e.counts for e in entries}
             quartiles = {e.system: e.quartiles for e in entries}
-            charts.append(_svg.histogram(f"{metric} per query", edges, counts, quartiles,
-                                         colours=self.colours))
-        note = ('<p class="note">Share of queries per bin of the per-query value; under it, '
-                "each system's quartiles (box) and range (line).</p>")
+            charts.append(
+                _svg.histogram(
+                    f"{metric} per query", edges, counts, quartiles, colours=self.colours
+                )
+            )
+        note = (
+            '<p class="note">Share of queries per bin of the per-query value; under it, '
+            "each system's quartiles (box) and range (line).</p>"
+        )
         return note + f'<div class="charts">{"".join(charts)}</div>'
 
     def wtl(self) -> str:
         w = self.d.wtl
         if not w:
-            return ('<p class="note">One system: nothing to compare with a baseline.</p>'
-                    if len(self.s.systems) < 2 else "")
+            return (
+                '<p class="note">One system: nothing to compare with a baseline.</p>'
+                if len(self.s.systems) < 2
+                else ""
+            )
         labels = self.d.segment_labels
-        head = ("<tr><th>segment</th><th>system</th><th>metric</th><th>wins</th>"
-                "<th>ties</th><th>losses</th><th></th></tr>")
+        head = (
+            "<tr><th>segment</th><th>system</th><th>metric</th><th>wins</th>"
+            "<th>ties</th><th>losses</th><th></th></tr>"
+        )
         body = []
         for row in w:
             segment = "all" if row.segment < 0 else labels[row.segment]
-            attrs = (f'data-system="{esc(row.system)}" data-metric="{esc(row.metric)}" '
-                     f'data-segment="{esc(segment)}"')
+            attrs = (
+                f'data-system="{esc(row.system)}" data-metric="{esc(row.metric)}" '
+                f'data-segment="{esc(segment)}"'
+            )
             body.append(
                 f"<tr {attrs}><td>{esc(segment)}</td><td>{esc(row.system)}</td>"
-                f"<td>{esc(row.metric)}</td><td class=\"num\" data-kind=\"wins\">{row.wins}"
-                f"</td><td class=\"num\" data-kind=\"ties\">{row.ties}</td>"
-                f"<td class=\"num\" data-kind=\"losses\">{row.losses}</td>"
+                f'<td>{esc(row.metric)}</td><td class="num" data-kind="wins">{row.wins}'
+                f'</td><td class="num" data-kind="ties">{row.ties}</td>'
+                f'<td class="num" data-kind="losses">{row.losses}</td>'
                 f"<td>{_svg.stacked_bar(row.wins, row.ties, row.losses)}</td></tr>"
             )
-        note = (f'<p class="note">Queries where each system is above (wins), equal to (ties) '
-                f"or below (losses) the baseline {esc(self.s.baseline)}.</p>")
+        note = (
+            f'<p class="note">Queries where each system is above (wins), equal to (ties) '
+            f"or below (losses) the baseline {esc(self.s.baseline)}.</p>"
+        )
         return note + f'<table class="wtl">{head}{"".join(body)}</table>'
 
     def worst(self) -> str:
         if not self.d.worst:
             return ""
-        parts = [f'<p class="note">The {len(self.d.worst)} largest losses against the '
-                 f"baseline {esc(self.s.baseline)} on {esc(self.s.metrics[0])}, with the top "
-                 f"{self.s.top_k} of each list (grade &gt; 0 shaded).</p>"]
+        parts = [
+            f'<p class="note">The {len(self.d.worst)} largest losses against the '
+            f"baseline {esc(self.s.baseline)} on {esc(self.s.metrics[0])}, with the top "
+            f"{self.s.top_k} of each list (grade &gt; 0 shaded).</p>"
+        ]
         for entry in self.d.worst:
             lists = []
             for system, items in entry.lists.items():
@@ -408,9 +524,11 @@ class _Writer:
                     f"<td>{esc(x.grade)}</td></tr>"
                     for i, x in enumerate(items)
                 )
-                lists.append(f"<table><tr><th colspan=\"4\">{esc(system)}</th></tr><tr>"
-                             f"<th>rank</th><th>item</th><th>score</th><th>grade</th></tr>"
-                             f"{rows}</table>")
+                lists.append(
+                    f'<table><tr><th colspan="4">{esc(system)}</th></tr><tr>'
+                    f"<th>rank</th><th>item</th><th>score</th><th>grade</th></tr>"
+                    f"{rows}</table>"
+                )
             opened = " open" if len(parts) == 1 else ""
             parts.append(
                 f"<details{opened}><summary><strong>query {esc(short(entry.query))}</strong>: "
@@ -421,28 +539,41 @@ class _Writer:
 
     def about(self) -> str:
         s = self.s
-        options = ", ".join(f"{esc(k)}={esc(short(option_text(k, v)))}"
-                            for k, v in s.options.items()) or \
-            "defaults (trec_eval's conventions)"
+        options = (
+            ", ".join(f"{esc(k)}={esc(short(option_text(k, v)))}" for k, v in s.options.items())
+            or "defaults (trec_eval's conventions)"
+        )
         columns = ", ".join(f"{esc(k)}: <code>{esc(v)}</code>" for k, v in s.columns.items())
         rows = [
             ("metrics", ", ".join(esc(m) for m in s.metrics)),
             ("segments (by)", ", ".join(esc(b) for b in s.by) or "none"),
             ("systems (score columns)", ", ".join(esc(x) for x in s.systems)),
             ("baseline", esc(s.baseline) if s.baseline is not None else "none"),
-            ("time windows", f"every={esc(repr(s.every))} of the time column "
-             f"<code>{esc(s.columns.get('time', ''))}</code>; a query's time is its earliest "
-             "row's" if s.every is not None else "none"),
+            (
+                "time windows",
+                f"every={esc(repr(s.every))} of the time column "
+                f"<code>{esc(s.columns.get('time', ''))}</code>; a query's time is its earliest "
+                "row's"
+                if s.every is not None
+                else "none",
+            ),
             ("columns", columns),
             ("metric options", options),
             ("test", f"{esc(s.test)}, {esc(s.correction)} correction, alpha {s.alpha}"),
-            ("intervals", f"{s.confidence_level:.0%} Student-t" if s.test == "t-test" else
-             f"{s.confidence_level:.0%} percentile bootstrap, {s.n_resamples:,} resamples, "
-             f"seed {esc(s.seed)}"),
-            ("conventions", "ties broken as trec_eval does unless <code>ties=</code> says "
-                            "otherwise; queries without a relevant item count 0 unless "
-                            "<code>empty=</code> says otherwise; see rankframe's "
-                            "docs/conventions.md"),
+            (
+                "intervals",
+                f"{s.confidence_level:.0%} Student-t"
+                if s.test == "t-test"
+                else f"{s.confidence_level:.0%} percentile bootstrap, {s.n_resamples:,} resamples, "
+                f"seed {esc(s.seed)}",
+            ),
+            (
+                "conventions",
+                "ties broken as trec_eval does unless <code>ties=</code> says "
+                "otherwise; queries without a relevant item count 0 unless "
+                "<code>empty=</code> says otherwise; see rankframe's "
+                "docs/conventions.md",
+            ),
             ("rankframe", esc(__version__)),
         ]
         body = "".join(f"<tr><th>{esc(k)}</th><td>{v}</td></tr>" for k, v in rows)
@@ -455,15 +586,19 @@ class _Writer:
         a = self.d.about
         if a is None:
             return ""
-        parts = [f'generated <time data-generated="{esc(a.generated)}">{esc(a.generated)}'
-                 f"</time> by rankframe {esc(__version__)}"]
+        parts = [
+            f'generated <time data-generated="{esc(a.generated)}">{esc(a.generated)}'
+            f"</time> by rankframe {esc(__version__)}"
+        ]
         if a.name is not None:
             parts.append(f'data: <strong data-name="{esc(a.name)}">{esc(a.name)}</strong>')
         if a.rows is not None and a.queries is not None:
             parts.append(f"{a.rows:,} rows, {a.queries:,} queries")
         if a.digest is not None:
-            parts.append(f'fingerprint <code data-fingerprint="{esc(a.digest)}" '
-                         f'title="{esc(a.digest)}">{esc(a.digest[:12])}</code>')
+            parts.append(
+                f'fingerprint <code data-fingerprint="{esc(a.digest)}" '
+                f'title="{esc(a.digest)}">{esc(a.digest[:12])}</code>'
+            )
         return f'<p class="meta">{" · ".join(parts)}</p>'
 
     def body(self) -> str:
@@ -474,8 +609,7 @@ class _Writer:
             if content:
                 sections.append((key, heading, content))
         nav = "".join(f'<a href="#{k}">{esc(h)}</a>' for k, h, _ in sections)
-        body = "".join(f'<section id="{k}"><h2>{esc(h)}</h2>{c}</section>'
-                       for k, h, c in sections)
+        body = "".join(f'<section id="{k}"><h2>{esc(h)}</h2>{c}</section>' for k, h, c in sections)
         return (
             f'<div class="rankframe-report"><style>{CSS}</style>'
             f"<header><h1>{esc(self.title)}</h1>{self.meta()}<nav>{nav}</nav></header>"
@@ -485,7 +619,7 @@ class _Writer:
     def page(self) -> str:
         """The whole file."""
         return (
-            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{esc(self.title)}</title></head><body>{self.body()}</body></html>\n"
         )
@@ -493,8 +627,9 @@ class _Writer:
 
 def answer_text(data: ReportData, title: str) -> str:
     """The answer as plain text, a line per item (what ``Report.answer`` gives)."""
-    lines = [html.unescape(re.sub(r"<[^>]+>", "", item))
-             for item in _Writer(data, title).answer_items()]
+    lines = [
+        html.unescape(re.sub(r"<[^>]+>", "", item)) for item in _Writer(data, title).answer_items()
+    ]
     return "\n".join(re.sub(r"\s+", " ", line).strip() for line in lines)
 
 

@@ -243,8 +243,9 @@ def eager(table: Any) -> pd.DataFrame:
     raise TypeError(msg)
 
 
-def metric_rows(frame: pd.DataFrame, metrics: Sequence[str], by: Sequence[str],
-                default_system: str) -> list[MetricRow]:
+def metric_rows(
+    frame: pd.DataFrame, metrics: Sequence[str], by: Sequence[str], default_system: str
+) -> list[MetricRow]:
     """The rows of a means table (``evaluate``'s wide layout) as plain values."""
     n = len(frame)
     nan = np.full(n, np.nan)
@@ -254,14 +255,20 @@ def metric_rows(frame: pd.DataFrame, metrics: Sequence[str], by: Sequence[str],
             return nan
         return np.asarray(frame[column].to_numpy(dtype=np.float64, na_value=np.nan))
 
-    systems = ([str(s) for s in frame["system"].tolist()] if "system" in frame.columns
-               else [default_system] * n)
+    systems = (
+        [str(s) for s in frame["system"].tolist()]
+        if "system" in frame.columns
+        else [default_system] * n
+    )
     keys = [[str(v) for v in frame[c].tolist()] for c in by]
     means = {m: floats(m) for m in metrics}
     lows = {m: floats(f"{m}_ci_low") for m in metrics}
     highs = {m: floats(f"{m}_ci_high") for m in metrics}
-    counts = (frame["n_queries"].to_numpy(dtype=np.int64) if "n_queries" in frame.columns
-              else np.full(n, -1, dtype=np.int64))  # -1: not given (a table of with_tables)
+    counts = (
+        frame["n_queries"].to_numpy(dtype=np.int64)
+        if "n_queries" in frame.columns
+        else np.full(n, -1, dtype=np.int64)
+    )  # -1: not given (a table of with_tables)
     return [
         MetricRow(
             segment=tuple(k[i] for k in keys),
@@ -290,5 +297,3 @@ def wtl_frame(rows: Sequence[WinTieLoss]) -> pd.DataFrame:
         [(r.segment, r.system, r.metric, r.wins, r.ties, r.losses) for r in rows],
         columns=columns,
     )
-
-

@@ -50,10 +50,13 @@ def _frame(title: str, y_top: float, y_bottom: float = 0.0) -> list[str]:
     for i in range(5):
         v = y_bottom + (y_top - y_bottom) * i / 4
         y = TOP + plot_h - plot_h * i / 4
-        parts.append(f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}" '
-                     'class="grid"/>')
-        parts.append(f'<text x="{LEFT - 4}" y="{y + 4:.1f}" class="yt">'
-                     f"{v:.{_tick_digits(y_top - y_bottom)}f}</text>")
+        parts.append(
+            f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}" class="grid"/>'
+        )
+        parts.append(
+            f'<text x="{LEFT - 4}" y="{y + 4:.1f}" class="yt">'
+            f"{v:.{_tick_digits(y_top - y_bottom)}f}</text>"
+        )
     return parts
 
 
@@ -96,16 +99,20 @@ def _legend(names: Sequence[str], colours: Mapping[str, str] | None = None) -> l
         fill = colours[name] if colours and name in colours else color(i)
         y = TOP + 14 * i + 6
         x = WIDTH - RIGHT + 8
-        parts.append(f'<rect x="{x}" y="{y - 8}" width="10" height="10" '
-                     f'fill="{fill}"/>')
+        parts.append(f'<rect x="{x}" y="{y - 8}" width="10" height="10" fill="{fill}"/>')
         parts.append(f'<text x="{x + 14}" y="{y + 1}" class="lg">{esc(name)}</text>')
     return parts
 
 
 def line_chart(
-    title: str, x_labels: Sequence[str], series: Mapping[str, Sequence[float]],
+    title: str,
+    x_labels: Sequence[str],
+    series: Mapping[str, Sequence[float]],
     bands: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None,
-    x_title: str = "", *, fit: bool = False, colours: Mapping[str, str] | None = None,
+    x_title: str = "",
+    *,
+    fit: bool = False,
+    colours: Mapping[str, str] | None = None,
     tips: Mapping[str, Sequence[str]] | None = None,
 ) -> str:
     """One line per series over evenly spaced x positions; ``bands``: each series'
@@ -126,8 +133,7 @@ def line_chart(
         # a band reaches the top of the axis, no further than 1 when every value is at
         # most 1 (a t interval of a share may pass 1; the band is clipped there)
         cap = 1.0 if max(values, default=0.0) <= 1.0 else math.inf
-        bottom, top = 0.0, _nice_top(max([*values, *(min(v, cap) for v in spans)],
-                                          default=1.0))
+        bottom, top = 0.0, _nice_top(max([*values, *(min(v, cap) for v in spans)], default=1.0))
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     n = max(len(x_labels), 1)
 
@@ -143,37 +149,49 @@ def line_chart(
     step = max(1, math.ceil(n / max(1, int(plot_w // widest))))
     for i, label in enumerate(x_labels):
         if i % step == 0:
-            parts.append(f'<text x="{x(i):.1f}" y="{HEIGHT - BOTTOM + 14}" class="xt">'
-                         f"{esc(label)}</text>")
+            parts.append(
+                f'<text x="{x(i):.1f}" y="{HEIGHT - BOTTOM + 14}" class="xt">{esc(label)}</text>'
+            )
     if x_title:
-        parts.append(f'<text x="{LEFT + plot_w / 2:.1f}" y="{HEIGHT - 6}" class="xt">'
-                     f"{esc(x_title)}</text>")
+        parts.append(
+            f'<text x="{LEFT + plot_w / 2:.1f}" y="{HEIGHT - 6}" class="xt">{esc(x_title)}</text>'
+        )
     for s, (name, points) in enumerate(series.items()):
         c = colours[name] if colours and name in colours else color(s)
         if bands and name in bands:
             lows, highs = bands[name]
-            for run in _runs([math.isfinite(lo) and math.isfinite(hi)
-                              for lo, hi in zip(lows, highs, strict=True)]):
+            for run in _runs(
+                [
+                    math.isfinite(lo) and math.isfinite(hi)
+                    for lo, hi in zip(lows, highs, strict=True)
+                ]
+            ):
                 if len(run) == 1:  # a window alone: its interval as a bar
                     i = run[0]
-                    parts.append(f'<line x1="{x(i):.1f}" x2="{x(i):.1f}" '
-                                 f'y1="{y(lows[i]):.1f}" y2="{y(highs[i]):.1f}" '
-                                 f'stroke="{c}" class="band"/>')
+                    parts.append(
+                        f'<line x1="{x(i):.1f}" x2="{x(i):.1f}" '
+                        f'y1="{y(lows[i]):.1f}" y2="{y(highs[i]):.1f}" '
+                        f'stroke="{c}" class="band"/>'
+                    )
                     continue
                 edge = [f"{x(i):.1f},{y(highs[i]):.1f}" for i in run]
                 edge += [f"{x(i):.1f},{y(lows[i]):.1f}" for i in reversed(run)]
-                parts.append(f'<polygon points="{" ".join(edge)}" fill="{c}" '
-                             f'class="area"><title>{esc(name)}: interval</title></polygon>')
+                parts.append(
+                    f'<polygon points="{" ".join(edge)}" fill="{c}" '
+                    f'class="area"><title>{esc(name)}: interval</title></polygon>'
+                )
         coords = [f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(points) if math.isfinite(v)]
         if coords:
-            parts.append(f'<polyline points="{" ".join(coords)}" fill="none" stroke="{c}" '
-                         'stroke-width="2"/>')
+            parts.append(
+                f'<polyline points="{" ".join(coords)}" fill="none" stroke="{c}" stroke-width="2"/>'
+            )
         for i, v in enumerate(points):
             if math.isfinite(v):
-                tip = (tips[name][i] if tips and name in tips
-                       else f"{name} {x_labels[i]}: {_fmt(v)}")
-                parts.append(f'<circle cx="{x(i):.1f}" cy="{y(v):.1f}" r="3" fill="{c}">'
-                             f"<title>{esc(tip)}</title></circle>")
+                tip = tips[name][i] if tips and name in tips else f"{name} {x_labels[i]}: {_fmt(v)}"
+                parts.append(
+                    f'<circle cx="{x(i):.1f}" cy="{y(v):.1f}" r="3" fill="{c}">'
+                    f"<title>{esc(tip)}</title></circle>"
+                )
     parts += _legend(list(series), colours)
     parts.append("</svg>")
     return "".join(parts)
@@ -193,17 +211,21 @@ def _runs(known: Sequence[bool]) -> list[list[int]]:
     return runs
 
 
-def histogram(title: str, edges: Sequence[float], counts: Mapping[str, Sequence[int]],
-              quartiles: Mapping[str, Sequence[float]], *,
-              colours: Mapping[str, str] | None = None) -> str:
+def histogram(
+    title: str,
+    edges: Sequence[float],
+    counts: Mapping[str, Sequence[int]],
+    quartiles: Mapping[str, Sequence[float]],
+    *,
+    colours: Mapping[str, str] | None = None,
+) -> str:
     """Grouped bars of each system's per-query values over shared bins, and a box (the
     quartiles, whiskers at the minimum and maximum) per system under them; ``colours`` as
     :func:`line_chart`'s."""
     names = list(counts)
 
     def color(s: int) -> str:
-        return colours[names[s]] if colours and names[s] in colours else PALETTE[
-            s % len(PALETTE)]
+        return colours[names[s]] if colours and names[s] in colours else PALETTE[s % len(PALETTE)]
 
     n_bins = len(edges) - 1
     shares = {k: [c / max(sum(v), 1) for c in v] for k, v in counts.items()}
@@ -225,8 +247,9 @@ def histogram(title: str, edges: Sequence[float], counts: Mapping[str, Sequence[
     for i in range(5):
         v = top * i / 4
         yy = TOP + plot_h - plot_h * i / 4
-        parts.append(f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{yy:.1f}" y2="{yy:.1f}" '
-                     'class="grid"/>')
+        parts.append(
+            f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{yy:.1f}" y2="{yy:.1f}" class="grid"/>'
+        )
         parts.append(f'<text x="{LEFT - 4}" y="{yy + 4:.1f}" class="yt">{v:.0%}</text>')
     bar = plot_w / n_bins / max(len(names), 1)
     for s, name in enumerate(names):
@@ -247,14 +270,19 @@ def histogram(title: str, edges: Sequence[float], counts: Mapping[str, Sequence[
             continue
         cy = base + 12 * s + 6
         c = color(s)
-        parts.append(f'<line x1="{x(q[0]):.1f}" x2="{x(q[4]):.1f}" y1="{cy}" y2="{cy}" '
-                     f'stroke="{c}"/>')
-        parts.append(f'<rect x="{x(q[1]):.1f}" y="{cy - 4}" '
-                     f'width="{max(x(q[3]) - x(q[1]), 1):.1f}" height="8" fill="{c}" '
-                     f'fill-opacity="0.35" stroke="{c}"><title>{esc(name)}: quartiles '
-                     f"{_fmt(q[1])}, {_fmt(q[2])}, {_fmt(q[3])}</title></rect>")
-        parts.append(f'<line x1="{x(q[2]):.1f}" x2="{x(q[2]):.1f}" y1="{cy - 4}" '
-                     f'y2="{cy + 4}" stroke="{c}" stroke-width="2"/>')
+        parts.append(
+            f'<line x1="{x(q[0]):.1f}" x2="{x(q[4]):.1f}" y1="{cy}" y2="{cy}" stroke="{c}"/>'
+        )
+        parts.append(
+            f'<rect x="{x(q[1]):.1f}" y="{cy - 4}" '
+            f'width="{max(x(q[3]) - x(q[1]), 1):.1f}" height="8" fill="{c}" '
+            f'fill-opacity="0.35" stroke="{c}"><title>{esc(name)}: quartiles '
+            f"{_fmt(q[1])}, {_fmt(q[2])}, {_fmt(q[3])}</title></rect>"
+        )
+        parts.append(
+            f'<line x1="{x(q[2]):.1f}" x2="{x(q[2]):.1f}" y1="{cy - 4}" '
+            f'y2="{cy + 4}" stroke="{c}" stroke-width="2"/>'
+        )
     for v in (lo, (lo + hi) / 2, hi):
         parts.append(f'<text x="{x(v):.1f}" y="{HEIGHT - 8}" class="xt">{v:.2f}</text>')
     parts += _legend(names, colours)
@@ -266,15 +294,16 @@ def stacked_bar(wins: int, ties: int, losses: int) -> str:
     """A small bar of win/tie/loss shares."""
     total = max(wins + ties + losses, 1)
     width = 120
-    parts = [f'<svg class="wtl" role="img" width="{width}" '
-             f'height="10" viewBox="0 0 {width} 10"><title>{wins} wins, {ties} ties, '
-             f"{losses} losses</title>"]
+    parts = [
+        f'<svg class="wtl" role="img" width="{width}" '
+        f'height="10" viewBox="0 0 {width} 10"><title>{wins} wins, {ties} ties, '
+        f"{losses} losses</title>"
+    ]
     x = 0.0
     for count, fill in ((wins, "#2ca02c"), (ties, "#bbbbbb"), (losses, "#d62728")):
         w = width * count / total
         if w > 0:
-            parts.append(f'<rect x="{x:.1f}" y="0" width="{w:.1f}" height="10" '
-                         f'fill="{fill}"/>')
+            parts.append(f'<rect x="{x:.1f}" y="0" width="{w:.1f}" height="10" fill="{fill}"/>')
         x += w
     parts.append("</svg>")
     return "".join(parts)

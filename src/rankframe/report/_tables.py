@@ -63,8 +63,10 @@ def _entries(table: Any) -> tuple[list[_Entry], list[str]]:
     frame = eager(table)
     missing = [c for c in _COMPARE_COLUMNS if c not in frame.columns]
     if missing:
-        msg = (f"to_latex()/to_markdown() read the table of compare(): column {missing[0]!r} "
-               f"is missing (columns: {', '.join(map(str, frame.columns))}).")
+        msg = (
+            f"to_latex()/to_markdown() read the table of compare(): column {missing[0]!r} "
+            f"is missing (columns: {', '.join(map(str, frame.columns))})."
+        )
         raise ColumnNotFoundError(msg)
     position = list(frame.columns).index("system")
     segments = [str(c) for c in frame.columns[:position] if c not in ("window",)]
@@ -73,13 +75,20 @@ def _entries(table: Any) -> tuple[list[_Entry], list[str]]:
     keys = list(zip(*([str(v) for v in frame[c].tolist()] for c in segments), strict=True))
     if not segments:
         keys = [()] * len(frame)
-    labels = [metric_label(m, k) for m, k in
-              zip(frame["metric"].tolist(), frame["k"].tolist(), strict=True)]
+    labels = [
+        metric_label(m, k)
+        for m, k in zip(frame["metric"].tolist(), frame["k"].tolist(), strict=True)
+    ]
     entries = [
         _Entry(key, str(system), label, mean, delta, p, bool(significant))
         for key, system, label, mean, delta, p, significant in zip(
-            keys, frame["system"].tolist(), labels, _floats(frame, "mean"),
-            _floats(frame, "delta"), _floats(frame, "p_value"), frame["significant"].tolist(),
+            keys,
+            frame["system"].tolist(),
+            labels,
+            _floats(frame, "mean"),
+            _floats(frame, "delta"),
+            _floats(frame, "p_value"),
+            frame["significant"].tolist(),
             strict=True,
         )
     ]
@@ -115,8 +124,9 @@ def _baseline(entries: list[_Entry]) -> str:
     return entries[0].system if entries else ""
 
 
-def _cells(rows: list[list[tuple[str, bool, str]]], escape: Callable[[str], str], *,
-           bold: str, mark: str) -> list[list[str]]:
+def _cells(
+    rows: list[list[tuple[str, bool, str]]], escape: Callable[[str], str], *, bold: str, mark: str
+) -> list[list[str]]:
     """:func:`_grid`'s cells in a markup: each text escaped, in the ``bold`` template
     (``{}``: the text) when bold, then its marks in the ``mark`` template."""
     out = []
@@ -133,8 +143,9 @@ def _cells(rows: list[list[tuple[str, bool, str]]], escape: Callable[[str], str]
     return out
 
 
-def _grid(table: Any, digits: int) -> tuple[list[str], list[str], list[list[tuple[str, bool,
-                                                                                  str]]]]:
+def _grid(
+    table: Any, digits: int
+) -> tuple[list[str], list[str], list[list[tuple[str, bool, str]]]]:
     """The header (segments, system, metrics) and the cells: (text, bold, marks)."""
     entries, segments = _entries(table)
     mark = _marks(entries)
@@ -146,9 +157,13 @@ def _grid(table: Any, digits: int) -> tuple[list[str], list[str], list[list[tupl
         blocks.setdefault(e.key, {}).setdefault((e.system, e.label), e.mean)
     rows = []
     for key, block in blocks.items():
-        best = {m: max((v for (_, label), v in block.items()
-                        if label == m and not math.isnan(v)), default=math.nan)
-                for m in metrics}
+        best = {
+            m: max(
+                (v for (_, label), v in block.items() if label == m and not math.isnan(v)),
+                default=math.nan,
+            )
+            for m in metrics
+        }
         for system in systems:
             cells = [(v, False, "") for v in key]
             cells.append((f"{system} ({letter[system]})", False, ""))
@@ -163,9 +178,18 @@ def _grid(table: Any, digits: int) -> tuple[list[str], list[str], list[list[tupl
     return [*segments, "system", *metrics], metrics, rows
 
 
-_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-          "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-          "^": r"\textasciicircum{}"}
+_LATEX = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
 
 
 def _latex_text(text: str) -> str:
@@ -202,8 +226,12 @@ def to_latex(table: Any, *, digits: int = 4, caption: str | None = None) -> str:
     lines = []
     if caption is not None:
         lines += ["\\begin{table}", "\\centering", f"\\caption{{{_latex_text(caption)}}}"]
-    lines += [f"\\begin{{tabular}}{{{'l' * n_keys}{'r' * len(metrics)}}}", "\\toprule",
-              " & ".join(_latex_text(h) for h in header) + " \\\\", "\\midrule"]
+    lines += [
+        f"\\begin{{tabular}}{{{'l' * n_keys}{'r' * len(metrics)}}}",
+        "\\toprule",
+        " & ".join(_latex_text(h) for h in header) + " \\\\",
+        "\\midrule",
+    ]
     for cells in _cells(rows, _latex_text, bold="\\textbf{{{}}}", mark="$^{{{}}}$"):
         lines.append(" & ".join(cells) + " \\\\")
     lines += ["\\bottomrule", "\\end{tabular}"]
@@ -213,8 +241,13 @@ def to_latex(table: Any, *, digits: int = 4, caption: str | None = None) -> str:
 
 
 def _md_text(text: str) -> str:
-    return (text.replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*")
-            .replace("<", "&lt;").replace(">", "&gt;"))
+    return (
+        text.replace("\\", "\\\\")
+        .replace("|", "\\|")
+        .replace("*", "\\*")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+    )
 
 
 def to_markdown(table: Any, *, digits: int = 4) -> str:
@@ -239,8 +272,10 @@ def to_markdown(table: Any, *, digits: int = 4) -> str:
     """
     header, metrics, rows = _grid(table, digits)
     n_keys = len(header) - len(metrics)
-    lines = ["| " + " | ".join(_md_text(h) for h in header) + " |",
-             "|" + "---|" * n_keys + "---:|" * len(metrics)]
+    lines = [
+        "| " + " | ".join(_md_text(h) for h in header) + " |",
+        "|" + "---|" * n_keys + "---:|" * len(metrics),
+    ]
     for cells in _cells(rows, _md_text, bold="**{}**", mark="<sup>{}</sup>"):
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

@@ -22,8 +22,9 @@ NAMED = 5
 P_FLOOR = 1e-300
 
 
-def verdict(rows: Sequence[Mapping[str, Any]], keys: Sequence[str],
-            failing: Collection[str]) -> str:
+def verdict(
+    rows: Sequence[Mapping[str, Any]], keys: Sequence[str], failing: Collection[str]
+) -> str:
     """The check's decision in one line: how many of the rows (a rule on one system and
     segment each) failed, and the first :data:`NAMED` of them, each with its segment (and
     its system when the table has several; its status when it is not ``"fail"``, with

@@ -50,22 +50,28 @@ def _positive_int_or_none(name: str, value: object) -> None:
     _positive_int(name, value, none=True)
 
 
-SETTINGS: Mapping[str, Setting] = MappingProxyType({
-    s.name: s
-    for s in (
-        Setting(
-            "rows_per_part", 12_500_000, check=_positive_int,
-            doc="Rows per part of a partitioned polars plan (a LazyFrame): larger inputs are "
+SETTINGS: Mapping[str, Setting] = MappingProxyType(
+    {
+        s.name: s
+        for s in (
+            Setting(
+                "rows_per_part",
+                12_500_000,
+                check=_positive_int,
+                doc="Rows per part of a partitioned polars plan (a LazyFrame): larger inputs are "
                 "split into about rows / rows_per_part parts of whole queries, evaluated one "
                 "after the other, so memory holds one part's rows at a time.",
-        ),
-        Setting(
-            "query_buckets", None, check=_positive_int_or_none,
-            doc="A fixed number of parts for a partitioned polars plan, overriding "
+            ),
+            Setting(
+                "query_buckets",
+                None,
+                check=_positive_int_or_none,
+                doc="A fixed number of parts for a partitioned polars plan, overriding "
                 "rows_per_part; None (the default) derives it from the row count.",
-        ),
-    )
-})
+            ),
+        )
+    }
+)
 """Every setting, by name."""
 
 _LOCK = threading.RLock()

@@ -93,7 +93,12 @@ __all__ = [
 # The choices of each option are spelled once, here; everything else reads them through
 # ``OptionDef.choices`` (``typing.get_args``).
 Ties = Literal[
-    "trec", "first", "optimistic", "pessimistic", "item_ascending", "truncated_average",
+    "trec",
+    "first",
+    "optimistic",
+    "pessimistic",
+    "item_ascending",
+    "truncated_average",
     "average",
 ]
 Gain = Literal["linear", "exponential"]
@@ -119,18 +124,35 @@ T = TypeVar("T")
 
 #: The common names of an option's choices, for the did-you-mean of a value spelt another
 #: way (keys in lower case, ``_`` for spaces and hyphens; ``_suggest.closest_choice``)
-CHOICE_ALIASES: Mapping[str, Mapping[str, str]] = MappingProxyType({
-    "correction": MappingProxyType({
-        "bh": "fdr_bh", "fdr": "fdr_bh", "benjamini_hochberg": "fdr_bh",
-        "benjamini": "fdr_bh", "fdr_benjamini_hochberg": "fdr_bh", "bonf": "bonferroni",
-        "holm_bonferroni": "holm", "step_down": "holm", "no": "none", "null": "none",
-    }),
-    "test": MappingProxyType({
-        "t": "t-test", "ttest": "t-test", "ttest_rel": "t-test", "paired_t_test": "t-test",
-        "signed_rank": "wilcoxon", "randomization": "permutation",
-        "randomisation": "permutation",
-    }),
-})
+CHOICE_ALIASES: Mapping[str, Mapping[str, str]] = MappingProxyType(
+    {
+        "correction": MappingProxyType(
+            {
+                "bh": "fdr_bh",
+                "fdr": "fdr_bh",
+                "benjamini_hochberg": "fdr_bh",
+                "benjamini": "fdr_bh",
+                "fdr_benjamini_hochberg": "fdr_bh",
+                "bonf": "bonferroni",
+                "holm_bonferroni": "holm",
+                "step_down": "holm",
+                "no": "none",
+                "null": "none",
+            }
+        ),
+        "test": MappingProxyType(
+            {
+                "t": "t-test",
+                "ttest": "t-test",
+                "ttest_rel": "t-test",
+                "paired_t_test": "t-test",
+                "signed_rank": "wilcoxon",
+                "randomization": "permutation",
+                "randomisation": "permutation",
+            }
+        ),
+    }
+)
 
 
 def check_choice(option: str, value: object, allowed: tuple[str, ...]) -> None:
@@ -149,9 +171,7 @@ def check_choice(option: str, value: object, allowed: tuple[str, ...]) -> None:
 #: How :func:`check_level` and :func:`check_count` word a bad keyword option of the public
 #: API (``name`` is the option); ``check()``'s ``min_queries`` passes its own count wording.
 LEVEL_MESSAGE = "The '{name}' option must be a number between 0 and 1, e.g. 0.95. Got {value!r}."
-COUNT_MESSAGE = (
-    "The '{name}' option must be a positive integer, e.g. 1000. Got {value!r} instead."
-)
+COUNT_MESSAGE = "The '{name}' option must be a positive integer, e.g. 1000. Got {value!r} instead."
 
 
 def check_level(name: str, value: object) -> float:
@@ -183,8 +203,10 @@ def check_flag(name: str, value: object, method: str | None = None) -> bool:
     if isinstance(value, bool) or _numpy_bool(value):
         return bool(value)
     where = f" of {method}()" if method else ""
-    msg = (f"The '{name}' parameter{where} must be True or False. Got {value!r} instead; "
-           f"pass {name}=True or {name}=False.")
+    msg = (
+        f"The '{name}' parameter{where} must be True or False. Got {value!r} instead; "
+        f"pass {name}=True or {name}=False."
+    )
     raise InvalidOptionError(msg)
 
 
@@ -283,15 +305,21 @@ class OptionDef(Generic[T]):
     def parameter(self) -> inspect.Parameter:
         """The keyword-only parameter of a signature."""
         return inspect.Parameter(
-            self.name, inspect.Parameter.KEYWORD_ONLY, default=self.default,
+            self.name,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=self.default,
             annotation=self.annotation,
         )
 
     def docstring(self) -> str:
         """Its entry in a NumPy-style ``Parameters`` section."""
         return f"{self.name}\n" + textwrap.fill(
-            self.doc, 88, initial_indent="    ", subsequent_indent="    ",
-            break_long_words=False, break_on_hyphens=False,
+            self.doc,
+            88,
+            initial_indent="    ",
+            subsequent_indent="    ",
+            break_long_words=False,
+            break_on_hyphens=False,
         )
 
 
@@ -314,37 +342,54 @@ def _check_min_relevance(level: object) -> None:
 
 
 MIN_RELEVANCE: OptionDef[float | None] = OptionDef(
-    "min_relevance", None, float | None, check=_check_min_relevance, kind="number",
+    "min_relevance",
+    None,
+    float | None,
+    check=_check_min_relevance,
+    kind="number",
     per_call=True,
     doc="Lowest grade that counts as relevant (trec_eval ``-l``); ``None``: grade > 0.",
 )
 GAIN: OptionDef[Gain] = OptionDef(
-    "gain", "linear", Gain, choices=get_args(Gain),
-    doc="NDCG gain of a grade: ``\"linear\"`` (the grade) or ``\"exponential\"`` "
-        "(``2**grade - 1``).",
+    "gain",
+    "linear",
+    Gain,
+    choices=get_args(Gain),
+    doc='NDCG gain of a grade: ``"linear"`` (the grade) or ``"exponential"`` (``2**grade - 1``).',
 )
 DENOMINATOR: OptionDef[Denominator] = OptionDef(
-    "denominator", "relevant", Denominator, choices=get_args(Denominator),
+    "denominator",
+    "relevant",
+    Denominator,
+    choices=get_args(Denominator),
     doc="AP and recall divide by R, the query's number of relevant items "
-        "(``\"relevant\"``, trec_eval) or by min(R, k) (``\"min_k\"``).",
+    '(``"relevant"``, trec_eval) or by min(R, k) (``"min_k"``).',
 )
 EMPTY: OptionDef[Empty] = OptionDef(
-    "empty", "zero", Empty, choices=get_args(Empty), per_call=True,
+    "empty",
+    "zero",
+    Empty,
+    choices=get_args(Empty),
+    per_call=True,
     doc="Queries without relevant items, for the metrics whose value depends on relevant "
-        "items (counts and the metrics of the items themselves keep every query): "
-        "``\"zero\"`` counts 0 (trec_eval), ``\"skip\"`` leaves them out of the mean, "
-        "``\"nan\"`` gives NaN per query and leaves them out of the mean, ``\"error\"`` "
-        "raises ``EmptyQueryError`` naming them, ``\"one\"`` counts 1 (torchmetrics' "
-        "``empty_target_action=\"pos\"``).",
+    "items (counts and the metrics of the items themselves keep every query): "
+    '``"zero"`` counts 0 (trec_eval), ``"skip"`` leaves them out of the mean, '
+    '``"nan"`` gives NaN per query and leaves them out of the mean, ``"error"`` '
+    'raises ``EmptyQueryError`` naming them, ``"one"`` counts 1 (torchmetrics\' '
+    '``empty_target_action="pos"``).',
 )
 TIES: OptionDef[Ties] = OptionDef(
-    "ties", "trec", Ties, choices=get_args(Ties), per_call=True,
-    doc="Order among equal scores: ``\"trec\"`` (item id descending, as trec_eval), "
-        "``\"first\"`` (frame order), ``\"optimistic\"`` (higher grade first), "
-        "``\"pessimistic\"`` (lower grade first), ``\"item_ascending\"`` (item id "
-        "ascending, as ir_measures' msmarco provider), ``\"truncated_average\"`` (tied "
-        "items share their average rank truncated to an integer, as Evidently) or "
-        "``\"average\"`` (the expected value over every order of tied items, equally likely).",
+    "ties",
+    "trec",
+    Ties,
+    choices=get_args(Ties),
+    per_call=True,
+    doc='Order among equal scores: ``"trec"`` (item id descending, as trec_eval), '
+    '``"first"`` (frame order), ``"optimistic"`` (higher grade first), '
+    '``"pessimistic"`` (lower grade first), ``"item_ascending"`` (item id '
+    'ascending, as ir_measures\' msmarco provider), ``"truncated_average"`` (tied '
+    "items share their average rank truncated to an integer, as Evidently) or "
+    '``"average"`` (the expected value over every order of tied items, equally likely).',
 )
 
 
@@ -366,9 +411,13 @@ def _check_beta(beta: object) -> None:
 
 
 BETA: OptionDef[float] = OptionDef(
-    "beta", 1.0, float, check=_check_beta, kind="number",
+    "beta",
+    1.0,
+    float,
+    check=_check_beta,
+    kind="number",
     doc="F-measure weight: ``(1 + beta**2) P R / (beta**2 P + R)``; 1 gives F1 (the "
-        "harmonic mean of precision and recall).",
+    "harmonic mean of precision and recall).",
 )
 
 # -- the inputs of the beyond-accuracy metrics (rankframe.metrics.item_values) -------------
@@ -381,8 +430,10 @@ def _is_frame(value: object) -> bool:
 def _check_catalog(value: object) -> None:
     if value is None:
         return
-    if isinstance(value, str | bytes | Mapping) or _is_frame(value) or not hasattr(
-        value, "__iter__"
+    if (
+        isinstance(value, str | bytes | Mapping)
+        or _is_frame(value)
+        or not hasattr(value, "__iter__")
     ):
         msg = (
             "The 'catalog' option must be a collection of item ids (a list, set, array, "
@@ -423,26 +474,41 @@ def _check_item_features(value: object) -> None:
 
 
 CATALOG: OptionDef[Any] = OptionDef(
-    "catalog", None, Any, check=_check_catalog, kind="data",
+    "catalog",
+    None,
+    Any,
+    check=_check_catalog,
+    kind="data",
     doc="The item ids of the catalog (coverage, gini): a collection of ids; ``None``: the "
-        "distinct items of the whole frame. Every item of a top-k list must be in it.",
+    "distinct items of the whole frame. Every item of a top-k list must be in it.",
 )
 POPULARITY: OptionDef[Any] = OptionDef(
-    "popularity", None, Any, check=_check_popularity, kind="data",
+    "popularity",
+    None,
+    Any,
+    check=_check_popularity,
+    kind="data",
     doc="Item → number of interactions (arp, novelty): a pandas Series indexed by item, a "
-        "polars DataFrame of two columns (item, count) or a dict. Every item of a top-k "
-        "list must have one.",
+    "polars DataFrame of two columns (item, count) or a dict. Every item of a top-k "
+    "list must have one.",
 )
 ITEM_FEATURES: OptionDef[Any] = OptionDef(
-    "item_features", None, Any, check=_check_item_features, kind="data",
+    "item_features",
+    None,
+    Any,
+    check=_check_item_features,
+    kind="data",
     doc="Numeric features per item (ild): a pandas DataFrame indexed by item, or a polars "
-        "DataFrame whose first column is the item and the others the features. Every item "
-        "of a top-k list must have a row.",
+    "DataFrame whose first column is the item and the others the features. Every item "
+    "of a top-k list must have a row.",
 )
 CLASS_AVERAGE: OptionDef[ClassAverage] = OptionDef(
-    "class_average", "weighted", ClassAverage, choices=get_args(ClassAverage),
-    doc="top1_f1 over classes, as scikit-learn's ``f1_score``: ``\"weighted\"`` (by each "
-        "class's number of queries), ``\"macro\"`` (unweighted) or ``\"micro\"`` (accuracy).",
+    "class_average",
+    "weighted",
+    ClassAverage,
+    choices=get_args(ClassAverage),
+    doc='top1_f1 over classes, as scikit-learn\'s ``f1_score``: ``"weighted"`` (by each '
+    'class\'s number of queries), ``"macro"`` (unweighted) or ``"micro"`` (accuracy).',
 )
 
 # -- the inputs and the browsing model of the exposure metrics (metrics/exposure.py) --------
@@ -512,51 +578,77 @@ def _check_group(value: object) -> None:
 
 
 ITEM_GROUPS: OptionDef[Any] = OptionDef(
-    "item_groups", None, Any, check=_check_item_groups, kind="data",
+    "item_groups",
+    None,
+    Any,
+    check=_check_item_groups,
+    kind="data",
     doc="Item → group (exposure, exposure_ratio, exposure_gap, awrf): a pandas Series "
-        "indexed by item, a pandas DataFrame of one column indexed by item, a polars "
-        "DataFrame of two columns (item, group) or a dict. Every item of a top-k list and "
-        "every relevant item must have a group, unless ``unknown_group`` names a bucket.",
+    "indexed by item, a pandas DataFrame of one column indexed by item, a polars "
+    "DataFrame of two columns (item, group) or a dict. Every item of a top-k list and "
+    "every relevant item must have a group, unless ``unknown_group`` names a bucket.",
 )
 UNKNOWN_GROUP: OptionDef[Any] = OptionDef(
-    "unknown_group", None, Any, check=_check_unknown_group, kind="data",
-    doc="The group of the items ``item_groups`` does not list; ``None``: such an item is "
-        "an error.",
+    "unknown_group",
+    None,
+    Any,
+    check=_check_unknown_group,
+    kind="data",
+    doc="The group of the items ``item_groups`` does not list; ``None``: such an item is an error.",
 )
 TARGET: OptionDef[Any] = OptionDef(
-    "target", None, Any, check=_check_target, kind="data",
+    "target",
+    None,
+    Any,
+    check=_check_target,
+    kind="data",
     doc="awrf's target distribution: group → share (a dict or a pandas Series; shares >= 0 "
-        "summing to 1, groups left out have 0); ``None``: per query, the groups' shares "
-        "among its relevant items.",
+    "summing to 1, groups left out have 0); ``None``: per query, the groups' shares "
+    "among its relevant items.",
 )
 BROWSING: OptionDef[Browsing] = OptionDef(
-    "browsing", "log", Browsing, choices=get_args(Browsing),
-    doc="The attention a user gives rank i (exposure metrics), cut at k: ``\"log\"`` "
-        "(``1 / log2(1 + i)``, as DCG), ``\"rbp\"`` (``patience**(i - 1)``) or "
-        "``\"cascade\"`` (``(1 - stop)**r``, r the relevant items above rank i: the user "
-        "stops after a relevant item with probability ``stop``).",
+    "browsing",
+    "log",
+    Browsing,
+    choices=get_args(Browsing),
+    doc='The attention a user gives rank i (exposure metrics), cut at k: ``"log"`` '
+    '(``1 / log2(1 + i)``, as DCG), ``"rbp"`` (``patience**(i - 1)``) or '
+    '``"cascade"`` (``(1 - stop)**r``, r the relevant items above rank i: the user '
+    "stops after a relevant item with probability ``stop``).",
 )
 PATIENCE: OptionDef[float] = OptionDef(
-    "patience", 0.8, float, check=_check_share("patience", "RBP's persistence", closed=False),
+    "patience",
+    0.8,
+    float,
+    check=_check_share("patience", "RBP's persistence", closed=False),
     kind="number",
-    doc="``browsing=\"rbp\"``: the probability of looking at the next rank (0 < p < 1).",
+    doc='``browsing="rbp"``: the probability of looking at the next rank (0 < p < 1).',
 )
 STOP: OptionDef[float] = OptionDef(
-    "stop", 0.5, float, check=_check_share("stop", "the probability of stopping", closed=True),
+    "stop",
+    0.5,
+    float,
+    check=_check_share("stop", "the probability of stopping", closed=True),
     kind="number",
-    doc="``browsing=\"cascade\"``: the probability of stopping after a relevant item "
-        "(0 < stop <= 1).",
+    doc='``browsing="cascade"``: the probability of stopping after a relevant item '
+    "(0 < stop <= 1).",
 )
 JSD_UNIT: OptionDef[JsdUnit] = OptionDef(
-    "jsd_unit", "bits", JsdUnit, choices=get_args(JsdUnit),
-    doc="awrf's Jensen-Shannon divergence in ``\"bits\"`` (log2, so awrf is in [0, 1]) or "
-        "``\"nats\"`` (natural log, as scipy's ``jensenshannon`` by default and the TREC Fair "
-        "Ranking scripts).",
+    "jsd_unit",
+    "bits",
+    JsdUnit,
+    choices=get_args(JsdUnit),
+    doc='awrf\'s Jensen-Shannon divergence in ``"bits"`` (log2, so awrf is in [0, 1]) or '
+    '``"nats"`` (natural log, as scipy\'s ``jensenshannon`` by default and the TREC Fair '
+    "Ranking scripts).",
 )
 GROUP: OptionDef[str | None] = OptionDef(
-    "group", None, str | None, check=_check_group,
+    "group",
+    None,
+    str | None,
+    check=_check_group,
     doc="The group whose value a per-group metric gives (exposure, exposure_ratio, "
-        "exposure_gap); ``None``: every group of ``item_groups``, a column each.",
+    "exposure_gap); ``None``: every group of ``item_groups``, a column each.",
 )
 
 # -- unjudged rows (trec-measures) ---------------------------------------------------------
@@ -572,16 +664,25 @@ def _check_bool(option: str) -> Callable[[object], None]:
 
 
 UNJUDGED: OptionDef[Unjudged] = OptionDef(
-    "unjudged", "error", Unjudged, choices=get_args(Unjudged), per_call=True,
-    doc="A null grade: ``\"error\"`` raises (every row needs a grade), ``\"nonrelevant\"`` reads "
-        "it as an unjudged row, which counts as grade 0 for every metric and as unjudged for "
-        "``bpref``, ``infap``, ``unjudged`` and ``num_nonrel_judged_ret``. A boolean "
-        "``judged`` column says the same without nulls.",
+    "unjudged",
+    "error",
+    Unjudged,
+    choices=get_args(Unjudged),
+    per_call=True,
+    doc='A null grade: ``"error"`` raises (every row needs a grade), ``"nonrelevant"`` reads '
+    "it as an unjudged row, which counts as grade 0 for every metric and as unjudged for "
+    "``bpref``, ``infap``, ``unjudged`` and ``num_nonrel_judged_ret``. A boolean "
+    "``judged`` column says the same without nulls.",
 )
 JUDGED_ONLY: OptionDef[bool] = OptionDef(
-    "judged_only", False, bool, check=_check_bool("judged_only"), kind="flag", per_call=True,
+    "judged_only",
+    False,
+    bool,
+    check=_check_bool("judged_only"),
+    kind="flag",
+    per_call=True,
     doc="Remove the unjudged rows (and those of a negative grade) before ranking, as "
-        "trec_eval's ``-J`` and ir_measures' ``judged_only``.",
+    "trec_eval's ``-J`` and ir_measures' ``judged_only``.",
 )
 
 # -- the conventions of other tools (docs/conventions.md): one block ----------------------
@@ -598,80 +699,129 @@ def none_or_choice(option: str, allowed: tuple[str, ...]) -> Callable[[object], 
 
 
 AP_DENOMINATOR: OptionDef[ApDenominator | None] = OptionDef(
-    "ap_denominator", None, ApDenominator | None, choices=get_args(ApDenominator),
+    "ap_denominator",
+    None,
+    ApDenominator | None,
+    choices=get_args(ApDenominator),
     doc="What AP divides by, when it differs from recall's: ``None`` (as ``denominator``), "
-        "``\"relevant\"`` (R), ``\"min_k\"`` (min(R, k): Microsoft Recommenders' "
-        "``map_at_k``), ``\"hits\"`` (the relevant items in the top k: torchmetrics' "
-        "``top_k``) or ``\"min_retrieved\"`` (min(R, the number of retrieved items within "
-        "the top k): LensKit's ``AveragePrecision``).",
+    '``"relevant"`` (R), ``"min_k"`` (min(R, k): Microsoft Recommenders\' '
+    '``map_at_k``), ``"hits"`` (the relevant items in the top k: torchmetrics\' '
+    '``top_k``) or ``"min_retrieved"`` (min(R, the number of retrieved items within '
+    "the top k): LensKit's ``AveragePrecision``).",
 )
 PRECISION_DENOMINATOR: OptionDef[PrecisionDenominator] = OptionDef(
-    "precision_denominator", "k", PrecisionDenominator, choices=get_args(PrecisionDenominator),
-    doc="Precision@k divides by k (``\"k\"``, trec_eval) or by min(k, the number of retrieved "
-        "items) (``\"retrieved\"``: torchmetrics' ``adaptive_k``, LensKit, Evidently).",
+    "precision_denominator",
+    "k",
+    PrecisionDenominator,
+    choices=get_args(PrecisionDenominator),
+    doc='Precision@k divides by k (``"k"``, trec_eval) or by min(k, the number of retrieved '
+    'items) (``"retrieved"``: torchmetrics\' ``adaptive_k``, LensKit, Evidently).',
 )
 EMPTY_LIST: OptionDef[EmptyList] = OptionDef(
-    "empty_list", "zero", EmptyList, choices=get_args(EmptyList),
-    doc="A query that retrieved nothing (every score null): ``\"zero\"`` counts 0 "
-        "(trec_eval ``-c``); ``\"nan\"`` gives NaN for precision and AP, the metrics that "
-        "divide by the list's length (LensKit); ``\"nan_except_ndcg\"`` gives NaN for every "
-        "metric of the list's relevance except ndcg and dcg, which count 0 (Microsoft "
-        "Recommenders, whose ``ndcg_at_k`` alone counts a user without predictions). A NaN "
-        "is left out of its own metric's mean (its bootstrap interval and paired tests are "
-        "then NaN).",
+    "empty_list",
+    "zero",
+    EmptyList,
+    choices=get_args(EmptyList),
+    doc='A query that retrieved nothing (every score null): ``"zero"`` counts 0 '
+    '(trec_eval ``-c``); ``"nan"`` gives NaN for precision and AP, the metrics that '
+    'divide by the list\'s length (LensKit); ``"nan_except_ndcg"`` gives NaN for every '
+    "metric of the list's relevance except ndcg and dcg, which count 0 (Microsoft "
+    "Recommenders, whose ``ndcg_at_k`` alone counts a user without predictions). A NaN "
+    "is left out of its own metric's mean (its bootstrap interval and paired tests are "
+    "then NaN).",
 )
 DISCOUNT: OptionDef[Discount] = OptionDef(
-    "discount", "log2(rank+1)", Discount, choices=get_args(Discount),
-    doc="(N)DCG's discount of rank i: ``1 / log2(i + 1)`` (``\"log2(rank+1)\"``, trec_eval) "
-        "or ``1 / log2(max(i, 2))`` (``\"log2(max(rank,2))\"``: LensKit, Järvelin & "
-        "Kekäläinen's discount with base 2; ranks 1 and 2 are not discounted); also the "
-        "attention of the exposure metrics under ``browsing=\"log\"``.",
+    "discount",
+    "log2(rank+1)",
+    Discount,
+    choices=get_args(Discount),
+    doc='(N)DCG\'s discount of rank i: ``1 / log2(i + 1)`` (``"log2(rank+1)"``, trec_eval) '
+    'or ``1 / log2(max(i, 2))`` (``"log2(max(rank,2))"``: LensKit, Järvelin & '
+    "Kekäläinen's discount with base 2; ranks 1 and 2 are not discounted); also the "
+    'attention of the exposure metrics under ``browsing="log"``.',
 )
 NEGATIVE_GAINS: OptionDef[NegativeGains] = OptionDef(
-    "negative_gains", "zero", NegativeGains, choices=get_args(NegativeGains), per_call=True,
-    doc="(N)DCG's gain of a negative grade: none (``\"zero\"``, trec_eval) or the negative "
-        "gain itself, in the ranking and in the ideal one (``\"keep\"``, LensKit 2025).",
+    "negative_gains",
+    "zero",
+    NegativeGains,
+    choices=get_args(NegativeGains),
+    per_call=True,
+    doc='(N)DCG\'s gain of a negative grade: none (``"zero"``, trec_eval) or the negative '
+    'gain itself, in the ranking and in the ideal one (``"keep"``, LensKit 2025).',
 )
 EMPTY_NDCG: OptionDef[EmptyNdcg] = OptionDef(
-    "empty_ndcg", "no_relevant", EmptyNdcg, choices=get_args(EmptyNdcg), per_call=True,
-    doc="The queries ``empty=\"skip\"`` or ``\"nan\"`` leave out of ndcg and dcg: those "
-        "without a relevant item (``\"no_relevant\"``, as every metric), or only those "
-        "without a relevant item and without a negative grade "
-        "(``\"no_relevant_or_negative\"``): a negative grade marks a rated item, so a query "
-        "whose ratings are all 0 or less, one of them negative, scores 0, as LensKit ≥ 2026.1 "
-        "scores such a user. The other metrics give that query NaN, left out of their means.",
+    "empty_ndcg",
+    "no_relevant",
+    EmptyNdcg,
+    choices=get_args(EmptyNdcg),
+    per_call=True,
+    doc='The queries ``empty="skip"`` or ``"nan"`` leave out of ndcg and dcg: those '
+    'without a relevant item (``"no_relevant"``, as every metric), or only those '
+    "without a relevant item and without a negative grade "
+    '(``"no_relevant_or_negative"``): a negative grade marks a rated item, so a query '
+    "whose ratings are all 0 or less, one of them negative, scores 0, as LensKit ≥ 2026.1 "
+    "scores such a user. The other metrics give that query NaN, left out of their means.",
 )
 
 OPTIONS: Mapping[str, OptionDef[Any]] = options_of(
-    MIN_RELEVANCE, GAIN, DENOMINATOR, EMPTY, TIES, BETA,
-    CATALOG, POPULARITY, ITEM_FEATURES, CLASS_AVERAGE, UNJUDGED, JUDGED_ONLY,
-    AP_DENOMINATOR, PRECISION_DENOMINATOR, EMPTY_LIST, DISCOUNT, NEGATIVE_GAINS, EMPTY_NDCG,
-    ITEM_GROUPS, UNKNOWN_GROUP, TARGET, BROWSING, PATIENCE, STOP, GROUP, JSD_UNIT,
+    MIN_RELEVANCE,
+    GAIN,
+    DENOMINATOR,
+    EMPTY,
+    TIES,
+    BETA,
+    CATALOG,
+    POPULARITY,
+    ITEM_FEATURES,
+    CLASS_AVERAGE,
+    UNJUDGED,
+    JUDGED_ONLY,
+    AP_DENOMINATOR,
+    PRECISION_DENOMINATOR,
+    EMPTY_LIST,
+    DISCOUNT,
+    NEGATIVE_GAINS,
+    EMPTY_NDCG,
+    ITEM_GROUPS,
+    UNKNOWN_GROUP,
+    TARGET,
+    BROWSING,
+    PATIENCE,
+    STOP,
+    GROUP,
+    JSD_UNIT,
 )
 """Every option of :class:`Options`, in its field order."""
 
-COMMON: Mapping[str, OptionDef[Any]] = options_of(
-    MIN_RELEVANCE, EMPTY, TIES, UNJUDGED, JUDGED_ONLY
-)
+COMMON: Mapping[str, OptionDef[Any]] = options_of(MIN_RELEVANCE, EMPTY, TIES, UNJUDGED, JUDGED_ONLY)
 """The options that apply to every metric; a metric declares the others it takes."""
 
 TEST: OptionDef[Test] = OptionDef(
-    "test", "t-test", Test, choices=get_args(Test),
-    doc="``\"t-test\"`` (paired t-test, as ``scipy.stats.ttest_rel``; t interval), "
-        "``\"permutation\"`` (paired randomization test flipping the signs of the per-query "
-        "differences ``n_permutations`` times from ``seed``; bootstrap interval) or "
-        "``\"wilcoxon\"`` (signed-rank test, as ``scipy.stats.wilcoxon``; bootstrap interval).",
+    "test",
+    "t-test",
+    Test,
+    choices=get_args(Test),
+    doc='``"t-test"`` (paired t-test, as ``scipy.stats.ttest_rel``; t interval), '
+    '``"permutation"`` (paired randomization test flipping the signs of the per-query '
+    "differences ``n_permutations`` times from ``seed``; bootstrap interval) or "
+    '``"wilcoxon"`` (signed-rank test, as ``scipy.stats.wilcoxon``; bootstrap interval).',
 )
 CORRECTION: OptionDef[Correction] = OptionDef(
-    "correction", "holm", Correction, choices=get_args(Correction),
-    doc="For several tests: ``\"holm\"`` (step-down), ``\"bonferroni\"``, ``\"fdr_bh\"`` "
-    "(Benjamini-Hochberg: the false discovery rate) or ``\"none\"``.",
+    "correction",
+    "holm",
+    Correction,
+    choices=get_args(Correction),
+    doc='For several tests: ``"holm"`` (step-down), ``"bonferroni"``, ``"fdr_bh"`` '
+    '(Benjamini-Hochberg: the false discovery rate) or ``"none"``.',
 )
 FAMILY: OptionDef[Family] = OptionDef(
-    "family", "systems", Family, choices=get_args(Family),
-    doc="The tests one correction covers: ``\"systems\"``, the systems compared on one "
-        "metric in one segment; ``\"table\"``, every test of the table (every segment, "
-        "system and metric), as a dashboard showing them all needs.",
+    "family",
+    "systems",
+    Family,
+    choices=get_args(Family),
+    doc='The tests one correction covers: ``"systems"``, the systems compared on one '
+    'metric in one segment; ``"table"``, every test of the table (every segment, '
+    "system and metric), as a dashboard showing them all needs.",
 )
 
 

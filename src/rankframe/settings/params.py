@@ -64,8 +64,9 @@ def check_baseline(baseline: str | None, systems: Sequence[str]) -> str:
     the first score column when it is ``None``."""
     base = systems[0] if baseline is None else baseline
     if base not in systems:
-        msg = (f"baseline={base!r} is not one of the score columns {list(systems)}; pass "
-               "one of them.")
+        msg = (
+            f"baseline={base!r} is not one of the score columns {list(systems)}; pass one of them."
+        )
         raise InvalidOptionError(msg)
     return base
 
@@ -75,8 +76,10 @@ def _column_list(role: str, value: Any, example: str, each: str) -> list[str]:
     in the errors, ``example`` shows a good value, ``each`` names the columns."""
     columns = list(value) if isinstance(value, Iterable) else [value]
     if not columns or not all(isinstance(c, str) for c in columns):
-        msg = (f"{role}= takes a column name or a list of column names{example}. Got "
-               f"{value!r} instead.")
+        msg = (
+            f"{role}= takes a column name or a list of column names{example}. Got "
+            f"{value!r} instead."
+        )
         raise InvalidOptionError(msg)
     repeated = sorted({c for c in columns if columns.count(c) > 1})
     if repeated:
@@ -89,21 +92,22 @@ def score_columns(score: str | Sequence[str]) -> tuple[str, tuple[str, ...] | No
     """The first score column, and every one of them when a list was given."""
     if isinstance(score, str):
         return score, None
-    columns = _column_list("score", score, " (one per system), e.g. score=['model_a', "
-                           "'model_b']", "score")
+    columns = _column_list(
+        "score", score, " (one per system), e.g. score=['model_a', 'model_b']", "score"
+    )
     return columns[0], tuple(columns)
 
 
-def key_columns(role: str, key: str | Sequence[str] | None,
-                 bound: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+def key_columns(
+    role: str, key: str | Sequence[str] | None, bound: tuple[str, ...]
+) -> tuple[str, tuple[str, ...]]:
     """The first column of a query or item key, and every column of a composite one
     (``()`` for one column); ``bound``: the key bound so far, kept for ``None``."""
     if key is None:
         return bound[0], bound if len(bound) > 1 else ()
     if isinstance(key, str):
         return key, ()
-    columns = _column_list(role, key, f" (a composite key, e.g. {role}=['user_id', 'day'])",
-                           "key")
+    columns = _column_list(role, key, f" (a composite key, e.g. {role}=['user_id', 'day'])", "key")
     return columns[0], tuple(columns) if len(columns) > 1 else ()
 
 
@@ -150,8 +154,9 @@ def _design_baseline(arg: Arg) -> None:
     more (a paired design)."""
     check_baseline(arg.value, arg.systems)
     if len(arg.systems) < 2:
-        raise InvalidOptionError("baseline= needs two score columns or more: "
-                                 "rank_eval(score=['model_a', 'model_b']).")
+        raise InvalidOptionError(
+            "baseline= needs two score columns or more: rank_eval(score=['model_a', 'model_b'])."
+        )
 
 
 def check_baseline_or_reference(method: str, baseline: str | None) -> None:
@@ -167,8 +172,10 @@ def check_baseline_or_reference(method: str, baseline: str | None) -> None:
 
 def _alternative(arg: Arg) -> None:
     if arg.value not in ALTERNATIVES:
-        msg = (f"alternative={arg.value!r} is not one of 'two-sided', 'less', 'greater'; pass "
-               "one of them.")
+        msg = (
+            f"alternative={arg.value!r} is not one of 'two-sided', 'less', 'greater'; pass "
+            "one of them."
+        )
         raise InvalidOptionError(msg)
 
 
@@ -179,8 +186,11 @@ def _flag(arg: Arg) -> None:
 def _finite(arg: Arg) -> None:
     """A finite number (``sample_size()``'s ``delta``, ``alpha``, ``power``)."""
     value = arg.value
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(
-            float(value)):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(float(value))
+    ):
         msg = f"{arg.name}={arg.value!r} must be a finite number, e.g. {arg.name}=0.01."
         raise InvalidOptionError(msg)
 
@@ -189,16 +199,17 @@ def _change(arg: Arg) -> None:
     """``sample_size()``'s ``delta``: a finite number other than 0."""
     _finite(arg)
     if arg.value == 0:
-        raise InvalidOptionError("delta=0 is no change to detect; pass the smallest "
-                                 "change that matters, e.g. delta=0.01.")
+        raise InvalidOptionError(
+            "delta=0 is no change to detect; pass the smallest "
+            "change that matters, e.g. delta=0.01."
+        )
 
 
 def _probability(arg: Arg) -> None:
     """``sample_size()``'s ``alpha`` and ``power``: finite, strictly between 0 and 1."""
     _finite(arg)
     if not 0 < float(arg.value) < 1:
-        msg = (f"{arg.name}={arg.value!r} must lie strictly between 0 and 1, e.g. "
-               f"{arg.name}=0.05.")
+        msg = f"{arg.name}={arg.value!r} must lie strictly between 0 and 1, e.g. {arg.name}=0.05."
         raise InvalidOptionError(msg)
 
 
@@ -206,10 +217,15 @@ def _at_least(least: int) -> Callable[[Arg], None]:
     """An integer of a search of at least ``least`` (``slices()``'s counts)."""
 
     def check(arg: Arg) -> None:
-        if isinstance(arg.value, bool) or not isinstance(arg.value, int | np.integer) or (
-                arg.value < least):
-            msg = (f"The {arg.name!r} parameter of {arg.method}() must be an integer of at "
-                   f"least {least}. Got {arg.value!r} instead.")
+        if (
+            isinstance(arg.value, bool)
+            or not isinstance(arg.value, int | np.integer)
+            or (arg.value < least)
+        ):
+            msg = (
+                f"The {arg.name!r} parameter of {arg.method}() must be an integer of at "
+                f"least {least}. Got {arg.value!r} instead."
+            )
             raise InvalidOptionError(msg)
 
     return check
@@ -217,8 +233,11 @@ def _at_least(least: int) -> Callable[[Arg], None]:
 
 def _gate_count(arg: Arg) -> None:
     """``check()``'s ``min_queries``: a positive integer."""
-    check_count(arg.name, arg.value,
-                "The 'min_queries' option must be a positive integer. Got {value!r} instead.")
+    check_count(
+        arg.name,
+        arg.value,
+        "The 'min_queries' option must be a positive integer. Got {value!r} instead.",
+    )
 
 
 def _choice(*allowed: str) -> Callable[[Arg], None]:
@@ -232,15 +251,19 @@ def _choice(*allowed: str) -> Callable[[Arg], None]:
 
 def _slice_test(arg: Arg) -> None:
     if arg.value not in ("t-test", "permutation", "bootstrap"):
-        msg = ("slices() tests with test='t-test', test='permutation' or test='bootstrap'; "
-               f"got test={arg.value!r}. Pass one of them.")
+        msg = (
+            "slices() tests with test='t-test', test='permutation' or test='bootstrap'; "
+            f"got test={arg.value!r}. Pass one of them."
+        )
         raise InvalidOptionError(msg)
 
 
 def _gap_test(arg: Arg) -> None:
     if arg.value not in ("permutation", "rank", "anova"):
-        msg = ("gaps() tests with test='permutation', test='rank' (Kruskal-Wallis) or "
-               f"test='anova' (one-way F); got test={arg.value!r}. Pass one of them.")
+        msg = (
+            "gaps() tests with test='permutation', test='rank' (Kruskal-Wallis) or "
+            f"test='anova' (one-way F); got test={arg.value!r}. Pass one of them."
+        )
         raise InvalidOptionError(msg)
 
 
@@ -274,8 +297,14 @@ def validate_params(
     def decorate(function: _F) -> _F:
         signature = inspect.signature(function)
         method = "rank_eval" if function.__name__ == "__call__" else function.__name__
-        var = next((p.name for p in signature.parameters.values()
-                    if p.kind is inspect.Parameter.VAR_KEYWORD), None)
+        var = next(
+            (
+                p.name
+                for p in signature.parameters.values()
+                if p.kind is inspect.Parameter.VAR_KEYWORD
+            ),
+            None,
+        )
 
         @functools.wraps(function)
         def validated(*args: Any, **kwargs: Any) -> Any:

@@ -11,6 +11,8 @@ takes no part in that column, and a column with fewer than two groups gives NaN.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
@@ -36,9 +38,9 @@ __all__ = [
 ]
 
 
-def _groups_checked(values: npt.ArrayLike, group: npt.ArrayLike, n_groups: int) -> tuple[
-    FloatArray, tuple[int, ...], npt.NDArray[np.intp], npt.NDArray[np.bool_]
-]:
+def _groups_checked(
+    values: npt.ArrayLike, group: npt.ArrayLike, n_groups: int
+) -> tuple[FloatArray, tuple[int, ...], npt.NDArray[np.intp], npt.NDArray[np.bool_]]:
     """The values as (n, m), the shape of one result, the group codes, and which values
     are present (finite)."""
     x, shape = as_columns(values, "values")
@@ -46,14 +48,14 @@ def _groups_checked(values: npt.ArrayLike, group: npt.ArrayLike, n_groups: int) 
     if g.shape != (len(x),):
         msg = f"`group` must have shape ({len(x)},), one code per query; got {g.shape}."
         raise InvalidOptionError(msg)
-    if len(g) and (not np.issubdtype(g.dtype, np.integer) or g.min() < 0
-                   or g.max() >= n_groups):
+    if len(g) and (not np.issubdtype(g.dtype, np.integer) or g.min() < 0 or g.max() >= n_groups):
         raise InvalidOptionError(f"`group` must hold integer codes in 0 .. {n_groups - 1}.")
     return x, shape, g.astype(np.intp), np.isfinite(x)
 
 
-def group_means(values: npt.ArrayLike, group: npt.ArrayLike,
-                n_groups: int) -> tuple[FloatArray, npt.NDArray[np.int64]]:
+def group_means(
+    values: npt.ArrayLike, group: npt.ArrayLike, n_groups: int
+) -> tuple[FloatArray, npt.NDArray[np.int64]]:
     """Per group and column, the mean of the present values (NaN for none) and their
     number; shapes ``(n_groups,) + values.shape[1:]``."""
     x, shape, g, present = _groups_checked(values, group, n_groups)
@@ -83,9 +85,45 @@ def group_gap(means: FloatArray, exponentiate: npt.ArrayLike = False) -> FloatAr
         return np.where(enough, high - low, np.nan)
 
 
+def _pools(
+    present: npt.NDArray[np.bool_],
+    testable: npt.NDArray[np.bool_],
+    g: npt.NDArray[np.intp],
+    n_groups: int,
+) -> list[tuple[Any, ...]]:
+    """The columns that share their present queries share the gathers of a resample: per
+    mask of present queries, the mask, whether it is whole, its size, the present queries in
+    the order of their groups, where each non-empty group starts, the group sizes, and the
+    testable columns that use it."""
+    pools = []
+    masks, which = np.unique(present.T, axis=0, return_inverse=True)
+    for u, mask in enumerate(masks):
+        used = np.flatnonzero((np.ravel(which) == u) & testable)
+        if len(used):
+            labels = g[mask]
+            by_group = np.argsort(labels, kind="stable")
+            size = np.bincount(labels, minlength=n_groups)
+            pools.append(
+                (
+                    mask,
+                    bool(mask.all()),
+                    int(mask.sum()),
+                    by_group,
+                    offsets(size)[size > 0],
+                    size[size > 0],
+                    used,
+                )
+            )
+    return pools
+
+
 def group_permutation_test(
-    values: npt.ArrayLike, group: npt.ArrayLike, n_groups: int, n_resamples: int = 10_000,
-    seed: Seed = None, exponentiate: npt.ArrayLike = False,
+    values: npt.ArrayLike,
+    group: npt.ArrayLike,
+    n_groups: int,
+    n_resamples: int = 10_000,
+    seed: Seed = None,
+    exponentiate: npt.ArrayLike = False,
 ) -> FloatArray:
     """Permutation test of "every group has the same distribution", per column, whose
     statistic is the gap between the group means (:func:`group_gap`).
@@ -119,18 +157,7 @@ def group_permutation_test(
     if n == 0 or not testable.any():
         return p_value.reshape(shape)
     columns = np.ascontiguousarray(filled.T)  # (m, n): one contiguous row per column
-    # the columns that share their present queries share the gathers of a resample: the
-    # present queries in the order of their groups, and where each group starts
-    pools = []
-    masks, which = np.unique(present.T, axis=0, return_inverse=True)
-    for u, mask in enumerate(masks):
-        used = np.flatnonzero((np.ravel(which) == u) & testable)
-        if len(used):
-            labels = g[mask]
-            by_group = np.argsort(labels, kind="stable")
-            size = np.bincount(labels, minlength=n_groups)
-            pools.append((mask, bool(mask.all()), int(mask.sum()), by_group,
-                          offsets(size)[size > 0], size[size > 0], used))
+    pools = _pools(present, testable, g, n_groups)
     chunk = max(1, BOOT_STEP // n)
     starts = range(0, n_resamples, chunk)
 
@@ -153,8 +180,9 @@ def group_permutation_test(
     return p_value.reshape(shape)
 
 
-def kruskal_test(values: npt.ArrayLike, group: npt.ArrayLike,
-                 n_groups: int) -> tuple[FloatArray, FloatArray]:
+def kruskal_test(
+    values: npt.ArrayLike, group: npt.ArrayLike, n_groups: int
+) -> tuple[FloatArray, FloatArray]:
     """Kruskal-Wallis H test of "every group has the same distribution", per column: as
     ``scipy.stats.kruskal(*samples)`` on the groups' present values (ties corrected; the
     chi-squared distribution with (groups - 1) degrees of freedom). NaN for fewer than two
@@ -180,8 +208,9 @@ def kruskal_test(values: npt.ArrayLike, group: npt.ArrayLike,
     return statistic.reshape(shape), p_value.reshape(shape)
 
 
-def one_way_anova(values: npt.ArrayLike, group: npt.ArrayLike,
-                  n_groups: int) -> tuple[FloatArray, FloatArray]:
+def one_way_anova(
+    values: npt.ArrayLike, group: npt.ArrayLike, n_groups: int
+) -> tuple[FloatArray, FloatArray]:
     """One-way analysis of variance, F test of "every group has the same mean", per column:
     as ``scipy.stats.f_oneway(*samples)`` on the groups' present values. ``F`` is inf (p 0)
     when the values vary only between groups; NaN for fewer than two groups, every value
@@ -208,8 +237,12 @@ def one_way_anova(values: npt.ArrayLike, group: npt.ArrayLike,
 
 
 def group_gap_interval(
-    values: npt.ArrayLike, group: npt.ArrayLike, n_groups: int,
-    confidence_level: float = 0.95, n_resamples: int = 1000, seed: Seed = None,
+    values: npt.ArrayLike,
+    group: npt.ArrayLike,
+    n_groups: int,
+    confidence_level: float = 0.95,
+    n_resamples: int = 1000,
+    seed: Seed = None,
     exponentiate: npt.ArrayLike = False,
 ) -> tuple[FloatArray, FloatArray]:
     """Percentile bootstrap interval of the gap between the group means (:func:`group_gap`),
@@ -236,8 +269,9 @@ def group_gap_interval(
         rows = np.flatnonzero(mask)
         if len(np.unique(g[rows])) < 2:
             continue
-        means, _, _ = resampled_means(x[np.ix_(rows, columns)], g[rows], n_groups,
-                                       n_resamples, seed)
+        means, _, _ = resampled_means(
+            x[np.ix_(rows, columns)], g[rows], n_groups, n_resamples, seed
+        )
         gaps = group_gap(np.transpose(means, (1, 2, 0)), exp[columns])  # (resamples, columns)
         q = np.quantile(gaps, central_tails(confidence_level), axis=0, method="linear")
         low[columns], high[columns] = q[0], q[1]

@@ -174,8 +174,11 @@ def bootstrap_interval(
 
 
 def bootstrap_test(
-    values: npt.ArrayLike, confidence_level: float = 0.95, n_resamples: int = 1000,
-    seed: Seed = None, alternative: str = "two-sided",
+    values: npt.ArrayLike,
+    confidence_level: float = 0.95,
+    n_resamples: int = 1000,
+    seed: Seed = None,
+    alternative: str = "two-sided",
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Percentile bootstrap test of "mean 0" of per-query values (paired differences), per
     column: the p-value and the interval of :func:`percentile_test` over the resampled

@@ -140,9 +140,9 @@ def wilcoxon_test(diff: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
     return statistic.reshape(shape), p_value.reshape(shape)
 
 
-
-def _signed_ranks(x: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray,
-                                          FloatArray, npt.NDArray[np.bool_]]:
+def _signed_ranks(
+    x: FloatArray,
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, npt.NDArray[np.bool_]]:
     """Per row of ``x`` (m', n), the signed-rank step of :func:`wilcoxon_test`: the ranks of
     the absolute non-zero differences (0 for a zero), the tie correction, the rank sums of
     the positive and of the negative differences, the number of non-zero differences, and
@@ -158,9 +158,9 @@ def _signed_ranks(x: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray, Fl
     return ranks, tie, r_plus, r_minus, count, untied
 
 
-def _wilcoxon_methods(n: int, untied: npt.NDArray[np.bool_]) -> tuple[
-    npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.bool_]
-]:
+def _wilcoxon_methods(
+    n: int, untied: npt.NDArray[np.bool_]
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
     """Which rows take the normal approximation, the exact distribution of ``W+``, or the
     enumeration of every sign vector (scipy's ``method="auto"``, decided per row)."""
     if n > _WILCOXON_EXACT_MAX:

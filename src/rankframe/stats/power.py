@@ -19,20 +19,39 @@ __all__ = ["t_test_detectable_effect", "t_test_power", "t_test_sample_size"]
 _POWER_TAILS = {"two-sided": (True, True), "greater": (True, False), "less": (False, True)}
 
 
-def t_test_power(effect: float, n: float, alpha: float, alternative: str = "two-sided", *,
-                 two_sample: bool = False, ratio: float = 1.0) -> float:
+def t_test_power(
+    effect: float,
+    n: float,
+    alpha: float,
+    alternative: str = "two-sided",
+    *,
+    two_sample: bool = False,
+    ratio: float = 1.0,
+) -> float:
     """The power of a t-test at ``alpha`` against a standardized effect ``effect``: one
     sample (or paired differences) of ``n``, or (``two_sample``) two samples of ``n`` and
     ``ratio * n`` with a common standard deviation. The probability that the noncentral t
     statistic (``df`` ``n - 1``, or ``n + ratio n - 2``; noncentrality ``effect * sqrt(n)``,
     or ``effect / sqrt(1 / n + 1 / (ratio n))``) falls beyond the test's critical value(s),
     as statsmodels' ``TTestPower.power`` and ``TTestIndPower.power`` compute it."""
-    return float(_t_power(np.float64(effect), np.float64(n),
-                          np.float64(ratio * n) if two_sample else None, alpha, alternative))
+    return float(
+        _t_power(
+            np.float64(effect),
+            np.float64(n),
+            np.float64(ratio * n) if two_sample else None,
+            alpha,
+            alternative,
+        )
+    )
 
 
-def _t_power(effect: FloatArray | np.float64, n: FloatArray | np.float64,
-             n2: FloatArray | np.float64 | None, alpha: float, alternative: str) -> FloatArray:
+def _t_power(
+    effect: FloatArray | np.float64,
+    n: FloatArray | np.float64,
+    n2: FloatArray | np.float64 | None,
+    alpha: float,
+    alternative: str,
+) -> FloatArray:
     """:func:`t_test_power`, elementwise over arrays (``n2`` None: one sample)."""
     special = scipy_special()
     if n2 is None:
@@ -53,9 +72,14 @@ def _t_power(effect: FloatArray | np.float64, n: FloatArray | np.float64,
     return np.asarray(np.where(df >= 1.0, power, np.nan), dtype=np.float64)
 
 
-def t_test_detectable_effect(n: npt.ArrayLike, alpha: float, power: float,
-                             alternative: str = "two-sided", *,
-                             n2: npt.ArrayLike | None = None) -> FloatArray:
+def t_test_detectable_effect(
+    n: npt.ArrayLike,
+    alpha: float,
+    power: float,
+    alternative: str = "two-sided",
+    *,
+    n2: npt.ArrayLike | None = None,
+) -> FloatArray:
     """The smallest standardized effect a t-test at ``alpha`` detects with ``power``, per
     element of ``n`` (one sample, or paired differences, of ``n``; two samples of ``n`` and
     ``n2``): statsmodels' ``TTestPower`` / ``TTestIndPower`` ``solve_power(effect_size=None,
@@ -68,9 +92,12 @@ def t_test_detectable_effect(n: npt.ArrayLike, alpha: float, power: float,
         df = n_ - 1.0 if n2_ is None else n_ + n2_ - 2.0
         valid = (df >= 1.0) & (n_ > 0) & (n2_ > 0 if n2_ is not None else True)
     # solved once per distinct size (a table's rows share few sizes)
-    pairs = np.stack([np.where(valid, n_, 2.0).ravel(),
-                      np.where(valid, n2_, 2.0).ravel() if n2_ is not None
-                      else np.zeros(n_.size)])
+    pairs = np.stack(
+        [
+            np.where(valid, n_, 2.0).ravel(),
+            np.where(valid, n2_, 2.0).ravel() if n2_ is not None else np.zeros(n_.size),
+        ]
+    )
     distinct, back = np.unique(pairs, axis=1, return_inverse=True)
     size = distinct[0]
     size2 = None if n2_ is None else distinct[1]
@@ -95,14 +122,24 @@ def t_test_detectable_effect(n: npt.ArrayLike, alpha: float, power: float,
     return np.asarray(np.where(valid, effect, np.nan), dtype=np.float64)
 
 
-def t_test_sample_size(effect: float, alpha: float, power: float,
-                       alternative: str = "two-sided", *, two_sample: bool = False) -> float:
+def t_test_sample_size(
+    effect: float,
+    alpha: float,
+    power: float,
+    alternative: str = "two-sided",
+    *,
+    two_sample: bool = False,
+) -> float:
     """The (fractional) ``n`` at which :func:`t_test_power` reaches ``power``: statsmodels'
     ``solve_power(nobs=None)`` (per sample, ``ratio=1``, for ``two_sample``); ``inf`` for a
     zero effect, or an effect in the direction a one-sided test does not look."""
     upper, lower = _POWER_TAILS[alternative]
-    if effect == 0 or not math.isfinite(effect) or (effect < 0 and not lower) or (
-            effect > 0 and not upper):
+    if (
+        effect == 0
+        or not math.isfinite(effect)
+        or (effect < 0 and not lower)
+        or (effect > 0 and not upper)
+    ):
         return math.inf
 
     def short(n: float) -> float:

@@ -82,8 +82,10 @@ def spawn_tasks(
 
 
 def monte_carlo_hits(
-    count: Callable[[tuple[int, np.random.Generator]], npt.NDArray[np.int64]], starts: range,
-    seed: Seed, m: int,
+    count: Callable[[tuple[int, np.random.Generator]], npt.NDArray[np.int64]],
+    starts: range,
+    seed: Seed,
+    m: int,
 ) -> npt.NDArray[np.int64]:
     """Per column (``m``), the resampled statistics at least as extreme as the observed one,
     summed over the tasks (``count``: one task's counts); a permutation test's p-value is
@@ -94,10 +96,13 @@ def monte_carlo_hits(
     return hits
 
 
-def draw_in_segments(rng: np.random.Generator, count: int, scale: FloatArray,
-          query_size: npt.NDArray[np.intp], query_first: npt.NDArray[np.intp]) -> npt.NDArray[
-    np.intp
-]:
+def draw_in_segments(
+    rng: np.random.Generator,
+    count: int,
+    scale: FloatArray,
+    query_size: npt.NDArray[np.intp],
+    query_first: npt.NDArray[np.intp],
+) -> npt.NDArray[np.intp]:
     """``count`` resamples of the queries sorted by segment: for each position, a position
     of its segment drawn uniformly (``first + floor(u * size)``), shape (count, n)."""
     u = rng.random((count, len(scale)))
@@ -109,7 +114,10 @@ def draw_in_segments(rng: np.random.Generator, count: int, scale: FloatArray,
 
 
 def resampled_means(
-    v: FloatArray, segment: npt.NDArray[np.integer], n_segments: int, n_resamples: int,
+    v: FloatArray,
+    segment: npt.NDArray[np.integer],
+    n_segments: int,
+    n_resamples: int,
     seed: Seed,
 ) -> tuple[FloatArray, npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
     """The resamples of :func:`bootstrap_interval`: per column of ``v`` (n, m), resample
@@ -150,8 +158,9 @@ def resampled_means(
     return means, present, has_nan
 
 
-def two_sample_resampled(xs: FloatArray, ys: FloatArray, w1: FloatArray, w2: FloatArray,
-                          n_resamples: int, seed: Seed) -> FloatArray:
+def two_sample_resampled(
+    xs: FloatArray, ys: FloatArray, w1: FloatArray, w2: FloatArray, n_resamples: int, seed: Seed
+) -> FloatArray:
     """The resamples of :func:`two_sample_bootstrap_interval`: per column (a row of ``xs``
     (m, n1) and of ``ys`` (m, n2)), ``w1 mean(x*) - w2 mean(y*)``, shape (m, n_resamples)."""
     (m, n1), n2 = xs.shape, ys.shape[1]
@@ -165,17 +174,18 @@ def two_sample_resampled(xs: FloatArray, ys: FloatArray, w1: FloatArray, w2: Flo
         ix = rng.integers(0, n1, size=(size, n1))
         iy = rng.integers(0, n2, size=(size, n2))
         for j in range(m):
-            values[j, start : start + size] = (
-                w1[j] * xs[j].take(ix).mean(axis=1) - w2[j] * ys[j].take(iy).mean(axis=1)
-            )
+            values[j, start : start + size] = w1[j] * xs[j].take(ix).mean(axis=1) - w2[j] * ys[
+                j
+            ].take(iy).mean(axis=1)
 
     for _ in spawn_tasks(resample, starts, seed):
         pass
     return values
 
 
-def percentile_test(resampled: FloatArray, scale: FloatArray, confidence_level: float,
-                     alternative: str) -> tuple[FloatArray, FloatArray, FloatArray]:
+def percentile_test(
+    resampled: FloatArray, scale: FloatArray, confidence_level: float, alternative: str
+) -> tuple[FloatArray, FloatArray, FloatArray]:
     """The p-value and interval of a percentile bootstrap, per row of ``resampled`` (m, B):
     the interval is the ``(1 -+ confidence_level) / 2`` quantiles (``np.quantile``,
     ``method="linear"``), or one-sided, ``(-inf, q(level)]`` for ``"less"`` and

@@ -32,12 +32,14 @@ def _members(groups: npt.NDArray[np.int64], n_candidates: int) -> Any:
     n = groups.shape[0]
     chosen = groups >= 0
     queries = np.broadcast_to(np.arange(n, dtype=np.int64)[:, None], groups.shape)[chosen]
-    return sparse.csr_matrix((np.ones(len(queries)), (groups[chosen], queries)),
-                             shape=(n_candidates, n))
+    return sparse.csr_matrix(
+        (np.ones(len(queries)), (groups[chosen], queries)), shape=(n_candidates, n)
+    )
 
 
-def _subset_sums(values: FloatArray, groups: npt.NDArray[np.int64],
-                 n_candidates: int) -> FloatArray:
+def _subset_sums(
+    values: FloatArray, groups: npt.NDArray[np.int64], n_candidates: int
+) -> FloatArray:
     """Per row of ``values`` (size, n) and candidate, the sum of the candidate's values:
     shape (size, n_candidates), one ``bincount`` per partition."""
     size = values.shape[0]
@@ -52,10 +54,20 @@ def _subset_sums(values: FloatArray, groups: npt.NDArray[np.int64],
 
 
 def _subset_pairs(
-    values: npt.ArrayLike, groups: npt.ArrayLike, candidate: npt.ArrayLike,
+    values: npt.ArrayLike,
+    groups: npt.ArrayLike,
+    candidate: npt.ArrayLike,
     column: npt.ArrayLike,
-) -> tuple[FloatArray, npt.NDArray[np.bool_], npt.NDArray[np.int64], npt.NDArray[np.int64],
-           npt.NDArray[np.int64], FloatArray, FloatArray, FloatArray]:
+) -> tuple[
+    FloatArray,
+    npt.NDArray[np.bool_],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    FloatArray,
+    FloatArray,
+    FloatArray,
+]:
     """The checked arrays, and per pair: the candidate's present queries ``k``, the sum of
     its values and of their absolute values; per column, its present queries."""
     x, _ = as_columns(values, "values")
@@ -69,12 +81,21 @@ def _subset_pairs(
     sums = _subset_sums(stacked.T.reshape(-1, len(x)), key, n_candidates)  # (3m, n_cand)
     m = x.shape[1]
     k = sums[:m][col, cand].astype(np.int64)
-    return (filled, present, key, cand, col, k.astype(np.float64), sums[m : 2 * m][col, cand],
-            sums[2 * m :][col, cand])
+    return (
+        filled,
+        present,
+        key,
+        cand,
+        col,
+        k.astype(np.float64),
+        sums[m : 2 * m][col, cand],
+        sums[2 * m :][col, cand],
+    )
 
 
-def _hits(null: FloatArray, observed: FloatArray, centre: FloatArray, tol: FloatArray,
-          alternative: str) -> npt.NDArray[np.int64]:
+def _hits(
+    null: FloatArray, observed: FloatArray, centre: FloatArray, tol: FloatArray, alternative: str
+) -> npt.NDArray[np.int64]:
     """Per column of ``null`` (size, pairs): the resampled sums at least as extreme as the
     observed one, about ``centre``, within ``tol``."""
     if alternative == "less":
@@ -87,8 +108,11 @@ def _hits(null: FloatArray, observed: FloatArray, centre: FloatArray, tol: Float
 
 
 def _subset_p_values(
-    count: Callable[[tuple[int, np.random.Generator]], npt.NDArray[np.int64]], starts: range,
-    seed: Seed, testable: npt.NDArray[np.bool_], n_resamples: int,
+    count: Callable[[tuple[int, np.random.Generator]], npt.NDArray[np.int64]],
+    starts: range,
+    seed: Seed,
+    testable: npt.NDArray[np.bool_],
+    n_resamples: int,
 ) -> FloatArray:
     """``(1 + hits) / (1 + n_resamples)`` of the testable pairs, NaN for the others."""
     hits = monte_carlo_hits(count, starts, seed, len(testable))
@@ -96,7 +120,9 @@ def _subset_p_values(
 
 
 def _shared_pools(
-    present: npt.NDArray[np.bool_], testable: npt.NDArray[np.bool_], col: npt.NDArray[np.int64],
+    present: npt.NDArray[np.bool_],
+    testable: npt.NDArray[np.bool_],
+    col: npt.NDArray[np.int64],
     kk: npt.NDArray[np.int64],
 ) -> tuple[dict[bytes, list[int]], dict[int, npt.NDArray[np.intp]], dict[int, int]]:
     """The columns with a testable pair, by pool (the columns of one pool share its shuffled
@@ -112,8 +138,12 @@ def _shared_pools(
 
 
 def subset_permutation_test(
-    values: npt.ArrayLike, groups: npt.ArrayLike, candidate: npt.ArrayLike,
-    column: npt.ArrayLike, n_resamples: int = 10_000, seed: Seed = None,
+    values: npt.ArrayLike,
+    groups: npt.ArrayLike,
+    candidate: npt.ArrayLike,
+    column: npt.ArrayLike,
+    n_resamples: int = 10_000,
+    seed: Seed = None,
     alternative: str = "two-sided",
 ) -> FloatArray:
     """Two-sample permutation tests of many subsets of the queries against the other
@@ -155,8 +185,7 @@ def subset_permutation_test(
     resampled sums are those of a uniformly drawn ``k``-subset of the pool, the exact
     permutation distribution of its sum.
     """
-    filled, present, _, _, col, k, observed, _ = _subset_pairs(values, groups, candidate,
-                                                               column)
+    filled, present, _, _, col, k, observed, _ = _subset_pairs(values, groups, candidate, column)
     n = filled.shape[0]
     p_value = np.full(len(col), np.nan)
     pool = present.sum(axis=0)
@@ -183,16 +212,20 @@ def subset_permutation_test(
             for j in js:
                 pairs = each[j]
                 prefix = np.cumsum(columns[j][kept[:, : longest[j]]], axis=1)
-                hits[pairs] = _hits(prefix[:, kk[pairs] - 1], observed[pairs], centre[pairs],
-                                    tol[pairs], alternative)
+                at = (observed[pairs], centre[pairs], tol[pairs])
+                hits[pairs] = _hits(prefix[:, kk[pairs] - 1], *at, alternative)
         return hits
 
     return _subset_p_values(count, starts, seed, testable, n_resamples)
 
 
 def subset_sign_flip_test(
-    diff: npt.ArrayLike, groups: npt.ArrayLike, candidate: npt.ArrayLike,
-    column: npt.ArrayLike, n_resamples: int = 10_000, seed: Seed = None,
+    diff: npt.ArrayLike,
+    groups: npt.ArrayLike,
+    candidate: npt.ArrayLike,
+    column: npt.ArrayLike,
+    n_resamples: int = 10_000,
+    seed: Seed = None,
     alternative: str = "two-sided",
 ) -> FloatArray:
     """Paired sign-flip tests of "mean difference = 0" inside many subsets of the queries,
@@ -213,8 +246,7 @@ def subset_sign_flip_test(
     from one sparse product of the membership by the signed differences (a resample costs
     ``n_queries`` per partition and column).
     """
-    filled, _, key, cand, col, k, observed, scale = _subset_pairs(diff, groups, candidate,
-                                                                  column)
+    filled, _, key, cand, col, k, observed, scale = _subset_pairs(diff, groups, candidate, column)
     n, m = filled.shape
     p_value = np.full(len(col), np.nan)
     testable = k >= 1
@@ -237,8 +269,9 @@ def subset_sign_flip_test(
             # per candidate and resample, its signed sum: one sparse product
             sums = members @ (by_query * filled[:, j : j + 1])
             pairs = np.flatnonzero(testable & (col == j))
-            hits[pairs] = _hits(sums[cand[pairs]].T, observed[pairs], np.zeros(len(pairs)),
-                                tol[pairs], alternative)
+            hits[pairs] = _hits(
+                sums[cand[pairs]].T, observed[pairs], np.zeros(len(pairs)), tol[pairs], alternative
+            )
         return hits
 
     return _subset_p_values(count, starts, seed, testable, n_resamples)

@@ -86,8 +86,12 @@ ALTERNATIVES = ("two-sided", "less", "greater")
 
 
 def t_test_of(
-    estimate: npt.ArrayLike, se: npt.ArrayLike, df: npt.ArrayLike, *,
-    alternative: str = "two-sided", confidence_level: float = 0.95,
+    estimate: npt.ArrayLike,
+    se: npt.ArrayLike,
+    df: npt.ArrayLike,
+    *,
+    alternative: str = "two-sided",
+    confidence_level: float = 0.95,
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
     """A t-test of "``estimate`` = 0" and its interval, from the estimate, its standard error
     and degrees of freedom (elementwise): the statistic ``estimate / se``, the p-value of
@@ -156,7 +160,9 @@ def welch_t_test(
 
 
 def welch_interval(
-    x: npt.ArrayLike, y: npt.ArrayLike, confidence_level: float = 0.95,
+    x: npt.ArrayLike,
+    y: npt.ArrayLike,
+    confidence_level: float = 0.95,
     totals: npt.ArrayLike = False,
 ) -> tuple[FloatArray, FloatArray]:
     """Welch-Satterthwaite t interval of ``w1 mean(x) - w2 mean(y)``, per column.
@@ -178,7 +184,10 @@ def welch_interval(
 
 
 def two_sample_permutation_test(
-    x: npt.ArrayLike, y: npt.ArrayLike, n_resamples: int = 10_000, seed: Seed = None,
+    x: npt.ArrayLike,
+    y: npt.ArrayLike,
+    n_resamples: int = 10_000,
+    seed: Seed = None,
     totals: npt.ArrayLike = False,
 ) -> FloatArray:
     """Two-sided two-sample permutation test of "no difference", per column.
@@ -229,8 +238,12 @@ def two_sample_permutation_test(
 
 
 def two_sample_bootstrap_interval(
-    x: npt.ArrayLike, y: npt.ArrayLike, confidence_level: float = 0.95, n_resamples: int = 1000,
-    seed: Seed = None, totals: npt.ArrayLike = False,
+    x: npt.ArrayLike,
+    y: npt.ArrayLike,
+    confidence_level: float = 0.95,
+    n_resamples: int = 1000,
+    seed: Seed = None,
+    totals: npt.ArrayLike = False,
 ) -> tuple[FloatArray, FloatArray]:
     """Percentile bootstrap interval of ``w1 mean(x) - w2 mean(y)``, resampling each side
     independently, per column.
@@ -259,8 +272,12 @@ def two_sample_bootstrap_interval(
 
 
 def two_sample_bootstrap_test(
-    x: npt.ArrayLike, y: npt.ArrayLike, confidence_level: float = 0.95,
-    n_resamples: int = 1000, seed: Seed = None, alternative: str = "two-sided",
+    x: npt.ArrayLike,
+    y: npt.ArrayLike,
+    confidence_level: float = 0.95,
+    n_resamples: int = 1000,
+    seed: Seed = None,
+    alternative: str = "two-sided",
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Percentile bootstrap test of "equal means" of two independent samples, per column:
     the p-value and the interval of :func:`percentile_test` over the resampled

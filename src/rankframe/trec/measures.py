@@ -96,8 +96,13 @@ def _from_registry() -> tuple[TrecMeasure, ...]:
     """The trec_eval measures rankframe prints, in trec_eval's order."""
     official = set(NICKNAMES["official"])
     return tuple(
-        TrecMeasure(name, NOT_METRICS.get(name, "metric"), params,
-                    defaults if params != "length" else (), name in official)
+        TrecMeasure(
+            name,
+            NOT_METRICS.get(name, "metric"),
+            params,
+            defaults if params != "length" else (),
+            name in official,
+        )
         for name, params, defaults in TREC_EVAL
         if name in NOT_METRICS or _computed(name, params, defaults)
     )
@@ -213,8 +218,9 @@ def _no_parameters(measure: TrecMeasure, spec: str, values: set[float]) -> Inval
             f"rankframe computes trec_eval measure {measure.name!r} {detail}; got {spec!r}. "
             f"Use {measure.name}."
         )
-    return InvalidOptionError(f"trec_eval measure {measure.name!r} takes no parameters; got "
-                              f"{spec!r}. Use {measure.name}.")
+    return InvalidOptionError(
+        f"trec_eval measure {measure.name!r} takes no parameters; got {spec!r}. Use {measure.name}."
+    )
 
 
 def _parse_one(spec: str) -> tuple[TrecMeasure, set[float] | str] | tuple[str, None]:
@@ -309,8 +315,7 @@ def parse_trec_measures(specs: Iterable[str] | None = None) -> Selection:
         if measure.name not in marked:
             continue
         if measure.params == "length":
-            selection.append((measure, (lengths[measure.name],) if measure.name in lengths
-                              else ()))
+            selection.append((measure, (lengths[measure.name],) if measure.name in lengths else ()))
         else:
             values = explicit.get(measure.name) or set(measure.cutoffs)
             selection.append((measure, tuple(sorted(values))))

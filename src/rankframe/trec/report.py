@@ -126,10 +126,9 @@ def trec_eval_report(
         for row in zip(*columns, strict=True):
             out.extend(row)
     if summary:
-        metrics = list(dict.fromkeys(
-            str(metric_of[name]) for m, name in lines
-            if m.kind == "metric"
-        ))
+        metrics = list(
+            dict.fromkeys(str(metric_of[name]) for m, name in lines if m.kind == "metric")
+        )
         means = _evaluate(joined, metrics, options) if metrics else None
         for measure, name in lines:
             if measure.kind == "runid":
@@ -197,7 +196,8 @@ def _relstrings(
     retrieved = retrieved.astype({"query": "str", "item": "str", "score": np.float64})
     graded = retrieved.merge(
         qrels[["query", "item", "relevant"]].astype({"query": "str", "item": "str"}),
-        on=["query", "item"], how="left",
+        on=["query", "item"],
+        how="left",
     )
     unjudged: Any = graded.assign(relevant=0)  # rank() needs a grade column, not its values
     rank = unjudged.rank_eval.rank()["rank"].to_numpy(dtype=np.float64, na_value=np.nan)
@@ -205,8 +205,12 @@ def _relstrings(
     top = graded.loc[first].assign(rank=rank[first])
     grade = top["relevant"].to_numpy(dtype=np.float64, na_value=np.nan)
     digits = np.clip(np.nan_to_num(grade), 0, 9).astype(np.int64).astype(str)
-    top = top.assign(char=np.select(
-        [np.isnan(grade), grade < 0, grade > 9], ["-", ".", ">"], default=digits,
-    ))
+    top = top.assign(
+        char=np.select(
+            [np.isnan(grade), grade < 0, grade > 9],
+            ["-", ".", ">"],
+            default=digits,
+        )
+    )
     strings: pd.Series = top.sort_values(["query", "rank"]).groupby("query")["char"].agg("".join)
     return strings.reindex(queries, fill_value="")

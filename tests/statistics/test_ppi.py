@@ -282,7 +282,8 @@ def test_plain_ppi_is_narrower_only_when_the_judge_errs_less_than_people_vary(
 ) -> None:
     """PPI with lam = 1 pays the judge's noise in full: with ``F = Y + bias + noise`` its
     variance is ``sigma**2 / n + var(F) / N`` against people's ``var(Y) / n``, so it is
-    narrower only when ``sigma < sd(Y)`` roughly, a correlation above 1 / sqrt(2)."""
+    narrower only when ``sigma**2 (1/n + 1/N) < var(Y) (1/n - 1/N)``: here (n = 100,
+    N = 400) a correlation above 0.79."""
     values = _judged(simulated, rho)
     plain = ppi.estimate_mean(values, "ppi")
     gold = ppi.estimate_mean(values, "gold")

@@ -55,8 +55,9 @@ CASES = [
     (0, 50, [0.0, 1.0], 0.0),
     (1, 200, [0.0, 1.0, 2.0, 3.0], 0.2),
     (2, 300, [0.0, 1.0, 3.0, 7.0], 0.1),  # gaps between grades: positions, not values
-    (3, 120, [-1.0, 0.5, 2.25], 0.3),  # not integers: the np.unique path
-    (4, 80, [0.0, 2.0, 4000.0], 0.0),  # a wide span of integers: the np.unique path
+    (3, 120, [-1.0, 0.5, 2.25], 0.3),  # not integers: looked up among the values
+    (4, 80, [0.0, 2.0, 4000.0], 0.0),  # a wide span of integers: looked up
+    (5, 400, [0.3 * i for i in range(10)], 0.1),  # many grades, not integers: looked up
 ]
 
 
@@ -82,6 +83,25 @@ def test_confusion_matrix_equals_scikit_learn(
     np.testing.assert_array_equal(matrix, sk_confusion(*codes, labels=range(categories.size)))
     assert matrix.dtype == np.int64
     assert matrix.sum() == both.sum()
+
+
+@pytest.mark.parametrize("n_grades", [3, 12])
+@pytest.mark.parametrize("scale", [1.0, 0.37])
+def test_confusion_matrix_with_a_grade_seen_only_after_many_rows(
+    n_grades: int, scale: float
+) -> None:
+    """A grade first seen after the rows whose grades rankframe looks up first (2**16):
+    integers and other values, few grades and many, all counted."""
+    rng = np.random.default_rng(n_grades)
+    gold = rng.integers(0, n_grades, 70_000).astype(np.float64)
+    judge = gold.copy()
+    judge[rng.random(70_000) < 0.3] = 0.0
+    judge[-3:], gold[-5] = n_grades + 2, -1.0  # late grades, outside the others
+    judge, gold = judge * scale, gold * scale
+    categories, matrix = agreement.confusion_matrix(judge, gold)
+    np.testing.assert_array_equal(categories, np.union1d(judge, gold))
+    codes = _for_scikit_learn(judge, gold)
+    np.testing.assert_array_equal(matrix, sk_confusion(*codes, labels=range(categories.size)))
 
 
 def test_confusion_matrix_rows_are_the_first_coder() -> None:

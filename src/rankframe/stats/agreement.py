@@ -46,6 +46,8 @@ LEVELS: tuple[Level, ...] = ("nominal", "ordinal", "interval")
 IntArray = npt.NDArray[np.int64]
 
 _SMALL_SPAN = 1 << 11  # integer grades spanning at most this many values: counted by bincount
+_SAMPLE = 1 << 16  # other grades: the distinct values of the first rows, looked up (_factorize)
+_FEW = 8  # up to this many distinct values, looked up by comparisons
 
 
 def _grades(x: npt.ArrayLike, name: str) -> FloatArray:
@@ -59,7 +61,8 @@ def _grades(x: npt.ArrayLike, name: str) -> FloatArray:
 def _integer_span(values: FloatArray) -> tuple[float, int] | None:
     """``(lowest, number of integers from lowest to highest)`` when every value is an integer
     and they span few values (counted with ``np.bincount``, no sort); else None."""
-    if values.size == 0:
+    head = values[:_SAMPLE]
+    if values.size == 0 or not np.array_equal(head, np.floor(head)):
         return None
     lo, hi = float(values.min()), float(values.max())
     if not (np.isfinite(lo) and np.isfinite(hi)) or hi - lo >= _SMALL_SPAN:
@@ -67,6 +70,23 @@ def _integer_span(values: FloatArray) -> tuple[float, int] | None:
     if not np.array_equal(values, np.floor(values)):
         return None
     return lo, int(hi - lo) + 1
+
+
+def _factorize(values: FloatArray) -> tuple[FloatArray, npt.NDArray[np.intp]]:
+    """The sorted distinct values and each value's position among them. Grades take few
+    values: those of the first rows, looked up with ``np.searchsorted``, usually hold them
+    all (a fraction of the time of ``np.unique``'s sort); else ``np.unique``."""
+    seen = np.unique(values[:_SAMPLE])
+    if 0 < seen.size <= _FEW:  # a few comparisons beat a binary search of every value
+        index = np.zeros(values.size, dtype=np.intp)
+        for bound in seen[:-1]:
+            index += values > bound
+    elif seen.size:
+        index = np.minimum(np.searchsorted(seen, values), seen.size - 1)
+    if seen.size and bool((seen[index] == values).all()):
+        return seen, index
+    categories, inverse = np.unique(values, return_inverse=True)
+    return categories, inverse.reshape(-1)
 
 
 def confusion_matrix(a: npt.ArrayLike, b: npt.ArrayLike) -> tuple[FloatArray, IntArray]:
@@ -91,8 +111,9 @@ def confusion_matrix(a: npt.ArrayLike, b: npt.ArrayLike) -> tuple[FloatArray, In
     Notes
     -----
     Items with a NaN in either vector are left out (pairwise deletion). Integer grades of a
-    small span are counted with ``np.bincount`` (no sort): 10 million pairs take a few
-    tenths of a second; other values go through ``np.unique``.
+    small span are counted with ``np.bincount`` (no sort), other grades looked up among the
+    distinct values of the first rows (``np.unique`` when some value is not among them):
+    10 million pairs take about half a second.
     """
     x, y = _grades(a, "a"), _grades(b, "b")
     if x.shape != y.shape:
@@ -110,7 +131,7 @@ def confusion_matrix(a: npt.ArrayLike, b: npt.ArrayLike) -> tuple[FloatArray, In
         return lo + np.flatnonzero(used).astype(np.float64), full[np.ix_(used, used)].astype(
             np.int64
         )
-    categories, inverse = np.unique(np.concatenate([x, y]), return_inverse=True)
+    categories, inverse = _factorize(np.concatenate([x, y]))
     k, n = categories.size, x.size
     codes = inverse[:n] * k + inverse[n:]
     matrix = np.bincount(codes, minlength=k * k).reshape(k, k).astype(np.int64)

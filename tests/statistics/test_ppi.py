@@ -6,11 +6,12 @@ by a biased, noisy judge that measures the intervals' coverage and width.
 
 ppi_py is imported in a fixture, not at the top: `make test-floors` collects this module in a
 venv without it (and deselects these tests, which take no frame); and importing ppi_py calls
-``warnings.simplefilter("ignore")``, which inside a test lasts only for that test.
+``warnings.simplefilter("ignore")``, which the fixture undoes at once.
 """
 
 from __future__ import annotations
 
+import warnings
 from types import ModuleType
 from typing import Any
 
@@ -24,7 +25,8 @@ from rankframe.stats.ppi import JudgedValues
 
 @pytest.fixture(scope="module")
 def ppi_py() -> ModuleType:
-    import ppi_py as module
+    with warnings.catch_warnings():  # ppi_py's import silences every warning: undone here
+        import ppi_py as module
 
     return module
 

@@ -11,6 +11,11 @@ each with the queries along axis 0 and any number of independent columns after i
 estimate on per-query differences, ``current - reference`` (:meth:`JudgedValues.__sub__`),
 as ``compare()`` does with its paired tests.
 
+The judge's mean is over the ``N`` queries people did not judge, not over all ``n + N``:
+``ppi_py``'s ``Yhat_unlabeled`` is a sample apart from the labelled one, and its variance
+``var(G) / N + var(Y - F) / n`` adds the two terms' variances as those of independent
+samples; the judge's values on every query would count the ``n`` queries in both terms.
+
 The estimates, per column (``Y`` people's values, ``F`` the judge's on the same queries,
 ``G`` the judge's on the others; ``var`` divides by the count, ``ddof=0``):
 
@@ -25,7 +30,11 @@ The estimates, per column (``Y`` people's values, ``F`` the judge's on the same 
     ``n`` queries with ``ddof=0``, ``var1`` over all ``n + N`` judge values with ``ddof=1``):
     the weight of the judge that minimises the variance. ``lam = 0`` is people alone (a
     z interval), ``lam = 1`` is ``"ppi"``; a judge no better than noise gets ``lam`` near 0,
-    so the interval is never much wider than people's alone.
+    so the interval is never much wider than people's alone. Plain ``"ppi"`` can be: it
+    pays the judge's noise in full, and is narrower than people's alone only when
+    ``var(Y - F) + (n / N) var(F) < var(Y)`` (in the tests' simulation, a judge that adds
+    a bias and normal noise to people's values, with n = 100 and N = 400: a correlation
+    above 0.79).
 ``"gold"``
     ``mean(Y)``, with the Student t interval of the ``n`` values (``ddof=1``, ``n - 1``
     degrees of freedom): what ``evaluate`` gives on people's grades alone.

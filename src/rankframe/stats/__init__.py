@@ -3,9 +3,12 @@ t, Wilcoxon and sign-flip tests), :mod:`~rankframe.stats.intervals` (t and boots
 intervals), :mod:`~rankframe.stats.two_sample` (their two-sample forms),
 :mod:`~rankframe.stats.subsets` (many subsets at once, for ``slices()``),
 :mod:`~rankframe.stats.groups` (equal group means, for ``gaps()``),
-:mod:`~rankframe.stats.corrections` (of p-values) and :mod:`~rankframe.stats.power` (sample
-size); :mod:`~rankframe.stats.resampling` says how they draw. ``inference`` re-exports them
-all under the path of earlier releases.
+:mod:`~rankframe.stats.corrections` (of p-values), :mod:`~rankframe.stats.power` (sample
+size), :mod:`~rankframe.stats.agreement` (a judge's grades against people's, and two orders of
+systems) and :mod:`~rankframe.stats.ppi` (prediction-powered means from a judge's and people's
+per-query values); :mod:`~rankframe.stats.resampling` says how they draw. ``inference``
+re-exports the names of earlier releases under their former path (the rooms from before the
+split; ``agreement`` and ``ppi`` came after it).
 
 The tests and intervals take the per-query values (or paired differences) with the queries
 along axis 0 and any number of independent columns after it (systems x metrics, ...): a

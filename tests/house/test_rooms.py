@@ -46,7 +46,7 @@ DEBT: dict[str, dict[str, int]] = {
     "files": {
         "api/accessor.py": 830,
         "api/gates.py": 864,
-        "engine/encoding.py": 1196,
+        "engine/encoding.py": 1197,
         "metrics/registry.py": 920,
         "metrics/trec.py": 898,
         "pipeline/steps.py": 1013,

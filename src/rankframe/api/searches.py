@@ -398,7 +398,7 @@ class Searches(Generic[TableT]):
             "alpha": params.PROBABILITY,
             "power": params.PROBABILITY,
             "alternative": params.ALTERNATIVE,
-            "baseline": params.DESIGN_BASELINE,
+            "baseline": params.PAIRED_BASELINE,
             "relative": params.FLAG,
         },
         scores_of,

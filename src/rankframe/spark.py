@@ -21,7 +21,7 @@ from rankframe.api.accessor import RankEval
 __all__ = ["rank_eval", "register"]
 
 
-def rank_eval(frame: Any, *, partitioned: bool = False) -> RankEval:
+def rank_eval(frame: Any, *, partitioned: bool = False) -> RankEval[Any, Any, Any]:
     """The ``rank_eval`` accessor of a Spark DataFrame, without registering it.
 
     ``partitioned=True``: every query's rows (nearly always) lie in one partition of

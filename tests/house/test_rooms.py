@@ -44,8 +44,6 @@ MAX_FUNCTION_LINES = 80
 #: Lower a number when an offender shrinks; remove the entry when it is fixed; never add one.
 DEBT: dict[str, dict[str, int]] = {
     "files": {
-        "api/accessor.py": 830,
-        "api/gates.py": 864,
         "engine/encoding.py": 1197,
         "metrics/registry.py": 920,
         "metrics/trec.py": 898,
@@ -56,11 +54,10 @@ DEBT: dict[str, dict[str, int]] = {
     "functions": {
         "adapters/lists.py::from_lists": 110,
         "adapters/pandas.py::PandasBackend.extract": 96,
-        "api/accessor.py::RankEval.check": 132,
-        "api/accessor.py::RankEval.compare": 173,
+        "api/accessor.py::RankEval.check": 131,
+        "api/accessor.py::RankEval.compare": 163,
         "api/searches.py::Searches.gaps": 115,
-        "api/searches.py::Searches.sample_size": 82,
-        "api/searches.py::Searches.slices": 153,
+        "api/searches.py::Searches.slices": 142,
         "cli/gate.py::add_parser": 104,
         "cli/report.py::add_parser": 104,
         "cli/report.py::run_report": 85,

@@ -193,6 +193,48 @@ def test_numpy_bools_are_bools(make_frame: FrameMaker) -> None:
     )
 
 
+# -- the baseline: one check, one message per concept ------------------------------------------
+
+#: Every method that takes ``baseline=``, called with it
+BASELINES: list[tuple[str, Callable[[str], Call]]] = [
+    ("compare", lambda b: lambda ev: ev.compare("mrr", baseline=b)),
+    ("check", lambda b: lambda ev: ev.check("mrr drop <= 0.01", baseline=b)),
+    ("slices", lambda b: lambda ev: ev.slices("mrr", "theme", baseline=b)),
+    ("gaps", lambda b: lambda ev: ev.gaps("mrr", "theme", baseline=b)),
+    ("sample_size", lambda b: lambda ev: ev.sample_size("mrr", delta=0.1, baseline=b)),
+    ("report", lambda b: lambda ev: ev.report("mrr", baseline=b)),
+]
+#: The methods whose baseline makes a paired call of two score columns or more
+PAIRED = ["slices", "gaps", "sample_size"]
+
+
+@pytest.mark.parametrize(("method", "call"), BASELINES, ids=[b[0] for b in BASELINES])
+def test_a_baseline_that_is_no_score_column_reads_alike(
+    make_frame: FrameMaker, method: str, call: Callable[[str], Call]
+) -> None:
+    """Every method says the same words of a baseline that is not a score column (the one
+    check of ``settings.params``)."""
+    ev = make_frame(_data()).rank_eval(score=["base", "bad"])
+    with pytest.raises(InvalidOptionError) as caught:
+        call("bsae")(ev)
+    expected = "baseline='bsae' is not one of the score columns ['base', 'bad']; pass one of them."
+    assert str(caught.value) == expected, method
+    make_frame.check_unchanged()
+
+
+@pytest.mark.parametrize("method", PAIRED)
+def test_a_paired_baseline_needs_two_score_columns(make_frame: FrameMaker, method: str) -> None:
+    """slices(), gaps() and sample_size() with a baseline compare the other score columns
+    with it: one score column is an error, in one wording."""
+    call = dict(BASELINES)[method]
+    ev = make_frame(_data()).rank_eval(score="base")
+    with pytest.raises(InvalidOptionError) as caught:
+        call("base")(ev)
+    expected = "baseline= needs two score columns or more: rank_eval(score=['model_a', 'model_b'])."
+    assert str(caught.value) == expected
+    make_frame.check_unchanged()
+
+
 # -- a missing segment value ------------------------------------------------------------------
 
 

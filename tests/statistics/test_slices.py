@@ -554,7 +554,7 @@ def test_a_planted_slice_comes_first(make_frame: Any, seed: int) -> None:
         (None, {"bins": 1}, "'bins' parameter"),
         (None, {"test": "wilcoxon"}, "test='t-test', test='permutation' or test='bootstrap'"),
         (None, {"alternative": "lower"}, "alternative='lower'"),
-        (None, {"baseline": "c"}, "baseline='c' must be one of"),
+        (None, {"baseline": "c"}, "baseline='c' is not one of the score columns"),
         ("slice", {}, "clashes with the output column 'slice'"),
     ],
 )

@@ -9,15 +9,17 @@ checks the arguments and turns each method call into one
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Generic, Literal, Self, cast, overload
 
 import numpy as np
 import numpy.typing as npt
 
 from rankframe.adapters import adapt
 from rankframe.api import gates
+from rankframe.api.kinds import DecisionT, TableT, ValueT
+from rankframe.api.metric_methods import MetricMethods
+from rankframe.api.reference import frame_of, reference_request
 from rankframe.api.searches import Searches
 from rankframe.api.signatures import (
     add_metric_method,
@@ -30,7 +32,6 @@ from rankframe.api.signatures import (
     scores_of,
 )
 from rankframe.exceptions import (
-    ColumnNotFoundError,
     InvalidOptionError,
     Keyword,
     warned_once,
@@ -40,7 +41,6 @@ from rankframe.pipeline import windows
 from rankframe.pipeline.analysis import SYSTEM
 from rankframe.pipeline.binding import Binding
 from rankframe.pipeline.previous import PreviousWindow
-from rankframe.pipeline.reference import ReferenceComparison
 from rankframe.pipeline.steps import (
     ColumnNames,
     Comparison,
@@ -61,12 +61,19 @@ from rankframe.settings.options import (
 from rankframe.settings.params import as_columns, validate_params
 from rankframe.settings.statistics import Intervals, Tests
 
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+    import pandas as pd
+    import polars as pl
+
+    from rankframe.report import Report
+
 __all__ = ["SYSTEM", "ColumnNames", "RankEval", "rank_eval"]
 
 IntArray = npt.NDArray[np.int64]
 
 
-class RankEval(Searches):
+class RankEval(Searches[TableT], MetricMethods[ValueT], Generic[TableT, DecisionT, ValueT]):
     """Ranking metrics of a long-format frame: one row per (query, item).
 
     Reached as ``df.rank_eval``; call it to use other column names:
@@ -78,11 +85,11 @@ class RankEval(Searches):
     keyword-only options ``by``, ``min_relevance``, ``empty`` and ``ties``, and the options the
     metric declares (``ndcg``: ``gain``; ``map`` and ``recall``: ``denominator``). See
     ``docs/conventions.md``.
-    """
 
-    if TYPE_CHECKING:
-        # The metric methods are generated from the registry (see the end of this module).
-        def __getattr__(self, name: str) -> Callable[..., Any]: ...
+    Typed by frame kind (``rankframe.api.kinds``): ``RankEval[Table, Decision, Value]``,
+    the types of the tables, of ``check()``'s table and of a metric method's value;
+    ``rankframe.rank_eval(obj)`` gives them from the frame's type (``docs/api.md``, "Types").
+    """
 
     def __init__(self, frame: Any, names: ColumnNames | None = None) -> None:
         self._binding = Binding(adapt(frame), names or ColumnNames())
@@ -97,7 +104,7 @@ class RankEval(Searches):
         call's input (``rankframe.pipeline.binding.Bound``)."""
         return self._binding
 
-    def _rebound(self, names: ColumnNames) -> RankEval:
+    def _rebound(self, names: ColumnNames) -> Self:
         """This accessor's frame (its adapter: ``adapt`` gives it back) under other names."""
         return type(self)(self._binding.frame, names)
 
@@ -115,7 +122,7 @@ class RankEval(Searches):
         time: str | None = None,
         time_unit: str | None = None,
         sample: str | None = None,
-    ) -> RankEval:
+    ) -> Self:
         """The accessor bound to other column names.
 
         ``score`` may list several score columns: every method then evaluates each of them
@@ -186,7 +193,7 @@ class RankEval(Searches):
         options: Options,
         chosen: Mapping[str, Any],
         every: str | None = None,
-    ) -> Any:
+    ) -> ValueT:
         metrics, options = bound([parse_metric(name, k)], options, chosen)
         if len(metrics) > 1:  # a metric with a value per group (MetricDef.expand)
             shown = ", ".join(repr(str(m)) for m in metrics[:5])
@@ -201,7 +208,7 @@ class RankEval(Searches):
         segmented = by_list or self._binding.multi or every is not None
         kind: Kind = "segments" if segmented else "scalar"
         request = self._binding.request([metric], by_list, options, Means(kind=kind), every)
-        return self._binding.run(request)
+        return cast("ValueT", self._binding.run(request))
 
     # -- tables --------------------------------------------------------------------------
 
@@ -215,7 +222,7 @@ class RankEval(Searches):
         by: str | Sequence[str] | None = None,
         every: str | None = None,
         **chosen: Any,
-    ) -> Any:
+    ) -> TableT:
         """One row per query, sorted by query: the query (and ``by``) columns, one per metric.
 
         With ``every="1w"`` (and a bound ``time`` column), a ``window`` column comes first:
@@ -249,7 +256,7 @@ class RankEval(Searches):
         by_list = as_columns(by)
         self._binding.check_columns(by_list)
         request = self._binding.request(parsed, by_list, options, PerQueryRows(), every)
-        return self._binding.run(request)
+        return self._table(request)
 
     @arguments_checked
     @validate_params({"tidy": params.FLAG}, scores_of)
@@ -266,7 +273,7 @@ class RankEval(Searches):
         tidy: bool = False,
         every: str | None = None,
         **chosen: Any,
-    ) -> Any:
+    ) -> TableT:
         """Means over queries: one row per segment (one row if ``by=None``).
 
         Columns: the ``by`` columns, one per metric (its label: the canonical spelling such
@@ -325,7 +332,7 @@ class RankEval(Searches):
         intervals = Intervals(confidence_level=confidence_level, n_resamples=n_resamples, seed=seed)
         result = Means(tidy=bool(tidy), intervals=intervals)
         request = self._binding.request(parsed, by_list, options, result, every)
-        return self._binding.run(request)
+        return self._table(request)
 
     @arguments_checked
     @validate_params({"baseline": params.BASELINE, "baseline_rows": params.FLAG}, scores_of)
@@ -349,7 +356,7 @@ class RankEval(Searches):
         every: str | None = None,
         baseline_rows: bool = True,
         **chosen: Any,
-    ) -> Any:
+    ) -> TableT:
         """Compare systems (score columns) with a baseline on paired per-query values, or
         with the same systems of a reference frame (``reference=``).
 
@@ -485,7 +492,6 @@ class RankEval(Searches):
         parsed, options = bound(parse_metrics(metrics), options, chosen)
         by_list = as_columns(by)
         self._binding.check_columns(by_list)
-        keep_baseline = bool(baseline_rows)
         tests = Tests(
             test=test,
             correction=correction,
@@ -496,14 +502,24 @@ class RankEval(Searches):
             n_resamples=n_resamples,
             seed=seed,
         )
-        systems = self._names.scores
         if reference is not None:
             params.check_baseline_or_reference("compare", baseline)
-            return self._compare_reference(reference, parsed, by_list, options, every, tests)
-        if every is not None and baseline is None:  # each window against the previous one
-            previous = PreviousWindow(tests=tests)
-            request = self._binding.request(parsed, by_list, options, previous, every)
-            return self._binding.run(request)
+            request = reference_request(
+                self._binding, reference, parsed, by_list, options, every, tests
+            )
+        else:
+            result = self._comparison(baseline, every, tests, bool(baseline_rows))
+            request = self._binding.request(parsed, by_list, options, result, every)
+        return self._table(request)
+
+    def _comparison(
+        self, baseline: str | None, every: str | None, tests: Tests, baseline_rows: bool
+    ) -> Comparison | PreviousWindow:
+        """``compare()``'s finish step within this frame: each window against the previous
+        one (``every=`` without ``baseline=``), else the systems against the baseline."""
+        if every is not None and baseline is None:
+            return PreviousWindow(tests=tests)
+        systems = self._names.scores
         if len(systems) < 2:
             msg = (
                 "compare() needs at least two score columns to compare; pass them as "
@@ -511,68 +527,7 @@ class RankEval(Searches):
             )
             raise InvalidOptionError(msg)
         base = systems[0] if baseline is None else baseline  # checked: validate_params
-        result = Comparison(baseline=systems.index(base), tests=tests, baseline_rows=keep_baseline)
-        request = self._binding.request(parsed, by_list, options, result, every)
-        return self._binding.run(request)
-
-    def _compare_reference(
-        self,
-        reference: Any,
-        metrics: list[Metric],
-        by: list[str],
-        options: Options,
-        every: str | None,
-        tests: Tests,
-    ) -> Any:
-        """``compare(reference=...)``: the reference frame's accessor, bound with this one's
-        column names, gives its side of the comparison when the finish step runs."""
-        other = self._reference_binding(reference, by, every)
-        result = ReferenceComparison(reference=lambda: other.side(theirs), tests=tests)
-        # this frame's request first: it checks the metrics
-        mine = self._binding.request(metrics, by, options, result, every)
-        theirs = other.request(metrics, by, options, PerQueryRows(), every)
-        return self._binding.run(mine)
-
-    def _reference_binding(self, reference: Any, by: list[str], every: str | None) -> Binding:
-        """The reference frame of ``reference=`` bound with this accessor's column names
-        (the time column only with ``every=``), once it holds every score column and every
-        column they name."""
-        try:
-            frame = _frame_of(reference)
-        except TypeError:
-            msg = (
-                "reference= takes a frame rankframe reads (pandas, polars DataFrame or "
-                "LazyFrame, Dask, a pyarrow Table or another Arrow frame); got "
-                f"{type(reference).__module__}.{type(reference).__qualname__}."
-            )
-            raise InvalidOptionError(msg) from None
-        # the time column is read (and needed there) only for windows
-        names = (
-            self._names if every is not None else replace(self._names, time=None, time_unit=None)
-        )
-        other = Binding(frame, names)
-        available = frame.columns()
-        systems = self._names.scores
-        missing = [s for s in systems if s not in available]
-        if missing:
-            msg = (
-                f"The reference frame has no score column {missing[0]!r} (system "
-                f"{missing[0]!r} of this frame): reference= compares each score column with "
-                "the same column of the reference frame. Add it there, rename it, or bind "
-                "only the systems both frames hold, e.g. "
-                f"df.rank_eval(score={[s for s in systems if s not in missing]!r})."
-            )
-            raise ColumnNotFoundError(msg)
-        roles = [*names.roles().items(), *((b, "by") for b in by)]
-        for name, role in roles:
-            if name not in available:
-                msg = (
-                    f"The reference frame has no column {name!r} ({role}); reference= reads "
-                    "the same columns as this frame. Add or rename it there."
-                )
-                raise ColumnNotFoundError(msg)
-        other.check_columns(by)
-        return other
+        return Comparison(baseline=systems.index(base), tests=tests, baseline_rows=baseline_rows)
 
     @arguments_checked
     @validate_params(
@@ -603,7 +558,7 @@ class RankEval(Searches):
         n_permutations: int = 10_000,
         seed: int | None = 0,
         **chosen: Any,
-    ) -> Any:
+    ) -> DecisionT:
         """Gates: check rules on the metrics, one row per rule, system and segment.
 
         A rule is ``"METRIC OP BOUND"`` (``>=``, ``<=``, ``>``, ``<``: ``"ndcg@10 >= 0.30"``)
@@ -695,9 +650,8 @@ class RankEval(Searches):
         0  mrr >= 0.7   0.75    0.7   pass
         """
         with warned_once():  # evaluate() and compare() of one frame: its warnings once
-            return gates.check(
+            decision = gates.check(
                 self,
-                self._binding.frame,
                 rules,
                 baseline=baseline,
                 reference=reference,
@@ -714,8 +668,8 @@ class RankEval(Searches):
                 n_permutations=n_permutations,
                 seed=seed,
                 options=dict(chosen),
-                scores=self._names.scores,
             )
+        return cast("DecisionT", decision)
 
     @validate_params(
         {"baseline": params.BASELINE, "curves": params.FLAG, "fingerprint": params.FLAG}, scores_of
@@ -727,7 +681,7 @@ class RankEval(Searches):
         by: str | Sequence[str] | None = None,
         baseline: str | None = None,
         **kwargs: Any,
-    ) -> Any:
+    ) -> Report:
         """A ``rankframe.Report`` of ``metrics``: one self-contained HTML file (the data,
         the summary with intervals and significance marks against ``baseline``, segments,
         curves, distributions, win/tie/loss, the worst queries); see ``docs/report.md``.
@@ -752,7 +706,7 @@ class RankEval(Searches):
             return report.build(self, self._binding, metrics, by=by, baseline=baseline, **kwargs)
 
     @arguments_checked
-    def rank(self, *, ties: Ties = "trec", name: str = "rank") -> Any:
+    def rank(self, *, ties: Ties = "trec", name: str = "rank") -> TableT:
         """The input frame plus an integer column ``name``: each row's rank in its query.
 
         Rank 1 is the highest score; rows without a score get a null rank. The input frame
@@ -787,13 +741,33 @@ class RankEval(Searches):
                     "rank column."
                 )
                 raise InvalidOptionError(msg)
-        return self._binding.rank(columns, ties)
+        return cast("TableT", self._binding.rank(columns, ties))
 
 
 on_register(lambda definition: add_metric_method(RankEval, definition))
 
 
-def rank_eval(obj: Any) -> RankEval:
+#: The accessor of a pandas frame, and of an Arrow frame (pandas results).
+PandasEval = RankEval["pd.DataFrame", "pd.DataFrame", "float | pd.Series[float]"]
+#: The accessor of a polars DataFrame.
+PolarsEval = RankEval["pl.DataFrame", "pl.DataFrame", "float | pl.DataFrame"]
+#: The accessor of a polars LazyFrame: lazy tables and values, ``check()`` eager.
+LazyEval = RankEval["pl.LazyFrame", "pl.DataFrame", "pl.LazyFrame"]
+#: The accessor of a Dask frame: lazy tables and values, ``check()`` in pandas.
+DaskEval = RankEval["dd.DataFrame", "pd.DataFrame", "dd.Scalar | dd.Series"]
+
+
+@overload
+def rank_eval(obj: pd.DataFrame) -> PandasEval: ...
+@overload
+def rank_eval(obj: pl.DataFrame) -> PolarsEval: ...
+@overload
+def rank_eval(obj: pl.LazyFrame) -> LazyEval: ...
+@overload
+def rank_eval(obj: dd.DataFrame) -> DaskEval: ...
+@overload
+def rank_eval(obj: object) -> RankEval[Any, Any, Any]: ...
+def rank_eval(obj: object) -> RankEval[Any, Any, Any]:
     """The ``rank_eval`` accessor of any frame.
 
     A pandas, polars (DataFrame or LazyFrame) or Dask frame gives its own accessor
@@ -817,14 +791,4 @@ def rank_eval(obj: Any) -> RankEval:
     0     a  0.5
     1     b  1.0
     """
-    return RankEval(_frame_of(obj))
-
-
-def _frame_of(obj: Any) -> Any:
-    """The adapter of ``obj``: its own accessor's when it offers one (``obj.rank_eval``: the
-    frames ``import rankframe`` registers it on, or any object that gives a ``RankEval``),
-    else ``adapt(obj)``."""
-    own = None if isinstance(obj, type) else getattr(obj, "rank_eval", None)
-    if isinstance(own, RankEval):
-        return own.__rankframe_binding__.frame
-    return adapt(obj)
+    return RankEval(frame_of(obj))

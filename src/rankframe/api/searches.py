@@ -10,9 +10,11 @@ methods do. Their arguments are checked by the constraints of
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Generic, Literal, cast
 
 from rankframe.adapters import results
+from rankframe.api.kinds import TableT
+from rankframe.api.reference import reference_binding
 from rankframe.api.signatures import (
     arguments_checked,
     bound,
@@ -33,8 +35,10 @@ from rankframe.settings.params import as_columns, validate_params
 from rankframe.settings.statistics import Tests
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from rankframe.pipeline.binding import Binding
-    from rankframe.pipeline.steps import ColumnNames
+    from rankframe.pipeline.steps import ColumnNames, Request
 
 __all__ = ["Searches"]
 
@@ -62,7 +66,35 @@ def _table_tests(
     )
 
 
-class Searches:
+def _check_slice_columns(columns: list[str], metrics: list[Metric]) -> None:
+    """``slices()`` needs a slice column, and none named as a column of its output."""
+    produced = {n for n, _ in _slice_output_columns((), tuple(metrics), paired=True)}
+    clashes = sorted(set(columns) & (produced | {"mean_outside"}))
+    if not columns or clashes:
+        msg = (
+            "slices() needs at least one slice column, e.g. slices('ndcg@10', ['theme', 'device'])."
+            if not columns
+            else f"Column {clashes[0]!r} clashes with the output column {clashes[0]!r} of "
+            "slices(); rename it first, e.g. df.rename(columns={"
+            f"{clashes[0]!r}: '{clashes[0]}_'}})."
+        )
+        raise InvalidOptionError(msg)
+
+
+def _design(
+    delta: float, relative: bool, alpha: float, power: float, alternative: str
+) -> dict[str, Any]:
+    """``sample_size()``'s design (checked: ``validate_params``), as its tables read it."""
+    return {
+        "delta": float(delta),
+        "relative": bool(relative),
+        "alpha": float(alpha),
+        "power": float(power),
+        "alternative": alternative,
+    }
+
+
+class Searches(Generic[TableT]):
     """``slices()``, ``gaps()`` and ``sample_size()`` of the accessor (a base of
     ``RankEval``, which documents the three with the other methods)."""
 
@@ -74,11 +106,12 @@ class Searches:
         @property
         def _names(self) -> ColumnNames: ...
 
-        def _reference_binding(
-            self, reference: Any, by: list[str], every: str | None
-        ) -> Binding: ...
-
         def per_query(self, metrics: Any, **kwargs: Any) -> Any: ...
+
+    def _table(self, request: Request) -> TableT:
+        """The table ``request`` asks for, run on the frame: of the accessor's kind
+        (``TableT``), as the frame's adapter builds it."""
+        return cast("TableT", self._binding.run(request))
 
     @arguments_checked
     @validate_params(
@@ -113,7 +146,7 @@ class Searches:
         n_resamples: int = 1000,
         seed: int | None = 0,
         **chosen: Any,
-    ) -> Any:
+    ) -> TableT:
         """Where a system does better or worse: every slice of up to ``max_depth`` predicates
         ``column == value`` over ``columns``, tested, with the p-values corrected over every
         test of the call.
@@ -234,20 +267,9 @@ class Searches:
             top=None if top is None else int(top),
             test=test,
         )
-        produced = {n for n, _ in _slice_output_columns((), tuple(parsed), paired=True)}
-        clashes = sorted(set(slice_columns) & (produced | {"mean_outside"}))
-        if not slice_columns or clashes:
-            msg = (
-                "slices() needs at least one slice column, e.g. slices('ndcg@10', ['theme', "
-                "'device'])."
-                if not slice_columns
-                else f"Column {clashes[0]!r} clashes with the output column {clashes[0]!r} of "
-                "slices(); rename it first, e.g. df.rename(columns={"
-                f"{clashes[0]!r}: '{clashes[0]}_'}})."
-            )
-            raise InvalidOptionError(msg)
+        _check_slice_columns(slice_columns, parsed)
         request = self._binding.request(parsed, slice_columns, options, search)
-        return self._binding.run(request)
+        return self._table(request)
 
     @arguments_checked
     @validate_params({"baseline": params.PAIRED_BASELINE, "test": params.GAP_TEST}, scores_of)
@@ -266,7 +288,7 @@ class Searches:
         n_resamples: int = 1000,
         seed: int | None = 0,
         **chosen: Any,
-    ) -> Any:
+    ) -> TableT:
         """The gaps between user groups: per system and metric, how far apart the groups'
         means are, and a test that every group is served alike.
 
@@ -367,7 +389,7 @@ class Searches:
         )
         result = Gaps(baseline=self._baseline_position(baseline), test=test, tests=tests)
         request = self._binding.request(parsed, by_list, options, result)
-        return self._binding.run(request)
+        return self._table(request)
 
     @arguments_checked
     @validate_params(
@@ -376,7 +398,7 @@ class Searches:
             "alpha": params.PROBABILITY,
             "power": params.PROBABILITY,
             "alternative": params.ALTERNATIVE,
-            "baseline": params.DESIGN_BASELINE,
+            "baseline": params.PAIRED_BASELINE,
             "relative": params.FLAG,
         },
         scores_of,
@@ -395,7 +417,7 @@ class Searches:
         power: float = 0.8,
         alternative: Literal["two-sided", "less", "greater"] = "two-sided",
         **chosen: Any,
-    ) -> Any:
+    ) -> pd.DataFrame:
         """How many queries a t-test needs to detect a change of ``delta``, and how many
         are in hand.
 
@@ -455,14 +477,8 @@ class Searches:
         other = None
         if reference is not None:
             params.check_baseline_or_reference("sample_size", baseline)
-            other = self._reference_binding(reference, by_list, None)
-        settings = {
-            "delta": float(delta),
-            "relative": bool(relative),
-            "alpha": float(alpha),
-            "power": float(power),
-            "alternative": alternative,
-        }
+            other = reference_binding(self._names, reference, by_list, None)
+        settings = _design(delta, relative, alpha, power, alternative)
         return self._sample_sizes(metrics, by_list, baseline, other, settings, chosen)
 
     def _sample_sizes(
@@ -473,7 +489,7 @@ class Searches:
         other: Binding | None,
         settings: dict[str, Any],
         chosen: dict[str, Any],
-    ) -> Any:
+    ) -> pd.DataFrame:
         """``sample_size()``'s table from ``per_query()``'s values (and the reference's,
         ``other``), per ``by`` segment."""
         systems = list(self._names.scores)

@@ -138,20 +138,8 @@ def _baseline(arg: Arg) -> None:
 
 
 def _paired_baseline(arg: Arg) -> None:
-    """A baseline that turns a search paired (``slices()``, ``gaps()``): one of at least
-    two score columns."""
-    if arg.value not in arg.systems or len(arg.systems) < 2:
-        msg = (
-            f"baseline={arg.value!r} must be one of at least two score columns; the score "
-            f"columns are {list(arg.systems)}. Bind them with df.rank_eval(score=['model_a', "
-            "'model_b']) and pass one of them."
-        )
-        raise InvalidOptionError(msg)
-
-
-def _design_baseline(arg: Arg) -> None:
-    """``sample_size()``'s baseline: one of the score columns, of which there are two or
-    more (a paired design)."""
+    """A baseline that turns a call paired (``slices()``, ``gaps()``, ``sample_size()``):
+    one of the score columns (:func:`check_baseline`), of which there are two or more."""
     check_baseline(arg.value, arg.systems)
     if len(arg.systems) < 2:
         raise InvalidOptionError(
@@ -271,7 +259,6 @@ def _gap_test(arg: Arg) -> None:
 #: :func:`validate_params`
 BASELINE = Constraint(_baseline, optional=True)
 PAIRED_BASELINE = Constraint(_paired_baseline, optional=True)
-DESIGN_BASELINE = Constraint(_design_baseline, optional=True)
 ALTERNATIVE = Constraint(_alternative)
 FLAG = Constraint(_flag)
 CHANGE = Constraint(_change)

@@ -63,7 +63,6 @@ DEBT: dict[str, dict[str, int]] = {
         "api/searches.py::Searches.slices": 153,
         "cli/gate.py::add_parser": 104,
         "cli/report.py::add_parser": 104,
-        "cli/report.py::run_report": 85,
         "cli/slices.py::add_parser": 113,
         "datasets.py::recommendations": 132,
         "engine/encoding.py::_key_codes": 86,

@@ -9,6 +9,7 @@ from typing import Any
 from rankframe.cli import inputs
 from rankframe.cli.checks import check_rows
 from rankframe.cli.errors import CliError
+from rankframe.cli.flags import check_flags
 from rankframe.cli.options import (
     add_input,
     add_item_group_options,
@@ -20,6 +21,7 @@ from rankframe.cli.reading import input_format, read_table
 from rankframe.cli.render import render, write
 from rankframe.cli.status import Status
 from rankframe.pipeline.gaps import GAP_TESTS
+from rankframe.settings import params
 from rankframe.settings.options import CORRECTION
 
 
@@ -96,6 +98,15 @@ def add_parser(commands: Any) -> None:
     parser.set_defaults(handler=run_gaps)
 
 
+#: gaps' flags that pass an argument of ``gaps()``, checked by its constraints
+GAPS_CHECKS = {
+    "--baseline": params.PAIRED_BASELINE,
+    "--confidence-level": params.LEVEL,
+    "--permutations": params.COUNT,
+    "--resamples": params.COUNT,
+}
+
+
 def _check(args: argparse.Namespace, scores: list[str]) -> None:
     """The flags, checked before the file is read (exit status 2)."""
     if not args.by:
@@ -104,20 +115,7 @@ def _check(args: argparse.Namespace, scores: list[str]) -> None:
             "country); repeat it for intersectional groups"
         )
         raise CliError(msg, code=2)
-    if args.baseline is not None and args.baseline not in scores:
-        msg = (
-            f"--baseline {args.baseline!r} is not one of the --score columns "
-            f"({', '.join(map(repr, scores))}); pass one of them"
-        )
-        raise CliError(msg, code=2)
-    if args.baseline is not None and len(scores) < 2:
-        raise CliError("--baseline needs another --score column to compare with it", code=2)
-    for flag, value in (("--permutations", args.permutations), ("--resamples", args.resamples)):
-        if value < 1:
-            raise CliError(f"{flag} must be an integer >= 1; got {value}", code=2)
-    if not 0 < args.confidence_level < 1:
-        msg = f"--confidence-level must be between 0 and 1; got {args.confidence_level}"
-        raise CliError(msg, code=2)
+    check_flags(args, GAPS_CHECKS, "gaps", scores)
 
 
 def run_gaps(args: argparse.Namespace, status: Status) -> int:

@@ -19,6 +19,7 @@ from rankframe.api.gates import COLUMNS, FAIL, GRAMMAR, MODES, UNCERTAIN, parse_
 from rankframe.cli import inputs
 from rankframe.cli.checks import check_rows
 from rankframe.cli.errors import CliError, in_cli_terms
+from rankframe.cli.flags import check_flags
 from rankframe.cli.options import (
     add_convention_options,
     add_input,
@@ -31,12 +32,21 @@ from rankframe.cli.render import OUTPUT_FORMATS, render, write
 from rankframe.cli.status import Status
 from rankframe.exceptions import RankEvalError
 from rankframe.report.verdict import verdict
+from rankframe.settings import params
 from rankframe.settings.options import OPTIONS
 
 FAIL_ON = ("fail", "uncertain")
 #: The gate table's relative columns (a relative drop rule's, ``drop <= 1%``), shown as
 #: percentages in the table and Markdown formats, as the rule writes its tolerance.
 RELATIVE_COLUMNS = ("delta_relative", "ci_low_relative", "ci_high_relative", "bound_relative")
+#: check's flags that pass an argument of ``check()``, checked by its constraints, in its order
+CHECK_CHECKS = {
+    "--baseline": params.BASELINE,
+    "--min-queries": params.GATE_MIN_QUERIES,
+    "--alpha": params.LEVEL,
+    "--confidence-level": params.LEVEL,
+    "--resamples": params.COUNT,
+}
 
 
 def add_parser(commands: Any) -> None:
@@ -159,12 +169,7 @@ def _run(args: argparse.Namespace, status: Status) -> int:
     parse_rules(args.rule)  # a bad rule is reported before the file is read
     check_record_options(args)
     scores = list(dict.fromkeys(args.score or ["score"]))
-    if args.baseline is not None and args.baseline not in scores:
-        msg = (
-            f"--baseline {args.baseline!r} is not one of the --score columns "
-            f"({', '.join(map(repr, scores))}); pass one of them"
-        )
-        raise CliError(msg, code=2)
+    check_flags(args, CHECK_CHECKS, "check", scores)
     inputs.check_time_options(args)
     options = inputs.options(args)
     roles = inputs.roles(args, scores)

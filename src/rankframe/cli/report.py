@@ -13,6 +13,7 @@ from rankframe.api.gates import parse_rules
 from rankframe.cli import inputs
 from rankframe.cli.checks import check_rows
 from rankframe.cli.errors import CliError, in_cli_terms
+from rankframe.cli.flags import check_flags
 from rankframe.cli.options import (
     add_input,
     add_item_group_options,
@@ -23,6 +24,7 @@ from rankframe.cli.options import (
 from rankframe.cli.reading import input_format, read_table
 from rankframe.cli.status import Status
 from rankframe.exceptions import InvalidRuleError, RankEvalError
+from rankframe.settings import params
 
 
 def add_parser(commands: Any) -> None:
@@ -131,6 +133,18 @@ def add_parser(commands: Any) -> None:
     report.set_defaults(handler=run_report)
 
 
+#: report's flags that pass an argument of ``report()``, checked by its constraints (and
+#: ``--min-queries``, ``check()``'s, with --rule)
+REPORT_CHECKS = {
+    "--baseline": params.BASELINE,
+    "--alpha": params.LEVEL,
+    "--confidence-level": params.LEVEL,
+    "--resamples": params.COUNT,
+    "--slice-min-queries": params.AT_LEAST_ONE,
+    "--exposure-k": params.AT_LEAST_ONE,
+}
+
+
 def run_report(args: argparse.Namespace, status: Status) -> int:
     """``rankframe report``: writes the file, says so on stderr (``rankframe: wrote
     PATH``, as ``rankframe dashboard``) and exits 0; 2 on a bad command line (a bad
@@ -138,22 +152,12 @@ def run_report(args: argparse.Namespace, status: Status) -> int:
     evaluated (as ``rankframe evaluate``)."""
     scores = list(dict.fromkeys(args.score or ["score"]))
     baseline = args.baseline
-    if baseline is not None and baseline not in scores:
-        msg = (
-            f"--baseline {baseline!r} is not one of the --score columns "
-            f"({', '.join(map(repr, scores))}); pass one of them"
-        )
-        raise CliError(msg, code=2)
+    check_flags(args, REPORT_CHECKS, "report", scores)
     inputs.check_time_options(args)  # --every needs --time, --time-unit an integer --time
-    for flag, value in (
-        ("--slice-min-queries", args.slice_min_queries),
-        ("--exposure-k", args.exposure_k),
-    ):
-        if value < 1:
-            raise CliError(f"{flag} must be a positive integer; got {value}", code=2)
     if (args.every is None) != (args.time is None):
         raise CliError("--every and --time go together, e.g. --time served_at --every 1w", code=2)
     if args.rule:
+        check_flags(args, {"--min-queries": params.GATE_MIN_QUERIES}, "report")
         try:  # a bad rule is reported before the file is read
             parse_rules(args.rule)
         except RankEvalError as error:

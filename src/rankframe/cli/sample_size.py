@@ -4,12 +4,11 @@ many the file holds (``RankEval.sample_size``, docs/compare.md)."""
 from __future__ import annotations
 
 import argparse
-import math
 from typing import Any
 
 from rankframe.cli import inputs
 from rankframe.cli.checks import check_rows
-from rankframe.cli.errors import CliError
+from rankframe.cli.flags import check_flags
 from rankframe.cli.options import (
     add_input,
     add_item_group_options,
@@ -20,8 +19,7 @@ from rankframe.cli.percent import SAMPLE_SIZE
 from rankframe.cli.reading import input_format, read_table
 from rankframe.cli.render import render, write
 from rankframe.cli.status import Status
-
-ALTERNATIVES = ("two-sided", "less", "greater")
+from rankframe.settings import params
 
 
 def add_parser(commands: Any) -> None:
@@ -79,7 +77,7 @@ def add_parser(commands: Any) -> None:
     )
     group.add_argument(
         "--alternative",
-        choices=ALTERNATIVES,
+        choices=params.ALTERNATIVES,
         default="two-sided",
         help="less or greater: a one-sided test (default: %(default)s)",
     )
@@ -88,32 +86,21 @@ def add_parser(commands: Any) -> None:
     parser.set_defaults(handler=run_sample_size)
 
 
-def _check(args: argparse.Namespace, scores: list[str]) -> None:
-    """The flags, checked before the file is read (exit status 2)."""
-    if not math.isfinite(args.delta) or args.delta == 0:
-        msg = (
-            f"--delta must be a nonzero number, the smallest change that matters; got "
-            f"{args.delta}; e.g. --delta 0.01"
-        )
-        raise CliError(msg, code=2)
-    for flag, value in (("--alpha", args.alpha), ("--power", args.power)):
-        if not 0 < value < 1:
-            raise CliError(f"{flag} must be between 0 and 1; got {value}", code=2)
-    if args.baseline is not None and args.baseline not in scores:
-        msg = (
-            f"--baseline {args.baseline!r} is not one of the --score columns "
-            f"({', '.join(map(repr, scores))}); pass one of them"
-        )
-        raise CliError(msg, code=2)
-    if args.baseline is not None and len(scores) < 2:
-        raise CliError("--baseline needs another --score column to compare with it", code=2)
+#: sample-size's flags that pass an argument of ``sample_size()``, checked by its
+#: constraints, in its order
+SAMPLE_SIZE_CHECKS = {
+    "--delta": params.CHANGE,
+    "--alpha": params.PROBABILITY,
+    "--power": params.PROBABILITY,
+    "--baseline": params.DESIGN_BASELINE,
+}
 
 
 def run_sample_size(args: argparse.Namespace, status: Status) -> int:
     """``rankframe sample-size``: the table of ``sample_size()``; 2 on a bad command line,
     1 on data that cannot be evaluated (as ``rankframe evaluate``)."""
     scores = list(dict.fromkeys(args.score or ["score"]))
-    _check(args, scores)
+    check_flags(args, SAMPLE_SIZE_CHECKS, "sample_size", scores)
     metrics = inputs.metrics(args.metric)
     options = inputs.options(args)
     roles = inputs.roles(args, scores)

@@ -9,6 +9,7 @@ from typing import Any
 from rankframe.cli import inputs
 from rankframe.cli.checks import Roles, check_rows
 from rankframe.cli.errors import CliError
+from rankframe.cli.flags import check_flags
 from rankframe.cli.options import (
     add_input,
     add_item_group_options,
@@ -19,10 +20,10 @@ from rankframe.cli.percent import SLICES
 from rankframe.cli.reading import input_format, read_table
 from rankframe.cli.render import render, write
 from rankframe.cli.status import Status
+from rankframe.settings import params
 from rankframe.settings.options import CORRECTION
 
 TESTS = ("t-test", "permutation", "bootstrap")
-ALTERNATIVES = ("two-sided", "less", "greater")
 
 
 def add_parser(commands: Any) -> None:
@@ -95,7 +96,7 @@ def add_parser(commands: Any) -> None:
     )
     tests.add_argument(
         "--alternative",
-        choices=ALTERNATIVES,
+        choices=params.ALTERNATIVES,
         default="two-sided",
         help="less: the slice (or the system) is worse (default: %(default)s)",
     )
@@ -140,32 +141,24 @@ def add_parser(commands: Any) -> None:
     parser.set_defaults(handler=run_slices)
 
 
+#: slices' flags that pass an argument of ``slices()``, checked by its constraints
+SLICES_CHECKS = {
+    "--baseline": params.PAIRED_BASELINE,
+    "--max-depth": params.AT_LEAST_ONE,
+    "--min-queries": params.AT_LEAST_ONE,
+    "--bins": params.AT_LEAST_TWO,
+    "--top": params.OPTIONAL_AT_LEAST_ONE,
+    "--confidence-level": params.LEVEL,
+    "--permutations": params.COUNT,
+    "--resamples": params.COUNT,
+}
+
+
 def _check(args: argparse.Namespace, scores: list[str]) -> None:
     """The flags, checked before the file is read (exit status 2)."""
     if args.by:
         raise CliError("slices takes its columns as --column COL, not --by", code=2)
-    if args.baseline is not None and args.baseline not in scores:
-        msg = (
-            f"--baseline {args.baseline!r} is not one of the --score columns "
-            f"({', '.join(map(repr, scores))}); pass one of them"
-        )
-        raise CliError(msg, code=2)
-    if args.baseline is not None and len(scores) < 2:
-        msg = "--baseline needs another --score column to compare with it"
-        raise CliError(msg, code=2)
-    for flag, value, least in (
-        ("--max-depth", args.max_depth, 1),
-        ("--min-queries", args.min_queries, 1),
-        ("--bins", args.bins, 2),
-        ("--top", args.top, 1),
-        ("--permutations", args.permutations, 1),
-        ("--resamples", args.resamples, 1),
-    ):
-        if value is not None and value < least:
-            raise CliError(f"{flag} must be an integer >= {least}; got {value}", code=2)
-    if not 0 < args.confidence_level < 1:
-        msg = f"--confidence-level must be between 0 and 1; got {args.confidence_level}"
-        raise CliError(msg, code=2)
+    check_flags(args, SLICES_CHECKS, "slices", scores)
 
 
 def run_slices(args: argparse.Namespace, status: Status) -> int:

@@ -19,7 +19,7 @@ from rankframe.api.gates import COLUMNS, FAIL, GRAMMAR, MODES, UNCERTAIN, parse_
 from rankframe.cli import inputs
 from rankframe.cli.checks import check_rows
 from rankframe.cli.errors import CliError, in_cli_terms
-from rankframe.cli.flags import check_flags
+from rankframe.cli.flags import Flag, add_flags, check_flags
 from rankframe.cli.options import (
     add_convention_options,
     add_input,
@@ -49,6 +49,99 @@ CHECK_CHECKS = {
 }
 
 
+#: The rules group: the rules
+RULE_FLAGS = (
+    Flag(
+        "--rule",
+        action="append",
+        required=True,
+        metavar="RULE",
+        help="a rule, repeatable. " + GRAMMAR.replace("%", "%%"),
+    ),
+)
+
+#: What drop rules compare with (exclusive)
+AGAINST_FLAGS = (
+    Flag(
+        "--baseline",
+        metavar="COL",
+        help="drop rules: the score column the others are compared with "
+        "(default: the first --score)",
+    ),
+    Flag(
+        "--reference",
+        metavar="FILE",
+        help="drop rules: a file whose systems are the baselines (same columns and format options)",
+    ),
+)
+
+#: The segments of the rules
+SEGMENT_FLAGS = (
+    Flag(
+        "--by",
+        action="append",
+        metavar="COL",
+        help="segment column, constant within a query (repeatable)",
+    ),
+)
+
+#: How a row is decided, and which status fails the check
+DECISION_FLAGS = (
+    Flag(
+        "--mode",
+        choices=MODES,
+        default="interval",
+        help="interval: the interval or the test decides; point: the value "
+        "alone (default: %(default)s)",
+    ),
+    Flag(
+        "--min-queries",
+        type=int,
+        default=20,
+        metavar="N",
+        help="segments with fewer queries are 'too few queries' (default: %(default)s)",
+    ),
+    Flag(
+        "--fail-on",
+        choices=FAIL_ON,
+        default="fail",
+        help="the status that fails the check; 'uncertain' fails uncertain "
+        "rows too (default: %(default)s)",
+    ),
+)
+
+#: The metric options group: the options of the rules' metrics
+METRIC_OPTION_FLAGS = (
+    Flag(
+        "--min-relevance",
+        type=float,
+        metavar="GRADE",
+        help="lowest grade that counts as relevant (default: grade > 0)",
+    ),
+    *(
+        Flag(
+            "--" + name,
+            choices=OPTIONS[name].choices,
+            help=f"as for evaluate (default: {OPTIONS[name].default})",
+        )
+        for name in ("ties", "empty", "gain", "denominator")
+    ),
+    Flag("--beta", type=float, metavar="BETA", help="f1: F-beta's weight of recall (default: 1)"),
+)
+
+#: The output group
+OUTPUT_FLAGS = (
+    Flag(
+        "--format",
+        choices=OUTPUT_FORMATS,
+        default="table",
+        help="output format (default: %(default)s; json: an array of "
+        "objects, one per row, NaN as null)",
+    ),
+    Flag("-o", "--output", metavar="FILE", help="write to FILE, not stdout"),
+)
+
+
 def add_parser(commands: Any) -> None:
     """The ``check`` subcommand's arguments."""
     check = commands.add_parser(
@@ -65,58 +158,16 @@ def add_parser(commands: Any) -> None:
         "systems (drop rules compare them with --baseline)",
     )
     gates = check.add_argument_group("rules")
-    gates.add_argument(
-        "--rule",
-        action="append",
-        required=True,
-        metavar="RULE",
-        help="a rule, repeatable. " + GRAMMAR.replace("%", "%%"),
-    )
-    against = gates.add_mutually_exclusive_group()
-    against.add_argument(
-        "--baseline",
-        metavar="COL",
-        help="drop rules: the score column the others are compared with "
-        "(default: the first --score)",
-    )
-    against.add_argument(
-        "--reference",
-        metavar="FILE",
-        help="drop rules: a file whose systems are the baselines (same columns and format options)",
-    )
-    gates.add_argument(
-        "--by",
-        action="append",
-        metavar="COL",
-        help="segment column, constant within a query (repeatable)",
-    )
+    add_flags(gates, RULE_FLAGS)
+    add_flags(gates.add_mutually_exclusive_group(), AGAINST_FLAGS)
+    add_flags(gates, SEGMENT_FLAGS)
     add_time_options(
         gates,
         every="absolute rules per window, drop rules each window "
         "against the previous one (with --baseline: the baseline within each "
         "window; with --reference: the same window of FILE)",
     )
-    gates.add_argument(
-        "--mode",
-        choices=MODES,
-        default="interval",
-        help="interval: the interval or the test decides; point: the value "
-        "alone (default: %(default)s)",
-    )
-    gates.add_argument(
-        "--min-queries",
-        type=int,
-        default=20,
-        metavar="N",
-        help="segments with fewer queries are 'too few queries' (default: %(default)s)",
-    )
-    gates.add_argument(
-        "--fail-on",
-        choices=FAIL_ON,
-        default="fail",
-        help="the status that fails the check; 'uncertain' fails uncertain "
-        "rows too (default: %(default)s)",
-    )
+    add_flags(gates, DECISION_FLAGS)
     add_test_options(
         check.add_argument_group("intervals and tests"),
         test="test of drop rules",
@@ -126,31 +177,9 @@ def add_parser(commands: Any) -> None:
         family_default="table",
     )
     options = check.add_argument_group("metric options")
-    options.add_argument(
-        "--min-relevance",
-        type=float,
-        metavar="GRADE",
-        help="lowest grade that counts as relevant (default: grade > 0)",
-    )
-    for name in ("ties", "empty", "gain", "denominator"):
-        options.add_argument(
-            "--" + name,
-            choices=OPTIONS[name].choices,
-            help=f"as for evaluate (default: {OPTIONS[name].default})",
-        )
-    options.add_argument(
-        "--beta", type=float, metavar="BETA", help="f1: F-beta's weight of recall (default: 1)"
-    )
+    add_flags(options, METRIC_OPTION_FLAGS)
     add_convention_options(options)
-    output = check.add_argument_group("output")
-    output.add_argument(
-        "--format",
-        choices=OUTPUT_FORMATS,
-        default="table",
-        help="output format (default: %(default)s; json: an array of "
-        "objects, one per row, NaN as null)",
-    )
-    output.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
+    add_flags(check.add_argument_group("output"), OUTPUT_FLAGS)
     add_record_options(check)
     check.set_defaults(handler=run_check)
 

@@ -13,7 +13,7 @@ from rankframe.api.gates import parse_rules
 from rankframe.cli import inputs
 from rankframe.cli.checks import check_rows
 from rankframe.cli.errors import CliError, in_cli_terms
-from rankframe.cli.flags import check_flags
+from rankframe.cli.flags import Flag, add_flags, check_flags
 from rankframe.cli.options import (
     add_input,
     add_item_group_options,
@@ -25,6 +25,102 @@ from rankframe.cli.reading import input_format, read_table
 from rankframe.cli.status import Status
 from rankframe.exceptions import InvalidRuleError, RankEvalError
 from rankframe.settings import params
+
+#: The report group, before the tests' flags: the baseline
+BASELINE_FLAGS = (
+    Flag(
+        "--baseline",
+        metavar="COL",
+        help="the score column the others are compared to (default: the first)",
+    ),
+)
+
+#: What the page shows of the worst queries, and its title
+SHOWN_FLAGS = (
+    Flag(
+        "--worst",
+        type=int,
+        default=10,
+        metavar="N",
+        help="worst queries shown (default: %(default)s)",
+    ),
+    Flag(
+        "--top-k",
+        type=int,
+        default=10,
+        metavar="K",
+        help="items shown of each worst query's list (default: %(default)s)",
+    ),
+    Flag("--title", default="rankframe report", help="the report's title"),
+)
+
+#: The sections of the page (a reference, gates, slices, the exposure of item groups) and the output
+SECTION_FLAGS = (
+    Flag(
+        "--reference",
+        metavar="FILE",
+        help="a reference file: each system against the same system there",
+    ),
+    Flag(
+        "--rule",
+        action="append",
+        metavar="RULE",
+        help="a gate, e.g. 'ndcg@10 >= 0.30' (repeatable); the gates section "
+        "shows each rule's status (the exit status stays 0: rankframe check "
+        "decides)",
+    ),
+    Flag(
+        "--min-queries",
+        type=int,
+        default=20,
+        metavar="N",
+        help="gates: segments with fewer queries are 'too few queries' (default: %(default)s)",
+    ),
+    Flag(
+        "--mode",
+        choices=("interval", "point"),
+        default="interval",
+        help="gates: the interval or the test decides, or the value alone (default: %(default)s)",
+    ),
+    Flag(
+        "--slice",
+        action="append",
+        metavar="COL",
+        help="a column of a section 'Where it fails' (repeatable): the worst "
+        "slices of the queries over these columns, as rankframe slices "
+        "--column finds them",
+    ),
+    Flag(
+        "--slice-min-queries",
+        type=int,
+        default=30,
+        metavar="N",
+        help="with --slice: the fewest queries a slice needs to be tested (default: %(default)s)",
+    ),
+    Flag(
+        "--exposure-k",
+        type=int,
+        default=10,
+        metavar="K",
+        help="with --item-groups: the cut-off of the section on the exposure "
+        "of item groups (default: %(default)s)",
+    ),
+    Flag(
+        "--fingerprint",
+        action="store_true",
+        help="show the input's fingerprint under the title: the hash of the "
+        "query, item, score and relevance columns that --record stores with "
+        "a run (the same whatever the file's format and row order; it reads "
+        "the rows once more)",
+    ),
+    Flag(
+        "-o",
+        "--output",
+        metavar="FILE",
+        default="report.html",
+        help="the HTML file to write (default: %(default)s)",
+    ),
+)
 
 
 def add_parser(commands: Any) -> None:
@@ -44,92 +140,11 @@ def add_parser(commands: Any) -> None:
     add_metric_options(report)
     add_item_group_options(report)
     group = report.add_argument_group("report")
-    group.add_argument(
-        "--baseline",
-        metavar="COL",
-        help="the score column the others are compared to (default: the first)",
-    )
+    add_flags(group, BASELINE_FLAGS)
     add_test_options(group)
-    group.add_argument(
-        "--worst",
-        type=int,
-        default=10,
-        metavar="N",
-        help="worst queries shown (default: %(default)s)",
-    )
-    group.add_argument(
-        "--top-k",
-        type=int,
-        default=10,
-        metavar="K",
-        help="items shown of each worst query's list (default: %(default)s)",
-    )
-    group.add_argument("--title", default="rankframe report", help="the report's title")
+    add_flags(group, SHOWN_FLAGS)
     add_time_options(group, every="windows of a trend section")
-    group.add_argument(
-        "--reference",
-        metavar="FILE",
-        help="a reference file: each system against the same system there",
-    )
-    group.add_argument(
-        "--rule",
-        action="append",
-        metavar="RULE",
-        help="a gate, e.g. 'ndcg@10 >= 0.30' (repeatable); the gates section "
-        "shows each rule's status (the exit status stays 0: rankframe check "
-        "decides)",
-    )
-    group.add_argument(
-        "--min-queries",
-        type=int,
-        default=20,
-        metavar="N",
-        help="gates: segments with fewer queries are 'too few queries' (default: %(default)s)",
-    )
-    group.add_argument(
-        "--mode",
-        choices=("interval", "point"),
-        default="interval",
-        help="gates: the interval or the test decides, or the value alone (default: %(default)s)",
-    )
-    group.add_argument(
-        "--slice",
-        action="append",
-        metavar="COL",
-        help="a column of a section 'Where it fails' (repeatable): the worst "
-        "slices of the queries over these columns, as rankframe slices "
-        "--column finds them",
-    )
-    group.add_argument(
-        "--slice-min-queries",
-        type=int,
-        default=30,
-        metavar="N",
-        help="with --slice: the fewest queries a slice needs to be tested (default: %(default)s)",
-    )
-    group.add_argument(
-        "--exposure-k",
-        type=int,
-        default=10,
-        metavar="K",
-        help="with --item-groups: the cut-off of the section on the exposure "
-        "of item groups (default: %(default)s)",
-    )
-    group.add_argument(
-        "--fingerprint",
-        action="store_true",
-        help="show the input's fingerprint under the title: the hash of the "
-        "query, item, score and relevance columns that --record stores with "
-        "a run (the same whatever the file's format and row order; it reads "
-        "the rows once more)",
-    )
-    group.add_argument(
-        "-o",
-        "--output",
-        metavar="FILE",
-        default="report.html",
-        help="the HTML file to write (default: %(default)s)",
-    )
+    add_flags(group, SECTION_FLAGS)
     report.set_defaults(handler=run_report)
 
 

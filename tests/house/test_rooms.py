@@ -64,8 +64,6 @@ DEBT: dict[str, dict[str, int]] = {
         "datasets.py::recommendations": 132,
         "engine/encoding.py::_key_codes": 86,
         "engine/lists.py::lists": 91,
-        "history/__init__.py::History.record": 111,
-        "history/rows.py::long_values": 93,
         "inputs/scores.py::from_scores": 95,
         "pipeline/steps.py::per_query": 118,
         "plot.py::distribution": 113,
@@ -77,7 +75,6 @@ DEBT: dict[str, dict[str, int]] = {
         "report/_svg.py::line_chart": 91,
         "report/dashboard.py::_gates": 81,
         "report/dashboard.py::_verdict": 91,
-        "trec/report.py::trec_eval_report": 117,
     },
 }
 

@@ -201,11 +201,7 @@ def test_gaps_table_format(run: Any, tmp_path: Path) -> None:
     ("flags", "code", "message"),
     [
         ([], 2, "gaps needs --by COL"),
-        (
-            ["--by", "age", "--baseline", "c"],
-            2,
-            "baseline='c' must be one of at least two score columns",
-        ),
+        (["--by", "age", "--baseline", "c"], 2, "baseline='c'"),
         (["--by", "age", "--test", "t-test"], 2, "invalid choice"),
         (["--by", "age", "--correction", "sidak"], 2, "invalid choice"),
         (
@@ -237,7 +233,8 @@ def test_gaps_errors(run: Any, tmp_path: Path, flags: list[str], code: int, mess
 def test_gaps_baseline_needs_two_scores(run: Any, tmp_path: Path) -> None:
     status, _, err = run("gaps", _write(tmp_path), "--score", "a", "--by", "age", "--baseline", "a")
     assert status == 2
-    assert "must be one of at least two score columns; the score columns are ['a']" in err
+    assert "baseline=" in err
+    assert "two score columns" in err
 
 
 def test_a_group_column_varying_within_a_query_names_the_flag(run: Any, tmp_path: Path) -> None:

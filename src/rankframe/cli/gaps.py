@@ -9,7 +9,7 @@ from typing import Any
 from rankframe.cli import inputs
 from rankframe.cli.checks import check_rows
 from rankframe.cli.errors import CliError
-from rankframe.cli.flags import check_flags
+from rankframe.cli.flags import Flag, add_flags, check_flags
 from rankframe.cli.options import (
     add_input,
     add_item_group_options,
@@ -23,6 +23,59 @@ from rankframe.cli.status import Status
 from rankframe.pipeline.gaps import GAP_TESTS
 from rankframe.settings import params
 from rankframe.settings.options import CORRECTION
+
+#: The gaps group: the baseline, the test and its correction, the resampling
+GAPS_FLAGS = (
+    Flag(
+        "--baseline",
+        metavar="COL",
+        help="a --score column: test whether each other system's change from "
+        "it is the same in every group",
+    ),
+    Flag(
+        "--test",
+        choices=GAP_TESTS,
+        default="permutation",
+        help="permutation: of the gap itself; rank: Kruskal-Wallis; anova: "
+        "the one-way F test (default: %(default)s)",
+    ),
+    Flag(
+        "--correction",
+        choices=CORRECTION.choices,
+        default=CORRECTION.default,
+        help="over every (system, metric): holm and bonferroni keep the "
+        "family-wise error, fdr_bh the false discovery rate (default: "
+        "%(default)s)",
+    ),
+    Flag(
+        "--confidence-level",
+        type=float,
+        default=0.95,
+        metavar="LEVEL",
+        help="level of the interval of the gap; a gap is significant when "
+        "its adjusted p is below 1 - LEVEL (default: %(default)s)",
+    ),
+    Flag(
+        "--permutations",
+        type=int,
+        default=10_000,
+        metavar="N",
+        help="shuffles of the permutation test (default: %(default)s)",
+    ),
+    Flag(
+        "--resamples",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="resamples of the bootstrap interval (default: %(default)s)",
+    ),
+    Flag(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the shuffles and the resamples (default: %(default)s)",
+    ),
+)
 
 
 def add_parser(commands: Any) -> None:
@@ -43,56 +96,7 @@ def add_parser(commands: Any) -> None:
         several_scores="a system's score column (default: score); repeat for several systems",
     )
     add_metric_options(parser)  # --by: the groups (required)
-    group = parser.add_argument_group("gaps")
-    group.add_argument(
-        "--baseline",
-        metavar="COL",
-        help="a --score column: test whether each other system's change from "
-        "it is the same in every group",
-    )
-    group.add_argument(
-        "--test",
-        choices=GAP_TESTS,
-        default="permutation",
-        help="permutation: of the gap itself; rank: Kruskal-Wallis; anova: "
-        "the one-way F test (default: %(default)s)",
-    )
-    group.add_argument(
-        "--correction",
-        choices=CORRECTION.choices,
-        default=CORRECTION.default,
-        help="over every (system, metric): holm and bonferroni keep the "
-        "family-wise error, fdr_bh the false discovery rate (default: "
-        "%(default)s)",
-    )
-    group.add_argument(
-        "--confidence-level",
-        type=float,
-        default=0.95,
-        metavar="LEVEL",
-        help="level of the interval of the gap; a gap is significant when "
-        "its adjusted p is below 1 - LEVEL (default: %(default)s)",
-    )
-    group.add_argument(
-        "--permutations",
-        type=int,
-        default=10_000,
-        metavar="N",
-        help="shuffles of the permutation test (default: %(default)s)",
-    )
-    group.add_argument(
-        "--resamples",
-        type=int,
-        default=1000,
-        metavar="N",
-        help="resamples of the bootstrap interval (default: %(default)s)",
-    )
-    group.add_argument(
-        "--seed",
-        type=int,
-        default=0,
-        help="seed of the shuffles and the resamples (default: %(default)s)",
-    )
+    add_flags(parser.add_argument_group("gaps"), GAPS_FLAGS)
     add_item_group_options(parser)
     add_output(parser)
     parser.set_defaults(handler=run_gaps)

@@ -160,13 +160,9 @@ REPORT_CHECKS = {
 }
 
 
-def run_report(args: argparse.Namespace, status: Status) -> int:
-    """``rankframe report``: writes the file, says so on stderr (``rankframe: wrote
-    PATH``, as ``rankframe dashboard``) and exits 0; 2 on a bad command line (a bad
-    rule, ``--every`` without ``--time``, an unknown baseline), 1 on data that cannot be
-    evaluated (as ``rankframe evaluate``)."""
-    scores = list(dict.fromkeys(args.score or ["score"]))
-    baseline = args.baseline
+def _check(args: argparse.Namespace, scores: list[str]) -> None:
+    """The flags, checked before the file is read (exit status 2): those of report()'s
+    arguments, the time window, the rules."""
     check_flags(args, REPORT_CHECKS, "report", scores)
     inputs.check_time_options(args)  # --every needs --time, --time-unit an integer --time
     if (args.every is None) != (args.time is None):
@@ -177,6 +173,35 @@ def run_report(args: argparse.Namespace, status: Status) -> int:
             parse_rules(args.rule)
         except RankEvalError as error:
             raise CliError(in_cli_terms(error), code=2) from None
+
+
+def _sections(args: argparse.Namespace, options: dict[str, Any], reference: Any) -> dict[str, Any]:
+    """report()'s keywords of the sections the flags ask for: a trend (--every), a
+    reference (FILE read), gates (--rule), slices (--slice) and the exposure of item groups
+    (--item-groups)."""
+    extra: dict[str, Any] = {}
+    if args.time is not None:
+        extra["every"] = args.every
+    if reference is not None:
+        extra["reference"] = reference
+    if args.rule:
+        extra.update(rules=list(args.rule), min_queries=args.min_queries, mode=args.mode)
+    if args.slice:
+        extra.update(
+            slices=list(dict.fromkeys(args.slice)), slice_min_queries=args.slice_min_queries
+        )
+    if "item_groups" in options:
+        extra["exposure_k"] = args.exposure_k
+    return extra
+
+
+def run_report(args: argparse.Namespace, status: Status) -> int:
+    """``rankframe report``: writes the file, says so on stderr (``rankframe: wrote
+    PATH``, as ``rankframe dashboard``) and exits 0; 2 on a bad command line (a bad
+    rule, ``--every`` without ``--time``, an unknown baseline), 1 on data that cannot be
+    evaluated (as ``rankframe evaluate``)."""
+    scores = list(dict.fromkeys(args.score or ["score"]))
+    _check(args, scores)
     metrics = inputs.metrics(args.metric)
     options = inputs.options(args)
     roles = inputs.roles(args, scores)
@@ -191,29 +216,20 @@ def run_report(args: argparse.Namespace, status: Status) -> int:
     check_rows(frame, source, roles)
     frame = inputs.with_times(frame, source, args)
     ev = inputs.timed(inputs.accessor(frame, roles), args)
-    extra: dict[str, Any] = {}
-    if args.time is not None:
-        extra["every"] = args.every
+    reference = None
     if args.reference is not None:
         reference, ref_source = read_table(  # the same columns, the time column too
             args.reference, input_format(args.reference, None), columns, status
         )
         check_rows(reference, ref_source, roles)
-        extra["reference"] = inputs.with_times(reference, ref_source, args)
-    if args.rule:
-        extra.update(rules=list(args.rule), min_queries=args.min_queries, mode=args.mode)
-    if args.slice:
-        extra.update(
-            slices=list(dict.fromkeys(args.slice)), slice_min_queries=args.slice_min_queries
-        )
-    if "item_groups" in options:
-        extra["exposure_k"] = args.exposure_k
+        reference = inputs.with_times(reference, ref_source, args)
+    extra = _sections(args, options, reference)
     status.show(f"reporting on {frame.height:,} rows...")
     with _rules_on_the_command_line(), inputs.in_file_terms(frame, source, roles, args):
         report = ev.report(
             metrics,
             by=roles.by or None,
-            baseline=baseline,
+            baseline=args.baseline,
             test=args.test,
             correction=args.correction,
             alpha=args.alpha,

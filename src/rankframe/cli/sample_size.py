@@ -8,7 +8,7 @@ from typing import Any
 
 from rankframe.cli import inputs
 from rankframe.cli.checks import check_rows
-from rankframe.cli.flags import check_flags
+from rankframe.cli.flags import Flag, add_flags, check_flags
 from rankframe.cli.options import (
     add_input,
     add_item_group_options,
@@ -20,6 +20,56 @@ from rankframe.cli.reading import input_format, read_table
 from rankframe.cli.render import render, write
 from rankframe.cli.status import Status
 from rankframe.settings import params
+
+#: The sample size group: the change to detect
+CHANGE_FLAGS = (
+    Flag(
+        "--delta",
+        type=float,
+        required=True,
+        metavar="D",
+        help="the smallest change that matters: absolute (0.01 of NDCG), or "
+        "with --relative a fraction of the baseline's (or the reference's, "
+        "or this file's) mean",
+    ),
+    Flag(
+        "--relative",
+        action="store_true",
+        help="--delta is a fraction of the mean (0.05: a 5%% change)",
+    ),
+)
+
+#: What the change is measured against (exclusive)
+AGAINST_FLAGS = (
+    Flag(
+        "--baseline",
+        metavar="COL",
+        help="a --score column: the paired t-test of each other system's differences from it",
+    ),
+    Flag(
+        "--reference",
+        metavar="FILE2",
+        help="each --score column against the same column of FILE2 (same "
+        "columns and format options): two samples of equal size",
+    ),
+)
+
+#: The test's level, power and side
+TEST_FLAGS = (
+    Flag("--alpha", type=float, default=0.05, help="level of the test (default: %(default)s)"),
+    Flag(
+        "--power",
+        type=float,
+        default=0.8,
+        help="the chance to detect a change of --delta (default: %(default)s)",
+    ),
+    Flag(
+        "--alternative",
+        choices=params.ALTERNATIVES,
+        default="two-sided",
+        help="less or greater: a one-sided test (default: %(default)s)",
+    ),
+)
 
 
 def add_parser(commands: Any) -> None:
@@ -40,47 +90,9 @@ def add_parser(commands: Any) -> None:
     )
     add_metric_options(parser)
     group = parser.add_argument_group("sample size")
-    group.add_argument(
-        "--delta",
-        type=float,
-        required=True,
-        metavar="D",
-        help="the smallest change that matters: absolute (0.01 of NDCG), or "
-        "with --relative a fraction of the baseline's (or the reference's, "
-        "or this file's) mean",
-    )
-    group.add_argument(
-        "--relative",
-        action="store_true",
-        help="--delta is a fraction of the mean (0.05: a 5%% change)",
-    )
-    against = group.add_mutually_exclusive_group()
-    against.add_argument(
-        "--baseline",
-        metavar="COL",
-        help="a --score column: the paired t-test of each other system's differences from it",
-    )
-    against.add_argument(
-        "--reference",
-        metavar="FILE2",
-        help="each --score column against the same column of FILE2 (same "
-        "columns and format options): two samples of equal size",
-    )
-    group.add_argument(
-        "--alpha", type=float, default=0.05, help="level of the test (default: %(default)s)"
-    )
-    group.add_argument(
-        "--power",
-        type=float,
-        default=0.8,
-        help="the chance to detect a change of --delta (default: %(default)s)",
-    )
-    group.add_argument(
-        "--alternative",
-        choices=params.ALTERNATIVES,
-        default="two-sided",
-        help="less or greater: a one-sided test (default: %(default)s)",
-    )
+    add_flags(group, CHANGE_FLAGS)
+    add_flags(group.add_mutually_exclusive_group(), AGAINST_FLAGS)
+    add_flags(group, TEST_FLAGS)
     add_item_group_options(parser)
     add_output(parser)
     parser.set_defaults(handler=run_sample_size)

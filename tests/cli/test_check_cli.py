@@ -211,7 +211,10 @@ def test_markdown_and_table(run: Run, path: Path) -> None:
         (["--rule", "mrr 0.3"], ["no comparison operator", "A rule reads"]),
         (["--rule", "mrr drop <= 0.01"], ["is a drop rule", "baseline"]),
         (["--rule", "mrr >= 0", "--min-queries", "0"], ["min_queries"]),
-        (["--rule", "mrr >= 0", "--baseline", "nope"], ["--baseline 'nope' is not one of"]),
+        (
+            ["--rule", "mrr >= 0", "--baseline", "nope"],
+            ["baseline='nope' is not one of the score columns"],
+        ),
         (["--rule", "mrr >= 0", "--every", "1w"], ["--every needs --time"]),
         (["--rule", "mrr >= 0", "--relevant", "grade"], ["'grade'", "--relevant"]),
         (["--rule", "mrr >= 0", "--ties", "sideways"], ["invalid choice"]),

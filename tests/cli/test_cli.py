@@ -517,7 +517,7 @@ def test_compare_matches_the_api(run: Run, data: pd.DataFrame, tmp_path: Path, t
         (["--score", "sys_a"], "at least two score columns"),
         (
             ["--score", "sys_a", "--score", "sys_b", "--baseline", "sys_c"],
-            "--baseline 'sys_c' is not one of the --score columns",
+            "baseline='sys_c' is not one of the score columns ['sys_a', 'sys_b']",
         ),
         (["--score", "sys_a", "--score", "sys_b", "--alpha", "1.5"], "--alpha"),
         (["--score", "sys_a", "--score", "sys_b", "--resamples", "0"], "--resamples"),

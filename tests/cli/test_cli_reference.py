@@ -91,7 +91,7 @@ def test_reference_and_baseline_is_a_usage_error(run: Run, files: dict[str, Path
         "compare", files["here"], "--score", "a", "--baseline", "a", "--reference", files["there"]
     )
     assert code == 2
-    assert "--baseline and --reference cannot be combined" in err
+    assert "compare() takes baseline= or reference=, not both" in err
 
 
 def test_reference_without_the_score_column(

@@ -265,11 +265,11 @@ def test_sample_size_table_format(run: Any, tmp_path: Path) -> None:
     ("flags", "code", "message"),
     [
         ([], 2, "the following arguments are required: --delta"),
-        (["--delta", "0"], 2, "--delta must be a nonzero number"),
-        (["--delta", "nan"], 2, "--delta must be a nonzero number"),
-        (["--delta", "0.1", "--alpha", "1.5"], 2, "--alpha must be between 0 and 1"),
-        (["--delta", "0.1", "--power", "0"], 2, "--power must be between 0 and 1"),
-        (["--delta", "0.1", "--baseline", "c"], 2, "--baseline 'c' is not one of"),
+        (["--delta", "0"], 2, "delta=0 is no change to detect"),
+        (["--delta", "nan"], 2, "--delta=nan must be a finite number"),
+        (["--delta", "0.1", "--alpha", "1.5"], 2, "--alpha=1.5 must lie strictly between 0 and 1"),
+        (["--delta", "0.1", "--power", "0"], 2, "--power=0.0 must lie strictly between 0 and 1"),
+        (["--delta", "0.1", "--baseline", "c"], 2, "baseline='c' is not one of the score columns"),
         (["--delta", "0.1", "--baseline", "a", "--reference", "x.csv"], 2, "not allowed with"),
         (["--delta", "0.1", "--alternative", "up"], 2, "invalid choice"),
         (["--delta", "0.1", "--reference", "missing.csv"], 2, "not found; check the path"),
@@ -294,4 +294,4 @@ def test_sample_size_baseline_needs_two_scores(run: Any, tmp_path: Path) -> None
         "sample-size", _write(tmp_path), "--score", "a", "--delta", "0.1", "--baseline", "a"
     )
     assert status == 2
-    assert "--baseline needs another --score column" in err
+    assert "baseline= needs two score columns or more" in err

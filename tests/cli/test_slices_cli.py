@@ -240,9 +240,17 @@ def test_slices_options_reach_the_library(run: Any, tmp_path: Path) -> None:
     ("flags", "code", "message"),
     [
         (["--column", "theme", "--by", "theme"], 2, "--column COL, not --by"),
-        (["--column", "theme", "--baseline", "c"], 2, "--baseline 'c' is not one of"),
-        (["--column", "theme", "--max-depth", "0"], 2, "--max-depth must be an integer >= 1"),
-        (["--column", "theme", "--bins", "1"], 2, "--bins must be an integer >= 2"),
+        (["--column", "theme", "--baseline", "c"], 2, "baseline='c'"),
+        (
+            ["--column", "theme", "--max-depth", "0"],
+            2,
+            "'--max-depth' parameter of slices() must be an integer of at least 1",
+        ),
+        (
+            ["--column", "theme", "--bins", "1"],
+            2,
+            "'--bins' parameter of slices() must be an integer of at least 2",
+        ),
         (["--column", "theme", "--confidence-level", "1.5"], 2, "--confidence-level"),
         (["--column", "item"], 2, "--column item is the --item column"),
         (["--column", "theme", "--min-queries", "41"], 2, "above the 40 queries"),
@@ -250,7 +258,7 @@ def test_slices_options_reach_the_library(run: Any, tmp_path: Path) -> None:
         (
             ["--column", "theme", "--test", "bootstrap", "--resamples", "0"],
             2,
-            "--resamples must be an integer >= 1",
+            "'--resamples' option must be a positive integer",
         ),
         (["--column", "them"], 1, "column 'them' (--column) not found"),
         (["--column", "a"], 2, "--column a is the --score column"),
@@ -467,4 +475,4 @@ def test_report_bad_counts_exit_2(run: Any, tmp_path: Path, flag: str) -> None:
         tmp_path / "r.html",
     )
     assert code == 2
-    assert f"{flag} must be a positive integer; got 0" in err
+    assert f"The '{flag}' parameter of report() must be an integer of at least 1" in err

@@ -16,6 +16,7 @@ from rankframe.cli import inputs
 from rankframe.cli.checks import Roles, check_rows
 from rankframe.cli.demo import demo
 from rankframe.cli.errors import CliError, fail, in_cli_terms
+from rankframe.cli.flags import check_flags
 from rankframe.cli.percent import COMPARE, bounded_labels
 from rankframe.cli.reading import check_exists, input_format, read_table
 from rankframe.cli.recording import check_record_options, record
@@ -26,6 +27,7 @@ from rankframe.datasets import recommendations
 from rankframe.exceptions import RankEvalError, TrecFormatError
 from rankframe.metrics.registry import labels as metric_labels
 from rankframe.report import to_latex, to_markdown
+from rankframe.settings import params
 from rankframe.trec import parse_trec_measures, trec_eval_report
 
 Command = Callable[[argparse.Namespace, Status], int]
@@ -69,14 +71,23 @@ def run_evaluate(args: argparse.Namespace, status: Status) -> int:
     return 0
 
 
+#: compare's flags that pass an argument of ``compare()``, checked by its constraints
+COMPARE_CHECKS = {
+    "--baseline": params.BASELINE,
+    "--alpha": params.LEVEL,
+    "--confidence-level": params.OPTIONAL_LEVEL,
+    "--permutations": params.COUNT,
+    "--resamples": params.COUNT,
+}
+
+
 def _check_compare(args: argparse.Namespace, scores: Sequence[str]) -> str | None:
     """The tests' options, checked; the baseline (``None`` with --reference)."""
-    if args.reference is not None and args.baseline is not None:
-        msg = (
-            "--baseline and --reference cannot be combined: --baseline compares the --score "
-            "columns with one of them, --reference each with the same column of FILE2"
-        )
-        raise CliError(msg, code=2)
+    if args.reference is not None:
+        try:
+            params.check_baseline_or_reference("compare", args.baseline)
+        except RankEvalError as error:
+            raise CliError(in_cli_terms(error), code=2) from None
     # --every without --baseline: each window against the previous one, per system
     window_over_window = args.every is not None and args.baseline is None
     if args.reference is None and not window_over_window and len(scores) < 2:
@@ -86,24 +97,10 @@ def _check_compare(args: argparse.Namespace, scores: Sequence[str]) -> str | Non
             "against the previous one)"
         )
         raise CliError(msg, code=2)
-    baseline: str | None = args.baseline if args.baseline is not None else scores[0]
+    check_flags(args, COMPARE_CHECKS, "compare", scores)
     if args.reference is not None or window_over_window:
-        baseline = None
-    elif baseline not in scores:
-        msg = (
-            f"--baseline {baseline!r} is not one of the --score columns "
-            f"({', '.join(map(repr, scores))}); pass one of them"
-        )
-        raise CliError(msg, code=2)
-    if not 0 < args.alpha < 1:
-        raise CliError(f"--alpha must be between 0 and 1; got {args.alpha}", code=2)
-    level = args.confidence_level
-    if level is not None and not 0 < level < 1:
-        raise CliError(f"--confidence-level must be between 0 and 1; got {level}", code=2)
-    for flag, value in (("--permutations", args.permutations), ("--resamples", args.resamples)):
-        if value < 1:
-            raise CliError(f"{flag} must be a positive integer; got {value}", code=2)
-    return baseline
+        return None
+    return args.baseline if args.baseline is not None else scores[0]
 
 
 def run_compare(args: argparse.Namespace, status: Status) -> int:

@@ -9,6 +9,7 @@ from typing import Any
 from rankframe.cli import inputs
 from rankframe.cli.checks import check_rows
 from rankframe.cli.errors import CliError
+from rankframe.cli.flags import Flag, add_flags, check_flags
 from rankframe.cli.options import (
     add_input,
     add_item_group_options,
@@ -20,7 +21,61 @@ from rankframe.cli.reading import input_format, read_table
 from rankframe.cli.render import render, write
 from rankframe.cli.status import Status
 from rankframe.pipeline.gaps import GAP_TESTS
+from rankframe.settings import params
 from rankframe.settings.options import CORRECTION
+
+#: The gaps group: the baseline, the test and its correction, the resampling
+GAPS_FLAGS = (
+    Flag(
+        "--baseline",
+        metavar="COL",
+        help="a --score column: test whether each other system's change from "
+        "it is the same in every group",
+    ),
+    Flag(
+        "--test",
+        choices=GAP_TESTS,
+        default="permutation",
+        help="permutation: of the gap itself; rank: Kruskal-Wallis; anova: "
+        "the one-way F test (default: %(default)s)",
+    ),
+    Flag(
+        "--correction",
+        choices=CORRECTION.choices,
+        default=CORRECTION.default,
+        help="over every (system, metric): holm and bonferroni keep the "
+        "family-wise error, fdr_bh the false discovery rate (default: "
+        "%(default)s)",
+    ),
+    Flag(
+        "--confidence-level",
+        type=float,
+        default=0.95,
+        metavar="LEVEL",
+        help="level of the interval of the gap; a gap is significant when "
+        "its adjusted p is below 1 - LEVEL (default: %(default)s)",
+    ),
+    Flag(
+        "--permutations",
+        type=int,
+        default=10_000,
+        metavar="N",
+        help="shuffles of the permutation test (default: %(default)s)",
+    ),
+    Flag(
+        "--resamples",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="resamples of the bootstrap interval (default: %(default)s)",
+    ),
+    Flag(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the shuffles and the resamples (default: %(default)s)",
+    ),
+)
 
 
 def add_parser(commands: Any) -> None:
@@ -41,59 +96,19 @@ def add_parser(commands: Any) -> None:
         several_scores="a system's score column (default: score); repeat for several systems",
     )
     add_metric_options(parser)  # --by: the groups (required)
-    group = parser.add_argument_group("gaps")
-    group.add_argument(
-        "--baseline",
-        metavar="COL",
-        help="a --score column: test whether each other system's change from "
-        "it is the same in every group",
-    )
-    group.add_argument(
-        "--test",
-        choices=GAP_TESTS,
-        default="permutation",
-        help="permutation: of the gap itself; rank: Kruskal-Wallis; anova: "
-        "the one-way F test (default: %(default)s)",
-    )
-    group.add_argument(
-        "--correction",
-        choices=CORRECTION.choices,
-        default=CORRECTION.default,
-        help="over every (system, metric): holm and bonferroni keep the "
-        "family-wise error, fdr_bh the false discovery rate (default: "
-        "%(default)s)",
-    )
-    group.add_argument(
-        "--confidence-level",
-        type=float,
-        default=0.95,
-        metavar="LEVEL",
-        help="level of the interval of the gap; a gap is significant when "
-        "its adjusted p is below 1 - LEVEL (default: %(default)s)",
-    )
-    group.add_argument(
-        "--permutations",
-        type=int,
-        default=10_000,
-        metavar="N",
-        help="shuffles of the permutation test (default: %(default)s)",
-    )
-    group.add_argument(
-        "--resamples",
-        type=int,
-        default=1000,
-        metavar="N",
-        help="resamples of the bootstrap interval (default: %(default)s)",
-    )
-    group.add_argument(
-        "--seed",
-        type=int,
-        default=0,
-        help="seed of the shuffles and the resamples (default: %(default)s)",
-    )
+    add_flags(parser.add_argument_group("gaps"), GAPS_FLAGS)
     add_item_group_options(parser)
     add_output(parser)
     parser.set_defaults(handler=run_gaps)
+
+
+#: gaps' flags that pass an argument of ``gaps()``, checked by its constraints
+GAPS_CHECKS = {
+    "--baseline": params.PAIRED_BASELINE,
+    "--confidence-level": params.LEVEL,
+    "--permutations": params.COUNT,
+    "--resamples": params.COUNT,
+}
 
 
 def _check(args: argparse.Namespace, scores: list[str]) -> None:
@@ -104,20 +119,7 @@ def _check(args: argparse.Namespace, scores: list[str]) -> None:
             "country); repeat it for intersectional groups"
         )
         raise CliError(msg, code=2)
-    if args.baseline is not None and args.baseline not in scores:
-        msg = (
-            f"--baseline {args.baseline!r} is not one of the --score columns "
-            f"({', '.join(map(repr, scores))}); pass one of them"
-        )
-        raise CliError(msg, code=2)
-    if args.baseline is not None and len(scores) < 2:
-        raise CliError("--baseline needs another --score column to compare with it", code=2)
-    for flag, value in (("--permutations", args.permutations), ("--resamples", args.resamples)):
-        if value < 1:
-            raise CliError(f"{flag} must be an integer >= 1; got {value}", code=2)
-    if not 0 < args.confidence_level < 1:
-        msg = f"--confidence-level must be between 0 and 1; got {args.confidence_level}"
-        raise CliError(msg, code=2)
+    check_flags(args, GAPS_CHECKS, "gaps", scores)
 
 
 def run_gaps(args: argparse.Namespace, status: Status) -> int:

@@ -19,6 +19,7 @@ from rankframe.api.gates import COLUMNS, FAIL, GRAMMAR, MODES, UNCERTAIN, parse_
 from rankframe.cli import inputs
 from rankframe.cli.checks import check_rows
 from rankframe.cli.errors import CliError, in_cli_terms
+from rankframe.cli.flags import Flag, add_flags, check_flags
 from rankframe.cli.options import (
     add_convention_options,
     add_input,
@@ -31,12 +32,114 @@ from rankframe.cli.render import OUTPUT_FORMATS, render, write
 from rankframe.cli.status import Status
 from rankframe.exceptions import RankEvalError
 from rankframe.report.verdict import verdict
+from rankframe.settings import params
 from rankframe.settings.options import OPTIONS
 
 FAIL_ON = ("fail", "uncertain")
 #: The gate table's relative columns (a relative drop rule's, ``drop <= 1%``), shown as
 #: percentages in the table and Markdown formats, as the rule writes its tolerance.
 RELATIVE_COLUMNS = ("delta_relative", "ci_low_relative", "ci_high_relative", "bound_relative")
+#: check's flags that pass an argument of ``check()``, checked by its constraints, in its order
+CHECK_CHECKS = {
+    "--baseline": params.BASELINE,
+    "--min-queries": params.GATE_MIN_QUERIES,
+    "--alpha": params.LEVEL,
+    "--confidence-level": params.LEVEL,
+    "--resamples": params.COUNT,
+}
+
+
+#: The rules group: the rules
+RULE_FLAGS = (
+    Flag(
+        "--rule",
+        action="append",
+        required=True,
+        metavar="RULE",
+        help="a rule, repeatable. " + GRAMMAR.replace("%", "%%"),
+    ),
+)
+
+#: What drop rules compare with (exclusive)
+AGAINST_FLAGS = (
+    Flag(
+        "--baseline",
+        metavar="COL",
+        help="drop rules: the score column the others are compared with "
+        "(default: the first --score)",
+    ),
+    Flag(
+        "--reference",
+        metavar="FILE",
+        help="drop rules: a file whose systems are the baselines (same columns and format options)",
+    ),
+)
+
+#: The segments of the rules
+SEGMENT_FLAGS = (
+    Flag(
+        "--by",
+        action="append",
+        metavar="COL",
+        help="segment column, constant within a query (repeatable)",
+    ),
+)
+
+#: How a row is decided, and which status fails the check
+DECISION_FLAGS = (
+    Flag(
+        "--mode",
+        choices=MODES,
+        default="interval",
+        help="interval: the interval or the test decides; point: the value "
+        "alone (default: %(default)s)",
+    ),
+    Flag(
+        "--min-queries",
+        type=int,
+        default=20,
+        metavar="N",
+        help="segments with fewer queries are 'too few queries' (default: %(default)s)",
+    ),
+    Flag(
+        "--fail-on",
+        choices=FAIL_ON,
+        default="fail",
+        help="the status that fails the check; 'uncertain' fails uncertain "
+        "rows too (default: %(default)s)",
+    ),
+)
+
+#: The metric options group: the options of the rules' metrics
+METRIC_OPTION_FLAGS = (
+    Flag(
+        "--min-relevance",
+        type=float,
+        metavar="GRADE",
+        help="lowest grade that counts as relevant (default: grade > 0)",
+    ),
+    *(
+        Flag(
+            "--" + name,
+            choices=OPTIONS[name].choices,
+            help=f"as for evaluate (default: {OPTIONS[name].default})",
+        )
+        for name in ("ties", "empty", "gain", "denominator")
+    ),
+    Flag("--beta", type=float, metavar="BETA", help="f1: F-beta's weight of recall (default: 1)"),
+)
+
+#: The output group
+OUTPUT_FLAGS = (
+    Flag(
+        "--format",
+        choices=OUTPUT_FORMATS,
+        default="table",
+        help="output format (default: %(default)s; json: an array of "
+        "objects, one per row, NaN as null)",
+    ),
+    Flag("-o", "--output", metavar="FILE", help="write to FILE, not stdout"),
+)
 
 
 def add_parser(commands: Any) -> None:
@@ -55,58 +158,16 @@ def add_parser(commands: Any) -> None:
         "systems (drop rules compare them with --baseline)",
     )
     gates = check.add_argument_group("rules")
-    gates.add_argument(
-        "--rule",
-        action="append",
-        required=True,
-        metavar="RULE",
-        help="a rule, repeatable. " + GRAMMAR.replace("%", "%%"),
-    )
-    against = gates.add_mutually_exclusive_group()
-    against.add_argument(
-        "--baseline",
-        metavar="COL",
-        help="drop rules: the score column the others are compared with "
-        "(default: the first --score)",
-    )
-    against.add_argument(
-        "--reference",
-        metavar="FILE",
-        help="drop rules: a file whose systems are the baselines (same columns and format options)",
-    )
-    gates.add_argument(
-        "--by",
-        action="append",
-        metavar="COL",
-        help="segment column, constant within a query (repeatable)",
-    )
+    add_flags(gates, RULE_FLAGS)
+    add_flags(gates.add_mutually_exclusive_group(), AGAINST_FLAGS)
+    add_flags(gates, SEGMENT_FLAGS)
     add_time_options(
         gates,
         every="absolute rules per window, drop rules each window "
         "against the previous one (with --baseline: the baseline within each "
         "window; with --reference: the same window of FILE)",
     )
-    gates.add_argument(
-        "--mode",
-        choices=MODES,
-        default="interval",
-        help="interval: the interval or the test decides; point: the value "
-        "alone (default: %(default)s)",
-    )
-    gates.add_argument(
-        "--min-queries",
-        type=int,
-        default=20,
-        metavar="N",
-        help="segments with fewer queries are 'too few queries' (default: %(default)s)",
-    )
-    gates.add_argument(
-        "--fail-on",
-        choices=FAIL_ON,
-        default="fail",
-        help="the status that fails the check; 'uncertain' fails uncertain "
-        "rows too (default: %(default)s)",
-    )
+    add_flags(gates, DECISION_FLAGS)
     add_test_options(
         check.add_argument_group("intervals and tests"),
         test="test of drop rules",
@@ -116,31 +177,9 @@ def add_parser(commands: Any) -> None:
         family_default="table",
     )
     options = check.add_argument_group("metric options")
-    options.add_argument(
-        "--min-relevance",
-        type=float,
-        metavar="GRADE",
-        help="lowest grade that counts as relevant (default: grade > 0)",
-    )
-    for name in ("ties", "empty", "gain", "denominator"):
-        options.add_argument(
-            "--" + name,
-            choices=OPTIONS[name].choices,
-            help=f"as for evaluate (default: {OPTIONS[name].default})",
-        )
-    options.add_argument(
-        "--beta", type=float, metavar="BETA", help="f1: F-beta's weight of recall (default: 1)"
-    )
+    add_flags(options, METRIC_OPTION_FLAGS)
     add_convention_options(options)
-    output = check.add_argument_group("output")
-    output.add_argument(
-        "--format",
-        choices=OUTPUT_FORMATS,
-        default="table",
-        help="output format (default: %(default)s; json: an array of "
-        "objects, one per row, NaN as null)",
-    )
-    output.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
+    add_flags(check.add_argument_group("output"), OUTPUT_FLAGS)
     add_record_options(check)
     check.set_defaults(handler=run_check)
 
@@ -159,12 +198,7 @@ def _run(args: argparse.Namespace, status: Status) -> int:
     parse_rules(args.rule)  # a bad rule is reported before the file is read
     check_record_options(args)
     scores = list(dict.fromkeys(args.score or ["score"]))
-    if args.baseline is not None and args.baseline not in scores:
-        msg = (
-            f"--baseline {args.baseline!r} is not one of the --score columns "
-            f"({', '.join(map(repr, scores))}); pass one of them"
-        )
-        raise CliError(msg, code=2)
+    check_flags(args, CHECK_CHECKS, "check", scores)
     inputs.check_time_options(args)
     options = inputs.options(args)
     roles = inputs.roles(args, scores)

@@ -4,12 +4,11 @@ many the file holds (``RankEval.sample_size``, docs/compare.md)."""
 from __future__ import annotations
 
 import argparse
-import math
 from typing import Any
 
 from rankframe.cli import inputs
 from rankframe.cli.checks import check_rows
-from rankframe.cli.errors import CliError
+from rankframe.cli.flags import Flag, add_flags, check_flags
 from rankframe.cli.options import (
     add_input,
     add_item_group_options,
@@ -20,8 +19,57 @@ from rankframe.cli.percent import SAMPLE_SIZE
 from rankframe.cli.reading import input_format, read_table
 from rankframe.cli.render import render, write
 from rankframe.cli.status import Status
+from rankframe.settings import params
 
-ALTERNATIVES = ("two-sided", "less", "greater")
+#: The sample size group: the change to detect
+CHANGE_FLAGS = (
+    Flag(
+        "--delta",
+        type=float,
+        required=True,
+        metavar="D",
+        help="the smallest change that matters: absolute (0.01 of NDCG), or "
+        "with --relative a fraction of the baseline's (or the reference's, "
+        "or this file's) mean",
+    ),
+    Flag(
+        "--relative",
+        action="store_true",
+        help="--delta is a fraction of the mean (0.05: a 5%% change)",
+    ),
+)
+
+#: What the change is measured against (exclusive)
+AGAINST_FLAGS = (
+    Flag(
+        "--baseline",
+        metavar="COL",
+        help="a --score column: the paired t-test of each other system's differences from it",
+    ),
+    Flag(
+        "--reference",
+        metavar="FILE2",
+        help="each --score column against the same column of FILE2 (same "
+        "columns and format options): two samples of equal size",
+    ),
+)
+
+#: The test's level, power and side
+TEST_FLAGS = (
+    Flag("--alpha", type=float, default=0.05, help="level of the test (default: %(default)s)"),
+    Flag(
+        "--power",
+        type=float,
+        default=0.8,
+        help="the chance to detect a change of --delta (default: %(default)s)",
+    ),
+    Flag(
+        "--alternative",
+        choices=params.ALTERNATIVES,
+        default="two-sided",
+        help="less or greater: a one-sided test (default: %(default)s)",
+    ),
+)
 
 
 def add_parser(commands: Any) -> None:
@@ -42,78 +90,29 @@ def add_parser(commands: Any) -> None:
     )
     add_metric_options(parser)
     group = parser.add_argument_group("sample size")
-    group.add_argument(
-        "--delta",
-        type=float,
-        required=True,
-        metavar="D",
-        help="the smallest change that matters: absolute (0.01 of NDCG), or "
-        "with --relative a fraction of the baseline's (or the reference's, "
-        "or this file's) mean",
-    )
-    group.add_argument(
-        "--relative",
-        action="store_true",
-        help="--delta is a fraction of the mean (0.05: a 5%% change)",
-    )
-    against = group.add_mutually_exclusive_group()
-    against.add_argument(
-        "--baseline",
-        metavar="COL",
-        help="a --score column: the paired t-test of each other system's differences from it",
-    )
-    against.add_argument(
-        "--reference",
-        metavar="FILE2",
-        help="each --score column against the same column of FILE2 (same "
-        "columns and format options): two samples of equal size",
-    )
-    group.add_argument(
-        "--alpha", type=float, default=0.05, help="level of the test (default: %(default)s)"
-    )
-    group.add_argument(
-        "--power",
-        type=float,
-        default=0.8,
-        help="the chance to detect a change of --delta (default: %(default)s)",
-    )
-    group.add_argument(
-        "--alternative",
-        choices=ALTERNATIVES,
-        default="two-sided",
-        help="less or greater: a one-sided test (default: %(default)s)",
-    )
+    add_flags(group, CHANGE_FLAGS)
+    add_flags(group.add_mutually_exclusive_group(), AGAINST_FLAGS)
+    add_flags(group, TEST_FLAGS)
     add_item_group_options(parser)
     add_output(parser)
     parser.set_defaults(handler=run_sample_size)
 
 
-def _check(args: argparse.Namespace, scores: list[str]) -> None:
-    """The flags, checked before the file is read (exit status 2)."""
-    if not math.isfinite(args.delta) or args.delta == 0:
-        msg = (
-            f"--delta must be a nonzero number, the smallest change that matters; got "
-            f"{args.delta}; e.g. --delta 0.01"
-        )
-        raise CliError(msg, code=2)
-    for flag, value in (("--alpha", args.alpha), ("--power", args.power)):
-        if not 0 < value < 1:
-            raise CliError(f"{flag} must be between 0 and 1; got {value}", code=2)
-    if args.baseline is not None and args.baseline not in scores:
-        msg = (
-            f"--baseline {args.baseline!r} is not one of the --score columns "
-            f"({', '.join(map(repr, scores))}); pass one of them"
-        )
-        raise CliError(msg, code=2)
-    if args.baseline is not None and len(scores) < 2:
-        raise CliError("--baseline needs another --score column to compare with it", code=2)
+#: sample-size's flags that pass an argument of ``sample_size()``, checked by its
+#: constraints, in its order
+SAMPLE_SIZE_CHECKS = {
+    "--delta": params.CHANGE,
+    "--alpha": params.PROBABILITY,
+    "--power": params.PROBABILITY,
+    "--baseline": params.PAIRED_BASELINE,
+}
 
 
 def run_sample_size(args: argparse.Namespace, status: Status) -> int:
     """``rankframe sample-size``: the table of ``sample_size()``; 2 on a bad command line,
     1 on data that cannot be evaluated (as ``rankframe evaluate``)."""
     scores = list(dict.fromkeys(args.score or ["score"]))
-    _check(args, scores)
+    check_flags(args, SAMPLE_SIZE_CHECKS, "sample_size", scores)
     metrics = inputs.metrics(args.metric)
     options = inputs.options(args)
     roles = inputs.roles(args, scores)

@@ -9,6 +9,7 @@ from typing import Any
 from rankframe.cli import inputs
 from rankframe.cli.checks import Roles, check_rows
 from rankframe.cli.errors import CliError
+from rankframe.cli.flags import Flag, add_flags, check_flags
 from rankframe.cli.options import (
     add_input,
     add_item_group_options,
@@ -19,10 +20,109 @@ from rankframe.cli.percent import SLICES
 from rankframe.cli.reading import input_format, read_table
 from rankframe.cli.render import render, write
 from rankframe.cli.status import Status
+from rankframe.settings import params
 from rankframe.settings.options import CORRECTION
 
 TESTS = ("t-test", "permutation", "bootstrap")
-ALTERNATIVES = ("two-sided", "less", "greater")
+
+
+#: The slices group: the columns, the baseline and the bounds of the search
+SLICE_FLAGS = (
+    Flag(
+        "--column",
+        action="append",
+        required=True,
+        metavar="COL",
+        help="a slice column, constant within a query (repeatable)",
+    ),
+    Flag(
+        "--baseline",
+        metavar="COL",
+        help="a --score column: test each other system's difference from it inside each slice",
+    ),
+    Flag(
+        "--max-depth",
+        type=int,
+        default=2,
+        metavar="N",
+        help="the most predicates in one slice (default: %(default)s)",
+    ),
+    Flag(
+        "--min-queries",
+        type=int,
+        default=30,
+        metavar="N",
+        help="the fewest queries a slice needs to be tested (default: %(default)s)",
+    ),
+    Flag(
+        "--bins",
+        type=int,
+        default=4,
+        metavar="N",
+        help="quantile bins of a numeric column of more distinct values (default: %(default)s)",
+    ),
+    Flag(
+        "--top",
+        type=int,
+        metavar="N",
+        help="print the first N rows of each system and metric (every test "
+        "still counts in the correction)",
+    ),
+)
+
+#: The tests group: the test, its side, the correction and the resampling
+TEST_FLAGS = (
+    Flag(
+        "--test",
+        choices=TESTS,
+        default="t-test",
+        help="Welch's or the paired t-test, a permutation test, or a "
+        "percentile bootstrap (its p-value and interval; default: "
+        "%(default)s)",
+    ),
+    Flag(
+        "--alternative",
+        choices=params.ALTERNATIVES,
+        default="two-sided",
+        help="less: the slice (or the system) is worse (default: %(default)s)",
+    ),
+    Flag(
+        "--correction",
+        choices=CORRECTION.choices,
+        default=CORRECTION.default,
+        help="over every test of the call: holm and bonferroni keep the "
+        "family-wise error, fdr_bh the false discovery rate (default: "
+        "%(default)s)",
+    ),
+    Flag(
+        "--confidence-level",
+        type=float,
+        default=0.95,
+        metavar="LEVEL",
+        help="level of the intervals; a slice is significant when its "
+        "adjusted p is below 1 - LEVEL (default: %(default)s)",
+    ),
+    Flag(
+        "--permutations",
+        type=int,
+        default=10_000,
+        metavar="N",
+        help="resamples of the permutation test (default: %(default)s)",
+    ),
+    Flag(
+        "--resamples",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="resamples of the bootstrap (default: %(default)s)",
+    ),
+    Flag(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the permutation test or the bootstrap (default: %(default)s)",
+    ),
+)
 
 
 def add_parser(commands: Any) -> None:
@@ -43,129 +143,31 @@ def add_parser(commands: Any) -> None:
         several_scores="a system's score column (default: score); repeat for several systems",
     )
     add_metric_options(parser)
-    group = parser.add_argument_group("slices")
-    group.add_argument(
-        "--column",
-        action="append",
-        required=True,
-        metavar="COL",
-        help="a slice column, constant within a query (repeatable)",
-    )
-    group.add_argument(
-        "--baseline",
-        metavar="COL",
-        help="a --score column: test each other system's difference from it inside each slice",
-    )
-    group.add_argument(
-        "--max-depth",
-        type=int,
-        default=2,
-        metavar="N",
-        help="the most predicates in one slice (default: %(default)s)",
-    )
-    group.add_argument(
-        "--min-queries",
-        type=int,
-        default=30,
-        metavar="N",
-        help="the fewest queries a slice needs to be tested (default: %(default)s)",
-    )
-    group.add_argument(
-        "--bins",
-        type=int,
-        default=4,
-        metavar="N",
-        help="quantile bins of a numeric column of more distinct values (default: %(default)s)",
-    )
-    group.add_argument(
-        "--top",
-        type=int,
-        metavar="N",
-        help="print the first N rows of each system and metric (every test "
-        "still counts in the correction)",
-    )
-    tests = parser.add_argument_group("tests")
-    tests.add_argument(
-        "--test",
-        choices=TESTS,
-        default="t-test",
-        help="Welch's or the paired t-test, a permutation test, or a "
-        "percentile bootstrap (its p-value and interval; default: "
-        "%(default)s)",
-    )
-    tests.add_argument(
-        "--alternative",
-        choices=ALTERNATIVES,
-        default="two-sided",
-        help="less: the slice (or the system) is worse (default: %(default)s)",
-    )
-    tests.add_argument(
-        "--correction",
-        choices=CORRECTION.choices,
-        default=CORRECTION.default,
-        help="over every test of the call: holm and bonferroni keep the "
-        "family-wise error, fdr_bh the false discovery rate (default: "
-        "%(default)s)",
-    )
-    tests.add_argument(
-        "--confidence-level",
-        type=float,
-        default=0.95,
-        metavar="LEVEL",
-        help="level of the intervals; a slice is significant when its "
-        "adjusted p is below 1 - LEVEL (default: %(default)s)",
-    )
-    tests.add_argument(
-        "--permutations",
-        type=int,
-        default=10_000,
-        metavar="N",
-        help="resamples of the permutation test (default: %(default)s)",
-    )
-    tests.add_argument(
-        "--resamples",
-        type=int,
-        default=1000,
-        metavar="N",
-        help="resamples of the bootstrap (default: %(default)s)",
-    )
-    tests.add_argument(
-        "--seed",
-        type=int,
-        default=0,
-        help="seed of the permutation test or the bootstrap (default: %(default)s)",
-    )
+    add_flags(parser.add_argument_group("slices"), SLICE_FLAGS)
+    add_flags(parser.add_argument_group("tests"), TEST_FLAGS)
     add_item_group_options(parser)
     add_output(parser)
     parser.set_defaults(handler=run_slices)
+
+
+#: slices' flags that pass an argument of ``slices()``, checked by its constraints
+SLICES_CHECKS = {
+    "--baseline": params.PAIRED_BASELINE,
+    "--max-depth": params.AT_LEAST_ONE,
+    "--min-queries": params.AT_LEAST_ONE,
+    "--bins": params.AT_LEAST_TWO,
+    "--top": params.OPTIONAL_AT_LEAST_ONE,
+    "--confidence-level": params.LEVEL,
+    "--permutations": params.COUNT,
+    "--resamples": params.COUNT,
+}
 
 
 def _check(args: argparse.Namespace, scores: list[str]) -> None:
     """The flags, checked before the file is read (exit status 2)."""
     if args.by:
         raise CliError("slices takes its columns as --column COL, not --by", code=2)
-    if args.baseline is not None and args.baseline not in scores:
-        msg = (
-            f"--baseline {args.baseline!r} is not one of the --score columns "
-            f"({', '.join(map(repr, scores))}); pass one of them"
-        )
-        raise CliError(msg, code=2)
-    if args.baseline is not None and len(scores) < 2:
-        msg = "--baseline needs another --score column to compare with it"
-        raise CliError(msg, code=2)
-    for flag, value, least in (
-        ("--max-depth", args.max_depth, 1),
-        ("--min-queries", args.min_queries, 1),
-        ("--bins", args.bins, 2),
-        ("--top", args.top, 1),
-        ("--permutations", args.permutations, 1),
-        ("--resamples", args.resamples, 1),
-    ):
-        if value is not None and value < least:
-            raise CliError(f"{flag} must be an integer >= {least}; got {value}", code=2)
-    if not 0 < args.confidence_level < 1:
-        msg = f"--confidence-level must be between 0 and 1; got {args.confidence_level}"
-        raise CliError(msg, code=2)
+    check_flags(args, SLICES_CHECKS, "slices", scores)
 
 
 def run_slices(args: argparse.Namespace, status: Status) -> int:

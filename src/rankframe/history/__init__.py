@@ -144,6 +144,63 @@ def _check_tags(tags: Mapping[str, str] | None) -> dict[str, str]:
     return dict(tags)
 
 
+def _kinds(
+    provenance: _provenance.Provenance | None, frame: pd.DataFrame
+) -> tuple[str | None, str]:
+    """The result's name (the method's result type, ``None`` for a table rankframe did not
+    return) and the run's kind, read from its provenance and its columns; a table of a
+    method the store cannot hold is a ``TypeError``."""
+    request = None if provenance is None else provenance.request
+    kind = None if provenance is None else provenance.kind
+    result_name = None if request is None else (kind or type(request.result).__name__)
+    if result_name is not None and result_name not in rows.KIND_OF_RESULT:
+        msg = (
+            f"History.record() stores what {rows.RECORDED} return; this table was made "
+            f"by another method ({result_name}), which the store cannot hold "
+            "faithfully. Record one of those results instead."
+        )
+        raise TypeError(msg)
+    run_kind = rows.kind_of(
+        result_name,
+        gate=bool({"rule", "status"} & set(frame.columns)),
+        comparison="statistic" in frame.columns,
+        columns=[str(c) for c in frame.columns],
+    )
+    return result_name, run_kind
+
+
+def _input_fingerprint(
+    provenance: _provenance.Provenance | None, data: Any
+) -> tuple[int | None, int | None, str | None]:
+    """The rows, queries and hash of the result's input: ``data`` (a frame, or an accessor
+    bound to its columns) when given, else the input the result remembers; ``None`` each
+    without an input."""
+    names = None if provenance is None or provenance.request is None else provenance.request.names
+    source = None if provenance is None else provenance.input()
+    if isinstance(data, Bound):  # an accessor: its frame and column names
+        binding = data.__rankframe_binding__
+        source, names = binding.frame.source, binding.names
+    elif data is not None:
+        source = data
+    if names is None and source is not None:
+        names = ColumnNames()
+    if source is None or names is None:
+        return None, None, None
+    return rows.fingerprint(source, names)
+
+
+def _run_id(run: object, run_id: object) -> str:
+    """The run's name checked, and its id: ``run_id`` checked, or a new UUID."""
+    if run is not None and not isinstance(run, str):
+        raise InvalidOptionError(f"run= takes the run's name, a string; got {run!r}.")
+    identifier = str(uuid.uuid4()) if run_id is None else run_id
+    if not isinstance(identifier, str) or not identifier or len(identifier) > 36:
+        raise InvalidOptionError(
+            f"run_id= takes a string of 1 to 36 characters (a UUID); got {run_id!r}."
+        )
+    return identifier
+
+
 class History:
     """An append-only store of rankframe results, for dashboards.
 
@@ -276,61 +333,31 @@ class History:
         """
         provenance = _provenance.recall(result)
         request = None if provenance is None else provenance.request
-        kind = None if provenance is None else provenance.kind
-        settings = None if provenance is None else provenance.settings
         frame = rows.as_pandas(result)
-        result_name = None if request is None else (kind or type(request.result).__name__)
-        if result_name is not None and result_name not in rows.KIND_OF_RESULT:
-            msg = (
-                f"History.record() stores what {rows.RECORDED} return; this table was made "
-                f"by another method ({result_name}), which the store cannot hold "
-                "faithfully. Record one of those results instead."
-            )
-            raise TypeError(msg)
-        run_kind = rows.kind_of(
-            result_name,
-            gate=bool({"rule", "status"} & set(frame.columns)),
-            comparison="statistic" in frame.columns,
-            columns=[str(c) for c in frame.columns],
-        )
+        result_name, run_kind = _kinds(provenance, frame)
         declared = [] if request is None else [c for c in request.keys if c in frame.columns]
         values = rows.long_values(frame, [*declared, *keys], run_kind)
-        names = None if request is None else request.names
-        source = None if provenance is None else provenance.input()
-        if isinstance(data, Bound):  # an accessor: its frame and column names
-            binding = data.__rankframe_binding__
-            source, names = binding.frame.source, binding.names
-        elif data is not None:
-            source = data
-        if names is None and source is not None:
-            names = ColumnNames()
-        n_rows = n_queries = fingerprint = None
-        if source is not None and names is not None:
-            n_rows, n_queries, fingerprint = rows.fingerprint(source, names)
+        n_rows, n_queries, fingerprint = _input_fingerprint(provenance, data)
         checked_tags = _check_tags(tags)
-        if run is not None and not isinstance(run, str):
-            raise InvalidOptionError(f"run= takes the run's name, a string; got {run!r}.")
-        identifier = str(uuid.uuid4()) if run_id is None else run_id
-        if not isinstance(identifier, str) or not identifier or len(identifier) > 36:
-            raise InvalidOptionError(
-                f"run_id= takes a string of 1 to 36 characters (a UUID); got {run_id!r}."
-            )
+        identifier = _run_id(run, run_id)
+        now = datetime.now(UTC).replace(tzinfo=None)
+        when = now if recorded_at is None else _recorded_at(recorded_at)
+        tag_text = json.dumps(checked_tags, sort_keys=True, ensure_ascii=False)
+        settings = None if provenance is None else provenance.settings
+        options = None if request is None else rows.options_json(request, settings)
+        n_values = len(values)
         record = {
             "run_id": identifier,
-            "recorded_at": (
-                datetime.now(UTC).replace(tzinfo=None)
-                if recorded_at is None
-                else _recorded_at(recorded_at)
-            ),
+            "recorded_at": when,
             "run_name": run,
-            "tags": json.dumps(checked_tags, sort_keys=True, ensure_ascii=False),
+            "tags": tag_text,
             "rankframe_version": __version__,
             "result": result_name,
-            "options": None if request is None else rows.options_json(request, settings),
+            "options": options,
             "input_rows": n_rows,
             "input_queries": n_queries,
             "input_hash": fingerprint,
-            "n_values": len(values),
+            "n_values": n_values,
             "kind": run_kind,
         }
         tag_rows = [(identifier, k, v) for k, v in sorted(checked_tags.items())]

@@ -258,6 +258,102 @@ def _utc(column: pd.Series) -> pd.Series:
     return times.astype("datetime64[us]")
 
 
+#: One value of each row of a result table: its metric label per row, its value name and
+#: the column that holds it
+Entry = tuple["np.ndarray[Any, Any]", str, str]
+
+
+@dataclasses.dataclass(frozen=True)
+class _Roles:
+    """A result table's columns by role: ``typed`` (the store's own columns: system,
+    metric, k, window, ...), ``segments`` (the segment's keys), ``metric_columns`` (a wide
+    table's: label → its (value name, column)), ``row_values`` (a value of the whole row)
+    and ``texts`` (values kept as text)."""
+
+    typed: dict[str, Any]
+    segments: list[str]
+    metric_columns: dict[str, list[tuple[str, str]]]
+    row_values: list[str]
+    texts: list[str]
+
+
+def _roles(frame: pd.DataFrame, keys: Sequence[str], kind: str) -> _Roles:
+    """The role of each column of ``frame``, a result table of a run of ``kind``."""
+    roles = _Roles({}, [], {}, [], [])
+    roles.texts.extend(c for c in TEXT_VALUES.get(kind, ()) if c in frame.columns and c not in keys)
+    for name in frame.columns:
+        column = frame[name]
+        if name in roles.texts or (kind == "slices" and name == SLICE and name not in keys):
+            continue  # a text value; the slice's name (its keys are its segment)
+        if name in TYPED_KEYS and name not in keys:
+            if name == "window" and not _is_time(column):
+                roles.segments.append(name)
+            else:
+                roles.typed[name] = column
+        elif name in keys or not _is_number(column):
+            roles.segments.append(name)
+        elif "metric" not in frame.columns and (found := metric_column(name)) is not None:
+            roles.metric_columns.setdefault(found[0], []).append((found[1], name))
+        else:
+            roles.row_values.append(name)
+    return roles
+
+
+def _entries(roles: _Roles, n: int) -> list[Entry]:
+    """One entry per (metric, value name) of a row: its label per row (of ``n``), and the
+    value column; a tidy table's labels from its metric and k, a wide table's from its
+    columns' names."""
+    entries: list[Entry] = []
+    if "metric" in roles.typed:
+        k = roles.typed.get("k")
+        metrics = roles.typed["metric"]
+        pairs = [(m, None if k is None else k.iloc[i]) for i, m in enumerate(metrics)]
+        label_of = {p: _tidy_label(*p) for p in dict.fromkeys(pairs)}
+        per_row = np.array([label_of[p] for p in pairs], dtype=object)
+        entries = [(per_row, c, c) for c in roles.row_values]
+    elif roles.metric_columns:
+        for label, columns in roles.metric_columns.items():
+            labelled = np.full(n, label, dtype=object)
+            entries += [(labelled, value_name, c) for value_name, c in columns]
+            entries += [(labelled, c, c) for c in roles.row_values]
+    else:
+        entries = [(np.full(n, None, dtype=object), c, c) for c in roles.row_values]
+    labels = entries[0][0] if entries else np.full(n, None, dtype=object)
+    return entries + [(labels, c, c) for c in roles.texts]
+
+
+def _values(
+    frame: pd.DataFrame, entries: list[Entry], texts: list[str]
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """The ``value`` and ``value_text`` columns of the entries, one after the other: a text
+    value's in ``value_text`` (``value`` NaN), any other's in ``value`` (as float)."""
+    if not entries:
+        return np.empty(0), np.empty(0, dtype=object)
+    n = len(frame)
+    value = np.concatenate(
+        [np.full(n, np.nan) if e[2] in texts else _as_float(frame[e[2]]) for e in entries]
+    )
+    value_text = np.concatenate(
+        [
+            _objects(frame[e[2]].astype(object))
+            if e[2] in texts
+            else np.full(n, None, dtype=object)
+            for e in entries
+        ]
+    )
+    return value, value_text
+
+
+def _cut_offs(roles: _Roles, metric: np.ndarray[Any, Any], rows: np.ndarray[Any, Any]) -> Any:
+    """The ``k`` column: the table's own, a wide table's from each label, else NaN."""
+    if "k" in roles.typed:
+        return _as_float(roles.typed["k"])[rows]
+    if roles.metric_columns:  # a wide table: each label's cut-off
+        cuts = {label: _cut_off(label) for label in roles.metric_columns}
+        return np.array([cuts.get(label, np.nan) for label in metric], dtype=float)
+    return np.full(len(rows), np.nan)
+
+
 def long_values(
     frame: pd.DataFrame, keys: Sequence[str] = (), kind: str = "evaluation"
 ) -> pd.DataFrame:
@@ -265,48 +361,13 @@ def long_values(
     ``kind``: a slice's keys are the slice's own (those it constrains), the text values of
     a kind (:data:`TEXT_VALUES`) go to ``value_text``."""
     n = len(frame)
-    typed: dict[str, Any] = {}
-    segments: list[str] = []
-    metric_columns: dict[str, list[tuple[str, str]]] = {}  # label → (value name, column)
-    row_values: list[str] = []
-    texts = [c for c in TEXT_VALUES.get(kind, ()) if c in frame.columns and c not in keys]
-    for name in frame.columns:
-        column = frame[name]
-        if name in texts or (kind == "slices" and name == SLICE and name not in keys):
-            continue  # a text value; the slice's name (its keys are its segment)
-        if name in TYPED_KEYS and name not in keys:
-            if name == "window" and not _is_time(column):
-                segments.append(name)
-            else:
-                typed[name] = column
-        elif name in keys or not _is_number(column):
-            segments.append(name)
-        elif "metric" not in frame.columns and (found := metric_column(name)) is not None:
-            metric_columns.setdefault(found[0], []).append((found[1], name))
-        else:
-            row_values.append(name)
-
-    # one entry per (metric, value name) of a row: its label per row, and the value column
-    entries: list[tuple[np.ndarray[Any, Any], str, str]] = []
-    if "metric" in typed:
-        k = typed.get("k")
-        pairs = [(m, None if k is None else k.iloc[i]) for i, m in enumerate(typed["metric"])]
-        label_of = {p: _tidy_label(*p) for p in dict.fromkeys(pairs)}
-        per_row = np.array([label_of[p] for p in pairs], dtype=object)
-        entries = [(per_row, c, c) for c in row_values]
-    elif metric_columns:
-        for label, columns in metric_columns.items():
-            labelled = np.full(n, label, dtype=object)
-            entries += [(labelled, value_name, c) for value_name, c in columns]
-            entries += [(labelled, c, c) for c in row_values]
-    else:
-        entries = [(np.full(n, None, dtype=object), c, c) for c in row_values]
-    labels = entries[0][0] if entries else np.full(n, None, dtype=object)
-    entries += [(labels, c, c) for c in texts]
-
+    roles = _roles(frame, keys, kind)
+    entries = _entries(roles, n)
     m = len(entries)
     rows = np.tile(np.arange(n, dtype=np.int64), m)
-    segment, segment_json = segment_labels(frame, segments, constrained=kind == "slices")
+    segment, segment_json = segment_labels(frame, roles.segments, constrained=kind == "slices")
+    typed = roles.typed
+    value, value_text = _values(frame, entries, roles.texts)
     out: dict[str, Any] = {
         "result_row": rows,
         "segment": segment[rows],
@@ -318,37 +379,14 @@ def long_values(
         ),
         "metric": np.concatenate([e[0] for e in entries]) if entries else np.empty(0, object),
         "value_name": np.repeat(np.array([e[1] for e in entries], dtype=object), n),
-        "value": (
-            np.concatenate(
-                [np.full(n, np.nan) if e[2] in texts else _as_float(frame[e[2]]) for e in entries]
-            )
-            if entries
-            else np.empty(0)
-        ),
-        "value_text": (
-            np.concatenate(
-                [
-                    _objects(frame[e[2]].astype(object))
-                    if e[2] in texts
-                    else np.full(n, None, dtype=object)
-                    for e in entries
-                ]
-            )
-            if entries
-            else np.empty(0, dtype=object)
-        ),
+        "value": value,
+        "value_text": value_text,
     }
     for name in ("system", "statistic", "status", "rule"):
         out[name] = (_as_objects(typed[name]) if name in typed else np.full(n, None, dtype=object))[
             rows
         ]
-    if "k" in typed:
-        out["k"] = _as_float(typed["k"])[rows]
-    elif metric_columns:  # a wide table: each label's cut-off
-        cuts = {label: _cut_off(label) for label in metric_columns}
-        out["k"] = np.array([cuts.get(label, np.nan) for label in out["metric"]], dtype=float)
-    else:
-        out["k"] = np.full(n * m, np.nan)
+    out["k"] = _cut_offs(roles, out["metric"], rows)
     table = pd.DataFrame({c: out[c] for c in VALUE_COLUMNS if c != "run_id"})
     return table.sort_values("result_row", kind="stable", ignore_index=True)
 

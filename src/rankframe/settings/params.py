@@ -25,7 +25,7 @@ from typing import Any, Literal, TypeVar, cast
 import numpy as np
 
 from rankframe.exceptions import InvalidOptionError
-from rankframe.settings.options import check_choice, check_count, check_flag
+from rankframe.settings.options import check_choice, check_count, check_flag, check_level
 
 __all__ = [
     "ALTERNATIVES",
@@ -309,3 +309,36 @@ def validate_params(
         return cast("_F", validated)
 
     return decorate
+
+
+# The command line (``rankframe.cli``) checks its flags with these same constraints, one
+# argument at a time and before it reads a file, naming each argument by its flag
+# (``Arg("--alpha", ...)``): the constraints that word their message with ``arg.name`` then
+# say ``--alpha=1.5`` where the call says ``alpha=1.5``. The levels and counts of the tests
+# (``alpha``, ``confidence_level``, ``n_permutations``, ``n_resamples``), which the public
+# methods check by building :class:`~rankframe.settings.statistics.Tests`, are the same
+# ``check_level`` and ``check_count`` as constraints.
+
+
+def _level(arg: Arg) -> None:
+    """A level strictly between 0 and 1 (``check_level``, as ``Tests`` checks it)."""
+    check_level(arg.name, arg.value)
+
+
+def _count(arg: Arg) -> None:
+    """A positive count of resamples (``check_count``, as ``Tests`` checks it)."""
+    check_count(arg.name, arg.value)
+
+
+LEVEL = Constraint(_level)
+OPTIONAL_LEVEL = Constraint(_level, optional=True)
+COUNT = Constraint(_count)
+
+
+def check_arg(constraint: Constraint, arg: Arg) -> None:
+    """One argument against its constraint, as :func:`validate_params` checks each of a
+    call's (``None`` passes an optional one): for the arguments that reach a public method
+    another way (the command line's flags)."""
+    if constraint.optional and arg.value is None:
+        return
+    constraint.check(arg)

@@ -10,6 +10,7 @@ which is a string rather than a number.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -92,56 +93,93 @@ def trec_eval_report(
     P_2                   \tall\t0.2500
     """
     selection = parse_trec_measures(measures)
-    run_frame, qrels_frame = checked_frames(run, qrels)
-    joined = joined_frames(run_frame, qrels_frame, complete=complete)
-    if joined.empty:
-        msg = (
-            "No query has both results in the run and judgments in the qrels (trec_eval: "
-            "'No queries with both results and relevance info'); check that the query ids "
-            "of the two files match."
-        )
-        raise InvalidDataError(msg)
-
-    # every printed line: its measure, its name, and the registry metric of a metric's line
-    lines = [(m, name) for m, params in selection for name in m.line_names(params)]
-    metric_of = {name: m.metric_of(name) for m, name in lines if m.kind == "metric"}
-    options: dict[str, Any] = {} if min_relevance is None else {"min_relevance": min_relevance}
-    queries = pd.Index(sorted(joined["query"].unique()), name="query")
-
-    out: list[str] = []
-    if per_query:
-        printed = [(m, name) for m, name in lines if _per_query_line(m, metric_of.get(name))]
-        columns: list[list[str]] = []
-        wanted = [str(metric_of[name]) for m, name in printed if m.kind == "metric"]
-        values = _per_query(joined, wanted, queries, options) if wanted else None
-        for measure, name in printed:
-            if measure.kind == "relstring":
-                length = int(name.rpartition("_")[2]) if name != measure.name else 10
-                strings = _relstrings(run_frame, qrels_frame, queries, length)
-                columns.append([f"{name:<{_WIDTH}}\t{q}\t'{s}'" for q, s in strings.items()])
-            else:
-                assert values is not None  # computed above when a metric is printed
-                metric = metric_of[name]
-                columns.append(_formatted(name, values[str(metric)], metric))
-        for row in zip(*columns, strict=True):
-            out.extend(row)
-    if summary:
-        metrics = list(
-            dict.fromkeys(str(metric_of[name]) for m, name in lines if m.kind == "metric")
-        )
-        means = _evaluate(joined, metrics, options) if metrics else None
-        for measure, name in lines:
-            if measure.kind == "runid":
-                if "run" in run_frame.columns and len(run_frame):
-                    out.append(f"{name:<{_WIDTH}}\tall\t{run_frame['run'].iloc[-1]}")
-            elif measure.kind == "num_q":
-                out.append(f"{name:<{_WIDTH}}\tall\t{len(queries)}")
-            elif measure.kind == "metric":
-                assert means is not None  # computed above when a metric is printed
-                metric = metric_of[name]
-                value = means[str(metric)]
-                out.extend(_formatted(name, pd.Series([value], index=["all"]), metric))
+    inputs = _Inputs.of(run, qrels, complete=complete, min_relevance=min_relevance)
+    lines = [Line(m, name) for m, params in selection for name in m.line_names(params)]
+    out = _per_query_lines(inputs, lines) if per_query else []
+    out += _summary_lines(inputs, lines) if summary else []
     return "".join(f"{line}\n" for line in out)
+
+
+@dataclass(frozen=True)
+class Line:
+    """One printed line of a measure: the measure and the name trec_eval prints (``P_10``);
+    ``metric`` the registry metric of a metric's line."""
+
+    measure: TrecMeasure
+    name: str
+
+    @property
+    def metric(self) -> Metric | None:
+        return self.measure.metric_of(self.name) if self.measure.kind == "metric" else None
+
+
+@dataclass(frozen=True)
+class _Inputs:
+    """The run and the qrels checked, the frame they join into (its queries sorted as
+    strings), and the metric options (``min_relevance``)."""
+
+    run: pd.DataFrame
+    qrels: pd.DataFrame
+    joined: pd.DataFrame
+    queries: pd.Index
+    options: dict[str, Any]
+
+    @classmethod
+    def of(
+        cls, run: PathOrFrame, qrels: PathOrFrame, *, complete: bool, min_relevance: int | None
+    ) -> _Inputs:
+        """The inputs of a report; no query with both results and judgments is an error."""
+        run_frame, qrels_frame = checked_frames(run, qrels)
+        joined = joined_frames(run_frame, qrels_frame, complete=complete)
+        if joined.empty:
+            msg = (
+                "No query has both results in the run and judgments in the qrels (trec_eval: "
+                "'No queries with both results and relevance info'); check that the query ids "
+                "of the two files match."
+            )
+            raise InvalidDataError(msg)
+        options: dict[str, Any] = {} if min_relevance is None else {"min_relevance": min_relevance}
+        queries = pd.Index(sorted(joined["query"].unique()), name="query")
+        return cls(run_frame, qrels_frame, joined, queries, options)
+
+
+def _per_query_lines(inputs: _Inputs, lines: list[Line]) -> list[str]:
+    """trec_eval ``-q``'s lines: query by query, each printed measure's line."""
+    printed = [line for line in lines if _per_query_line(line.measure, line.metric)]
+    wanted = [str(line.metric) for line in printed if line.metric is not None]
+    values = (
+        _per_query(inputs.joined, wanted, inputs.queries, inputs.options)
+        if wanted
+        else pd.DataFrame(index=inputs.queries)
+    )
+    columns: list[list[str]] = []
+    for line in printed:
+        if line.metric is not None:
+            columns.append(_formatted(line.name, values[str(line.metric)], line.metric))
+        else:  # relstring
+            name, measure = line.name, line.measure
+            length = int(name.rpartition("_")[2]) if name != measure.name else 10
+            strings = _relstrings(inputs.run, inputs.qrels, inputs.queries, length)
+            columns.append([f"{name:<{_WIDTH}}\t{q}\t'{s}'" for q, s in strings.items()])
+    return [text for row in zip(*columns, strict=True) for text in row]
+
+
+def _summary_lines(inputs: _Inputs, lines: list[Line]) -> list[str]:
+    """The ``all`` lines: the run id, the number of queries, each metric's aggregate."""
+    metrics = list(dict.fromkeys(str(line.metric) for line in lines if line.metric is not None))
+    means = _evaluate(inputs.joined, metrics, inputs.options) if metrics else pd.Series(dtype=float)
+    out: list[str] = []
+    for line in lines:
+        name, kind, run = line.name, line.measure.kind, inputs.run
+        if kind == "runid":
+            if "run" in run.columns and len(run):
+                out.append(f"{name:<{_WIDTH}}\tall\t{run['run'].iloc[-1]}")
+        elif kind == "num_q":
+            out.append(f"{name:<{_WIDTH}}\tall\t{len(inputs.queries)}")
+        elif line.metric is not None:
+            value = means[str(line.metric)]
+            out.extend(_formatted(name, pd.Series([value], index=["all"]), line.metric))
+    return out
 
 
 def _aggregate(metric: Metric) -> str:

@@ -65,7 +65,6 @@ DEBT: dict[str, dict[str, int]] = {
         "cli/report.py::add_parser": 104,
         "cli/report.py::run_report": 85,
         "cli/slices.py::add_parser": 113,
-        "datasets.py::recommendations": 132,
         "engine/encoding.py::_key_codes": 86,
         "engine/lists.py::lists": 91,
         "history/__init__.py::History.record": 111,

@@ -74,7 +74,6 @@ DEBT: dict[str, dict[str, int]] = {
         "report/__init__.py::build": 131,
         "report/_answer.py::Answer.items": 104,
         "report/_compute.py::compute": 98,
-        "report/_svg.py::line_chart": 91,
         "report/dashboard.py::_gates": 81,
         "report/dashboard.py::_verdict": 91,
         "trec/report.py::trec_eval_report": 117,

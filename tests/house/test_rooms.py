@@ -72,7 +72,6 @@ DEBT: dict[str, dict[str, int]] = {
         "inputs/scores.py::from_scores": 95,
         "pipeline/steps.py::per_query": 118,
         "report/__init__.py::build": 131,
-        "report/_compute.py::compute": 98,
         "report/dashboard.py::_gates": 81,
         "report/dashboard.py::_verdict": 91,
         "trec/report.py::trec_eval_report": 117,

@@ -71,7 +71,6 @@ DEBT: dict[str, dict[str, int]] = {
         "history/rows.py::long_values": 93,
         "inputs/scores.py::from_scores": 95,
         "pipeline/steps.py::per_query": 118,
-        "report/__init__.py::build": 131,
         "report/dashboard.py::_gates": 81,
         "report/dashboard.py::_verdict": 91,
         "trec/report.py::trec_eval_report": 117,

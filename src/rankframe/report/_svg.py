@@ -135,12 +135,12 @@ def line_chart(
         c = colours[name] if colours and name in colours else color(s)
         if bands and name in bands:
             parts += _band(name, bands[name], c, scale)
-        labels = (
+        point_tips = (
             tips[name]
             if tips and name in tips
             else [f"{name} {label}: {_fmt(v)}" for label, v in zip(x_labels, points, strict=False)]
         )
-        parts += _line(points, labels, c, scale)
+        parts += _line(points, point_tips, c, scale)
     parts += _legend(list(series), colours)
     parts.append("</svg>")
     return "".join(parts)

@@ -161,6 +161,25 @@ def recommendations(
     >>> 0.0 < ev.mrr(k=10) < 1.0
     True
     """
+    _check_arguments(seed, top_k, n_candidates, n_items)
+    streams = _Streams(int(seed))
+    shape = (n_users, n_candidates)
+    candidates = _candidates(streams, n_users, n_candidates, n_items)
+    segment = _choice(streams.bits(_SEGMENT, n_users), (0.3, 0.8))  # 30%, 50%, 20%
+    affinity = _affinity(streams, segment, shape)
+    scores = _scores(streams, segment, affinity)
+    users: dict[str, np.ndarray] = {}  # the columns constant per user of weak_slice=True
+    if weak_slice:  # streams of their own: the other columns stay the seed's
+        scores["model_b"], users = _weak_slice(streams, affinity, scores["model_b"])
+    recommended = {name: _top_k(score, top_k) for name, score in scores.items()}
+    grade = np.digitize(affinity, [1.3, 1.9, 2.5])  # 0 (most) to 3 (rare)
+    served = _served_at(streams, segment)
+    return _log(segment, candidates, recommended, grade, served, n_items, users)
+
+
+def _check_arguments(seed: int, top_k: int, n_candidates: int, n_items: int) -> None:
+    """The sizes in order (``0 < top_k <= n_candidates <= n_items``) and the seed in
+    [0, 2**64), else a ``ValueError`` that names them."""
     if not 0 < top_k <= n_candidates <= n_items:
         msg = (
             "recommendations() needs 0 < top_k <= n_candidates <= n_items; got "
@@ -170,49 +189,85 @@ def recommendations(
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not (0 <= seed < 2**64):
         msg = f"recommendations() needs a seed in [0, 2**64); got seed={seed!r}."
         raise ValueError(msg)
-    streams = _Streams(int(seed))
-    shape = (n_users, n_candidates)
 
-    # distinct candidates per user: the first n_candidates of an order of the catalogue by
-    # random keys (a stable sort: ties, if any, in item order)
+
+def _candidates(streams: _Streams, n_users: int, n_candidates: int, n_items: int) -> np.ndarray:
+    """Each user's distinct candidates (item codes, users x candidates): the first
+    ``n_candidates`` of an order of the catalogue by random keys (a stable sort: ties, if
+    any, in item order)."""
     keys = streams.bits(_CANDIDATES, n_users * n_items).reshape(n_users, n_items)
-    candidates = np.argsort(keys, axis=1, kind="stable")[:, :n_candidates]
+    return np.argsort(keys, axis=1, kind="stable")[:, :n_candidates]
 
-    segment = _choice(streams.bits(_SEGMENT, n_users), (0.3, 0.8))  # 30%, 50%, 20%
-    # power users like more of what they are shown; new users are harder to serve
+
+def _affinity(streams: _Streams, segment: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """The hidden affinity per (user, candidate): normal noise shifted by the user's
+    segment (power users like more of what they are shown; new users are harder to
+    serve)."""
     taste = np.array([-0.4, 0.0, 0.4])[segment][:, None]
-    affinity = _normal(streams, _AFFINITY, shape) + taste
-    grade = np.digitize(affinity, [1.3, 1.9, 2.5])  # 0 (most) to 3 (rare)
+    return np.asarray(_normal(streams, _AFFINITY, shape) + taste)
 
+
+def _scores(streams: _Streams, segment: np.ndarray, affinity: np.ndarray) -> dict[str, np.ndarray]:
+    """The two models' scores of every candidate, in hundredths: ``model_a`` the affinity
+    with little noise, ``model_b`` with more, most for new users."""
+    shape = (affinity.shape[0], affinity.shape[1])
     noise_b = np.array([1.2, 0.9, 0.7])[segment][:, None]
-    scores = {
+    return {
         "model_a": _hundredths(affinity + 0.6 * _normal(streams, _NOISE_A, shape)),
         "model_b": _hundredths(affinity + _normal(streams, _NOISE_B, shape) * noise_b),
     }
-    if weak_slice:  # streams of their own: the other columns stay the seed's
-        device = _choice(streams.bits(_DEVICE, n_users), (0.5, 0.8))  # 50%, 30%, 20%
-        genre = (streams.bits(_GENRE, n_users) >> np.uint64(62)).astype(np.int64)  # 4 alike
-        weak = (np.array(DEVICES)[device] == WEAK_SLICE["device"]) & (
-            np.array(GENRES)[genre] == WEAK_SLICE["genre"]
-        )
-        noisy = _hundredths(0.3 * affinity + _normal(streams, _PLANTED, shape))
-        scores["model_b"] = np.where(weak[:, None], noisy, scores["model_b"])
-    for name, score in scores.items():
-        # rank within the user (descending); keep the score only for the top_k
-        order = np.argsort(-score, axis=1, kind="stable")
-        position = np.empty(shape, dtype=np.int64)
-        np.put_along_axis(position, order, np.arange(n_candidates)[None, :], axis=1)
-        scores[name] = np.where(position < top_k, score, np.nan)
 
-    # each user is served once, within WEEKS weeks from START (UTC), to the second; new
-    # users come later (the sample grows): a user's share of the period is the larger of
-    # two uniform draws (new), one draw (casual) or the smaller of two (power), in 32-bit
-    # fractions of the period
-    first = streams.bits(_TIME, 2 * n_users).reshape(n_users, 2) >> np.uint64(32)
+
+def _weak_slice(
+    streams: _Streams, affinity: np.ndarray, model_b: np.ndarray
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The planted weakness of ``weak_slice=True``: ``model_b``'s scores, in
+    ``WEAK_SLICE``'s users 0.3 x the affinity plus noise of standard deviation 1 (in
+    hundredths); and each user's ``device`` (``DEVICES``: 50%, 30%, 20%) and ``genre``
+    (``GENRES``, a quarter each)."""
+    n_users = affinity.shape[0]
+    device = _choice(streams.bits(_DEVICE, n_users), (0.5, 0.8))
+    genre = (streams.bits(_GENRE, n_users) >> np.uint64(62)).astype(np.int64)
+    weak = (np.array(DEVICES)[device] == WEAK_SLICE["device"]) & (
+        np.array(GENRES)[genre] == WEAK_SLICE["genre"]
+    )
+    noisy = _hundredths(0.3 * affinity + _normal(streams, _PLANTED, affinity.shape))
+    users = {"device": np.array(DEVICES)[device], "genre": np.array(GENRES)[genre]}
+    return np.asarray(np.where(weak[:, None], noisy, model_b)), users
+
+
+def _top_k(score: np.ndarray, top_k: int) -> np.ndarray:
+    """The scores a model keeps: its ``top_k`` per user (by rank within the user,
+    descending; a stable sort), the others null."""
+    order = np.argsort(-score, axis=1, kind="stable")
+    position = np.empty(score.shape, dtype=np.int64)
+    np.put_along_axis(position, order, np.arange(score.shape[1])[None, :], axis=1)
+    return np.asarray(np.where(position < top_k, score, np.nan))
+
+
+def _served_at(streams: _Streams, segment: np.ndarray) -> np.ndarray:
+    """When each user is served: once, within ``WEEKS`` weeks from ``START`` (UTC), to the
+    second. New users come later (the sample grows): a user's share of the period is the
+    larger of two uniform draws (new), one draw (casual) or the smaller of two (power), in
+    32-bit fractions of the period."""
+    first = streams.bits(_TIME, 2 * len(segment)).reshape(len(segment), 2) >> np.uint64(32)
     share = np.choose(segment, [first.max(axis=1), first[:, 0], first.min(axis=1)])
     seconds = ((share * np.uint64(WEEKS * 7 * 86_400)) >> np.uint64(32)).astype(np.int64)
-    served = np.datetime64(START, "s") + seconds.astype("timedelta64[s]")
+    return np.asarray(np.datetime64(START, "s") + seconds.astype("timedelta64[s]"))
 
+
+def _log(
+    segment: np.ndarray,
+    candidates: np.ndarray,
+    scores: dict[str, np.ndarray],
+    grade: np.ndarray,
+    served: np.ndarray,
+    n_items: int,
+    users: dict[str, np.ndarray],
+) -> pd.DataFrame:
+    """The log, a row per (user, candidate): the ids, the segment, the scores, the grade,
+    the time, then ``users``' columns (a value per user: ``device``, ``genre``)."""
+    n_users, n_candidates = candidates.shape
     user_ids = np.char.add("u", np.char.zfill(np.arange(1, n_users + 1).astype(str), 4))
     item_ids = np.char.add("i", np.char.zfill(np.arange(1, n_items + 1).astype(str), 5))
     frame = pd.DataFrame(
@@ -226,8 +281,8 @@ def recommendations(
             "served_at": pd.DatetimeIndex(np.repeat(served, n_candidates)).tz_localize("UTC"),
         }
     )
-    if weak_slice:
-        frame["device"] = np.repeat(np.array(DEVICES)[device], n_candidates)
-        frame["genre"] = np.repeat(np.array(GENRES)[genre], n_candidates)
-        frame = frame.astype({"device": "str", "genre": "str"})
+    for name, values in users.items():
+        frame[name] = np.repeat(values, n_candidates)
+    if users:
+        frame = frame.astype(dict.fromkeys(users, "str"))
     return frame.astype({"user_id": "str", "segment": "str", "item_id": "str"})

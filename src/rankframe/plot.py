@@ -15,7 +15,7 @@ here beyond reshaping: the numbers on the plot are the numbers in the table.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -24,7 +24,7 @@ import pandas as pd
 
 from rankframe.adapters import results as _results
 from rankframe.exceptions import ColumnNotFoundError, InvalidOptionError
-from rankframe.metrics.registry import check_k, parse_metric
+from rankframe.metrics.registry import Metric, check_k, parse_metric
 
 try:
     import matplotlib.pyplot as plt
@@ -145,6 +145,22 @@ def metric_at_k(
     [0.0, 1.0, 1.0, 1.0]
     >>> plt.close("all")
     """
+    parsed = _curve_metric(metric, k_max)
+    wanted = [str(replace(parsed, k=k)) for k in range(1, k_max + 1)]
+    table = _eager(ev.evaluate(wanted, tidy=True, **options))
+    _require(table, ["system", "metric", "k", "value"], "metric_at_k reads evaluate(tidy=True)")
+    # the metric's label names the options that moved it from the defaults, as every
+    # output does (``ndcg(gain=exponential)``): one metric, every row of the table
+    shown = str(table["metric"].iloc[0]) if len(table) else parsed.tidy_name
+    ax = _new_axes(ax)
+    _curves(ax, table)
+    _curve_axes(ax, shown, k_max)
+    return ax
+
+
+def _curve_metric(metric: str, k_max: int) -> Metric:
+    """The metric of a curve over k: one that takes a cut-off, given without it; and
+    ``k_max`` a positive integer."""
     parsed = parse_metric(metric)
     if parsed.k is not None:
         msg = (
@@ -161,14 +177,12 @@ def metric_at_k(
     if isinstance(k_max, bool) or not isinstance(k_max, int) or k_max < 1:
         msg = f"The 'k_max' parameter must be a positive integer. Got {k_max!r} instead."
         raise InvalidOptionError(msg)
-    wanted = [str(replace(parsed, k=k)) for k in range(1, k_max + 1)]
-    table = _eager(ev.evaluate(wanted, tidy=True, **options))
-    _require(table, ["system", "metric", "k", "value"], "metric_at_k reads evaluate(tidy=True)")
-    # the metric's label names the options that moved it from the defaults, as every
-    # output does (``ndcg(gain=exponential)``): one metric, every row of the table
-    shown = str(table["metric"].iloc[0]) if len(table) else parsed.tidy_name
+    return parsed
 
-    ax = _new_axes(ax)
+
+def _curves(ax: Axes, table: pd.DataFrame) -> None:
+    """A line of ``value`` over ``k`` per system (and segment), labelled with its name;
+    with ``ci_low`` and ``ci_high``, its interval as a band of the line's colour."""
     keys = ["system", *_segment_columns(table)]
     band = "ci_low" in table.columns and "ci_high" in table.columns
     for key, lines in table.groupby(keys, sort=False, dropna=False):
@@ -184,6 +198,10 @@ def metric_at_k(
                 alpha=0.2,
                 linewidth=0,
             )
+
+
+def _curve_axes(ax: Axes, shown: str, k_max: int) -> None:
+    """The curves' axes (integer cut-offs; values from 0), title, grid and legend."""
     ax.set_xlabel("k (cut-off)")
     ax.set_ylabel(f"{shown}@k")
     ax.set_title(f"{shown}@k for k = 1..{k_max}")
@@ -191,7 +209,6 @@ def metric_at_k(
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
     ax.legend(title="system")
-    return ax
 
 
 # -- segments ----------------------------------------------------------------------------
@@ -306,69 +323,108 @@ def segments(table: Any, metric: str, *, k: int | None = None, ax: Axes | None =
     _require(frame, ["system", "metric", "k", "value"], "segments reads evaluate(tidy=True)")
     rows, name = _select(frame, metric, k)
     by = _segment_columns(rows)
+    grid = _Grid.of(rows, by)
+    ax = _new_axes(ax)
+    _bars(ax, grid)
+    if grid.has_ci:
+        _whiskers(ax, grid)
+    _segment_axes(ax, grid, name, by)
+    return ax
 
-    group_keys = (
-        pd.DataFrame({c: _text(rows[c]) for c in by}).agg(" / ".join, axis=1)
-        if by
-        else pd.Series("all queries", index=rows.index)
-    )
-    group_names = list(dict.fromkeys(group_keys))
-    systems = list(dict.fromkeys(rows["system"].astype(str)))
-    group = pd.Categorical(group_keys, categories=group_names).codes
-    system = pd.Categorical(rows["system"].astype(str), categories=systems).codes
 
-    def grid(column: str) -> FloatArray:
+@dataclass(frozen=True)
+class _Grid:
+    """The rows of one metric as segments x systems: the groups (segments, in table order,
+    labelled ``"a / b"``), the systems, and each row's cell."""
+
+    rows: pd.DataFrame
+    groups: list[str]
+    systems: list[str]
+    group: npt.NDArray[np.int64]
+    system: npt.NDArray[np.int64]
+
+    @classmethod
+    def of(cls, rows: pd.DataFrame, by: list[str]) -> _Grid:
+        group_keys = (
+            pd.DataFrame({c: _text(rows[c]) for c in by}).agg(" / ".join, axis=1)
+            if by
+            else pd.Series("all queries", index=rows.index)
+        )
+        groups = list(dict.fromkeys(group_keys))
+        systems = list(dict.fromkeys(rows["system"].astype(str)))
+        group = pd.Categorical(group_keys, categories=groups).codes
+        system = pd.Categorical(rows["system"].astype(str), categories=systems).codes
+        return cls(rows, groups, systems, np.asarray(group), np.asarray(system))
+
+    @property
+    def has_ci(self) -> bool:
+        return "ci_low" in self.rows.columns and "ci_high" in self.rows.columns
+
+    @property
+    def width(self) -> float:
+        """A bar's width: the systems share 0.8 of each group's unit."""
+        return 0.8 / len(self.systems)
+
+    def cells(self, column: str) -> FloatArray:
         """segments x systems; NaN where the table has no row."""
-        cells = np.full((len(group_names), len(systems)), np.nan)
-        cells[group, system] = _floats(rows[column])
+        cells = np.full((len(self.groups), len(self.systems)), np.nan)
+        cells[self.group, self.system] = _floats(self.rows[column])
         return cells
 
-    value = grid("value")
-    has_ci = "ci_low" in rows.columns and "ci_high" in rows.columns
-    ci_low, ci_high = (grid("ci_low"), grid("ci_high")) if has_ci else (None, None)
+    def positions(self, j: int) -> FloatArray:
+        """The x of system ``j``'s bar in each group."""
+        x = np.arange(len(self.groups), dtype=np.float64)
+        return x - 0.4 + self.width * (j + 0.5)
 
-    ax = _new_axes(ax)
-    width = 0.8 / len(systems)
-    x = np.arange(len(group_names), dtype=np.float64)
-    for j, label in enumerate(systems):
-        position = x - 0.4 + width * (j + 0.5)
-        ax.bar(position, value[:, j], width, label=label)
-    if ci_low is not None and ci_high is not None:
-        for j in range(len(systems)):
-            position = x - 0.4 + width * (j + 0.5)
-            low, high = ci_low[:, j], ci_high[:, j]
-            shown = ~(np.isnan(low) | np.isnan(high))
-            # drawn around the interval's midpoint, so the whisker spans exactly low..high
-            ax.errorbar(
-                position[shown],
-                ((low + high) / 2)[shown],
-                yerr=((high - low) / 2)[shown],
-                fmt="none",
-                ecolor="black",
-                elinewidth=1,
-                capsize=3,
-            )
 
-    tick_labels = group_names
-    if "n_queries" in rows.columns:
-        n = grid("n_queries")
+def _bars(ax: Axes, grid: _Grid) -> None:
+    """A bar per system in each segment's group, labelled with the system's name."""
+    value = grid.cells("value")
+    for j, label in enumerate(grid.systems):
+        ax.bar(grid.positions(j), value[:, j], grid.width, label=label)
+
+
+def _whiskers(ax: Axes, grid: _Grid) -> None:
+    """Each bar's whisker from ``ci_low`` to ``ci_high`` (none where either is null)."""
+    ci_low, ci_high = grid.cells("ci_low"), grid.cells("ci_high")
+    for j in range(len(grid.systems)):
+        position = grid.positions(j)
+        low, high = ci_low[:, j], ci_high[:, j]
+        shown = ~(np.isnan(low) | np.isnan(high))
+        # drawn around the interval's midpoint, so the whisker spans exactly low..high
+        ax.errorbar(
+            position[shown],
+            ((low + high) / 2)[shown],
+            yerr=((high - low) / 2)[shown],
+            fmt="none",
+            ecolor="black",
+            elinewidth=1,
+            capsize=3,
+        )
+
+
+def _segment_axes(ax: Axes, grid: _Grid, name: str, by: list[str]) -> None:
+    """The groups' ticks (with their number of queries when the systems agree on it), the
+    axes' labels, the title, headroom for the legend in one row above the bars, the grid."""
+    tick_labels = grid.groups
+    if "n_queries" in grid.rows.columns:
+        n = grid.cells("n_queries")
         same = np.all((n == n[:, :1]) | np.isnan(n), axis=1)
         tick_labels = [
             f"{g}\n(n={int(np.nanmax(counts))})" if ok and not np.isnan(counts).all() else g
-            for g, counts, ok in zip(group_names, n, same, strict=True)
+            for g, counts, ok in zip(grid.groups, n, same, strict=True)
         ]
-    ax.set_xticks(x, tick_labels)
+    ax.set_xticks(np.arange(len(grid.groups), dtype=np.float64), tick_labels)
     ax.set_xlabel(" / ".join(by) if by else "")
     ax.set_ylabel(name)
     title = f"{name} by {' / '.join(by)}" if by else name
-    if has_ci:
+    if grid.has_ci:
         title += " (whiskers: confidence interval)"
     ax.set_title(title)
     _, top = ax.get_ylim()
     ax.set_ylim(0, top * 1.15)  # headroom for the legend, in one row above the bars
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(loc="upper left", ncols=min(len(systems), 4), fontsize="small")
-    return ax
+    ax.legend(loc="upper left", ncols=min(len(grid.systems), 4), fontsize="small")
 
 
 # -- per-query distribution --------------------------------------------------------------
@@ -429,6 +485,22 @@ def distribution(
     >>> plt.close(ax.figure)
     """
     frame = _eager(per_query_table)
+    column = _metric_column(frame, metric)
+    names, kept, dropped = _per_system(frame, column)
+    edges = _bin_edges(kept, bins)
+    ax = _new_axes(ax)
+    _histograms(ax, names, kept, edges)
+    ax.set_title(_distribution_title(column, names, dropped))
+    ax.set_xlabel(column)
+    ax.set_ylabel("queries")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(title="system" if len(names) > 1 else None)
+    return ax
+
+
+def _metric_column(frame: pd.DataFrame, metric: str) -> str:
+    """The per-query table's column of ``metric`` (its canonical spelling)."""
     column = str(parse_metric(metric))
     if column not in frame.columns:
         metric_columns = [str(c) for c in frame.columns if c not in ("system",)]
@@ -438,7 +510,12 @@ def distribution(
             f"compute it with ev.per_query([{column!r}, ...]). Columns: {found}."
         )
         raise ColumnNotFoundError(msg)
+    return column
 
+
+def _per_system(frame: pd.DataFrame, column: str) -> tuple[list[str], list[FloatArray], list[int]]:
+    """Per system (the ``system`` column's, in table order; else the column itself): its
+    values without NaN, and how many NaN values were dropped."""
     values = _floats(frame[column])
     if "system" in frame.columns:
         systems = frame["system"].astype(str).to_numpy()
@@ -448,16 +525,23 @@ def distribution(
         names, groups = [column], [values]
     kept = [g[~np.isnan(g)] for g in groups]
     dropped = [len(g) - len(v) for g, v in zip(groups, kept, strict=True)]
+    return names, kept, dropped
 
+
+def _bin_edges(kept: list[FloatArray], bins: int | Sequence[float]) -> FloatArray:
+    """The edges of ``bins`` equal bins over [0, 1], widened to the values outside it; or
+    the edges given."""
     if isinstance(bins, int | np.integer):
         present = np.concatenate(kept)
         low = min(0.0, float(present.min())) if len(present) else 0.0
         high = max(1.0, float(present.max())) if len(present) else 1.0
-        edges = np.histogram_bin_edges(present, bins=int(bins), range=(low, high))
-    else:
-        edges = np.asarray(bins, dtype=np.float64)
+        return np.histogram_bin_edges(present, bins=int(bins), range=(low, high))
+    return np.asarray(bins, dtype=np.float64)
 
-    ax = _new_axes(ax)
+
+def _histograms(ax: Axes, names: list[str], kept: list[FloatArray], edges: FloatArray) -> None:
+    """A histogram per system on the same bins (see-through when there are several), its
+    bars the counts of queries, labelled with the system's name."""
     several = len(names) > 1
     for name, data in zip(names, kept, strict=True):
         heights, _ = np.histogram(data, bins=edges)
@@ -471,19 +555,18 @@ def distribution(
             edgecolor="white",
             linewidth=0.5,
         )
+
+
+def _distribution_title(column: str, names: list[str], dropped: list[int]) -> str:
+    """``ndcg@10 per query``, and the NaN values dropped: one count when every system
+    dropped as many, else each system's."""
     title = f"{column} per query"
     if any(dropped):
         if len(set(dropped)) == 1:
             n = dropped[0]
-            each = " per system" if several else ""
+            each = " per system" if len(names) > 1 else ""
             title += f" ({n} NaN value{'s' if n != 1 else ''} dropped{each})"
         else:
             counts = ", ".join(f"{s}: {n}" for s, n in zip(names, dropped, strict=True))
             title += f" (NaN values dropped: {counts})"
-    ax.set_title(title)
-    ax.set_xlabel(column)
-    ax.set_ylabel("queries")
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.grid(axis="y", alpha=0.3)
-    ax.legend(title="system" if several else None)
-    return ax
+    return title

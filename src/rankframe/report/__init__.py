@@ -211,22 +211,49 @@ def build(
         n_resamples=n_resamples,
         seed=seed,
     )
+    worst, top_k = max(int(worst), 0), max(int(top_k), 1)
     data = compute(
         binding,
         metrics,
         by=by,
         baseline=baseline,
         tests=tests,
-        worst=max(int(worst), 0),
-        top_k=max(int(top_k), 1),
+        worst=worst,
+        top_k=top_k,
         curves=curves,
         chosen=chosen,
         every=every,
     )
+    data.about = _provenance(binding, data, name, fingerprint=fingerprint)
     # the reference and the gates: compare(reference=...)'s and check()'s own tables,
     # with the report's settings (the trend is computed in the one pass, by compute)
-    # the store's fingerprint of the input (History.record(data=...)'s), when asked: it
-    # hashes every bound row, about as long again as the report on string ids
+    sections = _Sections(ev, metrics, by, tests, chosen)
+    if every is not None and len(data.settings.systems) == 1 and reference is None:
+        # the answer of a trend of one system: the last window against the previous one
+        data.previous = sections.previous(every)
+    against = sections.reference(data, reference) if reference is not None else None
+    gates = (
+        sections.gates(rules, data, baseline, reference, every, mode, min_queries)
+        if rules is not None
+        else None
+    )
+    if slices is not None:  # "Where it fails": slices()'s table, against the baseline
+        sections.slices(data, slices, slice_depth, slice_min_queries, slice_top)
+    if chosen.get("item_groups") is not None:  # exposure of the item groups
+        data.exposure = exposure(ev, exposure_k, data.settings.systems, tests, chosen)
+    report = Report(data, title)
+    if gates is not None or against is not None:
+        report = report.with_tables(gates=gates, reference=against)
+    return report
+
+
+def _provenance(
+    binding: Binding, data: ReportData, name: str | None, *, fingerprint: bool
+) -> Provenance:
+    """What the About section says of the run: when, its name, the input's rows and
+    queries, and (``fingerprint``) the store's fingerprint of the input
+    (``History.record(data=...)``'s): it hashes every bound row, about as long again as
+    the report on string ids."""
     # the accessor binds adapt()'s FrameAdapter (pipeline's Frame protocol names only part of it)
     adapter = cast(FrameAdapter, binding.frame)
     rows, queries, digest = (
@@ -234,38 +261,67 @@ def build(
         if fingerprint
         else (data.facts.rows, data.facts.queries, None)
     )
-    data.about = Provenance(
+    return Provenance(
         generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
         name=None if name is None else str(name),
         rows=rows,
         queries=queries,
         digest=digest,
     )
-    against = gates = None
-    if every is not None and len(data.settings.systems) == 1 and reference is None:
-        # the answer of a trend of one system: the last window against the previous one
-        data.previous = eager(ev.compare(metrics, every=every, **asdict(tests), **chosen))
-    if reference is not None:
-        against = ev.compare(metrics, reference=reference, by=by, **asdict(tests), **chosen)
-        # the answer against the reference: every query's change, and with by= the segments
-        # against it (a second comparison, over every query, only with by=)
+
+
+@dataclass(frozen=True)
+class _Sections:
+    """The sections a report asks of the accessor ``ev`` (its ``compare``, ``check`` and
+    ``slices``), with the report's metrics, ``by=``, statistics and options."""
+
+    ev: Any
+    metrics: Any
+    by: str | Sequence[str] | None
+    tests: Tests
+    chosen: dict[str, Any]
+
+    def previous(self, every: str) -> pd.DataFrame:
+        """``compare(every=...)``'s table: each window against the previous one."""
+        tests, chosen = asdict(self.tests), self.chosen
+        return eager(self.ev.compare(self.metrics, every=every, **tests, **chosen))
+
+    def reference(self, data: ReportData, reference: Any) -> Any:
+        """``compare(reference=...)``'s table (the Reference section); and into ``data``
+        the answer against the reference: every query's change, and with ``by=`` the
+        segments against it (a second comparison, over every query, only with ``by=``)."""
+        tests, chosen = asdict(self.tests), self.chosen
+        against = self.ev.compare(self.metrics, reference=reference, by=self.by, **tests, **chosen)
         overall = eager(
             against
             if not data.settings.by
-            else ev.compare(metrics, reference=reference, **asdict(tests), **chosen)
+            else self.ev.compare(self.metrics, reference=reference, **tests, **chosen)
         )
         data.reference_overall = overall
         if data.settings.by:
             data.reference_against, data.reference_segment_tests = segment_answer(
-                overall, eager(against), data.settings.by, None, tests, reference=True
+                overall, eager(against), data.settings.by, None, self.tests, reference=True
             )
-    if rules is not None:
+        return against
+
+    def gates(
+        self,
+        rules: Any,
+        data: ReportData,
+        baseline: str | None,
+        reference: Any,
+        every: str | None,
+        mode: Literal["interval", "point"],
+        min_queries: int,
+    ) -> Any:
+        """``check()``'s table of ``rules`` against the reference frame, else the
+        baseline, with check()'s own family ("table": one failing row fails the gate)."""
         extra = {"reference": reference} if reference is not None else {"baseline": baseline}
-        # check()'s own family ("table": one failing row fails the gate)
+        tests = self.tests
         try:
-            gates = ev.check(
+            return self.ev.check(
                 rules,
-                by=by,
+                by=self.by,
                 mode=mode,
                 min_queries=min_queries,
                 confidence_level=tests.confidence_level,
@@ -275,7 +331,7 @@ def build(
                 n_resamples=tests.n_resamples,
                 seed=tests.seed,
                 **extra,
-                **chosen,
+                **self.chosen,
             )
         except InvalidRuleError as error:  # the rules parsed: a drop rule without a baseline
             if (
@@ -286,27 +342,25 @@ def build(
             ):
                 raise
             raise _windowed_drop_error(error.rule, every) from None
-    if slices is not None:  # "Where it fails": slices()'s table, against the baseline
-        columns = [slices] if isinstance(slices, str) else list(slices)
+
+    def slices(
+        self, data: ReportData, slices: str | Sequence[str], depth: int, min_queries: int, top: int
+    ) -> None:
+        """Into ``data``: "Where it fails", ``slices()``'s table against the baseline (with
+        several systems), and the answer's slices."""
         several = len(data.settings.systems) > 1
         data.slices = slice_table(
-            ev,
-            metrics,
-            columns,
+            self.ev,
+            self.metrics,
+            [slices] if isinstance(slices, str) else list(slices),
             baseline=data.settings.baseline if several else None,
-            tests=tests,
-            max_depth=slice_depth,
-            min_queries=slice_min_queries,
-            top=slice_top,
-            chosen=chosen,
+            tests=self.tests,
+            max_depth=depth,
+            min_queries=min_queries,
+            top=top,
+            chosen=self.chosen,
         )
         data.slice_against = slice_answer(data.slices, data.comparison)
-    if chosen.get("item_groups") is not None:  # exposure of the item groups
-        data.exposure = exposure(ev, exposure_k, data.settings.systems, tests, chosen)
-    report = Report(data, title)
-    if gates is not None or against is not None:
-        report = report.with_tables(gates=gates, reference=against)
-    return report
 
 
 def _windowed_drop_error(rule: str, every: str) -> InvalidRuleError:

@@ -209,105 +209,132 @@ class Answer:
         against the previous one, or the reference frame) which metrics moved significantly
         and by how much, the segments and slices that go against that, or the smallest
         change the data could detect when nothing moved; then how many gates failed."""
-        items = []
+        items = [*self._against_baseline(), *self._against_previous(), *self._against_reference()]
+        if not items:  # one system: its means
+            items.append(self._means())
+        items += [self._slice(a) for a in self.d.slice_against]
+        items += self._gates()
+        return items
+
+    def _against_baseline(self) -> list[str]:
+        """Per system against the baseline: the metrics that moved, the segments against
+        that, or what the paired queries could detect; then the segments' family."""
         c = self.d.comparison
-        if c is not None:
-            for system in self.s.systems:
-                if system != self.s.baseline:
-                    rows = c[c["system"].astype(str) == system]
-                    items.append(
-                        moves(
-                            f"<strong>{esc(system)}</strong> against the "
-                            f"baseline <strong>{esc(self.s.baseline)}</strong>",
-                            rows,
-                            self.s.confidence_level,
-                        )
-                    )
-                    against = [a for a in self.d.against if a.system == system]
-                    items += [self._against(a) for a in against]
-                    if not against and not moved(rows):
-                        counts = (
-                            rows["n_queries"].dropna()
-                            if "n_queries" in rows.columns
-                            else pd.Series([self.d.facts.queries])
-                        )
-                        items.append(
-                            self._nothing_moved(  # the paired queries compared
-                                rows,
-                                int(counts.max()) if len(counts) else self.d.facts.queries,
-                                segments=self.d.segment_comparison is not None,
-                            )
-                        )
-            if self.d.against:
-                items.append(self._family(self.d.segment_tests, "the report"))
-        previous = self.d.previous
-        if previous is not None and "window" in previous.columns and len(previous):
-            windows = window_labels(previous["window"])
-            last = previous["window"].max()
-            rows = previous[(previous["window"] == last).to_numpy()]
-            label = windows[int(np.flatnonzero((previous["window"] == last).to_numpy())[0])]
+        if c is None:
+            return []
+        items = []
+        for system in self.s.systems:
+            if system == self.s.baseline:
+                continue
+            rows = c[c["system"].astype(str) == system]
             items.append(
                 moves(
-                    f"The window of <strong>{esc(label)}</strong> against the previous one",
+                    f"<strong>{esc(system)}</strong> against the "
+                    f"baseline <strong>{esc(self.s.baseline)}</strong>",
                     rows,
                     self.s.confidence_level,
                 )
             )
-            if not moved(rows):  # two samples (this window and the previous one)
-                items.append(self._nothing_moved(rows, None))
-        r = self.d.reference_overall
-        if r is not None and {"system", "delta"} <= set(r.columns):
-            for system in self.s.systems:
-                rows = r[(r["system"].astype(str) == system).to_numpy()]
-                if not len(rows):
-                    continue
+            against = [a for a in self.d.against if a.system == system]
+            items += [self._against(a) for a in against]
+            if not against and not moved(rows):
+                counts = (
+                    rows["n_queries"].dropna()
+                    if "n_queries" in rows.columns
+                    else pd.Series([self.d.facts.queries])
+                )
                 items.append(
-                    moves(
-                        f"<strong>{esc(system)}</strong> against the reference frame",
+                    self._nothing_moved(  # the paired queries compared
                         rows,
-                        self.s.confidence_level,
+                        int(counts.max()) if len(counts) else self.d.facts.queries,
+                        segments=self.d.segment_comparison is not None,
                     )
                 )
-                against = [a for a in self.d.reference_against if a.system == system]
-                items += [self._against(a) for a in against]
-                if not against and not moved(rows):  # paired or two samples
-                    items.append(self._nothing_moved(rows, None, segments=bool(self.s.by)))
-            if self.d.reference_against:
-                items.append(
-                    self._family(
-                        self.d.reference_segment_tests, "the comparison with the reference"
-                    )
-                )
-        if not items:  # one system: its means
-            row = metric_rows(self.d.summary, self.s.metrics, [], self.s.systems[0])[0]
-            means = "; ".join(
-                f"{esc(m)} {row.means[m]:.4f}"
-                + (
-                    f" [{row.lows[m]:.4f}, {row.highs[m]:.4f}]"
-                    if math.isfinite(row.lows[m]) and math.isfinite(row.highs[m])
-                    else ""
-                )
-                for m in self.s.metrics
+        if self.d.against:
+            items.append(self._family(self.d.segment_tests, "the report"))
+        return items
+
+    def _against_previous(self) -> list[str]:
+        """A trend of one system: its last window against the previous one (two samples)."""
+        previous = self.d.previous
+        if previous is None or "window" not in previous.columns or not len(previous):
+            return []
+        windows = window_labels(previous["window"])
+        last = previous["window"].max()
+        rows = previous[(previous["window"] == last).to_numpy()]
+        label = windows[int(np.flatnonzero((previous["window"] == last).to_numpy())[0])]
+        items = [
+            moves(
+                f"The window of <strong>{esc(label)}</strong> against the previous one",
+                rows,
+                self.s.confidence_level,
             )
+        ]
+        if not moved(rows):  # two samples (this window and the previous one)
+            items.append(self._nothing_moved(rows, None))
+        return items
+
+    def _against_reference(self) -> list[str]:
+        """Per system against the reference frame: the metrics that moved, the segments
+        against that, or what the data could detect; then the segments' family."""
+        r = self.d.reference_overall
+        if r is None or not {"system", "delta"} <= set(r.columns):
+            return []
+        items = []
+        for system in self.s.systems:
+            rows = r[(r["system"].astype(str) == system).to_numpy()]
+            if not len(rows):
+                continue
             items.append(
-                f"<strong>{esc(row.system)}</strong> over "
-                f"{self.d.facts.queries:,} queries: {means} "
-                f"({self.s.confidence_level:.0%} intervals)."
+                moves(
+                    f"<strong>{esc(system)}</strong> against the reference frame",
+                    rows,
+                    self.s.confidence_level,
+                )
             )
-        items += [self._slice(a) for a in self.d.slice_against]
-        g = self.d.gates
-        if g is not None and "status" in g.columns and "metric" in g.columns:
-            keys = [str(col) for col in g.columns[1 : list(g.columns).index("metric")]]
-            # check()'s table: its column names are strings
-            records = cast("list[dict[str, Any]]", g.to_dict("records"))
-            line = verdict(records, keys, {"fail"})
-            failed = sum(1 for r in records if r["status"] == "fail")
+            against = [a for a in self.d.reference_against if a.system == system]
+            items += [self._against(a) for a in against]
+            if not against and not moved(rows):  # paired or two samples
+                items.append(self._nothing_moved(rows, None, segments=bool(self.s.by)))
+        if self.d.reference_against:
             items.append(
-                f'<span class="{"down" if failed else "up"}">Gates:</span> '
-                f'<span data-gates-failed="{failed}" data-gates="{len(records)}">'
-                f"{esc(line)}</span>."
+                self._family(self.d.reference_segment_tests, "the comparison with the reference")
             )
         return items
+
+    def _means(self) -> str:
+        """One system, nothing to compare with: its means and their intervals."""
+        row = metric_rows(self.d.summary, self.s.metrics, [], self.s.systems[0])[0]
+        means = "; ".join(
+            f"{esc(m)} {row.means[m]:.4f}"
+            + (
+                f" [{row.lows[m]:.4f}, {row.highs[m]:.4f}]"
+                if math.isfinite(row.lows[m]) and math.isfinite(row.highs[m])
+                else ""
+            )
+            for m in self.s.metrics
+        )
+        return (
+            f"<strong>{esc(row.system)}</strong> over "
+            f"{self.d.facts.queries:,} queries: {means} "
+            f"({self.s.confidence_level:.0%} intervals)."
+        )
+
+    def _gates(self) -> list[str]:
+        """The gates' verdict (check()'s table), if the report has gates."""
+        g = self.d.gates
+        if g is None or "status" not in g.columns or "metric" not in g.columns:
+            return []
+        keys = [str(col) for col in g.columns[1 : list(g.columns).index("metric")]]
+        # check()'s table: its column names are strings
+        records = cast("list[dict[str, Any]]", g.to_dict("records"))
+        line = verdict(records, keys, {"fail"})
+        failed = sum(1 for r in records if r["status"] == "fail")
+        return [
+            f'<span class="{"down" if failed else "up"}">Gates:</span> '
+            f'<span data-gates-failed="{failed}" data-gates="{len(records)}">'
+            f"{esc(line)}</span>."
+        ]
 
     def _family(self, tests: int, of: str) -> str:
         """What the segments' adjusted p-values are corrected over."""

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -45,17 +45,22 @@ from rankframe.report import _figures
 from rankframe.report._answer import segment_answer
 from rankframe.report._facts import FACTS, RANKED_ROWS, TIED_ROWS, as_values
 from rankframe.report._records import (
+    Curve,
     Exposure,
     FloatArray,
     ReportData,
     Settings,
     WinTieLoss,
+    WorstQuery,
     eager,
 )
 from rankframe.settings import params
 from rankframe.settings.conventions import preset_options
 from rankframe.settings.options import OPTIONS, Options
 from rankframe.settings.statistics import Intervals, Tests
+
+if TYPE_CHECKING:
+    import polars as pl
 
 #: the groups of ``item_groups`` the About section names; it counts the others
 NAMED_GROUPS = 5
@@ -143,51 +148,32 @@ def compute(
     every: str | None = None,
 ) -> ReportData:
     """Every number of the report (see the module), with the statistics of ``tests``."""
-    names = binding.names
     by_list = params.as_columns(by)
     parsed, options, given = _bound(metrics, chosen)
     _refuse_set_metrics(parsed)
-    systems = list(names.scores)
+    systems = list(binding.names.scores)
     base = _baseline(systems, baseline)
     curve = _figures.curve_metrics(parsed) if curves else []
-    # every per-query value: the metrics, their curves, the facts
     window = binding.window(every, by_list)  # checked before the pass
-    everything, backend, wanted = _one_pass(binding, [*parsed, *curve], by_list, options, every)
-    resolved = binding.resolved(by_list, options)
-    column = {m: i for i, m in enumerate(wanted)}
-    tables = _Tables.of(
-        everything,
-        backend,
-        parsed,
-        [column[_without_empty(m)] for m in parsed],
-        steps.Request(resolved, tuple(parsed), tuple(by_list), options, steps.PerQueryRows()),
-        window,
-    )
+    # every per-query value: the metrics, their curves, the facts
+    values = _Values.of(binding, parsed, curve, by_list, options, every, window)
+    tables = values.tables
     summary, segments, trend, segment_trend = _means(tables, parsed, tests)
     comparison, segment_comparison, wtl = (
         _comparisons(tables, systems.index(base), tests) if len(systems) > 1 else (None, None, [])
     )
     against, segment_tests = segment_answer(comparison, segment_comparison, by_list, base, tests)
     # the rows, unjudged rows and lists of the worst queries: no time column read for them
-    bound = replace(resolved, time=None, time_unit=None)
+    bound = replace(values.resolved, time=None, time_unit=None)
     data = binding.frame.polars_columns([*bound.roles(), *by_list])
     worst_queries = (
-        _figures.worst_queries(
-            tables.included,
-            data,
-            resolved,
-            _query_ids(tables, names.query_key),
-            systems.index(base),
-            options,
-            worst,
-            top_k,
-        )
+        values.worst(data, binding.names.query_key, systems.index(base), worst, top_k)
         if len(systems) > 1
         else []
     )
     settings = _settings(
         binding,
-        resolved,
+        values.resolved,
         parsed,
         given,
         by_list,
@@ -198,27 +184,15 @@ def compute(
         every=every,
         trend=window is not None,
     )
-    # the curves: every query (empty= applied), the metric's own k from its own column
-    curve_pq = steps.included(
-        replace(
-            everything,
-            segment=tables.overall.segment,
-            segment_rows=tables.overall.segment_rows,
-            n_segments=1,
-            metrics=list(wanted),
-        ),
-        options,
-    )
-    counts = _figures.values_of(everything)[:, :, [column[TIED_ROWS], column[RANKED_ROWS]]]
     return ReportData(
         settings=settings,
-        facts=_figures.facts(data, resolved, tables.pq, counts),
+        facts=_figures.facts(data, values.resolved, tables.pq, values.counts()),
         summary=summary,
         segments=segments,
         comparison=comparison,
         segment_comparison=segment_comparison,
         wtl=wtl,
-        curves=_figures.curves(curve_pq, curve, [column[_without_empty(m)] for m in curve]),
+        curves=values.curves(curve),
         distributions=_figures.distributions(tables.included),
         worst=worst_queries,
         segment_labels=_segment_labels(tables),
@@ -305,6 +279,82 @@ class _Tables:
         """The segments the finish step keeps: with ``empty="skip"``, not those it leaves
         without a query (as ``steps.completed``), so the intervals match its rows."""
         return table.without_empty_segments() if self.request.options.empty == "skip" else table
+
+
+@dataclass(frozen=True)
+class _Values:
+    """The one pass's values and what is read from them: every per-query value
+    (``everything``: the report's metrics, the curves' and the facts', each metric's column
+    at ``positions``), the columns by role, and the report's metrics' tables (``tables``)."""
+
+    everything: PerQuery
+    positions: dict[Metric, int]
+    resolved: steps.ColumnNames
+    tables: _Tables
+
+    @classmethod
+    def of(
+        cls,
+        binding: Binding,
+        parsed: Sequence[Metric],
+        curve: Sequence[Metric],
+        by: list[str],
+        options: Options,
+        every: str | None,
+        window: Window | None,
+    ) -> _Values:
+        """The pass of ``parsed`` and ``curve`` (:func:`_one_pass`) and its tables."""
+        everything, backend, wanted = _one_pass(binding, [*parsed, *curve], by, options, every)
+        resolved = binding.resolved(by, options)
+        positions = {m: i for i, m in enumerate(wanted)}
+        tables = _Tables.of(
+            everything,
+            backend,
+            parsed,
+            [positions[_without_empty(m)] for m in parsed],
+            steps.Request(resolved, tuple(parsed), tuple(by), options, steps.PerQueryRows()),
+            window,
+        )
+        return cls(everything, positions, resolved, tables)
+
+    def curves(self, curve: Sequence[Metric]) -> list[Curve]:
+        """The curves: every query (``empty=`` applied), the metric's own k from its own
+        column."""
+        overall = self.tables.overall
+        every_query = replace(
+            self.everything,
+            segment=overall.segment,
+            segment_rows=overall.segment_rows,
+            n_segments=1,
+            metrics=list(self.positions),
+        )
+        return _figures.curves(
+            steps.included(every_query, self.tables.request.options),
+            curve,
+            [self.positions[_without_empty(m)] for m in curve],
+        )
+
+    def counts(self) -> FloatArray:
+        """Per query and system, its tied and its ranked rows (``rankframe.report._facts``)."""
+        columns = [self.positions[TIED_ROWS], self.positions[RANKED_ROWS]]
+        return np.asarray(_figures.values_of(self.everything)[:, :, columns])
+
+    def worst(
+        self, data: pl.DataFrame, key: Sequence[str], baseline: int, count: int, top_k: int
+    ) -> list[WorstQuery]:
+        """The ``count`` worst queries against the ``baseline`` system, with their top-k
+        lists from ``data`` (the bound columns)."""
+        tables = self.tables
+        return _figures.worst_queries(
+            tables.included,
+            data,
+            self.resolved,
+            _query_ids(tables, key),
+            baseline,
+            tables.request.options,
+            count,
+            top_k,
+        )
 
 
 _Frame = pd.DataFrame | None

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from html import escape
 
 from rankframe.report._colours import PALETTE
 
 WIDTH, HEIGHT = 460, 250
 LEFT, RIGHT, TOP, BOTTOM = 48, 110, 24, 40
+PLOT_W, PLOT_H = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM  # a line chart's plot area
 
 
 def esc(value: object) -> str:
@@ -125,76 +127,122 @@ def line_chart(
     clipped, so that a change of a point or two and the bands show. ``colours``: each
     series' colour (``_colours.system_colours``; default: the palette in order); ``tips``:
     each point's tooltip (its ``<title>``; default: the series, x label and value)."""
-    values = [v for s in series.values() for v in s if math.isfinite(v)]
-    spans = [v for lo, hi in (bands or {}).values() for v in (*lo, *hi) if math.isfinite(v)]
-    if fit:
-        bottom, top = fitted_range([*values, *spans])
-    else:
-        # a band reaches the top of the axis, no further than 1 when every value is at
-        # most 1 (a t interval of a share may pass 1; the band is clipped there)
-        cap = 1.0 if max(values, default=0.0) <= 1.0 else math.inf
-        bottom, top = 0.0, _nice_top(max([*values, *(min(v, cap) for v in spans)], default=1.0))
-    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
-    n = max(len(x_labels), 1)
-
-    def x(i: int) -> float:
-        return LEFT + (plot_w * (i + 0.5) / n)
-
-    def y(v: float) -> float:
-        return TOP + plot_h - plot_h * (min(max(v, bottom), top) - bottom) / (top - bottom)
-
+    bottom, top = _y_range(series, bands or {}, fit=fit)
+    scale = _Scale(max(len(x_labels), 1), bottom, top)
     parts = _frame(title, top, bottom)
-    # as many x labels as fit side by side (about 6.5 px a character at 11 px)
-    widest = max((len(label) for label in x_labels), default=1) * 6.5 + 10
-    step = max(1, math.ceil(n / max(1, int(plot_w // widest))))
-    for i, label in enumerate(x_labels):
-        if i % step == 0:
-            parts.append(
-                f'<text x="{x(i):.1f}" y="{HEIGHT - BOTTOM + 14}" class="xt">{esc(label)}</text>'
-            )
-    if x_title:
-        parts.append(
-            f'<text x="{LEFT + plot_w / 2:.1f}" y="{HEIGHT - 6}" class="xt">{esc(x_title)}</text>'
-        )
+    parts += _x_axis(x_labels, x_title, scale)
     for s, (name, points) in enumerate(series.items()):
         c = colours[name] if colours and name in colours else color(s)
         if bands and name in bands:
-            lows, highs = bands[name]
-            for run in _runs(
-                [
-                    math.isfinite(lo) and math.isfinite(hi)
-                    for lo, hi in zip(lows, highs, strict=True)
-                ]
-            ):
-                if len(run) == 1:  # a window alone: its interval as a bar
-                    i = run[0]
-                    parts.append(
-                        f'<line x1="{x(i):.1f}" x2="{x(i):.1f}" '
-                        f'y1="{y(lows[i]):.1f}" y2="{y(highs[i]):.1f}" '
-                        f'stroke="{c}" class="band"/>'
-                    )
-                    continue
-                edge = [f"{x(i):.1f},{y(highs[i]):.1f}" for i in run]
-                edge += [f"{x(i):.1f},{y(lows[i]):.1f}" for i in reversed(run)]
-                parts.append(
-                    f'<polygon points="{" ".join(edge)}" fill="{c}" '
-                    f'class="area"><title>{esc(name)}: interval</title></polygon>'
-                )
-        coords = [f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(points) if math.isfinite(v)]
-        if coords:
-            parts.append(
-                f'<polyline points="{" ".join(coords)}" fill="none" stroke="{c}" stroke-width="2"/>'
-            )
-        for i, v in enumerate(points):
-            if math.isfinite(v):
-                tip = tips[name][i] if tips and name in tips else f"{name} {x_labels[i]}: {_fmt(v)}"
-                parts.append(
-                    f'<circle cx="{x(i):.1f}" cy="{y(v):.1f}" r="3" fill="{c}">'
-                    f"<title>{esc(tip)}</title></circle>"
-                )
+            parts += _band(name, bands[name], c, scale)
+        point_tips = (
+            tips[name]
+            if tips and name in tips
+            else [f"{name} {label}: {_fmt(v)}" for label, v in zip(x_labels, points, strict=False)]
+        )
+        parts += _line(points, point_tips, c, scale)
     parts += _legend(list(series), colours)
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _y_range(
+    series: Mapping[str, Sequence[float]],
+    bands: Mapping[str, tuple[Sequence[float], Sequence[float]]],
+    *,
+    fit: bool,
+) -> tuple[float, float]:
+    """The y axis of :func:`line_chart`: from 0 to the values' nice top, or (``fit``) the
+    :func:`fitted_range` of the values and the bands."""
+    values = [v for s in series.values() for v in s if math.isfinite(v)]
+    spans = [v for lo, hi in bands.values() for v in (*lo, *hi) if math.isfinite(v)]
+    if fit:
+        return fitted_range([*values, *spans])
+    # a band reaches the top of the axis, no further than 1 when every value is at most 1
+    # (a t interval of a share may pass 1; the band is clipped there)
+    cap = 1.0 if max(values, default=0.0) <= 1.0 else math.inf
+    return 0.0, _nice_top(max([*values, *(min(v, cap) for v in spans)], default=1.0))
+
+
+@dataclass(frozen=True)
+class _Scale:
+    """Where values go on a chart's plot area: ``n`` evenly spaced x positions, y from
+    ``bottom`` to ``top`` (values beyond them at the edge)."""
+
+    n: int
+    bottom: float
+    top: float
+
+    def x(self, i: int) -> float:
+        return LEFT + (PLOT_W * (i + 0.5) / self.n)
+
+    def y(self, v: float) -> float:
+        bottom, top = self.bottom, self.top
+        return TOP + PLOT_H - PLOT_H * (min(max(v, bottom), top) - bottom) / (top - bottom)
+
+
+def _x_axis(x_labels: Sequence[str], x_title: str, scale: _Scale) -> list[str]:
+    """The x labels, as many as fit side by side (about 6.5 px a character at 11 px), and
+    the axis's title."""
+    parts = []
+    widest = max((len(label) for label in x_labels), default=1) * 6.5 + 10
+    step = max(1, math.ceil(scale.n / max(1, int(PLOT_W // widest))))
+    for i, label in enumerate(x_labels):
+        if i % step == 0:
+            parts.append(
+                f'<text x="{scale.x(i):.1f}" y="{HEIGHT - BOTTOM + 14}" class="xt">'
+                f"{esc(label)}</text>"
+            )
+    if x_title:
+        parts.append(
+            f'<text x="{LEFT + PLOT_W / 2:.1f}" y="{HEIGHT - 6}" class="xt">{esc(x_title)}</text>'
+        )
+    return parts
+
+
+def _band(
+    name: str, band: tuple[Sequence[float], Sequence[float]], c: str, scale: _Scale
+) -> list[str]:
+    """A series' interval: a shaded area over each run of known bounds, a bar where a
+    point stands alone between missing ones."""
+    lows, highs = band
+    x, y = scale.x, scale.y
+    parts = []
+    known = [math.isfinite(lo) and math.isfinite(hi) for lo, hi in zip(lows, highs, strict=True)]
+    for run in _runs(known):
+        if len(run) == 1:  # a window alone: its interval as a bar
+            i = run[0]
+            parts.append(
+                f'<line x1="{x(i):.1f}" x2="{x(i):.1f}" '
+                f'y1="{y(lows[i]):.1f}" y2="{y(highs[i]):.1f}" '
+                f'stroke="{c}" class="band"/>'
+            )
+            continue
+        edge = [f"{x(i):.1f},{y(highs[i]):.1f}" for i in run]
+        edge += [f"{x(i):.1f},{y(lows[i]):.1f}" for i in reversed(run)]
+        parts.append(
+            f'<polygon points="{" ".join(edge)}" fill="{c}" '
+            f'class="area"><title>{esc(name)}: interval</title></polygon>'
+        )
+    return parts
+
+
+def _line(points: Sequence[float], tips: Sequence[str], c: str, scale: _Scale) -> list[str]:
+    """A series' line through its known points, and a dot per point with its tooltip."""
+    x, y = scale.x, scale.y
+    parts = []
+    coords = [f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(points) if math.isfinite(v)]
+    if coords:
+        parts.append(
+            f'<polyline points="{" ".join(coords)}" fill="none" stroke="{c}" stroke-width="2"/>'
+        )
+    for i, v in enumerate(points):
+        if math.isfinite(v):
+            parts.append(
+                f'<circle cx="{x(i):.1f}" cy="{y(v):.1f}" r="3" fill="{c}">'
+                f"<title>{esc(tips[i])}</title></circle>"
+            )
+    return parts
 
 
 def _runs(known: Sequence[bool]) -> list[list[int]]:

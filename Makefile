@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SIZE   ?= S
 
 .DEFAULT_GOAL := help
-.PHONY: help java chromium demo test test-floors lint metric-methods bench bench-scale bench-compare bench-beyond bench-exposure bench-spark docs clean
+.PHONY: help java chromium demo test test-floors test-modin lint metric-methods bench bench-scale bench-compare bench-beyond bench-exposure bench-spark docs clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-11s %s\n", $$1, $$2}'
@@ -79,6 +79,24 @@ test-floors: $(FLOORS)/.installed  ## the frame-kind tests on the oldest support
 	  -W 'ignore:invalid value encountered in cast:RuntimeWarning:pandas.core.dtypes.cast' \
 	  $(FLOORS_TESTS)
 
+# modin's frame kind: modin pins pandas below the main venv's, so a venv of its own with the
+# versions of .ci/modin.txt (pip constraints) and the peers of the floors' tests; the floors'
+# frame-kind tests and the accessor in either import order (tests/backends/test_import_order.py),
+# on the modin kind alone (--frame-kind=modin: tests/conftest.py), modin on its single-process
+# engine (MODIN_ENGINE=python). A missing modin fails, never skips. About 970 tests.
+MODIN := .venv-modin
+
+$(MODIN)/.installed: .ci/modin.txt pyproject.toml
+	rm -rf $(MODIN)
+	$(PYTHON) -m venv $(MODIN)
+	$(MODIN)/bin/python -m pip install --quiet --upgrade pip
+	$(MODIN)/bin/python -m pip install --quiet -c .ci/modin.txt -e '.[dask]' modin $(FLOORS_PEERS)
+	touch $@
+
+test-modin: $(MODIN)/.installed  ## the frame-kind tests on the modin kind (.ci/modin.txt, MODIN_ENGINE=python)
+	MODIN_ENGINE=python $(MODIN)/bin/python -m pytest -p no:cacheprovider -n 2 \
+	  --frame-kind-tests --frame-kind=modin $(FLOORS_TESTS) tests/backends/test_import_order.py
+
 lint: $(VENV)/.installed-dev  ## ruff (check, format), mypy (strict) on src/ and the layers (import-linter)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
@@ -137,4 +155,4 @@ docs: chromium $(VENV)/.installed-test  ## the report's screenshot, then the doc
 	$(BIN)/python -m mkdocs build --strict --site-dir site
 
 clean:  ## remove the virtual environments and caches
-	rm -rf $(VENV) $(FLOORS) site .pytest_cache .ruff_cache .mypy_cache .hypothesis
+	rm -rf $(VENV) $(FLOORS) $(MODIN) site .pytest_cache .ruff_cache .mypy_cache .hypothesis

@@ -3,7 +3,8 @@
 ``make_frame`` is parametrised over :data:`helpers.FRAME_KINDS` (the frames themselves are
 built in tests/helpers.py: :class:`helpers.FrameMaker`): pandas (NumPy dtypes), pandas with
 pyarrow dtypes, polars eager, polars lazy (one step), polars lazy forced into three parts of
-whole queries, Dask (three partitions, Dask's default threaded scheduler) and a pyarrow Table.
+whole queries, Dask (three partitions, Dask's default threaded scheduler) and a pyarrow Table;
+with ``--frame-kind modin`` (``make test-modin``, in modin's own venv), a modin frame alone.
 It builds the frame from a dict or a pandas frame, remembers a copy, and after the test checks
 that rankframe left the frame unchanged. A module marked ``pytest.mark.frame_kinds(*kinds)``
 takes the fixture over those kinds only (the option and error grids: ``helpers.GRID_KINDS``).
@@ -19,7 +20,7 @@ from typing import Any
 import pytest
 
 import rankframe
-from helpers import FRAME_KINDS, FrameMaker, chromium, frames_of
+from helpers import FRAME_KINDS, OWN_VENV_KINDS, FrameMaker, chromium, frames_of
 
 # Test modules import pandera themselves: first through rankframe, which silences what
 # pyspark's modules warn while pandera imports them (schemas.pandera_ready)
@@ -32,6 +33,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="only the tests that take make_frame (every frame kind); the others are "
         "deselected (make test-floors)",
+    )
+    parser.addoption(
+        "--frame-kind",
+        action="append",
+        default=[],
+        choices=[*FRAME_KINDS, *OWN_VENV_KINDS],
+        help="make_frame takes this kind alone (repeatable), in every test that takes it: "
+        "the kinds of helpers.OWN_VENV_KINDS (modin: make test-modin) are taken only so",
     )
 
 
@@ -56,9 +65,18 @@ def make_frame(request: pytest.FixtureRequest) -> Iterator[FrameMaker]:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """A test of a module marked ``frame_kinds(*kinds)`` takes ``make_frame`` over ``kinds``:
     the mark becomes a ``parametrize`` mark of the test (indirect, the fixture's own ids), which
-    pytest reads in place of the fixture's parameters."""
+    pytest reads in place of the fixture's parameters. ``--frame-kind`` does the same for every
+    test that takes ``make_frame``, over the kinds it names (a mark's too)."""
+    if "make_frame" not in metafunc.fixturenames:
+        return
+    chosen = metafunc.config.getoption("--frame-kind")
+    if chosen:
+        metafunc.definition.add_marker(
+            pytest.mark.parametrize("make_frame", list(dict.fromkeys(chosen)), indirect=True)
+        )
+        return
     mark = metafunc.definition.get_closest_marker("frame_kinds")
-    if mark is None or "make_frame" not in metafunc.fixturenames:
+    if mark is None:
         return
     unknown = set(mark.args) - set(FRAME_KINDS)
     if not mark.args or unknown:

@@ -31,9 +31,12 @@ Run = Callable[..., tuple[int, str, str]]
 
 
 def collect(result: Any) -> Any:
-    """A LazyFrame's result collected, a Dask result computed; anything else unchanged."""
+    """A LazyFrame's result collected, a Dask result computed, a modin result as pandas';
+    anything else unchanged."""
     if isinstance(result, pl.LazyFrame):
         return result.collect()
+    if is_modin(result):
+        return result.modin.to_pandas()
     if hasattr(result, "dask") and hasattr(result, "compute"):  # any Dask collection
         computed = result.compute()
         # rank() of a shuffled frame gives each query's rows together, each row under its
@@ -190,6 +193,11 @@ def planted(
 # that rankframe left them unchanged.
 
 FRAME_KINDS = ["pandas", "pandas-pyarrow", "polars", "polars-lazy", "polars-parts", "dask", "arrow"]
+#: The frame kinds whose library has a venv of its own, not the main one's: a run names them
+#: with ``--frame-kind`` (tests/conftest.py), which makes ``make_frame`` take them alone.
+#: ``modin``: a ``modin.pandas.DataFrame`` on modin's single-process engine
+#: (``MODIN_ENGINE=python``), pandas results as modin's (``make test-modin``, .venv-modin).
+OWN_VENV_KINDS = ["modin"]
 LAZY_POLARS = ("polars-lazy", "polars-parts")
 PARTS = 3  # the parts of "polars-parts" and the partitions of "dask"
 
@@ -293,7 +301,16 @@ class DaskSnapshot:
     token: str
 
 
+def is_modin(obj: Any) -> bool:
+    """A modin DataFrame or Series (modin is imported only by the modin kind)."""
+    return type(obj).__module__.startswith("modin.") and hasattr(obj, "modin")
+
+
 def _native(data: pd.DataFrame, kind: str) -> Any:
+    if kind == "modin":  # only in modin's venv (OWN_VENV_KINDS): a missing modin fails
+        from modin.pandas.io import from_pandas
+
+        return from_pandas(data.copy())
     if kind == "arrow":
         return ArrowFrame(pa.Table.from_pandas(_arrow_lists(data), preserve_index=False))
     if kind == "pandas":
@@ -318,6 +335,8 @@ def assert_unchanged(before: Any, after: Any) -> None:
     elif isinstance(before, DaskSnapshot):
         assert tokenize(after) == before.token, "rankframe rebound the input Dask frame"
         pd.testing.assert_frame_equal(before.source, before.copy)
+    elif is_modin(after):
+        pd.testing.assert_frame_equal(after.modin.to_pandas(), before)
     elif isinstance(after, dd.DataFrame):
         pd.testing.assert_frame_equal(after.compute(scheduler="sync"), before)
     elif isinstance(after, pd.DataFrame):
@@ -346,6 +365,8 @@ class FrameMaker:
         frame = _native(pd.DataFrame(data), self.kind)
         if isinstance(frame, ArrowFrame):  # Arrow arrays are immutable: the table itself
             snapshot: Any = frame.table
+        elif is_modin(frame):
+            snapshot = frame.modin.to_pandas()
         elif isinstance(frame, pl.DataFrame):
             snapshot = frame.clone()
         elif isinstance(frame, pd.DataFrame):
@@ -368,6 +389,11 @@ class FrameMaker:
     def is_arrow(self) -> bool:
         """A pyarrow Table: results are the pandas accessor's."""
         return self.kind == "arrow"
+
+    @property
+    def is_modin(self) -> bool:
+        """A modin frame: the pandas accessor's values and errors, results as modin's."""
+        return self.kind == "modin"
 
     @property
     def is_deferred(self) -> bool:

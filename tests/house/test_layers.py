@@ -1,6 +1,6 @@
 """The house keeps its shape: the layers of docs/architecture.md (import-linter's contracts in
-pyproject.toml), a light ``import rankframe``, and Dask's accessor whichever of Dask and
-rankframe is imported first."""
+pyproject.toml) and a light ``import rankframe`` (Dask's accessor whichever of Dask and
+rankframe is imported first: tests/backends/test_import_order.py)."""
 
 from __future__ import annotations
 
@@ -62,25 +62,3 @@ def test_the_outputs_load_on_first_use() -> None:
 
     with pytest.raises(AttributeError, match="no attribute 'Reprot'"):
         rankframe.Reprot  # noqa: B018
-
-
-DASK_CHECK = (
-    "import pandas as pd\n"
-    "df = pd.DataFrame({'query': [1, 1, 2, 2], 'item': ['x', 'y', 'x', 'y'],\n"
-    "                   'score': [0.9, 0.1, 0.9, 0.1], 'relevant': [0, 1, 1, 0]})\n"
-    "ddf = dd.from_pandas(df, npartitions=2)\n"
-    "print(type(ddf.rank_eval).__name__, ddf.rank_eval.mrr().compute())\n"
-)
-
-
-@pytest.mark.parametrize(
-    "imports",
-    [
-        "import rankframe\nimport dask.dataframe as dd\n",
-        "import dask.dataframe as dd\nimport rankframe\n",
-    ],
-    ids=["rankframe-first", "dask-first"],
-)
-def test_dask_frames_get_the_accessor_in_either_import_order(imports: str) -> None:
-    # query 1's relevant item is second (RR 1/2), query 2's first (1): mean 0.75
-    assert _python(imports + DASK_CHECK) == "RankEval 0.75"

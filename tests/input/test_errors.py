@@ -1081,6 +1081,9 @@ def test_exported_schemas_reject_bad_frames_in_a_users_pipeline(
     clean, bad = make_frame(frame_data()), make_frame(frame_data(**columns))
     if make_frame.is_arrow:  # and of a pyarrow Table: validate it as the pandas frame it gives
         clean, bad = clean.table.to_pandas(), bad.table.to_pandas()
+    if make_frame.is_modin:  # pandera reads a modin frame through modin's pandas fallbacks,
+        # which warn: validate the pandas frame it gives
+        clean, bad = clean.modin.to_pandas(), bad.modin.to_pandas()
     schema = (
         rankframe.pandas_schema() if isinstance(clean, pd.DataFrame) else rankframe.polars_schema()
     )

@@ -18,7 +18,7 @@ import polars as pl
 import pytest
 
 import rankframe
-from helpers import FRAME_KINDS, as_dict, as_float, as_pandas, collect, frames_of
+from helpers import FRAME_KINDS, as_dict, as_float, as_pandas, collect, frames_of, is_modin
 from rankframe import ColumnNotFoundError, InvalidDataError, InvalidOptionError
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ def make_frame(request: pytest.FixtureRequest) -> Iterator[FrameMaker]:
         yield maker
 
 
-PANDAS_KINDS = ("pandas", "pandas-pyarrow")
+PANDAS_KINDS = ("pandas", "pandas-pyarrow", "modin")
 NAN = float("nan")
 
 
@@ -56,7 +56,9 @@ def _same_kind(result: Any, make_frame: FrameMaker) -> None:
         "polars-lazy": pl.LazyFrame,
         "polars-parts": pl.LazyFrame,
     }.get(make_frame.kind)
-    if expected is None:
+    if make_frame.is_modin:
+        assert is_modin(result), type(result)
+    elif expected is None:
         assert type(result).__module__.startswith("dask"), type(result)
     else:
         assert isinstance(result, expected), type(result)
@@ -196,7 +198,7 @@ def test_korean_cases_dicts(make_frame: FrameMaker) -> None:
         return
     ev = rankframe.from_lists(frame).rank_eval
     assert ev.mrr() == 0.375
-    assert ev.per_query("mrr@5")["mrr@5"].tolist() == [0.5, 0.25]
+    assert as_pandas(ev.per_query("mrr@5"))["mrr@5"].tolist() == [0.5, 0.25]
     assert ev.recall(k=5) == pytest.approx((2 / 4 + 1 / 2) / 2)  # K and E are not retrieved
 
 

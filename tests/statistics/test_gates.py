@@ -22,7 +22,7 @@ from statsmodels.stats.power import TTestIndPower, TTestPower
 
 import rankframe
 from gates_data import ITEMS, RANKS, SMALL, SYSTEMS, N, frame_data  # noqa: F401
-from helpers import as_pandas
+from helpers import as_pandas, is_modin
 from rankframe import METRICS, InvalidOptionError, InvalidRuleError
 from rankframe.api.gates import parse_rule
 
@@ -49,7 +49,11 @@ def holm(p: np.ndarray) -> np.ndarray:
 
 
 def native_kind(make_frame: Any, result: Any) -> None:
-    """pandas (and Dask, Arrow) give pandas; polars eager and lazy give a polars DataFrame."""
+    """pandas (and Dask, Arrow) give pandas; polars eager and lazy give a polars DataFrame;
+    modin gives modin."""
+    if make_frame.is_modin:
+        assert is_modin(result), type(result)
+        return
     polars_kind = make_frame.kind.startswith("polars")
     assert isinstance(result, pl.DataFrame if polars_kind else pd.DataFrame), type(result)
 

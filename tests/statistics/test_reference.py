@@ -26,7 +26,7 @@ from scipy import stats
 from test_statistics_scope import INPUTS, PER_QUERY, _frame
 
 import rankframe
-from helpers import FrameMaker, as_pandas, collect
+from helpers import FrameMaker, as_pandas, collect, is_modin
 from helpers import unlabelled as by_metric
 
 SCORES = [0.9, 0.5, 0.1]
@@ -273,6 +273,8 @@ def test_result_kind_follows_the_current_frame(make_frame: FrameMaker) -> None:
         assert isinstance(result, dd.DataFrame)
     elif make_frame.kind == "polars":
         assert isinstance(result, pl.DataFrame)
+    elif make_frame.is_modin:
+        assert is_modin(result), type(result)
     else:
         assert isinstance(result, pd.DataFrame)
     assert len(collect(result)) == 1

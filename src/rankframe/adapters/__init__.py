@@ -6,7 +6,7 @@ behind the methods of :class:`~rankframe.adapters.base.FrameAdapter`. No ranking
 validation logic lives here, and nothing here imports the public API: the accessor holds an
 adapter. :func:`adapt` is the one place that maps a native object to its adapter;
 :func:`register` puts an accessor on the frame libraries (Dask's when ``dask.dataframe`` is
-imported, before or after rankframe).
+imported, modin's when ``modin.pandas`` is, before or after rankframe).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import importlib.abc
 import importlib.machinery
 import importlib.util
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -42,8 +42,8 @@ def _library(obj: Any) -> str:
 
 
 def adapt(obj: Any) -> FrameAdapter:
-    """The adapter of a native frame: pandas, polars (eager or lazy), Dask, PySpark (classic
-    or Connect), or an Arrow frame (a pyarrow Table, a DuckDB relation, an Ibis table,
+    """The adapter of a native frame: pandas, polars (eager or lazy), Dask, modin, PySpark
+    (classic or Connect), or an Arrow frame (a pyarrow Table, a DuckDB relation, an Ibis table,
     anything with ``__arrow_c_stream__``). An adapter is its own adapter. Anything else
     raises ``TypeError`` (naming what was given)."""
     if isinstance(obj, FrameAdapter):
@@ -55,6 +55,11 @@ def adapt(obj: Any) -> FrameAdapter:
     if isinstance(obj, pl.LazyFrame):
         return LazyPolarsAdapter(obj)
     library = _library(obj)
+    if library == "modin" and hasattr(obj, "columns"):
+        # modin and its adapter load only for a modin frame (a heavy optional library)
+        from rankframe.adapters.modin import ModinAdapter
+
+        return ModinAdapter(obj)
     if library == "dask" and hasattr(obj, "npartitions"):
         # Dask and its adapter load only for a Dask frame (a heavy optional library)
         from rankframe.adapters.dask import DaskAdapter
@@ -71,6 +76,7 @@ def adapt(obj: Any) -> FrameAdapter:
 # -- registration ------------------------------------------------------------------------------
 
 _DASK = "dask.dataframe"
+_MODIN = "modin.pandas"
 
 
 def _register_dask(accessor: type) -> None:
@@ -80,12 +86,22 @@ def _register_dask(accessor: type) -> None:
     dask.register(accessor)
 
 
-class _AfterImport(importlib.abc.MetaPathFinder):
-    """Registers Dask's accessor as soon as ``dask.dataframe`` finishes importing, so that
-    ``import rankframe`` does not import Dask (0.4 s) for users who never use it."""
+def _register_modin(accessor: type) -> None:
+    # modin's adapter imports modin.pandas: only once that is imported anyway
+    from rankframe.adapters import modin
 
-    def __init__(self, accessor: type) -> None:
+    modin.register(accessor)
+
+
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """Registers an optional library's accessor as soon as its module (``dask.dataframe``,
+    ``modin.pandas``) finishes importing, so that ``import rankframe`` does not import Dask
+    (0.4 s) or modin for users who never use them."""
+
+    def __init__(self, accessor: type, module: str, then: Callable[[type], None]) -> None:
         self.accessor = accessor
+        self.module = module
+        self.then = then
 
     def find_spec(
         self,
@@ -93,14 +109,14 @@ class _AfterImport(importlib.abc.MetaPathFinder):
         path: Sequence[str] | None,  # noqa: ARG002  (the
         target: ModuleType | None = None,  # noqa: ARG002  protocol's arguments)
     ) -> importlib.machinery.ModuleSpec | None:
-        if name != _DASK:
+        if name != self.module:
             return None
         sys.meta_path.remove(self)  # find the real spec, and run once
         spec = importlib.util.find_spec(name)
         if spec is None or spec.loader is None:
             return spec
         loader = spec.loader
-        accessor = self.accessor
+        accessor, then = self.accessor, self.then
 
         class Registering(importlib.abc.Loader):
             def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
@@ -108,7 +124,7 @@ class _AfterImport(importlib.abc.MetaPathFinder):
 
             def exec_module(self, module: ModuleType) -> None:
                 loader.exec_module(module)
-                _register_dask(accessor)
+                then(accessor)
 
             def __getattr__(self, name: str) -> Any:  # the real loader's other methods
                 return getattr(loader, name)
@@ -119,14 +135,18 @@ class _AfterImport(importlib.abc.MetaPathFinder):
 
 def register(accessor: type) -> None:
     """Register ``accessor`` (called with a frame) as ``rank_eval`` on pandas DataFrames,
-    polars DataFrames and LazyFrames, and Dask DataFrames: now when ``dask.dataframe`` is
-    imported already, else when it is."""
+    polars DataFrames and LazyFrames, Dask DataFrames and modin DataFrames: now when
+    ``dask.dataframe`` (``modin.pandas``) is imported already, else when it is."""
     pandas_adapter.register(accessor)
     polars_adapter.register(accessor)
-    if sys.modules.get(_DASK) is not None:
-        _register_dask(accessor)
-    elif _installed("dask"):
-        sys.meta_path.insert(0, _AfterImport(accessor))
+    for library, module, then in (
+        ("dask", _DASK, _register_dask),
+        ("modin", _MODIN, _register_modin),
+    ):
+        if sys.modules.get(module) is not None:
+            then(accessor)
+        elif _installed(library):
+            sys.meta_path.insert(0, _AfterImport(accessor, module, then))
 
 
 def _installed(name: str) -> bool:

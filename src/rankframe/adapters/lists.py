@@ -108,7 +108,11 @@ def from_lists(
     >>> long.rank_eval.mrr(k=5)
     0.5
     """
-    names = ListNames(query, recommended, relevant, grades)
+    return _long(frame, ListNames(query, recommended, relevant, grades))
+
+
+def _long(frame: Any, names: ListNames) -> Any:
+    """The long frame of ``frame``, by its kind (:func:`from_lists`)."""
     module = type(frame).__module__.split(".")[0]  # pyspark: imported only for its frames
     if isinstance(frame, pd.DataFrame):
         return pandas_long(frame, names)
@@ -122,6 +126,11 @@ def from_lists(
             return map_batches(frame, lambda data: polars_long(data, names), schema)
     if module.startswith("dask"):
         return dask_long(frame, names)
+    if module == "modin":
+        # modin loads only for a modin frame (a heavy optional library)
+        from rankframe.adapters.modin import from_lists as modin_from_lists
+
+        return modin_from_lists(frame, names)
     if module.startswith("pyspark"):
         # pyspark loads only for a Spark frame (a heavy optional library)
         from rankframe.adapters.spark_lists import spark_from_lists

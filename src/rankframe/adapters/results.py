@@ -2,9 +2,9 @@
 
 The plots, the report and the history store read what ``evaluate``, ``per_query`` and
 ``compare`` return on every frame kind: a polars LazyFrame is collected, a Dask result
-computed, a Spark DataFrame (``per_query`` on Spark) brought back with ``toArrow()``, an
-Arrow table converted; a Series becomes columns. Anything else is ``None``: each caller
-says in its own words what it takes.
+computed, a modin one converted (modin's ``.modin.to_pandas()``), a Spark DataFrame
+(``per_query`` on Spark) brought back with ``toArrow()``, an Arrow table converted; a Series
+becomes columns. Anything else is ``None``: each caller says in its own words what it takes.
 """
 
 from __future__ import annotations
@@ -23,6 +23,10 @@ def is_dask(obj: Any) -> bool:
     return type(obj).__module__.startswith("dask") and hasattr(obj, "compute")
 
 
+def _is_modin(obj: Any) -> bool:
+    return type(obj).__module__.startswith("modin.") and hasattr(obj, "modin")
+
+
 def _is_spark(obj: Any) -> bool:
     return type(obj).__module__.startswith("pyspark.sql") and hasattr(obj, "toArrow")
 
@@ -33,6 +37,8 @@ def as_pandas(result: Any) -> pd.DataFrame | None:
         result = result.collect()
     elif is_dask(result):
         result = result.compute()
+    elif _is_modin(result):  # modin's public conversion (its own .modin accessor)
+        result = result.modin.to_pandas()
     elif _is_spark(result):
         with warnings.catch_warnings():  # pyspark's at its Arrow calls (pandas 3)
             warnings.filterwarnings("ignore", module=r"pyspark(\.|$)")

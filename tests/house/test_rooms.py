@@ -65,7 +65,6 @@ DEBT: dict[str, dict[str, int]] = {
         "cli/report.py::run_report": 85,
         "cli/slices.py::add_parser": 113,
         "datasets.py::recommendations": 132,
-        "engine/lists.py::lists": 91,
         "history/__init__.py::History.record": 111,
         "history/rows.py::long_values": 93,
         "inputs/scores.py::from_scores": 95,

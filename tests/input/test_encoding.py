@@ -43,7 +43,7 @@ def _columns() -> dict[str, pa.Array | pa.ChunkedArray]:
 @pytest.mark.parametrize("threads", [False, True])
 @pytest.mark.parametrize("column", list(_columns()))
 def test_dictionary_codes_match_a_sort_of_the_values(column, threads, monkeypatch) -> None:
-    monkeypatch.setattr(rankframe.engine.encoding, "THREAD_VALUES", 2)  # two halves, merged
+    monkeypatch.setattr(rankframe.engine.encoding.halves, "THREAD_VALUES", 2)  # two halves, merged
     codes, distinct = dictionary_codes(_columns()[column], sort=True, compact=True, threads=threads)
     expected_codes, expected_distinct = _reference(VALUES)
     assert codes.tolist() == expected_codes
@@ -52,14 +52,14 @@ def test_dictionary_codes_match_a_sort_of_the_values(column, threads, monkeypatc
 
 
 def test_two_threads_unsorted_codes_index_the_values(monkeypatch) -> None:
-    monkeypatch.setattr(rankframe.engine.encoding, "THREAD_VALUES", 2)
+    monkeypatch.setattr(rankframe.engine.encoding.halves, "THREAD_VALUES", 2)
     codes, distinct = dictionary_codes(_columns()["chunks"], sort=False, threads=True)
     assert [distinct.to_pylist()[c] for c in codes] == VALUES
     assert len(distinct) == len(set(VALUES))
 
 
 def test_integers_in_two_halves(monkeypatch) -> None:
-    monkeypatch.setattr(rankframe.engine.encoding, "THREAD_VALUES", 2)
+    monkeypatch.setattr(rankframe.engine.encoding.halves, "THREAD_VALUES", 2)
     values = [5, -1, 5, 3, 300, -1, 3]
     codes, distinct = dictionary_codes(pa.array(values), sort=True, threads=True)
     assert distinct.to_pylist() == [-1, 3, 5, 300]
@@ -69,7 +69,7 @@ def test_integers_in_two_halves(monkeypatch) -> None:
 def test_below_the_threshold_one_thread_gives_the_same(monkeypatch) -> None:
     column = _columns()["chunks"]
     two = dictionary_codes(column, sort=True, threads=True)
-    monkeypatch.setattr(rankframe.engine.encoding, "THREAD_VALUES", 2)
+    monkeypatch.setattr(rankframe.engine.encoding.halves, "THREAD_VALUES", 2)
     one = dictionary_codes(column, sort=True, threads=True)
     assert two[0].tolist() == one[0].tolist()
     assert two[1].equals(one[1])
@@ -100,7 +100,7 @@ def _short_columns() -> dict[str, pa.Array | pa.ChunkedArray]:
 @pytest.mark.parametrize("threads", [False, True])
 @pytest.mark.parametrize("column", list(_short_columns()))
 def test_short_ids_are_encoded_by_their_keys(column, threads, monkeypatch) -> None:
-    monkeypatch.setattr(rankframe.engine.encoding, "THREAD_VALUES", 2)
+    monkeypatch.setattr(rankframe.engine.encoding.halves, "THREAD_VALUES", 2)
     values = _short_columns()[column]
     assert short_keys(values) is not None  # the key path, not Arrow's string hash table
     codes, distinct = dictionary_codes(values, sort=True, compact=True, threads=threads)
@@ -173,9 +173,13 @@ def _longer_columns(values: list[str]) -> dict[str, pa.Array | pa.ChunkedArray]:
 def test_ids_of_up_to_15_bytes_are_encoded_by_their_words(
     column, threads, encoding, monkeypatch
 ) -> None:
-    monkeypatch.setattr(rankframe.engine.encoding, "THREAD_VALUES", 2)
-    monkeypatch.setattr(rankframe.engine.encoding, "few_repeats", lambda _: encoding == "sort")
-    monkeypatch.setattr(rankframe.engine.encoding, "SORT_BUCKET", 2)  # the sort by buckets
+    monkeypatch.setattr(rankframe.engine.encoding.halves, "THREAD_VALUES", 2)
+    monkeypatch.setattr(
+        rankframe.engine.encoding.key_codes, "few_repeats", lambda _: encoding == "sort"
+    )
+    monkeypatch.setattr(
+        rankframe.engine.encoding.distinct_keys, "SORT_BUCKET", 2
+    )  # the sort by buckets
     values = _longer_columns(LONGER)[column]
     assert key_words(values) is not None  # the key path, not Arrow's string hash table
     codes, distinct = dictionary_codes(values, sort=True, compact=True, threads=threads)
@@ -197,8 +201,10 @@ def test_labels_are_made_when_first_read(values, threads, encoding, monkeypatch)
     # The query column's labels (labelled_codes): the same codes, and distinct strings
     # made from the keys on first use, as the sorted distinct values. (Words that do not
     # fit one key take the string path, whose distinct strings are made at once.)
-    monkeypatch.setattr(rankframe.engine.encoding, "THREAD_VALUES", 2)
-    monkeypatch.setattr(rankframe.engine.encoding, "few_repeats", lambda _: encoding == "sort")
+    monkeypatch.setattr(rankframe.engine.encoding.halves, "THREAD_VALUES", 2)
+    monkeypatch.setattr(
+        rankframe.engine.encoding.key_codes, "few_repeats", lambda _: encoding == "sort"
+    )
     codes, distinct = labelled_codes(pa.array(values), threads=threads)
     expected_codes, expected_distinct = _reference(values)
     assert codes.tolist() == expected_codes
@@ -221,7 +227,9 @@ def test_key_words_order_as_the_bytes_do(encoding, monkeypatch) -> None:
     assert by_words == sorted(values, key=lambda v: v.encode())
     pairs = set(zip(first.tolist(), second.tolist(), strict=True))
     assert len(pairs) == len(set(values))  # one pair per string
-    monkeypatch.setattr(rankframe.engine.encoding, "few_repeats", lambda _: encoding == "sort")
+    monkeypatch.setattr(
+        rankframe.engine.encoding.key_codes, "few_repeats", lambda _: encoding == "sort"
+    )
     codes, distinct = dictionary_codes(pa.array(values), sort=True)
     assert (codes.tolist(), distinct.to_pylist()) == _reference(values)
 
@@ -252,7 +260,7 @@ def test_longer_ids_or_nulls_take_the_string_path(values) -> None:
 
 
 def test_distinct_strings_beyond_one_view_buffer(monkeypatch) -> None:
-    monkeypatch.setattr(rankframe.engine.encoding, "VIEW_STRINGS", 2)  # 2 strings per buffer
+    monkeypatch.setattr(rankframe.engine.encoding.words, "VIEW_STRINGS", 2)  # 2 strings per buffer
     codes, distinct = dictionary_codes(pa.array(LONGER), sort=True)
     assert (codes.tolist(), distinct.to_pylist()) == _reference(LONGER)
 
@@ -262,12 +270,12 @@ def test_the_encoding_follows_how_often_ids_repeat() -> None:
     rng = np.random.default_rng(3)
     for per_id, few in [(1, True), (2, True), (4, True), (16, False), (100, False)]:
         keys = rng.permutation(np.arange(n, dtype=np.uint64) // np.uint64(per_id))
-        assert rankframe.engine.encoding.few_repeats([keys]) is few, per_id
+        assert rankframe.engine.encoding.distinct_keys.few_repeats([keys]) is few, per_id
         grouped = np.sort(keys)  # the rows of an id side by side: the same answer
-        few_repeats = rankframe.engine.encoding.few_repeats
+        few_repeats = rankframe.engine.encoding.distinct_keys.few_repeats
         assert few_repeats(np.split(grouped, [n // 3])) is few, per_id
     few_keys = [np.arange(n - 1, dtype=np.uint64)]
-    assert not rankframe.engine.encoding.few_repeats(few_keys)
+    assert not rankframe.engine.encoding.distinct_keys.few_repeats(few_keys)
 
 
 def test_many_short_lists_by_sort_and_buckets() -> None:
@@ -277,8 +285,8 @@ def test_many_short_lists_by_sort_and_buckets() -> None:
     rows = np.random.default_rng(5).permutation(np.repeat(ids, 2))
     column = pa.array(rows, type=pa.large_string())
     keys = rankframe.engine.encoding.KeyPacking([key_words(column)]).pack(key_words(column))
-    assert rankframe.engine.encoding.few_repeats([keys])
-    assert len(rows) > 2 * rankframe.engine.encoding.SORT_BUCKET  # sorted by buckets
+    assert rankframe.engine.encoding.distinct_keys.few_repeats([keys])
+    assert len(rows) > 2 * rankframe.engine.encoding.distinct_keys.SORT_BUCKET  # sorted by buckets
     codes, distinct = dictionary_codes(column, sort=True, compact=True)
     order = sorted(set(ids.tolist()), key=str.encode)
     assert distinct.to_pylist() == order

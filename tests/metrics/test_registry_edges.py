@@ -8,7 +8,9 @@ agree with the declarations. Adding a metric to the registry adds its method.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import inspect
+import pkgutil
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -17,9 +19,11 @@ import pandas as pd
 import pytest
 
 import rankframe
+import rankframe.metrics.trec
 from helpers import DOCS, as_float, as_pandas
 from rankframe import METRICS, MetricDef, Options, RankEval
 from rankframe.metrics.registry import register, unregister
+from rankframe.metrics.trec_tables import TREC_EVAL_ORDER
 from rankframe.settings.options import COMMON, CORRECTION, OPTIONS, TEST, options_of
 
 # -- Options and the declarations ------------------------------------------------------------
@@ -153,6 +157,22 @@ def test_a_new_metric_gets_its_method(make_frame: Any) -> None:
     ]
     with pytest.raises(rankframe.UnknownArgumentError, match="'gain' changes only ndcg"):
         ev.toy_hit(1, gain="linear")
+
+
+def test_a_trec_eval_measure_is_one_declaration_in_its_family() -> None:
+    """Each module of ``rankframe.metrics.trec`` that declares measures (``DEFINITIONS``) is
+    registered as declared, with no other list to extend: the registry holds every one of
+    them, in the order trec_eval prints them (``TREC_EVAL_ORDER``)."""
+    families = [
+        importlib.import_module(f"rankframe.metrics.trec.{module.name}")
+        for module in pkgutil.iter_modules(rankframe.metrics.trec.__path__)
+    ]
+    declared = [d for family in families for d in getattr(family, "DEFINITIONS", ())]
+    assert len(declared) >= 20
+    assert all(METRICS[d.name] is d for d in declared)
+    registered = [d for d in METRICS.values() if any(d is other for other in declared)]
+    positions = [TREC_EVAL_ORDER.index(d.trec_name or d.trec_cut) for d in registered]
+    assert positions == sorted(positions)
 
 
 @pytest.mark.usefixtures("toy_metric")

@@ -79,7 +79,7 @@ def test_two_thread_encoding_matches_trec_eval(
 ) -> None:
     # large frames encode their query ids in two threads (two dictionaries, merged): force
     # that path on trec_eval's small test data
-    monkeypatch.setattr(rankframe.engine.encoding, "THREAD_VALUES", 2)
+    monkeypatch.setattr(rankframe.engine.encoding.halves, "THREAD_VALUES", 2)
     _check_all_trec(output, joined, make_frame)
 
 

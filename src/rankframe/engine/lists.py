@@ -375,6 +375,27 @@ def _binary(grade: npt.NDArray[Any]) -> bool:
     return grade.dtype.kind in "iu" and (len(grade) == 0 or int(grade.max()) <= 1)
 
 
+@dataclass(frozen=True)
+class _Relevance:
+    """Which grades are relevant (above ``min_relevance``) and which give gain (positive
+    ones; nonzero ones with ``negative_gains="keep"``)."""
+
+    level: float | None
+    negative: bool
+
+    def relevant(self, grade: npt.NDArray[Any]) -> BoolArray:
+        return grade > 0 if self.level is None else grade >= self.level
+
+    def gain(self, grade: npt.NDArray[Any]) -> BoolArray:
+        return grade != 0 if self.negative else grade > 0
+
+    @property
+    def found_while_ranking(self) -> bool:
+        """Whether every relevant row or row of gain has a positive grade: the ranking's
+        positively graded rows, located while sorting, are then all of them."""
+        return (self.level is None or self.level > 0) and not self.negative
+
+
 def lists(data: FrameData, ranking: Ranking, options: Options) -> Lists:
     """Gather the relevant and positively graded rows of a ranking.
 
@@ -383,27 +404,9 @@ def lists(data: FrameData, ranking: Ranking, options: Options) -> Lists:
     which :func:`rank` located while sorting; a lower ``min_relevance`` also counts rows
     graded 0 or less, found by gathering a one-byte flag per row through the permutation.
     """
-    grade = data.relevant
-    level = options.min_relevance
-    negative = options.negative_gains == "keep"  # negative grades give (negative) gain
-
-    def is_relevant(g: npt.NDArray[Any]) -> BoolArray:
-        return g > 0 if level is None else g >= level
-
-    def gives_gain(g: npt.NDArray[Any]) -> BoolArray:
-        return g != 0 if negative else g > 0
-
-    if (level is None or level > 0) and not negative:  # every relevant row has gain
-        pos, pos_query = ranking.positive, ranking.positive_query
-        if _binary(grade):  # every positive grade is 1: nothing to look up, row by row
-            pos_grade = np.ones(len(pos), dtype=np.float64)
-        else:
-            pos_grade = grade[ranking.positive_rows()].astype(np.float64, copy=False)
-    else:
-        wanted = gives_gain(grade) | is_relevant(grade)
-        pos = np.flatnonzero(wanted.view(np.uint8)[ranking.order]).astype(np.int64, copy=False)
-        pos_query = ranking.query_at(pos)
-        pos_grade = grade[ranking.order[pos]].astype(np.float64, copy=False)
+    # negative grades give (negative) gain with negative_gains="keep"
+    rule = _Relevance(options.min_relevance, options.negative_gains == "keep")
+    pos, pos_query, pos_grade = _entries(data, ranking, rule)
     if ranking.shared is None:
         pos_rank = pos - ranking.starts[pos_query] + 1
     else:
@@ -414,24 +417,14 @@ def lists(data: FrameData, ranking: Ranking, options: Options) -> Lists:
         tie_start = tie_first - ranking.starts[pos_query]
     # usually every entry found is both relevant and of gain (grade > 0 for both): the
     # entries then serve as they are, shared by both lists (never written to), not copied
-    rel_keep = _kept(is_relevant(pos_grade))
-    gain_keep = _kept(gives_gain(pos_grade))
+    rel_keep = _kept(rule.relevant(pos_grade))
+    gain_keep = _kept(rule.gain(pos_grade))
     rel_query = _select(pos_query, rel_keep)
     gain_query = _select(pos_query, gain_keep)
     gain_grade = _select(pos_grade, gain_keep)
-
-    if int(ranking.starts[-1]) == data.n_rows:
-        # every row retrieved: the rows above are every relevant and every positive row
-        n_relevant = np.bincount(rel_query, minlength=data.n_queries)
-        positive_query, positive_grade = gain_query, gain_grade
-    else:
-        n_relevant = np.bincount(
-            data.query_codes[np.flatnonzero(is_relevant(grade))], minlength=data.n_queries
-        )
-        positive_rows = np.flatnonzero(gives_gain(grade))
-        positive_query = data.query_codes[positive_rows].astype(np.int64)
-        positive_grade = grade[positive_rows].astype(np.float64, copy=False)
-    ideal_query, ideal_grade = _ideal(positive_query, positive_grade)
+    n_relevant, ideal_query, ideal_grade = _every_positive(
+        data, ranking, rule, (rel_query, gain_query, gain_grade)
+    )
     rel_rank = _select(pos_rank, rel_keep)
     rel_hits = (
         _within_query_position(rel_query)
@@ -445,7 +438,7 @@ def lists(data: FrameData, ranking: Ranking, options: Options) -> Lists:
     return Lists(
         n_queries=data.n_queries,
         n_retrieved=ranking.n_retrieved,
-        n_relevant=n_relevant.astype(np.int64, copy=False),
+        n_relevant=n_relevant,
         rel_query=rel_query,
         rel_rank=rel_rank,
         rel_hits=rel_hits,
@@ -466,6 +459,51 @@ def lists(data: FrameData, ranking: Ranking, options: Options) -> Lists:
         gain_tie_size=tie(tie_size, gain_keep),
         source=(data, ranking, options),
     )
+
+
+def _entries(
+    data: FrameData, ranking: Ranking, rule: _Relevance
+) -> tuple[IntArray, IntArray, FloatArray]:
+    """The ranking's entries that are relevant or give gain, in rank order: their positions
+    in the ranking, their queries and their grades (as floats)."""
+    grade = data.relevant
+    if rule.found_while_ranking:  # every relevant row has gain
+        pos, pos_query = ranking.positive, ranking.positive_query
+        if _binary(grade):  # every positive grade is 1: nothing to look up, row by row
+            pos_grade = np.ones(len(pos), dtype=np.float64)
+        else:
+            pos_grade = grade[ranking.positive_rows()].astype(np.float64, copy=False)
+        return pos, pos_query, pos_grade
+    wanted = rule.gain(grade) | rule.relevant(grade)
+    pos = np.flatnonzero(wanted.view(np.uint8)[ranking.order]).astype(np.int64, copy=False)
+    return pos, ranking.query_at(pos), grade[ranking.order[pos]].astype(np.float64, copy=False)
+
+
+def _every_positive(
+    data: FrameData,
+    ranking: Ranking,
+    rule: _Relevance,
+    retrieved: tuple[IntArray, IntArray, FloatArray],
+) -> tuple[IntArray, IntArray, FloatArray]:
+    """Per query R (its relevant rows, retrieved or not), and every row of gain, retrieved
+    or not, in the ideal order: queries and grades. ``retrieved``: the relevant entries'
+    queries, the entries of gain's queries and grades, which are all of them when the
+    ranking retrieved every row."""
+    rel_query, gain_query, gain_grade = retrieved
+    if int(ranking.starts[-1]) == data.n_rows:
+        # every row retrieved: the rows above are every relevant and every positive row
+        n_relevant = np.bincount(rel_query, minlength=data.n_queries)
+        positive_query, positive_grade = gain_query, gain_grade
+    else:
+        grade = data.relevant
+        n_relevant = np.bincount(
+            data.query_codes[np.flatnonzero(rule.relevant(grade))], minlength=data.n_queries
+        )
+        positive_rows = np.flatnonzero(rule.gain(grade))
+        positive_query = data.query_codes[positive_rows].astype(np.int64)
+        positive_grade = grade[positive_rows].astype(np.float64, copy=False)
+    ideal_query, ideal_grade = _ideal(positive_query, positive_grade)
+    return n_relevant.astype(np.int64, copy=False), ideal_query, ideal_grade
 
 
 def _kept(keep: BoolArray) -> BoolArray | None:

@@ -163,8 +163,8 @@ def group_permutation_test(
     if n == 0 or not testable.any():
         return p_value.reshape(shape)
     bar = observed - tol  # a resample counts when its gap reaches it
-    pools = [
-        (*pool, np.ascontiguousarray(filled[:, pool[-1]]))  # the used columns' rows
+    pools = [  # the used columns' rows, whether they are exponentiated, their bars
+        (*pool, np.ascontiguousarray(filled[:, pool[-1]]), exp[pool[-1]], bar[pool[-1]])
         for pool in _pools(present, testable, g, n_groups)
     ]
     chunk = max(1, BOOT_STEP // n)
@@ -181,17 +181,17 @@ def group_permutation_test(
             order = rows[: min(block, size - done)]
             order[...] = queries
             rng.permuted(order, axis=1, out=order)
-            for mask, whole, pool, by_group, first, members, used, table in pools:
+            for mask, whole, pool, by_group, first, members, used, table, e, b in pools:
                 kept = order if whole else order[mask[order]].reshape(len(order), pool)
                 # the values each group receives, group by group: (resamples, pool, columns)
                 received = table.take(kept.take(by_group, axis=1), axis=0)
                 means = np.add.reduceat(received, first, axis=1) / members[:, None]
-                if exp[used].any():
-                    means = np.where(exp[used], np.exp(means), means)
+                if e.any():
+                    means = np.where(e, np.exp(means), means)
                 # group_gap's, where every group has a value (a testable column: two or more)
                 with np.errstate(invalid="ignore"):
                     gap = means.max(axis=1) - means.min(axis=1)
-                hits[used] += np.count_nonzero(gap >= bar[used], axis=0)
+                hits[used] += np.count_nonzero(gap >= b, axis=0)
         return hits
 
     hits = monte_carlo_hits(count, starts, seed, m)

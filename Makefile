@@ -124,6 +124,7 @@ bench: $(VENV)/.installed-bench  ## benchmarks against the peers (SIZE=S|M|L), w
 	$(BIN)/python benchmarks/history.py
 	$(BIN)/python benchmarks/dashboard.py
 	$(BIN)/python benchmarks/gaps.py
+	$(BIN)/python benchmarks/gaps.py --permutation
 	$(BIN)/python benchmarks/html_report.py --queries $(or $(QUERIES),1000000)
 	$(BIN)/python benchmarks/slices.py --queries $(or $(QUERIES),1000000)
 	$(BIN)/python benchmarks/slices.py --planted

@@ -21,6 +21,7 @@ from scipy import stats
 import rankframe
 from helpers import as_pandas, collect, unlabelled
 from rankframe import METRICS
+from rankframe.stats import groups
 
 SYSTEMS = ("a", "b")
 
@@ -186,6 +187,72 @@ def test_permutation_p_value_equals_a_loop_over_the_shuffles(
     np.testing.assert_array_equal(got["significant"], holm(np.array(want)) < 0.05)
     assert min(want) < 0.05 < max(want)  # the test can fail: a gap and no gap
     make_frame.check_unchanged()
+
+
+def group_test_by_a_loop(
+    values: np.ndarray,
+    group: np.ndarray,
+    n_groups: int,
+    n_resamples: int,
+    seed: int,
+    exponentiate: np.ndarray,
+) -> np.ndarray:
+    """``group_permutation_test``'s p-values by a plain loop over its documented shuffles:
+    tasks of ``2**20 // n`` resamples, each a row of ``rng.permuted(tile(arange(n)))``
+    drawn from its own spawned stream; per column, its present queries in shuffled order
+    take the group labels of the present queries in query order."""
+    n, m = values.shape
+    size = max(1, 2**20 // n)
+    starts = range(0, n_resamples, size)
+    streams = np.random.default_rng(seed).spawn(len(starts))
+    orders = np.concatenate(
+        [
+            rng.permuted(np.tile(np.arange(n), (min(size, n_resamples - start), 1)), axis=1)
+            for start, rng in zip(starts, streams, strict=True)
+        ]
+    )
+    p_values = []
+    for j in range(m):
+        present = np.isfinite(values[:, j])
+        labels = group[present]
+
+        def statistics(v: np.ndarray, j: int = j, labels: np.ndarray = labels) -> np.ndarray:
+            means = np.array([v[labels == k].mean() for k in range(n_groups) if any(labels == k)])
+            return np.exp(means) if exponentiate[j] else means
+
+        observed = statistics(values[present, j])
+        bar = observed.max() - observed.min() - 1e-9 * np.abs(observed).max()
+        hits = 0
+        for order in orders:
+            stat = statistics(values[order[present[order]], j])
+            hits += stat.max() - stat.min() >= bar
+        p_values.append((1 + hits) / (1 + n_resamples))
+    return np.array(p_values)
+
+
+def test_permutation_test_over_tasks_blocks_and_masks_equals_a_loop() -> None:
+    """``group_permutation_test`` on 5,000 queries: 450 shuffles in three tasks (209 each)
+    of several blocks; columns of tied values, with a group effect, with missing and
+    infinite values (another mask), a geometric mean, and a group code without queries.
+    The p-values are the loop's, to the last bit."""
+    rng = np.random.default_rng(3)
+    n, n_groups = 5000, 6
+    group = rng.integers(0, n_groups - 1, n)  # the last group has no query
+    values = np.stack(
+        [
+            rng.integers(1, 5, n) / 4,  # four values, tied
+            1 / rng.integers(1, 11, n) + 0.1 * (group == 2),  # group 2 is served better
+            np.where(rng.random(n) < 0.2, np.nan, rng.integers(0, 3, n) / 2),
+            np.log(np.maximum(rng.random(n), 1e-5)),  # exponentiated: geometric means
+        ],
+        axis=1,
+    )
+    values[rng.random(n) < 0.05, 2] = np.inf
+    exponentiate = np.array([False, False, False, True])
+    got = groups.group_permutation_test(values, group, n_groups, 450, 11, exponentiate)
+    want = group_test_by_a_loop(values, group, n_groups, 450, 11, exponentiate)
+    np.testing.assert_array_equal(got, want)
+    assert want[1] < 0.01 < want.max()  # the test can fail: an effect and none
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,8 @@
 :func:`as_columns` turns per-query values into a float ``(n_queries, m)`` array and the shape
 of one result; :func:`as_two_columns` does it for two samples of the same columns. The rest
 are shared steps: the tails of a central interval, the moments of a t-test, average ranks
-with their tie correction, and ``scipy.special`` imported when first needed.
+with their tie correction, the columns that share their present queries, and
+``scipy.special`` imported when first needed.
 """
 
 from __future__ import annotations
@@ -54,6 +55,21 @@ def side_weights(totals: npt.ArrayLike, m: int, n1: int, n2: int) -> tuple[Float
     """Per column, the factors of the two means: 1 (means), or n1 and n2 (sums)."""
     scaled = np.broadcast_to(np.asarray(totals, dtype=bool).ravel(), (m,))
     return np.where(scaled, float(n1), 1.0), np.where(scaled, float(n2), 1.0)
+
+
+def distinct_masks(
+    present: npt.NDArray[np.bool_],
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.intp]]:
+    """The distinct columns of ``present`` (n, m) as rows, in sorted order, and which one
+    each column is: ``np.unique(present.T, axis=0, return_inverse=True)``, whose structured
+    view of a row per column costs a field per query (0.2 s at 20,000 queries)."""
+    keys = [column.tobytes() for column in np.ascontiguousarray(present.T, dtype=np.bool_)]
+    distinct = sorted(set(keys))  # bytes sort as the rows do: False (0) before True (1)
+    where = {key: u for u, key in enumerate(distinct)}
+    masks = np.array([np.frombuffer(key, dtype=np.bool_) for key in distinct], dtype=np.bool_)
+    return masks.reshape(len(distinct), present.shape[0]), np.array(
+        [where[key] for key in keys], dtype=np.intp
+    )
 
 
 def central_tails(confidence_level: float) -> list[float]:

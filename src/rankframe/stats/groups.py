@@ -23,6 +23,7 @@ from rankframe.stats._arrays import (
     Seed,
     as_columns,
     central_tails,
+    distinct_masks,
     midranks,
     scipy_special,
 )
@@ -96,9 +97,9 @@ def _pools(
     the order of their groups, where each non-empty group starts, the group sizes, and the
     testable columns that use it."""
     pools = []
-    masks, which = np.unique(present.T, axis=0, return_inverse=True)
+    masks, which = distinct_masks(present)
     for u, mask in enumerate(masks):
-        used = np.flatnonzero((np.ravel(which) == u) & testable)
+        used = np.flatnonzero((which == u) & testable)
         if len(used):
             labels = g[mask]
             by_group = np.argsort(labels, kind="stable")
@@ -115,6 +116,9 @@ def _pools(
                 )
             )
     return pools
+
+
+SHUFFLE_BLOCK = 1 << 16  # shuffled queries per block of a task (512 kB of indices: in cache)
 
 
 def group_permutation_test(
@@ -139,9 +143,11 @@ def group_permutation_test(
     shuffles of :func:`subset_permutation_test`). In a resample, the column's present
     queries in their shuffled order take the group labels of the present queries in query
     order: with every value present, the query ``order[i]``'s value goes to group
-    ``group[i]``. Every column sees the same shuffles; a resample costs a gather and a sum
-    of ``n_queries`` values per column, on top of the shuffle itself (about as costly: for
-    10,000 queries, 10,000 shuffles take seconds).
+    ``group[i]``. Every column sees the same shuffles. A task shuffles its rows a block
+    at a time (the same draws: ``permuted`` shuffles row after row from one stream), and
+    per block and mask of present queries the values of every column go to their groups
+    in one gather and are summed by group in one ``np.add.reduceat``; the shuffle itself
+    is most of the cost (for 20,000 queries, 10,000 shuffles take seconds).
     """
     x, shape, g, present = _groups_checked(values, group, n_groups)
     n, m = x.shape
@@ -156,23 +162,36 @@ def group_permutation_test(
     p_value = np.full(m, np.nan)
     if n == 0 or not testable.any():
         return p_value.reshape(shape)
-    columns = np.ascontiguousarray(filled.T)  # (m, n): one contiguous row per column
-    pools = _pools(present, testable, g, n_groups)
+    bar = observed - tol  # a resample counts when its gap reaches it
+    pools = [  # the used columns' rows, whether they are exponentiated, their bars
+        (*pool, np.ascontiguousarray(filled[:, pool[-1]]), exp[pool[-1]], bar[pool[-1]])
+        for pool in _pools(present, testable, g, n_groups)
+    ]
     chunk = max(1, BOOT_STEP // n)
     starts = range(0, n_resamples, chunk)
+    block = max(1, SHUFFLE_BLOCK // n)
+    queries = np.arange(n, dtype=np.intp)
 
     def count(task: tuple[int, np.random.Generator]) -> npt.NDArray[np.int64]:
         start, rng = task
         size = min(chunk, n_resamples - start)
-        order = rng.permuted(np.tile(np.arange(n, dtype=np.intp), (size, 1)), axis=1)
         hits = np.zeros(m, dtype=np.int64)
-        for mask, whole, pool, by_group, first, members, used in pools:
-            kept = order if whole else order[mask[order]].reshape(size, pool)
-            index = kept[:, by_group]  # the values each group receives, group by group
-            for j in used:
-                sums = np.add.reduceat(columns[j].take(index), first, axis=1)
-                gap = group_gap((sums / members)[:, :, None], exp[j : j + 1])[:, 0]
-                hits[j] = np.count_nonzero(gap >= observed[j] - tol[j])
+        rows = np.empty((min(block, size), n), dtype=np.intp)
+        for done in range(0, size, block):
+            order = rows[: min(block, size - done)]
+            order[...] = queries
+            rng.permuted(order, axis=1, out=order)
+            for mask, whole, pool, by_group, first, members, used, table, e, b in pools:
+                kept = order if whole else order[mask[order]].reshape(len(order), pool)
+                # the values each group receives, group by group: (resamples, pool, columns)
+                received = table.take(kept.take(by_group, axis=1), axis=0)
+                means = np.add.reduceat(received, first, axis=1) / members[:, None]
+                if e.any():
+                    means = np.where(e, np.exp(means), means)
+                # group_gap's, where every group has a value (a testable column: two or more)
+                with np.errstate(invalid="ignore"):
+                    gap = means.max(axis=1) - means.min(axis=1)
+                hits[used] += np.count_nonzero(gap >= b, axis=0)
         return hits
 
     hits = monte_carlo_hits(count, starts, seed, m)
@@ -263,9 +282,9 @@ def group_gap_interval(
     m = x.shape[1]
     exp = np.broadcast_to(np.asarray(exponentiate, dtype=bool), (m,))
     low, high = np.full(m, np.nan), np.full(m, np.nan)
-    masks, which = np.unique(present.T, axis=0, return_inverse=True)
+    masks, which = distinct_masks(present)
     for u, mask in enumerate(masks):  # the columns that share their present queries
-        columns = np.flatnonzero(np.ravel(which) == u)
+        columns = np.flatnonzero(which == u)
         rows = np.flatnonzero(mask)
         if len(np.unique(g[rows])) < 2:
             continue

@@ -21,6 +21,7 @@ import os
 import posixpath
 import re
 import tempfile
+import warnings
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -228,14 +229,15 @@ class Value:
     timestamp: int  # milliseconds since the epoch
 
 
-def as_pandas(result: Any) -> tuple[pd.DataFrame, str]:
-    """A result table as pandas, and its kind (``pandas`` or ``polars``)."""
+def as_pandas(result: Any) -> tuple[pd.DataFrame, str, Any]:
+    """A result table as pandas, its kind (``pandas`` or ``polars``) and the eager frame
+    itself (a LazyFrame collected)."""
     if isinstance(result, pd.DataFrame):
-        return result, "pandas"
+        return result, "pandas", result
     module = type(result).__module__.split(".")[0]
     if module == "polars":
         frame = result.collect() if hasattr(result, "collect") else result
-        return frame.to_pandas(), "polars"
+        return frame.to_pandas(), "polars", frame
     msg = (
         f"rankframe.mlflow.log() takes a result of rankframe (a pandas or polars table of "
         f"evaluate, compare, check, slices, gaps, sample_size, or a Report); got "
@@ -466,15 +468,16 @@ def _check_prefix(prefix: str) -> None:
         raise InvalidOptionError(msg)
 
 
-def _tables(result: Any) -> tuple[list[tuple[str, pd.DataFrame, str]], str | None]:
-    """The tables of a result (prefix, frame, frame kind) and a report's HTML."""
+def _tables(result: Any) -> tuple[list[tuple[str, pd.DataFrame, str, Any]], str | None]:
+    """The tables of a result (prefix, pandas frame, frame kind, the frame as it was) and a
+    report's HTML."""
     if hasattr(result, "html") and hasattr(result, "summary"):  # a Report
-        tables = [("", result.summary, "pandas")]
+        tables = [("", result.summary, "pandas", result.summary)]
         if getattr(result, "comparison", None) is not None:
-            tables.append(("comparison/", result.comparison, "pandas"))
+            tables.append(("comparison/", result.comparison, "pandas", result.comparison))
         return tables, str(result.html())
-    frame, kind = as_pandas(result)
-    return [("", frame, kind)], None
+    frame, kind, native = as_pandas(result)
+    return [("", frame, kind, native)], None
 
 
 _FINGERPRINT = re.compile(r'data-fingerprint="([0-9a-f]+)"')
@@ -512,7 +515,8 @@ def log(result: Any, *, run_id: str | None = None, prefix: str = "") -> str:
     _check_prefix(prefix)
     tables, page = _tables(result)
     now = int(dt.datetime.now(dt.UTC).timestamp() * 1000)
-    plans = [(prefix + sub, frame, kind) for sub, frame, kind in tables]
+    plans = [(prefix + sub, frame, kind) for sub, frame, kind, _ in tables]
+    natives = [native for *_, native in tables]
     values = [v for p, frame, _ in plans for v in values_of(frame, p, now)]
     tags = {f"{prefix}{_TAG}version": __version__}
     for p, frame, kind in plans:
@@ -535,22 +539,25 @@ def log(result: Any, *, run_id: str | None = None, prefix: str = "") -> str:
         client = MlflowClient()
         try:
             client.get_run(run)
-            client.set_tag(run, f"{prefix}{_TAG}logged", "started")
+            started = [RunTag(f"{p}{_TAG}logged", "started") for p, _, _ in plans]
+            client.log_batch(run, tags=started)
             metrics = [Metric(v.key, v.value, v.timestamp, v.step) for v in values]
             for start in range(0, len(metrics), _BATCH):
                 client.log_batch(run, metrics=metrics[start : start + _BATCH])
             client.log_batch(run, tags=[RunTag(k, v) for k, v in tags.items()])
             with tempfile.TemporaryDirectory() as tmp:
-                for p, frame, kind in plans:
+                for (p, frame, kind), native in zip(plans, natives, strict=True):
                     folder = f"{p}rankframe"
-                    mlflow.log_table(_json_safe(frame), f"{folder}/table.json", run_id=run)
+                    with warnings.catch_warnings():  # pandas 3 warns in log_table
+                        warnings.filterwarnings("ignore", message=".*'str' dtypes are included")
+                        mlflow.log_table(_json_safe(frame), f"{folder}/table.json", run_id=run)
                     path = Path(tmp) / folder.replace("/", "_")
                     path.mkdir()
-                    _write_parquet(frame, kind, path / "result.parquet")
+                    _write_parquet(native, kind, path / "result.parquet")
                     client.log_artifact(run, str(path / "result.parquet"), folder)
             if page is not None:
                 client.log_text(run, page, f"{prefix}rankframe/report.html")
-            client.set_tag(run, f"{prefix}{_TAG}logged", _DONE)
+            client.log_batch(run, tags=[RunTag(f"{p}{_TAG}logged", _DONE) for p, _, _ in plans])
         except TrackingError:
             raise
         except Exception as error:  # MLflow's and requests' errors, an unwritable root
@@ -568,11 +575,9 @@ def _json_safe(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _write_parquet(frame: pd.DataFrame, kind: str, path: Path) -> None:
+def _write_parquet(frame: Any, kind: str, path: Path) -> None:
     if kind == "polars":
-        import polars as pl
-
-        pl.from_pandas(frame).write_parquet(path)
+        frame.write_parquet(path)
     else:
         frame.to_parquet(path)
 
@@ -620,4 +625,4 @@ def keys_of(result: Any, prefix: str = "") -> Sequence[str]:
     rules), in the table's order."""
     _check_prefix(prefix)
     tables, _ = _tables(result)
-    return [v.key for sub, frame, _ in tables for v in values_of(frame, prefix + sub, 0)]
+    return [v.key for sub, frame, *_ in tables for v in values_of(frame, prefix + sub, 0)]

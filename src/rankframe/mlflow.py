@@ -31,7 +31,8 @@ from typing import Any, NamedTuple
 import pandas as pd
 
 from rankframe._version import __version__
-from rankframe.exceptions import InvalidOptionError, TrackingError
+from rankframe.exceptions import InvalidOptionError, RankEvalError, TrackingError
+from rankframe.metrics.registry import parse_metric
 
 __all__ = [
     "STATUS_CODES",
@@ -77,10 +78,8 @@ _NAMED = {
 _UNNAMED = {code: char for char, code in _NAMED.items()}
 _EMPTY = "-z"  # the empty string: a part is never empty (no ``//`` in a key)
 
-#: Columns of strings that are values, not keys (they stay in the table).
-_STRING_VALUES = frozenset(
-    {"status", "statistic", "test", "worst_group", "best_group", "slice", "rule_kind"}
-)
+#: Columns before the metric that are no key: the window (a step), a slice's text and depth.
+_NOT_KEYS = frozenset({"window", "slice", "depth"})
 #: The columns of a long table that name the metric: folded into the key's label.
 _LABEL_COLUMNS = ("metric", "k")
 _CI = ("ci_low", "ci_high")
@@ -262,19 +261,27 @@ def kind_of(frame: pd.DataFrame) -> str:
     return "evaluate"
 
 
+def _is_label(column: Any) -> bool:
+    """Whether a wide table's column is a metric's (its label parses)."""
+    try:
+        parse_metric(str(column))
+    except RankEvalError:
+        return False
+    return True
+
+
 def key_columns(frame: pd.DataFrame) -> list[str]:
-    """The columns that say which row a value belongs to: every column of text (or
-    category, or dates) but the text values, and not the window (a step) nor the metric's
-    own columns (its label)."""
-    keys = []
-    for column in frame.columns:
-        if column in _STRING_VALUES or column in _LABEL_COLUMNS or column == "window":
-            continue
-        dtype = frame[column].dtype
-        numeric = pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)
-        if not numeric:
-            keys.append(str(column))
-    return keys
+    """The columns that say which row a value belongs to: those before ``metric`` in a long
+    table, before the first metric's column in a wide one (the ``by`` segments, ``system``,
+    a check's ``rule``), of any dtype; not the window (a step), nor a slice's ``slice`` and
+    ``depth``, which its columns say."""
+    names = list(frame.columns)
+    if "metric" in names:
+        lead = names[: names.index("metric")]
+    else:
+        first = next((i for i, c in enumerate(names) if _is_label(c)), len(names))
+        lead = names[:first]
+    return [str(c) for c in lead if c not in _NOT_KEYS]
 
 
 def _text(value: Any) -> str | None:
@@ -340,10 +347,7 @@ def values_of(frame: pd.DataFrame, prefix: str, now: int) -> list[Value]:
     value_columns = [
         c
         for c in frame.columns
-        if c not in keys
-        and c not in _LABEL_COLUMNS
-        and c != "window"
-        and (c == "status" or c not in _STRING_VALUES)
+        if c not in keys and c not in _LABEL_COLUMNS and c not in ("window", "slice")
     ]
     fields = dict(zip(frame.columns, labels_of(frame), strict=True))
     windows: dict[Any, int] = {}

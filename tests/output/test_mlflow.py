@@ -381,6 +381,25 @@ def test_wide_and_tidy_tables_share_their_labels() -> None:
 
 
 @pytest.mark.usefixtures("file_store")
+def test_number_segments_are_keys_not_values() -> None:
+    data = _data()
+    data["bucket"] = [q % 3 for q in data["query"]]  # an integer segment column
+    ev = pd.DataFrame(data).rank_eval(score=["a", "b"])
+    means = ev.evaluate(["mrr@3"], by="bucket")
+    found = ev.slices("mrr@3", columns=["bucket", "theme"], min_queries=2)
+    client = MlflowClient()
+    with mlflow.start_run() as started:
+        rm.log(means, prefix="means/")
+        rm.log(found, prefix="slices/")
+    run_id = started.info.run_id
+    assert _read_back(client, run_id, means, "means/") == len(means) * 2  # mrr@3, n_queries
+    assert "means/mrr-a3/value/bucket:2/system:b" in client.get_run(run_id).data.metrics
+    assert _read_back(client, run_id, found, "slices/") == _numbers(found)
+    wheres = {rm.parse_key(k).where for k in rm.keys_of(found)}
+    assert (("bucket", "1"), ("theme", None), ("system", "a")) in wheres  # a slice of bucket
+
+
+@pytest.mark.usefixtures("file_store")
 def test_too_long_a_name_is_refused_before_anything_is_logged() -> None:
     data = _data()
     data["theme"] = ["x" * 300] * len(data["theme"])

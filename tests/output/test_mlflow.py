@@ -428,10 +428,10 @@ def test_no_active_run_names_the_tracking_uri(file_store: str) -> None:
     assert error.value.tracking_uri == file_store
 
 
-def test_a_stopped_server_gives_up_within_a_minute(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_server_that_is_down_gives_up_within_a_minute(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "MLFLOW_HTTP_REQUEST_TIMEOUT"):
         monkeypatch.delenv(name, raising=False)
-    uri = f"http://127.0.0.1:{_free_port()}"  # nothing listens: a stopped server
+    uri = f"http://127.0.0.1:{_free_port()}"  # nothing listens: a server that is down
     previous = mlflow.get_tracking_uri()
     mlflow.set_tracking_uri(uri)
     table = pd.DataFrame(_data()).rank_eval(score="a").evaluate("mrr")
@@ -446,6 +446,29 @@ def test_a_stopped_server_gives_up_within_a_minute(monkeypatch: pytest.MonkeyPat
     finally:
         mlflow.set_tracking_uri(previous)
     assert "MLFLOW_HTTP_REQUEST_MAX_RETRIES" not in os.environ  # nothing leaks
+
+
+def test_a_server_that_never_answers_gives_up_within_a_minute(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A stopped server process: the port takes connections (the kernel's backlog) and
+    nothing answers; MLflow's defaults (7 retries of 120 s) would wait for many minutes."""
+    for name in ("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "MLFLOW_HTTP_REQUEST_TIMEOUT"):
+        monkeypatch.delenv(name, raising=False)
+    table = pd.DataFrame(_data()).rank_eval(score="a").evaluate("mrr")
+    previous = mlflow.get_tracking_uri()
+    with socket.socket() as hung:
+        hung.bind(("127.0.0.1", 0))
+        hung.listen(16)
+        uri = f"http://127.0.0.1:{hung.getsockname()[1]}"
+        mlflow.set_tracking_uri(uri)
+        try:
+            started = time.monotonic()
+            with pytest.raises(TrackingError, match=f"tracking server {uri}"):
+                rm.log(table, run_id="0" * 32)
+            assert time.monotonic() - started < 60
+        finally:
+            mlflow.set_tracking_uri(previous)
 
 
 def test_a_refused_write_is_an_error_and_never_complete(server: str) -> None:

@@ -102,6 +102,8 @@ WORKER_GROUPS = {
     "tests/output/test_report.py": "browser",
     "tests/output/test_dashboard.py": "browser",
     "tests/output/test_docs_site.py": "docs-site",
+    # one `mlflow server` (its session fixture) for the module's tests
+    "tests/output/test_mlflow.py": "mlflow-server",
     # ranx compiles its numba kernels in each process that builds a Qrels (10-20 s): the
     # tests that compare with it share one worker
     "tests/metrics/test_conventions.py::test_ranx_preset_matches_ranx": "ranx",

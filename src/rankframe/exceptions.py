@@ -65,6 +65,7 @@ __all__ = [
     "RankEvalError",
     "RankEvalWarning",
     "StoreError",
+    "TrackingError",
     "TrecFormatError",
     "UnknownArgumentError",
     "UnknownMetricError",
@@ -352,6 +353,25 @@ class StoreError(RankEvalError):
     def __reduce__(self) -> tuple[Any, tuple[Message]]:
         """Pickle with the fields."""
         return functools.partial(type(self), store=self.store, problem=self.problem), (self.parts,)
+
+
+class TrackingError(RankEvalError):
+    """An MLflow tracking server cannot take or give a result (``rankframe.mlflow``): no
+    active run, an unreachable server, a refused write, or a run without a complete log.
+
+    Attributes
+    ----------
+    tracking_uri
+        The tracking URI the call used (``mlflow.get_tracking_uri()``).
+    """
+
+    def __init__(self, message: Message, *, tracking_uri: str) -> None:
+        super().__init__(message)
+        self.tracking_uri = tracking_uri
+
+    def __reduce__(self) -> tuple[Any, tuple[Message]]:
+        """Pickle with the field."""
+        return functools.partial(type(self), tracking_uri=self.tracking_uri), (self.parts,)
 
 
 class RankEvalWarning(UserWarning):

@@ -159,7 +159,7 @@ class MetricDef:
 
 METRICS: dict[str, MetricDef] = {}
 """Canonical name → declaration of every registered metric, in the order of registration
-(:func:`.lookup.register` fills it)."""
+(``lookup.register`` fills it)."""
 
 
 @dataclass(frozen=True, order=True, repr=False)

@@ -164,6 +164,9 @@ def run_trec(args: argparse.Namespace, status: Status) -> int:
         parse_trec_measures(args.measure)
     except RankEvalError as error:
         raise CliError(str(error), code=2) from None
+    if args.M is not None and args.M < 1:
+        msg = f"-M takes a positive number of documents per query; got {args.M}"
+        raise CliError(msg, code=2)
     for path in (args.qrels, args.run):
         check_exists(path)
     status.show(f"evaluating {args.run} against {args.qrels}...")
@@ -176,6 +179,7 @@ def run_trec(args: argparse.Namespace, status: Status) -> int:
             summary=not args.n,
             complete=args.c,
             min_relevance=args.l,
+            max_per_query=args.M,
         )
     except OSError as error:
         raise CliError(f"cannot read {error.filename!r}: {error.strerror or error}") from None

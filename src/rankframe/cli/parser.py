@@ -178,6 +178,15 @@ def _add_trec(commands: Any) -> None:
         "-m", "--measure", dest="measure", action="append", metavar="MEASURE", help=_measure_help()
     )
     trec.add_argument(
+        "-M",
+        "--Max_retrieved_per_topic",
+        dest="M",
+        type=int,
+        metavar="N",
+        help="at most N documents per query: each query's first N by score (ties by docno), "
+        "the rest dropped before evaluation",
+    )
+    trec.add_argument(
         "-n",
         "--nosummary",
         dest="n",

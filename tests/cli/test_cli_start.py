@@ -17,8 +17,15 @@ import pytest
 import rankframe
 
 #: the command line's modules that every command loads: the entry, the parser, the error
-#: line and the status line
-ENTRY = {"rankframe.cli", "rankframe.cli.parser", "rankframe.cli.errors", "rankframe.cli.status"}
+#: line, the status line and the demo's function (``rankframe.cli.demo``, a name of the
+#: entry)
+ENTRY = {
+    "rankframe.cli",
+    "rankframe.cli.demo",
+    "rankframe.cli.parser",
+    "rankframe.cli.errors",
+    "rankframe.cli.status",
+}
 COMMAND_MODULES = {
     "rankframe.cli.commands",
     "rankframe.cli.trec",

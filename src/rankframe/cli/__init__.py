@@ -59,13 +59,13 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
+from rankframe.cli.demo import demo
 from rankframe.cli.errors import CliError, fail, in_cli_terms
 from rankframe.cli.parser import build_parser
 from rankframe.cli.status import Status
 from rankframe.exceptions import RankEvalError, RankEvalWarning, warned_once
 
 if TYPE_CHECKING:
-    from rankframe.cli.demo import demo
     from rankframe.cli.inputs import DEFAULT_METRICS
 
 __all__ = ["DEFAULT_METRICS", "demo", "main"]
@@ -74,8 +74,10 @@ Command = Callable[[argparse.Namespace, Status], int]
 """A subcommand's run (its parser's ``handler``): the parsed arguments to the exit status."""
 
 # loaded when first used, not with the command line: `rankframe --version` and `--help`
-# import no command and none of the library they call (the name: its module)
-_ON_FIRST_USE = {"DEFAULT_METRICS": "rankframe.cli.inputs", "demo": "rankframe.cli.demo"}
+# import no command and none of the library they call (the name: its module). `demo` is
+# imported (its module is light): a lazy name would be shadowed by its submodule once
+# `rankframe demo` imports that
+_ON_FIRST_USE = {"DEFAULT_METRICS": "rankframe.cli.inputs"}
 
 
 def __getattr__(name: str) -> Any:

@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SIZE   ?= S
 
 .DEFAULT_GOAL := help
-.PHONY: help java chromium demo test test-floors test-modin lint metric-methods bench bench-scale bench-compare bench-beyond bench-exposure bench-spark docs clean
+.PHONY: help java chromium trec-eval demo test test-floors test-modin lint metric-methods bench bench-scale bench-compare bench-beyond bench-exposure bench-spark docs clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-11s %s\n", $$1, $$2}'
@@ -49,9 +49,29 @@ chromium:
 	    exit 1; \
 	  fi; }
 
+# trec_eval's own binary, the reference of tests/references/test_trec_eval_binary.py and of
+# benchmarks/trec_cli.py: built from its source in the peers' folder beside the repository
+# (../shared/peers, see its README) with the system's cc and make, into a cache that git
+# ignores; its code never enters the repository. Built in a folder of its own, then moved
+# into place, so that two builds at once (test workers) do not meet.
+TREC_EVAL_SRC := ../shared/peers/trec_eval-10.0-src.tar.gz
+TREC_EVAL     := .cache/trec_eval-10.0/trec_eval
+
+$(TREC_EVAL): $(TREC_EVAL_SRC)
+	@command -v cc >/dev/null 2>&1 && command -v make >/dev/null 2>&1 || { \
+	  echo "Building trec_eval needs a C compiler and make: sudo apt-get install gcc make"; \
+	  exit 1; }
+	mkdir -p .cache $(@D)
+	build=$$(mktemp -d .cache/trec_eval-build.XXXXXX) && \
+	  tar -xzf $(TREC_EVAL_SRC) -C $$build && \
+	  $(MAKE) -s -C $$build/trec_eval >/dev/null 2>&1 && \
+	  mv $$build/trec_eval/trec_eval $@ && rm -rf $$build
+
+trec-eval: $(TREC_EVAL)  ## build trec_eval 10.0's binary from ../shared/peers into .cache/
+
 # -n auto: one pytest-xdist worker per core (tests/conftest.py keeps the Spark, Dask-cluster
 # and browser test modules each on one worker); `pytest -n0` runs in one process.
-test: java chromium $(VENV)/.installed-test  ## set up and run the whole test suite
+test: java chromium $(TREC_EVAL) $(VENV)/.installed-test  ## set up and run the whole test suite
 	$(BIN)/python -m pytest -n auto
 
 # The floors: a second venv with the oldest supported versions (.ci/floors.txt, pinned as pip
@@ -115,7 +135,7 @@ $(VENV)/.installed-bench: $(VENV)/.installed-test
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	touch $@
 
-bench: $(VENV)/.installed-bench  ## benchmarks against the peers (SIZE=S|M|L), writes benchmarks/RESULTS.md
+bench: $(TREC_EVAL) $(VENV)/.installed-bench  ## benchmarks against the peers (SIZE=S|M|L), writes benchmarks/RESULTS.md
 	$(BIN)/python benchmarks/run.py --size $(SIZE)
 	$(BIN)/python benchmarks/beyond.py
 	$(BIN)/python benchmarks/exposure.py
@@ -128,6 +148,7 @@ bench: $(VENV)/.installed-bench  ## benchmarks against the peers (SIZE=S|M|L), w
 	$(BIN)/python benchmarks/html_report.py --queries $(or $(QUERIES),1000000)
 	$(BIN)/python benchmarks/slices.py --queries $(or $(QUERIES),1000000)
 	$(BIN)/python benchmarks/slices.py --planted
+	$(BIN)/python benchmarks/trec_cli.py
 
 bench-scale: $(VENV)/.installed-test  ## 50M rows from parquet: Dask, polars streaming, pandas; writes benchmarks/RESULTS.md
 	$(BIN)/python benchmarks/scale.py

@@ -35,9 +35,11 @@ input.
 Status lines ("reading FILE...") go to stderr only when it is a terminal, and are erased when
 the work is done.
 
-The modules: ``parser`` (the subcommands assembled), ``options`` (the flag groups they share),
-``commands`` (one function per command; ``gate``: ``check``'s arguments and command;
-``report``, ``slices``, ``gaps``, ``sample_size`` and ``dashboard``: theirs), ``inputs``
+The modules: ``parser`` (the subcommands, each declared when it is parsed: ``rankframe
+--version`` and ``--help`` import no command module nor the library), ``options`` (the flag
+groups they share), ``commands`` (``evaluate``, ``compare`` and ``demo``: their arguments and
+runs; ``gate``: ``check``'s; ``trec``, ``report``, ``slices``, ``gaps``, ``sample_size`` and
+``dashboard``: theirs), ``inputs``
 (what the commands share, from the arguments to the library's call), ``reading`` (the columns
 of an input file), ``source`` (where a row is in its file, and why a text file cannot be
 read), ``checks`` (the input contract in the file's terms), ``render`` (result tables as
@@ -47,24 +49,44 @@ text), ``percent`` (what ``--percent`` shows as percentages), ``recording`` (``-
 
 from __future__ import annotations
 
+import argparse
 import contextlib
+import importlib
 import io
 import os
 import sys
 import warnings
-from collections.abc import Iterator, Sequence
-from typing import TextIO
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TextIO
 
-from rankframe.cli.commands import Command
 from rankframe.cli.demo import demo
 from rankframe.cli.errors import CliError, fail, in_cli_terms
-from rankframe.cli.inputs import DEFAULT_METRICS
 from rankframe.cli.parser import build_parser
 from rankframe.cli.status import Status
 from rankframe.exceptions import RankEvalError, RankEvalWarning, warned_once
-from rankframe.pipeline import nulls
+
+if TYPE_CHECKING:
+    from rankframe.cli.inputs import DEFAULT_METRICS
 
 __all__ = ["DEFAULT_METRICS", "demo", "main"]
+
+Command = Callable[[argparse.Namespace, Status], int]
+"""A subcommand's run (its parser's ``handler``): the parsed arguments to the exit status."""
+
+# loaded when first used, not with the command line: `rankframe --version` and `--help`
+# import no command and none of the library they call (the name: its module). `demo` is
+# imported (its module is light): a lazy name would be shadowed by its submodule once
+# `rankframe demo` imports that
+_ON_FIRST_USE = {"DEFAULT_METRICS": "rankframe.cli.inputs"}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _ON_FIRST_USE:
+        msg = f"module 'rankframe.cli' has no attribute {name!r}"
+        raise AttributeError(msg)
+    value = getattr(importlib.import_module(_ON_FIRST_USE[name]), name)
+    globals()[name] = value
+    return value
 
 
 @contextlib.contextmanager
@@ -97,6 +119,8 @@ def _cli_words(warning: Warning | str) -> str:
     """A warning of the library in the command line's words: null scores without Python's
     way to silence them."""
     if isinstance(warning, RankEvalWarning) and warning.problem == "null_scores":
+        from rankframe.pipeline import nulls  # only once the library has warned
+
         column, count, rows = warning.column, warning.count, warning.rows
         if column is not None and count is not None and rows is not None:
             return nulls.message(column, count, rows, silence=None)

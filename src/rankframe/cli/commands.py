@@ -1,36 +1,40 @@
-"""The commands: ``evaluate``, ``compare``, ``trec`` and ``demo``, each from parsed arguments
-to the text it writes."""
+"""The commands ``evaluate``, ``compare`` and ``demo``: each one's arguments (``add_*``, called
+by ``parser`` when the command is parsed) and its run, from parsed arguments to the text it
+writes."""
 
 from __future__ import annotations
 
 import argparse
 import io
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-import polars as pl
+from typing import TYPE_CHECKING, Any
 
 from rankframe.cli import inputs
 from rankframe.cli.checks import Roles, check_rows
-from rankframe.cli.demo import demo
 from rankframe.cli.errors import CliError, fail, in_cli_terms
 from rankframe.cli.flags import check_flags
+from rankframe.cli.options import (
+    add_input,
+    add_item_group_options,
+    add_metric_options,
+    add_output,
+    add_test_options,
+    add_time_options,
+)
 from rankframe.cli.percent import COMPARE, bounded_labels
-from rankframe.cli.reading import check_exists, input_format, read_table
-from rankframe.cli.recording import check_record_options, record
+from rankframe.cli.reading import input_format, read_table
+from rankframe.cli.recording import add_record_options, check_record_options, record
 from rankframe.cli.render import render, write
 from rankframe.cli.source import Source
 from rankframe.cli.status import Status
-from rankframe.datasets import recommendations
-from rankframe.exceptions import RankEvalError, TrecFormatError
+from rankframe.exceptions import RankEvalError
 from rankframe.metrics.registry import labels as metric_labels
-from rankframe.report import to_latex, to_markdown
 from rankframe.settings import params
-from rankframe.trec import parse_trec_measures, trec_eval_report
 
-Command = Callable[[argparse.Namespace, Status], int]
+if TYPE_CHECKING:
+    import polars as pl
 
 
 def _labels(metrics: Sequence[str], options: dict[str, Any]) -> list[str]:
@@ -48,6 +52,29 @@ def _read(args: argparse.Namespace, roles: Roles, status: Status) -> tuple[pl.Da
     frame, source = read_table(args.file, fmt, inputs.columns(roles, args), status)
     check_rows(frame, source, roles)
     return inputs.with_times(frame, source, args), source
+
+
+def add_evaluate(commands: Any) -> None:
+    """``rankframe evaluate``: the metrics of a long-format file."""
+    evaluate = commands.add_parser(
+        "evaluate",
+        description="Ranking metrics of a long-format file: one row per (query, item) with a "
+        "score (empty: judged but not retrieved) and a relevance grade.",
+    )
+    add_input(
+        evaluate,
+        several_scores="score column (default: score); repeat to evaluate "
+        "several systems, one row each",
+    )
+    add_metric_options(evaluate)
+    add_item_group_options(evaluate)
+    add_time_options(
+        evaluate.add_argument_group("time windows"),
+        every="one row per window, its start in a leading 'window' column",
+    )
+    add_output(evaluate, per_query=True)
+    add_record_options(evaluate)
+    evaluate.set_defaults(handler=run_evaluate)
 
 
 def run_evaluate(args: argparse.Namespace, status: Status) -> int:
@@ -103,6 +130,54 @@ def _check_compare(args: argparse.Namespace, scores: Sequence[str]) -> str | Non
     return args.baseline if args.baseline is not None else scores[0]
 
 
+def add_compare(commands: Any) -> None:
+    """``rankframe compare``: score columns against a baseline (or a reference file)."""
+    compare = commands.add_parser(
+        "compare",
+        description="Compare score columns of one file against a baseline: means, deltas, "
+        "confidence intervals and p-values of paired tests over queries.",
+    )
+    add_input(
+        compare,
+        several_scores="a system's score column; give two or more (one is "
+        "enough with --reference; default there: score)",
+    )
+    add_metric_options(compare)
+    add_item_group_options(compare)
+    tests = compare.add_argument_group("tests")
+    tests.add_argument(
+        "--baseline",
+        metavar="COL",
+        help="the score column the others are compared to (default: the first)",
+    )
+    tests.add_argument(
+        "--reference",
+        metavar="FILE2",
+        help="compare each --score column with the same column of FILE2 "
+        "(same columns; paired where the query ids match, two-sample "
+        "otherwise) instead of with a baseline column",
+    )
+    # --confidence-level without a default: the library's (a --convention may set it)
+    add_test_options(
+        tests,
+        family="the tests one correction covers: the systems compared on one metric "
+        "in one segment, or every test of the table (default: %(default)s)",
+        confidence_level="level of the delta's confidence interval (default: 0.95)",
+        confidence_default=None,
+        permutations=True,
+        resamples="resamples of the bootstrap interval of the permutation and Wilcoxon tests",
+    )
+    add_time_options(
+        compare.add_argument_group("time windows"),
+        every="each window against the previous one (with --baseline: the "
+        "systems within each window; with --reference: the same window of "
+        "FILE2)",
+    )
+    add_output(compare, paper=True)
+    add_record_options(compare)
+    compare.set_defaults(handler=run_compare)
+
+
 def run_compare(args: argparse.Namespace, status: Status) -> int:
     """``rankframe compare``."""
     default = ["score"] if args.reference is not None or args.every is not None else []
@@ -149,6 +224,8 @@ def run_compare(args: argparse.Namespace, status: Status) -> int:
     status.clear()
     record(args, result)
     if args.format in ("latex", "paper"):
+        from rankframe.report import to_latex, to_markdown  # the report package: only here
+
         paper = to_latex if args.format == "latex" else to_markdown
         write(paper(result), args.output)
         return 0
@@ -158,39 +235,24 @@ def run_compare(args: argparse.Namespace, status: Status) -> int:
     return 0
 
 
-def run_trec(args: argparse.Namespace, status: Status) -> int:
-    """``rankframe trec``: trec_eval's output format."""
-    try:
-        parse_trec_measures(args.measure)
-    except RankEvalError as error:
-        raise CliError(str(error), code=2) from None
-    for path in (args.qrels, args.run):
-        check_exists(path)
-    status.show(f"evaluating {args.run} against {args.qrels}...")
-    try:
-        text = trec_eval_report(
-            args.run,
-            args.qrels,
-            args.measure,
-            per_query=args.q,
-            summary=not args.n,
-            complete=args.c,
-            min_relevance=args.l,
-        )
-    except OSError as error:
-        raise CliError(f"cannot read {error.filename!r}: {error.strerror or error}") from None
-    except TrecFormatError as error:
-        # four fields where a run has six: most likely the qrels, given second
-        swapped = error.kind == "run" and error.n_fields == 4
-        hint = " The arguments are QRELS, then RUN, as for trec_eval." if swapped else ""
-        raise CliError(f"{error}{hint}") from None
-    status.clear()
-    write(text, args.output)
-    return 0
+def add_demo(commands: Any) -> None:
+    """``rankframe demo``: the embedded sample data, evaluated or written out."""
+    demo_parser = commands.add_parser("demo")
+    demo_parser.add_argument("--seed", type=int, default=0, help="seed of the sample data")
+    demo_parser.add_argument(
+        "--write",
+        metavar="FILE",
+        help="write the sample data to FILE (.csv or .parquet) "
+        "instead of evaluating it, e.g. to try `rankframe compare` on it",
+    )
+    demo_parser.set_defaults(handler=run_demo)
 
 
 def run_demo(args: argparse.Namespace, status: Status) -> int:
     """``rankframe demo``; with ``--write FILE``, write the sample data to FILE instead."""
+    from rankframe.cli.demo import demo
+    from rankframe.datasets import recommendations
+
     if not 0 <= args.seed < 2**64:
         raise CliError(f"--seed must be an integer from 0 to 2**64 - 1; got {args.seed}", code=2)
     if args.write is not None:

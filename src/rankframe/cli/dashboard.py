@@ -6,7 +6,6 @@ import argparse
 import sys
 from typing import Any
 
-from rankframe.api.store import History
 from rankframe.cli.errors import CliError
 from rankframe.cli.recording import parse_tag
 from rankframe.cli.status import Status
@@ -16,7 +15,6 @@ def add_parser(commands: Any) -> None:
     """The ``dashboard`` subcommand and its arguments."""
     parser = commands.add_parser(
         "dashboard",
-        help="one self-contained HTML page of a history store's runs",
         description="Write one self-contained HTML page (no network request, no script) of "
         "the runs of a history store: the verdict in words, the latest run's values, a trend "
         "per metric and segment with intervals, the gates' statuses and their history, and "
@@ -53,6 +51,8 @@ def add_parser(commands: Any) -> None:
 
 def run_dashboard(args: argparse.Namespace, _status: Status) -> int:
     """Write the page; say where on stderr."""
+    from rankframe.api.store import History  # the store and the page: only when run
+
     try:
         store = History(args.store)
     except ImportError as error:

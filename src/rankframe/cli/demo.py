@@ -5,8 +5,6 @@ from __future__ import annotations
 import sys
 from typing import Any, TextIO, cast
 
-import rankframe  # noqa: F401  (registers the accessor)
-from rankframe.datasets import recommendations
 from rankframe.exceptions import silenced
 
 DEMO_METRICS = ["mrr@10", "ndcg@10", "map@10", "acc@1", "acc@5", "precision@5", "recall@10"]
@@ -17,6 +15,9 @@ BEYOND_METRICS = ["coverage@10", "novelty@10"]
 def demo(seed: int = 0, out: TextIO | None = None) -> None:
     """Evaluate the sample data overall and by segment, compare the two models, and print
     readable tables."""
+    import rankframe  # noqa: F401  (registers the accessor)
+    from rankframe.datasets import recommendations  # the sample data: only when run
+
     stream = out if out is not None else sys.stdout
     data = recommendations(seed=seed)
     n_users = data["user_id"].nunique()

@@ -82,7 +82,6 @@ def add_parser(commands: Any) -> None:
     """The ``gaps`` subcommand and its arguments."""
     parser = commands.add_parser(
         "gaps",
-        help="is every user group served alike: the gap between the groups' means, tested",
         description="Per system and metric, the means of the groups of queries that --by "
         "names (every combination of several --by columns), the gap between the highest and "
         "the lowest with a bootstrap interval, and a test that every group is served alike "

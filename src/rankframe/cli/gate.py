@@ -146,7 +146,6 @@ def add_parser(commands: Any) -> None:
     """The ``check`` subcommand's arguments."""
     check = commands.add_parser(
         "check",
-        help="gates: rules on metrics; exit 1 when one fails",
         description="Check rules on the metrics of a long-format file, one row per rule, "
         "system and segment, with the interval, the test and a status (pass, fail, "
         "uncertain, too few queries, no baseline). Exit status: 0 when no row fails, 1 "

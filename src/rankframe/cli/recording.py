@@ -13,7 +13,6 @@ from typing import Any
 
 from rankframe.cli.errors import CliError
 from rankframe.exceptions import InvalidOptionError
-from rankframe.history import History
 
 __all__ = ["add_record_options", "parse_tag", "record"]
 
@@ -74,6 +73,8 @@ def record(args: argparse.Namespace, result: Any, data: Any = None) -> None:
     check_record_options(args)
     if args.record is None:
         return
+    from rankframe.history import History  # the store's package: only with --record
+
     try:
         store = History(args.record)
         run_id = store.record(

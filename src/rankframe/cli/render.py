@@ -13,7 +13,6 @@ from typing import Any
 
 from rankframe.adapters.results import table_rows
 from rankframe.cli.errors import CliError
-from rankframe.report.verdict import p_text
 
 OUTPUT_FORMATS = ("table", "csv", "json", "markdown")
 
@@ -44,6 +43,8 @@ def _cell(value: Any, column: str, percent: Collection[str], nan: str) -> str:
         if math.isnan(value):
             return nan
         if column.startswith("p_"):  # p_value, p_adjusted: as every output writes them
+            from rankframe.report.verdict import p_text  # the report package: only here
+
             return p_text(value)
         signed = "+" if column in SIGNED else ""
         if column in percent:

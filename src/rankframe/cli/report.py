@@ -127,8 +127,6 @@ def add_parser(commands: Any) -> None:
     """The ``report`` subcommand and its arguments."""
     report = commands.add_parser(
         "report",
-        help="one self-contained HTML report: summary, segments, curves, "
-        "distributions, win/tie/loss, worst queries",
         description="Write one self-contained HTML file (no network request, no script) "
         "of the metrics of a long-format file: the data, each system with its interval and "
         "significance marks against the baseline, segments, metric@k curves, per-query "

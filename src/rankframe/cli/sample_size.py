@@ -76,7 +76,6 @@ def add_parser(commands: Any) -> None:
     """The ``sample-size`` subcommand and its arguments."""
     parser = commands.add_parser(
         "sample-size",
-        help="how many queries a t-test needs to detect a change of --delta",
         description="Per system and metric (and --by segment), the smallest number of "
         "queries at which a t-test at --alpha detects a change of --delta with --power, from "
         "the spread of the file's per-query values, and how many queries the file holds: "

@@ -129,7 +129,6 @@ def add_parser(commands: Any) -> None:
     """The ``slices`` subcommand and its arguments."""
     parser = commands.add_parser(
         "slices",
-        help="where a model fails: the worst slices of the queries, tested",
         description="Every slice of the queries made of up to --max-depth predicates "
         "column == value over the --column columns (each constant within a query), with at "
         "least --min-queries queries, tested: each system's mean inside against the other "

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from rankframe.exceptions import InvalidDataError, silenced
+from rankframe.exceptions import InvalidDataError, InvalidOptionError, silenced
 from rankframe.inputs.trec_files import PathOrFrame, checked_frames, joined_frames
 from rankframe.metrics.registry import Metric, labels
 from rankframe.trec.measures import TrecMeasure, parse_trec_measures
@@ -35,6 +35,7 @@ def trec_eval_report(
     summary: bool = True,
     complete: bool = False,
     min_relevance: int | None = None,
+    max_per_query: int | None = None,
 ) -> str:
     """trec_eval's output for the measures rankframe computes, byte for byte.
 
@@ -62,12 +63,19 @@ def trec_eval_report(
         Judged queries missing from the run count 0 (trec_eval ``-c``).
     min_relevance
         Lowest grade that counts as relevant (trec_eval ``-l``); ``None``: grade > 0.
+    max_per_query
+        At most this many documents per query (trec_eval ``-M``): each query's first ones
+        in trec_eval's ranking (score descending, ties by docno descending), the others
+        dropped from the run before anything is counted (``num_ret`` included; a judged
+        document cut off counts as not retrieved). ``None``: every document.
 
     Raises
     ------
     TrecFormatError
         A line of a run or qrels file breaks its format; the error's ``path`` and ``line``
         say which.
+    InvalidOptionError
+        ``max_per_query`` is not a positive integer.
     InvalidDataError
         No query has both results and judgments.
 
@@ -93,7 +101,9 @@ def trec_eval_report(
     P_2                   \tall\t0.2500
     """
     selection = parse_trec_measures(measures)
-    inputs = _Inputs.of(run, qrels, complete=complete, min_relevance=min_relevance)
+    inputs = _Inputs.of(
+        run, qrels, complete=complete, min_relevance=min_relevance, max_per_query=max_per_query
+    )
     lines = [Line(m, name) for m, params in selection for name in m.line_names(params)]
     out = _per_query_lines(inputs, lines) if per_query else []
     out += _summary_lines(inputs, lines) if summary else []
@@ -115,21 +125,34 @@ class Line:
 
 @dataclass(frozen=True)
 class _Inputs:
-    """The run and the qrels checked, the frame they join into (its queries sorted as
-    strings), and the metric options (``min_relevance``)."""
+    """The run (cut to ``max_per_query`` documents per query) and the qrels checked, the
+    frame they join into (its queries sorted as strings), the metric options
+    (``min_relevance``), and the run id of the run's last line (trec_eval's)."""
 
     run: pd.DataFrame
     qrels: pd.DataFrame
     joined: pd.DataFrame
     queries: pd.Index
     options: dict[str, Any]
+    runid: str | None
 
     @classmethod
     def of(
-        cls, run: PathOrFrame, qrels: PathOrFrame, *, complete: bool, min_relevance: int | None
+        cls,
+        run: PathOrFrame,
+        qrels: PathOrFrame,
+        *,
+        complete: bool,
+        min_relevance: int | None,
+        max_per_query: int | None,
     ) -> _Inputs:
         """The inputs of a report; no query with both results and judgments is an error."""
+        _check_max_per_query(max_per_query)
         run_frame, qrels_frame = checked_frames(run, qrels)
+        has_id = "run" in run_frame.columns and len(run_frame) > 0
+        runid = str(run_frame["run"].iloc[-1]) if has_id else None
+        if max_per_query is not None:
+            run_frame = _first_per_query(run_frame, max_per_query)
         joined = joined_frames(run_frame, qrels_frame, complete=complete)
         if joined.empty:
             msg = (
@@ -140,7 +163,37 @@ class _Inputs:
             raise InvalidDataError(msg)
         options: dict[str, Any] = {} if min_relevance is None else {"min_relevance": min_relevance}
         queries = pd.Index(sorted(joined["query"].unique()), name="query")
-        return cls(run_frame, qrels_frame, joined, queries, options)
+        return cls(run_frame, qrels_frame, joined, queries, options, runid)
+
+
+def _check_max_per_query(max_per_query: int | None) -> None:
+    """``max_per_query``: ``None`` or a positive integer."""
+    if max_per_query is None:
+        return
+    if isinstance(max_per_query, bool) or not isinstance(max_per_query, (int, np.integer)):
+        msg = f"max_per_query must be a positive integer or None; got {max_per_query!r}"
+        raise InvalidOptionError(msg)
+    if max_per_query < 1:
+        msg = (
+            f"max_per_query must be a positive integer (at most that many documents per "
+            f"query); got {max_per_query}"
+        )
+        raise InvalidOptionError(msg)
+
+
+def _first_per_query(run: pd.DataFrame, limit: int) -> pd.DataFrame:
+    """Each query's first ``limit`` documents in trec_eval's ranking: score descending, ties
+    by docno descending (form_res_rels.c sorts, then cuts); the rows kept in file order."""
+    keys = run[["query", "item", "score"]].astype(
+        {"query": "str", "item": "str", "score": np.float64}
+    )
+    ranked = keys.reset_index(drop=True).sort_values(
+        ["query", "score", "item"], ascending=[True, False, False], kind="stable"
+    )
+    position = ranked.groupby("query", sort=False).cumcount()  # indexed by the row's position
+    kept = np.zeros(len(run), dtype=bool)
+    kept[position.index.to_numpy()] = position.to_numpy() < limit
+    return run.loc[kept]
 
 
 def _per_query_lines(inputs: _Inputs, lines: list[Line]) -> list[str]:
@@ -159,7 +212,10 @@ def _per_query_lines(inputs: _Inputs, lines: list[Line]) -> list[str]:
         else:  # relstring
             name, measure = line.name, line.measure
             length = int(name.rpartition("_")[2]) if name != measure.name else 10
-            strings = _relstrings(inputs.run, inputs.qrels, inputs.queries, length)
+            # a judged query the run misses (-c): trec_eval clears the string of `relstring`
+            # alone, and `relstring_N` keeps its stand-in document's '-' (trec_eval.c)
+            missed = "" if name == measure.name else "-"[:length]
+            strings = _relstrings(inputs.run, inputs.qrels, inputs.queries, length, missed)
             columns.append([f"{name:<{_WIDTH}}\t{q}\t'{s}'" for q, s in strings.items()])
     return [text for row in zip(*columns, strict=True) for text in row]
 
@@ -170,10 +226,10 @@ def _summary_lines(inputs: _Inputs, lines: list[Line]) -> list[str]:
     means = _evaluate(inputs.joined, metrics, inputs.options) if metrics else pd.Series(dtype=float)
     out: list[str] = []
     for line in lines:
-        name, kind, run = line.name, line.measure.kind, inputs.run
+        name, kind = line.name, line.measure.kind
         if kind == "runid":
-            if "run" in run.columns and len(run):
-                out.append(f"{name:<{_WIDTH}}\tall\t{run['run'].iloc[-1]}")
+            if inputs.runid is not None:
+                out.append(f"{name:<{_WIDTH}}\tall\t{inputs.runid}")
         elif kind == "num_q":
             out.append(f"{name:<{_WIDTH}}\tall\t{len(inputs.queries)}")
         elif line.metric is not None:
@@ -224,12 +280,13 @@ def _evaluate(joined: pd.DataFrame, metrics: list[str], options: dict[str, Any])
 
 
 def _relstrings(
-    run: pd.DataFrame, qrels: pd.DataFrame, queries: pd.Index, length: int
+    run: pd.DataFrame, qrels: pd.DataFrame, queries: pd.Index, length: int, missed: str
 ) -> pd.Series:
     """trec_eval's ``relstring``: per query, the judgments of the first ``length`` documents
     retrieved, one character each (m_relstring.c): the grade 0-9, ``>`` above 9, ``-`` for
     a document not in the qrels, ``.`` for one in the qrels with a negative grade (in the
-    pool but not judged). A query that retrieved nothing has an empty string."""
+    pool but not judged). A judged query that the run misses (kept by ``-c``) reads
+    ``missed``."""
     retrieved = run.loc[run["query"].astype(str).isin(queries), ["query", "item", "score"]]
     retrieved = retrieved.astype({"query": "str", "item": "str", "score": np.float64})
     graded = retrieved.merge(
@@ -251,4 +308,4 @@ def _relstrings(
         )
     )
     strings: pd.Series = top.sort_values(["query", "rank"]).groupby("query")["char"].agg("".join)
-    return strings.reindex(queries, fill_value="")
+    return strings.reindex(queries, fill_value=missed)

@@ -1,0 +1,116 @@
+"""``rankframe trec QRELS RUN``: a drop-in for trec_eval, with its options (``-q``, ``-c``,
+``-l``, ``-m``, ``-M``, ``-n``) and its output, from ``rankframe.trec``."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from rankframe.cli.errors import CliError
+from rankframe.cli.status import Status
+
+
+def _measure_help() -> str:
+    """The -m help of trec: the trec_eval measures rankframe computes, from the registry."""
+    from rankframe.trec.measures import measure_names
+
+    return (
+        f"a trec_eval measure: {measure_names()}; parameters as trec_eval takes them "
+        "(P.5,10, iprec_at_recall.0.25, relstring.20) or as it prints them (P_10); "
+        "nicknames 'official' (the default), 'all_trec' and 'set'; repeatable"
+    )
+
+
+def add_parser(commands: Any) -> None:
+    """The ``trec`` subcommand and its arguments: trec_eval's options."""
+    trec = commands.add_parser(
+        "trec",
+        description="Evaluate a TREC run against qrels and print trec_eval's output "
+        "(measure<TAB>query<TAB>value), line for line as trec_eval prints it; the options "
+        "are trec_eval's.",
+    )
+    trec.add_argument("qrels", metavar="QRELS", help="qrels file: query 0 docno grade")
+    trec.add_argument("run", metavar="RUN", help="run file: query Q0 docno rank score runid")
+    trec.add_argument(
+        "-q",
+        "--query_eval_wanted",
+        dest="q",
+        action="store_true",
+        help="print each query's values too, before the summary",
+    )
+    trec.add_argument(
+        "-c",
+        "--complete_rel_info_wanted",
+        dest="c",
+        action="store_true",
+        help="average over every judged query; queries missing from the run count 0",
+    )
+    trec.add_argument(
+        "-l",
+        "--level_for_rel",
+        dest="l",
+        type=int,
+        metavar="LEVEL",
+        help="lowest grade that counts as relevant (default: 1)",
+    )
+    trec.add_argument(
+        "-m", "--measure", dest="measure", action="append", metavar="MEASURE", help=_measure_help()
+    )
+    trec.add_argument(
+        "-M",
+        "--Max_retrieved_per_topic",
+        dest="M",
+        type=int,
+        metavar="N",
+        help="at most N documents per query: each query's first N by score (ties by docno), "
+        "the rest dropped before evaluation",
+    )
+    trec.add_argument(
+        "-n",
+        "--nosummary",
+        dest="n",
+        action="store_true",
+        help="no summary: only the per-query lines",
+    )
+    trec.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
+    trec.set_defaults(handler=run_trec)
+
+
+def run_trec(args: argparse.Namespace, status: Status) -> int:
+    """``rankframe trec``: trec_eval's output format."""
+    from rankframe.cli.reading import check_exists
+    from rankframe.cli.render import write
+    from rankframe.exceptions import RankEvalError, TrecFormatError
+    from rankframe.trec import parse_trec_measures, trec_eval_report
+
+    try:
+        parse_trec_measures(args.measure)
+    except RankEvalError as error:
+        raise CliError(str(error), code=2) from None
+    if args.M is not None and args.M < 1:
+        msg = f"-M takes a positive number of documents per query; got {args.M}"
+        raise CliError(msg, code=2)
+    for path in (args.qrels, args.run):
+        check_exists(path)
+    status.show(f"evaluating {args.run} against {args.qrels}...")
+    try:
+        text = trec_eval_report(
+            args.run,
+            args.qrels,
+            args.measure,
+            per_query=args.q,
+            summary=not args.n,
+            complete=args.c,
+            min_relevance=args.l,
+            max_per_query=args.M,
+        )
+    except OSError as error:
+        raise CliError(f"cannot read {error.filename!r}: {error.strerror or error}") from None
+    except TrecFormatError as error:
+        # four fields where a run has six: most likely the qrels, given second
+        swapped = error.kind == "run" and error.n_fields == 4
+        hint = " The arguments are QRELS, then RUN, as for trec_eval." if swapped else ""
+        raise CliError(f"{error}{hint}") from None
+    status.clear()
+    write(text, args.output)
+    return 0

@@ -101,11 +101,6 @@ def write(folder: Path, run_lines: list[str], qrels_lines: list[str]) -> tuple[P
     return qrels, run_file
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="11pt_avg adds the 11 interpolated precisions from recall 0.0 up; trec_eval "
-    "(m_11pt_avg.c) adds them from 1.0 down: 0.15625000000000003 against 0.15625",
-)
 def test_11pt_avg_adds_the_levels_in_trec_eval_s_order(run: Run, tmp_path: Path) -> None:
     # one query, 96 documents ranked by score; relevant at these ranks, 27 relevant in all:
     # the 11 levels' precisions add up to 1.71875 = 11 x 0.15625 in trec_eval's order only

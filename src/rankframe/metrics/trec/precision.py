@@ -81,9 +81,11 @@ _LEVELS = tuple(i / 10 for i in range(11))
 
 
 def eleven_point_avg(t: Lists, _k: object, o: Options) -> FloatArray:
-    """The mean of the interpolated precision at recall 0.0, 0.1, ..., 1.0."""
+    """The mean of the interpolated precision at recall 0.0, 0.1, ..., 1.0, added from 1.0
+    down as trec_eval does (its printed digits can depend on the order: 0.15625 exactly in
+    that order, 0.15625000000000003 from 0.0 up)."""
     total = np.zeros(t.n_queries)
-    for level in _LEVELS:  # a loop over the 11 levels; queries stay vectorised
+    for level in reversed(_LEVELS):  # a loop over the 11 levels; queries stay vectorised
         total += iprec(t, level, o)
     return total / len(_LEVELS)
 

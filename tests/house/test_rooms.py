@@ -55,7 +55,6 @@ DEBT: dict[str, dict[str, int]] = {
     },
     "functions": {
         "adapters/lists.py::from_lists": 110,
-        "adapters/pandas.py::PandasBackend.extract": 96,
         "api/accessor.py::RankEval.check": 132,
         "api/accessor.py::RankEval.compare": 173,
         "api/searches.py::Searches.gaps": 115,

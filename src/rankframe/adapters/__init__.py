@@ -32,16 +32,19 @@ import polars as pl
 from rankframe.adapters import pandas as pandas_adapter
 from rankframe.adapters import polars as polars_adapter
 from rankframe.adapters.arrow import ArrowAdapter
-from rankframe.adapters.mappings import READER
+from rankframe.adapters.mappings import READER, kind_of
 from rankframe.adapters.pandas import PandasAdapter
 from rankframe.adapters.polars import LazyPolarsAdapter, PolarsAdapter
 from rankframe.metrics import item_inputs
 from rankframe.pipeline.contract import FrameAdapter
+from rankframe.settings import option_checks
 
 __all__ = ["FrameAdapter", "FrameKind", "adapt", "kinds", "register", "register_kind"]
 
 # the options that map items to values are read by their kind here (adapters/mappings.py)
 item_inputs.use_reader(READER)
+# ... and the option checks ask them what kind of frame an option's value is
+option_checks.use_kind_of(kind_of)
 
 
 @dataclass(frozen=True)

@@ -213,14 +213,14 @@ def _check_unique(frame: pd.DataFrame, what: str) -> None:
 def checked_frames(run: PathOrFrame, qrels: PathOrFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The run and qrels as frames: files read (and checked by the readers), frames checked
     for duplicate documents."""
-    if isinstance(run, pd.DataFrame):
-        _check_unique(run, "run")
-    else:
+    if isinstance(run, str | os.PathLike):
         run = read_trec_run(run)
-    if isinstance(qrels, pd.DataFrame):
-        _check_unique(qrels, "qrels")
     else:
+        _check_unique(run, "run")
+    if isinstance(qrels, str | os.PathLike):
         qrels = read_trec_qrels(qrels)
+    else:
+        _check_unique(qrels, "qrels")
     return run, qrels
 
 

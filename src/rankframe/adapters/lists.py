@@ -14,7 +14,6 @@ from rankframe.exceptions import InvalidOptionError
 from rankframe.inputs.lists import (
     ListNames,
     check_polars_schema,
-    dask_long,
     pandas_long,
     polars_long,
     polars_long_schema,
@@ -108,7 +107,11 @@ def from_lists(
     >>> long.rank_eval.mrr(k=5)
     0.5
     """
-    names = ListNames(query, recommended, relevant, grades)
+    return _long(frame, ListNames(query, recommended, relevant, grades))
+
+
+def _long(frame: Any, names: ListNames) -> Any:
+    """The long frame of ``frame``'s kind: the frame kind told apart, then its reader."""
     module = type(frame).__module__.split(".")[0]  # pyspark: imported only for its frames
     if isinstance(frame, pd.DataFrame):
         return pandas_long(frame, names)
@@ -121,6 +124,9 @@ def from_lists(
             schema = polars_long_schema(input_schema, names)
             return map_batches(frame, lambda data: polars_long(data, names), schema)
     if module.startswith("dask"):
+        # Dask loads only for a Dask frame (a heavy optional library)
+        from rankframe.adapters.dask_lists import dask_long
+
         return dask_long(frame, names)
     if module.startswith("pyspark"):
         # pyspark loads only for a Spark frame (a heavy optional library)

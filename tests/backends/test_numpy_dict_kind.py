@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 import rankframe
-from backends.numpy_dict_kind import NAME, NumpyDictAdapter, NumpyDictFrame
+from backends.numpy_dict_kind import NAME, NumpyDictAdapter, NumpyDictFrame, register
 from helpers import ROOT, as_pandas
 
 pytestmark = pytest.mark.frame_kinds(NAME)
@@ -102,3 +102,19 @@ def test_results_equal_pandas(make_frame: Any) -> None:
     expected = pd.DataFrame(data).rank_eval.evaluate(["mrr@5", "ndcg@10"], by="theme")
     pd.testing.assert_frame_equal(as_pandas(got), as_pandas(expected))
     assert got["mrr@5"].tolist() == [0.5, 1.0]  # by hand: b's item at rank 2 in t, z first in u
+
+
+def test_registering_a_name_again_replaces_it() -> None:
+    """The registration is idempotent: the kind once in ``kinds()``, asked first."""
+    before = rankframe.adapters.kinds()
+    register()
+    assert rankframe.adapters.kinds() == before
+    assert before.count(NAME) == 1
+
+
+def test_the_built_in_kinds_are_registered_the_same_way() -> None:
+    """pandas, polars (eager and lazy), Dask and Spark are kinds of the one registry; an
+    object no kind claims is read as an Arrow frame, or refused by name."""
+    assert {"pandas", "polars", "polars-lazy", "dask", "spark"} <= set(rankframe.adapters.kinds())
+    with pytest.raises(TypeError, match="list"):
+        rankframe.adapters.adapt([1, 2])

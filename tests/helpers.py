@@ -18,6 +18,7 @@ import pyarrow as pa
 from dask.base import tokenize
 
 import rankframe
+from backends import numpy_dict_kind
 from backends.numpy_dict_kind import NumpyDictFrame
 from rankframe import METRICS, Metric
 
@@ -207,8 +208,9 @@ GRID_KINDS = [kind for kind in FRAME_KINDS if kind != "dask"]
 #: A frame kind the tests define and register themselves (tests/backends/numpy_dict_kind.py:
 #: a dict of NumPy arrays), not in the shared fixture's kinds: tests/backends/
 #: test_numpy_dict_kind.py runs the value grid on it (``frame_kinds("numpy-dict")``).
-NUMPY_DICT = "numpy-dict"
+NUMPY_DICT = numpy_dict_kind.NAME
 TEST_KINDS = [NUMPY_DICT]
+numpy_dict_kind.register()
 
 
 def _arrow_lists(data: pd.DataFrame) -> pd.DataFrame:

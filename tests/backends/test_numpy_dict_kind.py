@@ -80,8 +80,10 @@ def test_the_grid_is_collected() -> None:
 
 
 def test_the_kind_is_registered_and_adapted() -> None:
-    """The kind is asked first, its frames get its adapter, and the accessor."""
-    assert rankframe.adapters.kinds()[0] == NAME
+    """The kind is asked before the built-in ones, its frames get its adapter, and the
+    accessor."""
+    kinds = rankframe.adapters.kinds()
+    assert kinds.index(NAME) < kinds.index("pandas")  # asked before the built-in kinds
     frame = NumpyDictFrame.of(pd.DataFrame({"query": ["q"], "item": ["a"]}))
     assert isinstance(rankframe.adapters.adapt(frame), NumpyDictAdapter)
     assert isinstance(frame.rank_eval, rankframe.RankEval)  # type: ignore[attr-defined]

@@ -66,23 +66,29 @@ _ACCESSOR: list[type] = []  # the accessor of register(), once called
 
 def register_kind(
     name: str,
-    claims: Callable[[Any], bool],
+    claims: type | tuple[type, ...] | Callable[[Any], bool],
     adapter: Callable[[Any], FrameAdapter],
     *,
     accessor: Callable[[type], None] | None = None,
 ) -> FrameKind:
     """Register a frame kind: :func:`adapt` gives ``adapter(obj)`` for every object that
-    ``claims(obj)``, asking the kinds registered last first (so a kind may claim objects of
-    a kind registered before it). ``accessor(RankEval)``, if given, puts the ``rank_eval``
+    ``claims(obj)`` (or, for a class or a tuple of classes, that is an instance of it),
+    asking the kinds registered last first (so a kind may claim objects of a kind
+    registered before it). ``accessor(RankEval)``, if given, puts the ``rank_eval``
     accessor on the kind's frames: at once if rankframe has registered its accessor already
     (it has, once ``import rankframe`` returns), else when it does. Registering a name again
     replaces that kind. Returns the kind."""
-    kind = FrameKind(name, claims, adapter, accessor)
+    test = _instance_of(claims) if isinstance(claims, type | tuple) else claims
+    kind = FrameKind(name, test, adapter, accessor)
     _KINDS[:] = [k for k in _KINDS if k.name != name]
     _KINDS.append(kind)
     if accessor is not None and _ACCESSOR:
         accessor(_ACCESSOR[0])
     return kind
+
+
+def _instance_of(types: type | tuple[type, ...]) -> Callable[[Any], bool]:
+    return lambda obj: isinstance(obj, types)
 
 
 def kinds() -> list[str]:
@@ -199,19 +205,10 @@ def _installed(name: str) -> bool:
 
 # -- the kinds of the libraries rankframe supports (the Arrow frames: adapt's fallback) --------
 
-register_kind(
-    "pandas",
-    lambda obj: isinstance(obj, pd.DataFrame),
-    PandasAdapter,
-    accessor=pandas_adapter.register,
-)
-register_kind(
-    "polars",
-    lambda obj: isinstance(obj, pl.DataFrame),
-    PolarsAdapter,
-    accessor=polars_adapter.register,  # DataFrame and LazyFrame namespaces
-)
-register_kind("polars-lazy", lambda obj: isinstance(obj, pl.LazyFrame), LazyPolarsAdapter)
+register_kind("pandas", pd.DataFrame, PandasAdapter, accessor=pandas_adapter.register)
+# the polars accessor: the DataFrame and LazyFrame namespaces
+register_kind("polars", pl.DataFrame, PolarsAdapter, accessor=polars_adapter.register)
+register_kind("polars-lazy", pl.LazyFrame, LazyPolarsAdapter)
 register_kind(
     "dask",
     lambda obj: _library(obj) == "dask" and hasattr(obj, "npartitions"),

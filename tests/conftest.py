@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 import rankframe
-from helpers import FRAME_KINDS, OWN_VENV_KINDS, FrameMaker, chromium, frames_of
+from helpers import FRAME_KINDS, OWN_VENV_KINDS, TEST_KINDS, FrameMaker, chromium, frames_of
 
 # Test modules import pandera themselves: first through rankframe, which silences what
 # pyspark's modules warn while pandera imports them (schemas.pandera_ready)
@@ -78,7 +78,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     mark = metafunc.definition.get_closest_marker("frame_kinds")
     if mark is None:
         return
-    unknown = set(mark.args) - set(FRAME_KINDS)
+    unknown = set(mark.args) - {*FRAME_KINDS, *TEST_KINDS}
     if not mark.args or unknown:
         raise pytest.UsageError(f"frame_kinds{mark.args}: not frame kinds: {sorted(unknown)}")
     metafunc.definition.add_marker(

@@ -18,6 +18,8 @@ import pyarrow as pa
 from dask.base import tokenize
 
 import rankframe
+from backends import numpy_dict_kind
+from backends.numpy_dict_kind import NumpyDictFrame
 from rankframe import METRICS, Metric
 
 ROOT = Path(__file__).resolve().parents[1]  # the repository
@@ -211,6 +213,13 @@ PARTS = 3  # the parts of "polars-parts" and the partitions of "dask"
 #: ``test_dask_cases_cover_every_metric_option_and_error_class`` asserts it.
 GRID_KINDS = [kind for kind in FRAME_KINDS if kind != "dask"]
 
+#: A frame kind the tests define and register themselves (tests/backends/numpy_dict_kind.py:
+#: a dict of NumPy arrays), not in the shared fixture's kinds: tests/backends/
+#: test_numpy_dict_kind.py runs the value grid on it (``frame_kinds("numpy-dict")``).
+NUMPY_DICT = numpy_dict_kind.NAME
+TEST_KINDS = [NUMPY_DICT]
+numpy_dict_kind.register()
+
 
 def _arrow_lists(data: pd.DataFrame) -> pd.DataFrame:
     """Object columns of lists (or tuples) as pyarrow list columns, as parquet gives them (and
@@ -307,6 +316,8 @@ def is_modin(obj: Any) -> bool:
 
 
 def _native(data: pd.DataFrame, kind: str) -> Any:
+    if kind == NUMPY_DICT:
+        return NumpyDictFrame.of(data)
     if kind == "modin":  # only in modin's venv (OWN_VENV_KINDS): a missing modin fails
         from modin.pandas.io import from_pandas
 
@@ -330,7 +341,9 @@ def _native(data: pd.DataFrame, kind: str) -> Any:
 
 def assert_unchanged(before: Any, after: Any) -> None:
     """``after`` (a frame a test made) is still ``before`` (its snapshot when made)."""
-    if isinstance(after, ArrowFrame):
+    if isinstance(after, NumpyDictFrame):
+        assert after.equals(before), "rankframe modified the input arrays"
+    elif isinstance(after, ArrowFrame):
         assert after.table.equals(before), "rankframe modified the input table"
     elif isinstance(before, DaskSnapshot):
         assert tokenize(after) == before.token, "rankframe rebound the input Dask frame"
@@ -363,8 +376,10 @@ class FrameMaker:
             )
             return dask_frame
         frame = _native(pd.DataFrame(data), self.kind)
-        if isinstance(frame, ArrowFrame):  # Arrow arrays are immutable: the table itself
-            snapshot: Any = frame.table
+        if isinstance(frame, NumpyDictFrame):
+            snapshot: Any = frame.copy()
+        elif isinstance(frame, ArrowFrame):  # Arrow arrays are immutable: the table itself
+            snapshot = frame.table
         elif is_modin(frame):
             snapshot = frame.modin.to_pandas()
         elif isinstance(frame, pl.DataFrame):

@@ -31,7 +31,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rankframe._compat import STR
-from rankframe.adapters.base import FrameAdapter
 from rankframe.adapters.pandas import (
     PandasBackend,
     concat_pandas,
@@ -40,6 +39,7 @@ from rankframe.adapters.pandas import (
 )
 from rankframe.exceptions import RankEvalError
 from rankframe.pipeline import steps
+from rankframe.pipeline.contract import FrameAdapter
 from rankframe.pipeline.reference import Side, side
 from rankframe.pipeline.steps import Backend, ColumnNames, Request, ranks
 from rankframe.settings.options import Ties

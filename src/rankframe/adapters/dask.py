@@ -39,7 +39,6 @@ except ImportError as error:
 import polars as pl
 import pyarrow as pa
 
-from rankframe.adapters.base import FrameAdapter
 from rankframe.adapters.pandas import (
     PandasBackend,
     concat_pandas,
@@ -51,6 +50,7 @@ from rankframe.adapters.pandas import (
 from rankframe.engine.encoding import hash_arrow, is_composite
 from rankframe.exceptions import RankEvalError, WarningState, warning_state, within
 from rankframe.pipeline import validation
+from rankframe.pipeline.contract import FrameAdapter
 from rankframe.pipeline.parts import Parts
 from rankframe.pipeline.reference import Side, side
 from rankframe.pipeline.steps import Backend, ColumnNames, Request, from_parts, ranks

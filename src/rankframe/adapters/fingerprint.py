@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 
 from rankframe.adapters import adapt
-from rankframe.adapters.base import FrameAdapter
 from rankframe.exceptions import ColumnNotFoundError
+from rankframe.pipeline.contract import FrameAdapter
 
 if TYPE_CHECKING:
     from rankframe.pipeline.steps import ColumnNames

@@ -14,7 +14,6 @@ from rankframe.exceptions import InvalidOptionError
 from rankframe.inputs.lists import (
     ListNames,
     check_polars_schema,
-    dask_long,
     pandas_long,
     polars_long,
     polars_long_schema,
@@ -112,7 +111,7 @@ def from_lists(
 
 
 def _long(frame: Any, names: ListNames) -> Any:
-    """The long frame of ``frame``, by its kind (:func:`from_lists`)."""
+    """The long frame of ``frame``'s kind: the frame kind told apart, then its reader."""
     module = type(frame).__module__.split(".")[0]  # pyspark: imported only for its frames
     if isinstance(frame, pd.DataFrame):
         return pandas_long(frame, names)
@@ -125,6 +124,9 @@ def _long(frame: Any, names: ListNames) -> Any:
             schema = polars_long_schema(input_schema, names)
             return map_batches(frame, lambda data: polars_long(data, names), schema)
     if module.startswith("dask"):
+        # Dask loads only for a Dask frame (a heavy optional library)
+        from rankframe.adapters.dask_lists import dask_long
+
         return dask_long(frame, names)
     if module == "modin":
         # modin loads only for a modin frame (a heavy optional library)

@@ -14,10 +14,25 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import polars as pl
 
 from rankframe.exceptions import InvalidOptionError
 
-__all__ = ["READER", "Mappings"]
+__all__ = ["READER", "Mappings", "kind_of"]
+
+
+#: The frame types the data options take, by the name the option checks use
+#: (:func:`rankframe.settings.option_checks.kind_of`): these classes themselves, not subclasses.
+_KINDS: dict[type, str] = {
+    pd.Series: "pandas Series",
+    pd.DataFrame: "pandas DataFrame",
+    pl.DataFrame: "polars DataFrame",
+}
+
+
+def kind_of(value: object) -> str | None:
+    """Which of the frame kinds the data options take ``value`` is (``None``: none)."""
+    return _KINDS.get(type(value))
 
 
 class Mappings:

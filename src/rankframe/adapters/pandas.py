@@ -13,7 +13,6 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rankframe.adapters.base import FrameAdapter
 from rankframe.engine import (
     EXACT_DIGITS,
     CodeArray,
@@ -42,6 +41,7 @@ from rankframe.engine.encoding import (
 )
 from rankframe.exceptions import InvalidDataError, Keyword
 from rankframe.pipeline import validation
+from rankframe.pipeline.contract import FrameAdapter
 from rankframe.pipeline.steps import (
     Backend,
     ColumnNames,
@@ -201,6 +201,86 @@ def pandas_column(values: Any) -> Any:
     return values
 
 
+class PandasItems:
+    """The item column of a pandas frame, as the engine reads it (an
+    :class:`~rankframe.engine.ItemSource`): ranks, hashes and ids by row position."""
+
+    def __init__(self, items: pd.Series, column: str) -> None:
+        self.items = items
+        self.column = column
+        dtype = items.dtype
+        self.strings = isinstance(items.array, pd.arrays.ArrowStringArray) or (
+            isinstance(dtype, pd.ArrowDtype) and pa.types.is_string(dtype.pyarrow_dtype)
+        )
+        self.distinct: pa.Array | None = None  # the sorted distinct strings of encode()
+
+    def dense_ranks(self, rows: IntArray) -> IntArray:
+        items = self.items
+        if isinstance(items.array, pd.arrays.ArrowExtensionArray | pd.arrays.ArrowStringArray):
+            return ranks_at(pa.array(items.array), rows)
+        chosen = items.take(rows)
+        if isinstance(chosen.dtype, pd.ArrowDtype | pd.StringDtype):
+            return dense_ranks(pa.array(chosen.array))
+        try:
+            return dense_ranks(np.asarray(chosen.to_numpy()))
+        except UnorderedIdsError as error:
+            raise _unordered(self.column, items.dtype, error) from None
+
+    def hash(self) -> npt.NDArray[np.uint64]:
+        return _hash(self.items)
+
+    def value(self, row: int) -> object:
+        return as_tuple(self.items.iloc[row])
+
+    def values(self, rows: IntArray) -> list[object]:
+        out: list[object] = self.items.take(rows).tolist()
+        return out
+
+    def first_of_each(self) -> IntArray:
+        return np.flatnonzero(~self.items.duplicated().to_numpy())
+
+    def encode(self) -> tuple[CodeArray, int]:
+        try:  # by hashing: Arrow's dictionary, or pandas' factorize
+            codes, values = _codes(self.items, sort=True)
+        except (InvalidDataError, TypeError):  # ids of mixed types: ordered by type
+            ranks = self.dense_ranks(np.arange(len(self.items), dtype=np.int64))
+            return ranks, int(ranks.max()) + 1 if len(ranks) else 0
+        if self.strings and isinstance(values, pa.Array):
+            self.distinct = values
+        return codes, len(values)
+
+    def hashed_ranks(self, rows: IntArray) -> IntArray:
+        if self.strings:  # Arrow's hash table, then its sorted dictionary: dense ranks
+            taken, ascending = take_rows(pa.array(self.items.array), rows)
+            codes = dictionary_codes(taken, sort=True)[0].astype(np.int64, copy=False)
+            return in_row_order(codes, ascending)
+        return self.dense_ranks(rows)
+
+    def code_labels(self, codes: IntArray) -> list[object] | None:
+        # strings only: Arrow gives the same Python str as the column's tolist()
+        distinct = self.distinct
+        return None if distinct is None else distinct.take(pa.array(codes)).to_pylist()
+
+
+class _QueryLabels:
+    """The query ids of codes, for messages: ``uniques`` are the distinct ids in code order,
+    or each query's first row for a composite key (read through the backend)."""
+
+    def __init__(self, backend: Backend, key: Sequence[str], uniques: Any) -> None:
+        self.backend = backend
+        self.key = key
+        self.uniques = uniques
+        self.count = len(uniques)
+
+    def labels(self, codes: IntArray) -> list[object]:
+        uniques = self.uniques
+        if len(self.key) > 1:
+            return key_labels(self.backend, self.key, uniques[codes])
+        if isinstance(uniques, pa.Array | DistinctStrings):
+            return [as_tuple(v) for v in uniques.take(pa.array(codes)).to_pylist()]
+        return list(uniques[codes])
+
+
 class PandasBackend:
     """One pandas frame, as the engine sees it."""
 
@@ -233,85 +313,25 @@ class PandasBackend:
         df = self.frame
         for column in dict.fromkeys([*names.query_key, *names.item_key, *by]):
             _check_composite(df[column])
-        items = df[names.item]
         # On large frames Arrow encodes the query column in two threads; the items' hashes
         # (for the duplicate check) are computed later in the check's own thread, beside
         # the ranking.
         query_codes: CodeArray
         if len(names.query_key) > 1:  # a composite key: the tuples of its columns
             query_codes, first = composite_codes([self.codes(c) for c in names.query_key])
-            query_uniques: Any = first
+            queries = _QueryLabels(self, names.query_key, first)
         else:
-            query_codes, query_uniques = _codes(
-                df[names.query], sort=True, threads=True, labels=True
-            )
-
-        def item_ranks(rows: IntArray) -> IntArray:
-            if isinstance(items.array, pd.arrays.ArrowExtensionArray | pd.arrays.ArrowStringArray):
-                return ranks_at(pa.array(items.array), rows)
-            chosen = items.take(rows)
-            if isinstance(chosen.dtype, pd.ArrowDtype | pd.StringDtype):
-                return dense_ranks(pa.array(chosen.array))
-            try:
-                return dense_ranks(np.asarray(chosen.to_numpy()))
-            except UnorderedIdsError as error:
-                raise _unordered(names.item, items.dtype, error) from None
-
-        def item_hash() -> npt.NDArray[np.uint64]:
-            return _hash(items)
-
-        strings = isinstance(items.array, pd.arrays.ArrowStringArray) or (
-            isinstance(items.dtype, pd.ArrowDtype) and pa.types.is_string(items.dtype.pyarrow_dtype)
-        )
-
-        def item_codes(rows: IntArray) -> IntArray:
-            if strings:  # Arrow's hash table, then its sorted dictionary: dense ranks
-                taken, ascending = take_rows(pa.array(items.array), rows)
-                codes = dictionary_codes(taken, sort=True)[0].astype(np.int64, copy=False)
-                return in_row_order(codes, ascending)
-            return item_ranks(rows)
-
-        distinct: list[pa.Array] = []  # the sorted distinct strings of item_dictionary
-
-        def item_dictionary() -> tuple[CodeArray, int]:
-            try:  # by hashing: Arrow's dictionary, or pandas' factorize
-                codes, values = _codes(items, sort=True)
-            except (InvalidDataError, TypeError):  # ids of mixed types: ordered by type
-                ranks = item_ranks(np.arange(len(items), dtype=np.int64))
-                return ranks, int(ranks.max()) + 1 if len(ranks) else 0
-            if strings and isinstance(values, pa.Array):
-                distinct[:] = [values]
-            return codes, len(values)
-
-        def code_labels(codes: IntArray) -> list[object] | None:
-            # strings only: Arrow gives the same Python str as the column's tolist()
-            return distinct[0].take(pa.array(codes)).to_pylist() if distinct else None
-
-        def query_labels(codes: IntArray) -> list[object]:
-            if len(names.query_key) > 1:
-                return key_labels(self, names.query_key, query_uniques[codes])
-            if isinstance(query_uniques, pa.Array | DistinctStrings):
-                return [as_tuple(v) for v in query_uniques.take(pa.array(codes)).to_pylist()]
-            return list(query_uniques[codes])
-
+            query_codes, uniques = _codes(df[names.query], sort=True, threads=True, labels=True)
+            queries = _QueryLabels(self, names.query_key, uniques)
         systems = [(s, _scores(df[s])) for s in names.scores]
         data = FrameData(
             query_codes=query_codes,
-            n_queries=len(query_uniques),
+            n_queries=queries.count,
             score=systems[0][1],
             relevant=_grades(df[names.relevant]),
             item=composite_items(self, names.item_key)
-            or ItemColumn(
-                dense_ranks=item_ranks,
-                hash=item_hash,
-                value=lambda row: as_tuple(items.iloc[row]),
-                values=lambda rows: items.take(rows).tolist(),
-                first_of_each=lambda: np.flatnonzero(~items.duplicated().to_numpy()),
-                encode=item_dictionary,
-                hashed_ranks=item_codes,
-                code_labels=code_labels,
-            ),
-            query_labels=query_labels,
+            or ItemColumn.of(PandasItems(df[names.item], names.item)),
+            query_labels=queries.labels,
             segments=[(b, _codes(df[b], sort=True)[0]) for b in by],
             systems=systems if names.systems is not None else [],
             flavour="pandas",

@@ -25,7 +25,6 @@ import pyarrow as pa
 
 from rankframe import engine as _engine
 from rankframe._compat import map_batches
-from rankframe.adapters.base import FrameAdapter
 from rankframe.engine import CodeArray, FrameData, ItemColumn, composite_codes
 from rankframe.engine.encoding import (
     DistinctStrings,
@@ -40,6 +39,7 @@ from rankframe.engine.encoding import (
 )
 from rankframe.exceptions import InvalidDataError
 from rankframe.pipeline import validation
+from rankframe.pipeline.contract import FrameAdapter
 from rankframe.pipeline.parts import Parts
 from rankframe.pipeline.reference import Side, side
 from rankframe.pipeline.steps import (
@@ -185,6 +185,64 @@ def _grades(series: pl.Series) -> npt.NDArray[Any]:
     return _as_float(series)
 
 
+class PolarsItems:
+    """The item column of a polars frame, as the engine reads it (an
+    :class:`~rankframe.engine.ItemSource`): ranks, hashes and ids by row position."""
+
+    def __init__(self, items: pl.Series) -> None:
+        self.items = items
+        self.distinct: pa.Array | None = None  # the sorted distinct strings of encode()
+
+    def dense_ranks(self, rows: IntArray) -> IntArray:
+        chosen = self.items.gather(rows)
+        if _by_polars(chosen.dtype):
+            return _polars_codes(chosen)[0]
+        return dense_ranks(chosen.to_arrow())
+
+    def hash(self) -> npt.NDArray[np.uint64]:
+        return hash_series(self.items)
+
+    def value(self, row: int) -> object:
+        return as_tuple(self.items[row])
+
+    def values(self, rows: IntArray) -> list[object]:
+        return self.items.gather(rows).to_list()
+
+    def first_of_each(self) -> IntArray:
+        return np.flatnonzero(self.items.is_first_distinct().to_numpy())
+
+    def encode(self) -> tuple[CodeArray, int]:
+        codes, values = _encode(self.items, sort=True)
+        if self.items.dtype == pl.String and isinstance(values, pa.Array):
+            self.distinct = values
+        return codes, len(values)
+
+    def hashed_ranks(self, rows: IntArray) -> IntArray:
+        if self.items.dtype == pl.String:  # Arrow's hash table, then its sorted dictionary
+            return dictionary_codes(_arrow(self.items.gather(rows)), sort=True)[0]
+        return self.dense_ranks(rows)
+
+    def code_labels(self, codes: IntArray) -> list[object] | None:
+        # strings only: Arrow gives the same Python str as the column's to_list()
+        return None if self.distinct is None else _take(self.distinct, codes)
+
+
+class _QueryLabels:
+    """The query ids of codes, for messages: ``values`` are the distinct ids in code order,
+    or each query's first row for a composite key (read through the backend)."""
+
+    def __init__(self, backend: Backend, key: Sequence[str], values: Any) -> None:
+        self.backend = backend
+        self.key = key
+        self.values = values
+        self.count = len(values)
+
+    def labels(self, codes: IntArray) -> list[object]:
+        if len(self.key) > 1:  # values: each query's first row
+            return key_labels(self.backend, self.key, np.asarray(self.values)[codes])
+        return _take(cast("pa.Array | DistinctStrings | pl.Series", self.values), codes)
+
+
 class PolarsBackend:
     """One eager polars frame, as the engine sees it."""
 
@@ -212,58 +270,17 @@ class PolarsBackend:
             query_codes, query_values = composite_codes([self.codes(c) for c in names.query_key])
         else:
             query_codes, query_values = _query_codes(df[names.query])
-        items = _id_column(df[names.item])
-
-        def item_ranks(rows: IntArray) -> IntArray:
-            chosen = items.gather(rows)
-            if _by_polars(chosen.dtype):
-                return _polars_codes(chosen)[0]
-            return dense_ranks(chosen.to_arrow())
-
-        def item_hash() -> npt.NDArray[np.uint64]:
-            return hash_series(items)
-
-        def item_codes(rows: IntArray) -> IntArray:
-            if items.dtype == pl.String:  # Arrow's hash table, then its sorted dictionary
-                return dictionary_codes(_arrow(items.gather(rows)), sort=True)[0]
-            return item_ranks(rows)
-
-        distinct: list[pa.Array] = []  # the sorted distinct strings of item_dictionary
-
-        def item_dictionary() -> tuple[CodeArray, int]:
-            codes, values = _encode(items, sort=True)
-            if items.dtype == pl.String and isinstance(values, pa.Array):
-                distinct[:] = [values]
-            return codes, len(values)
-
-        def code_labels(codes: IntArray) -> list[object] | None:
-            # strings only: Arrow gives the same Python str as the column's to_list()
-            return _take(distinct[0], codes) if distinct else None
-
-        def query_labels(codes: IntArray) -> list[object]:
-            if len(names.query_key) > 1:  # query_values: each query's first row
-                return key_labels(self, names.query_key, np.asarray(query_values)[codes])
-            return _take(cast("pa.Array | DistinctStrings | pl.Series", query_values), codes)
-
+        queries = _QueryLabels(self, names.query_key, query_values)
         systems = [(s, _scores(df[s])) for s in names.scores]
         grades = df[names.relevant]
         data = FrameData(
             query_codes=query_codes,
-            n_queries=len(query_values),
+            n_queries=queries.count,
             score=systems[0][1],
             relevant=_as_float(grades) if grades.null_count() else _grades(grades),
             item=composite_items(self, names.item_key)
-            or ItemColumn(
-                dense_ranks=item_ranks,
-                hash=item_hash,
-                value=lambda row: as_tuple(items[row]),
-                values=lambda rows: items.gather(rows).to_list(),
-                first_of_each=lambda: np.flatnonzero(items.is_first_distinct().to_numpy()),
-                encode=item_dictionary,
-                hashed_ranks=item_codes,
-                code_labels=code_labels,
-            ),
-            query_labels=query_labels,
+            or ItemColumn.of(PolarsItems(_id_column(df[names.item]))),
+            query_labels=queries.labels,
             segments=[(b, _encode(df[b], sort=True)[0]) for b in by],
             systems=systems if names.systems is not None else [],
             flavour="polars",

@@ -54,10 +54,10 @@ except ImportError as error:
     raise ImportError(msg) from error
 
 from rankframe.adapters.arrow import arrow_frame
-from rankframe.adapters.base import FrameAdapter
 from rankframe.adapters.pandas import PandasBackend, concat_pandas, pandas_result
 from rankframe.exceptions import RankEvalError
 from rankframe.pipeline import validation
+from rankframe.pipeline.contract import FrameAdapter
 from rankframe.pipeline.parts import Parts
 from rankframe.pipeline.reference import Side, side
 from rankframe.pipeline.steps import Backend, ColumnNames, Means, Request, from_parts, ranks

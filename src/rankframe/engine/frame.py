@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -26,6 +26,30 @@ BLOCK = 1 << 15  # entries per block of the passes over all rows (see blocks)
 EXACT_INTEGER = 2**53
 #: Decimals of at most this many digits stay distinct and in order as float64 numbers.
 EXACT_DIGITS = 15
+
+
+class ItemSource(Protocol):
+    """What an adapter's item column answers, by row position of its frame: the typed
+    record an adapter implements (a class with these methods, not closures), which
+    :meth:`ItemColumn.of` reads. The methods are those of :class:`ItemColumn`'s fields of
+    the same names; ``hashed_ranks`` may return :meth:`dense_ranks`' answer, and
+    ``code_labels`` ``None`` where the adapter keeps no sorted distinct values."""
+
+    def dense_ranks(self, rows: IntArray) -> IntArray: ...
+
+    def hash(self) -> npt.NDArray[np.uint64]: ...
+
+    def value(self, row: int) -> object: ...
+
+    def values(self, rows: IntArray) -> list[object]: ...
+
+    def first_of_each(self) -> IntArray: ...
+
+    def encode(self) -> tuple[CodeArray, int]: ...
+
+    def hashed_ranks(self, rows: IntArray) -> IntArray: ...
+
+    def code_labels(self, codes: IntArray) -> list[object] | None: ...
 
 
 @dataclass(frozen=True)
@@ -76,6 +100,20 @@ class ItemColumn:
     hashed_ranks: Callable[[IntArray], IntArray] | None = None
     rows: IntArray | None = None
     code_labels: Callable[[IntArray], list[object] | None] | None = None
+
+    @classmethod
+    def of(cls, source: ItemSource) -> ItemColumn:
+        """The column an adapter's :class:`ItemSource` answers for."""
+        return cls(
+            dense_ranks=source.dense_ranks,
+            hash=source.hash,
+            value=source.value,
+            values=source.values,
+            first_of_each=source.first_of_each,
+            encode=source.encode,
+            hashed_ranks=source.hashed_ranks,
+            code_labels=source.code_labels,
+        )
 
     @classmethod
     def of_codes(

@@ -31,11 +31,11 @@ from rankframe.exceptions import (
 )
 
 __all__ = [
-    "DASK_HINT",
     "ListNames",
+    "check_list_type",
     "check_names",
     "check_polars_schema",
-    "dask_long",
+    "check_queries",
     "long_from_arrow",
     "null_query",
     "pandas_long",
@@ -155,7 +155,7 @@ def repeated_query(query: object, count: int, column: str) -> InvalidDataError:
     return InvalidDataError(msg)
 
 
-def _check_queries(values: pd.Series, column: str) -> None:
+def check_queries(values: pd.Series, column: str) -> None:
     """One row per query, never a null query (pandas Series of the query column)."""
     if values.isna().any():
         raise null_query(int(np.flatnonzero(values.isna().to_numpy())[0]), column)
@@ -201,7 +201,7 @@ def _type_words(arrow_type: pa.DataType) -> str:
     return str(arrow_type)
 
 
-def _check_list_type(arrow_type: pa.DataType, column: str, role: str, hint: str = "") -> None:
+def check_list_type(arrow_type: pa.DataType, column: str, role: str, hint: str = "") -> None:
     """A column that is no list column is an error (decided from its type alone, so that a
     lazy frame raises it as an eager one does)."""
     if any(is_kind(arrow_type) for is_kind in _LIST_KINDS):
@@ -232,7 +232,7 @@ def _lists(array: pa.Array | pa.ChunkedArray, column: str, role: str, label: Lab
     """A list column as offsets and flat values (a map column: its keys); null lists and null
     items are errors."""
     array = _chunk(array)
-    _check_list_type(array.type, column, role)
+    check_list_type(array.type, column, role)
     if array.null_count:
         nulls = np.flatnonzero(array.is_null().to_numpy(zero_copy_only=False))
         msg = (
@@ -475,7 +475,7 @@ def pandas_long(frame: pd.DataFrame, names: ListNames, *, keep_index: bool = Fal
     label on its rows, as ``DataFrame.explode`` does."""
     check_names([str(c) for c in frame.columns], names)
     queries = frame[names.query]
-    _check_queries(queries, names.query)
+    check_queries(queries, names.query)
 
     def label(row: int) -> object:
         return queries.iloc[row]
@@ -524,7 +524,7 @@ def check_polars_schema(schema: Mapping[str, Any], names: ListNames) -> None:
     check_names(list(schema), names)
     for role, column in names.roles().items():
         if role != "query":
-            _check_list_type(pl.Series([], dtype=schema[column]).to_arrow().type, column, role)
+            check_list_type(pl.Series([], dtype=schema[column]).to_arrow().type, column, role)
 
 
 def polars_long_schema(schema: Mapping[str, Any], names: ListNames) -> dict[Any, Any]:
@@ -548,7 +548,7 @@ def polars_long_schema(schema: Mapping[str, Any], names: ListNames) -> dict[Any,
 
 def polars_long(frame: Any, names: ListNames) -> Any:
     check_polars_schema(frame.schema, names)
-    _check_queries(frame[names.query].to_pandas(), names.query)
+    check_queries(frame[names.query].to_pandas(), names.query)
     queries = frame[names.query]
 
     def label(row: int) -> object:
@@ -576,33 +576,3 @@ def polars_long(frame: Any, names: ListNames) -> Any:
     if carried:
         out = pl.concat([out, frame.select(carried)[rows]], how="horizontal")
     return out.cast(schema)
-
-
-DASK_HINT = (
-    " (Dask turns object columns of lists into strings: keep lists in a pyarrow list dtype, "
-    "pd.ArrowDtype(pa.list_(...)), or set dask.config 'dataframe.convert-string' to False.)"
-)
-
-
-def dask_long(frame: Any, names: ListNames) -> Any:
-    """Each partition on its own (a query is one row); a query id on two rows of different
-    partitions is found by a count over the whole frame, when the result is computed."""
-    check_names([str(c) for c in frame.columns], names)
-    counts = frame[names.query].value_counts()
-    # one partition, given whole to every partition of the frame (a Dask collection, not
-    # Delayed objects: Dask 2025.1 hands a Delayed argument of map_partitions to the function
-    # uncomputed)
-    repeated = counts[counts > 1].repartition(npartitions=1)
-
-    for role, column in names.roles().items():
-        dtype = frame._meta[column].dtype
-        if role != "query" and not pd.api.types.is_object_dtype(dtype):
-            _check_list_type(pa.array(frame._meta[column]).type, column, role, DASK_HINT)
-
-    def part(data: pd.DataFrame, repeated: pd.Series) -> pd.DataFrame:
-        if len(repeated):
-            _check_queries(pd.Series([repeated.index[0]] * int(repeated.iloc[0])), names.query)
-        return pandas_long(data, names, keep_index=True)
-
-    meta = pandas_long(frame._meta, names, keep_index=True)
-    return frame.map_partitions(part, repeated, meta=meta, align_dataframes=False)

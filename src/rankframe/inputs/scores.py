@@ -254,6 +254,18 @@ def _top(
     return _frame(rows, columns, _score_column(values, retrieved), grade, queries, items)
 
 
+def _read(scores: Any, truth: Any) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
+    """The score matrix and the truth as NumPy arrays (no copy where they can be read in
+    place), checked: their shapes, and no NaN in the scores or in float truth."""
+    matrix = _numpy(scores, "scores")
+    _check_scores(matrix)
+    truth_array = _numpy(truth, "truth")
+    _check_truth(truth_array, matrix.shape)
+    if truth_array.dtype.kind == "f":
+        _check_nan(truth_array, 0, "truth")
+    return matrix, truth_array
+
+
 def from_scores(
     scores: Any,
     truth: Any,
@@ -336,13 +348,8 @@ def from_scores(
     >>> top1.rank_eval.acc(k=1)
     0.5
     """
-    matrix = _numpy(scores, "scores")
-    _check_scores(matrix)
+    matrix, truth_array = _read(scores, truth)
     n_rows, n_columns = matrix.shape
-    truth_array = _numpy(truth, "truth")
-    _check_truth(truth_array, (n_rows, n_columns))
-    if truth_array.dtype.kind == "f":
-        _check_nan(truth_array, 0, "truth")
     cut = _check_k(k, n_columns)
     query_ids = _ids(queries, n_rows, "queries", "rows")
     item_ids = _ids(items, n_columns, "items", "columns")

@@ -11,12 +11,13 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
 from rankframe.exceptions import InvalidDataError, TrecFormatError, excerpt
+from rankframe.settings.option_checks import kind_of
 
 __all__ = ["join_trec", "read_trec_qrels", "read_trec_run"]
 
@@ -213,15 +214,21 @@ def _check_unique(frame: pd.DataFrame, what: str) -> None:
 def checked_frames(run: PathOrFrame, qrels: PathOrFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The run and qrels as frames: files read (and checked by the readers), frames checked
     for duplicate documents."""
-    if isinstance(run, pd.DataFrame):
-        _check_unique(run, "run")
-    else:
-        run = read_trec_run(run)
-    if isinstance(qrels, pd.DataFrame):
-        _check_unique(qrels, "qrels")
-    else:
-        qrels = read_trec_qrels(qrels)
-    return run, qrels
+    return _frame_or_read(run, "run", read_trec_run), _frame_or_read(
+        qrels, "qrels", read_trec_qrels
+    )
+
+
+def _frame_or_read(
+    value: PathOrFrame, what: str, read: Callable[[PathLike], pd.DataFrame]
+) -> pd.DataFrame:
+    """A pandas frame (as the adapters tell) checked for duplicate documents; anything else
+    read as a path (which refuses what is not one)."""
+    if kind_of(value) == "pandas DataFrame":
+        frame = cast("pd.DataFrame", value)
+        _check_unique(frame, what)
+        return frame
+    return read(cast("PathLike", value))
 
 
 def joined_frames(run: pd.DataFrame, qrels: pd.DataFrame, *, complete: bool) -> pd.DataFrame:

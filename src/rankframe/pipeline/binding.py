@@ -5,8 +5,8 @@ the user bound) and what the outputs read (``check()``, the report): it checks t
 call reads, builds the call's :class:`~rankframe.pipeline.steps.Request` once every check has
 passed, and runs it through the adapter, remembering what made the result
 (:mod:`rankframe.pipeline.provenance`). The adapter is asked only through the methods of
-:class:`Frame` (``rankframe.adapters.base.FrameAdapter`` implements them), so this layer
-imports no adapter.
+the one contract, :class:`~rankframe.pipeline.contract.FrameAdapter` (declared in this
+layer, implemented by the adapters), so this layer imports no adapter.
 """
 
 from __future__ import annotations
@@ -19,49 +19,27 @@ from rankframe.exceptions import ColumnNotFoundError, InvalidDataError, InvalidO
 from rankframe.metrics.registry import Metric
 from rankframe.pipeline import provenance, steps, windows
 from rankframe.pipeline.analysis import SYSTEM
+from rankframe.pipeline.contract import FrameAdapter
 from rankframe.pipeline.reference import Side
-from rankframe.pipeline.steps import Backend, ColumnNames, Request, Result, shown_key
+from rankframe.pipeline.steps import ColumnNames, Request, Result, shown_key
 from rankframe.pipeline.validation import missing_columns_message
 from rankframe.settings.options import Options, Ties
 
 if TYPE_CHECKING:
-    import polars as pl
+    pass
 
 __all__ = ["Binding", "Bound", "Frame"]
 
 
-class Frame(Protocol):
-    """What a call asks of its frame's adapter (``rankframe.adapters.base.FrameAdapter``)."""
-
-    @property
-    def source(self) -> Any: ...
-
-    def columns(self) -> list[str]: ...
-
-    def index_levels(self) -> list[str]: ...
-
-    def backend(self, frame: Any) -> Backend: ...
-
-    def run(self, request: Request) -> Any: ...
-
-    def side(self, request: Request) -> Side: ...
-
-    def rank(self, names: ColumnNames, columns: list[str], ties: Ties) -> Any: ...
-
-    def one_pass(self, request: Request) -> Backend | None: ...
-
-    def eager(self, result: Any) -> Any: ...
-
-    def concat(self, tables: Sequence[Any]) -> Any: ...
-
-    def polars_columns(self, columns: Sequence[str]) -> pl.DataFrame: ...
+#: The contract's old name here: what a call asks of its frame's adapter.
+Frame = FrameAdapter
 
 
 @dataclass(frozen=True)
 class Binding:
     """One frame (through its adapter) and the column names bound to it."""
 
-    frame: Frame
+    frame: FrameAdapter
     names: ColumnNames
 
     @property

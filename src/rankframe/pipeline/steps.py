@@ -28,23 +28,23 @@ import numpy as np
 import numpy.typing as npt
 
 from rankframe import engine as _engine
-from rankframe.engine import segments
 from rankframe.exceptions import (
     EmptyQueryError,
     InvalidDataError,
     InvalidOptionError,
     Keyword,
-    OptionName,
-    plain,
 )
 from rankframe.metrics import item_codes, item_values
-from rankframe.metrics.registry import METRICS, Metric, MetricDef
-from rankframe.pipeline import analysis, item_finish, item_record, nulls
+from rankframe.metrics.registry import Metric
+from rankframe.pipeline import analysis, item_finish, item_record, keys, nulls, request_checks
 from rankframe.pipeline import windows as _windows
 from rankframe.pipeline.analysis import SYSTEM
+from rankframe.pipeline.backend import Backend, ColumnNames
+from rankframe.pipeline.keys import key_codes, key_labels, shown_key
 from rankframe.pipeline.per_query import PerQuery
+from rankframe.pipeline.request_checks import reads_shared_ranks
 from rankframe.pipeline.windows import TIME, WINDOW, Window
-from rankframe.settings.options import TIES, Options, Ties
+from rankframe.settings.options import Options, Ties
 from rankframe.settings.statistics import Intervals, Tests
 
 __all__ = [
@@ -66,6 +66,7 @@ __all__ = [
     "part_table",
     "per_query",
     "ranks",
+    "reads_shared_ranks",
     "run",
     "shown_key",
 ]
@@ -80,100 +81,6 @@ ValueColumns = list[tuple[str, str]]
 JUDGED = "judged"  # the judged column used when the frame has one and none is named
 # per-query tables of parts: does empty= apply to the query (no relevant item; PerQuery.empty)?
 EMPTY = "__rankframe_empty__"
-
-
-@dataclass(frozen=True)
-class ColumnNames:
-    """The names of the input columns.
-
-    ``systems`` lists the score columns when several systems are evaluated at once (the
-    first is also ``score``); ``None`` for one score column and no ``system`` output column.
-    ``judged`` is the boolean column saying which rows are judged (``None``: every row with
-    a grade is); ``null_grades``: a null grade is an unjudged row (``unjudged=
-    "nonrelevant"``) rather than an error. ``time`` is the time column of ``every=``
-    windows (datetimes, dates, or integer epochs in ``time_unit``); a request names it
-    only when it asks for windows, and only then is it read and checked.
-
-    A composite key (``query=["user_id", "day"]``) lists every column of the key in
-    ``query_columns`` (``item_columns``), ``query`` (``item``) being its first: the key is
-    the tuple of its columns' values, encoded where one column is
-    (:func:`key_codes`, :func:`key_labels`), and outputs carry each column by name.
-    """
-
-    query: str = "query"
-    item: str = "item"
-    score: str = "score"
-    relevant: str = "relevant"
-    systems: tuple[str, ...] | None = None
-    judged: str | None = None
-    null_grades: bool = False
-    time: str | None = None
-    time_unit: str | None = None
-    query_columns: tuple[str, ...] = ()
-    item_columns: tuple[str, ...] = ()
-    sample: str | None = None
-
-    @property
-    def scores(self) -> tuple[str, ...]:
-        """Every score column."""
-        return self.systems if self.systems is not None else (self.score,)
-
-    @property
-    def query_key(self) -> tuple[str, ...]:
-        """The query's column(s): several for a composite key."""
-        return self.query_columns or (self.query,)
-
-    @property
-    def item_key(self) -> tuple[str, ...]:
-        """The item's column(s): several for a composite key."""
-        return self.item_columns or (self.item,)
-
-    def roles(self) -> dict[str, str]:
-        """Column name → role."""
-        return {
-            **dict.fromkeys(self.query_key, "query"),
-            **dict.fromkeys(self.item_key, "item"),
-            **dict.fromkeys(self.scores, "score"),
-            self.relevant: "relevant",
-            **({} if self.judged is None else {self.judged: "judged"}),
-            **({} if self.time is None else {self.time: "time"}),
-            **({} if self.sample is None else {self.sample: "sample"}),
-        }
-
-
-class Backend(Protocol):
-    """What an adapter provides for one eager frame (the input, or a per-query table)."""
-
-    def extract(self, names: ColumnNames, by: Sequence[str]) -> _engine.FrameData:
-        """Validate the frame and hand its columns to the engine."""
-        ...
-
-    def table(self, keys: Sequence[str], rows: IntArray | None, values: dict[str, Any]) -> Any:
-        """A native frame: the ``keys`` columns taken at ``rows``, then ``values`` (NumPy
-        arrays; an Arrow integer array for an integer column with nulls; an Arrow
-        temporal array for a time column). A ``window`` column of ``values`` comes first,
-        before the keys (``every=``)."""
-        ...
-
-    def with_ranks(self, ranks: dict[str, IntArray]) -> Any:
-        """The input frame plus an integer column per entry (0 in a rank becomes null)."""
-        ...
-
-    def column(self, name: str) -> npt.NDArray[Any]:
-        """A column of the frame as a NumPy array (for tables rankframe produced)."""
-        ...
-
-    def codes(self, name: str) -> IntArray:
-        """Per row, an integer code of the column's value, numbered in sorted order."""
-        ...
-
-    def labels(self, name: str, rows: IntArray) -> list[object]:
-        """The column's values at ``rows`` as Python objects (for messages)."""
-        ...
-
-    def arrow(self, name: str) -> Any:
-        """A column of the frame as an Arrow array (the time column of ``every=``)."""
-        ...
 
 
 # -- what a request makes of the per-query values -------------------------------------------
@@ -359,38 +266,6 @@ class Comparison(Compared):
 # -- before the request: what no data can fix ------------------------------------------------
 
 
-def _check_samples(metrics: Sequence[Metric], sample: str | None, options: Options) -> None:
-    """Raise at call time when a ``sample`` column is bound and a metric does not read
-    sampled rankings (``ItemMetric.samples``), or under the cascade browsing model
-    (its attention depends on the items above in the same sampled ranking, which the
-    entries do not carry across parts)."""
-    if sample is None:
-        return
-    refused = [str(m) for m in metrics if not _takes_samples(m.definition)]
-    if refused:
-        taking = [name for name, d in METRICS.items() if _takes_samples(d)]
-        msg = (
-            f"The sample column {sample!r} is bound (several sampled rankings per query), "
-            f"and {', '.join(map(repr, refused))} "
-            f"{'reads' if len(refused) == 1 else 'read'} one ranking per query; only "
-            f"{', '.join(taking)} average over samples. Evaluate the others without "
-            "sample= (df.rank_eval without it, on one ranking per query, e.g. "
-            f"df[df[{sample!r}] == first_sample]), or in a separate call."
-        )
-        raise InvalidOptionError(msg)
-    if any(m.options_in(options).browsing == "cascade" for m in metrics):
-        msg = (
-            f"browsing='cascade' is not built for sampled rankings (sample={sample!r}): a "
-            "cascade's attention depends on the relevant items above in the same sampled "
-            "ranking. Pass browsing='log' or 'rbp', or evaluate one sample at a time."
-        )
-        raise InvalidOptionError(msg)
-
-
-def _takes_samples(definition: MetricDef) -> bool:
-    return definition.items is not None and definition.items.samples
-
-
 def check_request(
     metrics: Sequence[Metric], options: Options, result: Result, sample: str | None = None
 ) -> None:
@@ -398,14 +273,14 @@ def check_request(
     the result cannot give (a set-level metric in ``per_query`` or ``compare``), a metric of
     the items without its input option or cut-off, a ``ties`` option a metric does not
     define, a metric that does not read the bound ``sample`` column."""
-    _check_samples(metrics, sample, options)
+    request_checks.check_samples(metrics, sample, options)
     for metric in metrics:
         result.check(metric)
         item_values.check(metric, options)
     if options.ties == "average":
-        _check_average(metrics, options)
+        request_checks.check_average(metrics, options)
     if options.ties == "truncated_average":
-        _check_shared_ranks(metrics)
+        request_checks.check_shared_ranks(metrics)
 
 
 @dataclass(frozen=True)
@@ -477,89 +352,7 @@ class Request:
         return [(SYSTEM, "str"), *floats, (EMPTY, "bool"), *counts, *entry, *time]
 
 
-def reads_shared_ranks(definition: MetricDef) -> bool:
-    """Whether a metric reads ranks that tied rows may share (``ties="truncated_average"``,
-    Evidently's convention), as it declares (``MetricDef.shared_ranks``)."""
-    return definition.shared_ranks
-
-
-def _check_shared_ranks(metrics: Sequence[Metric]) -> None:
-    refused = [m.bare for m in metrics if not reads_shared_ranks(m.definition)]
-    if refused:
-        msg = (
-            Keyword("ties", "truncated_average"),
-            " (tied items share one rank, as Evidently) "
-            f"is not defined for {', '.join(map(repr, refused))}: they read one position per "
-            "item. Pass another ",
-            OptionName("ties"),
-            " for them (",
-            Keyword("ties", "first"),
-            " keeps the frame's order), or evaluate them in a separate call.",
-        )
-        raise InvalidOptionError(msg)
-
-
-def _check_average(metrics: Sequence[Metric], options: Options) -> None:
-    """``ties="average"`` needs each metric's tie-averaged form (``MetricDef.tie_average``), and
-    AP's denominator must not depend on the order (``ap_denominator="hits"`` does)."""
-    by_hits = [
-        m.name
-        for m in metrics
-        if "ap_denominator" in m.definition.options
-        and m.options_in(options).ap_denominator == "hits"
-    ]
-    if by_hits:
-        msg = (
-            Keyword("ties", "average"),
-            " cannot be combined with ",
-            Keyword("ap_denominator", "hits"),
-            f" for {by_hits[0]!r}: the number of hits in "
-            "the top k then depends on the order of tied items, and the expected ratio has no "
-            "closed form here. Pass another ",
-            OptionName("ties"),
-            " (torchmetrics orders tied items as torch.topk does; ",
-            Keyword("ties", "first"),
-            " keeps the frame's order), or another ap_denominator.",
-        )
-        raise InvalidOptionError(msg)
-    missing = [m.bare for m in metrics if m.definition.tie_average is None]
-    if not missing:
-        return
-    having = [name for name, d in METRICS.items() if d.tie_average is not None]
-    others = [repr(c) for c in TIES.choices if c != "average"]
-    refusal = (
-        Keyword("ties", "average"),
-        " (the expected value over the orders of tied items) is "
-        f"not defined for {', '.join(map(repr, missing))}. It is defined for "
-        f"{', '.join(having)}; for {'these' if len(missing) > 1 else 'this'} pass another ",
-        OptionName("ties"),
-        f" ({', '.join(others)}), or evaluate "
-        f"{'them' if len(missing) > 1 else 'it'} in a separate call.",
-    )
-    raise InvalidOptionError(refusal)
-
-
-# -- keys: one column, or the tuple of several (a composite key) ----------------------------
-
-
-def key_codes(backend: Backend, key: Sequence[str]) -> IntArray:
-    """Per row an integer code of the key's value, numbered in sorted order: the column's
-    own codes, or for a composite key those of the tuples of its columns' values."""
-    if len(key) == 1:
-        return backend.codes(key[0])
-    return _engine.composite_codes([backend.codes(c) for c in key])[0]
-
-
-def shown_key(key: Sequence[str]) -> str | list[str]:
-    """A key's column(s) as a call passes them: a name, or a list of names."""
-    return key[0] if len(key) == 1 else list(key)
-
-
-def key_labels(backend: Backend, key: Sequence[str], rows: IntArray) -> list[object]:
-    """The key's values at ``rows`` as Python objects: tuples for a composite key."""
-    if len(key) == 1:
-        return backend.labels(key[0], rows)
-    return list(zip(*(backend.labels(c, rows) for c in key), strict=True))
+# -- keys: one column, or the tuple of several (a composite key: pipeline/keys.py) ---------
 
 
 def composite_items(backend: Backend, key: Sequence[str]) -> _engine.ItemColumn | None:
@@ -584,7 +377,6 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
     partitioned frame, else with their item codes.
     """
     names, options, metrics = request.names, request.options, list(request.metrics)
-    own = [m.options_in(options) for m in metrics]  # each metric's own options (beta=...)
     wanted = request.items
     # sampled rankings: each (query, sample) is ranked as a list of its own
     ranked = (
@@ -593,25 +385,13 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
         else replace(names, query_columns=(*names.query_key, names.sample))
     )
     data = backend.extract(ranked, list(request.by))
-    # the null scores of the frame as given (judged_only makes more of them: not counted)
-    null_counts = _null_scores(data) if options.judged_only else None
     times = None
     if request.window is not None and names.time is not None:  # each query's earliest
         rows = _windows.column_times(backend.arrow(names.time))
         times = _windows.earliest(rows, data.query_codes, data.n_queries)
-    if options.judged_only:
-        data = _engine.judged_rows_only(data)
+    data, null_counts, count_ranked = _ranked_rows(data, options)
     systems = data.systems or [(names.score, data.score)]
     values = np.empty((data.n_queries, len(systems), len(metrics)), dtype=np.float64)
-    if null_counts is None:  # counted from each block's ranking, which finds them anyway
-        null_counts = nulls.NullScores(
-            np.zeros((data.n_queries, len(systems)), dtype=np.int64),
-            np.zeros(data.n_queries, dtype=np.int64),
-        )
-        count_ranked: nulls.NullScores | None = null_counts
-    else:
-        count_ranked = None
-    others = _left_out_of_rated(metrics, options)
     # the entries of the item metrics: their codes encoded beside the ranking
     recorder = (
         None if wanted is None else item_record.Recorder.start(data, wanted, options, part=part)
@@ -633,34 +413,8 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
         for begin, end, block in blocks:
             if spare is None or spare.shape[1] < end - begin:
                 spare = np.empty((len(metrics), end - begin), dtype=np.float64)
-            columns = spare[:, : end - begin]
-            # the queries with a negative grade, which a metric may count (counts_rated)
-            negative = None if others is None else _negative_grade(block)
-            for s, (_, score) in enumerate(block.systems or [(names.score, block.score)]):
-                system = replace(block, score=score, systems=[])
-                ranking = _engine.rank(system, options.ties)
-                if count_ranked is not None:
-                    _count_unranked(count_ranked, system, ranking, begin, end, s)
-                table = _engine.lists(system, ranking, options)
-                # a block's metrics side by side, then into the table at once (a column at
-                # a time would write every page of the table once per metric)
-                for j, m in enumerate(metrics):
-                    d = m.definition
-                    averaged = d.tie_average if options.ties == "average" else None
-                    compute = averaged or d.compute
-                    # a metric of the items has no compute: the finish step computes it
-                    columns[j] = np.nan if compute is None else compute(table, m.k, own[j])
-                    if own[j].empty_list in d.nan_if_nothing_retrieved:
-                        columns[j, table.n_retrieved == 0] = np.nan
-                if negative is not None and others is not None:  # some metric counts them
-                    counted = np.flatnonzero((table.n_relevant == 0) & negative)
-                    columns[np.ix_(others, counted)] = np.nan
-                values[begin:end, s, :] = columns.T
-                if recorder is not None:
-                    recorder.add(ranking)
-            empty[begin:end] = table.n_relevant == 0
-            if negative is not None:
-                empty[begin:end] &= ~negative
+            out = (values[begin:end], empty[begin:end], spare[:, : end - begin])
+            _block_values(block, request, out, begin, count_ranked, recorder)
         # the item metrics' entries, while the check may still sort (its error, if any,
         # takes the place of theirs)
         top = (
@@ -685,13 +439,77 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
     if names.sample is None or first is None:
         pq = replace(pq, top=top)
     else:
-        queries = _sampled_queries(backend, names.query_key, first)
-        _one_grade(data, queries, names)
-        pq = _of_queries(pq, queries, first)
+        queries = keys.sampled_queries(backend, names.query_key, first)
+        keys.one_grade(data, queries, names)
+        pq = keys.of_queries(pq, queries, first)
         pq = replace(pq, top=None if recorder is None else recorder.result(len(systems), queries))
     if not part:  # the whole frame's counts: said once, here
         nulls.check(pq.systems, pq.nulls)
     return pq
+
+
+def _ranked_rows(
+    data: _engine.FrameData, options: Options
+) -> tuple[_engine.FrameData, nulls.NullScores, nulls.NullScores | None]:
+    """The rows the per-query step ranks (with ``judged_only``, the judged ones) and the
+    counts of null scores: of the frame as given, read from the scores (``judged_only``
+    makes more of them, not counted), or else zeros that the ranking of each block fills
+    (it finds them anyway), given again as the third value."""
+    if options.judged_only:
+        counted = _null_scores(data)
+        return _engine.judged_rows_only(data), counted, None
+    n_systems = len(data.systems) or 1
+    counts = nulls.NullScores(
+        np.zeros((data.n_queries, n_systems), dtype=np.int64),
+        np.zeros(data.n_queries, dtype=np.int64),
+    )
+    return data, counts, counts
+
+
+def _block_values(
+    block: _engine.FrameData,
+    request: Request,
+    out: tuple[npt.NDArray[np.float64], BoolArray, npt.NDArray[np.float64]],
+    begin: int,
+    count_ranked: nulls.NullScores | None,
+    recorder: item_record.Recorder | None,
+) -> None:
+    """One block of whole queries, from query ``begin`` on: every metric of every system
+    into its slice of the values and whether each query is empty (``out``: those slices,
+    and a buffer of the block's metrics), the null scores the ranking finds into
+    ``count_ranked``, and each ranking to the item metrics' ``recorder``."""
+    names, options, metrics = request.names, request.options, list(request.metrics)
+    own = [m.options_in(options) for m in metrics]  # each metric's own options (beta=...)
+    others = _left_out_of_rated(metrics, options)
+    values, empty, columns = out
+    end = begin + len(empty)
+    # the queries with a negative grade, which a metric may count (counts_rated)
+    negative = None if others is None else _negative_grade(block)
+    for s, (_, score) in enumerate(block.systems or [(names.score, block.score)]):
+        system = replace(block, score=score, systems=[])
+        ranking = _engine.rank(system, options.ties)
+        if count_ranked is not None:
+            _count_unranked(count_ranked, system, ranking, begin, end, s)
+        table = _engine.lists(system, ranking, options)
+        for j, m in enumerate(metrics):
+            d = m.definition
+            averaged = d.tie_average if options.ties == "average" else None
+            compute = averaged or d.compute
+            # a metric of the items has no compute: the finish step computes it
+            columns[j] = np.nan if compute is None else compute(table, m.k, own[j])
+            if own[j].empty_list in d.nan_if_nothing_retrieved:
+                columns[j, table.n_retrieved == 0] = np.nan
+        if negative is not None and others is not None:  # some metric counts them
+            counted = np.flatnonzero((table.n_relevant == 0) & negative)
+            columns[np.ix_(others, counted)] = np.nan
+        # the block's metrics into the table at once (a column at a time would write every
+        # page of the table once per metric)
+        values[:, s, :] = columns.T
+        if recorder is not None:
+            recorder.add(ranking)
+    empty[:] = table.n_relevant == 0
+    if negative is not None:
+        empty &= ~negative
 
 
 def _count_unranked(
@@ -721,76 +539,6 @@ def _null_scores(data: _engine.FrameData) -> nulls.NullScores:
             per_query[:, s] = np.bincount(codes[np.isnan(score)], minlength=data.n_queries)
     return nulls.NullScores(
         per_query, np.bincount(codes, minlength=data.n_queries).astype(np.int64)
-    )
-
-
-def _sampled_queries(backend: Backend, key: Sequence[str], first: IntArray) -> item_record.Queries:
-    """The queries of a frame ranked by (query, sample): per list (``first``: its first
-    row), its query."""
-    codes = key_codes(backend, key)
-    of_list = np.asarray(codes, dtype=np.int64)[first]
-    n_queries = int(of_list.max()) + 1 if len(of_list) else 0
-    query_first = _first_of(of_list, n_queries)
-
-    def labels(positions: IntArray) -> list[object]:
-        return key_labels(backend, key, first[query_first[positions]])
-
-    return item_record.Queries(of_list, n_queries, labels)
-
-
-def _one_grade(data: _engine.FrameData, queries: item_record.Queries, names: ColumnNames) -> None:
-    """Raise when an item has two grades in the samples of a query: its sampled rankings
-    rank the same judged items (the target exposure reads one grade per item)."""
-    if not data.n_rows:
-        return
-    rows = np.arange(data.n_rows, dtype=np.int64)
-    query = queries.of_list[np.asarray(data.query_codes, dtype=np.int64)]
-    item = data.item.codes(rows)
-    grade = np.nan_to_num(np.asarray(data.relevant, dtype=np.float64))
-    order = np.lexsort((grade, item, query))
-    head = segments.heads(query[order], item[order])
-    sorted_grade = grade[order]
-    first = sorted_grade[head][np.cumsum(head) - 1]  # each (query, item)'s lowest grade
-    differ = np.flatnonzero(first != sorted_grade)
-    if not len(differ):
-        return
-    row = order[differ[:1]]
-    item_id = plain(data.item.labels(row)[0])
-    query_id = plain(queries.labels(query[row])[0])
-    msg = (
-        f"Item {item_id!r} has the grades {plain(first[differ[0]])} and "
-        f"{plain(grade[row][0])} in the samples ({names.sample!r}) of query {query_id!r}: "
-        "the sampled rankings of a query rank the same judged items. Give each (query, "
-        "item) one grade in every sample."
-    )
-    raise InvalidDataError(msg, column=names.relevant, problem="varying", query=query_id)
-
-
-def _first_of(of_list: IntArray, n_queries: int) -> IntArray:
-    """Per query, its first list."""
-    out = np.zeros(n_queries, dtype=np.int64)
-    out[of_list[::-1]] = np.arange(len(of_list) - 1, -1, -1, dtype=np.int64)
-    return out
-
-
-def _of_queries(pq: PerQuery, queries: item_record.Queries, first: IntArray) -> PerQuery:
-    """The per-query values of the lists of sampled rankings as those of their queries:
-    a query is empty when every sample of it is; its segment and first row are its first
-    sample's (``by`` columns describe the query), its time its earliest sample's."""
-    of_list, n = queries.of_list, queries.n_queries
-    at = _first_of(of_list, n)
-    time = None if pq.time is None else _windows.earliest(pq.time, of_list, n)
-    return replace(
-        pq,
-        values=pq.values[at],
-        include=np.ones(n, dtype=bool),
-        empty=np.bincount(of_list, weights=~pq.empty, minlength=n) == 0,
-        segment=pq.segment[at],
-        first_rows=first[at],
-        query_labels=queries.labels,
-        time=time,
-        by_codes=None if pq.by_codes is None else [codes[at] for codes in pq.by_codes],
-        nulls=None if pq.nulls is None else pq.nulls.folded(of_list, n),
     )
 
 

@@ -15,11 +15,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 import pandas as pd
 
-from rankframe.adapters.base import FrameAdapter
 from rankframe.adapters.fingerprint import fingerprint_of
 from rankframe.exceptions import InvalidRuleError, Keyword
 from rankframe.metrics.registry import Metric
@@ -254,8 +253,7 @@ def _provenance(
     queries, and (``fingerprint``) the store's fingerprint of the input
     (``History.record(data=...)``'s): it hashes every bound row, about as long again as
     the report on string ids."""
-    # the accessor binds adapt()'s FrameAdapter (pipeline's Frame protocol names only part of it)
-    adapter = cast(FrameAdapter, binding.frame)
+    adapter = binding.frame  # the one contract, pipeline.contract.FrameAdapter
     rows, queries, digest = (
         fingerprint_of(adapter, binding.names)
         if fingerprint

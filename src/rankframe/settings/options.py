@@ -16,8 +16,6 @@ the levels, counts and seeds, in the objects it builds once at the public bounda
 from __future__ import annotations
 
 import inspect
-import math
-import numbers
 import textwrap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -28,6 +26,7 @@ import numpy as np
 
 from rankframe._suggest import closest_choice, did_you_mean
 from rankframe.exceptions import InvalidOptionError
+from rankframe.settings import option_checks as checks
 
 __all__ = [
     "AP_DENOMINATOR",
@@ -328,24 +327,11 @@ def options_of(*declared: OptionDef[Any]) -> Mapping[str, OptionDef[Any]]:
     return MappingProxyType({o.name: o for o in declared})
 
 
-def _check_min_relevance(level: object) -> None:
-    if level is not None and (
-        isinstance(level, bool)
-        or not isinstance(level, numbers.Real)
-        or not math.isfinite(float(level))
-    ):
-        msg = (
-            "The 'min_relevance' option must be a finite number (the lowest grade that "
-            f"counts as relevant) or None for grade > 0. Got {level!r} instead."
-        )
-        raise InvalidOptionError(msg)
-
-
 MIN_RELEVANCE: OptionDef[float | None] = OptionDef(
     "min_relevance",
     None,
     float | None,
-    check=_check_min_relevance,
+    check=checks.check_min_relevance,
     kind="number",
     per_call=True,
     doc="Lowest grade that counts as relevant (trec_eval ``-l``); ``None``: grade > 0.",
@@ -396,25 +382,11 @@ TIES: OptionDef[Ties] = OptionDef(
 # -- the weight of recall in F-measures (f1@k) ---------------------------------------------
 
 
-def _check_beta(beta: object) -> None:
-    if (
-        isinstance(beta, bool)
-        or not isinstance(beta, numbers.Real)
-        or not math.isfinite(float(beta))
-        or float(beta) <= 0
-    ):
-        msg = (
-            "The 'beta' option must be a positive finite number (the weight of recall in "
-            f"F-beta: 1 for F1, 2 weighs recall more, 0.5 precision). Got {beta!r} instead."
-        )
-        raise InvalidOptionError(msg)
-
-
 BETA: OptionDef[float] = OptionDef(
     "beta",
     1.0,
     float,
-    check=_check_beta,
+    check=checks.check_beta,
     kind="number",
     doc="F-measure weight: ``(1 + beta**2) P R / (beta**2 P + R)``; 1 gives F1 (the "
     "harmonic mean of precision and recall).",
@@ -423,61 +395,11 @@ BETA: OptionDef[float] = OptionDef(
 # -- the inputs of the beyond-accuracy metrics (rankframe.metrics.item_values) -------------
 
 
-def _is_frame(value: object) -> bool:
-    return hasattr(value, "columns") and hasattr(value, "shape")
-
-
-def _check_catalog(value: object) -> None:
-    if value is None:
-        return
-    if (
-        isinstance(value, str | bytes | Mapping)
-        or _is_frame(value)
-        or not hasattr(value, "__iter__")
-    ):
-        msg = (
-            "The 'catalog' option must be a collection of item ids (a list, set, array, "
-            f"pandas Index or Series, polars Series), or None for the items of the frame. "
-            f"Got {type(value).__name__} instead."
-        )
-        raise InvalidOptionError(msg)
-
-
-def _check_popularity(value: object) -> None:
-    if value is None or isinstance(value, Mapping):
-        return
-    kind = f"{type(value).__module__.split('.')[0]}.{type(value).__name__}"
-    if kind in ("pandas.Series", "polars.DataFrame") or (
-        kind == "pandas.DataFrame" and getattr(value, "shape", (0, 0))[1] == 1
-    ):
-        return
-    msg = (
-        "The 'popularity' option must map each item to its number of interactions: a pandas "
-        "Series indexed by item, a polars DataFrame of two columns (item, count) or a dict. "
-        f"Got {type(value).__name__} instead."
-    )
-    raise InvalidOptionError(msg)
-
-
-def _check_item_features(value: object) -> None:
-    if value is None:
-        return
-    kind = f"{type(value).__module__.split('.')[0]}.{type(value).__name__}"
-    if kind in ("pandas.DataFrame", "polars.DataFrame"):
-        return
-    msg = (
-        "The 'item_features' option must be a frame of numeric features per item: a pandas "
-        "DataFrame indexed by item, or a polars DataFrame whose first column is the item. "
-        f"Got {type(value).__name__} instead."
-    )
-    raise InvalidOptionError(msg)
-
-
 CATALOG: OptionDef[Any] = OptionDef(
     "catalog",
     None,
     Any,
-    check=_check_catalog,
+    check=checks.check_catalog,
     kind="data",
     doc="The item ids of the catalog (coverage, gini): a collection of ids; ``None``: the "
     "distinct items of the whole frame. Every item of a top-k list must be in it.",
@@ -486,7 +408,7 @@ POPULARITY: OptionDef[Any] = OptionDef(
     "popularity",
     None,
     Any,
-    check=_check_popularity,
+    check=checks.check_popularity,
     kind="data",
     doc="Item → number of interactions (arp, novelty): a pandas Series indexed by item, a "
     "polars DataFrame of two columns (item, count) or a dict. Every item of a top-k "
@@ -496,7 +418,7 @@ ITEM_FEATURES: OptionDef[Any] = OptionDef(
     "item_features",
     None,
     Any,
-    check=_check_item_features,
+    check=checks.check_item_features,
     kind="data",
     doc="Numeric features per item (ild): a pandas DataFrame indexed by item, or a polars "
     "DataFrame whose first column is the item and the others the features. Every item "
@@ -514,74 +436,11 @@ CLASS_AVERAGE: OptionDef[ClassAverage] = OptionDef(
 # -- the inputs and the browsing model of the exposure metrics (metrics/exposure.py) --------
 
 
-def _check_item_groups(value: object) -> None:
-    if value is None or isinstance(value, Mapping):
-        return
-    kind = f"{type(value).__module__.split('.')[0]}.{type(value).__name__}"
-    if kind in ("pandas.Series", "pandas.DataFrame", "polars.DataFrame"):
-        return
-    msg = (
-        "The 'item_groups' option must map each item to its group: a pandas Series indexed "
-        "by item, a pandas DataFrame of one column indexed by item, a polars DataFrame of "
-        f"two columns (item, group) or a dict. Got {type(value).__name__} instead."
-    )
-    raise InvalidOptionError(msg)
-
-
-def _check_target(value: object) -> None:
-    if value is None or isinstance(value, Mapping):
-        return
-    kind = f"{type(value).__module__.split('.')[0]}.{type(value).__name__}"
-    if kind == "pandas.Series":
-        return
-    msg = (
-        "The 'target' option must map each group to its target share (shares summing to 1): "
-        f"a dict or a pandas Series indexed by group, or None. Got {type(value).__name__} "
-        "instead."
-    )
-    raise InvalidOptionError(msg)
-
-
-def _check_unknown_group(value: object) -> None:
-    if value is None or (
-        isinstance(value, str | int) and not isinstance(value, bool) and value != ""
-    ):
-        return
-    msg = (
-        "The 'unknown_group' option must be the name of the group of the items that "
-        f"item_groups does not list (a non-empty string or an int), or None. Got {value!r}."
-    )
-    raise InvalidOptionError(msg)
-
-
-def _check_share(option: str, what: str, *, closed: bool) -> Callable[[object], None]:
-    def check(value: object) -> None:
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, numbers.Real)
-            or not (0 < float(value) <= 1 if closed else 0 < float(value) < 1)
-        ):
-            bounds = "0 < value <= 1" if closed else "0 < value < 1"
-            msg = f"The '{option}' option must be a number with {bounds} ({what}). Got {value!r}."
-            raise InvalidOptionError(msg)
-
-    return check
-
-
-def _check_group(value: object) -> None:
-    if value is not None and not isinstance(value, str):
-        msg = (
-            "The 'group' option must be the name of one group of item_groups, as a string "
-            f"(e.g. group='small'), or None for every group. Got {value!r}."
-        )
-        raise InvalidOptionError(msg)
-
-
 ITEM_GROUPS: OptionDef[Any] = OptionDef(
     "item_groups",
     None,
     Any,
-    check=_check_item_groups,
+    check=checks.check_item_groups,
     kind="data",
     doc="Item → group (exposure, exposure_ratio, exposure_gap, awrf): a pandas Series "
     "indexed by item, a pandas DataFrame of one column indexed by item, a polars "
@@ -592,7 +451,7 @@ UNKNOWN_GROUP: OptionDef[Any] = OptionDef(
     "unknown_group",
     None,
     Any,
-    check=_check_unknown_group,
+    check=checks.check_unknown_group,
     kind="data",
     doc="The group of the items ``item_groups`` does not list; ``None``: such an item is an error.",
 )
@@ -600,7 +459,7 @@ TARGET: OptionDef[Any] = OptionDef(
     "target",
     None,
     Any,
-    check=_check_target,
+    check=checks.check_target,
     kind="data",
     doc="awrf's target distribution: group → share (a dict or a pandas Series; shares >= 0 "
     "summing to 1, groups left out have 0); ``None``: per query, the groups' shares "
@@ -620,7 +479,7 @@ PATIENCE: OptionDef[float] = OptionDef(
     "patience",
     0.8,
     float,
-    check=_check_share("patience", "RBP's persistence", closed=False),
+    check=checks.check_share("patience", "RBP's persistence", closed=False),
     kind="number",
     doc='``browsing="rbp"``: the probability of looking at the next rank (0 < p < 1).',
 )
@@ -628,7 +487,7 @@ STOP: OptionDef[float] = OptionDef(
     "stop",
     0.5,
     float,
-    check=_check_share("stop", "the probability of stopping", closed=True),
+    check=checks.check_share("stop", "the probability of stopping", closed=True),
     kind="number",
     doc='``browsing="cascade"``: the probability of stopping after a relevant item '
     "(0 < stop <= 1).",
@@ -646,7 +505,7 @@ GROUP: OptionDef[str | None] = OptionDef(
     "group",
     None,
     str | None,
-    check=_check_group,
+    check=checks.check_group,
     doc="The group whose value a per-group metric gives (exposure, exposure_ratio, "
     "exposure_gap); ``None``: every group of ``item_groups``, a column each.",
 )

@@ -31,6 +31,7 @@ from typing import Any, NamedTuple
 import pandas as pd
 
 from rankframe._version import __version__
+from rankframe.adapters.results import eager_table
 from rankframe.exceptions import InvalidOptionError, RankEvalError, TrackingError
 from rankframe.metrics.registry import parse_metric
 
@@ -231,12 +232,10 @@ class Value:
 def as_pandas(result: Any) -> tuple[pd.DataFrame, str, Any]:
     """A result table as pandas, its kind (``pandas`` or ``polars``) and the eager frame
     itself (a LazyFrame collected)."""
-    if isinstance(result, pd.DataFrame):
-        return result, "pandas", result
-    module = type(result).__module__.split(".")[0]
-    if module == "polars":
-        frame = result.collect() if hasattr(result, "collect") else result
-        return frame.to_pandas(), "polars", frame
+    table = eager_table(result)
+    if table is not None:
+        library, frame, pandas = table
+        return pandas, library, frame
     msg = (
         f"rankframe.mlflow.log() takes a result of rankframe (a pandas or polars table of "
         f"evaluate, compare, check, slices, gaps, sample_size, or a Report); got "

@@ -38,7 +38,7 @@ import pytest
 import rankframe
 from helpers import all_metrics
 from rankframe import METRICS, EmptyQueryError, Metric, RankEvalError, parse_metric
-from rankframe.exceptions import TrecFormatError
+from rankframe.exceptions import TrackingError, TrecFormatError
 from rankframe.settings.conventions import CONVENTIONS
 from rankframe.settings.options import OPTIONS
 
@@ -680,6 +680,8 @@ ERROR_CASES: dict[type[RankEvalError], tuple[Frame, Raise]] = {
 NOT_ON_FRAMES: dict[type[RankEvalError], str] = {
     TrecFormatError: "raised while reading a TREC file (read_trec_run, read_trec_qrels), "
     "before any frame exists",
+    TrackingError: "raised by rankframe.mlflow while writing a result to a tracking server, "
+    "after the result exists (tests/output/test_mlflow.py)",
 }
 
 

@@ -16,7 +16,7 @@ import pandas as pd
 import polars as pl
 import pyarrow as pa
 
-__all__ = ["as_pandas", "is_dask", "table_rows"]
+__all__ = ["as_pandas", "eager_table", "is_dask", "table_rows"]
 
 
 def is_dask(obj: Any) -> bool:
@@ -52,6 +52,19 @@ def as_pandas(result: Any) -> pd.DataFrame | None:
         return result.reset_index()
     if isinstance(result, pd.DataFrame):
         return result
+    return None
+
+
+def eager_table(result: Any) -> tuple[str, Any, pd.DataFrame] | None:
+    """A pandas or polars result table: its library's name (``"pandas"`` or ``"polars"``),
+    the eager frame (a LazyFrame collected) and that frame as pandas; ``None`` for anything
+    else."""
+    if isinstance(result, pd.DataFrame):
+        return "pandas", result, result
+    if isinstance(result, pl.LazyFrame):
+        result = result.collect()
+    if isinstance(result, pl.DataFrame):
+        return "polars", result, result.to_pandas()
     return None
 
 

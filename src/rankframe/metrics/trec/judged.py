@@ -106,6 +106,7 @@ BPREF = declare(
     0.3333
     """,
     trec_name="bpref",
+    reads_unjudged=True,
 )
 
 INFAP = declare(
@@ -127,6 +128,7 @@ INFAP = declare(
     0.5
     """,
     trec_name="infAP",
+    reads_unjudged=True,
 )
 
 GM_BPREF = declare(
@@ -143,6 +145,7 @@ GM_BPREF = declare(
     """,
     trec_name="gm_bpref",
     aggregate="geometric",
+    reads_unjudged=True,
 )
 
 UNJUDGED = declare(
@@ -162,6 +165,7 @@ UNJUDGED = declare(
     trec_cut="unj",
     takes_k=True,
     depends_on_relevant=False,
+    reads_unjudged=True,
 )
 
 JUDGED = declare(
@@ -190,6 +194,7 @@ JUDGED = declare(
     """,
     takes_k=True,
     depends_on_relevant=False,
+    reads_unjudged=True,
 )
 
 #: The measures of this family, in the order trec_eval prints them.

@@ -6,13 +6,15 @@ from ir_measures (negative grades are unjudged; a query without judgments is kep
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from helpers import as_dict, as_float, as_pandas
+import rankframe
+from helpers import DOCS, as_dict, as_float, as_pandas
 
 pytestmark = pytest.mark.filterwarnings("ignore::rankframe.RankEvalWarning")
 
@@ -146,3 +148,14 @@ def test_judged_reads_null_grades_and_negative_grades_as_unjudged(make_frame: An
     run = [ir_measures.ScoredDoc("q", i, s) for i, s in zip("abcd", [4, 3, 2, 1], strict=True)]
     theirs = ir_measures.calc_aggregate([ir_measures.Judged @ 2], qrels, run)
     assert theirs[ir_measures.Judged @ 2] == 1.0
+
+
+def test_docs_name_the_metrics_that_read_unjudged_rows() -> None:
+    # docs/metrics.md lists them twice (the notation, "Unjudged items"): the registry's
+    # MetricDef.reads_unjudged, which the report's holes leave out
+    text = (DOCS / "metrics.md").read_text(encoding="utf-8")
+    flagged = {name for name, d in rankframe.METRICS.items() if d.reads_unjudged}
+    notation = text.split("only `bpref`", 1)[1].split("tell it from", 1)[0]
+    section = text.split("## Unjudged items", 1)[1].split("A frame says", 1)[0]
+    assert {"bpref", *re.findall(r"`([a-z_]+)`", notation)} == flagged
+    assert set(re.findall(r"`([a-z_]+)`", section)) == flagged

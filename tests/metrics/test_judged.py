@@ -159,3 +159,22 @@ def test_docs_name_the_metrics_that_read_unjudged_rows() -> None:
     section = text.split("## Unjudged items", 1)[1].split("A frame says", 1)[0]
     assert {"bpref", *re.findall(r"`([a-z_]+)`", notation)} == flagged
     assert set(re.findall(r"`([a-z_]+)`", section)) == flagged
+
+
+def test_judged_in_compare(make_frame: Any) -> None:
+    # q1: new ranks c (unjudged) first, old a; q2: both rank judged rows first
+    #   judged@1: old (1 + 1) / 2 = 1, new (0 + 1) / 2 = 1/2: delta -1/2
+    frame = make_frame(
+        {
+            "query": ["q1"] * 3 + ["q2"] * 3,
+            "item": ["a", "b", "c"] * 2,
+            "old": [3, 2, 1, 3, 2, 1],
+            "new": [2, 1, 3, 3, 2, 1],
+            "relevant": [1, 0, 0, 1, 0, 0],
+            "judged": [True, True, False, True, True, False],
+        }
+    )
+    table = as_pandas(frame.rank_eval(score=["old", "new"]).compare(["judged@1"], baseline="old"))
+    row = table[table["system"] == "new"].iloc[0]
+    assert (row["metric"], row["k"]) == ("judged", 1)
+    assert row["delta"] == pytest.approx(-1 / 2, abs=TOL)

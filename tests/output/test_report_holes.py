@@ -96,3 +96,16 @@ def test_negative_grades_are_holes(make_frame: Any) -> None:
     report = frame.rank_eval.report(["precision@2"])
     assert _holes(report) == [(2, ["precision@2"], {"score": pytest.approx(1 / 2)})]
     assert _spans(report.html()) == [("score", "2", pytest.approx(1 / 2))]
+
+
+def test_no_holes_under_ties_average(make_frame: Any) -> None:
+    # judged has no tie-averaged form: under ties="average" (and the sklearn preset, which
+    # sets it) the report leaves the holes out rather than refuse the metrics
+    ev = make_frame(DATA).rank_eval(score=["holey", "tight"])
+    for options in ({"ties": "average"}, {"convention": "sklearn"}):
+        report = ev.report(["ndcg@2", "map"], **options)
+        assert _holes(report) == [], options
+        assert "data-holes" not in report.html()
+    assert _holes(ev.report(["ndcg@2"], ties="first")) == [
+        (2, ["ndcg@2(ties=first)"], {"holey": pytest.approx(1 / 4), "tight": 0.0})
+    ]

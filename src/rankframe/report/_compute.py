@@ -158,7 +158,7 @@ def compute(
     curve = _figures.curve_metrics(parsed) if curves else []
     window = binding.window(every, by_list)  # checked before the pass
     # every per-query value: the metrics, their curves, the facts, the holes' judged@k
-    holes = _figures.hole_metrics(parsed)
+    holes = _figures.hole_metrics(parsed, options)
     judged = [_figures.judged_at(k) for k in holes]
     values = _Values.of(binding, parsed, [*curve, *judged], by_list, options, every, window)
     tables = values.tables

@@ -39,11 +39,18 @@ CURVE_CUTOFFS = (1, 3, 5, 10, 20, 50, 100, 200, 500, 1000)
 BINS = 20
 
 
-def hole_metrics(parsed: Sequence[Metric]) -> dict[int | None, list[Metric]]:
+def hole_metrics(parsed: Sequence[Metric], options: Options) -> dict[int | None, list[Metric]]:
     """The report's metrics that count an unjudged row as non-relevant (they depend on the
     relevant items and do not read unjudged rows: ``MetricDef.reads_unjudged``), by the
     top k they read: their cut-off, ``None`` for the whole list (no k, or a k that is not
-    a cut-off: ``rbp``'s persistence, ``iprec``'s level)."""
+    a cut-off: ``rbp``'s persistence, ``iprec``'s level). None under a ``ties=`` option that
+    ``judged`` does not take (``"average"``: it has no tie-averaged form;
+    ``"truncated_average"``: it reads one position per row)."""
+    judged = judged_at(None).definition
+    if (options.ties == "average" and judged.tie_average is None) or (
+        options.ties == "truncated_average" and not judged.shared_ranks
+    ):
+        return {}
     out: dict[int | None, list[Metric]] = {}
     for metric in parsed:
         d = metric.definition

@@ -572,6 +572,10 @@ VALUE_CASES: dict[str, Case] = {
         {"unjudged": "nonrelevant", "judged_only": True},
         change=_unjudged,
     ),
+    # the share of the top k judged, null grades read as unjudged (not dropped)
+    "judged": Case(
+        ["judged@5", "judged", "unjudged@5"], {"unjudged": "nonrelevant"}, change=_unjudged
+    ),
     # the metrics of the items themselves (some are set-level: evaluate)
     "items": Case(
         ["coverage@5", "gini@5", "entropy@5", "personalization@5", "arp@5", "novelty@5", "ild@5"],

@@ -230,6 +230,12 @@ class Perfect:
         k = int(self.k)
         return max(0, min(k, n) - (n - m)) / k
 
+    def judged_share(self) -> float:
+        """Of the first min(k, n) items, the judged ones: all but the unjudged ranked last."""
+        m, n = self.unjudged, self.n
+        top = n if self.k is None else min(int(self.k), n)
+        return (top - max(0, top - (n - m))) / top if top else 0.0
+
     def rbp_resid(self) -> float:
         m, n = self.unjudged, self.n
         return 0.9**n + 0.1 * sum(0.9 ** (r - 1) for r in range(n - m + 1, n + 1)) if m else 0.0
@@ -294,6 +300,7 @@ PERFECT: dict[str, Callable[[Perfect], float] | None] = {
     "rbp": lambda p: p.rbp(p.k),
     "rbp_resid": Perfect.rbp_resid,
     "unjudged": Perfect.unjudged_share,
+    "judged": Perfect.judged_share,  # divided by min(k, n), not k
     # every relevant item in the top k: min(R, k)
     "hit_count": lambda p: float(p.R if p.k is None else min(p.R, p.k)),
     # the ideal DCG: needs the grades, see _ideal_dcg

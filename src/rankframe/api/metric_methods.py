@@ -609,3 +609,15 @@ class MetricMethods(Generic[ValueT]):
             """Share of the top k that is unjudged (k=None: of the retrieved rows); a list
             shorter than k counts the missing places as judged. A red flag: the judgments do not
             cover the run. See ``RankEval.unjudged``."""
+
+        def judged(
+            self,
+            k: int | None = None,
+            *,
+            by: str | Sequence[str] | None = None,
+            **options: Unpack[CommonOptions],
+        ) -> ValueT:
+            """Share of the top k retrieved rows that is judged, as ir_measures' ``Judged@k``:
+            ``(min(k, N) - u) / min(k, N)``, u the unjudged rows among the first min(k, N)
+            (k=None: the N retrieved rows); 0 for a query that retrieved nothing. See
+            ``RankEval.judged``."""

@@ -4,7 +4,8 @@
   ``dcg``, ``map``, ``acc``, ``precision``, ``recall``, ``r_precision``, ``f1``,
   ``hit_count``);
 - :mod:`~rankframe.metrics.trec`: trec_eval's other measures (every one of
-  ``-m all_trec``), and what the registry learns from trec_eval's tables;
+  ``-m all_trec``) and ir_measures' ``Judged@k`` (``judged``), and what the registry learns
+  from trec_eval's tables;
 - :mod:`~rankframe.metrics.items`: the metrics of the recommended items themselves (the
   beyond-accuracy metrics, ``top1_f1``), computed in the finish step by
   :mod:`rankframe.metrics.item_values`;
@@ -34,6 +35,7 @@ for _definition in (
     *items.DEFINITIONS,
     *relevance.OTHER_TOOLS,
     *trec.DEFINITIONS,
+    *trec.OTHER_TOOLS,
 ):
     register(_definition)
 

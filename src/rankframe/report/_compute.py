@@ -2,19 +2,21 @@
 
 One request (``PerQueryRows``, as ``per_query``) holds the report's metrics, the same
 metrics at the other cut-offs of the metric@k curves, ``num_rel`` (which says which queries
-have no relevant item) and two counts of the data section (``rankframe.report._facts``: tied
-and ranked rows per query). The engine ranks each system once for all of them and shares
-the lists across the metrics, so the curves and the tie counts add a few array passes to
-the ranking, not a ranking each. On one eager frame (pandas, polars, an Arrow source) the
-per-query step gives its ``PerQuery`` directly, as ``evaluate()``'s does; a partitioned
-frame (LazyFrame, Dask, Spark) runs the request and its per-query table is read back as its
-parts' tables are (``rankframe.pipeline.steps.from_parts``). The one finish step
-(``rankframe.pipeline.steps.finish``) then makes the means with their intervals (overall and per
-segment) and the comparisons with the baseline: the same code on the same per-query values
-as ``evaluate()`` and ``compare()``, so the same numbers. The curves are the means of their
-per-query values (``PerQuery.means``, what ``evaluate()`` computes); win/tie/loss, the
-distributions and the worst queries come from the same values. The rows, unjudged rows and
-the worst queries' lists read the bound columns once more.
+have no relevant item), ``judged@k`` at the top k of each metric that counts unjudged rows
+as non-relevant (the data section's holes) and two counts of the data section
+(``rankframe.report._facts``: tied and ranked rows per query). The engine ranks each system
+once for all of them and shares the lists across the metrics, so the curves and the tie
+counts add a few array passes to the ranking, not a ranking each. On one eager frame
+(pandas, polars, an Arrow source) the per-query step gives its ``PerQuery`` directly, as
+``evaluate()``'s does; a partitioned frame (LazyFrame, Dask, Spark) runs the request and
+its per-query table is read back as its parts' tables are
+(``rankframe.pipeline.steps.from_parts``). The one finish step
+(``rankframe.pipeline.steps.finish``) then makes the means with their intervals (overall
+and per segment) and the comparisons with the baseline: the same code on the same per-query
+values as ``evaluate()`` and ``compare()``, so the same numbers. The curves are the means
+of their per-query values (``PerQuery.means``, what ``evaluate()`` computes); win/tie/loss,
+the distributions and the worst queries come from the same values. The rows, unjudged rows
+and the worst queries' lists read the bound columns once more.
 
 The renderer's records (``Settings``, ``Facts``, ``ReportData`` ...) are in
 ``rankframe.report._records``, the figures made from the per-query values (win/tie/loss,
@@ -155,8 +157,10 @@ def compute(
     base = _baseline(systems, baseline)
     curve = _figures.curve_metrics(parsed) if curves else []
     window = binding.window(every, by_list)  # checked before the pass
-    # every per-query value: the metrics, their curves, the facts
-    values = _Values.of(binding, parsed, curve, by_list, options, every, window)
+    # every per-query value: the metrics, their curves, the facts, the holes' judged@k
+    holes = _figures.hole_metrics(parsed, options)
+    judged = [_figures.judged_at(k) for k in holes]
+    values = _Values.of(binding, parsed, [*curve, *judged], by_list, options, every, window)
     tables = values.tables
     summary, segments, trend, segment_trend = _means(tables, parsed, tests)
     comparison, segment_comparison, wtl = (
@@ -186,7 +190,13 @@ def compute(
     )
     return ReportData(
         settings=settings,
-        facts=_figures.facts(data, values.resolved, tables.pq, values.counts()),
+        facts=_figures.facts(
+            data,
+            values.resolved,
+            tables.pq,
+            values.counts(),
+            _figures.holes(values.everything, holes, values.positions),
+        ),
         summary=summary,
         segments=segments,
         comparison=comparison,
@@ -297,14 +307,15 @@ class _Values:
         cls,
         binding: Binding,
         parsed: Sequence[Metric],
-        curve: Sequence[Metric],
+        more: Sequence[Metric],
         by: list[str],
         options: Options,
         every: str | None,
         window: Window | None,
     ) -> _Values:
-        """The pass of ``parsed`` and ``curve`` (:func:`_one_pass`) and its tables."""
-        everything, backend, wanted = _one_pass(binding, [*parsed, *curve], by, options, every)
+        """The pass of ``parsed`` and ``more`` (the curves' metrics, the holes' ``judged@k``;
+        :func:`_one_pass`) and its tables."""
+        everything, backend, wanted = _one_pass(binding, [*parsed, *more], by, options, every)
         resolved = binding.resolved(by, options)
         positions = {m: i for i, m in enumerate(wanted)}
         tables = _Tables.of(

@@ -14,7 +14,8 @@ import pandas as pd
 import polars as pl
 
 from rankframe.adapters import adapt
-from rankframe.metrics.registry import Metric
+from rankframe.metrics.params import CUTOFF
+from rankframe.metrics.registry import Metric, parse_metrics
 from rankframe.pipeline import steps
 from rankframe.pipeline.per_query import PerQuery
 from rankframe.report._records import (
@@ -22,6 +23,7 @@ from rankframe.report._records import (
     Distribution,
     Facts,
     FloatArray,
+    Holes,
     Listed,
     WinTieLoss,
     WorstQuery,
@@ -37,11 +39,62 @@ CURVE_CUTOFFS = (1, 3, 5, 10, 20, 50, 100, 200, 500, 1000)
 BINS = 20
 
 
-def facts(data: pl.DataFrame, names: steps.ColumnNames, pq: PerQuery, counts: FloatArray) -> Facts:
+def hole_metrics(parsed: Sequence[Metric], options: Options) -> dict[int | None, list[Metric]]:
+    """The report's metrics that count an unjudged row as non-relevant (they depend on the
+    relevant items and do not read unjudged rows: ``MetricDef.reads_unjudged``), by the
+    top k they read: their cut-off, ``None`` for the whole list (no k, or a k that is not
+    a cut-off: ``rbp``'s persistence, ``iprec``'s level). None under a ``ties=`` option that
+    ``judged`` does not take (``"average"``: it has no tie-averaged form;
+    ``"truncated_average"``: it reads one position per row)."""
+    judged = judged_at(None).definition
+    if (options.ties == "average" and judged.tie_average is None) or (
+        options.ties == "truncated_average" and not judged.shared_ranks
+    ):
+        return {}
+    out: dict[int | None, list[Metric]] = {}
+    for metric in parsed:
+        d = metric.definition
+        if not d.depends_on_relevant or d.reads_unjudged:
+            continue
+        cut = metric.k if d.takes_k and d.param == CUTOFF and metric.k is not None else None
+        out.setdefault(None if cut is None else int(cut), []).append(metric)
+    return out
+
+
+def judged_at(k: int | None) -> Metric:
+    """``judged@k`` (``judged`` for k ``None``), the metric the holes are read from."""
+    return parse_metrics("judged" if k is None else f"judged@{k}")[0]
+
+
+def holes(
+    pq: PerQuery, by_k: dict[int | None, list[Metric]], positions: dict[Metric, int]
+) -> list[Holes]:
+    """The holes of each top k of ``by_k`` (``hole_metrics``): per system, 1 - the mean
+    of ``judged@k`` over every query (its column at ``positions``)."""
+    values = values_of(pq)
+    out = []
+    for k, metrics in by_k.items():
+        judged = values[:, :, positions[judged_at(k)]]
+        share = {
+            system: float(1.0 - judged[:, s].mean()) if len(judged) else 0.0
+            for s, system in enumerate(pq.systems)
+        }
+        out.append(Holes(k, [str(m) for m in metrics], share))
+    return out
+
+
+def facts(
+    data: pl.DataFrame,
+    names: steps.ColumnNames,
+    pq: PerQuery,
+    counts: FloatArray,
+    holes: list[Holes] | None = None,
+) -> Facts:
     """The data section; ``data``: the bound columns (read once for the unjudged rows and
     the worst queries' lists); ``counts``: per query and system, the tied and the ranked
-    rows (``rankframe.report._facts``). The null scores of each system: its score column's
-    nulls and NaNs (rows judged but not retrieved), one count over that column each."""
+    rows (``rankframe.report._facts``); ``holes``: see :func:`holes`. The null scores of
+    each system: its score column's nulls and NaNs (rows judged but not retrieved), one
+    count over that column each."""
     tied, ranked = counts[:, :, 0].sum(axis=0), counts[:, :, 1].sum(axis=0)
     nulls = (
         data.select(
@@ -77,6 +130,7 @@ def facts(data: pl.DataFrame, names: steps.ColumnNames, pq: PerQuery, counts: Fl
             system: int(nulls.get(score, 0))
             for system, score in zip(pq.systems, names.scores, strict=False)
         },
+        holes=list(holes or []),
     )
 
 

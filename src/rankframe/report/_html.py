@@ -155,6 +155,7 @@ class _Writer:
             ("systems", ", ".join(esc(s) for s in f.systems)),
             ("queries without a relevant item", f"{f.empty_queries:,}"),
             ("unjudged rows", f"{f.unjudged_rows:,}"),
+            *self._holes(),
             ("ranked rows with a tied score (per system)", ties),
             ("null scores, not retrieved (per system)", nulls),
         ]
@@ -162,6 +163,24 @@ class _Writer:
             f'<tr><th>{esc(k)}</th><td data-fact="{esc(k)}">{v}</td></tr>' for k, v in rows
         )
         return f'<table class="facts">{body}</table>'
+
+    def _holes(self) -> list[tuple[str, str]]:
+        """The holes' row of the data section: per top k that the metrics read, each
+        system's unjudged share; none when every such top k is wholly judged."""
+        holes = self.d.facts.holes
+        if not any(share > 0 for h in holes for share in h.share.values()):
+            return []
+        parts = []
+        for h in holes:
+            top = "whole list" if h.k is None else f"top {h.k}"
+            shares = ", ".join(
+                f'<span data-holes="{share!r}" data-system="{esc(s)}" data-k="{h.k or ""}">'
+                f"{esc(s)}: {share:.1%}</span>"
+                for s, share in h.share.items()
+            )
+            parts.append(f"{top} ({esc(', '.join(h.metrics))}): {shares}")
+        label = "holes: unjudged share of the top k, counted as non-relevant (per system)"
+        return [(label, "; ".join(parts))]
 
     def _metric_table(
         self,

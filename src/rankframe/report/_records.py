@@ -43,9 +43,21 @@ class Settings:
 
 
 @dataclass(frozen=True)
+class Holes:
+    """The holes of one top k: per system the unjudged share of its top k (``1 -
+    judged@k``, the mean over every query; k ``None``: the whole list), and the report's
+    metrics that read that top k and count its unjudged rows as non-relevant."""
+
+    k: int | None
+    metrics: list[str]
+    share: dict[str, float]
+
+
+@dataclass(frozen=True)
 class Facts:
     """The data section: rows, queries, systems, queries without a relevant item, unjudged
-    rows, and per system the share of ranked rows whose score ties another's in the query."""
+    rows, per system the share of ranked rows whose score ties another's in the query, and
+    the holes (``Holes``) of each top k that the metrics read."""
 
     rows: int
     queries: int
@@ -54,6 +66,7 @@ class Facts:
     unjudged_rows: int
     tied_share: dict[str, float]
     null_scores: dict[str, int] = field(default_factory=dict)  # per system (not retrieved)
+    holes: list[Holes] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

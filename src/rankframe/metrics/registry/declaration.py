@@ -84,6 +84,11 @@ class MetricDef:
         Whether the metric's value depends on the query's relevant items, so that the
         ``empty=`` option (queries without relevant items) applies to it. ``False`` for
         counts and the metrics of the items themselves, which keep their values.
+    reads_unjudged
+        Whether the metric tells an unjudged row from a judged non-relevant one (``bpref``,
+        ``infap``, ``unjudged``, ``judged``, ...). Every other metric counts an unjudged row
+        as grade 0: the report's data section gives, next to those that depend on the
+        relevant items, the unjudged share of their top k (the "holes").
     shared_ranks
         Whether the metric is defined when tied rows share one rank
         (``ties="truncated_average"``, Evidently's convention): ``True`` for the metrics
@@ -127,6 +132,7 @@ class MetricDef:
     items: Any = field(default=None, repr=False, compare=False)
     param: Param = field(default=CUTOFF, repr=False, compare=False)
     depends_on_relevant: bool = field(default=True, repr=False, compare=False)
+    reads_unjudged: bool = field(default=False, repr=False, compare=False)
     shared_ranks: bool = field(default=False, repr=False, compare=False)
     nan_if_nothing_retrieved: tuple[str, ...] = field(default=(), repr=False, compare=False)
     counts_rated: tuple[str, object] | None = field(default=None, repr=False, compare=False)

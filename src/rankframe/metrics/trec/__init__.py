@@ -12,13 +12,15 @@ rows are the judged rows of grade ≥ 0 that are not relevant. An unjudged row c
 A module per family of measures, each declaring its own (``DEFINITIONS``, with
 :func:`.declare.declare`) and independent of the others (an import-linter contract):
 :mod:`.counts` (``num_ret``, ...: summed over queries), :mod:`.judged` (incomplete
-judgments: ``bpref``, ``infAP``, ``unj``), :mod:`.precision` (interpolated precision,
-``Rprec_mult``, ``gm_map``), :mod:`.sets` (the retrieved set) and :mod:`.gains` (graded
-gain: ``G``, ``ndcg_rel``, ``Rndcg``, ``rbp``). :data:`DEFINITIONS` holds them all in the
-order trec_eval prints them, the order of the registry. :mod:`.vocabulary` holds what the
-registry also learns of trec_eval once every metric is declared: its spellings of the other
-metrics (``set_P``), its default parameters and the named sets ``official`` and
-``all_trec``. :mod:`rankframe.metrics` registers them all.
+judgments: ``bpref``, ``infAP``, ``unj``, and ir_measures' ``Judged@k``), :mod:`.precision`
+(interpolated precision, ``Rprec_mult``, ``gm_map``), :mod:`.sets` (the retrieved set) and
+:mod:`.gains` (graded gain: ``G``, ``ndcg_rel``, ``Rndcg``, ``rbp``). :data:`DEFINITIONS`
+holds them all in the order trec_eval prints them, the order of the registry;
+:data:`OTHER_TOOLS` those that other tools report and trec_eval does not (``judged``),
+registered after them. :mod:`.vocabulary` holds what the registry also learns of trec_eval
+once every metric is declared: its spellings of the other metrics (``set_P``), its default
+parameters and the named sets ``official`` and ``all_trec``. :mod:`rankframe.metrics`
+registers them all.
 """
 
 from __future__ import annotations
@@ -31,7 +33,13 @@ from rankframe.metrics.trec.vocabulary import (
     whole_list_spellings,
 )
 
-__all__ = ["DEFINITIONS", "NAMED_SETS", "trec_defaults", "whole_list_spellings"]
+__all__ = [
+    "DEFINITIONS",
+    "NAMED_SETS",
+    "OTHER_TOOLS",
+    "trec_defaults",
+    "whole_list_spellings",
+]
 
 #: Every measure of trec_eval's families, in the order trec_eval prints them.
 DEFINITIONS = in_printed_order(
@@ -43,3 +51,6 @@ DEFINITIONS = in_printed_order(
         *gains.DEFINITIONS,
     )
 )
+#: The measures of these families that other tools report and trec_eval does not
+#: (ir_measures' ``Judged@k``), registered after trec_eval's.
+OTHER_TOOLS = judged.OTHER_TOOLS

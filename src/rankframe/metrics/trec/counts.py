@@ -110,6 +110,7 @@ NUM_NONREL_JUDGED_RET = declare(
     linear=True,
     depends_on_relevant=False,
     bounded=False,
+    reads_unjudged=True,
 )
 
 #: The measures of this family, in the order trec_eval prints them.

@@ -37,6 +37,7 @@ def declare(
     linear: bool = False,
     tie_average: object = None,
     depends_on_relevant: bool = True,
+    reads_unjudged: bool = False,
     bounded: bool = True,
 ) -> MetricDef:
     """The declaration of one measure: it takes no option beyond the common ones, and its
@@ -44,7 +45,8 @@ def declare(
     order of tied rows or is linear in hits@k (as the lists give it under
     ``ties="average"``), so ``compute`` is also its tie-averaged form.
     ``depends_on_relevant``: ``False`` for a count or a measure of the judgments alone,
-    which ``empty=`` leaves alone. ``bounded``: ``False`` for a value not in [0, 1] (a
+    which ``empty=`` leaves alone. ``reads_unjudged``: it tells an unjudged row from a judged
+    non-relevant one. ``bounded``: ``False`` for a value not in [0, 1] (a
     count, ``utility``). None reads shared ranks (``MetricDef.shared_ranks``): they read one
     position per row, as trec_eval ranks."""
     return MetricDef(
@@ -62,5 +64,6 @@ def declare(
         param=CUTOFF if param is None else param,
         tie_average=compute if linear else tie_average,  # type: ignore[arg-type]
         depends_on_relevant=depends_on_relevant,
+        reads_unjudged=reads_unjudged,
         bounded=bounded,
     )

@@ -299,6 +299,7 @@ RBP_RESID = declare(
     """,
     trec_name="rbp_resid",
     depends_on_relevant=False,
+    reads_unjudged=True,
 )
 
 #: The measures of this family, in the order trec_eval prints them.

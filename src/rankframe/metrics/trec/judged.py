@@ -1,7 +1,8 @@
 """trec_eval's measures of incomplete judgments: bpref and its geometric mean, inferred AP,
-and the share of the top k that is unjudged. They read the unjudged rows (a ``judged`` column,
-or a negative grade: trec_eval's "in the pool but not judged") and the judged non-relevant
-ones, which ``Lists`` computes on first use."""
+and the share of the top k that is unjudged; and ir_measures' ``Judged@k``, the share of
+the top k that is judged (:data:`OTHER_TOOLS`: not a trec_eval measure). They read the
+unjudged rows (a ``judged`` column, or a negative grade: trec_eval's "in the pool but not
+judged") and the judged non-relevant ones, which ``Lists`` computes on first use."""
 
 from __future__ import annotations
 
@@ -13,7 +14,16 @@ from rankframe.metrics.common import FloatArray, IntArray, ratio
 from rankframe.metrics.trec.declare import declare
 from rankframe.settings.options import Options
 
-__all__ = ["DEFINITIONS", "INFAP_EPSILON", "bpref", "gm_bpref", "infap", "unjudged"]
+__all__ = [
+    "DEFINITIONS",
+    "INFAP_EPSILON",
+    "OTHER_TOOLS",
+    "bpref",
+    "gm_bpref",
+    "infap",
+    "judged",
+    "unjudged",
+]
 
 #: trec_eval's ``INFAP_EPSILON``.
 INFAP_EPSILON = 1e-5
@@ -63,6 +73,13 @@ def unjudged(t: Lists, k: int | None, _: Options) -> FloatArray:
     return ratio(t.unjudged_at(k), t.n_retrieved if k is None else np.full(t.n_queries, k))
 
 
+def judged(t: Lists, k: int | None, _: Options) -> FloatArray:
+    """The share of the top k that is judged, as ir_measures' ``Judged@k``: of the
+    min(k, N) retrieved rows (k=None: of the N retrieved rows); 0 for a query with none."""
+    top = t.n_retrieved if k is None else np.minimum(t.n_retrieved, k)
+    return ratio(top - t.unjudged_at(k), top)
+
+
 def gm_bpref(t: Lists, k: object, o: Options) -> FloatArray:
     """bpref; the mean over queries is geometric."""
     return bpref(t, k, o)
@@ -89,6 +106,7 @@ BPREF = declare(
     0.3333
     """,
     trec_name="bpref",
+    reads_unjudged=True,
 )
 
 INFAP = declare(
@@ -110,6 +128,7 @@ INFAP = declare(
     0.5
     """,
     trec_name="infAP",
+    reads_unjudged=True,
 )
 
 GM_BPREF = declare(
@@ -126,6 +145,7 @@ GM_BPREF = declare(
     """,
     trec_name="gm_bpref",
     aggregate="geometric",
+    reads_unjudged=True,
 )
 
 UNJUDGED = declare(
@@ -145,7 +165,40 @@ UNJUDGED = declare(
     trec_cut="unj",
     takes_k=True,
     depends_on_relevant=False,
+    reads_unjudged=True,
+)
+
+JUDGED = declare(
+    "judged",
+    judged,
+    "share of the top k that is judged",
+    """Share of the top k retrieved rows that is judged, as ir_measures' ``Judged@k``:
+    ``(min(k, N) - u) / min(k, N)``, u the unjudged rows among the first min(k, N) (k=None:
+    the N retrieved rows); 0 for a query that retrieved nothing.
+
+    A list shorter than k is divided by its own length, so ``judged@k`` is ``1 -
+    unjudged@k`` only when the list holds at least k rows (``unjudged`` divides by k).
+    Unjudged as for ``unjudged``: a ``judged`` column False, a null grade with
+    ``unjudged="nonrelevant"``, or a negative grade (trec_eval's "in the pool but not
+    judged"; ir_measures counts a document of any grade in the qrels as judged). ir_measures
+    reports no value for a query without judgments; here it is a query like any other.
+
+    ir_measures: ``Judged@k``.
+    """,
+    """
+    c, the third row, is unjudged; the list holds N = 4 rows, so the top 10 is its 4 rows,
+    of which 3 (a, b, d) are judged:
+
+    >>> df.rank_eval.judged(2), df.rank_eval.judged(3), df.rank_eval.judged(10)
+    (1.0, 0.6666666666666666, 0.75)
+    """,
+    takes_k=True,
+    depends_on_relevant=False,
+    reads_unjudged=True,
 )
 
 #: The measures of this family, in the order trec_eval prints them.
 DEFINITIONS = (BPREF, INFAP, GM_BPREF, UNJUDGED)
+#: The measures of this family that other tools report (ir_measures), registered after
+#: trec_eval's (:mod:`rankframe.metrics`), in this order.
+OTHER_TOOLS = (JUDGED,)

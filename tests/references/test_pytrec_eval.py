@@ -104,7 +104,10 @@ DERIVED: dict[tuple[str, bool], tuple[str, Callable[[dict[str, float], int | Non
 
 # Metrics trec_eval (pytrec_eval) has no measure for and none can be derived from; each is
 # compared with another reference where named.
-ELSEWHERE = {"dcg": "tests/metrics/test_conventions.py: ranx's dcg, dcg_burges and LensKit's DCG"}
+ELSEWHERE = {
+    "dcg": "tests/metrics/test_conventions.py: ranx's dcg, dcg_burges and LensKit's DCG",
+    "judged": "tests/metrics/test_judged.py: ir_measures' Judged@k",
+}
 
 # Not compared here (tests/references/test_trec_measures.py compares them with trec_eval's outputs):
 # measures newer than pytrec_eval (rbp, rbp_resid, unj); those whose parameter is a number

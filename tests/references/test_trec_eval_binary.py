@@ -6,9 +6,9 @@ The binary is trec_eval 10.0 built from its source in ``../shared/peers`` into `
 document, judged documents not retrieved, lists of up to 3,000 documents; 100,000 run lines
 here (the ``make test`` budget), 1,000,000 in ``make bench`` (benchmarks/trec_cli.py).
 
-Two differences found on such runs are reproduced on the smallest files that show them and
-marked ``xfail(strict=True)`` until the metrics add in trec_eval's order (the mark fails the
-test once they do: remove it then).
+Two differences found on such runs are reproduced on the smallest files that show them: the
+order in which 11pt_avg adds its levels, and in which the mean of a measure asked for alone
+adds its queries (both now trec_eval's).
 """
 
 from __future__ import annotations
@@ -112,12 +112,6 @@ def test_11pt_avg_adds_the_levels_in_trec_eval_s_order(run: Run, tmp_path: Path)
     compare(run, ["-q", "-m", "11pt_avg"], qrels, run_file)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the mean over queries of a measure asked for alone is numpy's pairwise sum of one "
-    "column (pipeline/per_query.py _segment_sums); trec_eval adds the queries one by one "
-    "in their order (meas_acc.c): 5.1 / 16 printed 0.3187 against 0.3188",
-)
 def test_a_measure_alone_adds_the_queries_in_trec_eval_s_order(run: Run, tmp_path: Path) -> None:
     # 16 queries, each's one relevant document at these ranks: recip_rank 1/r, whose sum
     # is 5.1 = 16 x 0.31875 one by one, a hair less pairwise

@@ -274,10 +274,15 @@ class PerQuery:
 
 
 def _segment_sums(values: FloatArray, segment: IntArray, n_segments: int) -> FloatArray:
-    """Column sums of ``values`` per segment, shape (n_segments, n_columns): one vectorised
-    sum when there is one segment, else one ``bincount`` per column."""
+    """Column sums of ``values`` per segment, shape (n_segments, n_columns), each adding the
+    queries one by one in their order, as trec_eval does (its printed mean can depend on the
+    order): one running sum when there is one segment (``sum`` would add a lone or
+    column-major column pairwise, so a metric's mean would change with the metrics asked
+    beside it), else one ``bincount`` per column."""
     if n_segments == 1:
-        total: FloatArray = values.sum(axis=0, keepdims=True)
+        if len(values) == 0:
+            return np.zeros((1, values.shape[1]))
+        total: FloatArray = np.cumsum(values, axis=0)[-1:]
         return total
     sums = np.zeros((n_segments, values.shape[1]))
     for j in range(values.shape[1]):  # a loop over (system, metric) columns

@@ -17,6 +17,11 @@ import pytest
 from helpers import FrameMaker, as_pandas
 from rankframe import History, InvalidOptionError
 
+# The page reads the store alone: a frame kind reaches it only through History.record, whose
+# rows are the same from every kind (tests/output/test_history.py, round trips on every frame
+# kind). pandas, and polars-lazy for a lazy result that record collects.
+pytestmark = pytest.mark.frame_kinds("pandas", "polars-lazy")
+
 HOSTILE = "<script>alert(1)</script>"
 # Four queries, two themes; a ranks the relevant item 1st, 2nd, 1st, 2nd (reciprocal ranks
 # 1, 1/2, 1, 1/2), b 1st, 1st, 2nd, 2nd (1, 1, 1/2, 1/2). Theme t = q1, q2; u = q3, q4.

@@ -25,7 +25,7 @@ import pytest
 import sqlalchemy as sa
 
 import rankframe
-from helpers import DOCS, FrameMaker, as_pandas
+from helpers import DOCS, FRAME_KINDS, FrameMaker, as_pandas
 from rankframe import History, StoreError
 from rankframe.exceptions import InvalidOptionError
 
@@ -87,6 +87,30 @@ def _url(kind: str, folder: Path) -> str:
 @pytest.fixture(params=STORES)
 def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return _url(request.param, tmp_path)
+
+
+#: A test of a frame kind and a store: every kind on DuckDB, the other stores on pandas and
+#: polars-lazy. ``record`` reads any kind into one pandas table (``rows.as_pandas``) before
+#: the store sees it, so the kinds and the stores' SQL never meet: their cross product would
+#: run each store's SQL on the same table seven times.
+KINDS_BY_STORE = [(kind, "duckdb") for kind in FRAME_KINDS] + [
+    (kind, store) for store in STORES if store != "duckdb" for kind in ("pandas", "polars-lazy")
+]
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """``make_frame`` and ``url`` together over :data:`KINDS_BY_STORE` (``--frame-kind``
+    runs keep every store for the kinds they name)."""
+    names = metafunc.fixturenames
+    if "make_frame" in names and "url" in names and not metafunc.config.getoption("--frame-kind"):
+        metafunc.definition.add_marker(
+            pytest.mark.parametrize(
+                ("make_frame", "url"),
+                KINDS_BY_STORE,
+                indirect=True,
+                ids=[f"{kind}-{store}" for kind, store in KINDS_BY_STORE],
+            )
+        )
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ References: reciprocal ranks computed here with pandas (the first relevant row b
 from __future__ import annotations
 
 import itertools
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -225,6 +226,19 @@ def permutation_p_values(
     return out
 
 
+@cache
+def permutation_reference(baseline: str | None, alternative: str) -> tuple[Any, Any]:
+    """The slices of frame() and the loop's p-values (computed once per process: the loop is
+    slow, and every frame kind is compared with the same numbers)."""
+    table = per_query_table(frame())
+    columns = ["theme", "device", "age"]
+    expected = enumerate_slices(table, columns, max_depth=2, min_queries=8, baseline=baseline)
+    want = permutation_p_values(
+        table, expected, baseline=baseline, alternative=alternative, n_permutations=400, seed=11
+    )
+    return expected, want
+
+
 @pytest.mark.parametrize(
     ("baseline", "alternative"), [(None, "two-sided"), (None, "less"), ("b", "greater")]
 )
@@ -232,12 +246,8 @@ def test_permutation_test_equals_a_loop_over_the_resamples(
     make_frame: Any, baseline: Any, alternative: str
 ) -> None:
     data = frame()
-    table = per_query_table(data)
     columns = ["theme", "device", "age"]
-    expected = enumerate_slices(table, columns, max_depth=2, min_queries=8, baseline=baseline)
-    want = permutation_p_values(
-        table, expected, baseline=baseline, alternative=alternative, n_permutations=400, seed=11
-    )
+    expected, want = permutation_reference(baseline, alternative)
     got = as_pandas(
         collect(
             make_frame(data)
@@ -320,15 +330,10 @@ def bootstrap_tests(
     return out
 
 
-@pytest.mark.parametrize(
-    ("baseline", "alternative"),
-    [(None, "two-sided"), ("b", "two-sided"), (None, "less"), ("b", "greater")],
-)
-def test_bootstrap_equals_a_loop_over_the_resamples(
-    make_frame: Any, baseline: Any, alternative: str
-) -> None:
-    data = frame()
-    table = per_query_table(data)
+@cache
+def bootstrap_reference(baseline: str | None, alternative: str) -> tuple[Any, Any]:
+    """The slices of frame() and the loop's tests (computed once per process)."""
+    table = per_query_table(frame())
     columns = ["theme", "device"]
     expected = enumerate_slices(table, columns, max_depth=2, min_queries=8, baseline=baseline)
     want = bootstrap_tests(
@@ -340,6 +345,19 @@ def test_bootstrap_equals_a_loop_over_the_resamples(
         n_resamples=300,
         seed=5,
     )
+    return expected, want
+
+
+@pytest.mark.parametrize(
+    ("baseline", "alternative"),
+    [(None, "two-sided"), ("b", "two-sided"), (None, "less"), ("b", "greater")],
+)
+def test_bootstrap_equals_a_loop_over_the_resamples(
+    make_frame: Any, baseline: Any, alternative: str
+) -> None:
+    data = frame()
+    columns = ["theme", "device"]
+    expected, want = bootstrap_reference(baseline, alternative)
     got = as_pandas(
         collect(
             make_frame(data)

@@ -375,6 +375,14 @@ def test_compare_on_polars_lazy_stays_lazy(data: pd.DataFrame) -> None:
         ),
         (lambda f: f.rank_eval(score=["a", "b"]).compare("mrr", seed="x"), ["'seed'"]),
         (
+            lambda f: f.rank_eval(score=["a", "b"]).compare("mrr", seed=-3),
+            ["'seed' option must be a non-negative integer or None", "Got -3."],
+        ),
+        (
+            lambda f: f.rank_eval(score=["a", "b"]).gaps("mrr", "theme", seed=-3),
+            ["'seed' option must be a non-negative integer or None", "Got -3."],
+        ),
+        (
             lambda f: f.rank_eval(score=["a", "b"]).compare("mrr", n_resamples=0),
             ["'n_resamples'", "positive integer"],
         ),

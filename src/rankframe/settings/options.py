@@ -210,9 +210,13 @@ def check_flag(name: str, value: object, method: str | None = None) -> bool:
 
 
 def check_seed(value: object) -> None:
-    """A random seed of the public API: an int (not a bool) or None."""
+    """A random seed of the public API: a non-negative int (not a bool) or None (numpy's
+    random generators take no negative seed)."""
     if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
         msg = f"The 'seed' option must be an integer or None. Got {value!r} instead."
+        raise InvalidOptionError(msg)
+    if value is not None and value < 0:
+        msg = f"The 'seed' option must be a non-negative integer or None, e.g. 0. Got {value}."
         raise InvalidOptionError(msg)
 
 

@@ -484,17 +484,18 @@ def test_evaluate_is_the_mean_of_per_query(frame, opts, empty, segments) -> None
                 assert per_query.loc[empty_rows, column].isna().all()
             assert per_query.loc[~empty_rows, column].notna().all()
 
-    def counted(rows: pd.DataFrame, column: str) -> pd.DataFrame:
-        """The queries in ``column``'s mean among ``rows`` of ``every``."""
-        if empty != "zero" and applies[column]:  # queries without a relevant item left out
-            return rows[rows["query"].map(has_relevant).astype(bool)]
-        return rows
+    def counted(rows: pd.DataFrame) -> Callable[[str], pd.DataFrame]:
+        """The queries in a column's mean among ``rows`` of ``every``."""
+        kept = rows[rows["query"].map(has_relevant).astype(bool)]
+        # queries without a relevant item are left out of the metrics about relevant items
+        return lambda column: kept if empty != "zero" and applies[column] else rows
 
     first = next(c for c in wanted if applies[c])  # the wide n_queries is of these metrics
     means = as_pandas(frame.rank_eval.evaluate(wanted, empty=empty, **opts)).iloc[0]
-    assert means["n_queries"] == len(counted(every, first))
+    of_every = counted(every)
+    assert means["n_queries"] == len(of_every(first))
     for column in wanted:
-        want = aggregate(column, counted(every, column)[column])
+        want = aggregate(column, of_every(column)[column])
         assert means[column] == pytest.approx(want, abs=1e-12, nan_ok=True), column
 
     # by=: one row per segment, the mean of its queries' values
@@ -509,10 +510,10 @@ def test_evaluate_is_the_mean_of_per_query(frame, opts, empty, segments) -> None
     assert sorted(by_segment.index) == sorted(segments)
     segment_of = every["query"].map(codes)
     for segment, row in by_segment.iterrows():
-        mine = every[segment_of == segment]
-        assert row["n_queries"] == len(counted(mine, first))
+        mine = counted(every[segment_of == segment])
+        assert row["n_queries"] == len(mine(first))
         for column in wanted:
-            want = aggregate(column, counted(mine, column)[column])
+            want = aggregate(column, mine(column)[column])
             assert row[column] == pytest.approx(want, abs=1e-12, nan_ok=True), (segment, column)
 
 
@@ -606,7 +607,7 @@ def test_every_spelling_round_trips() -> None:
 def _numpy_frame(seed: int) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     queries, items, scores, grades = [], [], [], []
-    for q in range(12):
+    for q in range(24):
         n = int(rng.integers(1, 10))
         for item in rng.choice(ITEMS, size=n, replace=False):
             queries.append(f"q{q}")
@@ -616,8 +617,9 @@ def _numpy_frame(seed: int) -> pd.DataFrame:
     return build(queries, items, scores, grades)
 
 
+# one generated frame of 24 queries per tie rule (each kind's cost is per call, not per row)
 @pytest.mark.parametrize("ties", [*ORDER_FREE_TIES, "average"])
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("seed", [0])
 def test_invariances_on_every_frame_kind(seed, ties, make_frame) -> None:
     frame = _numpy_frame(seed)
     rng = np.random.default_rng(seed + 100)

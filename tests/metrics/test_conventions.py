@@ -27,7 +27,7 @@ import pytest
 
 import helpers
 import rankframe
-from helpers import DOCS, as_float, unlabelled
+from helpers import DOCS, as_float, as_pandas, unlabelled
 from rankframe.pipeline.steps import reads_shared_ranks
 from rankframe.settings.conventions import CONVENTION, CONVENTIONS, ConventionName
 from rankframe.settings.options import OPTIONS
@@ -974,6 +974,27 @@ def test_every_preset_runs_on_every_metric(make_frame: Any) -> None:
         assert len(table) == (11 if skipped else 12)
         for values in table.values():
             assert all(isinstance(v, float) for v in values.values())
+
+
+def test_counts_and_the_report_take_shared_ranks(make_frame: Any) -> None:
+    # the counts read no rank, so ties="truncated_average" is theirs too; the report, which
+    # adds num_rel to find the queries without a relevant item, takes it
+    frame = make_frame(
+        {
+            "query": [1, 1, 1, 2, 2],
+            "item": [1, 2, 3, 1, 2],
+            "score": [0.5, 0.5, None, 0.3, 0.3],
+            "relevant": [1, 0, 2, 0, 1],
+        }
+    )
+    counts = ["num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"]
+    shared = as_pandas(frame.rank_eval.evaluate(counts, ties="truncated_average")).iloc[0]
+    # by hand: retrieved 2 + 2, relevant 2 + 1, relevant retrieved 1 + 1, judged 0 retrieved 1 + 1
+    assert [shared[f"{c}(ties=truncated_average)"] for c in counts] == [4.0, 3.0, 2.0, 2.0]
+    summary = as_pandas(frame.rank_eval.report(["mrr"], ties="truncated_average").summary)
+    # the tied pairs share rank trunc((1 + 2) / 2) = 1: RR 1 in both queries (trec's order
+    # would put item 2 first in query 1: RR 1/2)
+    assert summary["mrr(ties=truncated_average)"].tolist() == [1.0]
 
 
 def test_presets_refuse_what_their_ties_cannot_give(make_frame: Any) -> None:

@@ -1,5 +1,6 @@
 """trec_eval's counts: retrieved, relevant, relevant retrieved and judged non-relevant
-retrieved rows per query, summed over queries (``aggregate="sum"``)."""
+retrieved rows per query, summed over queries (``aggregate="sum"``). They read no rank, so
+every tie rule gives them the same value (``ties="truncated_average"`` too)."""
 
 from __future__ import annotations
 
@@ -52,6 +53,7 @@ NUM_RET = declare(
     linear=True,
     depends_on_relevant=False,
     bounded=False,
+    rank_free=True,
 )
 
 NUM_REL = declare(
@@ -71,6 +73,7 @@ NUM_REL = declare(
     linear=True,
     depends_on_relevant=False,
     bounded=False,
+    rank_free=True,
 )
 
 NUM_REL_RET = declare(
@@ -90,6 +93,7 @@ NUM_REL_RET = declare(
     linear=True,
     depends_on_relevant=False,
     bounded=False,
+    rank_free=True,
 )
 
 NUM_NONREL_JUDGED_RET = declare(
@@ -110,6 +114,7 @@ NUM_NONREL_JUDGED_RET = declare(
     linear=True,
     depends_on_relevant=False,
     bounded=False,
+    rank_free=True,
     reads_unjudged=True,
 )
 

@@ -39,6 +39,7 @@ def declare(
     depends_on_relevant: bool = True,
     reads_unjudged: bool = False,
     bounded: bool = True,
+    rank_free: bool = False,
 ) -> MetricDef:
     """The declaration of one measure: it takes no option beyond the common ones, and its
     examples run on :data:`EXAMPLE`'s frame. ``linear``: its value does not depend on the
@@ -47,8 +48,9 @@ def declare(
     ``depends_on_relevant``: ``False`` for a count or a measure of the judgments alone,
     which ``empty=`` leaves alone. ``reads_unjudged``: it tells an unjudged row from a judged
     non-relevant one. ``bounded``: ``False`` for a value not in [0, 1] (a
-    count, ``utility``). None reads shared ranks (``MetricDef.shared_ranks``): they read one
-    position per row, as trec_eval ranks."""
+    count, ``utility``). ``rank_free``: a count over the whole list, which reads no rank, so
+    that ranks tied rows share (``ties="truncated_average"``, ``MetricDef.shared_ranks``) give
+    it the same value; the others read one position per row, as trec_eval ranks."""
     return MetricDef(
         name=name,
         aliases=aliases,
@@ -66,4 +68,5 @@ def declare(
         depends_on_relevant=depends_on_relevant,
         reads_unjudged=reads_unjudged,
         bounded=bounded,
+        shared_ranks=rank_free,
     )

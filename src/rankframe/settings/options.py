@@ -727,7 +727,7 @@ class Options:
         How ``top1_f1`` averages over classes: ``"weighted"``, ``"macro"`` or ``"micro"``.
     unjudged
         A null grade: ``"error"``, ``"nonrelevant"`` (an unjudged row of grade 0), or
-        ``"condense"`` (an unjudged row, and only the judged rows ranked: :attr:`condensed`).
+        ``"condense"`` (an unjudged row, and only the judged rows ranked: ``condensed``).
     judged_only
         Remove unjudged rows (and rows of a negative grade) before ranking.
     ap_denominator

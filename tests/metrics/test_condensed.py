@@ -40,12 +40,12 @@ def _spec(name: str, k: int = 3) -> str:
     return f"{name}@{k if definition.param.integer else definition.param.example}"
 
 
-#: every registered metric at one parameter (a cut-off of 3 where it takes one); top1_f1,
-#: which needs one relevant item per query, with ``min_relevance=3`` (one grade 3 per query)
-EVERY = [_spec(n) for n in METRICS if n != "top1_f1"]
-ONE_RELEVANT = {"top1_f1": {"min_relevance": 3}}
-#: those with per-query values (the set-level ones have none)
+#: every registered metric at one parameter (a cut-off of 3 where it takes one): those with
+#: per-query values, compared per query; the set-level ones (no per-query values), compared
+#: in ``evaluate`` with ``min_relevance=3`` for top1_f1, which needs one relevant item per
+#: query (one grade 3 per query; the others do not read the grades)
 PER_QUERY = [_spec(n) for n, d in METRICS.items() if d.aggregate != "set"]
+SET_LEVEL = [_spec(n) for n, d in METRICS.items() if d.aggregate == "set"]
 
 
 def _frame(marking: str) -> pd.DataFrame:
@@ -113,17 +113,18 @@ def test_condense_is_the_two_options_and_the_rows_dropped_by_hand(
     moved = [m for m in PER_QUERY if not np.allclose(one_word[m], kept[m], equal_nan=True)]
     assert {"map@3", "precision@3", "num_ret", "unjudged@3"} <= set(moved)
     assert set(one_word.columns) == {"query", *PER_QUERY}  # a per-group metric: a column each
-    pd.testing.assert_frame_equal(one_word, two, rtol=0, atol=0)
+    pd.testing.assert_frame_equal(one_word, two, check_exact=True)
     pd.testing.assert_frame_equal(one_word, dropped, rtol=TOL, atol=TOL, check_dtype=False)
-    for metrics, options in [(EVERY, {}), *(([m], o) for m, o in ONE_RELEVANT.items())]:
-        means = unlabelled(ev.evaluate(metrics, unjudged="condense", **options, **INPUTS))
-        means_two = unlabelled(
-            ev.evaluate(metrics, unjudged="nonrelevant", judged_only=True, **options, **INPUTS)
-        )
-        means_dropped = unlabelled(by_hand.evaluate(metrics, **options, **INPUTS))
-        assert set(means.columns) == {*metrics, "n_queries"}
-        pd.testing.assert_frame_equal(means, means_two, rtol=0, atol=0)
-        pd.testing.assert_frame_equal(means, means_dropped, rtol=TOL, atol=TOL, check_dtype=False)
+
+    def evaluate(ev: Any, **options: Any) -> pd.DataFrame:
+        return unlabelled(ev.evaluate(SET_LEVEL, min_relevance=3, **options, **INPUTS))
+
+    means = evaluate(ev, unjudged="condense")
+    assert set(means.columns) == {*SET_LEVEL, "n_queries"}
+    assert "top1_f1" in SET_LEVEL
+    two = evaluate(ev, unjudged="nonrelevant", judged_only=True)
+    pd.testing.assert_frame_equal(means, two, check_exact=True)
+    pd.testing.assert_frame_equal(means, evaluate(by_hand), rtol=TOL, atol=TOL)
 
 
 # -- coverage under condense, a query condensed to nothing ---------------------------------------

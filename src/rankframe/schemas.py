@@ -88,7 +88,7 @@ def pandas_schema(
     judged
         A boolean column saying which rows are judged (never null), if any.
     null_grades
-        Allow null grades (unjudged rows, ``unjudged="nonrelevant"``).
+        Allow null grades (unjudged rows, ``unjudged="nonrelevant"`` or ``"condense"``).
 
     Returns
     -------

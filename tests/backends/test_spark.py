@@ -119,6 +119,21 @@ def test_every_metric_matches_pandas_bit_for_bit(spark: Any) -> None:
     assert len(want.columns) == len(metrics) + 2  # theme, every metric, n_queries
 
 
+def test_condensed_lists_match_pandas_bit_for_bit(spark: Any) -> None:
+    # unjudged="condense": a null grade is unjudged, and only the judged rows are ranked
+    data = generated(seed=8)
+    unjudged = np.random.default_rng(8).random(len(data)) < 0.3
+    data["relevant"] = data["relevant"].astype(float).mask(unjudged)
+    metrics = [*_relevance_metrics(), *ITEM_METRICS]
+    want = data.rank_eval.evaluate(metrics, by="theme", unjudged="condense")
+    got = spark.createDataFrame(data).rank_eval.evaluate(metrics, by="theme", unjudged="condense")
+    pd.testing.assert_frame_equal(
+        got.astype({"theme": object}), want.astype({"theme": object}), check_exact=True
+    )
+    kept = data.rank_eval.evaluate(metrics, by="theme", unjudged="nonrelevant")
+    assert not np.allclose(want.iloc[:, 1:].to_numpy(float), kept.iloc[:, 1:].to_numpy(float))
+
+
 def test_exposure_metrics_match_pandas_bit_for_bit(spark: Any) -> None:
     # issue 37: the grades of the entries (the cascade model, the merit) cross the seam
     data = generated(seed=5)

@@ -82,10 +82,14 @@ def test_no_holes_no_line(make_frame: Any) -> None:
     html = report.html()
     assert "holes:" not in html
     assert "data-holes" not in html
-    # judged_only=True ranks the judged rows alone: no hole in any top k
+    # judged_only=True ranks the judged rows alone: no hole in any top k (nor in map's
+    # whole list, which has some without it); unjudged="condense" says it in one word
+    assert _holes(ev.report(["map"]))[0][2]["tight"] > 0
     condensed = ev.report(["map"], judged_only=True)
     assert _holes(condensed) == [(None, ["map(judged_only=true)"], {"tight": 0.0})]
     assert "data-holes" not in condensed.html()
+    one_word = ev.report(["map"], unjudged="condense")
+    assert _holes(one_word) == [(None, ["map(unjudged=condense)"], {"tight": 0.0})]
 
 
 def test_negative_grades_are_holes(make_frame: Any) -> None:

@@ -124,8 +124,9 @@ def generated(seed: int) -> Generated:
 
 
 @functools.cache
-def pytrec(seed: int, level: int | None) -> dict[str, dict[str, float]]:
-    """pytrec_eval's per-query values, from dicts of the generator's lines."""
+def pytrec(seed: int, level: int | None, judged_only: bool = False) -> dict[str, dict[str, float]]:
+    """pytrec_eval's per-query values, from dicts of the generator's lines (``judged_only``:
+    its ``judged_docs_only_flag``, trec_eval's ``-J``)."""
     data = generated(seed)
     qrels: dict[str, dict[str, int]] = {}
     run: dict[str, dict[str, float]] = {}
@@ -133,7 +134,9 @@ def pytrec(seed: int, level: int | None) -> dict[str, dict[str, float]]:
         qrels.setdefault(query, {})[docno] = grade
     for query, docno, score in data.run:
         run.setdefault(query, {})[docno] = score
-    options = {} if level is None else {"relevance_level": level}
+    options: dict[str, object] = {} if level is None else {"relevance_level": level}
+    if judged_only:
+        options["judged_docs_only_flag"] = True
     out: dict[str, dict[str, float]] = {}
     for measures in MEASURES:
         evaluator = pytrec_eval.RelevanceEvaluator(qrels, measures, **options)
@@ -315,6 +318,31 @@ def check_per_query(
         if not abs(ours[query][column[name]] - expected[query][name]) <= TOLERANCE
     ]
     assert not mismatches, f"{len(mismatches)} mismatches:\n" + "\n".join(mismatches[:60])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_condensed_lists_are_pytrec_eval_s_judged_docs_only(seed, make_frame, tmp_path) -> None:
+    """``unjudged="condense"`` is pytrec_eval's ``judged_docs_only_flag`` (trec_eval's -J),
+    per query, on every measure but iprec_at_recall and 11pt_avg (trec_eval 9's rounding
+    there; tests/references/test_trec_eval_binary.py compares them with trec_eval 10's -J)."""
+    expected = pytrec(seed, None, judged_only=True)
+    names = [n for n in per_query_names(seed, None) if family(n) not in TREC_EVAL_10]
+    assert {family(n) for n in names} >= {"map", "P", "bpref", "num_ret", "infAP"}
+    column = {name: str(parse_metric(name)) for name in names}
+    frame = make_frame(joined(seed, tmp_path))
+    table = frame.rank_eval.per_query(list(column.values()), unjudged="condense")
+    ours = as_dict(unlabelled(table))
+    assert set(ours) == set(expected)
+    mismatches = [
+        (query, name, expected[query][name], ours[query][column[name]])
+        for query in sorted(expected)
+        for name in names
+        if not abs(ours[query][column[name]] - expected[query][name]) <= TOLERANCE
+    ]
+    assert not mismatches, mismatches[:20]
+    # -J moves the numbers: the comparison is not the one without it
+    plain = pytrec(seed, None)
+    assert any(plain[q]["num_ret"] != expected[q]["num_ret"] for q in expected)
 
 
 def trec_eval_all(name: str, values: list[float]) -> float:

@@ -8,7 +8,8 @@ here (the ``make test`` budget), 1,000,000 in ``make bench`` (benchmarks/trec_cl
 
 Two differences found on such runs are reproduced on the smallest files that show them: the
 order in which 11pt_avg adds its levels, and in which the mean of a measure asked for alone
-adds its queries (both now trec_eval's).
+adds its queries (both now trec_eval's). ``-J`` (judged documents only) is compared on small
+random files with every option it meets, in the fast tests, and once on the large one.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ ARGUMENTS = {
     "all_trec, -M 40": ["-q", "-m", "all_trec", "-M", "40"],
     "all_trec, -c -M 3, relstring": ["-q", "-m", "all_trec", "-c", "-M3", "-m", "relstring.5"],
     "default, -M 1": ["-M", "1"],
+    "all_trec, -J -c -l 2": ["-q", "-m", "all_trec", "-J", "-c", "-l", "2"],
 }
 
 
@@ -177,3 +179,103 @@ def test_relstring_of_a_judged_query_the_run_misses(run: Run, tmp_path: Path) ->
         _, out, _ = run("trec", *args, qrels, run_file)
         assert out == trec_eval(*args, qrels, run_file)
         assert line in out
+
+
+# -- -J: judged documents only -----------------------------------------------------------------
+
+#: -J alone and with each option it meets: -q, -m all_trec, -l, -c, -M, relstring, iprec levels
+JUDGED_ONLY = {
+    "-J": ["-J"],
+    "-J -q all_trec": ["-J", "-q", "-m", "all_trec", "-m", "relstring.5"],
+    "-J -l 2 -M 6": ["-J", "-q", "-m", "all_trec", "-l", "2", "-M", "6", "-m", "relstring.8"],
+    "-J -c -M 3 -l 3": ["-J", "-q", "-c", "-m", "all_trec", "-M3", "-l3", "-m", "relstring"],
+    "-J -c iprec": ["-J", "-c", "-q", "-m", "iprec_at_recall.0.04,0.15,0.5", "-m", "relstring.4"],
+}
+
+
+@pytest.fixture(scope="module")
+def small_files(tmp_path_factory: pytest.TempPathFactory) -> TrecFiles:
+    return write_random_files(tmp_path_factory.mktemp("trec-small"), 1_500, seed=2)
+
+
+@pytest.mark.parametrize("name", list(JUDGED_ONLY))
+def test_judged_only_is_the_binary_s(run: Run, small_files: TrecFiles, name: str) -> None:
+    args = JUDGED_ONLY[name]
+    qrels = small_files.qrels_complete if "-c" in args else small_files.qrels
+    compare(run, args, qrels, small_files.run)
+
+
+def test_the_small_files_hold_queries_left_without_documents(small_files: TrecFiles) -> None:
+    """-J empties a query whose retrieved documents are all unjudged: trec_eval's -nan (and
+    '' for its relstring) must be in the comparison, with -c's judged query the run misses."""
+    out = trec_eval("-J", "-q", "-c", "-m", "all_trec", small_files.qrels_complete, small_files.run)
+    emptied = {
+        line.split("\t")[1]
+        for line in out.splitlines()
+        if line.startswith("num_ret ") and line.endswith("\t0")
+    }
+    missed = set(small_files.qrels_complete.read_text().split()[::4]) - set(
+        small_files.run.read_text().split()[::6]
+    )
+    assert "11pt_avg              \tall\t  -nan" in out
+    assert missed  # a judged query the run misses (-c)
+    assert emptied - missed  # a query of the run that -J empties
+
+
+def test_judged_only_on_a_query_left_without_documents(run: Run, tmp_path: Path) -> None:
+    # query 1: R = 3 (a, b, c); the run retrieves x (not judged) and d (grade -1), which -J
+    # removes: num_ret 0. trec_eval's precision starts at 0 / 0: iprec at a level whose
+    # lround(level x 3) is 0 (0.0, 0.1: 0.3) is -nan, at 0.2 (0.6, rounded to 1) 0; 11pt_avg
+    # -nan, and the mean over the queries too. Query 2 keeps e (relevant) and f (0).
+    qrels, run_file = write(
+        tmp_path,
+        ["1 Q0 x 1 2.0 r", "1 Q0 d 2 1.0 r", "2 Q0 f 1 3.0 r", "2 Q0 g 2 2.0 r", "2 Q0 e 3 1.0 r"],
+        ["1 0 a 1", "1 0 b 1", "1 0 c 1", "1 0 d -1", "2 0 e 1", "2 0 f 0"],
+    )
+    args = ["-J", "-q", "-m", "num_ret", "-m", "iprec_at_recall.0,0.1,0.2", "-m", "11pt_avg"]
+    code, out, err = run("trec", *args, "-m", "relstring.3", qrels, run_file)
+    assert (code, err) == (0, "")
+    assert out == trec_eval(*args, "-m", "relstring.3", qrels, run_file)
+    assert out.splitlines()[:6] == [
+        "num_ret               \t1\t0",
+        "iprec_at_recall_0.00  \t1\t  -nan",
+        "iprec_at_recall_0.10  \t1\t  -nan",
+        "iprec_at_recall_0.20  \t1\t0.0000",
+        "relstring_3           \t1\t''",
+        "11pt_avg              \t1\t  -nan",
+    ]
+    # query 2's condensed list is f (0), e (1): precision 1/2 at every recall level
+    assert "iprec_at_recall_0.20  \t2\t0.5000\n" in out
+    assert "num_ret               \tall\t2\n" in out
+    assert "iprec_at_recall_0.20  \tall\t0.2500\n" in out
+    assert "11pt_avg              \tall\t  -nan\n" in out
+
+
+def test_judged_only_of_the_library(tmp_path: Path) -> None:
+    qrels, run_file = write(tmp_path, ["1 Q0 x 1 2.0 r", "1 Q0 a 2 1.0 r"], ["1 0 a 1"])
+    # x, unjudged, leaves the ranking: a is first
+    assert trec_eval_report(run_file, qrels, ["recip_rank"]) == (
+        "recip_rank            \tall\t0.5000\n"
+    )
+    assert trec_eval_report(run_file, qrels, ["recip_rank"], judged_only=True) == (
+        "recip_rank            \tall\t1.0000\n"
+    )
+
+
+def test_num_rel_of_complete_counts_every_grade_above_0(run: Run, tmp_path: Path) -> None:
+    # -c: trec_eval's num_rel `all` counts the qrels' grades above 0 whatever -l (3 here:
+    # 1, 2 and 2), while each query's line counts those of -l 2 (query 1: 1; query 2: 1)
+    qrels, run_file = write(
+        tmp_path,
+        ["1 Q0 a 1 2.0 r"],
+        ["1 0 a 1", "1 0 b 2", "2 0 c 2", "2 0 d 0", "2 0 e -1"],
+    )
+    args = ["-c", "-q", "-l", "2", "-m", "num_rel"]
+    code, out, err = run("trec", *args, qrels, run_file)
+    assert (code, err) == (0, "")
+    assert out == trec_eval(*args, qrels, run_file)
+    assert out.splitlines() == [
+        "num_rel               \t1\t1",
+        "num_rel               \t2\t1",
+        "num_rel               \tall\t3",
+    ]

@@ -1,5 +1,5 @@
 """``rankframe trec QRELS RUN``: a drop-in for trec_eval, with its options (``-q``, ``-c``,
-``-l``, ``-m``, ``-M``, ``-n``) and its output, from ``rankframe.trec``."""
+``-l``, ``-m``, ``-M``, ``-J``, ``-n``) and its output, from ``rankframe.trec``."""
 
 from __future__ import annotations
 
@@ -66,6 +66,14 @@ def add_parser(commands: Any) -> None:
         "the rest dropped before evaluation",
     )
     trec.add_argument(
+        "-J",
+        "--Judged_docs_only",
+        dest="J",
+        action="store_true",
+        help="judged documents only: each query's documents without a judgment, or with a "
+        "negative grade, removed from its ranking (after -M) before anything is counted",
+    )
+    trec.add_argument(
         "-n",
         "--nosummary",
         dest="n",
@@ -103,6 +111,7 @@ def run_trec(args: argparse.Namespace, status: Status) -> int:
             complete=args.c,
             min_relevance=args.l,
             max_per_query=args.M,
+            judged_only=args.J,
         )
     except OSError as error:
         raise CliError(f"cannot read {error.filename!r}: {error.strerror or error}") from None

@@ -28,9 +28,9 @@ class ColumnNames:
     first is also ``score``); ``None`` for one score column and no ``system`` output column.
     ``judged`` is the boolean column saying which rows are judged (``None``: every row with
     a grade is); ``null_grades``: a null grade is an unjudged row (``unjudged=
-    "nonrelevant"``) rather than an error. ``time`` is the time column of ``every=``
-    windows (datetimes, dates, or integer epochs in ``time_unit``); a request names it
-    only when it asks for windows, and only then is it read and checked.
+    "nonrelevant"`` or ``"condense"``) rather than an error. ``time`` is the time column of
+    ``every=`` windows (datetimes, dates, or integer epochs in ``time_unit``); a request
+    names it only when it asks for windows, and only then is it read and checked.
 
     A composite key (``query=["user_id", "day"]``) lists every column of the key in
     ``query_columns`` (``item_columns``), ``query`` (``item``) being its first: the key is

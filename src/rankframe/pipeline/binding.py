@@ -130,7 +130,7 @@ class Binding:
             and default not in [*names.roles(), *by]
         ):
             names = replace(names, judged=default)
-        return replace(names, null_grades=options.unjudged == "nonrelevant")
+        return replace(names, null_grades=options.unjudged != "error")
 
     def request(
         self,

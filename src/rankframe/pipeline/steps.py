@@ -451,11 +451,12 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
 def _ranked_rows(
     data: _engine.FrameData, options: Options
 ) -> tuple[_engine.FrameData, nulls.NullScores, nulls.NullScores | None]:
-    """The rows the per-query step ranks (with ``judged_only``, the judged ones) and the
-    counts of null scores: of the frame as given, read from the scores (``judged_only``
-    makes more of them, not counted), or else zeros that the ranking of each block fills
-    (it finds them anyway), given again as the third value."""
-    if options.judged_only:
+    """The rows the per-query step ranks (condensed lists: ``judged_only=True`` or
+    ``unjudged="condense"``, the judged ones) and the counts of null scores: of the frame as
+    given, read from the scores (condensing makes more of them, not counted), or else zeros
+    that the ranking of each block fills (it finds them anyway), given again as the third
+    value."""
+    if options.condensed:
         counted = _null_scores(data)
         return _engine.judged_rows_only(data), counted, None
     n_systems = len(data.systems) or 1

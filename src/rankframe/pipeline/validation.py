@@ -2,10 +2,11 @@
 parts, and the one function that turns them into the error.
 
 The contract (also exported as pandera schemas, :mod:`rankframe.schemas`): the query, item
-and relevant columns hold no nulls (the grade may with ``unjudged="nonrelevant"``); the score
-and relevant columns are numeric (bool allowed); grades are finite; a ``judged`` column is
-boolean and never null; a ``time`` column (``every=``) holds datetimes, dates, or integer
-epochs with ``time_unit=``, and never null. ``nulls`` counts a NaN of a float column as null.
+and relevant columns hold no nulls (the grade may with ``unjudged="nonrelevant"`` or
+``"condense"``); the score and relevant columns are numeric (bool allowed); grades are
+finite; a ``judged`` column is boolean and never null; a ``time`` column (``every=``)
+holds datetimes, dates, or integer epochs with ``time_unit=``, and never null. ``nulls``
+counts a NaN of a float column as null.
 
 - :func:`pandas_facts` and :func:`polars_facts` read the :class:`Facts` of one frame: an eager
   frame, or one part of a partitioned one (a LazyFrame bucket, a Dask or Spark partition).
@@ -66,7 +67,7 @@ __all__ = [
 
 def never_null(names: ColumnNames) -> list[str]:
     """The columns that must not hold nulls, in the schema's order (the grade may be null
-    with ``unjudged="nonrelevant"``)."""
+    with ``unjudged="nonrelevant"`` or ``"condense"``)."""
     grades = [] if names.null_grades else [names.relevant]
     judged = [] if names.judged is None else [names.judged]
     time = [] if names.time is None else [names.time]
@@ -385,6 +386,7 @@ def _null_error(column: str, role: str, nulls: Nulls, flavour: str) -> InvalidDa
         "relevant": "every row needs a grade: fill unjudged items with 0 "
         f"(e.g. {fix['fill']}) or drop them; or pass unjudged='nonrelevant' to read a "
         "null grade as an unjudged row (grade 0, and unjudged for bpref, infAP and unj), "
+        "or unjudged='condense' to rank only the judged rows (condensed lists), "
         "or mark unjudged rows in a boolean 'judged' column",
         "judged": "every row must be True (judged) or False (unjudged); fill the nulls "
         f"or drop those rows (e.g. {fix['drop']})",

@@ -10,7 +10,7 @@ declaration, never registered: no user sees or spells them); they cross the seam
 partitioned frame as the metrics do, in the per-query table.
 
 The rows counted are the rows the metrics rank: those with a score (not null, not NaN), and
-only the judged ones with ``judged_only=True``.
+only the judged ones in condensed lists (``unjudged="condense"``, ``judged_only=True``).
 """
 
 from __future__ import annotations

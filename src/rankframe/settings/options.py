@@ -114,7 +114,7 @@ Test = Literal["t-test", "permutation", "wilcoxon"]
 Correction = Literal["holm", "bonferroni", "fdr_bh", "none"]
 Family = Literal["systems", "table"]
 ClassAverage = Literal["weighted", "macro", "micro"]
-Unjudged = Literal["error", "nonrelevant"]
+Unjudged = Literal["error", "nonrelevant", "condense"]
 Browsing = Literal["log", "rbp", "cascade"]
 JsdUnit = Literal["bits", "nats"]
 
@@ -137,6 +137,14 @@ CHOICE_ALIASES: Mapping[str, Mapping[str, str]] = MappingProxyType(
                 "step_down": "holm",
                 "no": "none",
                 "null": "none",
+            }
+        ),
+        "unjudged": MappingProxyType(
+            {
+                "condensed": "condense",
+                "judged_only": "condense",
+                "judged": "condense",
+                "drop": "condense",
             }
         ),
         "test": MappingProxyType(
@@ -535,7 +543,9 @@ UNJUDGED: OptionDef[Unjudged] = OptionDef(
     doc='A null grade: ``"error"`` raises (every row needs a grade), ``"nonrelevant"`` reads '
     "it as an unjudged row, which counts as grade 0 for every metric and as unjudged for "
     "``bpref``, ``infap``, ``unjudged`` and ``num_nonrel_judged_ret``. A boolean "
-    "``judged`` column says the same without nulls.",
+    '``judged`` column says the same without nulls. ``"condense"`` reads a null grade as '
+    "unjudged too, then ranks only the judged rows (Sakai's condensed lists, trec_eval's "
+    '``-J``): ``unjudged="nonrelevant", judged_only=True`` in one word.',
 )
 JUDGED_ONLY: OptionDef[bool] = OptionDef(
     "judged_only",
@@ -545,7 +555,8 @@ JUDGED_ONLY: OptionDef[bool] = OptionDef(
     kind="flag",
     per_call=True,
     doc="Remove the unjudged rows (and those of a negative grade) before ranking, as "
-    "trec_eval's ``-J`` and ir_measures' ``judged_only``.",
+    "trec_eval's ``-J`` and ir_measures' ``judged_only``; ``unjudged=\"condense\"`` says "
+    "it in one word, null grades admitted.",
 )
 
 # -- the conventions of other tools (docs/conventions.md): one block ----------------------
@@ -715,7 +726,8 @@ class Options:
     class_average
         How ``top1_f1`` averages over classes: ``"weighted"``, ``"macro"`` or ``"micro"``.
     unjudged
-        A null grade: ``"error"``, or ``"nonrelevant"`` (an unjudged row of grade 0).
+        A null grade: ``"error"``, ``"nonrelevant"`` (an unjudged row of grade 0), or
+        ``"condense"`` (an unjudged row, and only the judged rows ranked: ``condensed``).
     judged_only
         Remove unjudged rows (and rows of a negative grade) before ranking.
     ap_denominator
@@ -773,3 +785,9 @@ class Options:
     def __post_init__(self) -> None:
         for option in OPTIONS.values():
             option.validate(getattr(self, option.name))
+
+    @property
+    def condensed(self) -> bool:
+        """Whether only the judged rows are ranked (condensed lists, trec_eval's ``-J``):
+        ``unjudged="condense"`` or ``judged_only=True``."""
+        return self.judged_only or self.unjudged == "condense"

@@ -19,6 +19,7 @@ import pandas as pd
 from rankframe.exceptions import InvalidDataError, InvalidOptionError, silenced
 from rankframe.inputs.trec_files import PathOrFrame, checked_frames, joined_frames
 from rankframe.metrics.registry import Metric, labels
+from rankframe.trec.empty_lists import NAN, empty_list_nans
 from rankframe.trec.measures import TrecMeasure, parse_trec_measures
 
 __all__ = ["trec_eval_report"]
@@ -36,6 +37,7 @@ def trec_eval_report(
     complete: bool = False,
     min_relevance: int | None = None,
     max_per_query: int | None = None,
+    judged_only: bool = False,
 ) -> str:
     """trec_eval's output for the measures rankframe computes, byte for byte.
 
@@ -68,6 +70,11 @@ def trec_eval_report(
         in trec_eval's ranking (score descending, ties by docno descending), the others
         dropped from the run before anything is counted (``num_ret`` included; a judged
         document cut off counts as not retrieved). ``None``: every document.
+    judged_only
+        Judged documents only (trec_eval ``-J``): a document of the run that the qrels do
+        not judge, or judge with a negative grade, leaves its query's ranking after
+        ``max_per_query`` cut it, before anything is counted (``num_ret``, ``relstring``
+        included): the metrics' ``unjudged="condense"``.
 
     Raises
     ------
@@ -102,7 +109,12 @@ def trec_eval_report(
     """
     selection = parse_trec_measures(measures)
     inputs = _Inputs.of(
-        run, qrels, complete=complete, min_relevance=min_relevance, max_per_query=max_per_query
+        run,
+        qrels,
+        complete=complete,
+        min_relevance=min_relevance,
+        max_per_query=max_per_query,
+        judged_only=judged_only,
     )
     lines = [Line(m, name) for m, params in selection for name in m.line_names(params)]
     out = _per_query_lines(inputs, lines) if per_query else []
@@ -127,7 +139,8 @@ class Line:
 class _Inputs:
     """The run (cut to ``max_per_query`` documents per query) and the qrels checked, the
     frame they join into (its queries sorted as strings), the metric options
-    (``min_relevance``), and the run id of the run's last line (trec_eval's)."""
+    (``min_relevance``, ``unjudged="condense"`` for ``-J``), the run id of the run's last
+    line (trec_eval's), and whether every judged query counts (``-c``)."""
 
     run: pd.DataFrame
     qrels: pd.DataFrame
@@ -135,6 +148,7 @@ class _Inputs:
     queries: pd.Index
     options: dict[str, Any]
     runid: str | None
+    complete: bool = False
 
     @classmethod
     def of(
@@ -145,6 +159,7 @@ class _Inputs:
         complete: bool,
         min_relevance: int | None,
         max_per_query: int | None,
+        judged_only: bool = False,
     ) -> _Inputs:
         """The inputs of a report; no query with both results and judgments is an error."""
         _check_max_per_query(max_per_query)
@@ -162,8 +177,10 @@ class _Inputs:
             )
             raise InvalidDataError(msg)
         options: dict[str, Any] = {} if min_relevance is None else {"min_relevance": min_relevance}
+        if judged_only:
+            options["unjudged"] = "condense"
         queries = pd.Index(sorted(joined["query"].unique()), name="query")
-        return cls(run_frame, qrels_frame, joined, queries, options, runid)
+        return cls(run_frame, qrels_frame, joined, queries, options, runid, complete)
 
 
 def _check_max_per_query(max_per_query: int | None) -> None:
@@ -205,6 +222,9 @@ def _per_query_lines(inputs: _Inputs, lines: list[Line]) -> list[str]:
         if wanted
         else pd.DataFrame(index=inputs.queries)
     )
+    nans = _nans(inputs, printed)
+    if nans is not None:  # -J: trec_eval's 0 / 0 on a query left without documents
+        values = values.mask(nans.reindex(columns=values.columns, fill_value=False))
     columns: list[list[str]] = []
     for line in printed:
         if line.metric is not None:
@@ -214,8 +234,13 @@ def _per_query_lines(inputs: _Inputs, lines: list[Line]) -> list[str]:
             length = int(name.rpartition("_")[2]) if name != measure.name else 10
             # a judged query the run misses (-c): trec_eval clears the string of `relstring`
             # alone, and `relstring_N` keeps its stand-in document's '-' (trec_eval.c)
-            missed = "" if name == measure.name else "-"[:length]
-            strings = _relstrings(inputs.run, inputs.qrels, inputs.queries, length, missed)
+            # -J ranks the judged documents alone: a query left with none, or the stand-in
+            # document of a query the run misses (not in the qrels), reads '' too
+            condensed = inputs.options.get("unjudged") == "condense"
+            missed = "" if name == measure.name or condensed else "-"[:length]
+            strings = _relstrings(
+                inputs.run, inputs.qrels, inputs.queries, length, missed, judged_only=condensed
+            )
             columns.append([f"{name:<{_WIDTH}}\t{q}\t'{s}'" for q, s in strings.items()])
     return [text for row in zip(*columns, strict=True) for text in row]
 
@@ -224,6 +249,9 @@ def _summary_lines(inputs: _Inputs, lines: list[Line]) -> list[str]:
     """The ``all`` lines: the run id, the number of queries, each metric's aggregate."""
     metrics = list(dict.fromkeys(str(line.metric) for line in lines if line.metric is not None))
     means = _evaluate(inputs.joined, metrics, inputs.options) if metrics else pd.Series(dtype=float)
+    nans = _nans(inputs, lines)
+    if nans is not None:  # -J: a query's NaN makes the sum over the queries NaN
+        means = means.mask(nans.any().reindex(means.index, fill_value=False))
     out: list[str] = []
     for line in lines:
         name, kind = line.name, line.measure.kind
@@ -234,6 +262,9 @@ def _summary_lines(inputs: _Inputs, lines: list[Line]) -> list[str]:
             out.append(f"{name:<{_WIDTH}}\tall\t{len(inputs.queries)}")
         elif line.metric is not None:
             value = means[str(line.metric)]
+            if name == "num_rel" and inputs.complete:
+                # -c: trec_eval counts the qrels' grades above 0, whatever -l (m_num_rel.c)
+                value = float((inputs.qrels["relevant"] > 0).sum())
             out.extend(_formatted(name, pd.Series([value], index=["all"]), line.metric))
     return out
 
@@ -257,7 +288,18 @@ def _formatted(name: str, values: pd.Series, metric: Metric) -> list[str]:
     with 4 decimals."""
     if _aggregate(metric) == "sum":
         return [f"{name:<{_WIDTH}}\t{q}\t{round(v)}" for q, v in values.items()]
-    return [f"{name:<{_WIDTH}}\t{q}\t{v:6.4f}" for q, v in values.items()]
+    return [
+        f"{name:<{_WIDTH}}\t{q}\t{NAN if np.isnan(v) else f'{v:6.4f}'}" for q, v in values.items()
+    ]
+
+
+def _nans(inputs: _Inputs, lines: list[Line]) -> pd.DataFrame | None:
+    """With ``-J`` (``unjudged="condense"``), per query and metric (named by its ``str``):
+    whether trec_eval prints ``-nan`` (:mod:`rankframe.trec.empty_lists`); else ``None``."""
+    if inputs.options.get("unjudged") != "condense":
+        return None
+    metrics = list(dict.fromkeys(line.metric for line in lines if line.metric is not None))
+    return empty_list_nans(inputs.joined, metrics, inputs.queries, inputs.options)
 
 
 def _per_query(
@@ -280,13 +322,19 @@ def _evaluate(joined: pd.DataFrame, metrics: list[str], options: dict[str, Any])
 
 
 def _relstrings(
-    run: pd.DataFrame, qrels: pd.DataFrame, queries: pd.Index, length: int, missed: str
+    run: pd.DataFrame,
+    qrels: pd.DataFrame,
+    queries: pd.Index,
+    length: int,
+    missed: str,
+    *,
+    judged_only: bool = False,
 ) -> pd.Series:
     """trec_eval's ``relstring``: per query, the judgments of the first ``length`` documents
     retrieved, one character each (m_relstring.c): the grade 0-9, ``>`` above 9, ``-`` for
     a document not in the qrels, ``.`` for one in the qrels with a negative grade (in the
-    pool but not judged). A judged query that the run misses (kept by ``-c``) reads
-    ``missed``."""
+    pool but not judged); with ``judged_only`` (``-J``) those two are not ranked. A judged
+    query that the run misses (kept by ``-c``) reads ``missed``."""
     retrieved = run.loc[run["query"].astype(str).isin(queries), ["query", "item", "score"]]
     retrieved = retrieved.astype({"query": "str", "item": "str", "score": np.float64})
     graded = retrieved.merge(
@@ -294,6 +342,8 @@ def _relstrings(
         on=["query", "item"],
         how="left",
     )
+    if judged_only:  # NaN (not in the qrels) and negative grades leave the ranking
+        graded = graded.loc[graded["relevant"] >= 0]
     unjudged: Any = graded.assign(relevant=0)  # rank() needs a grade column, not its values
     rank = unjudged.rank_eval.rank()["rank"].to_numpy(dtype=np.float64, na_value=np.nan)
     first = rank <= length

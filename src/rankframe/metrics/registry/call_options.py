@@ -79,6 +79,7 @@ def bind_options(
         elif said:
             per_call[name] = next(iter(said))
     call = dataclasses.replace(call, **per_call) if per_call else call
+    _check_condensed(metrics, call, explicit)
     bound = []
     for m in metrics:
         own, given = dict(m.options), _given(m)
@@ -105,6 +106,27 @@ def bind_options(
     ]
     alone = {n: o.default for n, o in OPTIONS.items() if o.labelled and not o.per_call}
     return list(dict.fromkeys(bound)), dataclasses.replace(call, **alone)
+
+
+def _check_condensed(metrics: Sequence[Metric], call: Options, explicit: Collection[str]) -> None:
+    """``unjudged="condense"`` ranks only the judged rows, which ``judged_only=False`` said
+    explicitly (a keyword, a preset or a label) contradicts: an error naming both."""
+    if call.unjudged != "condense" or call.judged_only:
+        return
+    labelled = [m for m in metrics if "judged_only" in _given(m)]
+    if "judged_only" not in explicit and not labelled:
+        return  # judged_only at its default: unjudged="condense" alone says it
+    said = (
+        f"metric {str(labelled[0])!r} says judged_only=false"
+        if labelled
+        else "the call passes judged_only=False"
+    )
+    msg = (
+        f"unjudged='condense' ranks only the judged rows (it is judged_only=True), but {said}, "
+        "which keeps the unjudged rows. Drop judged_only=False to condense "
+        "the lists, or pass unjudged='nonrelevant' to keep the unjudged rows as non-relevant."
+    )
+    raise InvalidOptionError(msg)
 
 
 def _given(metric: Metric) -> frozenset[str]:

@@ -84,6 +84,13 @@ CASES: list[tuple[tuple[str, ...], str, dict[str, Any], tuple[str, ...], tuple[s
         ("a", "b"),
         ("--resamples", "n_resamples"),
     ),
+    (
+        ("compare", *TWO, "--seed", "-1"),
+        "compare",
+        {"seed": -1},
+        ("a", "b"),
+        ("--seed", "seed"),
+    ),
     (("check", *TWO, *RULE, "--baseline", "c"), "check", {"baseline": "c"}, ("a", "b"), ("", "")),
     (
         ("check", *TWO, *RULE, "--min-queries", "0"),
@@ -113,6 +120,13 @@ CASES: list[tuple[tuple[str, ...], str, dict[str, Any], tuple[str, ...], tuple[s
         ("a", "b"),
         ("--resamples", "n_resamples"),
     ),
+    (
+        ("check", *TWO, *RULE, "--seed", "-1"),
+        "check",
+        {"seed": -1},
+        ("a", "b"),
+        ("--seed", "seed"),
+    ),
     (("report", *TWO, "--baseline", "c"), "report", {"baseline": "c"}, ("a", "b"), ("", "")),
     (("report", *TWO, "--alpha", "1"), "report", {"alpha": 1.0}, ("a", "b"), ("--alpha", "alpha")),
     (
@@ -128,6 +142,13 @@ CASES: list[tuple[tuple[str, ...], str, dict[str, Any], tuple[str, ...], tuple[s
         {"n_resamples": 0},
         ("a", "b"),
         ("--resamples", "n_resamples"),
+    ),
+    (
+        ("report", *TWO, "--seed", "-1"),
+        "report",
+        {"seed": -1},
+        ("a", "b"),
+        ("--seed", "seed"),
     ),
     (
         ("report", *TWO, *RULE, "--min-queries", "0"),
@@ -200,6 +221,13 @@ CASES: list[tuple[tuple[str, ...], str, dict[str, Any], tuple[str, ...], tuple[s
         ("--resamples", "n_resamples"),
     ),
     (
+        ("slices", *TWO, "--column", "age", "--seed", "-1"),
+        "slices",
+        {"seed": -1},
+        ("a", "b"),
+        ("--seed", "seed"),
+    ),
+    (
         ("gaps", *TWO, "--by", "age", "--baseline", "c"),
         "gaps",
         {"baseline": "c"},
@@ -233,6 +261,13 @@ CASES: list[tuple[tuple[str, ...], str, dict[str, Any], tuple[str, ...], tuple[s
         {"n_resamples": 0},
         ("a", "b"),
         ("--resamples", "n_resamples"),
+    ),
+    (
+        ("gaps", *TWO, "--by", "age", "--seed", "-1"),
+        "gaps",
+        {"seed": -1},
+        ("a", "b"),
+        ("--seed", "seed"),
     ),
     (("sample-size", *TWO, "--delta", "0"), "sample_size", {"delta": 0.0}, ("a", "b"), ("", "")),
     (

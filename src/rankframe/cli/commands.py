@@ -105,6 +105,7 @@ COMPARE_CHECKS = {
     "--confidence-level": params.OPTIONAL_LEVEL,
     "--permutations": params.COUNT,
     "--resamples": params.COUNT,
+    "--seed": params.SEED,
 }
 
 

@@ -107,6 +107,7 @@ GAPS_CHECKS = {
     "--confidence-level": params.LEVEL,
     "--permutations": params.COUNT,
     "--resamples": params.COUNT,
+    "--seed": params.SEED,
 }
 
 

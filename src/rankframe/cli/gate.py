@@ -46,6 +46,7 @@ CHECK_CHECKS = {
     "--alpha": params.LEVEL,
     "--confidence-level": params.LEVEL,
     "--resamples": params.COUNT,
+    "--seed": params.SEED,
 }
 
 

@@ -153,6 +153,7 @@ REPORT_CHECKS = {
     "--alpha": params.LEVEL,
     "--confidence-level": params.LEVEL,
     "--resamples": params.COUNT,
+    "--seed": params.SEED,
     "--slice-min-queries": params.AT_LEAST_ONE,
     "--exposure-k": params.AT_LEAST_ONE,
 }

@@ -159,6 +159,7 @@ SLICES_CHECKS = {
     "--confidence-level": params.LEVEL,
     "--permutations": params.COUNT,
     "--resamples": params.COUNT,
+    "--seed": params.SEED,
 }
 
 

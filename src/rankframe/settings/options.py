@@ -217,14 +217,14 @@ def check_flag(name: str, value: object, method: str | None = None) -> bool:
     raise InvalidOptionError(msg)
 
 
-def check_seed(value: object) -> None:
+def check_seed(value: object, name: str = "seed") -> None:
     """A random seed of the public API: a non-negative int (not a bool) or None (numpy's
-    random generators take no negative seed)."""
+    random generators take no negative seed); ``name`` as the caller spells it."""
     if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-        msg = f"The 'seed' option must be an integer or None. Got {value!r} instead."
+        msg = f"The '{name}' option must be an integer or None. Got {value!r} instead."
         raise InvalidOptionError(msg)
     if value is not None and value < 0:
-        msg = f"The 'seed' option must be a non-negative integer or None, e.g. 0. Got {value}."
+        msg = f"The '{name}' option must be a non-negative integer or None, e.g. 0. Got {value}."
         raise InvalidOptionError(msg)
 
 

@@ -25,7 +25,13 @@ from typing import Any, Literal, TypeVar, cast
 import numpy as np
 
 from rankframe.exceptions import InvalidOptionError
-from rankframe.settings.options import check_choice, check_count, check_flag, check_level
+from rankframe.settings.options import (
+    check_choice,
+    check_count,
+    check_flag,
+    check_level,
+    check_seed,
+)
 
 __all__ = [
     "ALTERNATIVES",
@@ -330,9 +336,15 @@ def _count(arg: Arg) -> None:
     check_count(arg.name, arg.value)
 
 
+def _seed(arg: Arg) -> None:
+    """A seed of the resampling (``check_seed``, as ``Tests`` checks it)."""
+    check_seed(arg.value, arg.name)
+
+
 LEVEL = Constraint(_level)
 OPTIONAL_LEVEL = Constraint(_level, optional=True)
 COUNT = Constraint(_count)
+SEED = Constraint(_seed, optional=True)
 
 
 def check_arg(constraint: Constraint, arg: Arg) -> None:

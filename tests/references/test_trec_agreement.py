@@ -388,6 +388,26 @@ def test_geometric_means_floor_zero_values(make_frame, tmp_path) -> None:
     )
 
 
+class _RunFrame(pd.DataFrame):
+    """A pandas DataFrame subclass, as a user's own frame type may be."""
+
+    @property
+    def _constructor(self) -> type[_RunFrame]:
+        return _RunFrame
+
+
+def test_frames_of_a_pandas_subclass_are_frames_not_paths() -> None:
+    # join_trec takes a pandas DataFrame subclass as a frame (it was read as a path: a
+    # TypeError from os.fspath); by hand: a ranks b first, relevant a is at rank 2
+    run = _RunFrame({"query": ["1", "1"], "item": ["a", "b"], "score": [1.0, 2.0]})
+    qrels = _RunFrame({"query": ["1"], "item": ["a"], "relevant": [1]})
+    joined = rankframe.join_trec(run, qrels)
+    assert joined["item"].tolist() == ["a", "b"]
+    assert joined.rank_eval.mrr() == 0.5
+    groups = _RunFrame({"item": ["a", "b"], "group": ["x", "y"]})  # an option's mapping too
+    assert joined.rank_eval.evaluate(["ndkl@2"], item_groups=groups).shape[0] == 1
+
+
 # -- rbp, rbp_resid, unj: a reference from trec_eval's definitions ---------------------------
 
 P = 0.9  # trec_eval's persistence of rbp and rbp_resid

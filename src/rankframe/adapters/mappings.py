@@ -22,7 +22,8 @@ __all__ = ["READER", "Mappings", "kind_of"]
 
 
 #: The frame types the data options take, by the name the option checks use
-#: (:func:`rankframe.settings.option_checks.kind_of`): these classes themselves, not subclasses.
+#: (:func:`rankframe.settings.option_checks.kind_of`); a subclass is its base's kind (a pandas
+#: DataFrame subclass is a pandas DataFrame).
 _KINDS: dict[type, str] = {
     pd.Series: "pandas Series",
     pd.DataFrame: "pandas DataFrame",
@@ -32,7 +33,7 @@ _KINDS: dict[type, str] = {
 
 def kind_of(value: object) -> str | None:
     """Which of the frame kinds the data options take ``value`` is (``None``: none)."""
-    return _KINDS.get(type(value))
+    return next((_KINDS[c] for c in type(value).__mro__ if c in _KINDS), None)
 
 
 class Mappings:

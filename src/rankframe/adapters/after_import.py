@@ -11,13 +11,15 @@ half done.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
-import importlib.machinery
 import sys
 import threading
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from importlib.abc import Loader
+    from importlib.machinery import ModuleSpec
 
 __all__ = ["when_imported"]
 
@@ -52,8 +54,9 @@ def _install() -> None:
             sys.meta_path.insert(0, _AfterImport())
 
 
-class _AfterImport(importlib.abc.MetaPathFinder):
-    """The finder of the modules some code waits for: it asks the other finders for the
+class _AfterImport:
+    """The finder (``sys.meta_path``'s protocol: ``importlib.abc.MetaPathFinder``, not
+    imported: 10 ms) of the modules some code waits for: it asks the other finders for the
     module's spec and wraps its loader, so that the waiting code runs when the module has
     executed. It stays on ``sys.meta_path`` (removing it while another thread's import reads
     the list would make that import skip a finder); for every other module it answers at
@@ -64,7 +67,7 @@ class _AfterImport(importlib.abc.MetaPathFinder):
         name: str,
         path: Sequence[str] | None,
         target: ModuleType | None = None,
-    ) -> importlib.machinery.ModuleSpec | None:
+    ) -> ModuleSpec | None:
         if name not in _WAITING:
             return None
         for finder in list(sys.meta_path):  # a copy: other threads may change the list
@@ -73,20 +76,21 @@ class _AfterImport(importlib.abc.MetaPathFinder):
             spec = finder.find_spec(name, path, target)
             if spec is not None:
                 if spec.loader is not None and hasattr(spec.loader, "exec_module"):
-                    spec.loader = _Then(spec.loader, name)
+                    spec.loader = cast("Loader", _Then(spec.loader, name))  # its protocol
                 return spec
         return None
 
 
-class _Then(importlib.abc.Loader):
-    """A module's own loader, which runs the code waiting for the module once the module has
-    executed (and only if it executed without an error)."""
+class _Then:
+    """A module's own loader (the protocol of ``importlib.abc.Loader``), which runs the code
+    waiting for the module once the module has executed (and only if it executed without an
+    error)."""
 
-    def __init__(self, loader: importlib.abc.Loader, name: str) -> None:
+    def __init__(self, loader: Loader, name: str) -> None:
         self.loader = loader
         self.name = name
 
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
         return self.loader.create_module(spec)
 
     def exec_module(self, module: ModuleType) -> None:

@@ -1,7 +1,7 @@
 """The accessor of every frame kind that has one, whichever of the frame's library and
-rankframe is imported first: ``import rankframe`` imports no frame library, and puts
-``rank_eval`` on a library's frames when the library is imported (at once if it is). Each
-order in a fresh interpreter.
+rankframe is imported first: ``import rankframe`` imports no frame library
+(tests/house/test_layers.py), and puts ``rank_eval`` on a library's frames when the library
+is imported (at once if it is). Each order in a fresh interpreter.
 
 The frame is made by ``make_frame`` and pickled; the fresh interpreter imports the frame's
 library and rankframe in the order under test, then unpickles the frame, evaluates it and
@@ -82,15 +82,6 @@ def test_the_accessor_whichever_import_comes_first(
     done = in_fresh_interpreter(imports + CHECK.format(path=str(path)))
     assert done.returncode == 0, done.stderr.decode()
     assert as_float(pickle.loads(done.stdout)) == 0.75
-
-
-def test_import_rankframe_loads_no_frame_library() -> None:
-    done = in_fresh_interpreter(
-        "import sys, rankframe\n"
-        "print(sorted({'pandas', 'polars', 'pyarrow', 'numpy', 'dask'} & set(sys.modules)))"
-    )
-    assert done.returncode == 0, done.stderr.decode()
-    assert done.stdout.decode().strip() == "[]"
 
 
 def test_every_public_name_is_its_modules_object() -> None:

@@ -35,7 +35,9 @@ def when_imported(module: str, then: Callable[[], None]) -> None:
     _install()
     with _LOCK:
         _WAITING.setdefault(module, []).append(then)
-    # asked after waiting: an import that starts between the two steps runs `then` itself
+    # looked up once `then` waits: an import that starts in between finds it and runs it (one
+    # that had already passed the finder then, a window of its search for the module's
+    # file, is not followed)
     if sys.modules.get(module) is not None:
         importlib.import_module(module)  # waits for another thread's import under way
         _run(module)
@@ -55,12 +57,12 @@ def _install() -> None:
 
 
 class _AfterImport:
-    """The finder (``sys.meta_path``'s protocol: ``importlib.abc.MetaPathFinder``, not
-    imported: 10 ms) of the modules some code waits for: it asks the other finders for the
-    module's spec and wraps its loader, so that the waiting code runs when the module has
-    executed. It stays on ``sys.meta_path`` (removing it while another thread's import reads
-    the list would make that import skip a finder); for every other module it answers at
-    once that it does not find it."""
+    """The finder (the protocol of ``importlib.abc.MetaPathFinder``, not its subclass:
+    ``importlib.abc`` takes 10 ms to import) of the modules some code waits for: it asks the
+    other finders for the module's spec and wraps its loader, so that the waiting code runs
+    when the module has executed. It stays on ``sys.meta_path`` (removing it while another
+    thread's import reads the list would make that import skip a finder); for every other
+    module it answers at once that it does not find it."""
 
     def find_spec(
         self,
@@ -71,9 +73,10 @@ class _AfterImport:
         if name not in _WAITING:
             return None
         for finder in list(sys.meta_path):  # a copy: other threads may change the list
-            if finder is self:
+            find = getattr(finder, "find_spec", None)  # None: a finder of before Python 3.4
+            if finder is self or find is None:
                 continue
-            spec = finder.find_spec(name, path, target)
+            spec: ModuleSpec | None = find(name, path, target)
             if spec is not None:
                 if spec.loader is not None and hasattr(spec.loader, "exec_module"):
                     spec.loader = cast("Loader", _Then(spec.loader, name))  # its protocol

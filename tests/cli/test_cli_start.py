@@ -1,8 +1,8 @@
 """The command line starts without loading what it does not run: ``rankframe --version`` and
 ``rankframe --help`` import no command module and nothing of the library beyond ``import
-rankframe``; a subcommand imports its own module alone. Each case in a fresh interpreter
-(``sys.modules`` read there). The start time itself is measured in benchmarks/trec_cli.py,
-never here."""
+rankframe``, which imports no frame library; a subcommand imports its own module alone. Each
+case in a fresh interpreter (``sys.modules`` read there). The start time itself is measured
+in benchmarks/trec_cli.py, never here."""
 
 from __future__ import annotations
 

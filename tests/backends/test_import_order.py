@@ -96,6 +96,10 @@ def test_every_public_name_is_its_modules_object() -> None:
     assert set(rankframe.__all__) <= set(dir(rankframe))
     with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
         rankframe.no_such_name  # noqa: B018  (the attribute read is the test)
+    # the adapters' names load on first use too
+    assert {"adapt", "kinds", "register_kind"} <= set(dir(rankframe.adapters))
+    with pytest.raises(AttributeError, match=r"'rankframe\.adapters' has no attribute 'adaptt'"):
+        rankframe.adapters.adaptt  # noqa: B018
 
 
 def test_star_import_gives_every_public_name() -> None:

@@ -15,8 +15,11 @@ one, each library's frames as soon as the library is imported, before or after r
 (:mod:`rankframe.adapters.accessors`).
 
 This package imports no frame library: ``import rankframe`` does not load pandas, polars or
-pyarrow. The registry and the adapters load when one of their names is first read here
-(:func:`adapt`, :func:`register_kind`, :func:`kinds`, ``FrameKind``, ``FrameAdapter``).
+pyarrow. It gives the layers below what they ask of the frame kinds (what kind of frame an
+option's value is; the reader of the options that map items to values, when
+:mod:`rankframe.metrics.item_inputs` is imported). The registry and the adapters load when
+one of their names is first read here (:func:`adapt`, :func:`register_kind`, :func:`kinds`,
+``FrameKind``, ``FrameAdapter``).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from rankframe.adapters.accessors import register
+from rankframe.adapters.after_import import when_imported
 from rankframe.settings import option_checks
 
 if TYPE_CHECKING:
@@ -66,5 +70,17 @@ def _kind_of(value: object) -> str | None:
     return kind_of(value)
 
 
+def _give_reader() -> None:
+    """The options that map items to values are read by their kind here
+    (``adapters/mappings.py``: it imports pandas, polars and NumPy, as the metrics do)."""
+    import rankframe.metrics.item_inputs as item_inputs  # imported: this runs once it is
+    from rankframe.adapters.mappings import READER
+
+    item_inputs.use_reader(READER)
+
+
 # the option checks ask the adapters what kind of frame an option's value is
 option_checks.use_kind_of(_kind_of)
+# ... and the metrics ask them for the options' mappings, once they are imported, in any
+# process (the finish step of a Dask frame runs on a worker)
+when_imported("rankframe.metrics.item_inputs", _give_reader)

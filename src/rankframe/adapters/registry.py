@@ -20,16 +20,11 @@ import polars as pl
 from rankframe.adapters import accessors
 from rankframe.adapters.accessors import Attribute
 from rankframe.adapters.arrow import ArrowAdapter
-from rankframe.adapters.mappings import READER
 from rankframe.adapters.pandas import PandasAdapter
 from rankframe.adapters.polars import LazyPolarsAdapter, PolarsAdapter
-from rankframe.metrics import item_inputs
 from rankframe.pipeline.contract import FrameAdapter
 
 __all__ = ["FrameAdapter", "FrameKind", "adapt", "kinds", "register_kind"]
-
-# the options that map items to values are read by their kind here (adapters/mappings.py)
-item_inputs.use_reader(READER)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """The house keeps its shape: the layers of docs/architecture.md (import-linter's contracts in
-pyproject.toml) and a light ``import rankframe`` (Dask's accessor whichever of Dask and
-rankframe is imported first: tests/backends/test_import_order.py)."""
+pyproject.toml) and a light ``import rankframe``, which imports no frame library (the
+accessor whichever of a frame's library and rankframe is imported first:
+tests/backends/test_import_order.py)."""
 
 from __future__ import annotations
 
@@ -38,12 +39,14 @@ def test_the_layer_contracts_hold() -> None:
 
 
 def test_import_rankframe_loads_no_optional_library() -> None:
-    """Dask, scipy, pyspark, duckdb, pandera, matplotlib, the report and the history store
-    load when first used, not with `import rankframe`."""
+    """pandas, polars, pyarrow, NumPy, Dask, scipy, pyspark, duckdb, pandera, matplotlib,
+    the engine, the report and the history store load when first used, not with `import
+    rankframe`."""
     loaded = _python(
         "import sys, rankframe\n"
-        "heavy = ['dask', 'scipy', 'pyspark', 'duckdb', 'sqlalchemy', 'pandera', "
-        "'matplotlib', 'rankframe.report', 'rankframe.history', 'rankframe.trec.measures']\n"
+        "heavy = ['pandas', 'polars', 'pyarrow', 'numpy', 'dask', 'scipy', 'pyspark', "
+        "'duckdb', 'sqlalchemy', 'pandera', 'matplotlib', 'rankframe.engine', "
+        "'rankframe.report', 'rankframe.history', 'rankframe.trec.measures']\n"
         "print(sorted(m for m in heavy if m in sys.modules))"
     )
     assert loaded == "[]"

@@ -30,8 +30,7 @@ import pandas as pd
 
 try:
     import dask
-    import dask.dataframe as dd
-    from dask.dataframe.extensions import register_dataframe_accessor
+    import dask.dataframe  # its extras missing: the message below
 except ImportError as error:
     msg = "The Dask accessor needs dask: pip install 'rankframe[dask]'"
     raise ImportError(msg) from error
@@ -57,7 +56,7 @@ from rankframe.pipeline.steps import Backend, ColumnNames, Request, from_parts, 
 from rankframe.pipeline.windows import WINDOW, window_type
 from rankframe.settings.options import Ties
 
-__all__ = ["DaskAdapter", "register"]
+__all__ = ["DaskAdapter"]
 
 _DTYPES: dict[str, Any] = {
     "float": "float64",
@@ -362,10 +361,3 @@ class DaskAdapter(FrameAdapter):
         return frame.map_partitions(
             _rank_part, names, columns, ties, position, index, checked, meta=meta
         )
-
-
-def register(accessor: type) -> None:
-    """Register ``accessor`` (called with the frame) as ``rank_eval`` on
-    ``dask.dataframe.DataFrame``."""
-    if "rank_eval" not in getattr(dd.DataFrame, "_accessors", set()):
-        register_dataframe_accessor("rank_eval")(accessor)  # type: ignore[no-untyped-call]

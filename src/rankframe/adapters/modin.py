@@ -18,7 +18,6 @@ from typing import Any
 import modin.pandas as mpd
 import pandas as pd
 import polars as pl
-from modin.pandas.api.extensions import register_dataframe_accessor
 from modin.pandas.io import from_pandas, to_pandas
 
 from rankframe.adapters.base import FrameAdapter
@@ -42,7 +41,6 @@ __all__ = [
     "modin_of",
     "pandas_columns",
     "pandas_of",
-    "register",
 ]
 
 
@@ -122,10 +120,3 @@ class ModinAdapter(FrameAdapter):
 def from_lists(frame: Any, names: ListNames) -> Any:
     """``rankframe.from_lists`` of a modin frame: the pandas frame's long frame, as modin's."""
     return modin_of(pandas_long(pandas_of(frame), names))
-
-
-def register(accessor: type) -> None:
-    """Register ``accessor`` (called with the frame) as ``rank_eval`` on
-    ``modin.pandas.DataFrame``: modin's extension API takes a property for an attribute
-    (a class would be taken as a method). Registering again replaces it, without a warning."""
-    register_dataframe_accessor("rank_eval")(property(accessor))

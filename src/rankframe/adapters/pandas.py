@@ -440,10 +440,3 @@ def pandas_result(table: pd.DataFrame, request: Request) -> Any:
     if request.kind == "segments":
         return table.set_index(index)[metric]
     return table
-
-
-def register(accessor: type) -> None:
-    """Register ``accessor`` (called with the frame) as ``rank_eval`` on
-    ``pandas.DataFrame``."""
-    if "rank_eval" not in getattr(pd.DataFrame, "_accessors", set()):
-        pd.api.extensions.register_dataframe_accessor("rank_eval")(accessor)

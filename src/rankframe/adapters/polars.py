@@ -524,10 +524,3 @@ class LazyPolarsAdapter(FrameAdapter):
 
         frame: pl.LazyFrame = self.frame
         return map_batches(frame, run, schema)
-
-
-def register(accessor: type) -> None:
-    """Register ``accessor`` (called with the frame) as the ``rank_eval`` namespace of
-    ``polars.DataFrame`` and ``polars.LazyFrame``."""
-    pl.api.register_dataframe_namespace("rank_eval")(accessor)
-    pl.api.register_lazyframe_namespace("rank_eval")(accessor)

@@ -6,7 +6,7 @@ modules: ``check``'s in ``gate``, ``trec``'s in ``trec``, ``report``'s in ``repo
 A subcommand's module is imported, and its arguments declared, only when that subcommand is
 parsed: ``rankframe --version`` and ``rankframe --help`` import none of them, nor the library
 they call; ``rankframe trec ...`` imports ``trec`` alone, and the library when it runs. This
-module imports nothing but ``argparse`` and the command line's error.
+module imports nothing but ``argparse``, the command line's error and the version.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from __future__ import annotations
 import argparse
 import importlib
 from collections.abc import Sequence
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any, NoReturn
 
+from rankframe._version import __version__
 from rankframe.cli.errors import CliError
 
 #: the subcommands in ``--help``'s order: name, the line ``--help`` shows, and the module
@@ -136,14 +136,11 @@ def build_parser(*, every_command: bool = False) -> argparse.ArgumentParser:
     """The argument parser of the ``rankframe`` command. Each subcommand's arguments are
     declared when it is parsed; ``every_command=True`` declares them all now (for what
     reads the whole parser: the tests of every command's flags)."""
-    try:
-        release = version("rankframe")
-    except PackageNotFoundError:  # pragma: no cover
-        release = "unknown"
     parser = _Parser(
         prog="rankframe", description="Ranking metrics inside pandas and polars DataFrames."
     )
-    parser.add_argument("--version", action="version", version=f"rankframe {release}")
+    # the package's version (its metadata's, by pyproject.toml), without importlib.metadata
+    parser.add_argument("--version", action="version", version=f"rankframe {__version__}")
     commands = parser.add_subparsers(
         dest="command", required=True, metavar="COMMAND", parser_class=_Command
     )

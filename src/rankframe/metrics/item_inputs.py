@@ -3,12 +3,12 @@
 
 What kind of object an option is (a pandas Series or DataFrame, a polars DataFrame, a
 dict) is the adapters' knowledge: :class:`MappingReader` is what this module asks of them,
-and ``rankframe.adapters`` gives its reader (:func:`use_reader`) when it is imported, as
-it gives the accessor to the registry (``registry.on_register``). The reader only takes
-the ids and the values out of the object (its keys and values as a pandas Index and NumPy
-or pandas arrays; awrf's ``target`` as a pandas Series); every check of what they hold
-(null groups, ids listed twice, numbers, negative counts) and every lookup is here, the
-same for every kind.
+and ``rankframe.adapters`` gives its reader (:func:`use_reader`) as soon as this module is
+imported, as the accessor gives its methods to the registry (``registry.on_register``). The
+reader only takes the ids and the values out of the object (its keys and values as a pandas
+Index and NumPy or pandas arrays; awrf's ``target`` as a pandas Series); every check of what
+they hold (null groups, ids listed twice, numbers, negative counts) and every lookup is
+here, the same for every kind.
 """
 
 from __future__ import annotations
@@ -76,8 +76,8 @@ _READER: list[MappingReader] = []
 
 
 def use_reader(reader: MappingReader) -> None:
-    """Read the options' mappings with ``reader`` (``rankframe.adapters`` gives its own
-    when it is imported; a new frame kind's objects are read there)."""
+    """Read the options' mappings with ``reader`` (``rankframe.adapters`` gives its own once
+    this module is imported; a new frame kind's objects are read there)."""
     _READER[:] = [reader]
 
 

@@ -61,8 +61,9 @@ def __dir__() -> list[str]:
 
 def _kind_of(value: object) -> str | None:
     """What kind of frame a data option's value is (``adapters/mappings.py``'s answer): only
-    a pandas or polars object is one, and then its library is imported."""
-    if type(value).__module__.split(".")[0] not in ("pandas", "polars"):
+    a pandas or polars object (or one of a subclass) is one, and then its library is imported."""
+    libraries = {cls.__module__.split(".")[0] for cls in type(value).__mro__}
+    if not libraries & {"pandas", "polars"}:
         return None
     # the answer imports pandas, polars and NumPy: only for a value of one of them
     from rankframe.adapters.mappings import kind_of

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Hashable
 from types import ModuleType
 from typing import Any
 
@@ -22,15 +21,23 @@ import pytest
 from scipy import stats
 
 import rankframe
-from helpers import FrameMaker, as_pandas, collect
+from helpers import (
+    JUDGED_LABELS as LABELS,
+)
+from helpers import (
+    JUDGED_QUERIES as N_QUERIES,
+)
+from helpers import (
+    PEOPLE,
+    FrameMaker,
+    as_pandas,
+    collect,
+    judged_frame,
+    people_and_judge,
+    reference_values,
+)
 from rankframe import METRICS
 from rankframe.exceptions import InvalidDataError, InvalidOptionError, RankEvalError
-from reference import Row, per_query
-
-METRICS_USED = [("ndcg", 3), ("mrr", None), ("recall", 2), ("precision", 2)]
-LABELS = ["ndcg@3", "mrr", "recall@2", "precision@2"]
-N_QUERIES, N_ITEMS = 24, 5
-PEOPLE = list(range(8))  # the queries every row of which people graded
 
 
 @pytest.fixture(scope="module")
@@ -38,61 +45,6 @@ def ppi_py() -> ModuleType:
     with warnings.catch_warnings():  # ppi_py's import silences every warning: undone here
         import ppi_py as module
     return module
-
-
-def judged_frame() -> pd.DataFrame:
-    """24 queries of 5 items, two systems, a judge's grades (0-2) on every row and people's
-    on queries 0-7 (they disagree on a quarter of the rows); query 8 has one row graded by
-    nobody among people that no system retrieves (null scores) and query 9 one ungraded
-    retrieved row: both count as judged by the judge alone."""
-    rng = np.random.default_rng(47)
-    n = N_QUERIES * N_ITEMS
-    query = np.repeat(np.arange(N_QUERIES), N_ITEMS)
-    llm = rng.integers(0, 3, n).astype(float)
-    human = np.where(rng.random(n) < 0.75, llm, rng.integers(0, 3, n)).astype(float)
-    human[query >= 8] = np.nan
-    human[(query == 8) | (query == 9)] = llm[(query == 8) | (query == 9)]
-    a, b = rng.permutation(n) / n, rng.permutation(n) / n
-    last_of_8 = 8 * N_ITEMS + 4
-    a[last_of_8] = b[last_of_8] = np.nan
-    human[last_of_8] = np.nan
-    human[9 * N_ITEMS + 1] = np.nan
-    return pd.DataFrame(
-        {
-            "query": [f"q{q:02d}" for q in query],
-            "item": np.tile(np.arange(N_ITEMS), N_QUERIES),
-            "a": a,
-            "b": b,
-            "llm": llm,
-            "human": human,
-            "theme": np.where(query % 3 == 0, "x", "y"),
-        }
-    )
-
-
-def reference_values(data: pd.DataFrame, system: str, grade: str) -> dict[Hashable, list[float]]:
-    """Per query, the metrics' values under ``grade`` (``tests/reference.py``); queries with
-    a null grade under it are left out."""
-    rows = [
-        Row(r["query"], r["item"], None if math.isnan(r[system]) else r[system], r[grade])
-        for r in data.to_dict("records")
-    ]
-    graded = {r.query for r in rows} - {r.query for r in rows if math.isnan(r.relevant)}
-    values = per_query([r for r in rows if r.query in graded], METRICS_USED)
-    return {q: [v[label] for label in LABELS] for q, v in values.items()}
-
-
-def split(data: pd.DataFrame, system: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """People's values (Y), the judge's on the same queries (F), the judge's on the others
-    (G), columns in ``LABELS``' order."""
-    people = [f"q{q:02d}" for q in PEOPLE]
-    gold, judge = reference_values(data, system, "human"), reference_values(data, system, "llm")
-    assert sorted(gold) == people  # the rule: query 8 and 9 are not people's
-    others = [q for q in sorted(judge) if q not in people]
-    y = np.array([gold[q] for q in people])
-    f = np.array([judge[q] for q in people])
-    g = np.array([judge[q] for q in others])
-    return y, f, g
 
 
 def expected(ppi_py: ModuleType, estimate: str, y: Any, f: Any, g: Any) -> np.ndarray:
@@ -120,7 +72,7 @@ def test_evaluate_estimates_equal_ppi_py_and_scipy(
         assert table["n_queries"].tolist() == [N_QUERIES] * 2
         assert table["n_gold"].tolist() == [len(PEOPLE)] * 2
         for row, system in enumerate(["a", "b"]):
-            want = expected(ppi_py, estimate, *split(data, system))
+            want = expected(ppi_py, estimate, *people_and_judge(data, system))
             got = np.array(
                 [[table[f"{m}{e}"][row] for m in LABELS] for e in ("", "_ci_low", "_ci_high")]
             )
@@ -161,8 +113,8 @@ def test_compare_estimates_the_paired_differences(
     table = as_pandas(ev.compare(LABELS, estimate=estimate, baseline_rows=False))
     assert table["system"].tolist() == ["b"] * len(LABELS)
     assert [str(m) for m in table["metric"]] == ["ndcg", "mrr", "recall", "precision"]
-    ya, fa, ga = split(data, "a")
-    yb, fb, gb = split(data, "b")
+    ya, fa, ga = people_and_judge(data, "a")
+    yb, fb, gb = people_and_judge(data, "b")
     lam = 1 if estimate == "ppi" else None
     mode = {} if lam == 1 else {"lam_optim_mode": "element"}
     delta = ppi_py.ppi_mean_pointestimate(yb - ya, fb - fa, gb - ga, lam=lam, **mode)

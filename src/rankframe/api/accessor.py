@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from rankframe.adapters import adapt
 from rankframe.api import gates
+from rankframe.api.agreements import Agreements
 from rankframe.api.judgments import Estimate, estimate_comparison, estimate_means
 from rankframe.api.kinds import DecisionT, TableT, ValueT
 from rankframe.api.metric_methods import MetricMethods
@@ -32,22 +33,12 @@ from rankframe.api.signatures import (
     options_from,
     scores_of,
 )
-from rankframe.exceptions import (
-    InvalidOptionError,
-    Keyword,
-    warned_once,
-)
+from rankframe.exceptions import InvalidOptionError, Keyword, warned_once
 from rankframe.metrics.registry import Metric, on_register, parse_metric, parse_metrics
 from rankframe.pipeline import windows
 from rankframe.pipeline.analysis import SYSTEM
 from rankframe.pipeline.binding import Binding
-from rankframe.pipeline.steps import (
-    ColumnNames,
-    Kind,
-    Means,
-    PerQueryRows,
-    shown_key,
-)
+from rankframe.pipeline.steps import ColumnNames, Kind, Means, PerQueryRows, shown_key
 from rankframe.settings import params
 from rankframe.settings.options import (
     OPTIONS,
@@ -72,7 +63,9 @@ __all__ = ["SYSTEM", "ColumnNames", "RankEval", "rank_eval"]
 IntArray = npt.NDArray[np.int64]
 
 
-class RankEval(Searches[TableT], MetricMethods[ValueT], Generic[TableT, DecisionT, ValueT]):
+class RankEval(
+    Searches[TableT], Agreements[TableT], MetricMethods[ValueT], Generic[TableT, DecisionT, ValueT]
+):
     """Ranking metrics of a long-format frame: one row per (query, item).
 
     Reached as ``df.rank_eval``; call it to use other column names:

@@ -22,13 +22,13 @@ from rankframe.pipeline.judgments import (
 from rankframe.pipeline.steps import Comparison, Request, Result
 from rankframe.settings.options import Options
 
-__all__ = ["Estimate", "estimate_comparison", "estimate_means"]
+__all__ = ["Estimate", "estimate_comparison", "estimate_means", "gold_values"]
 
 #: The values of ``estimate=`` (``rankframe.stats.ppi.ESTIMATES``).
 Estimate = Literal["ppi", "ppi++", "gold", "judge"]
 
 
-def _gold_values(binding: Binding, mine: list[Request]) -> GoldValues:
+def gold_values(binding: Binding, mine: list[Request]) -> GoldValues:
     """People's side of the request in ``mine`` (built after its result, which calls
     this when its finish step runs)."""
     theirs = gold_request(mine[0])
@@ -78,7 +78,7 @@ def estimate_means(
     mine: list[Request] = []
     level = 0.95 if level is None else level
     result = JudgedMeans(
-        estimate=estimate, confidence_level=level, gold=lambda: _gold_values(binding, mine)
+        estimate=estimate, confidence_level=level, gold=lambda: gold_values(binding, mine)
     )
     return _request(binding, metrics, by, options, every, result, mine)
 
@@ -107,7 +107,7 @@ def estimate_comparison(
         estimate=estimate,
         baseline=against.baseline,
         tests=against.tests,
-        gold=lambda: _gold_values(binding, mine),
+        gold=lambda: gold_values(binding, mine),
         baseline_rows=against.baseline_rows,
     )
     return _request(binding, metrics, by, options, every, result, mine)

@@ -53,6 +53,7 @@ __all__ = [
     "gold_names",
     "gold_request",
     "people_judged",
+    "sides",
 ]
 
 IntArray = npt.NDArray[np.int64]
@@ -222,7 +223,7 @@ def estimates(
     return Estimates(mean, low, high, p, n_queries, n_gold)
 
 
-def _sides(
+def sides(
     backend: Backend, pq: PerQuery, request: Request, gold: Callable[[], GoldValues]
 ) -> tuple[Side, FloatArray, BoolArray]:
     """The judge's side of ``pq``, people's values in its order and the queries they
@@ -266,7 +267,7 @@ class JudgedMeans(_Refuses):
     def finish(
         self, backend: Backend, pq: PerQuery, request: Request
     ) -> tuple[IntArray, dict[str, Any]]:
-        judge, gold, people = _sides(backend, pq, request, self.gold)
+        judge, gold, people = sides(backend, pq, request, self.gold)
         values = judge.values
         found = estimates(values, values.values, gold, people, self.estimate, self.confidence_level)
         n_segments, n_systems, _ = values.shape
@@ -320,7 +321,7 @@ class JudgedComparison(_Refuses):
     def finish(
         self, backend: Backend, pq: PerQuery, request: Request
     ) -> tuple[IntArray, dict[str, Any]]:
-        judge, gold, people = _sides(backend, pq, request, self.gold)
+        judge, gold, people = sides(backend, pq, request, self.gold)
         values = judge.values
         level, base = self.tests.confidence_level, self.baseline
         means = estimates(values, values.values, gold, people, self.estimate, level)

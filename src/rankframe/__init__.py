@@ -25,6 +25,7 @@ from rankframe import adapters
 from rankframe._version import __version__
 from rankframe.adapters.lists import from_lists
 from rankframe.api.accessor import RankEval, rank_eval
+from rankframe.api.agreements import Agreement
 from rankframe.exceptions import (
     ColumnNotFoundError,
     EmptyQueryError,
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "METRICS",
+    "Agreement",
     "ColumnNotFoundError",
     "EmptyQueryError",
     "History",

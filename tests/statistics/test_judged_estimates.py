@@ -38,6 +38,8 @@ from helpers import (
 )
 from rankframe import METRICS
 from rankframe.exceptions import InvalidDataError, InvalidOptionError, RankEvalError
+from rankframe.settings.params import ESTIMATES
+from rankframe.stats import ppi
 
 
 @pytest.fixture(scope="module")
@@ -264,3 +266,17 @@ def test_the_gold_column_is_checked_as_a_grade_column(make_frame: FrameMaker) ->
     ev = infinite.rank_eval(score="t", relevant="llm", gold="human")
     with pytest.raises(InvalidDataError, match=r"Column 'human' \(gold\) has an infinite grade"):
         collect(ev.evaluate("mrr", estimate="ppi"))
+
+
+def test_the_estimates_named_are_the_statistics_ones() -> None:
+    """``estimate=``'s constraint (settings) lists ``rankframe.stats.ppi``'s estimates."""
+    assert tuple(ppi.ESTIMATES) == ESTIMATES
+
+
+def test_a_composite_query_key_and_the_binding_shown(make_frame: FrameMaker) -> None:
+    data = judged_frame()
+    data["user"], data["day"] = data["query"].str[:2], data["query"].str[2:]
+    ev = make_frame(data).rank_eval(query=["user", "day"], score="c", relevant="llm", gold="human")
+    assert repr(ev).endswith("relevant='llm' gold='human'>")
+    table = as_pandas(ev.evaluate("mrr", estimate="ppi"))
+    assert (table["n_gold"][0], table["n_queries"][0]) == (len(PEOPLE), N_QUERIES)

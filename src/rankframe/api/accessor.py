@@ -257,7 +257,7 @@ class RankEval(
         return self._table(request)
 
     @arguments_checked
-    @validate_params({"tidy": params.FLAG}, scores_of)
+    @validate_params({"tidy": params.FLAG, "estimate": params.ESTIMATE}, scores_of)
     @convention_applied
     @option_keywords
     def evaluate(
@@ -341,7 +341,10 @@ class RankEval(
         return self._table(request)
 
     @arguments_checked
-    @validate_params({"baseline": params.BASELINE, "baseline_rows": params.FLAG}, scores_of)
+    @validate_params(
+        {"baseline": params.BASELINE, "baseline_rows": params.FLAG, "estimate": params.ESTIMATE},
+        scores_of,
+    )
     @convention_applied
     @option_keywords
     def compare(

@@ -25,8 +25,8 @@ from rankframe.pipeline.judge_agreement import (
     SystemOrders,
 )
 from rankframe.pipeline.judgments import check_estimate
-from rankframe.settings.options import check_level
-from rankframe.settings.params import as_columns
+from rankframe.settings import params
+from rankframe.settings.params import as_columns, validate_params
 
 if TYPE_CHECKING:
     from rankframe.pipeline.binding import Binding
@@ -80,6 +80,7 @@ class Agreements(Generic[TableT]):
         def _table(self, request: Request) -> TableT: ...
 
     @arguments_checked
+    @validate_params({"alpha": params.LEVEL, "confidence_level": params.LEVEL})
     @option_keywords
     def agreement(
         self,
@@ -118,8 +119,6 @@ class Agreements(Generic[TableT]):
                 f"e.g. df.rank_eval(relevant={names.relevant!r}, gold='human')."
             )
             raise InvalidOptionError(msg)
-        check_level("alpha", alpha)
-        check_level("confidence_level", confidence_level)
         options = options_from(chosen)
         parsed, options = bound([] if metrics is None else parse_metrics(metrics), options, chosen)
         by_list = as_columns(by)

@@ -45,7 +45,6 @@ from rankframe.stats import ppi
 from rankframe.stats.corrections import adjust
 
 __all__ = [
-    "ESTIMATES",
     "GoldValues",
     "JudgedComparison",
     "JudgedMeans",
@@ -60,24 +59,13 @@ IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
-#: The estimates of ``estimate=``, as :data:`rankframe.stats.ppi.ESTIMATES` names them.
-ESTIMATES = tuple(ppi.ESTIMATES)
 #: The ``empty=`` values an estimate takes: a value for every query under both grades.
 EMPTY_TAKEN = ("zero", "one")
 
 
 def check_estimate(estimate: str, names: ColumnNames, empty: str) -> None:
-    """``estimate=`` names an estimate, the accessor binds a gold column, and ``empty=``
-    gives every query a value under both sets of grades."""
-    if estimate not in ESTIMATES:
-        shown = ", ".join(repr(e) for e in ESTIMATES)
-        msg = (
-            f"estimate={estimate!r} is no estimate; pass one of {shown}: 'ppi' corrects "
-            "the judge's mean by the queries people judged, 'ppi++' also tunes the judge's "
-            "weight (never much wider than people alone), 'gold' is people's mean alone, "
-            "'judge' the judge's alone."
-        )
-        raise InvalidOptionError(msg)
+    """The accessor binds a gold column, and ``empty=`` gives every query a value under
+    both sets of grades (the estimate's name: ``settings.params.ESTIMATE``)."""
     if names.gold is None:
         msg = (
             f"estimate={estimate!r} corrects the judge's grades (relevant={names.relevant!r}) "

@@ -8,10 +8,10 @@ kind.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, Generic
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from rankframe.api.judgments import gold_values
 from rankframe.api.kinds import TableT
@@ -31,9 +31,10 @@ from rankframe.settings.params import as_columns, validate_params
 if TYPE_CHECKING:
     from rankframe.pipeline.binding import Binding
     from rankframe.pipeline.steps import Request
-    from rankframe.settings.options import Options
 
 __all__ = ["Agreement", "Agreements"]
+
+_V = TypeVar("_V")
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,19 @@ class Agreement(Generic[TableT]):
     bias: TableT | None
     orders: TableT | None
     conclusions: TableT | None
+
+
+def _once(compute: Callable[[], _V]) -> Callable[[], _V]:
+    """``compute``'s value, computed at the first call and kept for the others (a closure:
+    a result's fields are tokenized by Dask, which an ``lru_cache`` refuses)."""
+    kept: list[_V] = []
+
+    def value() -> _V:
+        if not kept:
+            kept.append(compute())
+        return kept[0]
+
+    return value
 
 
 class Agreements(Generic[TableT]):
@@ -127,8 +141,10 @@ class Agreements(Generic[TableT]):
             check_estimate("ppi", names, options.empty)
         grade_columns = [*by_list, names.relevant, names.gold]
 
-        def rows() -> Any:
+        def read() -> Any:
             return binding.frame.polars_columns(grade_columns)
+
+        rows = _once(read)  # read once for both grade tables
 
         grades, confusion = (
             self._table(binding.request([], by_list, options, GradeTables(rows, confusion=c)))
@@ -136,26 +152,13 @@ class Agreements(Generic[TableT]):
         )
         if not parsed:
             return Agreement(grades, confusion, None, None, None)
-        bias, orders, conclusions = (
-            self._metric_table(kind, parsed, by_list, options, alpha, confidence_level)
-            for kind in (JudgeBias, SystemOrders, Conclusions)
-        )
-        return Agreement(grades, confusion, bias, orders, conclusions)
-
-    def _metric_table(
-        self,
-        kind: type[JudgeBias | SystemOrders | Conclusions],
-        metrics: list[Metric],
-        by: list[str],
-        options: Options,
-        alpha: float,
-        confidence_level: float,
-    ) -> TableT:
-        """One metric table: the judge's request, people's side read when it finishes."""
-        binding = self._binding
+        # people's side, the same for the three metric tables: computed once
         mine: list[Request] = []
-        result = kind(
-            gold=partial(gold_values, binding, mine), alpha=alpha, confidence_level=confidence_level
-        )
-        mine.append(binding.request(metrics, by, options, result))
-        return self._table(mine[0])
+        people = _once(partial(gold_values, binding, mine))
+        tables = []
+        for kind in (JudgeBias, SystemOrders, Conclusions):
+            result = kind(gold=people, alpha=alpha, confidence_level=confidence_level)
+            mine.append(binding.request(parsed, by_list, options, result))
+            tables.append(self._table(mine[-1]))
+        bias, orders, conclusions = tables
+        return Agreement(grades, confusion, bias, orders, conclusions)

@@ -34,12 +34,11 @@ def gold_values(binding: Binding, mine: list[Request]) -> GoldValues:
     theirs = gold_request(mine[0])
     names = theirs.names
     gold = str(names.gold)
-    judged = people_judged(
-        binding.frame.polars_columns([*names.query_key, gold]), names.query_key, gold
-    )
+    frame = binding.frame.polars_columns([*names.query_key, gold])
+    queries, judged = people_judged(frame, names.query_key, gold)
     with silenced():  # the warnings of the scores: the judge's side said them already
         values = binding.side(theirs)
-    return GoldValues(values, judged)
+    return GoldValues(values, queries, judged)
 
 
 def _request(

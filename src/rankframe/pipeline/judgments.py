@@ -120,39 +120,53 @@ def gold_request(request: Request) -> Request:
     return replace(request, names=gold_names(request.names), result=PerQueryRows())
 
 
-def people_judged(frame: pl.DataFrame, key: Sequence[str], gold: str) -> list[object]:
-    """The ids of the queries every row of which has a gold grade (not null, not NaN) in
-    ``frame`` (the query key's columns and the gold column): a tuple per query for a
-    composite key."""
+def people_judged(
+    frame: pl.DataFrame, key: Sequence[str], gold: str
+) -> tuple[list[object], BoolArray]:
+    """Every query of ``frame`` (the query key's columns and the gold column), in sorted
+    order of its id (a tuple for a composite key), and whether every one of its rows has a
+    gold grade (not null, not NaN)."""
     column = pl.col(gold)
     graded = column.is_not_null()
     if frame.schema[gold].is_float():
         graded = graded & ~column.is_nan()
-    judged = frame.group_by(list(key)).agg(graded.all().alias("__graded__"))
-    ids = judged.filter(pl.col("__graded__")).select(list(key)).rows()
-    return list(ids) if len(key) > 1 else [row[0] for row in ids]
+    per_query = frame.group_by(list(key)).agg(graded.all().alias("__graded__")).sort(list(key))
+    flags = per_query.get_column("__graded__").to_numpy().astype(bool)
+    if len(key) == 1:
+        return per_query.get_column(key[0]).to_list(), flags
+    return list(per_query.select(list(key)).rows()), flags
 
 
 @dataclass(frozen=True)
 class GoldValues:
-    """People's side: the per-query values under their grades (after ``empty=``) and the
-    ids of the queries they judged (:func:`people_judged`)."""
+    """People's side: the per-query values under their grades (after ``empty=``), and per
+    query of the frame (``queries``) whether people judged it (:func:`people_judged`)."""
 
     side: Side
-    judged: list[object]
+    queries: list[object]
+    judged: BoolArray
+
+
+def _positions(mine: list[object], theirs: list[object]) -> IntArray:
+    """Per item of ``mine``, its position in ``theirs`` (-1: absent); the same lists (the
+    queries of one frame, both in sorted order) need no lookup."""
+    if mine == theirs:
+        return np.arange(len(mine), dtype=np.int64)
+    a, b = joint_codes(mine, theirs)
+    at = np.full(int(max(a.max(initial=-1), b.max(initial=-1))) + 1, -1, dtype=np.int64)
+    at[b] = np.arange(len(b))
+    return at[a]
 
 
 def _aligned(judge: Side, gold: GoldValues) -> tuple[FloatArray, BoolArray]:
     """People's values in the judge's query order (NaN where absent) and, per query,
     whether people judged it."""
     values = judge.values.values
-    mine, theirs = joint_codes(judge.queries, gold.side.queries)
-    at = np.full(int(max(mine.max(initial=-1), theirs.max(initial=-1))) + 1, -1)
-    at[theirs] = np.arange(len(theirs))
-    position = at[mine]
+    position = _positions(judge.queries, gold.side.queries)
     found = position >= 0
-    judged = set(gold.judged)
-    people = np.fromiter((q in judged for q in judge.queries), dtype=bool, count=len(mine))
+    flagged = _positions(judge.queries, gold.queries)
+    people = np.zeros(len(position), dtype=bool)
+    people[flagged >= 0] = gold.judged[flagged[flagged >= 0]]
     people &= found
     out = np.full(values.shape, np.nan)
     out[found] = gold.side.values.values[position[found]]

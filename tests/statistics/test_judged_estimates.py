@@ -280,3 +280,30 @@ def test_a_composite_query_key_and_the_binding_shown(make_frame: FrameMaker) -> 
     assert repr(ev).endswith("relevant='llm' gold='human'>")
     table = as_pandas(ev.evaluate("mrr", estimate="ppi"))
     assert (table["n_gold"][0], table["n_queries"][0]) == (len(PEOPLE), N_QUERIES)
+
+
+def test_windows_are_segments_of_the_estimate(make_frame: FrameMaker, ppi_py: ModuleType) -> None:
+    """``every=``: each window's queries alone (a query's time is its earliest row's); a
+    comparison over time needs a baseline (the systems within each window)."""
+    data = judged_frame()
+    day = pd.Timestamp("2024-01-01")
+    data["time"] = [day + pd.Timedelta(days=7 * (int(q[1:]) % 2)) for q in data["query"]]
+    ev = make_frame(data).rank_eval(score=["a", "b"], relevant="llm", gold="human", time="time")
+    table = as_pandas(ev.evaluate(LABELS, estimate="ppi", every="1w"))
+    assert table["n_gold"].tolist() == [4, 4, 4, 4]
+    for row, parity in [(0, 0), (1, 0), (2, 1), (3, 1)]:
+        system = "ab"[row % 2]
+        queries = [q for q in sorted(set(data["query"])) if int(q[1:]) % 2 == parity]
+        part = data[data["query"].isin(queries)]
+        gold = reference_values(part, system, "human")
+        judge = reference_values(part, system, "llm")
+        people = sorted(gold)
+        y = np.array([gold[q] for q in people])
+        f = np.array([judge[q] for q in people])
+        g = np.array([judge[q] for q in sorted(judge) if q not in gold])
+        low, _ = ppi_py.ppi_mean_ci(y, f, g, alpha=0.05, lam=1)
+        np.testing.assert_allclose([table[f"{m}_ci_low"][row] for m in LABELS], low, rtol=1e-10)
+    with pytest.raises(
+        InvalidOptionError, match=r"compares the systems within each window.*baseline="
+    ):
+        ev.compare("mrr", estimate="ppi", every="1w")

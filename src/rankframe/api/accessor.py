@@ -21,7 +21,7 @@ from rankframe.api.agreements import Agreements
 from rankframe.api.judgments import Estimate, estimate_comparison, estimate_means
 from rankframe.api.kinds import DecisionT, TableT, ValueT
 from rankframe.api.metric_methods import MetricMethods
-from rankframe.api.reference import against_baseline, comparison, frame_of, reference_request
+from rankframe.api.reference import comparison, frame_of, reference_request
 from rankframe.api.searches import Searches
 from rankframe.api.signatures import (
     add_metric_method,
@@ -517,8 +517,8 @@ class RankEval(
             seed=seed,
         )
         if estimate is not None:
-            against = against_baseline(self._names, baseline, tests, bool(baseline_rows))
             args = (self._binding, parsed, by_list, options, every, reference)
+            against = (baseline, tests, bool(baseline_rows))
             request = estimate_comparison(*args, estimate=estimate, against=against)
         elif reference is not None:
             params.check_baseline_or_reference("compare", baseline)

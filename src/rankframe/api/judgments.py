@@ -6,8 +6,10 @@ step reads from the same frame under the gold column (``docs/judgments.md``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any, Literal
 
+from rankframe.api.reference import against_baseline
 from rankframe.exceptions import InvalidOptionError, silenced
 from rankframe.metrics.registry import Metric
 from rankframe.pipeline.binding import Binding
@@ -19,8 +21,9 @@ from rankframe.pipeline.judgments import (
     gold_request,
     people_judged,
 )
-from rankframe.pipeline.steps import Comparison, Request, Result
+from rankframe.pipeline.steps import Request, Result
 from rankframe.settings.options import Options
+from rankframe.settings.statistics import Tests
 
 __all__ = ["Estimate", "estimate_comparison", "estimate_means", "gold_values"]
 
@@ -77,7 +80,7 @@ def estimate_means(
     mine: list[Request] = []
     level = 0.95 if level is None else level
     result = JudgedMeans(
-        estimate=estimate, confidence_level=level, gold=lambda: gold_values(binding, mine)
+        estimate=estimate, confidence_level=level, gold=partial(gold_values, binding, mine)
     )
     return _request(binding, metrics, by, options, every, result, mine)
 
@@ -91,22 +94,32 @@ def estimate_comparison(
     reference: Any,
     *,
     estimate: str,
-    against: Comparison,
+    against: tuple[str | None, Tests, bool],
 ) -> Request:
-    """``compare(estimate=...)``'s request: each system against ``against``'s baseline."""
+    """``compare(estimate=...)``'s request: each system against the baseline (``against``:
+    the baseline, the tests' settings and whether its own rows are kept)."""
     check_estimate(estimate, binding.names, options.empty)
+    baseline, tests, baseline_rows = against
     if reference is not None:
         msg = (
             f"compare(estimate={estimate!r}) compares the systems of this frame on the "
             "queries people judged; reference= (another frame) cannot be combined with it."
         )
         raise InvalidOptionError(msg)
+    if every is not None and baseline is None:
+        msg = (
+            f"compare(estimate={estimate!r}, every={every!r}) compares the systems within "
+            "each window, not each window with the previous one: pass baseline= (the score "
+            "column the others are compared with)."
+        )
+        raise InvalidOptionError(msg)
+    compared = against_baseline(binding.names, baseline, tests, baseline_rows)
     mine: list[Request] = []
     result = JudgedComparison(
         estimate=estimate,
-        baseline=against.baseline,
-        tests=against.tests,
-        gold=lambda: gold_values(binding, mine),
-        baseline_rows=against.baseline_rows,
+        baseline=compared.baseline,
+        tests=tests,
+        gold=partial(gold_values, binding, mine),
+        baseline_rows=baseline_rows,
     )
     return _request(binding, metrics, by, options, every, result, mine)

@@ -68,13 +68,16 @@ def test_evaluate_estimates_equal_ppi_py_and_scipy(
 ) -> None:
     data = judged_frame()
     ev = make_frame(data).rank_eval(score=["a", "b"], relevant="llm", gold="human")
-    for estimate in ("ppi", "ppi++", "gold", "judge"):
+    values = {system: people_and_judge(data, system) for system in ("a", "b")}
+    # every estimate on pandas; on the other kinds (the same finish step) a z and a t one
+    every = ("ppi", "ppi++", "gold", "judge")
+    for estimate in every if make_frame.kind == "pandas" else ("ppi++", "judge"):
         table = as_pandas(ev.evaluate([*LABELS], estimate=estimate))
         assert table["estimate"].tolist() == [estimate] * 2
         assert table["n_queries"].tolist() == [N_QUERIES] * 2
         assert table["n_gold"].tolist() == [len(PEOPLE)] * 2
         for row, system in enumerate(["a", "b"]):
-            want = expected(ppi_py, estimate, *people_and_judge(data, system))
+            want = expected(ppi_py, estimate, *values[system])
             got = np.array(
                 [[table[f"{m}{e}"][row] for m in LABELS] for e in ("", "_ci_low", "_ci_high")]
             )

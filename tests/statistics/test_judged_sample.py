@@ -81,10 +81,12 @@ def test_the_grade_table(data: pd.DataFrame, krippendorff: ModuleType) -> None:
 
 def test_the_estimates_and_the_truth(data: pd.DataFrame, ppi_py: ModuleType) -> None:
     rows, truths = [], []
+    values = {
+        s: (precision_at_10(data, s, "llm"), precision_at_10(data, s, "human")) for s in SYSTEMS
+    }
     for estimate in ("judge", "gold", "ppi++"):
         for system in SYSTEMS:
-            judge = precision_at_10(data, system, "llm")
-            gold = precision_at_10(data, system, "human")
+            judge, gold = values[system]
             people = sorted(gold)
             y = np.array([gold[q] for q in people])
             f = np.array([judge[q] for q in people])

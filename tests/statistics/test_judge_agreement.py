@@ -132,8 +132,11 @@ def test_agreement_refusals_name_what_to_fix(make_frame: FrameMaker) -> None:
     with pytest.raises(InvalidOptionError, match=r"no gold column is bound; name it, e\.g\."):
         frame.rank_eval(relevant="llm").agreement()
     ev = frame.rank_eval(relevant="llm", gold="human")
-    with pytest.raises(InvalidOptionError, match=r"gm_map is a geometric mean"):
+    geometric = r"gm_map is a geometric mean .*, and agreement\(\) compares under both sets"
+    with pytest.raises(InvalidOptionError, match=geometric):
         ev.agreement(["gm_map"])
+    with pytest.raises(InvalidOptionError, match=r"empty='nan' .* but agreement\(\) pairs"):
+        ev.agreement(["mrr"], empty="nan")
     with pytest.raises(InvalidOptionError, match=r"alpha"):
         ev.agreement(alpha=1.5)
     nobody = make_frame(small([float("nan")] * 4))

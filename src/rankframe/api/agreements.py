@@ -24,7 +24,7 @@ from rankframe.pipeline.judge_agreement import (
     JudgeBias,
     SystemOrders,
 )
-from rankframe.pipeline.judgments import check_estimate
+from rankframe.pipeline.judgments import check_paired_empty
 from rankframe.settings import params
 from rankframe.settings.params import as_columns, validate_params
 
@@ -138,7 +138,7 @@ class Agreements(Generic[TableT]):
         by_list = as_columns(by)
         binding.check_columns(by_list)
         if parsed:
-            check_estimate("ppi", names, options.empty)
+            check_paired_empty(options.empty, "agreement()")
         grade_columns = [*by_list, names.relevant, names.gold]
 
         def read() -> Any:

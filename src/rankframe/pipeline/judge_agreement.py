@@ -174,7 +174,11 @@ class _OnPeoples:
     per_query_rows: bool = False
 
     def check(self, metric: Metric) -> None:
-        refuse_unpaired(metric, "agreement")
+        refuse_unpaired(
+            metric,
+            "agreement() compares under both sets of grades",
+            "pick a metric averaged over queries",
+        )
 
     def keys(self, request: Request) -> list[str]:
         return list(request.by)

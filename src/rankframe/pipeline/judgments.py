@@ -49,6 +49,7 @@ __all__ = [
     "JudgedComparison",
     "JudgedMeans",
     "check_estimate",
+    "check_paired_empty",
     "gold_names",
     "gold_request",
     "people_judged",
@@ -73,19 +74,26 @@ def check_estimate(estimate: str, names: ColumnNames, empty: str) -> None:
             f"e.g. df.rank_eval(relevant={names.relevant!r}, gold='human')."
         )
         raise InvalidOptionError(msg)
+    check_paired_empty(empty, f"estimate={estimate!r}")
+
+
+def check_paired_empty(empty: str, call: str) -> None:
+    """``empty=`` gives every query a value under both sets of grades, which ``call``
+    (``"estimate='ppi'"``, ``"agreement()"``) pairs."""
     if empty not in EMPTY_TAKEN:
         refusal = (
             Keyword("empty", empty),
             f" leaves out different queries under the judge's and people's grades, but "
-            f"estimate={estimate!r} pairs each query's values under both. Pass ",
+            f"{call} pairs each query's values under both. Pass ",
             Keyword("empty", "zero"),
             " (or 'one').",
         )
         raise InvalidOptionError(refusal)
 
 
-def refuse_unpaired(metric: Metric, estimate: str) -> None:
-    """A metric whose aggregate is no mean of per-query values has no estimate."""
+def refuse_unpaired(metric: Metric, call: str, fix: str) -> None:
+    """A metric whose aggregate is no mean of per-query values has no estimate: ``call``
+    (``"estimate='ppi' estimates"``) and ``fix`` (what to do) end the message."""
     d = metric.definition
     if d.aggregate == "mean":
         return
@@ -94,10 +102,7 @@ def refuse_unpaired(metric: Metric, estimate: str) -> None:
         "geometric": "a geometric mean of its per-query values",
         "sum": "a sum over queries",
     }.get(d.aggregate, f"aggregated as {d.aggregate!r}")
-    msg = (
-        f"{metric} is {what}, and estimate={estimate!r} estimates a mean of per-query "
-        f"values; evaluate it without estimate=, or pick a metric averaged over queries."
-    )
+    msg = f"{metric} is {what}, and {call} a mean of per-query values; {fix}."
     raise InvalidOptionError(msg)
 
 
@@ -243,7 +248,11 @@ class _Refuses:
     estimate: str
 
     def check(self, metric: Metric) -> None:
-        refuse_unpaired(metric, self.estimate)
+        refuse_unpaired(
+            metric,
+            f"estimate={self.estimate!r} estimates",
+            "evaluate it without estimate=, or pick a metric averaged over queries",
+        )
 
     def keys(self, request: Request) -> list[str]:
         return list(request.by)

@@ -95,6 +95,10 @@ def test_estimate_reaches_the_library(run: Any, path: Path, command: str) -> Non
             ("evaluate", *GRADES, "--estimate", "gold", "--per-query"),
             "--estimate gold gives evaluate's means and intervals; drop --per-query",
         ),
+        (
+            ("compare", *GRADES, "--score", "b", "--estimate", "ppi", "--record", "runs.duckdb"),
+            "--record stores compare's plain tables, not --estimate ppi's",
+        ),
         (("agreement", "--relevant", "llm"), "agreement compares the judge's grades"),
         (
             ("agreement", "--relevant", "llm", "--gold", "llm"),

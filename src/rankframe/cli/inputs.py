@@ -72,6 +72,12 @@ def estimate(args: argparse.Namespace, method: str) -> dict[str, Any]:
     if getattr(args, "per_query", False):
         msg = f"--estimate {chosen} gives {method}'s means and intervals; drop --per-query"
         raise CliError(msg, code=2)
+    if getattr(args, "record", None) is not None:
+        msg = (
+            f"--record stores {method}'s plain tables, not --estimate {chosen}'s (a history "
+            "store has no column for the estimate); drop one of them"
+        )
+        raise CliError(msg, code=2)
     return {"estimate": chosen}
 
 

@@ -90,7 +90,7 @@ test: java chromium $(TREC_EVAL) $(VENV)/.installed-test  ## set up and run the 
 # module, is let through. Two workers (pytest-xdist): 5,550 tests.
 FLOORS        := .venv-floors
 FLOORS_TESTS  := tests/metrics tests/input tests/statistics
-FLOORS_PEERS  := pytest pytest-xdist hypothesis pytrec-eval-terrier ranx scikit-learn ir-measures statsmodels FairRankTune==0.0.7
+FLOORS_PEERS  := pytest pytest-xdist hypothesis pytrec-eval-terrier ranx scikit-learn ir-measures statsmodels FairRankTune==0.0.7 ppi-python krippendorff
 
 $(FLOORS)/.installed: .ci/floors.txt pyproject.toml
 	rm -rf $(FLOORS)

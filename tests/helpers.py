@@ -3,15 +3,17 @@ results of any frame kind read back as plain Python / pandas."""
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import dask.dataframe as dd
+import numpy as np
 import pandas as pd
 import polars as pl
 import pyarrow as pa
@@ -21,6 +23,7 @@ import rankframe
 from backends import numpy_dict_kind
 from backends.numpy_dict_kind import NumpyDictFrame
 from rankframe import METRICS, Metric
+from reference import Row, per_query
 
 ROOT = Path(__file__).resolve().parents[1]  # the repository
 DOCS = ROOT / "docs"
@@ -440,3 +443,68 @@ def chromium() -> str:
         "Chromium not found: `make chromium`, apt-get install chromium, or set RANKFRAME_CHROMIUM"
     )
     return found
+
+
+# -- a judge's grades and people's (tests/statistics/test_judged_estimates.py,
+# test_judge_agreement.py): per-query values from tests/reference.py -------------------------
+
+JUDGED_METRICS = [("ndcg", 3), ("mrr", None), ("recall", 2), ("precision", 2)]
+JUDGED_LABELS = ["ndcg@3", "mrr", "recall@2", "precision@2"]
+JUDGED_QUERIES, N_ITEMS = 24, 5
+PEOPLE = list(range(8))  # the queries every row of which people graded
+
+
+def judged_frame() -> pd.DataFrame:
+    """24 queries of 5 items, three systems, a judge's grades (0-2) on every row and people's
+    on queries 0-7 (they disagree on a quarter of the rows); query 8 has one row graded by
+    nobody among people that no system retrieves (null scores) and query 9 one ungraded
+    retrieved row: both count as judged by the judge alone."""
+    rng = np.random.default_rng(47)
+    n = JUDGED_QUERIES * N_ITEMS
+    query = np.repeat(np.arange(JUDGED_QUERIES), N_ITEMS)
+    llm = rng.integers(0, 3, n).astype(float)
+    human = np.where(rng.random(n) < 0.75, llm, rng.integers(0, 3, n)).astype(float)
+    human[query >= 8] = np.nan
+    human[(query == 8) | (query == 9)] = llm[(query == 8) | (query == 9)]
+    a, b, c = (rng.permutation(n) / n for _ in range(3))
+    last_of_8 = 8 * N_ITEMS + 4
+    a[last_of_8] = b[last_of_8] = np.nan
+    human[last_of_8] = np.nan
+    human[9 * N_ITEMS + 1] = np.nan
+    return pd.DataFrame(
+        {
+            "query": [f"q{q:02d}" for q in query],
+            "item": np.tile(np.arange(N_ITEMS), JUDGED_QUERIES),
+            "a": a,
+            "b": b,
+            "c": c,
+            "llm": llm,
+            "human": human,
+            "theme": np.where(query % 3 == 0, "x", "y"),
+        }
+    )
+
+
+def reference_values(data: pd.DataFrame, system: str, grade: str) -> dict[Hashable, list[float]]:
+    """Per query, the metrics' values under ``grade`` (``tests/reference.py``); queries with
+    a null grade under it are left out."""
+    rows = [
+        Row(r["query"], r["item"], None if math.isnan(r[system]) else r[system], r[grade])
+        for r in data.to_dict("records")
+    ]
+    graded = {r.query for r in rows} - {r.query for r in rows if math.isnan(r.relevant)}
+    values = per_query([r for r in rows if r.query in graded], JUDGED_METRICS)
+    return {q: [v[label] for label in JUDGED_LABELS] for q, v in values.items()}
+
+
+def people_and_judge(data: pd.DataFrame, system: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """People's values (Y), the judge's on the same queries (F), the judge's on the others
+    (G), columns in ``JUDGED_LABELS``' order."""
+    people = [f"q{q:02d}" for q in PEOPLE]
+    gold, judge = reference_values(data, system, "human"), reference_values(data, system, "llm")
+    assert sorted(gold) == people  # the rule: query 8 and 9 are not people's
+    others = [q for q in sorted(judge) if q not in people]
+    y = np.array([gold[q] for q in people])
+    f = np.array([judge[q] for q in people])
+    g = np.array([judge[q] for q in others])
+    return y, f, g

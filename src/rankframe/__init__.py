@@ -28,6 +28,7 @@ from rankframe.api.attribute import rank_eval_attribute
 if TYPE_CHECKING:
     from rankframe.adapters.lists import from_lists
     from rankframe.api.accessor import RankEval, rank_eval
+    from rankframe.api.agreements import Agreement
     from rankframe.api.store import History
     from rankframe.exceptions import (
         ColumnNotFoundError,
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "METRICS",
+    "Agreement",
     "ColumnNotFoundError",
     "EmptyQueryError",
     "History",
@@ -99,6 +101,7 @@ __all__ = [
 # The name and the module that defines it.
 _ON_FIRST_USE = {
     "METRICS": "rankframe.metrics.registry",
+    "Agreement": "rankframe.api.agreements",
     "ColumnNotFoundError": "rankframe.exceptions",
     "EmptyQueryError": "rankframe.exceptions",
     "History": "rankframe.api.store",

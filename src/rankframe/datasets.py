@@ -11,10 +11,10 @@ The same seed gives the same frame, byte for byte, on every supported NumPy: eve
 derived from integers, never from NumPy's ``Generator``, whose algorithms (and
 ``argpartition``'s order) may change between releases. The random bits are SplitMix64's
 (Steele, Lea & Flood 2014; Vigna's reference ``splitmix64.c``) in ``uint64`` arithmetic, which
-wraps modulo 2**64 as C does: one stream per purpose, numbered 0 to 8 (the candidates, the
-segments, the affinity, model_a's and model_b's noise, the time, and ``weak_slice``'s device,
-genre and noise), stream ``j`` starting from the state that is the ``(j + 1)``-th output of
-SplitMix64 seeded with ``seed``.
+wraps modulo 2**64 as C does: one stream per purpose, numbered 0 to 10 (the candidates, the
+segments, the affinity, model_a's and model_b's noise, the time, ``weak_slice``'s device,
+genre and noise, and ``judge``'s noise and sample of users), stream ``j`` starting from the
+state that is the ``(j + 1)``-th output of SplitMix64 seeded with ``seed``.
 From those bits, only exact operations: uniform fractions ``(bits >> 11) * 2**-53``,
 comparisons with thresholds, stable sorts, integer sums, and normal noise as the sum of 12
 uniform 32-bit fractions minus 6 (Irwin-Hall: mean 0, variance 1, within +-6), an exact
@@ -28,7 +28,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["DEVICES", "GENRES", "SEGMENTS", "START", "WEAK_SLICE", "WEEKS", "recommendations"]
+__all__ = [
+    "DEVICES",
+    "GENRES",
+    "JUDGE_BIAS",
+    "JUDGE_NOISE",
+    "PEOPLE_SHARE",
+    "SEGMENTS",
+    "START",
+    "WEAK_SLICE",
+    "WEEKS",
+    "recommendations",
+]
 
 SEGMENTS = ("new", "casual", "power")
 """The user segments of ``recommendations()``."""
@@ -43,10 +54,17 @@ START = "2024-01-01T00:00:00"
 """The first instant of ``recommendations()``'s ``served_at`` (UTC; a Monday)."""
 WEEKS = 8
 """The weeks over which ``recommendations()`` serves its users."""
+JUDGE_BIAS = 0.3
+"""What ``recommendations(judge=True)``'s judge adds to the hidden affinity before grading."""
+JUDGE_NOISE = 0.5
+"""The standard deviation of the normal noise ``recommendations(judge=True)``'s judge adds."""
+PEOPLE_SHARE = 0.2
+"""The share of the users whose every row people judged in ``recommendations(judge=True)``."""
 
 
 #: The streams of random bits, one per purpose (stream ``j``: see the module docstring).
 _CANDIDATES, _SEGMENT, _AFFINITY, _NOISE_A, _NOISE_B, _TIME, _DEVICE, _GENRE, _PLANTED = range(9)
+_JUDGE, _PEOPLE = 9, 10  # judge=True: the judge's noise, the users people judged
 
 _GAMMA = 0x9E3779B97F4A7C15  # SplitMix64's increment: 2**64 / the golden ratio, odd
 _MASK = 2**64 - 1
@@ -71,7 +89,7 @@ class _Streams:
     """The streams of random bits of one seed; each stream read once."""
 
     def __init__(self, seed: int) -> None:
-        self.states = [int(s) for s in _splitmix64(seed, _PLANTED + 1)]
+        self.states = [int(s) for s in _splitmix64(seed, _PEOPLE + 1)]
 
     def bits(self, stream: int, n: int) -> np.ndarray:
         return _splitmix64(self.states[stream], n)
@@ -107,6 +125,7 @@ def recommendations(
     top_k: int = 20,
     n_items: int = 2_000,
     weak_slice: bool = False,
+    judge: bool = False,
 ) -> pd.DataFrame:
     """A deterministic recommendation log: one row per (user, candidate item).
 
@@ -137,6 +156,14 @@ def recommendations(
         0.3 x the affinity plus noise of standard deviation 1: a planted weakness for
         ``slices()`` to find. Drawn from streams of their own, so the other columns, and
         ``model_b`` outside the slice, are those of ``weak_slice=False``.
+    judge
+        Add two grade columns (``docs/judgments.md``): ``llm``, a simulated judge's grade
+        (0 to 3) of every row, from the hidden affinity plus ``JUDGE_BIAS`` and normal
+        noise of standard deviation ``JUDGE_NOISE``, cut where ``relevant`` is (a judge
+        that grades higher than people, and errs); and ``human``, people's grade (the
+        ``relevant`` grade) of every row of a sample of the users (each with probability
+        ``PEOPLE_SHARE``), null elsewhere. Drawn from streams of their own: the other
+        columns are those of ``judge=False``.
 
     Returns
     -------
@@ -146,7 +173,8 @@ def recommendations(
         ``relevant`` (int64 grade 0-3) and ``served_at`` (``datetime64[s, UTC]``: when the
         user was served, the same for every row of a user, within 8 weeks from Monday
         2024-01-01; new users come later in the period, power users earlier); with
-        ``weak_slice=True``, then ``device`` and ``genre`` (str).
+        ``weak_slice=True``, then ``device`` and ``genre`` (str); with ``judge=True``, then
+        ``llm`` (int64) and ``human`` (float64, null where no person judged).
 
     Examples
     --------
@@ -172,9 +200,30 @@ def recommendations(
     if weak_slice:  # streams of their own: the other columns stay the seed's
         scores["model_b"], users = _weak_slice(streams, affinity, scores["model_b"])
     recommended = {name: _top_k(score, top_k) for name, score in scores.items()}
-    grade = np.digitize(affinity, [1.3, 1.9, 2.5])  # 0 (most) to 3 (rare)
+    grade = np.digitize(affinity, _GRADES)  # 0 (most) to 3 (rare)
     served = _served_at(streams, segment)
-    return _log(segment, candidates, recommended, grade, served, n_items, users)
+    frame = _log(segment, candidates, recommended, grade, served, n_items, users)
+    if judge:
+        frame["llm"], frame["human"] = _judged(streams, affinity, grade)
+    return frame
+
+
+#: The affinities at which the grade steps up to 1, 2 and 3.
+_GRADES = (1.3, 1.9, 2.5)
+
+
+def _judged(
+    streams: _Streams, affinity: np.ndarray, grade: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``judge=True``'s columns, a value per row: the judge's grade (the affinity plus
+    ``JUDGE_BIAS`` and ``JUDGE_NOISE`` x normal noise, cut at the grades' thresholds) and
+    people's (the grade on the users a uniform draw below ``PEOPLE_SHARE`` picks, NaN
+    elsewhere)."""
+    noisy = affinity + JUDGE_BIAS + JUDGE_NOISE * _normal(streams, _JUDGE, affinity.shape)
+    judged = np.digitize(noisy, _GRADES).astype(np.int64)
+    picked = _choice(streams.bits(_PEOPLE, affinity.shape[0]), (PEOPLE_SHARE,)) == 0
+    people = np.where(picked[:, None], grade.astype(np.float64), np.nan)
+    return judged.ravel(), people.ravel()
 
 
 def _check_arguments(seed: int, top_k: int, n_candidates: int, n_items: int) -> None:

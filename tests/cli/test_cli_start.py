@@ -33,6 +33,7 @@ COMMAND_MODULES = {
     "rankframe.cli.report",
     "rankframe.cli.slices",
     "rankframe.cli.gaps",
+    "rankframe.cli.agreement",
     "rankframe.cli.sample_size",
     "rankframe.cli.dashboard",
 }

@@ -17,9 +17,11 @@ import numpy.typing as npt
 
 from rankframe.adapters import adapt
 from rankframe.api import gates
+from rankframe.api.agreements import Agreements
+from rankframe.api.judgments import Estimate, estimate_comparison, estimate_means
 from rankframe.api.kinds import DecisionT, TableT, ValueT
 from rankframe.api.metric_methods import MetricMethods
-from rankframe.api.reference import frame_of, reference_request
+from rankframe.api.reference import comparison, frame_of, reference_request
 from rankframe.api.searches import Searches
 from rankframe.api.signatures import (
     add_metric_method,
@@ -31,24 +33,12 @@ from rankframe.api.signatures import (
     options_from,
     scores_of,
 )
-from rankframe.exceptions import (
-    InvalidOptionError,
-    Keyword,
-    warned_once,
-)
+from rankframe.exceptions import InvalidOptionError, Keyword, warned_once
 from rankframe.metrics.registry import Metric, on_register, parse_metric, parse_metrics
 from rankframe.pipeline import windows
 from rankframe.pipeline.analysis import SYSTEM
 from rankframe.pipeline.binding import Binding
-from rankframe.pipeline.previous import PreviousWindow
-from rankframe.pipeline.steps import (
-    ColumnNames,
-    Comparison,
-    Kind,
-    Means,
-    PerQueryRows,
-    shown_key,
-)
+from rankframe.pipeline.steps import ColumnNames, Kind, Means, PerQueryRows, shown_key
 from rankframe.settings import params
 from rankframe.settings.options import (
     OPTIONS,
@@ -73,7 +63,9 @@ __all__ = ["SYSTEM", "ColumnNames", "RankEval", "rank_eval"]
 IntArray = npt.NDArray[np.int64]
 
 
-class RankEval(Searches[TableT], MetricMethods[ValueT], Generic[TableT, DecisionT, ValueT]):
+class RankEval(
+    Searches[TableT], Agreements[TableT], MetricMethods[ValueT], Generic[TableT, DecisionT, ValueT]
+):
     """Ranking metrics of a long-format frame: one row per (query, item).
 
     Reached as ``df.rank_eval``; call it to use other column names:
@@ -122,6 +114,7 @@ class RankEval(Searches[TableT], MetricMethods[ValueT], Generic[TableT, Decision
         time: str | None = None,
         time_unit: str | None = None,
         sample: str | None = None,
+        gold: str | None = None,
     ) -> Self:
         """The accessor bound to other column names.
 
@@ -148,6 +141,9 @@ class RankEval(Searches[TableT], MetricMethods[ValueT], Generic[TableT, Decision
         sample) is one ranking of the query's items); only expected exposure reads it,
         averaging each item's attention over the query's samples (see
         ``docs/fairness.md``, "Expected exposure"). Other metrics refuse it.
+
+        ``gold`` names people's grade column beside a judge's in ``relevant`` (null where
+        no person judged the row), read by ``estimate=`` (``docs/judgments.md``).
         """
         first, systems = self._names.score, self._names.systems
         if score is not None:
@@ -166,6 +162,7 @@ class RankEval(Searches[TableT], MetricMethods[ValueT], Generic[TableT, Decision
             time=time or self._names.time,
             time_unit=time_unit or self._names.time_unit,
             sample=sample or self._names.sample,
+            gold=gold or self._names.gold,
         )
         windows.check_time_unit(names.time_unit)
         return self._rebound(names)
@@ -177,6 +174,7 @@ class RankEval(Searches[TableT], MetricMethods[ValueT], Generic[TableT, Decision
         time = "" if n.time is None else f" time={n.time!r}"
         unit = "" if n.time_unit is None else f" time_unit={n.time_unit!r}"
         unit += "" if n.sample is None else f" sample={n.sample!r}"
+        unit += "" if n.gold is None else f" gold={n.gold!r}"
         return (
             f"<rank_eval query={shown_key(n.query_key)!r} item={shown_key(n.item_key)!r} "
             f"score={score!r} "
@@ -259,7 +257,7 @@ class RankEval(Searches[TableT], MetricMethods[ValueT], Generic[TableT, Decision
         return self._table(request)
 
     @arguments_checked
-    @validate_params({"tidy": params.FLAG}, scores_of)
+    @validate_params({"tidy": params.FLAG, "estimate": params.ESTIMATE}, scores_of)
     @convention_applied
     @option_keywords
     def evaluate(
@@ -272,6 +270,7 @@ class RankEval(Searches[TableT], MetricMethods[ValueT], Generic[TableT, Decision
         seed: int | None = 0,
         tidy: bool = False,
         every: str | None = None,
+        estimate: Estimate | None = None,
         **chosen: Any,
     ) -> TableT:
         """Means over queries: one row per segment (one row if ``by=None``).
@@ -311,6 +310,9 @@ class RankEval(Searches[TableT], MetricMethods[ValueT], Generic[TableT, Decision
             earliest row's; windows start on calendar boundaries (weeks on Monday; a
             zone-aware column in its zone), as polars' ``dt.truncate``. Windows without
             queries have no row. See ``docs/api.md``, "Time windows".
+        estimate
+            ``"ppi"``, ``"ppi++"`` (recommended), ``"gold"`` or ``"judge"``, with a bound
+            ``gold`` column: the judge's means corrected by people's (``docs/judgments.md``).
 
         Examples
         --------
@@ -330,12 +332,19 @@ class RankEval(Searches[TableT], MetricMethods[ValueT], Generic[TableT, Decision
         by_list = as_columns(by)
         self._binding.check_columns(by_list)
         intervals = Intervals(confidence_level=confidence_level, n_resamples=n_resamples, seed=seed)
+        if estimate is not None:
+            args = (self._binding, parsed, by_list, options, every)
+            request = estimate_means(*args, estimate=estimate, level=confidence_level, tidy=tidy)
+            return self._table(request)
         result = Means(tidy=bool(tidy), intervals=intervals)
         request = self._binding.request(parsed, by_list, options, result, every)
         return self._table(request)
 
     @arguments_checked
-    @validate_params({"baseline": params.BASELINE, "baseline_rows": params.FLAG}, scores_of)
+    @validate_params(
+        {"baseline": params.BASELINE, "baseline_rows": params.FLAG, "estimate": params.ESTIMATE},
+        scores_of,
+    )
     @convention_applied
     @option_keywords
     def compare(
@@ -355,6 +364,7 @@ class RankEval(Searches[TableT], MetricMethods[ValueT], Generic[TableT, Decision
         reference: Any = None,
         every: str | None = None,
         baseline_rows: bool = True,
+        estimate: Estimate | None = None,
         **chosen: Any,
     ) -> TableT:
         """Compare systems (score columns) with a baseline on paired per-query values, or
@@ -424,6 +434,10 @@ class RankEval(Searches[TableT], MetricMethods[ValueT], Generic[TableT, Decision
         each window instead (the window is a segment, as ``by=``); with ``every=`` and
         ``reference=``, each window with the same window (the same start) of the
         reference frame, bound with the same time column.
+
+        ``estimate=`` (with a bound ``gold`` column): each system's mean and its difference
+        from the baseline from the judge's grades corrected by people's, with the columns
+        ``estimate`` and ``n_gold`` (``docs/judgments.md``).
 
         Parameters
         ----------
@@ -502,32 +516,19 @@ class RankEval(Searches[TableT], MetricMethods[ValueT], Generic[TableT, Decision
             n_resamples=n_resamples,
             seed=seed,
         )
-        if reference is not None:
+        if estimate is not None:
+            args = (self._binding, parsed, by_list, options, every, reference)
+            against = (baseline, tests, bool(baseline_rows))
+            request = estimate_comparison(*args, estimate=estimate, against=against)
+        elif reference is not None:
             params.check_baseline_or_reference("compare", baseline)
             request = reference_request(
                 self._binding, reference, parsed, by_list, options, every, tests
             )
         else:
-            result = self._comparison(baseline, every, tests, bool(baseline_rows))
+            result = comparison(self._names, baseline, every, tests, bool(baseline_rows))
             request = self._binding.request(parsed, by_list, options, result, every)
         return self._table(request)
-
-    def _comparison(
-        self, baseline: str | None, every: str | None, tests: Tests, baseline_rows: bool
-    ) -> Comparison | PreviousWindow:
-        """``compare()``'s finish step within this frame: each window against the previous
-        one (``every=`` without ``baseline=``), else the systems against the baseline."""
-        if every is not None and baseline is None:
-            return PreviousWindow(tests=tests)
-        systems = self._names.scores
-        if len(systems) < 2:
-            msg = (
-                "compare() needs at least two score columns to compare; pass them as "
-                "df.rank_eval(score=['model_a', 'model_b']).compare(...)."
-            )
-            raise InvalidOptionError(msg)
-        base = systems[0] if baseline is None else baseline  # checked: validate_params
-        return Comparison(baseline=systems.index(base), tests=tests, baseline_rows=baseline_rows)
 
     @arguments_checked
     @validate_params(

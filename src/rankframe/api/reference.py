@@ -14,12 +14,13 @@ from rankframe.adapters import adapt
 from rankframe.exceptions import ColumnNotFoundError, InvalidOptionError
 from rankframe.metrics.registry import Metric
 from rankframe.pipeline.binding import Binding, Frame
+from rankframe.pipeline.previous import PreviousWindow
 from rankframe.pipeline.reference import ReferenceComparison
-from rankframe.pipeline.steps import ColumnNames, PerQueryRows, Request
+from rankframe.pipeline.steps import ColumnNames, Comparison, PerQueryRows, Request
 from rankframe.settings.options import Options
 from rankframe.settings.statistics import Tests
 
-__all__ = ["frame_of", "reference_binding", "reference_request"]
+__all__ = ["against_baseline", "comparison", "frame_of", "reference_binding", "reference_request"]
 
 
 def frame_of(obj: Any) -> Frame:
@@ -104,3 +105,28 @@ def reference_request(
     mine = binding.request(metrics, by, options, result, every)
     theirs = other.request(metrics, by, options, PerQueryRows(), every)
     return mine
+
+
+def comparison(
+    names: ColumnNames, baseline: str | None, every: str | None, tests: Tests, baseline_rows: bool
+) -> Comparison | PreviousWindow:
+    """``compare()``'s finish step within this frame: each window against the previous
+    one (``every=`` without ``baseline=``), else the systems against the baseline."""
+    if every is not None and baseline is None:
+        return PreviousWindow(tests=tests)
+    return against_baseline(names, baseline, tests, baseline_rows)
+
+
+def against_baseline(
+    names: ColumnNames, baseline: str | None, tests: Tests, baseline_rows: bool
+) -> Comparison:
+    """The systems against the baseline (default the first score column)."""
+    systems = names.scores
+    if len(systems) < 2:
+        msg = (
+            "compare() needs at least two score columns to compare; pass them as "
+            "df.rank_eval(score=['model_a', 'model_b']).compare(...)."
+        )
+        raise InvalidOptionError(msg)
+    base = systems[0] if baseline is None else baseline  # checked: validate_params
+    return Comparison(baseline=systems.index(base), tests=tests, baseline_rows=baseline_rows)

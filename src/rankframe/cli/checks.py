@@ -36,6 +36,7 @@ class Roles:
     relevant: str
     by: Sequence[str]
     by_option: str = "--by"  # the flag that names the ``by`` columns (slices: --column)
+    gold: str | None = None  # --gold: people's grades beside the judge's (--relevant)
 
 
 def _first(mask: pl.Series) -> int:

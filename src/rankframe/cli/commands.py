@@ -18,6 +18,7 @@ from rankframe.cli.flags import check_flags
 from rankframe.cli.options import (
     add_input,
     add_item_group_options,
+    add_judgment_options,
     add_metric_options,
     add_output,
     add_test_options,
@@ -67,6 +68,7 @@ def add_evaluate(commands: Any) -> None:
         "several systems, one row each",
     )
     add_metric_options(evaluate)
+    add_judgment_options(evaluate, estimate=True)
     add_item_group_options(evaluate)
     add_time_options(
         evaluate.add_argument_group("time windows"),
@@ -80,6 +82,7 @@ def add_evaluate(commands: Any) -> None:
 def run_evaluate(args: argparse.Namespace, status: Status) -> int:
     """``rankframe evaluate``."""
     check_record_options(args)
+    estimate = inputs.estimate(args, "evaluate")
     metrics = inputs.metrics(args.metric)
     options = inputs.options(args)
     roles = inputs.roles(args, list(dict.fromkeys(args.score or ["score"])))
@@ -90,7 +93,7 @@ def run_evaluate(args: argparse.Namespace, status: Status) -> int:
     method = ev.per_query if args.per_query else ev.evaluate
     windows = {} if args.every is None else {"every": args.every}
     with inputs.in_file_terms(frame, source, roles, args):
-        result = method(metrics, by=roles.by or None, **windows, **options)
+        result = method(metrics, by=roles.by or None, **windows, **estimate, **options)
     status.clear()
     record(args, result)
     percent = bounded_labels(_labels(metrics, options)) if args.percent else ()
@@ -144,6 +147,7 @@ def add_compare(commands: Any) -> None:
         "enough with --reference; default there: score)",
     )
     add_metric_options(compare)
+    add_judgment_options(compare, estimate=True)
     add_item_group_options(compare)
     tests = compare.add_argument_group("tests")
     tests.add_argument(
@@ -184,6 +188,7 @@ def run_compare(args: argparse.Namespace, status: Status) -> int:
     default = ["score"] if args.reference is not None or args.every is not None else []
     scores = list(dict.fromkeys(args.score or default))
     baseline = _check_compare(args, scores)
+    estimate = inputs.estimate(args, "compare")
     check_record_options(args)
     metrics = inputs.metrics(args.metric)
     options = inputs.options(args)
@@ -220,6 +225,7 @@ def run_compare(args: argparse.Namespace, status: Status) -> int:
             by=roles.by or None,
             **({} if reference is None else {"reference": reference}),
             **({} if args.every is None else {"every": args.every}),
+            **estimate,
             **options,
         )
     status.clear()

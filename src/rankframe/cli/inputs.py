@@ -56,11 +56,45 @@ def options(args: argparse.Namespace) -> dict[str, Any]:
     return given
 
 
+def estimate(args: argparse.Namespace, method: str) -> dict[str, Any]:
+    """``estimate=`` of --estimate (none without it), which needs --gold; evaluate's not
+    with --per-query (a mean, not a value per query)."""
+    chosen = getattr(args, "estimate", None)
+    if chosen is None:
+        return {}
+    if args.gold is None:
+        msg = (
+            f"--estimate {chosen} corrects the judge's grades (--relevant {args.relevant}) by "
+            "people's: pass --gold COL, the column of people's grades (empty where no person "
+            "judged the row)"
+        )
+        raise CliError(msg, code=2)
+    if getattr(args, "per_query", False):
+        msg = f"--estimate {chosen} gives {method}'s means and intervals; drop --per-query"
+        raise CliError(msg, code=2)
+    if getattr(args, "record", None) is not None:
+        msg = (
+            f"--record stores {method}'s plain tables, not --estimate {chosen}'s (a history "
+            "store has no column for the estimate); drop one of them"
+        )
+        raise CliError(msg, code=2)
+    return {"estimate": chosen}
+
+
 def roles(args: argparse.Namespace, scores: Sequence[str]) -> Roles:
     """The columns by role; a --by column that has another role is a usage error."""
-    roles = Roles(args.query, args.item, scores, args.relevant, list(dict.fromkeys(args.by or [])))
+    by = list(dict.fromkeys(args.by or []))
+    gold = getattr(args, "gold", None)
+    roles = Roles(args.query, args.item, scores, args.relevant, by, gold=gold)
     taken = {roles.query: "--query", roles.item: "--item", roles.relevant: "--relevant"}
     taken.update(dict.fromkeys(scores, "--score"))
+    if gold is not None and gold in taken:
+        msg = (
+            f"--gold {gold} is the {taken[gold]} column; pass --gold with the column of "
+            "people's grades (empty where no person judged the row), beside the judge's "
+            "in --relevant"
+        )
+        raise CliError(msg, code=2)
     for column in roles.by:
         if column in taken:
             msg = (
@@ -76,6 +110,8 @@ def columns(roles: Roles, args: argparse.Namespace | None = None) -> dict[str, s
     columns = {roles.query: "--query", roles.item: "--item"}
     columns.update(dict.fromkeys(roles.scores, "--score"))
     columns[roles.relevant] = "--relevant"
+    if roles.gold is not None:
+        columns[roles.gold] = "--gold"
     columns.update({b: "--by" for b in roles.by if b not in columns})
     time = getattr(args, "time", None)
     if time is not None:
@@ -125,7 +161,7 @@ def accessor(frame: pl.DataFrame, roles: Roles) -> Any:
     score: str | list[str] = scores[0] if len(scores) == 1 else scores
     # polars does not know registered namespaces
     return cast("Any", frame).rank_eval(
-        query=roles.query, item=roles.item, score=score, relevant=roles.relevant
+        query=roles.query, item=roles.item, score=score, relevant=roles.relevant, gold=roles.gold
     )
 
 

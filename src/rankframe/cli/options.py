@@ -15,6 +15,7 @@ from rankframe.metrics.registry import METRICS
 from rankframe.pipeline.windows import TIME_UNITS
 from rankframe.settings.conventions import CONVENTIONS
 from rankframe.settings.options import CORRECTION, FAMILY, OPTIONS, TEST, ApDenominator
+from rankframe.settings.params import ESTIMATES
 
 
 def _metric_help() -> str:
@@ -212,10 +213,15 @@ def add_test_options(
 
 
 def add_output(
-    parser: argparse.ArgumentParser, *, per_query: bool = False, paper: bool = False
+    parser: argparse.ArgumentParser,
+    *,
+    per_query: bool = False,
+    paper: bool = False,
+    percent: bool = True,
 ) -> None:
     """The "output" group of ``evaluate`` (``per_query``: --per-query) and ``compare``
-    (``paper``: the latex and paper formats)."""
+    (``paper``: the latex and paper formats); ``percent=False``: no --percent (a table of
+    no metric values)."""
     group = parser.add_argument_group("output")
     if per_query:
         group.add_argument(
@@ -236,11 +242,12 @@ def add_output(
         default="table",
         help=f"output format (default: %(default)s; json: a list of records{extra})",
     )
-    group.add_argument(
-        "--percent",
-        action="store_true",
-        help="show metric values x100 with a %% sign (table and markdown only)",
-    )
+    if percent:
+        group.add_argument(
+            "--percent",
+            action="store_true",
+            help="show metric values x100 with a %% sign (table and markdown only)",
+        )
     group.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
 
 
@@ -270,3 +277,22 @@ def add_item_group_options(parser: argparse.ArgumentParser) -> None:
         help="the group of the items --item-groups does not list (default: "
         "such an item is an error)",
     )
+
+
+def add_judgment_options(parser: argparse.ArgumentParser, *, estimate: bool) -> None:
+    """The "judgments" group (docs/judgments.md): --gold, and with ``estimate``
+    --estimate (evaluate, compare)."""
+    group = parser.add_argument_group("judgments (a judge's grades in --relevant)")
+    group.add_argument(
+        "--gold",
+        metavar="COL",
+        help="people's grade column, empty where no person judged the row",
+    )
+    if estimate:
+        group.add_argument(
+            "--estimate",
+            choices=ESTIMATES,
+            help="with --gold: the judge's means corrected by the queries people judged "
+            "(ppi; ppi++, recommended, weighs the judge by how much it helps), or one set "
+            "of grades alone (gold, judge)",
+        )

@@ -54,6 +54,12 @@ COMMANDS: tuple[tuple[str, str, str, str], ...] = (
         "add_parser",
     ),
     (
+        "agreement",
+        "a judge's grades (an LLM's) checked against people's: kappa, alpha, bias",
+        "rankframe.cli.agreement",
+        "add_parser",
+    ),
+    (
         "sample-size",
         "how many queries a t-test needs to detect a change of --delta",
         "rankframe.cli.sample_size",

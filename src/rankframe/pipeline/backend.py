@@ -30,7 +30,9 @@ class ColumnNames:
     a grade is); ``null_grades``: a null grade is an unjudged row (``unjudged=
     "nonrelevant"`` or ``"condense"``) rather than an error. ``time`` is the time column of
     ``every=`` windows (datetimes, dates, or integer epochs in ``time_unit``); a request
-    names it only when it asks for windows, and only then is it read and checked.
+    names it only when it asks for windows, and only then is it read and checked. ``gold`` is
+    the column of people's grades beside the judge's in ``relevant`` (``None``: none bound);
+    null where no person judged the row (``docs/judgments.md``).
 
     A composite key (``query=["user_id", "day"]``) lists every column of the key in
     ``query_columns`` (``item_columns``), ``query`` (``item``) being its first: the key is
@@ -50,6 +52,7 @@ class ColumnNames:
     query_columns: tuple[str, ...] = ()
     item_columns: tuple[str, ...] = ()
     sample: str | None = None
+    gold: str | None = None
 
     @property
     def scores(self) -> tuple[str, ...]:
@@ -76,6 +79,7 @@ class ColumnNames:
             **({} if self.judged is None else {self.judged: "judged"}),
             **({} if self.time is None else {self.time: "time"}),
             **({} if self.sample is None else {self.sample: "sample"}),
+            **({} if self.gold is None else {self.gold: "gold"}),
         }
 
 

@@ -59,9 +59,11 @@ class Binding:
             )
             raise InvalidDataError(msg)
         names = self.names
+        _check_gold(names)
         roles = names.roles()
         wanted = [*roles.items(), *((b, "by") for b in by)]
         bound = (names.judged is not None) + (names.time is not None) + (names.sample is not None)
+        bound += names.gold is not None
         keys = len(names.query_key) + len(names.item_key)
         if len(roles) < keys + 1 + len(names.scores) + bound:
             score = names.score if names.systems is None else list(names.systems)
@@ -159,6 +161,21 @@ class Binding:
     def rank(self, columns: list[str], ties: Ties) -> Any:
         """The frame plus a rank column per system."""
         return self.frame.rank(self.names, columns, ties)
+
+
+def _check_gold(names: ColumnNames) -> None:
+    """People's grade column differs from every other bound column."""
+    gold = names.gold
+    if gold is None:
+        return
+    taken = replace(names, gold=None).roles().get(gold)
+    if taken is not None:
+        msg = (
+            f"gold={gold!r} is also the {taken} column; gold names the column of people's "
+            "grades, beside the judge's in relevant=: pass two different columns, e.g. "
+            "df.rank_eval(relevant='llm', gold='human')."
+        )
+        raise InvalidOptionError(msg)
 
 
 @runtime_checkable

@@ -75,8 +75,9 @@ def never_null(names: ColumnNames) -> list[str]:
 
 
 def numeric_columns(names: ColumnNames) -> list[str]:
-    """The columns that must be numeric: the scores and the grade."""
-    return [*names.scores, names.relevant]
+    """The columns that must be numeric: the scores and the grades (people's too)."""
+    gold = [] if names.gold is None or names.gold == names.relevant else [names.gold]
+    return [*names.scores, names.relevant, *gold]
 
 
 @dataclass(frozen=True)
@@ -447,11 +448,11 @@ def _time_dtype_error(column: str, dtype: object, flavour: str) -> InvalidDataEr
     return InvalidDataError(msg, column=column, problem="not_temporal", dtype=dtype)
 
 
-def _infinite_error(column: str, row: int) -> InvalidDataError:
+def _infinite_error(column: str, role: str, row: int) -> InvalidDataError:
     msg = (
-        f"Column {column!r} (relevant) has an infinite grade; grades must be finite numbers. "
+        f"Column {column!r} ({role}) has an infinite grade; grades must be finite numbers. "
         "Replace it (e.g. clip to the highest real grade), "
-        "or pass relevant='...' to use another column."
+        f"or pass {role}='...' to use another column."
     )
     return InvalidDataError(msg, column=column, problem="infinite", row=row)
 
@@ -463,8 +464,9 @@ def error(facts: Facts, names: ColumnNames, *, flavour: str) -> InvalidDataError
     roles = names.roles()
     judged = [] if names.judged is None else [names.judged]
     time = [] if names.time is None else [names.time]
+    gold = [] if names.gold is None else [names.gold]
     for column in dict.fromkeys(
-        [*names.query_key, *names.item_key, *names.scores, names.relevant, *judged, *time]
+        [*names.query_key, *names.item_key, *names.scores, names.relevant, *gold, *judged, *time]
     ):
         nulls = facts.nulls.get(column)
         if nulls is not None and nulls.count:
@@ -472,7 +474,7 @@ def error(facts: Facts, names: ColumnNames, *, flavour: str) -> InvalidDataError
         if column in facts.dtypes:
             return _dtype_error(column, roles[column], facts.dtypes[column], flavour)
         if column == names.relevant and facts.infinite >= 0:
-            return _infinite_error(column, facts.infinite)
+            return _infinite_error(column, roles[column], facts.infinite)
     return None
 
 

@@ -35,6 +35,7 @@ from rankframe.settings.options import (
 
 __all__ = [
     "ALTERNATIVES",
+    "ESTIMATES",
     "GATE_MODES",
     "Arg",
     "Constraint",
@@ -50,6 +51,8 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 #: The sides of a test (``slices()``, ``sample_size()``), scipy's names
 ALTERNATIVES = ("two-sided", "less", "greater")
+#: The estimates of ``estimate=`` (``evaluate``, ``compare``: ``rankframe.stats.ppi``'s)
+ESTIMATES = ("ppi", "ppi++", "gold", "judge")
 #: How ``check()`` decides a row: the interval (or the test), or the value alone
 GATE_MODES: tuple[Literal["interval", "point"], ...] = ("interval", "point")
 
@@ -261,6 +264,18 @@ def _gap_test(arg: Arg) -> None:
         raise InvalidOptionError(msg)
 
 
+def _estimate(arg: Arg) -> None:
+    if arg.value not in ESTIMATES:
+        shown = ", ".join(repr(e) for e in ESTIMATES)
+        msg = (
+            f"{arg.name}={arg.value!r} is no estimate; pass one of {shown}: 'ppi' corrects "
+            "the judge's mean by the queries people judged, 'ppi++' also tunes the judge's "
+            "weight (never much wider than people alone), 'gold' is people's mean alone, "
+            "'judge' the judge's alone."
+        )
+        raise InvalidOptionError(msg)
+
+
 #: Every constraint, by concept: a method's parameter of that concept names it in
 #: :func:`validate_params`
 BASELINE = Constraint(_baseline, optional=True)
@@ -276,6 +291,7 @@ GATE_MODE = Constraint(_choice(*GATE_MODES))
 GATE_MIN_QUERIES = Constraint(_gate_count)
 SLICE_TEST = Constraint(_slice_test)
 GAP_TEST = Constraint(_gap_test)
+ESTIMATE = Constraint(_estimate, optional=True)
 
 
 def validate_params(

@@ -154,10 +154,11 @@ def _kinds(
     kind = None if provenance is None else provenance.kind
     result_name = None if request is None else (kind or type(request.result).__name__)
     if result_name is not None and result_name not in rows.KIND_OF_RESULT:
+        made_by = rows.REFUSED_CALLS.get(result_name, "another method")
         msg = (
             f"History.record() stores what {rows.RECORDED} return; this table was made "
-            f"by another method ({result_name}), which the store cannot hold "
-            "faithfully. Record one of those results instead."
+            f"by {made_by}, which the store cannot hold faithfully. Record one of those "
+            "results instead."
         )
         raise TypeError(msg)
     run_kind = rows.kind_of(

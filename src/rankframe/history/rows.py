@@ -77,6 +77,12 @@ KIND_OF_RESULT = {
     "Gaps": "gaps",
 }
 
+#: The calls that make the results ``record()`` refuses, in a user's words (by result type).
+REFUSED_CALLS = {
+    "JudgedMeans": "evaluate(estimate=...)",
+    "JudgedComparison": "compare(estimate=...)",
+}
+
 #: What ``record()`` takes, in words (its error for a rankframe result of another kind).
 RECORDED = (
     "evaluate() (wide or tidy) and a metric method's value per segment, per_query(), "

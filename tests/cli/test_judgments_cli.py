@@ -118,10 +118,16 @@ def test_judgment_flags_are_usage_errors(
     assert message in err
 
 
-def test_no_row_graded_by_people_is_a_data_error(run: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize("suffix", ["parquet", "csv"])
+def test_no_row_graded_by_people_is_a_data_error(run: Any, tmp_path: Path, suffix: str) -> None:
+    # a CSV's column of empty fields is text to polars: --gold reads it as numbers (nulls)
     data = judged_frame().assign(human=np.nan)
-    written = tmp_path / "nobody.parquet"  # a CSV's empty column would be read as text
-    data.to_parquet(written, index=False)
+    written = tmp_path / f"nobody.{suffix}"
+    if suffix == "csv":
+        data.to_csv(written, index=False)
+        assert pd.read_csv(written)["human"].isna().all()
+    else:
+        data.to_parquet(written, index=False)
     code, _, err = run("agreement", written, *GRADES, "--score", "a")
     assert code == 1
     assert "No row has both a judge's grade (column 'llm') and people's" in err

@@ -133,8 +133,10 @@ def read_table(
             frame = _scan(source.scannable(), fmt, None).select(wanted).collect()
     except (pl.exceptions.PolarsError, OSError) as error:
         raise failed(error) from None
-    scores = [column for column, option in columns.items() if option == "--score"]
-    return _scores_as_numbers(frame, scores), source
+    # people's grades (--gold) are null where no person judged: a column of empty fields
+    # (or of null texts) alone is text to polars, and numbers here
+    numbers = [column for column, option in columns.items() if option in ("--score", "--gold")]
+    return _scores_as_numbers(frame, numbers), source
 
 
 def null_text(values: pl.Series) -> pl.Series:

@@ -391,3 +391,31 @@ def test_the_command_line_backfills_a_run(run: Any, tmp_path: Path) -> None:
     code, _, err = run("evaluate", data, "--score", "a", "--recorded-at", "2026-01-05T06:00:00Z")
     assert code == 2
     assert "--recorded-at names a recorded run: add --record STORE" in err
+
+
+# -- what the store refuses ---------------------------------------------------------------
+
+#: three queries of two items, two systems, a judge's grades (llm) and people's (human)
+JUDGED = {
+    "query": ["q1", "q1", "q2", "q2", "q3", "q3"],
+    "item": ["a", "b"] * 3,
+    "t": [0.1, 0.9, 0.2, 0.8, 0.7, 0.6],
+    "llm": [1, 0, 0, 1, 1, 0],
+    "human": [1.0, 0.0, 0.0, 1.0, 1.0, 0.0],
+}
+
+
+def test_the_store_refuses_an_estimate_naming_the_call(
+    make_frame: FrameMaker, tmp_path: Any
+) -> None:
+    # a table of evaluate(estimate=) or compare(estimate=) is not one History keeps: the
+    # error names the call a user made (it named an internal class)
+    data = {**JUDGED, "s": [0.9, 0.1, 0.8, 0.2, 0.4, 0.3]}
+    ev = make_frame(data).rank_eval(score=["s", "t"], relevant="llm", gold="human")
+    store = History(tmp_path / "runs.duckdb")
+    means = ev.evaluate("mrr", estimate="gold")
+    delta = ev.compare("mrr", estimate="gold")
+    for result, call in ((means, "evaluate"), (delta, "compare")):
+        with pytest.raises(TypeError, match=rf"this table was made by {call}\(estimate=\.\.\.\)"):
+            store.record(result)
+    assert store.runs().empty

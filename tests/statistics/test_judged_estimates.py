@@ -310,19 +310,3 @@ def test_windows_are_segments_of_the_estimate(make_frame: FrameMaker, ppi_py: Mo
         InvalidOptionError, match=r"compares the systems within each window.*baseline="
     ):
         ev.compare("mrr", estimate="ppi", every="1w")
-
-
-def test_the_store_refuses_an_estimate_naming_the_call(
-    make_frame: FrameMaker, tmp_path: Any
-) -> None:
-    # a table of evaluate(estimate=) or compare(estimate=) is not one History keeps: the
-    # error names the call a user made (it named an internal class)
-    data = {**small([1.0, 0.0, 0.0, 1.0, 1.0, 0.0]), "s": [0.9, 0.1, 0.8, 0.2, 0.4, 0.3]}
-    ev = make_frame(data).rank_eval(score=["s", "t"], relevant="llm", gold="human")
-    store = rankframe.History(tmp_path / "runs.duckdb")
-    means = ev.evaluate("mrr", estimate="gold")
-    delta = ev.compare("mrr", estimate="gold")
-    for result, call in ((means, "evaluate"), (delta, "compare")):
-        with pytest.raises(TypeError, match=rf"this table was made by {call}\(estimate=\.\.\.\)"):
-            store.record(result)
-    assert store.runs().empty

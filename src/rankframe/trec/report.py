@@ -9,21 +9,30 @@ which is a string rather than a number.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import itertools
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
+import polars as pl
 
-from rankframe.exceptions import InvalidDataError, InvalidOptionError, silenced
-from rankframe.inputs.trec_files import PathOrFrame, checked_frames, joined_frames
-from rankframe.metrics.registry import Metric, labels
+from rankframe.exceptions import InvalidDataError, InvalidOptionError
+from rankframe.inputs.trec_codes import (
+    Joined,
+    Rows,
+    categories,
+    join_codes,
+    read_codes,
+    sorted_codes,
+)
+from rankframe.inputs.trec_files import PathOrFrame
+from rankframe.metrics.registry import Metric
 from rankframe.trec.measures import TrecMeasure, parse_trec_measures
+from rankframe.trec.text import WIDTH, Column, counts, decimals, lines_text, relstrings
+from rankframe.trec.values import Values, values
 
 __all__ = ["trec_eval_report"]
-
-_WIDTH = 22  # trec_eval prints "%-22s\t%s\t%6.4f"
 
 
 def trec_eval_report(
@@ -81,6 +90,7 @@ def trec_eval_report(
 
     Examples
     --------
+    >>> import pandas as pd
     >>> run = pd.DataFrame({"query": ["1", "1", "2"], "item": ["a", "b", "a"],
     ...                     "score": [2.0, 1.0, 5.0], "run": "mine"})
     >>> qrels = pd.DataFrame({"query": ["1", "1", "2"], "item": ["b", "c", "b"],
@@ -100,14 +110,50 @@ def trec_eval_report(
     P_1                   \tall\t0.0000
     P_2                   \tall\t0.2500
     """
-    selection = parse_trec_measures(measures)
-    inputs = _Inputs.of(
-        run, qrels, complete=complete, min_relevance=min_relevance, max_per_query=max_per_query
+    return "".join(
+        report_texts(
+            run,
+            qrels,
+            measures,
+            per_query=per_query,
+            summary=summary,
+            complete=complete,
+            min_relevance=min_relevance,
+            max_per_query=max_per_query,
+        )
     )
+
+
+def report_texts(
+    run: PathOrFrame,
+    qrels: PathOrFrame,
+    measures: Iterable[str] | None = None,
+    *,
+    per_query: bool = False,
+    summary: bool = True,
+    complete: bool = False,
+    min_relevance: int | None = None,
+    max_per_query: int | None = None,
+) -> Iterator[str]:
+    """``trec_eval_report``'s text in parts (the per-query lines by blocks of queries, then
+    the summary), for a writer that writes each as it comes: every value is computed (and
+    every error raised) by this call; only the writing of the blocks waits."""
+    selection = parse_trec_measures(measures)
+    inputs = _Inputs.of(run, qrels, complete=complete, max_per_query=max_per_query)
     lines = [Line(m, name) for m, params in selection for name in m.line_names(params)]
-    out = _per_query_lines(inputs, lines) if per_query else []
-    out += _summary_lines(inputs, lines) if summary else []
-    return "".join(f"{line}\n" for line in out)
+    printed = (
+        [line for line in lines if _per_query_line(line.measure, line.metric)] if per_query else []
+    )
+    shown = printed + (lines if summary else [])
+    wanted = [str(line.metric) for line in shown if line.metric is not None]
+    options: dict[str, Any] = {} if min_relevance is None else {"min_relevance": min_relevance}
+    relstring = any(line.measure.kind == "relstring" for line in printed)
+    found = values(inputs.joined.frame(), wanted, options, ranks=relstring)
+    blocks = _per_query_texts(inputs, printed, found) if printed else iter(())
+    ending = (
+        "".join(f"{line}\n" for line in _summary_lines(inputs, lines, found)) if summary else ""
+    )
+    return itertools.chain(blocks, [ending] if ending else [])
 
 
 @dataclass(frozen=True)
@@ -125,15 +171,12 @@ class Line:
 
 @dataclass(frozen=True)
 class _Inputs:
-    """The run (cut to ``max_per_query`` documents per query) and the qrels checked, the
-    frame they join into (its queries sorted as strings), the metric options
-    (``min_relevance``), and the run id of the run's last line (trec_eval's)."""
+    """The run (cut to ``max_per_query`` documents per query) joined with its qrels, as
+    codes (:class:`rankframe.inputs.trec_codes.Joined`), the number of queries evaluated,
+    and the run id of the run's last line (trec_eval's)."""
 
-    run: pd.DataFrame
-    qrels: pd.DataFrame
-    joined: pd.DataFrame
-    queries: pd.Index
-    options: dict[str, Any]
+    joined: Joined
+    n_queries: int
     runid: str | None
 
     @classmethod
@@ -143,27 +186,25 @@ class _Inputs:
         qrels: PathOrFrame,
         *,
         complete: bool,
-        min_relevance: int | None,
         max_per_query: int | None,
     ) -> _Inputs:
         """The inputs of a report; no query with both results and judgments is an error."""
         _check_max_per_query(max_per_query)
-        run_frame, qrels_frame = checked_frames(run, qrels)
-        has_id = "run" in run_frame.columns and len(run_frame) > 0
-        runid = str(run_frame["run"].iloc[-1]) if has_id else None
+        ids = categories()  # the run's and the qrels' ids, numbered together
+        run_rows = read_codes(run, "run", ids)
+        qrels_rows = read_codes(qrels, "qrels", ids)
         if max_per_query is not None:
-            run_frame = _first_per_query(run_frame, max_per_query)
-        joined = joined_frames(run_frame, qrels_frame, complete=complete)
-        if joined.empty:
+            run_rows = _first_per_query(run_rows, max_per_query)
+        joined = join_codes(run_rows, qrels_rows, complete=complete)
+        if len(joined.query) == 0:
             msg = (
                 "No query has both results in the run and judgments in the qrels (trec_eval: "
                 "'No queries with both results and relevance info'); check that the query ids "
                 "of the two files match."
             )
             raise InvalidDataError(msg)
-        options: dict[str, Any] = {} if min_relevance is None else {"min_relevance": min_relevance}
-        queries = pd.Index(sorted(joined["query"].unique()), name="query")
-        return cls(run_frame, qrels_frame, joined, queries, options, runid)
+        n_queries = int(np.count_nonzero(np.bincount(joined.query)))
+        return cls(joined, n_queries, run_rows.runid)
 
 
 def _check_max_per_query(max_per_query: int | None) -> None:
@@ -181,60 +222,67 @@ def _check_max_per_query(max_per_query: int | None) -> None:
         raise InvalidOptionError(msg)
 
 
-def _first_per_query(run: pd.DataFrame, limit: int) -> pd.DataFrame:
+def _first_per_query(run: Rows, limit: int) -> Rows:
     """Each query's first ``limit`` documents in trec_eval's ranking: score descending, ties
-    by docno descending (form_res_rels.c sorts, then cuts); the rows kept in file order."""
-    keys = run[["query", "item", "score"]].astype(
-        {"query": "str", "item": "str", "score": np.float64}
-    )
-    ranked = keys.reset_index(drop=True).sort_values(
-        ["query", "score", "item"], ascending=[True, False, False], kind="stable"
-    )
-    position = ranked.groupby("query", sort=False).cumcount()  # indexed by the row's position
-    kept = np.zeros(len(run), dtype=bool)
-    kept[position.index.to_numpy()] = position.to_numpy() < limit
-    return run.loc[kept]
+    by docno descending (form_res_rels.c sorts, then cuts; a null score last); the rows
+    kept in file order."""
+    (_, (query,)), (_, (item,)) = sorted_codes(run.query), sorted_codes(run.item)
+    order = np.lexsort((-item.astype(np.int64), -run.value, query))
+    query = query[order]
+    position = np.arange(len(order)) - np.searchsorted(query, query)
+    kept = np.zeros(len(order), dtype=bool)
+    kept[order] = position < limit
+    return run.select(kept)
 
 
-def _per_query_lines(inputs: _Inputs, lines: list[Line]) -> list[str]:
+def _per_query_texts(inputs: _Inputs, printed: list[Line], found: Values) -> Iterator[str]:
     """trec_eval ``-q``'s lines: query by query, each printed measure's line."""
-    printed = [line for line in lines if _per_query_line(line.measure, line.metric)]
-    wanted = [str(line.metric) for line in printed if line.metric is not None]
-    values = (
-        _per_query(inputs.joined, wanted, inputs.queries, inputs.options)
-        if wanted
-        else pd.DataFrame(index=inputs.queries)
-    )
-    columns: list[list[str]] = []
+    columns: list[Column] = []
     for line in printed:
         if line.metric is not None:
-            columns.append(_formatted(line.name, values[str(line.metric)], line.metric))
+            write = counts if _aggregate(line.metric) == "sum" else decimals
+            columns.append(Column(line.name, write(found.per_query[str(line.metric)])))
         else:  # relstring
-            name, measure = line.name, line.measure
-            length = int(name.rpartition("_")[2]) if name != measure.name else 10
-            # a judged query the run misses (-c): trec_eval clears the string of `relstring`
-            # alone, and `relstring_N` keeps its stand-in document's '-' (trec_eval.c)
-            missed = "" if name == measure.name else "-"[:length]
-            strings = _relstrings(inputs.run, inputs.qrels, inputs.queries, length, missed)
-            columns.append([f"{name:<{_WIDTH}}\t{q}\t'{s}'" for q, s in strings.items()])
-    return [text for row in zip(*columns, strict=True) for text in row]
+            columns.append(Column(line.name, _relstring_texts(inputs, line, found)))
+    return lines_text(columns, inputs.joined.queries.gather(found.queries))
 
 
-def _summary_lines(inputs: _Inputs, lines: list[Line]) -> list[str]:
+def _relstring_texts(inputs: _Inputs, line: Line, found: Values) -> pl.Series:
+    """``relstring``'s quoted text per query evaluated (in ``found.queries``' order)."""
+    name, measure = line.name, line.measure
+    length = int(name.rpartition("_")[2]) if name != measure.name else 10
+    # a judged query the run misses (-c): trec_eval clears the string of `relstring`
+    # alone, and `relstring_N` keeps its stand-in document's '-' (trec_eval.c)
+    missed = "" if name == measure.name else "-"[:length]
+    joined = inputs.joined
+    assert found.rank is not None  # asked for with relstring
+    graded = pl.Series(joined.grade, nan_to_null=True)
+    strings = relstrings(joined.query, found.rank, graded, length)
+    table = pl.DataFrame({"query": found.queries}).join(
+        strings.with_columns(pl.col("query").cast(pl.Series(found.queries).dtype)),
+        on="query",
+        how="left",
+        maintain_order="left",
+    )
+    return table.select(
+        pl.concat_str([pl.lit("'"), pl.col("relstring").fill_null(missed), pl.lit("'")])
+    ).to_series()
+
+
+def _summary_lines(inputs: _Inputs, lines: list[Line], found: Values) -> list[str]:
     """The ``all`` lines: the run id, the number of queries, each metric's aggregate."""
-    metrics = list(dict.fromkeys(str(line.metric) for line in lines if line.metric is not None))
-    means = _evaluate(inputs.joined, metrics, inputs.options) if metrics else pd.Series(dtype=float)
     out: list[str] = []
     for line in lines:
         name, kind = line.name, line.measure.kind
         if kind == "runid":
             if inputs.runid is not None:
-                out.append(f"{name:<{_WIDTH}}\tall\t{inputs.runid}")
+                out.append(f"{name:<{WIDTH}}\tall\t{inputs.runid}")
         elif kind == "num_q":
-            out.append(f"{name:<{_WIDTH}}\tall\t{len(inputs.queries)}")
+            out.append(f"{name:<{WIDTH}}\tall\t{inputs.n_queries}")
         elif line.metric is not None:
-            value = means[str(line.metric)]
-            out.extend(_formatted(name, pd.Series([value], index=["all"]), line.metric))
+            value = found.means[str(line.metric)]
+            write = counts if _aggregate(line.metric) == "sum" else decimals
+            out.append(f"{name:<{WIDTH}}\tall\t{write(np.array([value]))[0]}")
     return out
 
 
@@ -250,62 +298,3 @@ def _per_query_line(measure: TrecMeasure, metric: Metric | None) -> bool:
     if measure.kind in ("runid", "num_q"):
         return False
     return metric is None or _aggregate(metric) != "geometric"
-
-
-def _formatted(name: str, values: pd.Series, metric: Metric) -> list[str]:
-    """trec_eval's lines of one measure: counts (summed measures) as integers, the others
-    with 4 decimals."""
-    if _aggregate(metric) == "sum":
-        return [f"{name:<{_WIDTH}}\t{q}\t{round(v)}" for q, v in values.items()]
-    return [f"{name:<{_WIDTH}}\t{q}\t{v:6.4f}" for q, v in values.items()]
-
-
-def _per_query(
-    joined: pd.DataFrame, metrics: list[str], queries: pd.Index, options: dict[str, Any]
-) -> pd.DataFrame:
-    """Per query (indexed by the query id, sorted as strings), a column per metric (named
-    as asked, not by its label: trec_eval prints its own names)."""
-    metrics = list(dict.fromkeys(metrics))
-    with silenced():  # a judged item missing from the run: the format's null score
-        table: pd.DataFrame = joined.rank_eval.per_query(metrics, **options)
-    table = table.rename(columns=dict(zip(labels(metrics, options), metrics, strict=True)))
-    return table.set_index("query").reindex(queries)
-
-
-def _evaluate(joined: pd.DataFrame, metrics: list[str], options: dict[str, Any]) -> pd.Series:
-    """Each metric aggregated over the queries, as its declaration says (named as asked)."""
-    with silenced():  # a judged item missing from the run: the format's null score
-        row: pd.Series = joined.rank_eval.evaluate(metrics, **options).iloc[0]
-    return row.rename(dict(zip(labels(metrics, options), metrics, strict=True)))
-
-
-def _relstrings(
-    run: pd.DataFrame, qrels: pd.DataFrame, queries: pd.Index, length: int, missed: str
-) -> pd.Series:
-    """trec_eval's ``relstring``: per query, the judgments of the first ``length`` documents
-    retrieved, one character each (m_relstring.c): the grade 0-9, ``>`` above 9, ``-`` for
-    a document not in the qrels, ``.`` for one in the qrels with a negative grade (in the
-    pool but not judged). A judged query that the run misses (kept by ``-c``) reads
-    ``missed``."""
-    retrieved = run.loc[run["query"].astype(str).isin(queries), ["query", "item", "score"]]
-    retrieved = retrieved.astype({"query": "str", "item": "str", "score": np.float64})
-    graded = retrieved.merge(
-        qrels[["query", "item", "relevant"]].astype({"query": "str", "item": "str"}),
-        on=["query", "item"],
-        how="left",
-    )
-    unjudged: Any = graded.assign(relevant=0)  # rank() needs a grade column, not its values
-    rank = unjudged.rank_eval.rank()["rank"].to_numpy(dtype=np.float64, na_value=np.nan)
-    first = rank <= length
-    top = graded.loc[first].assign(rank=rank[first])
-    grade = top["relevant"].to_numpy(dtype=np.float64, na_value=np.nan)
-    digits = np.clip(np.nan_to_num(grade), 0, 9).astype(np.int64).astype(str)
-    top = top.assign(
-        char=np.select(
-            [np.isnan(grade), grade < 0, grade > 9],
-            ["-", ".", ">"],
-            default=digits,
-        )
-    )
-    strings: pd.Series = top.sort_values(["query", "rank"]).groupby("query")["char"].agg("".join)
-    return strings.reindex(queries, fill_value=missed)

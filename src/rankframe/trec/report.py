@@ -1,10 +1,12 @@
 """trec_eval's output for the measures rankframe computes: what ``rankframe trec`` prints.
 
-The values come from the accessor on the frame that ``join_trec`` returns: per query from
-``per_query``, the ``all`` lines from ``evaluate`` (so each measure aggregates as its registry
-declaration says: a mean, ``gm_map``'s geometric mean, the sums of the ``num_*`` counts). This
-module only chooses the lines and prints them as trec_eval does, and writes ``relstring``,
-which is a string rather than a number.
+The run and qrels are read into codes and joined as ``join_trec`` joins them
+(``rankframe.inputs.trec_codes``); the values come from one per-query pass over that frame
+(``rankframe.trec.values``: per query as ``per_query`` gives them, the ``all`` lines as
+``evaluate`` aggregates them, each measure as its registry declaration says: a mean,
+``gm_map``'s geometric mean, the sums of the ``num_*`` counts). This module chooses the
+lines, writes ``relstring`` (a string rather than a number) and the summary; the per-query
+lines are written by ``rankframe.trec.text``, a block of queries at a time.
 """
 
 from __future__ import annotations

@@ -3,11 +3,14 @@
 A line reads ``measure<TAB>query<TAB>value``: the measure left-justified to 22 characters,
 a value with 4 decimals (C's ``%6.4f``) or a count as an integer, ``relstring`` quoted.
 The values are written by columns (:func:`decimals`, :func:`counts`): the digits of
-``%6.4f`` come from the value times 10,000 rounded to an integer, except for the few values
-within a hair of a rounding tie (or not finite, or huge), which Python's ``format`` writes
-(it rounds the exact binary value, as ``printf`` does). The lines of a block of queries are
-then put together by one ``concat_str``, a text per query, and joined: the output comes
-as a few large strings (:func:`lines_text`), never a Python string per line.
+``%6.4f`` come from the value times 10,000 rounded to an integer. That product, rounded to
+a double, lies on the same side of each half-integer as the exact one (rounding is
+monotonic), so the rounding is the exact value's, except where the product lands on a
+half-integer itself: those few values (and those not finite, or huge) are written by
+Python's ``format``, which rounds the exact binary value half to even, as ``printf`` does.
+The lines of a block of queries are then put together by one ``concat_str``, a text per
+query, and joined: the output comes as a few large strings (:func:`lines_text`), never a
+Python string per line.
 """
 
 from __future__ import annotations
@@ -24,8 +27,6 @@ __all__ = ["BLOCK_QUERIES", "WIDTH", "Column", "counts", "decimals", "lines_text
 WIDTH = 22  # trec_eval prints "%-22s\t%s\t%6.4f"
 #: queries per text of :func:`lines_text` (a few MB of output each)
 BLOCK_QUERIES = 2048
-#: a value times 10,000 this close to a rounding tie (relative) is written by Python
-_TIE = 1e-9
 #: beyond this, a value times 10,000 may not be an exact integer in float64
 _EXACT = 2.0**52
 
@@ -46,13 +47,8 @@ def decimals(values: FloatArray) -> pl.Series:
     negative value, as C prints it)."""
     values = np.asarray(values, dtype=np.float64)
     scaled = np.abs(values) * 10_000.0
-    with np.errstate(invalid="ignore"):
-        fraction = scaled - np.floor(scaled)
-        plain = (
-            np.isfinite(scaled)
-            & (scaled < _EXACT)
-            & (np.abs(fraction - 0.5) > _TIE * np.maximum(scaled, 1.0))
-        )
+    with np.errstate(invalid="ignore"):  # NaN and infinities: Python's
+        plain = np.isfinite(scaled) & (scaled < _EXACT) & (scaled - np.floor(scaled) != 0.5)
     whole = np.where(plain, np.rint(scaled), 0.0).astype(np.int64)
     texts = pl.DataFrame(
         {"whole": whole // 10_000, "part": whole % 10_000, "minus": np.signbit(values)}

@@ -119,55 +119,48 @@ def categories() -> pl.Categorical:
     return pl.Categorical(pl.Categories(f"rankframe.trec.{uuid.uuid4().hex}"))
 
 
-def _separator(path: str | os.PathLike[str]) -> str | None:
-    """The one separator of a plain file (a space or a tab), else ``None``: read in chunks,
-    each with the previous chunk's last byte (a pair of bytes across chunks)."""
-    found = {b" ": False, b"\t": False}
+def _separator(path: str | os.PathLike[str]) -> tuple[str, int] | None:
+    """The one separator of a plain file (a space or a tab) and how many times it appears,
+    else ``None``: read in chunks, each with the previous chunk's last byte (a pair of
+    bytes across chunks)."""
+    seen = {b" ": 0, b"\t": 0}
     previous = b"\n"  # the start of the file is the start of a line
     utf8 = codecs.getincrementaldecoder("utf-8")()
     with open(path, "rb") as file:
-        first = True
         while chunk := file.read(_CHUNK):
-            if first and chunk.startswith(_BOM):
+            if chunk.startswith(_BOM) and not any(seen.values()) and previous == b"\n":
                 return None
-            first = False
-            window = previous + chunk
-            if any(byte in chunk for byte in _NOT_PLAIN) or b"  " in window or b"\t\t" in window:
+            for separator in seen:
+                if separator in chunk:
+                    if separator * 2 in previous + chunk:  # an empty field
+                        return None
+                    seen[separator] += chunk.count(separator)
+            if any(byte in chunk for byte in _NOT_PLAIN):
                 return None
-            for separator in found:
-                found[separator] = found[separator] or separator in chunk
             if not chunk.isascii():
                 try:
                     utf8.decode(chunk)  # every field, the ones polars skips too
                 except UnicodeDecodeError:
                     return None
             previous = chunk[-1:]
-    if found[b" "] == found[b"\t"]:  # both, or neither (one field per line), or no byte
-        return None
     try:
         utf8.decode(b"", final=True)
     except UnicodeDecodeError:
         return None
-    return " " if found[b" "] else "\t"
-
-
-def _count(path: str | os.PathLike[str], separator: str) -> int:
-    """How many times ``separator`` appears in a file."""
-    total = 0
-    byte = separator.encode()
-    with open(path, "rb") as file:
-        while chunk := file.read(_CHUNK):
-            total += chunk.count(byte)
-    return total
+    spaces, tabs = seen[b" "], seen[b"\t"]
+    if bool(spaces) == bool(tabs):  # both, or neither (one field per line, or no byte)
+        return None
+    return (" ", spaces) if spaces else ("\t", tabs)
 
 
 def _plain_rows(path: str | os.PathLike[str], kind: str, ids: pl.Categorical) -> Rows | None:
     """A plain file read by polars (its fields but the second), its ids as ``ids``; or
     ``None`` when the file is not plain (the pandas reader then reads it, or names its bad
     line)."""
-    separator = _separator(path)
-    if separator is None:
+    found = _separator(path)
+    if found is None:
         return None
+    separator, separators = found
     schema, fields = _LAYOUT[kind]
     value = "score" if kind == "run" else "relevant"
     read = [pl.col(name) for name in fields]
@@ -192,7 +185,7 @@ def _plain_rows(path: str | os.PathLike[str], kind: str, ids: pl.Categorical) ->
     if frame.height == 0 or frame["missing"].any():
         return None
     # exactly the fields of the format on each line: the blank lines held no separator
-    if _count(path, separator) != (len(schema) - 1) * frame.height:
+    if separators != (len(schema) - 1) * frame.height:
         return None
     if kind == "run" and frame[value].is_nan().any():  # pandas refuses a nan score
         return None

@@ -32,7 +32,7 @@ from rankframe.inputs.trec_files import PathOrFrame
 from rankframe.metrics.registry import Metric
 from rankframe.trec.measures import TrecMeasure, parse_trec_measures
 from rankframe.trec.text import WIDTH, Column, counts, decimals, lines_text, relstrings
-from rankframe.trec.values import Values, values
+from rankframe.trec.values import Values, first_ranks, values
 
 __all__ = ["trec_eval_report"]
 
@@ -149,8 +149,7 @@ def report_texts(
     shown = printed + (lines if summary else [])
     wanted = [str(line.metric) for line in shown if line.metric is not None]
     options: dict[str, Any] = {} if min_relevance is None else {"min_relevance": min_relevance}
-    relstring = any(line.measure.kind == "relstring" for line in printed)
-    found = values(inputs.joined.frame(), wanted, options, ranks=relstring)
+    found = values(inputs.frame, wanted, options)
     blocks = _per_query_texts(inputs, printed, found) if printed else iter(())
     ending = (
         "".join(f"{line}\n" for line in _summary_lines(inputs, lines, found)) if summary else ""
@@ -174,10 +173,11 @@ class Line:
 @dataclass(frozen=True)
 class _Inputs:
     """The run (cut to ``max_per_query`` documents per query) joined with its qrels, as
-    codes (:class:`rankframe.inputs.trec_codes.Joined`), the number of queries evaluated,
-    and the run id of the run's last line (trec_eval's)."""
+    codes (:class:`rankframe.inputs.trec_codes.Joined`) and as the frame the engine reads,
+    the number of queries evaluated, and the run id of the run's last line (trec_eval's)."""
 
     joined: Joined
+    frame: pl.DataFrame
     n_queries: int
     runid: str | None
 
@@ -206,7 +206,7 @@ class _Inputs:
             )
             raise InvalidDataError(msg)
         n_queries = int(np.count_nonzero(np.bincount(joined.query)))
-        return cls(joined, n_queries, run_rows.runid)
+        return cls(joined, joined.frame(), n_queries, run_rows.runid)
 
 
 def _check_max_per_query(max_per_query: int | None) -> None:
@@ -238,14 +238,25 @@ def _first_per_query(run: Rows, limit: int) -> Rows:
 
 
 def _per_query_texts(inputs: _Inputs, printed: list[Line], found: Values) -> Iterator[str]:
-    """trec_eval ``-q``'s lines: query by query, each printed measure's line."""
-    columns: list[Column] = []
-    for line in printed:
-        if line.metric is not None:
-            write = counts if _aggregate(line.metric) == "sum" else decimals
-            columns.append(Column(line.name, write(found.per_query[str(line.metric)])))
-        else:  # relstring
-            columns.append(Column(line.name, _relstring_texts(inputs, line, found)))
+    """trec_eval ``-q``'s lines: query by query, each printed measure's line. The values
+    of each format are written at once, every column of it one after the other."""
+    n_queries = len(found.queries)
+    texts: dict[int, pl.Series] = {}
+    for write in (decimals, counts):
+        positions = [
+            j
+            for j, line in enumerate(printed)
+            if line.metric is not None and (_aggregate(line.metric) == "sum") == (write is counts)
+        ]
+        if positions:
+            numbers = np.concatenate([found.per_query[str(printed[j].metric)] for j in positions])
+            written = write(numbers)
+            for i, j in enumerate(positions):
+                texts[j] = written.slice(i * n_queries, n_queries)
+    columns = [
+        Column(line.name, texts[j] if j in texts else _relstring_texts(inputs, line, found))
+        for j, line in enumerate(printed)
+    ]
     return lines_text(columns, inputs.joined.queries.gather(found.queries))
 
 
@@ -257,9 +268,9 @@ def _relstring_texts(inputs: _Inputs, line: Line, found: Values) -> pl.Series:
     # alone, and `relstring_N` keeps its stand-in document's '-' (trec_eval.c)
     missed = "" if name == measure.name else "-"[:length]
     joined = inputs.joined
-    assert found.rank is not None  # asked for with relstring
-    graded = pl.Series(joined.grade, nan_to_null=True)
-    strings = relstrings(joined.query, found.rank, graded, length)
+    rows, rank = first_ranks(inputs.frame, length)
+    graded = pl.Series(joined.grade[rows], nan_to_null=True)
+    strings = relstrings(joined.query[rows], rank, graded, length)
     table = pl.DataFrame({"query": found.queries}).join(
         strings.with_columns(pl.col("query").cast(pl.Series(found.queries).dtype)),
         on="query",

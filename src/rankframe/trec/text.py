@@ -42,28 +42,24 @@ class Column:
 
 
 def decimals(values: FloatArray) -> pl.Series:
-    """Values as trec_eval prints a measure, C's ``%6.4f``: at least 6 characters, 4
-    decimals, the exact binary value rounded half to even (``-0.0000`` for a small
+    """Values as trec_eval prints a measure, C's ``%6.4f``: 4 decimals (so at least 6
+    characters), the exact binary value rounded half to even (``-0.0000`` for a small
     negative value, as C prints it)."""
     values = np.asarray(values, dtype=np.float64)
     scaled = np.abs(values) * 10_000.0
     with np.errstate(invalid="ignore"):  # NaN and infinities: Python's
         plain = np.isfinite(scaled) & (scaled < _EXACT) & (scaled - np.floor(scaled) != 0.5)
-    whole = np.where(plain, np.rint(scaled), 0.0).astype(np.int64)
-    texts = pl.DataFrame(
-        {"whole": whole // 10_000, "part": whole % 10_000, "minus": np.signbit(values)}
-    ).select(
-        pl.concat_str(
-            [
-                pl.when(pl.col("minus")).then(pl.lit("-")).otherwise(pl.lit("")),
-                pl.col("whole").cast(pl.String),
-                pl.lit("."),
-                pl.col("part").cast(pl.String).str.zfill(4),
-            ]
-        )
-        .str.pad_start(6)
-        .alias("value")
-    )["value"]
+    rounded = np.where(plain, np.rint(scaled), 0.0).astype(np.int64)
+    minus = np.signbit(values) & plain
+    parts = [
+        pl.col("whole").cast(pl.String),
+        pl.lit("."),
+        pl.col("part").cast(pl.String).str.slice(1),  # 1dddd: the four digits
+    ]
+    if minus.any():
+        parts.insert(0, pl.when(pl.col("minus")).then(pl.lit("-")).otherwise(pl.lit("")))
+    digits = {"whole": rounded // 10_000, "part": rounded % 10_000 + 10_000, "minus": minus}
+    texts = pl.DataFrame(digits).select(pl.concat_str(parts).alias("value"))["value"]
     return _with_python(texts, values, ~plain, lambda v: f"{v:6.4f}")
 
 

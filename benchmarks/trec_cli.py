@@ -7,10 +7,11 @@ trec-eval``); the random files are the slow test's (tests/trec_eval_binary.py:
 ``write_random_files``), larger. Each timing is a fresh process (``rankframe`` as a user runs
 it: ``python -m rankframe.cli``), its output written to a file, the median of ``--repeat``
 runs, the binary, rankframe and pytrec_eval alternating; the peak memory is the process's
-maximum resident set (``wait4``), the median too. pytrec_eval runs as a user of its Python
-API would (this file with ``--pytrec-eval``): ``parse_qrel`` and ``parse_run`` read the
-files, ``RelevanceEvaluator`` evaluates trec_eval's default measures (``-q -m all_trec``:
-every measure it supports) and the values are printed as trec_eval prints them. Writes the
+maximum resident set (``wait4``, in a fresh process between: see ``_MEASURE``), the median
+too. pytrec_eval runs as a user of its Python API would (this file with
+``--pytrec-eval``): ``parse_qrel`` and ``parse_run`` read the files,
+``RelevanceEvaluator`` evaluates trec_eval's default measures (``-q -m all_trec``: every
+measure it supports) and the values are printed as trec_eval prints them. Writes the
 "command line" section of RESULTS.md.
 """
 
@@ -18,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import os
 import platform
 import statistics
 import subprocess
@@ -61,19 +61,36 @@ def wall(command: Sequence[str | Path]) -> tuple[float, str]:
     return time.perf_counter() - began, done.stdout
 
 
+#: runs a command and writes its wall time and peak memory: a fresh process between this
+#: one and the measured one, whose peak would otherwise count this one's (Linux hands a
+#: process's peak on through fork and exec)
+_MEASURE = """
+import os, sys, time
+began = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as out:
+    out.write(f"{time.perf_counter() - began} {usage.ru_maxrss} {status}")
+"""
+
+
 def measured(command: Sequence[str | Path], output: Path) -> tuple[float, float]:
     """Wall time (s) and peak resident memory (MB) of one run, its output to ``output``."""
-    errors = output.with_suffix(".err")
+    errors, facts = output.with_suffix(".err"), output.with_suffix(".facts")
     with output.open("wb") as out, errors.open("wb") as err:
-        began = time.perf_counter()
-        child = subprocess.Popen(list(map(str, command)), stdout=out, stderr=err)
-        _, status, usage = os.wait4(child.pid, 0)
-        elapsed = time.perf_counter() - began
-    child.returncode = status  # reaped by wait4
-    if status != 0:
+        subprocess.run(
+            [sys.executable, "-c", _MEASURE, facts, *map(str, command)],
+            stdout=out,
+            stderr=err,
+            check=True,
+        )
+    elapsed, peak, status = facts.read_text().split()
+    if status != "0":
         msg = f"{command} failed ({status}): {errors.read_text()[-2000:]}"
         raise RuntimeError(msg)
-    return elapsed, usage.ru_maxrss / 1024
+    return float(elapsed), int(peak) / 1024
 
 
 def pytrec_eval_main(qrels: str, run: str, per_query: bool) -> None:

@@ -4,18 +4,19 @@ them: what ``rankframe trec`` evaluates.
 A *plain* file, whose every line is its fields separated by one space (or every line by one
 tab), in ASCII or UTF-8, without quotes or carriage returns, with exactly the fields of its
 format (six for a run, four for qrels), integers and numbers as polars reads them and no
-``nan`` score, is read by polars' multithreaded CSV reader; its ids are then numbered at
-once (:class:`Rows`): no frame of Python strings, no string join. Any other file goes
-through ``read_trec_run`` / ``read_trec_qrels`` (pandas), which accept every layout
-trec_eval does (runs of blanks, tabs and spaces mixed, fields after the last, blank lines,
-``5.0`` as a rank) and raise the errors that name a bad line (a file with a repeated
-document too: the reader names its lines); their frames, and frames given by the caller,
-are numbered the same way. The fast reader only takes files that both readers read alike,
-so the values are those of ``join_trec``: the same rows, the same ids.
+``nan`` score, is read by polars' CSV scan (its streaming engine, on every core), its ids
+straight into categories (:class:`Rows`): no frame of Python strings, no string join.
+Any other file goes through ``read_trec_run`` / ``read_trec_qrels`` (pandas), which accept
+every layout trec_eval does (runs of blanks, tabs and spaces mixed, fields after the last,
+blank first lines, ``5.0`` as a rank) and raise the errors that name a bad line (a file
+with a repeated document too: the reader names its lines); their frames, and frames given
+by the caller, are numbered the same way. The fast reader only takes files that both
+readers read alike, so the values are those of ``join_trec``: the same rows, the same ids.
 
-Ids are numbered in their sorted order as strings (codes 0, 1, ... of each file's sorted
-distinct ids, then of both files' together: :func:`join_codes`), so that comparing codes is
-comparing the ids as trec_eval does (docnos with ``strcmp``: ties are broken by docno).
+The ids of a run and its qrels are categories of one categorical type (:func:`categories`),
+then numbered in their sorted order as strings (:func:`sorted_codes`, for the join and
+``-M``), so that comparing codes is comparing the ids as trec_eval does (docnos with
+``strcmp``: ties are broken by docno).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ import io
 import json
 import math
 import sys
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -121,6 +121,22 @@ def render(result: Any, fmt: str, *, percent: Percent = (), nan: str = "NaN") ->
 
     rule = ["-" * w for w in widths]
     return "\n".join([aligned(columns), aligned(rule), *(aligned(r) for r in cells)]) + "\n"
+
+
+def write_parts(parts: Iterable[str], output: str | None) -> None:
+    """Write ``parts`` one after the other to the file ``output``, or to standard output:
+    a long text (``rankframe trec -q``'s) written as it is made, never held whole."""
+    if output is None:
+        for part in parts:
+            sys.stdout.write(part)
+        sys.stdout.flush()
+        return
+    try:
+        with Path(output).open("w", encoding="utf-8") as file:
+            for part in parts:
+                file.write(part)
+    except OSError as error:
+        raise CliError(f"cannot write {output!r}: {error.strerror or error}") from None
 
 
 def write(text: str, output: str | None) -> None:

@@ -87,9 +87,10 @@ def add_parser(commands: Any) -> None:
 def run_trec(args: argparse.Namespace, status: Status) -> int:
     """``rankframe trec``: trec_eval's output format."""
     from rankframe.cli.reading import check_exists
-    from rankframe.cli.render import write
+    from rankframe.cli.render import write_parts
     from rankframe.exceptions import RankEvalError, TrecFormatError
-    from rankframe.trec import parse_trec_measures, trec_eval_report
+    from rankframe.trec import parse_trec_measures
+    from rankframe.trec.report import report_texts
 
     try:
         parse_trec_measures(args.measure)
@@ -102,7 +103,7 @@ def run_trec(args: argparse.Namespace, status: Status) -> int:
         check_exists(path)
     status.show(f"evaluating {args.run} against {args.qrels}...")
     try:
-        text = trec_eval_report(
+        texts = report_texts(
             args.run,
             args.qrels,
             args.measure,
@@ -121,5 +122,5 @@ def run_trec(args: argparse.Namespace, status: Status) -> int:
         hint = " The arguments are QRELS, then RUN, as for trec_eval." if swapped else ""
         raise CliError(f"{error}{hint}") from None
     status.clear()
-    write(text, args.output)
+    write_parts(texts, args.output)
     return 0

@@ -214,20 +214,18 @@ def _check_unique(frame: pd.DataFrame, what: str) -> None:
 def checked_frames(run: PathOrFrame, qrels: PathOrFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The run and qrels as frames: files read (and checked by the readers), frames checked
     for duplicate documents."""
-    return _frame_or_read(run, "run", read_trec_run), _frame_or_read(
-        qrels, "qrels", read_trec_qrels
-    )
+    return checked_frame(run, "run"), checked_frame(qrels, "qrels")
 
 
-def _frame_or_read(
-    value: PathOrFrame, what: str, read: Callable[[PathLike], pd.DataFrame]
-) -> pd.DataFrame:
-    """A pandas frame (as the adapters tell) checked for duplicate documents; anything else
-    read as a path (which refuses what is not one)."""
+def checked_frame(value: PathOrFrame, kind: str) -> pd.DataFrame:
+    """A run (``kind="run"``) or qrels as a frame: a pandas frame (as the adapters tell)
+    checked for duplicate documents; anything else read as a path by ``read_trec_run`` or
+    ``read_trec_qrels`` (which refuse what is not one)."""
     if kind_of(value) == "pandas DataFrame":
         frame = cast("pd.DataFrame", value)
-        _check_unique(frame, what)
+        _check_unique(frame, kind)
         return frame
+    read = read_trec_run if kind == "run" else read_trec_qrels
     return read(cast("PathLike", value))
 
 

@@ -8,24 +8,19 @@ a query trec_eval's interpolated precision starts from ``num_rel_ret / num_ret``
 relevant documents, ``lround(level * R)``, is 0 (level 0 always) is NaN, and so is
 ``11pt_avg``, which adds level 0. trec_eval prints NaN as ``-nan`` (its 0.0 / 0.0 has the sign
 bit set), and its ``all`` line, the sum over the queries divided by their number, is NaN when
-a query's is. The metrics themselves give 0 there (a query that retrieved nothing); this
-module says where trec_eval's output differs from them.
+a query's is (``rankframe.trec.text`` writes NaN so). The metrics themselves give 0 there
+(a query that retrieved nothing); this module says where trec_eval's output differs from
+them.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
-from rankframe.exceptions import silenced
 from rankframe.metrics.registry import Metric
 
-__all__ = ["NAN", "empty_list_nans", "zero_over_zero"]
-
-NAN = "  -nan"  # trec_eval's "%6.4f" of its NaN
+__all__ = ["zero_over_zero"]
 
 
 def zero_over_zero(
@@ -42,21 +37,3 @@ def zero_over_zero(
         rounded = np.floor(float(metric.k) * n_relevant + 0.5)
         return np.logical_and(empty, np.equal(rounded, 0))
     return np.zeros(len(empty), dtype=bool)
-
-
-def empty_list_nans(
-    joined: pd.DataFrame, metrics: list[Metric], queries: pd.Index, options: dict[str, Any]
-) -> pd.DataFrame:
-    """Per query (``queries``, the report's), a boolean column per metric (named by its
-    ``str``): whether trec_eval prints ``-nan`` for it (:func:`zero_over_zero`), on the
-    frame ``joined`` evaluated with ``options``."""
-    if not any(m.name in ("iprec", "eleven_point_avg") for m in metrics):
-        return pd.DataFrame(False, index=queries, columns=[str(m) for m in metrics])
-    with silenced():  # a judged item missing from the run: the format's null score
-        counts: pd.DataFrame = joined.rank_eval.per_query(["num_ret", "num_rel"], **options)
-    counts = counts.set_index("query").reindex(queries)
-    n_retrieved = counts.iloc[:, 0].to_numpy(dtype=np.float64)
-    n_relevant = counts.iloc[:, 1].to_numpy(dtype=np.float64)
-    return pd.DataFrame(
-        {str(m): zero_over_zero(m, n_retrieved, n_relevant) for m in metrics}, index=queries
-    )

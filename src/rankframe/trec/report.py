@@ -1,30 +1,41 @@
 """trec_eval's output for the measures rankframe computes: what ``rankframe trec`` prints.
 
-The values come from the accessor on the frame that ``join_trec`` returns: per query from
-``per_query``, the ``all`` lines from ``evaluate`` (so each measure aggregates as its registry
-declaration says: a mean, ``gm_map``'s geometric mean, the sums of the ``num_*`` counts). This
-module only chooses the lines and prints them as trec_eval does, and writes ``relstring``,
-which is a string rather than a number.
+The run and qrels are read into codes and joined as ``join_trec`` joins them
+(``rankframe.inputs.trec_codes``); the values come from one per-query pass over that frame
+(``rankframe.trec.values``: per query as ``per_query`` gives them, the ``all`` lines as
+``evaluate`` aggregates them, each measure as its registry declaration says: a mean,
+``gm_map``'s geometric mean, the sums of the ``num_*`` counts). This module chooses the
+lines, writes ``relstring`` (a string rather than a number) and the summary; the per-query
+lines are written by ``rankframe.trec.text``, a block of queries at a time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import itertools
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
+import polars as pl
 
-from rankframe.exceptions import InvalidDataError, InvalidOptionError, silenced
-from rankframe.inputs.trec_files import PathOrFrame, checked_frames, joined_frames
-from rankframe.metrics.registry import Metric, labels
-from rankframe.trec.empty_lists import NAN, empty_list_nans
+from rankframe.exceptions import InvalidDataError, InvalidOptionError
+from rankframe.inputs.trec_codes import (
+    Joined,
+    Rows,
+    categories,
+    join_codes,
+    read_codes,
+    sorted_codes,
+)
+from rankframe.inputs.trec_files import PathOrFrame
+from rankframe.metrics.registry import Metric, parse_metric
+from rankframe.trec.empty_lists import zero_over_zero
 from rankframe.trec.measures import TrecMeasure, parse_trec_measures
+from rankframe.trec.text import WIDTH, Column, counts, decimals, lines_text, relstrings
+from rankframe.trec.values import Values, first_ranks, values
 
 __all__ = ["trec_eval_report"]
-
-_WIDTH = 22  # trec_eval prints "%-22s\t%s\t%6.4f"
 
 
 def trec_eval_report(
@@ -74,7 +85,8 @@ def trec_eval_report(
         Judged documents only (trec_eval ``-J``): a document of the run that the qrels do
         not judge, or judge with a negative grade, leaves its query's ranking after
         ``max_per_query`` cut it, before anything is counted (``num_ret``, ``relstring``
-        included): the metrics' ``unjudged="condense"``.
+        included): the metrics' ``unjudged="condense"``. Where that leaves a query no
+        document, trec_eval's 0 / 0 prints ``-nan`` (:mod:`rankframe.trec.empty_lists`).
 
     Raises
     ------
@@ -88,6 +100,7 @@ def trec_eval_report(
 
     Examples
     --------
+    >>> import pandas as pd
     >>> run = pd.DataFrame({"query": ["1", "1", "2"], "item": ["a", "b", "a"],
     ...                     "score": [2.0, 1.0, 5.0], "run": "mine"})
     >>> qrels = pd.DataFrame({"query": ["1", "1", "2"], "item": ["b", "c", "b"],
@@ -107,19 +120,57 @@ def trec_eval_report(
     P_1                   \tall\t0.0000
     P_2                   \tall\t0.2500
     """
+    return "".join(
+        report_texts(
+            run,
+            qrels,
+            measures,
+            per_query=per_query,
+            summary=summary,
+            complete=complete,
+            min_relevance=min_relevance,
+            max_per_query=max_per_query,
+            judged_only=judged_only,
+        )
+    )
+
+
+def report_texts(
+    run: PathOrFrame,
+    qrels: PathOrFrame,
+    measures: Iterable[str] | None = None,
+    *,
+    per_query: bool = False,
+    summary: bool = True,
+    complete: bool = False,
+    min_relevance: int | None = None,
+    max_per_query: int | None = None,
+    judged_only: bool = False,
+) -> Iterator[str]:
+    """``trec_eval_report``'s text in parts (the per-query lines by blocks of queries, then
+    the summary), for a writer that writes each as it comes: every value is computed (and
+    every error raised) by this call; only the writing of the blocks waits."""
     selection = parse_trec_measures(measures)
     inputs = _Inputs.of(
-        run,
-        qrels,
-        complete=complete,
-        min_relevance=min_relevance,
-        max_per_query=max_per_query,
-        judged_only=judged_only,
+        run, qrels, complete=complete, max_per_query=max_per_query, judged_only=judged_only
     )
     lines = [Line(m, name) for m, params in selection for name in m.line_names(params)]
-    out = _per_query_lines(inputs, lines) if per_query else []
-    out += _summary_lines(inputs, lines) if summary else []
-    return "".join(f"{line}\n" for line in out)
+    printed = (
+        [line for line in lines if _per_query_line(line.measure, line.metric)] if per_query else []
+    )
+    shown = printed + (lines if summary else [])
+    wanted = [str(line.metric) for line in shown if line.metric is not None]
+    options: dict[str, Any] = {} if min_relevance is None else {"min_relevance": min_relevance}
+    if judged_only:
+        options["unjudged"] = "condense"
+    found = values(inputs.frame, wanted, options)
+    if judged_only:  # trec_eval's 0 / 0 on a query -J leaves without documents
+        found = _with_empty_list_nans(inputs, found, options)
+    blocks = _per_query_texts(inputs, printed, found) if printed else iter(())
+    ending = (
+        "".join(f"{line}\n" for line in _summary_lines(inputs, lines, found)) if summary else ""
+    )
+    return itertools.chain(blocks, [ending] if ending else [])
 
 
 @dataclass(frozen=True)
@@ -137,18 +188,16 @@ class Line:
 
 @dataclass(frozen=True)
 class _Inputs:
-    """The run (cut to ``max_per_query`` documents per query) and the qrels checked, the
-    frame they join into (its queries sorted as strings), the metric options
-    (``min_relevance``, ``unjudged="condense"`` for ``-J``), the run id of the run's last
-    line (trec_eval's), and whether every judged query counts (``-c``)."""
+    """The run (cut to ``max_per_query`` documents per query) joined with its qrels, as
+    codes (:class:`rankframe.inputs.trec_codes.Joined`) and as the frame the engine reads,
+    the number of queries evaluated, and the run id of the run's last line (trec_eval's)."""
 
-    run: pd.DataFrame
-    qrels: pd.DataFrame
-    joined: pd.DataFrame
-    queries: pd.Index
-    options: dict[str, Any]
+    joined: Joined
+    frame: pl.DataFrame
+    n_queries: int
     runid: str | None
     complete: bool = False
+    judged_only: bool = False
 
     @classmethod
     def of(
@@ -157,30 +206,26 @@ class _Inputs:
         qrels: PathOrFrame,
         *,
         complete: bool,
-        min_relevance: int | None,
         max_per_query: int | None,
         judged_only: bool = False,
     ) -> _Inputs:
         """The inputs of a report; no query with both results and judgments is an error."""
         _check_max_per_query(max_per_query)
-        run_frame, qrels_frame = checked_frames(run, qrels)
-        has_id = "run" in run_frame.columns and len(run_frame) > 0
-        runid = str(run_frame["run"].iloc[-1]) if has_id else None
+        ids = categories()  # the run's and the qrels' ids, numbered together
+        run_rows = read_codes(run, "run", ids)
+        qrels_rows = read_codes(qrels, "qrels", ids)
         if max_per_query is not None:
-            run_frame = _first_per_query(run_frame, max_per_query)
-        joined = joined_frames(run_frame, qrels_frame, complete=complete)
-        if joined.empty:
+            run_rows = _first_per_query(run_rows, max_per_query)
+        joined = join_codes(run_rows, qrels_rows, complete=complete)
+        if len(joined.query) == 0:
             msg = (
                 "No query has both results in the run and judgments in the qrels (trec_eval: "
                 "'No queries with both results and relevance info'); check that the query ids "
                 "of the two files match."
             )
             raise InvalidDataError(msg)
-        options: dict[str, Any] = {} if min_relevance is None else {"min_relevance": min_relevance}
-        if judged_only:
-            options["unjudged"] = "condense"
-        queries = pd.Index(sorted(joined["query"].unique()), name="query")
-        return cls(run_frame, qrels_frame, joined, queries, options, runid, complete)
+        n_queries = int(np.count_nonzero(np.bincount(joined.query)))
+        return cls(joined, joined.frame(), n_queries, run_rows.runid, complete, judged_only)
 
 
 def _check_max_per_query(max_per_query: int | None) -> None:
@@ -198,75 +243,109 @@ def _check_max_per_query(max_per_query: int | None) -> None:
         raise InvalidOptionError(msg)
 
 
-def _first_per_query(run: pd.DataFrame, limit: int) -> pd.DataFrame:
+def _first_per_query(run: Rows, limit: int) -> Rows:
     """Each query's first ``limit`` documents in trec_eval's ranking: score descending, ties
-    by docno descending (form_res_rels.c sorts, then cuts); the rows kept in file order."""
-    keys = run[["query", "item", "score"]].astype(
-        {"query": "str", "item": "str", "score": np.float64}
+    by docno descending (form_res_rels.c sorts, then cuts; a null score last); the rows
+    kept in file order."""
+    (_, (query,)), (_, (item,)) = sorted_codes(run.query), sorted_codes(run.item)
+    order = np.lexsort((-item.astype(np.int64), -run.value, query))
+    query = query[order]
+    position = np.arange(len(order)) - np.searchsorted(query, query)
+    kept = np.zeros(len(order), dtype=bool)
+    kept[order] = position < limit
+    return run.select(kept)
+
+
+def _per_query_texts(inputs: _Inputs, printed: list[Line], found: Values) -> Iterator[str]:
+    """trec_eval ``-q``'s lines: query by query, each printed measure's line. The values
+    of each format are written at once, every column of it one after the other."""
+    n_queries = len(found.queries)
+    texts: dict[int, pl.Series] = {}
+    for write in (decimals, counts):
+        positions = [
+            j
+            for j, line in enumerate(printed)
+            if line.metric is not None and (_aggregate(line.metric) == "sum") == (write is counts)
+        ]
+        if positions:
+            numbers = np.concatenate([found.per_query[str(printed[j].metric)] for j in positions])
+            written = write(numbers)
+            for i, j in enumerate(positions):
+                texts[j] = written.slice(i * n_queries, n_queries)
+    columns = [
+        Column(line.name, texts[j] if j in texts else _relstring_texts(inputs, line, found))
+        for j, line in enumerate(printed)
+    ]
+    return lines_text(columns, inputs.joined.queries.gather(found.queries))
+
+
+def _relstring_texts(inputs: _Inputs, line: Line, found: Values) -> pl.Series:
+    """``relstring``'s quoted text per query evaluated (in ``found.queries``' order)."""
+    name, measure = line.name, line.measure
+    length = int(name.rpartition("_")[2]) if name != measure.name else 10
+    # a judged query the run misses (-c): trec_eval clears the string of `relstring`
+    # alone, and `relstring_N` keeps its stand-in document's '-' (trec_eval.c); -J ranks
+    # the judged documents alone (not those outside the qrels, nor a negative grade): a
+    # query left with none, or the stand-in document of a query the run misses, reads ''
+    missed = "" if name == measure.name or inputs.judged_only else "-"[:length]
+    joined = inputs.joined
+    if inputs.judged_only:
+        kept = np.flatnonzero(joined.grade >= 0)  # NaN: not in the qrels
+        rows, rank = first_ranks(inputs.frame[kept], length)
+        rows = kept[rows]
+    else:
+        rows, rank = first_ranks(inputs.frame, length)
+    graded = pl.Series(joined.grade[rows], nan_to_null=True)
+    strings = relstrings(joined.query[rows], rank, graded, length)
+    table = pl.DataFrame({"query": found.queries}).join(
+        strings.with_columns(pl.col("query").cast(pl.Series(found.queries).dtype)),
+        on="query",
+        how="left",
+        maintain_order="left",
     )
-    ranked = keys.reset_index(drop=True).sort_values(
-        ["query", "score", "item"], ascending=[True, False, False], kind="stable"
-    )
-    position = ranked.groupby("query", sort=False).cumcount()  # indexed by the row's position
-    kept = np.zeros(len(run), dtype=bool)
-    kept[position.index.to_numpy()] = position.to_numpy() < limit
-    return run.loc[kept]
+    return table.select(
+        pl.concat_str([pl.lit("'"), pl.col("relstring").fill_null(missed), pl.lit("'")])
+    ).to_series()
 
 
-def _per_query_lines(inputs: _Inputs, lines: list[Line]) -> list[str]:
-    """trec_eval ``-q``'s lines: query by query, each printed measure's line."""
-    printed = [line for line in lines if _per_query_line(line.measure, line.metric)]
-    wanted = [str(line.metric) for line in printed if line.metric is not None]
-    values = (
-        _per_query(inputs.joined, wanted, inputs.queries, inputs.options)
-        if wanted
-        else pd.DataFrame(index=inputs.queries)
-    )
-    nans = _nans(inputs, printed)
-    if nans is not None:  # -J: trec_eval's 0 / 0 on a query left without documents
-        values = values.mask(nans.reindex(columns=values.columns, fill_value=False))
-    columns: list[list[str]] = []
-    for line in printed:
-        if line.metric is not None:
-            columns.append(_formatted(line.name, values[str(line.metric)], line.metric))
-        else:  # relstring
-            name, measure = line.name, line.measure
-            length = int(name.rpartition("_")[2]) if name != measure.name else 10
-            # a judged query the run misses (-c): trec_eval clears the string of `relstring`
-            # alone, and `relstring_N` keeps its stand-in document's '-' (trec_eval.c)
-            # -J ranks the judged documents alone: a query left with none, or the stand-in
-            # document of a query the run misses (not in the qrels), reads '' too
-            condensed = inputs.options.get("unjudged") == "condense"
-            missed = "" if name == measure.name or condensed else "-"[:length]
-            strings = _relstrings(
-                inputs.run, inputs.qrels, inputs.queries, length, missed, judged_only=condensed
-            )
-            columns.append([f"{name:<{_WIDTH}}\t{q}\t'{s}'" for q, s in strings.items()])
-    return [text for row in zip(*columns, strict=True) for text in row]
-
-
-def _summary_lines(inputs: _Inputs, lines: list[Line]) -> list[str]:
+def _summary_lines(inputs: _Inputs, lines: list[Line], found: Values) -> list[str]:
     """The ``all`` lines: the run id, the number of queries, each metric's aggregate."""
-    metrics = list(dict.fromkeys(str(line.metric) for line in lines if line.metric is not None))
-    means = _evaluate(inputs.joined, metrics, inputs.options) if metrics else pd.Series(dtype=float)
-    nans = _nans(inputs, lines)
-    if nans is not None:  # -J: a query's NaN makes the sum over the queries NaN
-        means = means.mask(nans.any().reindex(means.index, fill_value=False))
     out: list[str] = []
     for line in lines:
         name, kind = line.name, line.measure.kind
         if kind == "runid":
             if inputs.runid is not None:
-                out.append(f"{name:<{_WIDTH}}\tall\t{inputs.runid}")
+                out.append(f"{name:<{WIDTH}}\tall\t{inputs.runid}")
         elif kind == "num_q":
-            out.append(f"{name:<{_WIDTH}}\tall\t{len(inputs.queries)}")
+            out.append(f"{name:<{WIDTH}}\tall\t{inputs.n_queries}")
         elif line.metric is not None:
-            value = means[str(line.metric)]
+            value = found.means[str(line.metric)]
             if name == "num_rel" and inputs.complete:
                 # -c: trec_eval counts the qrels' grades above 0, whatever -l (m_num_rel.c)
-                value = float((inputs.qrels["relevant"] > 0).sum())
-            out.extend(_formatted(name, pd.Series([value], index=["all"]), line.metric))
+                value = float(np.count_nonzero(inputs.joined.grade > 0))
+            write = counts if _aggregate(line.metric) == "sum" else decimals
+            out.append(f"{name:<{WIDTH}}\tall\t{write(np.array([value]))[0]}")
     return out
+
+
+def _with_empty_list_nans(inputs: _Inputs, found: Values, options: dict[str, Any]) -> Values:
+    """``found`` with trec_eval's NaN where ``-J`` leaves a query no document
+    (:func:`rankframe.trec.empty_lists.zero_over_zero`): per query, and in the ``all`` value
+    of a metric that has one (the sum over the queries is NaN then)."""
+    metrics = {name: parse_metric(name) for name in found.per_query}
+    if not any(m.name in ("iprec", "eleven_point_avg") for m in metrics.values()):
+        return found
+    sizes = values(inputs.frame, ["num_ret", "num_rel"], options)
+    order = np.searchsorted(sizes.queries, found.queries)  # both sorted codes
+    n_retrieved = sizes.per_query["num_ret"][order]
+    n_relevant = sizes.per_query["num_rel"][order]
+    per_query, means = dict(found.per_query), dict(found.means)
+    for name, metric in metrics.items():
+        nan = zero_over_zero(metric, n_retrieved, n_relevant)
+        if nan.any():
+            per_query[name] = np.where(nan, np.nan, per_query[name])
+            means[name] = np.nan
+    return Values(found.queries, per_query, means)
 
 
 def _aggregate(metric: Metric) -> str:
@@ -281,81 +360,3 @@ def _per_query_line(measure: TrecMeasure, metric: Metric | None) -> bool:
     if measure.kind in ("runid", "num_q"):
         return False
     return metric is None or _aggregate(metric) != "geometric"
-
-
-def _formatted(name: str, values: pd.Series, metric: Metric) -> list[str]:
-    """trec_eval's lines of one measure: counts (summed measures) as integers, the others
-    with 4 decimals."""
-    if _aggregate(metric) == "sum":
-        return [f"{name:<{_WIDTH}}\t{q}\t{round(v)}" for q, v in values.items()]
-    return [
-        f"{name:<{_WIDTH}}\t{q}\t{NAN if np.isnan(v) else f'{v:6.4f}'}" for q, v in values.items()
-    ]
-
-
-def _nans(inputs: _Inputs, lines: list[Line]) -> pd.DataFrame | None:
-    """With ``-J`` (``unjudged="condense"``), per query and metric (named by its ``str``):
-    whether trec_eval prints ``-nan`` (:mod:`rankframe.trec.empty_lists`); else ``None``."""
-    if inputs.options.get("unjudged") != "condense":
-        return None
-    metrics = list(dict.fromkeys(line.metric for line in lines if line.metric is not None))
-    return empty_list_nans(inputs.joined, metrics, inputs.queries, inputs.options)
-
-
-def _per_query(
-    joined: pd.DataFrame, metrics: list[str], queries: pd.Index, options: dict[str, Any]
-) -> pd.DataFrame:
-    """Per query (indexed by the query id, sorted as strings), a column per metric (named
-    as asked, not by its label: trec_eval prints its own names)."""
-    metrics = list(dict.fromkeys(metrics))
-    with silenced():  # a judged item missing from the run: the format's null score
-        table: pd.DataFrame = joined.rank_eval.per_query(metrics, **options)
-    table = table.rename(columns=dict(zip(labels(metrics, options), metrics, strict=True)))
-    return table.set_index("query").reindex(queries)
-
-
-def _evaluate(joined: pd.DataFrame, metrics: list[str], options: dict[str, Any]) -> pd.Series:
-    """Each metric aggregated over the queries, as its declaration says (named as asked)."""
-    with silenced():  # a judged item missing from the run: the format's null score
-        row: pd.Series = joined.rank_eval.evaluate(metrics, **options).iloc[0]
-    return row.rename(dict(zip(labels(metrics, options), metrics, strict=True)))
-
-
-def _relstrings(
-    run: pd.DataFrame,
-    qrels: pd.DataFrame,
-    queries: pd.Index,
-    length: int,
-    missed: str,
-    *,
-    judged_only: bool = False,
-) -> pd.Series:
-    """trec_eval's ``relstring``: per query, the judgments of the first ``length`` documents
-    retrieved, one character each (m_relstring.c): the grade 0-9, ``>`` above 9, ``-`` for
-    a document not in the qrels, ``.`` for one in the qrels with a negative grade (in the
-    pool but not judged); with ``judged_only`` (``-J``) those two are not ranked. A judged
-    query that the run misses (kept by ``-c``) reads ``missed``."""
-    retrieved = run.loc[run["query"].astype(str).isin(queries), ["query", "item", "score"]]
-    retrieved = retrieved.astype({"query": "str", "item": "str", "score": np.float64})
-    graded = retrieved.merge(
-        qrels[["query", "item", "relevant"]].astype({"query": "str", "item": "str"}),
-        on=["query", "item"],
-        how="left",
-    )
-    if judged_only:  # NaN (not in the qrels) and negative grades leave the ranking
-        graded = graded.loc[graded["relevant"] >= 0]
-    unjudged: Any = graded.assign(relevant=0)  # rank() needs a grade column, not its values
-    rank = unjudged.rank_eval.rank()["rank"].to_numpy(dtype=np.float64, na_value=np.nan)
-    first = rank <= length
-    top = graded.loc[first].assign(rank=rank[first])
-    grade = top["relevant"].to_numpy(dtype=np.float64, na_value=np.nan)
-    digits = np.clip(np.nan_to_num(grade), 0, 9).astype(np.int64).astype(str)
-    top = top.assign(
-        char=np.select(
-            [np.isnan(grade), grade < 0, grade > 9],
-            ["-", ".", ">"],
-            default=digits,
-        )
-    )
-    strings: pd.Series = top.sort_values(["query", "rank"]).groupby("query")["char"].agg("".join)
-    return strings.reindex(queries, fill_value=missed)

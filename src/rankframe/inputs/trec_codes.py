@@ -1,0 +1,292 @@
+"""TREC run and qrels files read straight into integer codes, and joined as trec_eval joins
+them: what ``rankframe trec`` evaluates.
+
+A *plain* file, whose every line is its fields separated by one space (or every line by one
+tab), in ASCII or UTF-8, without quotes or carriage returns, with exactly the fields of its
+format (six for a run, four for qrels), integers and numbers as polars reads them and no
+``nan`` score, is read by polars' CSV scan (its streaming engine, on every core), its ids
+straight into categories (:class:`Rows`): no frame of Python strings, no string join.
+Any other file goes through ``read_trec_run`` / ``read_trec_qrels`` (pandas), which accept
+every layout trec_eval does (runs of blanks, tabs and spaces mixed, fields after the last,
+blank first lines, ``5.0`` as a rank) and raise the errors that name a bad line (a file
+with a repeated document too: the reader names its lines); their frames, and frames given
+by the caller, are numbered the same way. The fast reader only takes files that both
+readers read alike, so the values are those of ``join_trec``: the same rows, the same ids.
+
+The ids of a run and its qrels are categories of one categorical type (:func:`categories`),
+then numbered in their sorted order as strings (:func:`sorted_codes`, for the join and
+``-M``), so that comparing codes is comparing the ids as trec_eval does (docnos with
+``strcmp``: ties are broken by docno).
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+import polars as pl
+
+from rankframe.inputs.trec_files import PathOrFrame, checked_frame
+
+__all__ = ["Joined", "Rows", "categories", "join_codes", "read_codes", "sorted_codes"]
+
+Codes = npt.NDArray[np.uint32]
+FloatArray = npt.NDArray[np.float64]
+
+#: per kind: the polars schema of a line (every field), and the fields read (the second,
+#: ``Q0`` or the qrels' iteration, is not: a plain file has no empty field)
+_LAYOUT: dict[str, tuple[dict[str, Any], list[str]]] = {
+    "run": (
+        {
+            "query": pl.String,
+            "q0": pl.String,
+            "item": pl.String,
+            "rank": pl.Int64,
+            "score": pl.Float64,
+            "run": pl.String,
+        },
+        ["query", "item", "rank", "score", "run"],
+    ),
+    "qrels": (
+        {"query": pl.String, "iteration": pl.String, "item": pl.String, "relevant": pl.Int64},
+        ["query", "item", "relevant"],
+    ),
+}
+#: bytes that make a file not plain: pandas reads a quoted field, a carriage return ends a
+#: line for it, and a NUL is read differently by the two readers
+_NOT_PLAIN = (b'"', b"\r", b"\x00")
+_BOM = b"\xef\xbb\xbf"
+_CHUNK = 1 << 23  # bytes read at once by the check of a plain file
+
+
+@dataclass(frozen=True)
+class Rows:
+    """One file's rows: per row its query and item (categorical series of one
+    :func:`categories`, shared by a run and its qrels) and its score (a run) or grade
+    (qrels, as float64: a frame's null grade stays NaN); ``runid`` is the run id of a run's
+    last line (``None`` for qrels, or a frame without a ``run`` column)."""
+
+    query: pl.Series
+    item: pl.Series
+    value: FloatArray
+    runid: str | None = None
+
+    def select(self, kept: npt.NDArray[np.bool_]) -> Rows:
+        """The rows where ``kept`` is true."""
+        mask = pl.Series(kept)
+        return Rows(self.query.filter(mask), self.item.filter(mask), self.value[kept], self.runid)
+
+
+@dataclass(frozen=True)
+class Joined:
+    """A run and its qrels joined as ``join_trec`` joins them, as arrays, one row per
+    (query, item): the run's rows in file order, then the judged documents it misses;
+    ``query`` and ``item`` are codes of ``queries`` and of the items (each numbered in the
+    ids' sorted order as strings), ``score`` (NaN: judged but not retrieved), ``relevant``
+    (the grade, 0 where unjudged), ``judged`` and ``grade`` (the qrels' grade, NaN where
+    unjudged or null)."""
+
+    queries: pl.Series
+    query: Codes
+    item: Codes
+    score: FloatArray
+    relevant: npt.NDArray[np.int64]
+    judged: npt.NDArray[np.bool_]
+    grade: FloatArray
+
+    def frame(self) -> pl.DataFrame:
+        """The long frame the accessor evaluates: ``query``, ``item`` (codes), ``score``
+        (null where not retrieved), ``relevant`` and ``judged``."""
+        return pl.DataFrame(
+            [
+                pl.Series("query", self.query),
+                pl.Series("item", self.item),
+                pl.Series("score", self.score, nan_to_null=True),
+                pl.Series("relevant", self.relevant),
+                pl.Series("judged", self.judged),
+            ]
+        )
+
+
+def categories() -> pl.Categorical:
+    """A categorical type of its own, for the ids of one run and its qrels: polars frees
+    its strings with the last series that holds them."""
+    return pl.Categorical(pl.Categories(f"rankframe.trec.{uuid.uuid4().hex}"))
+
+
+def _separator(path: str | os.PathLike[str]) -> tuple[str, int] | None:
+    """The one separator of a plain file (a space or a tab) and how many times it appears,
+    else ``None``: read in chunks, each with the previous chunk's last byte (a pair of
+    bytes across chunks)."""
+    seen = {b" ": 0, b"\t": 0}
+    previous = b"\n"  # the start of the file is the start of a line
+    utf8 = codecs.getincrementaldecoder("utf-8")()
+    with open(path, "rb") as file:
+        while chunk := file.read(_CHUNK):
+            if chunk.startswith(_BOM) and not any(seen.values()) and previous == b"\n":
+                return None
+            for separator in seen:
+                if separator in chunk:
+                    if separator * 2 in previous + chunk:  # an empty field
+                        return None
+                    seen[separator] += chunk.count(separator)
+            if any(byte in chunk for byte in _NOT_PLAIN):
+                return None
+            if not chunk.isascii():
+                try:
+                    utf8.decode(chunk)  # every field, the ones polars skips too
+                except UnicodeDecodeError:
+                    return None
+            previous = chunk[-1:]
+    try:
+        utf8.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return None
+    spaces, tabs = seen[b" "], seen[b"\t"]
+    if bool(spaces) == bool(tabs):  # both, or neither (one field per line, or no byte)
+        return None
+    return (" ", spaces) if spaces else ("\t", tabs)
+
+
+def _plain_rows(path: str | os.PathLike[str], kind: str, ids: pl.Categorical) -> Rows | None:
+    """A plain file read by polars (its fields but the second), its ids as ``ids``; or
+    ``None`` when the file is not plain (the pandas reader then reads it, or names its bad
+    line)."""
+    found = _separator(path)
+    if found is None:
+        return None
+    separator, separators = found
+    schema, fields = _LAYOUT[kind]
+    value = "score" if kind == "run" else "relevant"
+    read = [pl.col(name) for name in fields]
+    lines = (
+        pl.scan_csv(
+            os.fspath(path), has_header=False, separator=separator, schema=schema, quote_char=None
+        )
+        .select(read)
+        .filter(~pl.all_horizontal(pl.all().is_null()))  # blank lines
+        .select(
+            pl.col("query").cast(ids),
+            pl.col("item").cast(ids),
+            pl.col(value).cast(pl.Float64),
+            *([pl.col("run").cast(ids)] if kind == "run" else []),
+            pl.any_horizontal(pl.all().is_null()).alias("missing"),  # a missing field
+        )
+    )
+    try:
+        frame = lines.collect(engine="streaming")
+    except (pl.exceptions.PolarsError, ValueError):  # a field that is no number, a ragged line
+        return None
+    if frame.height == 0 or frame["missing"].any():
+        return None
+    # exactly the fields of the format on each line: the blank lines held no separator
+    if separators != (len(schema) - 1) * frame.height:
+        return None
+    if kind == "run" and frame[value].is_nan().any():  # pandas refuses a nan score
+        return None
+    runid = str(frame["run"][-1]) if kind == "run" else None
+    return Rows(frame["query"], frame["item"], frame[value].to_numpy(), runid)
+
+
+def _repeats(rows: Rows) -> bool:
+    """Whether a (query, item) appears twice."""
+    query = rows.query.to_physical().to_numpy()
+    item = rows.item.to_physical().to_numpy()
+    keys = _keys(query, item, int(item.max()) + 1)
+    return bool(pl.Series(keys).n_unique() < len(keys))
+
+
+def _keys(query: Codes, item: Codes, n_items: int) -> npt.NDArray[np.uint64]:
+    """One key per (query, item) code, in their order: never past 2**64, as both codes are
+    below 2**32."""
+    return query.astype(np.uint64) * np.uint64(n_items) + item
+
+
+def _of_frame(frame: pd.DataFrame, kind: str, ids: pl.Categorical) -> Rows:
+    """The rows of a checked pandas frame (read from a file, or the caller's): ids as
+    strings, as ``join_trec`` reads them."""
+    value = "score" if kind == "run" else "relevant"
+    strings = pl.from_pandas(frame[["query", "item"]].astype(str))
+    has_id = kind == "run" and "run" in frame.columns and len(frame) > 0
+    return Rows(
+        strings["query"].cast(pl.String).cast(ids),
+        strings["item"].cast(pl.String).cast(ids),
+        frame[value].to_numpy(dtype=np.float64, na_value=np.nan),
+        str(frame["run"].iloc[-1]) if has_id else None,
+    )
+
+
+def read_codes(value: PathOrFrame, kind: str, ids: pl.Categorical) -> Rows:
+    """A run (``kind="run"``) or qrels file, or a frame as ``read_trec_run`` and
+    ``read_trec_qrels`` return it, as :class:`Rows` whose ids are of ``ids`` (one
+    :func:`categories` for a run and its qrels); a plain file by polars, anything else by
+    the pandas reader (which raises ``TrecFormatError`` naming a bad line), a frame
+    checked for repeated documents (``InvalidDataError``)."""
+    if isinstance(value, (str, os.PathLike)):
+        rows = _plain_rows(value, kind, ids)
+        if rows is not None and not _repeats(rows):
+            return rows
+    return _of_frame(checked_frame(value, kind), kind, ids)
+
+
+def sorted_codes(*columns: pl.Series) -> tuple[pl.Series, list[Codes]]:
+    """The distinct ids of categorical ``columns`` (of one categorical type) as strings,
+    sorted, and each row's position among them: codes that compare as the ids do."""
+    present = pl.concat([column.unique() for column in columns]).unique()
+    strings = present.cast(pl.String)
+    order = strings.arg_sort().to_numpy()
+    physical = present.to_physical().to_numpy()[order]
+    position = np.zeros(int(physical.max()) + 1 if len(physical) else 0, dtype=np.uint32)
+    position[physical] = np.arange(len(physical), dtype=np.uint32)
+    return strings.gather(order), [position[c.to_physical().to_numpy()] for c in columns]
+
+
+def join_codes(run: Rows, qrels: Rows, *, complete: bool) -> Joined:
+    """``join_trec``'s join of a run and its qrels, on codes: the run's queries without
+    judgments dropped; without ``complete``, the judged queries the run misses dropped
+    too; every (query, item) of either once, with its score and grade."""
+    queries, (run_query, qrels_query) = sorted_codes(run.query, qrels.query)
+    items, (run_item, qrels_item) = sorted_codes(run.item, qrels.item)
+    judged_queries = np.zeros(len(queries), dtype=bool)
+    judged_queries[qrels_query] = True
+    kept = judged_queries[run_query]
+    run_query, run_item, run_score = run_query[kept], run_item[kept], run.value[kept]
+    qrels_grade = qrels.value
+    if not complete:
+        retrieved = np.zeros(len(queries), dtype=bool)
+        retrieved[run_query] = True
+        in_run = retrieved[qrels_query]
+        qrels_query, qrels_item, qrels_grade = (
+            qrels_query[in_run],
+            qrels_item[in_run],
+            qrels_grade[in_run],
+        )
+    # each retrieved document's qrels row, if it is judged: a search among the qrels' keys
+    n_items = len(items)
+    qrels_keys = _keys(qrels_query, qrels_item, n_items)
+    order = np.argsort(qrels_keys)
+    run_keys = _keys(run_query, run_item, n_items)
+    at = np.minimum(np.searchsorted(qrels_keys[order], run_keys), max(len(order) - 1, 0))
+    found = qrels_keys[order[at]] == run_keys if len(order) else np.zeros(len(run_keys), bool)
+    match = order[at[found]]
+    grade = np.full(len(run_keys), np.nan)
+    grade[found] = qrels_grade[match]
+    alone = np.ones(len(qrels_keys), dtype=bool)  # judged, not retrieved
+    alone[match] = False
+    n_alone = int(alone.sum())
+    grades = np.concatenate([grade, qrels_grade[alone]])
+    return Joined(
+        queries,
+        np.concatenate([run_query, qrels_query[alone]]),
+        np.concatenate([run_item, qrels_item[alone]]),
+        np.concatenate([run_score, np.full(n_alone, np.nan)]),
+        np.where(np.isnan(grades), 0.0, grades).astype(np.int64),
+        np.concatenate([found, np.ones(n_alone, dtype=bool)]),
+        grades,
+    )

@@ -1,0 +1,135 @@
+"""trec_eval's per-query lines written by polars, with no Python string per line or value.
+
+A line reads ``measure<TAB>query<TAB>value``: the measure left-justified to 22 characters,
+a value with 4 decimals (C's ``%6.4f``) or a count as an integer, ``relstring`` quoted.
+The values are written by columns (:func:`decimals`, :func:`counts`): the digits of
+``%6.4f`` come from the value times 10,000 rounded to an integer. That product, rounded to
+a double, lies on the same side of each half-integer as the exact one (rounding is
+monotonic), so the rounding is the exact value's, except where the product lands on a
+half-integer itself: those few values (and those not finite, or huge) are written by
+Python's ``format``, which rounds the exact binary value half to even, as ``printf`` does.
+The lines of a block of queries are then put together by one ``concat_str``, a text per
+query, and joined: the output comes as a few large strings (:func:`lines_text`), never a
+Python string per line.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+__all__ = ["BLOCK_QUERIES", "WIDTH", "Column", "counts", "decimals", "lines_text", "relstrings"]
+
+WIDTH = 22  # trec_eval prints "%-22s\t%s\t%6.4f"
+#: queries per text of :func:`lines_text` (a few MB of output each)
+BLOCK_QUERIES = 2048
+#: beyond this, a value times 10,000 may not be an exact integer in float64
+_EXACT = 2.0**52
+
+FloatArray = npt.NDArray[np.float64]
+
+#: trec_eval's ``%6.4f`` of its NaN (its 0.0 / 0.0 has the sign bit set): only ``-J`` makes
+#: one (:mod:`rankframe.trec.empty_lists`)
+NAN = "  -nan"
+
+
+@dataclass(frozen=True)
+class Column:
+    """One printed measure: its name, and its text per query."""
+
+    name: str
+    texts: pl.Series
+
+
+def decimals(values: FloatArray) -> pl.Series:
+    """Values as trec_eval prints a measure, C's ``%6.4f``: 4 decimals (so at least 6
+    characters), the exact binary value rounded half to even (``-0.0000`` for a small
+    negative value, as C prints it)."""
+    values = np.asarray(values, dtype=np.float64)
+    scaled = np.abs(values) * 10_000.0
+    with np.errstate(invalid="ignore"):  # NaN and infinities: Python's
+        plain = np.isfinite(scaled) & (scaled < _EXACT) & (scaled - np.floor(scaled) != 0.5)
+    rounded = np.where(plain, np.rint(scaled), 0.0).astype(np.int64)
+    minus = np.signbit(values) & plain
+    parts = [
+        pl.col("whole").cast(pl.String),
+        pl.lit("."),
+        pl.col("part").cast(pl.String).str.slice(1),  # 1dddd: the four digits
+    ]
+    if minus.any():
+        parts.insert(0, pl.when(pl.col("minus")).then(pl.lit("-")).otherwise(pl.lit("")))
+    digits = {"whole": rounded // 10_000, "part": rounded % 10_000 + 10_000, "minus": minus}
+    texts = pl.DataFrame(digits).select(pl.concat_str(parts).alias("value"))["value"]
+    return _with_python(texts, values, ~plain, lambda v: NAN if math.isnan(v) else f"{v:6.4f}")
+
+
+def counts(values: FloatArray) -> pl.Series:
+    """Counts (summed measures) as trec_eval prints them: integers (``round``)."""
+    values = np.asarray(values, dtype=np.float64)
+    plain = np.isfinite(values) & (np.abs(values) < _EXACT)
+    texts = pl.Series("value", np.where(plain, np.rint(values), 0.0).astype(np.int64)).cast(
+        pl.String
+    )
+    return _with_python(texts, values, ~plain, lambda v: str(round(v)))
+
+
+def _with_python(
+    texts: pl.Series, values: FloatArray, odd: npt.NDArray[np.bool_], write: Callable[[float], str]
+) -> pl.Series:
+    """``texts`` with the ``odd`` values written by Python's ``write``."""
+    if not odd.any():
+        return texts
+    where = np.flatnonzero(odd)
+    return texts.scatter(where, [write(v) for v in values[where].tolist()])
+
+
+def lines_text(columns: Sequence[Column], queries: pl.Series) -> Iterator[str]:
+    """The lines of every query (``queries``, the printed ids, in order), each query's
+    measures in the order of ``columns``, each line ended by a newline: a text per block
+    of :data:`BLOCK_QUERIES` queries."""
+    if len(queries) == 0 or len(columns) == 0:
+        return
+    frame = pl.DataFrame(
+        [queries.alias("query"), *(c.texts.alias(f"v{j}") for j, c in enumerate(columns))]
+    )
+    parts: list[pl.Expr] = []
+    for j, column in enumerate(columns):
+        parts += [pl.lit(f"{column.name:<{WIDTH}}\t"), pl.col("query"), pl.lit("\t")]
+        parts += [pl.col(f"v{j}"), pl.lit("\n")]
+    text = pl.concat_str(parts).str.join("")
+    for begin in range(0, len(queries), BLOCK_QUERIES):
+        block = frame.slice(begin, BLOCK_QUERIES)
+        yield str(block.select(text).item())
+
+
+def relstrings(
+    query: npt.NDArray[np.integer], rank: npt.NDArray[np.int64], graded: pl.Series, length: int
+) -> pl.DataFrame:
+    """trec_eval's ``relstring`` (m_relstring.c) of each query with a retrieved document:
+    the judgments of its first ``length`` documents, one character each: the grade 0-9,
+    ``>`` above 9, ``-`` for a document not in the qrels (a null in ``graded``), ``.`` for
+    one in the qrels with a negative grade (in the pool but not judged). Columns ``query``
+    (the codes of ``query``) and ``relstring``; ``rank`` is each row's (0: not
+    retrieved)."""
+    grade = pl.col("grade")
+    char = (
+        pl.when(grade.is_null())
+        .then(pl.lit("-"))
+        .when(grade < 0)
+        .then(pl.lit("."))
+        .when(grade > 9)
+        .then(pl.lit(">"))
+        .otherwise(grade.cast(pl.Int64).cast(pl.String))
+    )
+    return (
+        pl.DataFrame({"query": query, "rank": rank, "grade": graded})
+        .filter((pl.col("rank") > 0) & (pl.col("rank") <= length))
+        .sort("query", "rank")
+        .group_by("query", maintain_order=True)
+        .agg(char.str.join("").alias("relstring"))
+    )

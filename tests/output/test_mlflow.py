@@ -87,17 +87,6 @@ def server(mlflow_server: str) -> Iterator[str]:
     mlflow.set_tracking_uri(previous)
 
 
-@pytest.fixture
-def file_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    # MLflow 3 keeps its file store for those who opt in
-    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
-    previous = mlflow.get_tracking_uri()
-    uri = (tmp_path / "mlruns").as_uri()
-    mlflow.set_tracking_uri(uri)
-    yield uri
-    mlflow.set_tracking_uri(previous)
-
-
 def _data(n: int = 24) -> dict[str, list[Any]]:
     """n queries of four items, two systems, two themes, three weeks."""
     rng = np.random.default_rng(7)

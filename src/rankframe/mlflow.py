@@ -36,13 +36,16 @@ from rankframe.exceptions import InvalidOptionError, RankEvalError, TrackingErro
 from rankframe.metrics.registry import parse_metric
 
 __all__ = [
+    "SOURCE_TAG",
     "STATUS_CODES",
     "Key",
+    "Mirrored",
     "TrackingError",
     "keys_of",
     "load",
     "log",
     "metric_key",
+    "mirror",
     "parse_key",
 ]
 
@@ -629,3 +632,99 @@ def keys_of(result: Any, prefix: str = "") -> Sequence[str]:
     _check_prefix(prefix)
     tables, _ = _tables(result)
     return [v.key for sub, frame, *_ in tables for v in values_of(frame, prefix + sub, 0)]
+
+
+# -- mirroring a store's runs ------------------------------------------------------------
+
+#: The tag of a mirrored run that names the run of the store it mirrors.
+SOURCE_TAG = "rankframe.history.run_id"
+
+
+@dataclass(frozen=True)
+class Mirrored:
+    """A run of a history store to mirror: its id (the tag :data:`SOURCE_TAG`), name,
+    time (milliseconds since the epoch), the MLflow tags to give it, and its table."""
+
+    run_id: str
+    name: str | None
+    start: int
+    tags: Mapping[str, str]
+    table: pd.DataFrame
+
+
+def tag_key(name: str) -> str:
+    """A tag's MLflow key: the name itself when MLflow takes it, else escaped
+    (:func:`escape`)."""
+    try:
+        check_key(name)
+    except InvalidOptionError:
+        return escape(name)
+    return name
+
+
+def mirror(runs: Sequence[Mirrored], *, experiment: str) -> dict[str, str]:
+    """Each run as a run of the MLflow experiment ``experiment`` (created when missing),
+    started at the run's time, named as it, tagged, its table logged with :func:`log`
+    (ended ``FINISHED``); a run the experiment already holds complete (a run tagged with
+    its id and ``rankframe.logged = complete``) is left as it is, one whose log failed
+    half-way is deleted and logged again. Returns the MLflow run id of each run by its id.
+
+    Raises
+    ------
+    TrackingError
+        The server cannot be reached or refuses a write, or the experiment is deleted.
+    """
+    from mlflow.tracking import MlflowClient
+
+    with _quick_http():
+        client = MlflowClient()
+        try:
+            found = client.get_experiment_by_name(experiment)
+            if found is not None and found.lifecycle_stage == "deleted":
+                uri = _tracking_uri()
+                msg = (
+                    f"The MLflow experiment {experiment!r} (tracking URI {uri}) is deleted: "
+                    "restore it (MlflowClient().restore_experiment) or name another."
+                )
+                raise TrackingError(msg, tracking_uri=uri)
+            if found is None:
+                experiment_id = client.create_experiment(experiment)
+            else:
+                experiment_id = found.experiment_id
+            held = _mirrored(client, experiment_id)
+            out = {}
+            for run in runs:
+                old = held.get(run.run_id)
+                if old is not None and old.data.tags.get(f"{_TAG}logged") == _DONE:
+                    out[run.run_id] = str(old.info.run_id)
+                    continue
+                if old is not None:  # a mirror whose log failed half-way
+                    client.delete_run(old.info.run_id)
+                tags = {tag_key(k): v for k, v in run.tags.items()} | {SOURCE_TAG: run.run_id}
+                created = client.create_run(
+                    experiment_id, start_time=run.start, tags=tags, run_name=run.name
+                )
+                run_id = str(created.info.run_id)
+                log(run.table, run_id=run_id)
+                client.set_terminated(run_id, "FINISHED", end_time=run.start)
+                out[run.run_id] = run_id
+        except TrackingError:
+            raise
+        except Exception as error:
+            raise _failed(f"mirror runs into the experiment {experiment!r}", error) from error
+    return out
+
+
+def _mirrored(client: Any, experiment_id: str) -> dict[str, Any]:
+    """The active runs of the experiment that mirror a store's run, by that run's id."""
+    held: dict[str, Any] = {}
+    token = None
+    while True:
+        page = client.search_runs([experiment_id], max_results=1000, page_token=token)
+        for run in page:
+            source = run.data.tags.get(SOURCE_TAG)
+            if source is not None:
+                held[source] = run
+        token = page.token
+        if not token:
+            return held

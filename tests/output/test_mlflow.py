@@ -496,3 +496,27 @@ def test_import_rankframe_does_not_load_mlflow() -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert out.stdout.split() == ["False", "False"], out.stderr
+
+
+@pytest.mark.usefixtures("server")
+def test_a_history_store_mirrors_through_the_server_once(tmp_path: Path) -> None:
+    """History.to_mlflow against the server (tests/output/test_mlflow_history.py reads every
+    value back from a file store): a second call adds no run and no value."""
+    ev = pd.DataFrame(_data()).rank_eval(score=["a", "b"], time="t")
+    store = rankframe.History(tmp_path / "metrics.duckdb")
+    ids = [
+        store.record(ev.evaluate(["mrr@3"], every="1w"), run="weekly"),
+        store.record(ev.check(["mrr@3 >= 0.9"], min_queries=1), run="gates"),
+    ]
+    mirrored = store.to_mlflow(experiment="history-server")
+    assert list(mirrored) == ids
+    client = MlflowClient()
+    weekly = client.get_metric_history(mirrored[ids[0]], "mrr-a3/value/system:a")
+    assert [m.step for m in weekly] == [0, 1, 2, 3]  # four weeks, a step each
+    assert store.to_mlflow(experiment="history-server") == mirrored
+    runs = mlflow.search_runs(experiment_names=["history-server"], output_format="list")
+    assert sorted(r.info.run_id for r in runs) == sorted(mirrored.values())
+    again = client.get_metric_history(mirrored[ids[0]], "mrr-a3/value/system:a")
+    assert len(again) == len(weekly)
+    verdict = client.get_run(mirrored[ids[1]]).data.tags["rankframe.verdict"]
+    assert verdict == rm.verdict(ev.check(["mrr@3 >= 0.9"], min_queries=1))

@@ -22,7 +22,8 @@ from mlflow.models.evaluation import EvaluationResult, ModelEvaluator
 from mlflow.models.evaluation.artifacts import TextEvaluationArtifact
 from mlflow.tracking import MlflowClient
 
-from rankframe import mlflow as tracking
+from rankframe import mlflow as rankframe_mlflow
+from rankframe import tracking
 from rankframe.adapters.results import eager_table
 from rankframe.api.accessor import rank_eval
 from rankframe.exceptions import InvalidOptionError
@@ -238,10 +239,10 @@ class Evaluator(ModelEvaluator):
             **options,
         )
         prefix = str(config.get("prefix", ""))
-        tracking.log(report, run_id=run_id, prefix=prefix)
+        rankframe_mlflow.log(report, run_id=run_id, prefix=prefix)
         tables = [(prefix + sub, table) for sub, table in _tables(report)]
         for sub, table in tables:
-            tracking.log(table, run_id=run_id, prefix=sub)
+            rankframe_mlflow.log(table, run_id=run_id, prefix=sub)
         summary = [(prefix, report.summary)]
         if report.comparison is not None:
             summary.append((f"{prefix}comparison/", report.comparison))

@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from rankframe import mlflow as tracking  # MLflow itself is loaded when used
+from rankframe import mlflow as rankframe_mlflow  # MLflow itself is loaded when used
 from rankframe.adapters.results import as_pandas
 from rankframe.exceptions import InvalidOptionError
 from rankframe.history import History as Store
@@ -131,7 +131,7 @@ class History(Store):
                 labels["rankframe.fingerprint"] = row["input_hash"]
             table = export.run_table(by_run[row["run_id"]]) if row["run_id"] in by_run else None
             mirrored.append(
-                tracking.Mirrored(
+                rankframe_mlflow.Mirrored(
                     run_id=str(row["run_id"]),
                     name=None if pd.isna(row["run_name"]) else str(row["run_name"]),
                     start=int(pd.Timestamp(row["recorded_at"]).value // 1_000_000),
@@ -139,7 +139,7 @@ class History(Store):
                     table=pd.DataFrame() if table is None else table,
                 )
             )
-        return tracking.mirror(mirrored, experiment=experiment)
+        return rankframe_mlflow.mirror(mirrored, experiment=experiment)
 
 
 def _first_shown(runs: pd.DataFrame, last: int) -> Any:

@@ -194,7 +194,11 @@ def log(result: Any, *, run_id: str | None = None, prefix: str = "") -> str:
             client.get_run(run)
             started = [RunTag(f"{p}{_TAG}logged", "started") for p, _, _ in plans]
             client.log_batch(run, tags=started)
-            metrics = [Metric(v.key, v.value, v.timestamp, v.step) for v in values]
+            # a key's steps together: the server updates a key's latest value once a batch
+            # (MLflow's SQL store), not once a window (benchmarks/mlflow_log.py: 36,400
+            # values of 52 windows in 9 s, where window after window took 32 s)
+            ordered = sorted(values, key=lambda v: (v.key, v.step))
+            metrics = [Metric(v.key, v.value, v.timestamp, v.step) for v in ordered]
             for start in range(0, len(metrics), _BATCH):
                 client.log_batch(run, metrics=metrics[start : start + _BATCH])
             client.log_batch(run, tags=[RunTag(k, v) for k, v in tags.items()])

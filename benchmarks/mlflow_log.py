@@ -90,6 +90,8 @@ def start_server(root: Path) -> tuple[subprocess.Popen[bytes], str]:
         except OSError:
             pass
         if server.poll() is not None or time.monotonic() > deadline:
+            server.terminate()  # a server that never came up is not left behind
+            server.wait(timeout=30)
             raise RuntimeError((root / "server.log").read_text())
         time.sleep(0.5)
 

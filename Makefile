@@ -147,6 +147,7 @@ bench: $(TREC_EVAL) $(VENV)/.installed-bench  ## benchmarks against the peers (S
 	$(BIN)/python benchmarks/from_scores.py
 	$(BIN)/python benchmarks/windows.py
 	$(BIN)/python benchmarks/history.py
+	$(BIN)/python benchmarks/mlflow_log.py
 	$(BIN)/python benchmarks/dashboard.py
 	$(BIN)/python benchmarks/gaps.py
 	$(BIN)/python benchmarks/gaps.py --permutation

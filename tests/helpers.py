@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import os
 import shutil
+import struct
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from dask.base import tokenize
 import rankframe
 from backends import numpy_dict_kind
 from backends.numpy_dict_kind import NumpyDictFrame
-from rankframe import METRICS, Metric
+from rankframe import METRICS, Metric, tracking
 from reference import Row, per_query
 
 ROOT = Path(__file__).resolve().parents[1]  # the repository
@@ -508,3 +509,35 @@ def people_and_judge(data: pd.DataFrame, system: str) -> tuple[np.ndarray, np.nd
     f = np.array([judge[q] for q in people])
     g = np.array([judge[q] for q in others])
     return y, f, g
+
+
+# -- experiment trackers (MLflow, W&B) ------------------------------------------------------
+
+
+def same_bits(a: Any, b: Any) -> bool:
+    """Bit for bit: the same double (NaN as NaN), as a tracker must give a value back."""
+    a, b = float(a), float(b)
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return struct.pack("<d", a) == struct.pack("<d", b)
+
+
+def tracked_cell(frame: pd.DataFrame, key: tracking.Key) -> Any:
+    """The cells of a result table that a parsed tracker key names (``rankframe.tracking``:
+    the key's row columns, its label, its field), as numbers (a status as its code)."""
+    rows = frame
+    for column, value in key.where:
+        kept = rows[column].isna() if value is None else rows[column].astype(str).eq(value)
+        rows = rows[kept.to_numpy(dtype=bool)]
+    if "metric" in frame.columns:
+        ks = rows["k"] if "k" in rows.columns else [None] * len(rows)
+        labels = [tracking.long_label(m, k) for m, k in zip(rows["metric"], ks, strict=True)]
+        rows = rows[np.array([label == key.label for label in labels], dtype=bool)]
+        column = key.field
+    else:
+        column = key.label if key.field == "value" else f"{key.label}_{key.field}"
+    assert len(rows) >= 1, key
+    values = rows[column]
+    if column == "status":
+        return [tracking.STATUS_CODES[str(v)] for v in values]
+    return [math.nan if pd.isna(v) else float(v) for v in values]

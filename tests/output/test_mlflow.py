@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import os
 import socket
-import struct
 import subprocess
 import sys
 import time
@@ -29,6 +27,7 @@ from mlflow.tracking import MlflowClient
 
 import rankframe
 import rankframe.mlflow as rm
+from helpers import same_bits, tracked_cell
 from rankframe.exceptions import InvalidOptionError, TrackingError
 
 
@@ -87,17 +86,6 @@ def server(mlflow_server: str) -> Iterator[str]:
     mlflow.set_tracking_uri(previous)
 
 
-@pytest.fixture
-def file_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    # MLflow 3 keeps its file store for those who opt in
-    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")
-    previous = mlflow.get_tracking_uri()
-    uri = (tmp_path / "mlruns").as_uri()
-    mlflow.set_tracking_uri(uri)
-    yield uri
-    mlflow.set_tracking_uri(previous)
-
-
 def _data(n: int = 24) -> dict[str, list[Any]]:
     """n queries of four items, two systems, two themes, three weeks."""
     rng = np.random.default_rng(7)
@@ -115,34 +103,6 @@ def _data(n: int = 24) -> dict[str, list[Any]]:
     return rows
 
 
-def _same(a: Any, b: Any) -> bool:
-    """Bit for bit: the same double (NaN as NaN)."""
-    a, b = float(a), float(b)
-    if math.isnan(a) or math.isnan(b):
-        return math.isnan(a) and math.isnan(b)
-    return struct.pack("<d", a) == struct.pack("<d", b)
-
-
-def _cell(frame: pd.DataFrame, key: rm.Key) -> Any:
-    """The table's cell that a parsed key names."""
-    rows = frame
-    for column, value in key.where:
-        kept = rows[column].isna() if value is None else rows[column].astype(str).eq(value)
-        rows = rows[kept.to_numpy(dtype=bool)]
-    if "metric" in frame.columns:
-        ks = rows["k"] if "k" in rows.columns else [None] * len(rows)
-        labels = [rm.long_label(m, k) for m, k in zip(rows["metric"], ks, strict=True)]
-        rows = rows[np.array([label == key.label for label in labels], dtype=bool)]
-        column = key.field
-    else:
-        column = key.label if key.field == "value" else f"{key.label}_{key.field}"
-    assert len(rows) >= 1, key
-    values = rows[column]
-    if column == "status":
-        return [rm.STATUS_CODES[str(v)] for v in values]
-    return [math.nan if pd.isna(v) else float(v) for v in values]
-
-
 def _read_back(client: MlflowClient, run_id: str, frame: pd.DataFrame, prefix: str) -> int:
     """Every metric of the run under prefix equals its cell of the table; returns the count
     of values (with their steps)."""
@@ -151,7 +111,7 @@ def _read_back(client: MlflowClient, run_id: str, frame: pd.DataFrame, prefix: s
     count = 0
     for text in metrics:
         key = rm.parse_key(text, prefix)
-        cells = _cell(frame, key)
+        cells = tracked_cell(frame, key)
         history = sorted(client.get_metric_history(run_id, text), key=lambda m: m.step)
         assert len(history) == len(cells), text
         if "window" in frame.columns:
@@ -165,7 +125,7 @@ def _read_back(client: MlflowClient, run_id: str, frame: pd.DataFrame, prefix: s
                 int(pd.Timestamp(w).tz_localize("UTC").value // 10**6) for w in rows["window"]
             ]
             assert [m.timestamp for m in history] == stamps
-        assert all(_same(m.value, c) for m, c in zip(history, cells, strict=True)), text
+        assert all(same_bits(m.value, c) for m, c in zip(history, cells, strict=True)), text
         count += len(history)
     return count
 
@@ -413,7 +373,7 @@ def test_too_long_a_name_is_refused_before_anything_is_logged() -> None:
 
 def test_a_bad_prefix_is_refused() -> None:
     table = pd.DataFrame(_data()).rank_eval(score="a").evaluate("mrr")
-    with pytest.raises(InvalidOptionError, match=r"prefix='a@b' cannot start an MLflow key"):
+    with pytest.raises(InvalidOptionError, match=r"prefix='a@b' cannot start a key"):
         rm.log(table, prefix="a@b")
 
 
@@ -500,10 +460,70 @@ def test_a_refused_write_is_an_error_and_never_complete(server: str) -> None:
         rm.load(run_id)
 
 
-def test_import_rankframe_does_not_load_mlflow() -> None:
-    code = (
-        "import sys, rankframe; print('rankframe.mlflow' in sys.modules, 'mlflow' in sys.modules)"
-    )
+def test_import_rankframe_does_not_load_mlflow_or_wandb() -> None:
+    names = ["rankframe.mlflow", "mlflow", "rankframe.wandb", "wandb"]
+    code = f"import sys, rankframe; print(*[n in sys.modules for n in {names}])"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-    assert out.stdout.split() == ["False", "False"], out.stderr
+    assert out.stdout.split() == ["False"] * len(names), out.stderr
+
+
+@pytest.mark.usefixtures("server")
+def test_a_history_store_mirrors_through_the_server_once(tmp_path: Path) -> None:
+    """History.to_mlflow against the server (tests/output/test_mlflow_history.py reads every
+    value back from a file store): a second call adds no run and no value."""
+    ev = pd.DataFrame(_data()).rank_eval(score=["a", "b"], time="t")
+    store = rankframe.History(tmp_path / "metrics.duckdb")
+    ids = [
+        store.record(ev.evaluate(["mrr@3"], every="1w"), run="weekly"),
+        store.record(ev.check(["mrr@3 >= 0.9"], min_queries=1), run="gates"),
+    ]
+    mirrored = store.to_mlflow(experiment="history-server")
+    assert list(mirrored) == ids
+    client = MlflowClient()
+    weekly = client.get_metric_history(mirrored[ids[0]], "mrr-a3/value/system:a")
+    assert [m.step for m in weekly] == [0, 1, 2, 3]  # four weeks, a step each
+    assert store.to_mlflow(experiment="history-server") == mirrored
+    runs = mlflow.search_runs(experiment_names=["history-server"], output_format="list")
+    assert sorted(r.info.run_id for r in runs) == sorted(mirrored.values())
+    again = client.get_metric_history(mirrored[ids[0]], "mrr-a3/value/system:a")
+    assert len(again) == len(weekly)
+    verdict = client.get_run(mirrored[ids[1]]).data.tags["rankframe.verdict"]
+    assert verdict == rm.verdict(ev.check(["mrr@3 >= 0.9"], min_queries=1))
+
+
+@pytest.mark.load
+def test_the_logged_report_opens_in_chromium(server: str, browser: Any) -> None:
+    """The page as the MLflow UI gets it (the server's get-artifact route, which sends every
+    artifact as an attachment; the UI shows an HTML one in a frame of its own): the page
+    logged, which opens in Chromium with no request, no console error, its charts drawn and
+    each system's mean shown."""
+    frame = pd.DataFrame(_data())
+    report = frame.rank_eval(score=["a", "b"]).report(["mrr@3", "ndcg@3"], n_resamples=20)
+    with mlflow.start_run() as started:
+        rm.log(report)
+    query = f"path=rankframe/report.html&run_uuid={started.info.run_id}"
+    with urllib.request.urlopen(f"{server}/get-artifact?{query}", timeout=30) as answer:
+        assert "attachment" in answer.headers["Content-Disposition"]
+        text = answer.read().decode("utf-8")
+    assert text == report.html()
+    requests: list[str] = []
+    errors: list[str] = []
+    page = browser.new_page()
+    try:
+        page.on("request", lambda r: requests.append(r.url))
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.set_content(text, wait_until="load")
+        charts = page.eval_on_selector_all(
+            "svg.chart", "els => els.map(e => e.getBoundingClientRect().height)"
+        )
+        shown = page.eval_on_selector_all(
+            "td[data-kind=mean]", "els => els.map(e => [e.dataset.system, e.dataset.metric])"
+        )
+    finally:
+        page.close()
+    assert (requests, errors) == ([], [])
+    assert charts, "no chart"
+    assert all(height > 0 for height in charts)
+    assert {(s, m) for s, m in shown} >= {(s, m) for s in "ab" for m in ("mrr@3", "ndcg@3")}

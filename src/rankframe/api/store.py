@@ -7,6 +7,7 @@ never import each other, so the class that offers both lives here, above them.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from datetime import date, datetime
@@ -15,9 +16,11 @@ from typing import Any
 
 import pandas as pd
 
+from rankframe import mlflow as rankframe_mlflow  # MLflow itself is loaded when used
 from rankframe.adapters.results import as_pandas
 from rankframe.exceptions import InvalidOptionError
 from rankframe.history import History as Store
+from rankframe.history import export
 from rankframe.report import dashboard
 
 __all__ = ["History"]
@@ -87,6 +90,56 @@ class History(Store):
         if path is not None:
             Path(os.fspath(path)).write_text(page, encoding="utf-8")
         return page
+
+    def to_mlflow(
+        self,
+        *,
+        experiment: str,
+        run: str | None = None,
+        tags: Mapping[str, str] | None = None,
+        since: datetime | date | str | None = None,
+        until: datetime | date | str | None = None,
+    ) -> dict[str, str]:
+        """Mirror the store's runs into the MLflow experiment ``experiment`` (created when
+        missing; the tracking URI is MLflow's, ``mlflow.set_tracking_uri``): one MLflow run
+        per stored run, named as it, started and ended at its ``recorded_at``, with its tags
+        and the tags ``rankframe.history.run_id``, ``rankframe.history.kind``,
+        ``rankframe.history.store`` and ``rankframe.fingerprint`` (the input's), and its
+        values logged by ``rankframe.mlflow.log`` (a table per run: ``history.export``).
+        Idempotent: a stored run the experiment already holds (its run tagged with the
+        run's id) is not logged again, so a second call adds nothing and a later one adds
+        the runs recorded since. Filters as ``runs``. Needs ``rankframe[mlflow]``; see
+        docs/mlflow.md.
+
+        Returns
+        -------
+        dict
+            The MLflow run id of each stored run, by the stored run's id, oldest first.
+        """
+        filters: dict[str, Any] = {"run": run, "tags": tags, "since": since, "until": until}
+        runs = _pandas(self.runs(**filters))
+        values = _pandas(self.load(long=True, kind=None, **filters))
+        by_run = dict(iter(values.groupby("run_id", sort=False)))
+        mirrored = []
+        for row in runs.to_dict("records"):
+            labels = {
+                **json.loads(row["tags"]),
+                "rankframe.history.kind": str(row["kind"]),
+                "rankframe.history.store": self.store,
+            }
+            if isinstance(row["input_hash"], str):
+                labels["rankframe.fingerprint"] = row["input_hash"]
+            table = export.run_table(by_run[row["run_id"]]) if row["run_id"] in by_run else None
+            mirrored.append(
+                rankframe_mlflow.Mirrored(
+                    run_id=str(row["run_id"]),
+                    name=None if pd.isna(row["run_name"]) else str(row["run_name"]),
+                    start=int(pd.Timestamp(row["recorded_at"]).value // 1_000_000),
+                    tags=labels,
+                    table=pd.DataFrame() if table is None else table,
+                )
+            )
+        return rankframe_mlflow.mirror(mirrored, experiment=experiment)
 
 
 def _first_shown(runs: pd.DataFrame, last: int) -> Any:

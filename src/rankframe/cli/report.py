@@ -17,6 +17,7 @@ from rankframe.cli.flags import Flag, add_flags, check_flags
 from rankframe.cli.options import (
     add_input,
     add_item_group_options,
+    add_judgment_options,
     add_metric_options,
     add_test_options,
     add_time_options,
@@ -137,6 +138,7 @@ def add_parser(commands: Any) -> None:
     )
     add_metric_options(report)
     add_item_group_options(report)
+    add_judgment_options(report, estimate=False)  # --gold: the section "Judgments"
     group = report.add_argument_group("report")
     add_flags(group, BASELINE_FLAGS)
     add_test_options(group)

@@ -27,6 +27,7 @@ from rankframe.pipeline.binding import Binding
 from rankframe.report import _html, _tables
 from rankframe.report._answer import segment_answer, slice_answer
 from rankframe.report._compute import compute, exposure, slice_table
+from rankframe.report._judgments import judgments
 from rankframe.report._records import Provenance, ReportData, eager, wtl_frame
 from rankframe.settings.statistics import Tests
 
@@ -240,6 +241,11 @@ def build(
         sections.slices(data, slices, slice_depth, slice_min_queries, slice_top)
     if chosen.get("item_groups") is not None:  # exposure of the item groups
         data.exposure = exposure(ev, exposure_k, data.settings.systems, tests, chosen)
+    names = binding.names
+    if names.gold is not None:  # a judge checked against people: agreement(), estimate=
+        columns = (str(names.relevant), str(names.gold))
+        holes = data.facts.holes
+        data.judgments = judgments(ev, columns, metrics, data.settings.by, holes, tests, chosen)
     report = Report(data, title)
     if gates is not None or against is not None:
         report = report.with_tables(gates=gates, reference=against)

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from rankframe._version import __version__
-from rankframe.report import _svg
+from rankframe.report import _judgments, _svg
 from rankframe.report._answer import Answer
 from rankframe.report._cells import (
     generic_table,
@@ -105,6 +105,7 @@ SECTIONS = (
     ("data", "The data"),
     ("summary", "Summary"),
     ("segments", "By segment"),
+    ("judgments", "Judgments"),
     ("trend", "Trend"),
     ("gates", "Gates"),
     ("reference", "Reference"),
@@ -463,6 +464,13 @@ class _Writer:
             + exposure_table(e.shares)
             + self._metric_table(rows, [], kind="fairness", metrics=labels)
         )
+
+    def judgments(self) -> str:
+        """The judge against people: coverage, agreement, corrected means (a gold column)."""
+        j = self.d.judgments
+        if j is None:
+            return ""
+        return _judgments.html(j, self.s.by, self.s.confidence_level, self.s.alpha)
 
     def curves(self) -> str:
         charts = [

@@ -1,8 +1,8 @@
 """What the report's renderer gets, typed: small dataclasses of plain Python values
 (``Settings``, ``Facts``, ``MetricRow``, ``WinTieLoss``, ``Move``, ``Against``,
 ``SliceAgainst``, ``Curve``, ``Distribution``, ``Listed``, ``WorstQuery``, ``Provenance``,
-``Exposure``) gathered in ``ReportData``, and the readers that pull them out of result
-tables once (``eager``, ``metric_rows``, ``metric_label``, ``wtl_frame``). The numbers
+``Exposure``, ``Judgments``) gathered in ``ReportData``, and the readers that pull them out
+of result tables once (``eager``, ``metric_rows``, ``metric_label``, ``wtl_frame``). The numbers
 themselves are made in ``rankframe.report._compute``."""
 
 from __future__ import annotations
@@ -232,6 +232,7 @@ class ReportData:
     reference_segment_tests: int = 0
     slice_against: list[SliceAgainst] = field(default_factory=list)
     exposure: Exposure | None = None  # the fairness section (report(item_groups=...))
+    judgments: Judgments | None = None  # the judgments section (a bound gold column)
 
 
 @dataclass(frozen=True)
@@ -245,6 +246,30 @@ class Exposure:
     k: int
     shares: pd.DataFrame  # system, group, exposure, merit, gap, n_queries
     divergences: pd.DataFrame
+
+
+@dataclass(frozen=True)
+class Judgments:
+    """The section on a judge checked against people (a bound ``gold`` column).
+    ``judge`` and ``gold``: the two grade columns. ``coverage``: per top k of the holes
+    (``Holes``: k, its metrics), per system the share of its top k that people graded
+    (the mean over every query of ``judged@k`` read under people's grades). ``grades``:
+    ``agreement().grades`` (kappa, alpha). ``bias``: ``agreement(metrics).bias``.
+    ``means``: ``evaluate(metrics, by=..., estimate=e)`` for the judge alone, people
+    alone and PPI++ over every query, one table (its ``estimate`` column); ``segments``
+    the same per ``by`` segment (``None`` without ``by=``). ``metrics``: the metrics of
+    ``bias`` and ``means`` (the report's metrics that are a mean of per-query values);
+    ``refused``: why there are none (``empty=`` that pairs no values), else ``None``."""
+
+    judge: str
+    gold: str
+    coverage: list[Holes]
+    grades: pd.DataFrame
+    bias: pd.DataFrame | None
+    means: pd.DataFrame | None
+    metrics: list[str]
+    refused: str | None = None
+    segments: pd.DataFrame | None = None  # the means per by= segment (report(by=...))
 
 
 def eager(table: Any) -> pd.DataFrame:

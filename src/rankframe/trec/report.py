@@ -86,7 +86,7 @@ def trec_eval_report(
         not judge, or judge with a negative grade, leaves its query's ranking after
         ``max_per_query`` cut it, before anything is counted (``num_ret``, ``relstring``
         included): the metrics' ``unjudged="condense"``. Where that leaves a query no
-        document, trec_eval's 0 / 0 prints ``-nan`` (:mod:`rankframe.trec.empty_lists`).
+        document, trec_eval's 0 / 0 prints ``-nan`` (``rankframe.trec.empty_lists``).
 
     Raises
     ------

@@ -34,7 +34,7 @@ _EXACT = 2.0**52
 FloatArray = npt.NDArray[np.float64]
 
 #: trec_eval's ``%6.4f`` of its NaN (its 0.0 / 0.0 has the sign bit set): only ``-J`` makes
-#: one (:mod:`rankframe.trec.empty_lists`)
+#: one (``rankframe.trec.empty_lists``)
 NAN = "  -nan"
 
 

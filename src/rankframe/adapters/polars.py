@@ -35,6 +35,7 @@ from rankframe.engine.encoding import (
     dictionary_codes,
     hash_series,
     labelled_codes,
+    polars_integers,
     polars_numpy,
 )
 from rankframe.exceptions import InvalidDataError
@@ -180,6 +181,8 @@ def _grades(series: pl.Series) -> npt.NDArray[Any]:
     polars' buffer where it can), booleans as bool."""
     if series.dtype in _WIDE:  # NumPy has no 128-bit integers
         return _as_float(series)
+    if series.dtype.is_integer():  # several chunks: joined into the narrowest integers
+        return polars_integers(series)
     if series.dtype.is_integer() or series.dtype.is_float() or series.dtype == pl.Boolean:
         return polars_numpy(series)
     return _as_float(series)

@@ -27,7 +27,14 @@ def hash_series(values: pl.Series) -> npt.NDArray[np.uint64]:
     """Per value a 64-bit hash, equal for equal values (0.0 and -0.0 included)."""
     if values.dtype in (pl.Categorical, pl.Enum):
         values = values.cast(pl.String)
-    return polars_numpy(values.hash())
+    if values.n_chunks() == 1:
+        return polars_numpy(values.hash())
+    out = np.empty(len(values), dtype=np.uint64)
+    start = 0
+    for chunk in values.get_chunks():
+        out[start : start + len(chunk)] = chunk.hash().to_numpy()
+        start += len(chunk)
+    return out
 
 
 def hash_arrow(values: pa.Array | pa.ChunkedArray) -> npt.NDArray[np.uint64]:

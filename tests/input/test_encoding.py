@@ -425,3 +425,22 @@ def test_integers_of_chunks_are_joined_into_the_narrowest_type(values, dtype, na
     joined = rankframe.engine.encoding.polars_integers(_chunks(values, dtype))
     assert joined.dtype == narrowest
     assert joined.tolist() == values
+
+
+@pytest.mark.parametrize(
+    ("values", "dtype"),
+    [
+        ([0.5, None, -1.25, 3.0, float("nan"), 2.5], pl.Float32),
+        ([0.5, None, -1.25, 3.0, float("inf"), 2.5], pl.Float64),
+        ([5, None, -7, 2**53 + 1, 0, 1], pl.Int64),  # 2**53 + 1: rounded as a cast rounds it
+        ([2**64 - 1, 0, 1, 2**63, 3, 4], pl.UInt64),
+        ([0.5, 1.0, -2.0, 0.25, 3.0, 8.0], pl.Float16),
+    ],
+)
+@pytest.mark.parametrize("chunks", [1, 3])
+def test_floats_of_chunks_are_the_cast_to_float64(values, dtype, chunks) -> None:
+    series = _chunks(values, dtype) if chunks == 3 else pl.Series("v", values, dtype=dtype)
+    joined = rankframe.engine.encoding.polars_floats(series)
+    expected = series.cast(pl.Float64).fill_null(float("nan")).to_list()
+    assert joined.dtype == np.float64
+    np.testing.assert_array_equal(joined, np.array(expected, dtype=np.float64))

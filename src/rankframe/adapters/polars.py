@@ -35,6 +35,7 @@ from rankframe.engine.encoding import (
     dictionary_codes,
     hash_series,
     labelled_codes,
+    polars_floats,
     polars_integers,
     polars_numpy,
 )
@@ -158,7 +159,7 @@ def _take(values: pa.Array | DistinctStrings | pl.Series, codes: IntArray) -> li
 
 
 def _as_float(series: pl.Series) -> npt.NDArray[np.float64]:
-    return polars_numpy(series.cast(pl.Float64))
+    return polars_floats(series)
 
 
 def _scores(series: pl.Series) -> npt.NDArray[np.float64]:

@@ -23,6 +23,7 @@ __all__ = [
     "Words",
     "decoded",
     "in_row_order",
+    "polars_floats",
     "polars_integers",
     "polars_numpy",
     "take_rows",
@@ -47,6 +48,23 @@ def polars_numpy(values: pl.Series) -> npt.NDArray[Any]:
     if values.n_chunks() == 1 or values.null_count():
         return values.to_numpy()
     return np.concatenate([chunk.to_numpy() for chunk in values.get_chunks()])
+
+
+def polars_floats(values: pl.Series) -> npt.NDArray[np.float64]:
+    """A series as float64 (NaN for nulls). A float or integer series that is not one chunk
+    of float64 (a frame read from parquet, float32 scores) is cast chunk by chunk into one
+    NumPy array: ``Series.cast`` would first make polars' own float64 copy of the whole
+    column, which its allocator keeps after the run (0.08 GiB for 10M scores)."""
+    dtype = values.dtype
+    numeric = dtype.is_float() or (dtype.is_integer() and dtype not in (pl.Int128, pl.UInt128))
+    if not numeric or (dtype == pl.Float64 and values.n_chunks() == 1):
+        return polars_numpy(values.cast(pl.Float64))
+    out = np.empty(len(values), dtype=np.float64)
+    start = 0
+    for chunk in values.get_chunks():  # nulls: NaN (integers with nulls come as floats)
+        np.copyto(out[start : start + len(chunk)], chunk.to_numpy(), casting="unsafe")
+        start += len(chunk)
+    return out
 
 
 #: The types a joined integer column is written into, narrowest first (see

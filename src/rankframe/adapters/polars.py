@@ -179,7 +179,8 @@ def _scores(series: pl.Series) -> npt.NDArray[np.float64]:
 
 def _grades(series: pl.Series) -> npt.NDArray[Any]:
     """The grades as NumPy numbers: integers and floats without a float64 copy (a view of
-    polars' buffer where it can), booleans as bool."""
+    polars' buffer where it can; integers of several chunks in the narrowest integer type
+    that holds them, :func:`~rankframe.engine.encoding.polars_integers`), booleans as bool."""
     if series.dtype in _WIDE:  # NumPy has no 128-bit integers
         return _as_float(series)
     if series.dtype.is_integer():  # several chunks: joined into the narrowest integers

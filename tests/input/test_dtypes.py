@@ -124,6 +124,31 @@ def test_linear_gain_of_grades_near_float_max(make_frame: FrameMaker) -> None:
     assert as_float(frame.rank_eval.ndcg()) == pytest.approx(float(ranked / ideal), rel=1e-12)
 
 
+@pytest.mark.parametrize(
+    "grades",
+    [[127, 0, 1, 126, 3, 2], [255, 0, 1, 254, 3, 2], [2**40, 0, 1, 2**39, 3, 2]],
+    ids=["int8", "int16", "int64"],
+)
+@pytest.mark.parametrize("ties", ["optimistic", "pessimistic"])
+def test_integer_grades_of_every_width_rank_and_gain_as_numbers(
+    make_frame: FrameMaker, grades: list[int], ties: str
+) -> None:
+    # a polars frame's chunks are joined into the narrowest integers that hold the grades
+    # (int8 for these, int16, int64): its grades are the same numbers, negated to sort
+    frame = make_frame(
+        {"query": "q", "item": list("abcdef"), "score": [2.0, 1, 1, 1, 1, 0], "relevant": grades}
+    )
+    tied = sorted(grades[1:5], reverse=ties == "optimistic")
+    ranked = [grades[0], *tied, grades[5]]
+    weights = [Fraction(math.log2(i + 1)) for i in range(1, 7)]
+
+    def dcg(order: list[int]) -> Fraction:
+        return sum((Fraction(g) / w for g, w in zip(order, weights, strict=True)), Fraction(0))
+
+    want = float(dcg(ranked) / dcg(sorted(grades, reverse=True)))
+    assert as_float(frame.rank_eval.ndcg(ties=ties)) == pytest.approx(want, rel=1e-12)
+
+
 def _interval_frame(kind: str, dtype: str) -> Any:
     """One query of 12 tied intervals (text order "(10, 11]" < "(2, 3]" is not theirs)."""
     intervals = [pd.Interval(i, i + 1) for i in range(12)] + [pd.Interval(0, 5)]

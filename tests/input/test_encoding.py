@@ -381,3 +381,66 @@ def test_tuples_with_nulls_in_object_columns() -> None:
     assert found(objects((1.0, float("nan"))))
     assert not found(objects((1, 2), "a", None))  # a null id is not a tuple's element
     assert not found(np.array([1, 2]))
+
+
+# -- polars columns in chunks (a frame read from parquet) ------------------------------------
+
+
+def _chunks(values: list[object], dtype: pl.DataType) -> pl.Series:
+    """A series of ``values`` held in three chunks, as a frame read from parquet holds it."""
+    third = len(values) // 3
+    parts = [values[:third], values[third : 2 * third], values[2 * third :]]
+    series = pl.concat([pl.Series("v", p, dtype=dtype) for p in parts], rechunk=False)
+    assert series.n_chunks() == 3
+    return series
+
+
+@pytest.mark.parametrize(
+    ("values", "dtype"),
+    [(VALUES, pl.String), ([5, -1, None, 5, 2**40, -1, 0, 5, 7], pl.Int64)],
+    ids=["strings", "integers"],
+)
+def test_series_hashes_of_chunks_are_those_of_the_joined_series(values, dtype) -> None:
+    chunked = _chunks(values, dtype)
+    hashes = rankframe.engine.encoding.hash_series(chunked)
+    assert hashes.tolist() == rankframe.engine.encoding.hash_series(chunked.rechunk()).tolist()
+    for i, a in enumerate(values):  # equal values (in any chunks), equal hashes
+        for j, b in enumerate(values):
+            assert (hashes[i] == hashes[j]) == (a == b), (a, b)
+
+
+@pytest.mark.parametrize(
+    ("values", "dtype", "narrowest"),
+    [
+        ([0, 1, 2, 3, 0, 4], pl.Int64, np.int8),
+        ([127, -127, 0, 1, 5, 126], pl.Int64, np.int8),
+        ([-128, 0, 1, 2, 3, 4], pl.Int64, np.int16),  # -(-128) is not an int8
+        ([255, 0, 1, 2, 3, 4], pl.UInt8, np.int16),
+        ([2**15, 0, 1, 2, 3, 4], pl.Int32, np.int32),
+        ([2**31, 0, 1, 2, 3, 4], pl.Int64, np.int64),  # no narrower type holds it
+        ([2**64 - 1, 0, 1, 2, 3, 4], pl.UInt64, np.uint64),
+    ],
+)
+def test_integers_of_chunks_are_joined_into_the_narrowest_type(values, dtype, narrowest) -> None:
+    joined = rankframe.engine.encoding.polars_integers(_chunks(values, dtype))
+    assert joined.dtype == narrowest
+    assert joined.tolist() == values
+
+
+@pytest.mark.parametrize(
+    ("values", "dtype"),
+    [
+        ([0.5, None, -1.25, 3.0, float("nan"), 2.5], pl.Float32),
+        ([0.5, None, -1.25, 3.0, float("inf"), 2.5], pl.Float64),
+        ([5, None, -7, 2**53 + 1, 0, 1], pl.Int64),  # 2**53 + 1: rounded as a cast rounds it
+        ([2**64 - 1, 0, 1, 2**63, 3, 4], pl.UInt64),
+        ([0.5, 1.0, -2.0, 0.25, 3.0, 8.0], pl.Float16),
+    ],
+)
+@pytest.mark.parametrize("chunks", [1, 3])
+def test_floats_of_chunks_are_the_cast_to_float64(values, dtype, chunks) -> None:
+    series = _chunks(values, dtype) if chunks == 3 else pl.Series("v", values, dtype=dtype)
+    joined = rankframe.engine.encoding.polars_floats(series)
+    expected = series.cast(pl.Float64).fill_null(float("nan")).to_list()
+    assert joined.dtype == np.float64
+    np.testing.assert_array_equal(joined, np.array(expected, dtype=np.float64))

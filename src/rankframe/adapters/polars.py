@@ -35,6 +35,8 @@ from rankframe.engine.encoding import (
     dictionary_codes,
     hash_series,
     labelled_codes,
+    polars_floats,
+    polars_integers,
     polars_numpy,
 )
 from rankframe.exceptions import InvalidDataError
@@ -157,7 +159,7 @@ def _take(values: pa.Array | DistinctStrings | pl.Series, codes: IntArray) -> li
 
 
 def _as_float(series: pl.Series) -> npt.NDArray[np.float64]:
-    return polars_numpy(series.cast(pl.Float64))
+    return polars_floats(series)
 
 
 def _scores(series: pl.Series) -> npt.NDArray[np.float64]:
@@ -177,9 +179,12 @@ def _scores(series: pl.Series) -> npt.NDArray[np.float64]:
 
 def _grades(series: pl.Series) -> npt.NDArray[Any]:
     """The grades as NumPy numbers: integers and floats without a float64 copy (a view of
-    polars' buffer where it can), booleans as bool."""
+    polars' buffer where it can; integers of several chunks in the narrowest integer type
+    that holds them, :func:`~rankframe.engine.encoding.polars_integers`), booleans as bool."""
     if series.dtype in _WIDE:  # NumPy has no 128-bit integers
         return _as_float(series)
+    if series.dtype.is_integer():  # several chunks: joined into the narrowest integers
+        return polars_integers(series)
     if series.dtype.is_integer() or series.dtype.is_float() or series.dtype == pl.Boolean:
         return polars_numpy(series)
     return _as_float(series)

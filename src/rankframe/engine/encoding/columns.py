@@ -8,7 +8,7 @@ concatenation copies the whole column.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -23,6 +23,8 @@ __all__ = [
     "Words",
     "decoded",
     "in_row_order",
+    "polars_floats",
+    "polars_integers",
     "polars_numpy",
     "take_rows",
     "without_half_floats",
@@ -46,6 +48,48 @@ def polars_numpy(values: pl.Series) -> npt.NDArray[Any]:
     if values.n_chunks() == 1 or values.null_count():
         return values.to_numpy()
     return np.concatenate([chunk.to_numpy() for chunk in values.get_chunks()])
+
+
+def polars_floats(values: pl.Series) -> npt.NDArray[np.float64]:
+    """A series as float64 (NaN for nulls). A float or integer series that is not one chunk
+    of float64 (a frame read from parquet, float32 scores) is cast chunk by chunk into one
+    NumPy array: ``Series.cast`` would first make polars' own float64 copy of the whole
+    column, which its allocator keeps after the run (0.08 GiB for 10M scores)."""
+    dtype = values.dtype
+    numeric = dtype.is_float() or (dtype.is_integer() and dtype not in (pl.Int128, pl.UInt128))
+    if not numeric or (dtype == pl.Float64 and values.n_chunks() == 1):
+        return polars_numpy(values.cast(pl.Float64))
+    out = np.empty(len(values), dtype=np.float64)
+    start = 0
+    for chunk in values.get_chunks():  # nulls: NaN (integers with nulls come as floats)
+        np.copyto(out[start : start + len(chunk)], chunk.to_numpy(), casting="unsafe")
+        start += len(chunk)
+    return out
+
+
+#: The types a joined integer column is written into, narrowest first (see
+#: :func:`polars_integers`).
+_NARROW = (np.int8, np.int16, np.int32)
+
+
+def polars_integers(values: pl.Series) -> npt.NDArray[np.integer[Any]]:
+    """An integer series without nulls as NumPy integers: one chunk as :func:`polars_numpy`
+    gives it (a view of polars' buffer); several chunks (a frame read from parquet) are
+    joined into one array anyway, so they are written into the narrowest signed type that
+    holds every value and its negation (grades 0 to 4 as int8: an eighth of an int64 copy,
+    and an eighth of the pages to fault in). The values are the same numbers."""
+    if values.n_chunks() == 1 or values.null_count() or len(values) == 0:
+        return polars_numpy(values)
+    low, high = cast("int", values.min()), cast("int", values.max())
+    narrow = [t for t in _NARROW if -np.iinfo(t).max <= low and high <= np.iinfo(t).max]
+    if not narrow:
+        return polars_numpy(values)
+    out: npt.NDArray[np.integer[Any]] = np.empty(len(values), dtype=narrow[0])
+    start = 0
+    for chunk in values.get_chunks():
+        np.copyto(out[start : start + len(chunk)], chunk.to_numpy(), casting="unsafe")
+        start += len(chunk)
+    return out
 
 
 def take_rows(

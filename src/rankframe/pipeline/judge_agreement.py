@@ -184,12 +184,11 @@ class _OnPeoples:
         return list(request.by)
 
     def both(
-        self, backend: Backend, pq: PerQuery, request: Request
+        self, pq: PerQuery, request: Request
     ) -> tuple[PerQuery, list[tuple[FloatArray, FloatArray]]]:
         """Per segment, the judge's and people's values (queries people judged, systems,
         metrics)."""
-        judge, gold, people = sides(backend, pq, request, self.gold)
-        values = judge.values
+        values, gold, people = sides(pq, request, self.gold)
         out = []
         for s in range(values.n_segments):
             mine = people & (values.segment == s)
@@ -223,9 +222,12 @@ class JudgeBias(_OnPeoples):
         ]
 
     def finish(
-        self, backend: Backend, pq: PerQuery, request: Request
+        self,
+        backend: Backend,  # noqa: ARG002
+        pq: PerQuery,
+        request: Request,
     ) -> tuple[IntArray, dict[str, Any]]:
-        values, per_segment = self.both(backend, pq, request)
+        values, per_segment = self.both(pq, request)
         n_segments, n_systems, n_metrics = values.shape
         parts: dict[str, list[Any]] = {k: [] for k in ("judge", "gold", "bias", "low", "high", "p")}
         for judge, gold in per_segment:
@@ -273,9 +275,12 @@ class SystemOrders(_OnPeoples):
         ]
 
     def finish(
-        self, backend: Backend, pq: PerQuery, request: Request
+        self,
+        backend: Backend,  # noqa: ARG002
+        pq: PerQuery,
+        request: Request,
     ) -> tuple[IntArray, dict[str, Any]]:
-        values, per_segment = self.both(backend, pq, request)
+        values, per_segment = self.both(pq, request)
         n_segments, n_systems, n_metrics = values.shape
         # means equal to 12 decimals are tied: two sums of the same values in another
         # order may differ in their last bit
@@ -329,9 +334,12 @@ class Conclusions(_OnPeoples):
         ]
 
     def finish(
-        self, backend: Backend, pq: PerQuery, request: Request
+        self,
+        backend: Backend,  # noqa: ARG002
+        pq: PerQuery,
+        request: Request,
     ) -> tuple[IntArray, dict[str, Any]]:
-        values, per_segment = self.both(backend, pq, request)
+        values, per_segment = self.both(pq, request)
         n_metrics = len(values.metrics)
         pairs = [(j, i) for i, j in combinations(range(len(values.systems)), 2)]
         rows, systems, others, metric = [], [], [], []

@@ -21,6 +21,7 @@ Nothing about means, nulls or empty queries lives in an adapter.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Literal, Protocol
 
@@ -294,6 +295,9 @@ class Request:
     options: Options
     result: Result
     window: Window | None = None  # every=: the window is the first segment key
+    # people's pass of a judged estimate: only the queries every row of which has a grade
+    # are ranked (graded_queries_only); the judge's pass checked the items and null scores
+    graded_only: bool = False
 
     @property
     def multi(self) -> bool:
@@ -384,7 +388,7 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
         if names.sample is None
         else replace(names, query_columns=(*names.query_key, names.sample))
     )
-    data = backend.extract(ranked, list(request.by))
+    data, graded = _graded(backend.extract(ranked, list(request.by)), request, part=part)
     times = None
     if request.window is not None and names.time is not None:  # each query's earliest
         rows = _windows.column_times(backend.arrow(names.time))
@@ -398,7 +402,8 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
     )
     # the items' codes, where the item metrics encode them anyway: the check reads them
     codes = recorder.dictionary if recorder is not None else lambda: None
-    with _engine.unique_items_checked(data, ranked.query_key, names.item_key, codes):
+    checked = _engine.unique_items_checked(data, ranked.query_key, names.item_key, codes)
+    with checked if graded is None else nullcontext():
         # a row of each query, for the output's query and `by` columns
         first = (
             data.first_rows()
@@ -406,9 +411,11 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
             else None
         )
         segment, segment_rows, n_segments = _engine.segment_of_queries(data, first)
-        empty = np.empty(data.n_queries, dtype=bool)
-        # one block of every query when the item metrics need the whole frame's ranking
+        empty = np.zeros(data.n_queries, dtype=bool)
+        # one block of every query when the item metrics need the whole frame's ranking;
+        # none without a metric (agreement()'s grade tables)
         blocks = _engine.query_blocks(data) if wanted is None else [(0, data.n_queries, data)]
+        blocks = blocks if metrics else []
         spare: npt.NDArray[np.float64] | None = None  # a block's metrics, side by side: one buffer
         for begin, end, block in blocks:
             if spare is None or spare.shape[1] < end - begin:
@@ -435,6 +442,7 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
         time=times,
         by_codes=None if first is None else [codes[first] for _, codes in data.segments],
         nulls=null_counts,
+        graded=graded,
     )
     if names.sample is None or first is None:
         pq = replace(pq, top=top)
@@ -443,9 +451,19 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
         keys.one_grade(data, queries, names)
         pq = keys.of_queries(pq, queries, first)
         pq = replace(pq, top=None if recorder is None else recorder.result(len(systems), queries))
-    if not part:  # the whole frame's counts: said once, here
+    if not part and graded is None:  # the whole frame's counts: said once, here
         nulls.check(pq.systems, pq.nulls)
     return pq
+
+
+def _graded(
+    data: _engine.FrameData, request: Request, *, part: bool
+) -> tuple[_engine.FrameData, BoolArray | None]:
+    """People's pass of a judged estimate over the whole frame (``Request.graded_only``):
+    only the queries people judged are ranked, and which they are; else ``data`` as is."""
+    if request.graded_only and not part:
+        return _engine.graded_queries_only(data)
+    return data, None
 
 
 def _ranked_rows(

@@ -9,7 +9,7 @@ kind.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -23,8 +23,11 @@ from rankframe.pipeline.judge_agreement import (
     GradeTables,
     JudgeBias,
     SystemOrders,
+    grade_pairs,
 )
 from rankframe.pipeline.judgments import check_paired_empty
+from rankframe.pipeline.per_query import PerQuery
+from rankframe.pipeline.steps import Backend, per_query
 from rankframe.settings import params
 from rankframe.settings.params import as_columns, validate_params
 
@@ -70,6 +73,19 @@ class Agreement(Generic[TableT]):
     bias: TableT | None
     orders: TableT | None
     conclusions: TableT | None
+
+
+def _shared() -> Callable[[Backend, Request], PerQuery]:
+    """One per-query pass for the tables of one call (the same frame, metrics, ``by`` and
+    options): computed by the first table, kept for the others (``Request.shared_pass``)."""
+    kept: list[PerQuery] = []
+
+    def compute(backend: Backend, request: Request) -> PerQuery:
+        if not kept:
+            kept.append(per_query(backend, request))
+        return kept[0]
+
+    return compute
 
 
 def _once(compute: Callable[[], _V]) -> Callable[[], _V]:
@@ -142,12 +158,19 @@ class Agreements(Generic[TableT]):
         grade_columns = [*by_list, names.relevant, names.gold]
 
         def read() -> Any:
-            return binding.frame.polars_columns(grade_columns)
+            rows = binding.frame.polars_columns(grade_columns)
+            return grade_pairs(rows, by_list, names.relevant, str(names.gold))
 
-        rows = _once(read)  # read once for both grade tables
+        pairs = _once(read)  # read once for both grade tables
 
+        shared = _shared()  # both grade tables: one pass (it ranks nothing)
         grades, confusion = (
-            self._table(binding.request([], by_list, options, GradeTables(rows, confusion=c)))
+            self._table(
+                replace(
+                    binding.request([], by_list, options, GradeTables(pairs, confusion=c)),
+                    shared_pass=shared,
+                )
+            )
             for c in (False, True)
         )
         if not parsed:
@@ -155,10 +178,11 @@ class Agreements(Generic[TableT]):
         # people's side, the same for the three metric tables: computed once
         mine: list[Request] = []
         people = _once(partial(gold_values, binding, mine))
-        tables = []
+        tables, shared = [], _shared()  # the judge's pass, the same for the three
         for kind in (JudgeBias, SystemOrders, Conclusions):
             result = kind(gold=people, alpha=alpha, confidence_level=confidence_level)
-            mine.append(binding.request(parsed, by_list, options, result))
+            request = binding.request(parsed, by_list, options, result)
+            mine.append(replace(request, shared_pass=shared))
             tables.append(self._table(mine[-1]))
         bias, orders, conclusions = tables
         return Agreement(grades, confusion, bias, orders, conclusions)

@@ -126,7 +126,8 @@ def gold_request(request: Request) -> Request:
     pass over the whole frame, only the queries people judged are ranked
     (``Request.graded_only``), whose ``PerQuery.graded`` says which."""
     names = gold_names(request.names)
-    return replace(request, names=names, result=PerQueryRows(), graded_only=True)
+    people = PerQueryRows()
+    return replace(request, names=names, result=people, graded_only=True, shared_pass=None)
 
 
 def people_judged(

@@ -20,7 +20,7 @@ Nothing about means, nulls or empty queries lives in an adapter.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Literal, Protocol
@@ -298,6 +298,9 @@ class Request:
     # people's pass of a judged estimate: only the queries every row of which has a grade
     # are ranked (graded_queries_only); the judge's pass checked the items and null scores
     graded_only: bool = False
+    # several tables of one call over the same frame, metrics, by and options (agreement()):
+    # their per-query pass, computed once (:func:`run`; a frame in parts runs its own)
+    shared_pass: Callable[[Backend, Request], PerQuery] | None = field(default=None, compare=False)
 
     @property
     def multi(self) -> bool:
@@ -762,7 +765,7 @@ def finish(backend: Backend, pq: PerQuery, request: Request) -> Any:
 
 def run(backend: Backend, request: Request) -> Any:
     """``request`` on one eager frame of whole queries: the finish step's native frame."""
-    pq = per_query(backend, request)
+    pq = (request.shared_pass or per_query)(backend, request)
     return finish(backend, pq, request)
 
 

@@ -396,7 +396,7 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
     if request.window is not None and names.time is not None:  # each query's earliest
         rows = _windows.column_times(backend.arrow(names.time))
         times = _windows.earliest(rows, data.query_codes, data.n_queries)
-    data, null_counts, count_ranked = _ranked_rows(data, options)
+    data, null_counts, count_ranked = _ranked_rows(data, options, counted=graded is None)
     systems = data.systems or [(names.score, data.score)]
     values = np.empty((data.n_queries, len(systems), len(metrics)), dtype=np.float64)
     # the entries of the item metrics: their codes encoded beside the ranking
@@ -470,22 +470,22 @@ def _graded(
 
 
 def _ranked_rows(
-    data: _engine.FrameData, options: Options
+    data: _engine.FrameData, options: Options, *, counted: bool = True
 ) -> tuple[_engine.FrameData, nulls.NullScores, nulls.NullScores | None]:
     """The rows the per-query step ranks (condensed lists: ``judged_only=True`` or
     ``unjudged="condense"``, the judged ones) and the counts of null scores: of the frame as
     given, read from the scores (condensing makes more of them, not counted), or else zeros
     that the ranking of each block fills (it finds them anyway), given again as the third
-    value."""
+    value; zeros, unfilled, where they are not ``counted`` (people's pass of an estimate)."""
     if options.condensed:
-        counted = _null_scores(data)
-        return _engine.judged_rows_only(data), counted, None
+        found = _null_scores(data)
+        return _engine.judged_rows_only(data), found, None
     n_systems = len(data.systems) or 1
     counts = nulls.NullScores(
         np.zeros((data.n_queries, n_systems), dtype=np.int64),
         np.zeros(data.n_queries, dtype=np.int64),
     )
-    return data, counts, counts
+    return data, counts, counts if counted else None
 
 
 def _block_values(

@@ -75,14 +75,15 @@ class Agreement(Generic[TableT]):
     conclusions: TableT | None
 
 
-def _shared() -> Callable[[Backend, Request], PerQuery]:
-    """One per-query pass for the tables of one call (the same frame, metrics, ``by`` and
-    options): computed by the first table, kept for the others (``Request.shared_pass``)."""
+def _shared(first: Request | None) -> Callable[[Backend, Request], PerQuery]:
+    """One per-query pass for the tables of one call (the same frame, ``by`` and options):
+    ``first``'s (else the first table's own), computed by the first table and kept for the
+    others (``Request.shared_pass``)."""
     kept: list[PerQuery] = []
 
     def compute(backend: Backend, request: Request) -> PerQuery:
         if not kept:
-            kept.append(per_query(backend, request))
+            kept.append(per_query(backend, first or request))
         return kept[0]
 
     return compute
@@ -163,7 +164,15 @@ class Agreements(Generic[TableT]):
 
         pairs = _once(read)  # read once for both grade tables
 
-        shared = _shared()  # both grade tables: one pass (it ranks nothing)
+        # the metric tables, which read people's side through one computation
+        mine: list[Request] = []
+        people = _once(partial(gold_values, binding, mine))
+        for kind in (JudgeBias, SystemOrders, Conclusions) if parsed else ():
+            result = kind(gold=people, alpha=alpha, confidence_level=confidence_level)
+            mine.append(binding.request(parsed, by_list, options, result))
+        # one pass under the judge's grades for the five tables: the metric tables' (the
+        # grade tables read only its segments), or without metrics one that ranks nothing
+        shared = _shared(mine[0] if mine else None)
         grades, confusion = (
             self._table(
                 replace(
@@ -175,14 +184,5 @@ class Agreements(Generic[TableT]):
         )
         if not parsed:
             return Agreement(grades, confusion, None, None, None)
-        # people's side, the same for the three metric tables: computed once
-        mine: list[Request] = []
-        people = _once(partial(gold_values, binding, mine))
-        tables, shared = [], _shared()  # the judge's pass, the same for the three
-        for kind in (JudgeBias, SystemOrders, Conclusions):
-            result = kind(gold=people, alpha=alpha, confidence_level=confidence_level)
-            request = binding.request(parsed, by_list, options, result)
-            mine.append(replace(request, shared_pass=shared))
-            tables.append(self._table(mine[-1]))
-        bias, orders, conclusions = tables
+        bias, orders, conclusions = (self._table(replace(r, shared_pass=shared)) for r in mine)
         return Agreement(grades, confusion, bias, orders, conclusions)

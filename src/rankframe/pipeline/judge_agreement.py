@@ -7,7 +7,8 @@ Each table is a request's result, so that it comes in the frame's kind as every 
   and quadratic and Krippendorff's ordinal alpha (``grades``), or the confusion matrix as
   one row per (judge's grade, people's grade) (``confusion``). The finish step reads the
   pairs of grades of the frame's rows (:func:`grade_pairs`, read once for both tables);
-  both tables share one per-query pass, which ranks nothing (``Request.shared_pass``).
+  both tables share one per-query pass (``Request.shared_pass``): the metric tables' when
+  metrics are asked for, else one that ranks nothing.
 - :class:`JudgeBias`: per segment, system and metric, on the queries people judged
   (:func:`rankframe.pipeline.judgments.people_judged`), the mean of the metric under the
   judge minus under people, with its t interval and test.

@@ -54,6 +54,16 @@ def judged(frame: pd.DataFrame, seed: int = 1) -> pd.DataFrame:
     return frame.drop(columns="relevant").assign(llm=np.clip(grade + step, 0, 3), human=human)
 
 
+def machine() -> str:
+    """The processor's model name (Linux), else the platform's."""
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor() or platform.machine()
+
+
 def timed(calls: dict[str, Callable[[], Any]], repeat: int) -> dict[str, tuple[float, float]]:
     """Median wall and CPU seconds (``time.process_time``: every thread of the process) of
     each call, runs interleaved after one warm-up each."""
@@ -106,7 +116,7 @@ def main() -> None:
         f"## Judged estimates and agreement() vs the plain evaluate ({len(frame):,} rows)",
         "",
         f"Written by `benchmarks/judgments.py --size {args.size}` (`make bench`) on "
-        f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; {platform.processor() or platform.machine()}"
+        f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; {machine()}"
         f", {os.cpu_count()} cores (shared: load average {load:.2f} at the end), total time of "
         f"the run {time.perf_counter() - began:.0f} s. {len(frame):,} rows, {n_queries:,} "
         f"queries, {n_gold:,} of them judged by people; median of {args.repeat} interleaved "

@@ -156,6 +156,7 @@ bench: $(TREC_EVAL) $(VENV)/.installed-bench  ## benchmarks against the peers (S
 	$(BIN)/python benchmarks/slices.py --planted
 	$(BIN)/python benchmarks/trec_cli.py
 	$(BIN)/python benchmarks/evaluate_cli.py
+	$(BIN)/python benchmarks/judgments.py
 
 bench-scale: $(VENV)/.installed-test  ## 50M rows from parquet: Dask, polars streaming, pandas; writes benchmarks/RESULTS.md
 	$(BIN)/python benchmarks/scale.py

@@ -32,7 +32,7 @@ from pyspark.sql import functions
 
 import rankframe
 import rankframe.spark
-from helpers import all_metrics
+from helpers import all_metrics, judged_frame
 from rankframe import METRICS, EmptyQueryError, InvalidDataError, Metric
 from rankframe.adapters import spark as spark_adapter
 
@@ -221,6 +221,40 @@ def test_scalars_segments_intervals_and_compare(spark: Any) -> None:
     want = data.rank_eval(**two).compare(["ndcg@3", "mrr"], test="permutation", n_permutations=500)
     got = sdf.rank_eval(**two).compare(["ndcg@3", "mrr"], test="permutation", n_permutations=500)
     pd.testing.assert_frame_equal(got, want, check_exact=True)
+
+
+def _frame_of(table: Any) -> pd.DataFrame:
+    """A result as a pandas frame (a Spark frame read through Arrow: pyspark's toPandas
+    warns under pandas 3)."""
+    if type(table).__module__.startswith("pyspark.sql"):
+        table = table.toArrow().to_pandas()
+    return pd.DataFrame(table).astype(object)
+
+
+def test_judged_estimates_and_agreement_match_pandas(spark: Any) -> None:
+    """gold=: every estimate of every metric averaged over queries, compare(estimate=) and
+    agreement()'s five tables, per segment, as pandas gives them (its values are tested
+    against ppi_py, scikit-learn, krippendorff and scipy in tests/statistics)."""
+    data = judged_frame()
+    metrics = [m for m in _relevance_metrics() if m.definition.aggregate == "mean"]
+    bound = {"score": ["a", "b", "c"], "relevant": "llm", "gold": "human"}
+    want, got = data.rank_eval(**bound), spark.createDataFrame(data).rank_eval(**bound)
+    for estimate in ("ppi", "ppi++", "gold", "judge"):
+        pd.testing.assert_frame_equal(
+            _frame_of(got.evaluate(metrics, estimate=estimate, by="theme")),
+            _frame_of(want.evaluate(metrics, estimate=estimate, by="theme")),
+            check_exact=True,
+        )
+    pd.testing.assert_frame_equal(
+        _frame_of(got.compare(metrics, estimate="ppi", baseline="a")),
+        _frame_of(want.compare(metrics, estimate="ppi", baseline="a")),
+        check_exact=True,
+    )
+    theirs, ours = want.agreement(metrics, by="theme"), got.agreement(metrics, by="theme")
+    for table in ("grades", "confusion", "bias", "orders", "conclusions"):
+        pd.testing.assert_frame_equal(
+            _frame_of(getattr(ours, table)), _frame_of(getattr(theirs, table)), check_exact=True
+        )
 
 
 def test_report_history_and_plots_read_spark_results(spark: Any, tmp_path: Path) -> None:

@@ -280,10 +280,11 @@ class SparkAdapter(FrameAdapter):
         """The per-query tables of every part of whole queries, concatenated (on the
         driver). The workers run only the per-query step, which reads no result: they get
         the request with a plain one (``compare(reference=...)``'s holds the reference
-        frame, which stays on the driver)."""
+        frame, which stays on the driver), and no shared pass (``agreement()``'s, which holds
+        the accessor)."""
         names = request.names
         columns = list(dict.fromkeys([*names.roles(), *request.by]))
-        parts = Parts(replace(request, result=Means()), PandasBackend)
+        parts = Parts(replace(request, result=Means(), shared_pass=None), PandasBackend)
         replies = self._replies(columns, parts)
         self._check(
             names, columns, any(replies["reported"].to_pylist()), replies["error"].to_pylist()

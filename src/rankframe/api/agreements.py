@@ -9,7 +9,7 @@ kind.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -23,8 +23,11 @@ from rankframe.pipeline.judge_agreement import (
     GradeTables,
     JudgeBias,
     SystemOrders,
+    grade_pairs,
 )
 from rankframe.pipeline.judgments import check_paired_empty
+from rankframe.pipeline.per_query import PerQuery
+from rankframe.pipeline.steps import Backend, per_query
 from rankframe.settings import params
 from rankframe.settings.params import as_columns, validate_params
 
@@ -70,6 +73,20 @@ class Agreement(Generic[TableT]):
     bias: TableT | None
     orders: TableT | None
     conclusions: TableT | None
+
+
+def _shared(first: Request | None) -> Callable[[Backend, Request], PerQuery]:
+    """One per-query pass for the tables of one call (the same frame, ``by`` and options):
+    ``first``'s (else the first table's own), computed by the first table and kept for the
+    others (``Request.shared_pass``)."""
+    kept: list[PerQuery] = []
+
+    def compute(backend: Backend, request: Request) -> PerQuery:
+        if not kept:
+            kept.append(per_query(backend, first or request))
+        return kept[0]
+
+    return compute
 
 
 def _once(compute: Callable[[], _V]) -> Callable[[], _V]:
@@ -142,23 +159,30 @@ class Agreements(Generic[TableT]):
         grade_columns = [*by_list, names.relevant, names.gold]
 
         def read() -> Any:
-            return binding.frame.polars_columns(grade_columns)
+            rows = binding.frame.polars_columns(grade_columns)
+            return grade_pairs(rows, by_list, names.relevant, str(names.gold))
 
-        rows = _once(read)  # read once for both grade tables
+        pairs = _once(read)  # read once for both grade tables
 
+        # the metric tables, which read people's side through one computation
+        mine: list[Request] = []
+        people = _once(partial(gold_values, binding, mine))
+        for kind in (JudgeBias, SystemOrders, Conclusions) if parsed else ():
+            result = kind(gold=people, alpha=alpha, confidence_level=confidence_level)
+            mine.append(binding.request(parsed, by_list, options, result))
+        # one pass under the judge's grades for the five tables: the metric tables' (the
+        # grade tables read only its segments), or without metrics one that ranks nothing
+        shared = _shared(mine[0] if mine else None)
         grades, confusion = (
-            self._table(binding.request([], by_list, options, GradeTables(rows, confusion=c)))
+            self._table(
+                replace(
+                    binding.request([], by_list, options, GradeTables(pairs, confusion=c)),
+                    shared_pass=shared,
+                )
+            )
             for c in (False, True)
         )
         if not parsed:
             return Agreement(grades, confusion, None, None, None)
-        # people's side, the same for the three metric tables: computed once
-        mine: list[Request] = []
-        people = _once(partial(gold_values, binding, mine))
-        tables = []
-        for kind in (JudgeBias, SystemOrders, Conclusions):
-            result = kind(gold=people, alpha=alpha, confidence_level=confidence_level)
-            mine.append(binding.request(parsed, by_list, options, result))
-            tables.append(self._table(mine[-1]))
-        bias, orders, conclusions = tables
+        bias, orders, conclusions = (self._table(replace(r, shared_pass=shared)) for r in mine)
         return Agreement(grades, confusion, bias, orders, conclusions)

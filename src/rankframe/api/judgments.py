@@ -21,7 +21,7 @@ from rankframe.pipeline.judgments import (
     gold_request,
     people_judged,
 )
-from rankframe.pipeline.steps import Request, Result
+from rankframe.pipeline.steps import Request, Result, completed, per_query
 from rankframe.settings.options import Options
 from rankframe.settings.statistics import Tests
 
@@ -35,13 +35,19 @@ def gold_values(binding: Binding, mine: list[Request]) -> GoldValues:
     """People's side of the request in ``mine`` (built after its result, which calls
     this when its finish step runs)."""
     theirs = gold_request(mine[0])
-    names = theirs.names
+    backend = binding.frame.one_pass(theirs)
+    if backend is not None:  # one pass over the whole frame: it finds the queries
+        with silenced():  # the warnings of the scores: the judge's side said them already
+            pq = completed(per_query(backend, theirs), theirs.options)
+        if pq.graded is not None:
+            return GoldValues(pq, pq.graded)
+    with silenced():
+        side = binding.side(theirs)
+    names = theirs.names  # a frame in parts: its queries read from the gold column
     gold = str(names.gold)
     frame = binding.frame.polars_columns([*names.query_key, gold])
     queries, judged = people_judged(frame, names.query_key, gold)
-    with silenced():  # the warnings of the scores: the judge's side said them already
-        values = binding.side(theirs)
-    return GoldValues(values, queries, judged)
+    return GoldValues.of_side(side, queries, judged)
 
 
 def _request(

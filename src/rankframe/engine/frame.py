@@ -316,6 +316,23 @@ def judged_rows_only(data: FrameData) -> FrameData:
     return replace(data, score=kept(data.score), systems=[(n, kept(s)) for n, s in data.systems])
 
 
+def graded_queries_only(data: FrameData) -> tuple[FrameData, BoolArray]:
+    """``data`` ranked on the queries every row of which is judged only (people's grades:
+    a query with an ungraded row has no value under them), and per query whether it is.
+    The other queries' scores become null (not retrieved): their rows take no rank, and
+    their values are not read."""
+    if data.judged is None:
+        return data, np.ones(data.n_queries, dtype=bool)
+    graded = np.bincount(data.query_codes[~data.judged], minlength=data.n_queries) == 0
+    drop = ~graded[data.query_codes]
+
+    def kept(score: FloatArray) -> FloatArray:
+        return np.where(drop, np.nan, score)
+
+    systems = [(n, kept(s)) for n, s in data.systems]
+    return replace(data, score=kept(data.score), systems=systems), graded
+
+
 def scores_in_order(values: npt.NDArray[Any]) -> FloatArray:
     """Integer scores (without nulls) as float64 numbers that order exactly as they do.
 

@@ -6,7 +6,9 @@ Each table is a request's result, so that it comes in the frame's kind as every 
   ``relevant`` and people's in ``gold``, both not null): Cohen's kappa unweighted, linear
   and quadratic and Krippendorff's ordinal alpha (``grades``), or the confusion matrix as
   one row per (judge's grade, people's grade) (``confusion``). The finish step reads the
-  frame's rows of the query key, ``by`` and both grade columns (``polars_columns``).
+  pairs of grades of the frame's rows (:func:`grade_pairs`, read once for both tables);
+  both tables share one per-query pass (``Request.shared_pass``): the metric tables' when
+  metrics are asked for, else one that ranks nothing.
 - :class:`JudgeBias`: per segment, system and metric, on the queries people judged
   (:func:`rankframe.pipeline.judgments.people_judged`), the mean of the metric under the
   judge minus under people, with its t interval and test.
@@ -18,7 +20,9 @@ Each table is a request's result, so that it comes in the frame's kind as every 
   difference under either.
 
 The metric tables compare both sets of grades on the same queries (those people judged):
-what the judge would say there, against what people say.
+what the judge would say there, against what people say. They share the judge's pass
+(``Request.shared_pass``) and people's (``rankframe.api.judgments.gold_values``), each
+computed once.
 """
 
 from __future__ import annotations
@@ -44,6 +48,9 @@ __all__ = ["Conclusions", "GradeTables", "JudgeBias", "SystemOrders", "grade_pai
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
+#: Per ``by`` segment (a tuple of its values), the judge's and people's grades of the rows
+#: both graded.
+Pairs = dict[tuple[object, ...], tuple[FloatArray, FloatArray]]
 
 
 def _segments(backend: Backend, pq: PerQuery, by: Sequence[str]) -> list[tuple[object, ...]]:
@@ -52,9 +59,7 @@ def _segments(backend: Backend, pq: PerQuery, by: Sequence[str]) -> list[tuple[o
     return list(zip(*columns, strict=True)) if columns else [()] * pq.n_segments
 
 
-def grade_pairs(
-    rows: pl.DataFrame, by: Sequence[str], judge: str, gold: str
-) -> dict[tuple[object, ...], tuple[FloatArray, FloatArray]]:
+def grade_pairs(rows: pl.DataFrame, by: Sequence[str], judge: str, gold: str) -> Pairs:
     """Per ``by`` segment (a tuple of its values), the judge's and people's grades of the
     rows both graded (``rows``: the ``by`` and both grade columns)."""
     grades = [pl.col(c).cast(pl.Float64).fill_nan(None) for c in (judge, gold)]
@@ -95,9 +100,10 @@ def _span(x: FloatArray) -> str:
 @dataclass(frozen=True)
 class GradeTables:
     """Per segment, the agreement of the grades (``confusion=False``) or the confusion
-    matrix (``True``), from ``rows()``: the frame's ``by`` and both grade columns."""
+    matrix (``True``), from ``pairs()``: the :func:`grade_pairs` of the frame's ``by`` and
+    both grade columns."""
 
-    rows: Callable[[], pl.DataFrame] = field(compare=False)
+    pairs: Callable[[], Pairs] = field(compare=False)
     confusion: bool = False
     kind: Kind = "table"
     per_query_rows: bool = False
@@ -119,7 +125,7 @@ class GradeTables:
     ) -> tuple[IntArray, dict[str, Any]]:
         names = request.names
         judge, gold = names.relevant, str(names.gold)
-        pairs = grade_pairs(self.rows(), request.by, judge, gold)
+        pairs = self.pairs()
         _check_scales(judge, gold, pairs)
         empty = (np.zeros(0), np.zeros(0))
         found = [
@@ -184,12 +190,11 @@ class _OnPeoples:
         return list(request.by)
 
     def both(
-        self, backend: Backend, pq: PerQuery, request: Request
+        self, pq: PerQuery, request: Request
     ) -> tuple[PerQuery, list[tuple[FloatArray, FloatArray]]]:
         """Per segment, the judge's and people's values (queries people judged, systems,
         metrics)."""
-        judge, gold, people = sides(backend, pq, request, self.gold)
-        values = judge.values
+        values, gold, people = sides(pq, request, self.gold)
         out = []
         for s in range(values.n_segments):
             mine = people & (values.segment == s)
@@ -223,9 +228,12 @@ class JudgeBias(_OnPeoples):
         ]
 
     def finish(
-        self, backend: Backend, pq: PerQuery, request: Request
+        self,
+        backend: Backend,  # noqa: ARG002
+        pq: PerQuery,
+        request: Request,
     ) -> tuple[IntArray, dict[str, Any]]:
-        values, per_segment = self.both(backend, pq, request)
+        values, per_segment = self.both(pq, request)
         n_segments, n_systems, n_metrics = values.shape
         parts: dict[str, list[Any]] = {k: [] for k in ("judge", "gold", "bias", "low", "high", "p")}
         for judge, gold in per_segment:
@@ -273,9 +281,12 @@ class SystemOrders(_OnPeoples):
         ]
 
     def finish(
-        self, backend: Backend, pq: PerQuery, request: Request
+        self,
+        backend: Backend,  # noqa: ARG002
+        pq: PerQuery,
+        request: Request,
     ) -> tuple[IntArray, dict[str, Any]]:
-        values, per_segment = self.both(backend, pq, request)
+        values, per_segment = self.both(pq, request)
         n_segments, n_systems, n_metrics = values.shape
         # means equal to 12 decimals are tied: two sums of the same values in another
         # order may differ in their last bit
@@ -329,9 +340,12 @@ class Conclusions(_OnPeoples):
         ]
 
     def finish(
-        self, backend: Backend, pq: PerQuery, request: Request
+        self,
+        backend: Backend,  # noqa: ARG002
+        pq: PerQuery,
+        request: Request,
     ) -> tuple[IntArray, dict[str, Any]]:
-        values, per_segment = self.both(backend, pq, request)
+        values, per_segment = self.both(pq, request)
         n_metrics = len(values.metrics)
         pairs = [(j, i) for i, j in combinations(range(len(values.systems)), 2)]
         rows, systems, others, metric = [], [], [], []

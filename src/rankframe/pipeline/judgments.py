@@ -31,7 +31,7 @@ from rankframe.exceptions import InvalidDataError, InvalidOptionError, Keyword
 from rankframe.metrics.registry import Metric
 from rankframe.pipeline import analysis
 from rankframe.pipeline.per_query import PerQuery
-from rankframe.pipeline.reference import Side, joint_codes, side
+from rankframe.pipeline.reference import Side, joint_codes
 from rankframe.pipeline.steps import (
     Backend,
     ColumnNames,
@@ -39,6 +39,7 @@ from rankframe.pipeline.steps import (
     PerQueryRows,
     Request,
     ValueColumns,
+    completed,
 )
 from rankframe.settings.statistics import Tests
 from rankframe.stats import ppi
@@ -121,8 +122,12 @@ def gold_names(names: ColumnNames) -> ColumnNames:
 
 
 def gold_request(request: Request) -> Request:
-    """``request``'s metrics, ``by`` and options under people's grades, per query."""
-    return replace(request, names=gold_names(request.names), result=PerQueryRows())
+    """``request``'s metrics, ``by`` and options under people's grades, per query: on one
+    pass over the whole frame, only the queries people judged are ranked
+    (``Request.graded_only``), whose ``PerQuery.graded`` says which."""
+    names = gold_names(request.names)
+    people = PerQueryRows()
+    return replace(request, names=names, result=people, graded_only=True, shared_pass=None)
 
 
 def people_judged(
@@ -144,12 +149,24 @@ def people_judged(
 
 @dataclass(frozen=True)
 class GoldValues:
-    """People's side: the per-query values under their grades (after ``empty=``), and per
-    query of the frame (``queries``) whether people judged it (:func:`people_judged`)."""
+    """People's side: their per-query values (after ``empty=``) and, per query of those
+    values, whether people judged it (every row graded); ``queries``: the ids of those
+    queries, or ``None`` where they are numbered as the judge's (one pass over the same
+    frame each: the same queries in the same order)."""
 
-    side: Side
-    queries: list[object]
+    values: PerQuery
     judged: BoolArray
+    queries: list[object] | None = None
+
+    @classmethod
+    def of_side(cls, gold: Side, queries: list[object], judged: BoolArray) -> GoldValues:
+        """People's side of a frame in parts (``gold``) and, per query of ``queries``,
+        whether people judged it (:func:`people_judged`)."""
+        position = _positions(gold.queries, queries)
+        found = position >= 0
+        flags = np.zeros(len(position), dtype=bool)
+        flags[found] = judged[position[found]]
+        return cls(gold.values, flags, gold.queries)
 
 
 def _positions(mine: list[object], theirs: list[object]) -> IntArray:
@@ -163,18 +180,20 @@ def _positions(mine: list[object], theirs: list[object]) -> IntArray:
     return at[a]
 
 
-def _aligned(judge: Side, gold: GoldValues) -> tuple[FloatArray, BoolArray]:
-    """People's values in the judge's query order (NaN where absent) and, per query,
-    whether people judged it."""
-    values = judge.values.values
-    position = _positions(judge.queries, gold.side.queries)
-    found = position >= 0
-    flagged = _positions(judge.queries, gold.queries)
-    people = np.zeros(len(position), dtype=bool)
-    people[flagged >= 0] = gold.judged[flagged[flagged >= 0]]
-    people &= found
+def _aligned(judge: PerQuery, gold: GoldValues) -> tuple[FloatArray, BoolArray]:
+    """People's values in the judge's query order (NaN where people did not judge the
+    query) and, per query, whether people judged it."""
+    values = judge.values
+    if gold.queries is None and len(gold.judged) == len(values):  # numbered alike
+        position = np.arange(len(values), dtype=np.int64)
+        people = gold.judged.copy()
+    else:
+        queries = judge.query_labels(np.arange(len(values), dtype=np.int64))
+        position = _positions(list(queries), gold.queries or [])
+        people = np.zeros(len(position), dtype=bool)
+        people[position >= 0] = gold.judged[position[position >= 0]]
     out = np.full(values.shape, np.nan)
-    out[found] = gold.side.values.values[position[found]]
+    out[people] = gold.values.values[position[people]]
     return out, people
 
 
@@ -231,11 +250,11 @@ def estimates(
 
 
 def sides(
-    backend: Backend, pq: PerQuery, request: Request, gold: Callable[[], GoldValues]
-) -> tuple[Side, FloatArray, BoolArray]:
-    """The judge's side of ``pq``, people's values in its order and the queries they
-    judged; raises when people judged none."""
-    judge = side(backend, pq, request, segmented=True)
+    pq: PerQuery, request: Request, gold: Callable[[], GoldValues]
+) -> tuple[PerQuery, FloatArray, BoolArray]:
+    """The judge's values of ``pq`` (after ``empty=``), people's in its order and the
+    queries they judged; raises when people judged none."""
+    judge = completed(pq, request.options)
     values, people = _aligned(judge, gold())
     if not people.any():
         raise no_query_judged(str(request.names.gold))
@@ -276,10 +295,12 @@ class JudgedMeans(_Refuses):
         return [*system, ("estimate", "str"), *floats, ("n_queries", "int"), ("n_gold", "int")]
 
     def finish(
-        self, backend: Backend, pq: PerQuery, request: Request
+        self,
+        backend: Backend,  # noqa: ARG002
+        pq: PerQuery,
+        request: Request,
     ) -> tuple[IntArray, dict[str, Any]]:
-        judge, gold, people = sides(backend, pq, request, self.gold)
-        values = judge.values
+        values, gold, people = sides(pq, request, self.gold)
         found = estimates(values, values.values, gold, people, self.estimate, self.confidence_level)
         n_segments, n_systems, _ = values.shape
         rows = np.repeat(values.segment_rows, n_systems)
@@ -330,10 +351,12 @@ class JudgedComparison(_Refuses):
         ]
 
     def finish(
-        self, backend: Backend, pq: PerQuery, request: Request
+        self,
+        backend: Backend,  # noqa: ARG002
+        pq: PerQuery,
+        request: Request,
     ) -> tuple[IntArray, dict[str, Any]]:
-        judge, gold, people = sides(backend, pq, request, self.gold)
-        values = judge.values
+        values, gold, people = sides(pq, request, self.gold)
         level, base = self.tests.confidence_level, self.baseline
         means = estimates(values, values.values, gold, people, self.estimate, level)
         judge_diff = values.values - values.values[:, [base], :]

@@ -71,6 +71,9 @@ class PerQuery:
         Per query, the null scores of each system and its rows
         (:class:`rankframe.pipeline.nulls.NullScores`), as the per-query step counted them
         in the frame as given; ``None`` where the table was made otherwise.
+    graded
+        Per query, whether every one of its rows has a grade, where the pass ranked only
+        those (people's pass of a judged estimate, ``Request.graded_only``); else ``None``.
     """
 
     values: FloatArray
@@ -88,6 +91,7 @@ class PerQuery:
     time: Any = None
     by_codes: Sequence[npt.NDArray[np.integer[Any]]] | None = None
     nulls: Any = None
+    graded: BoolArray | None = None
 
     @property
     def shape(self) -> tuple[int, int, int]:

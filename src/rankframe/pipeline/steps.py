@@ -20,7 +20,8 @@ Nothing about means, nulls or empty queries lives in an adapter.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Literal, Protocol
 
@@ -294,6 +295,12 @@ class Request:
     options: Options
     result: Result
     window: Window | None = None  # every=: the window is the first segment key
+    # people's pass of a judged estimate: only the queries every row of which has a grade
+    # are ranked (graded_queries_only); the judge's pass checked the items and null scores
+    graded_only: bool = False
+    # several tables of one call over the same frame, metrics, by and options (agreement()):
+    # their per-query pass, computed once (:func:`run`; a frame in parts runs its own)
+    shared_pass: Callable[[Backend, Request], PerQuery] | None = field(default=None, compare=False)
 
     @property
     def multi(self) -> bool:
@@ -384,12 +391,12 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
         if names.sample is None
         else replace(names, query_columns=(*names.query_key, names.sample))
     )
-    data = backend.extract(ranked, list(request.by))
+    data, graded = _graded(backend.extract(ranked, list(request.by)), request, part=part)
     times = None
     if request.window is not None and names.time is not None:  # each query's earliest
         rows = _windows.column_times(backend.arrow(names.time))
         times = _windows.earliest(rows, data.query_codes, data.n_queries)
-    data, null_counts, count_ranked = _ranked_rows(data, options)
+    data, null_counts, count_ranked = _ranked_rows(data, options, counted=graded is None)
     systems = data.systems or [(names.score, data.score)]
     values = np.empty((data.n_queries, len(systems), len(metrics)), dtype=np.float64)
     # the entries of the item metrics: their codes encoded beside the ranking
@@ -398,7 +405,8 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
     )
     # the items' codes, where the item metrics encode them anyway: the check reads them
     codes = recorder.dictionary if recorder is not None else lambda: None
-    with _engine.unique_items_checked(data, ranked.query_key, names.item_key, codes):
+    checked = _engine.unique_items_checked(data, ranked.query_key, names.item_key, codes)
+    with checked if graded is None else nullcontext():
         # a row of each query, for the output's query and `by` columns
         first = (
             data.first_rows()
@@ -406,9 +414,11 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
             else None
         )
         segment, segment_rows, n_segments = _engine.segment_of_queries(data, first)
-        empty = np.empty(data.n_queries, dtype=bool)
-        # one block of every query when the item metrics need the whole frame's ranking
+        empty = np.zeros(data.n_queries, dtype=bool)
+        # one block of every query when the item metrics need the whole frame's ranking;
+        # none without a metric (agreement()'s grade tables)
         blocks = _engine.query_blocks(data) if wanted is None else [(0, data.n_queries, data)]
+        blocks = blocks if metrics else []
         spare: npt.NDArray[np.float64] | None = None  # a block's metrics, side by side: one buffer
         for begin, end, block in blocks:
             if spare is None or spare.shape[1] < end - begin:
@@ -435,6 +445,7 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
         time=times,
         by_codes=None if first is None else [codes[first] for _, codes in data.segments],
         nulls=null_counts,
+        graded=graded,
     )
     if names.sample is None or first is None:
         pq = replace(pq, top=top)
@@ -443,28 +454,38 @@ def per_query(backend: Backend, request: Request, *, part: bool = False) -> PerQ
         keys.one_grade(data, queries, names)
         pq = keys.of_queries(pq, queries, first)
         pq = replace(pq, top=None if recorder is None else recorder.result(len(systems), queries))
-    if not part:  # the whole frame's counts: said once, here
+    if not part and graded is None:  # the whole frame's counts: said once, here
         nulls.check(pq.systems, pq.nulls)
     return pq
 
 
+def _graded(
+    data: _engine.FrameData, request: Request, *, part: bool
+) -> tuple[_engine.FrameData, BoolArray | None]:
+    """People's pass of a judged estimate over the whole frame (``Request.graded_only``):
+    only the queries people judged are ranked, and which they are; else ``data`` as is."""
+    if request.graded_only and not part:
+        return _engine.graded_queries_only(data)
+    return data, None
+
+
 def _ranked_rows(
-    data: _engine.FrameData, options: Options
+    data: _engine.FrameData, options: Options, *, counted: bool = True
 ) -> tuple[_engine.FrameData, nulls.NullScores, nulls.NullScores | None]:
     """The rows the per-query step ranks (condensed lists: ``judged_only=True`` or
     ``unjudged="condense"``, the judged ones) and the counts of null scores: of the frame as
     given, read from the scores (condensing makes more of them, not counted), or else zeros
     that the ranking of each block fills (it finds them anyway), given again as the third
-    value."""
+    value; zeros, unfilled, where they are not ``counted`` (people's pass of an estimate)."""
     if options.condensed:
-        counted = _null_scores(data)
-        return _engine.judged_rows_only(data), counted, None
+        found = _null_scores(data)
+        return _engine.judged_rows_only(data), found, None
     n_systems = len(data.systems) or 1
     counts = nulls.NullScores(
         np.zeros((data.n_queries, n_systems), dtype=np.int64),
         np.zeros(data.n_queries, dtype=np.int64),
     )
-    return data, counts, counts
+    return data, counts, counts if counted else None
 
 
 def _block_values(
@@ -744,7 +765,7 @@ def finish(backend: Backend, pq: PerQuery, request: Request) -> Any:
 
 def run(backend: Backend, request: Request) -> Any:
     """``request`` on one eager frame of whole queries: the finish step's native frame."""
-    pq = per_query(backend, request)
+    pq = (request.shared_pass or per_query)(backend, request)
     return finish(backend, pq, request)
 
 

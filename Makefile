@@ -18,8 +18,11 @@ $(VENV)/.installed: $(BIN)/activate pyproject.toml
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
+# .ci/warm_ranx.py: ranx (a peer of the tests) compiles its numba kernels into its own cache
+# once per environment, as pip compiles bytecode, rather than in the first test run (~75 s)
 $(VENV)/.installed-test: $(VENV)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python .ci/warm_ranx.py
 	touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed-test
@@ -97,6 +100,7 @@ $(FLOORS)/.installed: .ci/floors.txt pyproject.toml
 	$(PYTHON) -m venv $(FLOORS)
 	$(FLOORS)/bin/python -m pip install --quiet --upgrade pip
 	$(FLOORS)/bin/python -m pip install --quiet -c .ci/floors.txt -e '.[dask]' $(FLOORS_PEERS)
+	$(FLOORS)/bin/python .ci/warm_ranx.py
 	touch $@
 
 test-floors: $(FLOORS)/.installed  ## the frame-kind tests on the oldest supported versions (.ci/floors.txt)
@@ -116,6 +120,7 @@ $(MODIN)/.installed: .ci/modin.txt pyproject.toml
 	$(PYTHON) -m venv $(MODIN)
 	$(MODIN)/bin/python -m pip install --quiet --upgrade pip
 	$(MODIN)/bin/python -m pip install --quiet -c .ci/modin.txt -e '.[dask]' modin $(FLOORS_PEERS)
+	$(MODIN)/bin/python .ci/warm_ranx.py
 	touch $@
 
 test-modin: $(MODIN)/.installed  ## the frame-kind tests on the modin kind (.ci/modin.txt, MODIN_ENGINE=python)

@@ -120,18 +120,6 @@ def test_no_subcommand_help_nor_usage_error_loads_a_frame_library() -> None:
     assert {" ".join(argv): libraries for argv, _, libraries in found if libraries} == {}
 
 
-def test_a_command_that_reads_a_file_loads_the_frame_libraries(tmp_path: Path) -> None:
-    """The libraries the help leaves out are loaded by a run (the check above can fail)."""
-    data = tmp_path / "run.csv"
-    data.write_text("query,item,score,relevant\nq1,a,0.9,1\nq1,b,0.1,0\n")
-    found = json.loads(
-        fresh(LOADED_IN_TURN.format(argvs=[["evaluate", str(data)]], libraries=NOT_FOR_HELP))
-    )
-    [[_, status, libraries]] = found
-    assert status == 0
-    assert {"polars", "numpy"} <= set(libraries)
-
-
 def test_the_lists_of_the_help_equal_their_owners() -> None:
     """``rankframe.cli.names`` copies what the help lists from modules that import the
     frame libraries: each copy equals its owner (a new metric or measure is added there)."""

@@ -1,8 +1,10 @@
 """The command line starts without loading what it does not run: ``rankframe --version`` and
 ``rankframe --help`` import no command module and nothing of the library beyond ``import
-rankframe``, which imports no frame library; a subcommand imports its own module alone. Each
-case in a fresh interpreter (``sys.modules`` read there). The start time itself is measured
-in benchmarks/trec_cli.py, never here."""
+rankframe``, which imports no frame library; a subcommand imports its own module alone, and
+every subcommand's ``--help`` and usage error import no frame library (they load when a file
+is read). Each case in a fresh interpreter (``sys.modules`` read there). The lists the help
+texts show without the library (``rankframe.cli.names``) equal their owners'. The start time
+itself is measured in benchmarks/trec_cli.py, never here."""
 
 from __future__ import annotations
 
@@ -15,6 +17,13 @@ from pathlib import Path
 import pytest
 
 import rankframe
+from rankframe.api.rules import GRAMMAR
+from rankframe.cli import names
+from rankframe.cli.parser import COMMANDS
+from rankframe.metrics.registry import METRICS
+from rankframe.pipeline.gaps import GAP_TESTS
+from rankframe.pipeline.windows import TIME_UNITS
+from rankframe.trec.measures import TREC_MEASURES
 
 #: the command line's modules that every command loads: the entry, the parser, the error
 #: line, the status line and the demo's function (``rankframe.cli.demo``, a name of the
@@ -38,6 +47,8 @@ COMMAND_MODULES = {
     "rankframe.cli.dashboard",
 }
 FRAME_LIBRARIES = ("pandas", "polars", "pyarrow", "numpy")
+#: what a subcommand's help and usage errors leave out: the frame libraries and Dask
+NOT_FOR_HELP = (*FRAME_LIBRARIES, "dask")
 
 LOADED = """
 import contextlib, io, json, sys
@@ -50,19 +61,34 @@ print(json.dumps(sorted(set(sys.modules) - before)))
 """
 
 
+#: each command line of ``argvs`` in turn in one interpreter, with its exit status and the
+#: libraries of ``libraries`` loaded after it
+LOADED_IN_TURN = """
+import contextlib, io, json, sys
+from rankframe.cli import main
+found = []
+for argv in {argvs!r}:
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        status = main(argv)
+    found.append([argv, status, [m for m in {libraries!r} if m in sys.modules]])
+print(json.dumps(found))
+"""
+
+
+def fresh(code: str) -> str:
+    """The standard output of ``code`` run in a fresh interpreter (which must succeed)."""
+    env = {**os.environ, "PYTHONPATH": str(Path(rankframe.__file__).parents[1])}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
 def loaded(argv: list[str], before: str = "") -> set[str]:
     """The modules that ``rankframe ARGV`` loads in a fresh interpreter, beyond those loaded
     by ``before`` (code run first)."""
-    env = {**os.environ, "PYTHONPATH": str(Path(rankframe.__file__).parents[1])}
-    done = subprocess.run(
-        [sys.executable, "-c", LOADED.format(before=before, argv=argv)],
-        capture_output=True,
-        text=True,
-        check=False,
-        env=env,
-    )
-    assert done.returncode == 0, done.stderr
-    return set(json.loads(done.stdout))
+    return set(json.loads(fresh(LOADED.format(before=before, argv=argv))))
 
 
 @pytest.mark.parametrize("argv", [["--version"], ["--help"]])
@@ -81,3 +107,24 @@ def test_a_subcommand_loads_its_own_module_alone() -> None:
 def test_version_loads_no_frame_library() -> None:
     new = loaded(["--version"])
     assert not new & set(FRAME_LIBRARIES)
+
+
+def test_no_subcommand_help_nor_usage_error_loads_a_frame_library() -> None:
+    """Every subcommand of the parser, in one interpreter: its ``--help`` (status 0), then
+    an unknown flag (argparse's usage error, status 2), each followed by the libraries
+    loaded so far: none."""
+    argvs = [[name, *flag] for name, *_ in COMMANDS for flag in (["--help"], ["--no-such"])]
+    found = json.loads(fresh(LOADED_IN_TURN.format(argvs=argvs, libraries=NOT_FOR_HELP)))
+    assert [argv for argv, _, _ in found] == argvs
+    assert [status for _, status, _ in found] == [0, 2] * len(COMMANDS)
+    assert {" ".join(argv): libraries for argv, _, libraries in found if libraries} == {}
+
+
+def test_the_lists_of_the_help_equal_their_owners() -> None:
+    """``rankframe.cli.names`` copies what the help lists from modules that import the
+    frame libraries: each copy equals its owner (a new metric or measure is added there)."""
+    assert tuple(METRICS) == names.METRICS
+    assert tuple(m.name for m in TREC_MEASURES) == names.TREC_MEASURES
+    assert names.RULE_GRAMMAR == GRAMMAR
+    assert tuple(TIME_UNITS) == names.TIME_UNITS
+    assert tuple(GAP_TESTS) == names.GAP_TESTS

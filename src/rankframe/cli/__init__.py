@@ -37,9 +37,10 @@ the work is done.
 
 The modules: ``parser`` (the subcommands, each declared when it is parsed: ``rankframe
 --version`` and ``--help`` import no command module nor the library), ``options`` (the flag
-groups they share), ``commands`` (``evaluate``, ``compare`` and ``demo``: their arguments and
-runs; ``gate``: ``check``'s; ``trec``, ``report``, ``slices``, ``gaps``, ``sample_size`` and
-``dashboard``: theirs), ``inputs``
+groups they share), ``names`` (what their help texts list, without the library: ``rankframe
+COMMAND --help`` imports no frame library), ``commands`` (``evaluate``, ``compare`` and
+``demo``: their arguments and runs; ``gate``: ``check``'s; ``trec``, ``report``,
+``slices``, ``gaps``, ``sample_size`` and ``dashboard``: theirs), ``inputs``
 (what the commands share, from the arguments to the library's call), ``reading`` (the columns
 of an input file), ``source`` (where a row is in its file, and why a text file cannot be
 read), ``checks`` (the input contract in the file's terms), ``render`` (result tables as
@@ -66,7 +67,7 @@ from rankframe.cli.status import Status
 from rankframe.exceptions import RankEvalError, RankEvalWarning, warned_once
 
 if TYPE_CHECKING:
-    from rankframe.cli.inputs import DEFAULT_METRICS
+    from rankframe.cli.names import DEFAULT_METRICS
 
 __all__ = ["DEFAULT_METRICS", "demo", "main"]
 
@@ -77,7 +78,7 @@ Command = Callable[[argparse.Namespace, Status], int]
 # import no command and none of the library they call (the name: its module). `demo` is
 # imported (its module is light): a lazy name would be shadowed by its submodule once
 # `rankframe demo` imports that
-_ON_FIRST_USE = {"DEFAULT_METRICS": "rankframe.cli.inputs"}
+_ON_FIRST_USE = {"DEFAULT_METRICS": "rankframe.cli.names"}
 
 
 def __getattr__(name: str) -> Any:

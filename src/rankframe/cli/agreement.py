@@ -6,13 +6,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from rankframe.cli import inputs
-from rankframe.cli.checks import check_rows
 from rankframe.cli.errors import CliError
 from rankframe.cli.flags import Flag, add_flags, check_flags
 from rankframe.cli.options import add_input, add_judgment_options, add_metric_options, add_output
-from rankframe.cli.reading import input_format, read_table
-from rankframe.cli.render import render, write
 from rankframe.cli.status import Status
 from rankframe.settings import params
 
@@ -88,6 +84,12 @@ def _check(args: argparse.Namespace, scores: list[str]) -> None:
 def run_agreement(args: argparse.Namespace, status: Status) -> int:
     """``rankframe agreement``: one table of ``agreement()``; 2 on a bad command line, 1 on
     data that cannot be compared (no row graded by both, grades on different scales)."""
+    # the input and the output: polars, pandas and the library, only when the command runs
+    from rankframe.cli import inputs
+    from rankframe.cli.checks import check_rows
+    from rankframe.cli.reading import input_format, read_table
+    from rankframe.cli.render import render, write
+
     scores = list(dict.fromkeys(args.score or ["score"]))
     _check(args, scores)
     metrics = inputs.metrics(args.metric) if args.metric else None

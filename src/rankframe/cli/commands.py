@@ -1,6 +1,8 @@
 """The commands ``evaluate``, ``compare`` and ``demo``: each one's arguments (``add_*``, called
 by ``parser`` when the command is parsed) and its run, from parsed arguments to the text it
-writes."""
+writes. The runs import what reads a file and writes a table (``inputs``, ``checks``,
+``reading``, ``render``, the registry: polars, pandas and the library) when they run:
+``rankframe evaluate --help`` imports none of it."""
 
 from __future__ import annotations
 
@@ -11,8 +13,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rankframe.cli import inputs
-from rankframe.cli.checks import Roles, check_rows
 from rankframe.cli.errors import CliError, fail, in_cli_terms
 from rankframe.cli.flags import check_flags
 from rankframe.cli.options import (
@@ -25,21 +25,23 @@ from rankframe.cli.options import (
     add_time_options,
 )
 from rankframe.cli.percent import COMPARE, bounded_labels
-from rankframe.cli.reading import input_format, read_table
 from rankframe.cli.recording import add_record_options, check_record_options, record
-from rankframe.cli.render import render, write
-from rankframe.cli.source import Source
 from rankframe.cli.status import Status
 from rankframe.exceptions import RankEvalError
-from rankframe.metrics.registry import labels as metric_labels
 from rankframe.settings import params
 
 if TYPE_CHECKING:
     import polars as pl
 
+    from rankframe.cli.checks import Roles
+    from rankframe.cli.source import Source
+
 
 def _labels(metrics: Sequence[str], options: dict[str, Any]) -> list[str]:
     """The output's metric columns: each metric's label with the options given."""
+    # the registry imports the frame libraries: only when the command runs
+    from rankframe.metrics.registry import labels as metric_labels
+
     try:
         return metric_labels(metrics, options)
     except RankEvalError as error:
@@ -48,6 +50,11 @@ def _labels(metrics: Sequence[str], options: dict[str, Any]) -> list[str]:
 
 def _read(args: argparse.Namespace, roles: Roles, status: Status) -> tuple[pl.DataFrame, Source]:
     """The file's columns, checked row by row in the file's terms."""
+    # reading a file: polars and the library, only when the command runs
+    from rankframe.cli import inputs
+    from rankframe.cli.checks import check_rows
+    from rankframe.cli.reading import input_format, read_table
+
     inputs.check_time_options(args)
     fmt = input_format(args.file, args.input_format)
     frame, source = read_table(args.file, fmt, inputs.columns(roles, args), status)
@@ -81,6 +88,10 @@ def add_evaluate(commands: Any) -> None:
 
 def run_evaluate(args: argparse.Namespace, status: Status) -> int:
     """``rankframe evaluate``."""
+    # the input and the output: polars, pandas and the library, only when the command runs
+    from rankframe.cli import inputs
+    from rankframe.cli.render import render, write
+
     check_record_options(args)
     estimate = inputs.estimate(args, "evaluate")
     metrics = inputs.metrics(args.metric)
@@ -185,6 +196,12 @@ def add_compare(commands: Any) -> None:
 
 def run_compare(args: argparse.Namespace, status: Status) -> int:
     """``rankframe compare``."""
+    # the input and the output: polars, pandas and the library, only when the command runs
+    from rankframe.cli import inputs
+    from rankframe.cli.checks import check_rows
+    from rankframe.cli.reading import input_format, read_table
+    from rankframe.cli.render import render, write
+
     default = ["score"] if args.reference is not None or args.every is not None else []
     scores = list(dict.fromkeys(args.score or default))
     baseline = _check_compare(args, scores)
@@ -257,7 +274,9 @@ def add_demo(commands: Any) -> None:
 
 def run_demo(args: argparse.Namespace, status: Status) -> int:
     """``rankframe demo``; with ``--write FILE``, write the sample data to FILE instead."""
+    # the sample data and the output: pandas and the library, only when the command runs
     from rankframe.cli.demo import demo
+    from rankframe.cli.render import write
     from rankframe.datasets import recommendations
 
     if not 0 <= args.seed < 2**64:

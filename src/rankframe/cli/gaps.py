@@ -6,10 +6,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from rankframe.cli import inputs
-from rankframe.cli.checks import check_rows
 from rankframe.cli.errors import CliError
 from rankframe.cli.flags import Flag, add_flags, check_flags
+from rankframe.cli.names import GAP_TESTS
 from rankframe.cli.options import (
     add_input,
     add_item_group_options,
@@ -17,10 +16,7 @@ from rankframe.cli.options import (
     add_output,
 )
 from rankframe.cli.percent import GAPS, GAPS_AGAINST_BASELINE
-from rankframe.cli.reading import input_format, read_table
-from rankframe.cli.render import render, write
 from rankframe.cli.status import Status
-from rankframe.pipeline.gaps import GAP_TESTS
 from rankframe.settings import params
 from rankframe.settings.options import CORRECTION
 
@@ -125,6 +121,12 @@ def _check(args: argparse.Namespace, scores: list[str]) -> None:
 def run_gaps(args: argparse.Namespace, status: Status) -> int:
     """``rankframe gaps``: the table of ``gaps()``; 2 on a bad command line, 1 on data that
     cannot be evaluated (a --by column varying within a query)."""
+    # the input and the output: polars, pandas and the library, only when the command runs
+    from rankframe.cli import inputs
+    from rankframe.cli.checks import check_rows
+    from rankframe.cli.reading import input_format, read_table
+    from rankframe.cli.render import render, write
+
     scores = list(dict.fromkeys(args.score or ["score"]))
     _check(args, scores)
     metrics = inputs.metrics(args.metric)

@@ -15,23 +15,18 @@ import argparse
 import sys
 from typing import Any
 
-from rankframe.api.gates import COLUMNS, FAIL, GRAMMAR, MODES, UNCERTAIN, parse_rules
-from rankframe.cli import inputs
-from rankframe.cli.checks import check_rows
 from rankframe.cli.errors import CliError, in_cli_terms
 from rankframe.cli.flags import Flag, add_flags, check_flags
+from rankframe.cli.names import OUTPUT_FORMATS, RULE_GRAMMAR
 from rankframe.cli.options import (
     add_convention_options,
     add_input,
     add_test_options,
     add_time_options,
 )
-from rankframe.cli.reading import input_format, read_table
 from rankframe.cli.recording import add_record_options, check_record_options, record
-from rankframe.cli.render import OUTPUT_FORMATS, render, write
 from rankframe.cli.status import Status
 from rankframe.exceptions import RankEvalError
-from rankframe.report.verdict import verdict
 from rankframe.settings import params
 from rankframe.settings.options import OPTIONS
 
@@ -57,7 +52,7 @@ RULE_FLAGS = (
         action="append",
         required=True,
         metavar="RULE",
-        help="a rule, repeatable. " + GRAMMAR.replace("%", "%%"),
+        help="a rule, repeatable. " + RULE_GRAMMAR.replace("%", "%%"),
     ),
 )
 
@@ -90,7 +85,7 @@ SEGMENT_FLAGS = (
 DECISION_FLAGS = (
     Flag(
         "--mode",
-        choices=MODES,
+        choices=params.GATE_MODES,
         default="interval",
         help="interval: the interval or the test decides; point: the value "
         "alone (default: %(default)s)",
@@ -195,6 +190,15 @@ def run_check(args: argparse.Namespace, status: Status) -> int:
 
 
 def _run(args: argparse.Namespace, status: Status) -> int:
+    # the rules, the input, the output and the verdict: polars, pandas and the library,
+    # only when the command runs
+    from rankframe.api.gates import COLUMNS, FAIL, UNCERTAIN, parse_rules
+    from rankframe.cli import inputs
+    from rankframe.cli.checks import check_rows
+    from rankframe.cli.reading import input_format, read_table
+    from rankframe.cli.render import render, write
+    from rankframe.report.verdict import verdict
+
     parse_rules(args.rule)  # a bad rule is reported before the file is read
     check_record_options(args)
     scores = list(dict.fromkeys(args.score or ["score"]))

@@ -15,6 +15,7 @@ import polars as pl
 import rankframe  # noqa: F401  (registers the accessors)
 from rankframe.cli.checks import Roles, explain
 from rankframe.cli.errors import CliError, in_cli_terms
+from rankframe.cli.names import DEFAULT_METRICS
 from rankframe.cli.reading import input_format, read_table
 from rankframe.cli.source import Source
 from rankframe.cli.status import Status
@@ -22,16 +23,6 @@ from rankframe.exceptions import RankEvalError
 from rankframe.metrics.registry import parse_metrics
 from rankframe.settings.conventions import CONVENTION
 from rankframe.settings.options import OPTIONS, Options
-
-DEFAULT_METRICS = [
-    "mrr@10",
-    "ndcg@10",
-    "map@100",
-    "acc@1",
-    "acc@10",
-    "precision@10",
-    "recall@100",
-]
 
 
 def metrics(specs: Sequence[str] | None) -> list[str]:

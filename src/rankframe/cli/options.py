@@ -1,18 +1,15 @@
 """The flag groups that several subcommands share: the input file and its columns, the
 metrics and their options, other tools' conventions, time windows, tests and intervals, and
 the output. The subcommands are assembled in ``parser`` (``check`` in ``gate``, ``report``
-in ``report``)."""
+in ``report``). Nothing here loads a frame library (the lists the help texts show are
+``names``'): a subcommand's ``--help`` reads no file and imports none."""
 
 from __future__ import annotations
 
 import argparse
 from typing import get_args
 
-from rankframe.cli.inputs import DEFAULT_METRICS
-from rankframe.cli.reading import INPUT_FORMATS
-from rankframe.cli.render import OUTPUT_FORMATS
-from rankframe.metrics.registry import METRICS
-from rankframe.pipeline.windows import TIME_UNITS
+from rankframe.cli.names import DEFAULT_METRICS, INPUT_FORMATS, METRICS, OUTPUT_FORMATS, TIME_UNITS
 from rankframe.settings.conventions import CONVENTIONS
 from rankframe.settings.options import CORRECTION, FAMILY, OPTIONS, TEST, ApDenominator
 from rankframe.settings.params import ESTIMATES

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rankframe.metrics.registry import MetricDef, parse_metric
+if TYPE_CHECKING:
+    from rankframe.metrics.registry import MetricDef
 
 __all__ = [
     "COMPARE",
@@ -33,12 +34,18 @@ def bounded_labels(columns: Sequence[str]) -> list[str]:
     """The metric columns (labels) of ``evaluate`` that --percent shows as percentages:
     those of the metrics declared bounded (values in [0, 1]); the others are plain
     numbers."""
+    # the registry imports the frame libraries: only when a table is written
+    from rankframe.metrics.registry import parse_metric
+
     return [label for label in columns if parse_metric(label).definition.bounded]
 
 
 def _definition(row: Mapping[str, Any]) -> MetricDef:
     """The declaration of a row's metric: its ``metric`` column (a label, with its cut-off
     or without it) and its ``k`` column where the table has one."""
+    # the registry imports the frame libraries: only when a table is written
+    from rankframe.metrics.registry import parse_metric
+
     label, k = str(row["metric"]), row.get("k")
     if k is not None and k == k:  # not null, not NaN: name(options)@k parses back
         label += f"@{int(k) if float(k).is_integer() else k}"

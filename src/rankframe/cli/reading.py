@@ -15,18 +15,11 @@ import polars as pl
 
 from rankframe._suggest import closest_one
 from rankframe.cli.errors import CliError
+from rankframe.cli.names import INPUT_FORMATS
 from rankframe.cli.source import FORMAT_NAMES, SEPARATORS, Source, diagnose_text, header_not_utf8
 from rankframe.cli.status import Status
 from rankframe.exceptions import excerpt
 
-INPUT_FORMATS = {
-    ".csv": "csv",
-    ".tsv": "tsv",
-    ".parquet": "parquet",
-    ".pq": "parquet",
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-}
 # polars infers CSV and JSON-lines column types from this many rows, then from all of them
 # if a later value does not fit
 INFER_ROWS = 10_000

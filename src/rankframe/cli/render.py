@@ -14,8 +14,6 @@ from typing import Any
 from rankframe.adapters.results import table_rows
 from rankframe.cli.errors import CliError
 
-OUTPUT_FORMATS = ("table", "csv", "json", "markdown")
-
 #: The columns shown as percentages: the same for every row, or per row (a function of the
 #: row, column name -> value).
 Percent = Collection[str] | Callable[[Mapping[str, Any]], Collection[str]]

@@ -9,9 +9,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from rankframe.api.gates import parse_rules
-from rankframe.cli import inputs
-from rankframe.cli.checks import check_rows
 from rankframe.cli.errors import CliError, in_cli_terms
 from rankframe.cli.flags import Flag, add_flags, check_flags
 from rankframe.cli.options import (
@@ -22,7 +19,6 @@ from rankframe.cli.options import (
     add_test_options,
     add_time_options,
 )
-from rankframe.cli.reading import input_format, read_table
 from rankframe.cli.status import Status
 from rankframe.exceptions import InvalidRuleError, RankEvalError
 from rankframe.settings import params
@@ -164,6 +160,10 @@ REPORT_CHECKS = {
 def _check(args: argparse.Namespace, scores: list[str]) -> None:
     """The flags, checked before the file is read (exit status 2): those of report()'s
     arguments, the time window, the rules."""
+    # the rules' parser and the inputs: the library, only when the command runs
+    from rankframe.api.rules import parse_rules
+    from rankframe.cli import inputs
+
     check_flags(args, REPORT_CHECKS, "report", scores)
     inputs.check_time_options(args)  # --every needs --time, --time-unit an integer --time
     if (args.every is None) != (args.time is None):
@@ -201,6 +201,11 @@ def run_report(args: argparse.Namespace, status: Status) -> int:
     PATH``, as ``rankframe dashboard``) and exits 0; 2 on a bad command line (a bad
     rule, ``--every`` without ``--time``, an unknown baseline), 1 on data that cannot be
     evaluated (as ``rankframe evaluate``)."""
+    # the input: polars and the library, only when the command runs
+    from rankframe.cli import inputs
+    from rankframe.cli.checks import check_rows
+    from rankframe.cli.reading import input_format, read_table
+
     scores = list(dict.fromkeys(args.score or ["score"]))
     _check(args, scores)
     metrics = inputs.metrics(args.metric)

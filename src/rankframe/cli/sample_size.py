@@ -6,8 +6,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from rankframe.cli import inputs
-from rankframe.cli.checks import check_rows
 from rankframe.cli.flags import Flag, add_flags, check_flags
 from rankframe.cli.options import (
     add_input,
@@ -16,8 +14,6 @@ from rankframe.cli.options import (
     add_output,
 )
 from rankframe.cli.percent import SAMPLE_SIZE
-from rankframe.cli.reading import input_format, read_table
-from rankframe.cli.render import render, write
 from rankframe.cli.status import Status
 from rankframe.settings import params
 
@@ -110,6 +106,12 @@ SAMPLE_SIZE_CHECKS = {
 def run_sample_size(args: argparse.Namespace, status: Status) -> int:
     """``rankframe sample-size``: the table of ``sample_size()``; 2 on a bad command line,
     1 on data that cannot be evaluated (as ``rankframe evaluate``)."""
+    # the input and the output: polars, pandas and the library, only when the command runs
+    from rankframe.cli import inputs
+    from rankframe.cli.checks import check_rows
+    from rankframe.cli.reading import input_format, read_table
+    from rankframe.cli.render import render, write
+
     scores = list(dict.fromkeys(args.score or ["score"]))
     check_flags(args, SAMPLE_SIZE_CHECKS, "sample_size", scores)
     metrics = inputs.metrics(args.metric)

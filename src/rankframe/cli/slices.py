@@ -6,8 +6,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from rankframe.cli import inputs
-from rankframe.cli.checks import Roles, check_rows
 from rankframe.cli.errors import CliError
 from rankframe.cli.flags import Flag, add_flags, check_flags
 from rankframe.cli.options import (
@@ -17,8 +15,6 @@ from rankframe.cli.options import (
     add_output,
 )
 from rankframe.cli.percent import SLICES
-from rankframe.cli.reading import input_format, read_table
-from rankframe.cli.render import render, write
 from rankframe.cli.status import Status
 from rankframe.settings import params
 from rankframe.settings.options import CORRECTION
@@ -173,6 +169,12 @@ def _check(args: argparse.Namespace, scores: list[str]) -> None:
 def run_slices(args: argparse.Namespace, status: Status) -> int:
     """``rankframe slices``: the table of ``slices()``; 2 on a bad command line, 1 on data
     that cannot be evaluated (a slice column varying within a query, as --by)."""
+    # the input and the output: polars, pandas and the library, only when the command runs
+    from rankframe.cli import inputs
+    from rankframe.cli.checks import Roles, check_rows
+    from rankframe.cli.reading import input_format, read_table
+    from rankframe.cli.render import render, write
+
     scores = list(dict.fromkeys(args.score or ["score"]))
     _check(args, scores)
     metrics = inputs.metrics(args.metric)

@@ -7,15 +7,15 @@ import argparse
 from typing import Any
 
 from rankframe.cli.errors import CliError
+from rankframe.cli.names import TREC_MEASURES
 from rankframe.cli.status import Status
 
 
 def _measure_help() -> str:
-    """The -m help of trec: the trec_eval measures rankframe computes, from the registry."""
-    from rankframe.trec.measures import measure_names
-
+    """The -m help of trec: the trec_eval measures rankframe computes (``names``', equal to
+    the registry's)."""
     return (
-        f"a trec_eval measure: {measure_names()}; parameters as trec_eval takes them "
+        f"a trec_eval measure: {', '.join(TREC_MEASURES)}; parameters as trec_eval takes them "
         "(P.5,10, iprec_at_recall.0.25, relstring.20) or as it prints them (P_10); "
         "nicknames 'official' (the default), 'all_trec' and 'set'; repeatable"
     )

@@ -16,13 +16,12 @@ the levels, counts and seeds, in the objects it builds once at the public bounda
 from __future__ import annotations
 
 import inspect
+import sys
 import textwrap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Generic, Literal, TypeVar, get_args
-
-import numpy as np
 
 from rankframe._suggest import closest_choice, did_you_mean
 from rankframe.exceptions import InvalidOptionError
@@ -199,8 +198,11 @@ def check_count(name: str, value: object, message: str = COUNT_MESSAGE) -> int:
 
 
 def _numpy_bool(value: object) -> bool:
-    """Whether ``value`` is NumPy's bool (``np.True_``), as a mask's element is."""
-    return isinstance(value, np.bool_)
+    """Whether ``value`` is NumPy's bool (``np.True_``), as a mask's element is. NumPy is
+    not imported for it (the options load without it, as the command line's help does): a
+    value of NumPy's means NumPy is loaded."""
+    numpy = sys.modules.get("numpy")
+    return numpy is not None and isinstance(value, numpy.bool_)
 
 
 def check_flag(name: str, value: object, method: str | None = None) -> bool:

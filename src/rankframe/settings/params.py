@@ -18,11 +18,10 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import numbers
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, cast
-
-import numpy as np
 
 from rankframe.exceptions import InvalidOptionError
 from rankframe.settings.options import (
@@ -216,7 +215,7 @@ def _at_least(least: int) -> Callable[[Arg], None]:
     def check(arg: Arg) -> None:
         if (
             isinstance(arg.value, bool)
-            or not isinstance(arg.value, int | np.integer)
+            or not isinstance(arg.value, numbers.Integral)  # NumPy's integers too
             or (arg.value < least)
         ):
             msg = (

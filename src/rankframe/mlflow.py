@@ -191,7 +191,6 @@ def log(result: Any, *, run_id: str | None = None, prefix: str = "") -> str:
     with _quick_http():
         client = MlflowClient()
         try:
-            client.get_run(run)
             started = [RunTag(f"{p}{_TAG}logged", "started") for p, _, _ in plans]
             client.log_batch(run, tags=started)
             # a key's steps together: the server updates a key's latest value once a batch

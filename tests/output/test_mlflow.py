@@ -468,6 +468,15 @@ def test_a_refused_write_is_an_error_and_never_complete(server: str) -> None:
         rm.load(run_id)
 
 
+def test_a_run_that_does_not_exist_is_an_error_naming_the_server(server: str) -> None:
+    table = pd.DataFrame(_data()).rank_eval(score="a").evaluate("mrr")
+    missing = "0" * 32  # a run id no server gives out
+    with pytest.raises(TrackingError, match=f"MLflow tracking server {server}") as error:
+        rm.log(table, run_id=missing)
+    assert missing in str(error.value)
+    assert error.value.tracking_uri == server
+
+
 def test_import_rankframe_does_not_load_mlflow_or_wandb() -> None:
     names = ["rankframe.mlflow", "mlflow", "rankframe.wandb", "wandb"]
     code = f"import sys, rankframe; print(*[n in sys.modules for n in {names}])"

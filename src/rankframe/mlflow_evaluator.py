@@ -13,11 +13,13 @@ metrics and the verdict tag) and the report's page. See docs/mlflow.md.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from mlflow.data.evaluation_dataset import EvaluationDataset
 from mlflow.models.evaluation import EvaluationResult, ModelEvaluator
 from mlflow.models.evaluation.artifacts import TextEvaluationArtifact
 from mlflow.tracking import MlflowClient
@@ -26,7 +28,7 @@ from rankframe import mlflow as rankframe_mlflow
 from rankframe import tracking
 from rankframe.adapters.results import eager_table
 from rankframe.api.accessor import rank_eval
-from rankframe.exceptions import InvalidOptionError
+from rankframe.exceptions import InvalidOptionError, RankEvalWarning
 
 __all__ = ["MODEL_TYPE", "OPTIONS", "Evaluator"]
 
@@ -118,6 +120,22 @@ def _scores(
     return values
 
 
+def _warn_if_cut(rows: int) -> None:
+    """Warn when the data has exactly as many rows as MLflow keeps of a Spark DataFrame:
+    ``mlflow.models.evaluate`` hands an evaluator the first rows of a larger one (cutting
+    its last query's list), which the evaluator cannot tell from a frame of that size."""
+    limit = int(EvaluationDataset.SPARK_DATAFRAME_LIMIT)
+    if rows == limit:
+        msg = (
+            f"The data has {rows:,} rows, as many as mlflow.models.evaluate keeps of a Spark "
+            f"DataFrame: if the data is a Spark DataFrame of more rows, these values are of "
+            f"its first {limit:,} rows only (the last query's list may be cut). Evaluate the "
+            "whole frame with rankframe (`import rankframe.spark`, then "
+            "rankframe.mlflow.log(df.rank_eval.report(...))) or pass spark_df.toPandas()."
+        )
+        warnings.warn(msg, RankEvalWarning, stacklevel=3)
+
+
 def long_frame(
     dataset: Any, model: Any, predictions: str | None, config: Mapping[str, Any]
 ) -> tuple[pd.DataFrame, str]:
@@ -133,6 +151,7 @@ def long_frame(
         )
         raise InvalidOptionError(msg)
     frame = features[2].copy()  # a copy of MLflow's features, never the user's frame
+    _warn_if_cut(len(frame))
     relevant = dataset.targets_name if dataset.has_targets else config.get("relevant", "relevant")
     if dataset.has_targets:
         frame[relevant] = np.asarray(dataset.labels_data)

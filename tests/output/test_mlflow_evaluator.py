@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from mlflow.exceptions import MlflowException
 from mlflow.tracking import MlflowClient
 
 import rankframe.mlflow as rm
-from rankframe.exceptions import InvalidOptionError
+from rankframe.exceptions import InvalidOptionError, RankEvalWarning
 
 pytestmark = pytest.mark.usefixtures("file_store")
 
@@ -217,3 +218,23 @@ def test_other_model_types_are_mlflows() -> None:
             targets="relevant",
             evaluator_config={"rankframe": {"metrics": "mrr"}},
         )
+
+
+@pytest.mark.parametrize("queries", [2500, 2499])
+def test_data_of_exactly_mlflows_spark_limit_warns(queries: int) -> None:
+    """MLflow hands an evaluator the first 10,000 rows of a Spark DataFrame: data of exactly
+    that many rows (2,500 queries of four) is warned about, one query fewer is not."""
+    frame = _frame(queries)
+    config = {"metrics": ["mrr@3"]}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _evaluate(data=frame, config=config, predictions="model", targets="relevant")
+    ours = [w for w in caught if issubclass(w.category, RankEvalWarning)]
+    if queries * 4 == 10_000:
+        assert len(ours) == 1, [str(w.message) for w in caught]
+        text = str(ours[0].message)
+        assert text.startswith("The data has 10,000 rows, as many as mlflow.models.evaluate")
+        assert "import rankframe.spark" in text
+        assert "spark_df.toPandas()" in text
+    else:
+        assert ours == []

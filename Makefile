@@ -71,8 +71,8 @@ mlflow-ui: $(VENV)/.installed-test  ## the venv of the MLflow tests' server and 
 	    rm -rf $(MLFLOW_UI) && $(PYTHON) -m venv $(MLFLOW_UI) && \
 	    $(MLFLOW_UI)/bin/python -m pip install --quiet --upgrade pip && \
 	    $(MLFLOW_UI)/bin/python -m pip install --quiet "mlflow==$$want" || { \
-	      echo "The MLflow UI's browser test needs the package mlflow==$$want from PyPI"; \
-	      echo "(the version of the test venv's mlflow-skinny) in $(MLFLOW_UI)."; \
+	      echo "Installing mlflow==$$want (the test venv's mlflow-skinny version) into"; \
+	      echo "$(MLFLOW_UI) failed: the MLflow tests need it, from PyPI, in a venv of $(PYTHON)."; \
 	      exit 1; }; }
 
 # trec_eval's own binary, the reference of tests/references/test_trec_eval_binary.py and of

@@ -538,6 +538,9 @@ def test_the_logged_report_opens_in_chromium(server: str, browser: Any) -> None:
 #: the screenshots of docs/mlflow.md, written by the UI's test (`make screenshots` copies them
 #: into docs/images/)
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
+#: how long (ms) a page of the UI may take to show what it fetches, on a busy machine (a first
+#: load took 14 s with 15 processes running on 2 cores); Playwright's default is 5 s
+WAIT = 60_000
 
 
 @pytest.mark.load
@@ -566,6 +569,7 @@ def test_the_mlflow_ui_shows_what_was_logged(server: str, browser: Any, make_fra
     machine_learning = "?workflowType=machine_learning"  # not the GenAI pages
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page = browser.new_page(viewport={"width": 1200, "height": 760})
+    page.set_default_timeout(WAIT)
     try:
         page.goto(run + machine_learning)
         page.get_by_label("Close", exact=True).click()  # MLflow's assistant
@@ -575,7 +579,7 @@ def test_the_mlflow_ui_shows_what_was_logged(server: str, browser: Any, make_fra
             for metric in metrics:
                 key = rm.metric_key(rm.Key(metric, "value", (("system", system),)))
                 row = page.get_by_role("row").filter(has=page.get_by_text(key, exact=True))
-                expect(row).to_contain_text(repr(float(means.loc[system, metric])))
+                expect(row).to_contain_text(repr(float(means.loc[system, metric])), timeout=WAIT)
         page.get_by_text("Metrics (").evaluate("e => e.scrollIntoView({block: 'start'})")
         page.screenshot(path=str(SCREENSHOTS / "mlflow-run.png"))
 
@@ -585,19 +589,21 @@ def test_the_mlflow_ui_shows_what_was_logged(server: str, browser: Any, make_fra
         titles = [
             re.compile(rf"^weekly/mrr-a3/value/theme:{t}\s*\(2\)$") for t in ("news", "sport")
         ]
-        expect(sections).to_have_text(titles)  # a section per theme, a chart per system
-        charts = page.get_by_text("system:a", exact=True)
-        expect(charts).to_have_count(2)  # a chart per theme and system
-        expect(page.get_by_text("Step", exact=True).first).to_be_visible()
+        expect(sections).to_have_text(titles, timeout=WAIT)  # a section per theme
+        for system in ("a", "b"):  # a chart per theme and system
+            charts = page.get_by_text(f"system:{system}", exact=True)
+            expect(charts).to_have_count(2, timeout=WAIT)
+        # a line over the steps (a key of one step is a bar)
+        expect(page.get_by_text("Step", exact=True).first).to_be_visible(timeout=WAIT)
         page.screenshot(path=str(SCREENSHOTS / "mlflow-charts.png"))
 
         page.goto(f"{run}/artifacts{machine_learning}")
         page.locator("[artifact-name=rankframe]").click()
         for name in ("report.html", "result.parquet", "table.json"):
-            expect(page.locator(f"[artifact-name='{name}']")).to_be_visible()
+            expect(page.locator(f"[artifact-name='{name}']")).to_be_visible(timeout=WAIT)
         page.locator("[artifact-name='report.html']").click()
         shown = page.frame_locator("iframe").locator("td[data-kind=mean]")
-        expect(shown.first).to_be_visible()
+        expect(shown.first).to_be_visible(timeout=WAIT)
         cells = shown.evaluate_all("els => els.map(e => [e.dataset.system, e.dataset.metric])")
         assert {(s, m) for s, m in cells} >= {(s, m) for s in "ab" for m in metrics}
         page.screenshot(path=str(SCREENSHOTS / "mlflow-report.png"))

@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SIZE   ?= S
 
 .DEFAULT_GOAL := help
-.PHONY: help java chromium trec-eval demo test test-floors test-modin lint metric-methods bench bench-scale bench-compare bench-beyond bench-exposure bench-spark docs clean
+.PHONY: help java chromium mlflow-ui screenshots trec-eval demo test test-floors test-modin lint metric-methods bench bench-scale bench-compare bench-beyond bench-exposure bench-spark docs clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-11s %s\n", $$1, $$2}'
@@ -52,6 +52,29 @@ chromium:
 	    exit 1; \
 	  fi; }
 
+# MLflow's UI for tests/output/test_mlflow.py (its browser test, its screenshots): the UI's
+# build (mlflow/server/js/build) is in the full `mlflow` package only, not in the test venv's
+# mlflow-skinny, and `mlflow` pins pyarrow < 26 (and pulls in scikit-learn, matplotlib,
+# docker, ...); installed over mlflow-skinny it would also change what the tests' MLflow does
+# (MLflow asks whether it is skinny). So a venv of its own with the `mlflow` of the test venv's
+# mlflow-skinny version (one version of the server and the client), from which the module
+# starts its one `mlflow server`; the tests log to it from the test venv, as a team's jobs
+# log to a shared server. Rebuilt when the versions differ (PyPI: ~850 MB, 1-2 minutes).
+MLFLOW_UI := .venv-mlflow-ui
+VERSION_OF = python -c 'import importlib.metadata as m, sys; print(m.version(sys.argv[1]))'
+
+mlflow-ui: $(VENV)/.installed-test  ## the venv of the MLflow tests' server and UI (the full `mlflow` package)
+	@want=$$($(BIN)/$(VERSION_OF) mlflow-skinny) && \
+	  have=$$($(MLFLOW_UI)/bin/$(VERSION_OF) mlflow 2>/dev/null); \
+	  [ "$$want" = "$$have" ] || { \
+	    echo "installing mlflow==$$want (its UI) into $(MLFLOW_UI)"; \
+	    rm -rf $(MLFLOW_UI) && $(PYTHON) -m venv $(MLFLOW_UI) && \
+	    $(MLFLOW_UI)/bin/python -m pip install --quiet --upgrade pip && \
+	    $(MLFLOW_UI)/bin/python -m pip install --quiet "mlflow==$$want" || { \
+	      echo "Installing mlflow==$$want (the test venv's mlflow-skinny version) into"; \
+	      echo "$(MLFLOW_UI) failed: the MLflow tests need it, from PyPI, in a venv of $(PYTHON)."; \
+	      exit 1; }; }
+
 # trec_eval's own binary, the reference of tests/references/test_trec_eval_binary.py and of
 # benchmarks/trec_cli.py: built from its source in the peers' folder beside the repository
 # (../shared/peers, see its README) with the system's cc and make, into a cache that git
@@ -79,8 +102,16 @@ trec-eval: $(TREC_EVAL)  ## build trec_eval 10.0's binary from ../shared/peers i
 # fresh interpreter of the tests would otherwise compile src/ and tests/ again (~6 s of each
 # worker's collection).
 PYC := env -u PYTHONDONTWRITEBYTECODE
-test: java chromium $(TREC_EVAL) $(VENV)/.installed-test  ## set up and run the whole test suite
+test: java chromium mlflow-ui $(TREC_EVAL) $(VENV)/.installed-test  ## set up and run the whole test suite
 	$(PYC) $(BIN)/python -m pytest -n auto
+
+# The MLflow UI's screenshots (docs/mlflow.md): tests/output/test_mlflow.py's browser test
+# writes them into build/screenshots/ on every run; this copies them into docs/images/.
+SCREENSHOTS := mlflow-run.png mlflow-charts.png mlflow-report.png
+screenshots: chromium mlflow-ui $(VENV)/.installed-test  ## the MLflow UI's screenshots of docs/mlflow.md, from its browser test, into docs/images/
+	$(PYC) $(BIN)/python -m pytest -p no:cacheprovider -n 0 -q \
+	  tests/output/test_mlflow.py::test_the_mlflow_ui_shows_what_was_logged
+	cp $(addprefix build/screenshots/,$(SCREENSHOTS)) docs/images/
 
 # The floors: a second venv with the oldest supported versions (.ci/floors.txt, pinned as pip
 # constraints) and the frame-kind value and error tests (metrics, inputs, statistics: the
@@ -190,4 +221,4 @@ docs: chromium $(VENV)/.installed-test  ## the report's screenshot, then the doc
 	$(BIN)/python -m mkdocs build --strict --site-dir site
 
 clean:  ## remove the virtual environments and caches
-	rm -rf $(VENV) $(FLOORS) $(MODIN) site .pytest_cache .ruff_cache .mypy_cache .hypothesis
+	rm -rf $(VENV) $(FLOORS) $(MODIN) $(MLFLOW_UI) site build/screenshots .pytest_cache .ruff_cache .mypy_cache .hypothesis

@@ -446,6 +446,23 @@ def chromium() -> str:
     return found
 
 
+def mlflow_ui(version: str) -> Path:
+    """The ``mlflow`` command of the MLflow UI's venv: ``make mlflow-ui``'s .venv-mlflow-ui (the
+    full ``mlflow`` package, which holds the UI's build), or the venv RANKFRAME_MLFLOW_UI names;
+    of ``version``, the tests' mlflow-skinny's (one schema for the store both servers use). A
+    missing one is a failure, not a skip."""
+    given = os.environ.get("RANKFRAME_MLFLOW_UI")
+    venv = Path(given) if given else Path(__file__).resolve().parents[1] / ".venv-mlflow-ui"
+    command = venv / "bin" / "mlflow"
+    assert command.exists(), f"The MLflow UI's venv {venv} is missing: `make mlflow-ui`"
+    infos = venv.glob("lib/python*/site-packages/mlflow-*.dist-info")
+    found = [d.name.removeprefix("mlflow-").removesuffix(".dist-info") for d in infos]
+    assert found == [version], (
+        f"{venv} holds mlflow {found}, the tests' MLflow is {version}: `make mlflow-ui`"
+    )
+    return command
+
+
 # -- a judge's grades and people's (tests/statistics/test_judged_estimates.py,
 # test_judge_agreement.py): per-query values from tests/reference.py -------------------------
 

@@ -1,14 +1,16 @@
 """rankframe.mlflow against a real MLflow: a tracking server this module starts on localhost
-(SQLite store, local artifact root, a free port; stopped after the session), and a file
-store. What a user would see is read back through ``MlflowClient``: the keys and values of
-the metrics (equal to the result's, bit for bit), the steps and timestamps of windows, the
-table and the report's page."""
+(SQLite store, local artifact root, a free port; stopped after the session; the full
+``mlflow`` package's, whose UI a browser test opens: ``make mlflow-ui``), and a file store.
+What a user would see is read back through ``MlflowClient``: the keys and values of the
+metrics (equal to the result's, bit for bit), the steps and timestamps of windows, the table
+and the report's page; and in MLflow's UI, in Chromium."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -27,7 +29,7 @@ from mlflow.tracking import MlflowClient
 
 import rankframe
 import rankframe.mlflow as rm
-from helpers import same_bits, tracked_cell
+from helpers import mlflow_ui, same_bits, tracked_cell
 from rankframe.exceptions import InvalidOptionError, TrackingError
 
 
@@ -39,11 +41,15 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="session")
 def mlflow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``mlflow server`` on a free port of localhost, SQLite store, artifacts in tmp."""
+    """``mlflow server`` on a free port of localhost, SQLite store, artifacts in tmp: the
+    server of the full ``mlflow`` package, of the test venv's mlflow-skinny version, from
+    ``make mlflow-ui``'s venv, whose UI the browser test opens (mlflow-skinny has no UI
+    build; benchmarks/mlflow_log.py runs the test venv's own server). One server for the
+    module: a start costs ~13 s of CPU."""
     root = tmp_path_factory.mktemp("mlflow-server")
     port = _free_port()
     command = [
-        str(Path(sys.executable).parent / "mlflow"),
+        str(mlflow_ui(mlflow.__version__)),
         "server",
         "--backend-store-uri",
         f"sqlite:///{root / 'mlflow.db'}",
@@ -544,3 +550,79 @@ def test_the_logged_report_opens_in_chromium(server: str, browser: Any) -> None:
     assert charts, "no chart"
     assert all(height > 0 for height in charts)
     assert {(s, m) for s, m in shown} >= {(s, m) for s in "ab" for m in ("mrr@3", "ndcg@3")}
+
+
+#: the screenshots of docs/mlflow.md, written by the UI's test (`make screenshots` copies them
+#: into docs/images/)
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
+#: how long (ms) a page of the UI may take to show what it fetches, on a busy machine (a first
+#: load took 14 s with 15 processes running on 2 cores); Playwright's default is 5 s
+WAIT = 60_000
+
+
+@pytest.mark.load
+@pytest.mark.parametrize("make_frame", ["pandas"], indirect=True)
+def test_the_mlflow_ui_shows_what_was_logged(server: str, browser: Any, make_frame: Any) -> None:
+    """MLflow's own UI (the module's server's) on a run holding a report, a weekly evaluation
+    by segment of two systems and gates, as a user opens it in Chromium: the run's page lists
+    each mean under its key with its value, the metrics' page charts each window as a step
+    (a section per segment, a chart per system), the artifacts' page lists the tables and
+    shows the report's page; a screenshot of each into build/screenshots/."""
+    from playwright.sync_api import expect
+
+    ev = make_frame(_data()).rank_eval(score=["a", "b"], time="t")
+    metrics, rules = ["mrr@3", "ndcg@3"], ["mrr@3 >= 0.5", "mrr@3 drop <= 1%"]
+    title = "rankframe report: a against b"
+    options = {"by": "theme", "every": "1w", "min_queries": 1, "n_resamples": 20}
+    report = ev.report(metrics, rules=rules, title=title, **options)
+    weekly = ev.evaluate(metrics, by="theme", every="1w")
+    gates = ev.check(rules, by="theme", min_queries=1)
+    experiment = MlflowClient().create_experiment("rankframe-ui")
+    with mlflow.start_run(experiment_id=experiment, run_name="ranker-b") as started:
+        rm.log(report)
+        rm.log(weekly, prefix="weekly/")
+        rm.log(gates, prefix="gates/")
+    run = f"{server}/#/experiments/{experiment}/runs/{started.info.run_id}"
+    machine_learning = "?workflowType=machine_learning"  # not the GenAI pages
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport={"width": 1200, "height": 760})
+    page.set_default_timeout(WAIT)
+    try:
+        page.goto(run + machine_learning)
+        page.get_by_label("Close", exact=True).click()  # MLflow's assistant
+        page.get_by_placeholder("Search metrics").fill("value/system")
+        means = report.summary.set_index("system")
+        for system in ("a", "b"):
+            for metric in metrics:
+                key = rm.metric_key(rm.Key(metric, "value", (("system", system),)))
+                row = page.get_by_role("row").filter(has=page.get_by_text(key, exact=True))
+                expect(row).to_contain_text(repr(float(means.loc[system, metric])), timeout=WAIT)
+        page.get_by_text("Metrics (").evaluate("e => e.scrollIntoView({block: 'start'})")
+        page.screenshot(path=str(SCREENSHOTS / "mlflow-run.png"))
+
+        page.goto(f"{run}/model-metrics{machine_learning}")
+        page.get_by_placeholder("Search metric charts").fill("weekly/mrr-a3/value")
+        sections = page.get_by_test_id("experiment-view-compare-runs-section-header")
+        titles = [
+            re.compile(rf"^weekly/mrr-a3/value/theme:{t}\s*\(2\)$") for t in ("news", "sport")
+        ]
+        expect(sections).to_have_text(titles, timeout=WAIT)  # a section per theme
+        for system in ("a", "b"):  # a chart per theme and system
+            charts = page.get_by_text(f"system:{system}", exact=True)
+            expect(charts).to_have_count(2, timeout=WAIT)
+        # a line over the steps (a key of one step is a bar)
+        expect(page.get_by_text("Step", exact=True).first).to_be_visible(timeout=WAIT)
+        page.screenshot(path=str(SCREENSHOTS / "mlflow-charts.png"))
+
+        page.goto(f"{run}/artifacts{machine_learning}")
+        page.locator("[artifact-name=rankframe]").click()
+        for name in ("report.html", "result.parquet", "table.json"):
+            expect(page.locator(f"[artifact-name='{name}']")).to_be_visible(timeout=WAIT)
+        page.locator("[artifact-name='report.html']").click()
+        shown = page.frame_locator("iframe").locator("td[data-kind=mean]")
+        expect(shown.first).to_be_visible(timeout=WAIT)
+        cells = shown.evaluate_all("els => els.map(e => [e.dataset.system, e.dataset.metric])")
+        assert {(s, m) for s, m in cells} >= {(s, m) for s in "ab" for m in metrics}
+        page.screenshot(path=str(SCREENSHOTS / "mlflow-report.png"))
+    finally:
+        page.close()

@@ -217,6 +217,8 @@ class _Inputs:
         if max_per_query is not None:
             run_rows = _first_per_query(run_rows, max_per_query)
         joined = join_codes(run_rows, qrels_rows, complete=complete)
+        runid = run_rows.runid
+        del run_rows, qrels_rows  # the joined frame holds what they held
         if len(joined.query) == 0:
             msg = (
                 "No query has both results in the run and judgments in the qrels (trec_eval: "
@@ -225,7 +227,7 @@ class _Inputs:
             )
             raise InvalidDataError(msg)
         n_queries = int(np.count_nonzero(np.bincount(joined.query)))
-        return cls(joined, joined.frame(), n_queries, run_rows.runid, complete, judged_only)
+        return cls(joined, joined.frame, n_queries, runid, complete, judged_only)
 
 
 def _check_max_per_query(max_per_query: int | None) -> None:

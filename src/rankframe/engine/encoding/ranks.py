@@ -79,10 +79,12 @@ def _table_ranks(values: pa.Array) -> IntArray | None:
     if span > 4 * len(values) + 1024:
         return None
     numbers = np.asarray(values)
-    shifted = (numbers - numbers.dtype.type(low.as_py())).astype(np.int64)  # in 0 .. span
+    shifted = numbers - numbers.dtype.type(low.as_py())  # in 0 .. span, in their own type
     present = np.zeros(span, dtype=bool)
     present[shifted] = True
-    return (np.cumsum(present) - 1)[shifted]
+    rank = np.cumsum(present, dtype=np.int64)
+    rank -= 1
+    return rank[shifted]
 
 
 def dense_ranks(values: pa.Array | pa.ChunkedArray | npt.NDArray[Any]) -> IntArray:

@@ -118,9 +118,11 @@ def _separator(path: str | os.PathLike[str]) -> tuple[str, int] | None:
                 return None
             for separator in seen:
                 if separator in chunk:
-                    if separator * 2 in previous + chunk:  # an empty field
-                        return None
-                    seen[separator] += chunk.count(separator)
+                    # by NumPy: bytes' search for a pair is several times slower
+                    at = np.frombuffer(chunk, dtype=np.uint8) == ord(separator)
+                    if (previous == separator and at[0]) or (at[1:] & at[:-1]).any():
+                        return None  # an empty field
+                    seen[separator] += int(np.count_nonzero(at))
             if any(byte in chunk for byte in _NOT_PLAIN):
                 return None
             if not chunk.isascii():

@@ -82,9 +82,10 @@ def _table_ranks(values: pa.Array) -> IntArray | None:
     shifted = numbers - numbers.dtype.type(low.as_py())  # in 0 .. span, in their own type
     present = np.zeros(span, dtype=bool)
     present[shifted] = True
-    rank = np.cumsum(present, dtype=np.int64)
+    rank: IntArray = np.cumsum(present, dtype=np.int64)
     rank -= 1
-    return rank[shifted]
+    ranks: IntArray = rank[shifted]
+    return ranks
 
 
 def dense_ranks(values: pa.Array | pa.ChunkedArray | npt.NDArray[Any]) -> IntArray:

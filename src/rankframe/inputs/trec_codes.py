@@ -90,13 +90,23 @@ class Joined:
     long frame the accessor evaluates: ``query`` and ``item`` (codes of ``queries`` and of
     the items, each numbered in the ids' sorted order as strings), ``score`` (null: judged
     but not retrieved), ``relevant`` (the grade, 0 where unjudged) and ``judged``; ``query``
-    is its query codes as an array (the same memory), ``grade`` the qrels' grade (NaN where
-    unjudged or null)."""
+    is its query codes as an array (the same memory); ``grades`` the qrels' grades (as
+    :meth:`grade`) where the frame does not hold them: some grade null or not an integer
+    (a frame's), else ``None``."""
 
     queries: pl.Series
     query: Codes
-    grade: FloatArray
     frame: pl.DataFrame
+    grades: FloatArray | None = None
+
+    def grade(self) -> FloatArray:
+        """Per row the qrels' grade, NaN where unjudged or null (made on demand from the
+        frame's ``relevant`` and ``judged``, when they hold it)."""
+        if self.grades is not None:
+            return self.grades
+        grade = self.frame["relevant"].to_numpy().astype(np.float64)
+        grade[~self.frame["judged"].to_numpy()] = np.nan
+        return grade
 
 
 def categories() -> pl.Categorical:
@@ -280,6 +290,10 @@ def join_codes(run: Rows, qrels: Rows, *, complete: bool) -> Joined:
     graded = ~np.isnan(grade)
     relevant[graded] = grade[graded]
     judged = np.concatenate([found, np.ones(len(query) - n_run, dtype=bool)])
+    # the frame holds the grades (the usual case: a file's integers), or they are kept
+    held = bool(np.array_equal(graded, judged) and ((relevant == grade) | ~graded).all())
+    grades = None if held else grade
+    del grade, graded
     frame = pl.DataFrame(
         [
             pl.Series("query", query),
@@ -289,7 +303,7 @@ def join_codes(run: Rows, qrels: Rows, *, complete: bool) -> Joined:
             pl.Series("judged", judged),
         ]
     )
-    return Joined(queries, query, grade, frame)
+    return Joined(queries, query, frame, grades)
 
 
 def _matches(

@@ -18,6 +18,7 @@ measure it supports) and the values are printed as trec_eval prints them. Writes
 from __future__ import annotations
 
 import argparse
+import compileall
 import difflib
 import platform
 import resource
@@ -79,12 +80,14 @@ if pid == 0:
     os.execv(sys.argv[2], sys.argv[2:])
 _, status, usage = os.wait4(pid, 0)
 with open(sys.argv[1], "w") as out:
-    out.write(f"{time.perf_counter() - began} {usage.ru_maxrss} {status}")
+    out.write(f"{time.perf_counter() - began} {usage.ru_maxrss} {status} "
+              f"{usage.ru_utime + usage.ru_stime}")
 """
 
 
-def measured(command: Sequence[str | Path], output: Path) -> tuple[float, float]:
-    """Wall time (s) and peak resident memory (MB) of one run, its output to ``output``."""
+def measured(command: Sequence[str | Path], output: Path) -> tuple[float, float, float]:
+    """Wall time (s), peak resident memory (MB) and CPU time (user and system, s) of one
+    run, its output to ``output``."""
     errors, facts = output.with_suffix(".err"), output.with_suffix(".facts")
     with output.open("wb") as out, errors.open("wb") as err:
         subprocess.run(
@@ -93,11 +96,11 @@ def measured(command: Sequence[str | Path], output: Path) -> tuple[float, float]
             stderr=err,
             check=True,
         )
-    elapsed, peak, status = facts.read_text().split()
+    elapsed, peak, status, cpu = facts.read_text().split()
     if status != "0":
         msg = f"{command} failed ({status}): {errors.read_text()[-2000:]}"
         raise RuntimeError(msg)
-    return float(elapsed), int(peak) / 1024
+    return float(elapsed), int(peak) / 1024, float(cpu)
 
 
 def pytrec_eval_main(qrels: str, run: str, per_query: bool) -> None:
@@ -162,6 +165,10 @@ def main() -> None:
         return
     began = time.perf_counter()
     trec_eval = binary()
+    # rankframe's bytecode written first, as an installed package has it: with
+    # PYTHONDONTWRITEBYTECODE set (as on the project's machine) every fresh process would
+    # otherwise compile its ~110 modules again (0.25-0.4 s of each run)
+    compileall.compile_dir(ROOT / "src" / "rankframe", quiet=1)
     starts = start_times(max(args.repeat, 5))
     compared, timed = [], []
     with tempfile.TemporaryDirectory() as folder:
@@ -191,11 +198,13 @@ def main() -> None:
         "|---|---:|---:|",
         *(f"| `{name}` | {n:,} | {d:,} |" for name, n, d in compared),
         "",
-        f"Wall time and peak memory (median of {args.repeat}; ratios to trec_eval's):",
+        "Wall time, CPU time (user and system: steadier than the wall time on a shared "
+        f"machine) and peak memory (median of {args.repeat}; ratios to trec_eval's):",
         "",
-        "| run lines | arguments | trec_eval, s | `rankframe trec`, s | ratio | pytrec_eval, s "
+        "| run lines | arguments | trec_eval, s | `rankframe trec`, s | ratio "
+        "| trec_eval CPU, s | `rankframe trec` CPU, s | ratio | pytrec_eval, s "
         "| trec_eval, MB | `rankframe trec`, MB | ratio | pytrec_eval, MB |",
-        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         *(timed_row(row) for row in timed),
         "",
         f"Start (median of {max(args.repeat, 5)} fresh interpreters):",
@@ -213,7 +222,7 @@ def main() -> None:
 
 def timings(
     folder: Path, trec_eval: Path, lines: int, seed: int, repeat: int
-) -> list[tuple[int, str, list[tuple[float, float]]]]:
+) -> list[tuple[int, str, list[tuple[float, float, float]]]]:
     """Per timed arguments, the run's lines and the median wall time and memory of
     trec_eval, rankframe and pytrec_eval on a random run of ``lines`` lines."""
     where = folder / f"timed{lines}"
@@ -228,12 +237,16 @@ def timings(
             [*RANKFRAME, "trec", *options, files.qrels, files.run],
             [sys.executable, __file__, "--pytrec-eval", files.qrels, files.run, per_query],
         ]
-        runs: list[list[tuple[float, float]]] = [[] for _ in commands]
+        runs: list[list[tuple[float, float, float]]] = [[] for _ in commands]
         for _ in range(repeat):
             for command, kept in zip(commands, runs, strict=True):
                 kept.append(measured(command, out))
         medians = [
-            (statistics.median(t for t, _ in kept), statistics.median(m for _, m in kept))
+            (
+                statistics.median(t for t, _, _ in kept),
+                statistics.median(m for _, m, _ in kept),
+                statistics.median(c for _, _, c in kept),
+            )
             for kept in runs
         ]
         rows.append((files.lines, name, medians))
@@ -241,11 +254,12 @@ def timings(
     return rows
 
 
-def timed_row(row: tuple[int, str, list[tuple[float, float]]]) -> str:
-    lines, name, ((c, c_mb), (r, r_mb), (p, p_mb)) = row
+def timed_row(row: tuple[int, str, list[tuple[float, float, float]]]) -> str:
+    lines, name, ((c, c_mb, c_cpu), (r, r_mb, r_cpu), (p, p_mb, _)) = row
     return (
-        f"| {lines:,} | {name} | {c:.2f} | {r:.2f} | {r / c:.2f}x | {p:.2f} "
-        f"| {c_mb:.0f} | {r_mb:.0f} | {r_mb / c_mb:.2f}x | {p_mb:.0f} |"
+        f"| {lines:,} | {name} | {c:.2f} | {r:.2f} | {r / c:.2f}x | {c_cpu:.2f} | {r_cpu:.2f} "
+        f"| {r_cpu / c_cpu:.2f}x | {p:.2f} | {c_mb:.0f} | {r_mb:.0f} | {r_mb / c_mb:.2f}x "
+        f"| {p_mb:.0f} |"
     )
 
 

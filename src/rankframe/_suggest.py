@@ -24,8 +24,13 @@ def closest(word: str, candidates: Iterable[str], cutoff: float = 0.5) -> list[s
     """The candidates most like ``word``: difflib's close matches, keeping only those about
     as close as the best one (``"mmr"`` gives ``mrr``, not ``mrr`` and ``r``)."""
     scored = []
+    matcher = difflib.SequenceMatcher(None, word)
     for candidate in dict.fromkeys(candidates):
-        ratio = difflib.SequenceMatcher(None, word, candidate).ratio()
+        matcher.set_seq2(candidate)
+        # the quick ratios are upper bounds of the ratio (get_close_matches' own test)
+        if matcher.real_quick_ratio() < cutoff or matcher.quick_ratio() < cutoff:
+            continue
+        ratio = matcher.ratio()
         if ratio >= cutoff:
             scored.append((ratio, candidate))
     if not scored:

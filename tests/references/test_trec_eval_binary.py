@@ -279,3 +279,23 @@ def test_num_rel_of_complete_counts_every_grade_above_0(run: Run, tmp_path: Path
         "num_rel               \t2\t1",
         "num_rel               \tall\t3",
     ]
+
+
+# -- -N: the number of documents in the collection ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-q", "-m", "all_trec", "-N", "1000000"],
+        ["-q", "-c", "-m", "utility", "-N", "3"],
+        ["--Number_docs_in_coll", "0", "-m", "set"],
+    ],
+)
+def test_number_of_documents_is_the_binary_s(
+    run: Run, small_files: TrecFiles, args: list[str]
+) -> None:
+    """trec_eval reads -N in utility alone, times its fourth coefficient (0 in the
+    coefficients rankframe computes): rankframe takes it, and prints the binary's lines."""
+    qrels = small_files.qrels_complete if "-c" in args else small_files.qrels
+    compare(run, args, qrels, small_files.run)

@@ -1,5 +1,5 @@
 """``rankframe trec QRELS RUN``: a drop-in for trec_eval, with its options (``-q``, ``-c``,
-``-l``, ``-m``, ``-M``, ``-J``, ``-n``) and its output, from ``rankframe.trec``."""
+``-l``, ``-m``, ``-M``, ``-N``, ``-J``, ``-n``) and its output, from ``rankframe.trec``."""
 
 from __future__ import annotations
 
@@ -64,6 +64,16 @@ def add_parser(commands: Any) -> None:
         metavar="N",
         help="at most N documents per query: each query's first N by score (ties by docno), "
         "the rest dropped before evaluation",
+    )
+    trec.add_argument(
+        "-N",
+        "--Number_docs_in_coll",
+        dest="N",
+        type=int,
+        metavar="N",
+        help="the number of documents in the collection, as trec_eval takes it: only "
+        "utility with a non-zero fourth coefficient reads it, and rankframe computes "
+        "utility with trec_eval's default coefficients (1,-1,0,0), so no value changes",
     )
     trec.add_argument(
         "-J",

@@ -350,7 +350,9 @@ def _tie_order(
     items = data.item.ranks(rows)
     if ties == "item_ascending":
         return sort_order([*keys, items])
-    item_desc = items.max(initial=0) - items
+    # the ranks are this call's own: turned around in place where they can be (a copy less)
+    out = items if items.flags.writeable else None
+    item_desc = np.subtract(items.max(initial=0), items, out=out)
     if ties in ("trec", "truncated_average"):  # tied rows share a rank: any defined order
         return sort_order([*keys, item_desc])
     # optimistic: higher grade first; pessimistic: lower grade first; then trec's order

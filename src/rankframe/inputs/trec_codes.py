@@ -85,33 +85,28 @@ class Rows:
 
 @dataclass(frozen=True)
 class Joined:
-    """A run and its qrels joined as ``join_trec`` joins them, as arrays, one row per
-    (query, item): the run's rows in file order, then the judged documents it misses;
-    ``query`` and ``item`` are codes of ``queries`` and of the items (each numbered in the
-    ids' sorted order as strings), ``score`` (NaN: judged but not retrieved), ``relevant``
-    (the grade, 0 where unjudged), ``judged`` and ``grade`` (the qrels' grade, NaN where
-    unjudged or null)."""
+    """A run and its qrels joined as ``join_trec`` joins them, one row per (query, item):
+    the run's rows in file order, then the judged documents it misses. ``frame`` is the
+    long frame the accessor evaluates: ``query`` and ``item`` (codes of ``queries`` and of
+    the items, each numbered in the ids' sorted order as strings), ``score`` (null: judged
+    but not retrieved), ``relevant`` (the grade, 0 where unjudged) and ``judged``; ``query``
+    is its query codes as an array (the same memory); ``grades`` the qrels' grades (as
+    :meth:`grade`) where the frame does not hold them: some grade null or not an integer
+    (a frame's), else ``None``."""
 
     queries: pl.Series
     query: Codes
-    item: Codes
-    score: FloatArray
-    relevant: npt.NDArray[np.int64]
-    judged: npt.NDArray[np.bool_]
-    grade: FloatArray
+    frame: pl.DataFrame
+    grades: FloatArray | None = None
 
-    def frame(self) -> pl.DataFrame:
-        """The long frame the accessor evaluates: ``query``, ``item`` (codes), ``score``
-        (null where not retrieved), ``relevant`` and ``judged``."""
-        return pl.DataFrame(
-            [
-                pl.Series("query", self.query),
-                pl.Series("item", self.item),
-                pl.Series("score", self.score, nan_to_null=True),
-                pl.Series("relevant", self.relevant),
-                pl.Series("judged", self.judged),
-            ]
-        )
+    def grade(self) -> FloatArray:
+        """Per row the qrels' grade, NaN where unjudged or null (made on demand from the
+        frame's ``relevant`` and ``judged``, when they hold it)."""
+        if self.grades is not None:
+            return self.grades
+        grade = self.frame["relevant"].to_numpy().astype(np.float64)
+        grade[~self.frame["judged"].to_numpy()] = np.nan
+        return grade
 
 
 def categories() -> pl.Categorical:
@@ -133,9 +128,11 @@ def _separator(path: str | os.PathLike[str]) -> tuple[str, int] | None:
                 return None
             for separator in seen:
                 if separator in chunk:
-                    if separator * 2 in previous + chunk:  # an empty field
-                        return None
-                    seen[separator] += chunk.count(separator)
+                    # by NumPy: bytes' search for a pair is several times slower
+                    at = np.frombuffer(chunk, dtype=np.uint8) == ord(separator)
+                    if (previous == separator and at[0]) or (at[1:] & at[:-1]).any():
+                        return None  # an empty field
+                    seen[separator] += int(np.count_nonzero(at))
             if any(byte in chunk for byte in _NOT_PLAIN):
                 return None
             if not chunk.isascii():
@@ -162,20 +159,24 @@ def _plain_rows(path: str | os.PathLike[str], kind: str, ids: pl.Categorical) ->
     if found is None:
         return None
     separator, separators = found
-    schema, fields = _LAYOUT[kind]
+    layout, fields = _LAYOUT[kind]
     value = "score" if kind == "run" else "relevant"
-    read = [pl.col(name) for name in fields]
+    # the ids read straight into categories (no column of strings)
+    schema = {
+        name: ids if name in fields and dtype is pl.String else dtype
+        for name, dtype in layout.items()
+    }
     lines = (
         pl.scan_csv(
             os.fspath(path), has_header=False, separator=separator, schema=schema, quote_char=None
         )
-        .select(read)
+        .select(fields)
         .filter(~pl.all_horizontal(pl.all().is_null()))  # blank lines
         .select(
-            pl.col("query").cast(ids),
-            pl.col("item").cast(ids),
+            "query",
+            "item",
             pl.col(value).cast(pl.Float64),
-            *([pl.col("run").cast(ids)] if kind == "run" else []),
+            *(["run"] if kind == "run" else []),
             pl.any_horizontal(pl.all().is_null()).alias("missing"),  # a missing field
         )
     )
@@ -205,7 +206,10 @@ def _repeats(rows: Rows) -> bool:
 def _keys(query: Codes, item: Codes, n_items: int) -> npt.NDArray[np.uint64]:
     """One key per (query, item) code, in their order: never past 2**64, as both codes are
     below 2**32."""
-    return query.astype(np.uint64) * np.uint64(n_items) + item
+    keys = query.astype(np.uint64)
+    keys *= np.uint64(n_items)
+    keys += item
+    return keys
 
 
 def _of_frame(frame: pd.DataFrame, kind: str, ids: pl.Categorical) -> Rows:
@@ -250,43 +254,72 @@ def sorted_codes(*columns: pl.Series) -> tuple[pl.Series, list[Codes]]:
 def join_codes(run: Rows, qrels: Rows, *, complete: bool) -> Joined:
     """``join_trec``'s join of a run and its qrels, on codes: the run's queries without
     judgments dropped; without ``complete``, the judged queries the run misses dropped
-    too; every (query, item) of either once, with its score and grade."""
+    too; every (query, item) of either once, with its score and grade. The arrays of a
+    step are freed before the next (a run of millions of lines)."""
     queries, (run_query, qrels_query) = sorted_codes(run.query, qrels.query)
     items, (run_item, qrels_item) = sorted_codes(run.item, qrels.item)
+    run_score, qrels_grade = run.value, qrels.value
     judged_queries = np.zeros(len(queries), dtype=bool)
     judged_queries[qrels_query] = True
     kept = judged_queries[run_query]
-    run_query, run_item, run_score = run_query[kept], run_item[kept], run.value[kept]
-    qrels_grade = qrels.value
+    if not kept.all():
+        run_query, run_item, run_score = run_query[kept], run_item[kept], run_score[kept]
+    del kept, judged_queries
     if not complete:
         retrieved = np.zeros(len(queries), dtype=bool)
         retrieved[run_query] = True
         in_run = retrieved[qrels_query]
-        qrels_query, qrels_item, qrels_grade = (
-            qrels_query[in_run],
-            qrels_item[in_run],
-            qrels_grade[in_run],
-        )
-    # each retrieved document's qrels row, if it is judged: a search among the qrels' keys
-    n_items = len(items)
+        if not in_run.all():
+            qrels_query, qrels_item = qrels_query[in_run], qrels_item[in_run]
+            qrels_grade = qrels_grade[in_run]
+    match, found = _matches(run_query, run_item, qrels_query, qrels_item, len(items))
+    alone = np.ones(len(qrels_query), dtype=bool)  # judged, not retrieved
+    alone[match] = False
+    n_run = len(run_query)
+    query = np.concatenate([run_query, qrels_query[alone]])
+    del run_query
+    item = np.concatenate([run_item, qrels_item[alone]])
+    del run_item
+    score = np.concatenate([run_score, np.full(int(alone.sum()), np.nan)])
+    del run_score
+    grade = np.full(len(query), np.nan)
+    grade[:n_run][found] = qrels_grade[match]
+    grade[n_run:] = qrels_grade[alone]
+    del match
+    relevant = np.zeros(len(query), dtype=np.int64)
+    graded = ~np.isnan(grade)
+    relevant[graded] = grade[graded]
+    judged = np.concatenate([found, np.ones(len(query) - n_run, dtype=bool)])
+    # the frame holds the grades (the usual case: a file's integers), or they are kept
+    held = bool(np.array_equal(graded, judged) and ((relevant == grade) | ~graded).all())
+    grades = None if held else grade
+    del grade, graded
+    frame = pl.DataFrame(
+        [
+            pl.Series("query", query),
+            pl.Series("item", item),
+            pl.Series("score", score, nan_to_null=True),
+            pl.Series("relevant", relevant),
+            pl.Series("judged", judged),
+        ]
+    )
+    return Joined(queries, query, frame, grades)
+
+
+def _matches(
+    run_query: Codes, run_item: Codes, qrels_query: Codes, qrels_item: Codes, n_items: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """Each retrieved document's qrels row, where it is judged: the qrels rows (in the
+    order of the run's judged rows) and per run row whether it is judged; a search among
+    the qrels' keys."""
     qrels_keys = _keys(qrels_query, qrels_item, n_items)
     order = np.argsort(qrels_keys)
+    qrels_keys = qrels_keys[order]  # sorted
     run_keys = _keys(run_query, run_item, n_items)
-    at = np.minimum(np.searchsorted(qrels_keys[order], run_keys), max(len(order) - 1, 0))
-    found = qrels_keys[order[at]] == run_keys if len(order) else np.zeros(len(run_keys), bool)
-    match = order[at[found]]
-    grade = np.full(len(run_keys), np.nan)
-    grade[found] = qrels_grade[match]
-    alone = np.ones(len(qrels_keys), dtype=bool)  # judged, not retrieved
-    alone[match] = False
-    n_alone = int(alone.sum())
-    grades = np.concatenate([grade, qrels_grade[alone]])
-    return Joined(
-        queries,
-        np.concatenate([run_query, qrels_query[alone]]),
-        np.concatenate([run_item, qrels_item[alone]]),
-        np.concatenate([run_score, np.full(n_alone, np.nan)]),
-        np.where(np.isnan(grades), 0.0, grades).astype(np.int64),
-        np.concatenate([found, np.ones(n_alone, dtype=bool)]),
-        grades,
-    )
+    if len(order) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(len(run_keys), dtype=bool)
+    at = np.searchsorted(qrels_keys, run_keys)
+    np.minimum(at, len(order) - 1, out=at)
+    found = qrels_keys[at] == run_keys
+    del run_keys, qrels_keys
+    return order[at[found]], found

@@ -217,6 +217,8 @@ class _Inputs:
         if max_per_query is not None:
             run_rows = _first_per_query(run_rows, max_per_query)
         joined = join_codes(run_rows, qrels_rows, complete=complete)
+        runid = run_rows.runid
+        del run_rows, qrels_rows  # the joined frame holds what they held
         if len(joined.query) == 0:
             msg = (
                 "No query has both results in the run and judgments in the qrels (trec_eval: "
@@ -225,7 +227,7 @@ class _Inputs:
             )
             raise InvalidDataError(msg)
         n_queries = int(np.count_nonzero(np.bincount(joined.query)))
-        return cls(joined, joined.frame(), n_queries, run_rows.runid, complete, judged_only)
+        return cls(joined, joined.frame, n_queries, runid, complete, judged_only)
 
 
 def _check_max_per_query(max_per_query: int | None) -> None:
@@ -289,13 +291,14 @@ def _relstring_texts(inputs: _Inputs, line: Line, found: Values) -> pl.Series:
     # query left with none, or the stand-in document of a query the run misses, reads ''
     missed = "" if name == measure.name or inputs.judged_only else "-"[:length]
     joined = inputs.joined
+    grade = joined.grade()
     if inputs.judged_only:
-        kept = np.flatnonzero(joined.grade >= 0)  # NaN: not in the qrels
+        kept = np.flatnonzero(grade >= 0)  # NaN: not in the qrels
         rows, rank = first_ranks(inputs.frame[kept], length)
         rows = kept[rows]
     else:
         rows, rank = first_ranks(inputs.frame, length)
-    graded = pl.Series(joined.grade[rows], nan_to_null=True)
+    graded = pl.Series(grade[rows], nan_to_null=True)
     strings = relstrings(joined.query[rows], rank, graded, length)
     table = pl.DataFrame({"query": found.queries}).join(
         strings.with_columns(pl.col("query").cast(pl.Series(found.queries).dtype)),
@@ -322,7 +325,7 @@ def _summary_lines(inputs: _Inputs, lines: list[Line], found: Values) -> list[st
             value = found.means[str(line.metric)]
             if name == "num_rel" and inputs.complete:
                 # -c: trec_eval counts the qrels' grades above 0, whatever -l (m_num_rel.c)
-                value = float(np.count_nonzero(inputs.joined.grade > 0))
+                value = float(np.count_nonzero(inputs.joined.grade() > 0))
             write = counts if _aggregate(line.metric) == "sum" else decimals
             out.append(f"{name:<{WIDTH}}\tall\t{write(np.array([value]))[0]}")
     return out

@@ -15,6 +15,7 @@ Python string per line.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -49,13 +50,35 @@ class Column:
 def decimals(values: FloatArray) -> pl.Series:
     """Values as trec_eval prints a measure, C's ``%6.4f``: 4 decimals (so at least 6
     characters), the exact binary value rounded half to even (``-0.0000`` for a small
-    negative value, as C prints it)."""
+    negative value, as C prints it). The usual values, 0 to 1, are looked up in the table
+    of their texts (:func:`_usual_texts`, written as the others are)."""
     values = np.asarray(values, dtype=np.float64)
     scaled = np.abs(values) * 10_000.0
     with np.errstate(invalid="ignore"):  # NaN and infinities: Python's
         plain = np.isfinite(scaled) & (scaled < _EXACT) & (scaled - np.floor(scaled) != 0.5)
     rounded = np.where(plain, np.rint(scaled), 0.0).astype(np.int64)
     minus = np.signbit(values) & plain
+    usual = plain & ~minus & (rounded < _USUAL)
+    texts = _usual_texts().gather(np.where(usual, rounded, 0))
+    rest = np.flatnonzero(~usual)
+    if len(rest):
+        texts = texts.scatter(rest, _digits(rounded[rest], minus[rest]))
+    return _with_python(texts, values, ~plain, lambda v: NAN if math.isnan(v) else f"{v:6.4f}")
+
+
+#: the values times 10,000 whose texts :func:`_usual_texts` holds: 0.0000 to 1.0000
+_USUAL = 10_001
+
+
+@functools.cache
+def _usual_texts() -> pl.Series:
+    """The texts of 0.0000 to 1.0000, by their value times 10,000."""
+    return _digits(np.arange(_USUAL, dtype=np.int64), np.zeros(_USUAL, dtype=bool))
+
+
+def _digits(rounded: npt.NDArray[np.int64], minus: npt.NDArray[np.bool_]) -> pl.Series:
+    """The texts of values times 10,000 rounded (``rounded``), with a minus sign where
+    ``minus``: the integer part, a point and the four decimals."""
     parts = [
         pl.col("whole").cast(pl.String),
         pl.lit("."),
@@ -64,8 +87,7 @@ def decimals(values: FloatArray) -> pl.Series:
     if minus.any():
         parts.insert(0, pl.when(pl.col("minus")).then(pl.lit("-")).otherwise(pl.lit("")))
     digits = {"whole": rounded // 10_000, "part": rounded % 10_000 + 10_000, "minus": minus}
-    texts = pl.DataFrame(digits).select(pl.concat_str(parts).alias("value"))["value"]
-    return _with_python(texts, values, ~plain, lambda v: NAN if math.isnan(v) else f"{v:6.4f}")
+    return pl.DataFrame(digits).select(pl.concat_str(parts).alias("value"))["value"]
 
 
 def counts(values: FloatArray) -> pl.Series:

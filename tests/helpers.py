@@ -539,6 +539,24 @@ def same_bits(a: Any, b: Any) -> bool:
     return struct.pack("<d", a) == struct.pack("<d", b)
 
 
+def tracking_rows(n: int, seed: int) -> dict[str, list[Any]]:
+    """n queries of four items, two systems' scores (``a``, ``b``), two themes, a day each
+    (tests/output/test_mlflow*.py: what a team logs to a tracker)."""
+    rng = np.random.default_rng(seed)
+    rows: dict[str, list[Any]] = {c: [] for c in ("query", "item", "a", "b", "relevant")}
+    rows |= {"theme": [], "t": []}
+    for q in range(n):
+        for item in range(4):
+            rows["query"].append(q)
+            rows["item"].append(item)
+            rows["a"].append(float(rng.random()))
+            rows["b"].append(float(rng.random()))
+            rows["relevant"].append(int(item == q % 4 or item == (q + 1) % 3))
+            rows["theme"].append("news" if q % 2 else "sport")
+            rows["t"].append(pd.Timestamp("2024-01-01") + pd.Timedelta(days=q))
+    return rows
+
+
 def tracked_cell(frame: pd.DataFrame, key: tracking.Key) -> Any:
     """The cells of a result table that a parsed tracker key names (``rankframe.tracking``:
     the key's row columns, its label, its field), as numbers (a status as its code)."""

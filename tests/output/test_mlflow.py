@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import mlflow
-import numpy as np
 import pandas as pd
 import polars as pl
 import pytest
@@ -29,7 +28,7 @@ from mlflow.tracking import MlflowClient
 
 import rankframe
 import rankframe.mlflow as rm
-from helpers import mlflow_ui, same_bits, tracked_cell
+from helpers import mlflow_ui, same_bits, tracked_cell, tracking_rows
 from rankframe.exceptions import InvalidOptionError, TrackingError
 
 
@@ -97,19 +96,7 @@ def server(mlflow_server: str) -> Iterator[str]:
 
 def _data(n: int = 24) -> dict[str, list[Any]]:
     """n queries of four items, two systems, two themes, three weeks."""
-    rng = np.random.default_rng(7)
-    rows: dict[str, list[Any]] = {k: [] for k in ("query", "item", "a", "b", "relevant")}
-    rows |= {"theme": [], "t": []}
-    for q in range(n):
-        for item in range(4):
-            rows["query"].append(q)
-            rows["item"].append(item)
-            rows["a"].append(float(rng.random()))
-            rows["b"].append(float(rng.random()))
-            rows["relevant"].append(int(item == q % 4 or item == (q + 1) % 3))
-            rows["theme"].append("news" if q % 2 else "sport")
-            rows["t"].append(pd.Timestamp("2024-01-01") + pd.Timedelta(days=q))
-    return rows
+    return tracking_rows(n, seed=7)
 
 
 def _read_back(client: MlflowClient, run_id: str, frame: pd.DataFrame, prefix: str) -> int:

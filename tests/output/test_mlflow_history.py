@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import mlflow
-import numpy as np
 import pandas as pd
 import pytest
 from mlflow.tracking import MlflowClient
 
 import rankframe
 import rankframe.mlflow as rm
+from helpers import tracking_rows
 
 pytestmark = pytest.mark.usefixtures("file_store")
 
@@ -28,19 +28,7 @@ TAGS = {"branch": "main", "git-sha": "abc1", "a@b": "escaped"}
 
 def _data(n: int = 16) -> dict[str, list[Any]]:
     """n queries of four items, two systems, two themes, a day each."""
-    rng = np.random.default_rng(11)
-    rows: dict[str, list[Any]] = {c: [] for c in ("query", "item", "a", "b", "relevant")}
-    rows |= {"theme": [], "t": []}
-    for q in range(n):
-        for item in range(4):
-            rows["query"].append(q)
-            rows["item"].append(item)
-            rows["a"].append(float(rng.random()))
-            rows["b"].append(float(rng.random()))
-            rows["relevant"].append(int(item == q % 4 or item == (q + 1) % 3))
-            rows["theme"].append("news" if q % 2 else "sport")
-            rows["t"].append(pd.Timestamp("2024-01-01") + pd.Timedelta(days=q))
-    return rows
+    return tracking_rows(n, seed=11)
 
 
 def _bits(value: float) -> bytes:

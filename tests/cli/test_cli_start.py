@@ -128,3 +128,17 @@ def test_the_lists_of_the_help_equal_their_owners() -> None:
     assert names.RULE_GRAMMAR == GRAMMAR
     assert tuple(TIME_UNITS) == names.TIME_UNITS
     assert tuple(GAP_TESTS) == names.GAP_TESTS
+
+
+def test_a_flag_checked_before_the_file_loads_no_frame_library() -> None:
+    """A command whose flags are wrong (``gaps`` without ``--by``, ``slices`` with ``--by``
+    instead of ``--column``) says so (status 2) before anything reads the file: no frame
+    library loaded, and a file that does not exist is never looked at."""
+    argvs = [
+        ["gaps", "missing.csv"],
+        ["slices", "missing.csv", "--column", "theme", "--by", "theme"],
+        ["gaps", "missing.csv", "--by", "group", "--permutations", "0"],
+    ]
+    found = json.loads(fresh(LOADED_IN_TURN.format(argvs=argvs, libraries=NOT_FOR_HELP)))
+    assert [status for _, status, _ in found] == [2, 2, 2]
+    assert {" ".join(argv): libraries for argv, _, libraries in found if libraries} == {}

@@ -121,14 +121,14 @@ def _check(args: argparse.Namespace, scores: list[str]) -> None:
 def run_gaps(args: argparse.Namespace, status: Status) -> int:
     """``rankframe gaps``: the table of ``gaps()``; 2 on a bad command line, 1 on data that
     cannot be evaluated (a --by column varying within a query)."""
-    # the input and the output: polars, pandas and the library, only when the command runs
+    scores = list(dict.fromkeys(args.score or ["score"]))
+    _check(args, scores)
+    # the input and the output: polars, pandas and the library, only once the flags hold
     from rankframe.cli import inputs
     from rankframe.cli.checks import check_rows
     from rankframe.cli.reading import input_format, read_table
     from rankframe.cli.render import render, write
 
-    scores = list(dict.fromkeys(args.score or ["score"]))
-    _check(args, scores)
     metrics = inputs.metrics(args.metric)
     options = inputs.options(args)
     roles = inputs.roles(args, scores)

@@ -169,14 +169,14 @@ def _check(args: argparse.Namespace, scores: list[str]) -> None:
 def run_slices(args: argparse.Namespace, status: Status) -> int:
     """``rankframe slices``: the table of ``slices()``; 2 on a bad command line, 1 on data
     that cannot be evaluated (a slice column varying within a query, as --by)."""
-    # the input and the output: polars, pandas and the library, only when the command runs
+    scores = list(dict.fromkeys(args.score or ["score"]))
+    _check(args, scores)
+    # the input and the output: polars, pandas and the library, only once the flags hold
     from rankframe.cli import inputs
     from rankframe.cli.checks import Roles, check_rows
     from rankframe.cli.reading import input_format, read_table
     from rankframe.cli.render import render, write
 
-    scores = list(dict.fromkeys(args.score or ["score"]))
-    _check(args, scores)
     metrics = inputs.metrics(args.metric)
     options = inputs.options(args)
     slice_columns = list(dict.fromkeys(args.column))

@@ -14,7 +14,9 @@ $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# .ci/venv_owner.py: a VENV that another checkout installed into is refused, not taken over
 $(VENV)/.installed: $(BIN)/activate pyproject.toml
+	$(BIN)/python .ci/venv_owner.py
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 

@@ -108,6 +108,7 @@ WORKER_GROUPS = {
     # tests that compare with it share one worker
     "tests/metrics/test_conventions.py::test_ranx_preset_matches_ranx": "ranx",
     "tests/metrics/test_ties_average.py::test_f1_as_ranx": "ranx",
+    "tests/backends/test_numpy_dict_kind.py::test_ties_average__f1_as_ranx": "ranx",
 }
 
 

@@ -128,3 +128,20 @@ def test_the_lists_of_the_help_equal_their_owners() -> None:
     assert names.RULE_GRAMMAR == GRAMMAR
     assert tuple(TIME_UNITS) == names.TIME_UNITS
     assert tuple(GAP_TESTS) == names.GAP_TESTS
+
+
+def test_trec_on_plain_files_loads_neither_pandas_nor_pyarrow(tmp_path: Path) -> None:
+    """``rankframe trec`` reads plain files with polars into codes and evaluates them on
+    NumPy: pandas and pyarrow stay unloaded, with every option that changes the path (the
+    per-query lines of all_trec, ``-c``, ``-l``, ``-M``, ``-J``); polars did the reading."""
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_text("1 Q0 a 1 2.5 r\n1 Q0 b 2 2.5 r\n1 Q0 c 3 1 r\n2 Q0 a 1 3 r\n")
+    qrels.write_text("1 0 b 2\n1 0 d 1\n2 0 a 0\n3 0 a 1\n")
+    argvs = [
+        ["trec", str(qrels), str(run)],
+        ["trec", "-q", "-m", "all_trec", str(qrels), str(run)],
+        ["trec", "-q", "-c", "-l", "2", "-M", "2", "-J", "-m", "all_trec", str(qrels), str(run)],
+    ]
+    libraries = ("pandas", "pyarrow", "polars")
+    found = json.loads(fresh(LOADED_IN_TURN.format(argvs=argvs, libraries=libraries)))
+    assert [(status, loaded) for _, status, loaded in found] == [(0, ["polars"])] * len(argvs)

@@ -25,14 +25,16 @@ import codecs
 import os
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 import polars as pl
 
-from rankframe.inputs.trec_files import PathOrFrame, checked_frame
+if TYPE_CHECKING:  # pandas is imported only for a file polars does not read, or a frame
+    import pandas as pd
+
+    from rankframe.inputs.trec_files import PathOrFrame
 
 __all__ = ["Joined", "Rows", "categories", "join_codes", "read_codes", "sorted_codes"]
 
@@ -236,6 +238,8 @@ def read_codes(value: PathOrFrame, kind: str, ids: pl.Categorical) -> Rows:
         rows = _plain_rows(value, kind, ids)
         if rows is not None and not _repeats(rows):
             return rows
+    from rankframe.inputs.trec_files import checked_frame
+
     return _of_frame(checked_frame(value, kind), kind, ids)
 
 

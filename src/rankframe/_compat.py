@@ -9,20 +9,34 @@ runs the frame-kind tests on them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import polars as pl
 
 # -- pandas ---------------------------------------------------------------------------------------
 # pandas 3's default ``str`` dtype: strings in Arrow, NaN for missing. pandas 2.3 names it
 # ``StringDtype("pyarrow", na_value=np.nan)``; pandas 2.2 has it as ``"pyarrow_numpy"``.
-STR: Any
-try:
-    STR = pd.StringDtype("pyarrow", na_value=np.nan)
-except TypeError:  # pandas < 2.3: no na_value=
-    STR = pd.StringDtype("pyarrow_numpy")
+# ``STR`` is made when first read (``__getattr__``): importing this module imports no pandas.
+if TYPE_CHECKING:
+    STR: Any
+
+
+def _string_dtype() -> Any:
+    import pandas as pd
+
+    try:
+        return pd.StringDtype("pyarrow", na_value=np.nan)
+    except TypeError:  # pandas < 2.3: no na_value=
+        return pd.StringDtype("pyarrow_numpy")
+
+
+def __getattr__(name: str) -> Any:
+    if name == "STR":
+        value = globals()["STR"] = _string_dtype()
+        return value
+    msg = f"module {__name__!r} has no attribute {name!r}"
+    raise AttributeError(msg)
 
 
 # -- polars ---------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ import pytest
 
 import rankframe
 from rankframe.api.rules import GRAMMAR
-from rankframe.cli import names
+from rankframe.cli import names, trec
 from rankframe.cli.parser import COMMANDS
 from rankframe.metrics.registry import METRICS
 from rankframe.pipeline.gaps import GAP_TESTS
@@ -142,3 +142,55 @@ def test_a_flag_checked_before_the_file_loads_no_frame_library() -> None:
     found = json.loads(fresh(LOADED_IN_TURN.format(argvs=argvs, libraries=NOT_FOR_HELP)))
     assert [status for _, status, _ in found] == [2, 2, 2]
     assert {" ".join(argv): libraries for argv, _, libraries in found if libraries} == {}
+
+
+def test_trec_on_plain_files_loads_neither_pandas_nor_pyarrow(tmp_path: Path) -> None:
+    """``rankframe trec`` reads plain files with polars into codes and evaluates them on
+    NumPy: pandas and pyarrow stay unloaded, with every option that changes the path (the
+    per-query lines of all_trec, ``-c``, ``-l``, ``-M``, ``-J``); polars did the reading."""
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_text("1 Q0 a 1 2.5 r\n1 Q0 b 2 2.5 r\n1 Q0 c 3 1 r\n2 Q0 a 1 3 r\n")
+    qrels.write_text("1 0 b 2\n1 0 d 1\n2 0 a 0\n3 0 a 1\n")
+    argvs = [
+        ["trec", str(qrels), str(run)],
+        ["trec", "-q", "-m", "all_trec", str(qrels), str(run)],
+        ["trec", "-q", "-c", "-l", "2", "-M", "2", "-J", "-m", "all_trec", str(qrels), str(run)],
+    ]
+    libraries = ("pandas", "pyarrow", "polars")
+    found = json.loads(fresh(LOADED_IN_TURN.format(argvs=argvs, libraries=libraries)))
+    assert [(status, loaded) for _, status, loaded in found] == [(0, ["polars"])] * len(argvs)
+
+
+TREC_ALLOCATOR = """
+import contextlib, io, json, os
+{before}
+from rankframe.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    main({argv!r})
+print(json.dumps(os.environ.get("_RJEM_MALLOC_CONF")))
+"""
+
+
+def test_trec_has_polars_allocator_return_freed_pages_unless_told_otherwise(
+    tmp_path: Path,
+) -> None:
+    """``rankframe trec`` starts polars' allocator without its decay (the peak memory of a
+    large run); a value of the user's is kept, and a process that loaded polars before
+    is left as it is (polars reads the variable when it is imported)."""
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_text("1 Q0 a 1 2.5 r\n")
+    qrels.write_text("1 0 a 1\n")
+    argv = ["trec", str(qrels), str(run)]
+    unset = "os.environ.pop('_RJEM_MALLOC_CONF', None)"
+    told = "os.environ['_RJEM_MALLOC_CONF'] = 'narenas:2'"
+    polars_first = f"{unset}; import polars"
+    found = [
+        json.loads(fresh(TREC_ALLOCATOR.format(before=before, argv=argv)))
+        for before in (unset, told, polars_first)
+    ]
+    # polars puts its own defaults first, and the value found after them (jemalloc reads
+    # the options in turn: the last of each wins)
+    assert trec.ALLOCATOR[0] == "_RJEM_MALLOC_CONF"
+    assert found[0].endswith(f",{trec.ALLOCATOR[1]}")
+    assert found[1].endswith(",narenas:2")
+    assert trec.ALLOCATOR[1] not in found[1] + found[2]

@@ -19,7 +19,7 @@ import pytest
 from helpers import CONFORMANCE
 from rankframe import read_trec_qrels, read_trec_run
 from rankframe.exceptions import TrecFormatError
-from rankframe.inputs import trec_codes
+from rankframe.inputs import trec_files
 from rankframe.trec import trec_eval_report
 
 Layout = Callable[[list[list[str]]], str]
@@ -79,7 +79,7 @@ def test_the_plain_files_give_the_output_of_the_pandas_reader(plain: str, tmp_pa
 def test_plain_files_are_read_by_polars(
     plain: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
 ) -> None:
-    monkeypatch.setattr(trec_codes, "checked_frame", _no_pandas)
+    monkeypatch.setattr(trec_files, "checked_frame", _no_pandas)
     assert _report(*_write(tmp_path, name, PLAIN[name])) == plain
 
 
@@ -92,7 +92,7 @@ def test_every_layout_gives_the_plain_output(plain: str, tmp_path: Path, name: s
 def test_other_layouts_go_to_the_pandas_reader(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
 ) -> None:
-    monkeypatch.setattr(trec_codes, "checked_frame", _no_pandas)
+    monkeypatch.setattr(trec_files, "checked_frame", _no_pandas)
     run, qrels = _write(tmp_path, name, LAYOUTS[name])
     plain_run, _ = _write(tmp_path, "plain", _lines)
     with pytest.raises(_PandasReaderError):

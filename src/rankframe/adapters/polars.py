@@ -16,12 +16,11 @@ queries without relevant items counted and named, over the whole frame. See docs
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
-import pyarrow as pa
 
 from rankframe import engine as _engine
 from rankframe._compat import map_batches
@@ -38,6 +37,7 @@ from rankframe.engine.encoding import (
     polars_floats,
     polars_integers,
     polars_numpy,
+    table_codes,
 )
 from rankframe.exceptions import InvalidDataError
 from rankframe.pipeline import validation
@@ -58,6 +58,9 @@ from rankframe.pipeline.steps import (
 from rankframe.pipeline.windows import WINDOW, window_type
 from rankframe.settings.config import get_option
 from rankframe.settings.options import Ties
+
+if TYPE_CHECKING:  # imported where used: `rankframe trec` runs without them
+    import pyarrow as pa
 
 IntArray = npt.NDArray[np.int64]
 
@@ -135,10 +138,26 @@ def _polars_codes(series: pl.Series) -> tuple[IntArray, pl.Series]:
     return composite_ranks(series)
 
 
+def _integer_codes(series: pl.Series) -> tuple[IntArray, pl.Series] | None:
+    """Integer ids without nulls over a small range (codes, such as ``rankframe trec``'s)
+    by a table in NumPy (:func:`~rankframe.engine.encoding.table_codes`): the codes and
+    distinct values of :func:`_encode`, sorted, without Arrow; else None."""
+    if not series.dtype.is_integer() or series.dtype in _WIDE or series.null_count():
+        return None
+    coded = table_codes(polars_numpy(series))
+    if coded is None:
+        return None
+    codes, distinct = coded
+    return codes, pl.Series(series.name, distinct, dtype=series.dtype)
+
+
 def _encode(series: pl.Series, *, sort: bool) -> tuple[IntArray, pa.Array | pl.Series]:
     """Per row an integer code, and the distinct values (sorted with ``sort=True``)."""
     if _by_polars(series.dtype):
         return _polars_codes(series)
+    coded = _integer_codes(series) if sort else None
+    if coded is not None:
+        return coded
     return dictionary_codes(_arrow(series), sort=sort)
 
 
@@ -148,11 +167,17 @@ def _query_codes(series: pl.Series) -> tuple[CodeArray, pa.Array | DistinctStrin
     if _by_polars(series.dtype):
         codes, values = _polars_codes(series)
         return codes.astype(np.int32) if len(values) < 2**31 else codes, values
+    coded = _integer_codes(series)
+    if coded is not None:
+        codes, distinct = coded
+        return codes.astype(np.int32) if len(distinct) < 2**31 else codes, distinct
     return labelled_codes(_arrow(series), threads=True)
 
 
 def _take(values: pa.Array | DistinctStrings | pl.Series, codes: IntArray) -> list[object]:
     """The values at positions ``codes``, as Python values."""
+    import pyarrow as pa
+
     if isinstance(values, pl.Series):
         return [as_tuple(v) for v in values.gather(codes).to_list()]
     return list(values.take(pa.array(codes)).to_pylist())
@@ -202,6 +227,9 @@ class PolarsItems:
         chosen = self.items.gather(rows)
         if _by_polars(chosen.dtype):
             return _polars_codes(chosen)[0]
+        coded = _integer_codes(chosen)
+        if coded is not None:
+            return coded[0]
         return dense_ranks(chosen.to_arrow())
 
     def hash(self) -> npt.NDArray[np.uint64]:
@@ -217,6 +245,8 @@ class PolarsItems:
         return np.flatnonzero(self.items.is_first_distinct().to_numpy())
 
     def encode(self) -> tuple[CodeArray, int]:
+        import pyarrow as pa
+
         codes, values = _encode(self.items, sort=True)
         if self.items.dtype == pl.String and isinstance(values, pa.Array):
             self.distinct = values
@@ -320,6 +350,8 @@ class PolarsBackend:
         return self.frame[name].to_arrow()
 
     def with_ranks(self, ranks: dict[str, IntArray]) -> pl.DataFrame:
+        import pyarrow as pa
+
         return self.frame.with_columns(
             pl.Series(name, pa.array(rank, mask=rank == 0)) for name, rank in ranks.items()
         )
@@ -451,6 +483,8 @@ class LazyPolarsAdapter(FrameAdapter):
     def _dtype(kind: str, input_schema: Any, names: ColumnNames) -> Any:
         """The polars dtype of an output column of type ``kind``: the time column's own
         (``"time"``, integers as Int64) or its window's (``"window"``)."""
+        import pyarrow as pa
+
         if kind not in ("time", "window") or names.time is None:
             return _TYPES[kind]
         dtype = input_schema[names.time]

@@ -4,23 +4,22 @@ kinds of the libraries rankframe supports are registered below, in this module, 
 kind (a library's, or a test's) is one :func:`register_kind` call beside its adapter module.
 
 This module loads with the first frame (``rankframe.adapters`` gives its names when first
-read): it imports pandas, polars and the adapters of both. The accessor on the libraries'
-frames does not wait for it (``rankframe.adapters.accessors``).
+read): it imports polars and its adapter; pandas, pyarrow and their adapters load with the
+first pandas or Arrow frame (a polars frame, ``rankframe trec``'s, needs neither). The
+accessor on the libraries' frames does not wait for it (``rankframe.adapters.accessors``).
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import pandas as pd
 import polars as pl
 
 from rankframe.adapters import accessors
 from rankframe.adapters.accessors import Attribute
-from rankframe.adapters.arrow import ArrowAdapter
-from rankframe.adapters.pandas import PandasAdapter
 from rankframe.adapters.polars import LazyPolarsAdapter, PolarsAdapter
 from rankframe.pipeline.contract import FrameAdapter
 
@@ -93,7 +92,22 @@ def adapt(obj: Any) -> FrameAdapter:
     for kind in reversed(_KINDS):
         if kind.claims(obj):
             return kind.adapter(obj)
+    from rankframe.adapters.arrow import ArrowAdapter
+
     return ArrowAdapter(obj)  # raises TypeError for anything that is not an Arrow frame
+
+
+def _is_pandas_frame(obj: Any) -> bool:
+    """Whether ``obj`` is a pandas DataFrame (or of a subclass): never before pandas is
+    imported."""
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(obj, pandas.DataFrame)
+
+
+def _pandas_adapter(obj: Any) -> FrameAdapter:
+    from rankframe.adapters.pandas import PandasAdapter
+
+    return PandasAdapter(obj)
 
 
 def _dask_adapter(obj: Any) -> FrameAdapter:
@@ -120,7 +134,7 @@ def _spark_adapter(obj: Any) -> FrameAdapter:
 # -- the kinds of the libraries rankframe supports (the Arrow frames: adapt's fallback) --------
 # (their accessors are put on their frames when each library is imported: adapters/accessors.py)
 
-register_kind("pandas", pd.DataFrame, PandasAdapter)
+register_kind("pandas", _is_pandas_frame, _pandas_adapter)
 register_kind("polars", pl.DataFrame, PolarsAdapter)
 register_kind("polars-lazy", pl.LazyFrame, LazyPolarsAdapter)
 register_kind(

@@ -11,7 +11,6 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from rankframe.adapters.results import table_rows
 from rankframe.cli.errors import CliError
 
 #: The columns shown as percentages: the same for every row, or per row (a function of the
@@ -68,6 +67,9 @@ def render(result: Any, fmt: str, *, percent: Percent = (), nan: str = "NaN") ->
     formats, or gives them per row (a function of the row); ``nan`` is how they show NaN.
     CSV and JSON always hold the raw values, NaN as an empty field and as null.
     """
+    # imported here: ``rankframe trec`` writes its text through this module without pandas
+    from rankframe.adapters.results import table_rows
+
     columns, rows = table_rows(result)
     if fmt == "json":
         # JSON has no NaN: a NaN value (empty="nan") is written as null

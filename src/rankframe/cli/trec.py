@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from typing import Any
 
 from rankframe.cli.errors import CliError
@@ -94,8 +96,24 @@ def add_parser(commands: Any) -> None:
     trec.set_defaults(handler=run_trec)
 
 
+#: polars' allocator (jemalloc) without its decay: the pages polars frees after reading the
+#: files go back to the system at once, not over the next second (polars' own default,
+#: ``dirty_decay_ms:500,muzzy_decay_ms:1000``), before the evaluation reaches its peak: ~60 MB
+#: less on 2M lines, in no more time (benchmarks/RESULTS.md, "trec-speed-before-after")
+ALLOCATOR = ("_RJEM_MALLOC_CONF", "dirty_decay_ms:0,muzzy_decay_ms:0")
+
+
+def _return_freed_pages() -> None:
+    """:data:`ALLOCATOR`, in a process that has not loaded polars yet: ``import polars``
+    passes the variable, after its own defaults, to jemalloc; a value set by the user is
+    kept."""
+    if "polars" not in sys.modules:
+        os.environ.setdefault(*ALLOCATOR)
+
+
 def run_trec(args: argparse.Namespace, status: Status) -> int:
     """``rankframe trec``: trec_eval's output format."""
+    _return_freed_pages()
     from rankframe.cli.reading import check_exists
     from rankframe.cli.render import write_parts
     from rankframe.exceptions import RankEvalError, TrecFormatError

@@ -393,30 +393,37 @@ def _rank_packed(
     # those that hold a positively graded row now, the others only when the full order is
     # asked for (see Ranking)
     same = _same_as_next(key, index_bits + 1)
+    tie_runs = runs(same) if same.any() else None
+    del same
     deferred = None
     tied: tuple[IntArray, BoolArray] | None = None  # ties="average": see _group_lookup
-    if same.any():
-        positions, run_id = runs(same)
+    if tie_runs is not None:
+        # each array freed, or cut to the runs ranked now, as soon as it can be: this is
+        # the peak of a ranking's memory
+        positions, run_id = tie_runs
+        del tie_runs
         members = key[positions]
-        flagged = (members & np.uint64(1)).astype(bool)
         now = np.zeros(int(run_id[-1]) + 1, dtype=bool)
-        now[run_id[flagged]] = True
+        now[run_id[(members & np.uint64(1)).astype(bool)]] = True
         now = now[run_id]  # per member: its run holds a flagged row
-        if now.any():
-            members = members[now]
-            entry = ((members >> np.uint64(1)) & np.uint64((1 << index_bits) - 1)).view(np.int64)
-            member_rows = entry if rows is None else rows[entry]
-            within = _tie_order(data, member_rows, run_id[now], score[entry], ties)
-            if within is not None:
-                key[positions[now]] = members[within]  # whole keys move, flags with them
-            if average:  # groups: runs of one bucket, split where the exact score changes
-                ordered = score[entry if within is None else entry[within]]
-                run = run_id[now]
-                starts_group = segments.heads(run, ordered)
-                tied = (positions[now], starts_group)
         if not now.all():
             deferred = (positions[~now], run_id[~now])
-    del same
+            positions, run_id, members = positions[now], run_id[now], members[now]
+        if len(positions):
+            shifted = members >> np.uint64(1)
+            del members  # the keys are read again from `key` when they move
+            shifted &= np.uint64((1 << index_bits) - 1)
+            entry: IntArray = shifted.view(np.int64)
+            member_rows = entry if rows is None else rows[entry]
+            within = _tie_order(data, member_rows, run_id, score[entry], ties)
+            del member_rows
+            if within is not None:
+                key[positions] = key[positions][within]  # whole keys move, flags with them
+            if average:  # groups: runs of one bucket, split where the exact score changes
+                ordered = score[entry if within is None else entry[within]]
+                starts_group = segments.heads(run_id, ordered)
+                tied = (positions, starts_group)
+        del positions, run_id
     local, positive, positive_query = _unpack_positions(
         key, index_bits, score_bits + index_bits + 1
     )

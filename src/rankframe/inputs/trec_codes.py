@@ -25,14 +25,16 @@ import codecs
 import os
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 import polars as pl
 
-from rankframe.inputs.trec_files import PathOrFrame, checked_frame
+if TYPE_CHECKING:  # pandas is imported only for a file polars does not read, or a frame
+    import pandas as pd
+
+    from rankframe.inputs.trec_files import PathOrFrame
 
 __all__ = ["Joined", "Rows", "categories", "join_codes", "read_codes", "sorted_codes"]
 
@@ -89,7 +91,8 @@ class Joined:
     the run's rows in file order, then the judged documents it misses. ``frame`` is the
     long frame the accessor evaluates: ``query`` and ``item`` (codes of ``queries`` and of
     the items, each numbered in the ids' sorted order as strings), ``score`` (null: judged
-    but not retrieved), ``relevant`` (the grade, 0 where unjudged) and ``judged``; ``query``
+    but not retrieved), ``relevant`` (the grade, 0 where unjudged, in the narrowest integer
+    type that holds the grades) and ``judged``; ``query``
     is its query codes as an array (the same memory); ``grades`` the qrels' grades (as
     :meth:`grade`) where the frame does not hold them: some grade null or not an integer
     (a frame's), else ``None``."""
@@ -236,6 +239,8 @@ def read_codes(value: PathOrFrame, kind: str, ids: pl.Categorical) -> Rows:
         rows = _plain_rows(value, kind, ids)
         if rows is not None and not _repeats(rows):
             return rows
+    from rankframe.inputs.trec_files import checked_frame
+
     return _of_frame(checked_frame(value, kind), kind, ids)
 
 
@@ -299,11 +304,24 @@ def join_codes(run: Rows, qrels: Rows, *, complete: bool) -> Joined:
             pl.Series("query", query),
             pl.Series("item", item),
             pl.Series("score", score, nan_to_null=True),
-            pl.Series("relevant", relevant),
+            pl.Series("relevant", _narrow(relevant)),
             pl.Series("judged", judged),
         ]
     )
     return Joined(queries, query, frame, grades)
+
+
+def _narrow(numbers: npt.NDArray[np.int64]) -> npt.NDArray[np.signedinteger[Any]]:
+    """Integers in the narrowest signed type that holds each of them and its negation, as
+    the engine reads a grade column of several chunks (grades 0 to 4 as int8: an eighth of
+    the memory the engine reads them from); the same numbers."""
+    if len(numbers) == 0:
+        return numbers
+    low, high = int(numbers.min()), int(numbers.max())
+    for kind in (np.int8, np.int16, np.int32):
+        if -np.iinfo(kind).max <= low and high <= np.iinfo(kind).max:
+            return numbers.astype(kind)
+    return numbers
 
 
 def _matches(

@@ -20,14 +20,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
-import pyarrow as pa
 
 from rankframe.engine import THREAD_ROWS, ShortIds
 from rankframe.exceptions import InvalidOptionError, Keyword, excerpt, plain
 from rankframe.metrics.item_codes import SHOWN, TopK
 
 if TYPE_CHECKING:
+    # pandas and pyarrow are imported where used: `rankframe trec` runs without them
+    import pandas as pd
+
     from rankframe.metrics.registry import Metric
     from rankframe.settings.options import Options
 
@@ -286,6 +287,8 @@ def read_item_groups(item_groups: Any) -> tuple[Any, IntArray, list[object]]:
     """Keys (a pandas Index of item ids), per key the position of its group among the
     distinct groups, and those groups (Python objects) of the ``item_groups`` option;
     raises for a null group or an item listed twice."""
+    import pandas as pd
+
     keys, values = _reader().item_groups(item_groups)
     null = (
         (
@@ -313,6 +316,8 @@ def _distinct(values: Any) -> tuple[IntArray, list[object]]:
     """Per value the position of its group among the distinct ones, and those (Python
     objects: a NumPy scalar as its Python value). Values of one type are hashed at once;
     mixed types (1 and 1.0 and True are different groups) one by one."""
+    import pandas as pd
+
     if len(values) == 0:
         return np.zeros(0, dtype=np.int64), []
     if pd.api.types.infer_dtype(values, skipna=False).startswith("mixed"):
@@ -351,6 +356,9 @@ def _positions(keys: Any, labels: list[object], option: str = "catalog") -> IntA
     for ids that ``keys`` lists more than once. Short string ids (the usual kind) by a
     search among their 64-bit keys (:class:`~rankframe.engine.ShortIds`), others by the
     index's hash table."""
+    import pandas as pd
+    import pyarrow as pa
+
     if not labels:
         return np.zeros(0, dtype=np.int64)
     ids = _short_ids(keys)
@@ -372,6 +380,8 @@ def _mixed(labels: list[object]) -> bool:
 
 def _index(values: Any, option: str) -> Any:
     """A pandas Index of the ids, each once; raises for null ids."""
+    import pandas as pd
+
     values = _reader().catalog(values)
     index = pd.Index(list(values) if isinstance(values, set | frozenset) else values)
     if index.hasnans:
@@ -382,6 +392,9 @@ def _index(values: Any, option: str) -> Any:
 
 def _short_ids(index: Any) -> ShortIds | None:
     """The ids of a pandas Index of strings, when every one is short (:class:`ShortIds`)."""
+    import pandas as pd
+    import pyarrow as pa
+
     if not isinstance(index.dtype, pd.StringDtype):
         return None
     return ShortIds.of(pa.array(index))
@@ -412,6 +425,8 @@ def _numbers(values: Any, option: str, what: str) -> FloatArray:
 
 def _popularity(popularity: Any) -> tuple[Any, FloatArray]:
     """Keys (a pandas Index) and counts of the ``popularity`` option."""
+    import pandas as pd
+
     keys, values = _reader().popularity(popularity)
     counts = _numbers(values, "popularity", "interaction counts")
     if (counts < 0).any():
@@ -422,6 +437,8 @@ def _popularity(popularity: Any) -> tuple[Any, FloatArray]:
 
 def _features(features: Any) -> tuple[Any, FloatArray]:
     """Keys (a pandas Index) and the matrix of the ``item_features`` option."""
+    import pandas as pd
+
     keys, values = _reader().item_features(features)
     if values.ndim != 2 or values.shape[1] == 0:
         msg = "The 'item_features' option has no feature column."

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-import pyarrow as pa
 
 from rankframe.engine import segments
 from rankframe.metrics.registry import GEOMETRIC_FLOOR, Metric
@@ -34,6 +33,9 @@ from rankframe.stats.two_sample import (
     welch_interval,
     welch_t_test,
 )
+
+if TYPE_CHECKING:  # imported where used: `rankframe trec` runs without them
+    pass
 
 __all__ = [
     "MISSING",
@@ -97,6 +99,8 @@ def long_labels(
     """The ``system``, ``metric`` and ``k`` columns of rows of a long table, from each row's
     system and metric positions; ``k`` is null for a metric without a cut-off; and
     ``group`` (:func:`group_column`) when a metric has a value per group."""
+    import pyarrow as pa
+
     floats = k_type(metrics) == "float?"
     ks = [m.k for m in metrics]
     columns = {
@@ -429,6 +433,8 @@ def row_segments(shape: tuple[int, int, int]) -> IntArray:
 
 def _taken(rows: IntArray, columns: Columns, order: IntArray) -> tuple[IntArray, Columns]:
     """``rows`` and every column in ``order`` (numpy and Arrow columns alike)."""
+    import pyarrow as pa
+
     indices = pa.array(order, type=pa.int64())
     return rows[order], {
         name: column.take(indices)
@@ -523,6 +529,8 @@ def _outcomes(diff: FloatArray) -> IntArray:
 
 def _outcome_columns(outcomes: IntArray) -> Columns:
     """``wins``, ``ties`` and ``losses`` as integer columns, null where -1."""
+    import pyarrow as pa
+
     return {
         name: pa.array(outcomes[i].ravel(), mask=outcomes[i].ravel() < 0, type=pa.int64())
         for i, name in enumerate(OUTCOMES)

@@ -19,11 +19,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain, count
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
-import pyarrow as pa
 
 from rankframe.exceptions import InvalidOptionError
 from rankframe.pipeline import analysis
@@ -31,6 +30,9 @@ from rankframe.pipeline import windows as _windows
 from rankframe.pipeline.per_query import PerQuery
 from rankframe.pipeline.steps import Backend, Compared, Kind, Request, ValueColumns, completed
 from rankframe.settings.statistics import Tests
+
+if TYPE_CHECKING:  # imported where used: `rankframe trec` runs without them
+    pass
 
 __all__ = ["ReferenceComparison", "Side", "comparison_columns", "side"]
 
@@ -151,6 +153,8 @@ class ReferenceComparison(Compared):
 def _same_windows(current: Side, reference: Side, request: Request) -> None:
     """With ``every=``, both frames' windows must be of one kind (dates, naive datetimes,
     zone-aware datetimes): the same window is the same start."""
+    import pyarrow as pa
+
     if request.window is None:
         return
 

@@ -31,14 +31,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 import polars as pl
-import pyarrow as pa
 
 from rankframe._suggest import closest_one
 from rankframe.exceptions import InvalidDataError, plain
 
 if TYPE_CHECKING:
+    # pandas and pyarrow are imported where used: `rankframe trec` runs without them
+    import pandas as pd
+
     from rankframe.pipeline.steps import ColumnNames
 
 __all__ = [
@@ -118,6 +119,8 @@ class Facts:
 
 def pandas_numeric(series: Any) -> bool:
     """Whether a pandas column is numeric (bool allowed, complex not)."""
+    import pandas as pd
+
     types = pd.api.types
     return bool(types.is_numeric_dtype(series) or types.is_bool_dtype(series)) and not (
         types.is_complex_dtype(series)
@@ -140,6 +143,8 @@ def pandas_finite(series: Any) -> bool:
 
 def pandas_boolean(series: Any) -> bool:
     """Whether a pandas column has a boolean dtype."""
+    import pandas as pd
+
     return bool(pd.api.types.is_bool_dtype(series))
 
 
@@ -156,6 +161,9 @@ def polars_boolean(dtype: Any) -> bool:
 def pandas_temporal(series: Any, time_unit: str | None) -> bool:
     """Whether a pandas column holds times: datetimes (NumPy or Arrow, with or without a
     zone), dates (Arrow, or ``datetime.date`` objects), or integers with a ``time_unit``."""
+    import pandas as pd
+    import pyarrow as pa
+
     types, dtype = pd.api.types, series.dtype
     if isinstance(dtype, pd.ArrowDtype):
         arrow = dtype.pyarrow_dtype
@@ -183,6 +191,8 @@ def _integer(dtype: Any) -> bool:
     test = getattr(dtype, "is_integer", None)  # polars
     if callable(test):
         return bool(test())
+    import pandas as pd
+
     return bool(pd.api.types.is_integer_dtype(dtype))
 
 
@@ -203,6 +213,9 @@ def _pandas_missing(series: pd.Series[Any]) -> npt.NDArray[np.bool_]:
     """Per row, whether the value is null: ``isna``, and NaN in a pyarrow float column too
     (Arrow keeps NaN apart from null; the NumPy path, polars and the engine read it as
     null, so a NaN grade is the null grade's error on every frame kind)."""
+    import pandas as pd
+    import pyarrow as pa
+
     missing = np.asarray(series.isna().to_numpy(), dtype=bool)
     dtype = series.dtype
     if isinstance(dtype, pd.ArrowDtype) and pa.types.is_floating(dtype.pyarrow_dtype):

@@ -27,11 +27,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 import polars as pl
-import pyarrow as pa
 
 from rankframe.exceptions import InvalidOptionError, Keyword, OptionName
 
 if TYPE_CHECKING:
+    # pandas and pyarrow are imported where used: `rankframe trec` runs without them
+    import pyarrow as pa
+
     from rankframe.pipeline.per_query import PerQuery
 
 __all__ = [
@@ -128,6 +130,8 @@ def no_time_column(every: str) -> InvalidOptionError:
 def column_times(values: pa.Array | pa.ChunkedArray) -> Times:
     """The time column (no nulls: checked before) as int64 in its own unit (timestamps: their
     unit; dates: days; epochs: as they are), and its Arrow type."""
+    import pyarrow as pa
+
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
     kind = values.type
@@ -155,6 +159,8 @@ def per_query_column(times: Times, repeat: int, extra: int) -> pa.Array:
     """A part's per-query :data:`TIME` column: each query's time repeated per system
     (``repeat``), then nulls for ``extra`` rows (the item metrics' entries), in the type of
     the time column."""
+    import pyarrow as pa
+
     values = np.repeat(times.values, repeat)
     mask = np.concatenate([np.zeros(len(values), dtype=bool), np.ones(extra, dtype=bool)])
     values = np.concatenate([values, np.zeros(extra, dtype=np.int64)])
@@ -171,6 +177,8 @@ def per_query_column(times: Times, repeat: int, extra: int) -> pa.Array:
 
 def window_type(kind: pa.DataType, time_unit: str | None) -> pa.DataType:
     """The window column's Arrow type for a time column of Arrow type ``kind``."""
+    import pyarrow as pa
+
     if pa.types.is_timestamp(kind):
         return kind
     if pa.types.is_date(kind):
@@ -182,6 +190,8 @@ def window_type(kind: pa.DataType, time_unit: str | None) -> pa.DataType:
 def starts(times: Times, every: str, time_unit: str | None) -> tuple[IntArray, pa.Array]:
     """Each time's window start (polars ``dt.truncate``): as int64 (for grouping), and as an
     Arrow array of :func:`window_type`."""
+    import pyarrow as pa
+
     kind = times.type
     values = times.values
     if pa.types.is_date32(kind):
@@ -219,6 +229,8 @@ def segmented(pq: PerQuery, window: Window) -> tuple[PerQuery, Any]:
     """``pq`` with the window as its first segment key (segments ordered by window start,
     then by the ``by`` values), and a function from output rows (rows of the frame that
     are first rows of queries) to their window starts (an Arrow array)."""
+    import pyarrow as pa
+
     assert pq.time is not None  # read for a request with a window
     assert pq.first_rows is not None
     keys, values = starts(pq.time, window.every, window.time_unit)
@@ -244,6 +256,8 @@ def segmented(pq: PerQuery, window: Window) -> tuple[PerQuery, Any]:
 def segment_starts(pq: PerQuery, window: Window) -> pa.Array:
     """Per segment of a table segmented by window (:func:`segmented`), its window start (an
     Arrow array of :func:`window_type`); every such segment holds a query."""
+    import pyarrow as pa
+
     assert pq.time is not None  # read for a request with a window
     _, values = starts(pq.time, window.every, window.time_unit)
     _, first = np.unique(pq.segment, return_index=True)

@@ -14,9 +14,13 @@
 
 from __future__ import annotations
 
-from rankframe.inputs.trec_files import join_trec, read_trec_qrels, read_trec_run
+from typing import TYPE_CHECKING, Any
+
 from rankframe.trec.measures import TREC_MEASURES, TrecMeasure, parse_trec_measures
 from rankframe.trec.report import trec_eval_report
+
+if TYPE_CHECKING:
+    from rankframe.inputs.trec_files import join_trec, read_trec_qrels, read_trec_run
 
 __all__ = [
     "TREC_MEASURES",
@@ -27,3 +31,20 @@ __all__ = [
     "read_trec_run",
     "trec_eval_report",
 ]
+
+#: the pandas readers, imported when first asked for: ``rankframe trec`` reads plain files
+#: without pandas
+_READERS = frozenset({"join_trec", "read_trec_qrels", "read_trec_run"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _READERS:
+        from rankframe.inputs import trec_files
+
+        return getattr(trec_files, name)
+    msg = f"module {__name__!r} has no attribute {name!r}"
+    raise AttributeError(msg)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_READERS})

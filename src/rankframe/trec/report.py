@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
@@ -28,12 +28,14 @@ from rankframe.inputs.trec_codes import (
     read_codes,
     sorted_codes,
 )
-from rankframe.inputs.trec_files import PathOrFrame
 from rankframe.metrics.registry import Metric, parse_metric
 from rankframe.trec.empty_lists import zero_over_zero
 from rankframe.trec.measures import TrecMeasure, parse_trec_measures
 from rankframe.trec.text import WIDTH, Column, counts, decimals, lines_text, relstrings
 from rankframe.trec.values import Values, first_ranks, values
+
+if TYPE_CHECKING:  # the pandas reader is imported only for a file polars does not read
+    from rankframe.inputs.trec_files import PathOrFrame
 
 __all__ = ["trec_eval_report"]
 

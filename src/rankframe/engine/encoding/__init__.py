@@ -45,7 +45,13 @@ from rankframe.engine.encoding.distinct_keys import REPEAT_SAMPLE, SORT_BELOW
 from rankframe.engine.encoding.hashes import hash_arrow, hash_series
 from rankframe.engine.encoding.key_codes import DistinctStrings, KeyPacking
 from rankframe.engine.encoding.nulls import composite_nulls, tuples_with_nulls
-from rankframe.engine.encoding.ranks import UnorderedIdsError, dense_ranks, object_ranks, ranks_at
+from rankframe.engine.encoding.ranks import (
+    UnorderedIdsError,
+    dense_ranks,
+    object_ranks,
+    ranks_at,
+    table_codes,
+)
 from rankframe.engine.encoding.short_ids import ShortIds
 from rankframe.engine.encoding.words import KEY_BYTES, SHORT_BYTES, key_words, short_keys
 
@@ -78,6 +84,7 @@ __all__ = [
     "polars_numpy",
     "ranks_at",
     "short_keys",
+    "table_codes",
     "take_rows",
     "tuples_with_nulls",
     "without_half_floats",

@@ -8,12 +8,14 @@ concatenation copies the whole column.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
-import pyarrow as pa
+
+if TYPE_CHECKING:  # imported where used: `rankframe trec` runs without them
+    import pyarrow as pa
 
 __all__ = [
     "BLOCK",
@@ -38,7 +40,7 @@ IntArray = npt.NDArray[np.int64]
 CodeArray = npt.NDArray[np.int32] | npt.NDArray[np.int64]
 #: Two 64-bit words per string (:func:`rankframe.engine.encoding.words.key_words`).
 Words = tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]
-Column = TypeVar("Column", pa.Array, pa.ChunkedArray)
+Column = TypeVar("Column", "pa.Array", "pa.ChunkedArray")
 
 
 def polars_numpy(values: pl.Series) -> npt.NDArray[Any]:
@@ -102,6 +104,8 @@ def take_rows(
     in ascending order: the values come in the order ``rows[ascending]``, and ``ascending``
     is returned (``None``: in the order of ``rows``).
     """
+    import pyarrow as pa
+
     if isinstance(values, pa.Array) or values.num_chunks <= 1:
         return values.take(pa.array(rows)), None
     ascending = np.argsort(rows)
@@ -129,6 +133,8 @@ def in_row_order(per_value: IntArray, ascending: IntArray | None) -> IntArray:
 def without_views(values: Column) -> Column:
     """Arrow's string and binary views (polars' own layout, which Arrow cannot sort) as
     large strings and binaries; other columns as they are."""
+    import pyarrow as pa
+
     if pa.types.is_string_view(values.type):
         return values.cast(pa.large_string())
     if pa.types.is_binary_view(values.type):
@@ -139,6 +145,8 @@ def without_views(values: Column) -> Column:
 def decoded(values: Column) -> Column:
     """A dictionary-typed column as its plain values (Arrow cannot rank dictionaries), and
     half floats widened (:func:`without_half_floats`)."""
+    import pyarrow as pa
+
     if pa.types.is_dictionary(values.type):
         values = values.cast(values.type.value_type)
     return without_half_floats(values)
@@ -147,6 +155,8 @@ def decoded(values: Column) -> Column:
 def without_half_floats(values: Column) -> Column:
     """Half floats as float32 (exact: same equality and order), which Arrow can sort; other
     columns as they are."""
+    import pyarrow as pa
+
     if pa.types.is_float16(values.type):
         return values.cast(pa.float32())
     return values

@@ -11,20 +11,24 @@ columns, as a ``query`` of two columns) is numbered from its columns' codes
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
-import pyarrow as pa
 
 from rankframe.engine.encoding.columns import IntArray
+
+if TYPE_CHECKING:  # imported where used: `rankframe trec` runs without them
+    import pyarrow as pa
 
 __all__ = ["as_tuple", "composite_codes", "composite_ranks", "is_composite"]
 
 
 def is_composite(kind: pa.DataType) -> bool:
     """Whether an Arrow type is a composite id: a list (of any layout) or a struct."""
+    import pyarrow as pa
+
     return bool(
         pa.types.is_list(kind)
         or pa.types.is_large_list(kind)

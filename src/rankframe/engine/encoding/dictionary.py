@@ -4,16 +4,17 @@ or Arrow's dictionary encoding (other columns, then a sort of the distinct value
 
 from __future__ import annotations
 
-from typing import Literal, overload
+from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from rankframe.engine.encoding.columns import CodeArray, IntArray, without_views
 from rankframe.engine.encoding.composite import composite_ranks, is_composite
 from rankframe.engine.encoding.halves import by_halves
 from rankframe.engine.encoding.key_codes import DistinctStrings, key_codes
+
+if TYPE_CHECKING:  # imported where used: `rankframe trec` runs without them
+    import pyarrow as pa
 
 __all__ = ["dictionary_codes", "labelled_codes"]
 
@@ -34,6 +35,9 @@ def _shared_dictionary(chunks: list[pa.DictionaryArray]) -> pa.Array | None:
 
 def _encoded(values: pa.Array | pa.ChunkedArray) -> tuple[list[pa.DictionaryArray], pa.Array]:
     """Arrow's dictionary encoding of a column: its chunks and their one dictionary."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     if values.null_count:
         # Arrow 26 encodes a null string view as "" (the null is lost): encode large strings
         values = without_views(values)
@@ -89,6 +93,9 @@ def dictionary_codes(
     two threads at once: Arrow's hash table, bound by the memory's latency, takes most of the
     time on millions of rows. The two dictionaries are then merged; the codes are the same.
     """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     if is_composite(values.type):  # sorted either way: polars ranks them
         ranks, distinct = composite_ranks(values)
         return (

@@ -9,16 +9,17 @@ sorts them by their top 16 bits into buckets first, then each slice of about
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from rankframe.engine.encoding.columns import BLOCK
 from rankframe.engine.encoding.halves import each, in_two
 from rankframe.engine.sorting import sort_keys
+
+if TYPE_CHECKING:  # imported where used: `rankframe trec` runs without them
+    pass
 
 __all__ = [
     "REPEAT_SAMPLE",
@@ -40,6 +41,9 @@ REPEAT_SAMPLE = 1 << 14
 def hashed(keys: npt.NDArray[np.uint64]) -> tuple[npt.NDArray[np.uint64], Any]:
     """The distinct keys in ascending order, and per key its index among them: Arrow's hash
     table, then a sort of the distinct keys only."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     encoded = pc.dictionary_encode(pa.array(keys))
     return _sorted_dictionary(np.asarray(encoded.dictionary), np.asarray(encoded.indices))
 

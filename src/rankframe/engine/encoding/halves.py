@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, TypeVar
 
 from rankframe.engine.encoding.columns import Words
+
+if TYPE_CHECKING:  # imported where used: `rankframe trec` runs without them
+    import pyarrow as pa
 
 __all__ = ["THREAD_VALUES", "by_halves", "each", "in_two"]
 

@@ -9,13 +9,17 @@ need to agree within one call, which they do.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import numpy.typing as npt
 import polars as pl
-import pyarrow as pa
 
 from rankframe.engine.encoding.columns import polars_numpy
 from rankframe.engine.encoding.words import short_keys
+
+if TYPE_CHECKING:  # imported where used: `rankframe trec` runs without them
+    import pyarrow as pa
 
 __all__ = ["hash_arrow", "hash_series"]
 
@@ -55,6 +59,8 @@ def hash_arrow(values: pa.Array | pa.ChunkedArray) -> npt.NDArray[np.uint64]:
     hashes. NumPy lets go of the GIL where polars' conversion holds it, so the main thread
     ranks undisturbed while another hashes.
     """
+    import pyarrow as pa
+
     keys = short_keys(values)
     if keys is not None:
         keys *= _MIX

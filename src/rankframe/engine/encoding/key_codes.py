@@ -14,12 +14,10 @@ once or, for labels, on first use (:class:`DistinctStrings`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from rankframe.engine.encoding.columns import CodeArray, Words
 from rankframe.engine.encoding.distinct_keys import few_repeats, hashed, sorted_encoding
@@ -30,6 +28,9 @@ from rankframe.engine.encoding.words import (
     strings_of_words,
     words_of_short_keys,
 )
+
+if TYPE_CHECKING:  # imported where used: `rankframe trec` runs without them
+    import pyarrow as pa
 
 __all__ = ["DistinctStrings", "KeyPacking", "key_codes"]
 
@@ -226,6 +227,9 @@ def _short_part(
     distinct keys in order of appearance, and per key its index among them) unless they
     repeat only a few times (then the keys, and None: :func:`key_codes` sorts the keys of
     every part at once); None without short keys."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     keys = short_keys(values)
     if keys is None:
         return None

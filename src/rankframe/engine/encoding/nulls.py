@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
-import pyarrow as pa
+
+if TYPE_CHECKING:  # imported where used: `rankframe trec` runs without them
+    import pyarrow as pa
 
 __all__ = ["composite_nulls", "tuples_with_nulls"]
 

@@ -10,13 +10,10 @@ from __future__ import annotations
 import datetime
 import decimal
 import numbers
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from rankframe.engine.encoding.columns import (
     IntArray,
@@ -27,7 +24,10 @@ from rankframe.engine.encoding.columns import (
 )
 from rankframe.engine.encoding.composite import composite_ranks, is_composite
 
-__all__ = ["UnorderedIdsError", "dense_ranks", "object_ranks", "ranks_at"]
+if TYPE_CHECKING:  # imported where used: `rankframe trec` runs without them
+    import pyarrow as pa
+
+__all__ = ["UnorderedIdsError", "dense_ranks", "object_ranks", "ranks_at", "table_codes"]
 
 
 def _prefix_keys(values: pa.Array) -> npt.NDArray[np.uint64] | None:
@@ -38,6 +38,8 @@ def _prefix_keys(values: pa.Array) -> npt.NDArray[np.uint64] | None:
     short ids, the usual kind, are then ranked by a NumPy sort of numbers instead of a sort
     of strings. None when that does not hold.
     """
+    import pyarrow as pa
+
     kind = values.type
     wide = pa.types.is_large_string(kind) or pa.types.is_large_binary(kind)
     if not (wide or pa.types.is_string(kind) or pa.types.is_binary(kind)):
@@ -72,20 +74,33 @@ def _table_ranks(values: pa.Array) -> IntArray | None:
     """Dense ranks of integers without nulls whose range is small (at most a few times
     their number: codes, such as ``rankframe trec``'s), by a table of that range instead
     of a sort; None otherwise."""
+    import pyarrow as pa
+
     if not pa.types.is_integer(values.type) or len(values) == 0 or values.null_count:
         return None
-    low, high = pc.min_max(values).values()
-    span = high.as_py() - low.as_py() + 1
-    if span > 4 * len(values) + 1024:
+    coded = table_codes(np.asarray(values))
+    return None if coded is None else coded[0]
+
+
+def table_codes(numbers: npt.NDArray[np.integer[Any]]) -> tuple[IntArray, npt.NDArray[Any]] | None:
+    """Dense ranks (0-based, int64) of NumPy integers whose range is small (at most a few
+    times their number), by a table of that range instead of a sort, and the distinct
+    values in ascending order (the values the ranks index); None otherwise (no value, or a
+    wide range). The ranks are Arrow's sorted dictionary codes of the same integers."""
+    if len(numbers) == 0:
         return None
-    numbers = np.asarray(values)
-    shifted = numbers - numbers.dtype.type(low.as_py())  # in 0 .. span, in their own type
+    low, high = int(numbers.min()), int(numbers.max())
+    span = high - low + 1
+    if span > 4 * len(numbers) + 1024:
+        return None
+    shifted = numbers - numbers.dtype.type(low)  # in 0 .. span, in their own type
     present = np.zeros(span, dtype=bool)
     present[shifted] = True
+    distinct = np.flatnonzero(present)
     rank: IntArray = np.cumsum(present, dtype=np.int64)
     rank -= 1
     ranks: IntArray = rank[shifted]
-    return ranks
+    return ranks, distinct.astype(numbers.dtype) + numbers.dtype.type(low)
 
 
 def dense_ranks(values: pa.Array | pa.ChunkedArray | npt.NDArray[Any]) -> IntArray:
@@ -95,6 +110,9 @@ def dense_ranks(values: pa.Array | pa.ChunkedArray | npt.NDArray[Any]) -> IntArr
     tuples (:func:`.composite.composite_ranks`); an object array as :func:`object_ranks`
     orders it (by type, then value).
     """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     if isinstance(values, np.ndarray):
         if values.dtype == object:
             return object_ranks(values)
@@ -161,6 +179,8 @@ def object_ranks(values: npt.NDArray[np.object_]) -> IntArray:
 
     One pass of ``type`` over the values (a NumPy ufunc, in C), then one sort per family.
     """
+    import pyarrow as pa
+
     if len(values) == 0:
         return np.zeros(0, dtype=np.int64)
     kinds = np.asarray(np.frompyfunc(type, 1, 1)(values), dtype=object)
@@ -203,5 +223,7 @@ def _family_ranks(values: npt.NDArray[np.object_], name: str) -> IntArray:
 
 def _factorize(values: npt.NDArray[Any]) -> tuple[IntArray, npt.NDArray[Any]]:
     """pandas' ``factorize`` (by hash and equality) of a NumPy array: codes and uniques."""
+    import pandas as pd
+
     codes, uniques = pd.factorize(values)
     return codes.astype(np.int64, copy=False), np.asarray(uniques)

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import numpy.typing as npt
-import pyarrow as pa
 
 from rankframe.engine.encoding.columns import IntArray
 from rankframe.engine.encoding.words import SHORT_BYTES, short_keys
+
+if TYPE_CHECKING:  # imported where used: `rankframe trec` runs without them
+    import pyarrow as pa
 
 __all__ = ["SHORT_BYTES", "ShortIds"]
 

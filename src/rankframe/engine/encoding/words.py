@@ -9,13 +9,15 @@ from their offsets and data, string views (polars' layout) from the views.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-import pyarrow as pa
 
 from rankframe.engine.encoding.columns import BLOCK, IntArray, Words
+
+if TYPE_CHECKING:  # imported where used: `rankframe trec` runs without them
+    import pyarrow as pa
 
 __all__ = [
     "KEY_BYTES",
@@ -73,6 +75,8 @@ def _read_words(
     """:func:`key_words` of strings of at most ``longest`` bytes; for ``longest`` <=
     :data:`SHORT_BYTES`, the first word with the length in its (empty) low byte, and None
     for the second (:func:`short_keys`). ``out``: the two arrays to read the words into."""
+    import pyarrow as pa
+
     kind = values.type
     view = pa.types.is_string_view(kind)
     if not (view or pa.types.is_string(kind) or pa.types.is_large_string(kind)):
@@ -141,6 +145,8 @@ def _offset_words(
 ) -> bool:
     """:func:`key_words` of one string or large-string array, into ``first`` and ``second``;
     False if a string is longer than ``longest``."""
+    import pyarrow as pa
+
     if len(chunk) == 0:
         return True
     wide = pa.types.is_large_string(chunk.type)
@@ -236,6 +242,8 @@ def strings_of_words(
     of every string), which Arrow then copies into a string array: a few passes over the
     distinct values, where picking each string's bytes out of its words is slow in NumPy.
     """
+    import pyarrow as pa
+
     length = second & _LENGTH_BITS
     head = first.byteswap()  # bytes 0-7 of the strings, in memory order
     tail = second & ~_LENGTH_BITS

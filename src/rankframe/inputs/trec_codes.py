@@ -164,30 +164,21 @@ def _plain_rows(path: str | os.PathLike[str], kind: str, ids: pl.Categorical) ->
     separator, separators = found
     layout, fields = _LAYOUT[kind]
     value = "score" if kind == "run" else "relevant"
-    # the ids read straight into categories (no column of strings)
-    schema = {
-        name: ids if name in fields and dtype is pl.String else dtype
-        for name, dtype in layout.items()
-    }
-    lines = (
-        pl.scan_csv(
-            os.fspath(path), has_header=False, separator=separator, schema=schema, quote_char=None
-        )
-        .select(fields)
-        .filter(~pl.all_horizontal(pl.all().is_null()))  # blank lines
-        .select(
-            "query",
-            "item",
-            pl.col(value).cast(pl.Float64),
-            *(["run"] if kind == "run" else []),
-            pl.any_horizontal(pl.all().is_null()).alias("missing"),  # a missing field
-        )
-    )
+    # the ids read straight into categories (no column of strings); the run id, of which
+    # only the last is kept, as strings
+    schema = {name: ids if name in ("query", "item") else dtype for name, dtype in layout.items()}
+    lines = pl.scan_csv(
+        os.fspath(path), has_header=False, separator=separator, schema=schema, quote_char=None
+    ).select(fields)
     try:
         frame = lines.collect(engine="streaming")
     except (pl.exceptions.PolarsError, ValueError):  # a field that is no number, a ragged line
         return None
-    if frame.height == 0 or frame["missing"].any():
+    if any(frame.null_count().row(0)):  # a blank line (every field null), or a missing field
+        frame = frame.filter(~pl.all_horizontal(pl.all().is_null()))
+        if frame.height == 0 or any(frame.null_count().row(0)):
+            return None
+    if frame.height == 0:
         return None
     # exactly the fields of the format on each line: the blank lines held no separator
     if separators != (len(schema) - 1) * frame.height:
@@ -195,7 +186,8 @@ def _plain_rows(path: str | os.PathLike[str], kind: str, ids: pl.Categorical) ->
     if kind == "run" and frame[value].is_nan().any():  # pandas refuses a nan score
         return None
     runid = str(frame["run"][-1]) if kind == "run" else None
-    return Rows(frame["query"], frame["item"], frame[value].to_numpy(), runid)
+    values = frame[value].cast(pl.Float64).to_numpy()
+    return Rows(frame["query"], frame["item"], values, runid)
 
 
 def _repeats(rows: Rows) -> bool:

@@ -279,28 +279,52 @@ def join_codes(run: Rows, qrels: Rows, *, complete: bool) -> Joined:
     del run_item
     score = np.concatenate([run_score, np.full(int(alone.sum()), np.nan)])
     del run_score
-    grade = np.full(len(query), np.nan)
-    grade[:n_run][found] = qrels_grade[match]
-    grade[n_run:] = qrels_grade[alone]
-    del match
-    relevant = np.zeros(len(query), dtype=np.int64)
-    graded = ~np.isnan(grade)
-    relevant[graded] = grade[graded]
     judged = np.concatenate([found, np.ones(len(query) - n_run, dtype=bool)])
-    # the frame holds the grades (the usual case: a file's integers), or they are kept
-    held = bool(np.array_equal(graded, judged) and ((relevant == grade) | ~graded).all())
-    grades = None if held else grade
-    del grade, graded
+    relevant, grades = _grades(qrels_grade, match, found, alone)
+    del match
     frame = pl.DataFrame(
         [
             pl.Series("query", query),
             pl.Series("item", item),
             pl.Series("score", score, nan_to_null=True),
-            pl.Series("relevant", _narrow(relevant)),
+            pl.Series("relevant", relevant),
             pl.Series("judged", judged),
         ]
     )
     return Joined(queries, query, frame, grades)
+
+
+def _grades(
+    qrels_grade: FloatArray,
+    match: npt.NDArray[np.int64],
+    found: npt.NDArray[np.bool_],
+    alone: npt.NDArray[np.bool_],
+) -> tuple[npt.NDArray[np.signedinteger[Any]], FloatArray | None]:
+    """The joined rows' grades (the run's rows, ``found`` judged at the qrels rows
+    ``match``, then the qrels rows ``alone``): as integers, 0 where unjudged (in the
+    narrowest type, :func:`_narrow`), and as floats (NaN where unjudged) where the integers
+    do not hold them (a grade null or not an integer, a frame's), else ``None``. The
+    integers of a file's grades are made from the qrels' rows alone."""
+    n_run, n_alone = len(found), int(np.count_nonzero(alone))
+    with np.errstate(invalid="ignore"):
+        integral = bool((np.abs(qrels_grade) < _INTEGRAL).all())
+    if integral and bool((qrels_grade == np.trunc(qrels_grade)).all()):
+        codes = _narrow(qrels_grade.astype(np.int64))
+        relevant = np.zeros(n_run + n_alone, dtype=codes.dtype)
+        relevant[:n_run][found] = codes[match]
+        relevant[n_run:] = codes[alone]
+        return relevant, None
+    grade = np.full(n_run + n_alone, np.nan)
+    grade[:n_run][found] = qrels_grade[match]
+    grade[n_run:] = qrels_grade[alone]
+    integers = np.zeros(len(grade), dtype=np.int64)
+    graded = ~np.isnan(grade)
+    integers[graded] = grade[graded]
+    return _narrow(integers), grade
+
+
+#: grades below this in magnitude are integers exactly in int64 (and float64)
+_INTEGRAL = 2.0**53
 
 
 def _narrow(numbers: npt.NDArray[np.int64]) -> npt.NDArray[np.signedinteger[Any]]:

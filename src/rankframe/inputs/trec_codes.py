@@ -25,7 +25,7 @@ import codecs
 import os
 import uuid
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -248,14 +248,21 @@ def read_codes(value: PathOrFrame, kind: str, ids: pl.Categorical) -> Rows:
 
 def sorted_codes(*columns: pl.Series) -> tuple[pl.Series, list[Codes]]:
     """The distinct ids of categorical ``columns`` (of one categorical type) as strings,
-    sorted, and each row's position among them: codes that compare as the ids do."""
-    present = pl.concat([column.unique() for column in columns]).unique()
-    strings = present.cast(pl.String)
+    sorted, and each row's position among them: codes that compare as the ids do. The
+    ids present are marked by their physical codes, and their strings read from the
+    categories (no hashing of the rows)."""
+    dtype = cast("pl.Categorical", columns[0].dtype)
+    every = dtype.categories.to_series()  # by physical code
+    physical = [column.to_physical().to_numpy() for column in columns]
+    seen = np.zeros(len(every), dtype=bool)
+    for codes in physical:
+        seen[codes] = True
+    present = np.flatnonzero(seen)
+    strings = every.gather(present).alias(columns[0].name)
     order = strings.arg_sort().to_numpy()
-    physical = present.to_physical().to_numpy()[order]
-    position = np.zeros(int(physical.max()) + 1 if len(physical) else 0, dtype=np.uint32)
-    position[physical] = np.arange(len(physical), dtype=np.uint32)
-    return strings.gather(order), [position[c.to_physical().to_numpy()] for c in columns]
+    position = np.zeros(len(every), dtype=np.uint32)
+    position[present[order]] = np.arange(len(present), dtype=np.uint32)
+    return strings.gather(order), [position[codes] for codes in physical]
 
 
 def join_codes(run: Rows, qrels: Rows, *, complete: bool) -> Joined:

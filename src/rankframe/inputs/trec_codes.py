@@ -25,7 +25,7 @@ import codecs
 import os
 import uuid
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -164,30 +164,21 @@ def _plain_rows(path: str | os.PathLike[str], kind: str, ids: pl.Categorical) ->
     separator, separators = found
     layout, fields = _LAYOUT[kind]
     value = "score" if kind == "run" else "relevant"
-    # the ids read straight into categories (no column of strings)
-    schema = {
-        name: ids if name in fields and dtype is pl.String else dtype
-        for name, dtype in layout.items()
-    }
-    lines = (
-        pl.scan_csv(
-            os.fspath(path), has_header=False, separator=separator, schema=schema, quote_char=None
-        )
-        .select(fields)
-        .filter(~pl.all_horizontal(pl.all().is_null()))  # blank lines
-        .select(
-            "query",
-            "item",
-            pl.col(value).cast(pl.Float64),
-            *(["run"] if kind == "run" else []),
-            pl.any_horizontal(pl.all().is_null()).alias("missing"),  # a missing field
-        )
-    )
+    # the ids read straight into categories (no column of strings); the run id, of which
+    # only the last is kept, as strings
+    schema = {name: ids if name in ("query", "item") else dtype for name, dtype in layout.items()}
+    lines = pl.scan_csv(
+        os.fspath(path), has_header=False, separator=separator, schema=schema, quote_char=None
+    ).select(fields)
     try:
         frame = lines.collect(engine="streaming")
     except (pl.exceptions.PolarsError, ValueError):  # a field that is no number, a ragged line
         return None
-    if frame.height == 0 or frame["missing"].any():
+    if any(frame.null_count().row(0)):  # a blank line (every field null), or a missing field
+        frame = frame.filter(~pl.all_horizontal(pl.all().is_null()))
+        if frame.height == 0 or any(frame.null_count().row(0)):
+            return None
+    if frame.height == 0:
         return None
     # exactly the fields of the format on each line: the blank lines held no separator
     if separators != (len(schema) - 1) * frame.height:
@@ -195,20 +186,31 @@ def _plain_rows(path: str | os.PathLike[str], kind: str, ids: pl.Categorical) ->
     if kind == "run" and frame[value].is_nan().any():  # pandas refuses a nan score
         return None
     runid = str(frame["run"][-1]) if kind == "run" else None
-    return Rows(frame["query"], frame["item"], frame[value].to_numpy(), runid)
+    values = frame[value].cast(pl.Float64).to_numpy()
+    return Rows(frame["query"], frame["item"], values, runid)
 
 
 def _repeats(rows: Rows) -> bool:
-    """Whether a (query, item) appears twice."""
+    """Whether a (query, item) appears twice: equal neighbours among the sorted keys
+    (NumPy's sort of 32-bit keys is several times faster than a hash count)."""
     query = rows.query.to_physical().to_numpy()
     item = rows.item.to_physical().to_numpy()
-    keys = _keys(query, item, int(item.max()) + 1)
-    return bool(pl.Series(keys).n_unique() < len(keys))
+    keys = _keys(query, item, int(query.max()) + 1, int(item.max()) + 1)
+    keys.sort()
+    return bool((keys[1:] == keys[:-1]).any())
 
 
-def _keys(query: Codes, item: Codes, n_items: int) -> npt.NDArray[np.uint64]:
-    """One key per (query, item) code, in their order: never past 2**64, as both codes are
-    below 2**32."""
+def _keys(
+    query: Codes, item: Codes, n_queries: int, n_items: int
+) -> npt.NDArray[np.unsignedinteger[Any]]:
+    """One key per (query, item) code, in their order, ``query * n_items + item`` (every
+    code of ``query`` below ``n_queries``, of ``item`` below ``n_items``): 32-bit where
+    every such key fits, else 64-bit (never past 2**64, as both codes are below 2**32)."""
+    if n_queries * n_items <= 2**32:
+        keys32 = query.astype(np.uint32)
+        keys32 *= np.uint32(n_items)
+        keys32 += item
+        return keys32
     keys = query.astype(np.uint64)
     keys *= np.uint64(n_items)
     keys += item
@@ -246,14 +248,21 @@ def read_codes(value: PathOrFrame, kind: str, ids: pl.Categorical) -> Rows:
 
 def sorted_codes(*columns: pl.Series) -> tuple[pl.Series, list[Codes]]:
     """The distinct ids of categorical ``columns`` (of one categorical type) as strings,
-    sorted, and each row's position among them: codes that compare as the ids do."""
-    present = pl.concat([column.unique() for column in columns]).unique()
-    strings = present.cast(pl.String)
+    sorted, and each row's position among them: codes that compare as the ids do. The
+    ids present are marked by their physical codes, and their strings read from the
+    categories (no hashing of the rows)."""
+    dtype = cast("pl.Categorical", columns[0].dtype)
+    every = dtype.categories.to_series()  # by physical code
+    physical = [column.to_physical().to_numpy() for column in columns]
+    seen = np.zeros(len(every), dtype=bool)
+    for codes in physical:
+        seen[codes] = True
+    present = np.flatnonzero(seen)
+    strings = every.gather(present).alias(columns[0].name)
     order = strings.arg_sort().to_numpy()
-    physical = present.to_physical().to_numpy()[order]
-    position = np.zeros(int(physical.max()) + 1 if len(physical) else 0, dtype=np.uint32)
-    position[physical] = np.arange(len(physical), dtype=np.uint32)
-    return strings.gather(order), [position[c.to_physical().to_numpy()] for c in columns]
+    position = np.zeros(len(every), dtype=np.uint32)
+    position[present[order]] = np.arange(len(present), dtype=np.uint32)
+    return strings.gather(order), [position[codes] for codes in physical]
 
 
 def join_codes(run: Rows, qrels: Rows, *, complete: bool) -> Joined:
@@ -277,7 +286,9 @@ def join_codes(run: Rows, qrels: Rows, *, complete: bool) -> Joined:
         if not in_run.all():
             qrels_query, qrels_item = qrels_query[in_run], qrels_item[in_run]
             qrels_grade = qrels_grade[in_run]
-    match, found = _matches(run_query, run_item, qrels_query, qrels_item, len(items))
+    match, found = _matches(
+        run_query, run_item, qrels_query, qrels_item, (len(queries), len(items))
+    )
     alone = np.ones(len(qrels_query), dtype=bool)  # judged, not retrieved
     alone[match] = False
     n_run = len(run_query)
@@ -287,28 +298,52 @@ def join_codes(run: Rows, qrels: Rows, *, complete: bool) -> Joined:
     del run_item
     score = np.concatenate([run_score, np.full(int(alone.sum()), np.nan)])
     del run_score
-    grade = np.full(len(query), np.nan)
-    grade[:n_run][found] = qrels_grade[match]
-    grade[n_run:] = qrels_grade[alone]
-    del match
-    relevant = np.zeros(len(query), dtype=np.int64)
-    graded = ~np.isnan(grade)
-    relevant[graded] = grade[graded]
     judged = np.concatenate([found, np.ones(len(query) - n_run, dtype=bool)])
-    # the frame holds the grades (the usual case: a file's integers), or they are kept
-    held = bool(np.array_equal(graded, judged) and ((relevant == grade) | ~graded).all())
-    grades = None if held else grade
-    del grade, graded
+    relevant, grades = _grades(qrels_grade, match, found, alone)
+    del match
     frame = pl.DataFrame(
         [
             pl.Series("query", query),
             pl.Series("item", item),
             pl.Series("score", score, nan_to_null=True),
-            pl.Series("relevant", _narrow(relevant)),
+            pl.Series("relevant", relevant),
             pl.Series("judged", judged),
         ]
     )
     return Joined(queries, query, frame, grades)
+
+
+def _grades(
+    qrels_grade: FloatArray,
+    match: npt.NDArray[np.int64],
+    found: npt.NDArray[np.bool_],
+    alone: npt.NDArray[np.bool_],
+) -> tuple[npt.NDArray[np.signedinteger[Any]], FloatArray | None]:
+    """The joined rows' grades (the run's rows, ``found`` judged at the qrels rows
+    ``match``, then the qrels rows ``alone``): as integers, 0 where unjudged (in the
+    narrowest type, :func:`_narrow`), and as floats (NaN where unjudged) where the integers
+    do not hold them (a grade null or not an integer, a frame's), else ``None``. The
+    integers of a file's grades are made from the qrels' rows alone."""
+    n_run, n_alone = len(found), int(np.count_nonzero(alone))
+    with np.errstate(invalid="ignore"):
+        integral = bool((np.abs(qrels_grade) < _INTEGRAL).all())
+    if integral and bool((qrels_grade == np.trunc(qrels_grade)).all()):
+        codes = _narrow(qrels_grade.astype(np.int64))
+        relevant = np.zeros(n_run + n_alone, dtype=codes.dtype)
+        relevant[:n_run][found] = codes[match]
+        relevant[n_run:] = codes[alone]
+        return relevant, None
+    grade = np.full(n_run + n_alone, np.nan)
+    grade[:n_run][found] = qrels_grade[match]
+    grade[n_run:] = qrels_grade[alone]
+    integers = np.zeros(len(grade), dtype=np.int64)
+    graded = ~np.isnan(grade)
+    integers[graded] = grade[graded]
+    return _narrow(integers), grade
+
+
+#: grades below this in magnitude are integers exactly in int64 (and float64)
+_INTEGRAL = 2.0**53
 
 
 def _narrow(numbers: npt.NDArray[np.int64]) -> npt.NDArray[np.signedinteger[Any]]:
@@ -325,15 +360,20 @@ def _narrow(numbers: npt.NDArray[np.int64]) -> npt.NDArray[np.signedinteger[Any]
 
 
 def _matches(
-    run_query: Codes, run_item: Codes, qrels_query: Codes, qrels_item: Codes, n_items: int
+    run_query: Codes,
+    run_item: Codes,
+    qrels_query: Codes,
+    qrels_item: Codes,
+    sizes: tuple[int, int],
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
     """Each retrieved document's qrels row, where it is judged: the qrels rows (in the
     order of the run's judged rows) and per run row whether it is judged; a search among
-    the qrels' keys."""
-    qrels_keys = _keys(qrels_query, qrels_item, n_items)
+    the qrels' keys (``sizes``: the numbers of query and of item codes)."""
+    n_queries, n_items = sizes
+    qrels_keys = _keys(qrels_query, qrels_item, n_queries, n_items)
     order = np.argsort(qrels_keys)
     qrels_keys = qrels_keys[order]  # sorted
-    run_keys = _keys(run_query, run_item, n_items)
+    run_keys = _keys(run_query, run_item, n_queries, n_items)
     if len(order) == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(len(run_keys), dtype=bool)
     at = np.searchsorted(qrels_keys, run_keys)

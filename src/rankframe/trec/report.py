@@ -32,7 +32,7 @@ from rankframe.metrics.registry import Metric, parse_metric
 from rankframe.trec.empty_lists import zero_over_zero
 from rankframe.trec.measures import TrecMeasure, parse_trec_measures
 from rankframe.trec.text import WIDTH, Column, counts, decimals, lines_text, relstrings
-from rankframe.trec.values import Values, first_ranks, values
+from rankframe.trec.values import Values, values
 
 if TYPE_CHECKING:  # the pandas reader is imported only for a file polars does not read
     from rankframe.inputs.trec_files import PathOrFrame
@@ -292,16 +292,12 @@ def _relstring_texts(inputs: _Inputs, line: Line, found: Values) -> pl.Series:
     # the judged documents alone (not those outside the qrels, nor a negative grade): a
     # query left with none, or the stand-in document of a query the run misses, reads ''
     missed = "" if name == measure.name or inputs.judged_only else "-"[:length]
-    joined = inputs.joined
-    grade = joined.grade()
+    grade = inputs.joined.grade()
     if inputs.judged_only:
         kept = np.flatnonzero(grade >= 0)  # NaN: not in the qrels
-        rows, rank = first_ranks(inputs.frame[kept], length)
-        rows = kept[rows]
+        strings = relstrings(inputs.frame[kept], grade[kept], length)
     else:
-        rows, rank = first_ranks(inputs.frame, length)
-    graded = pl.Series(grade[rows], nan_to_null=True)
-    strings = relstrings(joined.query[rows], rank, graded, length)
+        strings = relstrings(inputs.frame, grade, length)
     table = pl.DataFrame({"query": found.queries}).join(
         strings.with_columns(pl.col("query").cast(pl.Series(found.queries).dtype)),
         on="query",

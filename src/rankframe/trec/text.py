@@ -16,6 +16,7 @@ Python string per line.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -129,29 +130,43 @@ def lines_text(columns: Sequence[Column], queries: pl.Series) -> Iterator[str]:
         yield str(block.select(text).item())
 
 
-def relstrings(
-    query: npt.NDArray[np.integer], rank: npt.NDArray[np.int64], graded: pl.Series, length: int
-) -> pl.DataFrame:
-    """trec_eval's ``relstring`` (m_relstring.c) of each query with a retrieved document:
-    the judgments of its first ``length`` documents, one character each: the grade 0-9,
-    ``>`` above 9, ``-`` for a document not in the qrels (a null in ``graded``), ``.`` for
-    one in the qrels with a negative grade (in the pool but not judged). Columns ``query``
-    (the codes of ``query``) and ``relstring``; ``rank`` is each row's (0: not
-    retrieved)."""
-    grade = pl.col("grade")
-    char = (
-        pl.when(grade.is_null())
-        .then(pl.lit("-"))
-        .when(grade < 0)
-        .then(pl.lit("."))
-        .when(grade > 9)
-        .then(pl.lit(">"))
-        .otherwise(grade.cast(pl.Int64).cast(pl.String))
+#: ``relstring``'s character of a document, by :func:`_char_index`
+_CHARS = np.frombuffer(b"-.0123456789>", dtype=np.uint8)
+
+
+def relstrings(frame: pl.DataFrame, grade: FloatArray, length: int) -> pl.DataFrame:
+    """trec_eval's ``relstring`` (m_relstring.c) of each query of ``frame`` (``query``,
+    ``item``: sorted codes, ``score``: null where not retrieved) with a retrieved document:
+    the judgments of its first ``length`` documents in trec_eval's ranking (score
+    descending, ties by docno descending), one character each: the grade 0-9, ``>`` above
+    9, ``-`` for a document not in the qrels (NaN in ``grade``, per row of ``frame``),
+    ``.`` for one in the qrels with a negative grade (in the pool but not judged). Columns
+    ``query`` and ``relstring``. Each query's first rows come from one sort within the
+    queries (-0.0 equal to 0.0, as C compares them); their characters are looked up and
+    cut into strings by their queries' counts."""
+    first = (
+        frame.lazy()
+        .select(
+            pl.int_range(pl.len(), dtype=pl.UInt32).alias("row"),
+            "query",
+            "item",
+            pl.col("score") + 0.0,
+        )
+        .filter(pl.col("score").is_not_null())
+        .group_by("query")
+        .agg(pl.col("row").sort_by(["score", "item"], descending=True).head(length))
+        .collect()
     )
-    return (
-        pl.DataFrame({"query": query, "rank": rank, "grade": graded})
-        .filter((pl.col("rank") > 0) & (pl.col("rank") <= length))
-        .sort("query", "rank")
-        .group_by("query", maintain_order=True)
-        .agg(char.str.join("").alias("relstring"))
-    )
+    rows = first["row"].explode().to_numpy()
+    text = _CHARS[_char_index(grade[rows])].tobytes().decode()
+    bounds = [0, *np.cumsum(first["row"].list.len().to_numpy()).tolist()]
+    strings = [text[begin:end] for begin, end in itertools.pairwise(bounds)]
+    return pl.DataFrame([first["query"], pl.Series("relstring", strings, dtype=pl.String)])
+
+
+def _char_index(grade: FloatArray) -> npt.NDArray[np.int64]:
+    """Per grade its character's position in :data:`_CHARS`: ``-`` for NaN, ``.`` below 0,
+    ``>`` above 9, else the digit of its integer part."""
+    with np.errstate(invalid="ignore"):  # NaN compares False
+        digit = np.clip(np.nan_to_num(grade), 0, 9).astype(np.int64) + 2
+        return np.where(np.isnan(grade), 0, np.where(grade < 0, 1, np.where(grade > 9, 12, digit)))

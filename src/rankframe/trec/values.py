@@ -7,11 +7,6 @@ and the ``all`` values come from the same per-query table through the finish ste
 mean in the queries' order, ``gm_map``'s geometric mean, the sums of the ``num_*``
 counts). So the values are those of ``df.rank_eval.per_query(...)`` and
 ``df.rank_eval.evaluate(...)`` on the frame ``join_trec`` returns, computed once.
-
-``relstring`` reads the ranks of each query's first documents (:func:`first_ranks`): the
-engine ranks only the rows that may be among them, those scored at least as high as the
-query's ``length``-th highest score (every row ranked above such a row is one too, so their
-ranks are the whole list's).
 """
 
 from __future__ import annotations
@@ -31,7 +26,7 @@ from rankframe.pipeline import steps
 from rankframe.pipeline.binding import Binding
 from rankframe.settings.options import Options
 
-__all__ = ["Values", "first_ranks", "values"]
+__all__ = ["Values", "values"]
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -70,26 +65,3 @@ def values(frame: pl.DataFrame, metrics: list[str], options: Mapping[str, Any]) 
         per_query = {n: np.asarray(columns[label_of[n]], dtype=np.float64) for n in names}
         means = {n: float(aggregates[label_of[n]][0]) for n in names}
     return Values(queries, per_query, means)
-
-
-def first_ranks(
-    frame: pl.DataFrame, length: int
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """The rows of ``frame`` among their query's first ``length`` retrieved documents in
-    trec_eval's ranking (score descending, ties by item descending), and their ranks."""
-    floors = frame.group_by("query").agg(
-        pl.col("score").drop_nulls().top_k(length).min().alias("floor")
-    )
-    query = frame["query"].to_numpy()
-    floor = np.full(int(query.max(initial=0)) + 1, np.inf)  # no document: no candidate
-    floor[floors["query"].to_numpy()] = floors["floor"].fill_null(np.inf).to_numpy()
-    score = frame["score"].to_numpy()  # NaN where not retrieved: never a candidate
-    rows = np.flatnonzero(score >= floor[query])
-    candidates = frame[rows]
-    if candidates.is_empty():
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    binding = Binding(adapt(candidates), steps.ColumnNames())
-    backend = binding.frame.backend(candidates)
-    rank = steps.ranks(backend, binding.names, ["rank"], "trec")["rank"].astype(np.int64)
-    first = rank <= length
-    return rows[first], rank[first]

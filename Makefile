@@ -16,7 +16,7 @@ $(BIN)/activate:
 
 # .ci/venv_owner.py: a VENV that another checkout installed into is refused, not taken over
 $(VENV)/.installed: $(BIN)/activate pyproject.toml
-	$(BIN)/python .ci/venv_owner.py
+	$(BIN)/python -I .ci/venv_owner.py
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
